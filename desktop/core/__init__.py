@@ -1,0 +1,1 @@
+"""The Qt-free domain core of Reverie: database, settings, chat logic, memory."""
