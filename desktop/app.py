@@ -1,0 +1,184 @@
+"""The composition root: builds every part of Reverie, in a stated order.
+
+1. paths and logging, 2. settings, 3. the database, 4. the inference broker
+and the models it loads, 5. the chat service, 6. the windows and the tray.
+A part that cannot start (a corrupt model, an unreadable database) is
+reported in the window and on the command line; the rest still starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop import __version__
+from desktop.core.chat import ChatService
+from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.errors import EnvironmentProblem
+from desktop.core.paths import AppPaths, resolve_paths
+from desktop.core.prompts import PromptLibrary
+from desktop.core.settings import Settings, load_settings
+from models.broker import InferenceBroker, Job
+from models.convert_bert import ensure_default_embedder_gguf
+from models.embedded import default_chat_model_path, default_embedding_source
+from models.errors import ModelError
+from models.interfaces import ChatMessage, GenerationOptions
+from models.llama_chat import LlamaChatModel
+from models.llama_embedder import LlamaEmbedder
+
+log = logging.getLogger("reverie")
+
+
+@dataclass
+class Core:
+    """The Qt-free parts, built in order; ``problems`` lists what could not start."""
+
+    paths: AppPaths
+    settings: Settings
+    broker: InferenceBroker
+    database: Database | None = None
+    chat: ChatService | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def close(self) -> None:
+        self.broker.stop()
+        if self.database is not None:
+            self.database.close()
+
+
+def build_core(paths: AppPaths) -> Core:
+    settings, settings_problem = load_settings(paths.settings_file)
+    broker = InferenceBroker()
+    core = Core(paths, settings, broker)
+    if settings_problem is not None:
+        core.problems.append(str(settings_problem))
+    try:
+        paths.ensure()
+        core.database = open_database(paths.database_file)
+    except OSError as error:
+        core.problems.append(f"Reverie cannot use its data folder {paths.data_dir}: {error}.")
+    except EnvironmentProblem as error:
+        core.problems.append(f"Conversations and memory are unavailable: {error}")
+    if core.database is not None:
+        core.chat = ChatService(
+            ConversationStore(core.database),
+            broker,
+            PromptLibrary(paths.config_dir / "prompts"),
+            settings.models,
+        )
+    broker.start()
+    return core
+
+
+def chat_model_path(settings: Settings) -> Path:
+    chosen = settings.models.chat_model_path
+    return Path(chosen).expanduser() if chosen else default_chat_model_path()
+
+
+def load_models(core: Core) -> tuple[Job, Job]:
+    """Queue loading the chat model and the embedder on the broker thread."""
+    settings, models_dir = core.settings, core.paths.models_dir
+    chat = core.broker.load_chat_model(
+        lambda: LlamaChatModel(
+            chat_model_path(settings), context_length=settings.models.context_length
+        )
+    )
+    embedder = core.broker.load_embedder(
+        lambda: LlamaEmbedder(ensure_default_embedder_gguf(default_embedding_source(), models_dir))
+    )
+    return chat, embedder
+
+
+def describe_failure(what: str, job: Job) -> str | None:
+    """Wait for *job*; a user-facing sentence if it failed, else None."""
+    try:
+        job.result()
+    except (ModelError, EnvironmentProblem, OSError) as error:
+        return f"{what} is unavailable: {error}"
+    return None
+
+
+# -- entry points ----------------------------------------------------------
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parse_arguments(argv)
+    paths = resolve_paths()
+    _configure_logging(paths, args.verbose)
+    if args.check:
+        return run_check(paths, args.prompt)
+    return run_gui(paths, start_hidden=args.hidden)
+
+
+def run_check(paths: AppPaths, prompt: str) -> int:
+    """Start every part without a window, report it, and stream one short reply."""
+    core = build_core(paths)
+    try:
+        chat_job, embed_job = load_models(core)
+        chat_failure = describe_failure("Chat", chat_job)
+        embed_failure = describe_failure("Memory search (the embedding model)", embed_job)
+        problems = [*core.problems, *filter(None, (chat_failure, embed_failure))]
+        for problem in problems:
+            print(f"problem: {problem}", file=sys.stderr)
+        if core.database is not None:
+            print(f"database: {paths.database_file} (driver: {core.database.driver_name})")
+        if embed_failure is None:
+            print(f"embedding model: {embed_job.result()}")
+        if chat_failure is None:
+            print(f"chat model: {chat_job.result()}")
+            reply = core.broker.chat(
+                [ChatMessage("user", prompt)], GenerationOptions(max_tokens=48, temperature=0.0)
+            )
+            print("reply: ", end="")
+            for chunk in reply.chunks():
+                print(chunk.text, end="", flush=True)
+            print()
+        return 1 if problems else 0
+    finally:
+        core.close()
+
+
+def run_gui(paths: AppPaths, *, start_hidden: bool) -> int:
+    from desktop.ui.application import ReverieApplication  # Qt only for the GUI
+
+    core = build_core(paths)
+    for problem in core.problems:
+        print(f"Reverie: {problem}", file=sys.stderr)
+    chat_job, embed_job = load_models(core)
+    try:
+        return ReverieApplication(core, chat_job, embed_job).run(start_hidden=start_hidden)
+    finally:
+        core.close()
+
+
+def _parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="reverie", description="A private, local AI companion.")
+    parser.add_argument("--version", action="version", version=f"Reverie {__version__}")
+    parser.add_argument("--hidden", action="store_true", help="start in the tray only")
+    parser.add_argument("--verbose", action="store_true", help="log debug details")
+    parser.add_argument(
+        "--check", action="store_true", help="start without a window, report, and reply once"
+    )
+    parser.add_argument("--prompt", default="Say hello in one sentence.", help="for --check")
+    return parser.parse_args(argv)
+
+
+def _configure_logging(paths: AppPaths, verbose: bool) -> None:
+    handlers: list[logging.Handler] = [logging.StreamHandler()]
+    try:
+        paths.log_dir.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(paths.log_dir / "reverie.log", encoding="utf-8"))
+    except OSError as error:
+        print(f"Reverie: not writing a log file: {error}", file=sys.stderr)
+    handlers[0].setLevel(logging.DEBUG if verbose else logging.WARNING)
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

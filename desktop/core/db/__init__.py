@@ -1,0 +1,71 @@
+"""Reverie's database: the one SQLite file, its schema and the stores over it.
+
+``open_database`` opens and migrates the file; each store owns the SQL of its
+tables.  sqlite3, sqlean and sqlite_vec are imported only inside this package.
+"""
+
+from desktop.core.db.clock import Clock, system_clock
+from desktop.core.db.connection import Database, ExecResult, Row, Transaction, open_database
+from desktop.core.db.conversations import Conversation, ConversationStore, Message, MessageRole
+from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
+from desktop.core.db.errors import (
+    DatabaseBusy,
+    DatabaseTooNew,
+    DatabaseUnavailable,
+    DiskFull,
+    MigrationFailed,
+    QueryFailed,
+    RowNotFound,
+    VectorDimensionMismatch,
+)
+from desktop.core.db.memories import MemoryStore
+from desktop.core.db.memory_rows import (
+    HistoryOperation,
+    Memory,
+    MemoryHistoryEntry,
+    MemoryHit,
+    MemorySources,
+    MemoryStatus,
+    SourceKind,
+    content_hash,
+)
+from desktop.core.db.migrations import MIGRATIONS, Migration, latest_version, migrate
+
+__all__ = [
+    "DEFAULT_CANDIDATES",
+    "MIGRATIONS",
+    "Clock",
+    "Conversation",
+    "ConversationStore",
+    "Database",
+    "DatabaseBusy",
+    "DatabaseTooNew",
+    "DatabaseUnavailable",
+    "DiskFull",
+    "Driver",
+    "DriverCandidate",
+    "ExecResult",
+    "HistoryOperation",
+    "Memory",
+    "MemoryHistoryEntry",
+    "MemoryHit",
+    "MemorySources",
+    "MemoryStatus",
+    "MemoryStore",
+    "Message",
+    "MessageRole",
+    "Migration",
+    "MigrationFailed",
+    "QueryFailed",
+    "Row",
+    "RowNotFound",
+    "SourceKind",
+    "Transaction",
+    "VectorDimensionMismatch",
+    "content_hash",
+    "latest_version",
+    "migrate",
+    "open_database",
+    "select_driver",
+    "system_clock",
+]

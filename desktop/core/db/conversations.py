@@ -1,0 +1,206 @@
+"""``ConversationStore``: all the SQL of conversations and their messages.
+
+Deleting a conversation is soft (``deleted_at``): it disappears from the list
+and takes no new messages, but memories harvested from it keep pointing at
+message ids that still mean something.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from desktop.core.db.clock import Clock, system_clock
+from desktop.core.db.connection import Database, Row, Transaction
+from desktop.core.db.errors import QueryFailed, RowNotFound
+from desktop.core.db.fts import match_query
+
+MessageRole = Literal["system", "user", "assistant", "tool", "event"]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: int
+    title: str
+    created_at: float
+    updated_at: float
+    off_record: bool
+    """Never harvested into memories."""
+    summary: str | None
+    summary_updated_at: float | None
+    harvested_through_message_id: int | None
+    deleted_at: float | None
+
+
+@dataclass(frozen=True)
+class Message:
+    id: int
+    conversation_id: int
+    role: MessageRole
+    content: str
+    created_at: float
+    archived_at: float | None
+    token_count: int | None
+    metadata: dict[str, Any] | None = field(hash=False)
+
+
+def _conversation(row: Row) -> Conversation:
+    return Conversation(
+        id=row["id"],
+        title=row["title"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        off_record=bool(row["off_record"]),
+        summary=row["summary"],
+        summary_updated_at=row["summary_updated_at"],
+        harvested_through_message_id=row["harvested_through_message_id"],
+        deleted_at=row["deleted_at"],
+    )
+
+
+def _message(row: Row) -> Message:
+    return Message(
+        id=row["id"],
+        conversation_id=row["conversation_id"],
+        role=row["role"],
+        content=row["content"],
+        created_at=row["created_at"],
+        archived_at=row["archived_at"],
+        token_count=row["token_count"],
+        metadata=json.loads(row["metadata"]) if row["metadata"] is not None else None,
+    )
+
+
+_MESSAGE_FIELDS = (
+    "id",
+    "conversation_id",
+    "role",
+    "content",
+    "created_at",
+    "archived_at",
+    "token_count",
+    "metadata",
+)
+_MESSAGE_COLUMNS = ", ".join(f"m.{name}" for name in _MESSAGE_FIELDS)
+
+
+def _returned(row: Row | None) -> Row:
+    if row is None:  # INSERT ... RETURNING always returns the row it wrote
+        raise QueryFailed("an INSERT ... RETURNING returned no row")
+    return row
+
+
+class ConversationStore:
+    """Conversations and their messages."""
+
+    def __init__(self, database: Database, *, clock: Clock = system_clock) -> None:
+        self._db = database
+        self._clock = clock
+
+    def create(self, title: str = "", off_record: bool = False) -> Conversation:
+        now = self._clock()
+        with self._db.transaction() as tx:
+            row = tx.fetch_one(
+                "INSERT INTO conversations (title, created_at, updated_at, off_record)"
+                " VALUES (?, ?, ?, ?) RETURNING *",
+                (title, now, now, int(off_record)),
+            )
+        return _conversation(_returned(row))
+
+    def get(self, conversation_id: int) -> Conversation | None:
+        """The conversation, deleted or not; None if there never was one."""
+        row = self._db.fetch_one("SELECT * FROM conversations WHERE id = ?", (conversation_id,))
+        return None if row is None else _conversation(row)
+
+    def list(self) -> builtins.list[Conversation]:
+        """The conversations not deleted, most recently active first."""
+        rows = self._db.fetch_all(
+            "SELECT * FROM conversations WHERE deleted_at IS NULL ORDER BY updated_at DESC, id DESC"
+        )
+        return [_conversation(row) for row in rows]
+
+    def rename(self, conversation_id: int, title: str) -> Conversation:
+        with self._db.transaction() as tx:
+            row = tx.fetch_one(
+                "UPDATE conversations SET title = ?, updated_at = ?"
+                " WHERE id = ? AND deleted_at IS NULL RETURNING *",
+                (title, self._clock(), conversation_id),
+            )
+            if row is None:
+                raise RowNotFound("conversations", conversation_id)
+        return _conversation(row)
+
+    def delete(self, conversation_id: int) -> None:
+        """Soft-delete: hidden from the list, messages kept for provenance."""
+        with self._db.transaction() as tx:
+            changed = tx.execute(
+                "UPDATE conversations SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
+                (self._clock(), conversation_id),
+            ).rowcount
+            if changed == 0:
+                raise RowNotFound("conversations", conversation_id)
+
+    def add_message(
+        self,
+        conversation_id: int,
+        role: MessageRole,
+        content: str,
+        token_count: int | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Message:
+        """Append a message and mark the conversation as active now."""
+        now = self._clock()
+        with self._db.transaction() as tx:
+            self._touch(tx, conversation_id, now)
+            row = tx.fetch_one(
+                "INSERT INTO messages (conversation_id, role, content, created_at,"
+                " token_count, metadata) VALUES (?, ?, ?, ?, ?, ?) RETURNING "
+                + ", ".join(_MESSAGE_FIELDS),
+                (
+                    conversation_id,
+                    role,
+                    content,
+                    now,
+                    token_count,
+                    None if metadata is None else json.dumps(dict(metadata)),
+                ),
+            )
+        return _message(_returned(row))
+
+    def messages(
+        self, conversation_id: int, include_archived: bool = False
+    ) -> builtins.list[Message]:
+        """The messages of a conversation in the order they were added."""
+        rows = self._db.fetch_all(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ?"
+            " AND (? OR m.archived_at IS NULL) ORDER BY m.id",
+            (conversation_id, int(include_archived)),
+        )
+        return [_message(row) for row in rows]
+
+    def search_messages(self, query: str, limit: int = 20) -> builtins.list[Message]:
+        """Messages of conversations not deleted matching any word of *query*, best first."""
+        fts_query = match_query(query)
+        if fts_query is None or limit < 1:
+            return []
+        rows = self._db.fetch_all(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages_fts"
+            " JOIN messages m ON m.id = messages_fts.rowid"
+            " JOIN conversations c ON c.id = m.conversation_id"
+            " WHERE messages_fts MATCH ? AND c.deleted_at IS NULL"
+            " ORDER BY bm25(messages_fts) LIMIT ?",
+            (fts_query, limit),
+        )
+        return [_message(row) for row in rows]
+
+    @staticmethod
+    def _touch(tx: Transaction, conversation_id: int, now: float) -> None:
+        changed = tx.execute(
+            "UPDATE conversations SET updated_at = ? WHERE id = ? AND deleted_at IS NULL",
+            (now, conversation_id),
+        ).rowcount
+        if changed == 0:
+            raise RowNotFound("conversations", conversation_id)

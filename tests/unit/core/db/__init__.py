@@ -1,0 +1,1 @@
+"""The tests of desktop.core.db."""

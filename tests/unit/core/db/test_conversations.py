@@ -1,0 +1,142 @@
+"""Tests of desktop.core.db.conversations: conversations, messages and message search."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.core.db.connection import Database
+from desktop.core.db.conversations import ConversationStore
+from desktop.core.db.errors import QueryFailed, RowNotFound
+from tests.unit.core.db.conftest import START, FakeClock
+
+
+def test_create_and_get(conversations: ConversationStore) -> None:
+    created = conversations.create("Planning the trip", off_record=True)
+
+    assert conversations.get(created.id) == created
+    assert (created.title, created.off_record) == ("Planning the trip", True)
+    assert created.created_at == created.updated_at == START
+    assert (created.summary, created.summary_updated_at) == (None, None)
+    assert (created.harvested_through_message_id, created.deleted_at) == (None, None)
+    assert conversations.create().off_record is False
+    assert conversations.get(999) is None
+
+
+def test_list_shows_the_most_recently_active_first(
+    conversations: ConversationStore, clock: FakeClock
+) -> None:
+    first = conversations.create("first")
+    clock.advance(10)
+    second = conversations.create("second")
+    clock.advance(10)
+    conversations.add_message(first.id, "user", "back to this one")
+
+    assert [c.title for c in conversations.list()] == ["first", "second"]
+    assert conversations.list()[0].updated_at == START + 20
+    assert second.id > first.id
+
+
+def test_rename(conversations: ConversationStore, clock: FakeClock) -> None:
+    conversation = conversations.create("Untitled")
+    clock.advance(5)
+
+    renamed = conversations.rename(conversation.id, "Cooking")
+
+    assert (renamed.title, renamed.updated_at) == ("Cooking", START + 5)
+    assert conversations.get(conversation.id) == renamed
+    with pytest.raises(RowNotFound):
+        conversations.rename(999, "nothing")
+
+
+def test_delete_is_soft_and_final(conversations: ConversationStore, clock: FakeClock) -> None:
+    kept = conversations.create("kept")
+    gone = conversations.create("gone")
+    message = conversations.add_message(gone.id, "user", "remember this")
+    clock.advance(1)
+
+    conversations.delete(gone.id)
+
+    assert conversations.list() == [kept]
+    deleted = conversations.get(gone.id)
+    assert deleted is not None
+    assert deleted.deleted_at == START + 1
+    assert conversations.messages(gone.id) == [message]  # provenance still resolves
+    for change in (
+        lambda: conversations.delete(gone.id),
+        lambda: conversations.rename(gone.id, "again"),
+        lambda: conversations.add_message(gone.id, "user", "hello?"),
+    ):
+        with pytest.raises(RowNotFound):
+            change()
+
+
+def test_add_message_bumps_the_conversation(
+    conversations: ConversationStore, clock: FakeClock
+) -> None:
+    conversation = conversations.create("chat")
+    clock.advance(30)
+
+    message = conversations.add_message(
+        conversation.id, "assistant", "Hello!", token_count=3, metadata={"model": "tiny"}
+    )
+
+    assert (message.conversation_id, message.role, message.content) == (
+        conversation.id,
+        "assistant",
+        "Hello!",
+    )
+    assert (message.token_count, message.metadata) == (3, {"model": "tiny"})
+    assert (message.created_at, message.archived_at) == (START + 30, None)
+    refreshed = conversations.get(conversation.id)
+    assert refreshed is not None
+    assert refreshed.updated_at == START + 30
+    with pytest.raises(RowNotFound):
+        conversations.add_message(999, "user", "nobody home")
+
+
+def test_a_bad_role_is_refused_and_nothing_changes(
+    conversations: ConversationStore, clock: FakeClock
+) -> None:
+    conversation = conversations.create("chat")
+    clock.advance(1)
+
+    with pytest.raises(QueryFailed, match="role"):
+        conversations.add_message(conversation.id, "robot", "beep")  # type: ignore[arg-type]  # the wrong role is the point
+
+    assert conversations.messages(conversation.id) == []
+    assert conversations.get(conversation.id) == conversation  # updated_at rolled back too
+
+
+def test_messages_come_in_order_and_hide_archived_ones(
+    conversations: ConversationStore, db: Database
+) -> None:
+    conversation = conversations.create("long chat")
+    texts = ["one", "two", "three", "four"]
+    added = [conversations.add_message(conversation.id, "user", text) for text in texts]
+    with db.transaction() as tx:  # what compaction does to old messages
+        tx.execute(
+            "UPDATE messages SET archived_at = 1 WHERE id IN (?, ?)", (added[0].id, added[1].id)
+        )
+
+    assert [m.content for m in conversations.messages(conversation.id)] == ["three", "four"]
+    everything = conversations.messages(conversation.id, include_archived=True)
+    assert [m.content for m in everything] == texts
+    assert everything[0].archived_at == 1
+
+
+def test_search_messages_skips_deleted_conversations(
+    conversations: ConversationStore,
+) -> None:
+    live = conversations.create("live")
+    gone = conversations.create("gone")
+    strong = conversations.add_message(live.id, "user", "my sister Ana visits in June")
+    weak = conversations.add_message(live.id, "assistant", "June is lovely")
+    conversations.add_message(gone.id, "user", "Ana called in June")
+    conversations.delete(gone.id)
+
+    found = conversations.search_messages("Ana June")
+
+    assert [m.id for m in found] == [strong.id, weak.id]
+    assert conversations.search_messages("Ana June", limit=1) == [strong]
+    for nasty in ('"', "*", "AND (", "🙂", ""):
+        assert conversations.search_messages(nasty) == []

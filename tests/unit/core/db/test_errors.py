@@ -1,0 +1,98 @@
+"""Tests of desktop.core.db.errors: SQLite errors become typed, helpful errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop.core.db.errors import (
+    DatabaseBusy,
+    DatabaseTooNew,
+    DatabaseUnavailable,
+    DiskFull,
+    QueryFailed,
+    too_new,
+    translate,
+    unavailable,
+)
+from desktop.core.errors import EnvironmentProblem, ReverieError
+
+PATH = Path("/home/someone/reverie.sqlite3")
+
+
+class _CodedError(Exception):
+    """Like a driver error from Python >= 3.11: carries SQLite's result code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.sqlite_errorcode = code
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        (13, DiskFull),
+        (5, DatabaseBusy),
+        (6, DatabaseBusy),
+        (11, DatabaseUnavailable),
+        (26, DatabaseUnavailable),
+        (14, DatabaseUnavailable),
+        (3, DatabaseUnavailable),
+        (8, DatabaseUnavailable),
+        (266, DatabaseUnavailable),  # SQLITE_IOERR_READ, an extended code
+        (1, QueryFailed),
+        (19, QueryFailed),  # a constraint failed: a bug, not the user's problem
+    ],
+)
+def test_result_codes_map_to_typed_errors(code: int, expected: type[ReverieError]) -> None:
+    assert type(translate(_CodedError("boom", code), PATH)) is expected
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("database or disk is full", DiskFull),
+        ("file is not a database", DatabaseUnavailable),
+        ("database disk image is malformed", DatabaseUnavailable),
+        ("unable to open database file", DatabaseUnavailable),
+        ("database is locked", DatabaseBusy),
+        ("no such table: nope", QueryFailed),
+    ],
+)
+def test_drivers_without_result_codes_are_translated_by_message(
+    message: str, expected: type[ReverieError]
+) -> None:
+    assert type(translate(Exception(message), PATH)) is expected
+
+
+def test_user_fixable_errors_are_environment_problems_and_bugs_are_not() -> None:
+    for error in (DiskFull, DatabaseBusy, DatabaseUnavailable, DatabaseTooNew):
+        assert issubclass(error, EnvironmentProblem)
+    assert not issubclass(QueryFailed, EnvironmentProblem)
+
+
+def test_disk_full_says_the_write_was_not_saved_and_nothing_was_lost() -> None:
+    message = str(translate(_CodedError("database or disk is full", 13), PATH))
+
+    assert str(PATH) in message
+    assert "not saved" in message
+    assert "nothing already saved was lost" in message
+    assert "Free some disk space" in message
+
+
+def test_an_unusable_file_is_named_and_left_unchanged() -> None:
+    message = str(unavailable(PATH, "the file is not a database"))
+
+    assert str(PATH) in message
+    assert "Nothing was changed" in message
+    assert "backup" in message
+
+
+def test_too_new_names_both_versions() -> None:
+    message = str(too_new(PATH, found=7, known=3))
+
+    assert "schema version 7" in message
+    assert "up to 3" in message
+    assert "nothing was changed" in message
+    assert "Update Reverie" in message

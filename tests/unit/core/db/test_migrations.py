@@ -1,0 +1,150 @@
+"""Tests of desktop.core.db.migrations: applied in order, once, all-or-nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop.core.db import schema_v1
+from desktop.core.db.connection import Database, Transaction, open_database
+from desktop.core.db.errors import DatabaseTooNew, DiskFull, MigrationFailed, QueryFailed
+from desktop.core.db.migrations import (
+    MIGRATIONS,
+    Migration,
+    applied_versions,
+    latest_version,
+    migrate,
+)
+from tests.unit.core.db.conftest import FakeClock
+
+
+def _tables(database: Database) -> set[str]:
+    rows = database.fetch_all("SELECT name FROM sqlite_master WHERE type = 'table'")
+    return {row[0] for row in rows}
+
+
+def _add_notes(tx: Transaction) -> None:
+    tx.execute("CREATE TABLE notes (body TEXT NOT NULL) STRICT")
+    tx.execute("INSERT INTO notes VALUES ('from a function')")
+
+
+def test_versions_are_numbered_from_one_without_gaps() -> None:
+    assert [m.version for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
+    assert latest_version() == MIGRATIONS[-1].version
+
+
+def test_a_blank_database_is_brought_to_the_latest_version(db: Database) -> None:
+    assert applied_versions(db) == {m.version for m in MIGRATIONS}
+    assert {"memories", "messages", "memory_vectors", "schema_migrations"} <= _tables(db)
+
+
+def test_each_migration_is_recorded_with_its_name_and_time(db_path: Path) -> None:
+    with open_database(db_path, migrations=()) as database:
+        applied = migrate(database, clock=FakeClock(1234.5))
+        row = database.fetch_one("SELECT * FROM schema_migrations WHERE version = 1")
+
+    assert applied == [1]
+    assert row is not None
+    assert (row["name"], row["applied_at"]) == ("initial schema", 1234.5)
+
+
+def test_migrating_again_and_reopening_change_nothing(db_path: Path) -> None:
+    with open_database(db_path) as database:
+        first = database.fetch_all("SELECT version, applied_at FROM schema_migrations")
+        assert migrate(database) == []
+
+    with open_database(db_path) as database:
+        again = database.fetch_all("SELECT version, applied_at FROM schema_migrations")
+
+    assert [tuple(row) for row in again] == [tuple(row) for row in first]
+
+
+def test_a_new_migration_is_applied_on_the_next_open(db_path: Path) -> None:
+    open_database(db_path).close()
+    extended = (*MIGRATIONS, Migration(latest_version() + 1, "notes", _add_notes))
+
+    with open_database(db_path, migrations=extended) as database:
+        assert database.fetch_value("SELECT body FROM notes") == "from a function"
+        assert max(applied_versions(database)) == latest_version() + 1
+
+
+def test_a_newer_database_is_refused_and_left_byte_for_byte(db_path: Path) -> None:
+    with open_database(db_path) as database, database.transaction() as tx:
+        tx.execute("INSERT INTO schema_migrations VALUES (99, 'from the future', 0)")
+    before = db_path.read_bytes()
+
+    with pytest.raises(DatabaseTooNew) as caught:
+        open_database(db_path)
+
+    assert "schema version 99" in str(caught.value)
+    assert f"up to {latest_version()}" in str(caught.value)
+    assert db_path.read_bytes() == before
+
+
+def test_migrate_itself_refuses_a_newer_database(db: Database) -> None:
+    with pytest.raises(DatabaseTooNew):
+        migrate(db, migrations=MIGRATIONS[:0])
+
+
+def test_a_failing_migration_leaves_no_partial_tables_and_no_record(db_path: Path) -> None:
+    broken = Migration(2, "broken", "CREATE TABLE partial (x INTEGER);\nTHIS IS NOT SQL;\n")
+
+    with pytest.raises(MigrationFailed, match=r"Migration 2 \(broken\) failed") as caught:
+        open_database(db_path, migrations=(*MIGRATIONS[:1], broken))
+    assert isinstance(caught.value.__cause__, QueryFailed)
+
+    with open_database(db_path) as database:
+        assert "partial" not in _tables(database)
+        assert applied_versions(database) == {1}
+
+
+def test_a_failing_first_migration_leaves_a_blank_database(db_path: Path) -> None:
+    broken = Migration(1, "schema then a typo", schema_v1.SQL + "\nCREATE TABLEX y (z);\n")
+
+    with pytest.raises(MigrationFailed):
+        open_database(db_path, migrations=(broken,))
+
+    with open_database(db_path, migrations=()) as database:
+        assert database.fetch_value("SELECT count(*) FROM sqlite_master") == 0
+
+
+def test_a_failing_function_migration_is_rolled_back(db: Database) -> None:
+    def half_done(tx: Transaction) -> None:
+        _add_notes(tx)
+        tx.execute("INSERT INTO no_such_table VALUES (1)")
+
+    with pytest.raises(MigrationFailed):
+        migrate(db, (*MIGRATIONS, Migration(latest_version() + 1, "half", half_done)))
+
+    assert "notes" not in _tables(db)
+    assert applied_versions(db) == {m.version for m in MIGRATIONS}
+
+
+def test_an_environment_problem_during_a_migration_keeps_its_type(db: Database) -> None:
+    def disk_fills(tx: Transaction) -> None:
+        raise DiskFull("the disk filled up")
+
+    with pytest.raises(DiskFull):
+        migrate(db, (*MIGRATIONS, Migration(latest_version() + 1, "fills", disk_fills)))
+
+
+def test_an_unfinished_statement_fails_the_migration(db: Database) -> None:
+    unfinished = Migration(latest_version() + 1, "unfinished", "CREATE TABLE t (x INTEGER)")
+
+    with pytest.raises(MigrationFailed, match="incomplete SQL statement"):
+        migrate(db, (*MIGRATIONS, unfinished))
+
+    assert "t" not in _tables(db)
+
+
+@pytest.mark.parametrize(
+    "versions",
+    [(2, 1), (1, 1), (0, 1)],
+    ids=["unordered", "duplicate", "zero"],
+)
+def test_a_malformed_migration_list_is_a_bug(db: Database, versions: tuple[int, ...]) -> None:
+    migrations = [Migration(version, f"m{version}", "SELECT 1;") for version in versions]
+
+    with pytest.raises(ValueError, match="unique, positive, ascending"):
+        migrate(db, migrations)

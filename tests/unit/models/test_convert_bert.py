@@ -1,0 +1,243 @@
+"""Tests of converting the shipped all-MiniLM-L6-v2 to GGUF and caching the result.
+
+The real model is converted once per session into a shared temporary folder
+(``ensure_default_embedder_gguf`` itself makes later requests free); tests
+that need to watch a conversion happen copy that cache into their own folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gguf
+import pytest
+
+from models import convert_bert
+from models.convert_bert import (
+    DEFAULT_GGUF_NAME,
+    convert_minilm_to_gguf,
+    ensure_default_embedder_gguf,
+)
+from models.embedded import default_embedding_source
+from models.errors import ModelConversionError
+
+pytestmark = pytest.mark.model
+
+SIDECAR_NAME = DEFAULT_GGUF_NAME + ".json"
+
+
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's converted-model folder (the same one test_llama_embedder uses)."""
+    cache = tmp_path_factory.getbasetemp() / "minilm-cache"
+    ensure_default_embedder_gguf(default_embedding_source(), cache)
+    return cache
+
+
+@pytest.fixture
+def private_cache(shared_cache: Path, tmp_path: Path) -> Path:
+    """A copy of the converted cache this test may change."""
+    cache = tmp_path / "models"
+    shutil.copytree(shared_cache, cache)
+    return cache
+
+
+@pytest.fixture
+def count_conversions(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Records each real conversion that ensure_default_embedder_gguf starts."""
+    calls: list[Path] = []
+    real = convert_bert.convert_minilm_to_gguf
+
+    def counting(source_zip: Path, out_path: Path) -> Path:
+        calls.append(out_path)
+        return real(source_zip, out_path)
+
+    monkeypatch.setattr(convert_bert, "convert_minilm_to_gguf", counting)
+    return calls
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_ino, stat.st_mtime_ns
+
+
+def _sidecar(cache: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((cache / SIDECAR_NAME).read_text())
+    return data
+
+
+def _edit_sidecar(cache: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    data = _sidecar(cache)
+    change(data)
+    (cache / SIDECAR_NAME).write_text(json.dumps(data))
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+# --- the converted file ---------------------------------------------------
+
+
+def test_converted_gguf_has_bert_metadata_and_f16_weights(shared_cache: Path) -> None:
+    reader = gguf.GGUFReader(shared_cache / DEFAULT_GGUF_NAME)
+    fields = {name: field.contents() for name, field in reader.fields.items()}
+    assert fields["general.architecture"] == "bert"
+    assert fields["bert.attention.causal"] is False
+    assert fields["bert.pooling_type"] == int(gguf.PoolingType.MEAN)
+    assert fields["bert.embedding_length"] == 384
+    assert fields["general.file_type"] == int(gguf.LlamaFileType.MOSTLY_F16)
+    assert fields["tokenizer.ggml.model"] == "bert"
+    assert fields["tokenizer.ggml.token_type_count"] == 2
+    types = {t.name: t.tensor_type for t in reader.tensors}
+    assert types["token_embd.weight"] == gguf.GGMLQuantizationType.F16
+    assert types["blk.0.attn_q.weight"] == gguf.GGMLQuantizationType.F16
+    assert types["blk.0.attn_q.bias"] == gguf.GGMLQuantizationType.F32
+    assert types["position_embd.weight"] == gguf.GGMLQuantizationType.F32
+    assert not any(name.startswith("pooler") for name in types)
+
+
+def test_vocab_uses_the_phantom_space_form(shared_cache: Path) -> None:
+    reader = gguf.GGUFReader(shared_cache / DEFAULT_GGUF_NAME)
+    tokens = reader.fields["tokenizer.ggml.tokens"].contents()
+    assert len(tokens) == 30522
+    assert tokens[101] == "[CLS]"  # control tokens unchanged
+    assert tokens[1045] == "\u2581i"  # word starts get the marker
+    assert tokens[2075] == "ing"  # '##ing' loses its '##'
+
+
+def test_sidecar_records_source_and_converter(shared_cache: Path) -> None:
+    source = default_embedding_source()
+    data = _sidecar(shared_cache)
+    assert data["converter_version"] == convert_bert.CONVERTER_VERSION
+    assert data["source"]["size"] == source.stat().st_size
+    assert data["source"]["mtime_ns"] == source.stat().st_mtime_ns
+    assert len(data["source"]["sha256"]) == 64
+    assert data["gguf_size"] == (shared_cache / DEFAULT_GGUF_NAME).stat().st_size
+
+
+# --- caching --------------------------------------------------------------
+
+
+def test_unchanged_source_is_not_converted_again(
+    private_cache: Path, count_conversions: list[Path]
+) -> None:
+    before = _identity(private_cache / DEFAULT_GGUF_NAME)
+    path = ensure_default_embedder_gguf(default_embedding_source(), private_cache)
+    assert path == private_cache / DEFAULT_GGUF_NAME
+    assert _identity(path) == before
+    assert count_conversions == []
+
+
+def test_touched_source_with_same_bytes_only_refreshes_the_sidecar(
+    private_cache: Path, tmp_path: Path, count_conversions: list[Path]
+) -> None:
+    source = tmp_path / "model.zip"
+    shutil.copyfile(default_embedding_source(), source)  # same bytes, new mtime
+    before = _identity(private_cache / DEFAULT_GGUF_NAME)
+    ensure_default_embedder_gguf(source, private_cache)
+    assert count_conversions == []
+    assert _identity(private_cache / DEFAULT_GGUF_NAME) == before
+    assert _sidecar(private_cache)["source"]["mtime_ns"] == source.stat().st_mtime_ns
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda d: d["source"].update(size=1, sha256="0" * 64), id="changed-source"),
+        pytest.param(lambda d: d.update(converter_version=0), id="older-converter"),
+        pytest.param(lambda d: d.update(gguf_size=1), id="damaged-gguf"),
+    ],
+)
+def test_stale_sidecar_triggers_a_reconversion(
+    private_cache: Path, count_conversions: list[Path], change: Callable[[dict[str, Any]], None]
+) -> None:
+    _edit_sidecar(private_cache, change)
+    before = _identity(private_cache / DEFAULT_GGUF_NAME)
+    ensure_default_embedder_gguf(default_embedding_source(), private_cache)
+    assert count_conversions == [private_cache / DEFAULT_GGUF_NAME]
+    assert _identity(private_cache / DEFAULT_GGUF_NAME) != before
+    assert _sidecar(private_cache)["converter_version"] == convert_bert.CONVERTER_VERSION
+
+
+def test_garbage_sidecar_is_treated_as_absent(
+    private_cache: Path, count_conversions: list[Path]
+) -> None:
+    (private_cache / SIDECAR_NAME).write_text("{not json")
+    ensure_default_embedder_gguf(default_embedding_source(), private_cache)
+    assert len(count_conversions) == 1
+    assert _sidecar(private_cache)["converter_version"] == convert_bert.CONVERTER_VERSION
+
+
+def test_missing_source_raises(tmp_path: Path) -> None:
+    with pytest.raises(ModelConversionError, match=r"nowhere\.zip"):
+        ensure_default_embedder_gguf(tmp_path / "nowhere.zip", tmp_path / "models")
+
+
+# --- failures leave nothing behind -----------------------------------------
+
+
+def _zip_with(path: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def _real_members() -> dict[str, bytes]:
+    with zipfile.ZipFile(default_embedding_source()) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+@pytest.mark.parametrize(
+    "make_source",
+    [
+        pytest.param(lambda p: p.write_bytes(b"this is not a zip"), id="garbage"),
+        pytest.param(lambda p: _zip_with(p, {"readme.txt": b"hello"}), id="no-model"),
+        pytest.param(
+            lambda p: _zip_with(p, {**_real_members(), "model.safetensors": b"\x00" * 64}),
+            id="corrupt-weights",
+        ),
+        pytest.param(
+            lambda p: _zip_with(p, {**_real_members(), "tokenizer.json": b"[]"}),
+            id="corrupt-tokenizer",
+        ),
+    ],
+)
+def test_corrupt_source_raises_and_leaves_no_file(
+    tmp_path: Path, make_source: Callable[[Path], object]
+) -> None:
+    source = tmp_path / "source" / "model.zip"
+    source.parent.mkdir()
+    make_source(source)
+    out_dir = tmp_path / "out"
+    with pytest.raises(ModelConversionError, match=r"model\.zip"):
+        convert_minilm_to_gguf(source, out_dir / "model.gguf")
+    assert _names(out_dir) == []
+
+
+def test_failed_check_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A converter whose output tokenizes differently than expected must not install it.
+    monkeypatch.setattr(convert_bert, "GOLDEN_IDS", (101, 1, 102))
+    out_path = tmp_path / "model.gguf"
+    with pytest.raises(ModelConversionError, match="tokenizer gives"):
+        convert_minilm_to_gguf(default_embedding_source(), out_path)
+    assert _names(tmp_path) == []
+
+
+def test_failed_conversion_keeps_the_previous_file(private_cache: Path, tmp_path: Path) -> None:
+    target = private_cache / DEFAULT_GGUF_NAME
+    before = _identity(target)
+    garbage = tmp_path / "garbage.zip"
+    garbage.write_bytes(os.urandom(1024))
+    with pytest.raises(ModelConversionError):
+        convert_minilm_to_gguf(garbage, target)
+    assert _identity(target) == before
+    assert _names(private_cache) == [DEFAULT_GGUF_NAME, SIDECAR_NAME]
