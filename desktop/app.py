@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,10 +107,10 @@ def describe_failure(what: str, job: Job) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_arguments(argv)
     paths = resolve_paths()
-    _configure_logging(paths, args.verbose)
-    if args.check:
-        return run_check(paths, args.prompt)
-    return run_gui(paths, start_hidden=args.hidden)
+    with _logging(paths, args.verbose):
+        if args.check:
+            return run_check(paths, args.prompt)
+        return run_gui(paths, start_hidden=args.hidden)
 
 
 def run_check(paths: AppPaths, prompt: str) -> int:
@@ -165,19 +166,31 @@ def _parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _configure_logging(paths: AppPaths, verbose: bool) -> None:
-    handlers: list[logging.Handler] = [logging.StreamHandler()]
+@contextmanager
+def _logging(paths: AppPaths, verbose: bool) -> Iterator[None]:
+    """Log to the console (warnings, or everything with --verbose) and to a file."""
+    console = logging.StreamHandler()
+    console.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    handlers: list[logging.Handler] = [console]
     try:
         paths.log_dir.mkdir(parents=True, exist_ok=True)
         handlers.append(logging.FileHandler(paths.log_dir / "reverie.log", encoding="utf-8"))
     except OSError as error:
         print(f"Reverie: not writing a log file: {error}", file=sys.stderr)
-    handlers[0].setLevel(logging.DEBUG if verbose else logging.WARNING)
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        handlers=handlers,
-    )
+    root = logging.getLogger()
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    previous_level = root.level
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    for handler in handlers:
+        handler.setFormatter(formatter)
+        root.addHandler(handler)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(previous_level)
 
 
 if __name__ == "__main__":

@@ -242,31 +242,49 @@ class InferenceBroker:
             self._close_chat_models()
             self._chat = model
         else:
+            self._close_embedder()
             self._embedder = model
         job._finish(result=model.name)
 
     def _embed(self, job: Job, request: EmbedRequest) -> None:
-        if self._embedder is None:
+        embedder = self._embedder
+        if embedder is None:
             raise ModelUnavailable("No embedding model is loaded.")
         texts = request.texts
         if job.priority == Priority.USER:
-            job._finish(result=self._embedder.embed(texts))
+            job._finish(result=embedder.embed(texts))
             return
         parts: list[npt.NDArray[np.float32]] = []
         for start in range(0, len(texts), _EMBED_SLICE):
-            parts.append(self._embedder.embed(texts[start : start + _EMBED_SLICE]))
-            self._yield_to_user()
-        job._finish(result=np.concatenate(parts) if parts else self._embedder.embed(()))
+            parts.append(embedder.embed(texts[start : start + _EMBED_SLICE]))
+            self._yield_to_user(job)
+            if job.cancel_requested or self._stopping:
+                job._finish(error=GenerationCancelled("cancelled"))
+                return
+            if self._embedder is not embedder:
+                # A user job replaced the embedder: vectors of two models must
+                # not be mixed, so the whole job runs again on the new one.
+                job.preemptions += 1
+                self._enqueue(job)
+                return
+        job._finish(result=np.concatenate(parts) if parts else embedder.embed(()))
 
-    def _yield_to_user(self) -> None:
+    def _yield_to_user(self, interrupted: Job) -> None:
         """Run waiting user jobs now (used between background embedding slices)."""
         while self._user_waiting():
             with self._lock:
+                if self._stopping or not self._queue:
+                    return
                 _, _, user_job = heapq.heappop(self._queue)
+                self._current = user_job  # so that stop() cancels it
             try:
                 self._execute(user_job)
             except BaseException as error:  # thread boundary, as in _run
+                log.exception("inference job failed")
                 user_job._finish(error=error)
+            finally:
+                with self._lock:
+                    self._current = interrupted
 
     def _generate(self, job: Job, request: ChatRequest) -> None:
         model = self._model_for(job.priority)
@@ -306,9 +324,12 @@ class InferenceBroker:
                 close()
         self._chat = self._background_chat = None
 
-    def _close_models(self) -> None:
-        self._close_chat_models()
+    def _close_embedder(self) -> None:
         close = getattr(self._embedder, "close", None)
         if callable(close):
             close()
         self._embedder = None
+
+    def _close_models(self) -> None:
+        self._close_chat_models()
+        self._close_embedder()

@@ -347,6 +347,6 @@ def _read_sidecar(sidecar: Path) -> _Record | None:
 
 def _write_sidecar(sidecar: Path, record: _Record) -> None:
     data = {"converter_version": CONVERTER_VERSION, **asdict(record)}
-    partial = sidecar.with_name(sidecar.name + ".part")
-    partial.write_text(json.dumps(data, indent=2), encoding="utf-8")
-    os.replace(partial, sidecar)
+    with _temporary_sibling(sidecar) as partial:
+        partial.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        os.replace(partial, sidecar)

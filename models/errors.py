@@ -31,8 +31,12 @@ class ModelFileInvalid(ModelUnavailable):
     """A model file is missing, truncated or not a usable GGUF."""
 
 
-class ModelConversionError(ModelError):
-    """Converting a model to GGUF failed or produced a model that fails its check."""
+class ModelConversionError(ModelUnavailable):
+    """Converting a model to GGUF failed or produced a model that fails its check.
+
+    The user can fix it (reinstall the package the model came from), so it is
+    a ``ModelUnavailable``.
+    """
 
 
 class GenerationCancelled(ModelError):

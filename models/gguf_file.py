@@ -37,8 +37,14 @@ def check_gguf_file(path: Path) -> None:
 
 
 def default_threads() -> int:
-    """All cores: llama-cpp-python's own default is half of them."""
-    return max(1, os.cpu_count() or 1)
+    """All usable cores but one (llama-cpp-python's own default is half of them).
+
+    llama.cpp's threads wait for each other at every step, so a single thread
+    pre-empted by another busy process stalls them all: with every core in use,
+    generation ran ~50 times slower as soon as one other process was busy.
+    """
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, (usable or 1) - 1)
 
 
 def open_llama(path: Path, *, n_ctx: int, **params: Any) -> llama_cpp.Llama:

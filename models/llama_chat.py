@@ -48,9 +48,15 @@ class LlamaChatModel:
         self.path = path
         self.context_length = context_length
         self._llm = open_llama(path, n_ctx=context_length)
-        self.name = self._llm.metadata.get("general.name") or path.stem
+        self.name = path.stem  # what the user chose; metadata names are often cryptic
         self._format = _chat_formatter(self._llm)
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
+        self._last_prompt_reuse = 0
+
+    @property
+    def last_prompt_reuse(self) -> int:
+        """Tokens of the last prompt taken from the KV cache instead of read again."""
+        return self._last_prompt_reuse
 
     def fork(self) -> LlamaChatModel:
         """A second context on the same weights (memory-mapped, so shared).
@@ -63,13 +69,13 @@ class LlamaChatModel:
         self._llm.close()
 
     def count_tokens(self, text: str) -> int:
-        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return len(self._llm.tokenize(_utf8(text), add_bos=False, special=False))
 
     def prompt_tokens(self, messages: Sequence[ChatMessage]) -> list[int]:
         """The token ids of *messages* rendered with the model's chat template."""
         rendered = self._format(messages=[{"role": m.role, "content": m.content} for m in messages])
         tokens: list[int] = self._llm.tokenize(
-            rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True
+            _utf8(rendered.prompt), add_bos=not rendered.added_special, special=True
         )
         return tokens
 
@@ -109,8 +115,9 @@ class LlamaChatModel:
         if reused > 0 and not llm._ctx.kv_cache_seq_rm(-1, reused, -1):
             reused = 0  # e.g. recurrent models cannot drop a cache tail
         if reused == 0:
-            llm.reset()
+            llm.reset()  # type: ignore[no-untyped-call]  # llama-cpp-python leaves it unannotated
         llm.n_tokens = reused
+        self._last_prompt_reuse = reused
         for start in range(reused, len(tokens), llm.n_batch):
             if should_stop():
                 return False
@@ -156,10 +163,10 @@ class _StopScanner:
 
     def feed(self, piece: str) -> tuple[str, bool]:
         pending = self._held + piece
-        for stop in self._stops:
-            if (at := pending.find(stop)) >= 0:
-                self._held = ""
-                return pending[:at], True
+        found = [at for stop in self._stops if (at := pending.find(stop)) >= 0]
+        if found:  # the earliest stop wins, whichever is listed first
+            self._held = ""
+            return pending[: min(found)], True
         keep = max((_overlap(pending, s) for s in self._stops), default=0)
         self._held = pending[len(pending) - keep :] if keep else ""
         return pending[: len(pending) - keep], False
@@ -167,6 +174,12 @@ class _StopScanner:
     def flush(self) -> str:
         held, self._held = self._held, ""
         return held
+
+
+def _utf8(text: str) -> bytes:
+    # A lone surrogate (e.g. from a JSON "\\ud83d" escape) cannot be encoded;
+    # it becomes "?" rather than failing every later turn that includes it.
+    return text.encode("utf-8", errors="replace")
 
 
 def _overlap(text: str, stop: str) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 
 import llama_cpp
 import numpy as np
+from llama_cpp.llama_grammar import LlamaGrammar
 
 from models.interfaces import GenerationOptions
 
@@ -35,7 +36,7 @@ _TOKEN_DTYPE = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)
 
 def grammar_for_schema(schema: dict[str, Any]) -> str:
     """A GBNF grammar accepting exactly the JSON documents valid under *schema*'s shape."""
-    grammar = llama_cpp.LlamaGrammar.from_json_schema(json.dumps(schema))._grammar
+    grammar = LlamaGrammar.from_json_schema(json.dumps(schema))._grammar
     return _CHAR_RULE.sub(lambda _: _STRICT_CHAR_RULE, str(grammar))
 
 
@@ -85,10 +86,10 @@ class ConstrainedSampler:
     def __init__(
         self, options: GenerationOptions, vocab: Any, n_vocab: int, seed: int, grammar: str
     ) -> None:
+        if not grammar.strip():  # llama.cpp takes an empty grammar as "no constraint"
+            raise GrammarCompileError("the output grammar is empty")
         self._chain = SamplerChain(options, n_vocab, seed)
-        self._grammar: Any = llama_cpp.llama_sampler_init_grammar(
-            vocab, grammar.encode(), b"root"
-        )
+        self._grammar: Any = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode(), b"root")
         if not self._grammar:
             self._chain.close()
             raise GrammarCompileError("llama.cpp could not compile the output grammar")

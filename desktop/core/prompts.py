@@ -11,7 +11,8 @@ from pathlib import Path
 
 from desktop.core import paths
 
-_SECTION_MARKER = re.compile(r"^<!--\s*section:.*?-->\s*$", re.MULTILINE)
+# A marker may be indented (users edit their copies by hand); it is never prompt text.
+_SECTION_MARKER = re.compile(r"^[ \t]*<!--\s*section:.*?-->\s*$", re.MULTILINE)
 
 
 class PromptLibrary:

@@ -8,9 +8,11 @@ written by a newer Reverie is left untouched.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -61,7 +63,7 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
         raw = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(raw, dict):
             raise ValueError("the top level is not an object")
-        version = int(raw.get("version", 1))
+        version = _version_of(raw)
         if version > SETTINGS_VERSION:
             return Settings(), SettingsProblem(
                 f"{path} was written by a newer Reverie (settings version {version}).",
@@ -81,21 +83,43 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
 
 def save_settings(settings: Settings, path: Path) -> None:
     """Write *settings* atomically: a crash never leaves a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
+    temporary: Path | None = None
     try:
-        temporary.write_text(settings.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A unique name, so a stale or concurrent temporary file cannot get in the way.
+        handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        temporary = Path(name)
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(settings.model_dump_json(indent=2) + "\n")
+            stream.flush()
+            os.fsync(stream.fileno())  # the data is on disk before the rename makes it current
         os.replace(temporary, path)
     except OSError as error:
-        temporary.unlink(missing_ok=True)
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
         raise SettingsProblem(
             f"Could not save settings to {path}: {error.strerror}.",
             "Your previous settings file is unchanged.",
         ) from error
 
 
+def _version_of(raw: dict[str, Any]) -> int:
+    try:
+        version = int(raw.get("version", 1))
+    except (TypeError, OverflowError) as error:  # null, a list, Infinity: not ValueErrors
+        raise ValueError(f"the version {raw.get('version')!r} is not a number") from error
+    if version < 1:
+        raise ValueError(f"there is no settings version {version}")
+    return version
+
+
 def _set_aside(path: Path) -> Path:
-    kept = path.with_name(f"{path.name}.damaged-{int(time.time())}")
+    stamp = int(time.time())
+    kept = path.with_name(f"{path.name}.damaged-{stamp}")
+    for count in itertools.count(1):  # never overwrite a file set aside earlier
+        if not kept.exists():
+            break
+        kept = path.with_name(f"{path.name}.damaged-{stamp}-{count}")
     try:
         path.replace(kept)
     except OSError:

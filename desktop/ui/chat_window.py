@@ -64,9 +64,13 @@ class MessageInput(QPlainTextEdit):
 class ChatWindow(QMainWindow):
     """Signals:
     stream_requested(Job): hands a job to the streamer thread (queued).
+    turn_ended(str): a reply finished, stopped or failed; the new status text.
+    chat_availability_changed(bool): chatting was enabled or disabled.
     """
 
     stream_requested = Signal(object)
+    turn_ended = Signal(str)
+    chat_availability_changed = Signal(bool)
 
     def __init__(
         self, chat: ChatService | None, conversation_id: int | None, *, hide_on_close: bool
@@ -120,6 +124,8 @@ class ChatWindow(QMainWindow):
         central = QWidget()
         central.setLayout(layout)
         self.setCentralWidget(central)
+        self.setFocusProxy(self.input)
+        self.input.setFocus()
         self.statusBar().showMessage("Starting…")
 
     def _start_streamer(self) -> None:
@@ -152,6 +158,7 @@ class ChatWindow(QMainWindow):
         if reason:
             self.show_problem(reason)
         self.statusBar().showMessage("Ready" if self._available else "Chat is unavailable")
+        self.chat_availability_changed.emit(self._available)
 
     def show_problem(self, message: str) -> None:
         self.banner.setText(message)
@@ -221,6 +228,7 @@ class ChatWindow(QMainWindow):
         self.send_button.setEnabled(self._available)
         self.set_status(status)
         self.input.setFocus()
+        self.turn_ended.emit(status)
 
     def _render(self) -> None:
         blocks = [

@@ -12,6 +12,11 @@ from models import embedded
 from models.errors import ModelNotInstalled, ModelUnavailable
 
 
+def _first_bytes(path: Path, count: int) -> bytes:
+    with path.open("rb") as stream:
+        return stream.read(count)
+
+
 def _not_installed(name: str) -> importlib.metadata.Distribution:
     raise importlib.metadata.PackageNotFoundError(name)
 
@@ -29,14 +34,14 @@ def test_default_chat_model_is_the_shipped_smollm2_gguf() -> None:
     path = embedded.default_chat_model_path()
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert path.is_file()
-    assert path.read_bytes()[:4] == b"GGUF"
+    assert _first_bytes(path, 4) == b"GGUF"
 
 
 def test_default_embedding_source_is_the_shipped_minilm_zip() -> None:
     path = embedded.default_embedding_source()
     assert path.name == "model.zip"
     assert path.is_file()
-    assert path.read_bytes()[:2] == b"PK"
+    assert _first_bytes(path, 2) == b"PK"
 
 
 @pytest.mark.parametrize(

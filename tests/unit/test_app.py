@@ -1,0 +1,112 @@
+"""The composition root end to end: real models, a real database file, a real
+(offscreen) window; and what the user sees when a part cannot start."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktop.app import build_core, load_models, main
+from desktop.core.paths import AppPaths, resolve_paths
+from desktop.core.settings import ModelSettings, Settings, save_settings
+from desktop.ui.application import ReverieApplication
+from models.convert_bert import ensure_default_embedder_gguf
+from models.embedded import default_embedding_source
+
+WAIT_MS = 60_000
+
+
+@pytest.fixture(scope="session")
+def converted_embedder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return ensure_default_embedder_gguf(
+        default_embedding_source(), tmp_path_factory.mktemp("embedder")
+    )
+
+
+@pytest.fixture
+def app_paths(tmp_path: Path, converted_embedder: Path) -> AppPaths:
+    """User dirs under tmp_path, with the embedder already converted (linked in)."""
+    paths = resolve_paths({"REVERIE_HOME": str(tmp_path / "home")})
+    paths.ensure()
+    for source in converted_embedder.parent.iterdir():
+        os.link(source, paths.models_dir / source.name)
+    return paths
+
+
+@pytest.fixture
+def started(qtbot: QtBot, app_paths: AppPaths) -> Iterator[ReverieApplication]:
+    core = build_core(app_paths)
+    chat_job, embed_job = load_models(core)
+    app = ReverieApplication(core, chat_job, embed_job)
+    qtbot.addWidget(app.window)
+    qtbot.waitUntil(lambda: app.window.send_button.isEnabled(), timeout=WAIT_MS)
+    yield app
+    app.window.shutdown()
+    core.close()
+
+
+@pytest.mark.model
+def test_a_message_goes_from_the_window_to_the_local_model_and_back(
+    qtbot: QtBot, started: ReverieApplication
+) -> None:
+    window = started.window
+    assert window.send_button.isEnabled(), window.banner.text()
+    window.input.setPlainText("Hello! Who are you?")
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS) as ended:
+        window.send()
+    assert ended.args == ["Ready"]
+    transcript = window.transcript.toPlainText()
+    reply = transcript.split("Reverie", 1)[1].strip()
+    assert reply and reply != "…"
+    assert not window.banner.isVisible()
+
+
+@pytest.mark.model
+def test_a_corrupt_chat_model_disables_chat_with_the_reason(
+    qtbot: QtBot, app_paths: AppPaths
+) -> None:
+    broken = app_paths.data_dir / "broken.gguf"
+    broken.write_bytes(b"GGUF" + os.urandom(4096))
+    save_settings(Settings(models=ModelSettings(chat_model_path=str(broken))), app_paths.settings_file)
+    core = build_core(app_paths)
+    app = ReverieApplication(core, *load_models(core))
+    qtbot.addWidget(app.window)
+    try:
+        qtbot.waitUntil(lambda: "broken.gguf" in app.window.banner.text(), timeout=WAIT_MS)
+        assert not app.window.send_button.isEnabled()
+        assert app.window.statusBar().currentMessage() == "Chat is unavailable"
+        assert "broken.gguf" in app.window.banner.text()
+        assert broken.read_bytes()[:4] == b"GGUF"  # the user's file is left alone
+    finally:
+        app.window.shutdown()
+        core.close()
+
+
+def test_an_unreadable_database_is_reported_and_left_untouched(app_paths: AppPaths) -> None:
+    garbage = os.urandom(8192)
+    app_paths.database_file.write_bytes(garbage)
+    core = build_core(app_paths)
+    try:
+        assert core.chat is None
+        assert any("reverie.sqlite3" in problem for problem in core.problems)
+    finally:
+        core.close()
+    assert app_paths.database_file.read_bytes() == garbage
+
+
+@pytest.mark.model
+def test_check_reports_every_part_and_replies(
+    app_paths: AppPaths, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("REVERIE_HOME", str(app_paths.data_dir.parent))
+    assert main(["--check", "--prompt", "Say hi."]) == 0
+    out = capsys.readouterr().out
+    assert "driver: " in out
+    assert "chat model: SmolLM2-135M-Instruct.Q4_1" in out
+    assert "embedding model: " in out
+    reply_line = next(line for line in out.splitlines() if line.startswith("reply: "))
+    assert len(reply_line) > len("reply: ")
