@@ -24,7 +24,7 @@ from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import Settings, load_settings
 from models.broker import InferenceBroker, Job
-from models.convert_bert import ensure_default_embedder_gguf
+from models.convert_bert import CONVERTER_VERSION, ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source
 from models.errors import ModelError
 from models.interfaces import ChatMessage, GenerationOptions
@@ -32,6 +32,9 @@ from models.llama_chat import LlamaChatModel
 from models.llama_embedder import LlamaEmbedder
 
 log = logging.getLogger("reverie")
+
+# Stored vectors record the embedder's name; a new converter means new vectors.
+DEFAULT_EMBEDDER_NAME = f"all-MiniLM-L6-v2@{CONVERTER_VERSION}"
 
 
 @dataclass
@@ -85,11 +88,17 @@ def load_models(core: Core) -> tuple[Job, Job]:
     settings, models_dir = core.settings, core.paths.models_dir
     chat = core.broker.load_chat_model(
         lambda: LlamaChatModel(
-            chat_model_path(settings), context_length=settings.models.context_length
+            chat_model_path(settings),
+            context_length=settings.models.context_length,
+            threads=settings.models.threads or None,
         )
     )
     embedder = core.broker.load_embedder(
-        lambda: LlamaEmbedder(ensure_default_embedder_gguf(default_embedding_source(), models_dir))
+        lambda: LlamaEmbedder(
+            ensure_default_embedder_gguf(default_embedding_source(), models_dir),
+            name=DEFAULT_EMBEDDER_NAME,
+            n_threads=settings.models.threads or None,
+        )
     )
     return chat, embedder
 

@@ -72,6 +72,8 @@ class Job:
         self.request = request
         self.priority = priority
         self.preemptions = 0
+        self.order: int | None = None
+        """Place in the queue, kept when a preempted job goes back in."""
         self._cancel = threading.Event()
         self._done = threading.Event()
         self._chunks: queue.Queue[Chunk | object] = queue.Queue()
@@ -189,11 +191,14 @@ class InferenceBroker:
 
     def _enqueue(self, job: Job) -> None:
         with self._lock:
-            if self._stopping:
-                job._finish(error=GenerationCancelled("the inference broker stopped"))
-                return
-            heapq.heappush(self._queue, (job.priority, next(self._order), job))
-            self._lock.notify_all()
+            stopping = self._stopping
+            if not stopping:
+                if job.order is None:
+                    job.order = next(self._order)
+                heapq.heappush(self._queue, (job.priority, job.order, job))
+                self._lock.notify_all()
+        if stopping:  # finished outside the lock: its callbacks may take a while
+            job._finish(error=GenerationCancelled("the inference broker stopped"))
 
     def _user_waiting(self) -> bool:
         # Reading the heap's head without the lock is safe: a stale answer

@@ -8,6 +8,8 @@ naming the file.
 
 from __future__ import annotations
 
+import ctypes
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,8 @@ from typing import Any
 import llama_cpp
 
 from models.errors import ModelFileInvalid
+
+log = logging.getLogger("llama.cpp")
 
 GGUF_MAGIC = b"GGUF"
 _HEADER_BYTES = 24  # magic, version, tensor count, metadata count
@@ -37,18 +41,36 @@ def check_gguf_file(path: Path) -> None:
 
 
 def default_threads() -> int:
-    """All usable cores but one (llama-cpp-python's own default is half of them).
+    """Every usable core (llama-cpp-python's own default is half of them).
 
-    llama.cpp's threads wait for each other at every step, so a single thread
-    pre-empted by another busy process stalls them all: with every core in use,
-    generation ran ~50 times slower as soon as one other process was busy.
+    On an idle 2-core machine two threads generate 1.7x and read prompts 2x
+    faster than one.  The cost: llama.cpp's threads wait for each other at
+    every step, so another process keeping a core busy slows generation
+    badly; users who run heavy work beside Reverie can lower the thread count
+    in the settings (``models.threads``).
     """
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, (usable or 1) - 1)
+    return max(1, usable or 1)
+
+
+# ggml log levels (ggml.h).  llama.cpp's warnings are diagnostics for
+# developers (e.g. "n_ctx_seq > n_ctx_train"), never something a user acts on,
+# so they go to the log file, not the console.
+_LEVELS = {1: logging.DEBUG, 2: logging.INFO, 3: logging.ERROR, 4: logging.DEBUG}
+
+
+@llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]  # ctypes callback factory
+def _route_llama_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
+    # llama-cpp-python's own callback prints warnings to stderr even with
+    # verbose=False (it maps ggml's levels wrongly); route them to logging.
+    message = text.decode("utf-8", errors="replace").rstrip()
+    if message:
+        log.log(_LEVELS.get(level, logging.DEBUG), "%s", message)
 
 
 def open_llama(path: Path, *, n_ctx: int, **params: Any) -> llama_cpp.Llama:
     """Load *path* with llama.cpp; every failure becomes ``ModelFileInvalid``."""
+    llama_cpp.llama_log_set(_route_llama_log, ctypes.c_void_p(0))
     check_gguf_file(path)
     params.setdefault("n_threads", default_threads())
     params.setdefault("n_threads_batch", default_threads())

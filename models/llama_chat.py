@@ -21,7 +21,7 @@ import numpy as np
 from llama_cpp import llama_chat_format
 
 from models.errors import ModelError
-from models.gguf_file import open_llama
+from models.gguf_file import default_threads, open_llama
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.sampling import ConstrainedSampler, SamplerChain, grammar_for_schema
 
@@ -44,13 +44,23 @@ class ContextOverflow(ModelError):
 class LlamaChatModel:
     """A GGUF chat model on llama.cpp.  Not thread-safe: one owner (the broker)."""
 
-    def __init__(self, path: Path, *, context_length: int = DEFAULT_CONTEXT_LENGTH) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        context_length: int = DEFAULT_CONTEXT_LENGTH,
+        threads: int | None = None,
+    ) -> None:
         self.path = path
         self.context_length = context_length
-        self._llm = open_llama(path, n_ctx=context_length)
+        self.threads = threads or default_threads()
+        self._llm = open_llama(
+            path, n_ctx=context_length, n_threads=self.threads, n_threads_batch=self.threads
+        )
         self.name = path.stem  # what the user chose; metadata names are often cryptic
         self._format = _chat_formatter(self._llm)
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
+        self._control_texts = _control_token_texts(self._llm, self._vocab)
         self._last_prompt_reuse = 0
 
     @property
@@ -63,7 +73,7 @@ class LlamaChatModel:
 
         Background jobs run here, so the chat's prompt cache survives them.
         """
-        return LlamaChatModel(self.path, context_length=self.context_length)
+        return LlamaChatModel(self.path, context_length=self.context_length, threads=self.threads)
 
     def close(self) -> None:
         self._llm.close()
@@ -73,11 +83,27 @@ class LlamaChatModel:
 
     def prompt_tokens(self, messages: Sequence[ChatMessage]) -> list[int]:
         """The token ids of *messages* rendered with the model's chat template."""
-        rendered = self._format(messages=[{"role": m.role, "content": m.content} for m in messages])
+        rendered = self._format(
+            messages=[{"role": m.role, "content": self._defuse(m.content)} for m in messages]
+        )
         tokens: list[int] = self._llm.tokenize(
             _utf8(rendered.prompt), add_bos=not rendered.added_special, special=True
         )
         return tokens
+
+    def _defuse(self, content: str) -> str:
+        """*content* with the model's control-token texts broken up.
+
+        The rendered prompt is tokenized with special tokens enabled (the
+        template's own markers must become control tokens), so a message,
+        memory or document containing e.g. ``<|im_end|>`` would otherwise end
+        its turn and let text pose as the system.  A word joiner after the
+        first character keeps the text readable but no longer a token.
+        """
+        for text in self._control_texts:
+            if text in content:
+                content = content.replace(text, f"{text[0]}\u2060{text[1:]}")
+        return content
 
     def stream(
         self,
@@ -188,6 +214,16 @@ def _overlap(text: str, stop: str) -> int:
         if stop.startswith(text[-size:]):
             return size
     return 0
+
+
+def _control_token_texts(llm: llama_cpp.Llama, vocab: Any) -> tuple[str, ...]:
+    """The texts of the vocabulary's control tokens (longest first)."""
+    texts = {
+        llm._model.token_get_text(token)
+        for token in range(llm.n_vocab())
+        if llama_cpp.llama_vocab_get_attr(vocab, token) & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
+    }
+    return tuple(sorted((t for t in texts if len(t) > 1), key=len, reverse=True))
 
 
 def _common_prefix(cached: np.ndarray[Any, Any], tokens: list[int]) -> int:

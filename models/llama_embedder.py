@@ -13,7 +13,6 @@ Not thread-safe: one owner (the inference broker) calls it from one thread.
 from __future__ import annotations
 
 import ctypes
-import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -24,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models.errors import ModelError, ModelFileInvalid
+from models.gguf_file import default_threads, open_llama
 
 DEFAULT_BATCH_TOKENS = 512
 """Tokens per decode.  One full 512-token window fits; larger batches gain
@@ -50,7 +50,7 @@ class LlamaEmbedder:
     ) -> None:
         self.model_path = model_path
         self.name = name or model_path.stem
-        self._llama = _load(model_path, batch_tokens, n_threads or os.cpu_count() or 1)
+        self._llama = _load(model_path, batch_tokens, n_threads or default_threads())
         self.dimension = int(self._llama.n_embd())
         self._window = min(batch_tokens, llama_cpp.llama_model_n_ctx_train(self._llama.model))
         self._max_sequences = int(llama_cpp.llama_n_seq_max(self._llama.ctx))
@@ -140,25 +140,17 @@ class LlamaEmbedder:
 
 
 def _load(model_path: Path, batch_tokens: int, n_threads: int) -> llama_cpp.Llama:
-    if not model_path.is_file():
-        raise ModelFileInvalid(f"The embedding model {model_path} does not exist.", _FILE_HINT)
-    try:
-        llama = llama_cpp.Llama(
-            model_path=str(model_path),
-            embedding=True,
-            # n_ctx bounds n_batch in llama-cpp-python; an encoder keeps no KV cache.
-            n_ctx=batch_tokens,
-            n_batch=batch_tokens,
-            n_ubatch=batch_tokens,  # non-causal attention needs the batch in one ubatch
-            n_threads=n_threads,
-            n_threads_batch=n_threads,
-            flash_attn=True,  # measured 2-5x faster on packed batches (see module doc)
-            verbose=False,
-        )
-    except (ValueError, RuntimeError) as exc:
-        raise ModelFileInvalid(
-            f"The embedding model {model_path} is not a usable GGUF ({exc}).", _FILE_HINT
-        ) from exc
+    llama = open_llama(
+        model_path,
+        embedding=True,
+        # n_ctx bounds n_batch in llama-cpp-python; an encoder keeps no KV cache.
+        n_ctx=batch_tokens,
+        n_batch=batch_tokens,
+        n_ubatch=batch_tokens,  # non-causal attention needs the batch in one ubatch
+        n_threads=n_threads,
+        n_threads_batch=n_threads,
+        flash_attn=True,  # measured 2-5x faster on packed batches (see module doc)
+    )
     if llama_cpp.llama_pooling_type(llama.ctx) in (
         llama_cpp.LLAMA_POOLING_TYPE_NONE,
         llama_cpp.LLAMA_POOLING_TYPE_RANK,

@@ -6,8 +6,10 @@ the whole vocabulary (49k tokens for SmolLM2) at every step; that alone
 halved generation speed.  ``ConstrainedSampler`` does what llama.cpp's own
 ``common_sampler`` does instead: sample without the grammar, check only the
 chosen token against it, and fall back to the full grammar pass only when
-that token is rejected.  The output distribution is the same, because a token
-the grammar accepts is sampled exactly as the constrained chain would.
+that token is rejected.  Greedy decoding gives exactly the tokens of the full
+grammar pass (the tests check this against llama-cpp-python); with
+top-k/top-p sampling the distribution is close but not identical, as in
+llama.cpp itself.
 """
 
 from __future__ import annotations
@@ -120,7 +122,8 @@ class ConstrainedSampler:
         if with_grammar:
             llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(view))
         llama_cpp.llama_sampler_apply(self._chain.handle, ctypes.byref(view))
-        return int(self._all["id"][view.selected])
+        # Read through the array's own pointer: a sampler may sort or replace its data.
+        return int(view.data[view.selected].id)
 
     def _grammar_allows(self, token: int) -> bool:
         self._one[0] = (token, 1.0, 0.0)

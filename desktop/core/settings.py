@@ -38,6 +38,13 @@ class ModelSettings(BaseModel):
     )
     max_reply_tokens: int = Field(512, ge=16, le=32768, description="Longest reply, in tokens.")
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="Sampling temperature.")
+    threads: int = Field(
+        0,
+        ge=0,
+        le=256,
+        description="CPU threads for the models; 0 means every core. Lower it if other heavy "
+        "work runs beside Reverie: llama.cpp slows down sharply when it competes for cores.",
+    )
 
 
 class Settings(BaseModel):

@@ -36,13 +36,16 @@ class ReverieApplication:
         from desktop.app import describe_failure  # the root's wording for failures
 
         self._describe = describe_failure
-        self.qt = QApplication.instance() or QApplication(sys.argv[:1])
+        existing = QApplication.instance()
+        self.qt = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
         self.qt.setApplicationName("Reverie")
         self.qt.setWindowIcon(app_icon())
         self.qt.setStyleSheet(app_style_sheet())
         self.has_tray = tray_available()
         self.qt.setQuitOnLastWindowClosed(not self.has_tray)
-        self.window = ChatWindow(core.chat, self._conversation_id(core), hide_on_close=self.has_tray)
+        self.window = ChatWindow(
+            core.chat, self._conversation_id(core), hide_on_close=self.has_tray
+        )
         self.window.set_chat_available(False, "")
         self.window.set_status("Loading the chat model…")
         for problem in core.problems:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TypeVar
 
 from PySide6.QtCore import QKeyCombination, Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut, QTextDocument
@@ -38,6 +39,15 @@ _MARKDOWN = QTextDocument.MarkdownFeature(
 )
 
 
+W = TypeVar("W", bound=QWidget)
+
+
+def _named(widget: W, name: str) -> W:
+    """*widget* with an object name, which the style sheet and tests refer to."""
+    widget.setObjectName(name)
+    return widget
+
+
 @dataclass
 class _Entry:
     role: str
@@ -53,7 +63,7 @@ class MessageInput(QPlainTextEdit):
 
     submitted = Signal()
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt override)
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         is_enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
         if is_enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             self.submitted.emit()
@@ -92,21 +102,22 @@ class ChatWindow(QMainWindow):
 
     # -- construction --------------------------------------------------------
     def _build(self) -> None:
-        self.banner = QLabel(objectName="banner", wordWrap=True)
+        self.banner = _named(QLabel(), "banner")
+        self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner.hide()
-        self.transcript = QTextBrowser(objectName="transcript")
+        self.transcript = _named(QTextBrowser(), "transcript")
         self.transcript.setAccessibleName("Conversation")
         self.transcript.setOpenExternalLinks(False)
-        self.input = MessageInput(objectName="input")
+        self.input = _named(MessageInput(), "input")
         self.input.setAccessibleName("Message")
         self.input.setPlaceholderText("Write a message. Enter sends, Shift+Enter adds a line.")
         self.input.setFixedHeight(84)
         self.input.submitted.connect(self.send)
-        self.send_button = QPushButton("Send", objectName="send")
+        self.send_button = _named(QPushButton("Send"), "send")
         self.send_button.setAccessibleName("Send message")
         self.send_button.clicked.connect(self.send)
-        self.stop_button = QPushButton("Stop", objectName="stop")
+        self.stop_button = _named(QPushButton("Stop"), "stop")
         self.stop_button.setAccessibleName("Stop the reply")
         self.stop_button.clicked.connect(self.stop)
         self.stop_button.setEnabled(False)
@@ -231,9 +242,7 @@ class ChatWindow(QMainWindow):
         self.turn_ended.emit(status)
 
     def _render(self) -> None:
-        blocks = [
-            f"**{_SPEAKERS[e.role]}**\n\n{e.text or '…'}" for e in self._entries
-        ]
+        blocks = [f"**{_SPEAKERS[e.role]}**\n\n{e.text or '…'}" for e in self._entries]
         self.transcript.document().setMarkdown("\n\n---\n\n".join(blocks), _MARKDOWN)
         bar = self.transcript.verticalScrollBar()
         bar.setValue(bar.maximum())
@@ -246,7 +255,7 @@ class ChatWindow(QMainWindow):
         self._thread.quit()
         self._thread.wait()
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self._hide_on_close:  # the app lives on in the tray
             event.ignore()
             self.hide()

@@ -107,16 +107,22 @@ def side_by_side(
             if round_number:
                 rates[name].append(count(text) / seconds)
     return {
-        name: {"tokens_per_s": statistics.median(values), "tokens": count(texts[name]),
-               "sample": texts[name][:80]}
+        name: {
+            "tokens_per_s": statistics.median(values),
+            "tokens": count(texts[name]),
+            "sample": texts[name][:80],
+        }
         for name, values in rates.items()
     }
 
 
 def bench_generation(model_path: Path, rounds: int) -> dict[str, Any]:
     raw = llama_cpp.Llama(
-        str(model_path), n_ctx=CONTEXT, n_threads=default_threads(),
-        n_threads_batch=default_threads(), verbose=False,
+        str(model_path),
+        n_ctx=CONTEXT,
+        n_threads=default_threads(),
+        n_threads_batch=default_threads(),
+        verbose=False,
     )
     broker = InferenceBroker()
     broker.start()
@@ -128,7 +134,8 @@ def bench_generation(model_path: Path, rounds: int) -> dict[str, Any]:
 
         overhead = side_by_side(
             {"raw": lambda: raw_stream(raw, STORY), "broker": lambda: broker_stream(broker, STORY)},
-            count, rounds,
+            count,
+            rounds,
         )
         library_grammar = llama_cpp.LlamaGrammar.from_string(grammar_for_schema(FACTS_SCHEMA))
         schema = side_by_side(
@@ -138,7 +145,8 @@ def bench_generation(model_path: Path, rounds: int) -> dict[str, Any]:
                 "library_schema": lambda: raw_stream(raw, FACTS, grammar=library_grammar),
                 "library_free": lambda: raw_stream(raw, FACTS),
             },
-            count, rounds,
+            count,
+            rounds,
         )
     finally:
         broker.stop()
@@ -157,8 +165,16 @@ def bench_generation(model_path: Path, rounds: int) -> dict[str, Any]:
 def sentences(n: int) -> list[str]:
     subjects = ["My sister", "The old dog", "Our neighbour", "A student", "The chef", "My boss"]
     verbs = ["loves", "hates", "often visits", "is learning about", "writes about", "collects"]
-    objects = ["mountain climbing", "Italian food", "the ocean", "jazz records", "old maps",
-               "board games", "quantum physics", "vintage cars"]
+    objects = [
+        "mountain climbing",
+        "Italian food",
+        "the ocean",
+        "jazz records",
+        "old maps",
+        "board games",
+        "quantum physics",
+        "vintage cars",
+    ]
     return [
         f"{subjects[i % 6]} {verbs[(i // 6) % 6]} {objects[(i // 36) % 8]} ({i})." for i in range(n)
     ]
@@ -197,18 +213,26 @@ def main(argv: list[str] | None = None) -> int:
     }
     gen, emb = results["generation"], results["embeddings"]
     overhead, schema = gen["broker_vs_raw"], gen["schema_vs_free"]
-    print(f"broker vs raw llama-cpp-python: {overhead['broker']['tokens_per_s']:.1f} / "
-          f"{overhead['raw']['tokens_per_s']:.1f} tok/s = {gen['broker_over_raw']:.3f} "
-          f"(target >= 0.95)")
-    print(f"schema vs free (broker):        {schema['schema']['tokens_per_s']:.1f} / "
-          f"{schema['free']['tokens_per_s']:.1f} tok/s = {gen['schema_over_free']:.3f} "
-          f"(target >= 0.8)")
-    print(f"  llama-cpp-python's own grammar: {schema['library_schema']['tokens_per_s']:.1f} / "
-          f"{schema['library_free']['tokens_per_s']:.1f} tok/s = "
-          f"{gen['library_schema_over_free']:.3f}")
-    print(f"embeddings ({emb['texts']} short sentences): batched "
-          f"{emb['batched_texts_per_s']:.0f} texts/s, one per call "
-          f"{emb['per_text_texts_per_s']:.0f} texts/s (target >= 100)")
+    print(
+        f"broker vs raw llama-cpp-python: {overhead['broker']['tokens_per_s']:.1f} / "
+        f"{overhead['raw']['tokens_per_s']:.1f} tok/s = {gen['broker_over_raw']:.3f} "
+        f"(target >= 0.95)"
+    )
+    print(
+        f"schema vs free (broker):        {schema['schema']['tokens_per_s']:.1f} / "
+        f"{schema['free']['tokens_per_s']:.1f} tok/s = {gen['schema_over_free']:.3f} "
+        f"(target >= 0.8)"
+    )
+    print(
+        f"  llama-cpp-python's own grammar: {schema['library_schema']['tokens_per_s']:.1f} / "
+        f"{schema['library_free']['tokens_per_s']:.1f} tok/s = "
+        f"{gen['library_schema_over_free']:.3f}"
+    )
+    print(
+        f"embeddings ({emb['texts']} short sentences): batched "
+        f"{emb['batched_texts_per_s']:.0f} texts/s, one per call "
+        f"{emb['per_text_texts_per_s']:.0f} texts/s (target >= 100)"
+    )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0

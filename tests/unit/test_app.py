@@ -71,7 +71,9 @@ def test_a_corrupt_chat_model_disables_chat_with_the_reason(
 ) -> None:
     broken = app_paths.data_dir / "broken.gguf"
     broken.write_bytes(b"GGUF" + os.urandom(4096))
-    save_settings(Settings(models=ModelSettings(chat_model_path=str(broken))), app_paths.settings_file)
+    save_settings(
+        Settings(models=ModelSettings(chat_model_path=str(broken))), app_paths.settings_file
+    )
     core = build_core(app_paths)
     app = ReverieApplication(core, *load_models(core))
     qtbot.addWidget(app.window)

@@ -16,8 +16,18 @@ ROOT = Path(__file__).resolve().parents[2]
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(out), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
         check=True,
         capture_output=True,
     )
@@ -37,10 +47,7 @@ def test_wheel_contains_shipped_folders(wheel: Path) -> None:
 def test_installed_wheel_finds_its_data(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    probe = (
-        "from desktop.core import paths; "
-        "print(paths.data_dir()); print(paths.resources_dir())"
-    )
+    probe = "from desktop.core import paths; print(paths.data_dir()); print(paths.resources_dir())"
     result = subprocess.run(
         [sys.executable, "-c", probe],
         env={"PYTHONPATH": str(site), "PATH": ""},

@@ -137,6 +137,24 @@ def test_background_generation_is_cut_for_a_user_job_then_runs_again(
     assert model.chunks_sent == 2 + 1 + 5
 
 
+def test_a_preempted_background_job_keeps_its_place_in_the_queue(
+    broker: InferenceBroker, model: ScriptedChatModel
+) -> None:
+    model.answers["first"] = "one two three"
+    gate = _hold(model, allowed=1)
+    first = broker.chat(_say("first"), OPTIONS, BACKGROUND)
+    gate.wait_for_arrival(2)
+    later = broker.chat(_say("later"), OPTIONS, BACKGROUND)
+    user = broker.chat(_say("hi"), OPTIONS)
+    gate.open()
+
+    assert user.result(TIMEOUT) == "ok"
+    assert first.result(TIMEOUT) == "one two three"
+    assert later.result(TIMEOUT) == "ok"
+    assert first.preemptions == 1
+    assert _asked(model) == ["first", "hi", "first", "later"]
+
+
 def test_background_jobs_stream_no_chunks(
     broker: InferenceBroker, model: ScriptedChatModel
 ) -> None:
