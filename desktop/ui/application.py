@@ -4,9 +4,11 @@ to the Qt-free core that ``desktop.app`` (the composition root) built.
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -86,12 +88,23 @@ class ReverieApplication:
             self.window.show_problem(failure)
             print(f"Reverie: {failure}", file=sys.stderr)
 
+    def _quit_on_signals(self) -> None:
+        """Quit cleanly (saving a reply in flight) on Ctrl+C or a polite kill."""
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, lambda *_: self.qt.quit())
+        # Python runs signal handlers only between bytecodes; an idle Qt loop
+        # never gives it the chance unless a timer wakes the interpreter.
+        self._signal_timer = QTimer(self.qt)
+        self._signal_timer.timeout.connect(lambda: None)
+        self._signal_timer.start(250)
+
     def show_chat(self) -> None:
         self.window.show()
         self.window.raise_()
         self.window.activateWindow()
 
     def run(self, *, start_hidden: bool) -> int:
+        self._quit_on_signals()
         if self.tray is not None:
             self.tray.show()
         if not (start_hidden and self.tray is not None):

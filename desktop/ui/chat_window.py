@@ -31,6 +31,7 @@ from desktop.ui.reply_streamer import ReplyFailed, ReplyFinished, ReplyStreamer
 log = logging.getLogger(__name__)
 
 _RENDER_INTERVAL_MS = 80
+_SHUTDOWN_WAIT_S = 5.0
 _SPEAKERS = {"user": "You", "assistant": "Reverie"}
 # GitHub-flavoured Markdown, but raw HTML in a message is shown as text, never rendered.
 _MARKDOWN = QTextDocument.MarkdownFeature(
@@ -249,9 +250,15 @@ class ChatWindow(QMainWindow):
 
     # -- shutdown ------------------------------------------------------------
     def shutdown(self) -> None:
-        """Cancel a reply in flight and stop the streamer thread."""
-        if self._turn is not None:
-            self._turn.job.cancel()
+        """Stop a reply in flight (keeping what was said) and the streamer thread."""
+        turn, self._turn = self._turn, None
+        if turn is not None and self._chat is not None:
+            turn.job.cancel()
+            try:
+                partial = turn.job.result(timeout=_SHUTDOWN_WAIT_S)
+                self._chat.record_reply(turn, partial, "cancelled")
+            except Exception:  # quitting must not fail; the question itself is stored
+                log.exception("could not keep the unfinished reply")
         self._thread.quit()
         self._thread.wait()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from models.broker import _EMBED_SLICE, InferenceBroker, Job, Priority
 from models.errors import GenerationCancelled, ModelUnavailable
 from models.interfaces import ChatMessage, Chunk, GenerationOptions
+from models.llama_chat import LlamaChatModel
 from tests.fakes import (
     CallProbe,
     ForkableChatModel,
@@ -552,3 +554,22 @@ def test_a_failing_done_callback_does_not_take_the_broker_down(
     assert job.result(TIMEOUT) == "ok"
     assert after.wait(TIMEOUT)  # later callbacks still run
     assert broker.chat(_say("next"), OPTIONS).result(TIMEOUT) == "ok"
+
+
+@pytest.mark.model
+def test_a_background_call_leaves_the_chats_prompt_cache_alone(smollm2_path: Path) -> None:
+    chat = LlamaChatModel(smollm2_path, context_length=1024)
+    broker = InferenceBroker()
+    broker.start()
+    try:
+        broker.load_chat_model(lambda: chat).result(TIMEOUT)
+        options = GenerationOptions(max_tokens=8, temperature=0.0)
+        turn = [ChatMessage("system", "Be brief."), ChatMessage("user", "Name a colour.")]
+        first = broker.chat(turn, options).result(TIMEOUT)
+        broker.chat(_say("Summarise: the sky is blue."), options, BACKGROUND).result(TIMEOUT)
+        follow_up = [*turn, ChatMessage("assistant", first), ChatMessage("user", "Another?")]
+        broker.chat(follow_up, options).result(TIMEOUT)
+
+        assert chat.last_prompt_reuse >= len(chat.prompt_tokens(turn)) - 1
+    finally:
+        broker.stop()

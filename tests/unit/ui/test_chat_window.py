@@ -17,7 +17,7 @@ from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ModelSettings
 from desktop.ui.chat_window import ChatWindow
 from models.broker import InferenceBroker
-from tests.fakes import ScriptedChatModel
+from tests.fakes import ScriptedChatModel, StepGate
 
 WAIT_MS = 10_000
 
@@ -172,3 +172,22 @@ def test_history_is_shown_when_the_window_opens(
         assert "You said hello." in text  # Markdown rendered, not shown raw
     finally:
         win.shutdown()
+
+
+def test_quitting_mid_reply_keeps_what_was_said(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    model.answers["tell me"] = "alpha beta gamma delta"
+    gate = StepGate(allowed=2)
+    model.gate = gate
+    send_by_enter(qtbot, window, "tell me")
+    gate.wait_for_arrival(3)  # two words out, held before the third
+    gate.open()  # the cancel lands before the next word
+    window.shutdown()
+
+    (conversation,) = store.list()
+    stored = [(m.role, m.content) for m in store.messages(conversation.id)]
+    assert stored[0] == ("user", "tell me")
+    assert stored[1][0] == "assistant"
+    assert stored[1][1].startswith("alpha beta")
+    assert not window._thread.isRunning()
