@@ -53,19 +53,24 @@ def default_threads() -> int:
     return max(1, usable or 1)
 
 
-# ggml log levels (ggml.h).  llama.cpp's warnings are diagnostics for
-# developers (e.g. "n_ctx_seq > n_ctx_train"), never something a user acts on,
-# so they go to the log file, not the console.
-_LEVELS = {1: logging.DEBUG, 2: logging.INFO, 3: logging.ERROR, 4: logging.DEBUG}
+# ggml_log_level (ggml.h): DEBUG=1, INFO=2, WARN=3, ERROR=4, CONT=5 continues
+# the previous line.  llama.cpp's warnings are diagnostics for developers
+# (e.g. "n_ctx_seq > n_ctx_train"), never something a user acts on, so they
+# go to the log file at INFO, not to the console.
+_LEVELS = {1: logging.DEBUG, 2: logging.DEBUG, 3: logging.INFO, 4: logging.ERROR}
+_CONTINUATION = 5
+_last_level = [logging.DEBUG]
 
 
 @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]  # ctypes callback factory
 def _route_llama_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
     # llama-cpp-python's own callback prints warnings to stderr even with
     # verbose=False (it maps ggml's levels wrongly); route them to logging.
+    if level != _CONTINUATION:
+        _last_level[0] = _LEVELS.get(level, logging.DEBUG)
     message = text.decode("utf-8", errors="replace").rstrip()
     if message:
-        log.log(_LEVELS.get(level, logging.DEBUG), "%s", message)
+        log.log(_last_level[0], "%s", message)
 
 
 def open_llama(path: Path, *, n_ctx: int, **params: Any) -> llama_cpp.Llama:

@@ -13,6 +13,7 @@ import codecs
 import logging
 import random
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -144,12 +145,38 @@ class LlamaChatModel:
             llm.reset()  # type: ignore[no-untyped-call]  # llama-cpp-python leaves it unannotated
         llm.n_tokens = reused
         self._last_prompt_reuse = reused
-        for start in range(reused, len(tokens), llm.n_batch):
-            if should_stop():
-                return False
-            llm.eval(tokens[start : start + llm.n_batch])
+        with self._abortable(should_stop):
+            for start in range(reused, len(tokens), llm.n_batch):
+                if should_stop():
+                    return False
+                try:
+                    llm.eval(tokens[start : start + llm.n_batch])
+                except RuntimeError:
+                    # llama_decode returned "aborted": llama.cpp dropped the
+                    # unfinished batch from the cache and n_tokens never counted it.
+                    if should_stop():
+                        return False
+                    raise
         log.debug("prompt: %d tokens, %d reused from cache", len(tokens), reused)
         return True
+
+    @contextmanager
+    def _abortable(self, should_stop: ShouldStop) -> Iterator[None]:
+        """Let *should_stop* abort a prompt batch midway, not only between batches.
+
+        A 512-token batch takes seconds on a small CPU, and Stop must work
+        while the model reads.  llama.cpp polls the callback after every graph
+        node, so it is installed only while reading: during generation it
+        would cost several percent of speed, and should_stop is polled per
+        token there anyway.
+        """
+        ctx = self._llm._ctx.ctx
+        callback = llama_cpp.ggml_abort_callback(lambda _data: bool(should_stop()))
+        llama_cpp.llama_set_abort_callback(ctx, callback, None)
+        try:
+            yield
+        finally:
+            llama_cpp.llama_set_abort_callback(ctx, llama_cpp.ggml_abort_callback(), None)
 
     def _generate(
         self,

@@ -186,6 +186,27 @@ def test_stopping_while_the_prompt_is_read_yields_only_a_cancelled_chunk(
 
 
 @pytest.mark.model
+def test_stop_aborts_a_prompt_batch_midway_and_leaves_the_cache_clean(
+    fresh_smollm2: Callable[[], LlamaChatModel],
+) -> None:
+    model = fresh_smollm2()
+    polls = 0
+
+    def stop_inside_the_first_batch() -> bool:
+        nonlocal polls
+        polls += 1
+        return polls > 2  # the first poll is before the batch; later ones come from llama.cpp
+
+    long_question = _say("word " * 1200 + "Say ok.")
+    chunks = _stream(model, long_question, should_stop=stop_inside_the_first_batch)
+
+    assert chunks == [Chunk("", "cancelled")]
+    assert model._llm.n_tokens == 0  # the aborted batch was not kept
+    expected = _text(_stream(fresh_smollm2(), _say("Name a fruit."), GREEDY))
+    assert _text(_stream(model, _say("Name a fruit."), GREEDY)) == expected
+
+
+@pytest.mark.model
 def test_a_stream_abandoned_midway_leaves_the_model_usable(smollm2: LlamaChatModel) -> None:
     stream = smollm2.stream(_say("Tell me about the sea."), GREEDY)
     assert isinstance(stream, Generator)
