@@ -22,7 +22,7 @@ from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import Settings, load_settings
+from desktop.core.settings import Settings, SettingsProblem, load_settings, save_settings
 from models.broker import InferenceBroker, Job
 from models.convert_bert import CONVERTER_VERSION, ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source
@@ -62,9 +62,15 @@ def build_core(paths: AppPaths) -> Core:
         core.problems.append(str(settings_problem))
     try:
         paths.ensure()
-        core.database = open_database(paths.database_file)
     except OSError as error:
-        core.problems.append(f"Reverie cannot use its data folder {paths.data_dir}: {error}.")
+        core.problems.append(f"Reverie cannot create its folders: {error}.")
+    if not paths.settings_file.exists():  # written once, so users find it to edit
+        try:
+            save_settings(settings, paths.settings_file)
+        except SettingsProblem as error:
+            core.problems.append(str(error))
+    try:
+        core.database = open_database(paths.database_file)
     except EnvironmentProblem as error:
         core.problems.append(f"Conversations and memory are unavailable: {error}")
     if core.database is not None:

@@ -7,6 +7,8 @@ folder.  The real SmolLM2 chat model is loaded once per session.
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,7 +18,11 @@ from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPat
 from models.embedded import default_chat_model_path
 from models.llama_chat import LlamaChatModel
 
+# Set before any QApplication exists, so a bare `pytest` never needs a display.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
 SMOLLM2_CONTEXT = 2048
+THREAD_EXIT_WAIT_S = 5.0
 
 
 @pytest.fixture(autouse=True)
@@ -30,6 +36,24 @@ def user_dirs(
     monkeypatch.setenv(ENV_CONFIG, str(home / "config"))
     monkeypatch.setenv(ENV_CACHE, str(home / "cache"))
     return resolve_paths()
+
+
+@pytest.fixture(autouse=True)
+def no_threads_left_behind() -> Iterator[None]:
+    """A test that leaves a thread running (a broker, a worker) fails."""
+    before = set(threading.enumerate())
+    yield
+    # Qt's own threads show up as never-ending "dummy" threads once Python code
+    # ran on them; QThreads are checked by the tests that start them.
+    leftovers = [
+        t
+        for t in threading.enumerate()
+        if t not in before and not isinstance(t, threading._DummyThread)
+    ]
+    for thread in leftovers:
+        thread.join(THREAD_EXIT_WAIT_S)
+    alive = [t.name for t in leftovers if t.is_alive()]
+    assert not alive, f"threads left running: {alive}"
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import build_core, load_models, main
 from desktop.core.paths import AppPaths, resolve_paths
-from desktop.core.settings import ModelSettings, Settings, save_settings
+from desktop.core.settings import ModelSettings, Settings, load_settings, save_settings
 from desktop.ui.application import ReverieApplication
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
@@ -112,3 +112,12 @@ def test_check_reports_every_part_and_replies(
     assert "embedding model: " in out
     reply_line = next(line for line in out.splitlines() if line.startswith("reply: "))
     assert len(reply_line) > len("reply: ")
+
+
+def test_first_start_writes_the_default_settings_for_the_user_to_edit(app_paths: AppPaths) -> None:
+    core = build_core(app_paths)
+    try:
+        assert core.problems == []
+        assert load_settings(app_paths.settings_file) == (Settings(), None)
+    finally:
+        core.close()
