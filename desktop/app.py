@@ -20,13 +20,13 @@ from desktop import __version__
 from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.errors import EnvironmentProblem
+from desktop.core.jobs import failure_message
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import Settings, SettingsProblem, load_settings, save_settings
 from models.broker import InferenceBroker, Job
 from models.convert_bert import CONVERTER_VERSION, ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source
-from models.errors import ModelError
 from models.interfaces import ChatMessage, GenerationOptions
 from models.llama_chat import LlamaChatModel
 from models.llama_embedder import LlamaEmbedder
@@ -109,15 +109,6 @@ def load_models(core: Core) -> tuple[Job, Job]:
     return chat, embedder
 
 
-def describe_failure(what: str, job: Job) -> str | None:
-    """Wait for *job*; a user-facing sentence if it failed, else None."""
-    try:
-        job.result()
-    except (ModelError, EnvironmentProblem, OSError) as error:
-        return f"{what} is unavailable: {error}"
-    return None
-
-
 # -- entry points ----------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_arguments(argv)
@@ -133,8 +124,8 @@ def run_check(paths: AppPaths, prompt: str) -> int:
     core = build_core(paths)
     try:
         chat_job, embed_job = load_models(core)
-        chat_failure = describe_failure("Chat", chat_job)
-        embed_failure = describe_failure("Memory search (the embedding model)", embed_job)
+        chat_failure = failure_message("Chat", chat_job)
+        embed_failure = failure_message("Memory search (the embedding model)", embed_job)
         problems = [*core.problems, *filter(None, (chat_failure, embed_failure))]
         for problem in problems:
             print(f"problem: {problem}", file=sys.stderr)
@@ -157,15 +148,24 @@ def run_check(paths: AppPaths, prompt: str) -> int:
 
 
 def run_gui(paths: AppPaths, *, start_hidden: bool) -> int:
-    from desktop.ui.application import ReverieApplication  # Qt only for the GUI
+    from desktop.ui.application import ReverieApplication, qt_application
+    from desktop.ui.single_instance import SingleInstance, instance_key
 
+    qt = qt_application()
+    instance = SingleInstance(instance_key(paths.data_dir), qt)
+    if not instance.claim():
+        print("Reverie is already running; its window was brought to the front.")
+        return 0
     core = build_core(paths)
     for problem in core.problems:
         print(f"Reverie: {problem}", file=sys.stderr)
     chat_job, embed_job = load_models(core)
     try:
-        return ReverieApplication(core, chat_job, embed_job).run(start_hidden=start_hidden)
+        app = ReverieApplication(core, chat_job, embed_job)
+        instance.activation_requested.connect(app.show_chat)
+        return app.run(start_hidden=start_hidden)
     finally:
+        instance.release()
         core.close()
 
 

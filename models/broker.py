@@ -238,7 +238,7 @@ class InferenceBroker:
 
     def _execute(self, job: Job) -> None:
         if job.cancel_requested:
-            job._finish(error=GenerationCancelled("cancelled before it started"))
+            self._finish_cancelled_before_start(job)
             return
         request = job.request
         if isinstance(request, LoadRequest):
@@ -247,6 +247,16 @@ class InferenceBroker:
             self._embed(job, request)
         else:
             self._generate(job, request)
+
+    @staticmethod
+    def _finish_cancelled_before_start(job: Job) -> None:
+        if isinstance(job.request, ChatRequest) and job.priority == Priority.USER:
+            # Stop pressed before the reply began: the same ending as stopping
+            # mid-stream, an empty reply, not an error.
+            job._emit(Chunk("", "cancelled"))
+            job._finish(result="")
+        else:
+            job._finish(error=GenerationCancelled("cancelled before it started"))
 
     def _load(self, job: Job, request: LoadRequest) -> None:
         model = request.load()

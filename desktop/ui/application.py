@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.core import paths
 from desktop.core.errors import ReverieError
+from desktop.core.jobs import failure_message
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.job_watcher import JobWatcher
 from desktop.ui.tray import Tray, tray_available
@@ -21,6 +22,12 @@ from models.broker import Job
 
 if TYPE_CHECKING:
     from desktop.app import Core
+
+
+def qt_application() -> QApplication:
+    """The process's QApplication, created on first use."""
+    existing = QApplication.instance()
+    return existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
 
 
 def app_icon() -> QIcon:
@@ -35,11 +42,7 @@ class ReverieApplication:
     """Owns the QApplication and the top-level windows for one run."""
 
     def __init__(self, core: Core, chat_job: Job, embed_job: Job) -> None:
-        from desktop.app import describe_failure  # the root's wording for failures
-
-        self._describe = describe_failure
-        existing = QApplication.instance()
-        self.qt = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+        self.qt = qt_application()
         self.qt.setApplicationName("Reverie")
         self.qt.setWindowIcon(app_icon())
         self.qt.setStyleSheet(app_style_sheet())
@@ -76,7 +79,7 @@ class ReverieApplication:
         watcher.watch(job)
 
     def _on_chat_model(self, job: Job) -> None:
-        failure = self._describe("Chat", job)
+        failure = failure_message("Chat", job)
         self.window.set_chat_available(failure is None, failure or "")
         if failure is None:
             self.window.set_status(f"Ready: {job.result()}")
@@ -84,7 +87,7 @@ class ReverieApplication:
             print(f"Reverie: {failure}", file=sys.stderr)
 
     def _on_embedder(self, job: Job) -> None:
-        if failure := self._describe("Memory search (the embedding model)", job):
+        if failure := failure_message("Memory search (the embedding model)", job):
             self.window.show_problem(failure)
             print(f"Reverie: {failure}", file=sys.stderr)
 

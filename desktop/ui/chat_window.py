@@ -8,6 +8,7 @@ throttled while a reply streams; the final message is rendered in full.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -53,6 +54,21 @@ def _named(widget: W, name: str) -> W:
 class _Entry:
     role: str
     text: str
+
+
+_FENCE = re.compile(r"(```.*?(?:```|$))", re.DOTALL)
+_LONE_NEWLINE = re.compile(r"(?<!\n)\n(?!\n)")
+
+
+def _keep_line_breaks(text: str) -> str:
+    """Markdown joins single newlines into one line; in a chat they are meant.
+
+    Outside code fences each lone newline becomes a hard break.
+    """
+    parts = _FENCE.split(text)
+    return "".join(
+        part if part.startswith("```") else _LONE_NEWLINE.sub("  \n", part) for part in parts
+    )
 
 
 class MessageInput(QPlainTextEdit):
@@ -243,7 +259,9 @@ class ChatWindow(QMainWindow):
         self.turn_ended.emit(status)
 
     def _render(self) -> None:
-        blocks = [f"**{_SPEAKERS[e.role]}**\n\n{e.text or '…'}" for e in self._entries]
+        blocks = [
+            f"**{_SPEAKERS[e.role]}**\n\n{_keep_line_breaks(e.text) or '…'}" for e in self._entries
+        ]
         self.transcript.document().setMarkdown("\n\n---\n\n".join(blocks), _MARKDOWN)
         bar = self.transcript.verticalScrollBar()
         bar.setValue(bar.maximum())

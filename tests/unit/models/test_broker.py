@@ -201,10 +201,26 @@ def test_cancel_before_start_never_reaches_the_model(
     gate.open()
 
     assert first.result(TIMEOUT) == "ok"
+    # Ends like a reply stopped mid-stream, with nothing said: not an error.
+    assert second.result(TIMEOUT) == ""
+    assert list(second.chunks(TIMEOUT)) == [Chunk("", "cancelled")]
+    assert _asked(model) == ["first"]
+
+
+def test_a_background_job_cancelled_before_start_raises(
+    broker: InferenceBroker, model: ScriptedChatModel
+) -> None:
+    gate = _hold(model)
+    first = broker.chat(_say("first"), OPTIONS)
+    gate.wait_for_arrival(1)
+    dream = broker.chat(_say("dream"), OPTIONS, BACKGROUND)
+
+    dream.cancel()
+    gate.open()
+
+    assert first.result(TIMEOUT) == "ok"
     with pytest.raises(GenerationCancelled):
-        second.result(TIMEOUT)
-    with pytest.raises(GenerationCancelled):
-        list(second.chunks(TIMEOUT))
+        dream.result(TIMEOUT)
     assert _asked(model) == ["first"]
 
 

@@ -191,3 +191,20 @@ def test_quitting_mid_reply_keeps_what_was_said(
     assert stored[1][0] == "assistant"
     assert stored[1][1].startswith("alpha beta")
     assert not window._thread.isRunning()
+
+
+def test_line_breaks_in_a_message_are_kept_but_code_is_untouched(
+    qtbot: QtBot, store: ConversationStore, broker: InferenceBroker, tmp_path: Path
+) -> None:
+    conversation = store.create("Poem")
+    poem = "Moon on the water\nquiet light\n```\na\nb\n```"
+    store.add_message(conversation.id, "assistant", poem)
+    chat = ChatService(store, broker, PromptLibrary(tmp_path), ModelSettings())
+    win = ChatWindow(chat, conversation.id, hide_on_close=False)
+    qtbot.addWidget(win)
+    try:
+        text = win.transcript.toPlainText()
+        assert "Moon on the water\nquiet light" in text
+        assert "a\nb" in text
+    finally:
+        win.shutdown()
