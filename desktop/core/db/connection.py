@@ -53,16 +53,11 @@ class ExecResult:
     rowcount: int
 
 
-class Transaction:
-    """The statements of one open write transaction; valid only inside its ``with``."""
+class _Reads:
+    """The read helpers shared by ``Database`` and ``Transaction``."""
 
-    def __init__(self, database: Database) -> None:
-        self._database = database
-        self._open = True
-
-    def execute(self, sql: str, params: Params = ()) -> ExecResult:
-        cursor = self._run(sql, params)
-        return ExecResult(cursor.lastrowid, cursor.rowcount)
+    def _fetch(self, sql: str, params: Params, *, one: bool) -> list[Row]:
+        raise NotImplementedError
 
     def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
         rows = self._fetch(sql, params, one=True)
@@ -74,6 +69,18 @@ class Transaction:
     def fetch_value(self, sql: str, params: Params = ()) -> Any:
         row = self.fetch_one(sql, params)
         return None if row is None else row[0]
+
+
+class Transaction(_Reads):
+    """The statements of one open write transaction; valid only inside its ``with``."""
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+        self._open = True
+
+    def execute(self, sql: str, params: Params = ()) -> ExecResult:
+        cursor = self._run(sql, params)
+        return ExecResult(cursor.lastrowid, cursor.rowcount)
 
     def execute_script(self, script: str) -> None:
         """Run several statements inside this transaction.
@@ -101,7 +108,7 @@ class Transaction:
         self._open = False
 
 
-class Database:
+class Database(_Reads):
     """Reverie's open SQLite database.  Build it with ``open_database``."""
 
     def __init__(self, path: Path, driver: Driver, connection: Any, vec_version: str) -> None:
@@ -141,17 +148,6 @@ class Database:
             finally:
                 transaction._end()
                 self._in_transaction = False
-
-    def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
-        rows = self._fetch(sql, params, one=True)
-        return rows[0] if rows else None
-
-    def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
-        return self._fetch(sql, params, one=False)
-
-    def fetch_value(self, sql: str, params: Params = ()) -> Any:
-        row = self.fetch_one(sql, params)
-        return None if row is None else row[0]
 
     def pragma(self, name: str) -> Any:
         """The current value of PRAGMA *name* (read-only use)."""

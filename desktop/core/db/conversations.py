@@ -17,6 +17,7 @@ from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import QueryFailed, RowNotFound
 from desktop.core.db.fts import match_query
+from desktop.core.db.rows import columns, from_row, json_or_none, select_list
 
 MessageRole = Literal["system", "user", "assistant", "tool", "event"]
 
@@ -48,43 +49,15 @@ class Message:
 
 
 def _conversation(row: Row) -> Conversation:
-    return Conversation(
-        id=row["id"],
-        title=row["title"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        off_record=bool(row["off_record"]),
-        summary=row["summary"],
-        summary_updated_at=row["summary_updated_at"],
-        harvested_through_message_id=row["harvested_through_message_id"],
-        deleted_at=row["deleted_at"],
-    )
+    return from_row(Conversation, row, off_record=bool)
 
 
 def _message(row: Row) -> Message:
-    return Message(
-        id=row["id"],
-        conversation_id=row["conversation_id"],
-        role=row["role"],
-        content=row["content"],
-        created_at=row["created_at"],
-        archived_at=row["archived_at"],
-        token_count=row["token_count"],
-        metadata=json.loads(row["metadata"]) if row["metadata"] is not None else None,
-    )
+    return from_row(Message, row, metadata=json_or_none)
 
 
-_MESSAGE_FIELDS = (
-    "id",
-    "conversation_id",
-    "role",
-    "content",
-    "created_at",
-    "archived_at",
-    "token_count",
-    "metadata",
-)
-_MESSAGE_COLUMNS = ", ".join(f"m.{name}" for name in _MESSAGE_FIELDS)
+_MESSAGE_FIELDS = columns(Message)
+_MESSAGE_COLUMNS = select_list(Message, "m")
 
 
 def _returned(row: Row | None) -> Row:

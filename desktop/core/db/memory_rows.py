@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from desktop.core.db.connection import Row
+from desktop.core.db.rows import columns, from_row, json_or_none, select_list
 
 MemoryStatus = Literal["active", "superseded", "archived", "deleted"]
 SourceKind = Literal["user_explicit", "harvested", "dream_merged", "imported", "inferred"]
@@ -37,31 +38,6 @@ SOURCE_KINDS: tuple[SourceKind, ...] = get_args(SourceKind)
 # Who changed a memory; "dream:<pass>" names the dreaming pass.
 _ACTOR = re.compile(r"user|harvest|system|tool|dream:.+", re.DOTALL)
 _WHITESPACE = re.compile(r"\s+")
-
-MEMORY_COLUMNS = (
-    "id",
-    "content",
-    "category",
-    "source_kind",
-    "importance",
-    "reinforcement_count",
-    "created_at",
-    "last_seen_at",
-    "valid_from",
-    "valid_to",
-    "pinned",
-    "status",
-    "superseded_by",
-    "content_hash",
-    "embedding_model",
-    "flags",
-    "updated_at",
-)
-
-
-def select_columns(alias: str) -> str:
-    """The memory columns for a SELECT, qualified by table *alias*."""
-    return ", ".join(f"{alias}.{column}" for column in MEMORY_COLUMNS)
 
 
 def content_hash(text: str) -> str:
@@ -132,37 +108,17 @@ class MemoryHistoryEntry:
     created_at: float
 
 
+MEMORY_COLUMNS = columns(Memory)
+
+
+def select_columns(alias: str) -> str:
+    """The memory columns for a SELECT, qualified by table *alias*."""
+    return select_list(Memory, alias)
+
+
 def memory_from_row(row: Row) -> Memory:
-    return Memory(
-        id=row["id"],
-        content=row["content"],
-        category=row["category"],
-        source_kind=row["source_kind"],
-        importance=row["importance"],
-        reinforcement_count=row["reinforcement_count"],
-        created_at=row["created_at"],
-        last_seen_at=row["last_seen_at"],
-        valid_from=row["valid_from"],
-        valid_to=row["valid_to"],
-        pinned=bool(row["pinned"]),
-        status=row["status"],
-        superseded_by=row["superseded_by"],
-        content_hash=row["content_hash"],
-        embedding_model=row["embedding_model"],
-        flags=tuple(json.loads(row["flags"])) if row["flags"] is not None else (),
-        updated_at=row["updated_at"],
-    )
+    return from_row(Memory, row, pinned=bool, flags=lambda text: tuple(json.loads(text or "[]")))
 
 
 def history_from_row(row: Row) -> MemoryHistoryEntry:
-    return MemoryHistoryEntry(
-        id=row["id"],
-        memory_id=row["memory_id"],
-        operation=row["operation"],
-        old_content=row["old_content"],
-        new_content=row["new_content"],
-        actor=row["actor"],
-        dream_run_id=row["dream_run_id"],
-        details=json.loads(row["details"]) if row["details"] is not None else None,
-        created_at=row["created_at"],
-    )
+    return from_row(MemoryHistoryEntry, row, details=json_or_none)
