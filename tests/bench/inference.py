@@ -71,13 +71,26 @@ FACTS = [
 ]
 
 
-def timed(run: Callable[[], str]) -> tuple[str, float]:
+def timed(pieces: Iterator[str]) -> tuple[str, float, float]:
+    """The text of *pieces*, seconds in all, and seconds after the first piece."""
     start = time.perf_counter()
-    text = run()
-    return text, time.perf_counter() - start
+    first: float | None = None
+    parts: list[str] = []
+    for piece in pieces:
+        if piece and first is None:
+            first = time.perf_counter()
+        parts.append(piece)
+    end = time.perf_counter()
+    return "".join(parts), end - start, end - (first if first is not None else start)
 
 
-def raw_stream(llm: llama_cpp.Llama, messages: list[ChatMessage], **extra: Any) -> str:
+def seconds(run: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def raw_stream(llm: llama_cpp.Llama, messages: list[ChatMessage], **extra: Any) -> Iterator[str]:
     chunks: Iterator[Any] = llm.create_chat_completion(
         [{"role": m.role, "content": m.content} for m in messages],
         stream=True,
@@ -86,34 +99,49 @@ def raw_stream(llm: llama_cpp.Llama, messages: list[ChatMessage], **extra: Any) 
         repeat_penalty=1.0,
         **extra,
     )
-    return "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks)
+    return (c["choices"][0]["delta"].get("content") or "" for c in chunks)
 
 
-def broker_stream(broker: InferenceBroker, messages: list[ChatMessage], **extra: Any) -> str:
+def broker_stream(
+    broker: InferenceBroker, messages: list[ChatMessage], **extra: Any
+) -> Iterator[str]:
     options = GenerationOptions(max_tokens=MAX_TOKENS, temperature=0.0, repeat_penalty=1.0, **extra)
-    return "".join(chunk.text for chunk in broker.chat(messages, options).chunks())
+    return (chunk.text for chunk in broker.chat(messages, options).chunks())
 
 
 def side_by_side(
-    sides: dict[str, Callable[[], str]], count: Callable[[str], int], rounds: int
+    sides: dict[str, Callable[[], Iterator[str]]], count: Callable[[str], int], rounds: int
 ) -> dict[str, dict[str, Any]]:
-    """Tokens/s of each side, rounds alternating; the first round warms up."""
-    rates: dict[str, list[float]] = {name: [] for name in sides}
+    """Tokens/s of each side, rounds alternating; the first round warms up.
+
+    ``tokens_per_s`` is over the whole call (what a user waits for);
+    ``decode_tokens_per_s`` starts at the first token, so that outputs of
+    different lengths compare fairly (a short one is not dominated by setup).
+    """
+    whole: dict[str, list[float]] = {name: [] for name in sides}
+    decode: dict[str, list[float]] = {name: [] for name in sides}
     texts: dict[str, str] = {}
     for round_number in range(rounds + 1):
         for name, run in sides.items():
-            text, seconds = timed(run)
+            text, seconds, after_first = timed(run())
             texts[name] = text
             if round_number:
-                rates[name].append(count(text) / seconds)
+                tokens = count(text)
+                whole[name].append(tokens / seconds)
+                decode[name].append((tokens - 1) / after_first)
     return {
         name: {
-            "tokens_per_s": statistics.median(values),
+            "tokens_per_s": statistics.median(whole[name]),
+            "decode_tokens_per_s": statistics.median(decode[name]),
             "tokens": count(texts[name]),
             "sample": texts[name][:80],
         }
-        for name, values in rates.items()
+        for name in sides
     }
+
+
+def ratio(results: dict[str, dict[str, Any]], top: str, bottom: str, key: str) -> float:
+    return float(results[top][key] / results[bottom][key])
 
 
 def bench_generation(model_path: Path, rounds: int) -> dict[str, Any]:
@@ -153,11 +181,13 @@ def bench_generation(model_path: Path, rounds: int) -> dict[str, Any]:
         raw.close()
     return {
         "broker_vs_raw": overhead,
-        "broker_over_raw": overhead["broker"]["tokens_per_s"] / overhead["raw"]["tokens_per_s"],
+        "broker_over_raw": ratio(overhead, "broker", "raw", "tokens_per_s"),
+        "broker_over_raw_decode": ratio(overhead, "broker", "raw", "decode_tokens_per_s"),
         "schema_vs_free": schema,
-        "schema_over_free": schema["schema"]["tokens_per_s"] / schema["free"]["tokens_per_s"],
-        "library_schema_over_free": (
-            schema["library_schema"]["tokens_per_s"] / schema["library_free"]["tokens_per_s"]
+        "schema_over_free": ratio(schema, "schema", "free", "decode_tokens_per_s"),
+        "schema_over_free_whole": ratio(schema, "schema", "free", "tokens_per_s"),
+        "library_schema_over_free": ratio(
+            schema, "library_schema", "library_free", "decode_tokens_per_s"
         ),
     }
 
@@ -188,8 +218,8 @@ def bench_embeddings(rounds: int, n_texts: int = 256) -> dict[str, Any]:
         per_text: list[float] = []
         batched: list[float] = []
         for round_number in range(rounds + 1):
-            _, one_by_one = timed(lambda: "".join(str(embedder.embed([t]).shape) for t in texts))
-            _, together = timed(lambda: str(embedder.embed(texts).shape))
+            one_by_one = seconds(lambda: [embedder.embed([text]) for text in texts])
+            together = seconds(lambda: embedder.embed(texts))
             if round_number:
                 per_text.append(n_texts / one_by_one)
                 batched.append(n_texts / together)
@@ -214,18 +244,19 @@ def main(argv: list[str] | None = None) -> int:
     gen, emb = results["generation"], results["embeddings"]
     overhead, schema = gen["broker_vs_raw"], gen["schema_vs_free"]
     print(
-        f"broker vs raw llama-cpp-python: {overhead['broker']['tokens_per_s']:.1f} / "
+        f"broker vs raw llama-cpp-python, whole call: {overhead['broker']['tokens_per_s']:.1f} / "
         f"{overhead['raw']['tokens_per_s']:.1f} tok/s = {gen['broker_over_raw']:.3f} "
-        f"(target >= 0.95)"
+        f"(decode only: {gen['broker_over_raw_decode']:.3f}; target >= 0.95)"
     )
     print(
-        f"schema vs free (broker):        {schema['schema']['tokens_per_s']:.1f} / "
-        f"{schema['free']['tokens_per_s']:.1f} tok/s = {gen['schema_over_free']:.3f} "
-        f"(target >= 0.8)"
+        f"schema vs free through the broker, decode: {schema['schema']['decode_tokens_per_s']:.1f}"
+        f" / {schema['free']['decode_tokens_per_s']:.1f} tok/s = {gen['schema_over_free']:.3f} "
+        f"(whole call: {gen['schema_over_free_whole']:.3f}; target >= 0.8)"
     )
     print(
-        f"  llama-cpp-python's own grammar: {schema['library_schema']['tokens_per_s']:.1f} / "
-        f"{schema['library_free']['tokens_per_s']:.1f} tok/s = "
+        "  llama-cpp-python's own grammar path, decode: "
+        f"{schema['library_schema']['decode_tokens_per_s']:.1f} / "
+        f"{schema['library_free']['decode_tokens_per_s']:.1f} tok/s = "
         f"{gen['library_schema_over_free']:.3f}"
     )
     print(
