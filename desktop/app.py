@@ -23,6 +23,7 @@ from desktop.core.errors import EnvironmentProblem
 from desktop.core.jobs import failure_message
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
+from desktop.core.secrets import SecretStore
 from desktop.core.settings import Settings, SettingsProblem, load_settings, save_settings
 from models.broker import InferenceBroker, Job
 from models.convert_bert import CONVERTER_VERSION, ensure_default_embedder_gguf
@@ -44,6 +45,7 @@ class Core:
     paths: AppPaths
     settings: Settings
     broker: InferenceBroker
+    secrets: SecretStore
     database: Database | None = None
     chat: ChatService | None = None
     problems: list[str] = field(default_factory=list)
@@ -57,7 +59,7 @@ class Core:
 def build_core(paths: AppPaths) -> Core:
     settings, settings_problem = load_settings(paths.settings_file)
     broker = InferenceBroker()
-    core = Core(paths, settings, broker)
+    core = Core(paths, settings, broker, SecretStore())
     if settings_problem is not None:
         core.problems.append(str(settings_problem))
     try:
@@ -131,6 +133,11 @@ def run_check(paths: AppPaths, prompt: str) -> int:
             print(f"problem: {problem}", file=sys.stderr)
         if core.database is not None:
             print(f"database: {paths.database_file} (driver: {core.database.driver_name})")
+        print(
+            "secrets: system keyring available"
+            if core.secrets.available
+            else "secrets: no system keyring; Reverie will refuse to store secrets"
+        )
         if embed_failure is None:
             print(f"embedding model: {embed_job.result()}")
         if chat_failure is None:

@@ -110,6 +110,7 @@ def test_check_reports_every_part_and_replies(
     assert "driver: " in out
     assert "chat model: SmolLM2-135M-Instruct.Q4_1" in out
     assert "embedding model: " in out
+    assert "secrets: " in out
     reply_line = next(line for line in out.splitlines() if line.startswith("reply: "))
     assert len(reply_line) > len("reply: ")
 
