@@ -33,6 +33,10 @@ log = logging.getLogger(__name__)
 
 _RENDER_INTERVAL_MS = 80
 _SHUTDOWN_WAIT_S = 5.0
+_EMPTY_CONVERSATION = (
+    "<p style='color:#8a86a0; margin-top:40px' align='center'>"
+    "Say hello. Everything you write stays on this computer.</p>"
+)
 _SPEAKERS = {"user": "You", "assistant": "Reverie"}
 # GitHub-flavoured Markdown, but raw HTML in a message is shown as text, never rendered.
 _MARKDOWN = QTextDocument.MarkdownFeature(
@@ -259,6 +263,9 @@ class ChatWindow(QMainWindow):
         self.turn_ended.emit(status)
 
     def _render(self) -> None:
+        if not self._entries:
+            self.transcript.setHtml(_EMPTY_CONVERSATION)
+            return
         blocks = [
             f"**{_SPEAKERS[e.role]}**\n\n{_keep_line_breaks(e.text) or '…'}" for e in self._entries
         ]

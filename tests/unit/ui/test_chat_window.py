@@ -208,3 +208,7 @@ def test_line_breaks_in_a_message_are_kept_but_code_is_untouched(
         assert "a\nb" in text
     finally:
         win.shutdown()
+
+
+def test_an_empty_conversation_invites_the_user_to_start(window: ChatWindow) -> None:
+    assert "stays on this computer" in window.transcript.toPlainText()
