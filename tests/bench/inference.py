@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import llama_cpp
+from llama_cpp.llama_grammar import LlamaGrammar
 
 from models.broker import InferenceBroker
 from models.convert_bert import ensure_default_embedder_gguf
@@ -91,8 +92,8 @@ def seconds(run: Callable[[], object]) -> float:
 
 
 def raw_stream(llm: llama_cpp.Llama, messages: list[ChatMessage], **extra: Any) -> Iterator[str]:
-    chunks: Iterator[Any] = llm.create_chat_completion(
-        [{"role": m.role, "content": m.content} for m in messages],
+    chunks: Any = llm.create_chat_completion(
+        [{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]  # TypedDicts per role
         stream=True,
         max_tokens=MAX_TOKENS,
         temperature=0.0,
@@ -165,7 +166,7 @@ def bench_generation(model_path: Path, rounds: int) -> dict[str, Any]:
             count,
             rounds,
         )
-        library_grammar = llama_cpp.LlamaGrammar.from_string(grammar_for_schema(FACTS_SCHEMA))
+        library_grammar = LlamaGrammar.from_string(grammar_for_schema(FACTS_SCHEMA))
         schema = side_by_side(
             {
                 "free": lambda: broker_stream(broker, FACTS),
@@ -236,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
-    results = {
+    results: dict[str, Any] = {
         "generation": bench_generation(default_chat_model_path(), args.rounds),
         "embeddings": bench_embeddings(args.rounds),
         "threads": default_threads(),

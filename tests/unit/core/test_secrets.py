@@ -29,7 +29,7 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
         raise RuntimeError("a test backend, only used when passed explicitly")
 
     def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]  # keyring is unannotated
+        super().__init__()
         self.passwords: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:
@@ -76,7 +76,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def system_keyring_missing() -> Iterator[None]:
     """The process-wide keyring set to keyring's own "no backend found"."""
     previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]  # unannotated
+    keyring.set_keyring(fail.Keyring())
     yield
     keyring.set_keyring(previous)
 
@@ -109,7 +109,7 @@ def test_without_a_keyring_saving_fails_loudly_and_writes_no_file(
 
 
 def test_a_null_keyring_that_drops_secrets_counts_as_missing(home: Path) -> None:
-    store = SecretStore(null.Keyring())  # type: ignore[no-untyped-call]  # unannotated
+    store = SecretStore(null.Keyring())
 
     with pytest.raises(SecretsUnavailable):
         store.set("server-api-key", SECRET)

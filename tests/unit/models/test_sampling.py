@@ -179,7 +179,7 @@ def test_constrained_greedy_output_equals_llama_cpp_python_with_the_grammar(
         temperature=0.0, repeat_penalty=1.1, max_tokens=32, json_schema=schema
     )
     ours, _ = _generate(fresh_smollm2(), prompt, options)
-    library_llama.reset()  # type: ignore[no-untyped-call]  # unannotated in llama-cpp-python
+    library_llama.reset()
 
     theirs = library_llama.create_chat_completion(
         messages=[{"role": "user", "content": prompt}],

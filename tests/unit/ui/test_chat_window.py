@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -17,13 +18,14 @@ from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ModelSettings
 from desktop.ui.chat_window import ChatWindow
 from models.broker import InferenceBroker
+from models.interfaces import Chunk
 from tests.fakes import ScriptedChatModel, StepGate
 
 WAIT_MS = 10_000
 
 
 class FailingModel(ScriptedChatModel):
-    def stream(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def, override]
+    def stream(self, *args: Any, **kwargs: Any) -> Iterator[Chunk]:
         raise RuntimeError("the model fell over")
 
 
