@@ -16,6 +16,8 @@ from models.broker import InferenceBroker, Job
 from models.interfaces import ChatMessage, GenerationOptions
 
 _PROMPT_ROLES = {"user", "assistant"}
+NEW_CONVERSATION_TITLE = "New conversation"
+_TITLE_CHARS = 48
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,22 @@ class ChatService:
 
     def latest_or_new_conversation(self) -> Conversation:
         existing = self._conversations.list()
-        return existing[0] if existing else self._conversations.create("New conversation")
+        return existing[0] if existing else self.new_conversation()
+
+    def conversations(self, query: str = "") -> list[Conversation]:
+        """All conversations, or those matching *query* (titles and message text)."""
+        if query.strip():
+            return self._conversations.search(query)
+        return self._conversations.list()
+
+    def new_conversation(self) -> Conversation:
+        return self._conversations.create(NEW_CONVERSATION_TITLE)
+
+    def rename(self, conversation_id: int, title: str) -> Conversation:
+        return self._conversations.rename(conversation_id, title.strip() or NEW_CONVERSATION_TITLE)
+
+    def delete(self, conversation_id: int) -> None:
+        self._conversations.delete(conversation_id)
 
     def history(self, conversation_id: int) -> list[Message]:
         return self._conversations.messages(conversation_id)
@@ -50,8 +67,18 @@ class ChatService:
     def send(self, conversation_id: int, text: str) -> Turn:
         """Store *text* as the user's message and start the reply."""
         message = self._conversations.add_message(conversation_id, "user", text)
+        self._title_from_first_message(conversation_id, text)
         job = self._broker.chat(self._prompt(conversation_id), self._options())
         return Turn(conversation_id, message, job)
+
+    def _title_from_first_message(self, conversation_id: int, text: str) -> None:
+        conversation = self._conversations.get(conversation_id)
+        if conversation is not None and conversation.title == NEW_CONVERSATION_TITLE:
+            first_line = text.strip().splitlines()[0]
+            title = (
+                first_line if len(first_line) <= _TITLE_CHARS else first_line[:_TITLE_CHARS] + "…"
+            )
+            self._conversations.rename(conversation_id, title)
 
     def record_reply(self, turn: Turn, text: str, finish_reason: str | None) -> Message | None:
         """Store the assistant's reply (a stopped reply keeps what was said)."""

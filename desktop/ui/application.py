@@ -74,7 +74,7 @@ class ReverieApplication:
             return None
 
     def _watch(self, job: Job, handler: object) -> None:
-        watcher = JobWatcher(self.qt)
+        watcher = JobWatcher(self.window)  # dies with the window: no late calls into it
         watcher.done.connect(handler)
         watcher.watch(job)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -16,10 +17,13 @@ from PySide6.QtCore import QKeyCombination, Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut, QTextDocument
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QSplitter,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -27,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.chat import ChatService, Turn
 from desktop.core.errors import ReverieError
+from desktop.ui.conversation_list import ConversationList
 from desktop.ui.reply_streamer import ReplyFailed, ReplyFinished, ReplyStreamer
 
 log = logging.getLogger(__name__)
@@ -109,7 +114,7 @@ class ChatWindow(QMainWindow):
         super().__init__()
         self._hide_on_close = hide_on_close
         self.setWindowTitle("Reverie")
-        self.resize(720, 640)
+        self.resize(900, 640)
         self._chat = chat
         self._conversation_id = conversation_id
         self._entries: list[_Entry] = []
@@ -153,9 +158,21 @@ class ChatWindow(QMainWindow):
         layout.addWidget(self.transcript, 1)
         layout.addWidget(self.input)
         layout.addLayout(buttons)
-        central = QWidget()
-        central.setLayout(layout)
-        self.setCentralWidget(central)
+        chat_pane = QWidget()
+        chat_pane.setLayout(layout)
+        self.conversation_list = ConversationList()
+        self.conversation_list.selected.connect(self.open_conversation)
+        self.conversation_list.search_changed.connect(self._refresh_list)
+        self.conversation_list.new_requested.connect(self.new_conversation)
+        self.conversation_list.rename_requested.connect(self.rename_conversation)
+        self.conversation_list.delete_requested.connect(self.delete_conversation)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.New), self, self.new_conversation)
+        splitter = QSplitter()
+        splitter.addWidget(self.conversation_list)
+        splitter.addWidget(chat_pane)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([200, 620])
+        self.setCentralWidget(splitter)
         self.setFocusProxy(self.input)
         self.input.setFocus()
         self.statusBar().showMessage("Starting…")
@@ -173,6 +190,7 @@ class ChatWindow(QMainWindow):
         self._thread.start()
 
     def _load_history(self) -> None:
+        self._refresh_list()
         if self._chat is None or self._conversation_id is None:
             return
         self._entries = [
@@ -181,6 +199,69 @@ class ChatWindow(QMainWindow):
             if m.role in _SPEAKERS
         ]
         self._render()
+
+    # -- conversations -------------------------------------------------------
+    @property
+    def conversation_id(self) -> int | None:
+        return self._conversation_id
+
+    def _refresh_list(self, query: str | None = None) -> None:
+        if self._chat is None:
+            return
+        text = self.conversation_list.search.text() if query is None else query
+        self.conversation_list.show_conversations(
+            self._chat.conversations(text), self._conversation_id
+        )
+
+    def open_conversation(self, conversation_id: int) -> None:
+        if self._turn is not None:
+            self.set_status("Stop the reply before switching conversations")
+            self._refresh_list()
+            return
+        self._conversation_id = conversation_id
+        self._load_history()
+        self.input.setFocus()
+
+    def new_conversation(self) -> None:
+        if self._chat is not None and self._turn is None:
+            self._guarded(lambda chat: self.open_conversation(chat.new_conversation().id))
+
+    def rename_conversation(self, conversation_id: int) -> None:
+        if self._chat is None:
+            return
+        current = next((c.title for c in self._chat.conversations() if c.id == conversation_id), "")
+        title, accepted = QInputDialog.getText(
+            self, "Rename conversation", "New name:", text=current
+        )
+        if accepted:
+            self._guarded(lambda chat: chat.rename(conversation_id, title))
+            self._refresh_list()
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        if self._chat is None or (
+            self._turn is not None and conversation_id == self._conversation_id
+        ):
+            return
+        answer = QMessageBox.question(
+            self,
+            "Delete conversation",
+            "Delete this conversation? It disappears from the list; what Reverie "
+            "learned from it stays in its memory.",
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self._guarded(lambda chat: chat.delete(conversation_id))
+        if conversation_id == self._conversation_id:
+            self._guarded(lambda chat: self.open_conversation(chat.latest_or_new_conversation().id))
+        self._refresh_list()
+
+    def _guarded(self, action: Callable[[ChatService], object]) -> None:
+        """Run *action* on the chat service; a storage problem goes to the banner."""
+        assert self._chat is not None
+        try:
+            action(self._chat)
+        except ReverieError as error:
+            self.show_problem(f"That did not work: {error}")
 
     # -- state ---------------------------------------------------------------
     def set_chat_available(self, available: bool, reason: str) -> None:
@@ -215,6 +296,7 @@ class ChatWindow(QMainWindow):
             self.show_problem(f"Your message was not sent: {error}")  # the text stays in the box
             return
         self.input.clear()
+        self._refresh_list()  # the conversation moved to the top, maybe with a new title
         self._entries += [_Entry("user", text), _Entry("assistant", "")]
         self.send_button.setEnabled(False)
         self.stop_button.setEnabled(True)
@@ -288,7 +370,10 @@ class ChatWindow(QMainWindow):
         self._thread.wait()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self._hide_on_close:  # the app lives on in the tray
+        # The user closing the window (a spontaneous event) only hides it: the
+        # app lives on in the tray.  Quitting the app closes windows with a
+        # non-spontaneous event, and refusing that would cancel the quit.
+        if self._hide_on_close and event.spontaneous():
             event.ignore()
             self.hide()
         else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -20,6 +21,8 @@ from desktop.core.db.fts import match_query
 from desktop.core.db.rows import columns, from_row, json_or_none, select_list
 
 MessageRole = Literal["system", "user", "assistant", "tool", "event"]
+
+_LIKE_SPECIAL = re.compile(r"[\\%_]")
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,23 @@ class ConversationStore:
         """The conversations not deleted, most recently active first."""
         rows = self._db.fetch_all(
             "SELECT * FROM conversations WHERE deleted_at IS NULL ORDER BY updated_at DESC, id DESC"
+        )
+        return [_conversation(row) for row in rows]
+
+    def search(self, query: str, limit: int = 100) -> builtins.list[Conversation]:
+        """Conversations whose title contains *query* or whose messages hold
+        all of its words, most recently active first."""
+        words = match_query(query, every_word=True)
+        if words is None or limit < 1:
+            return []
+        title_pattern = "%" + _LIKE_SPECIAL.sub(r"\\\g<0>", query.strip()) + "%"
+        rows = self._db.fetch_all(
+            "SELECT * FROM conversations c WHERE c.deleted_at IS NULL AND ("
+            " c.title LIKE ? ESCAPE '\\' OR c.id IN ("
+            "  SELECT m.conversation_id FROM messages_fts"
+            "  JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ?))"
+            " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?",
+            (title_pattern, words, limit),
         )
         return [_conversation(row) for row in rows]
 

@@ -17,9 +17,10 @@ MAX_TERMS = 32  # enough for a sentence; bounds the cost of a pasted essay
 _WORD = re.compile(r"\w+")
 
 
-def match_query(text: str) -> str | None:
-    """An FTS5 query matching rows with any word of *text*; None if it has no words."""
+def match_query(text: str, *, every_word: bool = False) -> str | None:
+    """An FTS5 query matching rows with any word of *text* (or, with
+    *every_word*, all of them); None if *text* has no words."""
     terms = list(dict.fromkeys(_WORD.findall(text)))[:MAX_TERMS]
     if not terms:
         return None
-    return " OR ".join(f'"{term}"' for term in terms)
+    return (" AND " if every_word else " OR ").join(f'"{term}"' for term in terms)

@@ -214,3 +214,18 @@ def test_line_breaks_in_a_message_are_kept_but_code_is_untouched(
 
 def test_an_empty_conversation_invites_the_user_to_start(window: ChatWindow) -> None:
     assert "stays on this computer" in window.transcript.toPlainText()
+
+
+def test_quitting_the_app_closes_a_tray_window_instead_of_hiding_it(
+    qtbot: QtBot, store: ConversationStore, broker: InferenceBroker, tmp_path: Path
+) -> None:
+    chat = ChatService(store, broker, PromptLibrary(tmp_path), ModelSettings())
+    win = ChatWindow(chat, chat.latest_or_new_conversation().id, hide_on_close=True)
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        # Quitting closes windows with a non-spontaneous close event; refusing
+        # it (as a click on the window's X is refused) would cancel the quit.
+        assert win.close()
+    finally:
+        win.shutdown()

@@ -140,3 +140,33 @@ def test_search_messages_skips_deleted_conversations(
     assert conversations.search_messages("Ana June", limit=1) == [strong]
     for nasty in ('"', "*", "AND (", "🙂", ""):
         assert conversations.search_messages(nasty) == []
+
+
+def test_search_finds_titles_and_messages_with_every_word(
+    conversations: ConversationStore, clock: FakeClock
+) -> None:
+    trip = conversations.create("Trip to Lisbon")
+    clock.advance(1)
+    cooking = conversations.create("Dinner")
+    conversations.add_message(cooking.id, "user", "How long do I roast a pumpkin?")
+    clock.advance(1)
+    other = conversations.create("Misc")
+    conversations.add_message(other.id, "user", "Pumpkin spice is overrated")
+
+    assert [c.id for c in conversations.search("lisbon")] == [trip.id]
+    assert [c.id for c in conversations.search("roast pumpkin")] == [cooking.id]
+    assert [c.id for c in conversations.search("pumpkin")] == [other.id, cooking.id]
+    assert conversations.search("   ") == []
+
+
+def test_search_treats_like_and_fts_syntax_as_text(conversations: ConversationStore) -> None:
+    percent = conversations.create("100% done")
+    conversations.create("1000 things")
+    assert [c.id for c in conversations.search("100%")] == [percent.id]
+    assert conversations.search('"AND" NEAR( * _') == []
+
+
+def test_search_skips_deleted_conversations(conversations: ConversationStore) -> None:
+    gone = conversations.create("Secret plans")
+    conversations.delete(gone.id)
+    assert conversations.search("secret") == []

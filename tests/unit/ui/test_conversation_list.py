@@ -1,0 +1,126 @@
+"""Conversations in the side list: new, switch, search, rename, delete."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QInputDialog, QMessageBox
+from pytestqt.qtbot import QtBot
+
+from desktop.core.chat import ChatService
+from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.prompts import PromptLibrary
+from desktop.core.settings import ModelSettings
+from desktop.ui.chat_window import ChatWindow
+from models.broker import InferenceBroker
+from tests.fakes import ScriptedChatModel
+
+WAIT_MS = 10_000
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[ConversationStore]:
+    database: Database = open_database(tmp_path / "reverie.sqlite3")
+    yield ConversationStore(database)
+    database.close()
+
+
+@pytest.fixture
+def window(qtbot: QtBot, store: ConversationStore, tmp_path: Path) -> Iterator[ChatWindow]:
+    broker = InferenceBroker()
+    broker.start()
+    broker.load_chat_model(lambda: ScriptedChatModel(default="Noted.")).result(timeout=5)
+    chat = ChatService(store, broker, PromptLibrary(tmp_path / "prompts"), ModelSettings())
+    win = ChatWindow(chat, chat.latest_or_new_conversation().id, hide_on_close=False)
+    qtbot.addWidget(win)
+    win.set_chat_available(True, "")
+    win.show()
+    yield win
+    win.shutdown()
+    broker.stop()
+
+
+def titles(window: ChatWindow) -> list[str]:
+    items = window.conversation_list.items
+    return [items.item(row).text() for row in range(items.count())]
+
+
+def say(qtbot: QtBot, window: ChatWindow, text: str) -> None:
+    window.input.setPlainText(text)
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        qtbot.keyClick(window.input, Qt.Key.Key_Return)
+
+
+def test_the_first_message_names_the_conversation(qtbot: QtBot, window: ChatWindow) -> None:
+    assert titles(window) == ["New conversation"]
+    say(qtbot, window, "Plan my trip to Lisbon\nwith details")
+    assert titles(window) == ["Plan my trip to Lisbon"]
+
+
+def test_ctrl_n_starts_a_new_conversation_and_the_list_switches_between_them(
+    qtbot: QtBot, window: ChatWindow
+) -> None:
+    say(qtbot, window, "First topic")
+    first = window.conversation_id
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert window.conversation_id != first
+    assert "stays on this computer" in window.transcript.toPlainText()
+    say(qtbot, window, "Second topic")
+    assert titles(window) == ["Second topic", "First topic"]
+
+    items = window.conversation_list.items
+    qtbot.mouseClick(
+        items.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=items.visualItemRect(items.item(1)).center(),
+    )
+    assert window.conversation_id == first
+    assert "First topic" in window.transcript.toPlainText()
+    assert "Second topic" not in window.transcript.toPlainText()
+
+
+def test_search_filters_by_title_and_message_text(qtbot: QtBot, window: ChatWindow) -> None:
+    say(qtbot, window, "Roasting a pumpkin")
+    window.new_conversation()
+    say(qtbot, window, "Tax forms")
+    with qtbot.waitSignal(window.conversation_list.search_changed, timeout=WAIT_MS):
+        window.conversation_list.search.setText("pumpkin")
+    assert titles(window) == ["Roasting a pumpkin"]
+    with qtbot.waitSignal(window.conversation_list.search_changed, timeout=WAIT_MS):
+        window.conversation_list.search.clear()
+    assert titles(window) == ["Tax forms", "Roasting a pumpkin"]
+
+
+def test_rename_asks_for_the_new_name(
+    qtbot: QtBot, window: ChatWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("Holiday", True))
+    assert window.conversation_id is not None
+    window.rename_conversation(window.conversation_id)
+    assert titles(window) == ["Holiday"]
+
+
+def test_delete_asks_first_and_a_no_keeps_the_conversation(
+    qtbot: QtBot, window: ChatWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    say(qtbot, window, "Keep me")
+    current = window.conversation_id
+    assert current is not None
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
+    window.delete_conversation(current)
+    assert titles(window) == ["Keep me"]
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    window.delete_conversation(current)
+    assert titles(window) == ["New conversation"]  # a fresh one replaces the deleted current
+    assert window.conversation_id != current
+
+
+def test_the_list_and_new_button_have_accessible_names(window: ChatWindow) -> None:
+    conversations = window.conversation_list
+    assert conversations.search.accessibleName() == "Search conversations"
+    assert conversations.items.accessibleName() == "Conversations"
+    assert conversations.new_button.accessibleName() == "New conversation"
