@@ -124,3 +124,18 @@ def test_the_list_and_new_button_have_accessible_names(window: ChatWindow) -> No
     assert conversations.search.accessibleName() == "Search conversations"
     assert conversations.items.accessibleName() == "Conversations"
     assert conversations.new_button.accessibleName() == "New conversation"
+
+
+def test_f2_and_delete_keys_act_on_the_selected_conversation(
+    qtbot: QtBot, window: ChatWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("Renamed", True))
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    items = window.conversation_list.items
+    items.setFocus()
+    qtbot.keyClick(items, Qt.Key.Key_F2)
+    assert titles(window) == ["Renamed"]
+    first = window.conversation_id
+    qtbot.keyClick(items, Qt.Key.Key_Delete)
+    assert window.conversation_id != first
+    assert titles(window) == ["New conversation"]
