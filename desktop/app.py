@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop import __version__
+from desktop.core import jobs
 from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.errors import EnvironmentProblem
@@ -126,8 +127,8 @@ def run_check(paths: AppPaths, prompt: str) -> int:
     core = build_core(paths)
     try:
         chat_job, embed_job = load_models(core)
-        chat_failure = failure_message("Chat", chat_job)
-        embed_failure = failure_message("Memory search (the embedding model)", embed_job)
+        chat_failure = failure_message(jobs.CHAT, chat_job)
+        embed_failure = failure_message(jobs.EMBEDDER, embed_job)
         problems = [*core.problems, *filter(None, (chat_failure, embed_failure))]
         for problem in problems:
             print(f"problem: {problem}", file=sys.stderr)

@@ -338,17 +338,20 @@ class InferenceBroker:
 
     def _close_chat_models(self) -> None:
         for model in {id(m): m for m in (self._chat, self._background_chat) if m}.values():
-            close = getattr(model, "close", None)
-            if callable(close):
-                close()
+            _close(model)
         self._chat = self._background_chat = None
 
     def _close_embedder(self) -> None:
-        close = getattr(self._embedder, "close", None)
-        if callable(close):
-            close()
+        _close(self._embedder)
         self._embedder = None
 
     def _close_models(self) -> None:
         self._close_chat_models()
         self._close_embedder()
+
+
+def _close(model: object) -> None:
+    """Free a model's native resources, if it holds any (fakes may not)."""
+    close = getattr(model, "close", None)
+    if callable(close):
+        close()

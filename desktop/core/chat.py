@@ -61,6 +61,9 @@ class ChatService:
     def delete(self, conversation_id: int) -> None:
         self._conversations.delete(conversation_id)
 
+    def conversation(self, conversation_id: int) -> Conversation | None:
+        return self._conversations.get(conversation_id)
+
     def history(self, conversation_id: int) -> list[Message]:
         return self._conversations.messages(conversation_id)
 
@@ -72,7 +75,7 @@ class ChatService:
         return Turn(conversation_id, message, job)
 
     def _title_from_first_message(self, conversation_id: int, text: str) -> None:
-        conversation = self._conversations.get(conversation_id)
+        conversation = self.conversation(conversation_id)
         if conversation is not None and conversation.title == NEW_CONVERSATION_TITLE:
             first_line = text.strip().splitlines()[0]
             title = (

@@ -6,6 +6,9 @@ from desktop.core.errors import EnvironmentProblem
 from models.broker import Job
 from models.errors import ModelError
 
+CHAT = "Chat"
+EMBEDDER = "Memory search (the embedding model)"
+
 
 def failure_message(what: str, job: Job) -> str | None:
     """Wait for *job*; a user-facing sentence if it failed, else None."""

@@ -12,7 +12,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from desktop.core import paths
+from desktop.core import jobs, paths
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import failure_message
 from desktop.ui.chat_window import ChatWindow
@@ -79,7 +79,7 @@ class ReverieApplication:
         watcher.watch(job)
 
     def _on_chat_model(self, job: Job) -> None:
-        failure = failure_message("Chat", job)
+        failure = failure_message(jobs.CHAT, job)
         self.window.set_chat_available(failure is None, failure or "")
         if failure is None:
             self.window.set_status(f"Ready: {job.result()}")
@@ -87,7 +87,7 @@ class ReverieApplication:
             print(f"Reverie: {failure}", file=sys.stderr)
 
     def _on_embedder(self, job: Job) -> None:
-        if failure := failure_message("Memory search (the embedding model)", job):
+        if failure := failure_message(jobs.EMBEDDER, job):
             self.window.show_problem(failure)
             print(f"Reverie: {failure}", file=sys.stderr)
 

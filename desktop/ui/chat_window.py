@@ -229,7 +229,8 @@ class ChatWindow(QMainWindow):
     def rename_conversation(self, conversation_id: int) -> None:
         if self._chat is None:
             return
-        current = next((c.title for c in self._chat.conversations() if c.id == conversation_id), "")
+        conversation = self._chat.conversation(conversation_id)
+        current = conversation.title if conversation is not None else ""
         title, accepted = QInputDialog.getText(
             self, "Rename conversation", "New name:", text=current
         )
