@@ -51,12 +51,17 @@ class EmbedRequest:
 
 
 @dataclass(frozen=True)
+class CountRequest:
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class LoadRequest:
     load: Callable[[], Any]
     slot: str  # "chat" or "embedder"
 
 
-Request = ChatRequest | EmbedRequest | LoadRequest
+Request = ChatRequest | EmbedRequest | CountRequest | LoadRequest
 _END = object()
 
 
@@ -184,6 +189,10 @@ class InferenceBroker:
     def embed(self, texts: Sequence[str], priority: Priority = Priority.USER) -> Job:
         return self._submit(EmbedRequest(tuple(texts)), priority)
 
+    def count_tokens(self, texts: Sequence[str], priority: Priority = Priority.USER) -> Job:
+        """Count the chat model's tokens in each text; the result is a list of ints."""
+        return self._submit(CountRequest(tuple(texts)), priority)
+
     def _submit(self, request: Request, priority: Priority) -> Job:
         job = Job(request, priority)
         self._enqueue(job)
@@ -245,6 +254,9 @@ class InferenceBroker:
             self._load(job, request)
         elif isinstance(request, EmbedRequest):
             self._embed(job, request)
+        elif isinstance(request, CountRequest):
+            model = self._model_for(Priority.USER)  # a fork shares the vocabulary
+            job._finish(result=[model.count_tokens(text) for text in request.texts])
         else:
             self._generate(job, request)
 

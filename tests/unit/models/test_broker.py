@@ -105,6 +105,14 @@ def test_user_chat_streams_chunks_in_order_and_result_joins_them(
     assert model.requests == [(_say("hi"), OPTIONS)]
 
 
+def test_count_tokens_uses_the_chat_models_tokenizer_on_the_broker_thread(
+    broker: InferenceBroker,
+) -> None:
+    counts = broker.count_tokens(["one two three", "", "four"]).result(TIMEOUT)
+
+    assert counts == [3, 0, 1]  # the scripted model counts words
+
+
 def test_user_jobs_run_before_queued_background_jobs(
     broker: InferenceBroker, model: ScriptedChatModel
 ) -> None:
@@ -268,8 +276,11 @@ def test_jobs_without_a_loaded_model_fail_with_model_unavailable() -> None:
     try:
         chat = broker.chat(_say("hi"), OPTIONS)
         embed = broker.embed(["hi"])
+        count = broker.count_tokens(["hi"])
         with pytest.raises(ModelUnavailable):
             chat.result(TIMEOUT)
+        with pytest.raises(ModelUnavailable):
+            count.result(TIMEOUT)
         with pytest.raises(ModelUnavailable):
             embed.result(TIMEOUT)
     finally:
