@@ -19,7 +19,7 @@ from pathlib import Path
 from desktop import __version__
 from desktop.core import jobs
 from desktop.core.chat import ChatService
-from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.db import ConversationStore, Database, MemoryStore, open_database
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.jobs import failure_message
 from desktop.core.paths import AppPaths, resolve_paths
@@ -79,9 +79,11 @@ def build_core(paths: AppPaths) -> Core:
     if core.database is not None:
         core.chat = ChatService(
             ConversationStore(core.database),
+            MemoryStore(core.database),
             broker,
             PromptLibrary(paths.config_dir / "prompts"),
             settings.models,
+            settings.chat,
         )
     broker.start()
     return core

@@ -14,9 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.chat import ChatService
+from desktop.core.db import ConversationStore, Database, MemoryStore, open_database
 from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
+from desktop.core.prompts import PromptLibrary
+from desktop.core.settings import ChatSettings, ModelSettings
+from models.broker import InferenceBroker
 from models.embedded import default_chat_model_path
 from models.llama_chat import LlamaChatModel
+from tests.fakes import HashingEmbedder, ScriptedChatModel
 
 # Set before any QApplication exists, so a bare `pytest` never needs a display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -83,3 +89,60 @@ def fresh_smollm2(smollm2: LlamaChatModel) -> Iterator[Callable[[], LlamaChatMod
     yield make
     for model in made:
         model.close()
+
+
+# -- a chat service on a real database and broker, with a scripted model -------
+@pytest.fixture
+def database(tmp_path: Path) -> Iterator[Database]:
+    db = open_database(tmp_path / "reverie.sqlite3")
+    yield db
+    db.close()
+
+
+@pytest.fixture
+def model() -> ScriptedChatModel:
+    return ScriptedChatModel(default="Hello there, friend.")
+
+
+@pytest.fixture
+def broker(model: ScriptedChatModel) -> Iterator[InferenceBroker]:
+    broker = InferenceBroker()
+    broker.start()
+    broker.load_chat_model(lambda: model).result(timeout=5)
+    broker.load_embedder(lambda: HashingEmbedder()).result(timeout=5)
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture
+def store(database: Database) -> ConversationStore:
+    return ConversationStore(database)
+
+
+@pytest.fixture
+def chat_settings() -> ChatSettings:
+    return ChatSettings()
+
+
+@pytest.fixture
+def model_settings() -> ModelSettings:
+    return ModelSettings()
+
+
+@pytest.fixture
+def chat(
+    database: Database,
+    store: ConversationStore,
+    broker: InferenceBroker,
+    user_dirs: AppPaths,
+    model_settings: ModelSettings,
+    chat_settings: ChatSettings,
+) -> ChatService:
+    return ChatService(
+        store,
+        MemoryStore(database),
+        broker,
+        PromptLibrary(user_dirs.config_dir / "prompts"),
+        model_settings,
+        chat_settings,
+    )

@@ -1,6 +1,9 @@
-"""What a finished model job means for the user, in words."""
+"""Model jobs seen from the application: what a failure means for the user,
+and stopping work made of several jobs."""
 
 from __future__ import annotations
+
+import threading
 
 from desktop.core.errors import EnvironmentProblem
 from models.broker import Job
@@ -17,3 +20,36 @@ def failure_message(what: str, job: Job) -> str | None:
     except (ModelError, EnvironmentProblem, OSError) as error:
         return f"{what} is unavailable: {error}"
     return None
+
+
+class JobControl:
+    """Stops a piece of work that runs several model jobs one after another.
+
+    ``cancel()`` cancels the job running now and every job started later, so
+    a Stop pressed between two jobs is not lost.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._job: Job | None = None
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            job = self._job
+        if job is not None:
+            job.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def run(self, job: Job) -> Job:
+        """Track *job* as the current one (cancelled at once if Stop came first)."""
+        with self._lock:
+            self._job = job
+            cancelled = self._cancelled
+        if cancelled:
+            job.cancel()
+        return job

@@ -47,11 +47,49 @@ class ModelSettings(BaseModel):
     )
 
 
+class ChatSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    language: str = Field(
+        "en",
+        pattern=r"^[A-Za-z_-]{2,16}$",
+        description="Language of the greeting that opens a conversation (data/prompts/"
+        "SEED_<language>.txt; English when there is no such file).",
+    )
+    keep_recent_messages: int = Field(
+        10, ge=2, le=200, description="Messages compaction always keeps word for word."
+    )
+    memories_chars: int = Field(
+        10_000, ge=200, description="Largest memories section of the prompt, in characters."
+    )
+    tasks_chars: int = Field(
+        5_000, ge=200, description="Largest active-tasks section of the prompt, in characters."
+    )
+    skills_chars: int = Field(
+        2_000, ge=200, description="Largest skills list in the prompt, in characters."
+    )
+    compaction_interval_minutes: int = Field(
+        30, ge=1, description="How often idle conversations are looked at for compaction."
+    )
+    compaction_idle_minutes: int = Field(
+        30, ge=1, description="A conversation idle this long may be compacted in the background."
+    )
+    compaction_min_new_messages: int = Field(
+        4,
+        ge=1,
+        description="Background compaction waits until this many messages could be summarised.",
+    )
+    archive_days: int = Field(
+        30, ge=1, description="Summarised (archived) messages are deleted after this many days."
+    )
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     version: int = Field(SETTINGS_VERSION, description="Schema version of this file.")
     models: ModelSettings = Field(default_factory=ModelSettings)
+    chat: ChatSettings = Field(default_factory=ChatSettings)
 
 
 class SettingsProblem(EnvironmentProblem):

@@ -31,8 +31,15 @@ from pygments.lexers.special import TextLexer  # type: ignore[import-untyped]
 from pygments.token import Token as PygmentsToken  # type: ignore[import-untyped]
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 
+from desktop.core.text import scrub
+
 MAX_RENDERED_CHARS = 100_000
 """Longer messages show only their start; Copy still copies all of them."""
+
+MAX_HIGHLIGHTED_CHARS = 10_000
+"""A code block is coloured up to here and plain after: Pygments takes about
+a second for 100,000 characters of Python, and a streaming reply is rendered
+again every 100 ms."""
 
 LINK_SCHEMES = frozenset({"http", "https", "mailto", "file"})
 
@@ -75,23 +82,17 @@ def render_markdown(text: str, *, dark: bool = False) -> str:
     Single newlines are line breaks; an unclosed code fence (a reply still
     streaming) runs to the end of the message as code.
     """
-    shown, hidden = _cap(_without_lone_surrogates(text))
+    shown, hidden = _cap(scrub(text))
     body: str = _parser(_DARK if dark else _LIGHT).render(shown)
     return _joined(body, _hidden_note(hidden))
 
 
 def render_plain(text: str) -> str:
     """``text`` as HTML, escaped, with its line breaks and spaces kept."""
-    shown, hidden = _cap(_without_lone_surrogates(text))
+    shown, hidden = _cap(scrub(text))
     shown = shown.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
     escaped = html.escape(shown, quote=False).replace("\n", "<br />")
     return _joined(f'<p style="white-space:pre-wrap">{escaped}</p>', _hidden_note(hidden))
-
-
-def _without_lone_surrogates(text: str) -> str:
-    # Joins surrogate pairs into one character and replaces lone halves with
-    # U+FFFD; a lone half would make any later encoding (Qt, the clipboard) fail.
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _cap(text: str) -> tuple[str, int]:
@@ -140,9 +141,7 @@ class _ChatRenderer(RendererHTML):
         text_color: str | None = style.style_for_token(PygmentsToken.Text)["color"]
         self._code_color = f" color:#{text_color};" if text_color else ""
 
-    def fence(
-        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
+    def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         token = tokens[idx]
         info = token.info.strip().split(maxsplit=1)
         language = info[0] if info else ""
@@ -165,9 +164,7 @@ class _ChatRenderer(RendererHTML):
         tokens[idx].attrSet("style", f"color:{self._theme.link_color}")
         return self.renderToken(tokens, idx, options, env)
 
-    def image(
-        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
+    def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         # A link, not an <img>: the view must not load files or URLs by itself.
         token = tokens[idx]
         source = str(token.attrGet("src") or "")
@@ -200,7 +197,7 @@ class _ChatRenderer(RendererHTML):
             f" font-family:{MONOSPACE}; background-color:{self._code_background};"
             f"{self._code_color}"
         )
-        body = _highlight(code, language, self._theme.pygments_style)
+        body = _highlighted(code, language, self._theme.pygments_style)
         # HTML drops the first newline inside <pre>; this one, so not the code's.
         return f'{caption}<pre style="{style}">\n{body}</pre>\n'
 
@@ -220,8 +217,7 @@ def _formatter(style: str) -> Any:
 @functools.lru_cache(maxsize=64)
 def _lexer(language: str) -> Any:
     # Guessing a language from the code is slow and often wrong: unknown or
-    # missing names are plain text.
-    # stripnl would drop blank lines the writer put at the start of a block.
+    # missing names are plain text.  stripnl would drop leading blank lines.
     options = {"stripnl": False}
     if not language:
         return TextLexer(**options)
@@ -231,8 +227,22 @@ def _lexer(language: str) -> Any:
         return TextLexer(**options)
 
 
-@functools.lru_cache(maxsize=256)
+def _highlighted(code: str, language: str, style: str) -> str:
+    """``code`` as coloured HTML, without the newline that ends its last line.
+
+    Only the first MAX_HIGHLIGHTED_CHARS (whole lines) are coloured: that
+    part stops changing, and stays cached, while a long block streams in.
+    """
+    cut = len(code)
+    if cut > MAX_HIGHLIGHTED_CHARS:
+        cut = code.rfind("\n", 0, MAX_HIGHLIGHTED_CHARS) + 1
+    head = _highlight(code[:cut], language, style) if cut else ""
+    tail = html.escape(code[cut:], quote=False)
+    return (head + tail).removesuffix("\n")
+
+
+@functools.lru_cache(maxsize=128)
 def _highlight(code: str, language: str, style: str) -> str:
-    highlighted: str = highlight(code, _lexer(language), _formatter(style))
     # The formatter ends every line, the last one too, with a newline.
-    return highlighted.removesuffix("\n")
+    highlighted: str = highlight(code, _lexer(language), _formatter(style))
+    return highlighted

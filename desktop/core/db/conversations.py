@@ -189,6 +189,46 @@ class ConversationStore:
         )
         return [_message(row) for row in rows]
 
+    def apply_compaction(self, conversation_id: int, summary: str, through_message_id: int) -> int:
+        """Store *summary* as the conversation's one summary and archive the
+        live messages up to *through_message_id*, together; the number archived."""
+        now = self._clock()
+        with self._db.transaction() as tx:
+            changed = tx.execute(
+                "UPDATE conversations SET summary = ?, summary_updated_at = ?"
+                " WHERE id = ? AND deleted_at IS NULL",
+                (summary, now, conversation_id),
+            ).rowcount
+            if changed == 0:
+                raise RowNotFound("conversations", conversation_id)
+            return tx.execute(
+                "UPDATE messages SET archived_at = ? WHERE conversation_id = ? AND id <= ?"
+                " AND archived_at IS NULL",
+                (now, conversation_id, through_message_id),
+            ).rowcount
+
+    def purge_archived(self, archived_before: float) -> int:
+        """Delete messages archived before *archived_before*; how many went."""
+        with self._db.transaction() as tx:
+            return tx.execute(
+                "DELETE FROM messages WHERE archived_at IS NOT NULL AND archived_at < ?",
+                (archived_before,),
+            ).rowcount
+
+    def idle_with_live_messages(
+        self, idle_since: float, min_live_messages: int
+    ) -> builtins.list[Conversation]:
+        """Conversations untouched since *idle_since* with at least
+        *min_live_messages* messages not archived, oldest activity first."""
+        rows = self._db.fetch_all(
+            "SELECT c.* FROM conversations c WHERE c.deleted_at IS NULL AND c.updated_at < ?"
+            " AND (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id"
+            "      AND m.archived_at IS NULL) >= ?"
+            " ORDER BY c.updated_at, c.id",
+            (idle_since, min_live_messages),
+        )
+        return [_conversation(row) for row in rows]
+
     @staticmethod
     def _touch(tx: Transaction, conversation_id: int, now: float) -> None:
         changed = tx.execute(

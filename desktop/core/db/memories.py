@@ -73,6 +73,16 @@ class MemoryStore:
         )
         return [memory_from_row(row) for row in rows]
 
+    def listed(self, status: MemoryStatus = "active", limit: int = 200) -> list[Memory]:
+        """Memories with *status*: pinned first, then the most important and
+        most recently seen."""
+        rows = self._db.fetch_all(
+            f"SELECT {select_columns('m')} FROM memories m WHERE m.status = ?"
+            " ORDER BY m.pinned DESC, m.importance DESC, m.last_seen_at DESC, m.id DESC LIMIT ?",
+            (status, limit),
+        )
+        return [memory_from_row(row) for row in rows]
+
     def sources(self, memory_id: int) -> MemorySources:
         rows = self._db.fetch_all(
             "SELECT message_id, external_ref FROM memory_sources WHERE memory_id = ?"

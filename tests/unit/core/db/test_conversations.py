@@ -124,6 +124,68 @@ def test_messages_come_in_order_and_hide_archived_ones(
     assert everything[0].archived_at == 1
 
 
+def test_apply_compaction_sets_the_summary_and_archives_together(
+    conversations: ConversationStore, clock: FakeClock
+) -> None:
+    conversation = conversations.create("long chat")
+    added = [conversations.add_message(conversation.id, "user", str(n)) for n in range(5)]
+    clock.advance(60)
+
+    archived = conversations.apply_compaction(conversation.id, "They counted.", added[2].id)
+
+    assert archived == 3
+    assert [m.content for m in conversations.messages(conversation.id)] == ["3", "4"]
+    stored = conversations.get(conversation.id)
+    assert stored is not None and stored.summary == "They counted."
+    assert stored.summary_updated_at == START + 60
+    assert conversations.apply_compaction(conversation.id, "Again.", added[2].id) == 0
+
+
+def test_apply_compaction_on_a_deleted_conversation_changes_nothing(
+    conversations: ConversationStore,
+) -> None:
+    conversation = conversations.create("gone")
+    message = conversations.add_message(conversation.id, "user", "hi")
+    conversations.delete(conversation.id)
+
+    with pytest.raises(RowNotFound):
+        conversations.apply_compaction(conversation.id, "summary", message.id)
+    assert conversations.messages(conversation.id) == [message]
+
+
+def test_purge_archived_deletes_only_messages_archived_before_the_cutoff(
+    conversations: ConversationStore, clock: FakeClock
+) -> None:
+    conversation = conversations.create("chat")
+    old = conversations.add_message(conversation.id, "user", "old")
+    conversations.apply_compaction(conversation.id, "s1", old.id)
+    clock.advance(100)
+    recent = conversations.add_message(conversation.id, "user", "recent")
+    conversations.apply_compaction(conversation.id, "s2", recent.id)
+    live = conversations.add_message(conversation.id, "user", "live")
+
+    assert conversations.purge_archived(START + 50) == 1
+
+    everything = conversations.messages(conversation.id, include_archived=True)
+    assert [m.content for m in everything] == ["recent", "live"]
+
+
+def test_idle_with_live_messages(conversations: ConversationStore, clock: FakeClock) -> None:
+    quiet = conversations.create("quiet")
+    for n in range(4):
+        conversations.add_message(quiet.id, "user", str(n))
+    short = conversations.create("short")
+    conversations.add_message(short.id, "user", "only one")
+    clock.advance(3600)
+    busy = conversations.create("busy")
+    for n in range(4):
+        conversations.add_message(busy.id, "user", str(n))
+
+    found = conversations.idle_with_live_messages(START + 1800, min_live_messages=4)
+
+    assert [c.id for c in found] == [quiet.id]
+
+
 def test_search_messages_skips_deleted_conversations(
     conversations: ConversationStore,
 ) -> None:

@@ -456,3 +456,25 @@ def test_pinning_is_recorded(memories: MemoryStore, embedder: HashingEmbedder) -
     ]
     with pytest.raises(RowNotFound):
         memories.set_pinned(999, True, "user")
+
+
+def test_listed_puts_pinned_then_important_then_recent_first(
+    memories: MemoryStore, embedder: HashingEmbedder, clock: FakeClock
+) -> None:
+    low = _add(memories, embedder, "low importance", importance=0.2)
+    clock.advance(10)
+    recent = _add(memories, embedder, "recent", importance=0.5)
+    pinned = _add(memories, embedder, "pinned", importance=0.1)
+    memories.set_pinned(pinned.id, True, "user")
+    older = _add(memories, embedder, "older", importance=0.5)
+    clock.advance(10)
+    memories.reinforce(recent.id, "harvest")  # seen again: more recent than "older"
+    gone = _add(memories, embedder, "gone")
+    memories.set_status(gone.id, "deleted", "user")
+
+    listed = memories.listed()
+
+    assert [m.content for m in listed] == ["pinned", "recent", "older", "low importance"]
+    assert [m.content for m in memories.listed("deleted")] == ["gone"]
+    assert len(memories.listed(limit=2)) == 2
+    assert low.id and older.id

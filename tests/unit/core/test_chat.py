@@ -1,0 +1,415 @@
+"""Tests of chat turns: seed, answer, compaction, trimming, memory commands.
+
+A real database and broker thread; a scripted model (it counts one token per
+word) stands in for llama.cpp.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from desktop.core.chat import ChatService, Reply, ReplyKind, Stage, Turn
+from desktop.core.db import ConversationStore, Database, MemoryStore
+from desktop.core.jobs import JobControl
+from desktop.core.settings import ChatSettings, ModelSettings
+from models.broker import InferenceBroker
+from models.interfaces import ChatMessage
+from tests.fakes import ScriptedChatModel, StepGate
+
+TIMEOUT = 10.0
+
+
+@dataclass
+class Recorder:
+    """A turn listener that writes down everything it is told."""
+
+    events: list[tuple[str, Any]] = field(default_factory=list)
+
+    def stage(self, stage: Stage) -> None:
+        self.events.append(("stage", stage))
+
+    def reply_started(self, kind: ReplyKind) -> None:
+        self.events.append(("started", kind))
+
+    def text(self, piece: str) -> None:
+        self.events.append(("text", piece))
+
+    def reply_finished(self, reply: Reply) -> None:
+        self.events.append(("finished", reply))
+
+    def notice(self, text: str) -> None:
+        self.events.append(("notice", text))
+
+    def replies(self) -> list[Reply]:
+        return [value for kind, value in self.events if kind == "finished"]
+
+    def notices(self) -> list[str]:
+        return [value for kind, value in self.events if kind == "notice"]
+
+
+def _stored(store: ConversationStore, conversation_id: int) -> list[tuple[str, str]]:
+    return [(m.role, m.content) for m in store.messages(conversation_id, include_archived=True)]
+
+
+def _fill(store: ConversationStore, conversation_id: int, count: int, words: int = 20) -> None:
+    for n in range(count):
+        role = "user" if n % 2 == 0 else "assistant"
+        store.add_message(conversation_id, role, f"message {n} " + "word " * words)
+
+
+def test_the_first_message_gets_a_seed_then_the_answer(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    model.queue("Hi, I am Reverie.", "Paris is the capital.")
+    conversation = chat.new_conversation()
+    turn = chat.send(conversation.id, "What is the capital of France?")
+    recorder = Recorder()
+
+    chat.run(turn, recorder)
+
+    assert [(r.kind, r.text) for r in recorder.replies()] == [
+        ("seed", "Hi, I am Reverie."),
+        ("answer", "Paris is the capital."),
+    ]
+    stored = _stored(store, conversation.id)
+    assert [role for role, _ in stored] == ["user", "event", "assistant", "assistant"]
+    assert stored[1][1].startswith("[SYSTEM EVENT] A new conversation has started.")
+    seed_prompt, answer_prompt = (messages for messages, _ in model.requests)
+    assert seed_prompt[-1].role == "user" and "[SYSTEM EVENT]" in seed_prompt[-1].content
+    # The model sees the seed open the conversation, then the user's message.
+    assert [m.role for m in answer_prompt] == ["system", "user", "assistant", "user"]
+    assert answer_prompt[2].content == "Hi, I am Reverie."
+    assert answer_prompt[3].content.endswith("What is the capital of France?")
+    assert "Current time:" in answer_prompt[3].content
+
+
+def test_later_messages_get_no_seed(chat: ChatService, model: ScriptedChatModel) -> None:
+    conversation = chat.new_conversation()
+    chat.run(chat.send(conversation.id, "first"), Recorder())
+    recorder = Recorder()
+
+    chat.run(chat.send(conversation.id, "second"), recorder)
+
+    assert [r.kind for r in recorder.replies()] == ["answer"]
+
+
+def test_the_listener_hears_reading_then_replying_then_the_text(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    chat.run(chat.send(conversation.id, "first"), Recorder())
+    model.queue("one two")
+    recorder = Recorder()
+
+    chat.run(chat.send(conversation.id, "second"), recorder)
+
+    assert recorder.events[:5] == [
+        ("stage", Stage.READING),
+        ("started", "answer"),
+        ("stage", Stage.REPLYING),
+        ("text", "one "),
+        ("text", "two"),
+    ]
+
+
+def test_start_conversation_opens_with_a_seed_in_the_chosen_language(
+    chat_settings: ChatSettings, database: Database, broker: InferenceBroker, user_dirs: Any
+) -> None:
+    from desktop.core.prompts import PromptLibrary
+
+    chat = ChatService(
+        ConversationStore(database),
+        MemoryStore(database),
+        broker,
+        PromptLibrary(user_dirs.config_dir / "prompts"),
+        ModelSettings(),
+        ChatSettings(language="de"),
+    )
+    turn = chat.start_conversation(off_record=True)
+    recorder = Recorder()
+
+    chat.run(turn, recorder)
+
+    conversation = chat.conversation(turn.conversation_id)
+    assert conversation is not None and conversation.off_record
+    event, reply = chat.history(turn.conversation_id)
+    assert event.content.startswith("[SYSTEM EVENT] Ein neues Gespräch hat begonnen.")
+    assert reply.role == "assistant" and reply.metadata == {"kind": "seed"}
+    assert [r.kind for r in recorder.replies()] == ["seed"]
+
+
+def test_stopping_the_seed_keeps_what_was_said_and_skips_the_answer(
+    chat: ChatService, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    model.queue("Hello and welcome to a long greeting")
+    gate = StepGate(allowed=2)
+    model.gate = gate
+    conversation = chat.new_conversation()
+    turn = chat.send(conversation.id, "hi")
+    recorder = Recorder()
+    runner = threading.Thread(target=chat.run, args=(turn, recorder))
+    runner.start()
+    gate.wait_for_arrival(3)
+
+    turn.cancel()
+    gate.open()
+    runner.join(TIMEOUT)
+
+    [reply] = recorder.replies()
+    assert reply.kind == "seed" and reply.finish_reason == "cancelled"
+    assert reply.text == "Hello and "
+    assert _stored(store, conversation.id)[-1] == ("assistant", "Hello and ")
+    assert len(model.requests) == 1  # no answer after a stopped seed
+
+
+def test_stop_before_the_reply_starts_runs_nothing(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    chat.run(chat.send(conversation.id, "first"), Recorder())
+    turn = chat.send(conversation.id, "second")
+    turn.cancel()
+    recorder = Recorder()
+
+    chat.run(turn, recorder)
+
+    assert recorder.replies() == []
+    assert len(model.requests) == 2  # seed and first answer only
+
+
+# -- compaction -------------------------------------------------------------------
+
+
+@pytest.fixture
+def model_settings() -> ModelSettings:
+    """A small context, so that a few dozen messages overflow it."""
+    return ModelSettings(context_length=2048, max_reply_tokens=64)
+
+
+def test_a_conversation_over_the_context_is_compacted_before_the_reply(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    _fill(store, conversation.id, 60)  # 60 x 22 words and more: over 2048 tokens
+    model.default = "S."
+    recorder = Recorder()
+
+    chat.run(chat.send(conversation.id, "and next?"), recorder)
+
+    *compactions, (answer_prompt, _) = model.requests
+    prompts = [messages[0].content for messages, _ in compactions]
+    assert len(prompts) == 2  # too long for one call: chained chunks
+    assert "[PRIOR SUMMARY]\n(none yet)\n\n[NEW MESSAGES]\nUser: message 0 word" in prompts[0]
+    assert "[PRIOR SUMMARY]\nS.\n\n[NEW MESSAGES]\n" in prompts[1]
+    folded = "".join(prompts)
+    assert all(f"message {n} " in folded for n in range(51))
+    assert "message 51 " not in folded
+    assert ("stage", Stage.COMPACTING) in recorder.events
+    assert recorder.notices() == ["Older messages were summarised to fit the model's context."]
+    stored = chat.conversation(conversation.id)
+    assert stored is not None and stored.summary == "S."
+    live = store.messages(conversation.id)
+    assert [m.content for m in live][-2:] == ["and next?", "S."]
+    assert len(live) == 11  # the 10 kept and the answer
+    assert "Summary of the earlier part of this conversation:\nS." in answer_prompt[0].content
+    assert len(answer_prompt) == 1 + 10  # the system message and the live history
+    assert len(_stored(store, conversation.id)) == 62  # archived, not gone
+
+
+def test_summaries_are_chained_and_replaced(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    _fill(store, conversation.id, 14)
+    model.queue("First summary.")
+    chat.compact(conversation.id, JobControl())
+    _fill(store, conversation.id, 6)
+    model.queue("Second summary.")
+
+    result = chat.compact(conversation.id, JobControl())
+
+    prompt = model.requests[-1][0][0].content
+    assert "[PRIOR SUMMARY]\nFirst summary.\n\n[NEW MESSAGES]" in prompt
+    assert result is not None and result.summary == "Second summary." and result.archived == 6
+    stored = chat.conversation(conversation.id)
+    assert stored is not None and stored.summary == "Second summary."
+
+
+def test_compact_with_only_recent_messages_does_nothing(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    _fill(store, conversation.id, 10)
+
+    assert chat.compact(conversation.id, JobControl()) is None
+    assert model.requests == []
+
+
+def test_a_failed_compaction_leaves_the_conversation_as_it_was(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    _fill(store, conversation.id, 60)
+    before = store.messages(conversation.id, include_archived=True)
+    model.queue(RuntimeError("out of memory"), "Still here.")
+    recorder = Recorder()
+
+    chat.run(chat.send(conversation.id, "and next?"), recorder)
+
+    assert store.messages(conversation.id, include_archived=True)[:60] == before
+    stored = chat.conversation(conversation.id)
+    assert stored is not None and stored.summary is None
+    assert recorder.notices()[0].startswith("Older messages could not be summarised")
+    assert "oldest messages did not fit" in recorder.notices()[1]
+    assert recorder.replies()[-1].text == "Still here."
+
+
+def test_an_empty_summary_is_a_failure(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    from desktop.core.compaction import CompactionFailed
+
+    conversation = chat.new_conversation()
+    _fill(store, conversation.id, 14)
+    model.queue("   ")
+
+    with pytest.raises(CompactionFailed, match="empty summary"):
+        chat.compact(conversation.id, JobControl())
+    assert len(store.messages(conversation.id)) == 14
+
+
+def test_a_message_longer_than_the_context_is_cut_for_the_model_only(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    chat.run(chat.send(conversation.id, "hi"), Recorder())
+    paste = "start " + "filler " * 50_000 + "end"
+    recorder = Recorder()
+
+    chat.run(chat.send(conversation.id, paste), recorder)
+
+    seen = model.requests[-1][0][-1].content
+    assert "start filler" in seen and seen.endswith("filler end")
+    assert "characters left out here" in seen
+    assert len(seen.split()) < 2048
+    assert any("longer than the model can read" in n for n in recorder.notices())
+    assert _stored(store, conversation.id)[-2] == ("user", paste)
+
+
+def test_idle_conversations_are_compacted_in_the_background(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    idle = chat.new_conversation()
+    _fill(store, idle.id, 14)
+    short = chat.new_conversation()
+    _fill(store, short.id, 12)  # only 2 messages beyond the kept 10
+    model.default = "A background summary."
+
+    later = store.messages(idle.id)[-1].created_at + 31 * 60
+    assert chat.compact_idle(now=later) == 1
+
+    stored = chat.conversation(idle.id)
+    assert stored is not None and stored.summary == "A background summary."
+    assert len(store.messages(short.id)) == 12
+    assert chat.compact_idle(now=later - 10 * 60) == 0  # not idle long enough
+
+
+def test_archived_messages_are_purged_after_the_configured_days(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    _fill(store, conversation.id, 14)
+    chat.compact(conversation.id, JobControl())
+    archived_at = store.messages(conversation.id, include_archived=True)[0].archived_at
+    assert archived_at is not None
+
+    chat.compact_idle(now=archived_at + 29 * 86400)
+    assert len(store.messages(conversation.id, include_archived=True)) == 14
+    chat.compact_idle(now=archived_at + 31 * 86400)
+    assert len(store.messages(conversation.id, include_archived=True)) == 10
+
+
+# -- memories in the prompt and the memory commands --------------------------------
+
+
+def test_remember_and_forget(chat: ChatService, model: ScriptedChatModel) -> None:
+    kept = chat.remember("My sister is called Ines.")
+    chat.remember("I like green tea.")
+    chat.remember("I like black tea.")
+
+    assert "(#%d) My sister is called Ines." % kept.id in chat.assembled(1).memories
+    forgotten, candidates = chat.forget("tea")
+    assert forgotten == [] and len(candidates) == 2
+    forgotten, _ = chat.forget("green tea")
+    assert [m.content for m in forgotten] == ["I like green tea."]
+    forgotten, _ = chat.forget(f"#{kept.id}")
+    assert forgotten[0].status == "deleted"
+    assert "Ines" not in chat.assembled(1).memories
+    assert chat.forget("#9999") == ([], [])
+
+
+def test_remembered_facts_reach_the_next_prompt_as_data(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    chat.remember("The user's dog is called Rex.")
+
+    chat.run(chat.send(conversation.id, "what is my dog called?"), Recorder())
+
+    last = model.requests[-1][0][-1]
+    assert "<memories>\n- (#1) The user's dog is called Rex.\n</memories>" in last.content
+
+
+def test_an_oversized_section_is_condensed_in_the_background(
+    database: Database, broker: InferenceBroker, model: ScriptedChatModel, user_dirs: Any
+) -> None:
+    from desktop.core.prompts import PromptLibrary
+
+    chat = ChatService(
+        ConversationStore(database),
+        MemoryStore(database),
+        broker,
+        PromptLibrary(user_dirs.config_dir / "prompts"),
+        ModelSettings(),
+        ChatSettings(memories_chars=300),
+    )
+    for n in range(20):
+        chat.remember(f"Fact number {n} about the user's garden.")
+    conversation = chat.new_conversation()
+    model.default = "- (#1) Twenty garden facts."  # every reply, the condensed one too
+
+    chat.run(chat.send(conversation.id, "hello"), Recorder())
+    for job in chat.condenser.running():
+        job.result(TIMEOUT)
+
+    [condense_prompt] = [
+        messages[0].content
+        for messages, _ in model.requests
+        if "has grown too long" in messages[0].content
+    ]
+    assert "Fact number 19" in condense_prompt
+    assert "Twenty garden facts" in chat.assembled(conversation.id).memories
+
+
+def test_turns_report_nothing_odd_for_odd_unicode(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    text = "مرحبا שלום e\u0301 🧑‍🚀 \ud800 end"
+    kept = "مرحبا שלום e\u0301 🧑‍🚀 \ufffd end"  # a lone surrogate cannot be stored
+
+    chat.run(chat.send(conversation.id, text), Recorder())
+
+    assert _stored(store, conversation.id)[0] == ("user", kept)
+    assert model.requests[-1][0][-1].content.endswith(kept)
+
+
+def test_turn_is_plain_data() -> None:
+    turn = Turn(1, None, seed=True)
+    turn.cancel()
+    assert turn.control.cancelled
+    assert ChatMessage("user", "x") == ChatMessage("user", "x")
