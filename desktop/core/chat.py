@@ -195,7 +195,9 @@ class ChatService:
         compacted = 0
         for conversation in idle:
             try:
-                compacted += self.compactor.compact(conversation.id, Priority.BACKGROUND) is not None
+                compacted += (
+                    self.compactor.compact(conversation.id, Priority.BACKGROUND) is not None
+                )
             except CompactionFailed as error:
                 log.warning("background compaction of %d failed: %s", conversation.id, error)
         self.compactor.purge_archived(settings.archive_days, now)
@@ -234,10 +236,6 @@ class ChatService:
         return self._conversations.add_message(
             turn.conversation_id, "assistant", text, metadata=metadata or None
         )
-
-    def record_partial(self, turn: Turn, kind: ReplyKind, text: str) -> Message | None:
-        """Keep a reply cut short by quitting the app."""
-        return self._record(turn, kind, text, "cancelled")
 
     # -- the prompt --------------------------------------------------------------
     def assembled(self, conversation_id: int) -> AssembledPrompt:
@@ -333,7 +331,11 @@ class ChatService:
         by meaning (``embedding_model`` stays empty until then).
         """
         return self._memories.add(
-            scrub(text).strip(), embedding=None, source_kind="user_explicit", actor="user", importance=0.8
+            scrub(text).strip(),
+            embedding=None,
+            source_kind="user_explicit",
+            actor="user",
+            importance=0.8,
         )
 
     def forget(self, text: str) -> tuple[list[Memory], list[Memory]]:

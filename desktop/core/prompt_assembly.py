@@ -151,7 +151,12 @@ def assemble(
     summary = component("summary", [inputs.summary.strip()] if inputs.summary else [], None)
     skills = component("skills", [s.render() for s in inputs.skills], limits.skills)
     time = component("time", [_when(inputs.now)], None)
-    stable = [library.base_prompt(inputs.tools), tasks, summary, skills or sections.get("skills_empty", "")]
+    stable = [
+        library.base_prompt(inputs.tools),
+        tasks,
+        summary,
+        skills or sections.get("skills_empty", ""),
+    ]
     return AssembledPrompt(
         system=_join(stable),
         turn_context=_join([time, memories]),

@@ -4,6 +4,7 @@ to the Qt-free core that ``desktop.app`` (the composition root) built.
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -17,11 +18,17 @@ from desktop.core.errors import ReverieError
 from desktop.core.jobs import failure_message
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.job_watcher import JobWatcher
+from desktop.ui.scheduler import Clock
 from desktop.ui.tray import Tray, tray_available
+from desktop.ui.worker import WorkerThread
 from models.broker import Job
 
 if TYPE_CHECKING:
     from desktop.app import Core
+
+log = logging.getLogger(__name__)
+
+COMPACTION_JOB = "periodic-compaction"
 
 
 def qt_application() -> QApplication:
@@ -61,7 +68,27 @@ class ReverieApplication:
         if self.tray is not None:
             self.tray.open_chat_requested.connect(self.show_chat)
             self.tray.quit_requested.connect(self.qt.quit)
-        self.qt.aboutToQuit.connect(self.window.shutdown)
+        self.maintenance = WorkerThread("maintenance", self.window)
+        self.maintenance.worker.failed.connect(
+            lambda failure: log.warning("maintenance failed: %s", failure.message)
+        )
+        self.clock = Clock(self.window)
+        self.clock.due.connect(self._on_due)
+        if core.chat is not None:
+            self.clock.every(COMPACTION_JOB, core.settings.chat.compaction_interval_minutes)
+        self._core = core
+        self.qt.aboutToQuit.connect(self.shutdown)
+
+    def _on_due(self, name: str) -> None:
+        chat = self._core.chat
+        if name == COMPACTION_JOB and chat is not None:
+            self.maintenance.submit(lambda _: chat.compact_idle())
+
+    def shutdown(self) -> None:
+        """Stop the clock, then the work in flight (keeping what was said)."""
+        self.clock.stop()
+        self.window.shutdown()
+        self.maintenance.stop()
 
     def _conversation_id(self, core: Core) -> int | None:
         if core.chat is None:
@@ -108,6 +135,7 @@ class ReverieApplication:
 
     def run(self, *, start_hidden: bool) -> int:
         self._quit_on_signals()
+        self.clock.start()
         if self.tray is not None:
             self.tray.show()
         if not (start_hidden and self.tray is not None):

@@ -1,20 +1,18 @@
-"""The chat window: a transcript, an input box, Send and Stop.
+"""The chat window: conversations on the side, the transcript, the input box.
 
-The window talks to the Qt-free ``ChatService`` and receives streamed text
-from a ``ReplyStreamer`` on its own thread.  Re-rendering the transcript is
-throttled while a reply streams; the final message is rendered in full.
+The window talks to the Qt-free ``ChatService``; every turn, compaction and
+slash command that may wait on the model runs on a ``Worker`` thread, whose
+signals update the transcript.  The window never blocks on the model.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
-from PySide6.QtCore import QKeyCombination, Qt, QThread, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut, QTextDocument
+from PySide6.QtCore import QKeyCombination, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
@@ -24,31 +22,29 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop.core.chat import ChatService, Turn
+from desktop.core import commands
+from desktop.core.chat import ChatService, Reply, Stage, Turn, TurnListener
+from desktop.core.commands import Command
+from desktop.core.compaction import CompactionResult
 from desktop.core.errors import ReverieError
 from desktop.ui.conversation_list import ConversationList
-from desktop.ui.reply_streamer import ReplyFailed, ReplyFinished, ReplyStreamer
+from desktop.ui.transcript import MessageView, Transcript
+from desktop.ui.worker import TaskDone, TaskFailed, WorkerThread
 
 log = logging.getLogger(__name__)
 
-_RENDER_INTERVAL_MS = 80
 _SHUTDOWN_WAIT_S = 5.0
-_EMPTY_CONVERSATION = (
-    "<p style='color:#8a86a0; margin-top:40px' align='center'>"
-    "Say hello. Everything you write stays on this computer.</p>"
-)
-_SPEAKERS = {"user": "You", "assistant": "Reverie"}
-# GitHub-flavoured Markdown, but raw HTML in a message is shown as text, never rendered.
-_MARKDOWN = QTextDocument.MarkdownFeature(
-    QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
-    | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
-)
-
+_STAGE_STATUS = {
+    Stage.COMPACTING: "Summarising older messages to make room…",
+    Stage.READING: "Reading the conversation…",
+    Stage.REPLYING: "Replying…",
+}
+_OFF_RECORD = "Off the record: nothing said here is kept in Reverie's memory."
+_NO_DREAMING = "Dreaming is not available yet: memory consolidation arrives in a later version."
 
 W = TypeVar("W", bound=QWidget)
 
@@ -57,27 +53,6 @@ def _named(widget: W, name: str) -> W:
     """*widget* with an object name, which the style sheet and tests refer to."""
     widget.setObjectName(name)
     return widget
-
-
-@dataclass
-class _Entry:
-    role: str
-    text: str
-
-
-_FENCE = re.compile(r"(```.*?(?:```|$))", re.DOTALL)
-_LONE_NEWLINE = re.compile(r"(?<!\n)\n(?!\n)")
-
-
-def _keep_line_breaks(text: str) -> str:
-    """Markdown joins single newlines into one line; in a chat they are meant.
-
-    Outside code fences each lone newline becomes a hard break.
-    """
-    parts = _FENCE.split(text)
-    return "".join(
-        part if part.startswith("```") else _LONE_NEWLINE.sub("  \n", part) for part in parts
-    )
 
 
 class MessageInput(QPlainTextEdit):
@@ -99,14 +74,14 @@ class MessageInput(QPlainTextEdit):
 
 class ChatWindow(QMainWindow):
     """Signals:
-    stream_requested(Job): hands a job to the streamer thread (queued).
-    turn_ended(str): a reply finished, stopped or failed; the new status text.
+    turn_ended(str): a turn or command finished, stopped or failed; the new status.
     chat_availability_changed(bool): chatting was enabled or disabled.
+    dream_requested(): the user typed /dream.
     """
 
-    stream_requested = Signal(object)
     turn_ended = Signal(str)
     chat_availability_changed = Signal(bool)
+    dream_requested = Signal()
 
     def __init__(
         self, chat: ChatService | None, conversation_id: int | None, *, hide_on_close: bool
@@ -114,15 +89,17 @@ class ChatWindow(QMainWindow):
         super().__init__()
         self._hide_on_close = hide_on_close
         self.setWindowTitle("Reverie")
-        self.resize(900, 640)
+        self.resize(960, 680)
         self._chat = chat
         self._conversation_id = conversation_id
-        self._entries: list[_Entry] = []
         self._turn: Turn | None = None
+        self._busy = False
+        self._streaming: MessageView | None = None
+        self._after: Callable[[object], None] | None = None
+        self.dreaming_available = False
         self._build()
-        self._start_streamer()
-        self._render_timer = QTimer(self, interval=_RENDER_INTERVAL_MS, singleShot=True)
-        self._render_timer.timeout.connect(self._render)
+        self._worker = WorkerThread("chat-worker", self)
+        self._connect_worker()
         self._load_history()
         self.set_chat_available(chat is not None, "")
 
@@ -132,12 +109,15 @@ class ChatWindow(QMainWindow):
         self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner.hide()
-        self.transcript = _named(QTextBrowser(), "transcript")
-        self.transcript.setAccessibleName("Conversation")
-        self.transcript.setOpenExternalLinks(False)
+        self.off_record_label = _named(QLabel(_OFF_RECORD), "off-record")
+        self.off_record_label.setAccessibleName("Off the record")
+        self.off_record_label.hide()
+        self.transcript = Transcript()
         self.input = _named(MessageInput(), "input")
         self.input.setAccessibleName("Message")
-        self.input.setPlaceholderText("Write a message. Enter sends, Shift+Enter adds a line.")
+        self.input.setPlaceholderText(
+            "Write a message. Enter sends, Shift+Enter adds a line, /help lists commands."
+        )
         self.input.setFixedHeight(84)
         self.input.submitted.connect(self.send)
         self.send_button = _named(QPushButton("Send"), "send")
@@ -145,9 +125,9 @@ class ChatWindow(QMainWindow):
         self.send_button.clicked.connect(self.send)
         self.stop_button = _named(QPushButton("Stop"), "stop")
         self.stop_button.setAccessibleName("Stop the reply")
+        self.stop_button.setToolTip("Stop (Esc)")
         self.stop_button.clicked.connect(self.stop)
         self.stop_button.setEnabled(False)
-        QShortcut(QKeySequence(QKeyCombination(Qt.Key.Key_Escape)), self, self.stop)
 
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -155,6 +135,7 @@ class ChatWindow(QMainWindow):
         buttons.addWidget(self.send_button)
         layout = QVBoxLayout()
         layout.addWidget(self.banner)
+        layout.addWidget(self.off_record_label)
         layout.addWidget(self.transcript, 1)
         layout.addWidget(self.input)
         layout.addLayout(buttons)
@@ -164,41 +145,63 @@ class ChatWindow(QMainWindow):
         self.conversation_list.selected.connect(self.open_conversation)
         self.conversation_list.search_changed.connect(self._refresh_list)
         self.conversation_list.new_requested.connect(self.new_conversation)
+        self.conversation_list.off_record_requested.connect(
+            lambda: self.new_conversation(off_record=True)
+        )
         self.conversation_list.rename_requested.connect(self.rename_conversation)
         self.conversation_list.delete_requested.connect(self.delete_conversation)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.New), self, self.new_conversation)
         splitter = QSplitter()
         splitter.addWidget(self.conversation_list)
         splitter.addWidget(chat_pane)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([200, 620])
+        splitter.setSizes([230, 730])
         self.setCentralWidget(splitter)
+        self._shortcuts()
         self.setFocusProxy(self.input)
         self.input.setFocus()
         self.statusBar().showMessage("Starting…")
 
-    def _start_streamer(self) -> None:
-        self._thread = QThread(self)
-        self._thread.setObjectName("reply-streamer")
-        self._streamer = ReplyStreamer()
-        self._streamer.moveToThread(self._thread)
-        self._thread.finished.connect(self._streamer.deleteLater)
-        self.stream_requested.connect(self._streamer.stream)
-        self._streamer.chunk.connect(self._on_chunk)
-        self._streamer.finished.connect(self._on_finished)
-        self._streamer.failed.connect(self._on_failed)
-        self._thread.start()
+    def _shortcuts(self) -> None:
+        bindings: list[tuple[QKeySequence, Callable[[], object]]] = [
+            (QKeySequence(QKeyCombination(Qt.Key.Key_Escape)), self.stop),
+            (QKeySequence(QKeySequence.StandardKey.New), self.new_conversation),
+            (QKeySequence("Ctrl+Shift+N"), lambda: self.new_conversation(off_record=True)),
+            (QKeySequence(QKeySequence.StandardKey.Find), self.conversation_list.search.setFocus),
+            (QKeySequence("Ctrl+L"), self.input.setFocus),
+            (QKeySequence("Ctrl+Shift+C"), self.copy_last_reply),
+        ]
+        for sequence, action in bindings:
+            QShortcut(sequence, self, action)
+
+    def _connect_worker(self) -> None:
+        worker = self._worker.worker
+        worker.stage.connect(self._on_stage)
+        worker.reply_started.connect(self._on_reply_started)
+        worker.text.connect(self._on_text)
+        worker.reply_finished.connect(self._on_reply_finished)
+        worker.notice.connect(self._on_notice)
+        worker.done.connect(self._on_done)
+        worker.failed.connect(self._on_failed)
 
     def _load_history(self) -> None:
         self._refresh_list()
+        self.transcript.clear()
         if self._chat is None or self._conversation_id is None:
             return
-        self._entries = [
-            _Entry(m.role, m.content)
-            for m in self._chat.history(self._conversation_id)
-            if m.role in _SPEAKERS
-        ]
-        self._render()
+        conversation = self._chat.conversation(self._conversation_id)
+        self.off_record_label.setVisible(conversation is not None and conversation.off_record)
+        messages = self._chat.history(self._conversation_id)
+        archived = [m for m in messages if m.archived_at is not None]
+        for message in messages:
+            if message.role in ("user", "assistant"):
+                self.transcript.add_message(message.role, message.content)
+            if archived and message is archived[-1]:
+                self.transcript.add_notice(
+                    "The messages above are summarised for the model; it reads the summary "
+                    "instead of them.",
+                    "summary-divider",
+                )
+        self.transcript.scroll_to_bottom()
 
     # -- conversations -------------------------------------------------------
     @property
@@ -214,7 +217,7 @@ class ChatWindow(QMainWindow):
         )
 
     def open_conversation(self, conversation_id: int) -> None:
-        if self._turn is not None:
+        if self._busy:
             self.set_status("Stop the reply before switching conversations")
             self._refresh_list()
             return
@@ -222,9 +225,9 @@ class ChatWindow(QMainWindow):
         self._load_history()
         self.input.setFocus()
 
-    def new_conversation(self) -> None:
-        if self._chat is not None and self._turn is None:
-            self._guarded(lambda chat: self.open_conversation(chat.new_conversation().id))
+    def new_conversation(self, off_record: bool = False) -> None:
+        if self._chat is not None and not self._busy:
+            self._guarded(lambda chat: self.open_conversation(chat.new_conversation(off_record).id))
 
     def rename_conversation(self, conversation_id: int) -> None:
         if self._chat is None:
@@ -239,9 +242,7 @@ class ChatWindow(QMainWindow):
             self._refresh_list()
 
     def delete_conversation(self, conversation_id: int) -> None:
-        if self._chat is None or (
-            self._turn is not None and conversation_id == self._conversation_id
-        ):
+        if self._chat is None or (self._busy and conversation_id == self._conversation_id):
             return
         answer = QMessageBox.question(
             self,
@@ -256,19 +257,21 @@ class ChatWindow(QMainWindow):
             self._guarded(lambda chat: self.open_conversation(chat.latest_or_new_conversation().id))
         self._refresh_list()
 
-    def _guarded(self, action: Callable[[ChatService], object]) -> None:
+    def _guarded(self, action: Callable[[ChatService], object]) -> bool:
         """Run *action* on the chat service; a storage problem goes to the banner."""
         assert self._chat is not None
         try:
             action(self._chat)
         except ReverieError as error:
             self.show_problem(f"That did not work: {error}")
+            return False
+        return True
 
     # -- state ---------------------------------------------------------------
     def set_chat_available(self, available: bool, reason: str) -> None:
         """Enable chatting, or disable it and show *reason* in the banner."""
         self._available = available and self._chat is not None
-        self.send_button.setEnabled(self._available and self._turn is None)
+        self.send_button.setEnabled(self._available and not self._busy)
         if reason:
             self.show_problem(reason)
         self.statusBar().showMessage("Ready" if self._available else "Chat is unavailable")
@@ -283,92 +286,190 @@ class ChatWindow(QMainWindow):
 
     @property
     def busy(self) -> bool:
-        return self._turn is not None
+        return self._busy
 
-    # -- sending and streaming ----------------------------------------------
+    def copy_last_reply(self) -> None:
+        replies = [m for m in self.transcript.messages if m.role != "user"]
+        if replies:
+            replies[-1].copy()
+            self.set_status("Reply copied")
+
+    # -- sending, commands and streaming ----------------------------------------
     def send(self) -> None:
-        text = self.input.toPlainText().strip()
-        if not text or self._turn is not None or not self._available:
+        typed = self.input.toPlainText()
+        if not typed.strip() or self._busy or not self._available:
             return
         assert self._chat is not None and self._conversation_id is not None
+        parsed = commands.parse(typed)
+        if isinstance(parsed, Command):
+            self.input.clear()
+            self._command(parsed)
+            return
         try:
-            self._turn = self._chat.send(self._conversation_id, text)
+            turn = self._chat.send(self._conversation_id, parsed)
         except ReverieError as error:
             self.show_problem(f"Your message was not sent: {error}")  # the text stays in the box
             return
         self.input.clear()
         self._refresh_list()  # the conversation moved to the top, maybe with a new title
-        self._entries += [_Entry("user", text), _Entry("assistant", "")]
+        assert turn.user_message is not None
+        self.transcript.add_message("user", turn.user_message.content)
+        self.transcript.scroll_to_bottom()
+        self._start_turn(turn)
+
+    def _start_turn(self, turn: Turn) -> None:
+        assert self._chat is not None
+        chat = self._chat
+        self._turn = turn
+        self._run(lambda listener: chat.run(turn, listener))
+
+    def _run(
+        self,
+        task: Callable[[TurnListener], object],
+        after: Callable[[object], None] | None = None,
+    ) -> None:
+        """Run *task* on the worker; *after(result)* once it returned."""
+        self._after = after
+        self._busy = True
         self.send_button.setEnabled(False)
         self.stop_button.setEnabled(True)
-        self.set_status("Reading the conversation…")
-        self._render()
-        self.stream_requested.emit(self._turn.job)
+        self._worker.submit(task)
 
     def stop(self) -> None:
         if self._turn is not None:
-            self._turn.job.cancel()
+            self._turn.cancel()
             self.set_status("Stopping…")
 
-    def _on_chunk(self, text: str) -> None:
-        if self._turn is None:
+    def _command(self, command: Command) -> None:
+        assert self._chat is not None and self._conversation_id is not None
+        chat, conversation_id = self._chat, self._conversation_id
+        if command.name in ("new", "compact") and command.known:
+            self._model_command(command, chat, conversation_id)
             return
-        self._entries[-1].text += text
-        self.set_status("Replying…")
-        if not self._render_timer.isActive():
-            self._render_timer.start()
+        if not command.known:
+            self._on_notice(f"There is no /{command.name} command. {commands.help_text()}")
+        elif command.name == "help":
+            self._on_notice(commands.help_text())
+        elif command.name == "dream":
+            if self.dreaming_available:
+                self.dream_requested.emit()
+            else:
+                self._on_notice(_NO_DREAMING)
+        elif command.name == "remember":
+            self._remember(command.argument)
+        elif command.name == "forget":
+            self._forget(command.argument)
+        elif command.name == "memory":
+            shown = chat.assembled(conversation_id).memories
+            self._on_notice(shown or "No memories are given to the model right now.")
+        self.turn_ended.emit(self.statusBar().currentMessage())
 
-    def _on_finished(self, result: ReplyFinished) -> None:
-        turn, self._turn = self._turn, None
-        if turn is None or self._chat is None:
+    def _model_command(self, command: Command, chat: ChatService, conversation_id: int) -> None:
+        """A command that waits on the model: it runs on the worker like a turn."""
+        if command.name == "new":
+            self._guarded(self._open_and_seed)
+        else:
+            self._turn = Turn(conversation_id, None, seed=False)
+            control = self._turn.control
+            self.set_status("Summarising older messages…")
+            self._run(lambda _: chat.compact(conversation_id, control), self._compacted)
+
+    def _open_and_seed(self, chat: ChatService) -> None:
+        turn = chat.start_conversation()
+        self.open_conversation(turn.conversation_id)
+        self._start_turn(turn)
+
+    def _remember(self, text: str) -> None:
+        if not text.strip():
+            self._on_notice("Write what to remember after /remember.")
             return
-        self._entries[-1].text = result.text
+        assert self._chat is not None
         try:
-            self._chat.record_reply(turn, result.text, result.finish_reason)
+            memory = self._chat.remember(text)
         except ReverieError as error:
-            self.show_problem(f"The reply could not be saved: {error}")
-        self._end_turn("Stopped" if result.finish_reason == "cancelled" else "Ready")
+            self.show_problem(f"That was not remembered: {error}")
+            return
+        self._on_notice(f"Remembered (#{memory.id}): {memory.content}")
 
-    def _on_failed(self, failure: ReplyFailed) -> None:
-        self._turn = None
-        if self._entries and self._entries[-1].role == "assistant" and not self._entries[-1].text:
-            self._entries.pop()
+    def _forget(self, text: str) -> None:
+        if not text.strip():
+            self._on_notice("Write what to forget after /forget, or a memory's #id.")
+            return
+        assert self._chat is not None
+        try:
+            forgotten, candidates = self._chat.forget(text)
+        except ReverieError as error:
+            self.show_problem(f"Nothing was forgotten: {error}")
+            return
+        if forgotten:
+            self._on_notice(f"Forgotten (#{forgotten[0].id}): {forgotten[0].content}")
+        elif candidates:
+            listed = "\n".join(f"#{m.id}: {m.content}" for m in candidates)
+            self._on_notice(f"Several memories match; forget one by its number:\n{listed}")
+        else:
+            self._on_notice(f"No memory matches “{text.strip()}”.")
+
+    def _on_stage(self, stage: Stage) -> None:
+        if self._busy:
+            self.set_status(_STAGE_STATUS[stage])
+
+    def _on_reply_started(self, kind: str) -> None:
+        self._streaming = self.transcript.add_message("seed" if kind == "seed" else "assistant")
+
+    def _on_text(self, piece: str) -> None:
+        if self._streaming is not None:
+            self._streaming.append(piece)
+
+    def _on_reply_finished(self, reply: Reply) -> None:
+        view, self._streaming = self._streaming, None
+        if view is None:
+            return
+        view.finish(reply.text)
+        if not reply.text:
+            view.deleteLater()
+            self.transcript.messages.remove(view)
+
+    def _on_notice(self, text: str) -> None:
+        self.transcript.add_notice(text)
+        self.transcript.scroll_to_bottom()
+
+    def _compacted(self, result: object) -> None:
+        if isinstance(result, CompactionResult):
+            self._load_history()
+            self._on_notice(f"{result.archived} older messages were summarised.")
+        else:
+            self._on_notice("Nothing to summarise yet: the latest messages are kept in full.")
+
+    def _on_done(self, done: TaskDone) -> None:
+        after, self._after = self._after, None
+        if after is not None:
+            after(done.result)
+        stopped = self._turn is not None and self._turn.control.cancelled
+        self._end_turn("Stopped" if stopped else "Ready")
+
+    def _on_failed(self, failure: TaskFailed) -> None:
+        self._after = None
+        if self._streaming is not None:
+            self._on_reply_finished(Reply("answer", self._streaming.text, "error", None))
         self.show_problem(f"The model could not reply: {failure.message}")
         self._end_turn("Failed")
 
     def _end_turn(self, status: str) -> None:
-        self._render_timer.stop()
-        self._render()
+        self._turn = None
+        self._busy = False
         self.stop_button.setEnabled(False)
         self.send_button.setEnabled(self._available)
         self.set_status(status)
+        self._refresh_list()
         self.input.setFocus()
         self.turn_ended.emit(status)
 
-    def _render(self) -> None:
-        if not self._entries:
-            self.transcript.setHtml(_EMPTY_CONVERSATION)
-            return
-        blocks = [
-            f"**{_SPEAKERS[e.role]}**\n\n{_keep_line_breaks(e.text) or '…'}" for e in self._entries
-        ]
-        self.transcript.document().setMarkdown("\n\n---\n\n".join(blocks), _MARKDOWN)
-        bar = self.transcript.verticalScrollBar()
-        bar.setValue(bar.maximum())
-
     # -- shutdown ------------------------------------------------------------
     def shutdown(self) -> None:
-        """Stop a reply in flight (keeping what was said) and the streamer thread."""
-        turn, self._turn = self._turn, None
-        if turn is not None and self._chat is not None:
-            turn.job.cancel()
-            try:
-                partial = turn.job.result(timeout=_SHUTDOWN_WAIT_S)
-                self._chat.record_reply(turn, partial, "cancelled")
-            except Exception:  # quitting must not fail; the question itself is stored
-                log.exception("could not keep the unfinished reply")
-        self._thread.quit()
-        self._thread.wait()
+        """Stop work in flight (a reply keeps what was said) and the worker thread."""
+        if self._turn is not None:
+            self._turn.cancel()
+        self._worker.stop()  # the worker finishes the stopped turn, storing the partial reply
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # The user closing the window (a spontaneous event) only hides it: the

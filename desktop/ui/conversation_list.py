@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -24,6 +25,7 @@ class ConversationList(QWidget):
     selected(int): the user picked a conversation.
     search_changed(str): the search text settled; the owner refills the list.
     new_requested(): the user asked for a new conversation.
+    off_record_requested(): the user asked for a new off-the-record conversation.
     rename_requested(int): the user asked to rename a conversation.
     delete_requested(int): the user asked to delete a conversation.
     """
@@ -31,6 +33,7 @@ class ConversationList(QWidget):
     selected = Signal(int)
     search_changed = Signal(str)
     new_requested = Signal()
+    off_record_requested = Signal()
     rename_requested = Signal(int)
     delete_requested = Signal(int)
 
@@ -48,9 +51,19 @@ class ConversationList(QWidget):
         self.new_button = QPushButton("New conversation")
         self.new_button.setObjectName("new-conversation")
         self.new_button.setAccessibleName("New conversation")
+        self.new_button.setToolTip("New conversation (Ctrl+N)")
+        self.off_record_button = QPushButton("Off the record")
+        self.off_record_button.setObjectName("new-off-record")
+        self.off_record_button.setAccessibleName("New off-the-record conversation")
+        self.off_record_button.setToolTip(
+            "A new conversation Reverie never learns from (Ctrl+Shift+N)"
+        )
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.new_button, 1)
+        buttons.addWidget(self.off_record_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.new_button)
+        layout.addLayout(buttons)
         layout.addWidget(self.search)
         layout.addWidget(self.items, 1)
 
@@ -58,6 +71,7 @@ class ConversationList(QWidget):
         self._search_timer.timeout.connect(lambda: self.search_changed.emit(self.search.text()))
         self.search.textChanged.connect(lambda _: self._search_timer.start())
         self.new_button.clicked.connect(self.new_requested)
+        self.off_record_button.clicked.connect(self.off_record_requested)
         self.items.itemActivated.connect(self._emit_selected)
         self.items.itemClicked.connect(self._emit_selected)
         self.items.customContextMenuRequested.connect(self._show_menu)
@@ -66,9 +80,18 @@ class ConversationList(QWidget):
         self.items.blockSignals(True)
         self.items.clear()
         for conversation in conversations:
-            item = QListWidgetItem(conversation.title or "Untitled")
+            title = conversation.title or "Untitled"
+            item = QListWidgetItem(
+                f"{title}  · off the record" if conversation.off_record else title
+            )
             item.setData(Qt.ItemDataRole.UserRole, conversation.id)
-            item.setToolTip(conversation.title)
+            item.setToolTip(
+                f"{title}\nOff the record: never remembered" if conversation.off_record else title
+            )
+            if conversation.off_record:
+                font = item.font()
+                font.setItalic(True)
+                item.setFont(font)
             self.items.addItem(item)
             if conversation.id == current:
                 self.items.setCurrentItem(item)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from desktop.core.chat import ChatService, Reply, ReplyKind, Stage, Turn
-from desktop.core.db import ConversationStore, Database, MemoryStore
+from desktop.core.db import ConversationStore, Database, MemoryStore, MessageRole
 from desktop.core.jobs import JobControl
 from desktop.core.settings import ChatSettings, ModelSettings
 from models.broker import InferenceBroker
@@ -57,7 +57,7 @@ def _stored(store: ConversationStore, conversation_id: int) -> list[tuple[str, s
 
 def _fill(store: ConversationStore, conversation_id: int, count: int, words: int = 20) -> None:
     for n in range(count):
-        role = "user" if n % 2 == 0 else "assistant"
+        role: MessageRole = "user" if n % 2 == 0 else "assistant"
         store.add_message(conversation_id, role, f"message {n} " + "word " * words)
 
 
@@ -341,7 +341,7 @@ def test_remember_and_forget(chat: ChatService, model: ScriptedChatModel) -> Non
     chat.remember("I like green tea.")
     chat.remember("I like black tea.")
 
-    assert "(#%d) My sister is called Ines." % kept.id in chat.assembled(1).memories
+    assert f"(#{kept.id}) My sister is called Ines." in chat.assembled(1).memories
     forgotten, candidates = chat.forget("tea")
     assert forgotten == [] and len(candidates) == 2
     forgotten, _ = chat.forget("green tea")

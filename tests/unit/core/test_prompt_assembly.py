@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+
 import pytest
 
 from desktop.core.paths import AppPaths
@@ -104,7 +105,12 @@ def test_turn_to_turn_only_the_tail_of_the_prompt_changes(library: PromptLibrary
     first = assemble(library, _everything(now=NOW)).messages([*history, ChatMessage("user", "a")])
     later = datetime(2026, 11, 22, 10, 45, tzinfo=UTC)
     second = assemble(library, _everything(now=later, memories=[MemoryLine(9, "New.")])).messages(
-        [*history, ChatMessage("user", "a"), ChatMessage("assistant", "b"), ChatMessage("user", "c")]
+        [
+            *history,
+            ChatMessage("user", "a"),
+            ChatMessage("assistant", "b"),
+            ChatMessage("user", "c"),
+        ]
     )
 
     assert second[: len(first) - 1] == first[:-1]

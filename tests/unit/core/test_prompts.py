@@ -132,9 +132,7 @@ def test_base_prompt_uses_the_users_copy(user_prompts: Path, shipped: Path) -> N
     assert PromptLibrary(user_prompts, shipped).base_prompt() == "Be a pirate."
 
 
-def test_text_before_the_first_marker_is_always_included(
-    user_prompts: Path, shipped: Path
-) -> None:
+def test_text_before_the_first_marker_is_always_included(user_prompts: Path, shipped: Path) -> None:
     (user_prompts / "BASE_PROMPT.txt").write_text(
         "No markers at all.\n<!-- section: x requires: t -->\nGated.", "utf-8"
     )

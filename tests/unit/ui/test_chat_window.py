@@ -3,25 +3,25 @@ broker thread, with a scripted model standing in for llama.cpp."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from desktop.core.chat import ChatService
-from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.db import ConversationStore, Database, MemoryStore, open_database
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ModelSettings
 from desktop.ui.chat_window import ChatWindow
+from desktop.ui.markdown import MAX_RENDERED_CHARS
 from models.broker import InferenceBroker
 from models.interfaces import Chunk
 from tests.fakes import ScriptedChatModel, StepGate
-
-WAIT_MS = 10_000
+from tests.unit.ui.conftest import WAIT_MS, say, send_by_enter
 
 
 class FailingModel(ScriptedChatModel):
@@ -29,63 +29,35 @@ class FailingModel(ScriptedChatModel):
         raise RuntimeError("the model fell over")
 
 
-@pytest.fixture
-def database(tmp_path: Path) -> Iterator[Database]:
-    db = open_database(tmp_path / "reverie.sqlite3")
-    yield db
-    db.close()
+def _stored(store: ConversationStore) -> list[tuple[str, str]]:
+    (conversation,) = store.list()
+    return [(m.role, m.content) for m in store.messages(conversation.id)]
 
 
-@pytest.fixture
-def model() -> ScriptedChatModel:
-    return ScriptedChatModel(["Hello there, friend."])
+def _open(qtbot: QtBot, chat: ChatService, conversation_id: int) -> ChatWindow:
+    window = ChatWindow(chat, conversation_id, hide_on_close=False)
+    qtbot.addWidget(window)
+    window.set_chat_available(True, "")
+    return window
 
 
-@pytest.fixture
-def broker(model: ScriptedChatModel) -> Iterator[InferenceBroker]:
-    broker = InferenceBroker()
-    broker.start()
-    broker.load_chat_model(lambda: model).result(timeout=5)
-    yield broker
-    broker.stop()
-
-
-@pytest.fixture
-def store(database: Database) -> ConversationStore:
-    return ConversationStore(database)
-
-
-@pytest.fixture
-def window(
-    qtbot: QtBot, store: ConversationStore, broker: InferenceBroker, tmp_path: Path
-) -> Iterator[ChatWindow]:
-    chat = ChatService(store, broker, PromptLibrary(tmp_path / "prompts"), ModelSettings())
-    conversation = chat.latest_or_new_conversation()
-    win = ChatWindow(chat, conversation.id, hide_on_close=False)
-    qtbot.addWidget(win)
-    win.set_chat_available(True, "")
-    win.show()
-    yield win
-    win.shutdown()
-
-
-def send_by_enter(qtbot: QtBot, window: ChatWindow, text: str) -> None:
-    window.input.setFocus()
-    qtbot.keyClicks(window.input, text)
-    qtbot.keyClick(window.input, Qt.Key.Key_Return)
-
-
-def test_enter_sends_and_the_reply_streams_into_the_window_and_database(
-    qtbot: QtBot, window: ChatWindow, store: ConversationStore
+def test_enter_sends_and_the_seed_then_the_reply_stream_in(
+    qtbot: QtBot, window: ChatWindow, store: ConversationStore, model: ScriptedChatModel
 ) -> None:
+    model.queue("Hi, I am Reverie.", "Hello there, friend.")
     with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
         send_by_enter(qtbot, window, "hi")
-    assert "Hello there, friend." in window.transcript.toPlainText()
+
+    shown = [(view.role, view.text) for view in window.transcript.messages]
+    assert shown == [
+        ("user", "hi"),
+        ("seed", "Hi, I am Reverie."),
+        ("assistant", "Hello there, friend."),
+    ]
     assert window.input.toPlainText() == ""
-    (conversation,) = store.list()
-    stored = [(m.role, m.content) for m in store.messages(conversation.id)]
-    assert stored == [("user", "hi"), ("assistant", "Hello there, friend.")]
+    assert [role for role, _ in _stored(store)] == ["user", "event", "assistant", "assistant"]
     assert window.send_button.isEnabled() and not window.stop_button.isEnabled()
+    assert window.statusBar().currentMessage() == "Ready"
 
 
 def test_shift_enter_adds_a_line_instead_of_sending(
@@ -98,22 +70,31 @@ def test_shift_enter_adds_a_line_instead_of_sending(
     assert model.requests == []
 
 
-def test_stop_ends_the_reply_and_keeps_what_was_said(
+def test_the_window_shows_reading_until_the_first_token_then_stop_works(
     qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel, store: ConversationStore
 ) -> None:
+    say(qtbot, window, "first")
     model.queue("one two three four five six")
-    gate = threading.Event()
+    gate = StepGate(allowed=0)
     model.gate = gate
     send_by_enter(qtbot, window, "count")
+    gate.wait_for_arrival(1)  # the model holds before its first token: still reading
+    qtbot.waitUntil(
+        lambda: window.statusBar().currentMessage() == "Reading the conversation…",
+        timeout=WAIT_MS,
+    )
     assert window.stop_button.isEnabled()
+    gate.allow(2)
+    gate.wait_for_arrival(3)
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "Replying…", timeout=WAIT_MS)
+
     with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS) as ended:
-        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
-        gate.set()
+        qtbot.keyClick(window.input, Qt.Key.Key_Escape)
+        gate.open()
+
     assert ended.args == ["Stopped"]
-    assert window.statusBar().currentMessage() == "Stopped"
-    (conversation,) = store.list()
-    roles = [m.role for m in store.messages(conversation.id)]
-    assert roles[0] == "user"  # the question is never lost
+    assert _stored(store)[-2:] == [("user", "count"), ("assistant", "one two ")]
+    assert window.transcript.messages[-1].text == "one two "
 
 
 def test_a_failing_model_shows_a_banner_and_keeps_the_question(
@@ -124,8 +105,7 @@ def test_a_failing_model_shows_a_banner_and_keeps_the_question(
         send_by_enter(qtbot, window, "are you there?")
     assert window.banner.isVisible()
     assert "the model fell over" in window.banner.text()
-    (conversation,) = store.list()
-    assert [m.content for m in store.messages(conversation.id)] == ["are you there?"]
+    assert ("user", "are you there?") in _stored(store)
     assert window.send_button.isEnabled()
 
 
@@ -153,33 +133,67 @@ def test_a_full_disk_keeps_the_message_in_the_input_box(
     assert model.requests == []
 
 
-def test_controls_have_accessible_names(window: ChatWindow) -> None:
+def test_a_one_megabyte_paste_is_kept_whole_and_cut_only_for_the_model(
+    qtbot: QtBot, window: ChatWindow, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    say(qtbot, window, "hello")
+    paste = "🧑‍🚀 مرحبا " + "words " * 200_000 + "the end"  # 1.2 MB
+
+    say(qtbot, window, paste)
+
+    assert _stored(store)[-2] == ("user", paste.strip())
+    assert "longer than the model can read" in window.transcript.plain_text()
+    shown = window.transcript.messages[-2]
+    assert shown.text == paste.strip()
+    assert len(shown.body.text()) < MAX_RENDERED_CHARS + 1000
+    assert "more characters are not shown here" in shown.body.text()
+    assert len(model.requests[-1][0][-1].content) < 20_000
+
+
+def test_controls_have_accessible_names(qtbot: QtBot, window: ChatWindow) -> None:
+    say(qtbot, window, "hi")
     assert window.send_button.accessibleName() == "Send message"
     assert window.stop_button.accessibleName() == "Stop the reply"
     assert window.input.accessibleName() == "Message"
+    assert window.transcript.accessibleName() == "Conversation"
+    names = [view.copy_button.accessibleName() for view in window.transcript.messages]
+    assert names[0] == "Copy message from You"
+    assert names[-1] == "Copy message from Reverie"
 
 
-def test_history_is_shown_when_the_window_opens(
-    qtbot: QtBot, store: ConversationStore, broker: InferenceBroker, tmp_path: Path
+def test_copy_puts_the_whole_message_on_the_clipboard(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel
 ) -> None:
-    conversation = store.create("Earlier")
-    store.add_message(conversation.id, "user", "What did I say yesterday?")
-    store.add_message(conversation.id, "assistant", "You said **hello**.")
-    chat = ChatService(store, broker, PromptLibrary(tmp_path), ModelSettings())
-    win = ChatWindow(chat, conversation.id, hide_on_close=False)
-    qtbot.addWidget(win)
-    try:
-        text = win.transcript.toPlainText()
-        assert "What did I say yesterday?" in text
-        assert "You said hello." in text  # Markdown rendered, not shown raw
-    finally:
-        win.shutdown()
+    model.default = "Here is **bold** and `code`."
+    say(qtbot, window, "hi")
+
+    qtbot.mouseClick(window.transcript.messages[0].copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == "hi"
+    qtbot.keyClick(
+        window,
+        Qt.Key.Key_C,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert QGuiApplication.clipboard().text() == "Here is **bold** and `code`."
+
+
+def test_replies_are_rendered_as_markdown_with_highlighted_code(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel
+) -> None:
+    model.default = "Use **this**:\n\n```python\ndef f():\n    return 1\n```"
+    say(qtbot, window, "code please")
+
+    html = window.transcript.messages[-1].body.text()
+    assert "font-weight" in html or "<strong>" in html
+    assert "color:" in html and "return" in html
+    assert "```" not in html
 
 
 def test_quitting_mid_reply_keeps_what_was_said(
     qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel, store: ConversationStore
 ) -> None:
-    model.answers["tell me"] = "alpha beta gamma delta"
+    say(qtbot, window, "first")
+    model.queue("alpha beta gamma delta")
     gate = StepGate(allowed=2)
     model.gate = gate
     send_by_enter(qtbot, window, "tell me")
@@ -187,39 +201,56 @@ def test_quitting_mid_reply_keeps_what_was_said(
     gate.open()  # the cancel lands before the next word
     window.shutdown()
 
-    (conversation,) = store.list()
-    stored = [(m.role, m.content) for m in store.messages(conversation.id)]
-    assert stored[0] == ("user", "tell me")
-    assert stored[1][0] == "assistant"
-    assert stored[1][1].startswith("alpha beta")
-    assert not window._thread.isRunning()
+    assert _stored(store)[-2] == ("user", "tell me")
+    role, text = _stored(store)[-1]
+    assert role == "assistant" and text.startswith("alpha beta")
+    assert not window._worker.qthread.isRunning()
 
 
-def test_line_breaks_in_a_message_are_kept_but_code_is_untouched(
-    qtbot: QtBot, store: ConversationStore, broker: InferenceBroker, tmp_path: Path
+def test_the_conversation_is_intact_after_a_restart(
+    qtbot: QtBot, tmp_path: Path, broker: InferenceBroker, model: ScriptedChatModel
 ) -> None:
-    conversation = store.create("Poem")
-    poem = "Moon on the water\nquiet light\n```\na\nb\n```"
-    store.add_message(conversation.id, "assistant", poem)
-    chat = ChatService(store, broker, PromptLibrary(tmp_path), ModelSettings())
-    win = ChatWindow(chat, conversation.id, hide_on_close=False)
-    qtbot.addWidget(win)
+    path = tmp_path / "restart.sqlite3"
+
+    def app(database: Database) -> ChatService:
+        return ChatService(
+            ConversationStore(database),
+            MemoryStore(database),
+            broker,
+            PromptLibrary(tmp_path / "prompts"),
+            ModelSettings(),
+        )
+
+    first_db = open_database(path)
+    chat = app(first_db)
+    window = _open(qtbot, chat, chat.latest_or_new_conversation().id)
+    model.queue("Welcome.", "Lisbon is lovely in May.")
+    say(qtbot, window, "Plan a trip to **Lisbon**")
+    before = [(v.role, v.text) for v in window.transcript.messages]
+    window.shutdown()
+    window.close()
+    first_db.close()
+
+    second_db = open_database(path)
     try:
-        text = win.transcript.toPlainText()
-        assert "Moon on the water\nquiet light" in text
-        assert "a\nb" in text
+        chat = app(second_db)
+        reopened = _open(qtbot, chat, chat.latest_or_new_conversation().id)
+        assert [(v.role, v.text) for v in reopened.transcript.messages] == [
+            (role if role != "seed" else "assistant", text) for role, text in before
+        ]
+        assert reopened.conversation_list.items.item(0).text() == "Plan a trip to **Lisbon**"
+        reopened.shutdown()
     finally:
-        win.shutdown()
+        second_db.close()
 
 
 def test_an_empty_conversation_invites_the_user_to_start(window: ChatWindow) -> None:
-    assert "stays on this computer" in window.transcript.toPlainText()
+    assert "stays on this computer" in window.transcript.plain_text()
 
 
 def test_quitting_the_app_closes_a_tray_window_instead_of_hiding_it(
-    qtbot: QtBot, store: ConversationStore, broker: InferenceBroker, tmp_path: Path
+    qtbot: QtBot, chat: ChatService
 ) -> None:
-    chat = ChatService(store, broker, PromptLibrary(tmp_path), ModelSettings())
     win = ChatWindow(chat, chat.latest_or_new_conversation().id, hide_on_close=True)
     qtbot.addWidget(win)
     win.show()
@@ -229,3 +260,93 @@ def test_quitting_the_app_closes_a_tray_window_instead_of_hiding_it(
         assert win.close()
     finally:
         win.shutdown()
+
+
+# -- slash commands and off the record ------------------------------------------------
+
+
+def test_remember_memory_and_forget_commands(qtbot: QtBot, window: ChatWindow) -> None:
+    say(qtbot, window, "/remember My cat is called Miso.")
+    assert "Remembered (#1): My cat is called Miso." in window.transcript.plain_text()
+
+    say(qtbot, window, "/memory")
+    assert "- (#1) My cat is called Miso." in window.transcript.plain_text()
+
+    say(qtbot, window, "/forget cat")
+    assert "Forgotten (#1): My cat is called Miso." in window.transcript.plain_text()
+    say(qtbot, window, "/memory")
+    assert window.transcript.plain_text().endswith("No memories are given to the model right now.")
+
+
+def test_help_dream_and_unknown_commands_answer_without_the_model(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel
+) -> None:
+    say(qtbot, window, "/help")
+    assert "/compact" in window.transcript.plain_text()
+    say(qtbot, window, "/dream")
+    assert "Dreaming is not available yet" in window.transcript.plain_text()
+    say(qtbot, window, "/frobnicate")
+    assert "There is no /frobnicate command." in window.transcript.plain_text()
+    assert model.requests == []
+
+
+def test_slash_new_opens_a_conversation_with_a_seed(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    first = window.conversation_id
+    model.queue("Hello, I am Reverie, running on your computer.")
+
+    say(qtbot, window, "/new")
+
+    assert window.conversation_id != first
+    assert [(v.role, v.text) for v in window.transcript.messages] == [
+        ("seed", "Hello, I am Reverie, running on your computer.")
+    ]
+
+
+def test_slash_compact_summarises_and_says_so(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    say(qtbot, window, "/compact")
+    assert "Nothing to summarise yet" in window.transcript.plain_text()
+    assert window.conversation_id is not None
+    for n in range(14):
+        store.add_message(window.conversation_id, "user", f"note {n}")
+    model.queue("Fourteen notes.")
+
+    say(qtbot, window, "/compact")
+
+    assert "4 older messages were summarised." in window.transcript.plain_text()
+    assert "summarised for the model" in window.transcript.plain_text()
+    conversation = store.get(window.conversation_id)
+    assert conversation is not None and conversation.summary == "Fourteen notes."
+
+
+def test_an_off_the_record_conversation_is_marked(
+    qtbot: QtBot, window: ChatWindow, store: ConversationStore
+) -> None:
+    assert not window.off_record_label.isVisible()
+    qtbot.keyClick(
+        window,
+        Qt.Key.Key_N,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+
+    assert window.conversation_id is not None
+    conversation = store.get(window.conversation_id)
+    assert conversation is not None and conversation.off_record
+    assert window.off_record_label.isVisible()
+    assert "nothing said here is kept" in window.off_record_label.text()
+    item = window.conversation_list.items.item(0)
+    assert item.text().endswith("off the record") and item.font().italic()
+
+
+@pytest.mark.parametrize(
+    "text", ["مرحبا بالعالم", "שלום", "e\u0301\u0301", "🧑‍🚀🏳️‍🌈", "zero\u200bwidth"]
+)
+def test_odd_unicode_goes_through(
+    qtbot: QtBot, window: ChatWindow, store: ConversationStore, text: str
+) -> None:
+    say(qtbot, window, text)
+    assert _stored(store)[0] == ("user", text)
+    assert window.transcript.messages[0].text == text

@@ -2,56 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from desktop.core.chat import ChatService
-from desktop.core.db import ConversationStore, Database, open_database
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import ModelSettings
 from desktop.ui.chat_window import ChatWindow
-from models.broker import InferenceBroker
-from tests.fakes import ScriptedChatModel
-
-WAIT_MS = 10_000
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[ConversationStore]:
-    database: Database = open_database(tmp_path / "reverie.sqlite3")
-    yield ConversationStore(database)
-    database.close()
-
-
-@pytest.fixture
-def window(qtbot: QtBot, store: ConversationStore, tmp_path: Path) -> Iterator[ChatWindow]:
-    broker = InferenceBroker()
-    broker.start()
-    broker.load_chat_model(lambda: ScriptedChatModel(default="Noted.")).result(timeout=5)
-    chat = ChatService(store, broker, PromptLibrary(tmp_path / "prompts"), ModelSettings())
-    win = ChatWindow(chat, chat.latest_or_new_conversation().id, hide_on_close=False)
-    qtbot.addWidget(win)
-    win.set_chat_available(True, "")
-    win.show()
-    yield win
-    win.shutdown()
-    broker.stop()
+from tests.unit.ui.conftest import WAIT_MS, say
 
 
 def titles(window: ChatWindow) -> list[str]:
     items = window.conversation_list.items
     return [items.item(row).text() for row in range(items.count())]
-
-
-def say(qtbot: QtBot, window: ChatWindow, text: str) -> None:
-    window.input.setPlainText(text)
-    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
-        qtbot.keyClick(window.input, Qt.Key.Key_Return)
 
 
 def test_the_first_message_names_the_conversation(qtbot: QtBot, window: ChatWindow) -> None:
@@ -67,7 +29,7 @@ def test_ctrl_n_starts_a_new_conversation_and_the_list_switches_between_them(
     first = window.conversation_id
     qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     assert window.conversation_id != first
-    assert "stays on this computer" in window.transcript.toPlainText()
+    assert "stays on this computer" in window.transcript.plain_text()
     say(qtbot, window, "Second topic")
     assert titles(window) == ["Second topic", "First topic"]
 
@@ -78,8 +40,8 @@ def test_ctrl_n_starts_a_new_conversation_and_the_list_switches_between_them(
         pos=items.visualItemRect(items.item(1)).center(),
     )
     assert window.conversation_id == first
-    assert "First topic" in window.transcript.toPlainText()
-    assert "Second topic" not in window.transcript.toPlainText()
+    assert "First topic" in window.transcript.plain_text()
+    assert "Second topic" not in window.transcript.plain_text()
 
 
 def test_search_filters_by_title_and_message_text(qtbot: QtBot, window: ChatWindow) -> None:

@@ -162,7 +162,7 @@ def test_purge_archived_deletes_only_messages_archived_before_the_cutoff(
     clock.advance(100)
     recent = conversations.add_message(conversation.id, "user", "recent")
     conversations.apply_compaction(conversation.id, "s2", recent.id)
-    live = conversations.add_message(conversation.id, "user", "live")
+    conversations.add_message(conversation.id, "user", "live")
 
     assert conversations.purge_archived(START + 50) == 1
 

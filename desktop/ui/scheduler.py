@@ -1,0 +1,52 @@
+"""The clock: APScheduler's background scheduler, and nothing more.
+
+A scheduled job does no work and touches no widget: it emits ``due(name)``,
+which reaches its receivers on their own threads as a queued signal; they
+ask a worker to start.  Missed runs (the computer slept) are coalesced into
+one, and a job never runs twice at once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+from PySide6.QtCore import QObject, Signal
+
+
+class Clock(QObject):
+    """Signals:
+    due(str): the job of that name is due.
+    """
+
+    due = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._scheduler = BackgroundScheduler(
+            daemon=True,
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300},
+        )
+
+    def every(self, name: str, minutes: float) -> None:
+        """Emit ``due(name)`` every *minutes*, starting *minutes* from now."""
+        self._scheduler.add_job(
+            self.due.emit,
+            IntervalTrigger(minutes=minutes),
+            args=[name],
+            id=name,
+            name=name,
+            replace_existing=True,
+        )
+
+    def run_soon(self, name: str) -> None:
+        """Make job *name* due now (its interval goes on from there)."""
+        self._scheduler.modify_job(name, next_run_time=datetime.now().astimezone())
+
+    def start(self) -> None:
+        self._scheduler.start()
+
+    def stop(self) -> None:
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=True)

@@ -1,0 +1,185 @@
+"""The transcript: one widget per message, notices between them.
+
+Each message renders its Markdown on its own, so a streaming reply
+re-renders only itself (throttled); the finished message is rendered in
+full.  Every message has a Copy button that copies its whole text, however
+much of it is shown.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.ui.markdown import render_markdown, render_plain
+
+STREAM_RENDER_MS = 100
+"""While a reply streams, its Markdown is rendered at most this often."""
+
+_SPEAKERS = {"user": "You", "assistant": "Reverie", "seed": "Reverie"}
+_EMPTY = "Say hello. Everything you write stays on this computer."
+_TEXT_FLAGS = (
+    Qt.TextInteractionFlag.TextSelectableByMouse
+    | Qt.TextInteractionFlag.TextSelectableByKeyboard
+    | Qt.TextInteractionFlag.LinksAccessibleByMouse
+    | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+)
+
+
+class MessageView(QFrame):
+    """One message: who said it, a Copy button, and the rendered text.
+
+    Signals:
+        copied(): the message's text went to the clipboard.
+    """
+
+    copied = Signal()
+
+    def __init__(self, role: str, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.role = role
+        self._text = text
+        self.setObjectName(f"message-{'user' if role == 'user' else 'assistant'}")
+        self.speaker = QLabel(_SPEAKERS.get(role, role.title()))
+        self.speaker.setObjectName("speaker")
+        self.copy_button = QToolButton()
+        self.copy_button.setObjectName("copy-message")
+        self.copy_button.setIcon(QIcon.fromTheme("edit-copy"))
+        self.copy_button.setText("Copy")
+        self.copy_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.copy_button.setAccessibleName(f"Copy message from {self.speaker.text()}")
+        self.copy_button.setToolTip("Copy this message")
+        self.copy_button.clicked.connect(self.copy)
+        self.body = QLabel()
+        self.body.setObjectName("message-body")
+        self.body.setWordWrap(True)
+        self.body.setTextFormat(Qt.TextFormat.RichText)
+        self.body.setTextInteractionFlags(_TEXT_FLAGS)
+        self.body.setOpenExternalLinks(False)
+        self.body.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        header = QHBoxLayout()
+        header.addWidget(self.speaker)
+        header.addStretch(1)
+        header.addWidget(self.copy_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 8)
+        layout.addLayout(header)
+        layout.addWidget(self.body)
+        self._render_timer = QTimer(self, singleShot=True, interval=STREAM_RENDER_MS)
+        self._render_timer.timeout.connect(self._render)
+        self.finish(text) if text else self.body.setText("…")
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def append(self, piece: str) -> None:
+        """More streamed text; rendered at the next tick of the throttle."""
+        self._text += piece
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def finish(self, text: str) -> None:
+        """The final text, rendered in full now."""
+        self._render_timer.stop()
+        self._text = text
+        self._render()
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self._text)
+        self.copied.emit()
+
+    def _render(self) -> None:
+        if not self._text:
+            self.body.setText("…")
+        elif self.role == "user":  # what the user typed is shown as typed
+            self.body.setText(render_plain(self._text))
+        else:
+            self.body.setText(render_markdown(self._text))
+
+
+class Transcript(QScrollArea):
+    """The messages of one conversation, newest at the bottom."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("transcript")
+        self.setAccessibleName("Conversation")
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._content = QWidget()
+        self._content.setObjectName("transcript-content")
+        self._layout = QVBoxLayout(self._content)
+        self._layout.setSpacing(8)
+        self._layout.addStretch(1)
+        self.setWidget(self._content)
+        self._empty = QLabel(_EMPTY)
+        self._empty.setObjectName("empty-conversation")
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._layout.insertWidget(0, self._empty)
+        self.messages: list[MessageView] = []
+        self.verticalScrollBar().rangeChanged.connect(self._follow)
+        self._following = True
+
+    def clear(self) -> None:
+        self.messages = []
+        while self._layout.count() > 1:
+            item = self._layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None and widget is not self._empty:
+                widget.deleteLater()
+        self._layout.insertWidget(0, self._empty)
+        self._empty.show()
+        self._following = True
+
+    def add_message(self, role: str, text: str = "") -> MessageView:
+        view = MessageView(role, text)
+        self._insert(view)
+        self.messages.append(view)
+        return view
+
+    def add_notice(self, text: str, name: str = "notice") -> QLabel:
+        label = QLabel(text)
+        label.setObjectName(name)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(_TEXT_FLAGS)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        self._insert(label)
+        return label
+
+    def plain_text(self) -> str:
+        """Everything shown, as text (notices and messages, in order)."""
+        parts = []
+        for index in range(self._layout.count()):
+            item = self._layout.itemAt(index)
+            widget = item.widget() if item is not None else None
+            if isinstance(widget, MessageView):
+                parts.append(f"{widget.speaker.text()}: {widget.text}")
+            elif isinstance(widget, QLabel) and not (widget is self._empty and widget.isHidden()):
+                parts.append(widget.text())
+        return "\n\n".join(parts)
+
+    def scroll_to_bottom(self) -> None:
+        self._following = True
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _insert(self, widget: QWidget) -> None:
+        self._empty.hide()
+        bar = self.verticalScrollBar()
+        self._following = bar.value() >= bar.maximum() - 4  # the user scrolled up: stay there
+        self._layout.insertWidget(self._layout.count() - 1, widget)
+
+    def _follow(self, _minimum: int, maximum: int) -> None:
+        if self._following:
+            self.verticalScrollBar().setValue(maximum)

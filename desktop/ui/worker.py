@@ -1,0 +1,113 @@
+"""Runs chat work (a turn, a compaction, maintenance) off the UI thread.
+
+``Worker`` is a QObject that lives on its own QThread.  A task is a plain
+function given a listener (``desktop.core.chat.TurnListener``); the worker is
+that listener and re-emits what it hears as queued signals, so the window
+never waits on the model and the core never sees Qt.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from desktop.core.chat import Reply, ReplyKind, Stage, TurnListener
+
+log = logging.getLogger(__name__)
+
+Task = Callable[[TurnListener], Any]
+
+
+@dataclass(frozen=True)
+class TaskDone:
+    result: Any
+
+
+@dataclass(frozen=True)
+class TaskFailed:
+    message: str
+
+
+class Worker(QObject):
+    """Runs one task at a time, in the order they were asked for.
+
+    Signals:
+        stage(Stage): the turn moved on (compacting, reading, replying).
+        reply_started(str): a reply ("seed" or "answer") begins.
+        text(str): the next piece of the reply.
+        reply_finished(Reply): a reply ended, stored or not.
+        notice(str): something the user should know (a cut, a summary).
+        done(TaskDone): the task returned.
+        failed(TaskFailed): the task raised; the message is for the user.
+    """
+
+    stage = Signal(object)
+    reply_started = Signal(str)
+    text = Signal(str)
+    reply_finished = Signal(object)
+    notice = Signal(str)
+    done = Signal(object)
+    failed = Signal(object)
+
+    @Slot(object)
+    def run(self, task: Task) -> None:
+        try:
+            result = task(_Listener(self))
+        except Exception as error:  # thread boundary: the error becomes a signal
+            log.exception("chat work failed")
+            self.failed.emit(TaskFailed(str(error) or type(error).__name__))
+            return
+        self.done.emit(TaskDone(result))
+
+
+class _Listener:
+    """The TurnListener a task talks to: each call becomes a signal."""
+
+    def __init__(self, worker: Worker) -> None:
+        self._worker = worker
+
+    def stage(self, stage: Stage) -> None:
+        self._worker.stage.emit(stage)
+
+    def reply_started(self, kind: ReplyKind) -> None:
+        self._worker.reply_started.emit(kind)
+
+    def text(self, piece: str) -> None:
+        self._worker.text.emit(piece)
+
+    def reply_finished(self, reply: Reply) -> None:
+        self._worker.reply_finished.emit(reply)
+
+    def notice(self, text: str) -> None:
+        self._worker.notice.emit(text)
+
+
+class WorkerThread(QObject):
+    """A ``Worker`` on its own named QThread, owned by *parent*.
+
+    Signals:
+        requested(object): hands a task to the worker (queued).
+    """
+
+    requested = Signal(object)
+
+    def __init__(self, name: str, parent: QObject) -> None:
+        super().__init__(parent)
+        self.qthread = QThread(self)
+        self.qthread.setObjectName(name)
+        self.worker = Worker()
+        self.worker.moveToThread(self.qthread)
+        self.qthread.finished.connect(self.worker.deleteLater)
+        self.requested.connect(self.worker.run)
+        self.qthread.start()
+
+    def submit(self, task: Task) -> None:
+        self.requested.emit(task)
+
+    def stop(self) -> None:
+        self.qthread.quit()
+        self.qthread.wait()
