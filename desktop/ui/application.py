@@ -18,6 +18,7 @@ from desktop.core.errors import ReverieError
 from desktop.core.jobs import failure_message
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.job_watcher import JobWatcher
+from desktop.ui.markdown import warm_up
 from desktop.ui.scheduler import Clock
 from desktop.ui.tray import Tray, tray_available
 from desktop.ui.worker import WorkerThread
@@ -72,6 +73,7 @@ class ReverieApplication:
         self.maintenance.worker.failed.connect(
             lambda failure: log.warning("maintenance failed: %s", failure.message)
         )
+        self.maintenance.submit(lambda _: warm_up())  # before the first reply needs it
         self.clock = Clock(self.window)
         self.clock.due.connect(self._on_due)
         if core.chat is not None:

@@ -47,6 +47,7 @@ class ConversationList(QWidget):
         self.items = QListWidget()
         self.items.setObjectName("conversations")
         self.items.setAccessibleName("Conversations")
+        self.items.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.items.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.new_button = QPushButton("New conversation")
         self.new_button.setObjectName("new-conversation")

@@ -1,0 +1,281 @@
+"""Chat benchmark: prompt layout and a responsive window, measured in one run.
+
+    python -m tests.bench.chat [--conversations 3] [--json results.json]
+
+1. Time to first token (TTFT) of turn 2 and turn 20 of one conversation,
+   each new message the same length, through the whole chat path (database,
+   prompt assembly, broker, SmolLM2).  The prompt puts what changes every
+   turn (time, memories) next to the newest message, so llama.cpp re-reads
+   only the tail.  Target: turn 20 / turn 2 <= 1.3.  Also: turn 21 right
+   after a background job used the model (it runs on its own context), and,
+   for scale, turn 20's prompt read from scratch (what a layout with the
+   time at the top of the system prompt costs on every turn).
+2. The UI event loop's longest stall while a reply streams into the real
+   chat window (offscreen): a 5 ms timer heartbeat, the longest gap between
+   beats minus the interval.  Target: < 50 ms.
+
+Conversations alternate positions within one process; each figure is the
+median over conversations.  Not a test: it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from desktop.core.chat import ChatService, Reply, ReplyKind, Stage
+from desktop.core.db import ConversationStore, Database, MemoryStore, open_database
+from desktop.core.prompts import PromptLibrary
+from desktop.core.settings import ChatSettings, ModelSettings
+from models.broker import InferenceBroker, Priority
+from models.embedded import default_chat_model_path
+from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
+from models.llama_chat import LlamaChatModel
+
+CONTEXT = 4096
+REPLY_TOKENS = 40
+TURNS = 21
+HEARTBEAT_MS = 5
+MEMORIES = [
+    "The user's name is Mara.",
+    "Mara is training for the Berlin marathon in September.",
+    "Mara's cat is called Miso.",
+    "Mara works as a nurse on night shifts.",
+]
+
+
+def question(turn: int) -> str:
+    """The user's message of *turn*: the same words each turn, only the number changes."""
+    return f"Question {turn:02d}: name one short fact about the number {turn:02d}."
+
+
+class RecordingModel:
+    """The real model, remembering the last prompt it was given (to replay it cold)."""
+
+    def __init__(self, model: LlamaChatModel) -> None:
+        self.model = model
+        self.name = model.name
+        self.context_length = model.context_length
+        self.last_prompt: list[ChatMessage] = []
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        options: GenerationOptions,
+        should_stop: ShouldStop | None = None,
+    ) -> Iterator[Chunk]:
+        self.last_prompt = list(messages)
+        return self.model.stream(messages, options, should_stop)
+
+    def count_tokens(self, text: str) -> int:
+        return self.model.count_tokens(text)
+
+    def fork(self) -> LlamaChatModel:
+        return self.model.fork()
+
+    def close(self) -> None:
+        self.model.close()
+
+
+class FirstToken:
+    """A turn listener that notes when the first piece of the answer arrives."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.first: float | None = None
+
+    def stage(self, stage: Stage) -> None:
+        pass
+
+    def reply_started(self, kind: ReplyKind) -> None:
+        pass
+
+    def text(self, piece: str) -> None:
+        if self.first is None:
+            self.first = time.perf_counter() - self.started
+
+    def reply_finished(self, reply: Reply) -> None:
+        pass
+
+    def notice(self, text: str) -> None:
+        pass
+
+
+def build(folder: Path, database: Database, broker: InferenceBroker) -> ChatService:
+    chat = ChatService(
+        ConversationStore(database),
+        MemoryStore(database),
+        broker,
+        PromptLibrary(folder / "prompts"),
+        ModelSettings(context_length=CONTEXT, max_reply_tokens=REPLY_TOKENS, temperature=0.0),
+        ChatSettings(),
+    )
+    for memory in MEMORIES:
+        chat.remember(memory)
+    return chat
+
+
+def ttft(chat: ChatService, conversation_id: int, turn: int) -> float:
+    listener = FirstToken()
+    chat.run(chat.send(conversation_id, question(turn)), listener)
+    assert listener.first is not None, "the model said nothing"
+    return listener.first
+
+
+def cold_ttft(recording: RecordingModel) -> float:
+    """The last prompt again on a fresh context: every token read from scratch."""
+    fresh = recording.fork()
+    try:
+        started = time.perf_counter()
+        for chunk in fresh.stream(recording.last_prompt, GenerationOptions(max_tokens=1)):
+            if chunk.text or chunk.finish_reason:
+                return time.perf_counter() - started
+        raise RuntimeError("no output")
+    finally:
+        fresh.close()
+
+
+def bench_layout(conversations: int) -> dict[str, Any]:
+    samples: dict[str, list[float]] = {"turn_2": [], "turn_20": [], "after_bg": [], "cold_20": []}
+    prompt_tokens: list[int] = []
+    with tempfile.TemporaryDirectory() as folder:
+        model = LlamaChatModel(default_chat_model_path(), context_length=CONTEXT)
+        recording = RecordingModel(model)
+        broker = InferenceBroker()
+        broker.start()
+        broker.load_chat_model(lambda: recording).result()
+        database = open_database(Path(folder) / "bench.sqlite3")
+        try:
+            chat = build(Path(folder), database, broker)
+            for _ in range(conversations):
+                conversation = chat.new_conversation()
+                for turn in range(1, TURNS):
+                    seconds = ttft(chat, conversation.id, turn)
+                    if turn == 2:
+                        samples["turn_2"].append(seconds)
+                    elif turn == TURNS - 1:
+                        samples["turn_20"].append(seconds)
+                        samples["cold_20"].append(cold_ttft(recording))
+                        prompt_tokens.append(len(model.prompt_tokens(recording.last_prompt)))
+                background = broker.chat(
+                    [ChatMessage("user", "Summarise: the user asked twenty questions.")],
+                    GenerationOptions(max_tokens=32, temperature=0.0),
+                    Priority.BACKGROUND,
+                )
+                background.result()
+                samples["after_bg"].append(ttft(chat, conversation.id, TURNS))
+        finally:
+            broker.stop()
+            database.close()
+    medians = {key: statistics.median(values) for key, values in samples.items()}
+    return {
+        "samples_s": samples,
+        "median_s": medians,
+        "turn_20_prompt_tokens": statistics.median(prompt_tokens),
+        "ratio_turn20_turn2": medians["turn_20"] / medians["turn_2"],
+        "ratio_after_background_turn2": medians["after_bg"] / medians["turn_2"],
+        "ratio_cold20_turn20": medians["cold_20"] / medians["turn_20"],
+    }
+
+
+def bench_ui_stall(replies: int) -> dict[str, Any]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.ui.chat_window import ChatWindow
+    from desktop.ui.markdown import warm_up
+
+    if QApplication.instance() is None:
+        QApplication(sys.argv[:1])
+    stalls: list[float] = []
+    with tempfile.TemporaryDirectory() as folder:
+        broker = InferenceBroker()
+        broker.start()
+        model = LlamaChatModel(default_chat_model_path(), context_length=CONTEXT)
+        broker.load_chat_model(lambda: model).result()
+        database = open_database(Path(folder) / "bench.sqlite3")
+        chat = ChatService(
+            ConversationStore(database),
+            MemoryStore(database),
+            broker,
+            PromptLibrary(Path(folder) / "prompts"),
+            ModelSettings(context_length=CONTEXT, max_reply_tokens=300, temperature=0.0),
+        )
+        warm_up()  # as the application does at start-up
+        window = ChatWindow(chat, chat.new_conversation().id, hide_on_close=False)
+        window.set_chat_available(True, "")
+        window.show()
+        try:
+            for n in range(replies):
+                clock, longest = QElapsedTimer(), [0.0]
+                beat = QTimer(interval=HEARTBEAT_MS)
+
+                def on_beat(clock: QElapsedTimer = clock, longest: list[float] = longest) -> None:
+                    gap = clock.nsecsElapsed() / 1e6
+                    longest[0] = max(longest[0], gap - HEARTBEAT_MS)
+                    clock.restart()
+
+                beat.timeout.connect(on_beat)
+                window.input.setPlainText(
+                    f"Write a Python class for a bank account ({n}), with markdown and code."
+                )
+                loop = QEventLoop()
+                window.turn_ended.connect(loop.quit)
+                clock.start()
+                beat.start()
+                window.send()
+                loop.exec()
+                beat.stop()
+                window.turn_ended.disconnect(loop.quit)
+                stalls.append(longest[0])
+        finally:
+            window.shutdown()
+            window.close()
+            window.deleteLater()  # gone before the interpreter tears Qt down
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            broker.stop()
+            database.close()
+    return {"longest_stall_ms": stalls, "median_longest_stall_ms": statistics.median(stalls)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--conversations", type=int, default=3)
+    parser.add_argument("--replies", type=int, default=3)
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args(argv)
+    layout = bench_layout(args.conversations)
+    medians = layout["median_s"]
+    print(
+        f"TTFT turn 2 {medians['turn_2']:.3f} s, turn 20 {medians['turn_20']:.3f} s: "
+        f"ratio {layout['ratio_turn20_turn2']:.2f} (target <= 1.3)"
+    )
+    print(
+        f"TTFT right after a background job {medians['after_bg']:.3f} s: "
+        f"ratio to turn 2 {layout['ratio_after_background_turn2']:.2f}"
+    )
+    print(
+        f"turn 20 read from scratch ({layout['turn_20_prompt_tokens']:.0f} tokens) "
+        f"{medians['cold_20']:.3f} s: {layout['ratio_cold20_turn20']:.1f}x the cached layout"
+    )
+    ui = bench_ui_stall(args.replies)
+    print(
+        f"longest UI stall while streaming {ui['median_longest_stall_ms']:.1f} ms "
+        f"(per reply {', '.join(f'{s:.1f}' for s in ui['longest_stall_ms'])}; target < 50)"
+    )
+    if args.json:
+        args.json.write_text(json.dumps({"layout": layout, "ui": ui}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
