@@ -194,8 +194,7 @@ def bench_ui_stall(replies: int) -> dict[str, Any]:
     from desktop.ui.chat_window import ChatWindow
     from desktop.ui.markdown import warm_up
 
-    if QApplication.instance() is None:
-        QApplication(sys.argv[:1])
+    qt = QApplication.instance() or QApplication(sys.argv[:1])
     stalls: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
         broker = InferenceBroker()
@@ -217,7 +216,7 @@ def bench_ui_stall(replies: int) -> dict[str, Any]:
         try:
             for n in range(replies):
                 clock, longest = QElapsedTimer(), [0.0]
-                beat = QTimer(interval=HEARTBEAT_MS)
+                beat = QTimer(window, interval=HEARTBEAT_MS)
 
                 def on_beat(clock: QElapsedTimer = clock, longest: list[float] = longest) -> None:
                     gap = clock.nsecsElapsed() / 1e6
@@ -244,6 +243,7 @@ def bench_ui_stall(replies: int) -> dict[str, Any]:
             QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
             broker.stop()
             database.close()
+            qt.shutdown()  # Qt torn down now, not by the garbage collector at exit
     return {"longest_stall_ms": stalls, "median_longest_stall_ms": statistics.median(stalls)}
 
 

@@ -73,10 +73,10 @@ def test_the_clock_starts_periodic_compaction_on_the_maintenance_worker(
     started.maintenance.worker.done.connect(finished.append)
     started.clock.start()
     started.clock.run_soon(COMPACTION_JOB)
-    # The first task is the renderer's warm-up; then compaction finds nothing
-    # idle to compact in a fresh install.
-    qtbot.waitUntil(lambda: len(finished) == 2, timeout=WAIT_MS)
-    assert [done.result for done in finished] == [None, 0]
+    # Compaction finds nothing idle to compact in a fresh install (0); the
+    # renderer's warm-up (None) may finish before or after the connection.
+    qtbot.waitUntil(lambda: bool(finished) and finished[-1].result == 0, timeout=WAIT_MS)
+    assert [done.result for done in finished] in ([0], [None, 0])
 
 
 @pytest.mark.model
