@@ -9,7 +9,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -46,10 +46,16 @@ def app_style_sheet() -> str:
     return (paths.resources_dir() / "styles" / "reverie.qss").read_text(encoding="utf-8")
 
 
-class ReverieApplication:
-    """Owns the QApplication and the top-level windows for one run."""
+class ReverieApplication(QObject):
+    """Owns the QApplication and the top-level windows for one run.
+
+    A QObject, so that Qt signals may call its methods: PySide frees a
+    connection to a plain Python object's method unsafely once that object
+    is gone (a crash seen in the test run).
+    """
 
     def __init__(self, core: Core, chat_job: Job, embed_job: Job) -> None:
+        super().__init__()
         self.qt = qt_application()
         self.qt.setApplicationName("Reverie")
         self.qt.setWindowIcon(app_icon())
@@ -79,6 +85,7 @@ class ReverieApplication:
         if core.chat is not None:
             self.clock.every(COMPACTION_JOB, core.settings.chat.compaction_interval_minutes)
         self._core = core
+        self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
 
     def _on_due(self, name: str) -> None:
@@ -88,6 +95,10 @@ class ReverieApplication:
 
     def shutdown(self) -> None:
         """Stop the clock, then the work in flight (keeping what was said)."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        self.qt.aboutToQuit.disconnect(self.shutdown)
         self.clock.stop()
         self.window.shutdown()
         self.maintenance.stop()
