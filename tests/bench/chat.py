@@ -11,8 +11,9 @@
    for scale, turn 20's prompt read from scratch (what a layout with the
    time at the top of the system prompt costs on every turn).
 2. The UI event loop's longest stall while a reply streams into the real
-   chat window (offscreen): a 5 ms timer heartbeat, the longest gap between
-   beats minus the interval.  Target: < 50 ms.
+   chat window (offscreen), in a fresh process like a newly started app: a
+   5 ms timer heartbeat, the longest gap between beats minus the interval.
+   Target: < 50 ms.
 
 Conversations alternate positions within one process; each figure is the
 median over conversations.  Not a test: it asserts nothing.
@@ -24,6 +25,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -191,6 +193,7 @@ def bench_ui_stall(replies: int) -> dict[str, Any]:
     from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from desktop.ui.application import settle_garbage_collector
     from desktop.ui.chat_window import ChatWindow
     from desktop.ui.markdown import warm_up
 
@@ -213,6 +216,7 @@ def bench_ui_stall(replies: int) -> dict[str, Any]:
         window = ChatWindow(chat, chat.new_conversation().id, hide_on_close=False)
         window.set_chat_available(True, "")
         window.show()
+        settle_garbage_collector()  # as the application does before its event loop
         try:
             for n in range(replies):
                 clock, longest = QElapsedTimer(), [0.0]
@@ -247,12 +251,29 @@ def bench_ui_stall(replies: int) -> dict[str, Any]:
     return {"longest_stall_ms": stalls, "median_longest_stall_ms": statistics.median(stalls)}
 
 
+def ui_stall_in_a_fresh_process(replies: int) -> dict[str, Any]:
+    """The stall measurement in a new process, like a freshly started app: the
+    first part's leftovers (a closed model, its garbage) are not the window's."""
+    child = subprocess.run(
+        [sys.executable, "-m", "tests.bench.chat", "--ui-only", "--replies", str(replies)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, Any] = json.loads(child.stdout.strip().splitlines()[-1])
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--conversations", type=int, default=3)
     parser.add_argument("--replies", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--ui-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.ui_only:  # the child process of the stall measurement
+        print(json.dumps(bench_ui_stall(args.replies)))
+        return 0
     layout = bench_layout(args.conversations)
     medians = layout["median_s"]
     print(
@@ -267,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         f"turn 20 read from scratch ({layout['turn_20_prompt_tokens']:.0f} tokens) "
         f"{medians['cold_20']:.3f} s: {layout['ratio_cold20_turn20']:.1f}x the cached layout"
     )
-    ui = bench_ui_stall(args.replies)
+    ui = ui_stall_in_a_fresh_process(args.replies)
     print(
         f"longest UI stall while streaming {ui['median_longest_stall_ms']:.1f} ms "
         f"(per reply {', '.join(f'{s:.1f}' for s in ui['longest_stall_ms'])}; target < 50)"

@@ -7,6 +7,7 @@ word) stands in for llama.cpp.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,8 @@ from desktop.core.jobs import JobControl
 from desktop.core.settings import ChatSettings, ModelSettings
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
+from models.llama_chat import LlamaChatModel
+from tests.conftest import SMOLLM2_CONTEXT
 from tests.fakes import ScriptedChatModel, StepGate
 
 TIMEOUT = 10.0
@@ -413,3 +416,41 @@ def test_turn_is_plain_data() -> None:
     turn.cancel()
     assert turn.control.cancelled
     assert ChatMessage("user", "x") == ChatMessage("user", "x")
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_a_long_conversation_fits_the_real_models_context(
+    fresh_smollm2: Callable[[], LlamaChatModel], database: Database, user_dirs: Any
+) -> None:
+    """The budget arithmetic against SmolLM2's own tokenizer and chat template:
+    a conversation longer than the context is compacted and answered, never
+    overflowing."""
+    from desktop.core.prompts import PromptLibrary
+
+    model = fresh_smollm2()
+    broker = InferenceBroker()
+    broker.start()
+    try:
+        broker.load_chat_model(lambda: model).result(TIMEOUT)
+        store = ConversationStore(database)
+        chat = ChatService(
+            store,
+            MemoryStore(database),
+            broker,
+            PromptLibrary(user_dirs.config_dir / "prompts"),
+            ModelSettings(context_length=SMOLLM2_CONTEXT, max_reply_tokens=24, temperature=0.0),
+        )
+        conversation = chat.new_conversation()
+        _fill(store, conversation.id, 45, words=30)  # a little more than the context
+        recorder = Recorder()
+
+        chat.run(chat.send(conversation.id, "Say hello."), recorder)
+
+        [answer] = recorder.replies()
+        assert answer.finish_reason in ("stop", "length") and answer.text.strip()
+        stored = chat.conversation(conversation.id)
+        assert stored is not None and stored.summary
+        assert len(store.messages(conversation.id)) == 11
+    finally:
+        broker.stop()
