@@ -343,7 +343,7 @@ class ChatWindow(QMainWindow):
     def _command(self, command: Command) -> None:
         assert self._chat is not None and self._conversation_id is not None
         chat, conversation_id = self._chat, self._conversation_id
-        if command.name in ("new", "compact") and command.known:
+        if command.name in ("new", "compact"):
             self._model_command(command, chat, conversation_id)
             return
         if not command.known:
@@ -356,9 +356,9 @@ class ChatWindow(QMainWindow):
             else:
                 self._on_notice(_NO_DREAMING)
         elif command.name == "remember":
-            self._remember(command.argument)
+            self._remember(chat, command.argument)
         elif command.name == "forget":
-            self._forget(command.argument)
+            self._forget(chat, command.argument)
         elif command.name == "memory":
             shown = chat.assembled(conversation_id).memories
             self._on_notice(shown or "No memories are given to the model right now.")
@@ -379,25 +379,24 @@ class ChatWindow(QMainWindow):
         self.open_conversation(turn.conversation_id)
         self._start_turn(turn)
 
-    def _remember(self, text: str) -> None:
+    def _remember(self, chat: ChatService, text: str) -> None:
         if not text.strip():
             self._on_notice("Write what to remember after /remember.")
             return
-        assert self._chat is not None
         try:
-            memory = self._chat.remember(text)
+            memory = chat.remember(text)
         except ReverieError as error:
             self.show_problem(f"That was not remembered: {error}")
+            self.input.setPlainText(f"/remember {text}")  # nothing typed is lost
             return
         self._on_notice(f"Remembered (#{memory.id}): {memory.content}")
 
-    def _forget(self, text: str) -> None:
+    def _forget(self, chat: ChatService, text: str) -> None:
         if not text.strip():
             self._on_notice("Write what to forget after /forget, or a memory's #id.")
             return
-        assert self._chat is not None
         try:
-            forgotten, candidates = self._chat.forget(text)
+            forgotten, candidates = chat.forget(text)
         except ReverieError as error:
             self.show_problem(f"Nothing was forgotten: {error}")
             return

@@ -350,3 +350,15 @@ def test_odd_unicode_goes_through(
     say(qtbot, window, text)
     assert _stored(store)[0] == ("user", text)
     assert window.transcript.messages[0].text == text
+
+
+def test_a_memory_that_cannot_be_stored_keeps_the_command_in_the_box(
+    qtbot: QtBot, window: ChatWindow, database: Database
+) -> None:
+    database.set_pragma("max_page_count", int(database.pragma("page_count")))
+    text = "Remember this long thing " * 2000
+
+    say(qtbot, window, f"/remember {text}")
+
+    assert "not remembered" in window.banner.text()
+    assert window.input.toPlainText() == f"/remember {text.strip()}"
