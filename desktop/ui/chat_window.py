@@ -196,9 +196,10 @@ class ChatWindow(QMainWindow):
             if message.role in ("user", "assistant"):
                 self.transcript.add_message(message.role, message.content)
             if archived and message is archived[-1]:
+                summary = conversation.summary if conversation is not None else None
                 self.transcript.add_notice(
-                    "The messages above are summarised for the model; it reads the summary "
-                    "instead of them.",
+                    "The messages above are summarised for the model; it reads this summary "
+                    f"instead of them:\n{summary or ''}",
                     "summary-divider",
                 )
         self.transcript.scroll_to_bottom()

@@ -317,7 +317,9 @@ def test_slash_compact_summarises_and_says_so(
     say(qtbot, window, "/compact")
 
     assert "4 older messages were summarised." in window.transcript.plain_text()
-    assert "summarised for the model" in window.transcript.plain_text()
+    assert "it reads this summary instead of them:\nFourteen notes." in (
+        window.transcript.plain_text()
+    )
     conversation = store.get(window.conversation_id)
     assert conversation is not None and conversation.summary == "Fourteen notes."
 
