@@ -1,0 +1,104 @@
+"""Tests of hybrid retrieval on a real database, with the deterministic embedder."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from desktop.core.db import Database, Memory, MemoryStore
+from desktop.core.retrieval import MemoryRetriever
+from tests.fakes import HashingEmbedder
+
+NOW = 1_800_000_000.0
+
+
+@pytest.fixture
+def store(database: Database) -> MemoryStore:
+    return MemoryStore(database, clock=lambda: NOW)
+
+
+@pytest.fixture
+def embedder() -> HashingEmbedder:
+    return HashingEmbedder()
+
+
+def _add(
+    store: MemoryStore, embedder: HashingEmbedder | None, text: str, **extra: object
+) -> Memory:
+    vector = None if embedder is None else embedder.embed([text])[0]
+    return store.add(text, embedding=vector, source_kind="harvested", actor="harvest", **extra)  # type: ignore[arg-type]  # test kwargs
+
+
+def test_memories_found_by_words_and_by_meaning_are_fused(
+    store: MemoryStore, embedder: HashingEmbedder
+) -> None:
+    both = _add(store, embedder, "Mara adopted a grey cat called Miso")
+    words_only = _add(store, None, "The cat flap is broken")  # no vector: text search finds it
+    _add(store, embedder, "The user works night shifts")
+    retriever = MemoryRetriever(store, embedder.embed, clock=lambda: NOW)
+
+    found = retriever.retrieve("is Miso my grey cat?", k=10)
+
+    ids = [r.memory.id for r in found]
+    assert ids[0] == both.id  # in both rankings: first
+    assert words_only.id in ids
+    assert all(a.score >= b.score for a, b in itertools.pairwise(found))
+
+
+def test_k_limits_and_an_empty_query_finds_nothing(
+    store: MemoryStore, embedder: HashingEmbedder
+) -> None:
+    for n in range(30):
+        _add(store, embedder, f"fact {n} about running")
+    retriever = MemoryRetriever(store, embedder.embed)
+
+    assert len(retriever.retrieve("running", k=7)) == 7
+    assert retriever.retrieve("   ") == []
+    assert retriever.retrieve("running", k=0) == []
+
+
+def test_the_user_message_outweighs_the_last_reply(
+    store: MemoryStore, embedder: HashingEmbedder
+) -> None:
+    asked = _add(store, embedder, "Mara's favourite food is ramen")
+    replied = _add(store, embedder, "Mara's marathon is in Berlin")
+    retriever = MemoryRetriever(store, embedder.embed)
+
+    found = retriever.retrieve("favourite food?", "Good luck in Berlin with the marathon!")
+
+    assert [r.memory.id for r in found][:2] == [asked.id, replied.id]
+
+
+def test_only_active_memories_of_the_category_come_back(
+    store: MemoryStore, embedder: HashingEmbedder
+) -> None:
+    kept = _add(store, embedder, "tea with milk", category="preference")
+    other = _add(store, embedder, "tea at five", category="routine")
+    gone = _add(store, embedder, "tea without milk", category="preference")
+    store.set_status(gone.id, "deleted", "user")
+    retriever = MemoryRetriever(store, embedder.embed)
+
+    everything = {r.memory.id for r in retriever.retrieve("tea milk")}
+    preferences = [r.memory.id for r in retriever.retrieve("tea milk", category="preference")]
+
+    assert everything == {kept.id, other.id}
+    assert preferences == [kept.id]
+
+
+def test_without_an_embedder_text_search_alone_works(store: MemoryStore) -> None:
+    memory = _add(store, None, "The spare key is under the blue pot")
+
+    found = MemoryRetriever(store, None).retrieve("where is the spare key")
+
+    assert [r.memory.id for r in found] == [memory.id]
+
+
+def test_importance_and_recency_break_ties(store: MemoryStore) -> None:
+    plain = _add(store, None, "umbrella in the car", importance=0.2)
+    important = _add(store, None, "umbrella in the hall", importance=0.9)
+    retriever = MemoryRetriever(store, None, clock=lambda: NOW)
+
+    found = retriever.retrieve("umbrella")
+
+    assert [r.memory.id for r in found] == [important.id, plain.id]
