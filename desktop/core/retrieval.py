@@ -21,9 +21,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from desktop.core.db import Memory, MemoryStore
+from desktop.core.db import Memory, MemoryHit, MemoryStore
 
-RRF_K = 60
+RRF_K = 10
+"""Smaller than the customary 60: with 50 candidates a list, 60 lets a list's
+deep tail outvote the other list's top hits (LoCoMo dev recall@10 over
+categories 1-4: 0.605 at 60, 0.686 at 10; flat between 5 and 10)."""
 CANDIDATES = 50
 """How many hits each list contributes before fusion."""
 REPLY_WEIGHT = 0.5
@@ -70,28 +73,19 @@ class MemoryRetriever:
             return []
         scores: dict[int, float] = defaultdict(float)
         found: dict[int, Memory] = {}
-        rankings = [
-            (weight, [hit.memory for hit in self._store.search_text(text, CANDIDATES)])
-            for text, weight in queries
-        ]
+        rankings = [(weight, self._store.search_text(text, CANDIDATES)) for text, weight in queries]
         if self._embed is not None:
             vectors = self._embed([text for text, _ in queries])
             rankings += [
-                (
-                    weight,
-                    [
-                        m.memory
-                        for m in self._store.search_vector(vector, CANDIDATES, category=category)
-                    ],
-                )
+                (weight, self._store.search_vector(vector, CANDIDATES, category=category))
                 for (_, weight), vector in zip(queries, vectors, strict=True)
             ]
-        for weight, memories in rankings:
-            for rank, memory in enumerate(memories, start=1):
-                if category is not None and memory.category != category:
+        for weight, hits in rankings:
+            for rank, hit in _ranked(hits):
+                if category is not None and hit.memory.category != category:
                     continue
-                scores[memory.id] += weight / (RRF_K + rank)
-                found[memory.id] = memory
+                scores[hit.memory.id] += weight / (RRF_K + rank)
+                found[hit.memory.id] = hit.memory
         now = self._clock()
         ranked = [
             Retrieved(memory, scores[memory_id] + self._boost(memory, now))
@@ -106,3 +100,13 @@ class MemoryRetriever:
         recency = math.exp(-math.log(2) * age / RECENCY_HALF_LIFE_S)
         importance = 1.0 if memory.pinned else memory.importance
         return BOOST * (importance + recency) / 2
+
+
+def _ranked(hits: Sequence[MemoryHit]) -> list[tuple[int, MemoryHit]]:
+    """Hits with their rank, equal scores sharing one (1, 2, 2, 4): the order
+    among equals says nothing, so it must not decide the fusion."""
+    ranks: list[tuple[int, MemoryHit]] = []
+    for position, hit in enumerate(hits, start=1):
+        tied = bool(ranks) and math.isclose(ranks[-1][1].score, hit.score, rel_tol=1e-9)
+        ranks.append((ranks[-1][0] if tied else position, hit))
+    return ranks

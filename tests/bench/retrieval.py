@@ -185,11 +185,15 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(run))
     print(timings.report())
     if SCORER.exists():
+        scored = args.file
+        if args.limit is not None:  # score only the items that were run
+            scored = args.out.with_suffix(".items.json")
+            scored.write_text(json.dumps(data))
         command = [
             sys.executable,
             str(SCORER),
             args.benchmark,
-            str(args.file),
+            str(scored),
             "--run",
             str(args.out),
         ]
