@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 from desktop.core.compaction import (
     CompactionCancelled,
     CompactionFailed,
@@ -34,10 +37,12 @@ from desktop.core.prompt_assembly import (
     assemble,
 )
 from desktop.core.prompts import PromptLibrary
+from desktop.core.retrieval import MemoryRetriever
 from desktop.core.settings import ChatSettings, ModelSettings
 from desktop.core.text import scrub
 from desktop.core.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
 from models.broker import InferenceBroker, Priority
+from models.errors import ModelError
 from models.interfaces import ChatMessage, GenerationOptions
 
 log = logging.getLogger(__name__)
@@ -122,6 +127,7 @@ class ChatService:
             keep_recent=self._chat_settings.keep_recent_messages,
         )
         self.condenser = Condenser(broker, prompts)
+        self.retriever = MemoryRetriever(memories, self._embed_queries)
         self._limits = ComponentLimits(
             memories=self._chat_settings.memories_chars,
             tasks=self._chat_settings.tasks_chars,
@@ -241,13 +247,34 @@ class ChatService:
     def assembled(self, conversation_id: int) -> AssembledPrompt:
         """The prompt parts a call in this conversation would get now."""
         conversation = self._conversations.get(conversation_id)
-        memories = [MemoryLine(m.id, m.content) for m in self._memories.listed()]
+        memories = [MemoryLine(m.id, m.content) for m in self._relevant_memories(conversation_id)]
         inputs = PromptInputs(
             now=self._clock(),
             memories=memories,
             summary=conversation.summary if conversation else None,
         )
         return assemble(self._prompts, inputs, self._limits, self.condenser.condensed)
+
+    def _relevant_memories(self, conversation_id: int) -> list[Memory]:
+        """The memories for the newest user message and the reply before it;
+        before the user has said anything, the most important ones."""
+        top_k = self._chat_settings.memories_top_k
+        messages = self._conversations.messages(conversation_id)
+        asked = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        if not asked.strip():
+            return self._memories.listed(limit=top_k)
+        replied = next((m.content for m in reversed(messages) if m.role == "assistant"), "")
+        return [found.memory for found in self.retriever.retrieve(asked, replied, k=top_k)]
+
+    def _embed_queries(self, texts: Sequence[str]) -> npt.NDArray[np.float32] | None:
+        """Query vectors from the embedder; None (text search only) if it is
+        unavailable, which the window already reports."""
+        try:
+            vectors: npt.NDArray[np.float32] = self._broker.embed(texts).result()
+        except ModelError as error:
+            log.warning("memory search by meaning is unavailable: %s", error)
+            return None
+        return vectors
 
     def _fitted_prompt(
         self, turn: Turn, listener: TurnListener, kind: ReplyKind

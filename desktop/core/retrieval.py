@@ -35,8 +35,9 @@ BOOST = 0.1 / RRF_K
 """Importance and recency together move a memory by at most a tenth of a top rank."""
 RECENCY_HALF_LIFE_S = 30 * 86400.0
 
-Embed = Callable[[Sequence[str]], npt.NDArray[np.floating[Any]]]
-"""Embeds texts (unit vectors, one row each), e.g. through the inference broker."""
+Embed = Callable[[Sequence[str]], npt.NDArray[np.floating[Any]] | None]
+"""Embeds texts (unit vectors, one row each), e.g. through the inference broker;
+None when no embedder is available (text search alone then)."""
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,8 @@ class MemoryRetriever:
         scores: dict[int, float] = defaultdict(float)
         found: dict[int, Memory] = {}
         rankings = [(weight, self._store.search_text(text, CANDIDATES)) for text, weight in queries]
-        if self._embed is not None:
-            vectors = self._embed([text for text, _ in queries])
+        vectors = None if self._embed is None else self._embed([text for text, _ in queries])
+        if vectors is not None:
             rankings += [
                 (weight, self._store.search_vector(vector, CANDIDATES, category=category))
                 for (_, weight), vector in zip(queries, vectors, strict=True)

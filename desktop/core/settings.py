@@ -59,6 +59,9 @@ class ChatSettings(BaseModel):
     keep_recent_messages: int = Field(
         10, ge=2, le=200, description="Messages compaction always keeps word for word."
     )
+    memories_top_k: int = Field(
+        10, ge=1, le=200, description="Memories retrieved for each message and given to the model."
+    )
     memories_chars: int = Field(
         10_000, ge=200, description="Largest memories section of the prompt, in characters."
     )

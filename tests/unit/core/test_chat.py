@@ -454,3 +454,55 @@ def test_a_long_conversation_fits_the_real_models_context(
         assert len(store.messages(conversation.id)) == 11
     finally:
         broker.stop()
+
+
+def test_the_memories_given_are_those_relevant_to_the_message(
+    database: Database, broker: InferenceBroker, model: ScriptedChatModel, user_dirs: Any
+) -> None:
+    from desktop.core.prompts import PromptLibrary
+
+    chat = ChatService(
+        ConversationStore(database),
+        MemoryStore(database),
+        broker,
+        PromptLibrary(user_dirs.config_dir / "prompts"),
+        ModelSettings(),
+        ChatSettings(memories_top_k=2),
+    )
+    for fact in ["My dog is called Rex.", "I live in Porto.", "I play the cello.", "Rex is old."]:
+        chat.remember(fact)
+    conversation = chat.new_conversation()
+
+    chat.run(chat.send(conversation.id, "How old is my dog Rex?"), Recorder())
+
+    injected = chat.assembled(conversation.id).memories
+    assert "My dog is called Rex." in injected and "Rex is old." in injected
+    assert "Porto" not in injected and "cello" not in injected
+
+
+def test_without_an_embedder_memories_are_still_found_by_their_words(
+    database: Database, model: ScriptedChatModel, user_dirs: Any
+) -> None:
+    from desktop.core.prompts import PromptLibrary
+
+    broker = InferenceBroker()  # a chat model, but no embedder loaded
+    broker.start()
+    try:
+        broker.load_chat_model(lambda: model).result(TIMEOUT)
+        chat = ChatService(
+            ConversationStore(database),
+            MemoryStore(database),
+            broker,
+            PromptLibrary(user_dirs.config_dir / "prompts"),
+            ModelSettings(),
+        )
+        chat.remember("The spare key is under the blue pot.")
+        conversation = chat.new_conversation()
+        recorder = Recorder()
+
+        chat.run(chat.send(conversation.id, "where is the spare key?"), recorder)
+
+        assert recorder.replies()[-1].finish_reason == "stop"
+        assert "blue pot" in model.requests[-1][0][-1].content
+    finally:
+        broker.stop()
