@@ -128,6 +128,7 @@ class ChatService:
         )
         self.condenser = Condenser(broker, prompts)
         self.retriever = MemoryRetriever(memories, self._embed_queries)
+        self._said_no_embedder = False
         self._limits = ComponentLimits(
             memories=self._chat_settings.memories_chars,
             tasks=self._chat_settings.tasks_chars,
@@ -272,7 +273,9 @@ class ChatService:
         try:
             vectors: npt.NDArray[np.float32] = self._broker.embed(texts).result()
         except ModelError as error:
-            log.warning("memory search by meaning is unavailable: %s", error)
+            if not self._said_no_embedder:  # once, not on every message
+                log.warning("memory search by meaning is unavailable: %s", error)
+                self._said_no_embedder = True
             return None
         return vectors
 

@@ -4,7 +4,8 @@
 
 1. Time to first token (TTFT) of turn 2 and turn 20 of one conversation,
    each new message the same length, through the whole chat path (database,
-   prompt assembly, broker, SmolLM2).  The prompt puts what changes every
+   memories retrieved with the default embedder, prompt assembly, broker,
+   SmolLM2).  The prompt puts what changes every
    turn (time, memories) next to the newest message, so llama.cpp re-reads
    only the tail.  Target: turn 20 / turn 2 <= 1.3.  Also: turn 21 right
    after a background job used the model (it runs on its own context), and,
@@ -38,9 +39,11 @@ from desktop.core.db import ConversationStore, Database, MemoryStore, open_datab
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ChatSettings, ModelSettings
 from models.broker import InferenceBroker, Priority
-from models.embedded import default_chat_model_path
+from models.convert_bert import ensure_default_embedder_gguf
+from models.embedded import default_chat_model_path, default_embedding_source
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.llama_chat import LlamaChatModel
+from models.llama_embedder import LlamaEmbedder
 
 CONTEXT = 4096
 REPLY_TOKENS = 40
@@ -52,6 +55,11 @@ MEMORIES = [
     "Mara's cat is called Miso.",
     "Mara works as a nurse on night shifts.",
 ]
+
+
+def default_embedder(folder: Path) -> LlamaEmbedder:
+    """The app's default embedder: memories are retrieved for every message."""
+    return LlamaEmbedder(ensure_default_embedder_gguf(default_embedding_source(), folder))
 
 
 def question(turn: int) -> str:
@@ -154,6 +162,7 @@ def bench_layout(conversations: int) -> dict[str, Any]:
         broker = InferenceBroker()
         broker.start()
         broker.load_chat_model(lambda: recording).result()
+        broker.load_embedder(lambda: default_embedder(Path(folder))).result()
         database = open_database(Path(folder) / "bench.sqlite3")
         try:
             chat = build(Path(folder), database, broker)
@@ -204,6 +213,7 @@ def bench_ui_stall(replies: int) -> dict[str, Any]:
         broker.start()
         model = LlamaChatModel(default_chat_model_path(), context_length=CONTEXT)
         broker.load_chat_model(lambda: model).result()
+        broker.load_embedder(lambda: default_embedder(Path(folder))).result()
         database = open_database(Path(folder) / "bench.sqlite3")
         chat = ChatService(
             ConversationStore(database),
