@@ -16,6 +16,8 @@ import pytest
 from desktop.core.chat import ChatService, Reply, ReplyKind, Stage, Turn
 from desktop.core.db import ConversationStore, Database, MemoryStore, MessageRole
 from desktop.core.jobs import JobControl
+from desktop.core.paths import resolve_paths
+from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ChatSettings, ModelSettings
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
@@ -52,6 +54,24 @@ class Recorder:
 
     def notices(self) -> list[str]:
         return [value for kind, value in self.events if kind == "notice"]
+
+
+def _service(
+    database: Database,
+    broker: InferenceBroker,
+    model_settings: ModelSettings,
+    chat_settings: ChatSettings | None = None,
+) -> ChatService:
+    """A chat service on *database* with settings of the test's own."""
+    prompts = PromptLibrary(resolve_paths().config_dir / "prompts")
+    return ChatService(
+        ConversationStore(database),
+        MemoryStore(database),
+        broker,
+        prompts,
+        model_settings,
+        chat_settings,
+    )
 
 
 def _stored(store: ConversationStore, conversation_id: int) -> list[tuple[str, str]]:
@@ -120,18 +140,9 @@ def test_the_listener_hears_reading_then_replying_then_the_text(
 
 
 def test_start_conversation_opens_with_a_seed_in_the_chosen_language(
-    chat_settings: ChatSettings, database: Database, broker: InferenceBroker, user_dirs: Any
+    database: Database, broker: InferenceBroker
 ) -> None:
-    from desktop.core.prompts import PromptLibrary
-
-    chat = ChatService(
-        ConversationStore(database),
-        MemoryStore(database),
-        broker,
-        PromptLibrary(user_dirs.config_dir / "prompts"),
-        ModelSettings(),
-        ChatSettings(language="de"),
-    )
+    chat = _service(database, broker, ModelSettings(), ChatSettings(language="de"))
     turn = chat.start_conversation(off_record=True)
     recorder = Recorder()
 
@@ -368,18 +379,9 @@ def test_remembered_facts_reach_the_next_prompt_as_data(
 
 
 def test_an_oversized_section_is_condensed_in_the_background(
-    database: Database, broker: InferenceBroker, model: ScriptedChatModel, user_dirs: Any
+    database: Database, broker: InferenceBroker, model: ScriptedChatModel
 ) -> None:
-    from desktop.core.prompts import PromptLibrary
-
-    chat = ChatService(
-        ConversationStore(database),
-        MemoryStore(database),
-        broker,
-        PromptLibrary(user_dirs.config_dir / "prompts"),
-        ModelSettings(),
-        ChatSettings(memories_chars=300),
-    )
+    chat = _service(database, broker, ModelSettings(), ChatSettings(memories_chars=300))
     for n in range(20):
         chat.remember(f"Fact number {n} about the user's garden.")
     conversation = chat.new_conversation()
@@ -421,24 +423,20 @@ def test_turn_is_plain_data() -> None:
 @pytest.mark.model
 @pytest.mark.slow
 def test_a_long_conversation_fits_the_real_models_context(
-    fresh_smollm2: Callable[[], LlamaChatModel], database: Database, user_dirs: Any
+    fresh_smollm2: Callable[[], LlamaChatModel], database: Database
 ) -> None:
     """The budget arithmetic against SmolLM2's own tokenizer and chat template:
     a conversation longer than the context is compacted and answered, never
     overflowing."""
-    from desktop.core.prompts import PromptLibrary
-
     model = fresh_smollm2()
     broker = InferenceBroker()
     broker.start()
     try:
         broker.load_chat_model(lambda: model).result(TIMEOUT)
         store = ConversationStore(database)
-        chat = ChatService(
-            store,
-            MemoryStore(database),
+        chat = _service(
+            database,
             broker,
-            PromptLibrary(user_dirs.config_dir / "prompts"),
             ModelSettings(context_length=SMOLLM2_CONTEXT, max_reply_tokens=24, temperature=0.0),
         )
         conversation = chat.new_conversation()
@@ -457,18 +455,9 @@ def test_a_long_conversation_fits_the_real_models_context(
 
 
 def test_the_memories_given_are_those_relevant_to_the_message(
-    database: Database, broker: InferenceBroker, model: ScriptedChatModel, user_dirs: Any
+    database: Database, broker: InferenceBroker, model: ScriptedChatModel
 ) -> None:
-    from desktop.core.prompts import PromptLibrary
-
-    chat = ChatService(
-        ConversationStore(database),
-        MemoryStore(database),
-        broker,
-        PromptLibrary(user_dirs.config_dir / "prompts"),
-        ModelSettings(),
-        ChatSettings(memories_top_k=2),
-    )
+    chat = _service(database, broker, ModelSettings(), ChatSettings(memories_top_k=2))
     for fact in ["My dog is called Rex.", "I live in Porto.", "I play the cello.", "Rex is old."]:
         chat.remember(fact)
     conversation = chat.new_conversation()
@@ -481,21 +470,13 @@ def test_the_memories_given_are_those_relevant_to_the_message(
 
 
 def test_without_an_embedder_memories_are_still_found_by_their_words(
-    database: Database, model: ScriptedChatModel, user_dirs: Any
+    database: Database, model: ScriptedChatModel
 ) -> None:
-    from desktop.core.prompts import PromptLibrary
-
     broker = InferenceBroker()  # a chat model, but no embedder loaded
     broker.start()
     try:
         broker.load_chat_model(lambda: model).result(TIMEOUT)
-        chat = ChatService(
-            ConversationStore(database),
-            MemoryStore(database),
-            broker,
-            PromptLibrary(user_dirs.config_dir / "prompts"),
-            ModelSettings(),
-        )
+        chat = _service(database, broker, ModelSettings())
         chat.remember("The spare key is under the blue pot.")
         conversation = chat.new_conversation()
         recorder = Recorder()
