@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from desktop.core.db import ConversationStore, Message
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.prompts import PromptLibrary
-from desktop.core.tokens import cut_middle
+from desktop.core.tokens import CountTokens, cut_middle
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled
 from models.interfaces import ChatMessage, GenerationOptions
@@ -50,16 +50,13 @@ class CompactionResult:
     archived: int
 
 
-TokenCounter = Callable[[Sequence[str]], list[int]]
-
-
 class Compactor:
     def __init__(
         self,
         conversations: ConversationStore,
         broker: InferenceBroker,
         prompts: PromptLibrary,
-        count_tokens: TokenCounter,
+        count_tokens: CountTokens,
         *,
         context_length: int,
         keep_recent: int = 10,

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from models.broker import InferenceBroker
+
+CountTokens = Callable[[Sequence[str]], list[int]]
+"""Counts the chat model's tokens in each text (``TokenCounter`` is one)."""
 
 MESSAGE_OVERHEAD = 8
 """Tokens a chat template adds around each message (role markers, ends), at most."""
