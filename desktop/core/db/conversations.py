@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -23,6 +23,7 @@ from desktop.core.db.rows import columns, from_row, json_or_none, select_list
 MessageRole = Literal["system", "user", "assistant", "tool", "event"]
 
 _LIKE_SPECIAL = re.compile(r"[\\%_]")
+_IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,21 @@ class ConversationStore:
             (conversation_id, int(include_archived)),
         )
         return [_message(row) for row in rows]
+
+    def messages_by_ids(self, message_ids: Iterable[int]) -> builtins.list[Message]:
+        """The messages with these ids, archived or not, in any conversation
+        (deleted ones too), by id; ids with no message (purged) are left out."""
+        wanted = sorted(set(message_ids))
+        found: builtins.list[Message] = []
+        for start in range(0, len(wanted), _IDS_PER_QUERY):
+            chunk = wanted[start : start + _IDS_PER_QUERY]
+            rows = self._db.fetch_all(
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages m"
+                f" WHERE m.id IN ({', '.join('?' * len(chunk))}) ORDER BY m.id",
+                chunk,
+            )
+            found += [_message(row) for row in rows]
+        return found
 
     def search_messages(self, query: str, limit: int = 20) -> builtins.list[Message]:
         """Messages of conversations not deleted matching any word of *query*, best first."""

@@ -232,3 +232,26 @@ def test_search_skips_deleted_conversations(conversations: ConversationStore) ->
     gone = conversations.create("Secret plans")
     conversations.delete(gone.id)
     assert conversations.search("secret") == []
+
+
+def test_messages_by_ids_finds_archived_and_deleted_ones_and_skips_purged(
+    conversations: ConversationStore, clock: FakeClock
+) -> None:
+    live = conversations.create("Live")
+    first = conversations.add_message(live.id, "user", "I keep bees")
+    second = conversations.add_message(live.id, "assistant", "How many hives?")
+    conversations.apply_compaction(live.id, "Bees.", first.id)
+    gone = conversations.create("Gone")
+    third = conversations.add_message(gone.id, "user", "Ana is my sister")
+    conversations.delete(gone.id)
+
+    found = conversations.messages_by_ids([third.id, first.id, second.id, first.id, 999])
+
+    assert [(m.id, m.conversation_id) for m in found] == [
+        (first.id, live.id),
+        (second.id, live.id),
+        (third.id, gone.id),
+    ]
+    assert found[0].archived_at is not None
+    assert conversations.messages_by_ids([]) == []
+    assert len(conversations.messages_by_ids(range(1, 2000))) == 3  # more ids than one query binds
