@@ -26,6 +26,7 @@ from desktop.core.db.memory_rows import (
     MemoryHit,
     MemorySources,
     MemoryStatus,
+    NewMemory,
     SourceKind,
     content_hash,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "MessageRole",
     "Migration",
     "MigrationFailed",
+    "NewMemory",
     "QueryFailed",
     "Row",
     "RowNotFound",

@@ -10,7 +10,7 @@ affected places and a history row in one transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from desktop.core.db.memory_rows import (
     MemoryHit,
     MemorySources,
     MemoryStatus,
+    NewMemory,
     SourceKind,
     check_actor,
     content_hash,
@@ -174,38 +175,38 @@ class MemoryStore:
         dream_run_id: int | None = None,
     ) -> Memory:
         """Store a new memory with its full-text row, vector, provenance and history."""
+        item = NewMemory(
+            content,
+            embedding,
+            source_kind,
+            category=category,
+            importance=importance,
+            source_message_ids=tuple(source_message_ids),
+            external_refs=tuple(external_refs),
+            embedding_model=embedding_model,
+            flags=tuple(flags),
+        )
+        [memory_id] = self.add_many([item], actor=actor, dream_run_id=dream_run_id)
+        return self._require(memory_id)
+
+    def add_many(
+        self, items: Sequence[NewMemory], *, actor: str, dream_run_id: int | None = None
+    ) -> list[int]:
+        """Store *items* as ``add`` stores one, all in one transaction; their ids, in order.
+
+        Every item is checked before anything is written, and a failure while
+        writing rolls back the whole batch: all of them are stored or none.
+        """
         check_actor(actor)
-        if not content.strip():
-            raise ValueError("a memory needs some content")
-        if not 0.0 <= importance <= 1.0:
-            raise ValueError(f"importance must be between 0 and 1, not {importance}")
-        blob = None if embedding is None else self._vector_blob(embedding)
-        flag_list = list(flags)
+        blobs = [self._checked_blob(item) for item in items]
+        if not items:
+            return []
         now = self._clock()
         with self._db.transaction() as tx:
-            memory_id: int = tx.fetch_value(
-                "INSERT INTO memories (content, category, source_kind, importance,"
-                " created_at, last_seen_at, valid_from, content_hash, embedding_model,"
-                " flags, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (
-                    content,
-                    category,
-                    source_kind,
-                    importance,
-                    now,
-                    now,
-                    now,
-                    content_hash(content),
-                    embedding_model if blob is not None else None,
-                    json.dumps(flag_list) if flag_list else None,
-                    now,
-                ),
-            )
-            if blob is not None:
-                self._insert_vector(tx, memory_id, blob, "active", category)
-            self._add_sources(tx, memory_id, source_message_ids, external_refs)
-            self._record(tx, memory_id, "add", None, content, actor, dream_run_id, now)
-        return self._require(memory_id)
+            return [
+                self._insert_new(tx, item, blob, actor, dream_run_id, now)
+                for item, blob in zip(items, blobs, strict=True)
+            ]
 
     def reinforce(
         self,
@@ -349,6 +350,47 @@ class MemoryStore:
         if not np.all(np.isfinite(vector)):
             raise ValueError("an embedding must be finite (no NaN or infinity)")
         return vector.tobytes()
+
+    def _checked_blob(self, item: NewMemory) -> bytes | None:
+        """Refuse a bad *item* before anything is written; its vector as stored."""
+        if not item.content.strip():
+            raise ValueError("a memory needs some content")
+        if not 0.0 <= item.importance <= 1.0:
+            raise ValueError(f"importance must be between 0 and 1, not {item.importance}")
+        return None if item.embedding is None else self._vector_blob(item.embedding)
+
+    def _insert_new(
+        self,
+        tx: Transaction,
+        item: NewMemory,
+        blob: bytes | None,
+        actor: str,
+        dream_run_id: int | None,
+        now: float,
+    ) -> int:
+        memory_id: int = tx.fetch_value(
+            "INSERT INTO memories (content, category, source_kind, importance,"
+            " created_at, last_seen_at, valid_from, content_hash, embedding_model,"
+            " flags, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (
+                item.content,
+                item.category,
+                item.source_kind,
+                item.importance,
+                now,
+                now,
+                now,
+                content_hash(item.content),
+                item.embedding_model if blob is not None else None,
+                json.dumps(list(item.flags)) if item.flags else None,
+                now,
+            ),
+        )
+        if blob is not None:
+            self._insert_vector(tx, memory_id, blob, "active", item.category)
+        self._add_sources(tx, memory_id, item.source_message_ids, item.external_refs)
+        self._record(tx, memory_id, "add", None, item.content, actor, dream_run_id, now)
+        return memory_id
 
     @staticmethod
     def _insert_vector(

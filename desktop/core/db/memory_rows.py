@@ -12,6 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+import numpy as np
+import numpy.typing as npt
+
 from desktop.core.db.connection import Row
 from desktop.core.db.rows import columns, from_row, json_or_none, select_list
 
@@ -77,6 +80,24 @@ class Memory:
     embedding_model: str | None
     flags: tuple[str, ...]
     updated_at: float
+
+
+# eq=False: an embedding array has no single truth value, so field-wise
+# equality would raise; a NewMemory is handed over, never compared.
+@dataclass(frozen=True, eq=False)
+class NewMemory:
+    """A memory to store (see ``MemoryStore.add_many``): what ``add`` takes, as a value."""
+
+    content: str
+    embedding: npt.NDArray[np.floating[Any]] | None
+    source_kind: SourceKind
+    category: str = "general"
+    importance: float = 0.5
+    source_message_ids: tuple[int, ...] = ()
+    external_refs: tuple[str, ...] = ()
+    embedding_model: str | None = None
+    """Recorded only with an embedding."""
+    flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

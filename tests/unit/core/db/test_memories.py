@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import numpy as np
 import pytest
 
 from desktop.core.db.connection import Database
 from desktop.core.db.errors import DiskFull, QueryFailed, RowNotFound, VectorDimensionMismatch
 from desktop.core.db.memories import MemoryStore
-from desktop.core.db.memory_rows import Memory, MemoryStatus, content_hash
+from desktop.core.db.memory_rows import Memory, MemoryStatus, NewMemory, content_hash
 from tests.fakes import HashingEmbedder
 from tests.unit.core.db.conftest import START, FakeClock
 
@@ -478,3 +481,144 @@ def test_listed_puts_pinned_then_important_then_recent_first(
     assert [m.content for m in memories.listed("deleted")] == ["gone"]
     assert len(memories.listed(limit=2)) == 2
     assert low.id and older.id
+
+
+# -- adding many -------------------------------------------------------------
+
+
+def _new(embedder: HashingEmbedder, content: str, **options: Any) -> NewMemory:
+    arguments: dict[str, Any] = {
+        "embedding": embedder.embed([content])[0],
+        "source_kind": "imported",
+        "embedding_model": embedder.name,
+    }
+    arguments.update(options)
+    return NewMemory(content, **arguments)
+
+
+def test_add_many_stores_every_item_like_add_does(
+    memories: MemoryStore, db: Database, embedder: HashingEmbedder
+) -> None:
+    items = [
+        _new(embedder, "Grew up in Porto", category="places", source_message_ids=(3, 4)),
+        _new(embedder, "Allergic to peanuts", importance=0.9, external_refs=("bench:1",)),
+        _new(embedder, "Calls her mother on Sundays", embedding=None, flags=("instruction_like",)),
+    ]
+
+    ids = memories.add_many(items, actor="dream:merge")
+
+    assert ids == sorted(ids) and len(set(ids)) == 3
+    stored = [memories.get(memory_id) for memory_id in ids]
+    assert [(m.content, m.category, m.importance) for m in stored if m] == [
+        ("Grew up in Porto", "places", 0.5),
+        ("Allergic to peanuts", "general", 0.9),
+        ("Calls her mother on Sundays", "general", 0.5),
+    ]
+    assert [m.embedding_model for m in stored if m] == ["hashing", "hashing", None]
+    assert [m.flags for m in stored if m] == [(), (), ("instruction_like",)]
+    assert [_vector_status(db, memory_id) for memory_id in ids] == [
+        ("active", "places"),
+        ("active", "general"),
+        None,
+    ]
+    assert memories.sources(ids[0]).message_ids == (3, 4)
+    assert memories.sources(ids[1]).external_refs == ("bench:1",)
+    for memory_id, item in zip(ids, items, strict=True):
+        [entry] = memories.history(memory_id)
+        assert (entry.operation, entry.actor, entry.old_content, entry.new_content) == (
+            "add",
+            "dream:merge",
+            None,
+            item.content,
+        )
+    assert _text_ids(memories, "peanuts") == [ids[1]]
+
+
+def test_add_many_stores_many_rows_in_one_call_and_their_vectors_are_searchable(
+    memories: MemoryStore, db: Database, embedder: HashingEmbedder
+) -> None:
+    before = _counts(db)
+    contents = [f"memory number {n} about topic{n}" for n in range(300)]
+
+    ids = memories.add_many(
+        [_new(embedder, text, external_refs=(f"turn-{n}",)) for n, text in enumerate(contents)],
+        actor="system",
+    )
+
+    assert len(ids) == 300
+    added = {table: _counts(db)[table] - count for table, count in before.items()}
+    assert added == {table: 300 for table in before}
+    for n in (0, 149, 299):
+        [hit] = memories.search_vector(embedder.embed([contents[n]])[0], k=1)
+        assert hit.memory.id == ids[n]
+        assert hit.score == pytest.approx(0.0, abs=1e-5)
+        assert memories.sources(ids[n]).external_refs == (f"turn-{n}",)
+        assert _text_ids(memories, f"topic{n}") == [ids[n]]
+
+
+def test_add_many_of_nothing_writes_nothing(memories: MemoryStore, db: Database) -> None:
+    before = _counts(db)
+
+    assert memories.add_many([], actor="system") == []
+    assert _counts(db) == before
+
+
+@pytest.mark.parametrize(
+    ("bad", "error"),
+    [
+        ({"embedding": np.ones(3, np.float32)}, VectorDimensionMismatch),
+        ({"embedding": np.full(384, np.inf, np.float32)}, ValueError),
+        ({"content": " \n "}, ValueError),
+        ({"importance": -0.1}, ValueError),
+    ],
+)
+def test_add_many_with_one_bad_item_stores_none_of_them(
+    memories: MemoryStore,
+    db: Database,
+    embedder: HashingEmbedder,
+    bad: dict[str, Any],
+    error: type[Exception],
+) -> None:
+    before = _counts(db)
+    good = [_new(embedder, f"good fact {n}") for n in range(4)]
+    broken = replace(good[2], **bad)
+
+    with pytest.raises(error):
+        memories.add_many([*good[:2], broken, good[3]], actor="system")
+
+    assert _counts(db) == before
+
+
+def test_add_many_refuses_an_unknown_actor(
+    memories: MemoryStore, db: Database, embedder: HashingEmbedder
+) -> None:
+    before = _counts(db)
+
+    with pytest.raises(ValueError, match="unknown actor"):
+        memories.add_many([_new(embedder, "fine")], actor="someone")
+
+    assert _counts(db) == before
+
+
+def test_add_many_rolls_back_the_whole_batch_when_a_late_write_fails(
+    memories: MemoryStore, db: Database, embedder: HashingEmbedder
+) -> None:
+    kept = _add(memories, embedder, "Lives in Lyon")
+    # A stale vector row squats on the id the third item will get: the first
+    # two items are fully written when the third one's vector insert fails.
+    third_id = kept.id + 3
+    with db.transaction() as tx:
+        tx.execute(
+            "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
+            " VALUES (?, ?, 'active', 'general')",
+            (third_id, embedder.embed(["stale"])[0].tobytes()),
+        )
+    before = _counts(db)
+    items = [_new(embedder, f"batch fact {n}", source_message_ids=(n,)) for n in range(5)]
+
+    with pytest.raises(QueryFailed, match="UNIQUE"):
+        memories.add_many(items, actor="harvest")
+
+    assert _counts(db) == before
+    assert _text_ids(memories, "batch") == []
+    assert all(memories.get(kept.id + n) is None for n in range(1, 6))
