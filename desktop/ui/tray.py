@@ -14,10 +14,12 @@ def tray_available() -> bool:
 class Tray(QObject):
     """Signals:
     open_chat_requested(): the user asked for the chat window.
+    memories_requested(): the user asked for the memory browser.
     quit_requested(): the user chose Quit.
     """
 
     open_chat_requested = Signal()
+    memories_requested = Signal()
     quit_requested = Signal()
 
     def __init__(self, icon: QIcon, parent: QObject | None = None) -> None:
@@ -25,9 +27,12 @@ class Tray(QObject):
         self.menu = QMenu()
         self.open_action = QAction("Open chat", self.menu)
         self.open_action.triggered.connect(self.open_chat_requested)
+        self.memories_action = QAction("Memories…", self.menu)
+        self.memories_action.triggered.connect(self.memories_requested)
         self.quit_action = QAction("Quit Reverie", self.menu)
         self.quit_action.triggered.connect(self.quit_requested)
         self.menu.addAction(self.open_action)
+        self.menu.addAction(self.memories_action)
         self.menu.addSeparator()
         self.menu.addAction(self.quit_action)
         self.icon = QSystemTrayIcon(icon, self)
