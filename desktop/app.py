@@ -19,9 +19,10 @@ from pathlib import Path
 from desktop import __version__
 from desktop.core import jobs
 from desktop.core.chat import ChatService
-from desktop.core.db import ConversationStore, Database, MemoryStore, open_database
+from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.jobs import failure_message
+from desktop.core.memory_service import MemoryService
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.secrets import SecretStore
@@ -48,6 +49,7 @@ class Core:
     broker: InferenceBroker
     secrets: SecretStore
     database: Database | None = None
+    memories: MemoryService | None = None
     chat: ChatService | None = None
     problems: list[str] = field(default_factory=list)
 
@@ -77,11 +79,13 @@ def build_core(paths: AppPaths) -> Core:
     except EnvironmentProblem as error:
         core.problems.append(f"Conversations and memory are unavailable: {error}")
     if core.database is not None:
+        prompts = PromptLibrary(paths.config_dir / "prompts")
+        core.memories = MemoryService.over(core.database, broker, prompts)
         core.chat = ChatService(
             ConversationStore(core.database),
-            MemoryStore(core.database),
+            core.memories,
             broker,
-            PromptLibrary(paths.config_dir / "prompts"),
+            prompts,
             settings.models,
             settings.chat,
         )

@@ -170,6 +170,12 @@ class InferenceBroker:
         if self._thread.is_alive():
             self._thread.join(timeout)
 
+    @property
+    def embedder_name(self) -> str | None:
+        """The loaded embedder's name, recorded with the vectors it makes."""
+        embedder = self._embedder
+        return None if embedder is None else embedder.name
+
     # -- submitting ----------------------------------------------------------
     def load_chat_model(self, load: Callable[[], ChatModel]) -> Job:
         """Load (or replace) the chat model on the broker thread."""

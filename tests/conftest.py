@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from desktop.core.chat import ChatService
-from desktop.core.db import ConversationStore, Database, MemoryStore, open_database
+from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.memory_service import MemoryService
 from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ChatSettings, ModelSettings
@@ -130,19 +131,29 @@ def model_settings() -> ModelSettings:
 
 
 @pytest.fixture
+def prompts(user_dirs: AppPaths) -> PromptLibrary:
+    return PromptLibrary(user_dirs.config_dir / "prompts")
+
+
+@pytest.fixture
+def memories(database: Database, broker: InferenceBroker, prompts: PromptLibrary) -> MemoryService:
+    return MemoryService.over(database, broker, prompts)
+
+
+@pytest.fixture
 def chat(
-    database: Database,
     store: ConversationStore,
+    memories: MemoryService,
     broker: InferenceBroker,
-    user_dirs: AppPaths,
+    prompts: PromptLibrary,
     model_settings: ModelSettings,
     chat_settings: ChatSettings,
 ) -> ChatService:
     return ChatService(
         store,
-        MemoryStore(database),
+        memories,
         broker,
-        PromptLibrary(user_dirs.config_dir / "prompts"),
+        prompts,
         model_settings,
         chat_settings,
     )

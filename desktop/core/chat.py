@@ -17,9 +17,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
-import numpy as np
-import numpy.typing as npt
-
 from desktop.core.compaction import (
     CompactionCancelled,
     CompactionFailed,
@@ -27,8 +24,10 @@ from desktop.core.compaction import (
     Compactor,
 )
 from desktop.core.condenser import Condenser
-from desktop.core.db import Conversation, ConversationStore, Memory, MemoryStore, Message
+from desktop.core.db import Conversation, ConversationStore, Memory, Message
 from desktop.core.jobs import JobControl
+from desktop.core.memory_gate import INSTRUCTION_LIKE, is_instruction_like
+from desktop.core.memory_service import MemoryService, Remembered
 from desktop.core.prompt_assembly import (
     AssembledPrompt,
     ComponentLimits,
@@ -37,12 +36,11 @@ from desktop.core.prompt_assembly import (
     assemble,
 )
 from desktop.core.prompts import PromptLibrary
-from desktop.core.retrieval import MemoryRetriever
+from desktop.core.redaction import redact
 from desktop.core.settings import ChatSettings, ModelSettings
 from desktop.core.text import scrub
 from desktop.core.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
 from models.broker import InferenceBroker, Priority
-from models.errors import ModelError
 from models.interfaces import ChatMessage, GenerationOptions
 
 log = logging.getLogger(__name__)
@@ -102,7 +100,7 @@ class ChatService:
     def __init__(
         self,
         conversations: ConversationStore,
-        memories: MemoryStore,
+        memories: MemoryService,
         broker: InferenceBroker,
         prompts: PromptLibrary,
         model_settings: ModelSettings,
@@ -127,8 +125,6 @@ class ChatService:
             keep_recent=self._chat_settings.keep_recent_messages,
         )
         self.condenser = Condenser(broker, prompts)
-        self.retriever = MemoryRetriever(memories, self._embed_queries)
-        self._said_no_embedder = False
         self._limits = ComponentLimits(
             memories=self._chat_settings.memories_chars,
             tasks=self._chat_settings.tasks_chars,
@@ -248,7 +244,7 @@ class ChatService:
     def assembled(self, conversation_id: int) -> AssembledPrompt:
         """The prompt parts a call in this conversation would get now."""
         conversation = self._conversations.get(conversation_id)
-        memories = [MemoryLine(m.id, m.content) for m in self._relevant_memories(conversation_id)]
+        memories = [_memory_line(m) for m in self._relevant_memories(conversation_id)]
         inputs = PromptInputs(
             now=self._clock(),
             memories=memories,
@@ -263,21 +259,10 @@ class ChatService:
         messages = self._conversations.messages(conversation_id)
         asked = next((m.content for m in reversed(messages) if m.role == "user"), "")
         if not asked.strip():
-            return self._memories.listed(limit=top_k)
+            return self._memories.store.listed(limit=top_k)
         replied = next((m.content for m in reversed(messages) if m.role == "assistant"), "")
-        return [found.memory for found in self.retriever.retrieve(asked, replied, k=top_k)]
-
-    def _embed_queries(self, texts: Sequence[str]) -> npt.NDArray[np.float32] | None:
-        """Query vectors from the embedder; None (text search only) if it is
-        unavailable, which the window already reports."""
-        try:
-            vectors: npt.NDArray[np.float32] = self._broker.embed(texts).result()
-        except ModelError as error:
-            if not self._said_no_embedder:  # once, not on every message
-                log.warning("memory search by meaning is unavailable: %s", error)
-                self._said_no_embedder = True
-            return None
-        return vectors
+        retrieved = self._memories.retriever.retrieve(asked, replied, k=top_k)
+        return [found.memory for found in retrieved]
 
     def _fitted_prompt(
         self, turn: Turn, listener: TurnListener, kind: ReplyKind
@@ -354,18 +339,11 @@ class ChatService:
             self._conversations.rename(conversation_id, title)
 
     # -- memory commands ---------------------------------------------------------
-    def remember(self, text: str) -> Memory:
-        """``/remember``: store *text* as a memory the user asked for.
-
-        It is found by text at once; the memory system embeds it for search
-        by meaning (``embedding_model`` stays empty until then).
-        """
-        return self._memories.add(
-            scrub(text).strip(),
-            embedding=None,
-            source_kind="user_explicit",
-            actor="user",
-            importance=0.8,
+    def remember(self, text: str) -> Remembered:
+        """``/remember``: store *text* as a memory the user asked for
+        (``MemoryRefused`` says why not)."""
+        return self._memories.remember(
+            text, source_kind="user_explicit", actor="user", importance=0.8
         )
 
     def forget(self, text: str) -> tuple[list[Memory], list[Memory]]:
@@ -373,22 +351,30 @@ class ChatService:
         forgets it; text matching several lists them instead."""
         reference = text.strip().removeprefix("#")
         if reference.isdigit():
-            memory = self._memories.get(int(reference))
+            memory = self._memories.store.get(int(reference))
             if memory is None or memory.status != "active":
                 return [], []
-            return [self._memories.set_status(memory.id, "deleted", "user")], []
-        hits = [hit.memory for hit in self._memories.search_text(text, limit=5)]
+            return self._memories.set_status([memory.id], "deleted"), []
+        hits = [hit.memory for hit in self._memories.store.search_text(text, limit=5)]
         exact = [m for m in hits if text.strip().casefold() in m.content.casefold()]
         chosen = exact if len(exact) == 1 else hits if len(hits) == 1 else []
         if chosen:
-            return [self._memories.set_status(chosen[0].id, "deleted", "user")], []
+            return self._memories.set_status([chosen[0].id], "deleted"), []
         return [], hits
 
 
 _SEED = {"kind": SEED}
 
 
-def _is_seed(message: Message) -> bool:
+def _memory_line(memory: Memory) -> MemoryLine:
+    """A memory as the model sees it: secrets taken out again (the patterns
+    may have grown since it was stored), an order-like text only quoted."""
+    text = redact(memory.content).text
+    quoted = INSTRUCTION_LIKE in memory.flags or is_instruction_like(text)
+    return MemoryLine(memory.id, text, quoted)
+
+
+def is_seed(message: Message) -> bool:
     return (message.metadata or {}).get("kind") == SEED
 
 
@@ -396,8 +382,8 @@ def _prompt_history(messages: Sequence[Message], kind: ReplyKind) -> list[ChatMe
     """Messages as the model sees them: the seed opens the conversation, even
     when it was stored after the first user message it greets (and the seed
     itself is written seeing only the seed event)."""
-    seed = [m for m in messages if _is_seed(m)]
-    ordered = seed if kind == "seed" else seed + [m for m in messages if not _is_seed(m)]
+    seed = [m for m in messages if is_seed(m)]
+    ordered = seed if kind == "seed" else seed + [m for m in messages if not is_seed(m)]
     return [
         ChatMessage(_PROMPT_ROLES[m.role], m.content)  # type: ignore[arg-type]  # mapped roles
         for m in ordered

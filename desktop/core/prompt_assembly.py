@@ -36,9 +36,12 @@ _CUT_MARK = "[…]"
 class MemoryLine:
     id: int
     text: str
+    quoted: bool = False
+    """Reads like an instruction: shown only as a quotation (``memory_quoted``)."""
 
-    def render(self) -> str:
-        return f"- (#{self.id}) {self.text}"
+    def render(self, quoted_template: str = '"{text}"') -> str:
+        text = fill(quoted_template, text=self.text) if self.quoted else self.text
+        return f"- (#{self.id}) {text}"
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,8 @@ def assemble(
             content = _cut(shorter if shorter is not None else content, limit)
         return fill(sections.get(name, "{" + name + "}"), **{name: content}).strip()
 
-    memories = component("memories", [m.render() for m in inputs.memories], limits.memories)
+    quoted = sections.get("memory_quoted", '"{text}"')
+    memories = component("memories", [m.render(quoted) for m in inputs.memories], limits.memories)
     tasks = component("tasks", [t.render() for t in inputs.tasks], limits.tasks)
     summary = component("summary", [inputs.summary.strip()] if inputs.summary else [], None)
     skills = component("skills", [s.render() for s in inputs.skills], limits.skills)

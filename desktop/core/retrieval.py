@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from desktop.core.db import Memory, MemoryHit, MemoryStore
+from desktop.core.db import Memory, MemoryHit, MemoryStatus, MemoryStore
 
 RRF_K = 10
 """Smaller than the customary 60: with 50 candidates a list, 60 lets a list's
@@ -66,24 +66,33 @@ class MemoryRetriever:
         *,
         k: int = 10,
         category: str | None = None,
+        statuses: Sequence[MemoryStatus] = ("active",),
     ) -> list[Retrieved]:
-        """The *k* memories most relevant to *message* (and, less, *last_reply*)."""
+        """The *k* memories most relevant to *message* (and, less, *last_reply*),
+        among those with one of *statuses* (any, if empty)."""
         queries = [(text, weight) for text, weight in ((message, 1.0), (last_reply, REPLY_WEIGHT))]
         queries = [(text, weight) for text, weight in queries if text.strip()]
         if not queries or k < 1:
             return []
         scores: dict[int, float] = defaultdict(float)
         found: dict[int, Memory] = {}
-        rankings = [(weight, self._store.search_text(text, CANDIDATES)) for text, weight in queries]
+        # One status filters inside each search; several, after it.
+        status = statuses[0] if len(statuses) == 1 else None
+        candidates = max(CANDIDATES, k)
+        rankings = [
+            (weight, self._store.search_text(text, candidates, status=status))
+            for text, weight in queries
+        ]
         vectors = None if self._embed is None else self._embed([text for text, _ in queries])
         if vectors is not None:
             rankings += [
-                (weight, self._store.search_vector(vector, CANDIDATES, category=category))
+                (weight, self._store.search_vector(vector, candidates, status, category))
                 for (_, weight), vector in zip(queries, vectors, strict=True)
             ]
         for weight, hits in rankings:
             for rank, hit in _ranked(hits):
-                if category is not None and hit.memory.category != category:
+                wrong_status = statuses and hit.memory.status not in statuses
+                if wrong_status or (category is not None and hit.memory.category != category):
                     continue
                 scores[hit.memory.id] += weight / (RRF_K + rank)
                 found[hit.memory.id] = hit.memory

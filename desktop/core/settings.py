@@ -87,12 +87,41 @@ class ChatSettings(BaseModel):
     )
 
 
+class MemorySettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    harvest_after_messages: int = Field(
+        20, ge=1, description="Harvest a conversation once this many new user messages arrived."
+    )
+    harvest_idle_minutes: int = Field(
+        15, ge=1, description="Or once it has been quiet this long with enough new messages..."
+    )
+    harvest_idle_min_messages: int = Field(
+        5, ge=1, description="...namely at least this many new user messages."
+    )
+    harvest_check_minutes: int = Field(
+        5, ge=1, description="How often conversations are looked at for harvesting."
+    )
+    max_message_chars: int = Field(
+        4_000,
+        ge=200,
+        description="A longer message is cut in the middle (start and end kept) for the harvest.",
+    )
+    harvest_transcript_chars: int = Field(
+        60_000, ge=1_000, description="Most conversation text read in one harvest, in characters."
+    )
+    harvest_known_memories: int = Field(
+        30, ge=0, le=200, description="Related memories shown to the harvest, so it skips them."
+    )
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     version: int = Field(SETTINGS_VERSION, description="Schema version of this file.")
     models: ModelSettings = Field(default_factory=ModelSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
 
 
 class SettingsProblem(EnvironmentProblem):

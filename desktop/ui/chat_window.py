@@ -385,12 +385,12 @@ class ChatWindow(QMainWindow):
             self._on_notice("Write what to remember after /remember.")
             return
         try:
-            memory = chat.remember(text)
+            remembered = chat.remember(text)
         except ReverieError as error:
             self.show_problem(f"That was not remembered: {error}")
             self.input.setPlainText(f"/remember {text}")  # nothing typed is lost
             return
-        self._on_notice(f"Remembered (#{memory.id}): {memory.content}")
+        self._on_notice(remembered.describe())
 
     def _forget(self, chat: ChatService, text: str) -> None:
         if not text.strip():

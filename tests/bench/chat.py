@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.chat import ChatService, Reply, ReplyKind, Stage
-from desktop.core.db import ConversationStore, Database, MemoryStore, open_database
+from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ChatSettings, ModelSettings
 from models.broker import InferenceBroker, Priority
@@ -122,7 +123,7 @@ class FirstToken:
 def build(folder: Path, database: Database, broker: InferenceBroker) -> ChatService:
     chat = ChatService(
         ConversationStore(database),
-        MemoryStore(database),
+        MemoryService.over(database, broker, PromptLibrary(folder / "prompts")),
         broker,
         PromptLibrary(folder / "prompts"),
         ModelSettings(context_length=CONTEXT, max_reply_tokens=REPLY_TOKENS, temperature=0.0),
@@ -217,7 +218,7 @@ def bench_ui_stall(replies: int) -> dict[str, Any]:
         database = open_database(Path(folder) / "bench.sqlite3")
         chat = ChatService(
             ConversationStore(database),
-            MemoryStore(database),
+            MemoryService.over(database, broker, PromptLibrary(Path(folder) / "prompts")),
             broker,
             PromptLibrary(Path(folder) / "prompts"),
             ModelSettings(context_length=CONTEXT, max_reply_tokens=300, temperature=0.0),

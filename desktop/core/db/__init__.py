@@ -6,24 +6,33 @@ tables.  sqlite3, sqlean and sqlite_vec are imported only inside this package.
 
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, ExecResult, Row, Transaction, open_database
-from desktop.core.db.conversations import Conversation, ConversationStore, Message, MessageRole
+from desktop.core.db.conversations import (
+    Conversation,
+    ConversationStore,
+    HarvestBacklog,
+    Message,
+    MessageRole,
+)
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.errors import (
     DatabaseBusy,
     DatabaseTooNew,
     DatabaseUnavailable,
     DiskFull,
+    EditConflict,
     MigrationFailed,
     QueryFailed,
     RowNotFound,
     VectorDimensionMismatch,
 )
-from desktop.core.db.memories import MemoryStore
+from desktop.core.db.memories import MAX_K, MemoryStore
 from desktop.core.db.memory_rows import (
     HistoryOperation,
     Memory,
     MemoryHistoryEntry,
     MemoryHit,
+    MemoryQuery,
+    MemorySort,
     MemorySources,
     MemoryStatus,
     NewMemory,
@@ -34,6 +43,7 @@ from desktop.core.db.migrations import MIGRATIONS, Migration, latest_version, mi
 
 __all__ = [
     "DEFAULT_CANDIDATES",
+    "MAX_K",
     "MIGRATIONS",
     "Clock",
     "Conversation",
@@ -45,11 +55,15 @@ __all__ = [
     "DiskFull",
     "Driver",
     "DriverCandidate",
+    "EditConflict",
     "ExecResult",
+    "HarvestBacklog",
     "HistoryOperation",
     "Memory",
     "MemoryHistoryEntry",
     "MemoryHit",
+    "MemoryQuery",
+    "MemorySort",
     "MemorySources",
     "MemoryStatus",
     "MemoryStore",

@@ -52,6 +52,13 @@ class Message:
     metadata: dict[str, Any] | None = field(hash=False)
 
 
+@dataclass(frozen=True)
+class HarvestBacklog:
+    conversation_id: int
+    new_user_messages: int
+    last_message_at: float
+
+
 def _conversation(row: Row) -> Conversation:
     return from_row(Conversation, row, off_record=bool)
 
@@ -224,12 +231,36 @@ class ConversationStore:
             ).rowcount
 
     def purge_archived(self, archived_before: float) -> int:
-        """Delete messages archived before *archived_before*; how many went."""
+        """Delete messages archived before *archived_before*; how many went.
+        Messages not harvested yet stay until they are (unless off the record)."""
         with self._db.transaction() as tx:
             return tx.execute(
-                "DELETE FROM messages WHERE archived_at IS NOT NULL AND archived_at < ?",
+                "DELETE FROM messages WHERE archived_at IS NOT NULL AND archived_at < ?"
+                " AND conversation_id IN (SELECT c.id FROM conversations c"
+                "  WHERE c.off_record"
+                "  OR messages.id <= coalesce(c.harvested_through_message_id, 0))",
                 (archived_before,),
             ).rowcount
+
+    def harvest_backlog(self) -> builtins.list[HarvestBacklog]:
+        """Conversations on the record with user messages not harvested yet."""
+        rows = self._db.fetch_all(
+            "SELECT c.id, count(m.id) AS new_user_messages, max(m.created_at) AS last_message_at"
+            " FROM conversations c JOIN messages m ON m.conversation_id = c.id"
+            " WHERE c.deleted_at IS NULL AND NOT c.off_record AND m.role = 'user'"
+            " AND m.id > coalesce(c.harvested_through_message_id, 0)"
+            " GROUP BY c.id ORDER BY last_message_at",
+        )
+        return [HarvestBacklog(row[0], row[1], row[2]) for row in rows]
+
+    def mark_harvested(self, conversation_id: int, through_message_id: int) -> None:
+        """Move the harvest watermark forward (never back) to *through_message_id*."""
+        with self._db.transaction() as tx:
+            tx.execute(
+                "UPDATE conversations SET harvested_through_message_id ="
+                " max(coalesce(harvested_through_message_id, 0), ?) WHERE id = ?",
+                (through_message_id, conversation_id),
+            )
 
     def idle_with_live_messages(
         self, idle_since: float, min_live_messages: int

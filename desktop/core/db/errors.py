@@ -140,3 +140,15 @@ def translate(exc: BaseException, path: Path) -> ReverieError:
     if code is not None and code in _UNAVAILABLE_REASONS:
         return unavailable(path, f"{_UNAVAILABLE_REASONS[code]} ({exc})")
     return QueryFailed(f"SQLite rejected a statement on {path}: {exc}")
+
+
+class EditConflict(ReverieError):
+    """A memory changed after the writer read it; the write was not applied."""
+
+    def __init__(self, memory_id: int, current_content: str) -> None:
+        super().__init__(
+            f"Memory #{memory_id} was changed elsewhere while you edited it; "
+            "your edit was not applied, so neither change is lost. Review it and edit again."
+        )
+        self.memory_id = memory_id
+        self.current_content = current_content

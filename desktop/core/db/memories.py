@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Transaction
-from desktop.core.db.errors import RowNotFound, VectorDimensionMismatch
+from desktop.core.db.errors import EditConflict, RowNotFound, VectorDimensionMismatch
 from desktop.core.db.fts import match_query
 from desktop.core.db.memory_rows import (
     MEMORY_STATUSES,
@@ -26,6 +26,7 @@ from desktop.core.db.memory_rows import (
     Memory,
     MemoryHistoryEntry,
     MemoryHit,
+    MemoryQuery,
     MemorySources,
     MemoryStatus,
     NewMemory,
@@ -41,6 +42,14 @@ Embedding = npt.NDArray[np.floating[Any]]
 
 VECTOR_TABLE = "memory_vectors"
 MAX_K = 4096  # sqlite-vec's limit on k
+
+_SORT_ORDER = {
+    "recent": "m.last_seen_at DESC, m.id DESC",
+    "created": "m.created_at DESC, m.id DESC",
+    "importance": "m.pinned DESC, m.importance DESC, m.last_seen_at DESC, m.id DESC",
+    "reinforced": "m.reinforcement_count DESC, m.last_seen_at DESC, m.id DESC",
+    "alphabetical": "m.content COLLATE NOCASE, m.id",
+}
 
 _STATUS_OPERATION: dict[MemoryStatus, HistoryOperation] = {
     "active": "restore",
@@ -100,6 +109,58 @@ class MemoryStore:
             "SELECT * FROM memory_history WHERE memory_id = ? ORDER BY id", (memory_id,)
         )
         return [history_from_row(row) for row in rows]
+
+    def browse(self, query: MemoryQuery) -> list[Memory]:
+        """Memories matching *query*'s filters (and words, if any), in its order."""
+        where: list[str] = ["1 = 1"]
+        params: list[str | int] = []
+        for column, values in (
+            ("status", query.statuses),
+            ("category", query.categories),
+            ("source_kind", query.source_kinds),
+        ):
+            if values:
+                where.append(f"m.{column} IN ({', '.join('?' * len(values))})")
+                params += list(values)
+        if query.pinned is not None:
+            where.append("m.pinned = ?")
+            params.append(int(query.pinned))
+        if query.ids is not None:
+            where.append(f"m.id IN ({', '.join('?' * len(query.ids))})")
+            params += list(query.ids)
+        fts_query = match_query(query.text) if query.text else None
+        if query.text and fts_query is None:
+            return []
+        if fts_query is not None:
+            source = "memories_fts JOIN memories m ON m.id = memories_fts.rowid"
+            where.append("memories_fts MATCH ?")
+            params.append(fts_query)
+        else:
+            source = "memories m"
+        if query.sort != "relevance":
+            order = _SORT_ORDER[query.sort]
+        else:
+            order = "bm25(memories_fts), m.id DESC" if fts_query else _SORT_ORDER["recent"]
+        rows = self._db.fetch_all(
+            f"SELECT {select_columns('m')} FROM {source} WHERE {' AND '.join(where)}"
+            f" ORDER BY {order} LIMIT ? OFFSET ?",
+            [*params, query.limit, query.offset],
+        )
+        return [memory_from_row(row) for row in rows]
+
+    def categories(self) -> list[str]:
+        rows = self._db.fetch_all("SELECT DISTINCT category FROM memories ORDER BY category")
+        return [row[0] for row in rows]
+
+    def without_vectors(self, limit: int = 64) -> list[Memory]:
+        """Active memories with no vector yet (stored while no embedder was loaded)."""
+        rows = self._db.fetch_all(
+            f"SELECT {select_columns('m')} FROM memories m WHERE m.status = 'active'"
+            " AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)"
+            " ORDER BY m.id LIMIT ?",
+            (limit,),
+        )
+        return [memory_from_row(row) for row in rows]
 
     def vector_dimension(self) -> int:
         """The length of the embeddings the vector table accepts."""
@@ -278,8 +339,15 @@ class MemoryStore:
         *,
         embedding_model: str | None = None,
         dream_run_id: int | None = None,
+        expected_content: str | None = None,
+        flags: Iterable[str] | None = None,
     ) -> Memory:
-        """Rewrite a memory's text; the vector is replaced (or dropped if *embedding* is None)."""
+        """Rewrite a memory's text; the vector is replaced (or dropped if *embedding* is None).
+
+        With *expected_content* (the text the writer started from), a memory
+        changed by someone else meanwhile raises ``EditConflict`` instead of
+        silently losing their change.  *flags* replace the old ones if given.
+        """
         check_actor(actor)
         if not new_content.strip():
             raise ValueError("a memory needs some content")
@@ -287,13 +355,17 @@ class MemoryStore:
         now = self._clock()
         with self._db.transaction() as tx:
             old = self._current(tx, memory_id)
+            if expected_content is not None and old.content != expected_content:
+                raise EditConflict(memory_id, old.content)
+            flag_list = list(old.flags if flags is None else flags)
             tx.execute(
                 "UPDATE memories SET content = ?, content_hash = ?, embedding_model = ?,"
-                " updated_at = ? WHERE id = ?",
+                " flags = ?, updated_at = ? WHERE id = ?",
                 (
                     new_content,
                     content_hash(new_content),
                     embedding_model if blob is not None else None,
+                    json.dumps(flag_list) if flag_list else None,
                     now,
                     memory_id,
                 ),
@@ -323,6 +395,25 @@ class MemoryStore:
             operation: HistoryOperation = "pin" if pinned else "unpin"
             self._record(tx, memory_id, operation, None, None, actor, dream_run_id, now)
         return self._require(memory_id)
+
+    def set_vector(
+        self, memory_id: int, content: str, embedding: Embedding, embedding_model: str | None
+    ) -> bool:
+        """Give a memory its vector, if its text is still *content* (what was
+        embedded); False if the text changed meanwhile.  Not a history event:
+        the memory itself is unchanged."""
+        blob = self._vector_blob(embedding)
+        with self._db.transaction() as tx:
+            current = self._current(tx, memory_id)
+            if current.content != content:
+                return False
+            tx.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+            self._insert_vector(tx, memory_id, blob, current.status, current.category)
+            tx.execute(
+                "UPDATE memories SET embedding_model = ? WHERE id = ?",
+                (embedding_model, memory_id),
+            )
+        return True
 
     # -- helpers -----------------------------------------------------------
 

@@ -129,6 +129,25 @@ class MemoryHistoryEntry:
     created_at: float
 
 
+MemorySort = Literal["relevance", "recent", "created", "importance", "reinforced", "alphabetical"]
+
+
+@dataclass(frozen=True)
+class MemoryQuery:
+    """What the memory browser lists: filters (empty means any), words, order."""
+
+    text: str = ""
+    """Words to match (full text); with ``sort="relevance"`` the best match first."""
+    statuses: tuple[MemoryStatus, ...] = ("active",)
+    categories: tuple[str, ...] = ()
+    source_kinds: tuple[SourceKind, ...] = ()
+    pinned: bool | None = None
+    ids: tuple[int, ...] | None = None
+    sort: MemorySort = "recent"
+    limit: int = 500
+    offset: int = 0
+
+
 MEMORY_COLUMNS = columns(Memory)
 
 

@@ -13,7 +13,8 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from desktop.core.chat import ChatService
-from desktop.core.db import ConversationStore, Database, MemoryStore, open_database
+from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ModelSettings
 from desktop.ui.chat_window import ChatWindow
@@ -215,7 +216,7 @@ def test_the_conversation_is_intact_after_a_restart(
     def app(database: Database) -> ChatService:
         return ChatService(
             ConversationStore(database),
-            MemoryStore(database),
+            MemoryService.over(database, broker, PromptLibrary(tmp_path / "prompts")),
             broker,
             PromptLibrary(tmp_path / "prompts"),
             ModelSettings(),

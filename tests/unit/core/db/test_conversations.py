@@ -163,11 +163,46 @@ def test_purge_archived_deletes_only_messages_archived_before_the_cutoff(
     recent = conversations.add_message(conversation.id, "user", "recent")
     conversations.apply_compaction(conversation.id, "s2", recent.id)
     conversations.add_message(conversation.id, "user", "live")
+    conversations.mark_harvested(conversation.id, recent.id)
 
     assert conversations.purge_archived(START + 50) == 1
 
     everything = conversations.messages(conversation.id, include_archived=True)
     assert [m.content for m in everything] == ["recent", "live"]
+
+
+def test_archived_messages_wait_for_the_harvest_unless_off_the_record(
+    conversations: ConversationStore, clock: FakeClock
+) -> None:
+    kept = conversations.create("on the record")
+    private = conversations.create("private", off_record=True)
+    for conversation in (kept, private):
+        message = conversations.add_message(conversation.id, "user", "old")
+        conversations.apply_compaction(conversation.id, "s", message.id)
+    clock.advance(100)
+
+    assert conversations.purge_archived(START + 50) == 1  # only the off-the-record one
+    assert conversations.messages(private.id, include_archived=True) == []
+    assert len(conversations.messages(kept.id, include_archived=True)) == 1
+
+
+def test_harvest_backlog_and_watermark(conversations: ConversationStore, clock: FakeClock) -> None:
+    busy = conversations.create("busy")
+    private = conversations.create("private", off_record=True)
+    first = conversations.add_message(busy.id, "user", "one")
+    conversations.add_message(busy.id, "assistant", "reply")
+    clock.advance(10)
+    last = conversations.add_message(busy.id, "user", "two")
+    conversations.add_message(private.id, "user", "secret")
+
+    [backlog] = conversations.harvest_backlog()
+    assert (backlog.conversation_id, backlog.new_user_messages) == (busy.id, 2)
+    assert backlog.last_message_at == last.created_at
+
+    conversations.mark_harvested(busy.id, last.id)
+    conversations.mark_harvested(busy.id, first.id)  # never moves back
+    assert conversations.get(busy.id).harvested_through_message_id == last.id  # type: ignore[union-attr]
+    assert conversations.harvest_backlog() == []
 
 
 def test_idle_with_live_messages(conversations: ConversationStore, clock: FakeClock) -> None:

@@ -1,0 +1,272 @@
+"""``MemoryService``: the one way memories are written, changed and searched.
+
+Every write, whoever makes it (``/remember``, the model's ``append_memory``
+tool, the harvest, an edit in the memory browser), goes through the write
+gate and then write-time deduplication: the same text (by hash) or a
+near-duplicate (high cosine, same names, numbers and negations) reinforces
+the memory already there instead of adding a row.  A memory the user deleted
+is not learned again from conversation.  Every change lands in the store in
+one transaction with its history row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from desktop.core.db import (
+    MAX_K,
+    Database,
+    Memory,
+    MemoryQuery,
+    MemoryStatus,
+    MemoryStore,
+    SourceKind,
+)
+from desktop.core.db import content_hash as hash_of
+from desktop.core.embedding import Embeddings, Vectors
+from desktop.core.memory_gate import GatedText, MemoryRefused, WriteGate
+from desktop.core.prompts import PromptLibrary
+from desktop.core.retrieval import RRF_K, MemoryRetriever
+from models.broker import InferenceBroker, Priority
+
+DUPLICATE_SIMILARITY = 0.9
+"""Cosine similarity from which two memories with the same specifics are one."""
+TOPIC_SIMILARITY = 0.45
+"""Cosine similarity from which a memory is "about" a topic to forget."""
+_NEIGHBOURS = 5
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]*", re.MULTILINE)
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor)\b|n't\b", re.I)
+
+_CONTENT_WORD = re.compile(r"\w{3,}")
+_STOP = frozenset(
+    str.split(
+        "the and for are was were has have had with that this they them their user his "
+        "her she him you your about from into also very really"
+    )
+)
+
+Outcome = Literal["added", "reinforced"]
+
+
+@dataclass(frozen=True)
+class Remembered:
+    outcome: Outcome
+    memory: Memory
+    redactions: tuple[str, ...] = ()
+    """Kinds of secrets taken out of the text before it was stored."""
+
+    def describe(self) -> str:
+        """What happened, in a sentence for the user."""
+        memory = self.memory
+        said = (
+            f"Remembered (#{memory.id}): {memory.content}"
+            if self.outcome == "added"
+            else f"Already remembered (#{memory.id}, seen {memory.reinforcement_count} times): "
+            f"{memory.content}"
+        )
+        if self.redactions:
+            kinds = ", ".join(sorted(set(self.redactions)))
+            said += f"\nSecrets are never stored: the {kinds} was taken out."
+        return said
+
+
+class MemoryService:
+    def __init__(
+        self,
+        store: MemoryStore,
+        embeddings: Embeddings | None,
+        gate: WriteGate,
+    ) -> None:
+        self.store = store
+        self._embeddings = embeddings
+        self._gate = gate
+        self.retriever = MemoryRetriever(store, embeddings)
+
+    @classmethod
+    def over(
+        cls, database: Database, broker: InferenceBroker | None, prompts: PromptLibrary
+    ) -> MemoryService:
+        """The service for *database*'s memories, embedding through *broker*
+        (None: found by words only), refusing echoes of *prompts*."""
+        embeddings = None if broker is None else Embeddings(broker)
+        return cls(MemoryStore(database), embeddings, WriteGate.for_prompts(prompts))
+
+    # -- writing -------------------------------------------------------------
+    def remember(
+        self,
+        text: str,
+        *,
+        source_kind: SourceKind,
+        actor: str,
+        category: str = "general",
+        importance: float = 0.5,
+        message_ids: Iterable[int] = (),
+        priority: Priority = Priority.USER,
+    ) -> Remembered:
+        """Store *text* (or reinforce what is already known); ``MemoryRefused`` says why not."""
+        gated = self._gate.check(text)
+        message_ids = tuple(message_ids)
+        explicit = source_kind == "user_explicit"
+        same_text = self.store.find_by_hash(hash_of(gated.text), status=None)
+        known = next((m for m in same_text if m.status == "active"), None)
+        if known is None and not explicit and any(m.status == "deleted" for m in same_text):
+            raise MemoryRefused("You deleted this memory before; it is not learned again.")
+        vector = None
+        if known is None:
+            vector = self._embed([gated.text], priority)
+            if vector is not None:
+                known = self._near_duplicate(gated.text, vector[0], "active")
+                if not explicit and self._near_duplicate(gated.text, vector[0], "deleted"):
+                    raise MemoryRefused("You deleted a memory like this; it is not learned again.")
+        if known is not None:
+            memory = self.store.reinforce(known.id, actor, source_message_ids=message_ids)
+            return Remembered("reinforced", memory, gated.redactions)
+        memory = self.store.add(
+            gated.text,
+            embedding=None if vector is None else vector[0],
+            embedding_model=self._model_name(vector),
+            source_kind=source_kind,
+            actor=actor,
+            category=category,
+            importance=importance,
+            source_message_ids=message_ids,
+            flags=gated.flags,
+        )
+        return Remembered("added", memory, gated.redactions)
+
+    def edit(self, memory_id: int, text: str, *, expected: str) -> Remembered:
+        """The user rewrote a memory that read *expected* when they started.
+
+        Re-embedded and re-checked by the gate; ``EditConflict`` if someone
+        else (a harvest, a dream) changed it meanwhile.
+        """
+        gated: GatedText = self._gate.check(text)
+        vector = self._embed([gated.text], Priority.USER)
+        memory = self.store.update_content(
+            memory_id,
+            gated.text,
+            None if vector is None else vector[0],
+            "user",
+            embedding_model=self._model_name(vector),
+            expected_content=expected,
+            flags=gated.flags,
+        )
+        return Remembered("added", memory, gated.redactions)
+
+    def set_status(self, memory_ids: Iterable[int], status: MemoryStatus) -> list[Memory]:
+        """Archive, delete (both restorable) or restore memories, as the user."""
+        return [self.store.set_status(i, status, "user") for i in memory_ids]
+
+    def set_pinned(self, memory_ids: Iterable[int], pinned: bool) -> list[Memory]:
+        return [self.store.set_pinned(i, pinned, "user") for i in memory_ids]
+
+    def embed_missing(self, batch: int = 32) -> int:
+        """Give vectors to memories stored without one (in the background).
+        How many got one; 0 when there is no embedder."""
+        done = 0
+        while pending := self.store.without_vectors(batch):
+            vectors = self._embed([m.content for m in pending], Priority.BACKGROUND)
+            if vectors is None:
+                break
+            name = self._model_name(vectors)
+            done += sum(
+                self.store.set_vector(m.id, m.content, v, name)
+                for m, v in zip(pending, vectors, strict=True)
+            )
+            if len(pending) < batch:
+                break
+        return done
+
+    # -- reading -------------------------------------------------------------
+    def browse(self, query: MemoryQuery) -> list[Memory]:
+        """The memory browser's list: by *query*'s filters and order or, when
+        it has search text, the memories matching it best first."""
+        if not query.text.strip():
+            return self.store.browse(query)
+        found = self._matching(query.text, query.statuses, query.limit)
+        if not found:
+            return []
+        ids = tuple(m.id for m in found)
+        kept = {m.id for m in self.store.browse(_filters_only(query, ids))}
+        return [m for m in found if m.id in kept]
+
+    def about(self, topic: str, limit: int = 200) -> list[Memory]:
+        """Active memories about *topic*: its words or close in meaning.  The
+        preview of "forget everything about <topic>"; nothing is changed."""
+        return self._matching(topic, ("active",), limit)
+
+    def _matching(self, text: str, statuses: Sequence[MemoryStatus], limit: int) -> list[Memory]:
+        """Memories with any word of *text* or close to it in meaning, fused
+        by reciprocal rank; unlike the chat's retrieval, a memory merely
+        nearest to an unrelated text is not a match."""
+        by_words = self.store.browse(
+            MemoryQuery(text=text, statuses=tuple(statuses), sort="relevance", limit=limit)
+        )
+        by_meaning: list[Memory] = []
+        vector = self._embed([text], Priority.USER)
+        if vector is not None:
+            status = statuses[0] if len(statuses) == 1 else None
+            hits = self.store.search_vector(vector[0], min(limit, MAX_K), status=status)
+            by_meaning = [
+                hit.memory
+                for hit in hits
+                if 1.0 - hit.score >= TOPIC_SIMILARITY
+                and (not statuses or hit.memory.status in statuses)
+            ]
+        scores: dict[int, float] = defaultdict(float)
+        found: dict[int, Memory] = {}
+        for ranking in (by_words, by_meaning):
+            for rank, memory in enumerate(ranking, start=1):
+                scores[memory.id] += 1.0 / (RRF_K + rank)
+                found[memory.id] = memory
+        return sorted(found.values(), key=lambda m: (-scores[m.id], -m.id))[:limit]
+
+    # -- helpers -------------------------------------------------------------
+    def _embed(self, texts: Sequence[str], priority: Priority) -> Vectors | None:
+        return None if self._embeddings is None else self._embeddings(texts, priority)
+
+    def _model_name(self, vectors: Vectors | None) -> str | None:
+        if vectors is None or self._embeddings is None:
+            return None
+        return self._embeddings.model_name
+
+    def _near_duplicate(self, text: str, vector: Vectors, status: MemoryStatus) -> Memory | None:
+        for hit in self.store.search_vector(vector, _NEIGHBOURS, status=status):
+            if 1.0 - hit.score >= DUPLICATE_SIMILARITY and _same_fact(hit.memory.content, text):
+                return hit.memory
+        return None
+
+
+def _same_fact(first: str, second: str) -> bool:
+    """Do two sentences close in meaning say the same thing?  Embeddings put
+    "likes green tea" next to "likes black tea" and "lives in Rome" next to
+    "lives in Oslo", so the words of one must all be in the other, with the
+    same numbers, names and negation."""
+    a, b = _specifics(first), _specifics(second)
+    return a[:3] == b[:3] and (a[3] <= b[3] or b[3] <= a[3])
+
+
+def _specifics(text: str) -> tuple[frozenset[str], frozenset[str], bool, frozenset[str]]:
+    """Numbers, names, whether it denies something, and its content words."""
+    numbers = frozenset(_NUMBER.findall(text))
+    names = frozenset(n.casefold() for n in _NAME.findall(text)) - {"i"}
+    words = frozenset(
+        w.removesuffix("s") for w in _CONTENT_WORD.findall(text.casefold()) if w not in _STOP
+    )
+    return numbers, names, bool(_NEGATION.search(text)), words
+
+
+def _filters_only(query: MemoryQuery, ids: tuple[int, ...]) -> MemoryQuery:
+    return MemoryQuery(
+        statuses=query.statuses,
+        categories=query.categories,
+        source_kinds=query.source_kinds,
+        pinned=query.pinned,
+        ids=ids,
+        limit=len(ids),
+    )
