@@ -21,6 +21,7 @@ from desktop.core import jobs
 from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.errors import EnvironmentProblem
+from desktop.core.harvest import Harvester
 from desktop.core.jobs import failure_message
 from desktop.core.memory_service import MemoryService
 from desktop.core.paths import AppPaths, resolve_paths
@@ -51,6 +52,7 @@ class Core:
     database: Database | None = None
     memories: MemoryService | None = None
     chat: ChatService | None = None
+    harvester: Harvester | None = None
     problems: list[str] = field(default_factory=list)
 
     def close(self) -> None:
@@ -80,14 +82,19 @@ def build_core(paths: AppPaths) -> Core:
         core.problems.append(f"Conversations and memory are unavailable: {error}")
     if core.database is not None:
         prompts = PromptLibrary(paths.config_dir / "prompts")
+        conversations = ConversationStore(core.database)
         core.memories = MemoryService.over(core.database, broker, prompts)
         core.chat = ChatService(
-            ConversationStore(core.database),
+            conversations, core.memories, broker, prompts, settings.models, settings.chat
+        )
+        core.harvester = Harvester(
+            conversations,
             core.memories,
             broker,
             prompts,
-            settings.models,
-            settings.chat,
+            core.chat.count_tokens,
+            context_length=settings.models.context_length,
+            settings=settings.memory,
         )
     broker.start()
     return core

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 COMPACTION_JOB = "periodic-compaction"
+MEMORY_JOB = "memory-upkeep"
 
 
 def qt_application() -> QApplication:
@@ -97,6 +98,8 @@ class ReverieApplication(QObject):
         self.clock.due.connect(self._on_due)
         if core.chat is not None:
             self.clock.every(COMPACTION_JOB, core.settings.chat.compaction_interval_minutes)
+        if core.harvester is not None:
+            self.clock.every(MEMORY_JOB, core.settings.memory.harvest_check_minutes)
         self._core = core
         self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
@@ -105,6 +108,9 @@ class ReverieApplication(QObject):
         chat = self._core.chat
         if name == COMPACTION_JOB and chat is not None:
             self.maintenance.submit(lambda _: chat.compact_idle())
+        harvester, memories = self._core.harvester, self._core.memories
+        if name == MEMORY_JOB and harvester is not None and memories is not None:
+            self.maintenance.submit(lambda _: (memories.embed_missing(), harvester.harvest_due()))
 
     def shutdown(self) -> None:
         """Stop the clock, then the work in flight (keeping what was said)."""

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from desktop.app import build_core, load_models, main
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.settings import ModelSettings, Settings, load_settings, save_settings
-from desktop.ui.application import COMPACTION_JOB, ReverieApplication
+from desktop.ui.application import COMPACTION_JOB, MEMORY_JOB, ReverieApplication
 from desktop.ui.worker import TaskDone
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
@@ -77,6 +77,24 @@ def test_the_clock_starts_periodic_compaction_on_the_maintenance_worker(
     # renderer's warm-up (None) may finish before or after the connection.
     qtbot.waitUntil(lambda: bool(finished) and finished[-1].result == 0, timeout=WAIT_MS)
     assert [done.result for done in finished] in ([0], [None, 0])
+
+
+@pytest.mark.model
+def test_the_clock_starts_memory_upkeep_on_the_maintenance_worker(
+    qtbot: QtBot, started: ReverieApplication
+) -> None:
+    memories = started._core.memories
+    assert memories is not None
+    remembered = memories.store.add(  # stored while no embedder was loaded
+        "The user's bicycle is green.", embedding=None, source_kind="imported", actor="system"
+    )
+    finished: list[TaskDone] = []
+    started.maintenance.worker.done.connect(finished.append)
+    started.clock.start()
+    started.clock.run_soon(MEMORY_JOB)
+    # One memory gets its vector; no conversation is due for a harvest.
+    qtbot.waitUntil(lambda: any(d.result == (1, []) for d in finished), timeout=WAIT_MS)
+    assert memories.store.get(remembered.id).embedding_model  # type: ignore[union-attr]
 
 
 @pytest.mark.model
