@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 
 NEW_CONVERSATION_TITLE = "New conversation"
 SEED = "seed"
+USED_MEMORIES = "memories"
+"""Message metadata key: the ids of the memories a reply was given."""
 _TITLE_CHARS = 48
 _PROMPT_ROLES = {"user": "user", "assistant": "assistant", "event": "user"}
 _MARGIN_TOKENS = 16
@@ -67,6 +69,8 @@ class Reply:
     finish_reason: str
     message: Message | None
     """The stored reply; None when nothing was said."""
+    memory_ids: tuple[int, ...] = ()
+    """The memories the model was given for this reply."""
 
 
 class TurnListener(Protocol):
@@ -207,9 +211,10 @@ class ChatService:
         return compacted
 
     def _reply(self, turn: Turn, listener: TurnListener, kind: ReplyKind) -> None:
-        prompt = self._fitted_prompt(turn, listener, kind)
-        if prompt is None:
+        fitted = self._fitted_prompt(turn, listener, kind)
+        if fitted is None:
             return
+        prompt, used = fitted
         listener.stage(Stage.READING)
         listener.reply_started(kind)
         job = turn.control.run(self._broker.chat(prompt, self._options()))
@@ -223,19 +228,25 @@ class ChatService:
                 listener.text(chunk.text)
             reason = chunk.finish_reason or reason
         text = "".join(parts)
-        listener.reply_finished(Reply(kind, text, reason, self._record(turn, kind, text, reason)))
+        stored = self._record(turn, kind, text, reason, used)
+        listener.reply_finished(Reply(kind, text, reason, stored, used))
         if reason == "cancelled":
             turn.control.cancel()  # a stopped seed also stops the answer after it
 
-    def _record(self, turn: Turn, kind: ReplyKind, text: str, reason: str) -> Message | None:
-        """Store a reply (a stopped one keeps what was said)."""
+    def _record(
+        self, turn: Turn, kind: ReplyKind, text: str, reason: str, used: tuple[int, ...]
+    ) -> Message | None:
+        """Store a reply (a stopped one keeps what was said), with the
+        memories it was given."""
         if not text.strip():
             return None
-        metadata: dict[str, str] = {}
+        metadata: dict[str, object] = {}
         if kind == "seed":
             metadata["kind"] = SEED
         if reason != "stop":
             metadata["finish_reason"] = reason
+        if used:
+            metadata[USED_MEMORIES] = list(used)
         return self._conversations.add_message(
             turn.conversation_id, "assistant", text, metadata=metadata or None
         )
@@ -266,8 +277,9 @@ class ChatService:
 
     def _fitted_prompt(
         self, turn: Turn, listener: TurnListener, kind: ReplyKind
-    ) -> list[ChatMessage] | None:
-        """The prompt for the next reply, compacted or trimmed to fit the context."""
+    ) -> tuple[list[ChatMessage], tuple[int, ...]] | None:
+        """The prompt for the next reply, compacted or trimmed to fit the
+        context, and the memories in it."""
         cid = turn.conversation_id
         assembled = self.assembled(cid)
         history = _prompt_history(self._conversations.messages(cid), kind)
@@ -283,7 +295,8 @@ class ChatService:
             assembled = self.assembled(cid)
             history = _prompt_history(self._conversations.messages(cid), kind)
         self.condenser.submit(assembled.oversized)
-        return assembled.messages(self._trimmed(assembled, history, listener))
+        prompt = assembled.messages(self._trimmed(assembled, history, listener))
+        return prompt, assembled.memory_ids
 
     def _budget(self, assembled: AssembledPrompt) -> int:
         fixed = sum(self.count_tokens([assembled.system, assembled.turn_context]))
@@ -338,7 +351,19 @@ class ChatService:
             )
             self._conversations.rename(conversation_id, title)
 
-    # -- memory commands ---------------------------------------------------------
+    # -- memories ----------------------------------------------------------------
+    def used_memories(self, message: Message) -> list[Memory]:
+        """The memories a stored reply was given (those still kept)."""
+        ids = (message.metadata or {}).get(USED_MEMORIES, [])
+        found = (self._memories.store.get(int(i)) for i in ids)
+        return [m for m in found if m is not None and m.status != "deleted"]
+
+    def undo_remember(self, remembered: Remembered) -> None:
+        """Undo ``/remember``: a memory it added is deleted (restorable from
+        the memory browser); a reinforcement leaves the memory as it was."""
+        if remembered.outcome == "added":
+            self._memories.set_status([remembered.memory.id], "deleted")
+
     def remember(self, text: str) -> Remembered:
         """``/remember``: store *text* as a memory the user asked for
         (``MemoryRefused`` says why not)."""

@@ -109,6 +109,8 @@ class AssembledPrompt:
     """The memories component as injected ("" if none), for ``/memory``."""
     turn_template: str = field(repr=False)
     oversized: tuple[Oversized, ...] = ()
+    memory_ids: tuple[int, ...] = ()
+    """The memories injected (a cut component leaves some out), best first."""
 
     def messages(self, history: Sequence[ChatMessage]) -> list[ChatMessage]:
         """The full prompt: the system message, then *history* with the turn
@@ -167,6 +169,7 @@ def assemble(
         memories=memories,
         turn_template=sections.get("turn", "{context}\n\n{message}"),
         oversized=tuple(oversized),
+        memory_ids=tuple(m.id for m in inputs.memories if f"(#{m.id})" in memories),
     )
 
 

@@ -31,8 +31,9 @@ from desktop.core.chat import ChatService, Reply, Stage, Turn, TurnListener
 from desktop.core.commands import Command
 from desktop.core.compaction import CompactionResult
 from desktop.core.errors import ReverieError
+from desktop.core.memory_service import Remembered
 from desktop.ui.conversation_list import ConversationList
-from desktop.ui.transcript import MessageView, Transcript
+from desktop.ui.transcript import MemoryUpdate, MessageView, Transcript
 from desktop.ui.worker import TaskDone, TaskFailed, WorkerThread
 
 log = logging.getLogger(__name__)
@@ -77,11 +78,15 @@ class ChatWindow(QMainWindow):
     turn_ended(str): a turn or command finished, stopped or failed; the new status.
     chat_availability_changed(bool): chatting was enabled or disabled.
     dream_requested(): the user typed /dream.
+    memories_requested(): the user asked for the memory browser.
+    memory_requested(int): the user asked to see this memory id (a chip, Open).
     """
 
     turn_ended = Signal(str)
     chat_availability_changed = Signal(bool)
     dream_requested = Signal()
+    memories_requested = Signal()
+    memory_requested = Signal(int)
 
     def __init__(
         self, chat: ChatService | None, conversation_id: int | None, *, hide_on_close: bool
@@ -113,6 +118,7 @@ class ChatWindow(QMainWindow):
         self.off_record_label.setAccessibleName("Off the record")
         self.off_record_label.hide()
         self.transcript = Transcript()
+        self.transcript.memory_requested.connect(self.memory_requested)
         self.input = _named(MessageInput(), "input")
         self.input.setAccessibleName("Message")
         self.input.setPlaceholderText(
@@ -129,7 +135,12 @@ class ChatWindow(QMainWindow):
         self.stop_button.clicked.connect(self.stop)
         self.stop_button.setEnabled(False)
 
+        self.memories_button = _named(QPushButton("Memories…"), "memories")
+        self.memories_button.setAccessibleName("Open the memory browser")
+        self.memories_button.setToolTip("What Reverie remembers about you (Ctrl+M)")
+        self.memories_button.clicked.connect(self.memories_requested)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.memories_button)
         buttons.addStretch(1)
         buttons.addWidget(self.stop_button)
         buttons.addWidget(self.send_button)
@@ -169,6 +180,7 @@ class ChatWindow(QMainWindow):
             (QKeySequence(QKeySequence.StandardKey.Find), self.conversation_list.search.setFocus),
             (QKeySequence("Ctrl+L"), self.input.setFocus),
             (QKeySequence("Ctrl+Shift+C"), self.copy_last_reply),
+            (QKeySequence("Ctrl+M"), self.memories_requested.emit),
         ]
         for sequence, action in bindings:
             QShortcut(sequence, self, action)
@@ -194,7 +206,8 @@ class ChatWindow(QMainWindow):
         archived = [m for m in messages if m.archived_at is not None]
         for message in messages:
             if message.role in ("user", "assistant"):
-                self.transcript.add_message(message.role, message.content)
+                view = self.transcript.add_message(message.role, message.content)
+                view.show_memories(self._chat.used_memories(message))
             if archived and message is archived[-1]:
                 summary = conversation.summary if conversation is not None else None
                 self.transcript.add_notice(
@@ -390,7 +403,24 @@ class ChatWindow(QMainWindow):
             self.show_problem(f"That was not remembered: {error}")
             self.input.setPlainText(f"/remember {text}")  # nothing typed is lost
             return
-        self._on_notice(remembered.describe())
+        row = self.transcript.add_memory_update(
+            f"Memory updated. {remembered.describe()}",
+            remembered.memory.id,
+            can_undo=remembered.outcome == "added",
+        )
+        row.undo_requested.connect(lambda: self._undo_remember(chat, remembered, row))
+        self.transcript.scroll_to_bottom()
+
+    def _undo_remember(self, chat: ChatService, remembered: Remembered, row: MemoryUpdate) -> None:
+        try:
+            chat.undo_remember(remembered)
+        except ReverieError as error:
+            self.show_problem(f"That could not be undone: {error}")
+            return
+        row.undone(
+            f"Undone: memory #{remembered.memory.id} was forgotten "
+            "(it can be restored from the memory browser's Deleted list)."
+        )
 
     def _forget(self, chat: ChatService, text: str) -> None:
         if not text.strip():
@@ -428,6 +458,8 @@ class ChatWindow(QMainWindow):
         if not reply.text:
             view.deleteLater()
             self.transcript.messages.remove(view)
+        elif self._chat is not None and reply.message is not None:
+            view.show_memories(self._chat.used_memories(reply.message))
 
     def _on_notice(self, text: str) -> None:
         self.transcript.add_notice(text)

@@ -8,6 +8,8 @@ much of it is shown.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import (
@@ -21,11 +23,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.db import Memory
 from desktop.ui.markdown import render_markdown, render_plain
 
 STREAM_RENDER_MS = 100
 """While a reply streams, its Markdown is rendered at most this often."""
 
+MAX_CHIPS = 5
+"""Memory chips shown under a reply; the rest are counted."""
+_CHIP_CHARS = 28
 _SPEAKERS = {"user": "You", "assistant": "Reverie", "seed": "Reverie"}
 _EMPTY = "Say hello. Everything you write stays on this computer."
 _TEXT_FLAGS = (
@@ -37,13 +43,16 @@ _TEXT_FLAGS = (
 
 
 class MessageView(QFrame):
-    """One message: who said it, a Copy button, and the rendered text.
+    """One message: who said it, a Copy button, the rendered text and, for a
+    reply, chips naming the memories it was given.
 
     Signals:
         copied(): the message's text went to the clipboard.
+        memory_clicked(int): the chip of this memory id was clicked.
     """
 
     copied = Signal()
+    memory_clicked = Signal(int)
 
     def __init__(self, role: str, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -71,10 +80,13 @@ class MessageView(QFrame):
         header.addWidget(self.speaker)
         header.addStretch(1)
         header.addWidget(self.copy_button)
+        self.chips = QHBoxLayout()
+        self.chips.setSpacing(4)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 8)
         layout.addLayout(header)
         layout.addWidget(self.body)
+        layout.addLayout(self.chips)
         self._render_timer = QTimer(self, singleShot=True, interval=STREAM_RENDER_MS)
         self._render_timer.timeout.connect(self._render)
         self.finish(text) if text else self.body.setText("…")
@@ -95,6 +107,28 @@ class MessageView(QFrame):
         self._text = text
         self._render()
 
+    def show_memories(self, memories: Sequence[Memory]) -> None:
+        """A chip per memory the reply was given; clicking one opens it."""
+        for memory in memories[:MAX_CHIPS]:
+            chip = QToolButton()
+            chip.setObjectName("memory-chip")
+            chip.setText(f"#{memory.id} {_short(memory.content)}")
+            chip.setToolTip(f"Reverie recalled: {memory.content}\nClick to open it.")
+            chip.setAccessibleName(f"Recalled memory {memory.id}: {memory.content}")
+            chip.clicked.connect(lambda _=False, i=memory.id: self.memory_clicked.emit(i))
+            self.chips.addWidget(chip)
+        if len(memories) > MAX_CHIPS:
+            more = QLabel(f"+{len(memories) - MAX_CHIPS} more")
+            more.setObjectName("memory-chip-more")
+            self.chips.addWidget(more)
+        if memories:
+            self.chips.addStretch(1)
+
+    @property
+    def memory_chips(self) -> list[QToolButton]:
+        widgets = (self.chips.itemAt(i).widget() for i in range(self.chips.count()))  # type: ignore[union-attr]
+        return [w for w in widgets if isinstance(w, QToolButton)]
+
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self._text)
         self.copied.emit()
@@ -108,8 +142,54 @@ class MessageView(QFrame):
             self.body.setText(render_markdown(self._text))
 
 
+class MemoryUpdate(QFrame):
+    """ "Memory updated": what was remembered, with Open and (for a new
+    memory) Undo.
+
+    Signals:
+        open_requested(int): show this memory id in the memory browser.
+        undo_requested(): take the change back.
+    """
+
+    open_requested = Signal(int)
+    undo_requested = Signal()
+
+    def __init__(self, text: str, memory_id: int, can_undo: bool) -> None:
+        super().__init__()
+        self.setObjectName("memory-update")
+        self.label = QLabel(text)
+        self.label.setObjectName("memory-update-text")
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setTextInteractionFlags(_TEXT_FLAGS)
+        self.open_button = QToolButton()
+        self.open_button.setText("Open")
+        self.open_button.setAccessibleName(f"Open memory {memory_id} in the memory browser")
+        self.open_button.clicked.connect(lambda: self.open_requested.emit(memory_id))
+        self.undo_button = QToolButton()
+        self.undo_button.setText("Undo")
+        self.undo_button.setAccessibleName("Undo: forget this memory again")
+        self.undo_button.setVisible(can_undo)
+        self.undo_button.clicked.connect(self.undo_requested)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 4, 6, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.open_button)
+        layout.addWidget(self.undo_button)
+
+    def undone(self, text: str) -> None:
+        self.label.setText(text)
+        self.undo_button.hide()
+
+
 class Transcript(QScrollArea):
-    """The messages of one conversation, newest at the bottom."""
+    """The messages of one conversation, newest at the bottom.
+
+    Signals:
+        memory_requested(int): the user asked to see this memory id.
+    """
+
+    memory_requested = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -144,6 +224,7 @@ class Transcript(QScrollArea):
 
     def add_message(self, role: str, text: str = "") -> MessageView:
         view = MessageView(role, text)
+        view.memory_clicked.connect(self.memory_requested)
         self._insert(view)
         self.messages.append(view)
         return view
@@ -157,6 +238,12 @@ class Transcript(QScrollArea):
         self._insert(label)
         return label
 
+    def add_memory_update(self, text: str, memory_id: int, can_undo: bool) -> MemoryUpdate:
+        row = MemoryUpdate(text, memory_id, can_undo)
+        row.open_requested.connect(self.memory_requested)
+        self._insert(row)
+        return row
+
     def plain_text(self) -> str:
         """Everything shown, as text (notices and messages, in order)."""
         parts = []
@@ -165,6 +252,8 @@ class Transcript(QScrollArea):
             widget = item.widget() if item is not None else None
             if isinstance(widget, MessageView):
                 parts.append(f"{widget.speaker.text()}: {widget.text}")
+            elif isinstance(widget, MemoryUpdate):
+                parts.append(widget.label.text())
             elif isinstance(widget, QLabel) and not (widget is self._empty and widget.isHidden()):
                 parts.append(widget.text())
         return "\n\n".join(parts)
@@ -183,3 +272,11 @@ class Transcript(QScrollArea):
     def _follow(self, _minimum: int, maximum: int) -> None:
         if self._following:
             self.verticalScrollBar().setValue(maximum)
+
+
+def _short(text: str) -> str:
+    line = " ".join(text.split())
+    if len(line) <= _CHIP_CHARS:
+        return line
+    cut = line[: _CHIP_CHARS - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"

@@ -19,6 +19,7 @@ from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ModelSettings
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.markdown import MAX_RENDERED_CHARS
+from desktop.ui.transcript import MemoryUpdate
 from models.broker import InferenceBroker
 from models.interfaces import Chunk
 from tests.fakes import ScriptedChatModel, StepGate
@@ -359,9 +360,54 @@ def test_a_memory_that_cannot_be_stored_keeps_the_command_in_the_box(
     qtbot: QtBot, window: ChatWindow, database: Database
 ) -> None:
     database.set_pragma("max_page_count", int(database.pragma("page_count")))
-    text = "Remember this long thing " * 2000
+    text = " ".join(f"detail{n}" for n in range(200))  # fits the gate, not the full disk
 
     say(qtbot, window, f"/remember {text}")
 
     assert "not remembered" in window.banner.text()
     assert window.input.toPlainText() == f"/remember {text.strip()}"
+
+
+def test_a_memory_the_gate_refuses_says_why(qtbot: QtBot, window: ChatWindow) -> None:
+    say(qtbot, window, '/remember {"name": "Miso", "kind": "cat"}')
+    assert "That was not remembered: It is raw JSON data, not a fact." in window.banner.text()
+
+
+def test_remember_shows_memory_updated_with_undo_and_open(
+    qtbot: QtBot, window: ChatWindow, memories: MemoryService
+) -> None:
+    say(qtbot, window, "/remember My cat is called Miso.")
+    [row] = window.findChildren(MemoryUpdate)
+    assert row.label.text().startswith("Memory updated. Remembered (#1)")
+    with qtbot.waitSignal(window.memory_requested) as opened:
+        row.open_button.click()
+    assert opened.args == [1]
+
+    row.undo_button.click()
+
+    assert memories.store.get(1).status == "deleted"  # type: ignore[union-attr]
+    assert "Undone: memory #1 was forgotten" in row.label.text()
+    assert not row.undo_button.isVisible()
+    say(qtbot, window, "/remember my cat is called   Miso.")  # added again: a new memory
+    say(qtbot, window, "/remember My cat is called Miso.")  # known: nothing to undo
+    last = window.findChildren(MemoryUpdate)[-1]
+    assert "Already remembered" in last.label.text() and last.undo_button.isHidden()
+
+
+def test_a_reply_shows_the_memories_it_was_given(
+    qtbot: QtBot, window: ChatWindow, memories: MemoryService, chat: ChatService
+) -> None:
+    remembered = memories.remember(
+        "The user's cat Miso likes tuna.", source_kind="user_explicit", actor="user"
+    )
+    say(qtbot, window, "What does Miso like?")
+
+    reply = window.transcript.messages[-1]
+    [chip] = reply.memory_chips
+    assert chip.text() == "#1 The user's cat Miso likes…"
+    with qtbot.waitSignal(window.memory_requested) as opened:
+        chip.click()
+    assert opened.args == [remembered.memory.id]
+
+    window.open_conversation(window.conversation_id)  # reloaded from the database
+    assert [c.text() for c in window.transcript.messages[-1].memory_chips] == [chip.text()]
