@@ -1,0 +1,526 @@
+"""The pieces of the memory browser: how a memory is drawn in the list, the
+detail pane (its text to edit, warnings, sources and history) and the
+"forget everything about…" preview.
+
+They read what they show (one memory's sources and history are quick reads)
+but change nothing; ``desktop.ui.memory_browser`` does the changing.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtWidgets import (
+    QDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.db import (
+    ConversationStore,
+    Memory,
+    MemoryHistoryEntry,
+    MemorySort,
+    MemoryStore,
+    Message,
+    SourceKind,
+)
+from desktop.core.memory_gate import INSTRUCTION_LIKE, REDACTED
+
+MEMORY_ROLE = Qt.ItemDataRole.UserRole
+"""The item data role holding a list item's ``Memory`` (or a preview item's id)."""
+INSTRUCTION_WARNING = "Reads like an instruction: given to the model only as quoted data."
+REDACTED_NOTE = "A secret (a password or key) was taken out of this memory before it was stored."
+SOURCE_NAMES: dict[SourceKind, str] = {
+    "user_explicit": "told by you",
+    "harvested": "from a chat",
+    "dream_merged": "from dreaming",
+    "imported": "imported",
+    "inferred": "inferred",
+}
+_OPERATIONS = {
+    "add": "Added",
+    "update": "Edited",
+    "reinforce": "Seen again",
+    "merge": "Merged",
+    "supersede": "Replaced",
+    "archive": "Archived",
+    "restore": "Restored",
+    "delete": "Deleted",
+    "pin": "Pinned",
+    "unpin": "Unpinned",
+    "decay": "Faded",
+    "recategorize": "Re-filed",
+}
+_SOURCE_TEXT_CHARS = 600
+_ORDER: dict[MemorySort, Callable[[Memory], tuple[float, float, float, float]]] = {
+    "recent": lambda m: (-m.last_seen_at, -m.id, 0, 0),
+    "created": lambda m: (-m.created_at, -m.id, 0, 0),
+    "importance": lambda m: (-m.pinned, -m.importance, -m.last_seen_at, -m.id),
+    "reinforced": lambda m: (-m.reinforcement_count, -m.last_seen_at, -m.id, 0),
+}
+
+W = TypeVar("W", bound=QWidget)
+
+
+def named(widget: W, name: str, accessible: str = "") -> W:
+    """*widget* with an object name (for the style sheet and tests) and an accessible name."""
+    widget.setObjectName(name)
+    if accessible:
+        widget.setAccessibleName(accessible)
+    return widget
+
+
+def count(n: int, one: str = "memory", many: str = "memories") -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _date(timestamp: float) -> str:
+    moment = datetime.fromtimestamp(timestamp)
+    return f"{moment.day} {moment:%b %Y}"
+
+
+def _when(timestamp: float) -> str:
+    moment = datetime.fromtimestamp(timestamp)
+    return f"{moment.day} {moment:%b %Y, %H:%M}"
+
+
+def _seen(memory: Memory) -> str:
+    n = memory.reinforcement_count
+    return "seen once" if n <= 1 else f"seen {n} times"
+
+
+def first_line(text: str) -> str:
+    """The first line of *text*, with an ellipsis if more follows."""
+    first, *more = text.strip().split("\n", 1)
+    return f"{first} …" if more else first
+
+
+def _actor(actor: str) -> str:
+    if actor.startswith("dream:"):
+        return f"dreaming ({actor.removeprefix('dream:')})"
+    return {"user": "you", "tool": "the model", "harvest": "harvest"}.get(actor, actor)
+
+
+def meta_line(memory: Memory) -> str:
+    """The grey line under a memory in the list."""
+    parts = [
+        memory.category,
+        SOURCE_NAMES.get(memory.source_kind, memory.source_kind),
+        _seen(memory),
+        f"last seen {_date(memory.last_seen_at)}",
+    ]
+    if memory.status != "active":
+        parts.append(memory.status)
+    return ("⚠ " if INSTRUCTION_LIKE in memory.flags else "") + " · ".join(parts)
+
+
+def sorted_memories(memories: Sequence[Memory], sort: MemorySort) -> list[Memory]:
+    """Search results (best match first) in the order the user chose, as the store sorts."""
+    if sort == "alphabetical":
+        return sorted(memories, key=lambda m: (m.content.casefold(), m.id))
+    order = _ORDER.get(sort)
+    return list(memories) if order is None else sorted(memories, key=order)
+
+
+class MemoryDelegate(QStyledItemDelegate):
+    """Draws a memory as its first line over a small grey line of facts, with a pin."""
+
+    _PAD = 8
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        memory = index.data(MEMORY_ROLE)
+        if not isinstance(memory, Memory):
+            super().paint(painter, option, index)
+            return
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        box = QRectF(option.rect.adjusted(2, 2, -2, -2))
+        fill = {
+            QStyle.StateFlag.State_Selected: "#e6e2fb",
+            QStyle.StateFlag.State_MouseOver: "#f3f1fb",
+        }
+        for state, colour in fill.items():
+            if option.state & state:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(QColor(colour))
+                painter.drawRoundedRect(box, 6, 6)
+                break
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            painter.setPen(QPen(QColor("#5b4bd6"), 1))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
+        text_box = box.adjusted(self._PAD + 2, self._PAD - 2, -self._PAD - 2, -self._PAD + 2)
+        if memory.pinned:
+            _draw_pin(painter, QPointF(text_box.right() - 5, text_box.top() + 8))
+            text_box.setRight(text_box.right() - 18)
+        font, small = option.font, _small(option.font)
+        title_height = QFontMetrics(font).height()
+        self._line(
+            painter,
+            font,
+            QColor("#1f1d2b" if memory.status == "active" else "#6f6a86"),
+            QRectF(text_box.left(), text_box.top(), text_box.width(), title_height),
+            first_line(memory.content),
+        )
+        meta_box = QRectF(
+            text_box.left(),
+            text_box.top() + title_height + 2,
+            text_box.width(),
+            QFontMetrics(small).height(),
+        )
+        warn = INSTRUCTION_LIKE in memory.flags
+        self._line(
+            painter, small, QColor("#9a5b00" if warn else "#716c88"), meta_box, meta_line(memory)
+        )
+        painter.restore()
+
+    @staticmethod
+    def _line(painter: QPainter, font: QFont, colour: QColor, box: QRectF, text: str) -> None:
+        painter.setFont(font)
+        painter.setPen(colour)
+        elided = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight, int(box.width()))
+        painter.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, elided)
+
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        lines = QFontMetrics(option.font).height() + QFontMetrics(_small(option.font)).height()
+        return QSize(240, lines + 2 * self._PAD + 6)
+
+
+def _small(font: QFont) -> QFont:
+    smaller = QFont(font)
+    smaller.setPointSizeF(font.pointSizeF() * 0.85)
+    return smaller
+
+
+def _draw_pin(painter: QPainter, at: QPointF) -> None:
+    """A small pushpin, tilted, in the accent colour."""
+    painter.save()
+    painter.translate(at)
+    painter.rotate(35)
+    accent = QColor("#5b4bd6")
+    painter.setPen(QPen(accent, 1.5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+    painter.drawLine(QPointF(0, 1), QPointF(0, 8))
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(accent)
+    painter.drawEllipse(QPointF(0, -3), 3.6, 3.6)
+    painter.drawRoundedRect(QRectF(-4.5, 0, 9, 2), 1, 1)
+    painter.restore()
+
+
+class SourceView(QFrame):
+    """Where a memory came from: a message (with a button to open its
+    conversation at it) or an outside reference."""
+
+    def __init__(self, header: str, text: str = "", conversation_id: int | None = None) -> None:
+        super().__init__()
+        self.setObjectName("memory-source")
+        self.conversation_id = conversation_id
+        self.header = named(QLabel(header), "memory-source-header")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.PlainText)
+        self.body = named(QLabel(text), "memory-source-text")
+        self.body.setWordWrap(True)
+        self.body.setTextFormat(Qt.TextFormat.PlainText)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.body.setVisible(bool(text))
+        self.open_button = named(
+            QPushButton("Open conversation"), "memory-open-source", "Open the conversation"
+        )
+        self.open_button.setVisible(conversation_id is not None)
+        top = QHBoxLayout()
+        top.addWidget(self.header, 1)
+        top.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.addLayout(top)
+        layout.addWidget(self.body)
+
+
+class HistoryView(QFrame):
+    """One step of a memory's timeline: what happened, who did it, when, old → new."""
+
+    def __init__(self, entry: MemoryHistoryEntry) -> None:
+        super().__init__()
+        self.setObjectName("memory-history-entry")
+        what = _OPERATIONS.get(entry.operation, entry.operation)
+        who = html.escape(_actor(entry.actor))
+        self.header = named(
+            QLabel(f"<b>{what}</b> by {who} · {_when(entry.created_at)}"), "memory-history-header"
+        )
+        self.change = named(QLabel(_change_html(entry)), "memory-history-change")
+        self.change.setWordWrap(True)
+        self.change.setVisible(bool(self.change.text()))
+        self.change.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 2, 0, 4)
+        layout.setSpacing(2)
+        layout.addWidget(self.header)
+        layout.addWidget(self.change)
+
+
+def _change_html(entry: MemoryHistoryEntry) -> str:
+    old, new = entry.old_content, entry.new_content
+    if old is not None and new is not None:
+        return (
+            f'<span style="color:#8a3b3b; text-decoration:line-through">{html.escape(old)}</span>'
+            f' → <span style="color:#1d5e3a">{html.escape(new)}</span>'
+        )
+    if new is not None:
+        return html.escape(new)
+    details = entry.details or {}
+    if "old_status" in details:
+        return f"was {html.escape(str(details['old_status']))}"
+    if "reinforcement_count" in details:
+        return f"now seen {details['reinforcement_count']} times"
+    return ""
+
+
+class MemoryDetail(QWidget):
+    """The right pane: one memory (its text to edit, warnings, facts, sources
+    and history), or a line about a selection of several.
+
+    Signals:
+        open_conversation_requested(int, int): open this conversation at this message.
+    """
+
+    open_conversation_requested = Signal(int, int)
+
+    def __init__(self, store: MemoryStore, conversations: ConversationStore) -> None:
+        super().__init__()
+        self.setObjectName("memory-detail")
+        self._store = store
+        self._conversations = conversations
+        self.memory: Memory | None = None
+        self.edit_base = ""
+        """The text the user started editing from."""
+        self.source_views: list[SourceView] = []
+        self.history_views: list[HistoryView] = []
+        self.title = named(QLabel(), "memory-detail-title")
+        self.title.setWordWrap(True)
+        self.pin_button = named(QPushButton("Pin"), "memory-pin", "Pin the selected memories")
+        self.pin_button.setToolTip("Pinned memories are always kept and never fade")
+        self.archive_button = named(
+            QPushButton("Archive"), "memory-archive", "Archive the selected memories"
+        )
+        self.archive_button.setToolTip("Put away: no longer given to the model; restorable")
+        self.delete_button = named(
+            QPushButton("Delete"), "memory-delete", "Delete the selected memories"
+        )
+        self.delete_button.setToolTip("Delete (Del); restorable from the Deleted filter")
+        self.restore_button = named(
+            QPushButton("Restore"), "memory-restore", "Restore the selected memories"
+        )
+        self.instruction_warning = named(QLabel(INSTRUCTION_WARNING), "memory-warning")
+        self.redacted_note = named(QLabel(REDACTED_NOTE), "memory-note")
+        self.editor = named(QPlainTextEdit(), "memory-editor", "Memory text")
+        self.editor.setFixedHeight(110)
+        self.edit_problem = named(QLabel(), "memory-edit-problem", "Why the edit was not saved")
+        self.revert_button = named(QPushButton("Revert"), "memory-revert", "Undo my changes")
+        self.save_button = named(QPushButton("Save"), "memory-save", "Save the edited memory")
+        self.save_button.setToolTip("Save (Ctrl+S)")
+        self.facts = named(QLabel(), "memory-facts")
+        for label in (self.instruction_warning, self.redacted_note, self.edit_problem, self.facts):
+            label.setWordWrap(True)
+        self.edit_problem.hide()
+        self._sources_box = QVBoxLayout()
+        self._history_box = QVBoxLayout()
+        self._history_box.setSpacing(4)
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        actions = QHBoxLayout()
+        for button in (self.pin_button, self.archive_button, self.delete_button):
+            actions.addWidget(button)
+        actions.addWidget(self.restore_button)
+        actions.addStretch(1)
+        edit_buttons = QHBoxLayout()
+        edit_buttons.addStretch(1)
+        edit_buttons.addWidget(self.revert_button)
+        edit_buttons.addWidget(self.save_button)
+        self.single = QWidget()
+        single = QVBoxLayout(self.single)
+        single.setContentsMargins(0, 4, 0, 0)
+        for widget in (self.instruction_warning, self.redacted_note, self.editor):
+            single.addWidget(widget)
+        single.addWidget(self.edit_problem)
+        single.addLayout(edit_buttons)
+        single.addWidget(self.facts)
+        single.addWidget(named(QLabel("Where it came from"), "memory-section"))
+        single.addLayout(self._sources_box)
+        single.addWidget(named(QLabel("History"), "memory-section"))
+        single.addLayout(self._history_box)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 14, 16, 14)
+        layout.addWidget(self.title)
+        layout.addLayout(actions)
+        layout.addWidget(self.single)
+        layout.addStretch(1)
+
+    def edit_dirty(self) -> bool:
+        return self.memory is not None and self.editor.toPlainText() != self.edit_base
+
+    def show_memory(self, memory: Memory) -> None:
+        """Show *memory*; the editor keeps what the user typed into this same memory."""
+        keep_edit = self.memory is not None and memory.id == self.memory.id and self.edit_dirty()
+        self.memory = memory
+        status = "" if memory.status == "active" else f" · {memory.status}"
+        self.title.setText(f"Memory #{memory.id}{status}{' · pinned' if memory.pinned else ''}")
+        self.instruction_warning.setVisible(INSTRUCTION_LIKE in memory.flags)
+        self.redacted_note.setVisible(REDACTED in memory.flags)
+        if not keep_edit:
+            self.set_text(memory.content)
+        # What is put away is read, not rewritten: restore it first.
+        put_away = memory.status != "active"
+        self.editor.setReadOnly(put_away)
+        self.editor.setToolTip("Restore this memory to edit it" if put_away else "")
+        self.editor.style().polish(self.editor)  # the style sheet greys a read-only editor
+        source = SOURCE_NAMES.get(memory.source_kind, memory.source_kind)
+        self.facts.setText(
+            f"{memory.category} · {source} · {_seen(memory)} · importance {memory.importance:.2g}"
+            f"\nAdded {_when(memory.created_at)} · last seen {_when(memory.last_seen_at)}"
+            + (f"\nReplaced by memory #{memory.superseded_by}" if memory.superseded_by else "")
+        )
+        self._show_sources(memory.id)
+        self._show_history(memory.id)
+        self.single.show()
+
+    def show_summary(self, text: str) -> None:
+        """No single memory: say *text* (how many are selected, or how to start)."""
+        self.memory = None
+        self.title.setText(text)
+        self.single.hide()
+
+    def set_text(self, text: str) -> None:
+        """Start editing afresh from *text*."""
+        self.edit_base = text
+        self.editor.setPlainText(text)
+        self.edit_problem.hide()
+
+    def _show_sources(self, memory_id: int) -> None:
+        _discard(self.source_views)
+        sources = self._store.sources(memory_id)
+        found = {m.id: m for m in self._conversations.messages_by_ids(sources.message_ids)}
+        views = [self._source_view(i, found.get(i)) for i in sources.message_ids]
+        views += [SourceView(f"Reference: {ref}") for ref in sources.external_refs]
+        self.source_views = views or [SourceView("No source was recorded.")]
+        for view in self.source_views:
+            self._sources_box.addWidget(view)
+
+    def _source_view(self, message_id: int, message: Message | None) -> SourceView:
+        if message is None:
+            return SourceView(f"A message no longer kept (#{message_id})")
+        conversation = self._conversations.get(message.conversation_id)
+        title = (conversation.title if conversation else "") or "Untitled"
+        who = {"user": "you", "assistant": "Reverie"}.get(message.role, message.role)
+        text = message.content
+        if len(text) > _SOURCE_TEXT_CHARS:
+            text = text[:_SOURCE_TEXT_CHARS].rstrip() + "…"
+        view = SourceView(
+            f"“{title}” · {who} · {_when(message.created_at)}", text, message.conversation_id
+        )
+        view.open_button.setAccessibleName(f"Open the conversation “{title}” at this message")
+        if conversation is None or conversation.deleted_at is not None:
+            view.open_button.setEnabled(False)
+            view.open_button.setToolTip("This conversation was deleted.")
+        ids = (message.conversation_id, message_id)
+        view.open_button.clicked.connect(lambda: self.open_conversation_requested.emit(*ids))
+        return view
+
+    def _show_history(self, memory_id: int) -> None:
+        _discard(self.history_views)
+        self.history_views = [HistoryView(e) for e in reversed(self._store.history(memory_id))]
+        for view in self.history_views:
+            self._history_box.addWidget(view)
+
+
+def _discard(views: Sequence[QWidget]) -> None:
+    """Take *views* out of the window now (Qt deletes them later)."""
+    for view in views:
+        view.hide()
+        view.setParent(None)
+        view.deleteLater()
+
+
+class ForgetPreview(QDialog):
+    """The memories about a topic, all checked; accepting forgets the checked ones."""
+
+    def __init__(self, topic: str, memories: Sequence[Memory], parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("forget-preview")
+        self.topic = topic
+        self.setWindowTitle(f"Forget everything about “{topic}”")
+        self.resize(560, 420)
+        found = bool(memories)
+        intro = (
+            f"Reverie remembers these about “{topic}”. Uncheck any you want to keep. "
+            "Forgotten memories are deleted softly: you can restore them from the Deleted filter."
+            if found
+            else f"Reverie remembers nothing about “{topic}”."
+        )
+        self.intro = named(QLabel(intro), "forget-intro")
+        self.intro.setWordWrap(True)
+        self.items = named(QListWidget(), "forget-list", "Memories to forget")
+        self.items.setWordWrap(True)
+        for memory in memories:
+            item = QListWidgetItem(memory.content)
+            item.setData(MEMORY_ROLE, memory.id)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked)
+            self.items.addItem(item)
+        self.items.setVisible(found)
+        self.count_label = named(QLabel(), "forget-count")
+        self.confirm_button = named(QPushButton(), "forget-confirm", "Forget the checked memories")
+        self.confirm_button.setVisible(found)
+        self.cancel_button = named(
+            QPushButton("Cancel" if found else "Close"), "forget-cancel", "Forget nothing"
+        )
+        self.confirm_button.clicked.connect(self.accept)
+        self.cancel_button.clicked.connect(self.reject)
+        self.items.itemChanged.connect(lambda _: self._update_count())
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.count_label, 1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.confirm_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.intro)
+        layout.addWidget(self.items, 1)
+        layout.addLayout(buttons)
+        self.cancel_button.setDefault(True)  # Enter must not forget by accident
+        self._update_count()
+
+    def checked_ids(self) -> list[int]:
+        items = (self.items.item(row) for row in range(self.items.count()))
+        return [
+            int(item.data(MEMORY_ROLE))
+            for item in items
+            if item.checkState() == Qt.CheckState.Checked
+        ]
+
+    def _update_count(self) -> None:
+        checked, total = len(self.checked_ids()), self.items.count()
+        self.count_label.setText(f"{checked} of {count(total)} will be forgotten")
+        self.confirm_button.setText(f"Forget {count(checked)}")
+        self.confirm_button.setEnabled(checked > 0)
