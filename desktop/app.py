@@ -50,6 +50,7 @@ class Core:
     broker: InferenceBroker
     secrets: SecretStore
     database: Database | None = None
+    conversations: ConversationStore | None = None
     memories: MemoryService | None = None
     chat: ChatService | None = None
     harvester: Harvester | None = None
@@ -82,7 +83,7 @@ def build_core(paths: AppPaths) -> Core:
         core.problems.append(f"Conversations and memory are unavailable: {error}")
     if core.database is not None:
         prompts = PromptLibrary(paths.config_dir / "prompts")
-        conversations = ConversationStore(core.database)
+        core.conversations = conversations = ConversationStore(core.database)
         core.memories = MemoryService.over(core.database, broker, prompts)
         core.chat = ChatService(
             conversations, core.memories, broker, prompts, settings.models, settings.chat

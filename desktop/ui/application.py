@@ -20,6 +20,7 @@ from desktop.core.jobs import failure_message
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.job_watcher import JobWatcher
 from desktop.ui.markdown import warm_up
+from desktop.ui.memory_browser import MemoryBrowser
 from desktop.ui.scheduler import Clock
 from desktop.ui.tray import Tray, tray_available
 from desktop.ui.worker import WorkerThread
@@ -89,6 +90,7 @@ class ReverieApplication(QObject):
         if self.tray is not None:
             self.tray.open_chat_requested.connect(self.show_chat)
             self.tray.quit_requested.connect(self.qt.quit)
+        self.memory_browser = self._memory_browser(core)
         self.maintenance = WorkerThread("maintenance", self.window)
         self.maintenance.worker.failed.connect(
             lambda failure: log.warning("maintenance failed: %s", failure.message)
@@ -103,6 +105,21 @@ class ReverieApplication(QObject):
         self._core = core
         self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
+
+    def _memory_browser(self, core: Core) -> MemoryBrowser | None:
+        if core.memories is None or core.conversations is None or core.chat is None:
+            return None
+        browser = MemoryBrowser(core.memories, core.conversations)
+        self.window.memories_requested.connect(browser.present)
+        self.window.memory_requested.connect(browser.show_memory)
+        browser.open_conversation_requested.connect(self._open_conversation)
+        if self.tray is not None:
+            self.tray.memories_requested.connect(browser.present)
+        return browser
+
+    def _open_conversation(self, conversation_id: int, message_id: int) -> None:
+        self.show_chat()
+        self.window.open_conversation(conversation_id)
 
     def _on_due(self, name: str) -> None:
         chat = self._core.chat
@@ -120,6 +137,9 @@ class ReverieApplication(QObject):
         self.qt.aboutToQuit.disconnect(self.shutdown)
         self.clock.stop()
         self.window.shutdown()
+        if self.memory_browser is not None:
+            self.memory_browser.shutdown()
+            self.memory_browser.deleteLater()
         self.maintenance.stop()
 
     def _conversation_id(self, core: Core) -> int | None:

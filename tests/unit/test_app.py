@@ -154,3 +154,28 @@ def test_first_start_writes_the_default_settings_for_the_user_to_edit(app_paths:
         assert load_settings(app_paths.settings_file) == (Settings(), None)
     finally:
         core.close()
+
+
+@pytest.mark.model
+def test_the_memory_browser_opens_from_the_chat_and_leads_back_to_it(
+    qtbot: QtBot, started: ReverieApplication
+) -> None:
+    browser = started.memory_browser
+    assert browser is not None
+    memories, conversations = started._core.memories, started._core.conversations
+    assert memories is not None and conversations is not None
+    conversation = conversations.create("Pets")
+    message = conversations.add_message(conversation.id, "user", "My cat is called Miso.")
+    memory = memories.remember(
+        "The user's cat is called Miso.",
+        source_kind="harvested",
+        actor="harvest",
+        message_ids=[message.id],
+    ).memory
+
+    started.window.memory_requested.emit(memory.id)  # as a chip does
+    qtbot.waitUntil(browser.isVisible, timeout=WAIT_MS)
+    browser.open_conversation_requested.emit(conversation.id, message.id)
+
+    assert started.window.conversation_id == conversation.id
+    assert "My cat is called Miso." in started.window.transcript.plain_text()

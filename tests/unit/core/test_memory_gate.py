@@ -55,7 +55,8 @@ def test_an_echo_of_the_system_prompt_is_refused(gate: WriteGate, prompts: Promp
 
 def test_a_fact_sharing_a_few_words_with_the_prompt_passes(gate: WriteGate) -> None:
     assert gate.check("The user wants answers to be warm, direct and brief, with examples.")
-    assert gate.check("The user's sister is called Maria.")  # the harvest prompt has "wife is called Mia"
+    # The harvest prompt's example says "wife is called Mia".
+    assert gate.check("The user's sister is called Maria.")
 
 
 def test_a_copy_of_an_example_from_the_harvest_prompt_is_refused(gate: WriteGate) -> None:

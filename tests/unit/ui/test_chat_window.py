@@ -409,5 +409,6 @@ def test_a_reply_shows_the_memories_it_was_given(
         chip.click()
     assert opened.args == [remembered.memory.id]
 
+    assert window.conversation_id is not None
     window.open_conversation(window.conversation_id)  # reloaded from the database
     assert [c.text() for c in window.transcript.messages[-1].memory_chips] == [chip.text()]

@@ -577,7 +577,6 @@ def test_a_topic_nothing_is_about_says_so(
     click(qtbot, preview.cancel_button)
 
 
-@pytest.mark.qt_log_ignore("This plugin does not support raise")  # offscreen has no window stack
 def test_show_memory_brings_it_into_view_whatever_the_filters(
     qtbot: QtBot, memories: MemoryService, browser: MemoryBrowser
 ) -> None:
@@ -613,7 +612,6 @@ def test_show_memory_brings_it_into_view_whatever_the_filters(
 
 
 # -- keyboard and accessibility ----------------------------------------------
-@pytest.mark.qt_log_ignore("This plugin does not support raise")  # offscreen has no window stack
 def test_opened_again_it_shows_what_was_learned_meanwhile(
     qtbot: QtBot, memories: MemoryService, browser: MemoryBrowser
 ) -> None:
