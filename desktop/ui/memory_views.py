@@ -270,7 +270,10 @@ class HistoryView(QFrame):
         self.header = named(
             QLabel(f"<b>{what}</b> by {who} · {_when(entry.created_at)}"), "memory-history-header"
         )
+        self.header.setTextFormat(Qt.TextFormat.RichText)
         self.change = named(QLabel(_change_html(entry)), "memory-history-change")
+        # Always rich text: escaped plain text alone would otherwise show its entities.
+        self.change.setTextFormat(Qt.TextFormat.RichText)
         self.change.setWordWrap(True)
         self.change.setVisible(bool(self.change.text()))
         self.change.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

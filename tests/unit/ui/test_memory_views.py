@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
+from pytestqt.qtbot import QtBot
 
 from desktop.core.db import Database, MemoryQuery, MemorySort, MemoryStore
 from desktop.core.db.clock import Clock
-from desktop.ui.memory_views import first_line, meta_line, sorted_memories
+from desktop.ui.memory_views import HistoryView, first_line, meta_line, sorted_memories
 
 
 class Ticking:
@@ -56,3 +59,21 @@ def test_a_memory_reads_as_its_first_line_and_a_line_of_facts(database: Database
     assert meta_line(memory).startswith("⚠ music · from dreaming · seen once · last seen ")
     archived = store.set_status(memory.id, "archived", "user")
     assert meta_line(archived).endswith(" · archived")
+
+
+def test_history_shows_text_with_quotes_and_markup_as_written(
+    qtbot: QtBot, database: Database
+) -> None:
+    store = MemoryStore(database)
+    memory = store.add(
+        'The user\'s <b>cat</b> & "Miso"', embedding=None, source_kind="harvested", actor="harvest"
+    )
+    [added] = store.history(memory.id)
+
+    view = HistoryView(added)
+    qtbot.addWidget(view)
+
+    doc = QTextDocument()
+    doc.setHtml(view.change.text())
+    assert doc.toPlainText() == 'The user\'s <b>cat</b> & "Miso"'
+    assert view.change.textFormat() == Qt.TextFormat.RichText
