@@ -13,12 +13,9 @@ database, the file is readable only by the user.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
-import os
 import re
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -31,6 +28,7 @@ from typing import Any
 from desktop.core.db import ConversationStore, Memory, MemoryQuery, MemoryStatus, MemoryStore
 from desktop.core.db.memory_rows import MEMORY_STATUSES
 from desktop.core.errors import EnvironmentProblem
+from desktop.core.files import write_atomically
 from desktop.core.memory_gate import INSTRUCTION_LIKE, REDACTED
 from desktop.core.memory_service import MemoryService
 
@@ -131,7 +129,7 @@ def export_jsonl(
 ) -> int:
     """Write every memory to *path* as JSON Lines; how many were written."""
     items = collect(memories, conversations)
-    write_atomically(Path(path), "".join(_json_line(jsonl_record(item)) for item in items))
+    _write(Path(path), "".join(_json_line(jsonl_record(item)) for item in items))
     return len(items)
 
 
@@ -140,7 +138,7 @@ def export_markdown(
 ) -> int:
     """Write every memory to *path* as a readable Markdown file; how many were written."""
     items = collect(memories, conversations)
-    write_atomically(Path(path), markdown_text(items, time.time()))
+    _write(Path(path), markdown_text(items, time.time()))
     return len(items)
 
 
@@ -262,34 +260,10 @@ def _escaped(line: str) -> str:
     return "\\" + line if _BLOCK_MARKUP.match(line) else line
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Replace *path* with *text* (UTF-8) in one step, or leave it as it was.
-
-    Whatever goes wrong, the temporary file is removed; an ``OSError`` (full
-    disk, no permission, no such folder) becomes an ``EnvironmentProblem``.
-    """
-    temporary: Path | None = None
+def _write(path: Path, text: str) -> None:
     try:
-        with tempfile.NamedTemporaryFile(
-            "w",
-            encoding="utf-8",
-            newline="\n",
-            dir=path.parent,
-            prefix=f".{path.name}.",
-            suffix=".part",
-            delete=False,
-        ) as handle:
-            temporary = Path(handle.name)
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException as error:
-        if temporary is not None:
-            with contextlib.suppress(OSError):  # the first error is the one to report
-                temporary.unlink()
-        if not isinstance(error, OSError):
-            raise
+        write_atomically(path, text)
+    except OSError as error:
         raise EnvironmentProblem(
             f"The memories could not be exported to {path}: {error.strerror or error}.",
             _HINTS.get(error.errno or 0, "Choose another file or folder and try again."),

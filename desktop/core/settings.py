@@ -11,8 +11,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from desktop.core.errors import EnvironmentProblem
+from desktop.core.files import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -160,20 +159,10 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
 
 def save_settings(settings: Settings, path: Path) -> None:
     """Write *settings* atomically: a crash never leaves a half-written file."""
-    temporary: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # A unique name, so a stale or concurrent temporary file cannot get in the way.
-        handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        temporary = Path(name)
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(settings.model_dump_json(indent=2) + "\n")
-            stream.flush()
-            os.fsync(stream.fileno())  # the data is on disk before the rename makes it current
-        os.replace(temporary, path)
+        write_atomically(path, settings.model_dump_json(indent=2) + "\n")
     except OSError as error:
-        if temporary is not None:
-            temporary.unlink(missing_ok=True)
         raise SettingsProblem(
             f"Could not save settings to {path}: {error.strerror}.",
             "Your previous settings file is unchanged.",

@@ -14,7 +14,6 @@ from desktop.core.memory_export import (
     export_jsonl,
     export_markdown,
     iso_time,
-    write_atomically,
 )
 from desktop.core.memory_gate import INSTRUCTION_LIKE, REDACTED
 from desktop.core.memory_service import MemoryService
@@ -218,18 +217,6 @@ def test_an_unwritable_folder_is_an_environment_problem_and_leaves_nothing(
         export_markdown(memory_store, store, folder / "memories.md")
     assert [p.name for p in folder.iterdir()] == ["memories.md"]
     assert not_a_folder.read_text() == "keep me"
-
-
-def test_a_failed_write_keeps_the_previous_export(tmp_path: Path) -> None:
-    path = tmp_path / "memories.jsonl"
-    write_atomically(path, "the previous export\n")
-
-    with pytest.raises(UnicodeEncodeError):
-        write_atomically(path, "half of this is written, then \ud800 stops it")
-
-    assert path.read_text() == "the previous export\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["memories.jsonl"]
-    assert path.stat().st_mode & 0o077 == 0  # private, like the database
 
 
 def test_iso_time_has_an_offset_and_round_trips() -> None:
