@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from typing import cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.plugins.base import RegexBasedDetector
@@ -131,10 +132,12 @@ def _keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
 def _patterns() -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
     """detect-secrets' regex detectors by the kind of secret, then our own."""
     found: list[tuple[str, tuple[re.Pattern[str], ...]]] = []
-    for secret_type, plugin in get_mapping_from_secret_type_to_class().items():
+    plugins: dict[str, type] = get_mapping_from_secret_type_to_class()
+    for secret_type, plugin in plugins.items():
         if issubclass(plugin, RegexBasedDetector) and secret_type not in _NOT_SECRETS:
-            # denylist is a property on the base class but a plain tuple on each detector.
-            denylist: Iterable[re.Pattern[str]] = plugin.denylist  # type: ignore[attr-defined]
+            # denylist is an abstract property on the base class but a plain
+            # tuple of patterns on each detector class.
+            denylist = cast("Iterable[re.Pattern[str]]", plugin.denylist)
             found.append((_kind(secret_type), tuple(denylist)))
     found += _OWN_PATTERNS.items()
     return tuple(found)
