@@ -36,6 +36,10 @@ class GenerationOptions:
     stop: tuple[str, ...] = ()
     json_schema: dict[str, Any] | None = field(default=None, hash=False)
     """When set, the output is generated under this JSON schema (a llama.cpp grammar)."""
+    json_schema_after: str | None = None
+    """With ``json_schema``: the output is free text until it says this (e.g.
+    ``<tool_call>``), and only what follows it is held to the schema, as
+    llama.cpp's lazy grammars do for tool calls."""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from models.errors import ModelError
 from models.gguf_file import default_threads, open_llama
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.sampling import ConstrainedSampler, SamplerChain, grammar_for_schema
+from models.streaming import StopScanner
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ class LlamaChatModel:
         budget = min(options.max_tokens, self.context_length - len(tokens))
         sampler = self._sampler(options)
         try:
-            yield from self._generate(sampler, budget, options.stop, stop_requested)
+            yield from self._generate(sampler, budget, options, stop_requested)
         finally:
             sampler.close()
 
@@ -132,7 +133,8 @@ class LlamaChatModel:
         if options.json_schema is None:
             return SamplerChain(options, n_vocab, seed)
         grammar = grammar_for_schema(options.json_schema)
-        return ConstrainedSampler(options, self._vocab, n_vocab, seed, grammar)
+        lazy = bool(options.json_schema_after)
+        return ConstrainedSampler(options, self._vocab, n_vocab, seed, grammar, lazy=lazy)
 
     def _read_prompt(self, tokens: list[int], should_stop: ShouldStop) -> bool:
         """Evaluate *tokens*, reusing the cached prefix; False if stopped midway."""
@@ -182,12 +184,13 @@ class LlamaChatModel:
         self,
         sampler: SamplerChain | ConstrainedSampler,
         budget: int,
-        stop: Sequence[str],
+        options: GenerationOptions,
         should_stop: ShouldStop,
     ) -> Iterator[Chunk]:
         llm = self._llm
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        text = _StopScanner(stop)
+        text = StopScanner(options.stop)
+        trigger = StopScanner([options.json_schema_after or ""])
         for _ in range(budget):
             if should_stop():
                 yield Chunk(text.flush(), "cancelled")
@@ -198,6 +201,10 @@ class LlamaChatModel:
                 return
             piece = decoder.decode(llm.detokenize([token]))
             visible, stopped = text.feed(piece)
+            if isinstance(sampler, ConstrainedSampler) and not sampler.active:
+                _, triggered = trigger.feed(piece)
+                if triggered and not sampler.activate(self._tokens(trigger.rest)):
+                    stopped = True  # what follows the trigger can never fit the schema
             if stopped:
                 yield Chunk(visible, "stop")
                 return
@@ -206,41 +213,15 @@ class LlamaChatModel:
             llm.eval([token])
         yield Chunk(text.flush(), "length")
 
-
-class _StopScanner:
-    """Holds back text that might be the start of a stop string."""
-
-    def __init__(self, stops: Sequence[str]) -> None:
-        self._stops = [s for s in stops if s]
-        self._held = ""
-
-    def feed(self, piece: str) -> tuple[str, bool]:
-        pending = self._held + piece
-        found = [at for stop in self._stops if (at := pending.find(stop)) >= 0]
-        if found:  # the earliest stop wins, whichever is listed first
-            self._held = ""
-            return pending[: min(found)], True
-        keep = max((_overlap(pending, s) for s in self._stops), default=0)
-        self._held = pending[len(pending) - keep :] if keep else ""
-        return pending[: len(pending) - keep], False
-
-    def flush(self) -> str:
-        held, self._held = self._held, ""
-        return held
+    def _tokens(self, text: str) -> list[int]:
+        tokens: list[int] = self._llm.tokenize(_utf8(text), add_bos=False, special=False)
+        return tokens
 
 
 def _utf8(text: str) -> bytes:
     # A lone surrogate (e.g. from a JSON "\\ud83d" escape) cannot be encoded;
     # it becomes "?" rather than failing every later turn that includes it.
     return text.encode("utf-8", errors="replace")
-
-
-def _overlap(text: str, stop: str) -> int:
-    """Length of the longest suffix of *text* that is a prefix of *stop*."""
-    for size in range(min(len(text), len(stop) - 1), 0, -1):
-        if stop.startswith(text[-size:]):
-            return size
-    return 0
 
 
 def _control_token_texts(llm: llama_cpp.Llama, vocab: Any) -> tuple[str, ...]:

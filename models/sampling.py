@@ -18,6 +18,7 @@ import ctypes
 import json
 import math
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import llama_cpp
@@ -83,10 +84,21 @@ class GrammarCompileError(ValueError):
 
 
 class ConstrainedSampler:
-    """A ``SamplerChain`` whose output must follow a GBNF grammar."""
+    """A ``SamplerChain`` whose output must follow a GBNF grammar.
+
+    A *lazy* sampler samples freely until ``activate()`` (its caller saw the
+    trigger text): the grammar then holds from that point on.
+    """
 
     def __init__(
-        self, options: GenerationOptions, vocab: Any, n_vocab: int, seed: int, grammar: str
+        self,
+        options: GenerationOptions,
+        vocab: Any,
+        n_vocab: int,
+        seed: int,
+        grammar: str,
+        *,
+        lazy: bool = False,
     ) -> None:
         if not grammar.strip():  # llama.cpp takes an empty grammar as "no constraint"
             raise GrammarCompileError("the output grammar is empty")
@@ -101,15 +113,30 @@ class ConstrainedSampler:
         self._all_view = _token_array(self._all)
         self._one = np.zeros(1, dtype=_TOKEN_DTYPE)
         self._one_view = _token_array(self._one)
+        self.active = not lazy
+
+    def activate(self, tokens: Sequence[int]) -> bool:
+        """Hold the output to the grammar from now on, *tokens* (the text
+        already written after the trigger) being its beginning.  False, and
+        still inactive, if that beginning can never match the grammar."""
+        for token in tokens:
+            # Checked first: llama.cpp aborts the process on a token its
+            # grammar cannot accept.
+            if not self._grammar_allows(token):
+                return False
+            llama_cpp.llama_sampler_accept(self._grammar, token)
+        self.active = True
+        return True
 
     def sample(self, ctx: Any) -> int:
         logits = np.ctypeslib.as_array(
             llama_cpp.llama_get_logits_ith(ctx, -1), shape=(self._n_vocab,)
         )
         token = self._pick(logits, with_grammar=False)
-        if not self._grammar_allows(token):
-            token = self._pick(logits, with_grammar=True)
-        llama_cpp.llama_sampler_accept(self._grammar, token)
+        if self.active:
+            if not self._grammar_allows(token):
+                token = self._pick(logits, with_grammar=True)
+            llama_cpp.llama_sampler_accept(self._grammar, token)
         self._chain.accept(token)
         return token
 

@@ -16,7 +16,7 @@ import pytest
 
 from models.errors import ModelFileInvalid
 from models.interfaces import ChatMessage, ChatModel, Chunk, GenerationOptions
-from models.llama_chat import ContextOverflow, LlamaChatModel, _StopScanner
+from models.llama_chat import ContextOverflow, LlamaChatModel
 
 GREEDY = GenerationOptions(temperature=0.0, max_tokens=12)
 SHORT = GenerationOptions(temperature=0.0, max_tokens=6)
@@ -40,35 +40,6 @@ def _stream(
 
 
 # -- the stop scanner (no model needed) --------------------------------------------
-
-
-def test_stop_scanner_holds_back_a_possible_stop_and_releases_it_when_it_is_not() -> None:
-    scanner = _StopScanner(["</end>"])
-
-    assert scanner.feed("Hello </e") == ("Hello ", False)
-    assert scanner.feed("xtra") == ("</extra", False)
-    assert scanner.flush() == ""
-
-
-def test_stop_scanner_finds_a_stop_split_across_pieces() -> None:
-    scanner = _StopScanner(["User:"])
-
-    assert scanner.feed("Sure. Us") == ("Sure. ", False)
-    assert scanner.feed("er: more") == ("", True)
-
-
-def test_stop_scanner_cuts_at_the_earliest_stop_whatever_the_order_listed() -> None:
-    scanner = _StopScanner(["world", "lo"])
-
-    assert scanner.feed("hello world") == ("hel", True)
-
-
-def test_stop_scanner_flush_returns_held_text_once() -> None:
-    scanner = _StopScanner(["STOP", ""])  # an empty stop string is ignored
-
-    assert scanner.feed("wait ST") == ("wait ", False)
-    assert scanner.flush() == "ST"
-    assert scanner.flush() == ""
 
 
 # -- loading -----------------------------------------------------------------------

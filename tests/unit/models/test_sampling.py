@@ -208,3 +208,65 @@ def test_sampled_constrained_output_parses_and_validates(
     assert finish == "stop"  # the grammar ended it, not the token budget
     assert isinstance(json.loads(text), dict)  # strict JSON: no raw control characters
     Bounded.model_validate_json(text)
+
+
+class Call(BaseModel):
+    name: Literal["append_memory"]
+    content: str = Field(max_length=40)
+
+
+@pytest.mark.model
+def test_a_lazy_schema_holds_only_the_text_after_its_trigger(smollm2: LlamaChatModel) -> None:
+    # The reply begins "A dog is...": free prose up to "dog", then a valid
+    # object and nothing more.
+    options = GenerationOptions(
+        temperature=0.0,
+        max_tokens=120,
+        json_schema=Call.model_json_schema(),
+        json_schema_after="dog",
+    )
+
+    text, finish = _generate(smollm2, "Explain what a dog is.", options)
+
+    before, _, after = text.partition("dog")
+    assert before and not before.lstrip().startswith("{")
+    assert finish == "stop"
+    Call.model_validate_json(after)
+
+
+@pytest.mark.model
+def test_a_lazy_schema_ends_the_output_when_the_trigger_is_followed_by_what_cannot_fit(
+    smollm2: LlamaChatModel,
+) -> None:
+    # The first "e" is followed by more letters inside its token, which can
+    # never begin a JSON object: the output ends with that token rather than
+    # break the grammar (llama.cpp would abort the process).
+    options = GenerationOptions(
+        temperature=0.0,
+        max_tokens=120,
+        json_schema=Call.model_json_schema(),
+        json_schema_after="e",
+    )
+
+    text, finish = _generate(smollm2, "Explain what a dog is.", options)
+
+    assert finish == "stop"
+    assert "e" in text and " " not in text.partition("e")[2]  # the rest of one word at most
+
+
+@pytest.mark.model
+def test_without_its_trigger_a_lazy_schema_never_applies(smollm2: LlamaChatModel) -> None:
+    options = GenerationOptions(
+        temperature=0.0,
+        max_tokens=24,
+        json_schema=Call.model_json_schema(),
+        json_schema_after="<never said>",
+    )
+
+    lazy, _ = _generate(smollm2, "Explain what a dog is.", options)
+    free, _ = _generate(smollm2, "Explain what a dog is.", GenerationOptions(**_FREE))
+
+    assert lazy == free
+
+
+_FREE: dict[str, Any] = {"temperature": 0.0, "max_tokens": 24}
