@@ -102,6 +102,23 @@ def _generate(model: LlamaChatModel, prompt: str, options: GenerationOptions) ->
 # -- grammars from schemas (no model needed) ---------------------------------------
 
 
+class Note(BaseModel):
+    title: str = Field(max_length=8)
+    body: str = Field(max_length=2000)
+
+
+def test_long_string_limits_are_left_to_validation_and_short_ones_kept() -> None:
+    # Spelled out, 2,000 characters would be 2,000 nested rules (llama.cpp
+    # cannot compile that, and long nests make every token slow to check).
+    rules = dict(
+        line.split(" ::= ", 1) for line in grammar_for_schema(Note.model_json_schema()).splitlines()
+    )
+
+    assert rules["body-kv"].endswith("string") and rules["string"] == '"\\"" char* "\\"" space'
+    assert rules["title"].count("char") == 8
+    assert Note.model_json_schema()["properties"]["body"]["maxLength"] == 2000  # untouched
+
+
 @pytest.mark.parametrize("schema_type", [Person, Mood, Contact, Bounded])
 def test_every_char_rule_excludes_raw_control_characters(schema_type: type[BaseModel]) -> None:
     grammar = grammar_for_schema(schema_type.model_json_schema())
