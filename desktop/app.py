@@ -24,10 +24,12 @@ from desktop.core.errors import EnvironmentProblem
 from desktop.core.harvest import Harvester
 from desktop.core.jobs import failure_message
 from desktop.core.memory_service import MemoryService
+from desktop.core.memory_tools import memory_tools
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.secrets import SecretStore
 from desktop.core.settings import Settings, SettingsProblem, load_settings, save_settings
+from desktop.core.tools import Toolbox
 from models.broker import InferenceBroker, Job
 from models.convert_bert import CONVERTER_VERSION, ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source
@@ -86,7 +88,13 @@ def build_core(paths: AppPaths) -> Core:
         core.conversations = conversations = ConversationStore(core.database)
         core.memories = MemoryService.over(core.database, broker, prompts)
         core.chat = ChatService(
-            conversations, core.memories, broker, prompts, settings.models, settings.chat
+            conversations,
+            core.memories,
+            broker,
+            prompts,
+            settings.models,
+            settings.chat,
+            toolbox=Toolbox(memory_tools(core.memories), prompts),
         )
         core.harvester = Harvester(
             conversations,

@@ -17,9 +17,11 @@ import pytest
 from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.memory_service import MemoryService
+from desktop.core.memory_tools import memory_tools
 from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ChatSettings, ModelSettings
+from desktop.core.tools import Toolbox
 from models.broker import InferenceBroker
 from models.embedded import default_chat_model_path
 from models.llama_chat import LlamaChatModel
@@ -156,4 +158,5 @@ def chat(
         prompts,
         model_settings,
         chat_settings,
+        toolbox=Toolbox(memory_tools(memories), prompts),  # as the app builds it
     )

@@ -1,4 +1,5 @@
-"""Deterministic stand-ins for the models, for tests of the logic around them.
+"""Deterministic stand-ins for the models, for tests of the logic around them,
+and a turn listener that writes down what it hears.
 
 They implement the same interfaces as the real models (``models.interfaces``);
 tests of the model layer itself use the real small models instead.
@@ -12,11 +13,14 @@ import threading
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from desktop.core.chat import Reply, ReplyKind, Stage
+from desktop.core.tools import ToolCall
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -187,6 +191,37 @@ class ForkableChatModel(ScriptedChatModel):
         child.gate = self.gate
         self.forks.append(child)
         return child
+
+
+@dataclass
+class Recorder:
+    """A turn listener that writes down everything it is told."""
+
+    events: list[tuple[str, Any]] = field(default_factory=list)
+
+    def stage(self, stage: Stage) -> None:
+        self.events.append(("stage", stage))
+
+    def reply_started(self, kind: ReplyKind) -> None:
+        self.events.append(("started", kind))
+
+    def text(self, piece: str) -> None:
+        self.events.append(("text", piece))
+
+    def reply_finished(self, reply: Reply) -> None:
+        self.events.append(("finished", reply))
+
+    def notice(self, text: str) -> None:
+        self.events.append(("notice", text))
+
+    def tool_called(self, call: ToolCall) -> None:
+        self.events.append(("tool", call))
+
+    def replies(self) -> list[Reply]:
+        return [value for kind, value in self.events if kind == "finished"]
+
+    def notices(self) -> list[str]:
+        return [value for kind, value in self.events if kind == "notice"]
 
 
 class HashingEmbedder:

@@ -10,10 +10,11 @@ point through ``Turn.cancel()``.
 from __future__ import annotations
 
 import enum
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal, Protocol
 
@@ -26,22 +27,23 @@ from desktop.core.compaction import (
 from desktop.core.condenser import Condenser
 from desktop.core.db import Conversation, ConversationStore, Memory, Message
 from desktop.core.jobs import JobControl
-from desktop.core.memory_gate import INSTRUCTION_LIKE, is_instruction_like
 from desktop.core.memory_service import MemoryService, Remembered
 from desktop.core.prompt_assembly import (
+    COMPONENTS,
     AssembledPrompt,
     ComponentLimits,
-    MemoryLine,
     PromptInputs,
     assemble,
+    memory_line,
 )
-from desktop.core.prompts import PromptLibrary
-from desktop.core.redaction import redact
+from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.settings import ChatSettings, ModelSettings
 from desktop.core.text import scrub
 from desktop.core.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
+from desktop.core.tools import TOOL_CALL_START, Toolbox, ToolCall, ToolContext, ToolResult
 from models.broker import InferenceBroker, Priority
 from models.interfaces import ChatMessage, GenerationOptions
+from models.streaming import StopScanner
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +52,11 @@ SEED = "seed"
 USED_MEMORIES = "memories"
 """Message metadata key: the ids of the memories a reply was given."""
 _TITLE_CHARS = 48
-_PROMPT_ROLES = {"user": "user", "assistant": "assistant", "event": "user"}
+_PROMPT_ROLES = {"user": "user", "assistant": "assistant", "event": "user", "tool": "user"}
+MAX_TOOL_CALLS = 3
+"""Tool calls in one answer; after them the model must answer in words."""
+TOOL = "tool"
+"""Message metadata key of a tool result: the tool's name."""
 _MARGIN_TOKENS = 16
 
 ReplyKind = Literal["seed", "answer"]
@@ -86,6 +92,8 @@ class TurnListener(Protocol):
 
     def notice(self, text: str) -> None: ...
 
+    def tool_called(self, call: ToolCall) -> None: ...
+
 
 @dataclass
 class Turn:
@@ -110,6 +118,7 @@ class ChatService:
         model_settings: ModelSettings,
         chat_settings: ChatSettings | None = None,
         *,
+        toolbox: Toolbox | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
         self._conversations = conversations
@@ -118,6 +127,7 @@ class ChatService:
         self._prompts = prompts
         self._settings = model_settings
         self._chat_settings = chat_settings or ChatSettings()
+        self._toolbox = toolbox if self._chat_settings.tools_enabled else None
         self._clock = clock
         self.count_tokens = TokenCounter(broker)
         self.compactor = Compactor(
@@ -211,27 +221,85 @@ class ChatService:
         return compacted
 
     def _reply(self, turn: Turn, listener: TurnListener, kind: ReplyKind) -> None:
-        fitted = self._fitted_prompt(turn, listener, kind)
+        """The model's reply, with the tool calls it makes on the way: each
+        call's result goes back to it, until it answers in words."""
+        offered = self._offered_tools(turn, kind)
+        for calls in range(MAX_TOOL_CALLS + 1):
+            usable = offered if calls < MAX_TOOL_CALLS else frozenset()
+            call = self._say(turn, listener, kind, offered, usable)
+            if call is None:
+                return
+            listener.tool_called(self._call_tool(turn, call, usable))
+
+    def _say(
+        self,
+        turn: Turn,
+        listener: TurnListener,
+        kind: ReplyKind,
+        offered: frozenset[str],
+        usable: frozenset[str],
+    ) -> str | None:
+        """One message from the model, streamed, stored and reported; the
+        JSON of the tool call it ends with, if it makes one."""
+        fitted = self._fitted_prompt(turn, listener, kind, offered)
         if fitted is None:
-            return
+            return None
         prompt, used = fitted
         listener.stage(Stage.READING)
         listener.reply_started(kind)
-        job = turn.control.run(self._broker.chat(prompt, self._options()))
+        job = turn.control.run(self._broker.chat(prompt, self._options(offered, usable)))
+        visible = StopScanner([TOOL_CALL_START] if usable else [])
         parts: list[str] = []
+        said: list[str] = []
         reason = "stop"
+        called = False
         for chunk in job.chunks():
             if chunk.text:
                 if not parts:
                     listener.stage(Stage.REPLYING)
                 parts.append(chunk.text)
-                listener.text(chunk.text)
+                if not called:  # the call itself is shown as a call, not as text
+                    piece, called = visible.feed(chunk.text)
+                    if piece:
+                        said.append(piece)
+                        listener.text(piece)
             reason = chunk.finish_reason or reason
+        if not called and (held := visible.flush()):
+            said.append(held)
+            listener.text(held)
         text = "".join(parts)
         stored = self._record(turn, kind, text, reason, used)
-        listener.reply_finished(Reply(kind, text, reason, stored, used))
+        shown = "".join(said).rstrip() if called else "".join(said)
+        listener.reply_finished(Reply(kind, shown, reason, stored, used))
         if reason == "cancelled":
             turn.control.cancel()  # a stopped seed also stops the answer after it
+            return None
+        return text.partition(TOOL_CALL_START)[2] if called else None
+
+    def _offered_tools(self, turn: Turn, kind: ReplyKind) -> frozenset[str]:
+        """The tools an answer may use (none for a greeting; none that learn
+        off the record)."""
+        if self._toolbox is None or kind == "seed":
+            return frozenset()
+        conversation = self._conversations.get(turn.conversation_id)
+        off_record = conversation is not None and conversation.off_record
+        return self._toolbox.offered(off_record=off_record)
+
+    def _call_tool(self, turn: Turn, call_json: str, usable: frozenset[str]) -> ToolCall:
+        """Run a call and store its result, which the model reads next."""
+        assert self._toolbox is not None  # only offered tools are called
+        asked = (turn.user_message.id,) if turn.user_message is not None else ()
+        call = self._toolbox.call(call_json, ToolContext(turn.conversation_id, asked), usable)
+        result = call.result
+        metadata = {
+            TOOL: call.name,
+            "arguments": call.arguments,
+            "ok": result.ok,
+            "summary": result.summary,
+        }
+        content = json.dumps(result.content, ensure_ascii=False)
+        self._conversations.add_message(turn.conversation_id, "tool", content, metadata=metadata)
+        return call
 
     def _record(
         self, turn: Turn, kind: ReplyKind, text: str, reason: str, used: tuple[int, ...]
@@ -252,12 +320,16 @@ class ChatService:
         )
 
     # -- the prompt --------------------------------------------------------------
-    def assembled(self, conversation_id: int) -> AssembledPrompt:
-        """The prompt parts a call in this conversation would get now."""
+    def assembled(
+        self, conversation_id: int, tools: frozenset[str] = frozenset()
+    ) -> AssembledPrompt:
+        """The prompt parts a call in this conversation, offered *tools*, would get now."""
         conversation = self._conversations.get(conversation_id)
-        memories = [_memory_line(m) for m in self._relevant_memories(conversation_id)]
+        memories = [memory_line(m) for m in self._relevant_memories(conversation_id)]
         inputs = PromptInputs(
             now=self._clock(),
+            tools=tools,
+            tool_list=self._toolbox.describe(tools) if self._toolbox and tools else "",
             memories=memories,
             summary=conversation.summary if conversation else None,
         )
@@ -276,13 +348,13 @@ class ChatService:
         return [found.memory for found in retrieved]
 
     def _fitted_prompt(
-        self, turn: Turn, listener: TurnListener, kind: ReplyKind
+        self, turn: Turn, listener: TurnListener, kind: ReplyKind, tools: frozenset[str]
     ) -> tuple[list[ChatMessage], tuple[int, ...]] | None:
         """The prompt for the next reply, compacted or trimmed to fit the
         context, and the memories in it."""
         cid = turn.conversation_id
-        assembled = self.assembled(cid)
-        history = _prompt_history(self._conversations.messages(cid), kind)
+        assembled = self.assembled(cid, tools)
+        history = self._prompt_history(cid, kind)
         if self._over_budget(assembled, history) and self.compactor.foldable(cid):
             listener.stage(Stage.COMPACTING)
             try:
@@ -292,8 +364,8 @@ class ChatService:
                 return None
             except CompactionFailed as error:
                 listener.notice(f"Older messages could not be summarised: {error}.")
-            assembled = self.assembled(cid)
-            history = _prompt_history(self._conversations.messages(cid), kind)
+            assembled = self.assembled(cid, tools)
+            history = self._prompt_history(cid, kind)
         self.condenser.submit(assembled.oversized)
         prompt = assembled.messages(self._trimmed(assembled, history, listener))
         return prompt, assembled.memory_ids
@@ -337,10 +409,22 @@ class ChatService:
             )
         return kept
 
-    def _options(self) -> GenerationOptions:
-        return GenerationOptions(
+    def _prompt_history(self, conversation_id: int, kind: ReplyKind) -> list[ChatMessage]:
+        messages = self._conversations.messages(conversation_id)
+        tool_response = self._prompts.section(COMPONENTS, "tool_response") or "{result}"
+        return _prompt_history(messages, kind, tool_response)
+
+    def _options(self, offered: frozenset[str], usable: frozenset[str]) -> GenerationOptions:
+        """Free text; a tool call after the marker under the tools' schema while
+        tools are *usable*; when they are offered but used up, text that ends
+        where a call would begin."""
+        options = GenerationOptions(
             max_tokens=self._settings.max_reply_tokens, temperature=self._settings.temperature
         )
+        if usable and self._toolbox is not None:
+            schema = self._toolbox.schema(usable)
+            return replace(options, json_schema=schema, json_schema_after=TOOL_CALL_START)
+        return replace(options, stop=(TOOL_CALL_START,)) if offered else options
 
     def _title_from_first_message(self, conversation_id: int, text: str) -> None:
         conversation = self.conversation(conversation_id)
@@ -391,26 +475,50 @@ class ChatService:
 _SEED = {"kind": SEED}
 
 
-def _memory_line(memory: Memory) -> MemoryLine:
-    """A memory as the model sees it: secrets taken out again (the patterns
-    may have grown since it was stored), an order-like text only quoted."""
-    text = redact(memory.content).text
-    quoted = INSTRUCTION_LIKE in memory.flags or is_instruction_like(text)
-    return MemoryLine(memory.id, text, quoted)
-
-
 def is_seed(message: Message) -> bool:
     return (message.metadata or {}).get("kind") == SEED
 
 
-def _prompt_history(messages: Sequence[Message], kind: ReplyKind) -> list[ChatMessage]:
+def visible_text(message: Message) -> str:
+    """What the user is shown of a message: a reply without the tool call it
+    ended with (the call is shown as a call)."""
+    if message.role != "assistant":
+        return message.content
+    return message.content.partition(TOOL_CALL_START)[0].rstrip()
+
+
+def stored_tool_call(message: Message) -> ToolCall:
+    """A stored tool result (role ``tool``) as the call it came from."""
+    metadata = message.metadata or {}
+    try:
+        content = json.loads(message.content)
+    except ValueError:
+        content = {"result": message.content}
+    result = ToolResult(
+        bool(metadata.get("ok")),
+        content if isinstance(content, dict) else {"result": content},
+        str(metadata.get("summary", "")),
+    )
+    arguments = metadata.get("arguments")
+    return ToolCall(
+        str(metadata.get(TOOL, "")), arguments if isinstance(arguments, dict) else {}, result
+    )
+
+
+def _prompt_history(
+    messages: Sequence[Message], kind: ReplyKind, tool_response: str
+) -> list[ChatMessage]:
     """Messages as the model sees them: the seed opens the conversation, even
     when it was stored after the first user message it greets (and the seed
-    itself is written seeing only the seed event)."""
+    itself is written seeing only the seed event); a tool's result comes back
+    to it as a message wrapped in *tool_response*."""
     seed = [m for m in messages if is_seed(m)]
     ordered = seed if kind == "seed" else seed + [m for m in messages if not is_seed(m)]
     return [
-        ChatMessage(_PROMPT_ROLES[m.role], m.content)  # type: ignore[arg-type]  # mapped roles
+        ChatMessage(
+            _PROMPT_ROLES[m.role],  # type: ignore[arg-type]  # mapped roles
+            fill(tool_response, result=m.content) if m.role == "tool" else m.content,
+        )
         for m in ordered
         if m.role in _PROMPT_ROLES
     ]

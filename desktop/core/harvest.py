@@ -19,7 +19,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,7 +28,7 @@ from desktop.core.db import ConversationStore, Memory, Message
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_gate import HARVEST_PROMPT, MemoryRefused
-from desktop.core.memory_service import MemoryService
+from desktop.core.memory_service import MemoryCategory, MemoryService
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.settings import MemorySettings
 from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle
@@ -43,14 +43,12 @@ ANSWER_TOKENS = 700
 _MARGIN_TOKENS = 32
 _SPEAKERS = {"user": "User", "assistant": "Reverie"}
 
-Category = Literal["personal", "people", "preferences", "work", "health", "plans", "other"]
-
 
 class HarvestedFact(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     fact: str = Field(min_length=1, max_length=400)
-    category: Category
+    category: MemoryCategory
     messages: list[int] = Field(min_length=1, max_length=8)
 
 

@@ -51,6 +51,8 @@ _STOP = frozenset(
 )
 
 Outcome = Literal["added", "reinforced"]
+MemoryCategory = Literal["personal", "people", "preferences", "work", "health", "plans", "other"]
+"""The categories the model files what it learns under."""
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,14 @@
 
 Every call gets a fresh prompt from ``BASE_PROMPT.txt`` (the sections its
 tools allow) and the components of ``PROMPT_COMPONENTS.txt``, in this order
-of meaning: core instructions, current time, memories, active tasks,
-conversation summary, skills table of contents.  Sections are separated by
+of meaning: core instructions, the tools and how to call them, current
+time, memories, active tasks, conversation summary, skills table of
+contents.  Sections are separated by
 ``---``; empty ones are left out, except Skills.
 
 Layout, for llama.cpp's prefix cache (it re-reads a prompt only from the
 first token that differs from the previous one): what rarely changes (the
-base prompt, tasks, summary, skills) is the system message, and what changes
+base prompt, tools, tasks, summary, skills) is the system message, and what changes
 every turn (the time, memories retrieved for this message) goes with the
 newest user message, so the history between them is read once, not on
 every turn.
@@ -25,7 +26,10 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from desktop.core.db import Memory
+from desktop.core.memory_gate import INSTRUCTION_LIKE, is_instruction_like
 from desktop.core.prompts import SECTION_SEPARATOR, PromptLibrary, fill
+from desktop.core.redaction import redact
 from models.interfaces import ChatMessage
 
 COMPONENTS = "PROMPT_COMPONENTS.txt"
@@ -42,6 +46,14 @@ class MemoryLine:
     def render(self, quoted_template: str = '"{text}"') -> str:
         text = fill(quoted_template, text=self.text) if self.quoted else self.text
         return f"- (#{self.id}) {text}"
+
+
+def memory_line(memory: Memory) -> MemoryLine:
+    """A memory as the model sees it: secrets taken out again (the patterns
+    may have grown since it was stored), an order-like text only quoted."""
+    text = redact(memory.content).text
+    quoted = INSTRUCTION_LIKE in memory.flags or is_instruction_like(text)
+    return MemoryLine(memory.id, text, quoted)
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,9 @@ class ComponentLimits:
 class PromptInputs:
     now: datetime
     tools: Set[str] = frozenset()
+    """The tools this call may use: they choose the base prompt's sections."""
+    tool_list: str = ""
+    """How to call them, one per line (``Toolbox.describe``)."""
     memories: Sequence[MemoryLine] = ()
     """Best first: when the component is cut, the last ones go."""
     tasks: Sequence[TaskLine] = ()
@@ -157,8 +172,10 @@ def assemble(
     summary = component("summary", [inputs.summary.strip()] if inputs.summary else [], None)
     skills = component("skills", [s.render() for s in inputs.skills], limits.skills)
     time = component("time", [_when(inputs.now)], None)
+    tools = component("tools", [inputs.tool_list] if inputs.tool_list else [], None)
     stable = [
         library.base_prompt(inputs.tools),
+        tools,
         tasks,
         summary,
         skills or sections.get("skills_empty", ""),

@@ -58,6 +58,11 @@ class ChatSettings(BaseModel):
     keep_recent_messages: int = Field(
         10, ge=2, le=200, description="Messages compaction always keeps word for word."
     )
+    tools_enabled: bool = Field(
+        True,
+        description="Let the model use tools: remember a fact, search its memories (off the "
+        "record it never remembers).",
+    )
     memories_top_k: int = Field(
         10, ge=1, le=200, description="Memories retrieved for each message and given to the model."
     )

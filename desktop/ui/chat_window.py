@@ -7,6 +7,7 @@ signals update the transcript.  The window never blocks on the model.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from typing import TypeVar
@@ -27,11 +28,20 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core import commands
-from desktop.core.chat import ChatService, Reply, Stage, Turn, TurnListener
+from desktop.core.chat import (
+    ChatService,
+    Reply,
+    Stage,
+    Turn,
+    TurnListener,
+    stored_tool_call,
+    visible_text,
+)
 from desktop.core.commands import Command
 from desktop.core.compaction import CompactionResult
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import Remembered
+from desktop.core.tools import ToolCall
 from desktop.ui.conversation_list import ConversationList
 from desktop.ui.transcript import MemoryUpdate, MessageView, Transcript
 from desktop.ui.worker import TaskDone, TaskFailed, WorkerThread
@@ -192,6 +202,7 @@ class ChatWindow(QMainWindow):
         worker.text.connect(self._on_text)
         worker.reply_finished.connect(self._on_reply_finished)
         worker.notice.connect(self._on_notice)
+        worker.tool_called.connect(self._on_tool_called)
         worker.done.connect(self._on_done)
         worker.failed.connect(self._on_failed)
 
@@ -205,9 +216,12 @@ class ChatWindow(QMainWindow):
         messages = self._chat.history(self._conversation_id)
         archived = [m for m in messages if m.archived_at is not None]
         for message in messages:
-            if message.role in ("user", "assistant"):
-                view = self.transcript.add_message(message.role, message.content)
+            shown = visible_text(message)
+            if message.role in ("user", "assistant") and shown:
+                view = self.transcript.add_message(message.role, shown)
                 view.show_memories(self._chat.used_memories(message))
+            elif message.role == "tool":
+                self._show_tool_call(stored_tool_call(message))
             if archived and message is archived[-1]:
                 summary = conversation.summary if conversation is not None else None
                 self.transcript.add_notice(
@@ -403,6 +417,10 @@ class ChatWindow(QMainWindow):
             self.show_problem(f"That was not remembered: {error}")
             self.input.setPlainText(f"/remember {text}")  # nothing typed is lost
             return
+        self._memory_updated(chat, remembered)
+
+    def _memory_updated(self, chat: ChatService, remembered: Remembered) -> None:
+        """ "Memory updated", with Undo for a memory that is new."""
         row = self.transcript.add_memory_update(
             f"Memory updated. {remembered.describe()}",
             remembered.memory.id,
@@ -410,6 +428,23 @@ class ChatWindow(QMainWindow):
         )
         row.undo_requested.connect(lambda: self._undo_remember(chat, remembered, row))
         self.transcript.scroll_to_bottom()
+
+    def _on_tool_called(self, call: ToolCall) -> None:
+        self._show_tool_call(call)
+        remembered = call.result.remembered
+        if remembered is not None and self._chat is not None:
+            self._memory_updated(self._chat, remembered)
+        self.transcript.scroll_to_bottom()
+
+    def _show_tool_call(self, call: ToolCall) -> None:
+        result = call.result
+        self.transcript.add_tool_call(
+            call.name,
+            json.dumps(call.arguments, ensure_ascii=False),
+            result.ok,
+            result.summary,
+            json.dumps(result.content, ensure_ascii=False),
+        )
 
     def _undo_remember(self, chat: ChatService, remembered: Remembered, row: MemoryUpdate) -> None:
         try:

@@ -182,6 +182,37 @@ class MemoryUpdate(QFrame):
         self.undo_button.hide()
 
 
+class ToolCallView(QFrame):
+    """A tool the model called: one line saying what came of it, the call
+    and its full result behind a toggle (collapsed at first)."""
+
+    def __init__(self, name: str, arguments: str, ok: bool, summary: str, result: str) -> None:
+        super().__init__()
+        self.setObjectName("tool-call" if ok else "tool-call-failed")
+        self.toggle = QToolButton()
+        self.toggle.setObjectName("tool-call-toggle")
+        self.toggle.setCheckable(True)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setText(f"{name or 'tool call'}: {summary}")
+        self.toggle.setAccessibleName(f"Tool call {name}: {summary}. Show the details")
+        self.toggle.toggled.connect(self._expand)
+        self.details = QLabel(f"Called with: {arguments}\nResult: {result}")
+        self.details.setObjectName("tool-call-details")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setTextInteractionFlags(_TEXT_FLAGS)
+        self.details.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 2, 10, 2)
+        layout.addWidget(self.toggle)
+        layout.addWidget(self.details)
+
+    def _expand(self, expanded: bool) -> None:
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        self.details.setVisible(expanded)
+
+
 class Transcript(QScrollArea):
     """The messages of one conversation, newest at the bottom.
 
@@ -244,6 +275,13 @@ class Transcript(QScrollArea):
         self._insert(row)
         return row
 
+    def add_tool_call(
+        self, name: str, arguments: str, ok: bool, summary: str, result: str
+    ) -> ToolCallView:
+        row = ToolCallView(name, arguments, ok, summary, result)
+        self._insert(row)
+        return row
+
     def plain_text(self) -> str:
         """Everything shown, as text (notices and messages, in order)."""
         parts = []
@@ -254,6 +292,8 @@ class Transcript(QScrollArea):
                 parts.append(f"{widget.speaker.text()}: {widget.text}")
             elif isinstance(widget, MemoryUpdate):
                 parts.append(widget.label.text())
+            elif isinstance(widget, ToolCallView):
+                parts.append(widget.toggle.text())
             elif isinstance(widget, QLabel) and not (widget is self._empty and widget.isHidden()):
                 parts.append(widget.text())
         return "\n\n".join(parts)

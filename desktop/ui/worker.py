@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from desktop.core.chat import Reply, ReplyKind, Stage, TurnListener
+from desktop.core.tools import ToolCall
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,7 @@ class Worker(QObject):
         text(str): the next piece of the reply.
         reply_finished(Reply): a reply ended, stored or not.
         notice(str): something the user should know (a cut, a summary).
+        tool_called(ToolCall): the model called a tool; what came of it.
         done(TaskDone): the task returned.
         failed(TaskFailed): the task raised; the message is for the user.
     """
@@ -50,6 +52,7 @@ class Worker(QObject):
     text = Signal(str)
     reply_finished = Signal(object)
     notice = Signal(str)
+    tool_called = Signal(object)
     done = Signal(object)
     failed = Signal(object)
 
@@ -84,6 +87,9 @@ class _Listener:
 
     def notice(self, text: str) -> None:
         self._worker.notice.emit(text)
+
+    def tool_called(self, call: ToolCall) -> None:
+        self._worker.tool_called.emit(call)
 
 
 class WorkerThread(QObject):

@@ -37,8 +37,10 @@ from typing import Any
 from desktop.core.chat import ChatService, Reply, ReplyKind, Stage
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.memory_service import MemoryService
+from desktop.core.memory_tools import memory_tools
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ChatSettings, ModelSettings
+from desktop.core.tools import Toolbox, ToolCall
 from models.broker import InferenceBroker, Priority
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source
@@ -119,15 +121,21 @@ class FirstToken:
     def notice(self, text: str) -> None:
         pass
 
+    def tool_called(self, call: ToolCall) -> None:
+        pass
+
 
 def build(folder: Path, database: Database, broker: InferenceBroker) -> ChatService:
+    prompts = PromptLibrary(folder / "prompts")
+    memories = MemoryService.over(database, broker, prompts)
     chat = ChatService(
         ConversationStore(database),
-        MemoryService.over(database, broker, PromptLibrary(folder / "prompts")),
+        memories,
         broker,
-        PromptLibrary(folder / "prompts"),
+        prompts,
         ModelSettings(context_length=CONTEXT, max_reply_tokens=REPLY_TOKENS, temperature=0.0),
         ChatSettings(),
+        toolbox=Toolbox(memory_tools(memories), prompts),  # as the app offers them
     )
     for memory in MEMORIES:
         chat.remember(memory)

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 
-from desktop.core.chat import ChatService, Reply, ReplyKind, Stage, Turn
+from desktop.core.chat import ChatService, Stage, Turn
 from desktop.core.db import ConversationStore, Database, MessageRole
 from desktop.core.jobs import JobControl
 from desktop.core.memory_service import MemoryService
@@ -24,37 +22,9 @@ from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from models.llama_chat import LlamaChatModel
 from tests.conftest import SMOLLM2_CONTEXT
-from tests.fakes import ScriptedChatModel, StepGate
+from tests.fakes import Recorder, ScriptedChatModel, StepGate
 
 TIMEOUT = 10.0
-
-
-@dataclass
-class Recorder:
-    """A turn listener that writes down everything it is told."""
-
-    events: list[tuple[str, Any]] = field(default_factory=list)
-
-    def stage(self, stage: Stage) -> None:
-        self.events.append(("stage", stage))
-
-    def reply_started(self, kind: ReplyKind) -> None:
-        self.events.append(("started", kind))
-
-    def text(self, piece: str) -> None:
-        self.events.append(("text", piece))
-
-    def reply_finished(self, reply: Reply) -> None:
-        self.events.append(("finished", reply))
-
-    def notice(self, text: str) -> None:
-        self.events.append(("notice", text))
-
-    def replies(self) -> list[Reply]:
-        return [value for kind, value in self.events if kind == "finished"]
-
-    def notices(self) -> list[str]:
-        return [value for kind, value in self.events if kind == "notice"]
 
 
 def _service(

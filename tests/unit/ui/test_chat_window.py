@@ -19,7 +19,7 @@ from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ModelSettings
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.markdown import MAX_RENDERED_CHARS
-from desktop.ui.transcript import MemoryUpdate
+from desktop.ui.transcript import MemoryUpdate, ToolCallView
 from models.broker import InferenceBroker
 from models.interfaces import Chunk
 from tests.fakes import ScriptedChatModel, StepGate
@@ -412,3 +412,37 @@ def test_a_reply_shows_the_memories_it_was_given(
     assert window.conversation_id is not None
     window.open_conversation(window.conversation_id)  # reloaded from the database
     assert [c.text() for c in window.transcript.messages[-1].memory_chips] == [chip.text()]
+
+
+def test_a_tool_call_shows_collapsed_with_memory_updated_and_survives_a_reload(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel, memories: MemoryService
+) -> None:
+    say(qtbot, window, "hi")
+    model.queue(
+        'Noted. <tool_call>{"name": "append_memory", "arguments": '
+        '{"content": "The user\'s cat is called Miso."}}',
+        "I will remember Miso.",
+    )
+
+    say(qtbot, window, "My cat is called Miso.")
+
+    assert [view.text for view in window.transcript.messages[-2:]] == [
+        "Noted.",
+        "I will remember Miso.",
+    ]
+    [row] = window.findChildren(ToolCallView)
+    assert row.toggle.text().startswith("append_memory: Remembered (#1)")
+    assert row.details.isHidden()
+    row.toggle.click()
+    assert row.details.isVisible()
+    assert '"content": "The user\'s cat is called Miso."' in row.details.text()
+    [update] = window.findChildren(MemoryUpdate)
+    update.undo_button.click()
+    assert memories.store.get(1).status == "deleted"  # type: ignore[union-attr]
+
+    assert window.conversation_id is not None
+    window.open_conversation(window.conversation_id)  # reloaded from the database
+
+    shown = window.transcript.plain_text()
+    assert "Reverie: Noted.\n\nappend_memory: Remembered (#1)" in shown
+    assert "<tool_call>" not in shown

@@ -1,0 +1,72 @@
+"""The memory tools a model may call: ``append_memory`` and ``search_memory``.
+
+Both go through the memory service like every other reader and writer: a
+fact the model saves passes the write gate and deduplication and keeps the
+user's message as its provenance; what a search returns is shown to the
+model as the prompt shows memories (secrets taken out, order-like text only
+quoted).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop.core.memory_gate import MemoryRefused
+from desktop.core.memory_service import MemoryCategory, MemoryService
+from desktop.core.prompt_assembly import memory_line
+from desktop.core.tools import Tool, ToolContext, ToolResult
+
+SEARCH_LIMIT = 5
+# Lengths a model may write.  llama-cpp-python spells a length limit out as
+# nested optional characters, and llama.cpp refuses a grammar nested much
+# deeper than a few hundred (2,000 did not compile); a fact is one sentence.
+FACT_CHARS = 400
+QUERY_CHARS = 200
+
+
+class AppendMemory(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(min_length=1, max_length=FACT_CHARS)
+    category: MemoryCategory = "other"
+
+
+class SearchMemory(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=QUERY_CHARS)
+    limit: int = Field(SEARCH_LIMIT, ge=1, le=20)
+
+
+def memory_tools(memories: MemoryService) -> list[Tool[Any]]:
+    def append(arguments: AppendMemory, context: ToolContext) -> ToolResult:
+        try:
+            remembered = memories.remember(
+                arguments.content,
+                source_kind="harvested",
+                actor="tool",
+                category=arguments.category,
+                message_ids=context.message_ids,
+            )
+        except MemoryRefused as refusal:
+            return ToolResult.error(f"Not remembered: {refusal}")
+        memory = remembered.memory
+        content = {"result": remembered.outcome, "id": memory.id, "memory": memory.content}
+        return ToolResult(True, content, remembered.describe(), remembered)
+
+    def search(arguments: SearchMemory, context: ToolContext) -> ToolResult:
+        found = memories.retriever.retrieve(arguments.query, k=arguments.limit)
+        lines = [memory_line(r.memory) for r in found]
+        listed = [
+            {"id": line.id, "memory": line.text, **({"quoted": True} if line.quoted else {})}
+            for line in lines
+        ]
+        summary = f"Searched memories for “{arguments.query}”: {len(listed)} found."
+        return ToolResult(True, {"memories": listed}, summary)
+
+    return [
+        Tool("append_memory", AppendMemory, append, changes_memory=True),
+        Tool("search_memory", SearchMemory, search),
+    ]

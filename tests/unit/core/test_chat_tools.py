@@ -1,0 +1,166 @@
+"""Tests of tool calls inside chat turns: offered under a schema, run, shown,
+read back by the model, and bounded.
+
+A real database and broker; a scripted model writes the calls a model would.
+"""
+
+from __future__ import annotations
+
+import json
+
+from desktop.core.chat import MAX_TOOL_CALLS, ChatService, visible_text
+from desktop.core.db import ConversationStore, MemoryQuery
+from desktop.core.memory_service import MemoryService
+from desktop.core.memory_tools import memory_tools
+from desktop.core.prompts import PromptLibrary
+from desktop.core.settings import ChatSettings, ModelSettings
+from desktop.core.tools import TOOL_CALL_START, Toolbox, ToolCall
+from models.broker import InferenceBroker
+from tests.fakes import Recorder, ScriptedChatModel
+
+REMEMBER_REX = (
+    f'Sure, noted. {TOOL_CALL_START}{{"name": "append_memory", "arguments": '
+    '{"content": "The user\'s dog is called Rex.", "category": "people"}}'
+)
+
+
+def _answer(chat: ChatService, text: str, off_record: bool = False) -> tuple[int, Recorder]:
+    """A conversation past its greeting, and the recorded turn answering *text*."""
+    conversation = chat.new_conversation(off_record)
+    recorder = Recorder()
+    turn = chat.send(conversation.id, text)
+    turn.seed = False
+    chat.run(turn, recorder)
+    return conversation.id, recorder
+
+
+def _calls(recorder: Recorder) -> list[ToolCall]:
+    return [value for kind, value in recorder.events if kind == "tool"]
+
+
+def test_a_call_is_run_shown_as_a_call_and_read_back_before_the_answer(
+    chat: ChatService,
+    model: ScriptedChatModel,
+    store: ConversationStore,
+    memories: MemoryService,
+) -> None:
+    model.queue(REMEMBER_REX, "I will remember Rex.")
+
+    conversation_id, recorder = _answer(chat, "My dog is called Rex.")
+
+    # The user sees the words, the call as a call, then the answer.
+    said = "".join(value for kind, value in recorder.events if kind == "text")
+    assert said == "Sure, noted. I will remember Rex."
+    assert [r.text for r in recorder.replies()] == ["Sure, noted.", "I will remember Rex."]
+    [call] = _calls(recorder)
+    assert call.name == "append_memory" and call.result.ok
+    assert call.result.remembered is not None
+    # Stored: the call with the reply it ended, its result, the answer.
+    messages = store.messages(conversation_id)
+    assert [m.role for m in messages] == ["user", "assistant", "tool", "assistant"]
+    assert visible_text(messages[1]) == "Sure, noted."
+    assert messages[2].metadata is not None and messages[2].metadata["tool"] == "append_memory"
+    assert json.loads(messages[2].content)["result"] == "added"
+    # The memory came from the user's message.
+    [memory] = memories.browse(MemoryQuery())
+    assert memory.content == "The user's dog is called Rex."
+    assert memories.store.sources(memory.id).message_ids == (messages[0].id,)
+    # The model read its own call and the result before answering.
+    second_prompt = model.requests[1][0]
+    assert second_prompt[-2].role == "assistant" and TOOL_CALL_START in second_prompt[-2].content
+    assert second_prompt[-1].role == "user"
+    assert second_prompt[-1].content.endswith(
+        f"<tool_response>\n{messages[2].content}\n</tool_response>"
+    )
+
+
+def test_the_tools_are_offered_under_a_schema_after_the_marker_and_described(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
+    _answer(chat, "Hello there.")
+
+    [(prompt, options)] = model.requests
+    assert options.json_schema_after == TOOL_CALL_START
+    assert options.json_schema is not None
+    names = {option["properties"]["name"]["const"] for option in options.json_schema["anyOf"]}
+    assert names == {"append_memory", "search_memory"}
+    system = prompt[0].content
+    assert "- append_memory(content: text" in system
+    assert "a lasting fact about the user or their world goes to memory" in system  # routing
+
+
+def test_off_the_record_the_model_cannot_remember(
+    chat: ChatService, model: ScriptedChatModel, memories: MemoryService
+) -> None:
+    model.queue(REMEMBER_REX, "Fine.")
+
+    _, recorder = _answer(chat, "My dog is called Rex.", off_record=True)
+
+    first_prompt, options = model.requests[0]
+    assert options.json_schema is not None
+    names = {option["properties"]["name"]["const"] for option in options.json_schema["anyOf"]}
+    assert names == {"search_memory"}
+    assert "append_memory(" not in first_prompt[0].content
+    [call] = _calls(recorder)
+    assert not call.result.ok
+    assert memories.browse(MemoryQuery(statuses=())) == []
+
+
+def test_a_bad_call_comes_back_as_an_error_and_the_turn_goes_on(
+    chat: ChatService, model: ScriptedChatModel, memories: MemoryService
+) -> None:
+    model.queue(f'{TOOL_CALL_START}{{"name": "append_memory", "arguments": {{"content": 7', "Oops.")
+
+    _, recorder = _answer(chat, "Remember my dog.")
+
+    [call] = _calls(recorder)
+    assert call.result.content == {"error": "The tool call is not valid JSON."}
+    assert "The tool call is not valid JSON." in model.requests[1][0][-1].content
+    assert [r.text for r in recorder.replies()] == ["", "Oops."]
+    assert memories.browse(MemoryQuery(statuses=())) == []
+
+
+def test_after_the_last_allowed_call_the_model_must_answer_in_words(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
+    search = f'{TOOL_CALL_START}{{"name": "search_memory", "arguments": {{"query": "dog"}}}}'
+    model.queue(*[search] * MAX_TOOL_CALLS, "Nothing found about a dog.")
+
+    _, recorder = _answer(chat, "What is my dog called?")
+
+    assert len(_calls(recorder)) == MAX_TOOL_CALLS
+    last_options = model.requests[-1][1]
+    assert last_options.json_schema is None
+    assert last_options.stop == (TOOL_CALL_START,)
+    assert recorder.replies()[-1].text == "Nothing found about a dog."
+
+
+def test_a_greeting_offers_no_tools(chat: ChatService, model: ScriptedChatModel) -> None:
+    chat.run(chat.start_conversation(), Recorder())
+
+    [(_, options)] = model.requests
+    assert options.json_schema is None and options.stop == ()
+
+
+def test_with_tools_switched_off_nothing_is_offered(
+    store: ConversationStore,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+) -> None:
+    chat = ChatService(
+        store,
+        memories,
+        broker,
+        prompts,
+        ModelSettings(),
+        ChatSettings(tools_enabled=False),
+        toolbox=Toolbox(memory_tools(memories), prompts),
+    )
+
+    _answer(chat, "Hello.")
+
+    [(prompt, options)] = model.requests
+    assert options.json_schema is None and options.stop == ()
+    assert "<tool_call>" not in prompt[0].content
