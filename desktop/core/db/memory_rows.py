@@ -80,6 +80,8 @@ class Memory:
     embedding_model: str | None
     flags: tuple[str, ...]
     updated_at: float
+    decayed_through: float | None
+    """Importance decay is applied up to this time (None: not yet decayed)."""
 
 
 # eq=False: an embedding array has no single truth value, so field-wise

@@ -44,7 +44,7 @@ def test_each_migration_is_recorded_with_its_name_and_time(db_path: Path) -> Non
         applied = migrate(database, clock=FakeClock(1234.5))
         row = database.fetch_one("SELECT * FROM schema_migrations WHERE version = 1")
 
-    assert applied == [1]
+    assert applied == [m.version for m in MIGRATIONS]
     assert row is not None
     assert (row["name"], row["applied_at"]) == ("initial schema", 1234.5)
 
@@ -94,7 +94,7 @@ def test_a_failing_migration_leaves_no_partial_tables_and_no_record(db_path: Pat
         open_database(db_path, migrations=(*MIGRATIONS[:1], broken))
     assert isinstance(caught.value.__cause__, QueryFailed)
 
-    with open_database(db_path) as database:
+    with open_database(db_path, migrations=MIGRATIONS[:1]) as database:
         assert "partial" not in _tables(database)
         assert applied_versions(database) == {1}
 
@@ -148,3 +148,43 @@ def test_a_malformed_migration_list_is_a_bug(db: Database, versions: tuple[int, 
 
     with pytest.raises(ValueError, match="unique, positive, ascending"):
         migrate(db, migrations)
+
+
+def test_a_version_1_database_with_memories_moves_to_version_2_intact(db_path: Path) -> None:
+    with open_database(db_path, migrations=MIGRATIONS[:1]) as old, old.transaction() as tx:
+        tx.execute(
+            "INSERT INTO memories (content, source_kind, created_at, last_seen_at, valid_from,"
+            " content_hash, updated_at) VALUES ('The user likes tea.', 'harvested', 1, 2, 1,"
+            " printf('%064d', 0), 2)"
+        )
+        tx.execute(
+            "INSERT INTO memory_history (memory_id, operation, new_content, actor, created_at)"
+            " VALUES (1, 'add', 'The user likes tea.', 'harvest', 1)"
+        )
+
+    with open_database(db_path) as database:
+        memory = database.fetch_one("SELECT content, decayed_through FROM memories")
+        history = database.fetch_one("SELECT operation, dream_change_id FROM memory_history")
+        assert max(applied_versions(database)) == 2
+        assert {"dream_changes", "dream_log", "dream_pass_marks"} <= _tables(database)
+
+    assert memory is not None and tuple(memory) == ("The user likes tea.", None)
+    assert history is not None and tuple(history) == ("add", None)
+
+
+def test_version_2_tables_refuse_what_they_cannot_mean(db: Database) -> None:
+    with db.transaction() as tx:
+        tx.execute("INSERT INTO dream_runs (trigger, created_at) VALUES ('manual', 1)")
+    bad_rows = [
+        "INSERT INTO dream_changes (dream_run_id, pass, kind, summary, payload, status,"
+        " created_at) VALUES (1, 'dedup', 'merge', '', 'not json', 'applied', 1)",
+        "INSERT INTO dream_changes (dream_run_id, pass, kind, summary, payload, status,"
+        " created_at) VALUES (1, 'dedup', 'merge', '', '{}', 'maybe', 1)",
+        "INSERT INTO dream_log (dream_run_id, pass, outcome, message, created_at)"
+        " VALUES (1, 'dedup', 'shrugged', '', 1)",
+        "INSERT INTO dream_changes (dream_run_id, pass, kind, summary, payload, status,"
+        " created_at) VALUES (99, 'dedup', 'merge', '', '{}', 'applied', 1)",
+    ]
+    for sql in bad_rows:
+        with pytest.raises(QueryFailed), db.transaction() as tx:
+            tx.execute(sql)

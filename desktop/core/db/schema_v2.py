@@ -1,0 +1,60 @@
+"""Migration 2: what dreaming needs to be reviewed and undone.  Released: never edit it.
+
+- ``dream_changes``: each change a dream made or proposes, the unit of review
+  and undo: what it does (``payload``, re-applied when a risky change is
+  approved), the rows it touched before and after, and its status.
+- ``dream_log``: per pass of a run, what happened, with the model's raw
+  output when it was rejected.
+- ``dream_pass_marks``: per pass, the time up to which memories were judged,
+  so a memory that did not change is not sent to the model again.
+- ``memories.decayed_through``: importance decay is applied up to this time,
+  so decay over calendar time is the same however often it runs.
+- ``memory_history.dream_change_id``: the change a history row belongs to.
+"""
+
+from __future__ import annotations
+
+SQL = """
+CREATE TABLE dream_changes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dream_run_id INTEGER NOT NULL REFERENCES dream_runs (id) ON DELETE CASCADE,
+    pass TEXT NOT NULL CHECK (length(pass) > 0),
+    kind TEXT NOT NULL CHECK (length(kind) > 0),
+    summary TEXT NOT NULL,
+    payload TEXT NOT NULL CHECK (json_valid(payload)),
+    before TEXT CHECK (before IS NULL OR json_valid(before)),
+    after TEXT CHECK (after IS NULL OR json_valid(after)),
+    status TEXT NOT NULL CHECK (status IN ('applied', 'pending', 'reverted', 'rejected')),
+    risky INTEGER NOT NULL DEFAULT 0 CHECK (risky IN (0, 1)),
+    note TEXT,
+    created_at REAL NOT NULL,
+    decided_at REAL
+) STRICT;
+CREATE INDEX dream_changes_by_run ON dream_changes (dream_run_id, id);
+CREATE INDEX dream_changes_pending ON dream_changes (id) WHERE status = 'pending';
+
+CREATE TABLE dream_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dream_run_id INTEGER NOT NULL REFERENCES dream_runs (id) ON DELETE CASCADE,
+    pass TEXT NOT NULL CHECK (length(pass) > 0),
+    outcome TEXT NOT NULL CHECK (outcome IN (
+        'applied', 'nothing', 'rolled_back', 'tripped', 'failed', 'cancelled')),
+    message TEXT NOT NULL,
+    raw_output TEXT,
+    created_at REAL NOT NULL
+) STRICT;
+CREATE INDEX dream_log_by_run ON dream_log (dream_run_id, id);
+
+CREATE TABLE dream_pass_marks (
+    pass TEXT PRIMARY KEY CHECK (length(pass) > 0),
+    judged_through REAL NOT NULL,
+    updated_at REAL NOT NULL
+) STRICT;
+
+ALTER TABLE memories ADD COLUMN decayed_through REAL;
+
+ALTER TABLE memory_history ADD COLUMN dream_change_id INTEGER
+    REFERENCES dream_changes (id) ON DELETE SET NULL;
+CREATE INDEX memory_history_by_dream_change
+    ON memory_history (dream_change_id) WHERE dream_change_id IS NOT NULL;
+"""
