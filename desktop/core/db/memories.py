@@ -4,13 +4,13 @@ A memory lives in four places that must agree: the ``memories`` row, its
 full-text row (kept by triggers), its vector row in ``memory_vectors`` (with
 status and category copied as vec0 metadata, so a KNN search can filter
 inside the search) and ``memory_history``.  Every change writes all the
-affected places and a history row in one transaction.
+affected places and a history row in one transaction (``MemoryWrites``).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -18,11 +18,9 @@ import numpy.typing as npt
 
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Transaction
-from desktop.core.db.errors import EditConflict, RowNotFound, VectorDimensionMismatch
+from desktop.core.db.errors import RowNotFound
 from desktop.core.db.fts import match_query
 from desktop.core.db.memory_rows import (
-    MEMORY_STATUSES,
-    HistoryOperation,
     Memory,
     MemoryHistoryEntry,
     MemoryHit,
@@ -32,11 +30,11 @@ from desktop.core.db.memory_rows import (
     NewMemory,
     SourceKind,
     check_actor,
-    content_hash,
     history_from_row,
     memory_from_row,
     select_columns,
 )
+from desktop.core.db.memory_writes import MemoryWrites, checked_blob, vector_blob
 
 Embedding = npt.NDArray[np.floating[Any]]
 
@@ -49,13 +47,6 @@ _SORT_ORDER = {
     "importance": "m.pinned DESC, m.importance DESC, m.last_seen_at DESC, m.id DESC",
     "reinforced": "m.reinforcement_count DESC, m.last_seen_at DESC, m.id DESC",
     "alphabetical": "m.content COLLATE NOCASE, m.id",
-}
-
-_STATUS_OPERATION: dict[MemoryStatus, HistoryOperation] = {
-    "active": "restore",
-    "superseded": "supersede",
-    "archived": "archive",
-    "deleted": "delete",
 }
 
 
@@ -220,6 +211,32 @@ class MemoryStore:
 
     # -- writing -----------------------------------------------------------
 
+    @contextmanager
+    def writing(self, actor: str, *, dream_run_id: int | None = None) -> Iterator[MemoryWrites]:
+        """The changes of one short transaction, all by *actor*."""
+        check_actor(actor)
+        with self._db.transaction() as tx:
+            yield self.writes_in(tx, actor, dream_run_id=dream_run_id)
+
+    def writes_in(
+        self,
+        tx: Transaction,
+        actor: str,
+        *,
+        dream_run_id: int | None = None,
+        dream_change_id: int | None = None,
+    ) -> MemoryWrites:
+        """Memory changes inside *tx*, a transaction the caller holds (a dream
+        pass applies all its changes, to several tables, in one)."""
+        return MemoryWrites(
+            tx,
+            dimension=self.vector_dimension(),
+            now=self._clock(),
+            actor=actor,
+            dream_run_id=dream_run_id,
+            dream_change_id=dream_change_id,
+        )
+
     def add(
         self,
         content: str,
@@ -259,15 +276,12 @@ class MemoryStore:
         writing rolls back the whole batch: all of them are stored or none.
         """
         check_actor(actor)
-        blobs = [self._checked_blob(item) for item in items]
+        dimension = self.vector_dimension()
+        blobs = [checked_blob(item, dimension) for item in items]
         if not items:
             return []
-        now = self._clock()
-        with self._db.transaction() as tx:
-            return [
-                self._insert_new(tx, item, blob, actor, dream_run_id, now)
-                for item, blob in zip(items, blobs, strict=True)
-            ]
+        with self.writing(actor, dream_run_id=dream_run_id) as writes:
+            return [writes.add(item, blob) for item, blob in zip(items, blobs, strict=True)]
 
     def reinforce(
         self,
@@ -279,19 +293,8 @@ class MemoryStore:
         dream_run_id: int | None = None,
     ) -> Memory:
         """The memory was seen again: bump its count and last-seen time."""
-        check_actor(actor)
-        now = self._clock()
-        with self._db.transaction() as tx:
-            count = tx.fetch_value(
-                "UPDATE memories SET reinforcement_count = reinforcement_count + 1,"
-                " last_seen_at = ?, updated_at = ? WHERE id = ? RETURNING reinforcement_count",
-                (now, now, memory_id),
-            )
-            if count is None:
-                raise RowNotFound("memories", memory_id)
-            self._add_sources(tx, memory_id, source_message_ids, external_refs)
-            details = {"reinforcement_count": count}
-            self._record(tx, memory_id, "reinforce", None, None, actor, dream_run_id, now, details)
+        with self.writing(actor, dream_run_id=dream_run_id) as writes:
+            writes.reinforce(memory_id, source_message_ids, external_refs)
         return self._require(memory_id)
 
     def set_status(
@@ -304,30 +307,8 @@ class MemoryStore:
         dream_run_id: int | None = None,
     ) -> Memory:
         """Move a memory to *status*; ``superseded`` needs the memory that replaces it."""
-        check_actor(actor)
-        if status not in MEMORY_STATUSES:
-            raise ValueError(f"unknown memory status {status!r}")
-        if (status == "superseded") != (superseded_by is not None):
-            raise ValueError("superseded_by is given exactly when the status is 'superseded'")
-        if superseded_by == memory_id:
-            raise ValueError("a memory cannot supersede itself")
-        now = self._clock()
-        with self._db.transaction() as tx:
-            old = self._current(tx, memory_id)
-            if superseded_by is not None:
-                self._current(tx, superseded_by)
-            tx.execute(
-                "UPDATE memories SET status = ?, superseded_by = ?, updated_at = ? WHERE id = ?",
-                (status, superseded_by, now, memory_id),
-            )
-            tx.execute(
-                "UPDATE memory_vectors SET status = ? WHERE memory_id = ?", (status, memory_id)
-            )
-            details: dict[str, Any] = {"old_status": old.status, "new_status": status}
-            if superseded_by is not None:
-                details["superseded_by"] = superseded_by
-            operation = _STATUS_OPERATION[status]
-            self._record(tx, memory_id, operation, None, None, actor, dream_run_id, now, details)
+        with self.writing(actor, dream_run_id=dream_run_id) as writes:
+            writes.set_status(memory_id, status, superseded_by=superseded_by)
         return self._require(memory_id)
 
     def update_content(
@@ -348,34 +329,15 @@ class MemoryStore:
         changed by someone else meanwhile raises ``EditConflict`` instead of
         silently losing their change.  *flags* replace the old ones if given.
         """
-        check_actor(actor)
-        if not new_content.strip():
-            raise ValueError("a memory needs some content")
         blob = None if embedding is None else self._vector_blob(embedding)
-        now = self._clock()
-        with self._db.transaction() as tx:
-            old = self._current(tx, memory_id)
-            if expected_content is not None and old.content != expected_content:
-                raise EditConflict(memory_id, old.content)
-            flag_list = list(old.flags if flags is None else flags)
-            tx.execute(
-                "UPDATE memories SET content = ?, content_hash = ?, embedding_model = ?,"
-                " flags = ?, updated_at = ? WHERE id = ?",
-                (
-                    new_content,
-                    content_hash(new_content),
-                    embedding_model if blob is not None else None,
-                    json.dumps(flag_list) if flag_list else None,
-                    now,
-                    memory_id,
-                ),
-            )
-            # The old vector describes the old text; it must not outlive it.
-            tx.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
-            if blob is not None:
-                self._insert_vector(tx, memory_id, blob, old.status, old.category)
-            self._record(
-                tx, memory_id, "update", old.content, new_content, actor, dream_run_id, now
+        with self.writing(actor, dream_run_id=dream_run_id) as writes:
+            writes.update_content(
+                memory_id,
+                new_content,
+                blob,
+                embedding_model=embedding_model,
+                expected_content=expected_content,
+                flags=flags,
             )
         return self._require(memory_id)
 
@@ -383,17 +345,8 @@ class MemoryStore:
         self, memory_id: int, pinned: bool, actor: str, *, dream_run_id: int | None = None
     ) -> Memory:
         """Pin a memory (always kept, never decayed) or unpin it."""
-        check_actor(actor)
-        now = self._clock()
-        with self._db.transaction() as tx:
-            changed = tx.execute(
-                "UPDATE memories SET pinned = ?, updated_at = ? WHERE id = ?",
-                (int(pinned), now, memory_id),
-            ).rowcount
-            if changed == 0:
-                raise RowNotFound("memories", memory_id)
-            operation: HistoryOperation = "pin" if pinned else "unpin"
-            self._record(tx, memory_id, operation, None, None, actor, dream_run_id, now)
+        with self.writing(actor, dream_run_id=dream_run_id) as writes:
+            writes.set_pinned(memory_id, pinned)
         return self._require(memory_id)
 
     def set_vector(
@@ -403,16 +356,10 @@ class MemoryStore:
         embedded); False if the text changed meanwhile.  Not a history event:
         the memory itself is unchanged."""
         blob = self._vector_blob(embedding)
-        with self._db.transaction() as tx:
-            current = self._current(tx, memory_id)
-            if current.content != content:
+        with self.writing("system") as writes:
+            if writes.current(memory_id).content != content:
                 return False
-            tx.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
-            self._insert_vector(tx, memory_id, blob, current.status, current.category)
-            tx.execute(
-                "UPDATE memories SET embedding_model = ? WHERE id = ?",
-                (embedding_model, memory_id),
-            )
+            writes.set_vector(memory_id, blob, embedding_model)
         return True
 
     # -- helpers -----------------------------------------------------------
@@ -423,118 +370,5 @@ class MemoryStore:
             raise RowNotFound("memories", memory_id)
         return memory
 
-    @staticmethod
-    def _current(tx: Transaction, memory_id: int) -> Memory:
-        """The memory as this transaction sees it; reading it here avoids a race."""
-        row = tx.fetch_one(
-            f"SELECT {select_columns('m')} FROM memories m WHERE m.id = ?", (memory_id,)
-        )
-        if row is None:
-            raise RowNotFound("memories", memory_id)
-        return memory_from_row(row)
-
     def _vector_blob(self, embedding: Embedding) -> bytes:
-        vector = np.asarray(embedding, dtype=np.float32)
-        expected = self.vector_dimension()
-        if vector.ndim != 1 or vector.shape[0] != expected:
-            raise VectorDimensionMismatch(expected, int(vector.size))
-        if not np.all(np.isfinite(vector)):
-            raise ValueError("an embedding must be finite (no NaN or infinity)")
-        return vector.tobytes()
-
-    def _checked_blob(self, item: NewMemory) -> bytes | None:
-        """Refuse a bad *item* before anything is written; its vector as stored."""
-        if not item.content.strip():
-            raise ValueError("a memory needs some content")
-        if not 0.0 <= item.importance <= 1.0:
-            raise ValueError(f"importance must be between 0 and 1, not {item.importance}")
-        return None if item.embedding is None else self._vector_blob(item.embedding)
-
-    def _insert_new(
-        self,
-        tx: Transaction,
-        item: NewMemory,
-        blob: bytes | None,
-        actor: str,
-        dream_run_id: int | None,
-        now: float,
-    ) -> int:
-        memory_id: int = tx.fetch_value(
-            "INSERT INTO memories (content, category, source_kind, importance,"
-            " created_at, last_seen_at, valid_from, content_hash, embedding_model,"
-            " flags, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (
-                item.content,
-                item.category,
-                item.source_kind,
-                item.importance,
-                now,
-                now,
-                now,
-                content_hash(item.content),
-                item.embedding_model if blob is not None else None,
-                json.dumps(list(item.flags)) if item.flags else None,
-                now,
-            ),
-        )
-        if blob is not None:
-            self._insert_vector(tx, memory_id, blob, "active", item.category)
-        self._add_sources(tx, memory_id, item.source_message_ids, item.external_refs)
-        self._record(tx, memory_id, "add", None, item.content, actor, dream_run_id, now)
-        return memory_id
-
-    @staticmethod
-    def _insert_vector(
-        tx: Transaction, memory_id: int, blob: bytes, status: str, category: str
-    ) -> None:
-        tx.execute(
-            "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
-            " VALUES (?, ?, ?, ?)",
-            (memory_id, blob, status, category),
-        )
-
-    @staticmethod
-    def _add_sources(
-        tx: Transaction,
-        memory_id: int,
-        message_ids: Iterable[int],
-        external_refs: Iterable[str],
-    ) -> None:
-        # OR IGNORE: naming a source twice (e.g. on reinforcement) is not an error.
-        for message_id in message_ids:
-            tx.execute(
-                "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
-                (memory_id, message_id),
-            )
-        for ref in external_refs:
-            tx.execute(
-                "INSERT OR IGNORE INTO memory_sources (memory_id, external_ref) VALUES (?, ?)",
-                (memory_id, ref),
-            )
-
-    @staticmethod
-    def _record(
-        tx: Transaction,
-        memory_id: int,
-        operation: HistoryOperation,
-        old_content: str | None,
-        new_content: str | None,
-        actor: str,
-        dream_run_id: int | None,
-        now: float,
-        details: Mapping[str, Any] | None = None,
-    ) -> None:
-        tx.execute(
-            "INSERT INTO memory_history (memory_id, operation, old_content, new_content,"
-            " actor, dream_run_id, details, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                memory_id,
-                operation,
-                old_content,
-                new_content,
-                actor,
-                dream_run_id,
-                None if details is None else json.dumps(details),
-                now,
-            ),
-        )
+        return vector_blob(embedding, self.vector_dimension())

@@ -100,6 +100,11 @@ class NewMemory:
     embedding_model: str | None = None
     """Recorded only with an embedding."""
     flags: tuple[str, ...] = ()
+    first_seen_at: float | None = None
+    """When it was first seen (None: now); a merge keeps its sources' earliest."""
+    last_seen_at: float | None = None
+    reinforcement_count: int = 1
+    pinned: bool = False
 
 
 @dataclass(frozen=True)

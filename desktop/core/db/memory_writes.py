@@ -1,0 +1,344 @@
+"""``MemoryWrites``: every change to a memory, inside one open transaction.
+
+A memory lives in four places that must agree: its ``memories`` row, its
+full-text row (kept by triggers), its vector row (with status and category
+copied as vec0 metadata, so a KNN search filters inside the search) and
+``memory_history``.  Each method here changes all the places it affects and
+writes the history row, so a caller holding the transaction (a single
+``MemoryStore`` call, or a dream pass applying many changes at once) gets
+all of them or, on rollback, none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from desktop.core.db.connection import Transaction
+from desktop.core.db.errors import EditConflict, RowNotFound, VectorDimensionMismatch
+from desktop.core.db.memory_rows import (
+    MEMORY_STATUSES,
+    HistoryOperation,
+    Memory,
+    MemoryStatus,
+    NewMemory,
+    check_actor,
+    content_hash,
+    memory_from_row,
+    select_columns,
+)
+
+Embedding = npt.NDArray[np.floating[Any]]
+
+_STATUS_OPERATION: dict[MemoryStatus, HistoryOperation] = {
+    "active": "restore",
+    "superseded": "supersede",
+    "archived": "archive",
+    "deleted": "delete",
+}
+RESTORED_FIELDS = (
+    "category",
+    "importance",
+    "pinned",
+    "status",
+    "superseded_by",
+    "valid_to",
+    "decayed_through",
+)
+"""What ``restore`` puts back: everything a dream may change but the text."""
+
+
+def vector_blob(embedding: Embedding, dimension: int) -> bytes:
+    """*embedding* as sqlite-vec stores it; refused if it cannot be one."""
+    vector = np.asarray(embedding, dtype=np.float32)
+    if vector.ndim != 1 or vector.shape[0] != dimension:
+        raise VectorDimensionMismatch(dimension, int(vector.size))
+    if not np.all(np.isfinite(vector)):
+        raise ValueError("an embedding must be finite (no NaN or infinity)")
+    return vector.tobytes()
+
+
+def checked_blob(item: NewMemory, dimension: int) -> bytes | None:
+    """Refuse a bad *item* before anything is written; its vector as stored."""
+    if not item.content.strip():
+        raise ValueError("a memory needs some content")
+    if not 0.0 <= item.importance <= 1.0:
+        raise ValueError(f"importance must be between 0 and 1, not {item.importance}")
+    if item.reinforcement_count < 1:
+        raise ValueError("a memory is seen at least once")
+    return None if item.embedding is None else vector_blob(item.embedding, dimension)
+
+
+class MemoryWrites:
+    """The memory changes of transaction *tx*, all by *actor* at time *now*."""
+
+    def __init__(
+        self,
+        tx: Transaction,
+        *,
+        dimension: int,
+        now: float,
+        actor: str,
+        dream_run_id: int | None = None,
+        dream_change_id: int | None = None,
+    ) -> None:
+        self._tx = tx
+        self._dimension = dimension
+        self.now = now
+        self._actor = check_actor(actor)
+        self._dream_run_id = dream_run_id
+        self._dream_change_id = dream_change_id
+
+    def current(self, memory_id: int) -> Memory:
+        """The memory as this transaction sees it; reading it here avoids a race."""
+        row = self._tx.fetch_one(
+            f"SELECT {select_columns('m')} FROM memories m WHERE m.id = ?", (memory_id,)
+        )
+        if row is None:
+            raise RowNotFound("memories", memory_id)
+        return memory_from_row(row)
+
+    def add(self, item: NewMemory, blob: bytes | None = None) -> int:
+        """Store *item* (its vector given as *blob*, see ``checked_blob``); its id."""
+        first_seen = self.now if item.first_seen_at is None else item.first_seen_at
+        last_seen = self.now if item.last_seen_at is None else item.last_seen_at
+        memory_id: int = self._tx.fetch_value(
+            "INSERT INTO memories (content, category, source_kind, importance,"
+            " reinforcement_count, pinned, created_at, last_seen_at, valid_from,"
+            " content_hash, embedding_model, flags, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (
+                item.content,
+                item.category,
+                item.source_kind,
+                item.importance,
+                item.reinforcement_count,
+                int(item.pinned),
+                first_seen,
+                last_seen,
+                first_seen,
+                content_hash(item.content),
+                item.embedding_model if blob is not None else None,
+                json.dumps(list(item.flags)) if item.flags else None,
+                self.now,
+            ),
+        )
+        if blob is not None:
+            self._insert_vector(memory_id, blob, "active", item.category)
+        self.add_sources(memory_id, item.source_message_ids, item.external_refs)
+        self._record(memory_id, "add", None, item.content)
+        return memory_id
+
+    def reinforce(
+        self,
+        memory_id: int,
+        source_message_ids: Iterable[int] = (),
+        external_refs: Iterable[str] = (),
+    ) -> None:
+        """The memory was seen again: bump its count and last-seen time."""
+        count = self._tx.fetch_value(
+            "UPDATE memories SET reinforcement_count = reinforcement_count + 1,"
+            " last_seen_at = ?, updated_at = ? WHERE id = ? RETURNING reinforcement_count",
+            (self.now, self.now, memory_id),
+        )
+        if count is None:
+            raise RowNotFound("memories", memory_id)
+        self.add_sources(memory_id, source_message_ids, external_refs)
+        self._record(memory_id, "reinforce", details={"reinforcement_count": count})
+
+    def set_status(
+        self,
+        memory_id: int,
+        status: MemoryStatus,
+        *,
+        superseded_by: int | None = None,
+        valid_to: float | None = None,
+    ) -> None:
+        """Move a memory to *status*; ``superseded`` needs the memory that
+        replaces it, and may end its validity at *valid_to*."""
+        if status not in MEMORY_STATUSES:
+            raise ValueError(f"unknown memory status {status!r}")
+        if (status == "superseded") != (superseded_by is not None):
+            raise ValueError("superseded_by is given exactly when the status is 'superseded'")
+        if superseded_by == memory_id:
+            raise ValueError("a memory cannot supersede itself")
+        old = self.current(memory_id)
+        if superseded_by is not None:
+            self.current(superseded_by)
+        ended = old.valid_to if valid_to is None else max(valid_to, old.valid_from)
+        self._tx.execute(
+            "UPDATE memories SET status = ?, superseded_by = ?, valid_to = ?, updated_at = ?"
+            " WHERE id = ?",
+            (status, superseded_by, ended, self.now, memory_id),
+        )
+        self._tx.execute(
+            "UPDATE memory_vectors SET status = ? WHERE memory_id = ?", (status, memory_id)
+        )
+        details: dict[str, Any] = {"old_status": old.status, "new_status": status}
+        if superseded_by is not None:
+            details["superseded_by"] = superseded_by
+        if ended != old.valid_to:
+            details["valid_to"] = ended
+        self._record(memory_id, _STATUS_OPERATION[status], details=details)
+
+    def update_content(
+        self,
+        memory_id: int,
+        new_content: str,
+        blob: bytes | None,
+        *,
+        embedding_model: str | None = None,
+        expected_content: str | None = None,
+        flags: Iterable[str] | None = None,
+    ) -> None:
+        """Rewrite a memory's text; the vector is replaced (or dropped if *blob* is None).
+
+        With *expected_content* (the text the writer started from), a memory
+        changed by someone else meanwhile raises ``EditConflict``.
+        """
+        if not new_content.strip():
+            raise ValueError("a memory needs some content")
+        old = self.current(memory_id)
+        if expected_content is not None and old.content != expected_content:
+            raise EditConflict(memory_id, old.content)
+        flag_list = list(old.flags if flags is None else flags)
+        self._tx.execute(
+            "UPDATE memories SET content = ?, content_hash = ?, embedding_model = ?,"
+            " flags = ?, updated_at = ? WHERE id = ?",
+            (
+                new_content,
+                content_hash(new_content),
+                embedding_model if blob is not None else None,
+                json.dumps(flag_list) if flag_list else None,
+                self.now,
+                memory_id,
+            ),
+        )
+        # The old vector describes the old text; it must not outlive it.
+        self._tx.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+        if blob is not None:
+            self._insert_vector(memory_id, blob, old.status, old.category)
+        self._record(memory_id, "update", old.content, new_content)
+
+    def set_pinned(self, memory_id: int, pinned: bool) -> None:
+        """Pin a memory (always kept, never decayed) or unpin it."""
+        changed = self._tx.execute(
+            "UPDATE memories SET pinned = ?, updated_at = ? WHERE id = ?",
+            (int(pinned), self.now, memory_id),
+        ).rowcount
+        if changed == 0:
+            raise RowNotFound("memories", memory_id)
+        self._record(memory_id, "pin" if pinned else "unpin")
+
+    def decay(self, memory_id: int, importance: float, through: float) -> None:
+        """Importance faded to *importance*, accounting for time up to *through*.
+
+        Not an edit: ``updated_at`` stays, so the memory is not judged again.
+        """
+        if not 0.0 <= importance <= 1.0:
+            raise ValueError(f"importance must be between 0 and 1, not {importance}")
+        old = self.current(memory_id)
+        self._tx.execute(
+            "UPDATE memories SET importance = ?, decayed_through = ? WHERE id = ?",
+            (importance, through, memory_id),
+        )
+        details = {"old_importance": old.importance, "new_importance": importance}
+        self._record(memory_id, "decay", details=details)
+
+    def set_vector(self, memory_id: int, blob: bytes, embedding_model: str | None) -> None:
+        """Give a memory its (new) vector; not a history event, the memory is unchanged."""
+        current = self.current(memory_id)
+        self._tx.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+        self._insert_vector(memory_id, blob, current.status, current.category)
+        self._tx.execute(
+            "UPDATE memories SET embedding_model = ? WHERE id = ?", (embedding_model, memory_id)
+        )
+
+    def restore(self, snapshot: Memory) -> None:
+        """Put back the ``RESTORED_FIELDS`` of a memory as *snapshot* had them (undo)."""
+        old = self.current(snapshot.id)
+        values = [getattr(snapshot, name) for name in RESTORED_FIELDS]
+        assignments = ", ".join(f"{name} = ?" for name in RESTORED_FIELDS)
+        self._tx.execute(
+            f"UPDATE memories SET {assignments}, updated_at = ? WHERE id = ?",
+            (*[int(v) if isinstance(v, bool) else v for v in values], self.now, snapshot.id),
+        )
+        self._tx.execute(
+            "UPDATE memory_vectors SET status = ?, category = ? WHERE memory_id = ?",
+            (snapshot.status, snapshot.category, snapshot.id),
+        )
+        changed = {
+            name: [getattr(old, name), getattr(snapshot, name)]
+            for name in RESTORED_FIELDS
+            if getattr(old, name) != getattr(snapshot, name)
+        }
+        self._record(snapshot.id, "restore", details={"restored": changed})
+
+    def remove(self, memory_id: int) -> None:
+        """Take back a memory that should never have existed (undoing the
+        change that made it): the row, its vector, sources and history go."""
+        self.current(memory_id)
+        if self._tx.fetch_value("SELECT 1 FROM memories WHERE superseded_by = ?", (memory_id,)):
+            # Deleting it would leave them superseded by nothing.
+            raise ValueError(f"memories still point at memory {memory_id}: restore them first")
+        self._tx.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+        self._tx.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+
+    def add_sources(
+        self, memory_id: int, message_ids: Iterable[int], external_refs: Iterable[str]
+    ) -> None:
+        # OR IGNORE: naming a source twice (e.g. on reinforcement) is not an error.
+        for message_id in message_ids:
+            self._tx.execute(
+                "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
+                (memory_id, message_id),
+            )
+        for ref in external_refs:
+            self._tx.execute(
+                "INSERT OR IGNORE INTO memory_sources (memory_id, external_ref) VALUES (?, ?)",
+                (memory_id, ref),
+            )
+
+    def _insert_vector(self, memory_id: int, blob: bytes, status: str, category: str) -> None:
+        self._tx.execute(
+            "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
+            " VALUES (?, ?, ?, ?)",
+            (memory_id, blob, status, category),
+        )
+
+    def _record(
+        self,
+        memory_id: int,
+        operation: HistoryOperation,
+        old_content: str | None = None,
+        new_content: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._tx.execute(
+            "INSERT INTO memory_history (memory_id, operation, old_content, new_content,"
+            " actor, dream_run_id, dream_change_id, details, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                memory_id,
+                operation,
+                old_content,
+                new_content,
+                self._actor,
+                self._dream_run_id,
+                self._dream_change_id,
+                None if details is None else json.dumps(details),
+                self.now,
+            ),
+        )
+
+
+def snapshot(memory: Memory) -> dict[str, Any]:
+    """*memory* as JSON-ready data (a dream change's before/after)."""
+    data = asdict(memory)
+    data["flags"] = list(memory.flags)
+    return data
