@@ -209,7 +209,7 @@ def markdown_text(items: list[ExportedMemory], exported_at: float) -> str:
         lines += ["", f"## {STATUS_TITLES[status]} ({len(group)})"]
         for category, in_category in groupby(group, key=lambda i: i.memory.category):
             listed = list(in_category)
-            lines += ["", f"### {_escaped(category)} ({len(listed)})"]
+            lines += ["", f"### {escaped_markdown(category)} ({len(listed)})"]
             for item in listed:
                 lines += ["", *_markdown_memory(item)]
     return "\n".join(lines) + "\n"
@@ -221,7 +221,7 @@ def _markdown_memory(item: ExportedMemory) -> list[str]:
     seen = "once" if memory.reinforcement_count <= 1 else f"{memory.reinforcement_count} times"
     lines = [
         heading,
-        *(f"> {_escaped(line)}" if line else ">" for line in memory.content.split("\n")),
+        *(f"> {escaped_markdown(line)}" if line else ">" for line in memory.content.split("\n")),
         "",
         f"- {SOURCE_LABELS.get(memory.source_kind, memory.source_kind).capitalize()}"
         f" · importance {memory.importance:.2g} · seen {seen}",
@@ -232,7 +232,7 @@ def _markdown_memory(item: ExportedMemory) -> list[str]:
         lines.append(f"- Replaced by #{memory.superseded_by}")
     for message in item.messages:
         lines.append(f"- From {_describe_message(message)}")
-    lines += [f"- Reference: {_escaped(ref)}" for ref in item.external_refs]
+    lines += [f"- Reference: {escaped_markdown(ref)}" for ref in item.external_refs]
     if INSTRUCTION_LIKE in memory.flags:
         lines.append("- Reads like an instruction: given to the model only as quoted data.")
     if REDACTED in memory.flags:
@@ -243,7 +243,7 @@ def _markdown_memory(item: ExportedMemory) -> list[str]:
 def _describe_message(message: SourceMessage) -> str:
     if message.conversation_id is None or message.created_at is None:
         return f"a message no longer stored (#{message.message_id})"
-    title = _escaped(message.conversation_title or "Untitled")
+    title = escaped_markdown(message.conversation_title or "Untitled")
     role = _ROLE_LABELS.get(message.role or "", "a message")
     return (
         f"“{title}” (conversation #{message.conversation_id}): {role}"
@@ -255,7 +255,7 @@ def _readable_time(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
 
 
-def _escaped(line: str) -> str:
+def escaped_markdown(line: str) -> str:
     """*line* shown as text, not as Markdown block syntax."""
     return "\\" + line if _BLOCK_MARKUP.match(line) else line
 

@@ -120,7 +120,7 @@ class MemoryService:
             raise MemoryRefused("You deleted this memory before; it is not learned again.")
         vector = None
         if known is None:
-            vector = self._embed([gated.text], priority)
+            vector = self.embed([gated.text], priority)
             if vector is not None:
                 known = self._near_duplicate(gated.text, vector[0], "active")
                 if not explicit and self._near_duplicate(gated.text, vector[0], "deleted"):
@@ -148,7 +148,7 @@ class MemoryService:
         else (a harvest, a dream) changed it meanwhile.
         """
         gated: GatedText = self._gate.check(text)
-        vector = self._embed([gated.text], Priority.USER)
+        vector = self.embed([gated.text], Priority.USER)
         memory = self.store.update_content(
             memory_id,
             gated.text,
@@ -172,7 +172,7 @@ class MemoryService:
         How many got one; 0 when there is no embedder."""
         done = 0
         while pending := self.store.without_vectors(batch):
-            vectors = self._embed([m.content for m in pending], Priority.BACKGROUND)
+            vectors = self.embed([m.content for m in pending], Priority.BACKGROUND)
             if vectors is None:
                 break
             name = self._model_name(vectors)
@@ -210,7 +210,7 @@ class MemoryService:
             MemoryQuery(text=text, statuses=tuple(statuses), sort="relevance", limit=limit)
         )
         by_meaning: list[Memory] = []
-        vector = self._embed([text], Priority.USER)
+        vector = self.embed([text], Priority.USER)
         if vector is not None:
             status = statuses[0] if len(statuses) == 1 else None
             hits = self.store.search_vector(vector[0], min(limit, MAX_K), status=status)
@@ -228,14 +228,23 @@ class MemoryService:
                 found[memory.id] = memory
         return sorted(found.values(), key=lambda m: (-scores[m.id], -m.id))[:limit]
 
-    # -- helpers -------------------------------------------------------------
-    def _embed(self, texts: Sequence[str], priority: Priority) -> Vectors | None:
+    def vet(self, text: str) -> GatedText:
+        """*text* as the write gate lets it be stored (``MemoryRefused`` if not at all)."""
+        return self._gate.check(text)
+
+    def embed(
+        self, texts: Sequence[str], priority: Priority = Priority.BACKGROUND
+    ) -> Vectors | None:
+        """Unit vectors of *texts*, or None when no embedder is loaded."""
         return None if self._embeddings is None else self._embeddings(texts, priority)
 
+    @property
+    def embedding_model(self) -> str | None:
+        return None if self._embeddings is None else self._embeddings.model_name
+
+    # -- helpers -------------------------------------------------------------
     def _model_name(self, vectors: Vectors | None) -> str | None:
-        if vectors is None or self._embeddings is None:
-            return None
-        return self._embeddings.model_name
+        return None if vectors is None else self.embedding_model
 
     def _near_duplicate(self, text: str, vector: Vectors, status: MemoryStatus) -> Memory | None:
         for hit in self.store.search_vector(vector, _NEIGHBOURS, status=status):
@@ -251,6 +260,16 @@ def _same_fact(first: str, second: str) -> bool:
     same numbers, names and negation."""
     a, b = _specifics(first), _specifics(second)
     return a[:3] == b[:3] and (a[3] <= b[3] or b[3] <= a[3])
+
+
+def lost_specifics(sources: Sequence[str], merged: str) -> list[str]:
+    """The numbers and names (dates are both) of *sources* that *merged* lacks."""
+    numbers, names, _, _ = _specifics(merged)
+    lost: list[str] = []
+    for source in sources:
+        their_numbers, their_names, _, _ = _specifics(source)
+        lost += sorted((their_numbers - numbers) | (their_names - names))
+    return list(dict.fromkeys(lost))
 
 
 def _specifics(text: str) -> tuple[frozenset[str], frozenset[str], bool, frozenset[str]]:

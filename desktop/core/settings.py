@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import write_atomically
@@ -119,6 +119,81 @@ class MemorySettings(BaseModel):
     )
 
 
+class DreamSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = Field(True, description="Dream (consolidate memories) in the background.")
+    nightly_hour: int = Field(1, ge=0, le=23, description="Hour of the nightly dream (local time).")
+    nightly_minute: int = Field(0, ge=0, le=59, description="Minute of the nightly dream.")
+    every_hours: int = Field(
+        0, ge=0, le=168, description="Also dream every this many hours (0: only nightly)."
+    )
+    early_after_new_memories: int = Field(
+        50, ge=1, description="Dream early once this many memories were added since the last dream."
+    )
+    quiet_seconds: int = Field(
+        30, ge=0, description="After a chat turn, a dream waits this long before going on."
+    )
+    grace_days: float = Field(
+        30, ge=0, description="Days a memory keeps its importance after it was last seen."
+    )
+    half_life_days: float = Field(
+        45, gt=0, description="After the grace period, importance halves every this many days."
+    )
+    importance_floor: float = Field(
+        0.10, ge=0.0, le=1.0, description="Importance never decays below this."
+    )
+    duplicate_similarity: float = Field(
+        0.85, gt=0.0, le=1.0, description="Cosine similarity from which memories may be duplicates."
+    )
+    contradiction_band: tuple[float, float] = Field(
+        (0.55, 0.85), description="Similarity band in which two memories may contradict each other."
+    )
+    stale_days: int = Field(90, ge=1, description="Memories unseen this long may be archived...")
+    stale_max_reinforcement: int = Field(
+        2,
+        ge=1,
+        description="...if seen at most this many times (and not pinned, not told "
+        "explicitly, not important).",
+    )
+    important: float = Field(
+        0.8, ge=0.0, le=1.0, description="Memories this important are never archived as stale."
+    )
+    risky_reinforcement: int = Field(
+        5,
+        ge=2,
+        description="Changes to memories seen this often (or pinned, or told explicitly) wait "
+        "for your approval.",
+    )
+    max_retired_share: float = Field(
+        0.25,
+        gt=0.0,
+        le=1.0,
+        description="A pass that would supersede or archive more than this share of the active "
+        "memories changes nothing (a circuit breaker)...",
+    )
+    max_retired_floor: int = Field(
+        3, ge=0, description="...unless it retires no more than this many (small stores)."
+    )
+    snapshots_kept: int = Field(
+        3, ge=1, le=50, description="Database snapshots taken before dreams that are kept."
+    )
+    task_purge_days: int = Field(
+        30, ge=1, description="Completed tasks older than this are purged by a dream."
+    )
+    working_set_size: int = Field(
+        50, ge=1, le=1000, description="Memories written to MEMORIES.md, the most used first."
+    )
+
+    @field_validator("contradiction_band")
+    @classmethod
+    def _band_in_order(cls, band: tuple[float, float]) -> tuple[float, float]:
+        low, high = band
+        if not 0.0 < low < high <= 1.0:
+            raise ValueError("the band is two similarities, low then high, between 0 and 1")
+        return band
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -126,6 +201,7 @@ class Settings(BaseModel):
     models: ModelSettings = Field(default_factory=ModelSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    dream: DreamSettings = Field(default_factory=DreamSettings)
 
 
 class SettingsProblem(EnvironmentProblem):

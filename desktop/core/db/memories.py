@@ -209,6 +209,46 @@ class MemoryStore:
         )
         return [MemoryHit(memory_from_row(row), float(row["score"])) for row in rows]
 
+    def changed_since(self, since: float | None, limit: int = 10_000) -> list[Memory]:
+        """Active memories added or changed after *since* (all, if None), oldest change first."""
+        rows = self._db.fetch_all(
+            f"SELECT {select_columns('m')} FROM memories m WHERE m.status = 'active'"
+            " AND (? IS NULL OR m.updated_at > ?) ORDER BY m.updated_at, m.id LIMIT ?",
+            (since, since, limit),
+        )
+        return [memory_from_row(row) for row in rows]
+
+    def unseen_since(self, before: float, limit: int = 100_000) -> list[Memory]:
+        """Active, unpinned memories last seen before *before*, longest unseen first."""
+        rows = self._db.fetch_all(
+            f"SELECT {select_columns('m')} FROM memories m WHERE m.status = 'active'"
+            " AND NOT m.pinned AND m.last_seen_at < ? ORDER BY m.last_seen_at, m.id LIMIT ?",
+            (before, limit),
+        )
+        return [memory_from_row(row) for row in rows]
+
+    def vectors(self, memory_ids: Sequence[int]) -> dict[int, Embedding]:
+        """The stored vectors of *memory_ids* (those that have one)."""
+        found: dict[int, Embedding] = {}
+        for start in range(0, len(memory_ids), 500):
+            chunk = list(memory_ids[start : start + 500])
+            rows = self._db.fetch_all(
+                "SELECT memory_id, embedding FROM memory_vectors"
+                f" WHERE memory_id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            )
+            found.update((int(r[0]), np.frombuffer(r[1], dtype=np.float32)) for r in rows)
+        return found
+
+    def count_active(self) -> int:
+        return int(self._db.fetch_value("SELECT count(*) FROM memories WHERE status = 'active'"))
+
+    def count_added_since(self, since: float) -> int:
+        """Memories created after *since*, whatever became of them."""
+        return int(
+            self._db.fetch_value("SELECT count(*) FROM memories WHERE created_at > ?", (since,))
+        )
+
     # -- writing -----------------------------------------------------------
 
     @contextmanager

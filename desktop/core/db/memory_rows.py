@@ -80,8 +80,15 @@ class Memory:
     embedding_model: str | None
     flags: tuple[str, ...]
     updated_at: float
+    faded_importance: float | None
+    """Importance as decay left it (None: not faded); ``importance`` is as given."""
     decayed_through: float | None
-    """Importance decay is applied up to this time (None: not yet decayed)."""
+    """Decay is applied up to this time (None: not yet)."""
+
+    @property
+    def current_importance(self) -> float:
+        """How much the memory matters now: its importance, faded if unused."""
+        return self.importance if self.faded_importance is None else self.faded_importance
 
 
 # eq=False: an embedding array has no single truth value, so field-wise

@@ -25,6 +25,7 @@ from desktop.core.db.memory_rows import (
     MEMORY_STATUSES,
     HistoryOperation,
     Memory,
+    MemorySources,
     MemoryStatus,
     NewMemory,
     check_actor,
@@ -44,6 +45,7 @@ _STATUS_OPERATION: dict[MemoryStatus, HistoryOperation] = {
 RESTORED_FIELDS = (
     "category",
     "importance",
+    "faded_importance",
     "pinned",
     "status",
     "superseded_by",
@@ -103,6 +105,21 @@ class MemoryWrites:
             raise RowNotFound("memories", memory_id)
         return memory_from_row(row)
 
+    def sources(self, memory_id: int) -> MemorySources:
+        rows = self._tx.fetch_all(
+            "SELECT message_id, external_ref FROM memory_sources WHERE memory_id = ?"
+            " ORDER BY message_id, external_ref",
+            (memory_id,),
+        )
+        return MemorySources(
+            message_ids=tuple(row[0] for row in rows if row[0] is not None),
+            external_refs=tuple(row[1] for row in rows if row[1] is not None),
+        )
+
+    def blob(self, embedding: Embedding) -> bytes:
+        """*embedding* as the vector table stores it."""
+        return vector_blob(embedding, self._dimension)
+
     def add(self, item: NewMemory, blob: bytes | None = None) -> int:
         """Store *item* (its vector given as *blob*, see ``checked_blob``); its id."""
         first_seen = self.now if item.first_seen_at is None else item.first_seen_at
@@ -140,10 +157,12 @@ class MemoryWrites:
         source_message_ids: Iterable[int] = (),
         external_refs: Iterable[str] = (),
     ) -> None:
-        """The memory was seen again: bump its count and last-seen time."""
+        """The memory was seen again: bump its count and last-seen time; it
+        no longer fades (decay starts again from now)."""
         count = self._tx.fetch_value(
             "UPDATE memories SET reinforcement_count = reinforcement_count + 1,"
-            " last_seen_at = ?, updated_at = ? WHERE id = ? RETURNING reinforcement_count",
+            " last_seen_at = ?, updated_at = ?, faded_importance = NULL, decayed_through = NULL"
+            " WHERE id = ? RETURNING reinforcement_count",
             (self.now, self.now, memory_id),
         )
         if count is None:
@@ -235,19 +254,19 @@ class MemoryWrites:
             raise RowNotFound("memories", memory_id)
         self._record(memory_id, "pin" if pinned else "unpin")
 
-    def decay(self, memory_id: int, importance: float, through: float) -> None:
-        """Importance faded to *importance*, accounting for time up to *through*.
+    def decay(self, memory_id: int, faded: float, through: float) -> None:
+        """The memory's importance faded to *faded*, for the time up to *through*.
 
         Not an edit: ``updated_at`` stays, so the memory is not judged again.
         """
-        if not 0.0 <= importance <= 1.0:
-            raise ValueError(f"importance must be between 0 and 1, not {importance}")
+        if not 0.0 <= faded <= 1.0:
+            raise ValueError(f"importance must be between 0 and 1, not {faded}")
         old = self.current(memory_id)
         self._tx.execute(
-            "UPDATE memories SET importance = ?, decayed_through = ? WHERE id = ?",
-            (importance, through, memory_id),
+            "UPDATE memories SET faded_importance = ?, decayed_through = ? WHERE id = ?",
+            (faded, through, memory_id),
         )
-        details = {"old_importance": old.importance, "new_importance": importance}
+        details = {"old_importance": old.current_importance, "new_importance": faded}
         self._record(memory_id, "decay", details=details)
 
     def set_vector(self, memory_id: int, blob: bytes, embedding_model: str | None) -> None:
@@ -342,3 +361,7 @@ def snapshot(memory: Memory) -> dict[str, Any]:
     data = asdict(memory)
     data["flags"] = list(memory.flags)
     return data
+
+
+def from_snapshot(data: Mapping[str, Any]) -> Memory:
+    return Memory(**{**data, "flags": tuple(data.get("flags") or ())})

@@ -7,8 +7,9 @@
   output when it was rejected.
 - ``dream_pass_marks``: per pass, the time up to which memories were judged,
   so a memory that did not change is not sent to the model again.
-- ``memories.decayed_through``: importance decay is applied up to this time,
-  so decay over calendar time is the same however often it runs.
+- ``memories.faded_importance`` and ``decayed_through``: importance as decay
+  left it, applied up to that time, so decay over calendar time is the same
+  however often it runs; the importance the memory was given is kept.
 - ``memory_history.dream_change_id``: the change a history row belongs to.
 """
 
@@ -51,7 +52,14 @@ CREATE TABLE dream_pass_marks (
     updated_at REAL NOT NULL
 ) STRICT;
 
+-- Decay leaves the importance a memory was given alone: it fades a copy,
+-- applied up to decayed_through (both NULL until it first fades, and again
+-- when the memory is seen anew).
+ALTER TABLE memories ADD COLUMN faded_importance REAL
+    CHECK (faded_importance IS NULL OR faded_importance BETWEEN 0.0 AND 1.0);
 ALTER TABLE memories ADD COLUMN decayed_through REAL;
+-- A dream looks only at memories changed since it last judged them.
+CREATE INDEX memories_by_update ON memories (status, updated_at);
 
 ALTER TABLE memory_history ADD COLUMN dream_change_id INTEGER
     REFERENCES dream_changes (id) ON DELETE SET NULL;

@@ -109,17 +109,37 @@ def test_decay_changes_importance_but_not_when_it_was_last_changed(
         writes.decay(memory_id, 0.25, through=START + 900)
 
     memory = _stored(memories, memory_id)
-    assert (memory.importance, memory.decayed_through, memory.updated_at) == (
+    assert (memory.current_importance, memory.decayed_through, memory.updated_at) == (
         0.25,
         START + 900,
         START,
     )
+    assert memory.importance == 0.5  # as it was given
     assert memories.history(memory_id)[-1].details == {
         "old_importance": 0.5,
         "new_importance": 0.25,
     }
     with pytest.raises(ValueError), memories.writing("dream:decay") as writes:
         writes.decay(memory_id, 1.5, through=START)
+
+
+def test_a_memory_seen_again_no_longer_fades(
+    memories: MemoryStore, embedder: HashingEmbedder
+) -> None:
+    [memory_id] = memories.add_many(
+        [_new(embedder, "The user once visited Lyon.")], actor="harvest"
+    )
+    with memories.writing("dream:decay") as writes:
+        writes.decay(memory_id, 0.25, through=START)
+
+    memories.reinforce(memory_id, "harvest")
+
+    memory = _stored(memories, memory_id)
+    assert (memory.current_importance, memory.faded_importance, memory.decayed_through) == (
+        0.5,
+        None,
+        None,
+    )
 
 
 def test_restore_puts_back_what_a_dream_changed(
@@ -139,7 +159,7 @@ def test_restore_puts_back_what_a_dream_changed(
 
     restored = _stored(memories, old)
     assert (restored.status, restored.superseded_by, restored.valid_to) == ("active", None, None)
-    assert (restored.importance, restored.decayed_through) == (0.5, None)
+    assert (restored.current_importance, restored.decayed_through) == (0.5, None)
     assert _vector_status(db, old) == "active"
     entry = memories.history(old)[-1]
     assert entry.operation == "restore" and entry.actor == "user"

@@ -1,0 +1,214 @@
+"""Merging duplicates: near-identical memories become one, nothing lost.
+
+Memories changed since the last dream are clustered with their neighbours
+(cosine similarity above ``duplicate_similarity``, or the same text).  Each
+cluster goes to the model, which sees small numbers, never ids, and answers
+under a schema that allows only those numbers: ``toSave`` (merged memories,
+each naming the numbers it combines) and ``toDelete`` (the numbers they
+replace).  The host maps the numbers back and computes everything else;
+a merged text that drops a name, number or date of what it replaces is
+refused (coverage check), as is one the write gate refuses.  Sources are
+superseded, pointing at the merged memory, never deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop.core.db import Memory
+from desktop.core.dreaming.changes import Proposal
+from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
+from desktop.core.memory_gate import MemoryRefused
+from desktop.core.memory_service import MemoryCategory, lost_specifics
+
+TEMPLATE = "DREAM_DEDUP_PROMPT.txt"
+NEIGHBOURS = 8
+MAX_CLUSTER = 8
+
+
+class SavedMemory(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(min_length=1, max_length=400)
+    category: MemoryCategory
+    sourceIds: list[int] = Field(min_length=1)  # the contract's name
+
+
+class DedupAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    toSave: list[SavedMemory]  # the contract's name
+    toDelete: list[int]
+
+
+@dataclass(frozen=True)
+class Merge:
+    text: str
+    category: str
+    sources: list[Memory]
+    """The memories it combines (their provenance is united)."""
+    superseded: list[Memory]
+    """Those it replaces."""
+
+
+class DedupPass:
+    name = "dedup"
+    title = "Merging duplicates"
+
+    def plan(self, context: PassContext) -> list[Proposal]:
+        proposals: list[Proposal] = []
+        for cluster in clusters(context):
+            if len({m.content_hash for m in cluster}) == 1:
+                merged = [Merge(cluster[0].content, cluster[0].category, cluster, cluster)]
+            else:
+                merged = self._ask(context, cluster)
+            proposals += self._proposals(context, merged)
+        return _with_vectors(context, proposals)
+
+    def _ask(self, context: PassContext, cluster: list[Memory]) -> list[Merge]:
+        """The merges the model asks for, its numbers mapped back to memories."""
+        step = "dedup:" + ",".join(f"{m.id}@{m.updated_at}" for m in cluster)
+        messages = context.prompt(TEMPLATE, memories=numbered([m.content for m in cluster]))
+        answer = context.ask(step, messages, DedupAnswer, schema(len(cluster)))
+        shown = range(1, len(cluster) + 1)
+        named = [n for saved in answer.toSave for n in saved.sourceIds] + answer.toDelete
+        if any(n not in shown for n in named):
+            raise PassRejected(
+                "the model named memories it was not shown", answer.model_dump_json()
+            )
+        if len(answer.toSave) > len(cluster):
+            raise PassRejected(
+                "the model asked for more merges than memories", answer.model_dump_json()
+            )
+        combined = {n for saved in answer.toSave for n in saved.sourceIds}
+        if not set(answer.toDelete) <= combined:
+            raise PassRejected(
+                "the model would delete memories no merged memory replaces",
+                answer.model_dump_json(),
+            )
+        merges: list[Merge] = []
+        assigned: set[int] = set()
+        for saved in answer.toSave:
+            replaced = [n for n in saved.sourceIds if n in answer.toDelete and n not in assigned]
+            assigned.update(replaced)
+            if replaced:
+                merges.append(
+                    Merge(
+                        saved.content,
+                        saved.category,
+                        [cluster[n - 1] for n in dict.fromkeys(saved.sourceIds)],
+                        [cluster[n - 1] for n in replaced],
+                    )
+                )
+        return merges
+
+    @staticmethod
+    def _proposals(context: PassContext, merges: Sequence[Merge]) -> list[Proposal]:
+        proposals = []
+        for merge in merges:
+            replaced = ", ".join(f"#{m.id}" for m in merge.superseded)
+            lost = lost_specifics([m.content for m in merge.superseded], merge.text)
+            if lost:
+                context.notes.append(
+                    f"A merge of {replaced} was refused: it dropped {', '.join(lost)}."
+                )
+                continue
+            try:
+                content = context.memories.vet(merge.text).text
+            except MemoryRefused as refused:
+                context.notes.append(f"A merge of {replaced} was refused: {refused}")
+                continue
+            ids = tuple(m.id for m in merge.sources)
+            proposals.append(
+                Proposal(
+                    "merge",
+                    f"Merged {len(merge.superseded)} memories into one: {content}",
+                    {
+                        "sources": list(ids),
+                        "superseded": [m.id for m in merge.superseded],
+                        "content": content,
+                        "category": merge.category,
+                        "embedding_model": context.memories.embedding_model,
+                    },
+                    touches=ids,
+                    retires=tuple(m.id for m in merge.superseded),
+                )
+            )
+        return proposals
+
+
+def clusters(context: PassContext) -> list[list[Memory]]:
+    """Memories changed since the last dream, each with its near-duplicates;
+    a memory is in one cluster at most."""
+    store = context.memories.store
+    fresh = store.changed_since(context.judged_through)
+    if not fresh:
+        return []
+    parent: dict[int, int] = {}
+    known: dict[int, Memory] = {}
+
+    def root(memory_id: int) -> int:
+        while parent.setdefault(memory_id, memory_id) != memory_id:
+            parent[memory_id] = parent[parent[memory_id]]
+            memory_id = parent[memory_id]
+        return memory_id
+
+    def join(a: Memory, b: Memory) -> None:
+        known[a.id], known[b.id] = a, b
+        parent[root(a.id)] = root(b.id)
+
+    vectors = store.vectors([m.id for m in fresh])
+    for memory in fresh:
+        for twin in store.find_by_hash(memory.content_hash):
+            if twin.id != memory.id:
+                join(memory, twin)
+        vector = vectors.get(memory.id)
+        if vector is None:
+            continue
+        for hit in store.search_vector(vector, NEIGHBOURS):
+            if (
+                hit.memory.id != memory.id
+                and 1.0 - hit.score >= context.settings.duplicate_similarity
+            ):
+                join(memory, hit.memory)
+    groups: dict[int, list[Memory]] = {}
+    for memory_id, memory in sorted(known.items()):
+        groups.setdefault(root(memory_id), []).append(memory)
+    return [group[:MAX_CLUSTER] for group in groups.values() if len(group) > 1]
+
+
+def schema(shown: int) -> dict[str, Any]:
+    """The answer's schema, numbers limited to the *shown* ones."""
+    result = DedupAnswer.model_json_schema()
+    numbers = {"type": "integer", "enum": list(range(1, shown + 1))}
+    result["$defs"]["SavedMemory"]["properties"]["sourceIds"]["items"] = numbers
+    result["properties"]["toDelete"]["items"] = numbers
+    result["properties"]["toSave"]["maxItems"] = shown
+    return result
+
+
+def _with_vectors(context: PassContext, proposals: list[Proposal]) -> list[Proposal]:
+    """*proposals* with the embeddings of the texts they add (before the transaction)."""
+    texts = [str(p.payload["content"]) for p in proposals]
+    if not texts:
+        return proposals
+    context.control.give_way(context.progress)
+    vectors = context.memories.embed(texts)
+    if vectors is None:
+        return proposals  # stored without vectors; the memory upkeep adds them later
+    return [
+        Proposal(
+            p.kind,
+            p.summary,
+            p.payload,
+            touches=p.touches,
+            retires=p.retires,
+            vectors={text: vector},
+            needs_approval=p.needs_approval,
+        )
+        for p, text, vector in zip(proposals, texts, vectors, strict=True)
+    ]

@@ -1,0 +1,223 @@
+"""``Dreamer``: one dream, from snapshot to report.
+
+1. A consistent snapshot of the database (``VACUUM INTO``; the last few kept).
+2. A dream-run row, ``running`` until ``completed``; a paused or interrupted
+   run is resumed from its checkpoint (the passes done, the model answers
+   of the pass under way), not started again.
+3. Each pass plans, then its changes are applied in one transaction, all or
+   nothing, behind a circuit breaker: a pass that would supersede or archive
+   more than a set share of the active memories changes nothing.  Passes
+   are independent: one that fails is logged and the others go on.
+4. The working set (``MEMORIES.md``) is written for reading and backup.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from desktop.core.db import Database, DreamRun, DreamStore, MemoryStore, RunStatus
+from desktop.core.dreaming.changes import Applied, ChangeBook, Proposal
+from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
+from desktop.core.dreaming.passes import DreamPass, PassContext, PassRejected
+from desktop.core.dreaming.working_set import write_working_set
+from desktop.core.errors import EnvironmentProblem
+from desktop.core.memory_service import MemoryService
+from desktop.core.prompts import PromptLibrary
+from desktop.core.settings import DreamSettings
+from models.broker import InferenceBroker
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_PREFIX = "before-dream-"
+
+
+@dataclass(frozen=True)
+class DreamReport:
+    run: DreamRun
+    applied: int = 0
+    pending: int = 0
+    outcomes: dict[str, str] = field(default_factory=dict, hash=False)
+    """Per pass, what happened, in a sentence."""
+
+    @property
+    def changes(self) -> int:
+        return self.applied + self.pending
+
+
+class Dreamer:
+    def __init__(
+        self,
+        database: Database,
+        memories: MemoryService,
+        broker: InferenceBroker,
+        prompts: PromptLibrary,
+        settings: DreamSettings,
+        passes: Sequence[DreamPass],
+        *,
+        snapshots_dir: Path,
+        working_set_file: Path,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.dreams = DreamStore(database, clock=clock)
+        self.book = ChangeBook(database, memories.store, self.dreams, settings)
+        self._db = database
+        self._memories = memories
+        self._broker = broker
+        self._prompts = prompts
+        self._settings = settings
+        self._passes = list(passes)
+        self._snapshots_dir = snapshots_dir
+        self._working_set_file = working_set_file
+        self._clock = clock
+
+    @property
+    def store(self) -> MemoryStore:
+        return self._memories.store
+
+    def due_early(self) -> bool:
+        """Enough memories were added since the last dream to dream now."""
+        last = self.dreams.last_completed()
+        since = 0.0 if last is None else last.started_at or last.created_at
+        return self.store.count_added_since(since) >= self._settings.early_after_new_memories
+
+    def run(self, trigger: str, control: DreamControl) -> DreamReport:
+        """Dream now (or go on with the dream that was interrupted)."""
+        run = self.dreams.unfinished()
+        if run is None:
+            self._snapshot()
+            run = self.dreams.start(trigger)
+        else:
+            run = self.dreams.resume(run.id)
+        checkpoint: dict[str, Any] = dict(run.checkpoint or {})
+        done: list[str] = list(checkpoint.get("done", []))
+        totals = dict(checkpoint.get("totals", {"applied": 0, "pending": 0}))
+        outcomes: dict[str, str] = dict(checkpoint.get("outcomes", {}))
+        answers: dict[str, str] = dict(checkpoint.get("answers", {}))
+        now = float(checkpoint.setdefault("now", run.started_at or self._clock()))
+
+        def save() -> None:
+            checkpoint.update(done=done, totals=totals, outcomes=outcomes, answers=answers)
+            self.dreams.save_checkpoint(run.id, checkpoint)
+
+        try:
+            for step, dream_pass in enumerate(self._passes):
+                if dream_pass.name in done:
+                    continue
+                progress = DreamProgress(dream_pass.name, dream_pass.title, step, len(self._passes))
+                control.give_way(progress)
+                context = PassContext(
+                    run.id,
+                    now,
+                    self.dreams.judged_through(dream_pass.name),
+                    self._memories,
+                    self._settings,
+                    self._prompts,
+                    control,
+                    progress,
+                    answers,
+                    save,
+                    self._broker,
+                )
+                applied = self._run_pass(run.id, dream_pass, context, outcomes)
+                totals["applied"] += applied.applied
+                totals["pending"] += applied.pending
+                done.append(dream_pass.name)
+                answers.clear()  # the next pass starts with no answers kept
+                save()
+            control.give_way(
+                DreamProgress("working_set", "Writing MEMORIES.md", len(done), len(self._passes))
+            )
+            self._write_working_set(outcomes)
+        except DreamStopped as stopped:
+            save()
+            status: RunStatus = "paused" if stopped.reason == "paused" else "cancelled"
+            finished = self.dreams.finish(run.id, status, {**totals, "outcomes": outcomes})
+            return DreamReport(finished, totals["applied"], totals["pending"], outcomes)
+        finished = self.dreams.finish(run.id, "completed", {**totals, "outcomes": outcomes})
+        return DreamReport(finished, totals["applied"], totals["pending"], outcomes)
+
+    def _run_pass(
+        self, run_id: int, dream_pass: DreamPass, context: PassContext, outcomes: dict[str, str]
+    ) -> Applied:
+        name = dream_pass.name
+        try:
+            proposals = dream_pass.plan(context)
+            tripped = self._tripped(proposals)
+            if tripped:
+                self.dreams.log(run_id, name, "tripped", tripped)
+                outcomes[name] = tripped
+                return Applied()
+            context.control.give_way(context.progress)
+            applied = self.book.apply_pass(run_id, name, proposals, context.now)
+        except DreamStopped:
+            raise
+        except PassRejected as rejected:
+            message = f"Nothing changed: {rejected}."
+            self.dreams.log(run_id, name, "rolled_back", message, rejected.raw_output)
+            outcomes[name] = message
+            return Applied()
+        except Exception as error:  # each pass is independent: the others go on
+            log.exception("dream pass %s failed", name)
+            message = f"Nothing changed: the pass failed ({error})"
+            self.dreams.log(run_id, name, "failed", message)
+            outcomes[name] = message
+            return Applied()
+        message = " ".join([_described(applied), *context.notes])
+        self.dreams.log(run_id, name, "applied" if proposals else "nothing", message)
+        outcomes[name] = message
+        return applied
+
+    def _tripped(self, proposals: Sequence[Proposal]) -> str:
+        """Why the circuit breaker stops these proposals ("" if it does not)."""
+        retired = {memory_id for p in proposals for memory_id in p.retires}
+        active = self.store.count_active()
+        allowed = max(
+            self._settings.max_retired_floor, int(self._settings.max_retired_share * active)
+        )
+        if len(retired) <= allowed:
+            return ""
+        return (
+            f"Nothing changed: the pass would have retired {len(retired)} of {active} active "
+            f"memories, more than the {allowed} allowed at once (dream.max_retired_share)."
+        )
+
+    def _snapshot(self) -> None:
+        """Copy the database before dreaming; keep the newest few copies."""
+        try:
+            self._snapshots_dir.mkdir(parents=True, exist_ok=True)
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self._clock()))
+            target = self._snapshots_dir / f"{SNAPSHOT_PREFIX}{stamp}.sqlite3"
+            target.unlink(missing_ok=True)  # VACUUM INTO refuses an existing file
+            self._db.snapshot_to(target)
+            kept = sorted(self._snapshots_dir.glob(f"{SNAPSHOT_PREFIX}*.sqlite3"))
+            for old in kept[: -self._settings.snapshots_kept]:
+                old.unlink(missing_ok=True)
+        except OSError as error:
+            raise EnvironmentProblem(
+                f"Could not save a copy of the database before dreaming: {error}",
+                "Nothing was changed; free some disk space and dream again.",
+            ) from error
+
+    def _write_working_set(self, outcomes: dict[str, str]) -> None:
+        try:
+            count = write_working_set(
+                self.store, self._working_set_file, self._settings.working_set_size
+            )
+        except OSError as error:
+            outcomes["working_set"] = f"MEMORIES.md could not be written: {error}"
+            return
+        outcomes["working_set"] = f"MEMORIES.md lists {count} memories."
+
+
+def _described(applied: Applied) -> str:
+    if not applied.applied and not applied.pending:
+        return "Nothing to change."
+    said = f"{applied.applied} change(s) applied"
+    if applied.pending:
+        said += f", {applied.pending} waiting for your approval"
+    return said + "."

@@ -1,0 +1,58 @@
+"""``MEMORIES.md``: the memories Reverie leans on most, for reading and backup.
+
+Written at the end of every dream, whole or not at all: pinned memories
+first, then the most reinforced and most important, grouped by category.
+Secrets are taken out again (the patterns may have grown since a memory
+was stored).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from itertools import groupby
+from pathlib import Path
+
+from desktop.core.db import Memory, MemoryQuery, MemoryStore
+from desktop.core.files import write_atomically
+from desktop.core.memory_export import escaped_markdown
+from desktop.core.redaction import redact
+
+
+def working_set(store: MemoryStore, size: int) -> list[Memory]:
+    """The *size* active memories used most: pinned, then seen most often, then important."""
+    candidates = store.browse(MemoryQuery(sort="reinforced", limit=max(size * 4, 200)))
+    ranked = sorted(
+        candidates,
+        key=lambda m: (
+            not m.pinned,
+            -m.reinforcement_count,
+            -m.current_importance,
+            -m.last_seen_at,
+        ),
+    )
+    return ranked[:size]
+
+
+def write_working_set(store: MemoryStore, path: Path, size: int, now: float | None = None) -> int:
+    """Write ``MEMORIES.md`` to *path*; how many memories it lists.  ``OSError`` if it cannot."""
+    chosen = working_set(store, size)
+    stamp = datetime.fromtimestamp(now) if now is not None else datetime.now()
+    lines = [
+        "# What Reverie remembers most",
+        "",
+        f"Written {stamp:%Y-%m-%d %H:%M} by the last dream: the {len(chosen)} memories it "
+        "uses most. Reverie's memory browser shows them all; this file is only a copy.",
+    ]
+    by_category = sorted(chosen, key=lambda m: (m.category.casefold(), chosen.index(m)))
+    for category, memories in groupby(by_category, key=lambda m: m.category):
+        lines += ["", f"## {escaped_markdown(category)}", ""]
+        for memory in memories:
+            text = " ".join(redact(memory.content).text.split())
+            pin = " (pinned)" if memory.pinned else ""
+            lines.append(
+                f"- {escaped_markdown(text)}{pin} — #{memory.id}, seen "
+                f"{memory.reinforcement_count} times"
+            )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, "\n".join(lines) + "\n")
+    return len(chosen)

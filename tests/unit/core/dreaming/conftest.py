@@ -1,0 +1,121 @@
+"""A dreamer on a real database and broker, a scripted model and a settable clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from desktop.core.db import Database, Memory, MemoryStore, NewMemory, open_database
+from desktop.core.dreaming.dedup import DedupPass
+from desktop.core.dreaming.dreamer import Dreamer
+from desktop.core.dreaming.fading import DecayPass, StalePass
+from desktop.core.embedding import Embeddings
+from desktop.core.memory_gate import WriteGate
+from desktop.core.memory_service import MemoryService
+from desktop.core.prompts import PromptLibrary
+from desktop.core.settings import DreamSettings
+from models.broker import InferenceBroker
+from tests.fakes import HashingEmbedder, ScriptedChatModel
+from tests.unit.core.db.conftest import START, FakeClock
+
+DAY = 86_400.0
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(START)
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Iterator[Database]:
+    db = open_database(tmp_path / "reverie.sqlite3")
+    yield db
+    db.close()
+
+
+@pytest.fixture
+def model() -> ScriptedChatModel:
+    return ScriptedChatModel(default='{"toSave": [], "toDelete": []}')
+
+
+@pytest.fixture
+def broker(model: ScriptedChatModel) -> Iterator[InferenceBroker]:
+    broker = InferenceBroker()
+    broker.start()
+    broker.load_chat_model(lambda: model).result(timeout=5)
+    broker.load_embedder(lambda: HashingEmbedder()).result(timeout=5)
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture
+def memories(
+    database: Database, broker: InferenceBroker, prompts: PromptLibrary, clock: FakeClock
+) -> MemoryService:
+    return MemoryService(
+        MemoryStore(database, clock=clock), Embeddings(broker), WriteGate.for_prompts(prompts)
+    )
+
+
+@pytest.fixture
+def settings() -> DreamSettings:
+    # Tests' stores are small: the breaker is tested on its own.
+    return DreamSettings(quiet_seconds=0, max_retired_floor=10)
+
+
+@dataclass
+class Dreaming:
+    """What a dream test needs at hand."""
+
+    dreamer: Dreamer
+    memories: MemoryService
+    clock: FakeClock
+    folder: Path
+
+    def add(self, content: str, **fields: object) -> Memory:
+        """A memory stored now, with its vector (``fields`` as ``NewMemory`` takes them)."""
+        vector = self.memories.embed([content])
+        item = NewMemory(content, None if vector is None else vector[0], "harvested", **fields)  # type: ignore[arg-type]  # a test's loose fields
+        [memory_id] = self.memories.store.add_many([item], actor="harvest")
+        memory = self.memories.store.get(memory_id)
+        assert memory is not None
+        return memory
+
+    def get(self, memory_id: int) -> Memory:
+        memory = self.memories.store.get(memory_id)
+        assert memory is not None
+        return memory
+
+
+@pytest.fixture
+def make_dreaming(
+    database: Database,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    clock: FakeClock,
+    tmp_path: Path,
+) -> Callable[..., Dreaming]:
+    def make(settings: DreamSettings | None = None) -> Dreaming:
+        dreamer = Dreamer(
+            database,
+            memories,
+            broker,
+            prompts,
+            settings or DreamSettings(quiet_seconds=0),
+            [DecayPass(), DedupPass(), StalePass()],
+            snapshots_dir=tmp_path / "snapshots",
+            working_set_file=tmp_path / "MEMORIES.md",
+            clock=clock,
+        )
+        return Dreaming(dreamer, memories, clock, tmp_path)
+
+    return make
+
+
+@pytest.fixture
+def dreaming(make_dreaming: Callable[..., Dreaming], settings: DreamSettings) -> Dreaming:
+    return make_dreaming(settings)
