@@ -19,7 +19,7 @@ import numpy.typing as npt
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Transaction
 from desktop.core.db.errors import RowNotFound
-from desktop.core.db.fts import match_query
+from desktop.core.db.fts import any_word, match_query, searchable_words, telling_words
 from desktop.core.db.memory_rows import (
     Memory,
     MemoryHistoryEntry,
@@ -40,6 +40,11 @@ Embedding = npt.NDArray[np.floating[Any]]
 
 VECTOR_TABLE = "memory_vectors"
 MAX_K = 4096  # sqlite-vec's limit on k
+TEXT_SEARCH_BUDGET = 2000
+"""About how many rows one text search may score: FTS5 scores every row that
+matches a word (a few microseconds each), and a word common enough to pass
+this says little about which memory is meant (at 100,000 memories a word in
+2,000 of them weighs a third of a rare one in bm25)."""
 
 _SORT_ORDER = {
     "recent": "m.last_seen_at DESC, m.id DESC",
@@ -164,18 +169,56 @@ class MemoryStore:
     def search_text(
         self, query: str, limit: int = 10, status: MemoryStatus | None = "active"
     ) -> list[MemoryHit]:
-        """Memories matching any word of *query* (typed by a person), best bm25 first."""
-        fts_query = match_query(query)
-        if fts_query is None or limit < 1:
+        """Memories matching the telling words of *query* (typed by a person),
+        best bm25 first: stopwords and words in most memories are left out,
+        and the search scores at most about ``TEXT_SEARCH_BUDGET`` rows (see
+        ``fts.telling_words``)."""
+        fts_query = any_word(self._telling_words(query)) if limit >= 1 else None
+        if fts_query is None:
             return []
-        rows = self._db.fetch_all(
-            f"SELECT {select_columns('m')}, bm25(memories_fts) AS score"
-            " FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid"
-            " WHERE memories_fts MATCH ? AND (? IS NULL OR m.status = ?)"
-            " ORDER BY score LIMIT ?",
-            (fts_query, status, status, limit),
+        # FTS5 ranks by bm25 cheaply inside its own ORDER BY ... LIMIT; joined
+        # to another table it scores every match at many times the cost.  So
+        # rank first and filter by status after, asking for more if the filter
+        # left too few and there may be more.
+        depth = limit if status is None else 2 * limit
+        while True:
+            rows = self._db.fetch_all(
+                f"SELECT {select_columns('m')}, f.score FROM (SELECT rowid, bm25(memories_fts)"
+                " AS score FROM memories_fts WHERE memories_fts MATCH ? ORDER BY score LIMIT ?)"
+                " AS f JOIN memories m ON m.id = f.rowid ORDER BY f.score",
+                (fts_query, depth),
+            )
+            hits = [
+                MemoryHit(memory_from_row(row), float(row["score"]))
+                for row in rows
+                if status is None or row["status"] == status
+            ]
+            if len(hits) >= limit or len(rows) < depth:
+                return hits[:limit]
+            depth *= 4
+
+    def _telling_words(self, query: str) -> list[str]:
+        words = searchable_words(query)
+        if not words:
+            return []
+        # Counts stop at the budget: past it a word is too common to search
+        # for, and counting further would cost what leaving it out saves.
+        cap = TEXT_SEARCH_BUDGET + 1
+        counted = " UNION ALL ".join(
+            f"SELECT {n}, (SELECT count(*) FROM (SELECT 1 FROM memories_fts"
+            " WHERE memories_fts MATCH ? LIMIT ?))"
+            for n in range(len(words))
         )
-        return [MemoryHit(memory_from_row(row), float(row["score"])) for row in rows]
+        params: list[Any] = []
+        for word in words:
+            params += [any_word([word]), cap]
+        counts = {int(row[0]): int(row[1]) for row in self._db.fetch_all(counted, params)}
+        rows = self._db.fetch_value(
+            "SELECT count(*) FROM (SELECT 1 FROM memories LIMIT ?)", (2 * cap,)
+        )
+        return telling_words(
+            words, [counts[n] for n in range(len(words))], rows, TEXT_SEARCH_BUDGET
+        )
 
     def search_vector(
         self,

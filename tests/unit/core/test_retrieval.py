@@ -94,6 +94,19 @@ def test_without_an_embedder_text_search_alone_works(store: MemoryStore) -> None
     assert [r.memory.id for r in found] == [memory.id]
 
 
+def test_words_that_tell_nothing_apart_find_nothing(store: MemoryStore) -> None:
+    key = _add(store, None, "The spare key is under the blue pot")
+    _add(store, None, "The cat is in the garden")
+    for n in range(11):
+        _add(store, None, f"Mara said something about week {n}")
+    retriever = MemoryRetriever(store, None)
+
+    # "where", "is", "the" are stopwords; "Mara" is in most memories.
+    found = retriever.retrieve("Where is the spare key, Mara?")
+
+    assert [r.memory.id for r in found] == [key.id]
+
+
 def test_importance_and_recency_break_ties(store: MemoryStore) -> None:
     plain = _add(store, None, "umbrella in the car", importance=0.2)
     important = _add(store, None, "umbrella in the hall", importance=0.9)

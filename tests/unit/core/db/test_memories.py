@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from desktop.core.db import memories as memories_module
 from desktop.core.db.connection import Database
 from desktop.core.db.errors import DiskFull, QueryFailed, RowNotFound, VectorDimensionMismatch
 from desktop.core.db.memories import MemoryStore
@@ -262,6 +263,54 @@ def test_search_text_never_raises_on_what_people_type(
 
     assert found in ([], [dog.id])
     assert ("dog" in query.lower()) == (found == [dog.id])
+
+
+def test_search_text_leaves_out_stopwords(memories: MemoryStore, embedder: HashingEmbedder) -> None:
+    key = _add(memories, embedder, "The spare key is under the blue pot")
+    _add(memories, embedder, "The cat is in the garden")
+
+    assert _text_ids(memories, "where is the spare key") == [key.id]
+    assert _text_ids(memories, "what is it") == []
+
+
+def test_search_text_leaves_out_a_word_most_memories_share(
+    memories: MemoryStore, embedder: HashingEmbedder
+) -> None:
+    # A name in most memories (as in "Mara: ..." lines) weighs nothing in
+    # bm25, but searched for it would make every one of them a match.
+    for n in range(12):
+        _add(memories, embedder, f"Mara talked about topic {n}")
+    dentist = _add(memories, embedder, "Mara's dentist is on Elm Street")
+    other = _add(memories, embedder, "The dentist said to floss")
+
+    assert set(_text_ids(memories, "Mara's dentist", limit=20)) == {dentist.id, other.id}
+    # With nothing rarer to go by, the common word is searched after all.
+    assert len(_text_ids(memories, "Mara", limit=20)) == 13
+
+
+def test_search_text_skips_words_too_common_for_its_budget(
+    memories: MemoryStore, embedder: HashingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(memories_module, "TEXT_SEARCH_BUDGET", 5)
+    for n in range(8):
+        _add(memories, embedder, f"walked in the park, day {n}")
+    for n in range(30):
+        _add(memories, embedder, f"unrelated note {n}")
+    bench = _add(memories, embedder, "a bench in the park")
+
+    assert _text_ids(memories, "park bench") == [bench.id]
+
+
+def test_search_text_finds_enough_memories_of_a_status_behind_better_others(
+    memories: MemoryStore, embedder: HashingEmbedder
+) -> None:
+    for n in range(30):
+        archived = _add(memories, embedder, f"dog dog dog {n}")
+        memories.set_status(archived.id, "archived", "system")
+    active = [_add(memories, embedder, f"a dog named {name}") for name in ("Rex", "Bo", "Fido")]
+
+    assert set(_text_ids(memories, "dog", limit=3)) == {m.id for m in active}
+    assert len(_text_ids(memories, "dog", limit=3, status=None)) == 3
 
 
 def test_search_vector_filters_inside_the_knn(
