@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import write_atomically
+from desktop.core.time_zones import SYSTEM_ZONE, zone_named
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +195,24 @@ class DreamSettings(BaseModel):
         return band
 
 
+class TaskSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    time_zone: str = Field(
+        SYSTEM_ZONE,
+        description="Time zone task schedules are read in, an IANA name such as Europe/Berlin; "
+        "empty means the system's (and follows it when it changes).",
+    )
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, name: str) -> str:
+        name = name.strip()
+        if name != SYSTEM_ZONE:
+            zone_named(name)  # UnknownTimeZone (a ValueError) says what is wrong
+        return name
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -201,6 +220,7 @@ class Settings(BaseModel):
     models: ModelSettings = Field(default_factory=ModelSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    tasks: TaskSettings = Field(default_factory=TaskSettings)
     dream: DreamSettings = Field(default_factory=DreamSettings)
 
 

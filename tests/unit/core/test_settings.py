@@ -16,6 +16,7 @@ from desktop.core.settings import (
     ModelSettings,
     Settings,
     SettingsProblem,
+    TaskSettings,
     load_settings,
     save_settings,
 )
@@ -216,3 +217,18 @@ def test_a_stale_temporary_file_does_not_block_saving(path: Path) -> None:
     save_settings(Settings(), path)
 
     assert load_settings(path) == (Settings(), None)
+
+
+def test_the_task_time_zone_defaults_to_the_systems_and_takes_iana_names(path: Path) -> None:
+    assert Settings().tasks.time_zone == ""  # the system's, following it when it changes
+    _write(path, {"version": 1, "tasks": {"time_zone": "Asia/Tokyo"}})
+
+    settings, problem = load_settings(path)
+
+    assert problem is None
+    assert settings.tasks == TaskSettings(time_zone="Asia/Tokyo")
+
+
+def test_an_unknown_task_time_zone_is_refused_with_a_hint() -> None:
+    with pytest.raises(ValidationError, match="'Mars/Base' is not a time zone Reverie knows"):
+        TaskSettings(time_zone="Mars/Base")
