@@ -1,0 +1,324 @@
+"""``TaskStore``: all the SQL of ``tasks``.
+
+A task moves between statuses only along the allowed steps (pause an active
+one, resume a paused one, complete either, delete anything not deleted,
+restore a deleted one); each step is one ``UPDATE ... WHERE status IN``, so
+two writers cannot both take it.  Deleting is soft: a deleted task keeps its
+text and comes back with ``restore``.  Times are unix seconds; the task
+service (``desktop.core.tasks``) decides them, this store only keeps them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import enum
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from desktop.core.db.clock import Clock, system_clock
+from desktop.core.db.connection import Database, Row, Transaction
+from desktop.core.db.errors import QueryFailed
+from desktop.core.errors import ReverieError
+from desktop.core.schedules import Schedule, from_spec, to_spec
+
+TaskStatus = Literal["active", "paused", "completed", "deleted"]
+OPEN: tuple[TaskStatus, ...] = ("active", "paused")
+"""The statuses of tasks still to do."""
+EVERY_STATUS: tuple[TaskStatus, ...] = get_args(TaskStatus)
+URGENT, LOW = 1, 10
+DEFAULT_PRIORITY = 5
+
+
+class Keep(enum.Enum):
+    """An argument left as it is (``None`` would mean "remove")."""
+
+    KEEP = enum.auto()
+
+
+KEEP = Keep.KEEP
+
+
+class TaskNotFound(ReverieError):
+    def __init__(self, task_id: int) -> None:
+        super().__init__(f"There is no task #{task_id}.")
+        self.task_id = task_id
+
+
+class TaskStateError(ReverieError):
+    """A step the task's status does not allow (pausing a completed task)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    id: int
+    conversation_id: int | None
+    """The conversation that created it (where it speaks up); None once that is gone."""
+    text: str
+    priority: int
+    """1 urgent ... 10 low."""
+    status: TaskStatus
+    schedule: Schedule | None
+    ai_prompt: str | None
+    """Set for a routine: what the model is asked when the task runs."""
+    created_at: float
+    updated_at: float
+    completed_at: float | None
+    last_run_at: float | None
+    next_run_at: float | None
+
+    @property
+    def is_routine(self) -> bool:
+        return self.ai_prompt is not None
+
+
+# The step each verb takes: the statuses it starts from, the one it leads to.
+_STEPS: dict[str, tuple[tuple[TaskStatus, ...], str]] = {
+    "pause": (("active",), "'paused'"),
+    "resume": (("paused",), "'active'"),
+    "complete": (OPEN, "'completed'"),
+    "delete": (("active", "paused", "completed"), "'deleted'"),
+    # A restored task is as it was, except that a paused one comes back active.
+    "restore": (
+        ("deleted",),
+        "CASE WHEN completed_at IS NULL THEN 'active' ELSE 'completed' END",
+    ),
+}
+_PAST = {
+    "pause": "paused",
+    "resume": "resumed",
+    "complete": "completed",
+    "delete": "deleted",
+    "restore": "restored",
+}
+
+
+def _task(row: Row) -> Task:
+    kind = row["schedule_kind"]
+    schedule = None if kind is None else from_spec(kind, json.loads(row["schedule_spec"]))
+    return Task(
+        id=row["id"],
+        conversation_id=row["conversation_id"],
+        text=row["text"],
+        priority=row["priority"],
+        status=row["status"],
+        schedule=schedule,
+        ai_prompt=row["ai_prompt"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        completed_at=row["completed_at"],
+        last_run_at=row["last_run_at"],
+        next_run_at=row["next_run_at"],
+    )
+
+
+def _stored(schedule: Schedule | None) -> tuple[str | None, str | None]:
+    if schedule is None:
+        return None, None
+    kind, spec = to_spec(schedule)
+    return kind, json.dumps(spec)
+
+
+def _check(text: str | None, priority: int | None) -> None:
+    if text is not None and not text.strip():
+        raise ValueError("a task needs some text")
+    if priority is not None and not URGENT <= priority <= LOW:
+        raise ValueError(f"priority {priority} is outside {URGENT}..{LOW}")
+
+
+class TaskStore:
+    """Tasks, their schedules and run times."""
+
+    def __init__(self, database: Database, *, clock: Clock = system_clock) -> None:
+        self._db = database
+        self._clock = clock
+
+    # -- reading -----------------------------------------------------------
+
+    def get(self, task_id: int) -> Task | None:
+        """The task, deleted or not; None if there never was one."""
+        row = self._db.fetch_one("SELECT * FROM tasks WHERE id = ?", (task_id,))
+        return None if row is None else _task(row)
+
+    def list(
+        self, statuses: Sequence[TaskStatus] = OPEN, *, conversation_id: int | None = None
+    ) -> builtins.list[Task]:
+        """Tasks with one of *statuses* (of one conversation, if given), most urgent first."""
+        if not statuses:
+            return []
+        where = f"status IN ({', '.join('?' * len(statuses))})"
+        params: builtins.list[Any] = list(statuses)
+        if conversation_id is not None:
+            where += " AND conversation_id = ?"
+            params.append(conversation_id)
+        rows = self._db.fetch_all(
+            f"SELECT * FROM tasks WHERE {where} ORDER BY priority, id", params
+        )
+        return [_task(row) for row in rows]
+
+    def due(self, now: float) -> builtins.list[Task]:
+        """Active tasks whose next run is at or before *now*, the longest waiting first."""
+        rows = self._db.fetch_all(
+            "SELECT * FROM tasks WHERE status = 'active' AND next_run_at IS NOT NULL"
+            " AND next_run_at <= ? ORDER BY next_run_at, priority, id",
+            (now,),
+        )
+        return [_task(row) for row in rows]
+
+    def next_due_at(self) -> float | None:
+        """The earliest next run of an active task, if any is scheduled."""
+        value = self._db.fetch_value(
+            "SELECT min(next_run_at) FROM tasks WHERE status = 'active' AND next_run_at IS NOT NULL"
+        )
+        return None if value is None else float(value)
+
+    # -- writing -----------------------------------------------------------
+
+    def add(
+        self,
+        text: str,
+        *,
+        conversation_id: int | None,
+        priority: int = DEFAULT_PRIORITY,
+        schedule: Schedule | None = None,
+        next_run_at: float | None = None,
+        ai_prompt: str | None = None,
+    ) -> Task:
+        """A new active task."""
+        _check(text, priority)
+        if schedule is None and next_run_at is not None:
+            raise ValueError("only a scheduled task has a next run")
+        kind, spec = _stored(schedule)
+        now = self._clock()
+        with self._db.transaction() as tx:
+            row = tx.fetch_one(
+                "INSERT INTO tasks (conversation_id, text, priority, schedule_kind,"
+                " schedule_spec, ai_prompt, created_at, updated_at, next_run_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                (conversation_id, text, priority, kind, spec, ai_prompt, now, now, next_run_at),
+            )
+        if row is None:  # INSERT ... RETURNING always returns the row it wrote
+            raise QueryFailed("an INSERT ... RETURNING returned no row")
+        return _task(row)
+
+    def update(
+        self,
+        task_id: int,
+        *,
+        text: str | None = None,
+        priority: int | None = None,
+        schedule: Schedule | Keep | None = KEEP,
+        next_run_at: float | Keep | None = KEEP,
+    ) -> Task:
+        """Change what is given (a new schedule comes with its next run); a
+        deleted task is not changed (restore it first)."""
+        _check(text, priority)
+        if isinstance(schedule, Keep) != isinstance(next_run_at, Keep):
+            raise ValueError("a schedule is changed together with its next run")
+        if schedule is None and next_run_at not in (None, KEEP):
+            raise ValueError("only a scheduled task has a next run")
+        sets = ["updated_at = ?"]
+        params: builtins.list[Any] = [self._clock()]
+        if text is not None:
+            sets.append("text = ?")
+            params.append(text)
+        if priority is not None:
+            sets.append("priority = ?")
+            params.append(priority)
+        if not isinstance(schedule, Keep):
+            sets.append("schedule_kind = ?, schedule_spec = ?, next_run_at = ?")
+            params += [*_stored(schedule), next_run_at]
+        with self._db.transaction() as tx:
+            row = tx.fetch_one(
+                f"UPDATE tasks SET {', '.join(sets)} WHERE id = ? AND status <> 'deleted'"
+                " RETURNING *",
+                [*params, task_id],
+            )
+            if row is None:
+                self._refuse(tx, task_id, "changed", ("active", "paused", "completed"))
+        assert row is not None  # _refuse raised
+        return _task(row)
+
+    def pause(self, task_id: int) -> Task:
+        """An active task stops being shown and run until resumed."""
+        return self._step(task_id, "pause")
+
+    def resume(self, task_id: int, next_run_at: float | None) -> Task:
+        """A paused task is active again, next running at *next_run_at*."""
+        return self._step(task_id, "resume", next_run_at=next_run_at)
+
+    def complete(self, task_id: int) -> Task:
+        return self._step(task_id, "complete", next_run_at=None, completed=True)
+
+    def delete(self, task_id: int) -> Task:
+        """Soft: the task is hidden, and ``restore`` brings it back."""
+        return self._step(task_id, "delete")
+
+    def restore(self, task_id: int, next_run_at: float | None) -> Task:
+        """A deleted task as it was (a paused one active), next running at *next_run_at*."""
+        return self._step(task_id, "restore", next_run_at=next_run_at)
+
+    def record_run(self, task_id: int, *, ran_at: float, next_run_at: float | None) -> Task:
+        """A scheduled task ran at *ran_at*; it runs next at *next_run_at* (None: never)."""
+        with self._db.transaction() as tx:
+            row = tx.fetch_one(
+                "UPDATE tasks SET last_run_at = ?, next_run_at = ?, updated_at = ?"
+                " WHERE id = ? AND schedule_kind IS NOT NULL RETURNING *",
+                (ran_at, next_run_at, self._clock(), task_id),
+            )
+            if row is None:
+                if tx.fetch_one("SELECT 1 FROM tasks WHERE id = ?", (task_id,)) is None:
+                    raise TaskNotFound(task_id)
+                raise TaskStateError(f"Task #{task_id} has no schedule, so it never runs.")
+        return _task(row)
+
+    def purge_completed(self, completed_before: float) -> int:
+        """Delete for good the tasks completed before *completed_before*; how many went."""
+        with self._db.transaction() as tx:
+            return tx.execute(
+                "DELETE FROM tasks WHERE status = 'completed' AND completed_at < ?",
+                (completed_before,),
+            ).rowcount
+
+    def _step(
+        self,
+        task_id: int,
+        verb: str,
+        *,
+        next_run_at: float | Keep | None = KEEP,
+        completed: bool = False,
+    ) -> Task:
+        allowed, new_status = _STEPS[verb]
+        now = self._clock()
+        sets = [f"status = {new_status}", "updated_at = ?"]
+        params: builtins.list[Any] = [now]
+        if completed:
+            sets.append("completed_at = ?")
+            params.append(now)
+        if not isinstance(next_run_at, Keep):
+            # Only a scheduled task still to do has a next run.
+            sets.append(
+                "next_run_at = CASE WHEN schedule_kind IS NULL OR completed_at IS NOT NULL"
+                " THEN NULL ELSE ? END"
+            )
+            params.append(next_run_at)
+        with self._db.transaction() as tx:
+            row = tx.fetch_one(
+                f"UPDATE tasks SET {', '.join(sets)} WHERE id = ?"
+                f" AND status IN ({', '.join('?' * len(allowed))}) RETURNING *",
+                [*params, task_id, *allowed],
+            )
+            if row is None:
+                self._refuse(tx, task_id, _PAST[verb], allowed)
+        assert row is not None  # _refuse raised
+        return _task(row)
+
+    @staticmethod
+    def _refuse(tx: Transaction, task_id: int, done: str, allowed: Sequence[TaskStatus]) -> None:
+        status = tx.fetch_value("SELECT status FROM tasks WHERE id = ?", (task_id,))
+        if status is None:
+            raise TaskNotFound(task_id)
+        raise TaskStateError(
+            f"Task #{task_id} is {status}; only {' or '.join(allowed)} tasks can be {done}."
+        )

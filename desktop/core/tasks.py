@@ -1,0 +1,193 @@
+"""Tasks as the user, the model and the scheduler change them: the rules
+around ``TaskStore``.
+
+The service reads the clock and the time zone, so the store only keeps
+times: a new or changed schedule gets its next run (``ScheduleInPast`` if
+it has none), a resumed or restored task its next run from now (runs missed
+while it was paused are skipped), and a run that happened its next one.
+Refusals are ``TaskRefused``, ``TaskNotFound`` or ``TaskStateError``, each
+worded for the user (and the model), and nothing is changed by one.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from datetime import datetime, tzinfo
+
+from desktop.core.db.tasks import (
+    DEFAULT_PRIORITY,
+    KEEP,
+    LOW,
+    OPEN,
+    URGENT,
+    Keep,
+    Task,
+    TaskStatus,
+    TaskStore,
+)
+from desktop.core.errors import ReverieError
+from desktop.core.prompt_assembly import TaskLine
+from desktop.core.schedules import Schedule, check_upcoming, describe, next_run
+from desktop.core.text import scrub
+
+TEXT_CHARS = 1_000
+
+
+class TaskRefused(ReverieError):
+    """Task text or priority that cannot be stored; nothing was changed."""
+
+
+def _local_now() -> datetime:
+    return datetime.now().astimezone()
+
+
+class TaskService:
+    """Tasks with their schedules read in the user's time zone."""
+
+    def __init__(
+        self, store: TaskStore, zone: tzinfo, *, clock: Callable[[], datetime] = _local_now
+    ) -> None:
+        self.store = store
+        self.zone = zone
+        self._clock = clock
+
+    # -- reading -----------------------------------------------------------
+
+    def get(self, task_id: int) -> Task | None:
+        return self.store.get(task_id)
+
+    def list(
+        self, statuses: Sequence[TaskStatus] = OPEN, *, conversation_id: int | None = None
+    ) -> builtins.list[Task]:
+        return self.store.list(statuses, conversation_id=conversation_id)
+
+    def prompt_lines(self) -> builtins.list[TaskLine]:
+        """The active tasks as the prompt shows them, most urgent first."""
+        return [
+            TaskLine(task.id, task.text, task.priority, schedule_words(task))
+            for task in self.store.list(("active",))
+        ]
+
+    def next_run(self, task: Task, after: datetime | None = None) -> datetime | None:
+        """When *task* runs next after *after* (now), in the user's zone."""
+        if task.schedule is None:
+            return None
+        return next_run(task.schedule, after or self._clock(), self.zone)
+
+    def due(self, now: datetime | None = None) -> builtins.list[Task]:
+        """Active tasks whose run time has come, the longest waiting first."""
+        return self.store.due((now or self._clock()).timestamp())
+
+    # -- writing -----------------------------------------------------------
+
+    def add(
+        self,
+        text: str,
+        *,
+        conversation_id: int | None,
+        priority: int = DEFAULT_PRIORITY,
+        schedule: Schedule | None = None,
+        ai_prompt: str | None = None,
+    ) -> Task:
+        """A new active task, belonging to *conversation_id* (the one that asked)."""
+        text = _checked_text(text)
+        _check_priority(priority)
+        return self.store.add(
+            text,
+            conversation_id=conversation_id,
+            priority=priority,
+            schedule=schedule,
+            next_run_at=self._first_run(schedule),
+            ai_prompt=ai_prompt,
+        )
+
+    def update(
+        self,
+        task_id: int,
+        *,
+        text: str | None = None,
+        priority: int | None = None,
+        schedule: Schedule | Keep | None = KEEP,
+    ) -> Task:
+        """Change the text, priority or schedule (``None`` removes it)."""
+        text = None if text is None else _checked_text(text)
+        if priority is not None:
+            _check_priority(priority)
+        if isinstance(schedule, Keep):
+            return self.store.update(task_id, text=text, priority=priority)
+        return self.store.update(
+            task_id,
+            text=text,
+            priority=priority,
+            schedule=schedule,
+            next_run_at=self._first_run(schedule),
+        )
+
+    def pause(self, task_id: int) -> Task:
+        return self.store.pause(task_id)
+
+    def resume(self, task_id: int) -> Task:
+        """A paused task active again; its schedule goes on from now."""
+        return self.store.resume(task_id, self._upcoming(task_id))
+
+    def complete(self, task_id: int) -> Task:
+        return self.store.complete(task_id)
+
+    def delete(self, task_id: int) -> Task:
+        """Soft: ``restore`` brings it back."""
+        return self.store.delete(task_id)
+
+    def restore(self, task_id: int) -> Task:
+        return self.store.restore(task_id, self._upcoming(task_id))
+
+    def mark_run(self, task_id: int, ran_at: datetime | None = None) -> Task:
+        """The task ran (spoke up, or its routine ran) at *ran_at* (now); its
+        next run is the first after that, skipping any missed meanwhile.  A
+        ``once`` task then has no next run and stays active until completed."""
+        ran = ran_at or self._clock()
+        task = self.store.get(task_id)
+        upcoming = None if task is None else self.next_run(task, max(ran, self._clock()))
+        return self.store.record_run(
+            task_id,
+            ran_at=ran.timestamp(),
+            next_run_at=None if upcoming is None else upcoming.timestamp(),
+        )
+
+    def _first_run(self, schedule: Schedule | None) -> float | None:
+        if schedule is None:
+            return None
+        return check_upcoming(schedule, self._clock(), self.zone).timestamp()
+
+    def _upcoming(self, task_id: int) -> float | None:
+        """The next run of a task from now; None if it has none (any more)."""
+        task = self.store.get(task_id)
+        upcoming = None if task is None else self.next_run(task)
+        return None if upcoming is None else upcoming.timestamp()
+
+
+def schedule_words(task: Task) -> str | None:
+    """The task's schedule as the prompt and the UI say it (``daily at 09:00``)."""
+    return None if task.schedule is None else describe(task.schedule)
+
+
+def _checked_text(text: str) -> str:
+    # One line: the prompt lists a task per line, and a task's text must not
+    # be able to add lines of its own there.
+    text = " ".join(scrub(text).split())
+    if not text:
+        raise TaskRefused("A task needs some text saying what to do.")
+    if len(text) > TEXT_CHARS:
+        raise TaskRefused(
+            f"A task is at most {TEXT_CHARS} characters (this one has {len(text)}); "
+            "keep the task short and put the details in a skill or a memory."
+        )
+    return text
+
+
+def _check_priority(priority: int) -> None:
+    if not URGENT <= priority <= LOW:
+        raise TaskRefused(
+            f"Priority {priority} does not exist: {URGENT} is urgent, {LOW} low "
+            f"({DEFAULT_PRIORITY} if unsure)."
+        )
