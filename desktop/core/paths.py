@@ -43,6 +43,11 @@ class AppPaths:
         return self.data_dir / "models"
 
     @property
+    def skills_dir(self) -> Path:
+        """The user's skills, one Markdown file each (``<name>.md``)."""
+        return self.data_dir / "skills"
+
+    @property
     def settings_file(self) -> Path:
         return self.config_dir / "settings.json"
 
@@ -52,7 +57,13 @@ class AppPaths:
 
     def ensure(self) -> None:
         """Create the directories (not the files) if they are missing."""
-        for directory in (self.data_dir, self.config_dir, self.cache_dir, self.models_dir):
+        for directory in (
+            self.data_dir,
+            self.config_dir,
+            self.cache_dir,
+            self.models_dir,
+            self.skills_dir,
+        ):
             directory.mkdir(parents=True, exist_ok=True)
 
 

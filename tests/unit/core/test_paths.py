@@ -96,7 +96,13 @@ def test_ensure_creates_the_folders_and_is_idempotent(tmp_path: Path) -> None:
     resolved.ensure()
     resolved.ensure()
 
-    for folder in (resolved.data_dir, resolved.config_dir, resolved.cache_dir, resolved.models_dir):
+    for folder in (
+        resolved.data_dir,
+        resolved.config_dir,
+        resolved.cache_dir,
+        resolved.models_dir,
+        resolved.skills_dir,
+    ):
         assert folder.is_dir()
     assert not resolved.database_file.exists()  # folders, not files
 

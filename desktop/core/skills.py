@@ -1,0 +1,432 @@
+"""The skill library: learned procedures as Markdown files the user can edit.
+
+A skill is ``skills/<name>.md`` in the user's data folder; its first line
+is its one-line summary, the rest how to do it.  The ``skills`` table
+(``SkillStore``) indexes the files; the files are the truth.  Where a file
+lies says its status: active skills in ``skills/``, drafts (proposed by
+dreaming, waiting for the user) in ``skills/.drafts/``, deleted ones in
+``skills/.deleted/`` (so deleting is undone by moving the file back).
+
+Files change outside Reverie: every listing first syncs the index with the
+folder (a file added by hand appears, a summary follows its file's first
+line, a file removed by hand takes its skill with it), and a skill is read
+from its file each time.  A file that is not UTF-8 is reported, and nothing
+is changed because of it.
+
+Every file move is undone when the index write after it fails, and one lock
+keeps the folder and the index agreeing across threads (the chat worker
+reads the list while a window edits).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import os
+import re
+import threading
+import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.core.db.skills import (
+    EVERY_STATUS,
+    Skill,
+    SkillNameTaken,
+    SkillNotFound,
+    SkillStateError,
+    SkillStatus,
+    SkillStore,
+    SkillUse,
+    name_key,
+)
+from desktop.core.errors import EnvironmentProblem, ReverieError
+from desktop.core.files import write_atomically
+from desktop.core.prompt_assembly import SkillLine
+from desktop.core.text import scrub
+
+SUFFIX = ".md"
+NAME_CHARS = 64
+SUMMARY_CHARS = 200
+TEXT_CHARS = 100_000
+DRAFTS = ".drafts"
+DELETED = ".deleted"
+_FOLDERS: dict[SkillStatus, str] = {"active": "", "draft": DRAFTS, "deleted": DELETED}
+# Windows cannot create these names, with any extension; a skill folder may
+# travel to Windows in a backup.
+_RESERVED = frozenset(
+    ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+    + [f"{port}{n}" for port in ("COM", "LPT") for n in "123456789"]
+)
+_FORBIDDEN = re.compile(r'[<>:"/\\|?*]')
+_HEADING = re.compile(r"^#+\s*")
+
+
+class SkillRefused(ReverieError):
+    """A skill name or text that cannot be used; nothing was changed."""
+
+
+class SkillFileError(EnvironmentProblem):
+    """A skill file that cannot be read or written (not UTF-8, missing, no space)."""
+
+
+@dataclass(frozen=True)
+class SkillText:
+    skill: Skill
+    text: str
+    """The whole file: the summary line first."""
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    file_name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What a sync with the folder found."""
+
+    added: tuple[str, ...] = ()
+    """Skills whose files appeared (names)."""
+    removed: tuple[str, ...] = ()
+    """Skills whose files went away, now deleted."""
+    skipped: tuple[SkippedFile, ...] = ()
+    """Files that could not be taken in, and why."""
+
+
+def skill_name(raw: str) -> str:
+    """*raw* as a skill name that is also a safe file name on every system;
+    ``SkillRefused`` says why one cannot be."""
+    # NFKC folds look-alikes (full-width letters, ligatures) into one
+    # spelling; invisible format characters (zero-width joiners) go.
+    name = unicodedata.normalize("NFKC", scrub(raw))
+    name = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
+    name = " ".join(name.split())
+    if name.casefold().endswith(SUFFIX):
+        name = name[: -len(SUFFIX)].rstrip()
+    if not name:
+        raise SkillRefused("A skill needs a name.")
+    if len(name) > NAME_CHARS:
+        raise SkillRefused(f"A skill name is at most {NAME_CHARS} characters; {name!r} is longer.")
+    if _FORBIDDEN.search(name) or any(unicodedata.category(ch) == "Cc" for ch in name):
+        raise SkillRefused(
+            f'A skill name cannot contain path separators or any of < > : " | ? *; {name!r} does.'
+        )
+    if name.startswith(".") or name.endswith("."):
+        raise SkillRefused(f"A skill name cannot start or end with a dot; {name!r} does.")
+    if name.split(".")[0].strip().upper() in _RESERVED:
+        raise SkillRefused(f"{name!r} is a name some systems reserve for devices; choose another.")
+    return name
+
+
+def summary_of(text: str) -> str:
+    """The first line that says something, without a Markdown heading mark."""
+    for line in text.splitlines():
+        if line := _HEADING.sub("", line).strip():
+            return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+    return ""
+
+
+def _checked_text(text: str) -> str:
+    text = scrub(text).replace("\r\n", "\n").strip("\n")
+    if not summary_of(text):
+        raise SkillRefused(
+            "A skill needs some text; its first line is the one-line summary of what it is for."
+        )
+    if len(text) > TEXT_CHARS:
+        raise SkillRefused(
+            f"A skill is at most {TEXT_CHARS:,} characters; this one has {len(text):,}."
+        )
+    return text + "\n"
+
+
+class SkillLibrary:
+    """The skills folder and its index."""
+
+    def __init__(self, store: SkillStore, directory: Path) -> None:
+        self.store = store
+        self.directory = directory
+        self.last_sync = SyncReport()
+        self._lock = threading.RLock()
+
+    def path(self, skill: Skill) -> Path:
+        """Where the skill's file is (by its status)."""
+        return self.directory / _FOLDERS[skill.status] / skill.file_name
+
+    # -- reading -----------------------------------------------------------
+
+    def list(
+        self, query: str = "", statuses: Sequence[SkillStatus] = ("active",)
+    ) -> builtins.list[Skill]:
+        """Skills with one of *statuses* whose name, summary or text hold every
+        word of *query*, by name (after a sync with the folder)."""
+        with self._lock:
+            self.sync()
+            skills = self.store.list(statuses)
+            words = query.casefold().split()
+            if not words:
+                return skills
+            return [skill for skill in skills if self._matches(skill, words)]
+
+    def find(self, name: str, statuses: Sequence[SkillStatus] = ("active",)) -> Skill | None:
+        """The skill called *name* (ignoring case) if it has one of *statuses*."""
+        with self._lock:
+            self.sync()
+            skill = self.store.find(name)
+            return skill if skill is not None and skill.status in statuses else None
+
+    def read(self, skill_id: int) -> SkillText:
+        """The skill's whole text, read from its file now; its summary follows
+        the file's first line."""
+        with self._lock:
+            skill = self._require(skill_id)
+            text = self._read(self.path(skill))
+            summary = summary_of(text)
+            if summary and summary != skill.summary:
+                skill = self.store.update(skill.id, summary=summary)
+            return SkillText(skill, text)
+
+    def use(self, name: str, conversation_id: int | None) -> SkillText:
+        """Read the active skill *name* for a conversation, and record the use."""
+        with self._lock:
+            skill = self.find(name)
+            if skill is None:
+                raise SkillNotFound(name)
+            read = self.read(skill.id)
+            self.store.record_use(skill.id, conversation_id)
+            return SkillText(self._require(skill.id), read.text)
+
+    def uses(self, skill_id: int) -> builtins.list[SkillUse]:
+        return self.store.uses(skill_id)
+
+    def table_of_contents(self, max_chars: int) -> builtins.list[SkillLine]:
+        """The active skills as the prompt lists them, by name, within *max_chars*
+        (lines joined by newlines); when not all fit, the ones used or added
+        most recently are kept."""
+        with self._lock:
+            skills = self.list()
+        recent_first = sorted(
+            skills, key=lambda s: (max(s.last_used_at or 0.0, s.created_at), s.id), reverse=True
+        )
+        kept: builtins.list[SkillLine] = []
+        used = -1  # no newline before the first line
+        for skill in recent_first:
+            line = SkillLine(skill.name, skill.summary)
+            if used + 1 + len(line.render()) <= max_chars:
+                kept.append(line)
+                used += 1 + len(line.render())
+        return sorted(kept, key=lambda line: name_key(line.name))
+
+    def sync(self) -> SyncReport:
+        """Bring the index in line with the folder (see the module docstring)."""
+        with self._lock:
+            report = self._sync()
+            self.last_sync = report
+            return report
+
+    # -- writing -----------------------------------------------------------
+
+    def create(self, name: str, text: str, *, draft: bool = False) -> Skill:
+        """A new skill (a draft, for the user to accept or reject, if *draft*).
+        The name of a deleted skill may be taken again: its uses carry over."""
+        name, text = skill_name(name), _checked_text(text)
+        status: SkillStatus = "draft" if draft else "active"
+        with self._lock:
+            self.sync()  # a file of that name made by hand is a skill already
+            holder = self.store.find(name)
+            if holder is not None and holder.status != "deleted":
+                raise SkillNameTaken(holder)
+            file_name = name + SUFFIX
+            path = self.directory / _FOLDERS[status] / file_name
+            self._write(path, text)
+            try:
+                if holder is None:
+                    return self.store.add(name, summary_of(text), file_name, status)
+                return self.store.revive(holder.id, name, summary_of(text), file_name, status)
+            except BaseException:
+                path.unlink(missing_ok=True)
+                raise
+
+    def update_text(self, skill_id: int, text: str) -> Skill:
+        """Replace the skill's text; its summary follows the new first line."""
+        text = _checked_text(text)
+        with self._lock:
+            skill = self._require(skill_id, ("active", "draft"))
+            # The file first: if the index write then fails, the next read or
+            # sync takes the summary from the file anyway.
+            self._write(self.path(skill), text)
+            return self.store.update(skill.id, summary=summary_of(text))
+
+    def rename(self, skill_id: int, new_name: str) -> Skill:
+        name = skill_name(new_name)
+        with self._lock:
+            self.sync()
+            skill = self._require(skill_id, ("active", "draft"))
+            holder = self.store.find(name)
+            if holder is not None and holder.id != skill.id:
+                raise SkillNameTaken(holder)
+            file_name = name + SUFFIX
+            with self._moved(self.path(skill), self.path(skill).with_name(file_name)):
+                return self.store.update(skill.id, name=name, file_name=file_name)
+
+    def delete(self, skill_id: int) -> Skill:
+        """Soft: the file goes to ``.deleted/``, and ``restore`` brings it back."""
+        return self._move(skill_id, ("active", "draft"), "deleted")
+
+    def restore(self, skill_id: int) -> Skill:
+        """A deleted skill (or rejected draft) back as an active skill."""
+        return self._move(skill_id, ("deleted",), "active")
+
+    def accept(self, skill_id: int) -> Skill:
+        """A draft becomes an active skill."""
+        return self._move(skill_id, ("draft",), "active")
+
+    def reject(self, skill_id: int) -> Skill:
+        """A draft is deleted (restorable)."""
+        return self._move(skill_id, ("draft",), "deleted")
+
+    # -- the folder --------------------------------------------------------
+
+    def _move(self, skill_id: int, allowed: Sequence[SkillStatus], to: SkillStatus) -> Skill:
+        with self._lock:
+            self.sync()
+            skill = self._require(skill_id, allowed)
+            target = self.directory / _FOLDERS[to] / skill.file_name
+            if to == "deleted":
+                _make_room(target)  # an older deleted copy of the name is kept too
+            elif target.exists():
+                raise SkillFileError(
+                    f"{target} already exists, so {skill.name!r} cannot be put there.",
+                    hint="Rename or move that file first.",
+                )
+            with self._moved(self.path(skill), target):
+                return self.store.set_status(skill.id, to, from_statuses=allowed)
+
+    @contextlib.contextmanager
+    def _moved(self, source: Path, target: Path) -> Iterator[None]:
+        """Move *source* to *target* for the block; back if the block raises."""
+        if source == target:
+            yield
+            return
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+        except OSError as error:
+            raise _file_error(source, "moved", error) from error
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(OSError):  # the block's error is the one to report
+                os.replace(target, source)
+            raise
+
+    def _sync(self) -> SyncReport:
+        skipped: builtins.list[SkippedFile] = []
+        on_disk: dict[str, tuple[str, Path]] = {}
+        for path in sorted(self.directory.glob(f"*{SUFFIX}")):
+            if path.name.startswith(".") or not path.is_file():
+                continue
+            try:
+                name = skill_name(path.name)
+            except SkillRefused as refusal:
+                skipped.append(SkippedFile(path.name, str(refusal)))
+                continue
+            if name_key(name) in on_disk:
+                skipped.append(SkippedFile(path.name, f"another file is also called {name!r}"))
+                continue
+            on_disk[name_key(name)] = (name, path)
+        known = {name_key(skill.name): skill for skill in self.store.list(EVERY_STATUS)}
+        added: builtins.list[str] = []
+        for key, (name, path) in on_disk.items():
+            skill = known.get(key)
+            try:
+                summary = summary_of(self._read(path))
+            except SkillFileError as problem:
+                skipped.append(SkippedFile(path.name, str(problem)))
+                continue
+            if skill is None:
+                self.store.add(name, summary, path.name, "active")
+                added.append(name)
+            elif skill.status == "deleted":  # put back by hand: the file wins
+                self.store.revive(skill.id, name, summary, path.name, "active")
+                added.append(name)
+            elif skill.status == "draft":  # a draft's name made by hand: the file wins
+                self.store.update(skill.id, summary=summary, file_name=path.name)
+                self.store.set_status(skill.id, "active", from_statuses=("draft",))
+                added.append(name)
+            elif (summary, path.name) != (skill.summary, skill.file_name):
+                self.store.update(skill.id, summary=summary, file_name=path.name)
+        removed: builtins.list[str] = []
+        for key, skill in known.items():
+            # A skill with a file in the folder was dealt with above.
+            if key not in on_disk and skill.status != "deleted" and not self.path(skill).is_file():
+                self.store.set_status(skill.id, "deleted", from_statuses=(skill.status,))
+                removed.append(skill.name)
+        return SyncReport(tuple(added), tuple(removed), tuple(skipped))
+
+    def _matches(self, skill: Skill, words: Sequence[str]) -> bool:
+        try:
+            body = self._read(self.path(skill))
+        except SkillFileError:
+            body = ""  # unreadable: still found by its name and summary
+        haystack = f"{skill.name}\n{skill.summary}\n{body}".casefold()
+        return all(word in haystack for word in words)
+
+    def _require(self, skill_id: int, statuses: Sequence[SkillStatus] = EVERY_STATUS) -> Skill:
+        skill = self.store.get(skill_id)
+        if skill is None:
+            raise SkillNotFound(skill_id)
+        if skill.status not in statuses:
+            raise SkillStateError(
+                f"{skill.name!r} is {skill.status}; this needs a skill that is "
+                f"{' or '.join(statuses)}."
+            )
+        return skill
+
+    @staticmethod
+    def _read(path: Path) -> str:
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise _file_error(path, "read", error) from error
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise SkillFileError(
+                f"The skill file {path} is not UTF-8 text (byte 0x{data[error.start]:02x} at "
+                f"position {error.start} is not); it was not read and nothing was changed.",
+                hint="Open it in a text editor and save it with the UTF-8 encoding.",
+            ) from error
+
+    @staticmethod
+    def _write(path: Path, text: str) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, text)
+        except OSError as error:
+            raise _file_error(path, "written", error) from error
+
+
+def _make_room(path: Path) -> None:
+    """Move an existing *path* aside as ``name (2).md`` etc., never overwriting."""
+    if not path.exists():
+        return
+    for number in range(2, 10_000):
+        older = path.with_name(f"{path.stem} ({number}){path.suffix}")
+        if not older.exists():
+            try:
+                os.replace(path, older)
+            except OSError as error:
+                raise _file_error(path, "moved", error) from error
+            return
+    raise SkillFileError(f"{path.parent} holds too many old copies of {path.name}.")
+
+
+def _file_error(path: Path, done: str, error: OSError) -> SkillFileError:
+    reason = error.strerror or str(error)
+    return SkillFileError(
+        f"The skill file {path} could not be {done}: {reason}. Nothing was changed.",
+        hint="Check that the skills folder exists and is writable, and that the disk has space.",
+    )
