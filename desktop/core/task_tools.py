@@ -1,0 +1,117 @@
+"""The ``task`` tool: one tool with an ``action`` for the whole to-do list.
+
+One tool rather than seven keeps the schema a small model must fill small
+and flat: an action from an enum and four optional fields.  A schedule is
+written in the words the prompt shows (``daily at 09:00``), held to them by
+a pattern in the grammar and read by ``parse_schedule``.  What an action
+needs (an id, a text) is checked with the arguments, so a call missing it
+comes back as wrong arguments; a refusal (a schedule in the past, a
+completed task paused) comes back as the tool's failure.  Either way
+nothing is changed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
+from desktop.core.schedules import SCHEDULE_PATTERN, parse_schedule
+from desktop.core.tasks import TaskService, schedule_words
+from desktop.core.tools import Tool, ToolContext, ToolResult
+
+TaskAction = Literal["add", "complete", "update", "pause", "resume", "delete", "list"]
+# What a model may write; longer tasks belong in a skill or a memory.
+TEXT_CHARS = 300
+SCHEDULE_CHARS = 60
+_NEEDS_ID = frozenset({"complete", "update", "pause", "resume", "delete"})
+_DONE = {
+    "add": "added",
+    "complete": "completed",
+    "update": "updated",
+    "pause": "paused",
+    "resume": "resumed",
+    "delete": "deleted",
+}
+
+ScheduleWords = Annotated[
+    str,
+    # In the grammar only: a phrase outside it gets parse_schedule's clearer message.
+    Field(min_length=1, max_length=SCHEDULE_CHARS, json_schema_extra={"pattern": SCHEDULE_PATTERN}),
+]
+
+
+class TaskCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: TaskAction
+    id: int | None = Field(None, ge=1)
+    text: str | None = Field(None, min_length=1, max_length=TEXT_CHARS)
+    priority: int | None = Field(None, ge=URGENT, le=LOW)
+    schedule: ScheduleWords | None = None
+
+    @model_validator(mode="after")
+    def _what_the_action_needs(self) -> TaskCall:
+        if self.action in _NEEDS_ID and self.id is None:
+            raise ValueError(f"{self.action} needs the id of the task (its #number)")
+        if self.action == "add" and self.text is None:
+            raise ValueError("add needs the text of the task")
+        changes = (self.text, self.priority, self.schedule)
+        if self.action == "update" and all(change is None for change in changes):
+            raise ValueError("update needs a new text, priority or schedule")
+        return self
+
+
+def task_tools(tasks: TaskService) -> list[Tool[Any]]:
+    def described(task: Task) -> dict[str, Any]:
+        shown: dict[str, Any] = {
+            "id": task.id,
+            "text": task.text,
+            "priority": task.priority,
+            "status": task.status,
+        }
+        if (words := schedule_words(task)) is not None:
+            shown["schedule"] = words
+        if task.status == "active" and (upcoming := tasks.next_run(task)) is not None:
+            shown["next_run"] = f"{upcoming:%Y-%m-%d %H:%M}"
+        return shown
+
+    def run(arguments: TaskCall, context: ToolContext) -> ToolResult:
+        if arguments.action == "list":
+            listed = [described(task) for task in tasks.list()]
+            return ToolResult(True, {"tasks": listed}, f"Listed {len(listed)} open tasks.")
+        task = _act(tasks, arguments, context)
+        shown = described(task)
+        done = _DONE[arguments.action]
+        when = f" [{shown['schedule']}]" if "schedule" in shown else ""
+        summary = f"Task #{task.id} {done}: {task.text}{when}"
+        return ToolResult(True, {"result": done, "task": shown}, summary)
+
+    return [Tool("task", TaskCall, run, changes_memory=True)]
+
+
+def _act(tasks: TaskService, arguments: TaskCall, context: ToolContext) -> Task:
+    schedule = None if arguments.schedule is None else parse_schedule(arguments.schedule)
+    if arguments.action == "add":
+        assert arguments.text is not None  # checked with the arguments
+        return tasks.add(
+            arguments.text,
+            conversation_id=context.conversation_id,
+            priority=arguments.priority or DEFAULT_PRIORITY,
+            schedule=schedule,
+        )
+    assert arguments.id is not None  # checked with the arguments
+    if arguments.action == "update":
+        if arguments.schedule is None:
+            return tasks.update(arguments.id, text=arguments.text, priority=arguments.priority)
+        return tasks.update(
+            arguments.id, text=arguments.text, priority=arguments.priority, schedule=schedule
+        )
+    steps = {
+        "complete": tasks.complete,
+        "pause": tasks.pause,
+        "resume": tasks.resume,
+        "delete": tasks.delete,
+    }
+    return steps[arguments.action](arguments.id)

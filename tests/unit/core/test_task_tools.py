@@ -1,0 +1,244 @@
+"""Tests of the ``task`` tool: one call per action, written as a model would
+write it, and every bad call answered with a clear error and no change."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from desktop.core.db import ConversationStore, Database
+from desktop.core.db.tasks import EVERY_STATUS, Task, TaskStore
+from desktop.core.prompts import PromptLibrary
+from desktop.core.task_tools import task_tools
+from desktop.core.tasks import TaskService
+from desktop.core.tools import Toolbox, ToolContext
+from models.interfaces import ChatMessage, GenerationOptions
+from models.llama_chat import LlamaChatModel
+from models.sampling import grammar_for_schema
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 11, 22, 12, tzinfo=BERLIN)
+TASK = frozenset({"task"})
+
+
+@pytest.fixture
+def tasks(database: Database) -> TaskService:
+    return TaskService(TaskStore(database, clock=NOW.timestamp), BERLIN, clock=lambda: NOW)
+
+
+@pytest.fixture
+def toolbox(tasks: TaskService, prompts: PromptLibrary) -> Toolbox:
+    return Toolbox(task_tools(tasks), prompts)
+
+
+@pytest.fixture
+def context(store: ConversationStore) -> ToolContext:
+    conversation = store.create("tasks")
+    message = store.add_message(conversation.id, "user", "Remind me to water the plants.")
+    return ToolContext(conversation.id, (message.id,))
+
+
+def _call(**arguments: Any) -> str:
+    return json.dumps({"name": "task", "arguments": arguments})
+
+
+def _all(tasks: TaskService) -> list[Task]:
+    return tasks.list(EVERY_STATUS)
+
+
+def test_the_schema_is_small_flat_and_compiles(toolbox: Toolbox, prompts: PromptLibrary) -> None:
+    [option] = toolbox.schema(TASK)["anyOf"]
+    arguments = option["properties"]["arguments"]
+
+    assert arguments["required"] == ["action"]
+    assert list(arguments["properties"]) == ["action", "id", "text", "priority", "schedule"]
+    assert arguments["properties"]["action"]["enum"] == [
+        "add",
+        "complete",
+        "update",
+        "pause",
+        "resume",
+        "delete",
+        "list",
+    ]
+    assert "daily at" in grammar_for_schema(toolbox.schema(TASK))
+    described = toolbox.describe(TASK)
+    assert described.startswith(
+        "- task(action: add | complete | update | pause | resume | delete | list, "
+        "id?: whole number, text?: text, priority?: whole number, schedule?: text): "
+        "Keep the user's to-do list."
+    )
+
+
+def test_add_stores_a_task_in_the_calls_conversation(
+    toolbox: Toolbox, tasks: TaskService, context: ToolContext
+) -> None:
+    call = toolbox.call(
+        _call(action="add", text="Water the plants", priority=3, schedule="daily at 09:00"),
+        context,
+        TASK,
+    )
+
+    [task] = _all(tasks)
+    assert call.result.ok
+    assert (task.conversation_id, task.text, task.priority) == (
+        context.conversation_id,
+        "Water the plants",
+        3,
+    )
+    assert call.result.content == {
+        "result": "added",
+        "task": {
+            "id": task.id,
+            "text": "Water the plants",
+            "priority": 3,
+            "status": "active",
+            "schedule": "daily at 09:00",
+            "next_run": "2026-11-23 09:00",
+        },
+    }
+    assert call.result.summary == f"Task #{task.id} added: Water the plants [daily at 09:00]"
+
+
+def test_each_action_does_what_it_says(
+    toolbox: Toolbox, tasks: TaskService, context: ToolContext
+) -> None:
+    def run(**arguments: Any) -> dict[str, Any]:
+        call = toolbox.call(_call(**arguments), context, TASK)
+        assert call.result.ok, call.result.content
+        return call.result.content
+
+    task_id = run(action="add", text="Call Ana")["task"]["id"]
+    other = run(action="add", text="Pay the rent", priority=1)["task"]["id"]
+
+    assert run(action="update", id=task_id, text="Call Ana back", schedule="every 30 minutes")[
+        "task"
+    ] == {
+        "id": task_id,
+        "text": "Call Ana back",
+        "priority": 5,
+        "status": "active",
+        "schedule": "every 30 minutes",
+        "next_run": "2026-11-22 12:30",
+    }
+    assert "schedule" not in run(action="update", id=task_id, schedule="none")["task"]
+    assert run(action="pause", id=task_id)["result"] == "paused"
+    assert [t["id"] for t in run(action="list")["tasks"]] == [other, task_id]
+    assert run(action="resume", id=task_id)["task"]["status"] == "active"
+    assert run(action="complete", id=other)["task"]["status"] == "completed"
+    assert run(action="delete", id=task_id)["result"] == "deleted"
+    assert run(action="list") == {"tasks": []}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error"),
+    [
+        ({"action": "remind", "text": "x"}, "action: Input should be 'add', 'complete', 'update'"),
+        ({"text": "Water the plants"}, "Wrong arguments for task: action: Field required."),
+        ({"action": "complete", "id": "the first"}, "id: Input should be a valid integer"),
+        ({"action": "add", "text": 5}, "text: Input should be a valid string"),
+        ({"action": "add", "text": "Tea", "priority": "high"}, "priority: Input should be a valid"),
+        ({"action": "add", "text": "Tea", "priority": 11}, "priority: Input should be less than"),
+        ({"action": "add", "text": "Tea", "when": "now"}, "when: Extra inputs are not permitted"),
+        ({"action": "complete"}, "complete needs the id of the task (its #number)"),
+        ({"action": "add"}, "add needs the text of the task"),
+        ({"action": "update", "id": 1}, "update needs a new text, priority or schedule"),
+        (
+            {"action": "add", "text": "Vote", "schedule": "once on 2020-01-01 09:00"},
+            "task failed: Once on 2020-01-01 09:00 is in the past (it is now 2026-11-22 12:00)",
+        ),
+        (
+            {"action": "add", "text": "Drink", "schedule": "every 30 minutes 08:00-08:00"},
+            "task failed: The time window 08:00-08:00 is empty",
+        ),
+        (
+            {"action": "add", "text": "Drink", "schedule": "daily at 25:00"},
+            "task failed: '25:00' is not a time of day",
+        ),
+        (
+            {"action": "add", "text": "Drink", "schedule": "every 0 minutes"},
+            "task failed: Every 0 minutes is not a schedule",
+        ),
+        ({"action": "add", "text": "   "}, "task failed: A task needs some text"),
+        ({"action": "complete", "id": 99}, "task failed: There is no task #99."),
+        ({"action": "resume", "id": 1}, "task failed: Task #1 is active; only paused tasks"),
+        ({"action": "update", "id": 1, "text": "x" * 301}, "text: String should have at most 300"),
+    ],
+)
+def test_a_bad_call_gets_a_clear_error_and_changes_nothing(
+    toolbox: Toolbox,
+    tasks: TaskService,
+    context: ToolContext,
+    arguments: dict[str, Any],
+    error: str,
+) -> None:
+    existing = tasks.add("Already here", conversation_id=context.conversation_id)
+    assert existing.id == 1
+
+    call = toolbox.call(_call(**arguments), context, TASK)
+
+    assert not call.result.ok
+    assert error in call.result.content["error"]
+    assert _all(tasks) == [existing]
+
+
+def test_off_the_record_the_task_list_is_not_offered(toolbox: Toolbox) -> None:
+    assert toolbox.offered(off_record=False) == TASK
+    assert toolbox.offered(off_record=True) == frozenset()
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=10), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+_ARGUMENTS = st.fixed_dictionaries(
+    {},
+    optional={
+        "action": st.sampled_from(["add", "complete", "update", "pause", "resume", "list", "x"]),
+        "id": st.integers(-2, 4) | _JSON,
+        "text": st.text(max_size=40) | _JSON,
+        "priority": st.integers(-1, 12) | _JSON,
+        "schedule": st.sampled_from(["daily at 09:00", "every 5 minutes", "none", "soon"]) | _JSON,
+    },
+)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(arguments=_ARGUMENTS)
+def test_no_task_call_a_model_can_write_raises(
+    toolbox: Toolbox, context: ToolContext, arguments: dict[str, Any]
+) -> None:
+    call = toolbox.call(_call(**arguments), context, TASK)
+
+    assert call.result.ok or "error" in call.result.content
+
+
+@pytest.mark.model
+def test_a_call_the_real_small_model_writes_under_the_schema_is_run(
+    smollm2: LlamaChatModel, toolbox: Toolbox, tasks: TaskService, context: ToolContext
+) -> None:
+    prompt = [
+        ChatMessage("system", f"Tools:\n{toolbox.describe(TASK)}"),
+        ChatMessage("user", "Remind me to water the plants every day at 09:00."),
+    ]
+    options = GenerationOptions(temperature=0.0, max_tokens=160, json_schema=toolbox.schema(TASK))
+
+    written = "".join(chunk.text for chunk in smollm2.stream(prompt, options))
+    call = toolbox.call(written, context, TASK)
+
+    assert call.name == "task"
+    assert call.result.ok, call.result.content
+    if call.arguments.get("action") == "add":
+        [task] = _all(tasks)
+        assert task.conversation_id == context.conversation_id
