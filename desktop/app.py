@@ -20,6 +20,8 @@ from desktop import __version__
 from desktop.core import jobs
 from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.db.skills import SkillStore
+from desktop.core.db.tasks import TaskStore
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.harvest import Harvester
 from desktop.core.jobs import failure_message
@@ -29,6 +31,11 @@ from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.secrets import SecretStore
 from desktop.core.settings import Settings, SettingsProblem, load_settings, save_settings
+from desktop.core.skill_tools import skill_tools
+from desktop.core.skills import SkillLibrary
+from desktop.core.task_tools import task_tools
+from desktop.core.tasks import TaskService
+from desktop.core.time_zones import zone_named
 from desktop.core.tools import Toolbox
 from models.broker import InferenceBroker, Job
 from models.convert_bert import CONVERTER_VERSION, ensure_default_embedder_gguf
@@ -54,6 +61,8 @@ class Core:
     database: Database | None = None
     conversations: ConversationStore | None = None
     memories: MemoryService | None = None
+    tasks: TaskService | None = None
+    skills: SkillLibrary | None = None
     chat: ChatService | None = None
     harvester: Harvester | None = None
     problems: list[str] = field(default_factory=list)
@@ -87,6 +96,13 @@ def build_core(paths: AppPaths) -> Core:
         prompts = PromptLibrary(paths.config_dir / "prompts")
         core.conversations = conversations = ConversationStore(core.database)
         core.memories = MemoryService.over(core.database, broker, prompts)
+        core.tasks = TaskService(TaskStore(core.database), zone_named(settings.tasks.time_zone))
+        core.skills = SkillLibrary(SkillStore(core.database), paths.skills_dir)
+        tools = [
+            *memory_tools(core.memories),
+            *task_tools(core.tasks),
+            *skill_tools(core.skills),
+        ]
         core.chat = ChatService(
             conversations,
             core.memories,
@@ -94,7 +110,9 @@ def build_core(paths: AppPaths) -> Core:
             prompts,
             settings.models,
             settings.chat,
-            toolbox=Toolbox(memory_tools(core.memories), prompts),
+            toolbox=Toolbox(tools, prompts),
+            tasks=core.tasks,
+            skills=core.skills,
         )
         core.harvester = Harvester(
             conversations,

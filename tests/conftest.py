@@ -11,16 +11,23 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.db.skills import SkillStore
+from desktop.core.db.tasks import TaskStore
 from desktop.core.memory_service import MemoryService
 from desktop.core.memory_tools import memory_tools
 from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ChatSettings, ModelSettings
+from desktop.core.skill_tools import skill_tools
+from desktop.core.skills import SkillLibrary
+from desktop.core.task_tools import task_tools
+from desktop.core.tasks import TaskService
 from desktop.core.tools import Toolbox
 from models.broker import InferenceBroker
 from models.embedded import default_chat_model_path
@@ -143,6 +150,16 @@ def memories(database: Database, broker: InferenceBroker, prompts: PromptLibrary
 
 
 @pytest.fixture
+def task_service(database: Database) -> TaskService:
+    return TaskService(TaskStore(database), ZoneInfo("Europe/Berlin"))
+
+
+@pytest.fixture
+def skill_library(database: Database, user_dirs: AppPaths) -> SkillLibrary:
+    return SkillLibrary(SkillStore(database), user_dirs.skills_dir)
+
+
+@pytest.fixture
 def chat(
     store: ConversationStore,
     memories: MemoryService,
@@ -150,13 +167,18 @@ def chat(
     prompts: PromptLibrary,
     model_settings: ModelSettings,
     chat_settings: ChatSettings,
+    task_service: TaskService,
+    skill_library: SkillLibrary,
 ) -> ChatService:
-    return ChatService(
+    tools = [*memory_tools(memories), *task_tools(task_service), *skill_tools(skill_library)]
+    return ChatService(  # as the app builds it
         store,
         memories,
         broker,
         prompts,
         model_settings,
         chat_settings,
-        toolbox=Toolbox(memory_tools(memories), prompts),  # as the app builds it
+        toolbox=Toolbox(tools, prompts),
+        tasks=task_service,
+        skills=skill_library,
     )

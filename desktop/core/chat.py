@@ -38,6 +38,8 @@ from desktop.core.prompt_assembly import (
 )
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.settings import ChatSettings, ModelSettings
+from desktop.core.skills import SkillLibrary
+from desktop.core.tasks import TaskService
 from desktop.core.text import scrub
 from desktop.core.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
 from desktop.core.tools import TOOL_CALL_START, Toolbox, ToolCall, ToolContext, ToolResult
@@ -119,9 +121,13 @@ class ChatService:
         chat_settings: ChatSettings | None = None,
         *,
         toolbox: Toolbox | None = None,
+        tasks: TaskService | None = None,
+        skills: SkillLibrary | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
         self._conversations = conversations
+        self._tasks = tasks
+        self._skills = skills
         self._memories = memories
         self._broker = broker
         self._prompts = prompts
@@ -331,7 +337,13 @@ class ChatService:
             tools=tools,
             tool_list=self._toolbox.describe(tools) if self._toolbox and tools else "",
             memories=memories,
+            tasks=self._tasks.prompt_lines() if self._tasks else (),
             summary=conversation.summary if conversation else None,
+            skills=(
+                self._skills.table_of_contents(self._chat_settings.skills_chars)
+                if self._skills
+                else ()
+            ),
         )
         return assemble(self._prompts, inputs, self._limits, self.condenser.condensed)
 

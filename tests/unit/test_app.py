@@ -6,13 +6,20 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.app import build_core, load_models, main
 from desktop.core.paths import AppPaths, resolve_paths
-from desktop.core.settings import ModelSettings, Settings, load_settings, save_settings
+from desktop.core.settings import (
+    ModelSettings,
+    Settings,
+    TaskSettings,
+    load_settings,
+    save_settings,
+)
 from desktop.ui.application import COMPACTION_JOB, MEMORY_JOB, ReverieApplication
 from desktop.ui.worker import TaskDone
 from models.convert_bert import ensure_default_embedder_gguf
@@ -179,3 +186,20 @@ def test_the_memory_browser_opens_from_the_chat_and_leads_back_to_it(
 
     assert started.window.conversation_id == conversation.id
     assert "My cat is called Miso." in started.window.transcript.plain_text()
+
+
+def test_tasks_and_skills_are_built_in_the_settings_zone_and_reach_the_chat(
+    app_paths: AppPaths,
+) -> None:
+    save_settings(Settings(tasks=TaskSettings(time_zone="Asia/Tokyo")), app_paths.settings_file)
+    (app_paths.skills_dir / "Brew tea.md").write_text("Brew the user's tea\n", encoding="utf-8")
+    core = build_core(app_paths)
+    try:
+        assert core.tasks is not None and core.tasks.zone == ZoneInfo("Asia/Tokyo")
+        assert core.chat is not None
+        conversation = core.chat.new_conversation()
+        assert "- Brew tea: Brew the user's tea" in core.chat.assembled(conversation.id).system
+        offered = core.chat.assembled(conversation.id, frozenset({"task", "read_skill"})).system
+        assert "- task(action: add | complete" in offered
+    finally:
+        core.close()

@@ -83,7 +83,14 @@ def test_the_tools_are_offered_under_a_schema_after_the_marker_and_described(
     assert options.json_schema_after == TOOL_CALL_START
     assert options.json_schema is not None
     names = {option["properties"]["name"]["const"] for option in options.json_schema["anyOf"]}
-    assert names == {"append_memory", "search_memory"}
+    assert names == {
+        "append_memory",
+        "search_memory",
+        "task",
+        "add_skill",
+        "read_skill",
+        "list_skills",
+    }
     system = prompt[0].content
     assert "- append_memory(content: text" in system
     assert "a lasting fact about the user or their world goes to memory" in system  # routing
@@ -99,7 +106,7 @@ def test_off_the_record_the_model_cannot_remember(
     first_prompt, options = model.requests[0]
     assert options.json_schema is not None
     names = {option["properties"]["name"]["const"] for option in options.json_schema["anyOf"]}
-    assert names == {"search_memory"}
+    assert names == {"search_memory", "read_skill", "list_skills"}  # none that learn
     assert "append_memory(" not in first_prompt[0].content
     [call] = _calls(recorder)
     assert not call.result.ok
