@@ -1,7 +1,8 @@
 """The composition root: builds every part of Reverie, in a stated order.
 
 1. paths and logging, 2. settings, 3. the database, 4. the inference broker
-and the models it loads, 5. the chat service, 6. the windows and the tray.
+and the models it loads, 5. the chat service, the harvest and the dreamer,
+6. the windows and the tray.
 A part that cannot start (a corrupt model, an unreadable database) is
 reported in the window and on the command line; the rest still starts.
 """
@@ -22,6 +23,12 @@ from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.tasks import TaskStore
+from desktop.core.dreaming.activity import UserActivity
+from desktop.core.dreaming.contradictions import ContradictionPass
+from desktop.core.dreaming.dedup import DedupPass
+from desktop.core.dreaming.dreamer import Dreamer
+from desktop.core.dreaming.fading import DecayPass, StalePass
+from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.harvest import Harvester
 from desktop.core.jobs import failure_message
@@ -65,6 +72,9 @@ class Core:
     skills: SkillLibrary | None = None
     chat: ChatService | None = None
     harvester: Harvester | None = None
+    dreamer: Dreamer | None = None
+    activity: UserActivity = field(default_factory=UserActivity)
+    """When the user is chatting: background work gives way."""
     problems: list[str] = field(default_factory=list)
 
     def close(self) -> None:
@@ -75,8 +85,10 @@ class Core:
 
 def build_core(paths: AppPaths) -> Core:
     settings, settings_problem = load_settings(paths.settings_file)
-    broker = InferenceBroker()
-    core = Core(paths, settings, broker, SecretStore())
+    activity = UserActivity()
+    quiet = settings.dream.quiet_seconds
+    broker = InferenceBroker(background_allowed=lambda: activity.quiet(quiet))
+    core = Core(paths, settings, broker, SecretStore(), activity=activity)
     if settings_problem is not None:
         core.problems.append(str(settings_problem))
     try:
@@ -122,6 +134,22 @@ def build_core(paths: AppPaths) -> Core:
             core.chat.count_tokens,
             context_length=settings.models.context_length,
             settings=settings.memory,
+        )
+        core.dreamer = Dreamer(
+            core.database,
+            core.memories,
+            broker,
+            prompts,
+            settings.dream,
+            [
+                DecayPass(),
+                DedupPass(),
+                ContradictionPass(),
+                StalePass(),
+                PreferencePass(conversations),
+            ],
+            snapshots_dir=paths.snapshots_dir,
+            working_set_file=paths.working_set_file,
         )
     broker.start()
     return core

@@ -4,7 +4,9 @@ A llama.cpp context must never be used by two threads at once, so every
 model call (chat turns, embeddings, background jobs) is a ``Job`` submitted
 here and run, one at a time, on the broker's own thread.  User requests go
 first.  A background generation in flight is cut at its next token when a
-user request arrives, and goes back in the queue to run again afterwards.
+user request arrives (or background work is held, e.g. while the user is in
+the middle of a chat turn), and goes back in the queue to run again once
+background work may go on.
 
 Background generations run on a second context over the same weights (see
 ``LlamaChatModel.fork``), so the chat's prompt cache survives them and the
@@ -32,6 +34,8 @@ from models.interfaces import ChatMessage, ChatModel, Chunk, Embedder, Generatio
 log = logging.getLogger(__name__)
 
 _EMBED_SLICE = 64  # background embedding yields to the user between slices
+BACKGROUND_RECHECK_S = 0.25
+"""How often held background work asks again whether it may run."""
 
 
 class Priority(IntEnum):
@@ -141,7 +145,11 @@ class Job:
 class InferenceBroker:
     """Runs every model call on one thread, user requests first."""
 
-    def __init__(self) -> None:
+    def __init__(self, background_allowed: Callable[[], bool] | None = None) -> None:
+        """*background_allowed* says whether background work may run now
+        (e.g. not while the user is in the middle of a chat turn); while it
+        says no, background jobs wait in the queue and one in flight is cut."""
+        self._background_allowed = background_allowed or (lambda: True)
         self._chat: ChatModel | None = None
         self._background_chat: ChatModel | None = None
         self._embedder: Embedder | None = None
@@ -243,13 +251,17 @@ class InferenceBroker:
 
     def _next_job(self) -> Job | None:
         with self._lock:
-            while not self._queue and not self._stopping:
-                self._lock.wait()
-            if self._stopping:
-                return None
-            _, _, job = heapq.heappop(self._queue)
-            self._current = job
-            return job
+            while not self._stopping:
+                if self._queue and (
+                    self._queue[0][0] == Priority.USER or self._background_allowed()
+                ):
+                    _, _, job = heapq.heappop(self._queue)
+                    self._current = job
+                    return job
+                # Held background work is looked at again now and then: the
+                # user going quiet is not an event the broker hears.
+                self._lock.wait(BACKGROUND_RECHECK_S if self._queue else None)
+            return None
 
     def _execute(self, job: Job) -> None:
         if job.cancel_requested:
@@ -328,7 +340,9 @@ class InferenceBroker:
         background = job.priority == Priority.BACKGROUND
 
         def should_stop() -> bool:
-            return job.cancel_requested or (background and self._user_waiting())
+            return job.cancel_requested or (
+                background and (self._user_waiting() or not self._background_allowed())
+            )
 
         parts: list[str] = []
         for chunk in model.stream(request.messages, request.options, should_stop):

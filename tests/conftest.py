@@ -30,7 +30,8 @@ from desktop.core.task_tools import task_tools
 from desktop.core.tasks import TaskService
 from desktop.core.tools import Toolbox
 from models.broker import InferenceBroker
-from models.embedded import default_chat_model_path
+from models.convert_bert import ensure_default_embedder_gguf
+from models.embedded import default_chat_model_path, default_embedding_source
 from models.llama_chat import LlamaChatModel
 from tests.fakes import HashingEmbedder, ScriptedChatModel
 
@@ -84,6 +85,13 @@ def smollm2(smollm2_path: Path) -> Iterator[LlamaChatModel]:
     model = LlamaChatModel(smollm2_path, context_length=SMOLLM2_CONTEXT)
     yield model
     model.close()
+
+
+@pytest.fixture(scope="session")
+def minilm_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedded all-MiniLM-L6-v2, converted to GGUF once per session."""
+    cache = tmp_path_factory.getbasetemp() / "minilm-cache"
+    return ensure_default_embedder_gguf(default_embedding_source(), cache)
 
 
 @pytest.fixture

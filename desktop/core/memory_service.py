@@ -113,18 +113,7 @@ class MemoryService:
         """Store *text* (or reinforce what is already known); ``MemoryRefused`` says why not."""
         gated = self._gate.check(text)
         message_ids = tuple(message_ids)
-        explicit = source_kind == "user_explicit"
-        same_text = self.store.find_by_hash(hash_of(gated.text), status=None)
-        known = next((m for m in same_text if m.status == "active"), None)
-        if known is None and not explicit and any(m.status == "deleted" for m in same_text):
-            raise MemoryRefused("You deleted this memory before; it is not learned again.")
-        vector = None
-        if known is None:
-            vector = self.embed([gated.text], priority)
-            if vector is not None:
-                known = self._near_duplicate(gated.text, vector[0], "active")
-                if not explicit and self._near_duplicate(gated.text, vector[0], "deleted"):
-                    raise MemoryRefused("You deleted a memory like this; it is not learned again.")
+        known, vector = self._lookup(gated.text, source_kind == "user_explicit", priority)
         if known is not None:
             memory = self.store.reinforce(known.id, actor, source_message_ids=message_ids)
             return Remembered("reinforced", memory, gated.redactions)
@@ -140,6 +129,32 @@ class MemoryService:
             flags=gated.flags,
         )
         return Remembered("added", memory, gated.redactions)
+
+    def known_as(self, text: str, priority: Priority = Priority.BACKGROUND) -> Memory | None:
+        """The active memory that already says *text* (the same text or a
+        near duplicate), if any; ``MemoryRefused`` if the user deleted one
+        like it.  Nothing is written."""
+        return self._lookup(text, False, priority)[0]
+
+    def _lookup(
+        self, text: str, explicit: bool, priority: Priority
+    ) -> tuple[Memory | None, Vectors | None]:
+        """The active memory saying *text*, and *text*'s vector if it was needed.
+
+        What the user deleted is not learned again from conversation (only
+        when they say it again themselves, *explicit*)."""
+        same_text = self.store.find_by_hash(hash_of(text), status=None)
+        known = next((m for m in same_text if m.status == "active"), None)
+        if known is None and not explicit and any(m.status == "deleted" for m in same_text):
+            raise MemoryRefused("You deleted this memory before; it is not learned again.")
+        vector = None
+        if known is None:
+            vector = self.embed([text], priority)
+            if vector is not None:
+                known = self._near_duplicate(text, vector[0], "active")
+                if not explicit and self._near_duplicate(text, vector[0], "deleted"):
+                    raise MemoryRefused("You deleted a memory like this; it is not learned again.")
+        return known, vector
 
     def edit(self, memory_id: int, text: str, *, expected: str) -> Remembered:
         """The user rewrote a memory that read *expected* when they started.

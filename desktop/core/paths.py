@@ -48,6 +48,16 @@ class AppPaths:
         return self.data_dir / "skills"
 
     @property
+    def snapshots_dir(self) -> Path:
+        """Copies of the database taken before each dream (the last few)."""
+        return self.data_dir / "snapshots"
+
+    @property
+    def working_set_file(self) -> Path:
+        """``MEMORIES.md``: the memories used most, written by every dream."""
+        return self.data_dir / "MEMORIES.md"
+
+    @property
     def settings_file(self) -> Path:
         return self.config_dir / "settings.json"
 

@@ -133,7 +133,10 @@ class DreamSettings(BaseModel):
         50, ge=1, description="Dream early once this many memories were added since the last dream."
     )
     quiet_seconds: int = Field(
-        30, ge=0, description="After a chat turn, a dream waits this long before going on."
+        30,
+        ge=0,
+        description="After a chat turn, background work (dreams, harvests, summaries) waits "
+        "this long before going on.",
     )
     grace_days: float = Field(
         30, ge=0, description="Days a memory keeps its importance after it was last seen."
@@ -174,10 +177,13 @@ class DreamSettings(BaseModel):
         "memories changes nothing (a circuit breaker)...",
     )
     max_retired_floor: int = Field(
-        3, ge=0, description="...unless it retires no more than this many (small stores)."
+        10, ge=0, description="...unless it retires no more than this many (small stores)."
     )
     snapshots_kept: int = Field(
         3, ge=1, le=50, description="Database snapshots taken before dreams that are kept."
+    )
+    preference_window_days: int = Field(
+        30, ge=1, description="Your messages of this many days are read for preferences."
     )
     task_purge_days: int = Field(
         30, ge=1, description="Completed tasks older than this are purged by a dream."

@@ -18,21 +18,25 @@ from desktop.core import jobs, paths
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import failure_message
 from desktop.ui.chat_window import ChatWindow
+from desktop.ui.dream_worker import DreamRunner
 from desktop.ui.job_watcher import JobWatcher
 from desktop.ui.markdown import warm_up
 from desktop.ui.memory_browser import MemoryBrowser
-from desktop.ui.scheduler import Clock
+from desktop.ui.scheduler import MISSED_RUN_GRACE_S, Clock
 from desktop.ui.tray import Tray, tray_available
 from desktop.ui.worker import WorkerThread
 from models.broker import Job
 
 if TYPE_CHECKING:
     from desktop.app import Core
+    from desktop.core.dreaming.dreamer import DreamReport
 
 log = logging.getLogger(__name__)
 
 COMPACTION_JOB = "periodic-compaction"
 MEMORY_JOB = "memory-upkeep"
+DREAM_NIGHTLY = "dream-nightly"
+DREAM_INTERVAL = "dream-interval"
 
 
 def qt_application() -> QApplication:
@@ -41,8 +45,17 @@ def qt_application() -> QApplication:
     return existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
 
 
-def app_icon() -> QIcon:
-    return QIcon(str(paths.resources_dir() / "icons" / "reverie.svg"))
+def app_icon(name: str = "reverie") -> QIcon:
+    return QIcon(str(paths.resources_dir() / "icons" / f"{name}.svg"))
+
+
+def tray_icons() -> dict[str, QIcon]:
+    """The tray's icon for each dreaming state."""
+    return {
+        "idle": app_icon(),
+        "dreaming": app_icon("reverie-dreaming"),
+        "paused": app_icon("reverie-paused"),
+    }
 
 
 def app_style_sheet() -> str:
@@ -86,7 +99,7 @@ class ReverieApplication(QObject):
             self.window.show_problem(problem)
         self._watch(chat_job, self._on_chat_model)
         self._watch(embed_job, self._on_embedder)
-        self.tray = Tray(app_icon()) if self.has_tray else None
+        self.tray = Tray(tray_icons()) if self.has_tray else None
         if self.tray is not None:
             self.tray.open_chat_requested.connect(self.show_chat)
             self.tray.quit_requested.connect(self.qt.quit)
@@ -102,7 +115,9 @@ class ReverieApplication(QObject):
             self.clock.every(COMPACTION_JOB, core.settings.chat.compaction_interval_minutes)
         if core.harvester is not None:
             self.clock.every(MEMORY_JOB, core.settings.memory.harvest_check_minutes)
+        self.window.busy_changed.connect(self._on_busy)
         self._core = core
+        self.dreams = self._dream_runner(core)
         self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
 
@@ -117,6 +132,64 @@ class ReverieApplication(QObject):
             self.tray.memories_requested.connect(browser.present)
         return browser
 
+    def _dream_runner(self, core: Core) -> DreamRunner | None:
+        """Dreaming, started by the clock, the tray, ``/dream`` or a wave of new memories."""
+        if self.tray is not None:
+            self.tray.set_dreaming_available(core.dreamer is not None)
+        if core.dreamer is None:
+            return None
+        settings = core.settings.dream
+        runner = DreamRunner(core.dreamer, core.activity, settings.quiet_seconds, self)
+        runner.finished.connect(self._on_dream_finished)
+        runner.failed.connect(self._on_dream_failed)
+        self.window.dreaming_available = True
+        self.window.dream_requested.connect(lambda: self._dream("chat"))
+        if self.tray is not None:
+            self.tray.dream_requested.connect(lambda: self._dream("manual"))
+            self.tray.dreaming_paused.connect(self._pause_dreaming)
+            runner.state_changed.connect(self.tray.set_dream_state)
+        if settings.enabled:
+            self.clock.daily_at(DREAM_NIGHTLY, settings.nightly_hour, settings.nightly_minute)
+            if settings.every_hours:
+                self.clock.every(DREAM_INTERVAL, settings.every_hours * 60, MISSED_RUN_GRACE_S)
+        return runner
+
+    def _dream(self, trigger: str) -> None:
+        if self.dreams is None:
+            return
+        if self.dreams.dream(trigger):
+            if trigger == "chat":
+                self.window.notice(
+                    "Dreaming now: tidying what I remember. I will say what changed."
+                )
+        elif trigger in ("chat", "manual"):
+            busy = "Dreaming is paused." if self.dreams.paused else "A dream is already running."
+            self.window.notice(busy)
+
+    def _pause_dreaming(self, paused: bool) -> None:
+        if self.dreams is not None:
+            self.dreams.pause() if paused else self.dreams.resume()
+
+    def _on_dream_finished(self, report: DreamReport) -> None:
+        if report.run.status != "completed":
+            return
+        said = f"Dream finished: {report.changes} change{'s' if report.changes != 1 else ''}"
+        if report.pending:
+            said += f", {report.pending} waiting for your approval"
+        if self.tray is not None:
+            self.tray.notify("Reverie", said + ".")
+        if report.run.trigger == "chat":
+            self.window.notice(said + ".")
+
+    def _on_dream_failed(self, message: str) -> None:
+        log.warning("dream failed: %s", message)
+        if self.tray is not None:
+            self.tray.notify("Reverie could not dream", message)
+
+    def _on_busy(self, busy: bool) -> None:
+        activity = self._core.activity
+        activity.turn_started() if busy else activity.turn_ended()
+
     def _open_conversation(self, conversation_id: int, message_id: int) -> None:
         self.show_chat()
         self.window.open_conversation(conversation_id)
@@ -128,6 +201,12 @@ class ReverieApplication(QObject):
         harvester, memories = self._core.harvester, self._core.memories
         if name == MEMORY_JOB and harvester is not None and memories is not None:
             self.maintenance.submit(lambda _: (memories.embed_missing(), harvester.harvest_due()))
+        dreamer = self._core.dreamer
+        early = name == MEMORY_JOB and self._core.settings.dream.enabled
+        if early and dreamer is not None and dreamer.due_early():
+            self._dream("memories")
+        if name in (DREAM_NIGHTLY, DREAM_INTERVAL):
+            self._dream("schedule")
 
     def shutdown(self) -> None:
         """Stop the clock, then the work in flight (keeping what was said)."""
@@ -136,6 +215,8 @@ class ReverieApplication(QObject):
         self._shut_down = True
         self.qt.aboutToQuit.disconnect(self.shutdown)
         self.clock.stop()
+        if self.dreams is not None:
+            self.dreams.stop()  # paused where it was: the next dream goes on from there
         self.window.shutdown()
         if self.memory_browser is not None:
             self.memory_browser.shutdown()

@@ -88,6 +88,7 @@ class ChatWindow(QMainWindow):
     turn_ended(str): a turn or command finished, stopped or failed; the new status.
     chat_availability_changed(bool): chatting was enabled or disabled.
     dream_requested(): the user typed /dream.
+    busy_changed(bool): a turn or command started (True) or ended (False).
     memories_requested(): the user asked for the memory browser.
     memory_requested(int): the user asked to see this memory id (a chip, Open).
     """
@@ -95,6 +96,7 @@ class ChatWindow(QMainWindow):
     turn_ended = Signal(str)
     chat_availability_changed = Signal(bool)
     dream_requested = Signal()
+    busy_changed = Signal(bool)
     memories_requested = Signal()
     memory_requested = Signal(int)
 
@@ -359,6 +361,7 @@ class ChatWindow(QMainWindow):
         """Run *task* on the worker; *after(result)* once it returned."""
         self._after = after
         self._busy = True
+        self.busy_changed.emit(True)
         self.send_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self._worker.submit(task)
@@ -496,6 +499,10 @@ class ChatWindow(QMainWindow):
         elif self._chat is not None and reply.message is not None:
             view.show_memories(self._chat.used_memories(reply.message))
 
+    def notice(self, text: str) -> None:
+        """A line for the user in the transcript (e.g. what a dream did)."""
+        self._on_notice(text)
+
     def _on_notice(self, text: str) -> None:
         self.transcript.add_notice(text)
         self.transcript.scroll_to_bottom()
@@ -524,6 +531,7 @@ class ChatWindow(QMainWindow):
     def _end_turn(self, status: str) -> None:
         self._turn = None
         self._busy = False
+        self.busy_changed.emit(False)
         self.stop_button.setEnabled(False)
         self.send_button.setEnabled(self._available)
         self.set_status(status)

@@ -11,8 +11,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from PySide6.QtCore import QObject, Signal
+
+MISSED_RUN_GRACE_S = 12 * 3600
 
 
 class Clock(QObject):
@@ -29,7 +32,7 @@ class Clock(QObject):
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300},
         )
 
-    def every(self, name: str, minutes: float) -> None:
+    def every(self, name: str, minutes: float, missed_run_grace_s: int = 300) -> None:
         """Emit ``due(name)`` every *minutes*, starting *minutes* from now."""
         self._scheduler.add_job(
             self.due.emit,
@@ -38,7 +41,29 @@ class Clock(QObject):
             id=name,
             name=name,
             replace_existing=True,
+            misfire_grace_time=missed_run_grace_s,
         )
+
+    def daily_at(self, name: str, hour: int, minute: int = 0) -> None:
+        """Emit ``due(name)`` every day at *hour*:*minute* local time.
+
+        A run missed while the computer slept happens once on waking, within
+        half a day; after that it waits for the next day.
+        """
+        self._scheduler.add_job(
+            self.due.emit,
+            CronTrigger(hour=hour, minute=minute),
+            args=[name],
+            id=name,
+            name=name,
+            replace_existing=True,
+            misfire_grace_time=MISSED_RUN_GRACE_S,
+        )
+
+    def next_time(self, name: str) -> datetime | None:
+        """When job *name* is due next (None if it is not scheduled)."""
+        job = self._scheduler.get_job(name)
+        return None if job is None else job.next_run_time
 
     def run_soon(self, name: str) -> None:
         """Make job *name* due now (its interval goes on from there)."""

@@ -197,6 +197,18 @@ class ConversationStore:
             found += [_message(row) for row in rows]
         return found
 
+    def user_messages_since(self, since: float, limit: int = 100) -> builtins.list[Message]:
+        """The user's newest messages after *since*, oldest first, from
+        conversations that are kept and on the record (what Reverie may learn from)."""
+        rows = self._db.fetch_all(
+            f"SELECT * FROM (SELECT {_MESSAGE_COLUMNS} FROM messages m"
+            " JOIN conversations c ON c.id = m.conversation_id"
+            " WHERE m.role = 'user' AND m.created_at > ? AND c.deleted_at IS NULL"
+            " AND NOT c.off_record ORDER BY m.id DESC LIMIT ?) ORDER BY id",
+            (since, limit),
+        )
+        return [_message(row) for row in rows]
+
     def search_messages(self, query: str, limit: int = 20) -> builtins.list[Message]:
         """Messages of conversations not deleted matching any word of *query*, best first."""
         fts_query = match_query(query)

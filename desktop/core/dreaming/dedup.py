@@ -4,8 +4,10 @@ Memories changed since the last dream are clustered with their neighbours
 (cosine similarity above ``duplicate_similarity``, or the same text).  Each
 cluster goes to the model, which sees small numbers, never ids, and answers
 under a schema that allows only those numbers: ``toSave`` (merged memories,
-each naming the numbers it combines) and ``toDelete`` (the numbers they
-replace).  The host maps the numbers back and computes everything else;
+each naming the numbers it combines: those it replaces) and ``toDelete``
+(numbers to retire, each one replaced by a merged memory: a number no merged
+memory replaces is refused).  The host maps the numbers back and computes
+everything else;
 a merged text that drops a name, number or date of what it replaces is
 refused (coverage check), as is one the write gate refuses.  Sources are
 superseded, pointing at the merged memory, never deleted.
@@ -66,8 +68,8 @@ class DedupPass:
                 merged = [Merge(cluster[0].content, cluster[0].category, cluster, cluster)]
             else:
                 merged = self._ask(context, cluster)
-            proposals += self._proposals(context, merged)
-        return _with_vectors(context, proposals)
+            proposals += merge_proposals(context, merged)
+        return with_vectors(context, proposals)
 
     def _ask(self, context: PassContext, cluster: list[Memory]) -> list[Merge]:
         """The merges the model asks for, its numbers mapped back to memories."""
@@ -93,7 +95,7 @@ class DedupPass:
         merges: list[Merge] = []
         assigned: set[int] = set()
         for saved in answer.toSave:
-            replaced = [n for n in saved.sourceIds if n in answer.toDelete and n not in assigned]
+            replaced = [n for n in dict.fromkeys(saved.sourceIds) if n not in assigned]
             assigned.update(replaced)
             if replaced:
                 merges.append(
@@ -106,39 +108,40 @@ class DedupPass:
                 )
         return merges
 
-    @staticmethod
-    def _proposals(context: PassContext, merges: Sequence[Merge]) -> list[Proposal]:
-        proposals = []
-        for merge in merges:
-            replaced = ", ".join(f"#{m.id}" for m in merge.superseded)
-            lost = lost_specifics([m.content for m in merge.superseded], merge.text)
-            if lost:
-                context.notes.append(
-                    f"A merge of {replaced} was refused: it dropped {', '.join(lost)}."
-                )
-                continue
-            try:
-                content = context.memories.vet(merge.text).text
-            except MemoryRefused as refused:
-                context.notes.append(f"A merge of {replaced} was refused: {refused}")
-                continue
-            ids = tuple(m.id for m in merge.sources)
-            proposals.append(
-                Proposal(
-                    "merge",
-                    f"Merged {len(merge.superseded)} memories into one: {content}",
-                    {
-                        "sources": list(ids),
-                        "superseded": [m.id for m in merge.superseded],
-                        "content": content,
-                        "category": merge.category,
-                        "embedding_model": context.memories.embedding_model,
-                    },
-                    touches=ids,
-                    retires=tuple(m.id for m in merge.superseded),
-                )
+
+def merge_proposals(context: PassContext, merges: Sequence[Merge]) -> list[Proposal]:
+    """The merges that keep every name, number and date and pass the write gate."""
+    proposals = []
+    for merge in merges:
+        replaced = ", ".join(f"#{m.id}" for m in merge.superseded)
+        lost = lost_specifics([m.content for m in merge.superseded], merge.text)
+        if lost:
+            context.notes.append(
+                f"A merge of {replaced} was refused: it dropped {', '.join(lost)}."
             )
-        return proposals
+            continue
+        try:
+            content = context.memories.vet(merge.text).text
+        except MemoryRefused as refused:
+            context.notes.append(f"A merge of {replaced} was refused: {refused}")
+            continue
+        ids = tuple(m.id for m in merge.sources)
+        proposals.append(
+            Proposal(
+                "merge",
+                f"Merged {len(merge.superseded)} memories into one: {content}",
+                {
+                    "sources": list(ids),
+                    "superseded": [m.id for m in merge.superseded],
+                    "content": content,
+                    "category": merge.category,
+                    "embedding_model": context.memories.embedding_model,
+                },
+                touches=ids,
+                retires=tuple(m.id for m in merge.superseded),
+            )
+        )
+    return proposals
 
 
 def clusters(context: PassContext) -> list[list[Memory]]:
@@ -191,7 +194,7 @@ def schema(shown: int) -> dict[str, Any]:
     return result
 
 
-def _with_vectors(context: PassContext, proposals: list[Proposal]) -> list[Proposal]:
+def with_vectors(context: PassContext, proposals: list[Proposal]) -> list[Proposal]:
     """*proposals* with the embeddings of the texts they add (before the transaction)."""
     texts = [str(p.payload["content"]) for p in proposals]
     if not texts:

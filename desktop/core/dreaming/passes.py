@@ -123,6 +123,9 @@ class DreamPass(Protocol):
 def numbered(texts: Sequence[str]) -> str:
     """Texts as the model sees them: ``[1] ...``, one per line (small ids it
     can name; the pass maps them back)."""
-    return "\n".join(
-        f"[{n}] {json.dumps(text, ensure_ascii=False)[1:-1]}" for n, text in enumerate(texts, 1)
-    )
+    return "\n".join(f"[{n}] {one_line(text)}" for n, text in enumerate(texts, 1))
+
+
+def one_line(text: str) -> str:
+    """*text* on one line: a memory's own line breaks cannot pass for the prompt's."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]

@@ -7,7 +7,8 @@ interleaving below is the one the test means.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -598,5 +599,76 @@ def test_a_background_call_leaves_the_chats_prompt_cache_alone(smollm2_path: Pat
         broker.chat(follow_up, options).result(TIMEOUT)
 
         assert chat.last_prompt_reuse >= len(chat.prompt_tokens(turn)) - 1
+    finally:
+        broker.stop()
+
+
+# -- holding background work ------------------------------------------------------
+
+
+def _eventually(condition: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
+    """Whether *condition* came true within *timeout* (looked at every few ms,
+    like qtbot.waitUntil: the broker thread gives no signal for it)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        threading.Event().wait(0.005)
+    return True
+
+
+class Switch:
+    """Whether background work may run, as a test sets it."""
+
+    def __init__(self) -> None:
+        self.allowed = threading.Event()
+
+    def __call__(self) -> bool:
+        return self.allowed.is_set()
+
+
+def test_held_background_work_waits_and_runs_once_allowed(model: ScriptedChatModel) -> None:
+    switch = Switch()
+    broker = InferenceBroker(background_allowed=switch)
+    broker.start()
+    try:
+        broker.load_chat_model(lambda: model).result(TIMEOUT)
+        background = broker.chat(_say("tidy up"), OPTIONS, BACKGROUND)
+        user = broker.chat(_say("hello"), OPTIONS)
+
+        assert user.result(TIMEOUT) == "ok"  # user work is never held
+        assert not background.done()
+        assert _asked(model) == ["hello"]
+
+        switch.allowed.set()
+        assert background.result(TIMEOUT) == "ok"
+        assert _asked(model) == ["hello", "tidy up"]
+    finally:
+        broker.stop()
+
+
+def test_a_background_generation_is_cut_when_held_and_runs_again_later(
+    model: ScriptedChatModel,
+) -> None:
+    switch = Switch()
+    switch.allowed.set()
+    broker = InferenceBroker(background_allowed=switch)
+    broker.start()
+    try:
+        broker.load_chat_model(lambda: model).result(TIMEOUT)
+        model.queue("one two three four", "one two three four")
+        gate = _hold(model, allowed=1)
+        job = broker.chat(_say("tidy up"), OPTIONS, BACKGROUND)
+        gate.wait_for_arrival(2)
+
+        switch.allowed.clear()  # the user started a turn
+        gate.open()
+        # Cut at its next token and back in the queue, held.
+        assert _eventually(lambda: job.preemptions == 1)
+        assert not job.done()
+
+        switch.allowed.set()
+        assert job.result(TIMEOUT) == "one two three four"
+        assert job.preemptions == 1
     finally:
         broker.stop()

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import threading
+from datetime import datetime, timedelta
 
 from PySide6.QtCore import QThread
 from pytestqt.qtbot import QtBot
 
-from desktop.ui.scheduler import Clock
+from desktop.ui.scheduler import MISSED_RUN_GRACE_S, Clock
 
 
 def test_a_due_job_arrives_as_a_signal_on_the_receivers_thread(qtbot: QtBot) -> None:
@@ -33,3 +34,20 @@ def test_stop_joins_the_scheduler_thread_and_is_safe_twice() -> None:
     clock.stop()
     clock.stop()
     assert [t for t in threading.enumerate() if t not in before and t.is_alive()] == []
+
+
+def test_a_daily_job_is_due_next_at_its_hour_and_forgives_a_long_sleep() -> None:
+    clock = Clock()
+    clock.daily_at("dream", hour=1, minute=30)
+    clock.start()
+    try:
+        due = clock.next_time("dream")
+        job = clock._scheduler.get_job("dream")
+    finally:
+        clock.stop()
+    now = datetime.now().astimezone()
+    assert due is not None and (due.hour, due.minute) == (1, 30)
+    assert now < due <= now + timedelta(days=1)
+    # Missed while asleep: run once on waking (coalesced), not skipped, not twice.
+    assert job.misfire_grace_time == MISSED_RUN_GRACE_S and job.coalesce
+    assert job.max_instances == 1

@@ -8,16 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.db import Database, Memory, MemoryStore, NewMemory, open_database
-from desktop.core.dreaming.dedup import DedupPass
+from desktop.core.db import Database, Memory, MemoryStore, open_database
 from desktop.core.dreaming.dreamer import Dreamer
-from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.embedding import Embeddings
 from desktop.core.memory_gate import WriteGate
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
 from models.broker import InferenceBroker
+from tests.dreams import add_memory, make_dreamer
 from tests.fakes import HashingEmbedder, ScriptedChatModel
 from tests.unit.core.db.conftest import START, FakeClock
 
@@ -77,12 +76,7 @@ class Dreaming:
 
     def add(self, content: str, **fields: object) -> Memory:
         """A memory stored now, with its vector (``fields`` as ``NewMemory`` takes them)."""
-        vector = self.memories.embed([content])
-        item = NewMemory(content, None if vector is None else vector[0], "harvested", **fields)  # type: ignore[arg-type]  # a test's loose fields
-        [memory_id] = self.memories.store.add_many([item], actor="harvest")
-        memory = self.memories.store.get(memory_id)
-        assert memory is not None
-        return memory
+        return add_memory(self.memories, content, **fields)
 
     def get(self, memory_id: int) -> Memory:
         memory = self.memories.store.get(memory_id)
@@ -100,17 +94,7 @@ def make_dreaming(
     tmp_path: Path,
 ) -> Callable[..., Dreaming]:
     def make(settings: DreamSettings | None = None) -> Dreaming:
-        dreamer = Dreamer(
-            database,
-            memories,
-            broker,
-            prompts,
-            settings or DreamSettings(quiet_seconds=0),
-            [DecayPass(), DedupPass(), StalePass()],
-            snapshots_dir=tmp_path / "snapshots",
-            working_set_file=tmp_path / "MEMORIES.md",
-            clock=clock,
-        )
+        dreamer = make_dreamer(database, memories, broker, prompts, tmp_path, settings, clock)
         return Dreaming(dreamer, memories, clock, tmp_path)
 
     return make

@@ -113,6 +113,19 @@ def test_duplicates_merge_with_what_the_host_computes_and_sources_point_at_it(
     assert history.details is not None and history.details["superseded_by"] == merged.id
 
 
+@pytest.mark.parametrize("delete", [[], [2]])
+def test_a_merged_memory_replaces_its_sources_whatever_to_delete_repeats(
+    dreaming: Dreaming, model: ScriptedChatModel, delete: list[int]
+) -> None:
+    first = dreaming.add(REX)
+    second = dreaming.add(REX_TWIN)
+    model.queue(_merge("The user has a dog named Rex.", [1, 2], delete))
+
+    _dream(dreaming)
+
+    assert {dreaming.get(first.id).status, dreaming.get(second.id).status} == {"superseded"}
+
+
 def test_the_model_sees_small_numbers_and_a_schema_allowing_only_those(
     dreaming: Dreaming, model: ScriptedChatModel
 ) -> None:

@@ -1,0 +1,122 @@
+"""Inferring preferences: how the user likes things done, learned from what they say.
+
+The user's recent messages (kept conversations, on the record; only when
+some arrived since the last dream) go to the model, which lists candidate
+preferences, each with how strongly it was expressed and the numbers of the
+messages showing it.  A preference becomes a memory (marked inferred) only
+past a threshold of distinct messages: a strong correction once, mild
+pushback twice, a casual remark three times.  One that touches security,
+credentials or money waits for the user's approval; one already known, or
+one the user deleted before, is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop.core.db import ConversationStore, Message
+from desktop.core.dreaming.changes import Proposal
+from desktop.core.dreaming.dedup import with_vectors
+from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
+from desktop.core.memory_gate import MemoryRefused
+from desktop.core.tokens import cut_middle
+
+TEMPLATE = "DREAM_PREFERENCES_PROMPT.txt"
+DAY = 86_400.0
+MESSAGE_CHARS = 400
+MAX_MESSAGES = 60
+THRESHOLDS = {"strong_correction": 1, "mild_pushback": 2, "casual_remark": 3}
+_SENSITIVE = re.compile(
+    r"\b(?:passwords?|passcodes?|pins?|credentials?|log ?ins?|2fa|security|secrets?|keys?|"
+    r"tokens?|money|bank(?:ing)?|accounts?|pay(?:ments?|ing)?|cards?|credit|debit|crypto|"
+    r"bitcoin|invest(?:ing|ments?)?|loans?|budget|salary|tax(?:es)?|prices?|spend(?:ing)?)\b",
+    re.IGNORECASE,
+)
+
+Strength = Literal["strong_correction", "mild_pushback", "casual_remark"]
+
+
+class Preference(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    preference: str = Field(min_length=1, max_length=200)
+    strength: Strength
+    sensitive: bool
+    """About security, credentials or money."""
+    messages: list[int] = Field(min_length=1)
+
+
+class PreferenceAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    preferences: list[Preference] = Field(max_length=10)
+
+
+class PreferencePass:
+    name = "preferences"
+    title = "Noticing your preferences"
+
+    def __init__(self, conversations: ConversationStore) -> None:
+        self._conversations = conversations
+
+    def plan(self, context: PassContext) -> list[Proposal]:
+        since = context.judged_through or 0.0
+        window = context.now - context.settings.preference_window_days * DAY
+        messages = self._conversations.user_messages_since(window, MAX_MESSAGES)
+        if not any(m.created_at > since for m in messages):
+            return []  # nothing new to learn from
+        step = "preferences:" + ",".join(str(m.id) for m in messages)
+        texts = [cut_middle(m.content, len(m.content), MESSAGE_CHARS) for m in messages]
+        prompt = context.prompt(TEMPLATE, messages=numbered(texts))
+        answer = context.ask(step, prompt, PreferenceAnswer, schema(len(messages)))
+        if any(not 1 <= n <= len(messages) for p in answer.preferences for n in p.messages):
+            raise PassRejected(
+                "the model named messages it was not shown", answer.model_dump_json()
+            )
+        proposals = [
+            proposal
+            for found in answer.preferences
+            if (proposal := self._proposal(context, found, messages)) is not None
+        ]
+        return with_vectors(context, proposals)
+
+    @staticmethod
+    def _proposal(
+        context: PassContext, found: Preference, messages: list[Message]
+    ) -> Proposal | None:
+        shown = list(dict.fromkeys(found.messages))
+        if len(shown) < THRESHOLDS[found.strength]:
+            return None  # not said firmly or often enough (yet)
+        try:
+            gated = context.memories.vet(found.preference)
+            if context.memories.known_as(gated.text) is not None:
+                return None
+        except MemoryRefused as refused:
+            context.notes.append(f"“{found.preference}” was left alone: {refused}")
+            return None
+        sensitive = found.sensitive or bool(_SENSITIVE.search(gated.text))
+        source_ids = [messages[n - 1].id for n in shown]
+        return Proposal(
+            "add",
+            f"Inferred a preference: {gated.text}",
+            {
+                "content": gated.text,
+                "category": "preferences",
+                "source_kind": "inferred",
+                "message_ids": source_ids,
+                "flags": list(gated.flags),
+                "embedding_model": context.memories.embedding_model,
+            },
+            needs_approval=sensitive,
+        )
+
+
+def schema(shown: int) -> dict[str, Any]:
+    """The answer's schema, message numbers limited to the *shown* ones."""
+    result = PreferenceAnswer.model_json_schema()
+    numbers = {"type": "integer", "enum": list(range(1, shown + 1))}
+    result["$defs"]["Preference"]["properties"]["messages"]["items"] = numbers
+    return result

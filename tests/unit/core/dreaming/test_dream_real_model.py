@@ -1,0 +1,77 @@
+"""A whole dream with the real small models: SmolLM2 judges, MiniLM clusters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from desktop.core.db import Database, Memory
+from desktop.core.dreaming.control import DreamControl
+from desktop.core.memory_service import MemoryService, lost_specifics
+from desktop.core.prompts import PromptLibrary
+from desktop.core.settings import DreamSettings
+from models.broker import InferenceBroker
+from models.llama_chat import LlamaChatModel
+from models.llama_embedder import LlamaEmbedder
+from tests.dreams import add_memory, make_dreamer
+
+DUPLICATES = [
+    ("The user has a dog named Rex.", "The user's dog is called Rex."),
+    ("The user works as a nurse at St Mary's hospital.", "The user is a nurse at St Mary's."),
+]
+CONTRADICTION = ("The user lives in Rome.", "The user lives in Oslo now.")
+DISTINCT = [
+    "The user's sister Ana lives in Porto.",
+    "The user is allergic to peanuts.",
+    "The user runs 10 km every Sunday.",
+    "The user's birthday is on 12 March.",
+    "The user plays the cello in an orchestra.",
+]
+
+
+def _final(memories: MemoryService, memory: Memory) -> Memory:
+    """Where a memory ended up: itself, or what replaced it, followed to the end."""
+    current = memories.store.get(memory.id)
+    while current is not None and current.status == "superseded" and current.superseded_by:
+        current = memories.store.get(current.superseded_by)
+    assert current is not None, f"#{memory.id} points at a memory that is gone"
+    return current
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_a_dream_with_the_real_small_models_completes_and_loses_no_distinct_fact(
+    fresh_smollm2: Callable[[], LlamaChatModel],
+    minilm_path: Path,
+    database: Database,
+    prompts: PromptLibrary,
+    tmp_path: Path,
+) -> None:
+    broker = InferenceBroker()
+    broker.start()
+    try:
+        broker.load_chat_model(fresh_smollm2).result(timeout=60)
+        broker.load_embedder(lambda: LlamaEmbedder(minilm_path)).result(timeout=60)
+        memories = MemoryService.over(database, broker, prompts)
+        planted = [add_memory(memories, text) for pair in DUPLICATES for text in pair]
+        planted += [add_memory(memories, text) for text in CONTRADICTION]
+        distinct = [add_memory(memories, text) for text in DISTINCT]
+        dreamer = make_dreamer(
+            database, memories, broker, prompts, tmp_path, DreamSettings(quiet_seconds=0)
+        )
+
+        report = dreamer.run("manual", DreamControl())
+
+        assert report.run.status == "completed"
+        logged = {entry.pass_name for entry in dreamer.dreams.log_entries(report.run.id)}
+        assert {"decay", "dedup", "contradictions", "stale", "preferences"} <= logged
+        for memory in distinct:
+            final = _final(memories, memory)
+            assert final.status == "active", f"{memory.content!r} was {final.status}"
+            assert lost_specifics([memory.content], final.content) == []
+        for memory in planted:  # merged or replaced, never gone
+            assert memories.store.get(memory.id) is not None
+    finally:
+        broker.stop()

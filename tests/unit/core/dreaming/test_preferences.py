@@ -1,0 +1,144 @@
+"""Tests of inferring preferences from what the user said, past thresholds."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from desktop.core.db import ConversationStore, Database, MemoryQuery
+from desktop.core.dreaming.control import DreamControl
+from tests.fakes import ScriptedChatModel
+from tests.unit.core.dreaming.conftest import Dreaming
+
+SHORT = "The user prefers short answers."
+
+
+def _answer(preference: str, strength: str, messages: list[int], sensitive: bool = False) -> str:
+    found = {
+        "preference": preference,
+        "strength": strength,
+        "sensitive": sensitive,
+        "messages": messages,
+    }
+    return json.dumps({"preferences": [found]})
+
+
+@pytest.fixture
+def said(database: Database, dreaming: Dreaming) -> list[int]:
+    """Three messages from the user in a kept conversation, one off the record."""
+    store = ConversationStore(database, clock=dreaming.clock)
+    kept = store.create("kept")
+    hidden = store.create("private", off_record=True)
+    store.add_message(hidden.id, "user", "Never tell anyone about my diary.")
+    return [
+        store.add_message(kept.id, "user", text).id
+        for text in ("No, stop writing essays!", "Shorter please.", "Keep it brief, thanks.")
+    ]
+
+
+def _inferred(dreaming: Dreaming) -> list[str]:
+    found = dreaming.memories.browse(MemoryQuery(source_kinds=("inferred",)))
+    return [m.content for m in found]
+
+
+@pytest.mark.parametrize(
+    ("strength", "messages", "kept"),
+    [
+        ("strong_correction", [1], True),
+        ("mild_pushback", [2], False),
+        ("mild_pushback", [2, 3], True),
+        ("casual_remark", [1, 2], False),
+        ("casual_remark", [1, 2, 3], True),
+        ("casual_remark", [2, 2, 2], False),  # the same message thrice is once
+    ],
+)
+def test_a_preference_is_kept_past_its_threshold_of_distinct_messages(
+    dreaming: Dreaming,
+    model: ScriptedChatModel,
+    said: list[int],
+    strength: str,
+    messages: list[int],
+    kept: bool,
+) -> None:
+    model.queue(_answer(SHORT, strength, messages))
+
+    dreaming.dreamer.run("manual", DreamControl())
+
+    assert _inferred(dreaming) == ([SHORT] if kept else [])
+
+
+def test_a_kept_preference_is_marked_inferred_with_its_messages(
+    dreaming: Dreaming, model: ScriptedChatModel, said: list[int]
+) -> None:
+    model.queue(_answer(SHORT, "mild_pushback", [2, 3]))
+
+    dreaming.dreamer.run("manual", DreamControl())
+
+    [memory] = dreaming.memories.browse(MemoryQuery(source_kinds=("inferred",)))
+    assert memory.category == "preferences"
+    assert dreaming.memories.store.sources(memory.id).message_ids == tuple(said[1:])
+    [(prompt, _)] = [r for r in model.requests if "messages" in r[0][-1].content]
+    assert "[1] No, stop writing essays!" in prompt[-1].content
+    assert "diary" not in prompt[-1].content  # off the record: never read
+
+
+def test_a_preference_about_money_waits_for_approval(
+    dreaming: Dreaming, model: ScriptedChatModel, said: list[int]
+) -> None:
+    model.queue(_answer("The user wants prices in euros.", "strong_correction", [1]))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert report.pending == 1 and _inferred(dreaming) == []
+
+
+def test_a_known_preference_is_not_added_again(
+    dreaming: Dreaming, model: ScriptedChatModel, said: list[int]
+) -> None:
+    dreaming.add(SHORT)
+    model.queue(_answer(SHORT, "strong_correction", [1]))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert report.applied == 0
+
+
+def test_without_new_messages_the_model_is_not_asked_again(
+    dreaming: Dreaming, model: ScriptedChatModel, said: list[int]
+) -> None:
+    model.queue('{"preferences": []}')
+    dreaming.dreamer.run("manual", DreamControl())
+    asked = len(model.requests)
+    dreaming.clock.advance(60)
+
+    dreaming.dreamer.run("manual", DreamControl())
+
+    assert len(model.requests) == asked
+
+
+def test_a_pass_rolled_back_reads_the_same_messages_next_time(
+    dreaming: Dreaming, model: ScriptedChatModel, said: list[int]
+) -> None:
+    model.queue("not json", _answer(SHORT, "strong_correction", [1]))
+
+    dreaming.dreamer.run("manual", DreamControl())
+    dreaming.clock.advance(60)
+    dreaming.dreamer.run("manual", DreamControl())
+
+    assert _inferred(dreaming) == [SHORT]
+
+
+def test_naming_a_message_not_shown_rolls_the_pass_back(
+    dreaming: Dreaming, model: ScriptedChatModel, said: list[int]
+) -> None:
+    model.queue(_answer(SHORT, "strong_correction", [9]))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    [entry] = [
+        e
+        for e in dreaming.dreamer.dreams.log_entries(report.run.id)
+        if e.pass_name == "preferences"
+    ]
+    assert entry.outcome == "rolled_back" and _inferred(dreaming) == []

@@ -1,0 +1,152 @@
+"""Dreams on their own thread: started, paused, resumed, and giving way to a
+user turn in the chat window; a real database and broker, a scripted model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktop.core.chat import ChatService
+from desktop.core.db import Database
+from desktop.core.dreaming.activity import UserActivity
+from desktop.core.dreaming.dreamer import DreamReport
+from desktop.core.memory_service import MemoryService
+from desktop.core.prompts import PromptLibrary
+from desktop.ui.chat_window import ChatWindow
+from desktop.ui.dream_worker import DreamRunner
+from models.broker import InferenceBroker
+from tests.dreams import add_memory, make_dreamer
+from tests.fakes import HashingEmbedder, ScriptedChatModel, StepGate
+from tests.unit.ui.conftest import WAIT_MS, send_by_enter
+
+REX = "The user has a dog named Rex"
+REX_TWIN = "The user has a dog called Rex"
+MERGE = json.dumps(
+    {
+        "toSave": [
+            {"content": "The user has a dog named Rex.", "category": "people", "sourceIds": [1, 2]}
+        ],
+        "toDelete": [1, 2],
+    }
+)
+
+
+@pytest.fixture
+def activity() -> UserActivity:
+    return UserActivity()
+
+
+@pytest.fixture
+def broker(model: ScriptedChatModel, activity: UserActivity) -> Iterator[InferenceBroker]:
+    """A broker holding background work while the user is in a turn, as the app's does."""
+    broker = InferenceBroker(background_allowed=lambda: activity.quiet(0))
+    broker.start()
+    broker.load_chat_model(lambda: model).result(timeout=5)
+    broker.load_embedder(lambda: HashingEmbedder()).result(timeout=5)
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture
+def runner(
+    qtbot: QtBot,
+    database: Database,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    activity: UserActivity,
+    tmp_path: Path,
+) -> Iterator[DreamRunner]:
+    dreamer = make_dreamer(database, memories, broker, prompts, tmp_path)
+    dreams = DreamRunner(dreamer, activity, quiet_seconds=0)
+    yield dreams
+    dreams.stop()
+    assert not dreams.qthread.isRunning()
+
+
+def test_a_dream_runs_off_the_ui_thread_and_reports(
+    qtbot: QtBot, runner: DreamRunner, memories: MemoryService, model: ScriptedChatModel
+) -> None:
+    add_memory(memories, REX)
+    add_memory(memories, REX_TWIN)
+    model.queue(MERGE)
+    states: list[str] = []
+    runner.state_changed.connect(states.append)
+
+    with qtbot.waitSignal(runner.finished, timeout=WAIT_MS) as finished:
+        assert runner.dream("manual")
+        assert not runner.dream("manual")  # one at a time
+
+    report: DreamReport = finished.args[0]
+    assert report.run.status == "completed" and report.applied == 1
+    assert states == ["dreaming", "idle"]
+    assert runner.state == "idle" and not runner.running
+
+
+def test_pausing_stops_the_dream_and_resuming_goes_on_from_its_checkpoint(
+    qtbot: QtBot, runner: DreamRunner, memories: MemoryService, model: ScriptedChatModel
+) -> None:
+    add_memory(memories, REX)
+    add_memory(memories, REX_TWIN)
+    gate = StepGate(allowed=1)
+    model.gate = gate
+    model.queue(MERGE, MERGE)
+    states: list[str] = []
+    runner.state_changed.connect(states.append)
+    runner.dream("manual")
+    gate.wait_for_arrival(2)  # the dream's model call is under way
+
+    with qtbot.waitSignal(runner.finished, timeout=WAIT_MS) as stopped:
+        runner.pause()
+        gate.open()
+    assert stopped.args[0].run.status == "paused"
+    assert states == ["dreaming", "paused"]
+    assert not runner.dream("schedule")  # paused: no new dream starts
+
+    with qtbot.waitSignal(runner.finished, timeout=WAIT_MS) as resumed:
+        runner.resume()
+
+    report: DreamReport = resumed.args[0]
+    assert report.run.id == stopped.args[0].run.id
+    assert report.run.status == "completed" and report.applied == 1
+    assert states == ["dreaming", "paused", "idle", "dreaming", "idle"]
+
+
+def test_a_user_turn_during_a_dream_is_answered_while_the_dream_waits(
+    qtbot: QtBot,
+    chat: ChatService,
+    runner: DreamRunner,
+    activity: UserActivity,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+) -> None:
+    window = ChatWindow(chat, chat.new_conversation().id, hide_on_close=False)
+    qtbot.addWidget(window)
+    window.set_chat_available(True, "")
+    window.busy_changed.connect(
+        lambda busy: activity.turn_started() if busy else activity.turn_ended()
+    )
+    add_memory(memories, REX)
+    add_memory(memories, REX_TWIN)
+    # The dream's first try is cut for the user, the reply, then the dream again.
+    model.queue(MERGE, "Hi, I am Reverie.", "Here I am.", MERGE)
+    gate = StepGate(allowed=1)
+    model.gate = gate
+    finished: list[str] = []
+    runner.finished.connect(lambda report: finished.append(report.run.status))
+    runner.dream("manual")
+    gate.wait_for_arrival(2)  # the dream is mid-answer
+
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        send_by_enter(qtbot, window, "are you there?")
+        gate.open()
+
+    assert window.transcript.messages[-1].text == "Here I am."
+    assert finished == []  # the dream gave way and is not done yet
+    qtbot.waitUntil(lambda: finished == ["completed"], timeout=WAIT_MS)
+    assert [m.status for m in memories.store.listed(status="superseded")] == ["superseded"] * 2
+    window.shutdown()
