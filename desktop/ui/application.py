@@ -18,6 +18,7 @@ from desktop.core import jobs, paths
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import failure_message
 from desktop.ui.chat_window import ChatWindow
+from desktop.ui.dream_report import DreamReportWindow
 from desktop.ui.dream_worker import DreamRunner
 from desktop.ui.job_watcher import JobWatcher
 from desktop.ui.markdown import warm_up
@@ -29,7 +30,7 @@ from models.broker import Job
 
 if TYPE_CHECKING:
     from desktop.app import Core
-    from desktop.core.dreaming.dreamer import DreamReport
+    from desktop.core.dreaming.dreamer import Dreamer, DreamReport
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +118,7 @@ class ReverieApplication(QObject):
             self.clock.every(MEMORY_JOB, core.settings.memory.harvest_check_minutes)
         self.window.busy_changed.connect(self._on_busy)
         self._core = core
+        self.dream_report: DreamReportWindow | None = None
         self.dreams = self._dream_runner(core)
         self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
@@ -142,17 +144,31 @@ class ReverieApplication(QObject):
         runner = DreamRunner(core.dreamer, core.activity, settings.quiet_seconds, self)
         runner.finished.connect(self._on_dream_finished)
         runner.failed.connect(self._on_dream_failed)
+        report = self.dream_report = self._dream_report_window(core.dreamer, core)
+        if report is not None:
+            runner.finished.connect(lambda _: report.refresh())
         self.window.dreaming_available = True
         self.window.dream_requested.connect(lambda: self._dream("chat"))
         if self.tray is not None:
             self.tray.dream_requested.connect(lambda: self._dream("manual"))
             self.tray.dreaming_paused.connect(self._pause_dreaming)
             runner.state_changed.connect(self.tray.set_dream_state)
+            if report is not None:
+                self.tray.dream_report_requested.connect(report.present)
         if settings.enabled:
             self.clock.daily_at(DREAM_NIGHTLY, settings.nightly_hour, settings.nightly_minute)
             if settings.every_hours:
                 self.clock.every(DREAM_INTERVAL, settings.every_hours * 60, MISSED_RUN_GRACE_S)
         return runner
+
+    def _dream_report_window(self, dreamer: Dreamer, core: Core) -> DreamReportWindow | None:
+        if core.memories is None:
+            return None
+        window = DreamReportWindow(dreamer.dreams, dreamer.book, core.memories)
+        if self.memory_browser is not None:
+            window.memory_requested.connect(self.memory_browser.show_memory)
+            window.memories_changed.connect(self.memory_browser.refresh)
+        return window
 
     def _dream(self, trigger: str) -> None:
         if self.dreams is None:
@@ -217,6 +233,9 @@ class ReverieApplication(QObject):
         self.clock.stop()
         if self.dreams is not None:
             self.dreams.stop()  # paused where it was: the next dream goes on from there
+        if self.dream_report is not None:
+            self.dream_report.shutdown()
+            self.dream_report.deleteLater()
         self.window.shutdown()
         if self.memory_browser is not None:
             self.memory_browser.shutdown()

@@ -33,15 +33,16 @@ from PySide6.QtWidgets import (
 
 from desktop.core.db import DreamChange, DreamLogEntry, DreamRun, Memory
 from desktop.core.db.memory_writes import from_snapshot
+from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.fading import DecayPass, StalePass
+from desktop.core.dreaming.preferences import PreferencePass
 from desktop.ui.memory_views import count, named
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a runs-list line's ``RunLine``."""
-_PASS_TITLES = {p.name: p.title for p in (DecayPass, DedupPass, StalePass)} | {
-    "working_set": "Writing MEMORIES.md"
-}
+_PASSES = (DecayPass, DedupPass, ContradictionPass, StalePass, PreferencePass)
+_PASS_TITLES = {p.name: p.title for p in _PASSES} | {"working_set": "Writing MEMORIES.md"}
 RUN_STATUS = {
     "queued": "waiting to start",
     "running": "dreaming now",
@@ -71,7 +72,13 @@ _KINDS = {
     "decay": "Fade",
     "add": "New memory",
 }
-_TRIGGERS = {"manual": "asked for by you", "nightly": "nightly", "early": "many new memories"}
+_TRIGGERS = {
+    "manual": "asked for by you",
+    "chat": "asked for with /dream",
+    "schedule": "scheduled",
+    "memories": "many new memories",
+    "resume": "resumed",
+}
 _SHOWN_FADED = 5
 """Faded memories listed before "Show all" (a decay change may hold hundreds)."""
 _MEMORY_CHARS = 400

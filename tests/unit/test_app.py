@@ -20,7 +20,7 @@ from desktop.core.settings import (
     load_settings,
     save_settings,
 )
-from desktop.ui.application import COMPACTION_JOB, MEMORY_JOB, ReverieApplication
+from desktop.ui.application import COMPACTION_JOB, DREAM_NIGHTLY, MEMORY_JOB, ReverieApplication
 from desktop.ui.worker import TaskDone
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
@@ -202,4 +202,39 @@ def test_tasks_and_skills_are_built_in_the_settings_zone_and_reach_the_chat(
         offered = core.chat.assembled(conversation.id, frozenset({"task", "read_skill"})).system
         assert "- task(action: add | complete" in offered
     finally:
+        core.close()
+
+
+@pytest.mark.model
+def test_slash_dream_dreams_in_the_background_says_what_changed_and_fills_the_report(
+    qtbot: QtBot, started: ReverieApplication
+) -> None:
+    assert started.dreams is not None and started.dream_report is not None
+    window = started.window
+
+    with qtbot.waitSignal(started.dreams.finished, timeout=WAIT_MS) as finished:
+        window.input.setPlainText("/dream")
+        window.send()
+        assert "Dreaming now" in window.transcript.plain_text()
+
+    assert finished.args[0].run.status == "completed"
+    qtbot.waitUntil(lambda: "Dream finished: 0 changes." in window.transcript.plain_text())
+    assert (started._core.paths.working_set_file).exists()
+    assert started.dream_report.run_ids() == [finished.args[0].run.id]
+    window.input.setPlainText("/dream")
+    window.send()  # one dream after another is fine
+    qtbot.waitUntil(lambda: started.dreams is not None and not started.dreams.running)
+
+
+def test_the_nightly_dream_is_scheduled_at_the_configured_hour(
+    qtbot: QtBot, app_paths: AppPaths
+) -> None:
+    core = build_core(app_paths)
+    app = ReverieApplication(core, *load_models(core))
+    try:
+        app.clock.start()
+        due = app.clock.next_time(DREAM_NIGHTLY)
+        assert due is not None and (due.hour, due.minute) == (1, 0)
+    finally:
+        app.shutdown()
         core.close()

@@ -278,22 +278,27 @@ class MemoryWrites:
             "UPDATE memories SET embedding_model = ? WHERE id = ?", (embedding_model, memory_id)
         )
 
-    def restore(self, snapshot: Memory) -> None:
-        """Put back the ``RESTORED_FIELDS`` of a memory as *snapshot* had them (undo)."""
+    def restore(self, snapshot: Memory, fields: Iterable[str] = RESTORED_FIELDS) -> None:
+        """Put back *fields* (some of ``RESTORED_FIELDS``) of a memory as
+        *snapshot* had them (undo)."""
+        fields = [name for name in RESTORED_FIELDS if name in set(fields)]
+        if not fields:
+            return
         old = self.current(snapshot.id)
-        values = [getattr(snapshot, name) for name in RESTORED_FIELDS]
-        assignments = ", ".join(f"{name} = ?" for name in RESTORED_FIELDS)
+        values = [getattr(snapshot, name) for name in fields]
+        assignments = ", ".join(f"{name} = ?" for name in fields)
         self._tx.execute(
             f"UPDATE memories SET {assignments}, updated_at = ? WHERE id = ?",
             (*[int(v) if isinstance(v, bool) else v for v in values], self.now, snapshot.id),
         )
+        current = self.current(snapshot.id)
         self._tx.execute(
             "UPDATE memory_vectors SET status = ?, category = ? WHERE memory_id = ?",
-            (snapshot.status, snapshot.category, snapshot.id),
+            (current.status, current.category, snapshot.id),
         )
         changed = {
             name: [getattr(old, name), getattr(snapshot, name)]
-            for name in RESTORED_FIELDS
+            for name in fields
             if getattr(old, name) != getattr(snapshot, name)
         }
         self._record(snapshot.id, "restore", details={"restored": changed})

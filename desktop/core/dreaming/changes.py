@@ -45,6 +45,21 @@ class Proposal:
     """Risky whatever it touches (e.g. an inferred preference about money)."""
 
 
+JUDGED_FIELDS = ("content", "status", "superseded_by", "category", "pinned", "importance")
+"""What a change was decided on: if any of these moved, it no longer applies as it was."""
+_FIELD_WORDS = {
+    "content": "its text",
+    "status": "its status",
+    "superseded_by": "what replaces it",
+    "category": "its category",
+    "pinned": "its pin",
+    "importance": "its importance",
+    "faded_importance": "how far it faded",
+    "decayed_through": "how far it faded",
+    "valid_to": "when it stopped being true",
+}
+
+
 class ChangeRefused(ReverieError):
     """A change cannot be undone or approved as it stands; ``str()`` says why."""
 
@@ -209,7 +224,11 @@ class ChangeBook:
         )
         with self._db.transaction() as tx:
             writes = self._memories.writes_in(tx, "user", dream_run_id=change.dream_run_id)
-            changed = _changed_since(writes, (change.before or {}).get("memories", {}))
+            recorded = (change.before or {}).get("memories", {}).items()
+            changed = next(
+                filter(None, (_changed_since(writes, k, d, JUDGED_FIELDS) for k, d in recorded)),
+                "",
+            )
             if changed:
                 DreamStore.record_outcome(
                     tx, change_id, "rejected", now=self._dreams.now(), note=changed
@@ -257,12 +276,24 @@ class ChangeBook:
         writes = self._memories.writes_in(
             tx, "user", dream_run_id=change.dream_run_id, dream_change_id=change.id
         )
+        before = (change.before or {}).get("memories", {})
         after = change.after or {}
-        changed = _changed_since(writes, after.get("memories", {}))
-        if changed:
-            raise ChangeRefused(f"Change #{change.id} cannot be undone: {changed}")
-        for data in (change.before or {}).get("memories", {}).values():
-            writes.restore(from_snapshot(data))
+        made = {str(i) for i in after.get("created", [])}
+        # What the change did, field by field: only that is checked and put back,
+        # so a later fade or pin of the same memory does not block the undo.
+        did = {
+            key: _differing(from_snapshot(before[key]), from_snapshot(data))
+            if key in before
+            else JUDGED_FIELDS
+            for key, data in after.get("memories", {}).items()
+        }
+        for key, data in after.get("memories", {}).items():
+            changed = _changed_since(writes, key, data, did[key])
+            if changed:
+                raise ChangeRefused(f"Change #{change.id} cannot be undone: {changed}.")
+        for key, data in before.items():
+            if key not in made:
+                writes.restore(from_snapshot(data), did.get(key, ()))
         for memory_id in after.get("created", []):
             writes.remove(int(memory_id))
         DreamStore.record_outcome(tx, change.id, "reverted", now=writes.now)
@@ -273,19 +304,20 @@ def _state(writes: MemoryWrites, memory_ids: Sequence[int]) -> dict[str, Any]:
     return {"memories": {str(i): snapshot(writes.current(i)) for i in dict.fromkeys(memory_ids)}}
 
 
-def _changed_since(writes: MemoryWrites, recorded: Mapping[str, Mapping[str, Any]]) -> str:
-    """ "" if every recorded memory still reads as recorded, else what changed."""
-    for key, data in recorded.items():
-        then = from_snapshot(data)
-        try:
-            now: Memory = writes.current(int(key))
-        except ReverieError:
-            return f"memory #{key} no longer exists"
-        differs = [
-            name
-            for name in (*RESTORED_FIELDS, "content")
-            if getattr(now, name) != getattr(then, name)
-        ]
-        if differs:
-            return f"memory #{key} changed since ({', '.join(differs)})"
+def _differing(first: Memory, second: Memory) -> tuple[str, ...]:
+    return tuple(name for name in RESTORED_FIELDS if getattr(first, name) != getattr(second, name))
+
+
+def _changed_since(
+    writes: MemoryWrites, key: str, recorded: Mapping[str, Any], fields: Sequence[str]
+) -> str:
+    """ "" if memory *key* still has the *fields* recorded, else what changed, in words."""
+    then = from_snapshot(recorded)
+    try:
+        now: Memory = writes.current(int(key))
+    except ReverieError:
+        return f"memory #{key} no longer exists"
+    differs = [_FIELD_WORDS[name] for name in fields if getattr(now, name) != getattr(then, name)]
+    if differs:
+        return f"memory #{key} changed since ({', '.join(differs)})"
     return ""

@@ -217,7 +217,11 @@ class Dreamer:
 def _described(applied: Applied) -> str:
     if not applied.applied and not applied.pending:
         return "Nothing to change."
-    said = f"{applied.applied} change(s) applied"
+    said = f"{_count(applied.applied, 'change')} applied"
     if applied.pending:
         said += f", {applied.pending} waiting for your approval"
     return said + "."
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -440,7 +440,7 @@ def test_an_approval_refused_because_a_memory_changed_says_why(
 
     assert report.problem.isVisible()
     assert report.problem.text() == (
-        f"Not applied: memory #{twin.id} changed since (content). "
+        f"Not applied: memory #{twin.id} changed since (its text). "
         "It was set aside as rejected: your memories stay as they are."
     )
     assert get(memories, rex.id).status == "active"
@@ -540,7 +540,7 @@ def test_a_refused_undo_says_why_and_changes_nothing(
     change = the_change(report, "merge").change
     assert report.problem.isVisible() and not report.notice.isVisible()
     assert report.problem.text() == (
-        f"Change #{change.id} cannot be undone: memory #{merged_id} changed since (content). "
+        f"Change #{change.id} cannot be undone: memory #{merged_id} changed since (its text). "
         "Nothing was changed."
     )
     assert get(memories, rex.id).status == "superseded"

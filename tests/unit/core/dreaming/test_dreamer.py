@@ -391,3 +391,31 @@ def test_importance_is_never_nan(dreaming: Dreaming) -> None:
     dreaming.clock.advance(10_000 * DAY)
     _dream(dreaming)
     assert not math.isnan(dreaming.get(memory.id).current_importance)
+
+
+def test_a_later_fade_blocks_neither_undo_nor_approval(
+    dreaming: Dreaming, model: ScriptedChatModel
+) -> None:
+    first = dreaming.add(REX, reinforcement_count=3)  # merged, seen too often to go stale
+    dreaming.add(REX_TWIN, reinforcement_count=3)
+    pinned = dreaming.add("The user's tea is green tea daily", pinned=True)
+    faded = dreaming.add("The user's tea is green tea daily!", reinforcement_count=5)
+    model.queue(
+        _merge("The user has a dog named Rex.", [1, 2]),
+        _merge("The user's tea is green tea daily.", [1, 2]),
+    )
+    report = _dream(dreaming)
+    assert (report.applied, report.pending) == (1, 1)
+    dreaming.clock.advance(200 * DAY)  # the next dream fades every memory involved
+    _dream(dreaming)
+    assert dreaming.get(pinned.id).current_importance == 0.5  # pinned: never faded
+    assert dreaming.get(faded.id).faded_importance is not None
+    merged = dreaming.get(dreaming.get(first.id).superseded_by or 0)
+    assert merged.faded_importance is not None
+
+    [pending] = dreaming.dreamer.dreams.pending()
+    assert dreaming.dreamer.book.approve(pending.id).status == "applied"
+    [merge, *_] = dreaming.dreamer.dreams.changes(report.run.id)
+    dreaming.dreamer.book.revert(merge.id)
+
+    assert dreaming.get(first.id).status == "active"
