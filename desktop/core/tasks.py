@@ -75,6 +75,10 @@ class TaskService:
             return None
         return next_run(task.schedule, after or self._clock(), self.zone)
 
+    def now(self) -> datetime:
+        """The service's clock, in the user's zone (what the UI counts "today" from)."""
+        return self._clock().astimezone(self.zone)
+
     def due(self, now: datetime | None = None) -> builtins.list[Task]:
         """Active tasks whose run time has come, the longest waiting first."""
         return self.store.due((now or self._clock()).timestamp())

@@ -205,3 +205,10 @@ def test_the_same_schedule_runs_at_another_instant_in_another_zone(
 
     assert berlin.next_run(task) == at("2026-11-23 09:00")
     assert tokyo.next_run(task) == datetime(2026, 11, 23, 9, tzinfo=ZoneInfo("Asia/Tokyo"))
+
+
+def test_now_is_the_services_clock_in_the_users_zone(database: Database, clock: Clock) -> None:
+    tokyo = TaskService(TaskStore(database), ZoneInfo("Asia/Tokyo"), clock=clock)
+
+    assert tokyo.now() == at("2026-11-22 12:00")
+    assert tokyo.now().tzinfo == ZoneInfo("Asia/Tokyo") and tokyo.now().hour == 20
