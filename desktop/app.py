@@ -29,6 +29,8 @@ from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.dreamer import Dreamer
 from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.dreaming.preferences import PreferencePass
+from desktop.core.dreaming.skill_review import SkillPass
+from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.harvest import Harvester
 from desktop.core.jobs import failure_message
@@ -146,10 +148,14 @@ def build_core(paths: AppPaths) -> Core:
                 DedupPass(),
                 ContradictionPass(),
                 StalePass(),
+                TaskPass(core.tasks, conversations),
+                SkillPass(core.skills, conversations),
                 PreferencePass(conversations),
             ],
             snapshots_dir=paths.snapshots_dir,
             working_set_file=paths.working_set_file,
+            tasks=core.tasks.store,
+            skills=core.skills,
         )
     broker.start()
     return core

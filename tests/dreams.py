@@ -11,10 +11,15 @@ from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.dreamer import Dreamer
 from desktop.core.dreaming.fading import DecayPass, StalePass
+from desktop.core.dreaming.passes import DreamPass
 from desktop.core.dreaming.preferences import PreferencePass
+from desktop.core.dreaming.skill_review import SkillPass
+from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
+from desktop.core.skills import SkillLibrary
+from desktop.core.tasks import TaskService
 from models.broker import InferenceBroker
 
 
@@ -26,23 +31,30 @@ def make_dreamer(
     folder: Path,
     settings: DreamSettings | None = None,
     clock: Callable[[], float] | None = None,
+    *,
+    tasks: TaskService | None = None,
+    skills: SkillLibrary | None = None,
 ) -> Dreamer:
-    """A dreamer with the app's passes; snapshots and MEMORIES.md in *folder*."""
+    """A dreamer with the app's passes (those for tasks and skills when given);
+    snapshots and MEMORIES.md in *folder*."""
+    conversations = ConversationStore(database)
+    passes: list[DreamPass] = [DecayPass(), DedupPass(), ContradictionPass(), StalePass()]
+    if tasks is not None:
+        passes.append(TaskPass(tasks, conversations))
+    if skills is not None:
+        passes.append(SkillPass(skills, conversations))
+    passes.append(PreferencePass(conversations))
     return Dreamer(
         database,
         memories,
         broker,
         prompts,
         settings or DreamSettings(quiet_seconds=0, max_retired_floor=10),
-        [
-            DecayPass(),
-            DedupPass(),
-            ContradictionPass(),
-            StalePass(),
-            PreferencePass(ConversationStore(database)),
-        ],
+        passes,
         snapshots_dir=folder / "snapshots",
         working_set_file=folder / "MEMORIES.md",
+        tasks=None if tasks is None else tasks.store,
+        skills=skills,
         clock=clock or time.time,
     )
 

@@ -52,7 +52,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.db import DreamChange, DreamRun, DreamStore
-from desktop.core.dreaming.changes import ChangeBook, ChangeRefused
+from desktop.core.dreaming.changes import ChangeBook
+from desktop.core.dreaming.proposals import ChangeRefused
 from desktop.core.embedding import Vectors
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import MemoryService

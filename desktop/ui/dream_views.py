@@ -37,11 +37,21 @@ from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.dreaming.preferences import PreferencePass
+from desktop.core.dreaming.skill_review import SkillPass
+from desktop.core.dreaming.task_review import TaskPass
 from desktop.ui.memory_views import count, named
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a runs-list line's ``RunLine``."""
-_PASSES = (DecayPass, DedupPass, ContradictionPass, StalePass, PreferencePass)
+_PASSES = (
+    DecayPass,
+    DedupPass,
+    ContradictionPass,
+    StalePass,
+    TaskPass,
+    SkillPass,
+    PreferencePass,
+)
 _PASS_TITLES = {p.name: p.title for p in _PASSES} | {"working_set": "Writing MEMORIES.md"}
 RUN_STATUS = {
     "queued": "waiting to start",
@@ -71,7 +81,14 @@ _KINDS = {
     "archive": "Archive",
     "decay": "Fade",
     "add": "New memory",
+    "task_complete": "Complete task",
+    "task_update": "Update task",
+    "task_purge": "Purge task",
+    "skill_rewrite": "Rewrite skill",
+    "skill_retire": "Retire skill",
+    "skill_draft": "Propose skill",
 }
+_SKILL_CHARS = 300
 _TRIGGERS = {
     "manual": "asked for by you",
     "chat": "asked for with /dream",
@@ -176,6 +193,10 @@ def before_after_html(change: DreamChange, *, show_all: bool = False) -> str:
         return "<br>".join(lines)
     if change.kind == "decay":
         return _decay_html(payload, before, show_all)
+    if change.kind.startswith("task_"):
+        return _task_html(change)
+    if change.kind.startswith("skill_"):
+        return _skill_html(change)
     if change.kind == "add":
         return _new_memory(str(payload.get("content", "")), created, taken_back)
     memory_id = int(payload.get("memory", 0))
@@ -193,6 +214,42 @@ def before_after_html(change: DreamChange, *, show_all: bool = False) -> str:
             f"<br>→ replaced by {memory_link(by)}{new}"
         )
     return html.escape(change.summary)
+
+
+def _task_html(change: DreamChange) -> str:
+    """A task as it was (struck through where it changed) and as it became."""
+    then = next(iter((change.before or {}).get("tasks", {}).items()), None)
+    if then is None:
+        return html.escape(change.summary)
+    key, was = then
+    became = (change.after or {}).get("tasks", {}).get(key, {})
+    old = f"{html.escape(str(was['text']))} (P{was['priority']}, {was['status']})"
+    if not became:
+        return f"Task #{key}: {old}"
+    new = f"{html.escape(str(became['text']))} (P{became['priority']}, {became['status']})"
+    return f'Task #{key}: <span style="{_OLD}">{old}</span><br>→ <span style="{_NEW}">{new}</span>'
+
+
+def _skill_html(change: DreamChange) -> str:
+    """A skill's text as it was and as it became (the beginning of each)."""
+    payload = change.payload
+    if change.kind == "skill_draft":
+        name = html.escape(str(payload.get("name", "")))
+        return f'New draft “{name}”:<br><span style="{_NEW}">{_excerpt(payload.get("text"))}</span>'
+    then: dict[str, Any] = next(iter((change.before or {}).get("skills", {}).values()), {})
+    name = html.escape(str(then.get("name", "")))
+    if change.kind == "skill_retire":
+        return f"“{name}” → deleted (restorable), merged into skill #{payload.get('into')}"
+    return (
+        f'“{name}”:<br><span style="{_OLD}">{_excerpt(then.get("text"))}</span>'
+        f'<br>→ <span style="{_NEW}">{_excerpt(payload.get("text"))}</span>'
+    )
+
+
+def _excerpt(text: object) -> str:
+    shown = str(text or "")
+    cut = shown if len(shown) <= _SKILL_CHARS else shown[: _SKILL_CHARS - 1] + "…"
+    return html.escape(cut).replace("\n", "<br>")
 
 
 def _new_memory(content: str, created: Sequence[int], taken_back: bool) -> str:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import builtins
 import enum
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -85,6 +86,8 @@ _STEPS: dict[str, tuple[tuple[TaskStatus, ...], str]] = {
         "CASE WHEN completed_at IS NULL THEN 'active' ELSE 'completed' END",
     ),
 }
+_PUT_BACK = ("text", "priority", "status", "completed_at", "next_run_at")
+"""The columns a dream may change, put back when it is undone."""
 _PAST = {
     "pause": "paused",
     "resume": "resumed",
@@ -210,9 +213,11 @@ class TaskStore:
         priority: int | None = None,
         schedule: Schedule | Keep | None = KEEP,
         next_run_at: float | Keep | None = KEEP,
+        tx: Transaction | None = None,
     ) -> Task:
         """Change what is given (a new schedule comes with its next run); a
-        deleted task is not changed (restore it first)."""
+        deleted task is not changed (restore it first).  Inside *tx* if given
+        (a dream changes several tasks all or nothing)."""
         _check(text, priority)
         if isinstance(schedule, Keep) != isinstance(next_run_at, Keep):
             raise ValueError("a schedule is changed together with its next run")
@@ -229,14 +234,14 @@ class TaskStore:
         if not isinstance(schedule, Keep):
             sets.append("schedule_kind = ?, schedule_spec = ?, next_run_at = ?")
             params += [*_stored(schedule), next_run_at]
-        with self._db.transaction() as tx:
-            row = tx.fetch_one(
+        with self._writing(tx) as writing:
+            row = writing.fetch_one(
                 f"UPDATE tasks SET {', '.join(sets)} WHERE id = ? AND status <> 'deleted'"
                 " RETURNING *",
                 [*params, task_id],
             )
             if row is None:
-                self._refuse(tx, task_id, "changed", ("active", "paused", "completed"))
+                self._refuse(writing, task_id, "changed", ("active", "paused", "completed"))
         assert row is not None  # _refuse raised
         return _task(row)
 
@@ -248,12 +253,12 @@ class TaskStore:
         """A paused task is active again, next running at *next_run_at*."""
         return self._step(task_id, "resume", next_run_at=next_run_at)
 
-    def complete(self, task_id: int) -> Task:
-        return self._step(task_id, "complete", next_run_at=None, completed=True)
+    def complete(self, task_id: int, tx: Transaction | None = None) -> Task:
+        return self._step(task_id, "complete", next_run_at=None, completed=True, tx=tx)
 
-    def delete(self, task_id: int) -> Task:
+    def delete(self, task_id: int, tx: Transaction | None = None) -> Task:
         """Soft: the task is hidden, and ``restore`` brings it back."""
-        return self._step(task_id, "delete")
+        return self._step(task_id, "delete", tx=tx)
 
     def restore(self, task_id: int, next_run_at: float | None) -> Task:
         """A deleted task as it was (a paused one active), next running at *next_run_at*."""
@@ -288,6 +293,7 @@ class TaskStore:
         *,
         next_run_at: float | Keep | None = KEEP,
         completed: bool = False,
+        tx: Transaction | None = None,
     ) -> Task:
         allowed, new_status = _STEPS[verb]
         now = self._clock()
@@ -303,16 +309,43 @@ class TaskStore:
                 " THEN NULL ELSE ? END"
             )
             params.append(next_run_at)
-        with self._db.transaction() as tx:
-            row = tx.fetch_one(
+        with self._writing(tx) as writing:
+            row = writing.fetch_one(
                 f"UPDATE tasks SET {', '.join(sets)} WHERE id = ?"
                 f" AND status IN ({', '.join('?' * len(allowed))}) RETURNING *",
                 [*params, task_id, *allowed],
             )
             if row is None:
-                self._refuse(tx, task_id, _PAST[verb], allowed)
+                self._refuse(writing, task_id, _PAST[verb], allowed)
         assert row is not None  # _refuse raised
         return _task(row)
+
+    @staticmethod
+    def state(tx: Transaction, task_id: int) -> dict[str, Any]:
+        """What a dream may change of a task, as it is in *tx* (for undo)."""
+        row = tx.fetch_one(f"SELECT {', '.join(_PUT_BACK)} FROM tasks WHERE id = ?", (task_id,))
+        if row is None:
+            raise TaskNotFound(task_id)
+        return {name: row[name] for name in _PUT_BACK}
+
+    def put_back(self, tx: Transaction, task_id: int, state: dict[str, Any]) -> None:
+        """Give a task back the *state* it had (undoing a dream's change)."""
+        assignments = ", ".join(f"{name} = ?" for name in _PUT_BACK)
+        changed = tx.execute(
+            f"UPDATE tasks SET {assignments}, updated_at = ? WHERE id = ?",
+            [*(state[name] for name in _PUT_BACK), self._clock(), task_id],
+        ).rowcount
+        if changed == 0:
+            raise TaskNotFound(task_id)
+
+    @contextmanager
+    def _writing(self, tx: Transaction | None) -> Iterator[Transaction]:
+        """*tx*, or a transaction of our own."""
+        if tx is not None:
+            yield tx
+            return
+        with self._db.transaction() as own:
+            yield own
 
     @staticmethod
     def _refuse(tx: Transaction, task_id: int, done: str, allowed: Sequence[TaskStatus]) -> None:

@@ -19,9 +19,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop.core.db import Memory
-from desktop.core.dreaming.changes import Proposal
 from desktop.core.dreaming.dedup import Merge, merge_proposals, with_vectors
 from desktop.core.dreaming.passes import PassContext, one_line
+from desktop.core.dreaming.proposals import Proposal
 
 TEMPLATE = "DREAM_CONTRADICTION_PROMPT.txt"
 NEIGHBOURS = 8

@@ -22,8 +22,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop.core.db import Memory
-from desktop.core.dreaming.changes import Proposal
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
+from desktop.core.dreaming.proposals import Proposal
 from desktop.core.memory_gate import MemoryRefused
 from desktop.core.memory_service import MemoryCategory, lost_specifics
 

@@ -21,14 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.db import Database, DreamRun, DreamStore, MemoryStore, RunStatus
-from desktop.core.dreaming.changes import Applied, ChangeBook, Proposal
+from desktop.core.db.tasks import TaskStore
+from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
 from desktop.core.dreaming.passes import DreamPass, PassContext, PassRejected
+from desktop.core.dreaming.proposals import Applied, Proposal
 from desktop.core.dreaming.working_set import write_working_set
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
+from desktop.core.skills import SkillLibrary
 from models.broker import InferenceBroker
 
 log = logging.getLogger(__name__)
@@ -61,10 +64,14 @@ class Dreamer:
         *,
         snapshots_dir: Path,
         working_set_file: Path,
+        tasks: TaskStore | None = None,
+        skills: SkillLibrary | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.dreams = DreamStore(database, clock=clock)
-        self.book = ChangeBook(database, memories.store, self.dreams, settings)
+        self.book = ChangeBook(
+            database, memories.store, self.dreams, settings, tasks=tasks, skills=skills
+        )
         self._db = database
         self._memories = memories
         self._broker = broker

@@ -15,8 +15,8 @@ Reverie themselves, that is important, or that was reinforced often.
 
 from __future__ import annotations
 
-from desktop.core.dreaming.changes import Proposal
 from desktop.core.dreaming.passes import PassContext
+from desktop.core.dreaming.proposals import Proposal
 
 DAY = 86_400.0
 DECAY_CHUNK = 500

@@ -18,8 +18,8 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from desktop.core.dreaming.changes import Proposal
 from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
+from desktop.core.dreaming.proposals import Proposal
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary, fill

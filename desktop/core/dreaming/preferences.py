@@ -18,9 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop.core.db import ConversationStore, Message
-from desktop.core.dreaming.changes import Proposal
 from desktop.core.dreaming.dedup import with_vectors
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
+from desktop.core.dreaming.proposals import Proposal
 from desktop.core.memory_gate import MemoryRefused
 from desktop.core.tokens import cut_middle
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -13,7 +14,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QAbstractButton, QApplication, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
-from desktop.core.db import Database, Memory, MemoryStore, NewMemory
+from desktop.core.db import Database, DreamChange, Memory, MemoryStore, NewMemory
 from desktop.core.dreaming.control import DreamControl, DreamProgress
 from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.dreamer import Dreamer, DreamReport
@@ -24,7 +25,7 @@ from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
 from desktop.ui.dream_report import EMPTY_REPORT, WAITING, DreamReportWindow
-from desktop.ui.dream_views import ChangeView, LogView
+from desktop.ui.dream_views import ChangeView, LogView, before_after_html
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, GenerationOptions
 from tests.fakes import ScriptedChatModel, StepGate
@@ -642,3 +643,31 @@ def test_a_paused_dream_says_it_goes_on_later(
     report.select_run(run.run.id)
 
     assert heard and "Paused: it goes on where it stopped" in report.detail.facts.text()
+
+
+def test_task_and_skill_changes_read_as_before_and_after() -> None:
+    def change(kind: str, payload: dict[str, Any], before: Any, after: Any) -> DreamChange:
+        return DreamChange(
+            1, 1, "x", kind, "s", payload, before, after, "applied", False, None, 0, None
+        )
+
+    task = {"text": "Water plants", "priority": 5, "status": "active"}
+    done = {**task, "status": "completed"}
+    shown = before_after_html(
+        change("task_complete", {"task": 3}, {"tasks": {"3": task}}, {"tasks": {"3": done}})
+    )
+    assert "Task #3:" in shown and "(P5, active)" in shown and "(P5, completed)" in shown
+    skill = {"name": "brew-tea", "status": "active", "text": "How to brew tea\nlong text"}
+    rewritten = before_after_html(
+        change(
+            "skill_rewrite",
+            {"skill": 2, "text": "How to brew tea\nshort"},
+            {"skills": {"2": skill}},
+            {},
+        )
+    )
+    assert "“brew-tea”" in rewritten and "long text" in rewritten and "short" in rewritten
+    drafted = before_after_html(
+        change("skill_draft", {"name": "invoices", "text": "Sum up"}, {}, {})
+    )
+    assert "New draft “invoices”" in drafted

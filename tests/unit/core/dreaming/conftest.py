@@ -4,17 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from desktop.core.db import Database, Memory, MemoryStore, open_database
+from desktop.core.db.skills import SkillStore
+from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.dreamer import Dreamer
 from desktop.core.embedding import Embeddings
 from desktop.core.memory_gate import WriteGate
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
+from desktop.core.skills import SkillLibrary
+from desktop.core.tasks import TaskService
 from models.broker import InferenceBroker
 from tests.dreams import add_memory, make_dreamer
 from tests.fakes import HashingEmbedder, ScriptedChatModel
@@ -93,8 +99,23 @@ def make_dreaming(
     clock: FakeClock,
     tmp_path: Path,
 ) -> Callable[..., Dreaming]:
-    def make(settings: DreamSettings | None = None) -> Dreaming:
-        dreamer = make_dreamer(database, memories, broker, prompts, tmp_path, settings, clock)
+    def make(
+        settings: DreamSettings | None = None,
+        *,
+        tasks: TaskService | None = None,
+        skills: SkillLibrary | None = None,
+    ) -> Dreaming:
+        dreamer = make_dreamer(
+            database,
+            memories,
+            broker,
+            prompts,
+            tmp_path,
+            settings,
+            clock,
+            tasks=tasks,
+            skills=skills,
+        )
         return Dreaming(dreamer, memories, clock, tmp_path)
 
     return make
@@ -103,3 +124,18 @@ def make_dreaming(
 @pytest.fixture
 def dreaming(make_dreaming: Callable[..., Dreaming], settings: DreamSettings) -> Dreaming:
     return make_dreaming(settings)
+
+
+@pytest.fixture
+def tasks(database: Database, clock: FakeClock) -> TaskService:
+    """Tasks on the dream's clock."""
+    return TaskService(
+        TaskStore(database, clock=clock),
+        ZoneInfo("Europe/Berlin"),
+        clock=lambda: datetime.fromtimestamp(clock(), UTC),
+    )
+
+
+@pytest.fixture
+def skills(database: Database, tmp_path: Path, clock: FakeClock) -> SkillLibrary:
+    return SkillLibrary(SkillStore(database, clock=clock), tmp_path / "skills")

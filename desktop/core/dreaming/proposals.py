@@ -1,0 +1,109 @@
+"""What dream changes are made of: a pass's ``Proposal``, and what applies one.
+
+A pass proposes changes; a ``Handler`` for each kind (memories, tasks,
+skills) knows how to record what a change touches, apply it, tell whether
+what it was decided on still holds, and undo it.  The ``ChangeBook``
+(``changes.py``) drives them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from desktop.core.db import DreamChange, MemoryStore, Transaction
+from desktop.core.db.memory_writes import MemoryWrites
+from desktop.core.db.tasks import TaskStore
+from desktop.core.errors import ReverieError
+from desktop.core.skills import SkillLibrary
+
+Vector = npt.NDArray[np.floating[Any]]
+
+
+@dataclass(frozen=True, eq=False)
+class Proposal:
+    kind: str
+    """What it does: "merge", "supersede", "archive", "decay", "add" (memories),
+    "task_complete", "task_update", "task_purge", "skill_rewrite",
+    "skill_retire", "skill_draft"."""
+    summary: str
+    """What it does, in a sentence for the dream report."""
+    payload: dict[str, Any]
+    touches: tuple[int, ...] = ()
+    """Existing memories it changes."""
+    retires: tuple[int, ...] = ()
+    """Of those, the ones it supersedes or archives (the circuit breaker counts them)."""
+    vectors: Mapping[str, Vector] = field(default_factory=dict)
+    """Embeddings of the texts it adds, by text (computed before the transaction)."""
+    needs_approval: bool = False
+    """Risky whatever it touches (e.g. an inferred preference about money)."""
+
+
+class ChangeRefused(ReverieError):
+    """A change cannot be undone or approved as it stands; ``str()`` says why."""
+
+
+@dataclass(frozen=True)
+class Applied:
+    applied: int = 0
+    pending: int = 0
+
+
+@dataclass(frozen=True)
+class Applying:
+    """What a change is recorded, applied or undone with."""
+
+    tx: Transaction | None
+    """The transaction of the pass (None for file changes, which cannot share it)."""
+    memories: MemoryStore
+    actor: str
+    dream_run_id: int
+    dream_change_id: int | None = None
+    tasks: TaskStore | None = None
+    skills: SkillLibrary | None = None
+
+    def memory_writes(self) -> MemoryWrites:
+        assert self.tx is not None, "memory changes run in the pass's transaction"
+        return self.memories.writes_in(
+            self.tx,
+            self.actor,
+            dream_run_id=self.dream_run_id,
+            dream_change_id=self.dream_change_id,
+        )
+
+    def task_store(self) -> TaskStore:
+        if self.tasks is None:
+            raise ChangeRefused("Tasks are not available.")
+        return self.tasks
+
+    def skill_library(self) -> SkillLibrary:
+        if self.skills is None:
+            raise ChangeRefused("Skills are not available.")
+        return self.skills
+
+
+class Handler(Protocol):
+    kinds: frozenset[str]
+    in_transaction: bool
+    """False for changes to files, applied beside the pass's transaction."""
+
+    def before(self, at: Applying, proposal: Proposal) -> dict[str, Any]:
+        """What *proposal* touches, as it is now."""
+        ...
+
+    def apply(self, at: Applying, proposal: Proposal) -> dict[str, Any]:
+        """Make the change; what it touched (and made), as it is after."""
+        ...
+
+    def still_as_before(self, at: Applying, change: DreamChange) -> str:
+        """ "" if what *change* was decided on still holds, else what moved."""
+        ...
+
+    def undo(self, at: Applying, change: DreamChange) -> None:
+        """Take the change back, or ``ChangeRefused`` if that would overwrite
+        something changed since."""
+        ...

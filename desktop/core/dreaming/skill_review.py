@@ -1,0 +1,240 @@
+"""Tidying skills: condensed, overlapping ones merged, recurring requests
+proposed as drafts.
+
+- A skill changed since the last dream that runs longer than about
+  ``CONDENSED_TOKENS`` is condensed by the model to about that; its first
+  line, the summary the prompt shows, is kept as it was.
+- Two skills whose summaries are close in meaning are shown to the model,
+  which says whether they overlap and if so writes one text for both: the
+  more used skill takes it, the other is retired (deleted, restorable).
+- Requests the user made in two conversations or more (words shared across
+  conversations point the model at them) may become new skills, proposed as
+  drafts the user accepts, edits or rejects in the skill editor.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop.core.db import ConversationStore, Message
+from desktop.core.db.skills import Skill
+from desktop.core.dreaming.passes import PassContext, numbered, one_line
+from desktop.core.dreaming.proposals import Proposal
+from desktop.core.errors import ReverieError
+from desktop.core.skills import SkillLibrary, skill_name, summary_of
+from desktop.core.tokens import TokenCounter, cut_middle
+
+CONDENSE = "DREAM_SKILL_CONDENSE_PROMPT.txt"
+MERGE = "DREAM_SKILL_MERGE_PROMPT.txt"
+PROPOSE = "DREAM_SKILL_PROPOSE_PROMPT.txt"
+CONDENSED_TOKENS = 150
+OVERLAP_SIMILARITY = 0.8
+DAY = 86_400.0
+MAX_MESSAGES = 80
+MESSAGE_CHARS = 300
+RECURRING_TERMS = 12
+_WORD = re.compile(r"[^\W\d_]{4,}", re.UNICODE)
+_COMMON = frozenset(
+    str.split(
+        "this that with have from what when where which would could should there their about "
+        "please thanks thank could your just like want need know make some more also very much "
+        "into than then them they will been were here tell give help"
+    )
+)
+
+
+class Condensed(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, max_length=1500)
+
+
+class Overlap(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    overlap: bool
+    text: str | None = Field(None, max_length=3000)
+
+
+class Draft(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=60)
+    text: str = Field(min_length=1, max_length=1500)
+
+
+class Drafts(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    skills: list[Draft] = Field(max_length=2)
+
+
+class SkillPass:
+    name = "skills"
+    title = "Tidying skills"
+
+    def __init__(self, skills: SkillLibrary, conversations: ConversationStore) -> None:
+        self._skills = skills
+        self._conversations = conversations
+
+    def plan(self, context: PassContext) -> list[Proposal]:
+        since = context.judged_through or 0.0
+        skills = self._skills.list()
+        changed = [s for s in skills if s.updated_at > since]
+        merged = self._merges(context, skills, changed)
+        retired = {int(p.payload["skill"]) for p in merged if p.kind == "skill_retire"}
+        rewritten = {int(p.payload["skill"]) for p in merged}
+        condensed = [
+            proposal
+            for skill in changed
+            if skill.id not in rewritten | retired
+            and (proposal := self._condensed(context, skill)) is not None
+        ]
+        return merged + condensed + self._drafts(context, skills, since)
+
+    # -- condensing --------------------------------------------------------
+    def _condensed(self, context: PassContext, skill: Skill) -> Proposal | None:
+        text = self._skills.read(skill.id).text
+        count = TokenCounter(context.broker)
+        if count([text])[0] <= CONDENSED_TOKENS * 1.3:
+            return None
+        step = f"condense:{skill.id}@{skill.updated_at}"
+        prompt = context.prompt(CONDENSE, name=skill.name, text=text, tokens=str(CONDENSED_TOKENS))
+        answer = context.ask(step, prompt, Condensed, max_tokens=CONDENSED_TOKENS * 2)
+        condensed = _with_summary(answer.text, summary_of(text))
+        if count([condensed])[0] >= count([text])[0]:
+            return None  # not shorter: nothing gained
+        return Proposal(
+            "skill_rewrite",
+            f"Condensed the skill “{skill.name}”.",
+            {"skill": skill.id, "text": condensed},
+        )
+
+    # -- merging -----------------------------------------------------------
+    def _merges(
+        self, context: PassContext, skills: list[Skill], changed: list[Skill]
+    ) -> list[Proposal]:
+        pairs = _close_pairs(context, skills, changed)
+        proposals: list[Proposal] = []
+        taken: set[int] = set()
+        for first, second in pairs:
+            if first.id in taken or second.id in taken:
+                continue
+            texts = [self._skills.read(s.id).text for s in (first, second)]
+            step = f"merge:{first.id}@{first.updated_at},{second.id}@{second.updated_at}"
+            prompt = context.prompt(
+                MERGE,
+                first=f"{first.name}\n{texts[0]}",
+                second=f"{second.name}\n{texts[1]}",
+            )
+            answer = context.ask(step, prompt, Overlap, max_tokens=CONDENSED_TOKENS * 4)
+            if not answer.overlap or not answer.text:
+                continue
+            keep, retire = sorted((first, second), key=lambda s: (-s.use_count, s.id))
+            kept_text = texts[0] if keep is first else texts[1]
+            taken.update((first.id, second.id))
+            proposals += [
+                Proposal(
+                    "skill_rewrite",
+                    f"The skill “{keep.name}” now also covers “{retire.name}”.",
+                    {"skill": keep.id, "text": _with_summary(answer.text, summary_of(kept_text))},
+                ),
+                Proposal(
+                    "skill_retire",
+                    f"Retired the skill “{retire.name}”: merged into “{keep.name}”.",
+                    {"skill": retire.id, "into": keep.id},
+                ),
+            ]
+        return proposals
+
+    # -- proposing -----------------------------------------------------------
+    def _drafts(self, context: PassContext, skills: list[Skill], since: float) -> list[Proposal]:
+        window = context.now - context.settings.preference_window_days * DAY
+        said = self._conversations.user_messages_since(window, MAX_MESSAGES)
+        if not any(m.created_at > since for m in said):
+            return []
+        terms = recurring_terms(said)
+        if not terms:
+            return []  # nothing asked for in two conversations
+        shown = [m for m in said if set(_words(m.content)) & set(terms)]
+        step = "propose:" + ",".join(str(m.id) for m in shown)
+        prompt = context.prompt(
+            PROPOSE,
+            terms=", ".join(terms),
+            messages=numbered(
+                [cut_middle(m.content, len(m.content), MESSAGE_CHARS) for m in shown]
+            ),
+            skills="\n".join(f"- {s.name}: {one_line(s.summary)}" for s in skills) or "(none)",
+        )
+        answer = context.ask(step, prompt, Drafts, max_tokens=CONDENSED_TOKENS * 5)
+        known = {s.name.casefold() for s in self._skills.list(statuses=("active", "draft"))}
+        proposals = []
+        for draft in answer.skills:
+            try:
+                name = skill_name(draft.name)
+            except ReverieError as refused:
+                context.notes.append(f"A proposed skill was left out: {refused}")
+                continue
+            if name.casefold() in known:
+                continue
+            known.add(name.casefold())
+            proposals.append(
+                Proposal(
+                    "skill_draft",
+                    f"Proposed a new skill for review: “{name}”.",
+                    {"name": name, "text": draft.text},
+                )
+            )
+        return proposals
+
+
+def recurring_terms(messages: list[Message]) -> list[str]:
+    """Words the user used in two conversations or more, the most widespread first."""
+    conversations: dict[str, set[int]] = defaultdict(set)
+    counts: Counter[str] = Counter()
+    for message in messages:
+        for word in set(_words(message.content)):
+            conversations[word].add(message.conversation_id)
+            counts[word] += 1
+    recurring = [w for w, where in conversations.items() if len(where) >= 2]
+    recurring.sort(key=lambda w: (-len(conversations[w]), -counts[w], w))
+    return recurring[:RECURRING_TERMS]
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if w not in _COMMON]
+
+
+def _close_pairs(
+    context: PassContext, skills: list[Skill], changed: list[Skill]
+) -> list[tuple[Skill, Skill]]:
+    """Skills whose summaries are close in meaning, one of them changed since
+    the last dream; the closest first."""
+    if len(skills) < 2 or not changed:
+        return []
+    vectors = context.memories.embed([f"{s.name}: {s.summary}" for s in skills])
+    if vectors is None:
+        return []
+    similarity = np.asarray(vectors) @ np.asarray(vectors).T
+    fresh = {s.id for s in changed}
+    found = [
+        (float(similarity[i, j]), skills[i], skills[j])
+        for i in range(len(skills))
+        for j in range(i + 1, len(skills))
+        if (skills[i].id in fresh or skills[j].id in fresh)
+        and similarity[i, j] >= OVERLAP_SIMILARITY
+    ]
+    found.sort(key=lambda item: -item[0])
+    return [(first, second) for _, first, second in found]
+
+
+def _with_summary(text: str, summary: str) -> str:
+    """*text* with *summary* as its first line, whatever the model put there."""
+    body = text.strip().splitlines()
+    if body and summary_of(text).strip() == summary.strip():
+        body = body[1:]
+    return "\n".join([summary, *body]).strip() + "\n"

@@ -1,0 +1,133 @@
+"""Tidying tasks: what is done is completed, what changed is updated, old
+completed tasks are purged.
+
+When tasks changed or the user said something since the last dream, the
+open tasks (as numbers) and the user's recent messages go to the model,
+which answers with one action per task it acts on: ``complete``,
+``update`` (new text or priority) or ``keep``.  The numbers are mapped back
+to tasks; an action on a number it was not shown, two actions on one task
+or an empty text refuse the whole pass.  Completed tasks older than
+``task_purge_days`` are purged: deleted, restorable, like every change here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop.core.db import ConversationStore
+from desktop.core.db.tasks import OPEN, Task
+from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
+from desktop.core.dreaming.proposals import Proposal
+from desktop.core.tasks import TaskService, schedule_words
+from desktop.core.tokens import cut_middle
+
+TEMPLATE = "DREAM_TASK_PROMPT.txt"
+DAY = 86_400.0
+MAX_MESSAGES = 40
+MESSAGE_CHARS = 300
+
+
+class TaskAction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task: int
+    action: Literal["complete", "update", "keep"]
+    text: str | None = Field(None, max_length=300)
+    priority: int | None = Field(None, ge=1, le=10)
+
+
+class TaskAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    actions: list[TaskAction]
+
+
+class TaskPass:
+    name = "tasks"
+    title = "Tidying tasks"
+
+    def __init__(self, tasks: TaskService, conversations: ConversationStore) -> None:
+        self._tasks = tasks
+        self._conversations = conversations
+
+    def plan(self, context: PassContext) -> list[Proposal]:
+        return self._purges(context) + self._reviewed(context)
+
+    def _purges(self, context: PassContext) -> list[Proposal]:
+        before = context.now - context.settings.task_purge_days * DAY
+        return [
+            Proposal(
+                "task_purge",
+                f"Purged task #{task.id}, completed over {context.settings.task_purge_days} "
+                f"days ago: {task.text}",
+                {"task": task.id},
+            )
+            for task in self._tasks.list(("completed",))
+            if task.completed_at is not None and task.completed_at < before
+        ]
+
+    def _reviewed(self, context: PassContext) -> list[Proposal]:
+        since = context.judged_through or 0.0
+        tasks = self._tasks.list(OPEN)
+        said = self._conversations.user_messages_since(since, MAX_MESSAGES)
+        if not tasks or (not said and all(t.updated_at <= since for t in tasks)):
+            return []
+        messages = context.prompt(
+            TEMPLATE,
+            tasks=numbered([_line(t) for t in tasks]),
+            messages=numbered([cut_middle(m.content, len(m.content), MESSAGE_CHARS) for m in said])
+            or "(none)",
+        )
+        step = "tasks:" + ",".join(f"{t.id}@{t.updated_at}" for t in tasks)
+        answer = context.ask(step, messages, TaskAnswer, schema(len(tasks)))
+        named = [action.task for action in answer.actions]
+        raw = answer.model_dump_json()
+        if any(not 1 <= n <= len(tasks) for n in named):
+            raise PassRejected("the model named tasks it was not shown", raw)
+        if len(set(named)) < len(named):
+            raise PassRejected("the model gave one task two actions", raw)
+        return [
+            proposal
+            for action in answer.actions
+            if (proposal := _proposal(tasks[action.task - 1], action, raw)) is not None
+        ]
+
+
+def _proposal(task: Task, action: TaskAction, raw: str) -> Proposal | None:
+    if action.action == "complete":
+        return Proposal(
+            "task_complete", f"Completed task #{task.id}: {task.text}", {"task": task.id}
+        )
+    if action.action == "keep":
+        return None
+    text = action.text.strip() if action.text is not None else None
+    if text == "":
+        raise PassRejected("the model would empty a task's text", raw)
+    changes: dict[str, Any] = {}
+    if text is not None and text != task.text:
+        changes["text"] = text
+    if action.priority is not None and action.priority != task.priority:
+        changes["priority"] = action.priority
+    if not changes:
+        return None
+    said = f"“{task.text}” → “{text}”" if "text" in changes else f"priority {action.priority}"
+    return Proposal("task_update", f"Updated task #{task.id}: {said}", {"task": task.id, **changes})
+
+
+def _line(task: Task) -> str:
+    when = schedule_words(task)
+    paused = " (paused)" if task.status == "paused" else ""
+    return f"(P{task.priority}) {task.text}{f' [{when}]' if when else ''}{paused}"
+
+
+def schema(shown: int) -> dict[str, Any]:
+    """The answer's schema, task numbers limited to the *shown* ones."""
+    result = TaskAnswer.model_json_schema()
+    result["$defs"]["TaskAction"]["properties"]["task"] = {
+        "type": "integer",
+        "enum": list(range(1, shown + 1)),
+    }
+    result["properties"]["actions"]["maxItems"] = shown
+    return result
