@@ -1,12 +1,14 @@
 """Hybrid memory retrieval: full text and meaning, fused, in one function.
 
-Each query text is searched two ways in the same SQLite file: FTS5 (BM25
-over the words) and sqlite-vec KNN (cosine over the embedding), with the
-status and category filters inside the KNN so that K results come back.
-The rankings are fused by reciprocal rank fusion (a memory's score is the
-sum of ``weight / (RRF_K + rank)`` over the lists that found it); the
+Each query text is searched two ways in the same SQLite file: by its
+telling words (FTS5, bm25) and by meaning (cosine over the embedding), with
+the status and category filters inside both searches so that K results come
+back.  The rankings are fused by reciprocal rank fusion (a memory's score is
+the sum of ``weight / (RRF_K + rank)`` over the lists that found it); the
 current user message weighs more than the last assistant reply.  Importance,
-pinning and recency add small boosts that mostly break ties.
+pinning and recency add small boosts that mostly break ties.  The searches
+hand back ids; only the memories that can still make the top k after the
+boosts are read whole.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from desktop.core.db import Memory, MemoryHit, MemoryStatus, MemoryStore
+from desktop.core.db import Memory, MemoryStatus, MemoryStore
 
 RRF_K = 10
 """Smaller than the customary 60: with 50 candidates a list, 60 lets a list's
@@ -74,32 +76,29 @@ class MemoryRetriever:
         queries = [(text, weight) for text, weight in queries if text.strip()]
         if not queries or k < 1:
             return []
-        scores: dict[int, float] = defaultdict(float)
-        found: dict[int, Memory] = {}
-        # One status filters inside each search; several, after it.
-        status = statuses[0] if len(statuses) == 1 else None
         candidates = max(CANDIDATES, k)
+        store = self._store
         rankings = [
-            (weight, self._store.search_text(text, candidates, status=status))
+            (weight, store.rank_by_words(text, candidates, statuses, category))
             for text, weight in queries
         ]
         vectors = None if self._embed is None else self._embed([text for text, _ in queries])
         if vectors is not None:
             rankings += [
-                (weight, self._store.search_vector(vector, candidates, status, category))
+                (weight, store.rank_by_meaning(vector, candidates, statuses, category))
                 for (_, weight), vector in zip(queries, vectors, strict=True)
             ]
-        for weight, hits in rankings:
-            for rank, hit in _ranked(hits):
-                wrong_status = statuses and hit.memory.status not in statuses
-                if wrong_status or (category is not None and hit.memory.category != category):
-                    continue
-                scores[hit.memory.id] += weight / (RRF_K + rank)
-                found[hit.memory.id] = hit.memory
+        scores: dict[int, float] = defaultdict(float)
+        for weight, ranking in rankings:
+            for rank, memory_id in _ranked(ranking):
+                scores[memory_id] += weight / (RRF_K + rank)
         now = self._clock()
         ranked = [
-            Retrieved(memory, scores[memory_id] + self._boost(memory, now))
-            for memory_id, memory in found.items()
+            Retrieved(memory, scores[memory.id] + self._boost(memory, now))
+            for memory in store.get_many(_contenders(scores, k)).values()
+            # Read again after the searches: a change may have landed between.
+            if (not statuses or memory.status in statuses)
+            and (category is None or memory.category == category)
         ]
         ranked.sort(key=lambda r: (-r.score, -r.memory.id))
         return ranked[:k]
@@ -112,11 +111,22 @@ class MemoryRetriever:
         return BOOST * (importance + recency) / 2
 
 
-def _ranked(hits: Sequence[MemoryHit]) -> list[tuple[int, MemoryHit]]:
-    """Hits with their rank, equal scores sharing one (1, 2, 2, 4): the order
+def _contenders(scores: dict[int, float], k: int) -> list[int]:
+    """The ids that can still make the top *k*: a boost adds at most
+    ``BOOST``, so nothing further below the k-th score can catch up."""
+    if len(scores) <= k:
+        return list(scores)
+    floor = sorted(scores.values(), reverse=True)[k - 1] - BOOST
+    return [memory_id for memory_id, score in scores.items() if score >= floor]
+
+
+def _ranked(ranking: Sequence[tuple[int, float]]) -> list[tuple[int, int]]:
+    """Ids with their rank, equal scores sharing one (1, 2, 2, 4): the order
     among equals says nothing, so it must not decide the fusion."""
-    ranks: list[tuple[int, MemoryHit]] = []
-    for position, hit in enumerate(hits, start=1):
-        tied = bool(ranks) and math.isclose(ranks[-1][1].score, hit.score, rel_tol=1e-9)
-        ranks.append((ranks[-1][0] if tied else position, hit))
+    ranks: list[tuple[int, int]] = []
+    previous: float | None = None
+    for position, (memory_id, score) in enumerate(ranking, start=1):
+        tied = previous is not None and math.isclose(previous, score, rel_tol=1e-9)
+        ranks.append((ranks[-1][0] if tied else position, memory_id))
+        previous = score
     return ranks

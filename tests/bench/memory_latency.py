@@ -9,14 +9,17 @@ a sentence drawn from a seeded Zipf-distributed vocabulary, so full-text
 search meets realistic term statistics (a few words in most rows, most words
 in few), with a random unit vector of the store's dimension from a seeded
 numpy Generator: the real embedder would take hours at these sizes, and the
-vectors' meaning does not change the cost of a brute-force KNN.
+vectors' meaning does not change what a search costs (the first pass over
+sign bits looks at every memory; the re-scoring reads a fixed number).
 
 At each size the product's ``MemoryRetriever.retrieve(message, last_reply,
 k=10)`` is timed, with an embed callable handing back precomputed random
-query vectors, so what is measured is FTS5 + sqlite-vec KNN + fusion for the
-message and the reply before it.  To explain how that grows, one
-``search_vector`` and one ``search_text`` (as many candidates as retrieval
-asks each list for) are timed alone as well.  Each of the three stops early,
+query vectors, so what is measured is the text search (FTS5) and the search
+by meaning (sign bits in memory, then exact re-scoring) for the message and
+the reply before it, and their fusion.  The first searches of a size (the
+first loads the sign bits) are a warm-up and not timed.  To explain how that
+grows, one ``search_vector`` and one ``search_text`` (as many candidates as
+retrieval asks each list for) are timed alone as well.  Each of the three stops early,
 after at least 20 queries, once it has spent --budget seconds (a slow size
 would otherwise take hours).  Reported: p50/p95 per size, the growth of p95
 from the previous size, the number of queries, build time (cumulative) and

@@ -1,10 +1,11 @@
 """``MemoryStore``: all the SQL of the memory tables.
 
 A memory lives in four places that must agree: the ``memories`` row, its
-full-text row (kept by triggers), its vector row in ``memory_vectors`` (with
-status and category copied as vec0 metadata, so a KNN search can filter
-inside the search) and ``memory_history``.  Every change writes all the
-affected places and a history row in one transaction (``MemoryWrites``).
+full-text row (kept by triggers), its vector (written to ``memory_vectors``,
+whose triggers keep ``memory_embeddings`` in step: see schema_v3) and
+``memory_history``.  Every change writes all the affected places and a
+history row in one transaction (``MemoryWrites``).  Searches by meaning go
+through ``VectorSearch``.
 """
 
 from __future__ import annotations
@@ -35,11 +36,15 @@ from desktop.core.db.memory_rows import (
     select_columns,
 )
 from desktop.core.db.memory_writes import MemoryWrites, checked_blob, vector_blob
+from desktop.core.db.vector_search import VectorSearch
 
 Embedding = npt.NDArray[np.floating[Any]]
 
 VECTOR_TABLE = "memory_vectors"
-MAX_K = 4096  # sqlite-vec's limit on k
+MAX_K = 4096  # sqlite-vec's limit on k, kept for the callers that rely on it
+_IN_CHUNK = 500  # ids per IN (...) list, well under SQLite's limit on parameters
+Ranking = list[tuple[int, float]]
+"""Memory ids with their scores (lower is better), best first."""
 TEXT_SEARCH_BUDGET = 2000
 """About how many rows one text search may score: FTS5 scores every row that
 matches a word (a few microseconds each), and a word common enough to pass
@@ -61,6 +66,7 @@ class MemoryStore:
     def __init__(self, database: Database, *, clock: Clock = system_clock) -> None:
         self._db = database
         self._clock = clock
+        self._vectors = VectorSearch(database)
 
     # -- reading -----------------------------------------------------------
 
@@ -152,7 +158,7 @@ class MemoryStore:
         """Active memories with no vector yet (stored while no embedder was loaded)."""
         rows = self._db.fetch_all(
             f"SELECT {select_columns('m')} FROM memories m WHERE m.status = 'active'"
-            " AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)"
+            " AND NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id)"
             " ORDER BY m.id LIMIT ?",
             (limit,),
         )
@@ -170,31 +176,62 @@ class MemoryStore:
         self, query: str, limit: int = 10, status: MemoryStatus | None = "active"
     ) -> list[MemoryHit]:
         """Memories matching the telling words of *query* (typed by a person),
-        best bm25 first: stopwords and words in most memories are left out,
-        and the search scores at most about ``TEXT_SEARCH_BUDGET`` rows (see
-        ``fts.telling_words``)."""
+        best bm25 first (see ``rank_by_words``)."""
+        return self._hits(self.rank_by_words(query, limit, () if status is None else (status,)))
+
+    def search_vector(
+        self,
+        embedding: Embedding,
+        k: int = 10,
+        status: MemoryStatus | None = "active",
+        category: str | None = None,
+    ) -> list[MemoryHit]:
+        """The *k* nearest memories by cosine distance, nearest first (see ``rank_by_meaning``)."""
+        statuses = () if status is None else (status,)
+        return self._hits(self.rank_by_meaning(embedding, k, statuses, category))
+
+    def rank_by_words(
+        self,
+        query: str,
+        limit: int = 10,
+        statuses: Sequence[MemoryStatus] = ("active",),
+        category: str | None = None,
+    ) -> Ranking:
+        """Ids of the memories matching the telling words of *query* with
+        their bm25 scores (lower is better), best first; only memories with
+        one of *statuses* (any, if empty) and *category* (any, if None).
+
+        Stopwords and words in most memories are left out, and the search
+        scores at most about ``TEXT_SEARCH_BUDGET`` rows (``fts.telling_words``).
+        """
         fts_query = any_word(self._telling_words(query)) if limit >= 1 else None
         if fts_query is None:
             return []
+        ranked = (
+            "SELECT rowid, bm25(memories_fts) AS score FROM memories_fts"
+            " WHERE memories_fts MATCH ? ORDER BY score LIMIT ?"
+        )
+        if not statuses and category is None:
+            rows = self._db.fetch_all(ranked, (fts_query, limit))
+            return [(int(r[0]), float(r[1])) for r in rows]
         # FTS5 ranks by bm25 cheaply inside its own ORDER BY ... LIMIT; joined
         # to another table it scores every match at many times the cost.  So
-        # rank first and filter by status after, asking for more if the filter
-        # left too few and there may be more.
-        depth = limit if status is None else 2 * limit
+        # rank first and filter after, asking for more if the filters left
+        # too few and there may be more.
+        depth = 2 * limit
         while True:
             rows = self._db.fetch_all(
-                f"SELECT {select_columns('m')}, f.score FROM (SELECT rowid, bm25(memories_fts)"
-                " AS score FROM memories_fts WHERE memories_fts MATCH ? ORDER BY score LIMIT ?)"
-                " AS f JOIN memories m ON m.id = f.rowid ORDER BY f.score",
+                f"SELECT f.rowid, f.score, m.status, m.category FROM ({ranked}) AS f"
+                " JOIN memories m ON m.id = f.rowid ORDER BY f.score",
                 (fts_query, depth),
             )
-            hits = [
-                MemoryHit(memory_from_row(row), float(row["score"]))
-                for row in rows
-                if status is None or row["status"] == status
+            ranking = [
+                (int(r[0]), float(r[1]))
+                for r in rows
+                if (not statuses or r[2] in statuses) and category in (None, r[3])
             ]
-            if len(hits) >= limit or len(rows) < depth:
-                return hits[:limit]
+            if len(ranking) >= limit or len(rows) < depth:
+                return ranking[:limit]
             depth *= 4
 
     def _telling_words(self, query: str) -> list[str]:
@@ -220,37 +257,38 @@ class MemoryStore:
             words, [counts[n] for n in range(len(words))], rows, TEXT_SEARCH_BUDGET
         )
 
-    def search_vector(
+    def rank_by_meaning(
         self,
         embedding: Embedding,
         k: int = 10,
-        status: MemoryStatus | None = "active",
+        statuses: Sequence[MemoryStatus] = ("active",),
         category: str | None = None,
-    ) -> list[MemoryHit]:
-        """The *k* nearest memories by cosine distance, nearest first.
+    ) -> Ranking:
+        """Ids of the *k* memories nearest to *embedding* with their cosine
+        distances, nearest first; only memories with one of *statuses* (any,
+        if empty) and *category* (any, if None).
 
-        The status and category filters run inside the KNN search (vec0
-        metadata columns), so up to *k* matching rows come back however many
-        nearer rows the filters exclude.
+        The filters apply while the candidates are chosen, so up to *k*
+        matching memories come back however many nearer ones they exclude.
+        Exact for small stores; past a few hundred memories the candidates
+        come from sign bits (see ``VectorSearch``).
         """
         if not 1 <= k <= MAX_K:
             raise ValueError(f"k must be between 1 and {MAX_K}, not {k}")
-        filters = ""
-        params: list[Any] = [self._vector_blob(embedding), k]
-        if status is not None:
-            filters += " AND status = ?"
-            params.append(status)
-        if category is not None:
-            filters += " AND category = ?"
-            params.append(category)
-        rows = self._db.fetch_all(
-            "WITH knn AS (SELECT memory_id, distance FROM memory_vectors"
-            f" WHERE embedding MATCH ? AND k = ?{filters})"
-            f" SELECT {select_columns('m')}, knn.distance AS score"
-            " FROM knn JOIN memories m ON m.id = knn.memory_id ORDER BY knn.distance",
-            params,
-        )
-        return [MemoryHit(memory_from_row(row), float(row["score"])) for row in rows]
+        return self._vectors.nearest(self._vector_blob(embedding), k, statuses, category)
+
+    def get_many(self, memory_ids: Sequence[int]) -> dict[int, Memory]:
+        """The memories among *memory_ids* that exist, by id."""
+        found: dict[int, Memory] = {}
+        for start in range(0, len(memory_ids), _IN_CHUNK):
+            chunk = list(memory_ids[start : start + _IN_CHUNK])
+            rows = self._db.fetch_all(
+                f"SELECT {select_columns('m')} FROM memories m"
+                f" WHERE m.id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            )
+            found.update((memory.id, memory) for memory in map(memory_from_row, rows))
+        return found
 
     def changed_since(self, since: float | None, limit: int = 10_000) -> list[Memory]:
         """Active memories added or changed after *since* (all, if None), oldest change first."""
@@ -276,7 +314,7 @@ class MemoryStore:
         for start in range(0, len(memory_ids), 500):
             chunk = list(memory_ids[start : start + 500])
             rows = self._db.fetch_all(
-                "SELECT memory_id, embedding FROM memory_vectors"
+                "SELECT memory_id, embedding FROM memory_embeddings"
                 f" WHERE memory_id IN ({', '.join('?' * len(chunk))})",
                 chunk,
             )
@@ -446,6 +484,10 @@ class MemoryStore:
         return True
 
     # -- helpers -----------------------------------------------------------
+
+    def _hits(self, ranking: Ranking) -> list[MemoryHit]:
+        found = self.get_many([memory_id for memory_id, _ in ranking])
+        return [MemoryHit(found[i], score) for i, score in ranking if i in found]
 
     def _require(self, memory_id: int) -> Memory:
         memory = self.get(memory_id)

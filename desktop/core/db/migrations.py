@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from desktop.core.db import schema_v1, schema_v2
+from desktop.core.db import schema_v1, schema_v2, schema_v3
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
 if TYPE_CHECKING:  # connection.py imports this module to run the migrations
@@ -33,6 +33,7 @@ class Migration:
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", schema_v1.SQL),
     Migration(2, "dream changes, log and pass marks", schema_v2.SQL),
+    Migration(3, "vectors with sign bits for a fast search by meaning", schema_v3.SQL),
 )
 
 _CREATE_RECORD_TABLE = """

@@ -107,6 +107,25 @@ def test_words_that_tell_nothing_apart_find_nothing(store: MemoryStore) -> None:
     assert [r.memory.id for r in found] == [key.id]
 
 
+def test_a_boost_can_lift_a_memory_just_below_the_last_place(
+    store: MemoryStore, database: Database
+) -> None:
+    # Only the memories that a boost can still carry into the top k are
+    # read whole; one ranked second by its words, pinned and fresh, must
+    # still overtake a forgotten unimportant first.
+    year_ago = MemoryStore(database, clock=lambda: NOW - 365 * 86400)
+    first = _add(year_ago, None, "blue umbrella", importance=0.0)
+    second = _add(store, None, "an old blue umbrella in the hall cupboard")
+    store.set_pinned(second.id, True, "user")
+    retriever = MemoryRetriever(store, None, clock=lambda: NOW)
+
+    assert [r.memory.id for r in retriever.retrieve("blue umbrella", k=2)] == [
+        second.id,
+        first.id,
+    ]
+    assert [r.memory.id for r in retriever.retrieve("blue umbrella", k=1)] == [second.id]
+
+
 def test_importance_and_recency_break_ties(store: MemoryStore) -> None:
     plain = _add(store, None, "umbrella in the car", importance=0.2)
     important = _add(store, None, "umbrella in the hall", importance=0.9)

@@ -30,7 +30,13 @@ def _add(store: MemoryStore, embedder: HashingEmbedder, content: str, **options:
 
 def _counts(db: Database) -> dict[str, int]:
     """How many rows each memory table holds: they must move together."""
-    tables = ("memories", "memory_vectors", "memory_history", "memory_sources")
+    tables = (
+        "memories",
+        "memory_vectors",
+        "memory_embeddings",
+        "memory_history",
+        "memory_sources",
+    )
     counts = {table: int(db.fetch_value(f"SELECT count(*) FROM {table}")) for table in tables}
     # Counting memories_fts itself would read the content table; the docsize
     # shadow table holds one row per indexed document.
@@ -117,7 +123,7 @@ def test_add_is_all_or_nothing_when_the_vector_insert_fails(
     next_id = kept.id + 1
     with db.transaction() as tx:
         tx.execute(
-            "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
+            "INSERT INTO memory_vector_knn (memory_id, embedding, status, category)"
             " VALUES (?, ?, 'active', 'general')",
             (next_id, embedder.embed(["stale"])[0].tobytes()),
         )
@@ -658,7 +664,7 @@ def test_add_many_rolls_back_the_whole_batch_when_a_late_write_fails(
     third_id = kept.id + 3
     with db.transaction() as tx:
         tx.execute(
-            "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
+            "INSERT INTO memory_vector_knn (memory_id, embedding, status, category)"
             " VALUES (?, ?, 'active', 'general')",
             (third_id, embedder.embed(["stale"])[0].tobytes()),
         )

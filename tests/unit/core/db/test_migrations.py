@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from desktop.core.db import schema_v1
+from desktop.core.db import schema_v1, schema_v3
 from desktop.core.db.connection import Database, Transaction, open_database
 from desktop.core.db.errors import DatabaseTooNew, DiskFull, MigrationFailed, QueryFailed
+from desktop.core.db.memories import MemoryStore
 from desktop.core.db.migrations import (
     MIGRATIONS,
     Migration,
@@ -36,7 +38,7 @@ def test_versions_are_numbered_from_one_without_gaps() -> None:
 
 def test_a_blank_database_is_brought_to_the_latest_version(db: Database) -> None:
     assert applied_versions(db) == {m.version for m in MIGRATIONS}
-    assert {"memories", "messages", "memory_vectors", "schema_migrations"} <= _tables(db)
+    assert {"memories", "messages", "memory_embeddings", "schema_migrations"} <= _tables(db)
 
 
 def test_each_migration_is_recorded_with_its_name_and_time(db_path: Path) -> None:
@@ -162,7 +164,7 @@ def test_a_version_1_database_with_memories_moves_to_version_2_intact(db_path: P
             " VALUES (1, 'add', 'The user likes tea.', 'harvest', 1)"
         )
 
-    with open_database(db_path) as database:
+    with open_database(db_path, migrations=MIGRATIONS[:2]) as database:
         memory = database.fetch_one("SELECT content, decayed_through FROM memories")
         history = database.fetch_one("SELECT operation, dream_change_id FROM memory_history")
         assert max(applied_versions(database)) == 2
@@ -188,3 +190,116 @@ def test_version_2_tables_refuse_what_they_cannot_mean(db: Database) -> None:
     for sql in bad_rows:
         with pytest.raises(QueryFailed), db.transaction() as tx:
             tx.execute(sql)
+
+
+def _vector(*leading: float) -> str:
+    values = [*leading, *[0.0] * (schema_v1.VECTOR_DIMENSION - len(leading))]
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _v1_memory(tx: Transaction, memory_id: int, status: str, category: str) -> None:
+    tx.execute(
+        "INSERT INTO memories (id, content, category, source_kind, status, created_at,"
+        " last_seen_at, valid_from, content_hash, updated_at) VALUES (?, ?, ?, 'harvested',"
+        " ?, 1, 1, 1, printf('%064d', ?), 1)",
+        (memory_id, f"memory {memory_id}", category, status, memory_id),
+    )
+
+
+def test_version_3_moves_the_vectors_of_an_older_database_beside_their_sign_bits(
+    db_path: Path,
+) -> None:
+    vectors = {1: _vector(1.0, 0.5), 2: _vector(-1.0, 0.5), 3: _vector(0.5, -1.0)}
+    with open_database(db_path, migrations=MIGRATIONS[:2]) as old, old.transaction() as tx:
+        for memory_id, status, category in ((1, "active", "pets"), (2, "archived", "pets")):
+            _v1_memory(tx, memory_id, status, category)
+        _v1_memory(tx, 3, "active", "work")
+        for memory_id, vector in vectors.items():
+            status, category = ("archived", "pets") if memory_id == 2 else ("active", "x")
+            tx.execute(
+                "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
+                " VALUES (?, vec_f32(?), (SELECT status FROM memories WHERE id = ?),"
+                " (SELECT category FROM memories WHERE id = ?))",
+                (memory_id, vector, memory_id, memory_id),
+            )
+        # A vector left behind by a memory that is gone.
+        tx.execute(
+            "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
+            " VALUES (9, vec_f32(?), 'active', 'general')",
+            (_vector(1.0),),
+        )
+        before = {
+            int(row[0]): bytes(row[1])
+            for row in tx.fetch_all("SELECT memory_id, embedding FROM memory_vectors")
+        }
+
+    with open_database(db_path) as database:
+        assert max(applied_versions(database)) == latest_version()
+        moved = database.fetch_all(
+            "SELECT memory_id, embedding, signs = vec_quantize_binary(embedding)"
+            " FROM memory_embeddings ORDER BY memory_id"
+        )
+        knn = database.fetch_all(
+            "SELECT memory_id FROM memory_vectors WHERE embedding MATCH vec_f32(?)"
+            " AND k = 5 AND status = 'archived' AND category = 'pets'",
+            (_vector(1.0),),
+        )
+        store = MemoryStore(database)
+        query = np.frombuffer(before[1], np.float32)
+        active = [hit.memory.id for hit in store.search_vector(query, k=5)]
+        pets = [
+            hit.memory.id for hit in store.search_vector(query, k=5, status=None, category="pets")
+        ]
+
+    assert [(row[0], bytes(row[1]), row[2]) for row in moved] == [
+        (memory_id, before[memory_id], 1) for memory_id in (1, 2, 3)
+    ]
+    assert [row[0] for row in knn] == [2]
+    assert active == [1, 3]
+    assert pets == [1, 2]
+
+
+def test_after_version_3_the_vector_table_keeps_its_old_queries_and_writes(db: Database) -> None:
+    with db.transaction() as tx:
+        _v1_memory(tx, 1, "active", "pets")
+        _v1_memory(tx, 2, "active", "pets")
+        for memory_id in (1, 2):
+            tx.execute(
+                "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
+                " VALUES (?, vec_f32(?), 'active', 'pets')",
+                (memory_id, _vector(1.0, float(memory_id))),
+            )
+        tx.execute("UPDATE memory_vectors SET status = 'archived' WHERE memory_id = 2")
+        tx.execute("DELETE FROM memory_vectors WHERE memory_id = 1")
+
+    assert db.fetch_value("SELECT count(*) FROM memory_embeddings") == 1
+    assert db.fetch_value("SELECT count(*) FROM memory_vector_knn") == 1
+    row = db.fetch_one("SELECT status, category FROM memory_vectors WHERE memory_id = 2")
+    assert row is not None and tuple(row) == ("archived", "pets")
+    logged = db.fetch_all("SELECT memory_id FROM memory_vector_changes ORDER BY seq")
+    assert [r[0] for r in logged] == [1, 2, 1]
+    with pytest.raises(QueryFailed, match="deleting and inserting"), db.transaction() as tx:
+        tx.execute(
+            "UPDATE memory_vectors SET embedding = vec_f32(?) WHERE memory_id = 2", (_vector(1.0),)
+        )
+    with pytest.raises(QueryFailed, match="FOREIGN KEY"), db.transaction() as tx:
+        tx.execute(
+            "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
+            " VALUES (7, vec_f32(?), 'active', 'pets')",
+            (_vector(1.0),),
+        )
+    assert db.fetch_value("SELECT count(*) FROM memory_vector_knn") == 1
+
+
+def test_the_vector_change_log_keeps_only_its_last_entries(db: Database) -> None:
+    with db.transaction() as tx:
+        tx.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+            " INSERT INTO memory_vector_changes (memory_id) SELECT i FROM n",
+            (schema_v3.LOG_KEPT + 5,),
+        )
+
+    kept = db.fetch_one("SELECT count(*), min(seq), max(seq) FROM memory_vector_changes")
+
+    assert kept is not None
+    assert tuple(kept) == (schema_v3.LOG_KEPT, 6, schema_v3.LOG_KEPT + 5)
