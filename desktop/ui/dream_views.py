@@ -68,7 +68,7 @@ CHANGE_STATUS = {
     "rejected": "Rejected",
 }
 OUTCOMES = {
-    "applied": "changed memories",
+    "applied": "made changes",
     "nothing": "nothing to change",
     "rolled_back": "rolled back",
     "tripped": "stopped by the safety limit",

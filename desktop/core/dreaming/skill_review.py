@@ -38,6 +38,9 @@ MAX_MESSAGES = 80
 MESSAGE_CHARS = 300
 RECURRING_TERMS = 12
 _WORD = re.compile(r"[^\W\d_]{4,}", re.UNICODE)
+_STEP = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")
+"""A line that starts a list item: a step, never taken for a summary."""
+_SUMMARY_CHARS = 120
 _COMMON = frozenset(
     str.split(
         "this that with have from what when where which would could should there their about "
@@ -233,8 +236,9 @@ def _close_pairs(
 
 
 def _with_summary(text: str, summary: str) -> str:
-    """*text* with *summary* as its first line, whatever the model put there."""
+    """*text* with *summary* as its first line: the model's own first line
+    goes when it reads as a summary (short, not a step) rather than a step."""
     body = text.strip().splitlines()
-    if body and summary_of(text).strip() == summary.strip():
+    if body and len(body[0]) <= _SUMMARY_CHARS and not _STEP.match(body[0]):
         body = body[1:]
     return "\n".join([summary, *body]).strip() + "\n"

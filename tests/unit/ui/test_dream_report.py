@@ -256,7 +256,7 @@ def test_a_run_shows_each_change_before_and_after_and_what_each_pass_did(
     assert f"#{lyon.id} importance 0.80 → 0.40 · The user once visited Lyon" in plain(
         fade.details.text()
     )
-    assert "changed memories" in the_log(report, "Merging duplicates").header.text()
+    assert "made changes" in the_log(report, "Merging duplicates").header.text()
     assert "MEMORIES.md lists" in the_log(report, "Writing MEMORIES.md").message.text()
     assert detail.undo_run_button.isEnabled()
 

@@ -39,7 +39,11 @@ def test_a_long_skill_is_condensed_keeping_its_summary_and_can_be_undone(
     report = dreaming.dreamer.run("manual", DreamControl())
 
     text = skills.read(tea.id).text
-    assert text.splitlines()[0] == "How to brew tea the way the user likes it"  # the summary stays
+    # The summary stays; the model's own heading for it does not come twice.
+    assert text.splitlines()[:2] == [
+        "How to brew tea the way the user likes it",
+        "1. Boil water. 2. Wait two minutes. 3. Steep green tea for 3 minutes.",
+    ]
     assert "Steep green tea for 3 minutes." in text and len(text) < len(LONG)
     assert _skill_changes(dreaming, report.run.id) == ["skill_rewrite"]
 
