@@ -1,9 +1,13 @@
 """The ``task`` tool: one tool with an ``action`` for the whole to-do list.
 
 One tool rather than seven keeps the schema a small model must fill small
-and flat: an action from an enum and four optional fields.  A schedule is
+and flat: an action from an enum and five optional fields.  A schedule is
 written in the words the prompt shows (``daily at 09:00``), held to them by
-a pattern in the grammar and read by ``parse_schedule``.  What an action
+a pattern in the grammar and read by ``parse_schedule``.  A task with a
+``routine`` (what Reverie itself should do each time it runs, e.g. "Suggest
+a short stretching exercise") runs that prompt when due instead of only
+reminding (see ``desktop.core.routines``); ``none`` makes it a plain task
+again.  What an action
 needs (an id, a text) is checked with the arguments, so a call missing it
 comes back as wrong arguments; a refusal (a schedule in the past, a
 completed task paused) comes back as the tool's failure.  Either way
@@ -16,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
+from desktop.core.db.tasks import DEFAULT_PRIORITY, KEEP, LOW, URGENT, Task
 from desktop.core.schedules import SCHEDULE_PATTERN, parse_schedule
 from desktop.core.tasks import TaskService, schedule_words
 from desktop.core.tools import Tool, ToolContext, ToolResult
@@ -25,6 +29,7 @@ TaskAction = Literal["add", "complete", "update", "pause", "resume", "delete", "
 # What a model may write; longer tasks belong in a skill or a memory.
 TEXT_CHARS = 300
 SCHEDULE_CHARS = 60
+ROUTINE_CHARS = 500
 _NEEDS_ID = frozenset({"complete", "update", "pause", "resume", "delete"})
 _DONE = {
     "add": "added",
@@ -50,6 +55,7 @@ class TaskCall(BaseModel):
     text: str | None = Field(None, min_length=1, max_length=TEXT_CHARS)
     priority: int | None = Field(None, ge=URGENT, le=LOW)
     schedule: ScheduleWords | None = None
+    routine: str | None = Field(None, min_length=1, max_length=ROUTINE_CHARS)
 
     @model_validator(mode="after")
     def _what_the_action_needs(self) -> TaskCall:
@@ -57,9 +63,13 @@ class TaskCall(BaseModel):
             raise ValueError(f"{self.action} needs the id of the task (its #number)")
         if self.action == "add" and self.text is None:
             raise ValueError("add needs the text of the task")
-        changes = (self.text, self.priority, self.schedule)
+        if self.routine is not None and self.action not in ("add", "update"):
+            raise ValueError("a routine is given with add or update")
+        if self.action == "add" and self.routine is not None and self.schedule in (None, "none"):
+            raise ValueError("a routine needs a schedule saying when it runs")
+        changes = (self.text, self.priority, self.schedule, self.routine)
         if self.action == "update" and all(change is None for change in changes):
-            raise ValueError("update needs a new text, priority or schedule")
+            raise ValueError("update needs a new text, priority, schedule or routine")
         return self
 
 
@@ -73,6 +83,8 @@ def task_tools(tasks: TaskService) -> list[Tool[Any]]:
         }
         if (words := schedule_words(task)) is not None:
             shown["schedule"] = words
+        if task.ai_prompt is not None:
+            shown["routine"] = task.ai_prompt
         if task.status == "active" and (upcoming := tasks.next_run(task)) is not None:
             shown["next_run"] = f"{upcoming:%Y-%m-%d %H:%M}"
         return shown
@@ -100,13 +112,16 @@ def _act(tasks: TaskService, arguments: TaskCall, context: ToolContext) -> Task:
             conversation_id=context.conversation_id,
             priority=arguments.priority or DEFAULT_PRIORITY,
             schedule=schedule,
+            ai_prompt=_routine(arguments.routine),
         )
     assert arguments.id is not None  # checked with the arguments
     if arguments.action == "update":
-        if arguments.schedule is None:
-            return tasks.update(arguments.id, text=arguments.text, priority=arguments.priority)
         return tasks.update(
-            arguments.id, text=arguments.text, priority=arguments.priority, schedule=schedule
+            arguments.id,
+            text=arguments.text,
+            priority=arguments.priority,
+            schedule=KEEP if arguments.schedule is None else schedule,
+            ai_prompt=KEEP if arguments.routine is None else _routine(arguments.routine),
         )
     steps = {
         "complete": tasks.complete,
@@ -115,3 +130,8 @@ def _act(tasks: TaskService, arguments: TaskCall, context: ToolContext) -> Task:
         "delete": tasks.delete,
     }
     return steps[arguments.action](arguments.id)
+
+
+def _routine(words: str | None) -> str | None:
+    """The routine's prompt as written; None for none."""
+    return None if words is None or words.strip().lower() == "none" else words

@@ -32,6 +32,7 @@ from desktop.core.schedules import Schedule, check_upcoming, describe, next_run
 from desktop.core.text import scrub
 
 TEXT_CHARS = 1_000
+PROMPT_CHARS = 2_000
 
 
 class TaskRefused(ReverieError):
@@ -94,9 +95,11 @@ class TaskService:
         schedule: Schedule | None = None,
         ai_prompt: str | None = None,
     ) -> Task:
-        """A new active task, belonging to *conversation_id* (the one that asked)."""
+        """A new active task, belonging to *conversation_id* (the one that asked);
+        with *ai_prompt* a routine, which runs that prompt when it is due."""
         text = _checked_text(text)
         _check_priority(priority)
+        ai_prompt = _checked_prompt(ai_prompt)
         return self.store.add(
             text,
             conversation_id=conversation_id,
@@ -113,19 +116,24 @@ class TaskService:
         text: str | None = None,
         priority: int | None = None,
         schedule: Schedule | Keep | None = KEEP,
+        ai_prompt: str | Keep | None = KEEP,
     ) -> Task:
-        """Change the text, priority or schedule (``None`` removes it)."""
+        """Change the text, priority, schedule or routine prompt (``None``
+        removes a schedule, or makes a routine a plain task)."""
         text = None if text is None else _checked_text(text)
         if priority is not None:
             _check_priority(priority)
+        if not isinstance(ai_prompt, Keep):
+            ai_prompt = _checked_prompt(ai_prompt)
         if isinstance(schedule, Keep):
-            return self.store.update(task_id, text=text, priority=priority)
+            return self.store.update(task_id, text=text, priority=priority, ai_prompt=ai_prompt)
         return self.store.update(
             task_id,
             text=text,
             priority=priority,
             schedule=schedule,
             next_run_at=self._first_run(schedule),
+            ai_prompt=ai_prompt,
         )
 
     def pause(self, task_id: int) -> Task:
@@ -187,6 +195,21 @@ def _checked_text(text: str) -> str:
             "keep the task short and put the details in a skill or a memory."
         )
     return text
+
+
+def _checked_prompt(prompt: str | None) -> str | None:
+    """A routine's prompt, cleaned; None for a plain task."""
+    if prompt is None:
+        return None
+    prompt = scrub(prompt).strip()
+    if not prompt:
+        raise TaskRefused("A routine needs a prompt saying what Reverie should do.")
+    if len(prompt) > PROMPT_CHARS:
+        raise TaskRefused(
+            f"A routine's prompt is at most {PROMPT_CHARS} characters (this one has "
+            f"{len(prompt)}); put the details in a skill and ask the routine to follow it."
+        )
+    return prompt
 
 
 def _check_priority(priority: int) -> None:

@@ -213,11 +213,13 @@ class TaskStore:
         priority: int | None = None,
         schedule: Schedule | Keep | None = KEEP,
         next_run_at: float | Keep | None = KEEP,
+        ai_prompt: str | Keep | None = KEEP,
         tx: Transaction | None = None,
     ) -> Task:
-        """Change what is given (a new schedule comes with its next run); a
-        deleted task is not changed (restore it first).  Inside *tx* if given
-        (a dream changes several tasks all or nothing)."""
+        """Change what is given (a new schedule comes with its next run; an
+        *ai_prompt* of None makes a routine a plain task); a deleted task is
+        not changed (restore it first).  Inside *tx* if given (a dream changes
+        several tasks all or nothing)."""
         _check(text, priority)
         if isinstance(schedule, Keep) != isinstance(next_run_at, Keep):
             raise ValueError("a schedule is changed together with its next run")
@@ -234,6 +236,9 @@ class TaskStore:
         if not isinstance(schedule, Keep):
             sets.append("schedule_kind = ?, schedule_spec = ?, next_run_at = ?")
             params += [*_stored(schedule), next_run_at]
+        if not isinstance(ai_prompt, Keep):
+            sets.append("ai_prompt = ?")
+            params.append(ai_prompt)
         with self._writing(tx) as writing:
             row = writing.fetch_one(
                 f"UPDATE tasks SET {', '.join(sets)} WHERE id = ? AND status <> 'deleted'"

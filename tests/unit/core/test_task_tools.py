@@ -57,7 +57,14 @@ def test_the_schema_is_small_flat_and_compiles(toolbox: Toolbox, prompts: Prompt
     arguments = option["properties"]["arguments"]
 
     assert arguments["required"] == ["action"]
-    assert list(arguments["properties"]) == ["action", "id", "text", "priority", "schedule"]
+    assert list(arguments["properties"]) == [
+        "action",
+        "id",
+        "text",
+        "priority",
+        "schedule",
+        "routine",
+    ]
     assert arguments["properties"]["action"]["enum"] == [
         "add",
         "complete",
@@ -71,7 +78,8 @@ def test_the_schema_is_small_flat_and_compiles(toolbox: Toolbox, prompts: Prompt
     described = toolbox.describe(TASK)
     assert described.startswith(
         "- task(action: add | complete | update | pause | resume | delete | list, "
-        "id?: whole number, text?: text, priority?: whole number, schedule?: text): "
+        "id?: whole number, text?: text, priority?: whole number, schedule?: text, "
+        "routine?: text): "
         "Keep the user's to-do list."
     )
 
@@ -104,6 +112,68 @@ def test_add_stores_a_task_in_the_calls_conversation(
         },
     }
     assert call.result.summary == f"Task #{task.id} added: Water the plants [daily at 09:00]"
+
+
+def test_add_with_a_routine_makes_a_task_that_runs_its_prompt(
+    toolbox: Toolbox, tasks: TaskService, context: ToolContext
+) -> None:
+    call = toolbox.call(
+        _call(
+            action="add",
+            text="Stretch",
+            schedule="daily at 15:00",
+            routine="  Suggest one short stretching exercise. ",
+        ),
+        context,
+        TASK,
+    )
+
+    [task] = _all(tasks)
+    assert call.result.ok, call.result.content
+    assert task.is_routine and task.ai_prompt == "Suggest one short stretching exercise."
+    assert call.result.content["task"]["routine"] == task.ai_prompt
+
+
+def test_update_gives_a_task_a_routine_and_none_takes_it_away(
+    toolbox: Toolbox, tasks: TaskService, context: ToolContext
+) -> None:
+    added = toolbox.call(
+        _call(action="add", text="Stretch", schedule="daily at 15:00"), context, TASK
+    )
+    task_id = added.result.content["task"]["id"]
+
+    given = toolbox.call(
+        _call(action="update", id=task_id, routine="Suggest a stretch."), context, TASK
+    )
+    assert given.result.ok and given.result.content["task"]["routine"] == "Suggest a stretch."
+    assert tasks.get(task_id).schedule is not None  # type: ignore[union-attr]
+
+    taken = toolbox.call(_call(action="update", id=task_id, routine="none"), context, TASK)
+    assert taken.result.ok and "routine" not in taken.result.content["task"]
+    assert not tasks.get(task_id).is_routine  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"action": "add", "text": "Stretch", "routine": "Suggest a stretch."}, "needs a schedule"),
+        (
+            {"action": "pause", "id": 1, "routine": "Suggest a stretch."},
+            "a routine is given with add or update",
+        ),
+    ],
+)
+def test_a_routine_without_a_schedule_or_with_the_wrong_action_is_refused(
+    toolbox: Toolbox,
+    tasks: TaskService,
+    context: ToolContext,
+    arguments: dict[str, Any],
+    message: str,
+) -> None:
+    call = toolbox.call(_call(**arguments), context, TASK)
+
+    assert not call.result.ok and message in call.result.content["error"]
+    assert _all(tasks) == []
 
 
 def test_each_action_does_what_it_says(
@@ -148,7 +218,7 @@ def test_each_action_does_what_it_says(
         ({"action": "add", "text": "Tea", "when": "now"}, "when: Extra inputs are not permitted"),
         ({"action": "complete"}, "complete needs the id of the task (its #number)"),
         ({"action": "add"}, "add needs the text of the task"),
-        ({"action": "update", "id": 1}, "update needs a new text, priority or schedule"),
+        ({"action": "update", "id": 1}, "update needs a new text, priority, schedule or routine"),
         (
             {"action": "add", "text": "Vote", "schedule": "once on 2020-01-01 09:00"},
             "task failed: Once on 2020-01-01 09:00 is in the past (it is now 2026-11-22 12:00)",

@@ -3,6 +3,7 @@ refusals that change nothing, and the lines the prompt shows."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -86,6 +87,29 @@ def test_bad_text_or_priority_is_refused_and_nothing_is_stored(
     assert message in str(refused.value)
 
     assert tasks.list() == []
+
+
+@pytest.mark.parametrize(
+    ("prompt", "message"),
+    [
+        (" \n ", "A routine needs a prompt saying what Reverie should do."),
+        ("x" * 2001, "A routine's prompt is at most 2000 characters (this one has 2001)"),
+    ],
+    ids=["blank", "too long"],
+)
+def test_a_routine_with_a_bad_prompt_is_refused_and_nothing_is_stored(
+    tasks: TaskService, conversation_id: int, prompt: str, message: str
+) -> None:
+    with pytest.raises(TaskRefused, match=re.escape(message)):
+        tasks.add("Stretch", conversation_id=conversation_id, ai_prompt=prompt)
+
+    assert tasks.list() == []
+
+
+def test_a_routines_prompt_is_kept_cleaned(tasks: TaskService, conversation_id: int) -> None:
+    task = tasks.add("Stretch", conversation_id=conversation_id, ai_prompt="  Suggest a stretch. ")
+
+    assert task.is_routine and task.ai_prompt == "Suggest a stretch."
 
 
 def test_a_task_is_one_line(tasks: TaskService, conversation_id: int) -> None:

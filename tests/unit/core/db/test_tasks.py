@@ -96,6 +96,21 @@ def test_update_changes_only_what_is_given(
     assert (unscheduled.schedule, unscheduled.next_run_at, unscheduled.priority) == (None, None, 2)
 
 
+def test_update_gives_and_takes_a_routines_prompt(tasks: TaskStore, conversation_id: int) -> None:
+    task = tasks.add("Stretch", conversation_id=conversation_id)
+
+    routine = tasks.update(task.id, ai_prompt="Suggest a stretch.")
+    renamed = tasks.update(task.id, text="Stretch break")
+    plain = tasks.update(task.id, ai_prompt=None)
+
+    assert (routine.ai_prompt, renamed.ai_prompt, plain.ai_prompt) == (
+        "Suggest a stretch.",
+        "Suggest a stretch.",
+        None,
+    )
+    assert routine.is_routine and not plain.is_routine
+
+
 @pytest.mark.parametrize(
     "change",
     [
