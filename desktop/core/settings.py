@@ -209,6 +209,19 @@ class TaskSettings(BaseModel):
         description="Time zone task schedules are read in, an IANA name such as Europe/Berlin; "
         "empty means the system's (and follows it when it changes).",
     )
+    agenda_review_minutes: int = Field(
+        60,
+        ge=0,
+        le=7 * 24 * 60,
+        description="How often Reverie looks over each conversation's active tasks (completing, "
+        "adding, rescheduling; only conversations changed since their last review); 0: never.",
+    )
+    agenda_messages: int = Field(
+        12, ge=0, le=200, description="Latest messages of a conversation its agenda review reads."
+    )
+    routine_memories: int = Field(
+        5, ge=0, le=50, description="Memories retrieved for a routine and given to the model."
+    )
 
     @field_validator("time_zone")
     @classmethod

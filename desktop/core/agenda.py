@@ -1,0 +1,393 @@
+"""Agenda reviews: now and then the model looks over each conversation's tasks.
+
+For every conversation with active tasks (tasks without a conversation are
+left alone: there is nowhere to say what was done), one background model
+call reads those tasks, numbered from 1, and the latest messages, and
+answers under a JSON schema: ``[NO_ACTION]`` when nothing needs attention,
+or actions: ``complete`` a task, ``add`` one, ``reschedule`` one, or
+``update_memory`` (through the memory service, like every memory write).
+The schema allows only the task numbers shown; they are mapped back to ids.
+An answer off the schema, or naming a task it was not shown, changes
+nothing.  Each action is then checked and applied on its own: one that
+cannot be (a schedule in the past, a task changed while the model thought,
+two actions on one task, a memory the write gate turns away) is refused
+with a log line and changes nothing.
+
+What was done is said in the conversation as a short assistant message
+(metadata ``kind``: ``agenda_review``), the model's own notice of what it
+did; when nothing was done, nothing is shown or stored.  A conversation is
+reviewed again only when something changed since its last review (a
+message, or one of its tasks edited or run), so an idle one costs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop.core.chat import is_seed, visible_text
+from desktop.core.db import ConversationStore, Message
+from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
+from desktop.core.errors import ReverieError
+from desktop.core.jobs import JobControl
+from desktop.core.memory_gate import MemoryRefused
+from desktop.core.memory_service import MemoryCategory, MemoryService
+from desktop.core.prompts import PromptLibrary, fill
+from desktop.core.routines import KIND, spoken_time
+from desktop.core.schedules import parse_schedule
+from desktop.core.settings import TaskSettings
+from desktop.core.task_tools import TEXT_CHARS, ScheduleWords
+from desktop.core.tasks import TaskService, schedule_words
+from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle
+from models.broker import InferenceBroker, Priority
+from models.errors import ModelError, StructuredOutputError
+from models.interfaces import ChatMessage, GenerationOptions
+from models.structured import parse_structured
+
+log = logging.getLogger(__name__)
+
+TEMPLATE = "AGENDA_REVIEW_PROMPT.txt"
+NO_ACTION = "[NO_ACTION]"
+AGENDA_REVIEW = "agenda_review"
+"""Message metadata ``kind`` of what a review said it did."""
+ACTIONS = "actions"
+"""Message metadata key: the actions a review applied, as the model wrote them."""
+MAX_ACTIONS = 6
+ANSWER_TOKENS = 400
+MESSAGE_CHARS = 600
+FACT_CHARS = 400
+_MARGIN_TOKENS = 32
+_SPEAKERS = {"user": "User", "assistant": "Reverie"}
+
+
+class CompleteTask(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["complete"]
+    task: int = Field(ge=1)
+
+
+class AddTask(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["add"]
+    text: str = Field(min_length=1, max_length=TEXT_CHARS)
+    priority: int = Field(DEFAULT_PRIORITY, ge=URGENT, le=LOW)
+    schedule: ScheduleWords | None = None
+
+
+class RescheduleTask(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["reschedule"]
+    task: int = Field(ge=1)
+    schedule: ScheduleWords
+
+
+class UpdateMemory(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["update_memory"]
+    fact: str = Field(min_length=1, max_length=FACT_CHARS)
+    category: MemoryCategory = "other"
+
+
+AgendaAction = Annotated[
+    CompleteTask | AddTask | RescheduleTask | UpdateMemory, Field(discriminator="action")
+]
+
+
+class AgendaAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    actions: list[AgendaAction] = Field(max_length=MAX_ACTIONS)
+
+
+class AgendaFailed(ReverieError):
+    """The review's answer could not be used; nothing was changed."""
+
+
+class ActionRefused(ReverieError):
+    """One action of a review that cannot be applied; nothing was changed by it."""
+
+
+@dataclass(frozen=True)
+class AgendaReview:
+    """What one conversation's review did."""
+
+    conversation_id: int
+    done: tuple[str, ...]
+    """One line per applied action, as the notice says it."""
+    refused: tuple[tuple[str, str], ...]
+    """(action as JSON, reason) of each action turned away."""
+    notice: Message | None
+    """The message saying what was done; None when nothing was."""
+
+
+class AgendaReviewer:
+    def __init__(
+        self,
+        tasks: TaskService,
+        conversations: ConversationStore,
+        memories: MemoryService | None,
+        broker: InferenceBroker,
+        prompts: PromptLibrary,
+        count_tokens: CountTokens,
+        *,
+        context_length: int,
+        settings: TaskSettings | None = None,
+    ) -> None:
+        self._tasks = tasks
+        self._conversations = conversations
+        self._memories = memories
+        self._broker = broker
+        self._prompts = prompts
+        self._count_tokens = count_tokens
+        self._context_length = context_length
+        self._settings = settings or TaskSettings()
+        self._reviewed: dict[int, tuple[int, tuple[Task, ...]]] = {}
+        """What each conversation looked like after its last review."""
+
+    def due(self) -> list[int]:
+        """Conversations with active tasks changed since their last review."""
+        return [
+            conversation_id
+            for conversation_id, tasks in self._active_by_conversation().items()
+            if self._reviewed.get(conversation_id) != self._fingerprint(conversation_id, tasks)
+        ]
+
+    def review_due(
+        self,
+        control: JobControl | None = None,
+        report: Callable[[AgendaReview], None] | None = None,
+    ) -> list[AgendaReview]:
+        """Review every conversation that is due; a failure is logged and the
+        others go on (the failed one is tried again next time)."""
+        control = control or JobControl()
+        reviews = []
+        for conversation_id in self.due():
+            if control.cancelled:
+                break
+            try:
+                review = self.review(conversation_id, control)
+            except AgendaFailed as error:
+                log.warning(
+                    "the agenda review of conversation %d failed: %s", conversation_id, error
+                )
+                continue
+            reviews.append(review)
+            if report is not None:
+                report(review)
+        return reviews
+
+    def review(self, conversation_id: int, control: JobControl | None = None) -> AgendaReview:
+        """Review one conversation's active tasks now."""
+        tasks = self._tasks.list(("active",), conversation_id=conversation_id)
+        conversation = self._conversations.get(conversation_id)
+        if not tasks or conversation is None or conversation.deleted_at is not None:
+            return AgendaReview(conversation_id, (), (), None)
+        answer = self._ask(tasks, self._transcript(conversation_id), control or JobControl())
+        done, refused, applied = self._apply(conversation_id, tasks, answer)
+        notice = None
+        if done:
+            text = fill(self._section("notice"), actions="\n".join(f"- {line}" for line in done))
+            notice = self._conversations.add_message(
+                conversation_id, "assistant", text, metadata={KIND: AGENDA_REVIEW, ACTIONS: applied}
+            )
+        log.info(
+            "agenda review of conversation %d: %d done, %d refused",
+            conversation_id,
+            len(done),
+            len(refused),
+        )
+        # Taken after the review's own changes, so they do not make it due again.
+        after = self._tasks.list(("active",), conversation_id=conversation_id)
+        self._reviewed[conversation_id] = self._fingerprint(conversation_id, after)
+        return AgendaReview(conversation_id, tuple(done), tuple(refused), notice)
+
+    # -- what it reads -----------------------------------------------------------
+    def _active_by_conversation(self) -> dict[int, list[Task]]:
+        grouped: dict[int, list[Task]] = defaultdict(list)
+        for task in self._tasks.list(("active",)):
+            if task.conversation_id is not None:
+                grouped[task.conversation_id].append(task)
+        return grouped
+
+    def _fingerprint(
+        self, conversation_id: int, tasks: Sequence[Task]
+    ) -> tuple[int, tuple[Task, ...]]:
+        """The conversation's last message and its tasks as they are (a task
+        edited or run differs)."""
+        messages = self._conversations.messages(conversation_id)
+        last = messages[-1].id if messages else 0
+        return last, tuple(sorted(tasks, key=lambda task: task.id))
+
+    def _transcript(self, conversation_id: int) -> list[str]:
+        """The latest messages, oldest first, one line each."""
+        limit = self._settings.agenda_messages
+        readable = [
+            m
+            for m in self._conversations.messages(conversation_id)
+            if m.role in _SPEAKERS and not is_seed(m) and visible_text(m).strip()
+        ]
+        lines = []
+        for message in readable[-limit:] if limit else []:
+            text = visible_text(message).strip()
+            text = cut_middle(text, len(text), MESSAGE_CHARS)
+            lines.append(f"{_SPEAKERS[message.role]}: {text}")
+        return lines
+
+    def _prompt(self, tasks: Sequence[Task], lines: Sequence[str]) -> list[ChatMessage]:
+        listed = "\n".join(f"[{n}] {_task_line(task)}" for n, task in enumerate(tasks, start=1))
+        text = fill(
+            self._section("input"),
+            time=spoken_time(self._tasks.now()),
+            tasks=listed,
+            conversation="\n\n".join(lines) or "(none)",
+        )
+        return [ChatMessage("system", self._section("instructions")), ChatMessage("user", text)]
+
+    def _fitted(self, tasks: Sequence[Task], lines: list[str]) -> list[ChatMessage]:
+        """The prompt, without its oldest messages as far as needed to fit the context."""
+        room = self._context_length - ANSWER_TOKENS - _MARGIN_TOKENS - 2 * MESSAGE_OVERHEAD
+        while True:
+            prompt = self._prompt(tasks, lines)
+            if sum(self._count_tokens([m.content for m in prompt])) <= room:
+                return prompt
+            if not lines:
+                raise AgendaFailed("the model's context is too small for this many tasks")
+            lines = lines[1:]
+
+    # -- the answer --------------------------------------------------------------
+    def _ask(self, tasks: Sequence[Task], lines: list[str], control: JobControl) -> AgendaAnswer:
+        options = GenerationOptions(
+            max_tokens=ANSWER_TOKENS, temperature=0.0, json_schema=schema(len(tasks))
+        )
+        try:
+            prompt = self._fitted(tasks, lines)
+            raw = str(control.run(self._broker.chat(prompt, options, Priority.BACKGROUND)).result())
+            answer = parse_answer(raw)
+        except StructuredOutputError as error:
+            raise AgendaFailed(f"the model's answer was not usable: {error}") from error
+        except ModelError as error:
+            raise AgendaFailed(f"the model could not review the tasks: {error}") from error
+        named = [a.task for a in answer.actions if isinstance(a, CompleteTask | RescheduleTask)]
+        if any(not 1 <= n <= len(tasks) for n in named):
+            raise AgendaFailed(f"the model named tasks it was not shown: {raw!r}")
+        return answer
+
+    def _apply(
+        self, conversation_id: int, shown: Sequence[Task], answer: AgendaAnswer
+    ) -> tuple[list[str], list[tuple[str, str]], list[dict[str, Any]]]:
+        done: list[str] = []
+        refused: list[tuple[str, str]] = []
+        applied: list[dict[str, Any]] = []
+        touched: set[int] = set()
+        for action in answer.actions:
+            try:
+                line = self._apply_one(conversation_id, shown, action, touched)
+            except ReverieError as error:  # refused: a past schedule, a task gone, the gate
+                log.info("agenda review refused %s: %s", action.model_dump_json(), error)
+                refused.append((action.model_dump_json(), str(error)))
+                continue
+            done.append(line)
+            applied.append(action.model_dump())
+        return done, refused, applied
+
+    def _apply_one(
+        self, conversation_id: int, shown: Sequence[Task], action: AgendaAction, touched: set[int]
+    ) -> str:
+        if isinstance(action, AddTask):
+            return self._add(conversation_id, action)
+        if isinstance(action, UpdateMemory):
+            return self._remember(conversation_id, action)
+        task = self._unchanged(shown[action.task - 1], touched)
+        if isinstance(action, CompleteTask):
+            done = self._tasks.complete(task.id)
+            return fill(self._section("did_complete"), id=str(done.id), task=done.text)
+        schedule = parse_schedule(action.schedule)
+        moved = self._tasks.update(task.id, schedule=schedule)
+        words = schedule_words(moved) or "no schedule"
+        return fill(
+            self._section("did_reschedule"), id=str(moved.id), task=moved.text, schedule=words
+        )
+
+    def _unchanged(self, task: Task, touched: set[int]) -> Task:
+        """*task* as the model saw it; refused if this review already acted
+        on it or it changed since."""
+        if task.id in touched:
+            raise ActionRefused(f"task #{task.id} already has an action in this review")
+        touched.add(task.id)
+        current = self._tasks.get(task.id)
+        if current != task:
+            raise ActionRefused(f"task #{task.id} changed while the review was thinking")
+        return task
+
+    def _add(self, conversation_id: int, action: AddTask) -> str:
+        wanted = " ".join(action.text.split()).casefold()
+        open_tasks = self._tasks.list(conversation_id=conversation_id)
+        if any(" ".join(t.text.split()).casefold() == wanted for t in open_tasks):
+            raise ActionRefused(f"“{action.text}” is already a task")
+        schedule = None if action.schedule is None else parse_schedule(action.schedule)
+        task = self._tasks.add(
+            action.text,
+            conversation_id=conversation_id,
+            priority=action.priority,
+            schedule=schedule,
+        )
+        words = schedule_words(task)
+        return fill(
+            self._section("did_add"),
+            id=str(task.id),
+            task=task.text,
+            schedule=f" [{words}]" if words else "",
+        )
+
+    def _remember(self, conversation_id: int, action: UpdateMemory) -> str:
+        conversation = self._conversations.get(conversation_id)
+        if self._memories is None or conversation is None or conversation.off_record:
+            raise ActionRefused("memories are not kept from this conversation")
+        try:
+            remembered = self._memories.remember(
+                action.fact,
+                source_kind="inferred",
+                actor="tool",
+                category=action.category,
+                priority=Priority.BACKGROUND,
+            )
+        except MemoryRefused as error:
+            raise ActionRefused(f"not remembered: {error}") from error
+        return fill(self._section("did_update_memory"), fact=remembered.memory.content)
+
+    def _section(self, name: str) -> str:
+        return self._prompts.section(TEMPLATE, name)
+
+
+def parse_answer(raw: str) -> AgendaAnswer:
+    """The model's answer: ``[NO_ACTION]`` (bare or as a JSON string) is no
+    actions; anything else must be a valid ``AgendaAnswer``."""
+    text = raw.strip()
+    if text in (NO_ACTION, json.dumps(NO_ACTION)):
+        return AgendaAnswer(actions=[])
+    return parse_structured(AgendaAnswer, text)
+
+
+def schema(shown: int) -> dict[str, Any]:
+    """The answer's schema: ``"[NO_ACTION]"`` or actions, task numbers
+    limited to the *shown* ones."""
+    answer = AgendaAnswer.model_json_schema()
+    defs = answer.pop("$defs")
+    for name in ("CompleteTask", "RescheduleTask"):
+        defs[name]["properties"]["task"] = {"type": "integer", "enum": list(range(1, shown + 1))}
+    return {"anyOf": [{"const": NO_ACTION}, answer], "$defs": defs}
+
+
+def _task_line(task: Task) -> str:
+    when = schedule_words(task)
+    return f"(P{task.priority}) {task.text}{f' [{when}]' if when else ''}"

@@ -1,0 +1,307 @@
+"""Scheduled tasks speaking up: reminders and routines, run when they are due.
+
+Qt-free work for the task runner's thread.  ``RoutineRunner.run_due`` takes
+the tasks whose time has come (``TaskService.due``) one at a time, reminders
+before routines, and looks again after each, so a slow routine never keeps
+a reminder waiting behind it:
+
+- a plain scheduled task is a *reminder*: ``ROUTINE_PROMPT.txt``'s
+  ``reminder`` line is said in its conversation (no model call);
+- a task with an ``ai_prompt`` is a *routine*: an isolated model call (no
+  conversation history; background priority through the broker, so it waits
+  while the user chats) answers the prompt, given the time and the memories
+  retrieved for it, and the answer is said in the task's conversation.
+
+"Said in its conversation" is an assistant message whose metadata names the
+kind (``reminder`` or ``routine``) and the task.  A task without a
+conversation, or whose conversation was deleted, speaks as a system event
+instead: an ``event`` message in the most recent conversation (the model
+reads it with the next message there); the UI notifies either way.
+
+After a run, failed or not, the task is marked run, so its next run moves on
+and a failing routine is tried again only at its next time, never in a
+loop.  A ``once`` routine that ran is completed (it did what it was for); a
+``once`` reminder stays active with no next run (the to-do is still to do).
+A run stopped because the app quits is not marked: it runs once at the next
+start, like a run missed while the computer slept.  A task still running is
+never started again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+from desktop.core.db import ConversationStore, Message, RowNotFound
+from desktop.core.db.tasks import Task
+from desktop.core.errors import EnvironmentProblem, ReverieError
+from desktop.core.jobs import JobControl
+from desktop.core.memory_service import MemoryService
+from desktop.core.prompt_assembly import memory_line
+from desktop.core.prompts import PromptLibrary, fill
+from desktop.core.schedules import Once
+from desktop.core.settings import ModelSettings
+from desktop.core.tasks import TaskService
+from models.broker import InferenceBroker, Priority
+from models.errors import GenerationCancelled, ModelError
+from models.interfaces import ChatMessage, GenerationOptions
+
+log = logging.getLogger(__name__)
+
+TEMPLATE = "ROUTINE_PROMPT.txt"
+KIND = "kind"
+"""Message metadata key (as for the seed): ``reminder`` or ``routine``."""
+TASK = "task_id"
+"""Message metadata key: the task that spoke."""
+LATE = timedelta(minutes=5)
+"""A reminder said later than this after its time says when it was due."""
+
+RunKind = Literal["reminder", "routine"]
+
+
+class RoutineFailed(ReverieError):
+    """A routine ran but had nothing to say (an empty answer)."""
+
+
+@dataclass(frozen=True)
+class TaskRun:
+    """What one due task did when it ran."""
+
+    task: Task
+    kind: RunKind
+    due_at: datetime
+    said: str
+    """The reminder or the routine's answer; empty when it failed."""
+    conversation_id: int | None
+    """Where it was said; None when there was no conversation at all."""
+    as_event: bool = False
+    """Said as a system event (the task has no conversation of its own)."""
+    message: Message | None = None
+    problem: str | None = None
+    """Why the run failed, for the user."""
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+
+class RoutineRunner:
+    """Runs due tasks: reminders said, routines answered by the model."""
+
+    def __init__(
+        self,
+        tasks: TaskService,
+        conversations: ConversationStore,
+        broker: InferenceBroker,
+        prompts: PromptLibrary,
+        model_settings: ModelSettings,
+        *,
+        memories: MemoryService | None = None,
+        memories_k: int = 5,
+    ) -> None:
+        self._tasks = tasks
+        self._conversations = conversations
+        self._broker = broker
+        self._prompts = prompts
+        self._model_settings = model_settings
+        self._memories = memories
+        self._memories_k = memories_k
+        self._lock = threading.Lock()
+        self._running: set[int] = set()
+        self._unrecorded: dict[int, float | None] = {}
+        """Tasks whose run could not be recorded, with the run time they had:
+        that run is not repeated (the database failed; it would fail again)."""
+
+    @property
+    def running(self) -> frozenset[int]:
+        """The ids of the tasks running now."""
+        with self._lock:
+            return frozenset(self._running)
+
+    def run_due(
+        self,
+        control: JobControl | None = None,
+        report: Callable[[TaskRun], None] | None = None,
+    ) -> list[TaskRun]:
+        """Run every task that is due (one that comes due meanwhile too), each
+        once; *report* hears each run as it ends.  Stops early when *control*
+        is cancelled."""
+        control = control or JobControl()
+        runs: list[TaskRun] = []
+        tried: set[int] = set()
+        while not control.cancelled and (task := self._next_due(tried)) is not None:
+            tried.add(task.id)
+            run = self.run(task, control)
+            if run is not None:
+                runs.append(run)
+                if report is not None:
+                    report(run)
+        return runs
+
+    def run(self, task: Task, control: JobControl | None = None) -> TaskRun | None:
+        """Run *task* now and record that it ran; None if it is already
+        running or was stopped (then it stays due)."""
+        control = control or JobControl()
+        with self._claimed(task.id) as claimed:
+            if not claimed:
+                return None
+            started = self._tasks.now()
+            due_at = started if task.next_run_at is None else self._local(task.next_run_at)
+            run: TaskRun | None = None
+            stopped = False
+            try:
+                run = self._run(task, due_at, control)
+            except GenerationCancelled:
+                stopped = True
+                log.info("task #%d was stopped before it finished; it stays due", task.id)
+            except (ModelError, EnvironmentProblem, RoutineFailed) as error:
+                log.warning("task #%d could not run: %s", task.id, error)
+                kind: RunKind = "routine" if task.is_routine else "reminder"
+                run = TaskRun(task, kind, due_at, "", task.conversation_id, problem=str(error))
+            finally:
+                if not stopped:  # even after a bug: never run the same time again and again
+                    self._record(task, started, done=run is not None and run.ok)
+            return run
+
+    # -- running -------------------------------------------------------------
+    def _next_due(self, tried: set[int]) -> Task | None:
+        with self._lock:
+            running, unrecorded = set(self._running), dict(self._unrecorded)
+        due = [
+            task
+            for task in self._tasks.due()
+            if task.id not in tried
+            and task.id not in running
+            and (task.id not in unrecorded or unrecorded[task.id] != task.next_run_at)
+        ]
+        reminders = [task for task in due if not task.is_routine]
+        return next(iter(reminders or due), None)
+
+    def _run(self, task: Task, due_at: datetime, control: JobControl) -> TaskRun:
+        if not task.is_routine:
+            late = self._tasks.now() - due_at > LATE
+            if late:
+                line = self._words("reminder_late", task, due_at, "task", "due")
+            else:
+                line = self._words("reminder", task, due_at, "task")
+            return self._say(task, "reminder", line, due_at)
+        prompt = [
+            ChatMessage("system", self._section("instructions")),
+            ChatMessage(
+                "user",
+                self._words(
+                    "input",
+                    task,
+                    due_at,
+                    "time",
+                    "due",
+                    "id",
+                    "task",
+                    prompt=task.ai_prompt or "",
+                    memories=self._recalled(task),
+                ),
+            ),
+        ]
+        settings = self._model_settings
+        options = GenerationOptions(
+            max_tokens=settings.max_reply_tokens, temperature=settings.temperature
+        )
+        job = control.run(self._broker.chat(prompt, options, Priority.BACKGROUND))
+        answer = str(job.result()).strip()
+        if not answer:
+            raise RoutineFailed("the model's answer was empty")
+        return self._say(task, "routine", answer, due_at)
+
+    def _say(self, task: Task, kind: RunKind, text: str, due_at: datetime) -> TaskRun:
+        """*text* in the task's conversation, or as a system event in the
+        most recent one when the task has none (any more)."""
+        metadata = {KIND: kind, TASK: task.id}
+        own = task.conversation_id
+        if own is not None:
+            try:
+                message = self._conversations.add_message(own, "assistant", text, metadata=metadata)
+            except RowNotFound:  # the user deleted the conversation
+                log.info("task #%d's conversation is gone; it speaks as an event", task.id)
+            else:
+                return TaskRun(task, kind, due_at, text, own, message=message)
+        latest = self._conversations.list()
+        if not latest:
+            return TaskRun(task, kind, due_at, text, None, as_event=True)
+        if kind == "reminder":
+            event = self._words("event_reminder", task, due_at, "id", "task", "due")
+        else:
+            event = self._words("event_routine", task, due_at, "id", "task", "time", reply=text)
+        message = self._conversations.add_message(latest[0].id, "event", event, metadata=metadata)
+        return TaskRun(task, kind, due_at, text, latest[0].id, as_event=True, message=message)
+
+    def _recalled(self, task: Task) -> str:
+        """The memories related to the routine, one per line, as the chat shows them."""
+        if self._memories is None or self._memories_k < 1:
+            return "- (nothing yet)"
+        query = f"{task.text}\n{task.ai_prompt or ''}"
+        found = self._memories.retriever.retrieve(query, k=self._memories_k)
+        quoted = self._prompts.section("PROMPT_COMPONENTS.txt", "memory_quoted") or '"{text}"'
+        lines = [memory_line(r.memory).render(quoted) for r in found]
+        return "\n".join(lines) or "- (nothing yet)"
+
+    def _record(self, task: Task, started: datetime, *, done: bool) -> None:
+        """The task ran: its next run moves on; a ``once`` routine that did
+        its work is completed."""
+        try:
+            ran = self._tasks.mark_run(task.id, started)
+        except ReverieError as error:  # its schedule went meanwhile, or the database failed
+            log.warning("could not record that task #%d ran: %s", task.id, error)
+            with self._lock:
+                self._unrecorded[task.id] = task.next_run_at
+            return
+        with self._lock:
+            self._unrecorded.pop(task.id, None)
+        once = isinstance(ran.schedule, Once) and ran.next_run_at is None
+        if done and task.is_routine and once:
+            try:
+                self._tasks.complete(task.id)
+            except ReverieError as error:  # completed or deleted meanwhile
+                log.info("task #%d ran once and was not completed: %s", task.id, error)
+
+    @contextmanager
+    def _claimed(self, task_id: int) -> Iterator[bool]:
+        with self._lock:
+            claimed = task_id not in self._running
+            self._running.add(task_id)
+        try:
+            yield claimed
+        finally:
+            if claimed:
+                with self._lock:
+                    self._running.discard(task_id)
+
+    # -- words -----------------------------------------------------------------
+    def _section(self, name: str) -> str:
+        return self._prompts.section(TEMPLATE, name)
+
+    def _words(self, section: str, task: Task, due_at: datetime, *names: str, **more: str) -> str:
+        """*section* of the template filled with the *names* it is meant to
+        show (of the task and its times) and *more*."""
+        now = self._tasks.now()
+        known = {
+            "id": str(task.id),
+            "task": task.text,
+            "time": spoken_time(now),
+            "due": spoken_time(due_at, now),
+        }
+        return fill(self._section(section), **{n: known[n] for n in names}, **more).strip()
+
+    def _local(self, timestamp: float) -> datetime:
+        return datetime.fromtimestamp(timestamp, self._tasks.zone)
+
+
+def spoken_time(when: datetime, today: datetime | None = None) -> str:
+    """``Sunday 2026-11-22 09:00 (CET)``, or only ``09:00`` on *today*'s date."""
+    if today is not None and when.date() == today.date():
+        return f"{when:%H:%M}"
+    return when.strftime("%A %Y-%m-%d %H:%M") + f" ({when.tzname() or 'local time'})"

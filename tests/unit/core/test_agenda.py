@@ -1,0 +1,427 @@
+"""Agenda reviews with scripted model answers: what the model is shown, that
+[NO_ACTION] shows nothing, that actions land on the right tasks and are
+said in the conversation, and that bad answers and bad actions change
+nothing."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from datetime import datetime, time
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from desktop.core.agenda import (
+    ACTIONS,
+    AGENDA_REVIEW,
+    NO_ACTION,
+    AgendaFailed,
+    AgendaReview,
+    AgendaReviewer,
+    schema,
+)
+from desktop.core.db import ConversationStore, Database
+from desktop.core.db.tasks import Task, TaskStore
+from desktop.core.memory_service import MemoryService
+from desktop.core.prompts import PromptLibrary
+from desktop.core.routines import KIND
+from desktop.core.schedules import Daily
+from desktop.core.settings import TaskSettings
+from desktop.core.tasks import TaskService
+from desktop.core.tokens import TokenCounter
+from models.broker import InferenceBroker
+from models.llama_chat import LlamaChatModel
+from models.sampling import grammar_for_schema
+from tests.fakes import HashingEmbedder, ScriptedChatModel, StepGate
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 11, 22, 12, tzinfo=BERLIN)  # a Sunday
+
+
+@pytest.fixture
+def tasks(database: Database) -> TaskService:
+    return TaskService(TaskStore(database, clock=NOW.timestamp), BERLIN, clock=lambda: NOW)
+
+
+def _reviewer(
+    tasks: TaskService,
+    store: ConversationStore,
+    memories: MemoryService | None,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    context_length: int = 4096,
+) -> AgendaReviewer:
+    return AgendaReviewer(
+        tasks,
+        store,
+        memories,
+        broker,
+        prompts,
+        TokenCounter(broker),
+        context_length=context_length,
+        settings=TaskSettings(),
+    )
+
+
+@pytest.fixture
+def reviewer(
+    tasks: TaskService,
+    store: ConversationStore,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+) -> AgendaReviewer:
+    return _reviewer(tasks, store, memories, broker, prompts)
+
+
+@pytest.fixture
+def conversation_id(store: ConversationStore) -> int:
+    conversation = store.create("errands").id
+    store.add_message(conversation, "user", "I posted the letter to the bank this morning.")
+    store.add_message(conversation, "assistant", "Well done! One thing less to think about.")
+    return conversation
+
+
+@pytest.fixture
+def letter(tasks: TaskService, conversation_id: int) -> Task:
+    return tasks.add("Post the letter to the bank", conversation_id=conversation_id, priority=2)
+
+
+@pytest.fixture
+def ana(tasks: TaskService, conversation_id: int) -> Task:
+    return tasks.add(
+        "Call Ana", conversation_id=conversation_id, priority=1, schedule=Daily(time(17))
+    )
+
+
+def _actions(*actions: dict[str, Any]) -> str:
+    return json.dumps({"actions": list(actions)})
+
+
+def _review_requests(model: ScriptedChatModel) -> list[str]:
+    return [messages[-1].content for messages, o in model.requests if o.json_schema is not None]
+
+
+# -- nothing to do ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer", [NO_ACTION, json.dumps(NO_ACTION), f"  {NO_ACTION}\n", _actions()]
+)
+def test_no_action_shows_and_stores_nothing(
+    reviewer: AgendaReviewer,
+    store: ConversationStore,
+    tasks: TaskService,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+    answer: str,
+) -> None:
+    before = store.messages(conversation_id)
+    model.queue(answer)
+
+    review = reviewer.review(conversation_id)
+
+    assert review == AgendaReview(conversation_id, (), (), None)
+    assert store.messages(conversation_id) == before
+    assert tasks.get(letter.id) == letter
+
+
+# -- what the model sees ------------------------------------------------------------------
+
+
+def test_the_model_sees_the_conversations_tasks_numbered_and_its_latest_messages(
+    reviewer: AgendaReviewer,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+    ana: Task,
+) -> None:
+    tasks.add("Not this one", conversation_id=store.create("other").id)
+    model.queue(NO_ACTION)
+
+    reviewer.review(conversation_id)
+
+    [(messages, options)] = [r for r in model.requests if r[1].json_schema is not None]
+    asked = messages[-1].content
+    assert "Current time: Sunday 2026-11-22 12:00 (CET)" in asked
+    assert "[1] (P1) Call Ana [daily at 17:00]\n[2] (P2) Post the letter to the bank" in asked
+    assert "Not this one" not in asked
+    assert (
+        "User: I posted the letter to the bank this morning.\n\n"
+        "Reverie: Well done! One thing less to think about."
+    ) in asked
+    assert options.temperature == 0.0
+    assert options.json_schema == schema(2)
+
+
+def test_the_schema_allows_no_action_or_only_the_numbers_shown_and_compiles() -> None:
+    shown = schema(3)
+    grammar = grammar_for_schema(shown)
+
+    assert shown["anyOf"][0] == {"const": NO_ACTION}
+    assert shown["$defs"]["CompleteTask"]["properties"]["task"]["enum"] == [1, 2, 3]
+    assert shown["$defs"]["RescheduleTask"]["properties"]["task"]["enum"] == [1, 2, 3]
+    assert "NO_ACTION" in grammar and "update_memory" in grammar
+
+
+def test_tasks_without_a_conversation_are_left_out(
+    reviewer: AgendaReviewer, tasks: TaskService, model: ScriptedChatModel
+) -> None:
+    tasks.add("Nobody's task", conversation_id=None)
+
+    assert reviewer.due() == []
+    assert reviewer.review_due() == []
+    assert model.requests == []
+
+
+# -- actions ------------------------------------------------------------------
+
+
+def test_actions_land_on_the_tasks_named_and_are_said_in_the_conversation(
+    reviewer: AgendaReviewer,
+    tasks: TaskService,
+    store: ConversationStore,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+    ana: Task,
+) -> None:
+    model.queue(
+        _actions(
+            {"action": "complete", "task": 2},
+            {"action": "reschedule", "task": 1, "schedule": "daily at 18:00"},
+            {"action": "add", "text": "Buy stamps", "priority": 4, "schedule": None},
+            {
+                "action": "update_memory",
+                "fact": "The user banks with Sparkasse.",
+                "category": "other",
+            },
+        )
+    )
+
+    review = reviewer.review(conversation_id)
+
+    completed, moved = tasks.get(letter.id), tasks.get(ana.id)
+    assert completed is not None and completed.status == "completed"
+    assert moved is not None and moved.schedule == Daily(time(18))
+    [stamps] = [t for t in tasks.list() if t.text == "Buy stamps"]
+    assert (stamps.conversation_id, stamps.priority) == (conversation_id, 4)
+    [memory] = memories.store.listed()
+    assert (memory.content, memory.source_kind) == ("The user banks with Sparkasse.", "inferred")
+    assert review.refused == ()
+    assert review.notice is not None
+    assert review.notice.content == (
+        "I went over your tasks:\n"
+        f"- completed #{letter.id} “Post the letter to the bank”\n"
+        f"- moved #{ana.id} “Call Ana” to daily at 18:00\n"
+        f"- added #{stamps.id} “Buy stamps”\n"
+        "- noted: The user banks with Sparkasse."
+    )
+    assert review.notice.role == "assistant"
+    assert review.notice.metadata is not None
+    assert review.notice.metadata[KIND] == AGENDA_REVIEW
+    assert [a["action"] for a in review.notice.metadata[ACTIONS]] == [
+        "complete",
+        "reschedule",
+        "add",
+        "update_memory",
+    ]
+    assert store.messages(conversation_id)[-1] == review.notice
+
+
+def test_bad_actions_are_refused_with_a_log_line_and_change_nothing(
+    reviewer: AgendaReviewer,
+    tasks: TaskService,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+    ana: Task,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    model.queue(
+        _actions(
+            {"action": "reschedule", "task": 1, "schedule": "once on 2026-11-01 09:00"},
+            {"action": "complete", "task": 2},
+            {"action": "reschedule", "task": 2, "schedule": "daily at 10:00"},
+            {"action": "add", "text": "call ana"},
+            {"action": "update_memory", "fact": "short"},
+            {"action": "reschedule", "task": 1, "schedule": "daily at 25:00"},
+        )
+    )
+
+    with caplog.at_level(logging.INFO, logger="desktop.core.agenda"):
+        review = reviewer.review(conversation_id)
+
+    reasons = [reason for _, reason in review.refused]
+    assert reasons[0].startswith("Once on 2026-11-01 09:00 is in the past (it is now")
+    assert reasons[1] == f"task #{letter.id} already has an action in this review"
+    assert reasons[2] == "“call ana” is already a task"
+    assert reasons[3].startswith("not remembered: Too short to be a memory")
+    assert reasons[4] == f"task #{ana.id} already has an action in this review"
+    assert len(review.done) == 1  # the completion, which was fine
+    assert tasks.get(ana.id) == ana
+    assert [t.text for t in tasks.list()] == ["Call Ana"]
+    assert memories.store.listed() == []
+    assert caplog.text.count("agenda review refused") == 5
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        _actions({"action": "complete", "task": 3}),  # only 2 were shown
+        '{"actions": [{"action": "complete"',  # cut off
+        _actions({"action": "explode", "task": 1}),
+        "Sure! Let me look at your tasks.",
+    ],
+    ids=["unknown number", "cut off", "unknown action", "prose"],
+)
+def test_an_answer_off_the_schema_fails_and_changes_nothing(
+    reviewer: AgendaReviewer,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+    ana: Task,
+    answer: str,
+) -> None:
+    before = store.messages(conversation_id)
+    model.queue(answer)
+
+    with pytest.raises(AgendaFailed):
+        reviewer.review(conversation_id)
+
+    assert (tasks.get(letter.id), tasks.get(ana.id)) == (letter, ana)
+    assert store.messages(conversation_id) == before
+    assert reviewer.due() == [conversation_id]  # tried again next time
+
+
+def test_a_task_changed_while_the_model_thought_is_not_touched(
+    reviewer: AgendaReviewer,
+    tasks: TaskService,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+) -> None:
+    gate = StepGate()
+    model.gate = gate
+    model.queue(_actions({"action": "complete", "task": 1}))
+    reviews: list[AgendaReview] = []
+    thread = threading.Thread(target=lambda: reviews.append(reviewer.review(conversation_id)))
+    thread.start()
+    gate.wait_for_arrival(1)
+
+    renamed = tasks.update(letter.id, text="Post the letter to the bank by Friday")
+    gate.open()
+    thread.join()
+
+    [review] = reviews
+    assert review.refused[0][1] == f"task #{letter.id} changed while the review was thinking"
+    assert tasks.get(letter.id) == renamed and review.notice is None
+
+
+# -- when a conversation is reviewed ---------------------------------------------------
+
+
+def test_a_conversation_is_reviewed_again_only_when_something_changed(
+    reviewer: AgendaReviewer,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    ana: Task,
+) -> None:
+    assert reviewer.due() == [conversation_id]
+    model.queue(_actions({"action": "add", "text": "Buy stamps"}))
+    [review] = reviewer.review_due()
+    assert review.notice is not None
+    assert reviewer.due() == []  # its own notice and task do not make it due again
+
+    store.add_message(conversation_id, "user", "Ana moved to Porto.")
+    assert reviewer.due() == [conversation_id]
+    model.queue(NO_ACTION)
+    assert reviewer.review_due()[0].notice is None
+    assert reviewer.due() == []
+
+    tasks.mark_run(ana.id)  # a task that ran changed
+    assert reviewer.due() == [conversation_id]
+
+
+def test_one_failed_review_does_not_stop_the_others(
+    reviewer: AgendaReviewer,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+) -> None:
+    other = store.create("other").id
+    tasks.add("Water the plants", conversation_id=other)
+    model.queue("not json", _actions({"action": "complete", "task": 1}))
+
+    reviews = reviewer.review_due()
+
+    assert [r.conversation_id for r in reviews] == [other]
+    assert reviewer.due() == [conversation_id]
+
+
+def test_too_small_a_context_drops_the_oldest_messages_first(
+    tasks: TaskService,
+    store: ConversationStore,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+) -> None:
+    store.add_message(conversation_id, "user", "word " * 300)
+    store.add_message(conversation_id, "user", "Newest message.")
+    reviewer = _reviewer(tasks, store, None, broker, prompts, context_length=800)
+    model.queue(NO_ACTION)
+
+    reviewer.review(conversation_id)
+
+    [asked] = _review_requests(model)
+    assert "User: Newest message." in asked
+    assert "posted the letter" not in asked and "word word" not in asked
+
+
+# -- the real small model ------------------------------------------------------------
+
+
+@pytest.mark.model
+def test_a_review_runs_end_to_end_on_the_real_small_model(
+    fresh_smollm2: Callable[[], LlamaChatModel],
+    tasks: TaskService,
+    store: ConversationStore,
+    database: Database,
+    prompts: PromptLibrary,
+    conversation_id: int,
+    letter: Task,
+) -> None:
+    broker = InferenceBroker()
+    broker.start()
+    try:
+        chat = fresh_smollm2()
+        broker.load_chat_model(lambda: chat).result(timeout=60)
+        broker.load_embedder(lambda: HashingEmbedder()).result(timeout=5)
+        memories = MemoryService.over(database, broker, prompts)
+        reviewer = _reviewer(tasks, store, memories, broker, prompts, context_length=2048)
+        review = reviewer.review(conversation_id)
+    finally:
+        broker.stop()
+
+    # Whatever the small model decided, it was under the schema and every
+    # action was applied or refused; what was applied is said.
+    assert review.conversation_id == conversation_id
+    assert (review.notice is None) == (review.done == ())
+    assert reviewer.due() == []
