@@ -39,14 +39,14 @@ from desktop.core.jobs import JobControl
 from desktop.core.memory_gate import MemoryRefused
 from desktop.core.memory_service import MemoryCategory, MemoryService
 from desktop.core.prompts import PromptLibrary, fill
-from desktop.core.routines import KIND, spoken_time
+from desktop.core.routines import KIND, awaited, spoken_time
 from desktop.core.schedules import parse_schedule
 from desktop.core.settings import TaskSettings
 from desktop.core.task_tools import TEXT_CHARS, ScheduleWords
 from desktop.core.tasks import TaskService, schedule_words
 from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle
 from models.broker import InferenceBroker, Priority
-from models.errors import ModelError, StructuredOutputError
+from models.errors import GenerationCancelled, ModelError, StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions
 from models.structured import parse_structured
 
@@ -176,6 +176,9 @@ class AgendaReviewer:
                 break
             try:
                 review = self.review(conversation_id, control)
+            except GenerationCancelled:
+                log.info("the agenda review was stopped")
+                break
             except AgendaFailed as error:
                 log.warning(
                     "the agenda review of conversation %d failed: %s", conversation_id, error
@@ -271,10 +274,13 @@ class AgendaReviewer:
         )
         try:
             prompt = self._fitted(tasks, lines)
-            raw = str(control.run(self._broker.chat(prompt, options, Priority.BACKGROUND)).result())
+            job = control.run(self._broker.chat(prompt, options, Priority.BACKGROUND))
+            raw = str(awaited(job, control))
             answer = parse_answer(raw)
         except StructuredOutputError as error:
             raise AgendaFailed(f"the model's answer was not usable: {error}") from error
+        except GenerationCancelled:
+            raise  # stopped: not a failure
         except ModelError as error:
             raise AgendaFailed(f"the model could not review the tasks: {error}") from error
         named = [a.task for a in answer.actions if isinstance(a, CompleteTask | RescheduleTask)]

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from desktop.core.db import ConversationStore, Message, RowNotFound
 from desktop.core.db.tasks import Task
@@ -47,7 +47,7 @@ from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.schedules import Once
 from desktop.core.settings import ModelSettings
 from desktop.core.tasks import TaskService
-from models.broker import InferenceBroker, Priority
+from models.broker import InferenceBroker, Job, Priority
 from models.errors import GenerationCancelled, ModelError
 from models.interfaces import ChatMessage, GenerationOptions
 
@@ -60,6 +60,8 @@ TASK = "task_id"
 """Message metadata key: the task that spoke."""
 LATE = timedelta(minutes=5)
 """A reminder said later than this after its time says when it was due."""
+CANCEL_CHECK_S = 0.25
+"""How often work waiting on a held model job looks whether it was stopped."""
 
 RunKind = Literal["reminder", "routine"]
 
@@ -212,7 +214,7 @@ class RoutineRunner:
             max_tokens=settings.max_reply_tokens, temperature=settings.temperature
         )
         job = control.run(self._broker.chat(prompt, options, Priority.BACKGROUND))
-        answer = str(job.result()).strip()
+        answer = str(awaited(job, control)).strip()
         if not answer:
             raise RoutineFailed("the model's answer was empty")
         return self._say(task, "routine", answer, due_at)
@@ -298,6 +300,18 @@ class RoutineRunner:
 
     def _local(self, timestamp: float) -> datetime:
         return datetime.fromtimestamp(timestamp, self._tasks.zone)
+
+
+def awaited(job: Job, control: JobControl) -> Any:
+    """*job*'s result, or ``GenerationCancelled`` soon after *control* is
+    cancelled, even while the broker still holds the job back (the user is
+    chatting), so quitting never waits for the user to go quiet."""
+    while True:
+        try:
+            return job.result(timeout=CANCEL_CHECK_S)
+        except TimeoutError:
+            if control.cancelled:
+                raise GenerationCancelled("stopped while waiting for the model") from None
 
 
 def spoken_time(when: datetime, today: datetime | None = None) -> str:

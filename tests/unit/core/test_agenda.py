@@ -26,6 +26,7 @@ from desktop.core.agenda import (
 )
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import Task, TaskStore
+from desktop.core.jobs import JobControl
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.routines import KIND
@@ -371,6 +372,33 @@ def test_one_failed_review_does_not_stop_the_others(
     reviews = reviewer.review_due()
 
     assert [r.conversation_id for r in reviews] == [other]
+    assert reviewer.due() == [conversation_id]
+
+
+def test_a_stopped_review_stops_without_failing_or_changing_anything(
+    tasks: TaskService,
+    store: ConversationStore,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+) -> None:
+    chatting = InferenceBroker(background_allowed=lambda: False)  # holds the review back
+    chatting.start()
+    try:
+        chatting.load_chat_model(lambda: model).result(timeout=5)
+        reviewer = _reviewer(tasks, store, None, chatting, prompts)
+        control = JobControl()
+        reviews: list[AgendaReview] = []
+        thread = threading.Thread(target=lambda: reviews.extend(reviewer.review_due(control)))
+        thread.start()
+        control.cancel()
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+    finally:
+        chatting.stop()
+
+    assert reviews == [] and tasks.get(letter.id) == letter
     assert reviewer.due() == [conversation_id]
 
 

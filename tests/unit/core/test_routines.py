@@ -444,6 +444,35 @@ def test_a_routine_stopped_when_the_app_quits_stays_due_and_runs_once_later(
     assert run.ok and run.said == STRETCH
 
 
+def test_stopping_a_routine_the_broker_holds_back_does_not_wait_for_the_user(
+    tasks: TaskService,
+    store: ConversationStore,
+    prompts: PromptLibrary,
+    model: ForkableChatModel,
+    clock: Clock,
+    conversation_id: int,
+) -> None:
+    chatting = InferenceBroker(background_allowed=lambda: False)  # the user never stops
+    chatting.start()
+    try:
+        chatting.load_chat_model(lambda: model).result(timeout=5)
+        runner = RoutineRunner(tasks, store, chatting, prompts, ModelSettings())
+        task = tasks.add(
+            "Stretch", conversation_id=conversation_id, schedule=Daily(time(15)), ai_prompt="Go."
+        )
+        clock.set("2026-11-22 15:00")
+        control = JobControl()
+        runs: list[TaskRun] = []
+        thread = _in_thread(runner, control, runs)
+        control.cancel()
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+    finally:
+        chatting.stop()
+
+    assert runs == [] and tasks.get(task.id) == task
+
+
 # -- the real small model ------------------------------------------------------------
 
 
