@@ -1,8 +1,8 @@
 """The composition root: builds every part of Reverie, in a stated order.
 
 1. paths and logging, 2. settings, 3. the database, 4. the inference broker
-and the models it loads, 5. the chat service, the harvest and the dreamer,
-6. the windows and the tray.
+and the models it loads, 5. the chat service, the harvest, the dreamer, the
+routine runner and the agenda reviewer, 6. the windows and the tray.
 A part that cannot start (a corrupt model, an unreadable database) is
 reported in the window and on the command line; the rest still starts.
 """
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from desktop import __version__
 from desktop.core import jobs
+from desktop.core.agenda import AgendaReviewer
 from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.skills import SkillStore
@@ -38,6 +39,7 @@ from desktop.core.memory_service import MemoryService
 from desktop.core.memory_tools import memory_tools
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
+from desktop.core.routines import RoutineRunner
 from desktop.core.secrets import SecretStore
 from desktop.core.settings import Settings, SettingsProblem, load_settings, save_settings
 from desktop.core.skill_tools import skill_tools
@@ -75,6 +77,8 @@ class Core:
     chat: ChatService | None = None
     harvester: Harvester | None = None
     dreamer: Dreamer | None = None
+    routines: RoutineRunner | None = None
+    agenda: AgendaReviewer | None = None
     activity: UserActivity = field(default_factory=UserActivity)
     """When the user is chatting: background work gives way."""
     problems: list[str] = field(default_factory=list)
@@ -156,6 +160,25 @@ def build_core(paths: AppPaths) -> Core:
             working_set_file=paths.working_set_file,
             tasks=core.tasks.store,
             skills=core.skills,
+        )
+        core.routines = RoutineRunner(
+            core.tasks,
+            conversations,
+            broker,
+            prompts,
+            settings.models,
+            memories=core.memories,
+            memories_k=settings.tasks.routine_memories,
+        )
+        core.agenda = AgendaReviewer(
+            core.tasks,
+            conversations,
+            core.memories,
+            broker,
+            prompts,
+            core.chat.count_tokens,
+            context_length=settings.models.context_length,
+            settings=settings.tasks,
         )
     broker.start()
     return core

@@ -16,6 +16,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from PySide6.QtCore import QObject, Signal
 
 MISSED_RUN_GRACE_S = 12 * 3600
+MINUTE_GRACE_S = 60
 
 
 class Clock(QObject):
@@ -42,6 +43,24 @@ class Clock(QObject):
             name=name,
             replace_existing=True,
             misfire_grace_time=missed_run_grace_s,
+        )
+
+    def each_minute(self, name: str) -> None:
+        """Emit ``due(name)`` as every minute starts (task schedules are whole
+        minutes, so a task due at 09:00 is asked for at 09:00:00).
+
+        Ticks missed while the computer slept are coalesced into one on
+        waking; what is due is for the receiver to know (the tasks' stored
+        run times), so a lost tick only delays it to the next.
+        """
+        self._scheduler.add_job(
+            self.due.emit,
+            CronTrigger(second=0),
+            args=[name],
+            id=name,
+            name=name,
+            replace_existing=True,
+            misfire_grace_time=MINUTE_GRACE_S,
         )
 
     def daily_at(self, name: str, hour: int, minute: int = 0) -> None:

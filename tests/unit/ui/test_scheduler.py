@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from PySide6.QtCore import QThread
 from pytestqt.qtbot import QtBot
 
-from desktop.ui.scheduler import MISSED_RUN_GRACE_S, Clock
+from desktop.ui.scheduler import MINUTE_GRACE_S, MISSED_RUN_GRACE_S, Clock
 
 
 def test_a_due_job_arrives_as_a_signal_on_the_receivers_thread(qtbot: QtBot) -> None:
@@ -51,3 +51,19 @@ def test_a_daily_job_is_due_next_at_its_hour_and_forgives_a_long_sleep() -> None
     # Missed while asleep: run once on waking (coalesced), not skipped, not twice.
     assert job.misfire_grace_time == MISSED_RUN_GRACE_S and job.coalesce
     assert job.max_instances == 1
+
+
+def test_a_minute_job_is_due_as_each_minute_starts_and_never_stacks() -> None:
+    clock = Clock()
+    clock.each_minute("tasks")
+    clock.start()
+    try:
+        due = clock.next_time("tasks")
+        job = clock._scheduler.get_job("tasks")
+    finally:
+        clock.stop()
+    now = datetime.now().astimezone()
+    assert due is not None and due.second == 0 and due.microsecond == 0
+    assert now < due <= now + timedelta(minutes=1)
+    assert job.coalesce and job.max_instances == 1
+    assert job.misfire_grace_time == MINUTE_GRACE_S
