@@ -1,0 +1,414 @@
+"""The pieces of the tasks window: the words for a task's status, schedule
+and run times, the grouping by conversation, and the detail pane that edits
+one task.
+
+They show what they are given and change nothing; ``desktop.ui.tasks_view``
+does the changing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.db import Conversation
+from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatus
+from desktop.core.errors import ReverieError
+from desktop.core.schedules import EXAMPLES, Schedule, check_upcoming, parse_schedule
+from desktop.core.tasks import schedule_words
+from desktop.ui.memory_views import count, named
+
+ROW_ROLE = Qt.ItemDataRole.UserRole
+"""The item data role holding a row's ``Task``, or a group row's ``TaskGroup``."""
+COLUMNS = ("Priority", "Task", "Kind", "Schedule", "Next run", "Status")
+PRIORITY, TEXT, KIND, SCHEDULE, NEXT_RUN, STATUS = range(len(COLUMNS))
+STATUS_WORDS: dict[TaskStatus, str] = {
+    "active": "Active",
+    "paused": "Paused",
+    "completed": "Completed",
+    "deleted": "Deleted",
+}
+NO_CONVERSATION = "Not from a conversation"
+NONE = "—"
+SCHEDULE_HINT = f"Write it in words, e.g. {EXAMPLES}; leave it empty for no schedule."
+
+
+def _zone_name(zone: tzinfo, moment: datetime) -> str:
+    return str(getattr(zone, "key", None) or moment.tzname() or zone)
+
+
+def when_words(timestamp: float | None, now: datetime, zone: tzinfo) -> str:
+    """*timestamp* as the user reads a run time: "today 09:00", "tomorrow
+    09:00", "Mon 9 Mar, 09:00", with the year when it is not this one and the
+    zone's name when it is not the system's; "—" for none."""
+    if timestamp is None:
+        return NONE
+    moment = datetime.fromtimestamp(timestamp, zone)
+    today = now.astimezone(zone).date()
+    clock = f"{moment:%H:%M}"
+    if moment.date() == today:
+        said = f"today {clock}"
+    elif moment.date() == today + timedelta(days=1):
+        said = f"tomorrow {clock}"
+    elif moment.date() == today - timedelta(days=1):
+        said = f"yesterday {clock}"
+    elif moment.year == today.year:
+        said = f"{moment:%a} {moment.day} {moment:%b}, {clock}"
+    else:
+        said = f"{moment:%a} {moment.day} {moment:%b %Y}, {clock}"
+    system = datetime.fromtimestamp(timestamp).astimezone()
+    if system.utcoffset() != moment.utcoffset():
+        said += f" ({_zone_name(zone, moment)})"
+    return said
+
+
+def next_run_words(task: Task, now: datetime, zone: tzinfo) -> str:
+    """When the task runs next; "—" if it will not (no schedule, not active)."""
+    if task.status != "active" or task.next_run_at is None:
+        return NONE
+    said = when_words(task.next_run_at, now, zone)
+    return f"due since {said}" if task.next_run_at <= now.timestamp() else said
+
+
+def task_line(task: Task, now: datetime, zone: tzinfo) -> str:
+    """A task as one sentence (for screen readers and tests)."""
+    kind = "routine" if task.is_routine else "task"
+    return (
+        f"Priority {task.priority} {kind}: {task.text}; "
+        f"schedule {schedule_words(task) or 'none'}; {STATUS_WORDS[task.status].lower()}; "
+        f"next run {next_run_words(task, now, zone).replace(NONE, 'none')}"
+    )
+
+
+@dataclass(frozen=True)
+class TaskGroup:
+    """The tasks of one conversation (``conversation`` None: of none)."""
+
+    conversation_id: int | None
+    title: str
+    tasks: tuple[Task, ...]
+
+
+def conversation_title(conversation: Conversation | None, conversation_id: int | None) -> str:
+    if conversation_id is None:
+        return NO_CONVERSATION
+    if conversation is None:
+        return f"Conversation #{conversation_id}"
+    title = f"“{conversation.title}”" if conversation.title else "Untitled conversation"
+    return title + (" (deleted)" if conversation.deleted_at is not None else "")
+
+
+def grouped(tasks: Sequence[Task], find: Callable[[int], Conversation | None]) -> list[TaskGroup]:
+    """*tasks* by conversation, each group most urgent first; the group with
+    the most urgent task first, tasks from no conversation last among equals."""
+    by_conversation: dict[int | None, list[Task]] = {}
+    for task in sorted(tasks, key=lambda t: (t.priority, t.id)):
+        by_conversation.setdefault(task.conversation_id, []).append(task)
+    groups = [
+        TaskGroup(key, conversation_title(None if key is None else find(key), key), tuple(listed))
+        for key, listed in by_conversation.items()
+    ]
+    return sorted(groups, key=lambda g: (g.tasks[0].priority, g.conversation_id is None, g.title))
+
+
+def group_line(group: TaskGroup) -> str:
+    return f"{group.title} · {count(len(group.tasks), 'task', 'tasks')}"
+
+
+def group_row(group: TaskGroup, now: datetime, zone: tzinfo, font: QFont) -> QTreeWidgetItem:
+    """A group's row (in *font*) with its tasks' rows under it."""
+    item = QTreeWidgetItem([group_line(group)])
+    item.setData(0, ROW_ROLE, group)
+    item.setFont(0, font)
+    item.setData(0, Qt.ItemDataRole.AccessibleTextRole, group_line(group))
+    for task in group.tasks:
+        item.addChild(task_row(task, now, zone))
+    return item
+
+
+def task_row(task: Task, now: datetime, zone: tzinfo) -> QTreeWidgetItem:
+    """A task's row: priority, text, kind, schedule, next run and status."""
+    item = QTreeWidgetItem(
+        [
+            f"P{task.priority}",
+            task.text,
+            "Routine" if task.is_routine else "Task",
+            schedule_words(task) or NONE,
+            next_run_words(task, now, zone),
+            STATUS_WORDS[task.status],
+        ]
+    )
+    item.setData(0, ROW_ROLE, task)
+    item.setToolTip(TEXT, task.text)
+    if task.ai_prompt is not None:
+        item.setToolTip(KIND, f"When it runs, Reverie asks the model: “{task.ai_prompt}”")
+    line = task_line(task, now, zone)
+    for column in range(len(COLUMNS)):
+        item.setData(column, Qt.ItemDataRole.AccessibleDescriptionRole, line)
+    item.setTextAlignment(PRIORITY, Qt.AlignmentFlag.AlignCenter)
+    if task.status != "active":  # it does not run: greyed
+        for column in range(len(COLUMNS)):
+            item.setForeground(column, QColor("#8a86a0"))
+    return item
+
+
+def counted(tasks: Sequence[Task]) -> str:
+    """How many tasks are listed, and how many of them paused."""
+    paused = sum(task.status == "paused" for task in tasks)
+    said = count(len(tasks), "task", "tasks")
+    return f"{said}, {paused} paused" if paused else said
+
+
+def facts_line(task: Task, now: datetime, zone: tzinfo) -> str:
+    """When the task was added, last ran and was completed."""
+    facts = [f"Added {when_words(task.created_at, now, zone)}"]
+    if task.last_run_at is not None:
+        facts.append(f"last ran {when_words(task.last_run_at, now, zone)}")
+    if task.completed_at is not None:
+        facts.append(f"completed {when_words(task.completed_at, now, zone)}")
+    if task.status == "paused" and task.schedule is not None:
+        facts.append("paused: it runs again once resumed")
+    return " · ".join(facts)
+
+
+@dataclass(frozen=True)
+class ScheduleReading:
+    """What the typed schedule says: a schedule (None: no schedule) and its
+    next run, or why it cannot be used."""
+
+    schedule: Schedule | None = None
+    next_run: datetime | None = None
+    problem: str = ""
+
+
+def read_schedule(text: str, now: datetime, zone: tzinfo) -> ScheduleReading:
+    """*text* read as a schedule, with its next run after *now* (as saving would)."""
+    try:
+        schedule = parse_schedule(text)
+        upcoming = None if schedule is None else check_upcoming(schedule, now, zone)
+    except ReverieError as error:
+        return ScheduleReading(problem=str(error))
+    return ScheduleReading(schedule, upcoming)
+
+
+class TaskDetail(QWidget):
+    """The right pane: one task, its fields to edit and its actions (buttons
+    the window connects), or a line saying what to do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("task-detail")
+        self.task: Task | None = None
+        self.title = named(QLabel(), "task-detail-title")
+        self.title.setWordWrap(True)
+        self.origin = named(QLabel(), "task-origin")
+        self.origin.setWordWrap(True)
+        self.open_button = named(
+            QPushButton("Open conversation"), "task-open-conversation", "Open the conversation"
+        )
+        self.text_edit = named(QLineEdit(), "task-text", "What to do")
+        self.text_edit.setPlaceholderText("What to do, in one line")
+        self.priority_box = named(QSpinBox(), "task-priority", "Priority, 1 urgent to 10 low")
+        self.priority_box.setRange(URGENT, LOW)
+        self.priority_box.setValue(DEFAULT_PRIORITY)
+        self.priority_box.setPrefix("P")
+        self.schedule_edit = named(QLineEdit(), "task-schedule", "Schedule, in words")
+        self.schedule_edit.setPlaceholderText("e.g. daily at 09:00 (empty: none)")
+        self.schedule_edit.setToolTip(SCHEDULE_HINT)
+        self.schedule_hint = named(QLabel(), "task-schedule-hint", "What the schedule reads as")
+        self.edit_problem = named(QLabel(), "task-edit-problem", "Why the task was not saved")
+        self.revert_button = named(QPushButton("Revert"), "task-revert", "Undo my changes")
+        self.save_button = named(QPushButton("Save"), "task-save", "Save the task")
+        self.save_button.setToolTip("Save (Ctrl+S, or Enter in a field)")
+        self.pause_button = named(QPushButton("Pause"), "task-pause", "Pause the task")
+        self.complete_button = named(QPushButton("Complete"), "task-complete", "Mark it done")
+        self.delete_button = named(QPushButton("Delete"), "task-delete", "Delete the task")
+        self.delete_button.setToolTip("Delete (Del); restorable from the Deleted filter")
+        self.restore_button = named(QPushButton("Restore"), "task-restore", "Restore the task")
+        self.routine = named(QLabel(), "task-routine", "What the routine asks")
+        self.facts = named(QLabel(), "task-facts")
+        for label in (self.schedule_hint, self.edit_problem, self.routine, self.facts):
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.PlainText)
+        self.routine.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.edit_problem.hide()
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        origin = QHBoxLayout()
+        origin.addWidget(self.origin, 1)
+        origin.addWidget(self.open_button)
+        priority = QHBoxLayout()
+        priority.addWidget(self.priority_box)
+        priority.addWidget(named(QLabel("1 is urgent, 10 low"), "task-priority-note"), 1)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        for text, field in (("&Task", self.text_edit), ("&Schedule", self.schedule_edit)):
+            label = QLabel(text)
+            label.setBuddy(field)
+            label.setMinimumHeight(field.sizeHint().height())  # level with the field's text
+            form.addRow(label, field)
+        form.addRow("", self.schedule_hint)
+        priority_label = QLabel("&Priority")
+        priority_label.setBuddy(self.priority_box)
+        form.insertRow(1, priority_label, priority)
+        edit_buttons = QHBoxLayout()
+        edit_buttons.addStretch(1)
+        edit_buttons.addWidget(self.revert_button)
+        edit_buttons.addWidget(self.save_button)
+        actions = QHBoxLayout()
+        for button in (self.pause_button, self.complete_button, self.delete_button):
+            actions.addWidget(button)
+        actions.addWidget(self.restore_button)
+        actions.addStretch(1)
+        self.single = QWidget()
+        single = QVBoxLayout(self.single)
+        single.setContentsMargins(0, 4, 0, 0)
+        single.addLayout(form)
+        single.addWidget(self.edit_problem)
+        single.addLayout(edit_buttons)
+        single.addSpacing(8)
+        single.addLayout(actions)
+        single.addWidget(self.routine)
+        single.addWidget(self.facts)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 14, 16, 14)
+        layout.addWidget(self.title)
+        layout.addLayout(origin)
+        layout.addWidget(self.single)
+        layout.addStretch(1)
+
+    # -- what is shown -------------------------------------------------------
+    def fields(self) -> tuple[str, int, str]:
+        """The text, priority and schedule words as typed."""
+        return (
+            self.text_edit.text(),
+            self.priority_box.value(),
+            self.schedule_edit.text(),
+        )
+
+    def base(self) -> tuple[str, int, str]:
+        """The shown task's own text, priority and schedule words."""
+        task = self.task
+        if task is None:
+            return ("", DEFAULT_PRIORITY, "")
+        return (task.text, task.priority, schedule_words(task) or "")
+
+    def dirty(self) -> bool:
+        """Has the user changed a field of the shown task?"""
+        if self.task is None:
+            return False
+        text, priority, words = self.fields()
+        base_text, base_priority, base_words = self.base()
+        return (
+            text.strip() != base_text
+            or priority != base_priority
+            or " ".join(words.split()) != base_words
+        )
+
+    def show_task(self, task: Task, origin: str, facts: str) -> None:
+        """Show *task*; fields the user changed for this same task keep what
+        they typed, the others follow the task (the model may have changed it)."""
+        same = self.task is not None and self.task.id == task.id
+        typed, before = self.fields(), self.base()
+        self.task = task
+        status = "" if task.status == "active" else f" · {STATUS_WORDS[task.status].lower()}"
+        self.title.setText(f"Task #{task.id}{status}")
+        self.origin.setText(f"From {origin}" if task.conversation_id is not None else origin)
+        self.origin.show()
+        self.open_button.setVisible(task.conversation_id is not None)
+        if same:
+            self._follow(typed, before)
+        else:
+            self.reset_fields()
+        editable = task.status in ("active", "paused")
+        for line in (self.text_edit, self.schedule_edit):
+            line.setReadOnly(not editable)
+            line.style().polish(line)  # the style sheet greys a read-only field
+        self.schedule_edit.setPlaceholderText(
+            "e.g. daily at 09:00 (empty: none)" if editable else "no schedule"
+        )
+        self.priority_box.setReadOnly(not editable)
+        self.priority_box.setButtonSymbols(
+            QSpinBox.ButtonSymbols.UpDownArrows if editable else QSpinBox.ButtonSymbols.NoButtons
+        )
+        why = {"completed": "A completed task is kept as it was.", "deleted": "Restore it to edit."}
+        for field in (self.text_edit, self.priority_box, self.schedule_edit):
+            field.setToolTip(why.get(task.status, ""))
+        self.schedule_edit.setToolTip(why.get(task.status, SCHEDULE_HINT))
+        self.pause_button.setText("Resume" if task.status == "paused" else "Pause")
+        self.pause_button.setAccessibleName(
+            "Resume the task" if task.status == "paused" else "Pause the task"
+        )
+        self.pause_button.setVisible(editable)
+        self.complete_button.setVisible(editable)
+        self.delete_button.setVisible(task.status != "deleted")
+        self.restore_button.setVisible(task.status == "deleted")
+        self.revert_button.setVisible(editable)
+        self.save_button.setVisible(editable)
+        self.routine.setText(
+            f"A routine: when it runs, Reverie asks the model: “{task.ai_prompt}”"
+            if task.ai_prompt is not None
+            else ""
+        )
+        self.routine.setVisible(task.ai_prompt is not None)
+        self.facts.setText(facts)
+        self.single.show()
+
+    def _follow(self, typed: tuple[str, int, str], before: tuple[str, int, str]) -> None:
+        """Each field not changed by the user takes the task's value now."""
+        text, priority, words = self.base()
+        if typed[0].strip() == before[0] and typed[0] != text:
+            self.text_edit.setText(text)
+        if typed[1] == before[1]:
+            self.priority_box.setValue(priority)
+        if " ".join(typed[2].split()) == before[2] and typed[2] != words:
+            self.schedule_edit.setText(words)
+
+    def reset_fields(self) -> None:
+        """The fields as the shown task has them."""
+        text, priority, words = self.base()
+        self.text_edit.setText(text)
+        self.priority_box.setValue(priority)
+        self.schedule_edit.setText(words)
+        self.edit_problem.hide()
+
+    def show_summary(self, text: str, origin: str = "", conversation: bool = False) -> None:
+        """No single task: say *text* (how to start, or a group's *origin*,
+        with Open conversation if it has a *conversation*)."""
+        self.task = None
+        self.title.setText(text)
+        self.origin.setText(origin)
+        self.origin.setVisible(bool(origin))
+        self.open_button.setVisible(conversation)
+        self.single.hide()
+
+    def show_hint(self, text: str, *, problem: bool = False) -> None:
+        """Say under the schedule what it reads as (its next run), or why it cannot be used."""
+        self.schedule_hint.setText(text)
+        self.schedule_hint.setProperty("problem", problem)
+        self.schedule_hint.style().polish(self.schedule_hint)  # the style sheet colours a problem
+        self.schedule_hint.setVisible(bool(text))
+
+    def show_problem(self, text: str) -> None:
+        """Say why the task was not saved (this says it already: the hint goes)."""
+        self.edit_problem.setText(text)
+        self.edit_problem.setVisible(bool(text))
+        if text and self.schedule_hint.property("problem"):
+            self.schedule_hint.hide()
