@@ -24,6 +24,8 @@ from desktop.ui.job_watcher import JobWatcher
 from desktop.ui.markdown import warm_up
 from desktop.ui.memory_browser import MemoryBrowser
 from desktop.ui.scheduler import MISSED_RUN_GRACE_S, Clock
+from desktop.ui.skill_editor import SkillEditorWindow
+from desktop.ui.tasks_view import TasksWindow
 from desktop.ui.tray import Tray, tray_available
 from desktop.ui.worker import WorkerThread
 from models.broker import Job
@@ -103,8 +105,9 @@ class ReverieApplication(QObject):
         self.tray = Tray(tray_icons()) if self.has_tray else None
         if self.tray is not None:
             self.tray.open_chat_requested.connect(self.show_chat)
-            self.tray.quit_requested.connect(self.qt.quit)
+            self.tray.quit_requested.connect(self.quit)
         self.memory_browser = self._memory_browser(core)
+        self.tasks_view, self.skill_editor = self._task_and_skill_windows(core)
         self.maintenance = WorkerThread("maintenance", self.window)
         self.maintenance.worker.failed.connect(
             lambda failure: log.warning("maintenance failed: %s", failure.message)
@@ -133,6 +136,41 @@ class ReverieApplication(QObject):
         if self.tray is not None:
             self.tray.memories_requested.connect(browser.present)
         return browser
+
+    def _task_and_skill_windows(
+        self, core: Core
+    ) -> tuple[TasksWindow | None, SkillEditorWindow | None]:
+        """The tasks window and the skill editor, opened from the tray and the chat."""
+        tasks = None if core.tasks is None else TasksWindow(core.tasks, core.conversations)
+        skills = None if core.skills is None else SkillEditorWindow(core.skills)
+        self.window.tasks_button.setVisible(tasks is not None)
+        self.window.skills_button.setVisible(skills is not None)
+        if self.tray is not None:
+            self.tray.tasks_action.setEnabled(tasks is not None)
+            self.tray.skills_action.setEnabled(skills is not None)
+        if tasks is not None:
+            self.window.tasks_requested.connect(tasks.present)
+            tasks.open_conversation_requested.connect(lambda cid: self._open_conversation(cid, 0))
+            if self.tray is not None:
+                self.tray.tasks_requested.connect(tasks.present)
+        if skills is not None:
+            self.window.skills_requested.connect(skills.present)
+            if self.tray is not None:
+                self.tray.skills_requested.connect(skills.present)
+        return tasks, skills
+
+    def quit(self) -> None:
+        """Quit, once no window holds unsaved edits: each with some asks
+        first (keeping on editing there cancels quitting)."""
+        editors = [w for w in (self.skill_editor, self.tasks_view) if w is not None]
+
+        def next_one(remaining: list[SkillEditorWindow | TasksWindow]) -> None:
+            if not remaining:
+                self.qt.quit()
+                return
+            remaining[0].resolve_unsaved("quitting Reverie", lambda: next_one(remaining[1:]))
+
+        next_one(list(editors))
 
     def _dream_runner(self, core: Core) -> DreamRunner | None:
         """Dreaming, started by the clock, the tray, ``/dream`` or a wave of new memories."""
@@ -240,6 +278,10 @@ class ReverieApplication(QObject):
         if self.memory_browser is not None:
             self.memory_browser.shutdown()
             self.memory_browser.deleteLater()
+        for editor in (self.tasks_view, self.skill_editor):
+            if editor is not None:
+                editor.shutdown()
+                editor.deleteLater()
         self.maintenance.stop()
 
     def _conversation_id(self, core: Core) -> int | None:
@@ -271,9 +313,11 @@ class ReverieApplication(QObject):
             print(f"Reverie: {failure}", file=sys.stderr)
 
     def _quit_on_signals(self) -> None:
-        """Quit cleanly (saving a reply in flight) on Ctrl+C or a polite kill."""
+        """Quit cleanly (saving a reply in flight) on Ctrl+C or a polite kill;
+        unsaved edits in a window are asked about first, as the tray's Quit does
+        (Qt would otherwise stop quitting at the window that refuses to close)."""
         for number in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(number, lambda *_: self.qt.quit())
+            signal.signal(number, lambda *_: self.quit())
         # Python runs signal handlers only between bytecodes; an idle Qt loop
         # never gives it the chance unless a timer wakes the interpreter.
         self._signal_timer = QTimer(self.qt)

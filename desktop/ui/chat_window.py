@@ -91,6 +91,8 @@ class ChatWindow(QMainWindow):
     busy_changed(bool): a turn or command started (True) or ended (False).
     memories_requested(): the user asked for the memory browser.
     memory_requested(int): the user asked to see this memory id (a chip, Open).
+    tasks_requested(): the user asked for the tasks window.
+    skills_requested(): the user asked for the skill editor.
     """
 
     turn_ended = Signal(str)
@@ -99,6 +101,8 @@ class ChatWindow(QMainWindow):
     busy_changed = Signal(bool)
     memories_requested = Signal()
     memory_requested = Signal(int)
+    tasks_requested = Signal()
+    skills_requested = Signal()
 
     def __init__(
         self, chat: ChatService | None, conversation_id: int | None, *, hide_on_close: bool
@@ -151,8 +155,21 @@ class ChatWindow(QMainWindow):
         self.memories_button.setAccessibleName("Open the memory browser")
         self.memories_button.setToolTip("What Reverie remembers about you (Ctrl+M)")
         self.memories_button.clicked.connect(self.memories_requested)
+        # Without a tray (some desktops have none) these are the way in.
+        self.tasks_button = _named(QPushButton("Tasks…"), "tasks")
+        self.tasks_button.setAccessibleName("Open the tasks window")
+        self.tasks_button.setToolTip("What Reverie keeps for you to do")
+        self.tasks_button.clicked.connect(self.tasks_requested)
+        self.skills_button = _named(QPushButton("Skills…"), "skills")
+        self.skills_button.setAccessibleName("Open the skill editor")
+        self.skills_button.setToolTip("The procedures Reverie has learned, to read and edit")
+        self.skills_button.clicked.connect(self.skills_requested)
+        self.tasks_button.hide()  # shown by the app when it has tasks and skills
+        self.skills_button.hide()
         buttons = QHBoxLayout()
         buttons.addWidget(self.memories_button)
+        buttons.addWidget(self.tasks_button)
+        buttons.addWidget(self.skills_button)
         buttons.addStretch(1)
         buttons.addWidget(self.stop_button)
         buttons.addWidget(self.send_button)

@@ -29,6 +29,8 @@ class Tray(QObject):
     dream_requested(): the user chose Dream now.
     dreaming_paused(bool): the user paused (True) or resumed (False) dreaming.
     dream_report_requested(): the user asked for the dream report.
+    tasks_requested(): the user asked for the tasks window.
+    skills_requested(): the user asked for the skill editor.
     quit_requested(): the user chose Quit.
     """
 
@@ -37,6 +39,8 @@ class Tray(QObject):
     dream_requested = Signal()
     dreaming_paused = Signal(bool)
     dream_report_requested = Signal()
+    tasks_requested = Signal()
+    skills_requested = Signal()
     quit_requested = Signal()
 
     def __init__(self, icons: dict[str, QIcon], parent: QObject | None = None) -> None:
@@ -46,6 +50,8 @@ class Tray(QObject):
         self.menu = QMenu()
         self.open_action = self._action("Open chat", self.open_chat_requested)
         self.memories_action = self._action("Memories…", self.memories_requested)
+        self.tasks_action = self._action("Tasks…", self.tasks_requested)
+        self.skills_action = self._action("Skills…", self.skills_requested)
         self.menu.addSeparator()
         self.dream_action = self._action("Dream now", self.dream_requested)
         self.pause_action = QAction("Pause dreaming", self.menu)

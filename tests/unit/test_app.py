@@ -9,6 +9,8 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.app import build_core, load_models, main
@@ -235,6 +237,37 @@ def test_the_nightly_dream_is_scheduled_at_the_configured_hour(
         app.clock.start()
         due = app.clock.next_time(DREAM_NIGHTLY)
         assert due is not None and (due.hour, due.minute) == (1, 0)
+    finally:
+        app.shutdown()
+        core.close()
+
+
+def test_the_tasks_window_and_the_skill_editor_open_from_the_chat_and_quitting_asks_first(
+    qtbot: QtBot, app_paths: AppPaths
+) -> None:
+    (app_paths.skills_dir / "Brew tea.md").write_text("Brew the user's tea\n", encoding="utf-8")
+    core = build_core(app_paths)
+    app = ReverieApplication(core, *load_models(core))
+    qtbot.addWidget(app.window)
+    try:
+        assert core.tasks is not None and core.conversations is not None
+        assert app.tasks_view is not None and app.skill_editor is not None
+        conversation = core.conversations.create("Garden")
+        core.tasks.add("Water the plants", conversation_id=conversation.id)
+        app.window.show()
+        qtbot.mouseClick(app.window.tasks_button, Qt.MouseButton.LeftButton)
+        assert app.tasks_view.isVisible()
+        assert app.tasks_view.group_titles() == ["“Garden” · 1 task"]
+        qtbot.mouseClick(app.window.skills_button, Qt.MouseButton.LeftButton)
+        assert app.skill_editor.isVisible() and app.skill_editor.skill_names() == ["Brew tea"]
+
+        app.skill_editor.pane.editor.setPlainText("Brew green tea\n")
+        app.quit()  # as the tray's Quit does: the unsaved skill is asked about first
+        dialog = app.skill_editor.unsaved_dialog
+        assert dialog is not None and dialog.text().endswith("Save before quitting Reverie?")
+        keep = next(b for b in dialog.findChildren(QPushButton) if b.text() == "Keep editing")
+        qtbot.mouseClick(keep, Qt.MouseButton.LeftButton)
+        assert app.skill_editor.isVisible() and app.skill_editor.pane.dirty()
     finally:
         app.shutdown()
         core.close()
