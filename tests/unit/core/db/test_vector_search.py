@@ -184,6 +184,25 @@ def test_sign_bits_of_any_length_compare() -> None:
     assert index.nearest(b"\x00\x00\x01", 1, (), None) == [2]
 
 
+def test_an_unknown_status_or_category_matches_nothing() -> None:
+    index = SignIndex()
+    index.load([_row(n, n) for n in range(1, 50)], (0, None))
+    query = (0).to_bytes(16, "little")
+
+    assert index.nearest(query, 5, ("forgotten",), None) == []
+    assert index.nearest(query, 5, ("active",), "nowhere") == []
+    # The memories with one bit set are the six nearest to no bits at all.
+    assert sorted(index.nearest(query, 6, ("forgotten", "active"), None)) == [1, 2, 4, 8, 16, 32]
+
+
+def test_the_sign_index_needs_no_numpy_bitwise_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    index = SignIndex()
+    index.load([_row(n, n) for n in range(1, 50)], (0, None))
+
+    assert sorted(index.nearest((0).to_bytes(16, "little"), 6, (), None)) == [1, 2, 4, 8, 16, 32]
+
+
 def test_the_portable_popcount_counts_like_numpy() -> None:
     words = np.random.default_rng(3).integers(0, 2**63, size=(50, 6), dtype=np.uint64)
     words[0, 0] = np.uint64(2**64 - 1)
