@@ -25,6 +25,7 @@ from desktop.ui.markdown import warm_up
 from desktop.ui.memory_browser import MemoryBrowser
 from desktop.ui.scheduler import MISSED_RUN_GRACE_S, Clock
 from desktop.ui.skill_editor import SkillEditorWindow
+from desktop.ui.task_runner import TaskRunner
 from desktop.ui.tasks_view import TasksWindow
 from desktop.ui.tray import Tray, tray_available
 from desktop.ui.worker import WorkerThread
@@ -32,7 +33,9 @@ from models.broker import Job
 
 if TYPE_CHECKING:
     from desktop.app import Core
+    from desktop.core.agenda import AgendaReview
     from desktop.core.dreaming.dreamer import Dreamer, DreamReport
+    from desktop.core.routines import TaskRun
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +43,9 @@ COMPACTION_JOB = "periodic-compaction"
 MEMORY_JOB = "memory-upkeep"
 DREAM_NIGHTLY = "dream-nightly"
 DREAM_INTERVAL = "dream-interval"
+TASKS_JOB = "tasks-due"
+AGENDA_JOB = "agenda-review"
+_NOTIFICATION_CHARS = 240
 
 
 def qt_application() -> QApplication:
@@ -123,6 +129,9 @@ class ReverieApplication(QObject):
         self._core = core
         self.dream_report: DreamReportWindow | None = None
         self.dreams = self._dream_runner(core)
+        self._reload_after_turn = False
+        self.window.turn_ended.connect(self._on_turn_ended)
+        self.tasks = self._task_runner(core)
         self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
 
@@ -199,6 +208,64 @@ class ReverieApplication(QObject):
                 self.clock.every(DREAM_INTERVAL, settings.every_hours * 60, MISSED_RUN_GRACE_S)
         return runner
 
+    def _task_runner(self, core: Core) -> TaskRunner | None:
+        """Scheduled tasks speaking up (checked as every minute starts) and
+        agenda reviews (every ``tasks.agenda_review_minutes``)."""
+        if core.routines is None or core.agenda is None:
+            return None
+        runner = TaskRunner(core.routines, core.agenda, self)
+        runner.ran.connect(self._on_task_ran)
+        runner.reviewed.connect(self._on_agenda_reviewed)
+        runner.failed.connect(self._on_task_work_failed)
+        self.clock.each_minute(TASKS_JOB)
+        if core.settings.tasks.agenda_review_minutes:
+            self.clock.every(AGENDA_JOB, core.settings.tasks.agenda_review_minutes)
+        return runner
+
+    def _on_task_ran(self, run: TaskRun) -> None:
+        """A notification; the open conversation shows what was said there."""
+        title, text = _run_notice(run)
+        if self.tray is not None:
+            self.tray.notify(title, _shortened(text))
+        self._refresh_tasks_view()  # its next run moved on
+        if run.conversation_id is None or run.conversation_id != self.window.conversation_id:
+            return
+        if run.as_event or not run.ok:  # not a message of the transcript
+            self.window.notice(f"{title}: {text}")
+        else:
+            self._show_new_messages()
+
+    def _on_agenda_reviewed(self, review: AgendaReview) -> None:
+        if not review.done:  # [NO_ACTION]: nothing to show
+            return
+        self._refresh_tasks_view()
+        if self.tray is not None:
+            self.tray.notify("Reverie went over your tasks", _shortened("; ".join(review.done)))
+        if review.conversation_id == self.window.conversation_id:
+            self._show_new_messages()
+
+    def _on_task_work_failed(self, message: str) -> None:
+        log.warning("scheduled task work failed: %s", message)
+        if self.tray is not None:
+            self.tray.notify("Reverie could not run its scheduled tasks", message)
+
+    def _refresh_tasks_view(self) -> None:
+        if self.tasks_view is not None:
+            self.tasks_view.refresh()
+
+    def _show_new_messages(self) -> None:
+        """The open conversation got a message from background work: show it
+        now, or once the user's turn in it has ended."""
+        if self.window.busy:
+            self._reload_after_turn = True
+        elif (conversation_id := self.window.conversation_id) is not None:
+            self.window.open_conversation(conversation_id)
+
+    def _on_turn_ended(self, _status: str) -> None:
+        if self._reload_after_turn:
+            self._reload_after_turn = False
+            self._show_new_messages()
+
     def _dream_report_window(self, dreamer: Dreamer, core: Core) -> DreamReportWindow | None:
         if core.memories is None:
             return None
@@ -261,6 +328,10 @@ class ReverieApplication(QObject):
             self._dream("memories")
         if name in (DREAM_NIGHTLY, DREAM_INTERVAL):
             self._dream("schedule")
+        if name == TASKS_JOB and self.tasks is not None:
+            self.tasks.run_due()
+        if name == AGENDA_JOB and self.tasks is not None:
+            self.tasks.review()
 
     def shutdown(self) -> None:
         """Stop the clock, then the work in flight (keeping what was said)."""
@@ -269,6 +340,8 @@ class ReverieApplication(QObject):
         self._shut_down = True
         self.qt.aboutToQuit.disconnect(self.shutdown)
         self.clock.stop()
+        if self.tasks is not None:
+            self.tasks.stop()  # a routine cut short stays due: it runs at the next start
         if self.dreams is not None:
             self.dreams.stop()  # paused where it was: the next dream goes on from there
         if self.dream_report is not None:
@@ -338,3 +411,17 @@ class ReverieApplication(QObject):
         if not (start_hidden and self.tray is not None):
             self.show_chat()
         return int(self.qt.exec())
+
+
+def _run_notice(run: TaskRun) -> tuple[str, str]:
+    """A task run's notification: its title and text."""
+    if not run.ok:
+        return "Reverie could not run a scheduled task", f"“{run.task.text}”: {run.problem}"
+    if run.kind == "reminder":
+        return "Reminder", run.task.text
+    return f"Reverie: {run.task.text}", run.said
+
+
+def _shortened(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _NOTIFICATION_CHARS else text[: _NOTIFICATION_CHARS - 1] + "…"

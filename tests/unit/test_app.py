@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import datetime, time
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -15,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import build_core, load_models, main
 from desktop.core.paths import AppPaths, resolve_paths
+from desktop.core.schedules import Daily
 from desktop.core.settings import (
     ModelSettings,
     Settings,
@@ -22,7 +24,14 @@ from desktop.core.settings import (
     load_settings,
     save_settings,
 )
-from desktop.ui.application import COMPACTION_JOB, DREAM_NIGHTLY, MEMORY_JOB, ReverieApplication
+from desktop.ui.application import (
+    AGENDA_JOB,
+    COMPACTION_JOB,
+    DREAM_NIGHTLY,
+    MEMORY_JOB,
+    TASKS_JOB,
+    ReverieApplication,
+)
 from desktop.ui.worker import TaskDone
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
@@ -268,6 +277,50 @@ def test_the_tasks_window_and_the_skill_editor_open_from_the_chat_and_quitting_a
         keep = next(b for b in dialog.findChildren(QPushButton) if b.text() == "Keep editing")
         qtbot.mouseClick(keep, Qt.MouseButton.LeftButton)
         assert app.skill_editor.isVisible() and app.skill_editor.pane.dirty()
+    finally:
+        app.shutdown()
+        core.close()
+
+
+def test_a_due_task_speaks_up_in_the_open_conversation_when_the_clock_says(
+    qtbot: QtBot, app_paths: AppPaths
+) -> None:
+    core = build_core(app_paths)
+    app = ReverieApplication(core, *load_models(core))
+    qtbot.addWidget(app.window)
+    try:
+        assert app.tasks is not None and core.tasks is not None
+        missed = datetime.now().timestamp() - 60  # due a minute ago, Reverie was not running
+        core.tasks.store.add(
+            "Water the plants",
+            conversation_id=app.window.conversation_id,
+            schedule=Daily(time(9)),
+            next_run_at=missed,
+        )
+        app.clock.start()
+        tick, review = app.clock.next_time(TASKS_JOB), app.clock.next_time(AGENDA_JOB)
+        assert tick is not None and tick.second == 0
+        assert review is not None
+        assert 59 <= (review - datetime.now().astimezone()).total_seconds() / 60 <= 60
+
+        with qtbot.waitSignal(app.tasks.ran, timeout=WAIT_MS):
+            app.clock.run_soon(TASKS_JOB)
+
+        qtbot.waitUntil(lambda: "Reminder: Water the plants" in app.window.transcript.plain_text())
+    finally:
+        app.shutdown()
+        core.close()
+
+
+def test_agenda_reviews_can_be_switched_off(qtbot: QtBot, app_paths: AppPaths) -> None:
+    save_settings(Settings(tasks=TaskSettings(agenda_review_minutes=0)), app_paths.settings_file)
+    core = build_core(app_paths)
+    app = ReverieApplication(core, *load_models(core))
+    qtbot.addWidget(app.window)
+    try:
+        app.clock.start()
+        assert app.clock.next_time(AGENDA_JOB) is None
+        assert app.clock.next_time(TASKS_JOB) is not None
     finally:
         app.shutdown()
         core.close()
