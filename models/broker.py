@@ -258,6 +258,12 @@ class InferenceBroker:
                     _, _, job = heapq.heappop(self._queue)
                     self._current = job
                     return job
+                if cancelled := next((e for e in self._queue if e[2].cancel_requested), None):
+                    # Held or not, a cancelled job ends now: its caller is waiting.
+                    self._queue.remove(cancelled)
+                    heapq.heapify(self._queue)
+                    self._current = cancelled[2]
+                    return cancelled[2]
                 # Held background work is looked at again now and then: the
                 # user going quiet is not an event the broker hears.
                 self._lock.wait(BACKGROUND_RECHECK_S if self._queue else None)

@@ -126,6 +126,7 @@ class ReverieApplication(QObject):
         if core.harvester is not None:
             self.clock.every(MEMORY_JOB, core.settings.memory.harvest_check_minutes)
         self.window.busy_changed.connect(self._on_busy)
+        self.window.turn_ended.connect(lambda _: self._refresh_task_and_skill_windows())
         self._core = core
         self.dream_report: DreamReportWindow | None = None
         self.dreams = self._dream_runner(core)
@@ -168,6 +169,12 @@ class ReverieApplication(QObject):
                 self.tray.skills_requested.connect(skills.present)
         return tasks, skills
 
+    def _refresh_task_and_skill_windows(self) -> None:
+        """Tasks and skills changed behind the windows (a tool call, a dream)."""
+        for window in (self.tasks_view, self.skill_editor):
+            if window is not None and window.isVisible():
+                window.refresh()
+
     def quit(self) -> None:
         """Quit, once no window holds unsaved edits: each with some asks
         first (keeping on editing there cancels quitting)."""
@@ -194,6 +201,7 @@ class ReverieApplication(QObject):
         report = self.dream_report = self._dream_report_window(core.dreamer, core)
         if report is not None:
             runner.finished.connect(lambda _: report.refresh())
+        runner.finished.connect(lambda _: self._refresh_task_and_skill_windows())
         self.window.dreaming_available = True
         self.window.dream_requested.connect(lambda: self._dream("chat"))
         if self.tray is not None:
@@ -355,6 +363,9 @@ class ReverieApplication(QObject):
             if editor is not None:
                 editor.shutdown()
                 editor.deleteLater()
+        # Background work held back while the user was chatting would keep the
+        # maintenance worker (a harvest, a summary) waiting: end it all now.
+        self._core.broker.stop()
         self.maintenance.stop()
 
     def _conversation_id(self, core: Core) -> int | None:

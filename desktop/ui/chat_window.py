@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core import commands
+from desktop.core import agenda, commands, routines
 from desktop.core.chat import (
     ChatService,
     Reply,
@@ -39,6 +39,7 @@ from desktop.core.chat import (
 )
 from desktop.core.commands import Command
 from desktop.core.compaction import CompactionResult
+from desktop.core.db import Message
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import Remembered
 from desktop.core.tools import ToolCall
@@ -64,6 +65,18 @@ def _named(widget: W, name: str) -> W:
     """*widget* with an object name, which the style sheet and tests refer to."""
     widget.setObjectName(name)
     return widget
+
+
+def _unprompted(message: Message) -> str:
+    """How Reverie came to say *message* unasked ("" for a reply): a task's
+    reminder, a routine's answer, or what a review of the tasks did."""
+    metadata = message.metadata or {}
+    kind, task = metadata.get(routines.KIND), metadata.get(routines.TASK)
+    if kind == agenda.AGENDA_REVIEW:
+        return "went over your tasks"
+    if kind in ("reminder", "routine"):
+        return f"{kind} of task #{task}"
+    return ""
 
 
 class MessageInput(QPlainTextEdit):
@@ -239,6 +252,8 @@ class ChatWindow(QMainWindow):
             if message.role in ("user", "assistant") and shown:
                 view = self.transcript.add_message(message.role, shown)
                 view.show_memories(self._chat.used_memories(message))
+                if said_on_its_own := _unprompted(message):
+                    view.speaker.setText(f"{view.speaker.text()} · {said_on_its_own}")
             elif message.role == "tool":
                 self._show_tool_call(stored_tool_call(message))
             if archived and message is archived[-1]:

@@ -324,3 +324,25 @@ def test_agenda_reviews_can_be_switched_off(qtbot: QtBot, app_paths: AppPaths) -
     finally:
         app.shutdown()
         core.close()
+
+
+@pytest.mark.model
+def test_open_task_and_skill_windows_show_what_a_turn_or_a_dream_changed(
+    qtbot: QtBot, started: ReverieApplication
+) -> None:
+    core = started._core
+    assert core.tasks is not None and core.skills is not None and started.dreams is not None
+    assert started.tasks_view is not None and started.skill_editor is not None
+    started.tasks_view.present()
+    started.skill_editor.present()
+    task = core.tasks.add("Water the plants", conversation_id=None)  # as the task tool would
+    core.skills.create("brew-tea", "How to brew tea\nBoil, steep.")
+
+    started.window.turn_ended.emit("Ready")
+
+    assert task.id in started.tasks_view.task_ids()
+    assert "brew-tea" in started.skill_editor.skill_names()
+    core.tasks.complete(task.id)  # as a dream's task pass would
+    with qtbot.waitSignal(started.dreams.finished, timeout=WAIT_MS):
+        started.dreams.dream("manual")
+    assert task.id not in started.tasks_view.task_ids()  # done: no longer listed as to do

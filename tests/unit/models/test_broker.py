@@ -672,3 +672,23 @@ def test_a_background_generation_is_cut_when_held_and_runs_again_later(
         assert job.preemptions == 1
     finally:
         broker.stop()
+
+
+def test_a_cancelled_job_ends_at_once_even_while_background_work_is_held(
+    model: ScriptedChatModel,
+) -> None:
+    switch = Switch()  # held: the user is chatting
+    broker = InferenceBroker(background_allowed=switch)
+    broker.start()
+    try:
+        broker.load_chat_model(lambda: model).result(TIMEOUT)
+        held = broker.chat(_say("tidy up"), OPTIONS, BACKGROUND)
+        also_held = broker.chat(_say("and this"), OPTIONS, BACKGROUND)
+
+        held.cancel()
+
+        with pytest.raises(GenerationCancelled):
+            held.result(TIMEOUT)  # its caller (e.g. quitting) does not wait for quiet
+        assert not also_held.done() and _asked(model) == []
+    finally:
+        broker.stop()

@@ -446,3 +446,32 @@ def test_a_tool_call_shows_collapsed_with_memory_updated_and_survives_a_reload(
     shown = window.transcript.plain_text()
     assert "Reverie: Noted.\n\nappend_memory: Remembered (#1)" in shown
     assert "<tool_call>" not in shown
+
+
+def test_what_reverie_said_unasked_is_labelled_as_such(
+    qtbot: QtBot, window: ChatWindow, store: ConversationStore
+) -> None:
+    assert window.conversation_id is not None
+    conversation = window.conversation_id
+    store.add_message(
+        conversation,
+        "assistant",
+        "Time to water the plants.",
+        metadata={"kind": "reminder", "task_id": 4},
+    )
+    store.add_message(
+        conversation, "assistant", "Rain today.", metadata={"kind": "routine", "task_id": 7}
+    )
+    store.add_message(
+        conversation, "assistant", "I completed #4.", metadata={"kind": "agenda_review"}
+    )
+    store.add_message(conversation, "assistant", "Just a reply.")
+
+    window.open_conversation(conversation)
+
+    assert [view.speaker.text() for view in window.transcript.messages] == [
+        "Reverie · reminder of task #4",
+        "Reverie · routine of task #7",
+        "Reverie · went over your tasks",
+        "Reverie",
+    ]
