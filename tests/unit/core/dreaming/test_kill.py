@@ -114,6 +114,10 @@ def _problems(database: Database, before: set[int]) -> list[str]:
     for memory_id, row in rows.items():
         if row["embedding_model"] is not None and memory_id not in ids:
             found.append(f"memory #{memory_id} lost its vector")
+    # The plain copy searched by meaning holds the same vectors.
+    kept = {int(r[0]) for r in database.fetch_all("SELECT memory_id FROM memory_embeddings")}
+    if kept != set(ids):
+        found.append(f"memory_embeddings holds {sorted(kept ^ set(ids))} apart from memory_vectors")
     return found
 
 
