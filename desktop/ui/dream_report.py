@@ -15,9 +15,8 @@ window, and nothing is changed.
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from PySide6.QtCore import (
     QKeyCombination,
@@ -35,7 +34,6 @@ from PySide6.QtGui import (
     QKeySequence,
     QPainter,
     QShortcut,
-    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QLabel,
@@ -57,6 +55,7 @@ from desktop.core.dreaming.proposals import ChangeRefused
 from desktop.core.embedding import Vectors
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import MemoryService
+from desktop.ui.app_window import AppWindow
 from desktop.ui.dream_views import (
     RUN_ROLE,
     RUN_STATUS,
@@ -74,7 +73,7 @@ from desktop.ui.dream_views import (
     when,
 )
 from desktop.ui.memory_views import count, named
-from desktop.ui.worker import TaskDone, TaskFailed, WorkerThread
+from desktop.ui.worker import TaskQueue
 from models.broker import Priority
 
 RUNS_SHOWN = 50
@@ -85,14 +84,6 @@ EMPTY_REPORT = (
     "duplicates, lets unused memories fade and archives what went stale. Each dream "
     "is reported here, and every change it makes can be undone."
 )
-
-
-@dataclass(frozen=True)
-class _Waiting:
-    """What to do with the answer to one task sent to the worker."""
-
-    done: Callable[[object], None]
-    failed: Callable[[str], None]
 
 
 def _sentence(error: ReverieError) -> str:
@@ -150,7 +141,7 @@ class RunDelegate(QStyledItemDelegate):
         return QSize(240, lines + 2 * self._PAD + 6)
 
 
-class DreamReportWindow(QWidget):
+class DreamReportWindow(AppWindow):
     """The "Dreams — Reverie" window.
 
     Signals:
@@ -169,7 +160,7 @@ class DreamReportWindow(QWidget):
         memories: MemoryService,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent, Qt.WindowType.Window)
+        super().__init__(parent)
         self.setObjectName("dream-report")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setWindowTitle("Dreams — Reverie")
@@ -178,16 +169,13 @@ class DreamReportWindow(QWidget):
         self._book = book
         self._memories = memories
         self._pending: list[DreamChange] = []
-        self._waiting: deque[_Waiting] = deque()
         self._shown: int | None = None
         """The key of the run (or ``WAITING``) the detail pane shows."""
         self._focus_row: int | None = None
         """Where the change acted on was, to put the keyboard focus back there."""
         self.confirm_dialog: QMessageBox | None = None
         self._build()
-        self._worker = WorkerThread("dream-report", self)
-        self._worker.worker.done.connect(self._on_done)
-        self._worker.worker.failed.connect(self._on_failed)
+        self._tasks = TaskQueue("dream-report", self)
         self.refresh()
 
     # -- construction --------------------------------------------------------
@@ -456,7 +444,9 @@ class DreamReportWindow(QWidget):
             except ChangeRefused as refusal:  # an answer for the user, not a failure
                 return refusal
 
-        self._run(guarded, lambda result: self._acted(result, said, refused), self._act_failed)
+        self._tasks.run(
+            guarded, lambda result: self._acted(result, said, refused), self._act_failed
+        )
         self._enable_actions(False)
 
     def _acted(
@@ -501,12 +491,6 @@ class DreamReportWindow(QWidget):
         self.runs.setFocus()
 
     # -- the window ----------------------------------------------------------
-    def present(self) -> None:
-        """Show the window in front, up to date (the tray's "Dreams…")."""
-        self.show()
-        self.raise_()
-        self.activateWindow()
-
     def show_waiting(self) -> None:
         """Bring the window up at the changes waiting for approval."""
         self.present()
@@ -517,46 +501,14 @@ class DreamReportWindow(QWidget):
         self.present()
         self.select_run(run_id)
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if not event.spontaneous():  # shown again: a dream may have run meanwhile
-            self.refresh()
-
-    def show_notice(self, text: str) -> None:
-        self.problem.hide()
-        self.notice.setText(text)
-        self.notice.setVisible(bool(text))
-
-    def show_problem(self, text: str) -> None:
-        self.notice.hide()
-        self.problem.setText(text)
-        self.problem.show()
-
     # -- the worker ----------------------------------------------------------
     @property
     def busy(self) -> bool:
         """Is a decision or an undo still running on the worker?"""
-        return bool(self._waiting)
-
-    def _run(
-        self,
-        task: Callable[[], object],
-        done: Callable[[object], None],
-        failed: Callable[[str], None],
-    ) -> None:
-        # The worker runs tasks in order and answers each exactly once (done
-        # or failed), so answers meet their requests first in, first out.
-        self._waiting.append(_Waiting(done, failed))
-        self._worker.submit(lambda _listener: task())
-
-    def _on_done(self, done: TaskDone) -> None:
-        self._waiting.popleft().done(done.result)
-
-    def _on_failed(self, failure: TaskFailed) -> None:
-        self._waiting.popleft().failed(failure.message)
+        return self._tasks.busy
 
     def shutdown(self) -> None:
         """Stop the worker thread, after the task in flight; call before the app quits."""
         if self.confirm_dialog is not None:
             self.confirm_dialog.reject()
-        self._worker.stop()
+        self._tasks.stop()

@@ -11,14 +11,12 @@ are soft: the Archived and Deleted filters show such memories, with Restore.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from PySide6.QtCore import QItemSelectionModel, QKeyCombination, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -42,6 +40,7 @@ from desktop.core.errors import ReverieError
 from desktop.core.memory_export import export_jsonl, export_markdown
 from desktop.core.memory_gate import MemoryRefused
 from desktop.core.memory_service import MemoryService, Remembered
+from desktop.ui.app_window import AppWindow
 from desktop.ui.memory_filters import MemoryFilters
 from desktop.ui.memory_views import (
     MEMORY_ROLE,
@@ -54,7 +53,7 @@ from desktop.ui.memory_views import (
     named,
     sorted_memories,
 )
-from desktop.ui.worker import TaskDone, TaskFailed, WorkerThread
+from desktop.ui.worker import TaskQueue
 
 ExportFormat = Literal["jsonl", "markdown"]
 
@@ -68,15 +67,7 @@ _CHANGES_FROM: dict[Status, tuple[Status, ...]] = {
 _NO_UPDATE = QItemSelectionModel.SelectionFlag.NoUpdate
 
 
-@dataclass(frozen=True)
-class _Waiting:
-    """What to do with the answer to one task sent to the worker."""
-
-    done: Callable[[object], None]
-    failed: Callable[[str], None]
-
-
-class MemoryBrowser(QWidget):
+class MemoryBrowser(AppWindow):
     """The "Memories — Reverie" window.
 
     Signals:
@@ -92,14 +83,13 @@ class MemoryBrowser(QWidget):
         conversations: ConversationStore,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent, Qt.WindowType.Window)
+        super().__init__(parent)
         self.setObjectName("memory-browser")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setWindowTitle("Memories — Reverie")
         self.resize(1040, 700)
         self._memories = memories
         self._conversations = conversations
-        self._waiting: deque[_Waiting] = deque()
         self._generation = 0  # the newest list request; answers to older ones are dropped
         self._searching = False
         self._search_again = False
@@ -107,9 +97,7 @@ class MemoryBrowser(QWidget):
         self.forget_preview: ForgetPreview | None = None
         self.topic_dialog: QInputDialog | None = None
         self._build()
-        self._worker = WorkerThread("memory-browser", self)
-        self._worker.worker.done.connect(self._on_done)
-        self._worker.worker.failed.connect(self._on_failed)
+        self._tasks = TaskQueue("memory-browser", self)
         self.refresh()
 
     # -- construction --------------------------------------------------------
@@ -211,7 +199,7 @@ class MemoryBrowser(QWidget):
         self._searching = True
         self.count_label.setText("Searching…")
         generation, memories = self._generation, self._memories
-        self._run(
+        self._tasks.run(
             lambda: memories.browse(query),
             lambda found: self._on_searched(generation, query.sort, found),
             self._on_search_failed,
@@ -331,7 +319,9 @@ class MemoryBrowser(QWidget):
             except (MemoryRefused, EditConflict) as error:  # answers for the user, not failures
                 return error
 
-        self._run(edit, lambda result: self._on_saved(memory_id, result), self._on_save_failed)
+        self._tasks.run(
+            edit, lambda result: self._on_saved(memory_id, result), self._on_save_failed
+        )
 
     def _on_saved(self, memory_id: int, result: object) -> None:
         self._saving = False
@@ -430,7 +420,7 @@ class MemoryBrowser(QWidget):
             return
         self.show_notice(f"Looking for memories about “{topic}”…")
         memories = self._memories
-        self._run(
+        self._tasks.run(
             lambda: memories.about(topic),
             lambda found: self._show_forget_preview(topic, found),
             lambda message: self.show_problem(f"Nothing was forgotten: {message}"),
@@ -498,27 +488,6 @@ class MemoryBrowser(QWidget):
             self.refresh()
         self.select([memory_id])
 
-    def present(self) -> None:
-        """Show the window in front, up to date (the tray's "Memories…")."""
-        self.show()
-        self.raise_()
-        self.activateWindow()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if not event.spontaneous():  # shown again: the chat may have taught it more
-            self.refresh()
-
-    def show_notice(self, text: str) -> None:
-        self.problem.hide()
-        self.notice.setText(text)
-        self.notice.setVisible(bool(text))
-
-    def show_problem(self, text: str) -> None:
-        self.notice.hide()
-        self.problem.setText(text)
-        self.problem.show()
-
     def _guarded(self, action: Callable[[], object]) -> bool:
         """Run *action*; a problem the user can act on (a full disk…) goes to the banner."""
         try:
@@ -536,26 +505,9 @@ class MemoryBrowser(QWidget):
     @property
     def busy(self) -> bool:
         """Is work (a search, a preview, an edit) still running on the worker?"""
-        return bool(self._waiting)
-
-    def _run(
-        self,
-        task: Callable[[], object],
-        done: Callable[[object], None],
-        failed: Callable[[str], None],
-    ) -> None:
-        # The worker runs tasks in order and answers each exactly once (done
-        # or failed), so answers meet their requests first in, first out.
-        self._waiting.append(_Waiting(done, failed))
-        self._worker.submit(lambda _listener: task())
-
-    def _on_done(self, done: TaskDone) -> None:
-        self._waiting.popleft().done(done.result)
-
-    def _on_failed(self, failure: TaskFailed) -> None:
-        self._waiting.popleft().failed(failure.message)
+        return self._tasks.busy
 
     def shutdown(self) -> None:
         """Stop the worker thread, after the task in flight; call before the app quits."""
         self.filters.settle()
-        self._worker.stop()
+        self._tasks.stop()

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from PySide6.QtCore import QEvent, QKeyCombination, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from desktop.core.db.skills import EVERY_STATUS, Skill, SkillStatus
 from desktop.core.errors import ReverieError
 from desktop.core.skills import SkillLibrary
+from desktop.ui.app_window import AppWindow
 from desktop.ui.memory_views import count, named
 from desktop.ui.skill_views import (
     SKILL_ROLE,
@@ -77,7 +78,7 @@ def _sentence(error: ReverieError) -> str:
     return str(error).rstrip(".") + "."
 
 
-class SkillEditorWindow(QWidget):
+class SkillEditorWindow(AppWindow):
     """The "Skills — Reverie" window.
 
     Signals:
@@ -88,7 +89,7 @@ class SkillEditorWindow(QWidget):
     skills_changed = Signal()
 
     def __init__(self, library: SkillLibrary, parent: QWidget | None = None) -> None:
-        super().__init__(parent, Qt.WindowType.Window)
+        super().__init__(parent)
         self.setObjectName("skill-editor")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setWindowTitle("Skills — Reverie")
@@ -545,31 +546,10 @@ class SkillEditorWindow(QWidget):
         self.present()
         self.show_tab("draft")
 
-    def present(self) -> None:
-        """Show the window in front, up to date (the tray's "Skills…")."""
-        self.show()
-        self.raise_()
-        self.activateWindow()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if not event.spontaneous():  # shown again: files may have changed meanwhile
-            self.refresh()
-
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self.refresh()  # back from a text editor: its changes show
-
-    def show_notice(self, text: str) -> None:
-        self.problem.hide()
-        self.notice.setText(text)
-        self.notice.setVisible(bool(text))
-
-    def show_problem(self, text: str) -> None:
-        self.notice.hide()
-        self.problem.setText(text)
-        self.problem.show()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.unsaved.may_close():

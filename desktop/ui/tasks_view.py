@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from PySide6.QtCore import QKeyCombination, QModelIndex, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QFont, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QCloseEvent, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -39,6 +39,7 @@ from desktop.core.db.tasks import EVERY_STATUS, KEEP, OPEN, Keep, Task, TaskStat
 from desktop.core.errors import ReverieError
 from desktop.core.schedules import Schedule, parse_schedule
 from desktop.core.tasks import TaskService, schedule_words
+from desktop.ui.app_window import AppWindow
 from desktop.ui.memory_views import named
 from desktop.ui.task_views import (
     COLUMNS,
@@ -79,7 +80,7 @@ RowKey = tuple[str, int | None]
 """("task", id) or ("group", conversation id)."""
 
 
-class TasksWindow(QWidget):
+class TasksWindow(AppWindow):
     """The "Tasks — Reverie" window.
 
     Signals:
@@ -98,7 +99,7 @@ class TasksWindow(QWidget):
         conversations: ConversationStore | None = None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent, Qt.WindowType.Window)
+        super().__init__(parent)
         self.setObjectName("tasks-view")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setWindowTitle("Tasks — Reverie")
@@ -509,27 +510,6 @@ class TasksWindow(QWidget):
         conversation_id = data.conversation_id if isinstance(data, (Task, TaskGroup)) else None
         if conversation_id is not None:
             self.open_conversation_requested.emit(conversation_id)
-
-    def present(self) -> None:
-        """Show the window in front, up to date (the tray's "Tasks…")."""
-        self.show()
-        self.raise_()
-        self.activateWindow()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if not event.spontaneous():  # shown again: the model may have changed tasks
-            self.refresh()
-
-    def show_notice(self, text: str) -> None:
-        self.problem.hide()
-        self.notice.setText(text)
-        self.notice.setVisible(bool(text))
-
-    def show_problem(self, text: str) -> None:
-        self.notice.hide()
-        self.problem.setText(text)
-        self.problem.show()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.unsaved.may_close():

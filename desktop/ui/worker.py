@@ -9,6 +9,7 @@ never waits on the model and the core never sees Qt.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -117,3 +118,50 @@ class WorkerThread(QObject):
     def stop(self) -> None:
         self.qthread.quit()
         self.qthread.wait()
+
+
+@dataclass(frozen=True)
+class _Waiting:
+    """What to do with the answer to one task sent to the worker."""
+
+    done: Callable[[object], None]
+    failed: Callable[[str], None]
+
+
+class TaskQueue(QObject):
+    """Plain tasks run one after another on a ``WorkerThread``, each answered
+    on the owner's thread by its own callbacks (a window's searches, edits,
+    approvals: the window never waits on them)."""
+
+    def __init__(self, name: str, parent: QObject) -> None:
+        super().__init__(parent)
+        self.worker_thread = WorkerThread(name, self)
+        self._waiting: deque[_Waiting] = deque()
+        self.worker_thread.worker.done.connect(self._on_done)
+        self.worker_thread.worker.failed.connect(self._on_failed)
+
+    @property
+    def busy(self) -> bool:
+        """Is a task still running (or waiting to)?"""
+        return bool(self._waiting)
+
+    def run(
+        self,
+        task: Callable[[], object],
+        done: Callable[[object], None],
+        failed: Callable[[str], None],
+    ) -> None:
+        # The worker runs tasks in order and answers each exactly once (done
+        # or failed), so answers meet their requests first in, first out.
+        self._waiting.append(_Waiting(done, failed))
+        self.worker_thread.submit(lambda _listener: task())
+
+    def _on_done(self, done: TaskDone) -> None:
+        self._waiting.popleft().done(done.result)
+
+    def _on_failed(self, failure: TaskFailed) -> None:
+        self._waiting.popleft().failed(failure.message)
+
+    def stop(self) -> None:
+        """Stop the thread, after the task in flight."""
+        self.worker_thread.stop()

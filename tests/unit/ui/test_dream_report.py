@@ -96,7 +96,7 @@ def report(qtbot: QtBot, dreamer: Dreamer, memories: MemoryService) -> Iterator[
     window.show()
     yield window
     window.shutdown()
-    assert not window._worker.qthread.isRunning()
+    assert not window._tasks.worker_thread.qthread.isRunning()
 
 
 def add(memories: MemoryService, content: str, **fields: object) -> Memory:

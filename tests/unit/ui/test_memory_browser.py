@@ -30,7 +30,7 @@ def browser(
     window.show()
     yield window
     window.shutdown()
-    assert not window._worker.qthread.isRunning()
+    assert not window._tasks.worker_thread.qthread.isRunning()
 
 
 def remember(
