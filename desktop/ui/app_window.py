@@ -2,14 +2,17 @@
 
 Each opens in front when asked (``present``), reads its data again whenever
 it is shown again (the model or a dream may have changed it meanwhile), and
-has one line for a notice and one for a problem, never both at once.
+has one line for a notice and one for a problem, never both at once.  Their
+lists draw each item as a card, and say in a sentence when they are empty.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QListWidget, QStackedWidget, QStyledItemDelegate, QWidget
+
+from desktop.ui.memory_views import named
 
 
 class AppWindow(QWidget):
@@ -45,3 +48,26 @@ class AppWindow(QWidget):
         self.notice.hide()
         self.problem.setText(text)
         self.problem.show()
+
+
+def card_list(name: str, accessible: str, delegate: type[QStyledItemDelegate]) -> QListWidget:
+    """A list whose items *delegate* draws as cards of one height."""
+    items = named(QListWidget(), name, accessible)
+    items.setItemDelegate(delegate(items))
+    items.setMouseTracking(True)
+    items.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    items.setUniformItemSizes(True)
+    return items
+
+
+class ListOrEmpty(QStackedWidget):
+    """*items*, or in their place a sentence saying why there are none."""
+
+    def __init__(self, items: QWidget, empty_text: str, empty_name: str) -> None:
+        super().__init__()
+        self.items = items
+        self.empty_label = named(QLabel(empty_text), empty_name)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.addWidget(items)
+        self.addWidget(self.empty_label)

@@ -37,12 +37,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QLabel,
-    QListWidget,
     QListWidgetItem,
     QMessageBox,
     QScrollArea,
     QSplitter,
-    QStackedWidget,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QVBoxLayout,
@@ -55,7 +53,7 @@ from desktop.core.dreaming.proposals import ChangeRefused
 from desktop.core.embedding import Vectors
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import MemoryService
-from desktop.ui.app_window import AppWindow
+from desktop.ui.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.dream_views import (
     RUN_ROLE,
     RUN_STATUS,
@@ -198,18 +196,10 @@ class DreamReportWindow(AppWindow):
         QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.refresh)
 
     def _build_list(self) -> QWidget:
-        self.runs = named(QListWidget(), "dream-runs", "Dreams")
-        self.runs.setItemDelegate(RunDelegate(self.runs))
-        self.runs.setMouseTracking(True)
-        self.runs.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.runs.setUniformItemSizes(True)
+        self.runs = card_list("dream-runs", "Dreams", RunDelegate)
         self.runs.currentItemChanged.connect(lambda: self._show_selected())
-        self.empty_label = named(QLabel(EMPTY_REPORT), "dream-empty")
-        self.empty_label.setWordWrap(True)
-        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.list_stack = QStackedWidget()
-        self.list_stack.addWidget(self.runs)
-        self.list_stack.addWidget(self.empty_label)
+        self.list_stack = ListOrEmpty(self.runs, EMPTY_REPORT, "dream-empty")
+        self.empty_label = self.list_stack.empty_label
         self.count_label = named(QLabel(), "dream-count")
         pane = QWidget()
         layout = QVBoxLayout(pane)

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -40,7 +39,7 @@ from desktop.core.errors import ReverieError
 from desktop.core.memory_export import export_jsonl, export_markdown
 from desktop.core.memory_gate import MemoryRefused
 from desktop.core.memory_service import MemoryService, Remembered
-from desktop.ui.app_window import AppWindow
+from desktop.ui.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.memory_filters import MemoryFilters
 from desktop.ui.memory_views import (
     MEMORY_ROLE,
@@ -130,18 +129,10 @@ class MemoryBrowser(AppWindow):
         self._shortcuts()
 
     def _build_list(self) -> QWidget:
-        self.items = named(QListWidget(), "memory-list", "Memories")
+        self.items = card_list("memory-list", "Memories", MemoryDelegate)
         self.items.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
-        self.items.setItemDelegate(MemoryDelegate(self.items))
-        self.items.setMouseTracking(True)
-        self.items.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.items.setUniformItemSizes(True)
-        self.empty_label = named(QLabel(EMPTY_STORE), "memory-empty")
-        self.empty_label.setWordWrap(True)
-        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.list_stack = QStackedWidget()
-        self.list_stack.addWidget(self.items)
-        self.list_stack.addWidget(self.empty_label)
+        self.list_stack = ListOrEmpty(self.items, EMPTY_STORE, "memory-empty")
+        self.empty_label = self.list_stack.empty_label
         self.count_label = named(QLabel(), "memory-count")
         pane = QWidget()
         layout = QVBoxLayout(pane)

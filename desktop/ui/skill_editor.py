@@ -24,12 +24,10 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
     QListWidgetItem,
     QMessageBox,
     QPushButton,
     QSplitter,
-    QStackedWidget,
     QTabBar,
     QVBoxLayout,
     QWidget,
@@ -38,7 +36,7 @@ from PySide6.QtWidgets import (
 from desktop.core.db.skills import EVERY_STATUS, Skill, SkillStatus
 from desktop.core.errors import ReverieError
 from desktop.core.skills import SkillLibrary
-from desktop.ui.app_window import AppWindow
+from desktop.ui.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.memory_views import count, named
 from desktop.ui.skill_views import (
     SKILL_ROLE,
@@ -141,17 +139,9 @@ class SkillEditorWindow(AppWindow):
         self.skipped.setTextFormat(Qt.TextFormat.PlainText)
         self.skipped.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.skipped.hide()
-        self.items = named(QListWidget(), "skill-list", "Skills")
-        self.items.setItemDelegate(SkillDelegate(self.items))
-        self.items.setMouseTracking(True)
-        self.items.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.items.setUniformItemSizes(True)
-        self.empty_label = named(QLabel(EMPTY_SKILLS), "skill-empty")
-        self.empty_label.setWordWrap(True)
-        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.list_stack = QStackedWidget()
-        self.list_stack.addWidget(self.items)
-        self.list_stack.addWidget(self.empty_label)
+        self.items = card_list("skill-list", "Skills", SkillDelegate)
+        self.list_stack = ListOrEmpty(self.items, EMPTY_SKILLS, "skill-empty")
+        self.empty_label = self.list_stack.empty_label
         self.count_label = named(QLabel(), "skill-count")
         search = QHBoxLayout()
         search.addWidget(self.search, 1)

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QSplitter,
-    QStackedWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -39,7 +38,7 @@ from desktop.core.db.tasks import EVERY_STATUS, KEEP, OPEN, Keep, Task, TaskStat
 from desktop.core.errors import ReverieError
 from desktop.core.schedules import Schedule, parse_schedule
 from desktop.core.tasks import TaskService, schedule_words
-from desktop.ui.app_window import AppWindow
+from desktop.ui.app_window import AppWindow, ListOrEmpty
 from desktop.ui.memory_views import named
 from desktop.ui.task_views import (
     COLUMNS,
@@ -160,12 +159,8 @@ class TasksWindow(AppWindow):
         for column in range(len(COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(TEXT, QHeaderView.ResizeMode.Stretch)
-        self.empty_label = named(QLabel(EMPTY_TASKS), "task-empty")
-        self.empty_label.setWordWrap(True)
-        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.list_stack = QStackedWidget()
-        self.list_stack.addWidget(self.tree)
-        self.list_stack.addWidget(self.empty_label)
+        self.list_stack = ListOrEmpty(self.tree, EMPTY_TASKS, "task-empty")
+        self.empty_label = self.list_stack.empty_label
         return self.list_stack
 
     def _build_detail(self) -> QWidget:
