@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.db import Database, Memory, MemoryStore, open_database
+from desktop.core.db import Database, Memory, MemoryStore
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.dreamer import Dreamer
@@ -23,7 +23,7 @@ from desktop.core.skills import SkillLibrary
 from desktop.core.tasks import TaskService
 from models.broker import InferenceBroker
 from tests.dreams import add_memory, make_dreamer
-from tests.fakes import HashingEmbedder, ScriptedChatModel
+from tests.fakes import ScriptedChatModel
 from tests.unit.core.db.conftest import START, FakeClock
 
 DAY = 86_400.0
@@ -35,25 +35,9 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def database(tmp_path: Path) -> Iterator[Database]:
-    db = open_database(tmp_path / "reverie.sqlite3")
-    yield db
-    db.close()
-
-
-@pytest.fixture
 def model() -> ScriptedChatModel:
+    """The model behind the (shared) ``broker`` fixture: by default no duplicates."""
     return ScriptedChatModel(default='{"toSave": [], "toDelete": []}')
-
-
-@pytest.fixture
-def broker(model: ScriptedChatModel) -> Iterator[InferenceBroker]:
-    broker = InferenceBroker()
-    broker.start()
-    broker.load_chat_model(lambda: model).result(timeout=5)
-    broker.load_embedder(lambda: HashingEmbedder()).result(timeout=5)
-    yield broker
-    broker.stop()
 
 
 @pytest.fixture
