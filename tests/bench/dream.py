@@ -8,7 +8,8 @@
    as the app loads them; the broker holding background work while the user
    is in a turn, as the app's does).  Before an idle turn background work is
    held until the broker is free; before a dreaming turn the dream runs for
-   a moment, so its generation is cut by the user's message.  Reported: p50
+   a moment, so its generation is cut by the user's message.  Dreams follow
+   one another, each with new duplicates to judge, so one is always running.  Reported: p50
    and p95 of each kind over --turns turns; target: the dreaming p95 at most
    300 ms above the idle p95.
 2. Throughput: one whole dream, with the app's settings, over a store of
@@ -51,21 +52,61 @@ DREAM_RUNS_S = 1.5
 NAMES = ["Ana", "Ben", "Chloe", "Dev", "Eli", "Farah", "Gus", "Hana", "Ivo", "Jun"]
 CITIES = ["Porto", "Leeds", "Graz", "Lyon", "Oslo", "Turin", "Ghent", "Cork", "Split", "Bonn"]
 RELATIONS = ["sister", "brother", "cousin", "friend", "colleague", "neighbour", "aunt", "uncle"]
+FACTS = [
+    "The user is allergic to peanuts.",
+    "The user plays the cello in an amateur orchestra.",
+    "The user's favourite film is Stalker.",
+    "The user runs ten kilometres every Sunday morning.",
+    "The user works as a nurse on night shifts.",
+    "The user prefers short answers without lists.",
+    "The user is learning Japanese with an app.",
+    "The user's flat has a small balcony with tomatoes.",
+    "The user drinks green tea, never coffee.",
+    "The user's birthday is on the twelfth of March.",
+    "The user dislikes horror novels.",
+    "The user supports a football club from Lisbon.",
+    "The user's laptop is a ten-year-old ThinkPad.",
+    "The user bakes sourdough bread on weekends.",
+    "The user is saving for a trip to Patagonia.",
+    "The user's grandmother taught them to knit.",
+    "The user cycles to work along the river.",
+    "The user keeps a journal in a paper notebook.",
+    "The user is afraid of flying.",
+    "The user volunteers at a food bank on Thursdays.",
+    "The user's car is an old blue Volvo estate.",
+    "The user collects vinyl records of jazz pianists.",
+    "The user had knee surgery two years ago.",
+    "The user writes code in Rust at work.",
+    "The user's cat sleeps on the printer.",
+    "The user prefers the metric system.",
+    "The user grew up near the sea in Brittany.",
+    "The user is vegetarian but eats fish.",
+    "The user's favourite season is autumn.",
+    "The user meditates for ten minutes before bed.",
+    "The user is colour-blind between red and green.",
+    "The user's best friend from school is a pilot.",
+    "The user plays chess online most evenings.",
+    "The user hates being woken by alarms.",
+    "The user is planning to repaint the kitchen yellow.",
+    "The user reads the news only on Sundays.",
+    "The user speaks Portuguese with their mother.",
+    "The user's first job was in a bookshop.",
+    "The user swims in the lake every summer.",
+    "The user keeps bees on a friend's allotment.",
+]
 
 
-def planted(pairs: int, distinct: int) -> list[str]:
+def planted(pairs: int, distinct: int, year: int = 2020) -> list[str]:
     """Memories: *pairs* near-duplicate pairs, then *distinct* unrelated facts."""
     texts = []
-    for n in range(pairs):  # up to 80 different people
+    for n in range(pairs):  # up to 80 different people a year
         name, relation = NAMES[n % len(NAMES)], RELATIONS[(n // len(NAMES)) % len(RELATIONS)]
         city = CITIES[(n * 7) % len(CITIES)]
         texts += [
-            f"The user's {relation} {name} lives in {city}.",
-            f"{name}, the user's {relation}, lives in {city}.",
+            f"The user's {relation} {name} moved to {city} in {year}.",
+            f"{name}, the user's {relation}, moved to {city} in {year}.",
         ]
-    for n in range(distinct):
-        texts.append(f"The user rated film number {n + 1} {n % 5 + 1} stars.")
-    return texts
+    return texts + [FACTS[n % len(FACTS)] for n in range(min(distinct, len(FACTS)))]
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -125,14 +166,22 @@ def bench_turns(turns: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         bench = Bench(Path(folder))
         control = DreamControl(bench.activity)
+        settings = DreamSettings(quiet_seconds=0, max_retired_share=1.0)
+        dreamer = make_dreamer(
+            bench.database, bench.memories, bench.broker, bench.prompts, Path(folder), settings
+        )
+
+        def keep_dreaming() -> None:
+            """Dream after dream, each with new duplicates to judge, until stopped."""
+            year = 2000
+            while control.stopped is None:
+                for text in planted(pairs=20, distinct=0, year=year):
+                    add_memory(bench.memories, text)
+                dreamer.run("manual", control)
+                year += 1
+
         try:
-            for text in planted(pairs=60, distinct=20):
-                add_memory(bench.memories, text)
-            settings = DreamSettings(quiet_seconds=0, max_retired_share=1.0)
-            dreamer = make_dreamer(
-                bench.database, bench.memories, bench.broker, bench.prompts, Path(folder), settings
-            )
-            dream = threading.Thread(target=dreamer.run, args=("manual", control), daemon=True)
+            dream = threading.Thread(target=keep_dreaming, daemon=True)
             dream.start()
             bench.ttft(0)  # warm up: the first turn loads what every later one reuses
             for n in range(1, turns + 1):
@@ -142,7 +191,7 @@ def bench_turns(turns: int) -> dict[str, Any]:
                 bench.allowed.set()  # dreaming: its model call is in flight
                 time.sleep(DREAM_RUNS_S)
                 if not dream.is_alive():
-                    raise RuntimeError("the dream ended before the turns did: plant more")
+                    raise RuntimeError("dreaming stopped before the turns did")
                 samples["dreaming"].append(bench.ttft(n))
         finally:
             control.stop("cancelled")
