@@ -107,7 +107,7 @@ class MemoryRetriever:
     def _boost(memory: Memory, now: float) -> float:
         age = max(0.0, now - memory.last_seen_at)
         recency = math.exp(-math.log(2) * age / RECENCY_HALF_LIFE_S)
-        importance = 1.0 if memory.pinned else memory.importance
+        importance = 1.0 if memory.pinned else memory.current_importance
         return BOOST * (importance + recency) / 2
 
 

@@ -134,3 +134,15 @@ def test_importance_and_recency_break_ties(store: MemoryStore) -> None:
     found = retriever.retrieve("umbrella")
 
     assert [r.memory.id for r in found] == [important.id, plain.id]
+
+
+def test_importance_faded_by_dreaming_counts_not_the_given_one(store: MemoryStore) -> None:
+    faded = _add(store, None, "umbrella in the hall", importance=0.9)
+    kept = _add(store, None, "umbrella in the car", importance=0.5)
+    with store.writing("dream:decay") as writes:
+        writes.decay(faded.id, 0.1, NOW)
+    retriever = MemoryRetriever(store, None, clock=lambda: NOW)
+
+    found = retriever.retrieve("umbrella")
+
+    assert [r.memory.id for r in found] == [kept.id, faded.id]
