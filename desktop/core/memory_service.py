@@ -46,7 +46,7 @@ _CONTENT_WORD = re.compile(r"\w{3,}")
 _STOP = frozenset(
     str.split(
         "the and for are was were has have had with that this they them their user his "
-        "her she him you your about from into also very really"
+        "her she him you your about from into also very really does did who which been"
     )
 )
 
@@ -285,6 +285,26 @@ def lost_specifics(sources: Sequence[str], merged: str) -> list[str]:
         their_numbers, their_names, _, _ = _specifics(source)
         lost += sorted((their_numbers - numbers) | (their_names - names))
     return list(dict.fromkeys(lost))
+
+
+def merge_problem(duplicates: Sequence[str], merged: str) -> str | None:
+    """Why *merged* cannot stand for *duplicates*, memories saying one thing
+    (None: it can).  It must keep their names and numbers, deny what they
+    deny, and add no word none of them has: a small model's merge drifts
+    ("does not drink green tea" for "drinks green tea, never coffee")."""
+    lost = lost_specifics(duplicates, merged)
+    if lost:
+        return f"it dropped {', '.join(lost)}"
+    theirs = [_specifics(text) for text in duplicates]
+    if len({denies for _, _, denies, _ in theirs}) > 1:
+        return "they disagree: one denies what another says"
+    _, _, denies, words = _specifics(merged)
+    if denies != theirs[0][2]:
+        return "it says the opposite"
+    added = words.difference(*(their_words for *_, their_words in theirs))
+    if added:
+        return f"it added {', '.join(sorted(added))}"
+    return None
 
 
 def _specifics(text: str) -> tuple[frozenset[str], frozenset[str], bool, frozenset[str]]:

@@ -7,15 +7,17 @@ under a schema that allows only those numbers: ``toSave`` (merged memories,
 each naming the numbers it combines: those it replaces) and ``toDelete``
 (numbers to retire, each one replaced by a merged memory: a number no merged
 memory replaces is refused).  The host maps the numbers back and computes
-everything else;
-a merged text that drops a name, number or date of what it replaces is
-refused (coverage check), as is one the write gate refuses.  Sources are
-superseded, pointing at the merged memory, never deleted.
+everything else.  A merged text must stand for what it replaces: keep
+every name, number and date (coverage check), deny what they deny and add
+no word none of them has; if the model's does not, the longest of the
+replaced texts that does is kept instead, and with none the merge is
+refused, as is one the write gate refuses.  Sources are superseded,
+pointing at the merged memory, never deleted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,9 +27,11 @@ from desktop.core.db import Memory
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.memory_gate import MemoryRefused
-from desktop.core.memory_service import MemoryCategory, lost_specifics
+from desktop.core.memory_service import MemoryCategory, lost_specifics, merge_problem
 
 TEMPLATE = "DREAM_DEDUP_PROMPT.txt"
+MergeCheck = Callable[[Sequence[str], str], str | None]
+"""Why a merged text cannot replace the texts it merges (None: it can)."""
 NEIGHBOURS = 8
 MAX_CLUSTER = 8
 
@@ -68,7 +72,7 @@ class DedupPass:
                 merged = [Merge(cluster[0].content, cluster[0].category, cluster, cluster)]
             else:
                 merged = self._ask(context, cluster)
-            proposals += merge_proposals(context, merged)
+            proposals += merge_proposals(context, merged, merge_problem)
         return with_vectors(context, proposals)
 
     def _ask(self, context: PassContext, cluster: list[Memory]) -> list[Merge]:
@@ -95,30 +99,42 @@ class DedupPass:
         merges: list[Merge] = []
         assigned: set[int] = set()
         for saved in answer.toSave:
-            replaced = [n for n in dict.fromkeys(saved.sourceIds) if n not in assigned]
-            assigned.update(replaced)
-            if replaced:
-                merges.append(
-                    Merge(
-                        saved.content,
-                        saved.category,
-                        [cluster[n - 1] for n in dict.fromkeys(saved.sourceIds)],
-                        [cluster[n - 1] for n in replaced],
-                    )
-                )
+            sources = [cluster[n - 1] for n in dict.fromkeys(saved.sourceIds)]
+            replaced = [m for m in sources if m.id not in assigned]
+            assigned.update(m.id for m in replaced)
+            if len(sources) > 1 and replaced:  # one memory alone is not a merge
+                text = faithful(saved.content, [m.content for m in replaced])
+                merges.append(Merge(text, saved.category, sources, replaced))
         return merges
 
 
-def merge_proposals(context: PassContext, merges: Sequence[Merge]) -> list[Proposal]:
-    """The merges that keep every name, number and date and pass the write gate."""
+def faithful(proposed: str, duplicates: Sequence[str]) -> str:
+    """The text of a merge of *duplicates*: *proposed* if it stands for them
+    all (``merge_problem``), else the longest of them that does (the model
+    judged which are one; their own words say it safely), else *proposed*,
+    which ``merge_proposals`` then refuses with the reason."""
+    if merge_problem(duplicates, proposed) is None:
+        return proposed
+    standing = [text for text in duplicates if merge_problem(duplicates, text) is None]
+    return max(standing, key=len, default=proposed)
+
+
+def _drops(sources: Sequence[str], merged: str) -> str | None:
+    lost = lost_specifics(sources, merged)
+    return f"it dropped {', '.join(lost)}" if lost else None
+
+
+def merge_proposals(
+    context: PassContext, merges: Sequence[Merge], problem: MergeCheck = _drops
+) -> list[Proposal]:
+    """The merges with no *problem* (by default: every name, number and date
+    kept) that pass the write gate."""
     proposals = []
     for merge in merges:
         replaced = ", ".join(f"#{m.id}" for m in merge.superseded)
-        lost = lost_specifics([m.content for m in merge.superseded], merge.text)
-        if lost:
-            context.notes.append(
-                f"A merge of {replaced} was refused: it dropped {', '.join(lost)}."
-            )
+        refused = problem([m.content for m in merge.superseded], merge.text)
+        if refused:
+            context.notes.append(f"A merge of {replaced} was refused: {refused}.")
             continue
         try:
             content = context.memories.vet(merge.text).text

@@ -9,7 +9,7 @@ import pytest
 
 from desktop.core.db import Database, Memory
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.memory_service import MemoryService, lost_specifics
+from desktop.core.memory_service import MemoryService, lost_specifics, merge_problem
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
 from models.broker import InferenceBroker
@@ -18,12 +18,15 @@ from models.llama_embedder import LlamaEmbedder
 from tests.dreams import add_memory, make_dreamer
 
 DUPLICATES = [
-    ("The user has a dog named Rex.", "The user's dog is called Rex."),
+    (
+        "The user's cousin Ana moved to Porto in 2020.",
+        "Ana, the user's cousin, moved to Porto in 2020.",
+    ),
     ("The user works as a nurse at St Mary's hospital.", "The user is a nurse at St Mary's."),
 ]
 CONTRADICTION = ("The user lives in Rome.", "The user lives in Oslo now.")
 DISTINCT = [
-    "The user's sister Ana lives in Porto.",
+    "The user's brother Tom lives in Leeds.",
     "The user is allergic to peanuts.",
     "The user runs 10 km every Sunday.",
     "The user's birthday is on 12 March.",
@@ -73,5 +76,9 @@ def test_a_dream_with_the_real_small_models_completes_and_loses_no_distinct_fact
             assert lost_specifics([memory.content], final.content) == []
         for memory in planted:  # merged or replaced, never gone
             assert memories.store.get(memory.id) is not None
+        for first, second in zip(planted[0:4:2], planted[1:4:2], strict=True):
+            merged = _final(memories, first)
+            assert merged.id != first.id and merged.id == _final(memories, second).id
+            assert merge_problem([first.content, second.content], merged.content) is None
     finally:
         broker.stop()

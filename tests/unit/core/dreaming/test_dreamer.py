@@ -186,6 +186,43 @@ def test_a_merge_dropping_a_number_is_refused_by_the_coverage_check(
     assert "it dropped 10, 12" in entry.message
 
 
+@pytest.mark.parametrize(
+    "drifted",
+    [
+        "The user does not have a dog named Rex.",  # says the opposite
+        "The user has a small dog named Rex.",  # adds what neither says
+        "The user has a dog named Max.",  # drops a name
+    ],
+)
+def test_a_merge_that_drifts_keeps_the_words_of_a_duplicate_instead(
+    dreaming: Dreaming, model: ScriptedChatModel, drifted: str
+) -> None:
+    first = dreaming.add(REX)
+    dreaming.add(REX_TWIN)
+    model.queue(_merge(drifted, [1, 2]))
+
+    dreaming.dreamer.run("manual", DreamControl())
+
+    merged = dreaming.get(dreaming.get(first.id).superseded_by or 0)
+    assert merged.content == REX_TWIN  # the longer of the two that say it all
+
+
+def test_duplicates_that_disagree_are_not_merged(
+    dreaming: Dreaming, model: ScriptedChatModel
+) -> None:
+    first = dreaming.add(REX)
+    dreaming.add("The user has not a dog named Rex")
+    model.queue(_merge(REX, [1, 2]))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert dreaming.get(first.id).status == "active"
+    [entry] = [
+        e for e in dreaming.dreamer.dreams.log_entries(report.run.id) if e.pass_name == "dedup"
+    ]
+    assert "they disagree" in entry.message
+
+
 def test_only_memories_changed_since_the_last_dream_reach_the_model(
     dreaming: Dreaming, model: ScriptedChatModel
 ) -> None:
