@@ -151,7 +151,7 @@ class DreamSettings(BaseModel):
         0.85, gt=0.0, le=1.0, description="Cosine similarity from which memories may be duplicates."
     )
     contradiction_band: tuple[float, float] = Field(
-        (0.55, 0.85), description="Similarity band in which two memories may contradict each other."
+        (0.45, 0.85), description="Similarity band in which two memories may contradict each other."
     )
     stale_days: int = Field(90, ge=1, description="Memories unseen this long may be archived...")
     stale_max_reinforcement: int = Field(

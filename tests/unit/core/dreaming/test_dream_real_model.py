@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from desktop.core.memory_service import MemoryService, lost_specifics, merge_pro
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
 from models.broker import InferenceBroker
+from models.interfaces import ChatMessage
 from models.llama_chat import LlamaChatModel
 from models.llama_embedder import LlamaEmbedder
 from tests.dreams import add_memory, make_dreamer
@@ -64,10 +66,20 @@ def test_a_dream_with_the_real_small_models_completes_and_loses_no_distinct_fact
         dreamer = make_dreamer(
             database, memories, broker, prompts, tmp_path, DreamSettings(quiet_seconds=0)
         )
+        asked: list[str] = []
+        chat = broker.chat
+
+        def recorded(messages: Sequence[ChatMessage], *rest: Any) -> Any:
+            asked.append(messages[-1].content)
+            return chat(messages, *rest)
+
+        broker.chat = recorded  # type: ignore[method-assign,assignment]  # seeing what the model is asked
 
         report = dreamer.run("manual", DreamControl())
 
         assert report.run.status == "completed"
+        # MiniLM puts "lives in Rome" and "lives in Oslo now" at 0.50: in the band
+        assert any("Rome" in text and "Oslo" in text for text in asked)
         logged = {entry.pass_name for entry in dreamer.dreams.log_entries(report.run.id)}
         assert {"decay", "dedup", "contradictions", "stale", "preferences"} <= logged
         for memory in distinct:
