@@ -47,6 +47,7 @@ lint: $(TEST_STAMP)
 bench: $(TEST_STAMP)
 	$(BIN)/python -m tests.bench.inference
 	$(BIN)/python -m tests.bench.chat
+	$(BIN)/python -m tests.bench.dream
 
 wheel: $(TEST_STAMP)
 	$(BIN)/python -m pip wheel --no-deps --no-build-isolation -w dist .
