@@ -290,8 +290,10 @@ def lost_specifics(sources: Sequence[str], merged: str) -> list[str]:
 def merge_problem(duplicates: Sequence[str], merged: str) -> str | None:
     """Why *merged* cannot stand for *duplicates*, memories saying one thing
     (None: it can).  It must keep their names and numbers, deny what they
-    deny, and add no word none of them has: a small model's merge drifts
-    ("does not drink green tea" for "drinks green tea, never coffee")."""
+    deny, say at least all that the fullest of them says and add no word
+    none of them has: a small model's merge drifts ("does not drink green
+    tea" for "drinks green tea, never coffee") or thins ("a nurse at St
+    Mary's" for "a nurse at St Mary's hospital")."""
     lost = lost_specifics(duplicates, merged)
     if lost:
         return f"it dropped {', '.join(lost)}"
@@ -301,10 +303,15 @@ def merge_problem(duplicates: Sequence[str], merged: str) -> str | None:
     _, _, denies, words = _specifics(merged)
     if denies != theirs[0][2]:
         return "it says the opposite"
-    added = words.difference(*(their_words for *_, their_words in theirs))
+    their_words = [specifics[3] for specifics in theirs]
+    added = words.difference(*their_words)
     if added:
         return f"it added {', '.join(sorted(added))}"
-    return None
+    fullest = max(map(len, their_words))
+    left_out: frozenset[str] = min(
+        (said - words for said in their_words if len(said) == fullest), key=len
+    )
+    return f"it left out {', '.join(sorted(left_out))}" if left_out else None
 
 
 def _specifics(text: str) -> tuple[frozenset[str], frozenset[str], bool, frozenset[str]]:

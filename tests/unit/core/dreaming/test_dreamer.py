@@ -192,6 +192,7 @@ def test_a_merge_dropping_a_number_is_refused_by_the_coverage_check(
         "The user does not have a dog named Rex.",  # says the opposite
         "The user has a small dog named Rex.",  # adds what neither says
         "The user has a dog named Max.",  # drops a name
+        "The user has Rex.",  # says less than either
     ],
 )
 def test_a_merge_that_drifts_keeps_the_words_of_a_duplicate_instead(
