@@ -210,6 +210,9 @@ class ReverieApplication(QObject):
             runner.state_changed.connect(self.tray.set_dream_state)
             if report is not None:
                 self.tray.dream_report_requested.connect(report.present)
+        if report is not None:
+            self.window.dreams_button.show()
+            self.window.dream_report_requested.connect(report.present)
         if settings.enabled:
             self.clock.daily_at(DREAM_NIGHTLY, settings.nightly_hour, settings.nightly_minute)
             if settings.every_hours:

@@ -67,6 +67,14 @@ def _named(widget: W, name: str) -> W:
     return widget
 
 
+def _opener(label: str, name: str, accessible: str, tip: str) -> QPushButton:
+    """A button under the chat that opens another window."""
+    button = _named(QPushButton(label), name)
+    button.setAccessibleName(accessible)
+    button.setToolTip(tip)
+    return button
+
+
 def _unprompted(message: Message) -> str:
     """How Reverie came to say *message* unasked ("" for a reply): a task's
     reminder, a routine's answer, or what a review of the tasks did."""
@@ -106,6 +114,7 @@ class ChatWindow(QMainWindow):
     memory_requested(int): the user asked to see this memory id (a chip, Open).
     tasks_requested(): the user asked for the tasks window.
     skills_requested(): the user asked for the skill editor.
+    dream_report_requested(): the user asked for the dream report.
     """
 
     turn_ended = Signal(str)
@@ -116,6 +125,7 @@ class ChatWindow(QMainWindow):
     memory_requested = Signal(int)
     tasks_requested = Signal()
     skills_requested = Signal()
+    dream_report_requested = Signal()
 
     def __init__(
         self, chat: ChatService | None, conversation_id: int | None, *, hide_on_close: bool
@@ -164,25 +174,40 @@ class ChatWindow(QMainWindow):
         self.stop_button.clicked.connect(self.stop)
         self.stop_button.setEnabled(False)
 
-        self.memories_button = _named(QPushButton("Memories…"), "memories")
-        self.memories_button.setAccessibleName("Open the memory browser")
-        self.memories_button.setToolTip("What Reverie remembers about you (Ctrl+M)")
+        self.memories_button = _opener(
+            "Memories…",
+            "memories",
+            "Open the memory browser",
+            "What Reverie remembers about you (Ctrl+M)",
+        )
         self.memories_button.clicked.connect(self.memories_requested)
-        # Without a tray (some desktops have none) these are the way in.
-        self.tasks_button = _named(QPushButton("Tasks…"), "tasks")
-        self.tasks_button.setAccessibleName("Open the tasks window")
-        self.tasks_button.setToolTip("What Reverie keeps for you to do")
+        # Without a tray (some desktops have none) these are the way in; the
+        # app shows them when it has what they open.
+        self.tasks_button = _opener(
+            "Tasks…", "tasks", "Open the tasks window", "What Reverie keeps for you to do"
+        )
         self.tasks_button.clicked.connect(self.tasks_requested)
-        self.skills_button = _named(QPushButton("Skills…"), "skills")
-        self.skills_button.setAccessibleName("Open the skill editor")
-        self.skills_button.setToolTip("The procedures Reverie has learned, to read and edit")
+        self.skills_button = _opener(
+            "Skills…",
+            "skills",
+            "Open the skill editor",
+            "The procedures Reverie has learned, to read and edit",
+        )
         self.skills_button.clicked.connect(self.skills_requested)
-        self.tasks_button.hide()  # shown by the app when it has tasks and skills
-        self.skills_button.hide()
+        self.dreams_button = _opener(
+            "Dreams…",
+            "dreams",
+            "Open the dream report",
+            "What dreaming changed in what Reverie remembers, to review and undo",
+        )
+        self.dreams_button.clicked.connect(self.dream_report_requested)
+        for button in (self.tasks_button, self.skills_button, self.dreams_button):
+            button.hide()
         buttons = QHBoxLayout()
         buttons.addWidget(self.memories_button)
         buttons.addWidget(self.tasks_button)
         buttons.addWidget(self.skills_button)
+        buttons.addWidget(self.dreams_button)
         buttons.addStretch(1)
         buttons.addWidget(self.stop_button)
         buttons.addWidget(self.send_button)

@@ -232,6 +232,8 @@ def test_slash_dream_dreams_in_the_background_says_what_changed_and_fills_the_re
     qtbot.waitUntil(lambda: "Dream finished: 0 changes." in window.transcript.plain_text())
     assert (started._core.paths.working_set_file).exists()
     assert started.dream_report.run_ids() == [finished.args[0].run.id]
+    qtbot.mouseClick(window.dreams_button, Qt.MouseButton.LeftButton)  # no tray needed
+    assert started.dream_report.isVisible()
     window.input.setPlainText("/dream")
     window.send()  # one dream after another is fine
     qtbot.waitUntil(lambda: started.dreams is not None and not started.dreams.running)
