@@ -23,7 +23,6 @@ from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
     QRectF,
-    QSize,
     Qt,
     Signal,
 )
@@ -41,7 +40,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QSplitter,
-    QStyledItemDelegate,
     QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
@@ -54,6 +52,7 @@ from desktop.core.embedding import Vectors
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import MemoryService
 from desktop.ui.app_window import AppWindow, ListOrEmpty, card_list
+from desktop.ui.cards import CardDelegate, draw_chip, draw_line, small_font
 from desktop.ui.dream_views import (
     RUN_ROLE,
     RUN_STATUS,
@@ -61,13 +60,9 @@ from desktop.ui.dream_views import (
     ChangeView,
     ReportDetail,
     RunLine,
-    draw_chip,
-    draw_line,
-    fill_item,
     line_text,
     run_facts,
     run_started,
-    small_font,
     when,
 )
 from desktop.ui.memory_views import count, named
@@ -88,31 +83,26 @@ def _sentence(error: ReverieError) -> str:
     return str(error).rstrip(".")
 
 
-class RunDelegate(QStyledItemDelegate):
+class RunDelegate(CardDelegate):
     """Draws a run as its date and status over a grey line of what it did,
     with the number of its changes waiting for approval highlighted."""
 
-    _PAD = 8
+    role = RUN_ROLE
+    kind = RunLine
 
-    def paint(
+    def draw_card(
         self,
         painter: QPainter,
         option: QStyleOptionViewItem,
         index: QModelIndex | QPersistentModelIndex,
+        item: RunLine,
+        box: QRectF,
     ) -> None:
-        line = index.data(RUN_ROLE)
-        if not isinstance(line, RunLine):
-            super().paint(painter, option, index)
-            return
-        painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        box = QRectF(option.rect.adjusted(2, 2, -2, -2))
-        fill_item(painter, option, box)
-        text_box = box.adjusted(self._PAD + 2, self._PAD - 2, -self._PAD - 2, -self._PAD + 2)
+        line = item
         font, small = option.font, small_font(option.font)
         title_height, small_height = QFontMetrics(font).height(), QFontMetrics(small).height()
-        title_box = QRectF(text_box.left(), text_box.top(), text_box.width(), title_height)
-        facts_box = QRectF(text_box.left(), title_box.bottom() + 2, text_box.width(), small_height)
+        title_box = QRectF(box.left(), box.top(), box.width(), title_height)
+        facts_box = QRectF(box.left(), title_box.bottom() + 2, box.width(), small_height)
         if line.run is None:
             title, facts = "Waiting for approval", "risky changes dreaming left for you"
         else:
@@ -130,13 +120,6 @@ class RunDelegate(QStyledItemDelegate):
         idle = line.run is None and not line.waiting
         draw_line(painter, bold, QColor("#8a86a0" if idle else "#1f1d2b"), title_box, title)
         draw_line(painter, small, QColor("#716c88"), facts_box, facts)
-        painter.restore()
-
-    def sizeHint(
-        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> QSize:
-        lines = QFontMetrics(option.font).height() + QFontMetrics(small_font(option.font)).height()
-        return QSize(240, lines + 2 * self._PAD + 6)
 
 
 class DreamReportWindow(AppWindow):

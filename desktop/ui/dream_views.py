@@ -17,15 +17,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QStyle,
-    QStyleOptionViewItem,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -443,51 +440,6 @@ STATUS_COLOURS: dict[str, tuple[str, str]] = {
     "failed": ("#8c1d18", "#fdeceb"),
     "cancelled": ("#5c5872", "#efeef4"),
 }
-
-
-def fill_item(painter: QPainter, option: QStyleOptionViewItem, box: QRectF) -> None:
-    """The selected or hovered background and the focus ring, as the memory list draws them."""
-    for state, colour in (
-        (QStyle.StateFlag.State_Selected, "#e6e2fb"),
-        (QStyle.StateFlag.State_MouseOver, "#f3f1fb"),
-    ):
-        if option.state & state:
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(colour))
-            painter.drawRoundedRect(box, 6, 6)
-            break
-    if option.state & QStyle.StateFlag.State_HasFocus:
-        painter.setPen(QPen(QColor("#5b4bd6"), 1))
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
-
-
-def draw_chip(painter: QPainter, font: QFont, line: QRectF, text: str, fg: str, bg: str) -> float:
-    """A small rounded label at the right end of *line*; its width."""
-    metrics = QFontMetrics(font)
-    width = metrics.horizontalAdvance(text) + 12
-    height = min(line.height(), metrics.height() + 2)
-    chip = QRectF(line.right() - width, line.center().y() - height / 2, width, height)
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(QColor(bg))
-    painter.drawRoundedRect(chip, height / 2, height / 2)
-    painter.setFont(font)
-    painter.setPen(QColor(fg))
-    painter.drawText(chip, Qt.AlignmentFlag.AlignCenter, text)
-    return width
-
-
-def draw_line(painter: QPainter, font: QFont, colour: QColor, box: QRectF, text: str) -> None:
-    painter.setFont(font)
-    painter.setPen(colour)
-    elided = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight, int(box.width()))
-    painter.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, elided)
-
-
-def small_font(font: QFont) -> QFont:
-    smaller = QFont(font)
-    smaller.setPointSizeF(font.pointSizeF() * 0.85)
-    return smaller
 
 
 _RUN_STATE = {

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
@@ -24,8 +24,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
-    QStyle,
-    QStyledItemDelegate,
     QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
@@ -41,6 +39,7 @@ from desktop.core.db import (
     SourceKind,
 )
 from desktop.core.memory_gate import INSTRUCTION_LIKE, REDACTED
+from desktop.ui.cards import CardDelegate, draw_line, small_font
 
 MEMORY_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a list item's ``Memory`` (or a preview item's id)."""
@@ -138,81 +137,40 @@ def sorted_memories(memories: Sequence[Memory], sort: MemorySort) -> list[Memory
     return list(memories) if order is None else sorted(memories, key=order)
 
 
-class MemoryDelegate(QStyledItemDelegate):
+class MemoryDelegate(CardDelegate):
     """Draws a memory as its first line over a small grey line of facts, with a pin."""
 
-    _PAD = 8
+    role = MEMORY_ROLE
+    kind = Memory
 
-    def paint(
+    def draw_card(
         self,
         painter: QPainter,
         option: QStyleOptionViewItem,
         index: QModelIndex | QPersistentModelIndex,
+        item: Memory,
+        box: QRectF,
     ) -> None:
-        memory = index.data(MEMORY_ROLE)
-        if not isinstance(memory, Memory):
-            super().paint(painter, option, index)
-            return
-        painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        box = QRectF(option.rect.adjusted(2, 2, -2, -2))
-        fill = {
-            QStyle.StateFlag.State_Selected: "#e6e2fb",
-            QStyle.StateFlag.State_MouseOver: "#f3f1fb",
-        }
-        for state, colour in fill.items():
-            if option.state & state:
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(QColor(colour))
-                painter.drawRoundedRect(box, 6, 6)
-                break
-        if option.state & QStyle.StateFlag.State_HasFocus:
-            painter.setPen(QPen(QColor("#5b4bd6"), 1))
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
-        text_box = box.adjusted(self._PAD + 2, self._PAD - 2, -self._PAD - 2, -self._PAD + 2)
+        memory = item
         if memory.pinned:
-            _draw_pin(painter, QPointF(text_box.right() - 5, text_box.top() + 8))
-            text_box.setRight(text_box.right() - 18)
-        font, small = option.font, _small(option.font)
+            _draw_pin(painter, QPointF(box.right() - 5, box.top() + 8))
+            box.setRight(box.right() - 18)
+        font, small = option.font, small_font(option.font)
         title_height = QFontMetrics(font).height()
-        self._line(
+        draw_line(
             painter,
             font,
             QColor("#1f1d2b" if memory.status == "active" else "#6f6a86"),
-            QRectF(text_box.left(), text_box.top(), text_box.width(), title_height),
+            QRectF(box.left(), box.top(), box.width(), title_height),
             first_line(memory.content),
         )
         meta_box = QRectF(
-            text_box.left(),
-            text_box.top() + title_height + 2,
-            text_box.width(),
-            QFontMetrics(small).height(),
+            box.left(), box.top() + title_height + 2, box.width(), QFontMetrics(small).height()
         )
         warn = INSTRUCTION_LIKE in memory.flags
-        self._line(
+        draw_line(
             painter, small, QColor("#9a5b00" if warn else "#716c88"), meta_box, meta_line(memory)
         )
-        painter.restore()
-
-    @staticmethod
-    def _line(painter: QPainter, font: QFont, colour: QColor, box: QRectF, text: str) -> None:
-        painter.setFont(font)
-        painter.setPen(colour)
-        elided = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight, int(box.width()))
-        painter.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, elided)
-
-    def sizeHint(
-        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> QSize:
-        lines = QFontMetrics(option.font).height() + QFontMetrics(_small(option.font)).height()
-        return QSize(240, lines + 2 * self._PAD + 6)
-
-
-def _small(font: QFont) -> QFont:
-    smaller = QFont(font)
-    smaller.setPointSizeF(font.pointSizeF() * 0.85)
-    return smaller
 
 
 def _draw_pin(painter: QPainter, at: QPointF) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QPainter
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
-    QStyledItemDelegate,
     QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
@@ -36,7 +35,8 @@ from desktop.core.skills import (
     skill_name,
     summary_of,
 )
-from desktop.ui.dream_views import draw_chip, draw_line, fill_item, small_font, when
+from desktop.ui.cards import CardDelegate, draw_chip, draw_line, small_font
+from desktop.ui.dream_views import when
 from desktop.ui.memory_views import count, named
 
 SKILL_ROLE = Qt.ItemDataRole.UserRole
@@ -105,33 +105,29 @@ def delete_question(
     return box, delete
 
 
-class SkillDelegate(QStyledItemDelegate):
+class SkillDelegate(CardDelegate):
     """Draws a skill as its name over its summary, with how often it was
     used (or that its file could not be read) on the right."""
 
-    _PAD = 8
+    role = SKILL_ROLE
+    kind = Skill
+    width_hint = 220
 
-    def paint(
+    def draw_card(
         self,
         painter: QPainter,
         option: QStyleOptionViewItem,
         index: QModelIndex | QPersistentModelIndex,
+        item: Skill,
+        box: QRectF,
     ) -> None:
-        skill = index.data(SKILL_ROLE)
-        if not isinstance(skill, Skill):
-            super().paint(painter, option, index)
-            return
-        painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        box = QRectF(option.rect.adjusted(2, 2, -2, -2))
-        fill_item(painter, option, box)
-        text_box = box.adjusted(self._PAD + 2, self._PAD - 2, -self._PAD - 2, -self._PAD + 2)
+        skill = item
         font, small = QFont(option.font), small_font(option.font)
         font.setBold(True)
         title_height = QFontMetrics(font).height()
-        title_box = QRectF(text_box.left(), text_box.top(), text_box.width(), title_height)
+        title_box = QRectF(box.left(), box.top(), box.width(), title_height)
         summary_box = QRectF(
-            text_box.left(), title_box.bottom() + 2, text_box.width(), QFontMetrics(small).height()
+            box.left(), title_box.bottom() + 2, box.width(), QFontMetrics(small).height()
         )
         if index.data(UNREADABLE_ROLE):
             chip = ("⚠ unreadable", "#5c3d00", "#ffe2a8")
@@ -145,13 +141,6 @@ class SkillDelegate(QStyledItemDelegate):
         draw_line(painter, font, QColor("#1f1d2b" if live else "#5c5872"), title_box, skill.name)
         summary = skill.summary or "(no summary)"
         draw_line(painter, small, QColor("#716c88"), summary_box, summary)
-        painter.restore()
-
-    def sizeHint(
-        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> QSize:
-        lines = QFontMetrics(option.font).height() + QFontMetrics(small_font(option.font)).height()
-        return QSize(220, lines + 2 * self._PAD + 6)
 
 
 class SkillPane(QWidget):
