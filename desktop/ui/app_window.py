@@ -16,8 +16,8 @@ from desktop.ui.memory_views import named
 
 
 class AppWindow(QWidget):
-    """A top-level window; subclasses build ``notice`` and ``problem`` and
-    implement ``refresh``."""
+    """A top-level window; subclasses build ``notice`` and ``problem``
+    (``build_status_lines``) and implement ``refresh``."""
 
     notice: QLabel
     problem: QLabel
@@ -38,6 +38,16 @@ class AppWindow(QWidget):
         super().showEvent(event)
         if not event.spontaneous():  # shown again: what it shows may have changed
             self.refresh()
+
+    def build_status_lines(self, prefix: str) -> None:
+        """``notice`` and ``problem``, hidden until there is something to say,
+        as plain text (they may quote what the user wrote)."""
+        self.notice = named(QLabel(), f"{prefix}-notice", "Notice")
+        self.problem = named(QLabel(), f"{prefix}-problem", "Problem")
+        for label in (self.notice, self.problem):
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            label.hide()
 
     def show_notice(self, text: str) -> None:
         self.problem.hide()

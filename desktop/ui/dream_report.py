@@ -161,11 +161,7 @@ class DreamReportWindow(AppWindow):
 
     # -- construction --------------------------------------------------------
     def _build(self) -> None:
-        self.notice = named(QLabel(), "dream-notice", "Notice")
-        self.problem = named(QLabel(), "dream-problem", "Problem")
-        for label in (self.notice, self.problem):
-            label.setWordWrap(True)
-            label.hide()
+        self.build_status_lines("dream")
         splitter = QSplitter()
         splitter.addWidget(self._build_list())
         splitter.addWidget(self._build_detail())

@@ -110,11 +110,7 @@ class MemoryBrowser(AppWindow):
         export_menu.addAction("As Markdown…", lambda: self._choose_export("markdown"))
         self.export_button.setMenu(export_menu)
         self.filters = MemoryFilters([self.forget_button, self.export_button])
-        self.notice = named(QLabel(), "memory-notice", "Notice")
-        self.problem = named(QLabel(), "memory-problem", "Problem")
-        for label in (self.notice, self.problem):
-            label.setWordWrap(True)
-            label.hide()
+        self.build_status_lines("memory")
         splitter = QSplitter()
         splitter.addWidget(self._build_list())
         splitter.addWidget(self._build_detail())

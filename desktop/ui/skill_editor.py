@@ -104,12 +104,7 @@ class SkillEditorWindow(AppWindow):
 
     # -- construction --------------------------------------------------------
     def _build(self) -> None:
-        self.notice = named(QLabel(), "skill-notice", "Notice")
-        self.problem = named(QLabel(), "skill-problem", "Problem")
-        for label in (self.notice, self.problem):
-            label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.PlainText)
-            label.hide()
+        self.build_status_lines("skill")
         splitter = QSplitter()
         splitter.addWidget(self._build_list())
         self.pane = SkillPane()

@@ -121,12 +121,7 @@ class TasksWindow(AppWindow):
         for key, (words, _) in FILTERS.items():
             self.filter_box.addItem(words, key)
         self.count_label = named(QLabel(), "task-count")
-        self.notice = named(QLabel(), "task-notice", "Notice")
-        self.problem = named(QLabel(), "task-problem", "Problem")
-        for label in (self.notice, self.problem):
-            label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.PlainText)
-            label.hide()
+        self.build_status_lines("task")
         show_label = QLabel("S&how:")
         show_label.setBuddy(self.filter_box)
         top = QHBoxLayout()
