@@ -123,13 +123,14 @@ class Toolbox:
         """
         try:
             raw = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
             return ToolCall("", {}, ToolResult.error("The tool call is not valid JSON."))
         if not isinstance(raw, dict):
             return ToolCall("", {}, ToolResult.error("A tool call is one JSON object."))
         name = str(raw.get("name", ""))
-        arguments = raw.get("arguments")
-        arguments = arguments if isinstance(arguments, dict) else {}
+        arguments = raw.get("arguments", {})
+        if not isinstance(arguments, dict):
+            return ToolCall(name, {}, ToolResult.error("The arguments are one JSON object."))
         tool = self._tools.get(name)
         if tool is None or name not in set(offered):
             known = ", ".join(sorted(offered)) or "none"
@@ -137,7 +138,8 @@ class Toolbox:
                 name, arguments, ToolResult.error(f"There is no tool {name!r}; tools: {known}.")
             )
         try:
-            checked = tool.arguments.model_validate(arguments)
+            # Strict: true is not the id 1, nor "3" the priority 3; the model hears the mistake.
+            checked = tool.arguments.model_validate(arguments, strict=True)
         except ValidationError as error:
             return ToolCall(name, arguments, ToolResult.error(_argument_problem(name, error)))
         try:

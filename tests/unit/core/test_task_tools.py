@@ -212,6 +212,11 @@ def test_each_action_does_what_it_says(
         ({"action": "remind", "text": "x"}, "action: Input should be 'add', 'complete', 'update'"),
         ({"text": "Water the plants"}, "Wrong arguments for task: action: Field required."),
         ({"action": "complete", "id": "the first"}, "id: Input should be a valid integer"),
+        # Strict types: true is not task #1, nor "3" or 3.0 a priority.
+        ({"action": "delete", "id": True}, "id: Input should be a valid integer"),
+        ({"action": "delete", "id": "1"}, "id: Input should be a valid integer"),
+        ({"action": "add", "text": "Tea", "priority": True}, "priority: Input should be a valid"),
+        ({"action": "add", "text": "Tea", "priority": 3.0}, "priority: Input should be a valid"),
         ({"action": "add", "text": 5}, "text: Input should be a valid string"),
         ({"action": "add", "text": "Tea", "priority": "high"}, "priority: Input should be a valid"),
         ({"action": "add", "text": "Tea", "priority": 11}, "priority: Input should be less than"),

@@ -108,6 +108,11 @@ def test_a_fact_said_again_is_reinforced_not_duplicated(
     [
         ("not json at all", "The tool call is not valid JSON."),
         ('["append_memory"]', "A tool call is one JSON object."),
+        ("[" * 100_000 + "]" * 100_000, "The tool call is not valid JSON."),
+        (
+            json.dumps({"name": "append_memory", "arguments": ["The user likes tea."]}),
+            "The arguments are one JSON object.",
+        ),
         (_call("delete_everything"), "There is no tool 'delete_everything'; tools: "),
         (
             _call("append_memory", content=5),
