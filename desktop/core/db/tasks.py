@@ -234,7 +234,11 @@ class TaskStore:
             sets.append("priority = ?")
             params.append(priority)
         if not isinstance(schedule, Keep):
-            sets.append("schedule_kind = ?, schedule_spec = ?, next_run_at = ?")
+            # A completed task keeps the schedule it is given but never runs again.
+            sets.append(
+                "schedule_kind = ?, schedule_spec = ?,"
+                " next_run_at = CASE status WHEN 'completed' THEN NULL ELSE ? END"
+            )
             params += [*_stored(schedule), next_run_at]
         if not isinstance(ai_prompt, Keep):
             sets.append("ai_prompt = ?")

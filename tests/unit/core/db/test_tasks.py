@@ -239,6 +239,22 @@ def test_a_run_is_recorded_with_the_next(tasks: TaskStore, conversation_id: int)
     assert tasks.next_due_at() is None
 
 
+def test_a_completed_task_given_a_schedule_still_never_runs(
+    tasks: TaskStore, conversation_id: int
+) -> None:
+    task = tasks.add("Done already", conversation_id=conversation_id)
+    tasks.complete(task.id)
+
+    changed = tasks.update(task.id, schedule=Daily(time(9)), next_run_at=NEXT)
+
+    assert (changed.status, changed.schedule, changed.next_run_at) == (
+        "completed",
+        Daily(time(9)),
+        None,
+    )
+    assert tasks.due(NEXT) == [] and tasks.next_due_at() is None
+
+
 def test_an_unscheduled_task_never_runs(tasks: TaskStore, conversation_id: int) -> None:
     task = tasks.add("No schedule", conversation_id=conversation_id)
 
