@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -151,16 +150,13 @@ class AgendaReviewer:
         self._count_tokens = count_tokens
         self._context_length = context_length
         self._settings = settings or TaskSettings()
-        self._reviewed: dict[int, tuple[int, tuple[Task, ...]]] = {}
-        """What each conversation looked like after its last review."""
 
     def due(self) -> list[int]:
-        """Conversations with active tasks changed since their last review."""
-        return [
-            conversation_id
-            for conversation_id, tasks in self._active_by_conversation().items()
-            if self._reviewed.get(conversation_id) != self._fingerprint(conversation_id, tasks)
-        ]
+        """Every conversation with active tasks: time passing is itself news
+        (a task due "before Friday" needs a word on Friday); tasks that
+        belong to no conversation have nobody to tell."""
+        tasks = self._tasks.list(("active",))
+        return sorted({t.conversation_id for t in tasks if t.conversation_id is not None})
 
     def review_due(
         self,
@@ -209,28 +205,9 @@ class AgendaReviewer:
             len(done),
             len(refused),
         )
-        # Taken after the review's own changes, so they do not make it due again.
-        after = self._tasks.list(("active",), conversation_id=conversation_id)
-        self._reviewed[conversation_id] = self._fingerprint(conversation_id, after)
         return AgendaReview(conversation_id, tuple(done), tuple(refused), notice)
 
     # -- what it reads -----------------------------------------------------------
-    def _active_by_conversation(self) -> dict[int, list[Task]]:
-        grouped: dict[int, list[Task]] = defaultdict(list)
-        for task in self._tasks.list(("active",)):
-            if task.conversation_id is not None:
-                grouped[task.conversation_id].append(task)
-        return grouped
-
-    def _fingerprint(
-        self, conversation_id: int, tasks: Sequence[Task]
-    ) -> tuple[int, tuple[Task, ...]]:
-        """The conversation's last message and its tasks as they are (a task
-        edited or run differs)."""
-        messages = self._conversations.messages(conversation_id)
-        last = messages[-1].id if messages else 0
-        return last, tuple(sorted(tasks, key=lambda task: task.id))
-
     def _transcript(self, conversation_id: int) -> list[str]:
         """The latest messages, oldest first, one line each."""
         limit = self._settings.agenda_messages

@@ -214,7 +214,7 @@ class TaskSettings(BaseModel):
         ge=0,
         le=7 * 24 * 60,
         description="How often Reverie looks over each conversation's active tasks (completing, "
-        "adding, rescheduling; only conversations changed since their last review); 0: never.",
+        "adding, rescheduling); 0: never.",
     )
     agenda_messages: int = Field(
         12, ge=0, le=200, description="Latest messages of a conversation its agenda review reads."

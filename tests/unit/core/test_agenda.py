@@ -333,27 +333,30 @@ def test_a_task_changed_while_the_model_thought_is_not_touched(
 # -- when a conversation is reviewed ---------------------------------------------------
 
 
-def test_a_conversation_is_reviewed_again_only_when_something_changed(
+def test_each_conversation_with_active_tasks_is_reviewed_every_time(
     reviewer: AgendaReviewer,
     tasks: TaskService,
     store: ConversationStore,
     model: ScriptedChatModel,
     conversation_id: int,
+    letter: Task,
     ana: Task,
 ) -> None:
-    assert reviewer.due() == [conversation_id]
-    model.queue(_actions({"action": "add", "text": "Buy stamps"}))
-    [review] = reviewer.review_due()
-    assert review.notice is not None
-    assert reviewer.due() == []  # its own notice and task do not make it due again
+    quiet = store.create("quiet").id
+    tasks.add("Renew the passport", conversation_id=quiet)
+    finished = store.create("finished").id
+    tasks.complete(tasks.add("Old errand", conversation_id=finished).id)
+    paused = store.create("paused").id
+    tasks.pause(tasks.add("Some day", conversation_id=paused).id)
 
-    store.add_message(conversation_id, "user", "Ana moved to Porto.")
-    assert reviewer.due() == [conversation_id]
-    model.queue(NO_ACTION)
-    assert reviewer.review_due()[0].notice is None
-    assert reviewer.due() == []
+    assert reviewer.due() == [conversation_id, quiet]
+    model.queue(_actions({"action": "add", "text": "Buy stamps"}), NO_ACTION)
+    assert [r.conversation_id for r in reviewer.review_due()] == [conversation_id, quiet]
+    # Nothing changed since, yet the hour that passed may matter: both again.
+    assert reviewer.due() == [conversation_id, quiet]
 
-    tasks.mark_run(ana.id)  # a task that ran changed
+    for task in tasks.list(("active",), conversation_id=quiet):
+        tasks.complete(task.id)
     assert reviewer.due() == [conversation_id]
 
 
@@ -452,4 +455,3 @@ def test_a_review_runs_end_to_end_on_the_real_small_model(
     # action was applied or refused; what was applied is said.
     assert review.conversation_id == conversation_id
     assert (review.notice is None) == (review.done == ())
-    assert reviewer.due() == []
