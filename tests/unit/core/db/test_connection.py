@@ -160,6 +160,38 @@ def test_threads_share_the_connection_safely(db: Database) -> None:
     assert db.fetch_value("SELECT count(*) FROM t") == 200
 
 
+def test_a_snapshot_copies_what_was_committed_without_waiting_for_a_writer(
+    db: Database, tmp_path: Path
+) -> None:
+    with db.transaction() as tx:
+        tx.execute("CREATE TABLE t (x TEXT)")
+        tx.execute("INSERT INTO t VALUES ('committed')")
+    writing, release = threading.Event(), threading.Event()
+
+    def writer() -> None:  # holds the connection (and a write lock) until released
+        with db.transaction() as tx:
+            tx.execute("INSERT INTO t VALUES ('not yet')")
+            writing.set()
+            release.wait(timeout=30)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        assert writing.wait(timeout=10)
+        copier = threading.Thread(target=db.snapshot_to, args=(tmp_path / "copy.sqlite3",))
+        copier.start()
+        copier.join(timeout=20)
+        assert not copier.is_alive(), "the snapshot waited for the open transaction"
+    finally:
+        release.set()
+        thread.join()
+
+    with open_database(tmp_path / "copy.sqlite3") as copy:
+        assert [row["x"] for row in copy.fetch_all("SELECT x FROM t")] == ["committed"]
+        assert copy.fetch_value("PRAGMA integrity_check") == "ok"
+    assert db.fetch_value("SELECT count(*) FROM t") == 2
+
+
 def test_close_is_idempotent_and_later_use_is_a_typed_error(db_path: Path) -> None:
     database = open_database(db_path)
     database.close()
