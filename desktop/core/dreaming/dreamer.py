@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -79,6 +80,7 @@ class Dreamer:
         self._settings = settings
         self._passes = list(passes)
         self._snapshots_dir = snapshots_dir
+        self._skills_dir = None if skills is None else skills.directory
         self._working_set_file = working_set_file
         self._clock = clock
 
@@ -194,16 +196,24 @@ class Dreamer:
         )
 
     def _snapshot(self) -> None:
-        """Copy the database before dreaming; keep the newest few copies."""
+        """Copy the database and the skills folder before dreaming; keep the
+        newest few copies.  Skill files cannot share a pass's transaction, so
+        a crash between a rewritten file and its record would leave no undo:
+        the copy still has the text as it was."""
         try:
             self._snapshots_dir.mkdir(parents=True, exist_ok=True)
             stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self._clock()))
             target = self._snapshots_dir / f"{SNAPSHOT_PREFIX}{stamp}.sqlite3"
             target.unlink(missing_ok=True)  # VACUUM INTO refuses an existing file
             self._db.snapshot_to(target)
+            if self._skills_dir is not None and self._skills_dir.is_dir():
+                skills = target.with_suffix(".skills")
+                shutil.rmtree(skills, ignore_errors=True)
+                shutil.copytree(self._skills_dir, skills)
             kept = sorted(self._snapshots_dir.glob(f"{SNAPSHOT_PREFIX}*.sqlite3"))
             for old in kept[: -self._settings.snapshots_kept]:
                 old.unlink(missing_ok=True)
+                shutil.rmtree(old.with_suffix(".skills"), ignore_errors=True)
         except OSError as error:
             raise EnvironmentProblem(
                 f"Could not save a copy of the database before dreaming: {error}",
