@@ -325,9 +325,14 @@ class MemoryStore:
         return int(self._db.fetch_value("SELECT count(*) FROM memories WHERE status = 'active'"))
 
     def count_added_since(self, since: float) -> int:
-        """Memories created after *since*, whatever became of them."""
+        """Memories created after *since* but not by a dream, whatever became of them."""
         return int(
-            self._db.fetch_value("SELECT count(*) FROM memories WHERE created_at > ?", (since,))
+            self._db.fetch_value(
+                "SELECT count(*) FROM memories m WHERE m.created_at > ? AND NOT EXISTS ("
+                " SELECT 1 FROM memory_history h WHERE h.memory_id = m.id"
+                " AND h.operation = 'add' AND h.actor GLOB 'dream:*')",
+                (since,),
+            )
         )
 
     # -- writing -----------------------------------------------------------
