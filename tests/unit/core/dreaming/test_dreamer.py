@@ -10,11 +10,12 @@ from collections.abc import Callable
 
 import pytest
 
-from desktop.core.db import Database
+from desktop.core.db import Database, NewMemory, open_database
 from desktop.core.dreaming.activity import UserActivity
 from desktop.core.dreaming.control import DreamControl, DreamProgress
 from desktop.core.dreaming.dreamer import DreamReport
 from desktop.core.settings import DreamSettings
+from desktop.core.skills import SkillLibrary
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import DAY, Dreaming
 
@@ -399,17 +400,51 @@ def test_a_paused_dream_resumes_where_it_stopped_without_asking_again(
     assert dreaming.get(tea.id).status == "superseded"
 
 
-def test_a_snapshot_is_taken_before_each_dream_and_only_the_last_few_kept(
+def test_a_wave_of_new_memories_makes_a_dream_due_early_but_not_the_dreams_own(
     make_dreaming: Callable[..., Dreaming],
 ) -> None:
-    dreaming = make_dreaming(DreamSettings(snapshots_kept=2))
+    dreaming = make_dreaming(DreamSettings(quiet_seconds=0, early_after_new_memories=2))
     dreaming.add(REX)
-    for _ in range(3):
+    assert not dreaming.dreamer.due_early()
+    dreaming.add("The user plays the cello on Sundays.")
+    assert dreaming.dreamer.due_early()
+
+    dreaming.clock.advance(60)
+    _dream(dreaming)
+    assert not dreaming.dreamer.due_early()
+
+    dreaming.clock.advance(60)
+    inferred = NewMemory("The user prefers short answers.", None, "inferred")
+    dreaming.memories.store.add_many([inferred], actor="dream:preferences")
+    dreaming.add("The user's sister is called Ana.")
+    assert not dreaming.dreamer.due_early()  # one new from outside; the dream's own is not news
+    dreaming.add("The user is allergic to peanuts.")
+    assert dreaming.dreamer.due_early()
+
+
+def test_a_snapshot_is_taken_before_each_dream_and_only_the_last_few_kept(
+    make_dreaming: Callable[..., Dreaming], skills: SkillLibrary
+) -> None:
+    dreaming = make_dreaming(DreamSettings(snapshots_kept=2), skills=skills)
+    dreaming.add(REX)
+    tea = skills.create("brew-tea", "Brew the user's tea\nGreen, 80 degrees.\n")
+    for text in ("Brew the user's tea\nBlack now.\n", "Brew the user's tea\nWhite.\n", None):
         dreaming.clock.advance(3600)
         _dream(dreaming)
+        if text is not None:  # changed between dreams, as the user might
+            skills.update_text(tea.id, text)
 
     kept = sorted((dreaming.folder / "snapshots").glob("*.sqlite3"))
     assert len(kept) == 2
+    with open_database(kept[0]) as copy:
+        assert copy.fetch_value("SELECT content FROM memories") == REX
+    # Skill files cannot share a pass's transaction: the copy keeps them as they were.
+    copies = sorted((dreaming.folder / "snapshots").glob("*.skills"))
+    assert copies == [path.with_suffix(".skills") for path in kept]
+    assert [(c / "brew-tea.md").read_text(encoding="utf-8") for c in copies] == [
+        "Brew the user's tea\nBlack now.\n",
+        "Brew the user's tea\nWhite.\n",
+    ]
 
 
 def test_the_working_set_lists_the_most_used_memories(dreaming: Dreaming) -> None:
