@@ -18,20 +18,24 @@ from desktop.app import build_core, load_models, main
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.schedules import Daily
 from desktop.core.settings import (
+    DreamSettings,
     ModelSettings,
     Settings,
     TaskSettings,
     load_settings,
     save_settings,
 )
+from desktop.ui import application
 from desktop.ui.application import (
     AGENDA_JOB,
     COMPACTION_JOB,
+    DREAM_INTERVAL,
     DREAM_NIGHTLY,
     MEMORY_JOB,
     TASKS_JOB,
     ReverieApplication,
 )
+from desktop.ui.tray import Tray
 from desktop.ui.worker import TaskDone
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
@@ -54,6 +58,16 @@ def app_paths(tmp_path: Path, converted_embedder: Path) -> AppPaths:
     for source in converted_embedder.parent.iterdir():
         os.link(source, paths.models_dir / source.name)
     return paths
+
+
+@pytest.fixture
+def notified(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """The app builds its tray as on a desktop that has one (offscreen has
+    none); what the tray would pop up is kept here, title and text."""
+    said: list[tuple[str, str]] = []
+    monkeypatch.setattr(application, "tray_available", lambda: True)
+    monkeypatch.setattr(Tray, "notify", lambda _, title, text: said.append((title, text)))
+    return said
 
 
 @pytest.fixture
@@ -253,6 +267,70 @@ def test_the_nightly_dream_is_scheduled_at_the_configured_hour(
         core.close()
 
 
+def test_with_every_hours_set_dreams_are_also_scheduled_that_often(
+    qtbot: QtBot, app_paths: AppPaths
+) -> None:
+    save_settings(Settings(dream=DreamSettings(every_hours=6)), app_paths.settings_file)
+    core = build_core(app_paths)
+    app = ReverieApplication(core, *load_models(core))
+    try:
+        app.clock.start()
+        due = app.clock.next_time(DREAM_INTERVAL)
+        assert due is not None
+        assert 359 <= (due - datetime.now().astimezone()).total_seconds() / 60 <= 360
+    finally:
+        app.shutdown()
+        core.close()
+
+
+@pytest.mark.model
+def test_the_tray_dreams_now_shows_the_dream_pauses_it_and_says_when_it_finished(
+    qtbot: QtBot, notified: list[tuple[str, str]], started: ReverieApplication
+) -> None:
+    tray, dreams = started.tray, started.dreams
+    assert tray is not None and dreams is not None
+    states: list[str] = []
+    dreams.state_changed.connect(states.append)
+
+    with qtbot.waitSignal(dreams.finished, timeout=WAIT_MS) as finished:
+        tray.dream_action.trigger()
+
+    assert finished.args[0].run.trigger == "manual"
+    assert states[0] == "dreaming" and states[-1] == "idle" and tray.state == "idle"
+    assert notified == [("Reverie", "Dream finished: 0 changes.")]
+
+    tray.pause_action.trigger()
+    assert dreams.paused and tray.state == "paused" and not tray.dream_action.isEnabled()
+    started.window.input.setPlainText("/dream")
+    started.window.send()
+    assert "Dreaming is paused." in started.window.transcript.plain_text()
+    tray.pause_action.trigger()
+    assert not dreams.paused and tray.state == "idle"
+
+
+@pytest.mark.model
+def test_a_wave_of_new_memories_starts_a_dream_early(qtbot: QtBot, app_paths: AppPaths) -> None:
+    save_settings(
+        Settings(dream=DreamSettings(early_after_new_memories=1)), app_paths.settings_file
+    )
+    core = build_core(app_paths)
+    app = ReverieApplication(core, *load_models(core))
+    qtbot.addWidget(app.window)
+    try:
+        assert core.memories is not None and app.dreams is not None
+        qtbot.waitUntil(lambda: app.window.send_button.isEnabled(), timeout=WAIT_MS)
+        core.memories.remember(
+            "The user's bicycle is green.", source_kind="user_explicit", actor="user"
+        )
+        app.clock.start()
+        with qtbot.waitSignal(app.dreams.finished, timeout=WAIT_MS) as finished:
+            app.clock.run_soon(MEMORY_JOB)
+        assert finished.args[0].run.trigger == "memories"
+    finally:
+        app.shutdown()
+        core.close()
+
+
 def test_the_tasks_window_and_the_skill_editor_open_from_the_chat_and_quitting_asks_first(
     qtbot: QtBot, app_paths: AppPaths
 ) -> None:
@@ -284,8 +362,8 @@ def test_the_tasks_window_and_the_skill_editor_open_from_the_chat_and_quitting_a
         core.close()
 
 
-def test_a_due_task_speaks_up_in_the_open_conversation_when_the_clock_says(
-    qtbot: QtBot, app_paths: AppPaths
+def test_a_due_task_speaks_up_in_the_open_conversation_and_the_tray_when_the_clock_says(
+    qtbot: QtBot, notified: list[tuple[str, str]], app_paths: AppPaths
 ) -> None:
     core = build_core(app_paths)
     app = ReverieApplication(core, *load_models(core))
@@ -309,6 +387,7 @@ def test_a_due_task_speaks_up_in_the_open_conversation_when_the_clock_says(
             app.clock.run_soon(TASKS_JOB)
 
         qtbot.waitUntil(lambda: "Reminder: Water the plants" in app.window.transcript.plain_text())
+        assert notified == [("Reminder", "Water the plants")]
     finally:
         app.shutdown()
         core.close()
