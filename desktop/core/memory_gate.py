@@ -33,12 +33,20 @@ _SHINGLE_WORDS = 6
 _ECHO_SHARE = 0.5
 """A memory sharing half its six-word runs with the system prompt is an echo."""
 
+PROMPT_TAG = re.compile(r"</?[A-Za-z_|][\w|-]{0,30}>")
+"""Prompt markup: a tag that could close the memories block or open a turn."""
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}\b(?:previous|prior|above|earlier|"
     r"all|your|system)\b.{0,20}\b(?:instructions?|prompts?|rules?|guidelines?|messages?)"
     r"|\b(?:you are now|from now on you (?:are|will|must)|new instructions?:|act as (?:an? )?"
     r"(?:unrestricted|jailbroken|DAN)|developer mode|jailbreak|system prompt:|"
-    r"reveal (?:your|the) (?:system )?prompt|do anything now)",
+    r"reveal (?:your|the) (?:system )?prompt|do anything now)"
+    # Forgetting or obeying on command.
+    r"|\bforget (?:what|everything|all) (?:you|you've)\b|\b(?:obey|comply with) (?:me|this|these)\b"
+    # A sentence that orders the assistant: "Always answer in French from here on."
+    r"|(?:^|[.!?:;]\s+)(?:always|never|from (?:now|here) on,?|henceforth,?)\s+(?:\w+\s+){0,2}"
+    r"(?:answer|reply|respond|speak|write|say|mention|talk|use|tell|call)\b"
+    rf"|{PROMPT_TAG.pattern}",
     re.IGNORECASE | re.DOTALL,
 )
 _MARKDOWN_DEBRIS = re.compile(

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from desktop.core.db import Memory
-from desktop.core.memory_gate import INSTRUCTION_LIKE, is_instruction_like
+from desktop.core.memory_gate import INSTRUCTION_LIKE, PROMPT_TAG, is_instruction_like
 from desktop.core.prompts import SECTION_SEPARATOR, PromptLibrary, fill
 from desktop.core.redaction import redact
 from models.interfaces import ChatMessage
@@ -53,7 +53,15 @@ def memory_line(memory: Memory) -> MemoryLine:
     may have grown since it was stored), an order-like text only quoted."""
     text = redact(memory.content).text
     quoted = INSTRUCTION_LIKE in memory.flags or is_instruction_like(text)
-    return MemoryLine(memory.id, text, quoted)
+    return MemoryLine(memory.id, _inert(text), quoted)
+
+
+def _inert(text: str) -> str:
+    """One line (a line of its own could pose as another memory or section)
+    with no tag that could close the ``<memories>`` block or open a turn."""
+    one_line = " ".join(text.split())
+    # Single angle quotation marks stand in for < and >.
+    return PROMPT_TAG.sub(lambda tag: f"\u2039{tag.group()[1:-1]}\u203a", one_line)
 
 
 @dataclass(frozen=True)
