@@ -25,8 +25,20 @@ from detect_secrets.settings import default_settings
 # A public IP address is not a credential.
 _NOT_SECRETS = {"Public IP (ipv4)"}
 
-# The value after "password is": up to trailing punctuation.
-_VALUE = r"(?P<value>[^\s\"'`]{3,}?)(?=[.,;:!?)]*(?:\s|$|[\"'`]))"
+# The value after "password is": a quoted phrase whole; unquoted, its first
+# word and the words that follow it (a passphrase: "purple monkey
+# dishwasher") up to punctuation or a word that goes on with the sentence
+# ("... for the bank").  Better a word too many than a word of it kept.
+_TOKEN = r"[^\s\"'`]*[^\s\"'`.,;:!?)]"
+_GOES_ON = (
+    r"(?:for|at|on|in|to|into|and|or|but|so|which|that|because|since|when|while|with|from|"
+    r"of|if|as|is|was|by|i|we|you|he|she|they|it|now|then|too|also|please|thanks|here|there)"
+)
+_VALUE = (
+    r"(?:(?P<quote>[\"'`])(?P<quoted>[^\"'`\n]{3,100})(?P=quote)"
+    rf"|(?P<value>(?=[^\s\"'`]{{3}}){_TOKEN}(?:[ \t]+(?!{_GOES_ON}\b){_TOKEN}){{0,5}})"
+    r"(?=[.,;:!?)]*(?:\s|$|[\"'`])))"
+)
 
 _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "private key": (
@@ -50,8 +62,7 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"\b(?:password|passwort|passcode|passphrase|pass word|pin(?: code)?|"
             r"mot de passe|contraseña|(?:alarm|door|access|security|lock|safe|gate|entry|garage)"
             r" code)"
-            r"(?:\s+(?:for|of|to)\s+[\w .'-]{1,40}?)?\s*(?:is|was|:|=|->)\s*"
-            rf"[\"'`]?{_VALUE}",
+            r"(?:\s+(?:for|of|to)\s+[\w .'-]{1,40}?)?\s*(?:is|was|:|=|->)\s*" + _VALUE,
             re.IGNORECASE,
         ),
     ),
@@ -98,8 +109,10 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
             for match in pattern.finditer(text):
                 if "value" not in pattern.groupindex:
                     yield match.start(), match.end(), kind
-                elif match["value"].casefold() not in _ALMOST_WORDS:
-                    yield match.start("value"), match.end("value"), kind
+                    continue
+                group = "quoted" if match["quoted"] is not None else "value"
+                if match[group].split()[0].casefold() not in _ALMOST_WORDS:
+                    yield match.start(group), match.end(group), kind
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()):
             yield match.start(), match.end(), "credential"

@@ -36,6 +36,31 @@ def test_only_the_secret_goes() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "My password is purple monkey dishwasher",
+            "My password is [redacted password]",
+        ),
+        (
+            'my wifi password is "blue sky 42" at home',
+            'my wifi password is "[redacted password]" at home',
+        ),
+        (
+            "My password is Tr0ub4dor&3 for the bank",
+            "My password is [redacted password] for the bank",
+        ),
+        (
+            "The door code is 4471 and the gate code is 9917.",
+            "The door code is [redacted password] and the gate code is [redacted password].",
+        ),
+    ],
+)
+def test_a_passphrase_goes_whole_and_the_sentence_around_it_stays(text: str, redacted: str) -> None:
+    assert redact(text).text == redacted
+
+
 def test_a_private_key_block_goes_whole() -> None:
     text = (
         "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc=\n"
@@ -50,6 +75,8 @@ def test_a_private_key_block_goes_whole() -> None:
         "I like hiking in the Alps and my dog is called Rex.",
         "I keep my passwords in a password manager.",
         "My password is used for everything, which I know is bad.",
+        "My password is the same as before.",
+        "My password is very long and hard to type.",
         "The token is used for auth.",
         "My phone number is 5555555555 and my IP is 8.8.8.8.",
         "I'm reading about tokens in NLP.",
