@@ -366,6 +366,9 @@ def test_a_harvest_with_the_real_small_model_end_to_end(
 
         assert report is not None and report.through_message_id == said[-1].id
         kept = [*report.added, *report.reinforced]
+        # The answer parsed into facts that each reached the gate: kept, or turned away with why.
+        assert kept or report.refused, "the model's answer held no fact at all"
+        assert all(reason.strip() for _, reason in report.refused)
         ids = {m.id for m in said}
         for memory in kept:
             assert set(memories.store.sources(memory.id).message_ids) <= ids
