@@ -160,7 +160,7 @@ class ReverieApplication(QObject):
             self.tray.skills_action.setEnabled(skills is not None)
         if tasks is not None:
             self.window.tasks_requested.connect(tasks.present)
-            tasks.open_conversation_requested.connect(lambda cid: self._open_conversation(cid, 0))
+            tasks.open_conversation_requested.connect(self._open_conversation)
             if self.tray is not None:
                 self.tray.tasks_requested.connect(tasks.present)
         if skills is not None:
@@ -322,9 +322,9 @@ class ReverieApplication(QObject):
         activity = self._core.activity
         activity.turn_started() if busy else activity.turn_ended()
 
-    def _open_conversation(self, conversation_id: int, message_id: int) -> None:
+    def _open_conversation(self, conversation_id: int, message_id: int | None = None) -> None:
         self.show_chat()
-        self.window.open_conversation(conversation_id)
+        self.window.open_conversation(conversation_id, message_id)
 
     def _on_due(self, name: str) -> None:
         chat = self._core.chat

@@ -275,7 +275,7 @@ class ChatWindow(QMainWindow):
         for message in messages:
             shown = visible_text(message)
             if message.role in ("user", "assistant") and shown:
-                view = self.transcript.add_message(message.role, shown)
+                view = self.transcript.add_message(message.role, shown, message.id)
                 view.show_memories(self._chat.used_memories(message))
                 if said_on_its_own := _unprompted(message):
                     view.speaker.setText(f"{view.speaker.text()} · {said_on_its_own}")
@@ -303,7 +303,8 @@ class ChatWindow(QMainWindow):
             self._chat.conversations(text), self._conversation_id
         )
 
-    def open_conversation(self, conversation_id: int) -> None:
+    def open_conversation(self, conversation_id: int, message_id: int | None = None) -> None:
+        """Show the conversation, at *message_id* if given (a memory's source)."""
         if self._busy:
             self.set_status("Stop the reply before switching conversations")
             self._refresh_list()
@@ -311,6 +312,8 @@ class ChatWindow(QMainWindow):
         self._conversation_id = conversation_id
         self._load_history()
         self.input.setFocus()
+        if message_id is not None and not self.transcript.show_message(message_id):
+            self.set_status("That message is no longer shown in this conversation")
 
     def new_conversation(self, off_record: bool = False) -> None:
         if self._chat is not None and not self._busy:

@@ -54,9 +54,13 @@ class MessageView(QFrame):
     copied = Signal()
     memory_clicked = Signal(int)
 
-    def __init__(self, role: str, text: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, role: str, text: str, message_id: int | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.role = role
+        self.message_id = message_id
+        """The stored message shown (None while a reply is still streaming)."""
         self._text = text
         self.setObjectName(f"message-{'user' if role == 'user' else 'assistant'}")
         self.speaker = QLabel(_SPEAKERS.get(role, role.title()))
@@ -241,9 +245,12 @@ class Transcript(QScrollArea):
         self.messages: list[MessageView] = []
         self.verticalScrollBar().rangeChanged.connect(self._follow)
         self._following = True
+        self._pinned: MessageView | None = None
+        """A message asked for (``show_message``), kept in view until more comes."""
 
     def clear(self) -> None:
         self.messages = []
+        self._pinned = None
         while self._layout.count() > 1:
             item = self._layout.takeAt(0)
             widget = item.widget() if item is not None else None
@@ -253,8 +260,8 @@ class Transcript(QScrollArea):
         self._empty.show()
         self._following = True
 
-    def add_message(self, role: str, text: str = "") -> MessageView:
-        view = MessageView(role, text)
+    def add_message(self, role: str, text: str = "", message_id: int | None = None) -> MessageView:
+        view = MessageView(role, text, message_id)
         view.memory_clicked.connect(self.memory_requested)
         self._insert(view)
         self.messages.append(view)
@@ -298,20 +305,49 @@ class Transcript(QScrollArea):
                 parts.append(widget.text())
         return "\n\n".join(parts)
 
+    def show_message(self, message_id: int) -> bool:
+        """Scroll to the message with *message_id* and mark it as the one asked
+        for; False if it is not shown (a system event, or deleted)."""
+        view = next((v for v in self.messages if v.message_id == message_id), None)
+        for other in self.messages:
+            if other.property("found") and other is not view:
+                _mark_found(other, False)
+        if view is None:
+            return False
+        _mark_found(view, True)
+        self._pinned = view  # kept in view while the layout settles
+        self._following = False
+        self._keep_pinned_in_view()
+        return True
+
     def scroll_to_bottom(self) -> None:
         self._following = True
+        self._pinned = None
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 
     def _insert(self, widget: QWidget) -> None:
         self._empty.hide()
+        self._pinned = None
         bar = self.verticalScrollBar()
         self._following = bar.value() >= bar.maximum() - 4  # the user scrolled up: stay there
         self._layout.insertWidget(self._layout.count() - 1, widget)
 
     def _follow(self, _minimum: int, maximum: int) -> None:
-        if self._following:
+        if self._pinned is not None:
+            self._keep_pinned_in_view()
+        elif self._following:
             self.verticalScrollBar().setValue(maximum)
+
+    def _keep_pinned_in_view(self) -> None:
+        if self._pinned is not None:
+            self.ensureWidgetVisible(self._pinned, 0, self.viewport().height() // 3)
+
+
+def _mark_found(view: MessageView, found: bool) -> None:
+    view.setProperty("found", found)
+    view.style().unpolish(view)
+    view.style().polish(view)
 
 
 def _short(text: str) -> str:

@@ -475,3 +475,30 @@ def test_what_reverie_said_unasked_is_labelled_as_such(
         "Reverie · went over your tasks",
         "Reverie",
     ]
+
+
+def test_a_memorys_source_opens_at_its_message_marked(
+    qtbot: QtBot, window: ChatWindow, store: ConversationStore
+) -> None:
+    conversation = store.create("Long talk").id
+    said = [
+        store.add_message(conversation, "user", f"Line {n}: " + "words " * 40) for n in range(40)
+    ]
+    source = said[5]
+    window.resize(700, 500)
+
+    window.open_conversation(conversation, source.id)
+    qtbot.wait(50)  # the layout settles; the transcript must stay on the message
+
+    [found] = [v for v in window.transcript.messages if v.property("found")]
+    assert found.message_id == source.id
+    top = found.mapTo(window.transcript.viewport(), found.rect().topLeft()).y()
+    assert 0 <= top < window.transcript.viewport().height()
+    bar = window.transcript.verticalScrollBar()
+    assert bar.value() < bar.maximum()  # not left at the bottom
+
+    window.open_conversation(conversation, 10**9)
+    assert not any(v.property("found") for v in window.transcript.messages)
+    assert window.statusBar().currentMessage() == (
+        "That message is no longer shown in this conversation"
+    )
