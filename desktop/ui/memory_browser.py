@@ -12,6 +12,7 @@ are soft: the Archived and Deleted filters show such memories, with Restore.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -20,6 +21,7 @@ from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
+    QHBoxLayout,
     QInputDialog,
     QLabel,
     QListWidget,
@@ -57,6 +59,8 @@ from desktop.ui.worker import TaskQueue
 ExportFormat = Literal["jsonl", "markdown"]
 
 EMPTY_STORE = "No memories yet. Tell Reverie something about yourself, or use /remember."
+PAGE = 500
+"""Memories listed at once; Show more lists the next as many."""
 # The statuses each change applies to: restoring brings back what was put away.
 _CHANGES_FROM: dict[Status, tuple[Status, ...]] = {
     "archived": ("active",),
@@ -81,6 +85,8 @@ class MemoryBrowser(AppWindow):
         memories: MemoryService,
         conversations: ConversationStore,
         parent: QWidget | None = None,
+        *,
+        page: int = PAGE,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("memory-browser")
@@ -89,6 +95,8 @@ class MemoryBrowser(AppWindow):
         self.resize(1040, 700)
         self._memories = memories
         self._conversations = conversations
+        self._page = page
+        self._listing = page  # how many the list shows now: pages of it
         self._generation = 0  # the newest list request; answers to older ones are dropped
         self._searching = False
         self._search_again = False
@@ -130,11 +138,18 @@ class MemoryBrowser(AppWindow):
         self.list_stack = ListOrEmpty(self.items, EMPTY_STORE, "memory-empty")
         self.empty_label = self.list_stack.empty_label
         self.count_label = named(QLabel(), "memory-count")
+        self.more_button = named(
+            QPushButton(f"Show {self._page:,} more"), "memory-more", "Show more memories"
+        )
+        self.more_button.hide()
+        footer = QHBoxLayout()
+        footer.addWidget(self.count_label, 1)
+        footer.addWidget(self.more_button)
         pane = QWidget()
         layout = QVBoxLayout(pane)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.list_stack, 1)
-        layout.addWidget(self.count_label)
+        layout.addLayout(footer)
         return pane
 
     def _build_detail(self) -> QWidget:
@@ -145,7 +160,8 @@ class MemoryBrowser(AppWindow):
         return scroll
 
     def _connect(self) -> None:
-        self.filters.changed.connect(self.refresh)
+        self.filters.changed.connect(self._refilter)
+        self.more_button.clicked.connect(self.show_more)
         self.items.itemSelectionChanged.connect(self._on_selection_changed)
         self.forget_button.clicked.connect(self.ask_forget_topic)
         detail = self.detail
@@ -171,11 +187,20 @@ class MemoryBrowser(AppWindow):
         self.filters.search.selectAll()
 
     # -- the list ------------------------------------------------------------
+    def _refilter(self) -> None:
+        self._listing = self._page  # other filters: their first page
+        self.refresh()
+
+    def show_more(self) -> None:
+        self._listing += self._page
+        self.refresh()
+
     def refresh(self) -> None:
         """Refill the list from the filters: at once, or on the worker when searching."""
         self.filters.settle()
         self._guarded(lambda: self.filters.set_categories(self._memories.store.categories()))
-        query = self.filters.query()
+        # One more than is shown tells whether there are more.
+        query = replace(self.filters.query(), limit=self._listing + 1)
         self._generation += 1
         if not query.text:
             self._guarded(lambda: self._show_list(self._memories.browse(query)))
@@ -206,6 +231,8 @@ class MemoryBrowser(AppWindow):
         self.show_problem(f"The search failed: {message}")
 
     def _show_list(self, memories: Sequence[Memory]) -> None:
+        more = len(memories) > self._listing
+        memories = memories[: self._listing]
         selected = {m.id for m in self.selected_memories()}
         current = self.items.currentItem()
         current_id = None if current is None else current.data(MEMORY_ROLE).id
@@ -221,7 +248,9 @@ class MemoryBrowser(AppWindow):
                 self.items.setCurrentItem(item, _NO_UPDATE)
             item.setSelected(memory.id in selected)
         self.items.blockSignals(False)
-        self.count_label.setText(count(len(memories)))
+        shown = count(len(memories))
+        self.count_label.setText(f"The first {shown}; there are more" if more else shown)
+        self.more_button.setVisible(more)
         if not memories:
             self.empty_label.setText(self._empty_text())
         self.list_stack.setCurrentWidget(self.items if memories else self.empty_label)
@@ -472,7 +501,9 @@ class MemoryBrowser(AppWindow):
             return
         if memory_id not in self.memory_ids() or self.filters.search.text():
             self.filters.show_everything_with(memory.status)
-            self.refresh()
+            self._refilter()
+        while memory_id not in self.memory_ids() and self.more_button.isVisible():
+            self.show_more()  # further down than the first page
         self.select([memory_id])
 
     def _guarded(self, action: Callable[[], object]) -> bool:

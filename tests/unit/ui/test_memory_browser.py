@@ -611,6 +611,32 @@ def test_show_memory_brings_it_into_view_whatever_the_filters(
     assert browser.problem.text() == "Memory #99999 is no longer kept."
 
 
+def test_a_long_list_comes_in_pages_and_show_memory_reaches_past_the_first(
+    qtbot: QtBot, memories: MemoryService, store: ConversationStore
+) -> None:
+    made = [remember(memories, f"The user has a hobby, number {n} of many.") for n in range(7)]
+    browser = MemoryBrowser(memories, store, page=3)
+    qtbot.addWidget(browser)
+    try:
+        browser.show()
+        newest_first = [m.id for m in reversed(made)]
+        assert browser.memory_ids() == newest_first[:3]
+        assert browser.count_label.text() == "The first 3 memories; there are more"
+
+        click(qtbot, browser.more_button)
+        assert browser.memory_ids() == newest_first[:6]
+        click(qtbot, browser.more_button)
+        assert browser.memory_ids() == newest_first
+        assert browser.count_label.text() == "7 memories" and not browser.more_button.isVisible()
+
+        choose(browser.filters.sort_box, "alphabetical")  # a new order starts at its first page
+        assert browser.memory_ids() == [m.id for m in made[:3]]
+        browser.show_memory(made[-1].id)  # "number 6" is on the third page
+        assert browser.selected_memories()[0].id == made[-1].id
+    finally:
+        browser.shutdown()
+
+
 # -- keyboard and accessibility ----------------------------------------------
 def test_opened_again_it_shows_what_was_learned_meanwhile(
     qtbot: QtBot, memories: MemoryService, browser: MemoryBrowser
