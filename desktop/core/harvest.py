@@ -171,7 +171,7 @@ class Harvester:
         """Related memories already kept, one per line, so the model skips them."""
         asked = " ".join(m.content for m in new if m.role == "user")[:2000]
         limit = self._settings.harvest_known_memories
-        found = self._memories.retriever.retrieve(asked, k=limit) if limit else []
+        found = self._memories.background_retriever.retrieve(asked, k=limit) if limit else []
         return "\n".join(f"- {r.memory.content}" for r in found) or "- (nothing yet)"
 
     def _window(self, new: Sequence[Message], known: str) -> _Window:

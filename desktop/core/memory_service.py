@@ -88,6 +88,11 @@ class MemoryService:
         self._embeddings = embeddings
         self._gate = gate
         self.retriever = MemoryRetriever(store, embeddings)
+        """For a chat turn: its query is embedded ahead of background work."""
+        self.background_retriever = MemoryRetriever(
+            store, None if embeddings is None else (lambda texts: self.embed(texts))
+        )
+        """For background work (harvest, routines): it waits behind the chat."""
 
     @classmethod
     def over(

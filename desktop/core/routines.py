@@ -246,7 +246,7 @@ class RoutineRunner:
         if self._memories is None or self._memories_k < 1:
             return "- (nothing yet)"
         query = f"{task.text}\n{task.ai_prompt or ''}"
-        found = self._memories.retriever.retrieve(query, k=self._memories_k)
+        found = self._memories.background_retriever.retrieve(query, k=self._memories_k)
         quoted = self._prompts.section("PROMPT_COMPONENTS.txt", "memory_quoted") or '"{text}"'
         lines = [memory_line(r.memory).render(quoted) for r in found]
         return "\n".join(lines) or "- (nothing yet)"

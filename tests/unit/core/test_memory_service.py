@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 
 import pytest
 
-from desktop.core.db import ConversationStore, Database, EditConflict, MemoryQuery
-from desktop.core.memory_gate import INSTRUCTION_LIKE, MemoryRefused
+from desktop.core.db import ConversationStore, Database, EditConflict, MemoryQuery, MemoryStore
+from desktop.core.embedding import Embeddings, Vectors
+from desktop.core.memory_gate import INSTRUCTION_LIKE, MemoryRefused, WriteGate
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
-from models.broker import InferenceBroker
+from models.broker import InferenceBroker, Priority
 from tests.fakes import HashingEmbedder
 
 
@@ -227,3 +229,21 @@ def test_about_a_topic_finds_words_and_meaning_and_changes_nothing(
     found = {m.content for m in memories.about("Sam")}
     assert found == {"The user's ex is called Sam.", "Sam and the user split in May."}
     assert len(memories.browse(MemoryQuery())) == 3
+
+
+def test_background_work_finds_memories_behind_the_chat_and_a_turn_ahead_of_it(
+    database: Database, prompts: PromptLibrary
+) -> None:
+    asked: list[Priority] = []
+
+    class Recording(Embeddings):
+        def __call__(self, texts: Sequence[str], priority: Priority = Priority.USER) -> Vectors:
+            asked.append(priority)
+            return HashingEmbedder().embed(texts)
+
+    memories = MemoryService(MemoryStore(database), Recording(InferenceBroker()), WriteGate(()))
+
+    memories.retriever.retrieve("the user's dog")
+    memories.background_retriever.retrieve("the user's dog")
+
+    assert asked == [Priority.USER, Priority.BACKGROUND]
