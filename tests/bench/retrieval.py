@@ -205,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         ]
         if args.benchmark == "longmemeval":
             command += ["--granularity", args.granularity]
+            if args.with_assistant:  # scored against the corpus that was indexed
+                command.append("--all-roles")
         subprocess.run(command, check=False)
     return 0
 
