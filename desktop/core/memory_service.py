@@ -12,6 +12,7 @@ one transaction with its history row.
 from __future__ import annotations
 
 import re
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -87,6 +88,7 @@ class MemoryService:
         self.store = store
         self._embeddings = embeddings
         self._gate = gate
+        self._adding = threading.Lock()
         self.retriever = MemoryRetriever(store, embeddings)
         """For a chat turn: its query is embedded ahead of background work."""
         self.background_retriever = MemoryRetriever(
@@ -118,21 +120,27 @@ class MemoryService:
         """Store *text* (or reinforce what is already known); ``MemoryRefused`` says why not."""
         gated = self._gate.check(text)
         message_ids = tuple(message_ids)
-        known, vector = self._lookup(gated.text, source_kind == "user_explicit", priority)
-        if known is not None:
-            memory = self.store.reinforce(known.id, actor, source_message_ids=message_ids)
-            return Remembered("reinforced", memory, gated.redactions)
-        memory = self.store.add(
-            gated.text,
-            embedding=None if vector is None else vector[0],
-            embedding_model=self._model_name(vector),
-            source_kind=source_kind,
-            actor=actor,
-            category=category,
-            importance=importance,
-            source_message_ids=message_ids,
-            flags=gated.flags,
-        )
+        explicit = source_kind == "user_explicit"
+        known, vector = self._lookup(gated.text, explicit, priority)
+        # Looked up again under the lock, without waiting on the model: two
+        # writers that both found nothing (a harvest, a tool) store it once.
+        with self._adding:
+            if known is None:
+                known = self._already(gated.text, vector, explicit)
+            if known is not None:
+                memory = self.store.reinforce(known.id, actor, source_message_ids=message_ids)
+                return Remembered("reinforced", memory, gated.redactions)
+            memory = self.store.add(
+                gated.text,
+                embedding=None if vector is None else vector[0],
+                embedding_model=self._model_name(vector),
+                source_kind=source_kind,
+                actor=actor,
+                category=category,
+                importance=importance,
+                source_message_ids=message_ids,
+                flags=gated.flags,
+            )
         return Remembered("added", memory, gated.redactions)
 
     def known_as(self, text: str, priority: Priority = Priority.BACKGROUND) -> Memory | None:
@@ -148,18 +156,26 @@ class MemoryService:
 
         What the user deleted is not learned again from conversation (only
         when they say it again themselves, *explicit*)."""
-        same_text = self.store.find_by_hash(hash_of(text), status=None)
-        known = next((m for m in same_text if m.status == "active"), None)
-        if known is None and not explicit and any(m.status == "deleted" for m in same_text):
-            raise MemoryRefused("You deleted this memory before; it is not learned again.")
+        known = self._already(text, None, explicit)
         vector = None
         if known is None:
             vector = self.embed([text], priority)
             if vector is not None:
-                known = self._near_duplicate(text, vector[0], "active")
-                if not explicit and self._near_duplicate(text, vector[0], "deleted"):
-                    raise MemoryRefused("You deleted a memory like this; it is not learned again.")
+                known = self._already(text, vector, explicit)
         return known, vector
+
+    def _already(self, text: str, vector: Vectors | None, explicit: bool) -> Memory | None:
+        """The active memory with *text*, or (given its *vector*) one close to
+        it; ``MemoryRefused`` for one the user deleted, unless *explicit*."""
+        same_text = self.store.find_by_hash(hash_of(text), status=None)
+        known = next((m for m in same_text if m.status == "active"), None)
+        if known is None and not explicit and any(m.status == "deleted" for m in same_text):
+            raise MemoryRefused("You deleted this memory before; it is not learned again.")
+        if known is None and vector is not None:
+            known = self._near_duplicate(text, vector[0], "active")
+            if not explicit and self._near_duplicate(text, vector[0], "deleted"):
+                raise MemoryRefused("You deleted a memory like this; it is not learned again.")
+        return known
 
     def edit(self, memory_id: int, text: str, *, expected: str) -> Remembered:
         """The user rewrote a memory that read *expected* when they started.

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Sequence
 
 import pytest
 
-from desktop.core.db import ConversationStore, Database, EditConflict, MemoryQuery, MemoryStore
+from desktop.core.db import (
+    ConversationStore,
+    Database,
+    EditConflict,
+    MemoryQuery,
+    MemoryStore,
+    NewMemory,
+)
 from desktop.core.embedding import Embeddings, Vectors
 from desktop.core.memory_gate import INSTRUCTION_LIKE, MemoryRefused, WriteGate
 from desktop.core.memory_service import MemoryService
@@ -176,6 +184,42 @@ def test_two_writers_at_once_lose_nothing(memories: MemoryService) -> None:
     assert not errors and final is not None
     assert final.content == "The user collects vinyl records (4)."
     assert final.reinforcement_count == 21
+
+
+def test_two_writers_saying_the_same_new_fact_at_once_store_it_once(
+    database: Database, broker: InferenceBroker
+) -> None:
+    both_writing = threading.Barrier(2)
+
+    class Meeting(MemoryStore):
+        """Writes only once both writers got this far (or a second passed):
+        both looked and found nothing, each would add it."""
+
+        def add_many(
+            self, items: Sequence[NewMemory], *, actor: str, dream_run_id: int | None = None
+        ) -> list[int]:
+            with contextlib.suppress(threading.BrokenBarrierError):
+                both_writing.wait(timeout=1)
+            return super().add_many(items, actor=actor, dream_run_id=dream_run_id)
+
+    memories = MemoryService(Meeting(database), Embeddings(broker), WriteGate(()))
+    outcomes: list[str] = []
+    writers = [
+        threading.Thread(
+            target=lambda: outcomes.append(
+                _remember(memories, "The user's cat is called Miso.").outcome  # type: ignore[attr-defined]
+            )
+        )
+        for _ in range(2)
+    ]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(timeout=20)
+
+    assert sorted(outcomes) == ["added", "reinforced"]
+    [memory] = memories.store.browse(MemoryQuery())
+    assert memory.reinforcement_count == 2
 
 
 def test_without_an_embedder_memories_are_stored_and_embedded_later(
