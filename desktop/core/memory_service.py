@@ -92,7 +92,8 @@ class MemoryService:
         self.retriever = MemoryRetriever(store, embeddings)
         """For a chat turn: its query is embedded ahead of background work."""
         self.background_retriever = MemoryRetriever(
-            store, None if embeddings is None else (lambda texts: self.embed(texts))
+            store,
+            None if embeddings is None else self.embed,  # at background priority
         )
         """For background work (harvest, routines): it waits behind the chat."""
 
