@@ -502,9 +502,18 @@ class MemoryBrowser(AppWindow):
         if memory_id not in self.memory_ids() or self.filters.search.text():
             self.filters.show_everything_with(memory.status)
             self._refilter()
-        while memory_id not in self.memory_ids() and self.more_button.isVisible():
-            self.show_more()  # further down than the first page
+        if memory_id not in self.memory_ids() and self.more_button.isVisible():
+            self._list_through(memory_id)
         self.select([memory_id])
+
+    def _list_through(self, memory_id: int) -> None:
+        """List as many pages as reach *memory_id*, further down than those
+        shown: its place found in one read, the list refilled once."""
+        everything = self._memories.browse(replace(self.filters.query(), limit=-1))  # no limit
+        place = next((i for i, m in enumerate(everything) if m.id == memory_id), None)
+        if place is not None:
+            self._listing = (place // self._page + 1) * self._page
+            self.refresh()
 
     def _guarded(self, action: Callable[[], object]) -> bool:
         """Run *action*; a problem the user can act on (a full disk…) goes to the banner."""
