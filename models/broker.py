@@ -1,395 +1,348 @@
-"""The inference broker: the one owner of the loaded models.
+"""The inference broker: the one owner of the loaded models, and the router
+that sends every model call to a backend of its role.
 
-A llama.cpp context must never be used by two threads at once, so every
-model call (chat turns, embeddings, background jobs) is a ``Job`` submitted
-here and run, one at a time, on the broker's own thread.  User requests go
-first.  A background generation in flight is cut at its next token when a
-user request arrives (or background work is held, e.g. while the user is in
-the middle of a chat turn), and goes back in the queue to run again once
-background work may go on.
+Three roles (``Role``): the chat (user-priority generations and token
+counts), background work (background-priority generations) and embeddings.
+Each role is served by backends (``Backend``) in order: when one cannot
+answer (a server down), the next one takes the job, unless the user already
+saw part of its answer; embeddings have exactly one, since vectors of two
+models must never be mixed.  Background work with no backends of its own
+uses the chat's.
 
-Background generations run on a second context over the same weights (see
-``LlamaChatModel.fork``), so the chat's prompt cache survives them and the
-next user turn does not re-read the whole conversation.
+Every local llama.cpp model lives on the one local lane (a context must
+never be used by two threads at once), where user jobs go first and
+background work gives way (see ``models.lane``).  A backend on a server gets
+a lane of its own, so a role on a server never queues behind local work: a
+dream on a server goes on while the user chats with a local model.
+
+Background generations on a local model the chat also uses run on a second
+context over the same weights (see ``LlamaChatModel.fork``), so the chat's
+prompt cache survives them and the next user turn does not re-read the
+whole conversation.
+
+Switching a role's backends (``configure``) loads the new models beside the
+old ones, between jobs; only once every one loaded do the role's jobs go to
+them and the old ones close.  If a load fails, the old backends stay.
 """
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import logging
-import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
+from models.errors import ModelUnavailable
+from models.interfaces import ChatMessage, GenerationOptions
+from models.jobs import (
+    Backend,
+    ChatRequest,
+    CollectRequest,
+    ConfigureRequest,
+    CountRequest,
+    EmbedRequest,
+    Job,
+    LoadRequest,
+    Priority,
+    Request,
+    Role,
+)
+from models.lane import EMBED_SLICE, Lane
 
-from models.errors import GenerationCancelled, ModelUnavailable
-from models.interfaces import ChatMessage, ChatModel, Chunk, Embedder, GenerationOptions
+__all__ = ["EMBED_SLICE", "Backend", "InferenceBroker", "Job", "Priority", "Role", "RoleHealth"]
 
 log = logging.getLogger(__name__)
 
-_EMBED_SLICE = 64  # background embedding yields to the user between slices
-BACKGROUND_RECHECK_S = 0.25
-"""How often held background work asks again whether it may run."""
+LOCAL = "local"
 
-
-class Priority(IntEnum):
-    USER = 0
-    BACKGROUND = 1
+HealthListener = Callable[["RoleHealth"], None]
 
 
 @dataclass(frozen=True)
-class ChatRequest:
-    messages: tuple[ChatMessage, ...]
-    options: GenerationOptions
+class RoleHealth:
+    """How a role's backends fared lately, for the window's banner."""
+
+    role: Role
+    problem: str | None
+    """Why the first backend could not serve the role's last job; None when it did."""
+    served_by: str | None = None
+    """The fallback that served it instead, if one did."""
 
 
 @dataclass(frozen=True)
-class EmbedRequest:
-    texts: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class CountRequest:
-    texts: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class LoadRequest:
-    load: Callable[[], Any]
-    slot: str  # "chat" or "embedder"
-
-
-Request = ChatRequest | EmbedRequest | CountRequest | LoadRequest
-_END = object()
-
-
-class Job:
-    """A handle on one submitted request.
-
-    User chat jobs stream their chunks through ``chunks()``; every job has a
-    final ``result()`` (the full text, the embeddings, or the loaded model's
-    name) which re-raises the job's error.
-    """
-
-    def __init__(self, request: Request, priority: Priority) -> None:
-        self.request = request
-        self.priority = priority
-        self.preemptions = 0
-        self.order: int | None = None
-        """Place in the queue, kept when a preempted job goes back in."""
-        self._cancel = threading.Event()
-        self._done = threading.Event()
-        self._chunks: queue.Queue[Chunk | object] = queue.Queue()
-        self._result: Any = None
-        self._error: BaseException | None = None
-        self._callbacks: list[Callable[[Job], None]] = []
-        self._callbacks_lock = threading.Lock()
-
-    def cancel(self) -> None:
-        """Ask the broker to stop this job at its next token (or before it starts)."""
-        self._cancel.set()
-
-    @property
-    def cancel_requested(self) -> bool:
-        return self._cancel.is_set()
-
-    def done(self) -> bool:
-        return self._done.is_set()
-
-    def chunks(self, timeout: float | None = None) -> Iterator[Chunk]:
-        """Streamed chunks of a user chat job, ending with the one that has a finish reason."""
-        while (item := self._chunks.get(timeout=timeout)) is not _END:
-            assert isinstance(item, Chunk)
-            yield item
-        if self._error is not None:
-            raise self._error
-
-    def result(self, timeout: float | None = None) -> Any:
-        if not self._done.wait(timeout):
-            raise TimeoutError("inference job did not finish in time")
-        if self._error is not None:
-            raise self._error
-        return self._result
-
-    def add_done_callback(self, callback: Callable[[Job], None]) -> None:
-        """Call *callback(job)* once the job is done: at once if it already is,
-        otherwise on the broker thread (a Qt receiver gets it as a queued signal)."""
-        with self._callbacks_lock:
-            if not self._done.is_set():
-                self._callbacks.append(callback)
-                return
-        callback(self)
-
-    def _emit(self, chunk: Chunk) -> None:
-        self._chunks.put(chunk)
-
-    def _finish(self, result: Any = None, error: BaseException | None = None) -> None:
-        self._result, self._error = result, error
-        self._chunks.put(_END)
-        with self._callbacks_lock:
-            self._done.set()
-            callbacks, self._callbacks = self._callbacks, []
-        for callback in callbacks:
-            try:
-                callback(self)
-            except Exception:  # a listener's bug must not take the broker thread down
-                log.exception("job done-callback failed")
+class _Route:
+    backend: Backend
+    lane: Lane
 
 
 class InferenceBroker:
-    """Runs every model call on one thread, user requests first."""
+    """Routes every model call to a lane, user requests first within each."""
 
-    def __init__(self, background_allowed: Callable[[], bool] | None = None) -> None:
-        """*background_allowed* says whether background work may run now
-        (e.g. not while the user is in the middle of a chat turn); while it
-        says no, background jobs wait in the queue and one in flight is cut."""
-        self._background_allowed = background_allowed or (lambda: True)
-        self._chat: ChatModel | None = None
-        self._background_chat: ChatModel | None = None
-        self._embedder: Embedder | None = None
-        self._queue: list[tuple[int, int, Job]] = []
-        self._order = itertools.count()
-        self._lock = threading.Condition()
-        self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="reverie-inference", daemon=True)
-        self._current: Job | None = None
+    def __init__(
+        self,
+        background_allowed: Callable[[], bool] | None = None,
+        on_health: HealthListener | None = None,
+    ) -> None:
+        """*background_allowed* says whether background work on local models
+        may run now (e.g. not while the user is in the middle of a chat
+        turn); while it says no, such jobs wait and one in flight is cut.
+        *on_health* hears when a role's backend stops or starts answering."""
+        self._lock = threading.RLock()
+        self._local = Lane(LOCAL, self, hold=background_allowed)
+        self._lanes: dict[str, Lane] = {LOCAL: self._local}
+        self._retired: list[Lane] = []
+        self._routes: dict[Role, tuple[_Route, ...]] = {}
+        self._pending: dict[Role, int] = {}
+        self._loading: dict[int, tuple[_Route, ...]] = {}
+        """The routes of each ``configure`` still loading (kept from collection)."""
+        self._parked: dict[Role, list[Job]] = {}
+        self._health: dict[Role, RoleHealth] = {}
+        self._on_health = on_health
+        self._started = False
+        self._keys = itertools.count(1)
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
-        self._thread.start()
+        with self._lock:
+            self._started = True
+            lanes = list(self._lanes.values())
+        for lane in lanes:
+            if not lane.started:
+                lane.start()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Cancel everything queued or running and join the thread."""
+        """Cancel everything queued or running and join every lane's thread."""
         with self._lock:
-            self._stopping = True
-            pending = [job for _, _, job in self._queue]
-            self._queue.clear()
-            if self._current is not None:
-                self._current.cancel()
-            self._lock.notify_all()
-        for job in pending:
-            job._finish(error=GenerationCancelled("the inference broker stopped"))
-        if self._thread.is_alive():
-            self._thread.join(timeout)
+            lanes = [*self._lanes.values(), *self._retired]
+            parked = [job for jobs in self._parked.values() for job in jobs]
+            self._parked.clear()
+        for lane in lanes:
+            lane.stop()
+        for job in parked:
+            job.finish(error=ModelUnavailable("the inference broker stopped"))
+        for lane in lanes:
+            lane.join(timeout)
+
+    # -- what serves each role -----------------------------------------------
+    def configure(self, role: Role, backends: Sequence[Backend]) -> Job:
+        """Serve *role* with *backends* (in order) from now on.
+
+        The models load on their lanes between jobs; the returned job's
+        result is the first one's name once all loaded, or the first load's
+        error, in which case the role keeps what it had.  Background work
+        given no backends uses the chat's.
+        """
+        backends = tuple(backends)
+        if role is Role.EMBEDDINGS and len(backends) != 1:
+            raise ValueError("embeddings have exactly one backend")
+        if role is Role.CHAT and not backends:
+            raise ValueError("the chat needs a backend")
+        outcome = Job(ConfigureRequest(role, backends), Priority.USER, role)
+        with self._lock:
+            self._pending[role] = self._pending.get(role, 0) + 1
+            routes = tuple(_Route(b, self._lane_for(role, b)) for b in backends)
+            self._loading[id(outcome)] = routes
+        loads = [Job(LoadRequest(route.backend), Priority.USER) for route in routes]
+        remaining = [len(loads)]
+        counter = threading.Lock()
+
+        def loaded(_: Job) -> None:
+            with counter:
+                remaining[0] -= 1
+                if remaining[0]:
+                    return
+            self._switch(routes, loads, outcome)
+
+        if not loads:
+            self._switch(routes, loads, outcome)
+        for route, load in zip(routes, loads, strict=True):
+            load.add_done_callback(loaded)
+            route.lane.enqueue(load)
+        return outcome
+
+    def load_chat_model(self, load: Callable[[], Any]) -> Job:
+        """Serve the chat (and background work) with the local model *load* makes."""
+        return self.configure(Role.CHAT, [Backend(f"chat-{next(self._keys)}", load)])
+
+    def load_embedder(self, load: Callable[[], Any]) -> Job:
+        return self.configure(Role.EMBEDDINGS, [Backend(f"embedder-{next(self._keys)}", load)])
+
+    def backends(self, role: Role) -> tuple[Backend, ...]:
+        """The backends serving *role* now (background work: the chat's, if none of its own)."""
+        return tuple(route.backend for route in self._routes_of(role))
+
+    def health(self, role: Role) -> RoleHealth:
+        return self._health.get(role, RoleHealth(role, None))
+
+    def model(self, role: Role) -> Any | None:
+        """The loaded model of *role*'s first backend (read its ``name``,
+        ``context_length`` or ``dimension``; never call it from here)."""
+        routes = self._routes_of(role)
+        return routes[0].lane.models.get(routes[0].backend.key) if routes else None
 
     @property
     def embedder_name(self) -> str | None:
-        """The loaded embedder's name, recorded with the vectors it makes."""
-        embedder = self._embedder
-        return None if embedder is None else embedder.name
+        """The embedder's name, recorded with the vectors it makes."""
+        embedder = self.model(Role.EMBEDDINGS)
+        return None if embedder is None else str(embedder.name)
 
     # -- submitting ----------------------------------------------------------
-    def load_chat_model(self, load: Callable[[], ChatModel]) -> Job:
-        """Load (or replace) the chat model on the broker thread."""
-        return self._submit(LoadRequest(load, "chat"), Priority.USER)
-
-    def load_embedder(self, load: Callable[[], Embedder]) -> Job:
-        return self._submit(LoadRequest(load, "embedder"), Priority.USER)
-
     def chat(
         self,
         messages: Sequence[ChatMessage],
         options: GenerationOptions,
         priority: Priority = Priority.USER,
     ) -> Job:
-        return self._submit(ChatRequest(tuple(messages), options), priority)
+        role = Role.CHAT if priority == Priority.USER else Role.BACKGROUND
+        return self._submit(ChatRequest(tuple(messages), options), priority, role)
 
     def embed(self, texts: Sequence[str], priority: Priority = Priority.USER) -> Job:
-        return self._submit(EmbedRequest(tuple(texts)), priority)
+        return self._submit(EmbedRequest(tuple(texts)), priority, Role.EMBEDDINGS)
 
     def count_tokens(self, texts: Sequence[str], priority: Priority = Priority.USER) -> Job:
         """Count the chat model's tokens in each text; the result is a list of ints."""
-        return self._submit(CountRequest(tuple(texts)), priority)
+        return self._submit(CountRequest(tuple(texts)), priority, Role.CHAT)
 
-    def _submit(self, request: Request, priority: Priority) -> Job:
-        job = Job(request, priority)
-        self._enqueue(job)
+    def _submit(self, request: Request, priority: Priority, role: Role) -> Job:
+        job = Job(request, priority, role)
+        self._dispatch(job)
         return job
 
-    def _enqueue(self, job: Job) -> None:
+    def _dispatch(self, job: Job) -> None:
+        """Queue *job* on the lane of its role's current backend (or park it
+        while the role's first backends load)."""
+        assert job.role is not None
         with self._lock:
-            stopping = self._stopping
-            if not stopping:
-                if job.order is None:
-                    job.order = next(self._order)
-                heapq.heappush(self._queue, (job.priority, job.order, job))
-                self._lock.notify_all()
-        if stopping:  # finished outside the lock: its callbacks may take a while
-            job._finish(error=GenerationCancelled("the inference broker stopped"))
+            routes = self._routes_of(job.role)
+            waits_for = self._serving_role(job.role)
+            if not routes and self._pending.get(waits_for):
+                self._parked.setdefault(waits_for, []).append(job)
+                return
+        lane = routes[job.attempt].lane if job.attempt < len(routes) else self._local
+        lane.enqueue(job)
 
-    def _user_waiting(self) -> bool:
-        # Reading the heap's head without the lock is safe: a stale answer
-        # only delays the preemption by one token.
-        head = self._queue[0] if self._queue else None
-        return head is not None and head[0] == Priority.USER
-
-    # -- the broker thread ---------------------------------------------------
-    def _run(self) -> None:
-        while (job := self._next_job()) is not None:
-            try:
-                self._run_guarded(job)
-            finally:
-                with self._lock:
-                    self._current = None
-        self._close_models()
-
-    def _run_guarded(self, job: Job) -> None:
-        try:
-            self._execute(job)
-        except ModelUnavailable as error:  # the user can fix it; the job says how
-            log.info("inference job failed: %s", error)
-            job._finish(error=error)
-        except BaseException as error:  # thread boundary: the error goes to the job
-            log.exception("inference job failed")
-            job._finish(error=error)
-
-    def _next_job(self) -> Job | None:
-        with self._lock:
-            while not self._stopping:
-                if self._queue and (
-                    self._queue[0][0] == Priority.USER or self._background_allowed()
-                ):
-                    _, _, job = heapq.heappop(self._queue)
-                    self._current = job
-                    return job
-                if cancelled := next((e for e in self._queue if e[2].cancel_requested), None):
-                    # Held or not, a cancelled job ends now: its caller is waiting.
-                    self._queue.remove(cancelled)
-                    heapq.heapify(self._queue)
-                    self._current = cancelled[2]
-                    return cancelled[2]
-                # Held background work is looked at again now and then: the
-                # user going quiet is not an event the broker hears.
-                self._lock.wait(BACKGROUND_RECHECK_S if self._queue else None)
+    # -- the Router protocol, called on the lanes' threads -------------------
+    def model_key(self, lane: Lane, job: Job) -> str | None:
+        assert job.role is not None
+        routes = self._routes_of(job.role)
+        if job.attempt >= len(routes):
+            name = "embedding" if job.role is Role.EMBEDDINGS else "chat"
+            raise ModelUnavailable(f"No {name} model is loaded.")
+        route = routes[job.attempt]
+        if route.lane is not lane:  # its role moved while it waited
+            route.lane.enqueue(job)
             return None
+        if route.backend.key not in lane.models:
+            raise ModelUnavailable(f"{route.backend.label or 'The model'} is not loaded.")
+        return route.backend.key
 
-    def _execute(self, job: Job) -> None:
-        if job.cancel_requested:
-            self._finish_cancelled_before_start(job)
+    def shares_with_chat(self, lane: Lane, key: str) -> bool:
+        return any(r.lane is lane and r.backend.key == key for r in self._routes_of(Role.CHAT))
+
+    def failed(self, job: Job, error: ModelUnavailable) -> bool:
+        assert job.role is not None
+        routes = self._routes_of(job.role)
+        if job.attempt == 0 and routes:
+            self._report(RoleHealth(job.role, f"{routes[0].backend.label}: {error}"))
+        if job.emitted or job.attempt + 1 >= len(routes):
+            return False
+        label = routes[job.attempt].backend.label
+        log.warning("%s could not serve a %s job; trying the next backend", label, job.role)
+        job.attempt += 1
+        self._dispatch(job)
+        return True
+
+    def served(self, job: Job) -> None:
+        assert job.role is not None
+        if job.attempt == 0:
+            self._report(RoleHealth(job.role, None))
             return
-        request = job.request
-        if isinstance(request, LoadRequest):
-            self._load(job, request)
-        elif isinstance(request, EmbedRequest):
-            self._embed(job, request)
-        elif isinstance(request, CountRequest):
-            model = self._model_for(Priority.USER)  # a fork shares the vocabulary
-            job._finish(result=[model.count_tokens(text) for text in request.texts])
-        else:
-            self._generate(job, request)
+        health = self.health(job.role)
+        routes = self._routes_of(job.role)
+        if job.attempt < len(routes):
+            label = routes[job.attempt].backend.label
+            self._report(RoleHealth(job.role, health.problem, served_by=label))
 
-    @staticmethod
-    def _finish_cancelled_before_start(job: Job) -> None:
-        if isinstance(job.request, ChatRequest) and job.priority == Priority.USER:
-            # Stop pressed before the reply began: the same ending as stopping
-            # mid-stream, an empty reply, not an error.
-            job._emit(Chunk("", "cancelled"))
-            job._finish(result="")
-        else:
-            job._finish(error=GenerationCancelled("cancelled before it started"))
+    # -- helpers -------------------------------------------------------------
+    def _serving_role(self, role: Role) -> Role:
+        """The role whose backends serve *role*: background work with none
+        of its own (and none loading) uses the chat's."""
+        if role is Role.BACKGROUND and not self._routes.get(role) and not self._pending.get(role):
+            return Role.CHAT
+        return role
 
-    def _load(self, job: Job, request: LoadRequest) -> None:
-        model = request.load()
-        if request.slot == "chat":
-            self._close_chat_models()
-            self._chat = model
-        else:
-            self._close_embedder()
-            self._embedder = model
-        job._finish(result=model.name)
+    def _routes_of(self, role: Role) -> tuple[_Route, ...]:
+        return self._routes.get(self._serving_role(role), ())
 
-    def _embed(self, job: Job, request: EmbedRequest) -> None:
-        embedder = self._embedder
-        if embedder is None:
-            raise ModelUnavailable("No embedding model is loaded.")
-        texts = request.texts
-        if job.priority == Priority.USER:
-            job._finish(result=embedder.embed(texts))
-            return
-        parts: list[npt.NDArray[np.float32]] = []
-        for start in range(0, len(texts), _EMBED_SLICE):
-            parts.append(embedder.embed(texts[start : start + _EMBED_SLICE]))
-            self._yield_to_user(job)
-            if job.cancel_requested or self._stopping:
-                job._finish(error=GenerationCancelled("cancelled"))
+    def _lane_for(self, role: Role, backend: Backend) -> Lane:
+        """The local lane, or the lane of this role's server backend (made if new)."""
+        if not backend.remote:
+            return self._local
+        name = f"{role.value}:{backend.key}"
+        lane = self._lanes.get(name)
+        if lane is None:
+            lane = self._lanes[name] = Lane(name, self)
+            if self._started:
+                lane.start()
+        return lane
+
+    def _switch(self, routes: tuple[_Route, ...], loads: list[Job], outcome: Job) -> None:
+        """Every load of a ``configure`` is done: switch its role to *routes*,
+        or keep the old ones if a load failed; close what nothing uses now."""
+        request = outcome.request
+        assert isinstance(request, ConfigureRequest)
+        role = request.role
+        error = next((load.error for load in loads if load.error is not None), None)
+        with self._lock:
+            self._pending[role] -= 1
+            del self._loading[id(outcome)]
+            if error is None:
+                self._routes[role] = routes
+            parked = [] if self._pending[role] else self._parked.pop(role, [])
+            keep, forked, retire = self._unused()
+        if error is None:  # a problem of the backends it had is no longer the role's
+            self._report(RoleHealth(role, None))
+        for lane in retire:
+            lane.retire()
+        for job in parked:
+            self._dispatch(job)
+        collect = Job(CollectRequest(keep, forked), Priority.USER)
+        if error is None:
+            name = loads[0].result() if loads else None
+            collect.add_done_callback(lambda _: outcome.finish(result=name))
+        else:
+            outcome.finish(error=error)
+        self._local.enqueue(collect)
+
+    def _unused(self) -> tuple[frozenset[str], frozenset[str], list[Lane]]:
+        """The keys the local lane must keep, those whose forks it may keep
+        (background work shares them with the chat), and the server lanes
+        nothing routes to or loads on any more (taken out of the broker's list)."""
+        routes = [r for role in Role for r in self._routes.get(role, ())]
+        routes += [r for loading in self._loading.values() for r in loading]
+        keep = frozenset(r.backend.key for r in routes if r.lane is self._local)
+        forked = frozenset(
+            r.backend.key
+            for r in self._routes_of(Role.BACKGROUND)
+            if r.lane is self._local and self.shares_with_chat(self._local, r.backend.key)
+        )
+        used = {id(r.lane) for r in routes}
+        retire = [lane for lane in self._lanes.values() if id(lane) not in used]
+        for lane in retire:
+            if lane is not self._local:
+                del self._lanes[lane.name]
+                self._retired.append(lane)
+        return keep, forked, [lane for lane in retire if lane is not self._local]
+
+    def _report(self, health: RoleHealth) -> None:
+        with self._lock:
+            if self._health.get(health.role, RoleHealth(health.role, None)) == health:
                 return
-            if self._embedder is not embedder:
-                # A user job replaced the embedder: vectors of two models must
-                # not be mixed, so the whole job runs again on the new one.
-                job.preemptions += 1
-                self._enqueue(job)
-                return
-        job._finish(result=np.concatenate(parts) if parts else embedder.embed(()))
-
-    def _yield_to_user(self, interrupted: Job) -> None:
-        """Run waiting user jobs now (used between background embedding slices)."""
-        while self._user_waiting():
-            with self._lock:
-                if self._stopping or not self._queue:
-                    return
-                _, _, user_job = heapq.heappop(self._queue)
-                self._current = user_job  # so that stop() cancels it
+            self._health[health.role] = health
+        if self._on_health is not None:
             try:
-                self._run_guarded(user_job)
-            finally:
-                with self._lock:
-                    self._current = interrupted
-
-    def _generate(self, job: Job, request: ChatRequest) -> None:
-        model = self._model_for(job.priority)
-        background = job.priority == Priority.BACKGROUND
-
-        def should_stop() -> bool:
-            return job.cancel_requested or (
-                background and (self._user_waiting() or not self._background_allowed())
-            )
-
-        parts: list[str] = []
-        for chunk in model.stream(request.messages, request.options, should_stop):
-            if not background:
-                job._emit(chunk)
-            parts.append(chunk.text)
-            if chunk.finish_reason == "cancelled" and not job.cancel_requested:
-                job.preemptions += 1  # cut for a user request: run again later
-                self._enqueue(job)
-                return
-        if job.cancel_requested and background:
-            job._finish(error=GenerationCancelled("cancelled"))
-            return
-        job._finish(result="".join(parts))
-
-    def _model_for(self, priority: Priority) -> ChatModel:
-        if self._chat is None:
-            raise ModelUnavailable("No chat model is loaded.")
-        if priority == Priority.USER:
-            return self._chat
-        if self._background_chat is None:
-            fork = getattr(self._chat, "fork", None)
-            self._background_chat = fork() if callable(fork) else self._chat
-        return self._background_chat
-
-    def _close_chat_models(self) -> None:
-        for model in {id(m): m for m in (self._chat, self._background_chat) if m}.values():
-            _close(model)
-        self._chat = self._background_chat = None
-
-    def _close_embedder(self) -> None:
-        _close(self._embedder)
-        self._embedder = None
-
-    def _close_models(self) -> None:
-        self._close_chat_models()
-        self._close_embedder()
-
-
-def _close(model: object) -> None:
-    """Free a model's native resources, if it holds any (fakes may not)."""
-    close = getattr(model, "close", None)
-    if callable(close):
-        close()
+                self._on_health(health)
+            except Exception:  # a listener's bug must not take a lane down
+                log.exception("health listener failed")

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.broker import _EMBED_SLICE, InferenceBroker, Job, Priority
+from models.broker import EMBED_SLICE, InferenceBroker, Job, Priority
 from models.errors import GenerationCancelled, ModelUnavailable
 from models.interfaces import ChatMessage, Chunk, GenerationOptions
 from models.llama_chat import LlamaChatModel
@@ -343,7 +343,7 @@ def test_stop_cancels_a_background_embedding_between_slices(
     broker: InferenceBroker, embedder: HashingEmbedder
 ) -> None:
     gate = _hold(embedder, allowed=1)
-    texts = [f"text {n}" for n in range(3 * _EMBED_SLICE)]
+    texts = [f"text {n}" for n in range(3 * EMBED_SLICE)]
     job = broker.embed(texts, BACKGROUND)
     gate.wait_for_arrival(2)
 
@@ -375,7 +375,7 @@ def test_user_embedding_returns_the_embedder_vectors(
 def test_background_embedding_runs_in_slices_and_yields_to_a_user_job(
     broker: InferenceBroker, embedder: HashingEmbedder
 ) -> None:
-    texts = [f"memory number {n}" for n in range(3 * _EMBED_SLICE + 5)]
+    texts = [f"memory number {n}" for n in range(3 * EMBED_SLICE + 5)]
     gate = _hold(embedder, allowed=1)
     background = broker.embed(texts, BACKGROUND)
     gate.wait_for_arrival(2)  # the first slice is done, the second is held
@@ -386,7 +386,7 @@ def test_background_embedding_runs_in_slices_and_yields_to_a_user_job(
     np.testing.assert_array_equal(user.result(TIMEOUT), HashingEmbedder().embed(["hello world"]))
     np.testing.assert_array_equal(background.result(TIMEOUT), HashingEmbedder().embed(texts))
     sizes = [len(call) for call in embedder.calls]
-    assert sizes == [_EMBED_SLICE, _EMBED_SLICE, 1, _EMBED_SLICE, 5]
+    assert sizes == [EMBED_SLICE, EMBED_SLICE, 1, EMBED_SLICE, 5]
     assert embedder.calls[2] == ["hello world"]
 
 
@@ -400,7 +400,7 @@ def test_cancelling_a_background_embedding_stops_it_between_slices(
     broker: InferenceBroker, embedder: HashingEmbedder
 ) -> None:
     gate = _hold(embedder, allowed=1)
-    job = broker.embed([f"text {n}" for n in range(3 * _EMBED_SLICE)], BACKGROUND)
+    job = broker.embed([f"text {n}" for n in range(3 * EMBED_SLICE)], BACKGROUND)
     gate.wait_for_arrival(2)
 
     job.cancel()
@@ -414,7 +414,7 @@ def test_cancelling_a_background_embedding_stops_it_between_slices(
 def test_a_new_embedder_loaded_mid_job_embeds_the_whole_job_again(
     broker: InferenceBroker, embedder: HashingEmbedder
 ) -> None:
-    texts = [f"text {n}" for n in range(3 * _EMBED_SLICE)]
+    texts = [f"text {n}" for n in range(3 * EMBED_SLICE)]
     gate = _hold(embedder, allowed=1)
     job = broker.embed(texts, BACKGROUND)
     gate.wait_for_arrival(2)
@@ -518,7 +518,7 @@ def test_models_are_never_called_twice_at_once_nor_off_the_broker_thread(
                 broker.chat(_say(f"user {n}.{round_}"), OPTIONS),
                 broker.chat(_say(f"dream {n}.{round_}"), OPTIONS, BACKGROUND),
                 broker.embed([f"fact {n}.{round_}"]),
-                broker.embed([f"memory {k}" for k in range(_EMBED_SLICE + 3)], BACKGROUND),
+                broker.embed([f"memory {k}" for k in range(EMBED_SLICE + 3)], BACKGROUND),
             ]
             with jobs_lock:
                 jobs.extend(batch)
