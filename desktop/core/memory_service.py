@@ -103,8 +103,11 @@ class MemoryService:
     ) -> MemoryService:
         """The service for *database*'s memories, embedding through *broker*
         (None: found by words only), refusing echoes of *prompts*."""
-        embeddings = None if broker is None else Embeddings(broker)
-        return cls(MemoryStore(database), embeddings, WriteGate.for_prompts(prompts))
+        if broker is None:
+            return cls(MemoryStore(database), None, WriteGate.for_prompts(prompts))
+        # Searches compare only the vectors of the embedding model in use.
+        store = MemoryStore(database, embedding_model=lambda: broker.embedder_name)
+        return cls(store, Embeddings(broker), WriteGate.for_prompts(prompts))
 
     # -- writing -------------------------------------------------------------
     def remember(
@@ -205,8 +208,10 @@ class MemoryService:
         return [self.store.set_pinned(i, pinned, "user") for i in memory_ids]
 
     def embed_missing(self, batch: int = 32) -> int:
-        """Give vectors to memories stored without one (in the background).
-        How many got one; 0 when there is no embedder."""
+        """Give vectors to memories stored without one of the embedding model
+        in use (stored while there was none, or embedded by the model used
+        before), in the background.  How many got one; 0 when there is no
+        embedder."""
         done = 0
         while pending := self.store.without_vectors(batch):
             vectors = self.embed([m.content for m in pending], Priority.BACKGROUND)

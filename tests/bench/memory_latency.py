@@ -46,6 +46,8 @@ import numpy.typing as npt
 from desktop.core.db import Database, MemoryStore, NewMemory, open_database
 from desktop.core.retrieval import CANDIDATES, MemoryRetriever
 
+DIMENSION = 384  # the default embedder's (all-MiniLM-L6-v2)
+
 CHUNK = 5_000
 VOCABULARY = 20_000
 ZIPF_EXPONENT = 1.0  # word frequencies in English follow roughly 1/rank
@@ -188,7 +190,7 @@ def run(sizes: Sequence[int], queries: int, budget: float, folder: Path) -> Iter
     database = open_database(folder / "latency.sqlite3")
     try:
         store = MemoryStore(database)
-        corpus = Corpus(store.vector_dimension())
+        corpus = Corpus(DIMENSION)
         built, build_seconds = 0, 0.0
         for size in sorted(sizes):
             started = time.perf_counter()

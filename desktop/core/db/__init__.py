@@ -32,7 +32,7 @@ from desktop.core.db.errors import (
     MigrationFailed,
     QueryFailed,
     RowNotFound,
-    VectorDimensionMismatch,
+    UnusableVector,
 )
 from desktop.core.db.memories import MAX_K, MemoryStore
 from desktop.core.db.memory_rows import (
@@ -93,7 +93,7 @@ __all__ = [
     "RunStatus",
     "SourceKind",
     "Transaction",
-    "VectorDimensionMismatch",
+    "UnusableVector",
     "content_hash",
     "latest_version",
     "migrate",

@@ -71,16 +71,17 @@ class MigrationFailed(ReverieError):
     """A schema migration failed; its transaction was rolled back."""
 
 
-class VectorDimensionMismatch(ReverieError):
-    """An embedding's length differs from the vector table's (the embedder changed)."""
+class UnusableVector(ReverieError):
+    """An embedding cannot be stored: not one row of whole bytes of sign bits.
 
-    def __init__(self, expected: int, got: int) -> None:
-        super().__init__(
-            f"the vector index holds {expected}-dimensional embeddings, got {got}; "
-            "re-index the memories for the new embedder first"
-        )
-        self.expected = expected
-        self.got = got
+    Its length is its model's (vectors of several models may be stored; a
+    search only ever compares those of one), but the sign bits of the fast
+    first pass need a positive multiple of 8 dimensions.
+    """
+
+    def __init__(self, dimensions: int) -> None:
+        super().__init__(f"an embedding has a positive multiple of 8 dimensions, not {dimensions}")
+        self.dimensions = dimensions
 
 
 class RowNotFound(ReverieError):

@@ -1,16 +1,15 @@
 """``MemoryStore``: all the SQL of the memory tables.
 
 A memory lives in four places that must agree: the ``memories`` row, its
-full-text row (kept by triggers), its vector (written to ``memory_vectors``,
-whose triggers keep ``memory_embeddings`` in step: see schema_v3) and
-``memory_history``.  Every change writes all the affected places and a
+full-text row (kept by triggers), its vector (``memory_embeddings``, float32
+and sign bits: see schema_v3 and schema_v4) and ``memory_history``.  Every change writes all the affected places and a
 history row in one transaction (``MemoryWrites``).  Searches by meaning go
 through ``VectorSearch``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -40,7 +39,11 @@ from desktop.core.db.vector_search import VectorSearch
 
 Embedding = npt.NDArray[np.floating[Any]]
 
-VECTOR_TABLE = "memory_vectors"
+_OF_MODEL = "(NOT ?1 OR m.embedding_model IS ?2)"
+"""A memory's vector is of the model in use (given ``MemoryStore._in_use()``)."""
+_NEEDS_VECTOR = (
+    f"(NOT {_OF_MODEL} OR NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id))"
+)
 MAX_K = 4096  # sqlite-vec's limit on k, kept for the callers that rely on it
 _IN_CHUNK = 500  # ids per IN (...) list, well under SQLite's limit on parameters
 Ranking = list[tuple[int, float]]
@@ -61,11 +64,27 @@ _SORT_ORDER = {
 
 
 class MemoryStore:
-    """Memories, their provenance, vectors and history."""
+    """Memories, their provenance, vectors and history.
 
-    def __init__(self, database: Database, *, clock: Clock = system_clock) -> None:
+    Vectors of several embedding models may be stored (the user changed
+    models, and the memories are being embedded again).  Given
+    *embedding_model* (the name of the model in use, or None while there is
+    none), every search by meaning and every vector read sees only that
+    model's vectors, and memories without one are "without vectors".  A
+    store without it (tests, tools) treats every vector as usable, searching
+    those of the query's length.
+    """
+
+    def __init__(
+        self,
+        database: Database,
+        *,
+        clock: Clock = system_clock,
+        embedding_model: Callable[[], str | None] | None = None,
+    ) -> None:
         self._db = database
         self._clock = clock
+        self._model = embedding_model
         self._vectors = VectorSearch(database)
 
     # -- reading -----------------------------------------------------------
@@ -155,20 +174,20 @@ class MemoryStore:
         return [row[0] for row in rows]
 
     def without_vectors(self, limit: int = 64) -> list[Memory]:
-        """Active memories with no vector yet (stored while no embedder was loaded)."""
+        """Memories with no vector of the model in use (stored while no
+        embedder was loaded, or embedded by another model), active ones first."""
         rows = self._db.fetch_all(
-            f"SELECT {select_columns('m')} FROM memories m WHERE m.status = 'active'"
-            " AND NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id)"
-            " ORDER BY m.id LIMIT ?",
-            (limit,),
+            f"SELECT {select_columns('m')} FROM memories m WHERE {_NEEDS_VECTOR}"
+            " ORDER BY m.status <> 'active', m.id LIMIT ?",
+            (*self._in_use(), limit),
         )
         return [memory_from_row(row) for row in rows]
 
-    def vector_dimension(self) -> int:
-        """The length of the embeddings the vector table accepts."""
+    def count_without_vectors(self) -> int:
+        """How many memories ``without_vectors`` has left to give."""
         return int(
             self._db.fetch_value(
-                "SELECT dimension FROM vector_index_meta WHERE table_name = ?", (VECTOR_TABLE,)
+                f"SELECT count(*) FROM memories m WHERE {_NEEDS_VECTOR}", self._in_use()
             )
         )
 
@@ -275,7 +294,7 @@ class MemoryStore:
         """
         if not 1 <= k <= MAX_K:
             raise ValueError(f"k must be between 1 and {MAX_K}, not {k}")
-        return self._vectors.nearest(self._vector_blob(embedding), k, statuses, category)
+        return self._vectors.nearest(vector_blob(embedding), k, statuses, category, *self._in_use())
 
     def get_many(self, memory_ids: Sequence[int]) -> dict[int, Memory]:
         """The memories among *memory_ids* that exist, by id."""
@@ -309,14 +328,16 @@ class MemoryStore:
         return [memory_from_row(row) for row in rows]
 
     def vectors(self, memory_ids: Sequence[int]) -> dict[int, Embedding]:
-        """The stored vectors of *memory_ids* (those that have one)."""
+        """The stored vectors of *memory_ids* (those that have one of the model in use)."""
         found: dict[int, Embedding] = {}
+        in_use = self._in_use()
         for start in range(0, len(memory_ids), 500):
             chunk = list(memory_ids[start : start + 500])
             rows = self._db.fetch_all(
-                "SELECT memory_id, embedding FROM memory_embeddings"
-                f" WHERE memory_id IN ({', '.join('?' * len(chunk))})",
-                chunk,
+                "SELECT e.memory_id, e.embedding FROM memory_embeddings e"
+                f" JOIN memories m ON m.id = e.memory_id WHERE {_OF_MODEL}"
+                f" AND e.memory_id IN ({', '.join('?' * len(chunk))})",
+                (*in_use, *chunk),
             )
             found.update((int(r[0]), np.frombuffer(r[1], dtype=np.float32)) for r in rows)
         return found
@@ -356,7 +377,6 @@ class MemoryStore:
         pass applies all its changes, to several tables, in one)."""
         return MemoryWrites(
             tx,
-            dimension=self.vector_dimension(),
             now=self._clock(),
             actor=actor,
             dream_run_id=dream_run_id,
@@ -402,8 +422,7 @@ class MemoryStore:
         writing rolls back the whole batch: all of them are stored or none.
         """
         check_actor(actor)
-        dimension = self.vector_dimension()
-        blobs = [checked_blob(item, dimension) for item in items]
+        blobs = [checked_blob(item) for item in items]
         if not items:
             return []
         with self.writing(actor, dream_run_id=dream_run_id) as writes:
@@ -455,7 +474,7 @@ class MemoryStore:
         changed by someone else meanwhile raises ``EditConflict`` instead of
         silently losing their change.  *flags* replace the old ones if given.
         """
-        blob = None if embedding is None else self._vector_blob(embedding)
+        blob = None if embedding is None else vector_blob(embedding)
         with self.writing(actor, dream_run_id=dream_run_id) as writes:
             writes.update_content(
                 memory_id,
@@ -481,7 +500,7 @@ class MemoryStore:
         """Give a memory its vector, if its text is still *content* (what was
         embedded); False if the text changed meanwhile.  Not a history event:
         the memory itself is unchanged."""
-        blob = self._vector_blob(embedding)
+        blob = vector_blob(embedding)
         with self.writing("system") as writes:
             if writes.current(memory_id).content != content:
                 return False
@@ -489,6 +508,10 @@ class MemoryStore:
         return True
 
     # -- helpers -----------------------------------------------------------
+
+    def _in_use(self) -> tuple[bool, str | None]:
+        """Whether vectors are told apart by model, and the model in use."""
+        return (False, None) if self._model is None else (True, self._model())
 
     def _hits(self, ranking: Ranking) -> list[MemoryHit]:
         found = self.get_many([memory_id for memory_id, _ in ranking])
@@ -499,6 +522,3 @@ class MemoryStore:
         if memory is None:
             raise RowNotFound("memories", memory_id)
         return memory
-
-    def _vector_blob(self, embedding: Embedding) -> bytes:
-        return vector_blob(embedding, self.vector_dimension())

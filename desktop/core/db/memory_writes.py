@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop.core.db.connection import Transaction
-from desktop.core.db.errors import EditConflict, RowNotFound, VectorDimensionMismatch
+from desktop.core.db.errors import EditConflict, RowNotFound, UnusableVector
 from desktop.core.db.memory_rows import (
     MEMORY_STATUSES,
     HistoryOperation,
@@ -55,17 +55,17 @@ RESTORED_FIELDS = (
 """What ``restore`` puts back: everything a dream may change but the text."""
 
 
-def vector_blob(embedding: Embedding, dimension: int) -> bytes:
+def vector_blob(embedding: Embedding) -> bytes:
     """*embedding* as sqlite-vec stores it; refused if it cannot be one."""
     vector = np.asarray(embedding, dtype=np.float32)
-    if vector.ndim != 1 or vector.shape[0] != dimension:
-        raise VectorDimensionMismatch(dimension, int(vector.size))
+    if vector.ndim != 1 or vector.size == 0 or vector.size % 8:
+        raise UnusableVector(int(vector.size))
     if not np.all(np.isfinite(vector)):
         raise ValueError("an embedding must be finite (no NaN or infinity)")
     return vector.tobytes()
 
 
-def checked_blob(item: NewMemory, dimension: int) -> bytes | None:
+def checked_blob(item: NewMemory) -> bytes | None:
     """Refuse a bad *item* before anything is written; its vector as stored."""
     if not item.content.strip():
         raise ValueError("a memory needs some content")
@@ -73,7 +73,7 @@ def checked_blob(item: NewMemory, dimension: int) -> bytes | None:
         raise ValueError(f"importance must be between 0 and 1, not {item.importance}")
     if item.reinforcement_count < 1:
         raise ValueError("a memory is seen at least once")
-    return None if item.embedding is None else vector_blob(item.embedding, dimension)
+    return None if item.embedding is None else vector_blob(item.embedding)
 
 
 class MemoryWrites:
@@ -83,14 +83,12 @@ class MemoryWrites:
         self,
         tx: Transaction,
         *,
-        dimension: int,
         now: float,
         actor: str,
         dream_run_id: int | None = None,
         dream_change_id: int | None = None,
     ) -> None:
         self._tx = tx
-        self._dimension = dimension
         self.now = now
         self._actor = check_actor(actor)
         self._dream_run_id = dream_run_id
@@ -118,7 +116,7 @@ class MemoryWrites:
 
     def blob(self, embedding: Embedding) -> bytes:
         """*embedding* as the vector table stores it."""
-        return vector_blob(embedding, self._dimension)
+        return vector_blob(embedding)
 
     def add(self, item: NewMemory, blob: bytes | None = None) -> int:
         """Store *item* (its vector given as *blob*, see ``checked_blob``); its id."""
@@ -146,7 +144,7 @@ class MemoryWrites:
             ),
         )
         if blob is not None:
-            self._insert_vector(memory_id, blob, "active", item.category)
+            self._insert_vector(memory_id, blob)
         self.add_sources(memory_id, item.source_message_ids, item.external_refs)
         self._record(memory_id, "add", None, item.content)
         return memory_id
@@ -195,9 +193,6 @@ class MemoryWrites:
             " WHERE id = ?",
             (status, superseded_by, ended, self.now, memory_id),
         )
-        self._tx.execute(
-            "UPDATE memory_vectors SET status = ? WHERE memory_id = ?", (status, memory_id)
-        )
         details: dict[str, Any] = {"old_status": old.status, "new_status": status}
         if superseded_by is not None:
             details["superseded_by"] = superseded_by
@@ -239,9 +234,9 @@ class MemoryWrites:
             ),
         )
         # The old vector describes the old text; it must not outlive it.
-        self._tx.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+        self._tx.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
         if blob is not None:
-            self._insert_vector(memory_id, blob, old.status, old.category)
+            self._insert_vector(memory_id, blob)
         self._record(memory_id, "update", old.content, new_content)
 
     def set_pinned(self, memory_id: int, pinned: bool) -> None:
@@ -271,9 +266,9 @@ class MemoryWrites:
 
     def set_vector(self, memory_id: int, blob: bytes, embedding_model: str | None) -> None:
         """Give a memory its (new) vector; not a history event, the memory is unchanged."""
-        current = self.current(memory_id)
-        self._tx.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
-        self._insert_vector(memory_id, blob, current.status, current.category)
+        self.current(memory_id)
+        self._tx.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
+        self._insert_vector(memory_id, blob)
         self._tx.execute(
             "UPDATE memories SET embedding_model = ? WHERE id = ?", (embedding_model, memory_id)
         )
@@ -291,11 +286,6 @@ class MemoryWrites:
             f"UPDATE memories SET {assignments}, updated_at = ? WHERE id = ?",
             (*[int(v) if isinstance(v, bool) else v for v in values], self.now, snapshot.id),
         )
-        current = self.current(snapshot.id)
-        self._tx.execute(
-            "UPDATE memory_vectors SET status = ?, category = ? WHERE memory_id = ?",
-            (current.status, current.category, snapshot.id),
-        )
         changed = {
             name: [getattr(old, name), getattr(snapshot, name)]
             for name in fields
@@ -310,7 +300,6 @@ class MemoryWrites:
         if self._tx.fetch_value("SELECT 1 FROM memories WHERE superseded_by = ?", (memory_id,)):
             # Deleting it would leave them superseded by nothing.
             raise ValueError(f"memories still point at memory {memory_id}: restore them first")
-        self._tx.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
         self._tx.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
 
     def add_sources(
@@ -328,11 +317,11 @@ class MemoryWrites:
                 (memory_id, ref),
             )
 
-    def _insert_vector(self, memory_id: int, blob: bytes, status: str, category: str) -> None:
+    def _insert_vector(self, memory_id: int, blob: bytes) -> None:
         self._tx.execute(
-            "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
-            " VALUES (?, ?, ?, ?)",
-            (memory_id, blob, status, category),
+            "INSERT INTO memory_embeddings (memory_id, embedding, signs)"
+            " VALUES (?, ?, vec_quantize_binary(?))",
+            (memory_id, blob, blob),
         )
 
     def _record(

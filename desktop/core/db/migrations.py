@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from desktop.core.db import schema_v1, schema_v2, schema_v3
+from desktop.core.db import schema_v1, schema_v2, schema_v3, schema_v4
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
 if TYPE_CHECKING:  # connection.py imports this module to run the migrations
@@ -34,6 +34,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", schema_v1.SQL),
     Migration(2, "dream changes, log and pass marks", schema_v2.SQL),
     Migration(3, "vectors with sign bits for a fast search by meaning", schema_v3.SQL),
+    Migration(4, "vectors of any embedding model, searched by model", schema_v4.SQL),
 )
 
 _CREATE_RECORD_TABLE = """

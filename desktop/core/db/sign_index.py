@@ -105,6 +105,8 @@ class SignIndex:
         if total <= count:
             return [int(i) for i in self._ids[eligible]]
         query = np.frombuffer(padded(signs), np.uint64)
+        if len(query) != len(self._signs):  # a vector of another model's size
+            return []
         distances = np.zeros(len(self._ids), np.int32)
         for word, row in zip(query, self._signs, strict=True):
             distances += popcount(row ^ word)

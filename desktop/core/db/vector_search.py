@@ -1,5 +1,10 @@
 """``VectorSearch``: search by meaning over ``memory_embeddings``, in two passes (see schema_v3).
 
+Only vectors of one embedding model are ever compared (see schema_v4): the
+index holds the sign bits of the model searched last, and a search with
+another model loads that model's.  A search that does not name a model
+compares the vectors of the query's length.
+
 The first pass ranks every memory that passes the filters by the Hamming
 distance of its sign bits to the query's (``SignIndex``, in memory); the
 second re-scores the best ``OVERSAMPLE`` times as many as asked exactly, by
@@ -11,6 +16,7 @@ trigger) is seen by the next search.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -25,6 +31,8 @@ top 10 and 98% of the exact top 20 in the re-scored top 50 (2x: 99% and 95%)."""
 MIN_CANDIDATES = 32
 RELOAD_SHARE = 8
 """Past one change in this many memories, reloading beats patching."""
+Scope = tuple[str, str | int | None]
+"""Which vectors an index holds: ("model", its name) or ("size", sign bytes)."""
 _CHUNK = 500  # ids per IN (...) list, well under SQLite's limit on parameters
 _ATTEMPTS = 4  # catching up while others write: then search with what there is
 
@@ -35,17 +43,29 @@ class VectorSearch:
     def __init__(self, database: Database) -> None:
         self._db = database
         self._index = SignIndex()
+        self._scope: Scope | None = None
+        self._scope_lock = threading.Lock()
 
     def nearest(
-        self, vector: bytes, k: int, statuses: Sequence[str], category: str | None
+        self,
+        vector: bytes,
+        k: int,
+        statuses: Sequence[str],
+        category: str | None,
+        by_model: bool = False,
+        model: str | None = None,
     ) -> list[tuple[int, float]]:
         """The ids of the *k* memories nearest to *vector* (float32 bytes) by
         cosine distance, with their distances, nearest first; only memories
-        with one of *statuses* (any, if empty) and *category* (any, if None)."""
-        self._catch_up()
+        with one of *statuses* (any, if empty) and *category* (any, if None)
+        whose vectors are *model*'s (if *by_model*; None: stored without a
+        model's name), or else of *vector*'s length."""
         signs: bytes = self._db.fetch_value("SELECT vec_quantize_binary(?)", (vector,))
-        with self._index.lock:
-            candidates = self._index.nearest(
+        scope: Scope = ("model", model) if by_model else ("size", len(signs))
+        index = self._index_of(scope)
+        self._catch_up(index, scope)
+        with index.lock:
+            candidates = index.nearest(
                 signs, max(k * OVERSAMPLE, MIN_CANDIDATES), statuses, category
             )
         if not candidates:
@@ -55,12 +75,12 @@ class VectorSearch:
         for chunk in _chunks(candidates):
             for row in self._db.fetch_all(
                 "SELECT memory_id, embedding FROM memory_embeddings"
-                f" WHERE memory_id IN ({_marks(chunk)})",
-                chunk,
+                f" WHERE memory_id IN ({_marks(chunk)}) AND length(embedding) = ?",
+                (*chunk, len(vector)),
             ):
                 ids.append(int(row[0]))
                 blobs.append(row[1])
-        if not ids:
+        if not ids:  # none, or the model changed between embedding and searching
             return []
         vectors = np.frombuffer(b"".join(blobs), np.float32).reshape(len(ids), -1)
         query = np.frombuffer(vector, np.float32)
@@ -69,7 +89,14 @@ class VectorSearch:
         order = np.lexsort((np.asarray(ids), distances))[:k]
         return [(ids[i], float(distances[i])) for i in order]
 
-    def _catch_up(self) -> None:
+    def _index_of(self, scope: Scope) -> SignIndex:
+        """The index of the vectors in *scope* (a fresh one, if it held others)."""
+        with self._scope_lock:
+            if scope != self._scope:
+                self._scope, self._index = scope, SignIndex()
+            return self._index
+
+    def _catch_up(self, index: SignIndex, scope: Scope) -> None:
         """Bring the sign bits up to date: patch the memories logged as
         changed, or reload all when never loaded, too far behind, or when the
         last change applied is not in the log any more (rolled back).
@@ -78,7 +105,6 @@ class VectorSearch:
         transaction holds the database's), and what was read is applied only
         if no one else moved the index meanwhile; then look again.
         """
-        index = self._index
         for _ in range(_ATTEMPTS):
             with index.lock:
                 seen = index.seen
@@ -102,7 +128,7 @@ class VectorSearch:
             )
             if changes and len(changes) <= limit and changes[0][0] == seen[0] + 1:
                 changed = sorted({int(row[1]) for row in changes})
-                rows = self._rows(changed)
+                rows = self._rows(scope, changed)
                 mark: Mark = (int(changes[-1][0]), bytes(changes[-1][2]))
                 with index.lock:
                     if index.seen == seen:
@@ -112,22 +138,24 @@ class VectorSearch:
                 "SELECT seq, token FROM memory_vector_changes ORDER BY seq DESC LIMIT 1"
             )
             mark = (0, None) if last is None else (int(last[0]), bytes(last[1]))
-            rows = self._rows(None)
+            rows = self._rows(scope, None)
             with index.lock:
                 if index.seen == seen:
                     index.load(rows, mark)
 
-    def _rows(self, memory_ids: Sequence[int] | None) -> list[IndexRow]:
-        """What the index holds of *memory_ids* (all memories, if None)."""
+    def _rows(self, scope: Scope, memory_ids: Sequence[int] | None) -> list[IndexRow]:
+        """What the index of *scope* holds of *memory_ids* (all memories, if None)."""
+        kind, value = scope
         select = (
             "SELECT e.memory_id, e.signs, m.status, m.category"
-            " FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id"
+            " FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id WHERE "
+            + ("m.embedding_model IS ?" if kind == "model" else "length(e.signs) = ?")
         )
         if memory_ids is None:
-            batches = [self._db.fetch_all(select)]
+            batches = [self._db.fetch_all(select, (value,))]
         else:
             batches = [
-                self._db.fetch_all(f"{select} WHERE e.memory_id IN ({_marks(c)})", c)
+                self._db.fetch_all(f"{select} AND e.memory_id IN ({_marks(c)})", (value, *c))
                 for c in _chunks(memory_ids)
             ]
         return [(int(r[0]), bytes(r[1]), str(r[2]), str(r[3])) for rows in batches for r in rows]

@@ -10,7 +10,7 @@ import pytest
 
 from desktop.core.db import memories as memories_module
 from desktop.core.db.connection import Database
-from desktop.core.db.errors import DiskFull, QueryFailed, RowNotFound, VectorDimensionMismatch
+from desktop.core.db.errors import DiskFull, QueryFailed, RowNotFound, UnusableVector
 from desktop.core.db.memories import MemoryStore
 from desktop.core.db.memory_rows import Memory, MemoryStatus, NewMemory, content_hash
 from tests.fakes import HashingEmbedder
@@ -32,7 +32,6 @@ def _counts(db: Database) -> dict[str, int]:
     """How many rows each memory table holds: they must move together."""
     tables = (
         "memories",
-        "memory_vectors",
         "memory_embeddings",
         "memory_history",
         "memory_sources",
@@ -45,10 +44,23 @@ def _counts(db: Database) -> dict[str, int]:
 
 
 def _vector_status(db: Database, memory_id: int) -> tuple[str, str] | None:
+    """The status and category a search by meaning filters the memory's vector by."""
     row = db.fetch_one(
-        "SELECT status, category FROM memory_vectors WHERE memory_id = ?", (memory_id,)
+        "SELECT m.status, m.category FROM memory_embeddings e JOIN memories m"
+        " ON m.id = e.memory_id WHERE e.memory_id = ?",
+        (memory_id,),
     )
     return None if row is None else (row["status"], row["category"])
+
+
+def _refuse_vector_of(db: Database, memory_id: int) -> None:
+    """Make storing the vector of memory *memory_id* fail (a write that fails late)."""
+    with db.transaction() as tx:
+        tx.execute(
+            "CREATE TEMP TRIGGER refuse_vector BEFORE INSERT ON main.memory_embeddings"
+            f" WHEN new.memory_id = {int(memory_id)} BEGIN SELECT RAISE(ABORT, 'vector refused');"
+            " END"
+        )
 
 
 def _text_ids(
@@ -118,18 +130,12 @@ def test_add_is_all_or_nothing_when_the_vector_insert_fails(
     memories: MemoryStore, db: Database, embedder: HashingEmbedder
 ) -> None:
     kept = _add(memories, embedder, "Lives in Lyon")
-    # A stale vector row squats on the id the next memory will get, so the
-    # vector insert fails after the row, its text and sources were written.
+    # The vector insert fails after the row, its text and sources were written.
     next_id = kept.id + 1
-    with db.transaction() as tx:
-        tx.execute(
-            "INSERT INTO memory_vector_knn (memory_id, embedding, status, category)"
-            " VALUES (?, ?, 'active', 'general')",
-            (next_id, embedder.embed(["stale"])[0].tobytes()),
-        )
+    _refuse_vector_of(db, next_id)
     before = _counts(db)
 
-    with pytest.raises(QueryFailed, match="UNIQUE"):
+    with pytest.raises(QueryFailed, match="vector refused"):
         _add(memories, embedder, "Works as a baker", source_message_ids=[5], external_refs=["x"])
 
     assert _counts(db) == before
@@ -144,7 +150,7 @@ def test_an_embedding_of_the_wrong_size_is_refused_before_writing(
 ) -> None:
     before = _counts(db)
 
-    with pytest.raises(VectorDimensionMismatch) as caught:
+    with pytest.raises(UnusableVector) as caught:
         memories.add(
             "Short vector",
             embedding=np.ones(3, np.float32),
@@ -152,7 +158,7 @@ def test_an_embedding_of_the_wrong_size_is_refused_before_writing(
             actor="harvest",
         )
 
-    assert (caught.value.expected, caught.value.got) == (memories.vector_dimension(), 3)
+    assert caught.value.dimensions == 3
     assert _counts(db) == before
 
 
@@ -362,8 +368,9 @@ def test_search_vector_checks_its_arguments(
     query = embedder.embed(["x"])[0]
     with pytest.raises(ValueError, match="k must be"):
         memories.search_vector(query, k=0)
-    with pytest.raises(VectorDimensionMismatch):
+    with pytest.raises(UnusableVector):
         memories.search_vector(np.ones(10, np.float32), k=1)
+    assert memories.search_vector(np.ones(16, np.float32), k=1) == []  # another model's size
     assert memories.search_vector(query, k=5) == []
 
 
@@ -621,7 +628,7 @@ def test_add_many_of_nothing_writes_nothing(memories: MemoryStore, db: Database)
 @pytest.mark.parametrize(
     ("bad", "error"),
     [
-        ({"embedding": np.ones(3, np.float32)}, VectorDimensionMismatch),
+        ({"embedding": np.ones(3, np.float32)}, UnusableVector),
         ({"embedding": np.full(384, np.inf, np.float32)}, ValueError),
         ({"content": " \n "}, ValueError),
         ({"importance": -0.1}, ValueError),
@@ -659,19 +666,13 @@ def test_add_many_rolls_back_the_whole_batch_when_a_late_write_fails(
     memories: MemoryStore, db: Database, embedder: HashingEmbedder
 ) -> None:
     kept = _add(memories, embedder, "Lives in Lyon")
-    # A stale vector row squats on the id the third item will get: the first
-    # two items are fully written when the third one's vector insert fails.
+    # The first two items are fully written when the third one's vector insert fails.
     third_id = kept.id + 3
-    with db.transaction() as tx:
-        tx.execute(
-            "INSERT INTO memory_vector_knn (memory_id, embedding, status, category)"
-            " VALUES (?, ?, 'active', 'general')",
-            (third_id, embedder.embed(["stale"])[0].tobytes()),
-        )
+    _refuse_vector_of(db, third_id)
     before = _counts(db)
     items = [_new(embedder, f"batch fact {n}", source_message_ids=(n,)) for n in range(5)]
 
-    with pytest.raises(QueryFailed, match="UNIQUE"):
+    with pytest.raises(QueryFailed, match="vector refused"):
         memories.add_many(items, actor="harvest")
 
     assert _counts(db) == before

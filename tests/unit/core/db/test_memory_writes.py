@@ -25,7 +25,12 @@ def _stored(store: MemoryStore, memory_id: int) -> Memory:
 
 
 def _vector_status(db: Database, memory_id: int) -> object:
-    return db.fetch_value("SELECT status FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+    """The status a search by meaning filters the memory's vector by (None: no vector)."""
+    return db.fetch_value(
+        "SELECT m.status FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id"
+        " WHERE e.memory_id = ?",
+        (memory_id,),
+    )
 
 
 def test_a_merged_memory_keeps_what_the_host_computed(
@@ -188,6 +193,6 @@ def test_a_memory_is_taken_back_only_when_nothing_points_at_it(
         writes.remove(merged)
 
     assert memories.get(merged) is None
-    assert db.fetch_value("SELECT count(*) FROM memory_vectors WHERE memory_id = ?", (merged,)) == 0
+    assert _vector_status(db, merged) is None
     assert memories.history(merged) == []
     assert [hit.memory.id for hit in memories.search_text("chess")] == [source]

@@ -233,8 +233,8 @@ def test_version_3_moves_the_vectors_of_an_older_database_beside_their_sign_bits
             for row in tx.fetch_all("SELECT memory_id, embedding FROM memory_vectors")
         }
 
-    with open_database(db_path) as database:
-        assert max(applied_versions(database)) == latest_version()
+    with open_database(db_path, migrations=MIGRATIONS[:3]) as database:
+        assert max(applied_versions(database)) == 3
         moved = database.fetch_all(
             "SELECT memory_id, embedding, signs = vec_quantize_binary(embedding)"
             " FROM memory_embeddings ORDER BY memory_id"
@@ -259,7 +259,14 @@ def test_version_3_moves_the_vectors_of_an_older_database_beside_their_sign_bits
     assert pets == [1, 2]
 
 
-def test_after_version_3_the_vector_table_keeps_its_old_queries_and_writes(db: Database) -> None:
+def test_after_version_3_the_vector_table_keeps_its_old_queries_and_writes(
+    db_path: Path,
+) -> None:
+    with open_database(db_path, migrations=MIGRATIONS[:3]) as db:
+        _version_3_vector_table_writes(db)
+
+
+def _version_3_vector_table_writes(db: Database) -> None:
     with db.transaction() as tx:
         _v1_memory(tx, 1, "active", "pets")
         _v1_memory(tx, 2, "active", "pets")
@@ -303,3 +310,37 @@ def test_the_vector_change_log_keeps_only_its_last_entries(db: Database) -> None
 
     assert kept is not None
     assert tuple(kept) == (schema_v3.LOG_KEPT, 6, schema_v3.LOG_KEPT + 5)
+
+
+def test_version_4_keeps_every_vector_and_searches_them_by_their_model(db_path: Path) -> None:
+    with open_database(db_path, migrations=MIGRATIONS[:3]) as old, old.transaction() as tx:
+        for memory_id in (1, 2):
+            _v1_memory(tx, memory_id, "active", "pets")
+            tx.execute(
+                "INSERT INTO memory_vectors (memory_id, embedding, status, category)"
+                " VALUES (?, vec_f32(?), 'active', 'pets')",
+                (memory_id, _vector(1.0, float(memory_id))),
+            )
+        tx.execute("UPDATE memories SET embedding_model = 'all-MiniLM-L6-v2@1'")
+
+    with open_database(db_path) as database:
+        assert max(applied_versions(database)) == 4
+        assert not {"memory_vector_knn", "vector_index_meta"} & _tables(database)
+        assert database.fetch_value("SELECT count(*) FROM memory_embeddings") == 2
+        old_model = MemoryStore(database, embedding_model=lambda: "all-MiniLM-L6-v2@1")
+        new_model = MemoryStore(database, embedding_model=lambda: "bge-small-en-v1.5")
+        query = np.array([1.0, 1.0] + [0.0] * 382, np.float32)
+        found_by_old = [hit.memory.id for hit in old_model.search_vector(query, k=5)]
+        to_embed = [m.id for m in new_model.without_vectors()]
+        # A vector of another size, from the new model, is stored beside them.
+        wide = np.ones(768, np.float32) / np.sqrt(768)
+        assert new_model.set_vector(1, "memory 1", wide, "bge-small-en-v1.5")
+        found_by_new = [hit.memory.id for hit in new_model.search_vector(wide, k=5)]
+        left = new_model.count_without_vectors()
+        found_by_old_after = [hit.memory.id for hit in old_model.search_vector(query, k=5)]
+
+    assert found_by_old == [1, 2]
+    assert to_embed == [1, 2]
+    assert found_by_new == [1]  # never memory 2's vector of the old model
+    assert left == 1
+    assert found_by_old_after == [2]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from desktop.core.db.connection import Database
+from desktop.core.db.connection import Database, open_database
 from desktop.core.db.errors import QueryFailed
+from desktop.core.db.migrations import MIGRATIONS
 from desktop.core.db.schema_v1 import APPLICATION_ID, VECTOR_DIMENSION
 
 NOW = 1_700_000_000.0
@@ -20,8 +23,6 @@ TABLES = {
     "memories_fts",
     "memory_sources",
     "memory_history",
-    "memory_vectors",
-    "vector_index_meta",
     "skills",
     "skill_usage",
     "tasks",
@@ -65,7 +66,19 @@ def test_the_file_is_marked_as_reverie_s(db: Database) -> None:
     assert db.pragma("application_id") == APPLICATION_ID
 
 
-def test_the_vector_table_records_its_dimension(db: Database) -> None:
+@pytest.fixture
+def db_v1(db_path: Path) -> Iterator[Database]:
+    """A database with migration 1 only: its vector table (gone since migration 4)."""
+    database = open_database(db_path, migrations=MIGRATIONS[:1])
+    yield database
+    database.close()
+
+
+def test_the_vector_table_records_its_dimension(db_v1: Database) -> None:
+    db = db_v1
+    assert {"memory_vectors", "vector_index_meta"} <= {
+        row[0] for row in db.fetch_all("SELECT name FROM sqlite_master")
+    }
     row = db.fetch_one("SELECT * FROM vector_index_meta WHERE table_name = 'memory_vectors'")
 
     assert row is not None
@@ -235,7 +248,8 @@ def test_memory_search_folds_accents_and_stems(db: Database) -> None:
     assert found == 1
 
 
-def test_memory_vectors_have_filterable_metadata(db: Database) -> None:
+def test_memory_vectors_have_filterable_metadata(db_v1: Database) -> None:
+    db = db_v1
     vector = "[" + ", ".join(["0.5"] * VECTOR_DIMENSION) + "]"
     _memory(db)
     _run(

@@ -112,7 +112,7 @@ def test_a_search_sees_changes_made_in_sql(
 
     with db.transaction() as tx:
         tx.execute("UPDATE memories SET status = 'deleted' WHERE id = ?", (ids[5],))
-        tx.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (ids[6],))
+        tx.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (ids[6],))
 
     found = _nearest(memories, embedder, texts[5], 10)
     assert ids[5] not in found

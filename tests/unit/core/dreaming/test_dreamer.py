@@ -317,7 +317,7 @@ def test_undoing_a_run_brings_sources_back_and_takes_merges_away(
     assert (dreaming.get(first.id).status, dreaming.get(second.id).status) == ("active",) * 2
     assert dreaming.get(first.id).superseded_by is None
     assert merged_id is not None and dreaming.memories.store.get(merged_id) is None
-    assert database.fetch_value("SELECT count(*) FROM memory_vectors") == 2
+    assert database.fetch_value("SELECT count(*) FROM memory_embeddings") == 2
 
 
 def test_an_undo_is_refused_when_the_memory_changed_since(

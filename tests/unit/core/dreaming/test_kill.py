@@ -100,24 +100,18 @@ def _problems(database: Database, before: set[int]) -> list[str]:
             found.append(f"memory #{memory_id} is {row['status']}")
         elif row["status"] == "superseded" and row["superseded_by"] not in rows:
             found.append(f"memory #{memory_id} is superseded by nothing")
-    vectors = database.fetch_all("SELECT memory_id, status, category FROM memory_vectors")
-    ids = [v["memory_id"] for v in vectors]
-    if len(ids) != len(set(ids)):
-        found.append("a memory has two vectors")
-    for vector in vectors:
-        row = rows.get(vector["memory_id"])
-        if row is None or (row["status"], row["category"]) != (
-            vector["status"],
-            vector["category"],
-        ):
-            found.append(f"vector of #{vector['memory_id']} does not match its memory")
+    vectors = database.fetch_all(
+        "SELECT memory_id, signs = vec_quantize_binary(embedding) FROM memory_embeddings"
+    )
+    ids = [v[0] for v in vectors]
+    for memory_id, signs_match in vectors:
+        if memory_id not in rows:
+            found.append(f"memory #{memory_id} is gone but its vector is not")
+        if not signs_match:
+            found.append(f"the sign bits of #{memory_id} do not match its vector")
     for memory_id, row in rows.items():
         if row["embedding_model"] is not None and memory_id not in ids:
             found.append(f"memory #{memory_id} lost its vector")
-    # The plain copy searched by meaning holds the same vectors.
-    kept = {int(r[0]) for r in database.fetch_all("SELECT memory_id FROM memory_embeddings")}
-    if kept != set(ids):
-        found.append(f"memory_embeddings holds {sorted(kept ^ set(ids))} apart from memory_vectors")
     return found
 
 
