@@ -1,0 +1,690 @@
+"""What a GGUF model file is, and how much memory it will need, read from its header alone.
+
+``read_gguf_info`` parses the GGUF header (metadata and tensor table) from a
+memory map and never touches the weights, so a multi-GB file is read in
+milliseconds.  It does not use ``gguf.GGUFReader``: that reader builds a numpy
+array for every tokenizer entry (2 s for SmolLM2's 49k-token vocabulary
+against 45 ms here, far more for 150k-token ones) and, given an array that
+claims billions of entries, loops over them even past the end of the
+file.  Here every count is checked against the bytes left before anything
+is looped over, so every bad file fails at once with ``ModelFileInvalid``.
+The ``gguf`` package still supplies the format's constants (value types,
+tensor types and their sizes, file-type names).
+
+``estimate_memory`` sizes what llama.cpp allocates for a chat model loaded as
+``LlamaChatModel`` loads it (llama-cpp-python's defaults: f16 KV cache,
+512-token batches, no flash attention); ``estimate_embedder_memory`` does the
+same for ``LlamaEmbedder``'s settings.  Their formulas were fitted on what
+llama.cpp (llama-cpp-python 0.3.36) logs and on the process's peak RSS; the
+docstrings say on what and how closely.
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, TypeGuard
+
+import psutil
+from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType, LlamaFileType
+
+from models.errors import ModelFileInvalid
+
+GGUF_MAGIC = b"GGUF"
+_SUPPORTED_VERSIONS = (2, 3)  # what llama.cpp reads; version 1 had 32-bit counts
+_MAX_DIMS = 4  # GGML_MAX_DIMS
+_MAX_LAYERS = 512  # LLAMA_MAX_LAYERS: llama.cpp refuses more
+_DEFAULT_ALIGNMENT = 32
+_MAX_NAME = 65535  # the longest key GGUF allows; tensor names are far shorter
+_MAX_DECODED_STRING = 1 << 20
+"""Longer metadata strings (a whole tokenizer.json, in some old files) are
+skipped, never copied into memory."""
+_MAX_DECODED_ARRAY = 4096
+"""Numeric arrays up to this length are decoded (per-layer values); longer
+ones (token scores, token types) are only counted."""
+_MAX_ARRAY_ENTRIES = 1 << 22
+"""No real array comes close (the largest vocabularies have ~260k tokens and
+~500k merges); a larger claim over a sparse hole would otherwise be walked
+string by string for minutes."""
+
+_HINT = "Download the model again or choose another .gguf file."
+
+# Architectures whose llama.cpp graph keeps no KV cache (llama_model::create_memory
+# returns none for them): encoders and diffusion models.
+_CACHELESS_ARCHITECTURES = frozenset(
+    [
+        "bert",
+        "jina-bert-v2",
+        "jina-bert-v3",
+        "nomic-bert",
+        "nomic-bert-moe",
+        "neo-bert",
+        "modern-bert",
+        "gemma-embedding",
+        "wavtokenizer-dec",
+        "dream",
+        "llada",
+        "llada-moe",
+        "rnd1",
+    ]
+)
+# Architectures that only ever embed (gguf's MODEL_ARCH_NAMES for encoders and embedders).
+_EMBEDDING_ARCHITECTURES = frozenset(
+    [
+        "bert",
+        "modern-bert",
+        "nomic-bert",
+        "nomic-bert-moe",
+        "neo-bert",
+        "jina-bert-v2",
+        "jina-bert-v3",
+        "eurobert",
+        "gemma-embedding",
+        "t5encoder",
+        "llama-embed",
+    ]
+)
+_POOLING_NONE = 0
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """The numbers llama.cpp's KV cache and compute buffers depend on.
+
+    ``layers`` counts the layers that attend (all of them, except in hybrid
+    models whose per-layer KV head counts are zero for recurrent layers);
+    ``kv_heads`` is 0 for architectures that keep no KV cache (BERT-style
+    encoders).  ``heads`` (query heads) is 0 when unknown and is then taken
+    as ``embedding_length // key_length``, true of most models but not all
+    (Gemma, Qwen3's small models).
+    """
+
+    layers: int
+    kv_heads: int
+    key_length: int
+    value_length: int
+    embedding_length: int
+    vocab_size: int
+    heads: int = 0
+
+    def kv_bytes_per_token(self, bytes_per_value: int = 2) -> int:
+        """KV cache bytes one token of context costs (``2`` bytes: llama.cpp's f16 cache)."""
+        return self.layers * self.kv_heads * (self.key_length + self.value_length) * bytes_per_value
+
+    @property
+    def attention_heads(self) -> int:
+        if self.heads:
+            return self.heads
+        return self.embedding_length // self.key_length if self.key_length else 0
+
+
+@dataclass(frozen=True)
+class GgufInfo:
+    """What the header of a GGUF file says about the model in it."""
+
+    path: Path
+    architecture: str
+    name: str
+    """``general.name``, or the file's stem."""
+    parameters: int
+    """Counted from the tensor table."""
+    size_label: str
+    """``general.size_label`` (e.g. "135M"), or the parameter count rounded."""
+    quantization: str
+    """The file type ("Q4_K_M"), or the tensor type holding most bytes ("Q4_K")."""
+    context_length: int
+    """The context the model was trained for."""
+    is_embedding: bool
+    has_chat_template: bool
+    shape: ModelShape
+    tensor_bytes: int
+    file_size: int
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Bytes a loaded model will need, and the context they were computed for.
+
+    ``compute`` is llama.cpp's compute and output buffers (what it logs);
+    ``overhead`` what it allocates without logging it: the CPU backend's
+    scratch space for attention and the process's share for the tokenizer's
+    tables and the graph.
+    """
+
+    weights: int
+    kv_cache: int
+    compute: int
+    overhead: int
+    total: int
+    context: int
+
+
+Fit = Literal["fits", "tight", "too_big"]
+
+
+# -- reading the header ----------------------------------------------------------
+class _Malformed(Exception):
+    """The header breaks the GGUF format; the message says where."""
+
+
+@dataclass(frozen=True)
+class _Array:
+    count: int
+    values: tuple[int | float | bool, ...] | None
+    """Decoded for short numeric arrays only."""
+
+
+@dataclass(frozen=True)
+class _LongString:
+    length: int
+
+
+_Value = int | float | bool | str | _Array | _LongString
+
+
+@dataclass(frozen=True)
+class _Tensor:
+    name: str
+    type: GGMLQuantizationType
+    elements: int
+    nbytes: int
+    offset: int
+
+
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+_SCALARS: dict[int, struct.Struct] = {
+    GGUFValueType.UINT8: struct.Struct("<B"),
+    GGUFValueType.INT8: struct.Struct("<b"),
+    GGUFValueType.UINT16: struct.Struct("<H"),
+    GGUFValueType.INT16: struct.Struct("<h"),
+    GGUFValueType.UINT32: _U32,
+    GGUFValueType.INT32: struct.Struct("<i"),
+    GGUFValueType.FLOAT32: struct.Struct("<f"),
+    GGUFValueType.BOOL: struct.Struct("<?"),
+    GGUFValueType.UINT64: _U64,
+    GGUFValueType.INT64: struct.Struct("<q"),
+    GGUFValueType.FLOAT64: struct.Struct("<d"),
+}
+_STRING = int(GGUFValueType.STRING)
+_ARRAY = int(GGUFValueType.ARRAY)
+_MIN_KV_BYTES = 8 + 4 + 1  # key length, value type, the smallest value
+_MIN_TENSOR_INFO_BYTES = 8 + 4 + 4 + 8  # name length, dims count, type, offset
+
+
+class _Cursor:
+    """Reads little-endian values from *data*, never past its end."""
+
+    def __init__(self, data: mmap.mmap) -> None:
+        self._data = data
+        self.offset = 0
+
+    @property
+    def remaining(self) -> int:
+        return len(self._data) - self.offset
+
+    def skip(self, size: int, what: str) -> None:
+        if size > self.remaining:
+            raise _Malformed(f"{what} runs past the end of the file")
+        self.offset += size
+
+    def scalar(self, fmt: struct.Struct, what: str) -> int | float | bool:
+        start = self.offset
+        self.skip(fmt.size, what)
+        value: int | float | bool = fmt.unpack_from(self._data, start)[0]
+        return value
+
+    def count(self, what: str) -> int:
+        return int(self.scalar(_U64, what))
+
+    def text(self, what: str) -> str:
+        start, length = self._string_bounds(what)
+        if length > _MAX_NAME:
+            raise _Malformed(f"{what} of {length} bytes is longer than GGUF allows")
+        return self._data[start : start + length].decode("utf-8", errors="replace")
+
+    def string_value(self, what: str) -> str | _LongString:
+        start, length = self._string_bounds(what)
+        if length > _MAX_DECODED_STRING:
+            return _LongString(length)
+        return self._data[start : start + length].decode("utf-8", errors="replace")
+
+    def _string_bounds(self, what: str) -> tuple[int, int]:
+        length = self.count(what)
+        start = self.offset
+        self.skip(length, what)
+        return start, length
+
+
+def _read_value(cursor: _Cursor, value_type: int, key: str) -> _Value:
+    if value_type == _STRING:
+        return cursor.string_value(key)
+    if value_type == _ARRAY:
+        return _read_array(cursor, key)
+    fmt = _SCALARS.get(value_type)
+    if fmt is None:
+        raise _Malformed(f"{key} has unknown value type {value_type}")
+    return cursor.scalar(fmt, key)
+
+
+def _read_array(cursor: _Cursor, key: str) -> _Array:
+    item_type = int(cursor.scalar(_U32, key))
+    count = cursor.count(key)
+    if item_type == _STRING:
+        _check_count(count, 8, cursor, key)
+        for _ in range(count):
+            cursor.skip(cursor.count(key), key)
+        return _Array(count, None)
+    fmt = _SCALARS.get(item_type)
+    if fmt is None:  # llama.cpp reads no nested arrays either
+        raise _Malformed(f"{key} is an array of unsupported type {item_type}")
+    _check_count(count, fmt.size, cursor, key)
+    if count > _MAX_DECODED_ARRAY:
+        cursor.skip(count * fmt.size, key)
+        return _Array(count, None)
+    return _Array(count, tuple(cursor.scalar(fmt, key) for _ in range(count)))
+
+
+def _check_count(count: int, item_bytes: int, cursor: _Cursor, what: str) -> None:
+    if count * item_bytes > cursor.remaining:
+        raise _Malformed(f"{what} claims {count} entries and runs past the end of the file")
+    if count > _MAX_ARRAY_ENTRIES:
+        raise _Malformed(f"{what} claims {count} entries, more than any model has")
+
+
+def _read_metadata(cursor: _Cursor, count: int) -> dict[str, _Value]:
+    _check_count(count, _MIN_KV_BYTES, cursor, "the metadata")
+    metadata: dict[str, _Value] = {}
+    for _ in range(count):
+        key = cursor.text("a metadata key")
+        if key in metadata:
+            raise _Malformed(f"the metadata key {key!r} appears twice")
+        metadata[key] = _read_value(cursor, int(cursor.scalar(_U32, key)), key)
+    return metadata
+
+
+def _read_tensor_infos(cursor: _Cursor, count: int) -> list[_Tensor]:
+    _check_count(count, _MIN_TENSOR_INFO_BYTES, cursor, "the tensor table")
+    tensors: list[_Tensor] = []
+    names: set[str] = set()
+    for _ in range(count):
+        tensor = _read_tensor_info(cursor)
+        if tensor.name in names:
+            raise _Malformed(f"the tensor {tensor.name!r} appears twice")
+        names.add(tensor.name)
+        tensors.append(tensor)
+    return tensors
+
+
+def _read_tensor_info(cursor: _Cursor) -> _Tensor:
+    name = cursor.text("a tensor name")
+    n_dims = int(cursor.scalar(_U32, name))
+    if n_dims > _MAX_DIMS:
+        raise _Malformed(f"the tensor {name!r} has {n_dims} dimensions")
+    dims = [cursor.count(name) for _ in range(n_dims)]
+    raw_type = int(cursor.scalar(_U32, name))
+    offset = cursor.count(name)
+    try:
+        tensor_type = GGMLQuantizationType(raw_type)
+        block_size, type_size = GGML_QUANT_SIZES[tensor_type]
+    except (ValueError, KeyError):
+        raise _Malformed(f"the tensor {name!r} has unknown type {raw_type}") from None
+    if dims and dims[0] % block_size:
+        raise _Malformed(f"the tensor {name!r} does not fill whole {tensor_type.name} blocks")
+    elements = math.prod(dims)
+    return _Tensor(name, tensor_type, elements, elements // block_size * type_size, offset)
+
+
+def _check_tensor_data(tensors: list[_Tensor], data_start: int, file_size: int, align: int) -> None:
+    for tensor in tensors:
+        if tensor.offset % align:
+            raise _Malformed(f"the tensor {tensor.name!r} is not aligned")
+        if data_start + tensor.offset + tensor.nbytes > file_size:
+            raise _Malformed(f"the tensor {tensor.name!r} lies past the end of the file")
+
+
+def _alignment(metadata: Mapping[str, _Value]) -> int:
+    align = metadata.get("general.alignment", _DEFAULT_ALIGNMENT)
+    if type(align) is not int or align <= 0 or align & (align - 1):
+        raise _Malformed(f"general.alignment {align!r} is not a power of two")
+    return align
+
+
+def _parse(data: mmap.mmap) -> tuple[dict[str, _Value], list[_Tensor]]:
+    cursor = _Cursor(data)
+    if data[:4] != GGUF_MAGIC:
+        raise _Malformed("it does not start with the GGUF magic")
+    cursor.skip(4, "the magic")
+    version = int(cursor.scalar(_U32, "the version"))
+    if version not in _SUPPORTED_VERSIONS:
+        raise _Malformed(f"its GGUF version ({version}) is not one llama.cpp reads")
+    tensor_count = cursor.count("the tensor count")
+    kv_count = cursor.count("the metadata count")
+    metadata = _read_metadata(cursor, kv_count)
+    tensors = _read_tensor_infos(cursor, tensor_count)
+    align = _alignment(metadata)
+    data_start = -(-cursor.offset // align) * align
+    _check_tensor_data(tensors, data_start, len(data), align)
+    return metadata, tensors
+
+
+# -- interpreting it ---------------------------------------------------------------
+def read_gguf_info(path: Path) -> GgufInfo:
+    """Read *path*'s header; ``ModelFileInvalid`` for anything llama.cpp could not load."""
+    if path.is_dir():
+        raise ModelFileInvalid(f"{path} is a folder, not a model file.", "Choose a .gguf file.")
+    if not path.is_file():
+        raise ModelFileInvalid(f"Model file not found: {path}.", "Choose an existing .gguf file.")
+    try:
+        with path.open("rb") as handle:
+            file_size = path.stat().st_size
+            if file_size < 4:
+                raise _Malformed("it is empty or too short")
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                metadata, tensors = _parse(data)
+    except OSError as error:
+        raise ModelFileInvalid(
+            f"Cannot read model file {path}: {error.strerror or error}.",
+            "Check that the file is readable.",
+        ) from error
+    except _Malformed as error:
+        raise ModelFileInvalid(
+            f"{path.name} is not a usable GGUF model file: {error}.", _HINT
+        ) from error
+    return _interpret(path, file_size, metadata, tensors)
+
+
+def _interpret(
+    path: Path, file_size: int, metadata: Mapping[str, _Value], tensors: list[_Tensor]
+) -> GgufInfo:
+    architecture = metadata.get("general.architecture")
+    if not isinstance(architecture, str) or not architecture:
+        raise ModelFileInvalid(f"{path.name} does not say its model architecture.", _HINT)
+    keys = _ArchKeys(path, architecture, metadata)
+    has_template = bool(metadata.get("tokenizer.chat_template"))
+    parameters = sum(tensor.elements for tensor in tensors)
+    name = metadata.get("general.name")
+    label = metadata.get("general.size_label")
+    return GgufInfo(
+        path=path,
+        architecture=architecture,
+        name=name if isinstance(name, str) and name else path.stem,
+        parameters=parameters,
+        size_label=label if isinstance(label, str) and label else _round_count(parameters),
+        quantization=_quantization(metadata, tensors),
+        context_length=keys.required("context_length"),
+        is_embedding=_is_embedding(architecture, keys, has_template),
+        has_chat_template=has_template,
+        shape=_shape(architecture, keys, metadata),
+        tensor_bytes=sum(tensor.nbytes for tensor in tensors),
+        file_size=file_size,
+    )
+
+
+class _ArchKeys:
+    """The ``{architecture}.*`` metadata, typed, naming the file in every error."""
+
+    def __init__(self, path: Path, architecture: str, metadata: Mapping[str, _Value]) -> None:
+        self._path = path
+        self._arch = architecture
+        self._metadata = metadata
+
+    def get(self, key: str) -> _Value | None:
+        return self._metadata.get(f"{self._arch}.{key}")
+
+    def required(self, key: str, maximum: int | None = None) -> int:
+        value = self.get(key)
+        if not _is_int(value) or value <= 0 or (maximum is not None and value > maximum):
+            raise ModelFileInvalid(
+                f"{self._path.name} lacks a valid {self._arch}.{key}: llama.cpp cannot load it.",
+                _HINT,
+            )
+        return value
+
+    def per_layer(self, key: str, default: list[int], layers: int) -> list[int]:
+        value = self.get(key)
+        if value is None:
+            return default
+        if _is_int(value) and value >= 0:
+            return [value] * layers
+        if isinstance(value, _Array) and value.values is not None and len(value.values) == layers:
+            counts = [v for v in value.values if _is_int(v) and v >= 0]
+            if len(counts) == layers:
+                return counts
+        raise ModelFileInvalid(f"{self._path.name} has an invalid {self._arch}.{key}.", _HINT)
+
+    def optional(self, key: str, default: int) -> int:
+        value = self.get(key)
+        return value if _is_int(value) and value > 0 else default
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    # bool is an int subclass; a flag is never a count.
+    return type(value) is int
+
+
+def _shape(architecture: str, keys: _ArchKeys, metadata: Mapping[str, _Value]) -> ModelShape:
+    layers = keys.required("block_count", maximum=_MAX_LAYERS)
+    embedding = keys.required("embedding_length")
+    heads = keys.per_layer("attention.head_count", [0] * layers, layers)
+    kv_heads = keys.per_layer("attention.head_count_kv", heads, layers)
+    first_heads = next((h for h in heads if h), 0)
+    head_size = embedding // first_heads if first_heads else 0
+    # Hybrid models list 0 KV heads for their recurrent layers; the cache holds
+    # only the attending layers (the mean is rounded up, never under-counting).
+    attending = [h for h in kv_heads if h]
+    cacheless = architecture in _CACHELESS_ARCHITECTURES or not attending
+    return ModelShape(
+        layers=len(attending) or layers,
+        kv_heads=0 if cacheless else -(-sum(attending) // len(attending)),
+        key_length=keys.optional("attention.key_length", head_size),
+        value_length=keys.optional("attention.value_length", head_size),
+        embedding_length=embedding,
+        vocab_size=_vocab_size(keys, metadata),
+        heads=first_heads,
+    )
+
+
+def _vocab_size(keys: _ArchKeys, metadata: Mapping[str, _Value]) -> int:
+    declared = keys.get("vocab_size")
+    if _is_int(declared) and declared > 0:
+        return declared
+    tokens = metadata.get("tokenizer.ggml.tokens")
+    return tokens.count if isinstance(tokens, _Array) else 0
+
+
+def _is_embedding(architecture: str, keys: _ArchKeys, has_template: bool) -> bool:
+    # llama.cpp pools (and so embeds) when {arch}.pooling_type says so; encoder
+    # architectures embed even without it; a non-causal model without a chat
+    # template is an encoder too.
+    pooling = keys.get("pooling_type")
+    if _is_int(pooling) and pooling != _POOLING_NONE:
+        return True
+    if architecture in _EMBEDDING_ARCHITECTURES:
+        return True
+    return keys.get("attention.causal") is False and not has_template
+
+
+def _quantization(metadata: Mapping[str, _Value], tensors: list[_Tensor]) -> str:
+    file_type = metadata.get("general.file_type")
+    if _is_int(file_type):
+        try:
+            named = LlamaFileType(file_type)
+        except ValueError:
+            named = LlamaFileType.GUESSED
+        if named is not LlamaFileType.GUESSED:
+            return named.name.removeprefix("MOSTLY_").removeprefix("ALL_")
+    bytes_by_type: dict[GGMLQuantizationType, int] = {}
+    for tensor in tensors:
+        bytes_by_type[tensor.type] = bytes_by_type.get(tensor.type, 0) + tensor.nbytes
+    if not bytes_by_type:
+        return "unknown"
+    return max(bytes_by_type, key=lambda kind: bytes_by_type[kind]).name
+
+
+def _round_count(count: int) -> str:
+    if count >= 1_000_000_000:
+        return f"{count / 1e9:.1f}".removesuffix(".0") + "B"
+    if count >= 1_000_000:
+        return f"{count / 1e6:.0f}M"
+    return f"{count / 1e3:.0f}K"
+
+
+# -- estimating memory ---------------------------------------------------------------
+_KV_CELL_PADDING = 256
+"""llama.cpp rounds the context (its KV cells) up to a multiple of 256."""
+_F32 = 4
+_F16 = 2
+_LOGITS_SLACK = 3
+_ATTENTION_SLACK = 8
+_FLASH_SLACK = 8
+"""Live activations beside the dominant tensor, in rows of ``embedding_length``
+floats per batch token (fitted; see ``estimate_memory``)."""
+_OVERHEAD_PER_TOKEN = 512
+"""Bytes per vocabulary entry of unlogged memory (tokenizer tables, graph)."""
+
+
+def estimate_memory(
+    weights_bytes: int,
+    shape: ModelShape,
+    context: int,
+    *,
+    kv_bytes_per_element: float = 2,
+    batch: int = 512,
+) -> MemoryEstimate:
+    """The memory a chat model needs at *context* tokens, loaded as ``LlamaChatModel`` does.
+
+    - KV cache: layers * KV heads * (key_length + value_length) * cells *
+      bytes, with cells = *context* rounded up to 256 (llama.cpp's padding);
+      exact against llama.cpp's "KV buffer size".
+    - Compute buffer, with b = min(batch, context) tokens per micro-batch and
+      n = cells: the larger of the logits, b * (vocab + 3 * embedding) * 4,
+      and the attention scores with their mask, b * (n * (heads + 1) +
+      8 * embedding) * 4 (without flash attention the scores are
+      materialised); plus the one-row output buffer, vocab * 4.
+    - Overhead: the CPU backend converts the scores to f16 for the product
+      with V, in a scratch buffer of n * b * heads * 2 bytes that llama.cpp
+      does not log; and about 512 bytes per vocabulary entry (tokenizer
+      tables, graph).
+
+    Fitted on llama-cpp-python 0.3.36 (CPU), compute and output buffers as
+    logged (MiB) against the estimate: SmolLM2-135M (vocabulary 49152, 9
+    heads, embedding 576) at 256/512/1024/2048/4096/5120/8192/16384 tokens:
+    49.3/98.4/98.4/99.6/99.6/106.6/166.6/326.6 against 49.9/99.6/99.6/99.6/
+    99.6/109.2/169.2/329.2, 0 to +2.5%; two synthetic llamas (16 heads of
+    128 on embedding 1024; 12 heads of 64 on 768) at 512-8192 tokens, 0 to
+    +2.0%.  Peak RSS after filling the whole context (MiB): SmolLM2 535.6
+    at 8192 (estimate 537.3), 328.9 at 4096 (341.7), 225.9 at 2048 (278.7:
+    while the logits are the larger buffer, the estimate counts all of it,
+    though a one-logit decode never touches most of it); the 16-head llama
+    417.3 at 4096 (420.2).  Not modelled: MLA caches (DeepSeek), recurrent
+    state, KV layers shared between layers (Gemma 3n), flash attention.
+    """
+    _check_positive(context=context, batch=batch)
+    cells = _kv_cells(context)
+    tokens = min(batch, context)
+    heads = shape.attention_heads
+    logits = tokens * (shape.vocab_size + _LOGITS_SLACK * shape.embedding_length) * _F32
+    scores = tokens * (cells * (heads + 1) + _ATTENTION_SLACK * shape.embedding_length) * _F32
+    compute = max(logits, scores) + shape.vocab_size * _F32
+    scratch = cells * tokens * heads * _F16
+    return _estimate(
+        weights_bytes,
+        _kv_cache(shape, cells, kv_bytes_per_element),
+        compute,
+        scratch + shape.vocab_size * _OVERHEAD_PER_TOKEN,
+        context,
+    )
+
+
+def estimate_embedder_memory(
+    weights_bytes: int, shape: ModelShape, *, batch: int = 512
+) -> MemoryEstimate:
+    """The memory an embedding model needs, loaded as ``LlamaEmbedder`` loads it.
+
+    Its context is one batch (*batch* tokens, flash attention, every token an
+    output): compute = b * 8 * embedding * 4 plus the f16 attention mask
+    b * b * 2; the output buffer holds logits and embeddings for every token,
+    b * (vocab + embedding) * 4 (llama.cpp reallocates it to that size on
+    the first full batch); a KV cache of one batch when the model keeps one
+    (decoder embedders; BERT-style encoders keep none).  Fitted on
+    all-MiniLM-L6-v2 (f16) at batches 128/256/512: logged compute buffer
+    1.41/3.00/6.26 MiB, estimate 1.53/3.13/6.50; peak RSS after a full
+    512-token batch 117-123 MiB, estimate 125.
+    """
+    _check_positive(batch=batch)
+    compute = batch * (_FLASH_SLACK * shape.embedding_length * _F32 + batch * _F16)
+    outputs = batch * (shape.vocab_size + shape.embedding_length) * _F32
+    return _estimate(
+        weights_bytes,
+        _kv_cache(shape, _kv_cells(batch), 2),
+        compute + outputs,
+        shape.vocab_size * _OVERHEAD_PER_TOKEN,
+        batch,
+    )
+
+
+def estimate_for_file(path: Path, context: int) -> MemoryEstimate:
+    """``estimate_memory`` (or, for an embedding model, ``estimate_embedder_memory``,
+    whose context is its batch) for the GGUF at *path*."""
+    info = read_gguf_info(path)
+    if info.is_embedding:
+        return estimate_embedder_memory(info.tensor_bytes, info.shape)
+    return estimate_memory(info.tensor_bytes, info.shape, context)
+
+
+def available_memory() -> int:
+    """Bytes the system can give a new allocation without swapping (psutil's "available")."""
+    return int(psutil.virtual_memory().available)
+
+
+FIT_MARGIN = 0.8
+"""An estimate "fits" within 80% of the available memory.  The estimate is
+within a few per cent of llama.cpp's peak; the rest leaves room for what the
+system and the app allocate meanwhile."""
+
+
+def fits(estimate: MemoryEstimate, available: int) -> Fit:
+    """Whether *estimate* fits: within ``FIT_MARGIN`` of *available*, within all of it
+    ("tight"), or not ("too_big").
+
+    *available* is measured with the current model still loaded; a caller
+    replacing it may add back what that model uses.
+    """
+    if estimate.total <= available * FIT_MARGIN:
+        return "fits"
+    if estimate.total <= available:
+        return "tight"
+    return "too_big"
+
+
+def _kv_cells(context: int) -> int:
+    return -(-context // _KV_CELL_PADDING) * _KV_CELL_PADDING
+
+
+def _kv_cache(shape: ModelShape, cells: int, bytes_per_element: float) -> int:
+    per_cell = shape.layers * shape.kv_heads * (shape.key_length + shape.value_length)
+    return math.ceil(per_cell * cells * bytes_per_element)
+
+
+def _estimate(
+    weights: int, kv_cache: int, compute: int, overhead: int, context: int
+) -> MemoryEstimate:
+    return MemoryEstimate(
+        weights=weights,
+        kv_cache=kv_cache,
+        compute=compute,
+        overhead=overhead,
+        total=weights + kv_cache + compute + overhead,
+        context=context,
+    )
+
+
+def _check_positive(**values: int) -> None:
+    for name, value in values.items():
+        if value <= 0:
+            raise ValueError(f"{name} must be positive, not {value}")
