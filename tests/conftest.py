@@ -35,6 +35,8 @@ from models.embedded import default_chat_model_path, default_embedding_source
 from models.llama_chat import LlamaChatModel
 from tests.fakes import HashingEmbedder, ScriptedChatModel
 
+pytest_plugins = ["tests.llama_server"]  # the real OpenAI-compatible server, on 127.0.0.1
+
 # Set before any QApplication exists, so a bare `pytest` never needs a display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

@@ -1,0 +1,472 @@
+"""The HTTP side of OpenAI-compatible servers: addresses, typed errors, which
+server it is (its *dialect*), and the ``probe`` the settings window uses.
+
+A role's model may run on a server of the user's own: llama.cpp's
+llama-server, Ollama, LM Studio, vLLM, llama-cpp-python's server, or anything
+that speaks OpenAI's API.  ``models.server_chat`` and ``models.server_embed``
+build on the ``ServerConnection`` here.
+
+Two promises hold for every request:
+
+- Only the address the user entered is contacted.  No proxy or ``.netrc``
+  from the environment (``trust_env=False``), no redirects followed, no
+  other host tried.
+- The API key travels only in the ``Authorization: Bearer`` header.  It is
+  never an attribute anyone can print, never in a log line, and any text a
+  server sends back is scrubbed of it before it becomes an error message.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+from urllib.parse import urlsplit
+
+import httpx
+
+from models.errors import ModelError, ModelUnavailable
+
+log = logging.getLogger(__name__)
+
+Dialect = Literal[
+    "auto", "llama-cpp-python", "llama-server", "ollama", "lmstudio", "vllm", "openai"
+]
+"""Which server it is, so requests take the shape it honours; "auto" asks it."""
+ServerDialect = Literal["llama-cpp-python", "llama-server", "ollama", "lmstudio", "vllm", "openai"]
+DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
+
+DEFAULT_CONNECT_TIMEOUT_S = 3.0
+DEFAULT_READ_TIMEOUT_S = 300.0
+"""The longest silence while waiting for an answer: a big prompt on a slow
+server can take minutes before the first token."""
+_WRITE_TIMEOUT_S = 30.0
+_ERROR_TEXT_LIMIT = 300
+
+# What each server writes into `owned_by` of /v1/models, read in their sources:
+# llama.cpp tools/server ("llamacpp"), vLLM's protocol.py ("vllm"), LM Studio
+# ("organization_owner"), llama-cpp-python's server/app.py ("me"), OpenAI.
+# Ollama writes the model's namespace ("library"), so it is asked /api/version.
+_OWNERS: Mapping[str, ServerDialect] = {
+    "llamacpp": "llama-server",
+    "vllm": "vllm",
+    "organization_owner": "lmstudio",
+    "me": "llama-cpp-python",
+    "openai": "openai",
+    "system": "openai",
+    "openai-internal": "openai",
+}
+
+
+class ServerUnavailable(ModelUnavailable):
+    """The server cannot be reached, timed out, failed (5xx) or went away mid-reply."""
+
+
+class ServerAuthRejected(ModelUnavailable):
+    """The server refused the API key (401/403)."""
+
+
+class ServerModelNotFound(ModelUnavailable):
+    """The server has no model by the name asked for."""
+
+
+class ServerRequestRejected(ModelError):
+    """The server turned a request down (a 4xx other than auth and unknown
+    model), e.g. a prompt longer than its context; the message is its reason."""
+
+
+class ServerAnswerInvalid(ModelError):
+    """The server answered something that is not what its API promises."""
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What a server says about itself (``probe``)."""
+
+    base_url: str
+    dialect: ServerDialect
+    models: tuple[str, ...]
+    """The names of the models it serves (empty if it does not list them)."""
+
+
+@dataclass(frozen=True)
+class ServerSurvey:
+    """What one look at a server found: its dialect and its model listing."""
+
+    dialect: ServerDialect
+    entries: tuple[Mapping[str, Any], ...]
+    """The entries of ``/v1/models`` (empty if the server has no listing)."""
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(str(entry["id"]) for entry in self.entries)
+
+
+def api_base(url: str) -> str:
+    """*url* as an API base address: no trailing slash, ``/v1`` if it had no path.
+
+    Raises ``ServerUnavailable`` if it cannot be one.  An address with a user
+    name or password is refused: it would show up in every error message.
+    """
+    url = url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServerUnavailable(
+            f"{url!r} is not a server address.",
+            "An address starts with http:// or https://, e.g. http://127.0.0.1:8080/v1.",
+        )
+    if parts.username or parts.password:
+        raise ServerUnavailable(
+            "A server address may not hold a user name or password.", "Give an API key instead."
+        )
+    return url if parts.path else f"{url}/v1"
+
+
+class _Secret:
+    """An API key that does not show itself when printed."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "<secret>"
+
+    __str__ = __repr__
+
+
+class ServerConnection:
+    """One kept HTTP connection to a server, with typed errors.
+
+    One thread uses it at a time; ``interrupt`` and ``close`` may be called
+    from any thread.  At most one connection is open, so the socket a request
+    uses is always the one last connected: ``interrupt`` shuts it down, which
+    ends a read that is blocked waiting for the server at once.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        *,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT_S,
+        read_timeout: float = DEFAULT_READ_TIMEOUT_S,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        """*transport* replaces the default one (tests record requests with it);
+        ``interrupt`` can cut a blocked read only over an ``httpx.HTTPTransport``."""
+        self.base_url = api_base(base_url)
+        self.root_url = self.base_url.removesuffix("/v1")
+        """Where the servers' own endpoints (/props, /tokenize, /api/...) live."""
+        self._key = _Secret(api_key) if api_key else None
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(
+                read_timeout, connect=connect_timeout, write=_WRITE_TIMEOUT_S, pool=connect_timeout
+            ),
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+            trust_env=False,
+            follow_redirects=False,
+            transport=transport,
+        )
+        self._extensions = {"trace": self._on_trace}
+        self._socket: socket.socket | None = None
+
+    def __repr__(self) -> str:
+        return f"ServerConnection({self.base_url!r})"
+
+    # -- requests -------------------------------------------------------------
+    def get_json(self, path: str, *, at_root: bool = False, missing_ok: bool = False) -> Any:
+        """The JSON answer to GET *path*; ``None`` for a 404 if *missing_ok*."""
+        response = self._send("GET", path, None, at_root)
+        if missing_ok and response.status_code == 404:
+            return None
+        self._check(response)
+        return self._json(response)
+
+    def post_json(
+        self, path: str, body: Mapping[str, Any], *, at_root: bool = False, model: str = ""
+    ) -> Any:
+        """The JSON answer to POST *body* to *path*; *model* names it in a 404."""
+        response = self._send("POST", path, body, at_root)
+        self._check(response, model)
+        return self._json(response)
+
+    def probe_json(self, path: str, *, at_root: bool = True) -> Any:
+        """GET *path*, or ``None`` if the server has no such endpoint (any
+        answer but 200 with JSON).  Only an unreachable server raises."""
+        response = self._send("GET", path, None, at_root)
+        if response.status_code != 200:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            return None
+
+    @contextmanager
+    def stream(self, path: str, body: Mapping[str, Any], *, model: str) -> Iterator[httpx.Response]:
+        """POST *body* and hand over the response as it streams in.
+
+        A transport failure before or during the stream (the server killed
+        mid-reply, a timeout, an ``interrupt``) raises ``ServerUnavailable``.
+        """
+        answered = False
+        try:
+            with self._client.stream(
+                "POST", self._url(path, False), json=body, extensions=self._extensions
+            ) as response:
+                if response.status_code != 200:
+                    response.read()
+                    self._check(response, model)
+                answered = True
+                self._remember_socket(response)
+                yield response
+        except httpx.TransportError as error:
+            raise self._lost(error, mid_reply=answered) from error
+        except httpx.StreamError as error:  # e.g. read after close(): the answer is cut
+            raise self._lost(error, mid_reply=answered) from error
+
+    def _send(self, method: str, path: str, body: Any, at_root: bool) -> httpx.Response:
+        url = self._url(path, at_root)
+        try:
+            return self._client.request(method, url, json=body, extensions=self._extensions)
+        except httpx.TransportError as error:
+            raise self._lost(error, mid_reply=False) from error
+
+    def _url(self, path: str, at_root: bool) -> str:
+        return f"{self.root_url if at_root else self.base_url}{path}"
+
+    # -- interrupting ---------------------------------------------------------
+    def interrupt(self) -> bool:
+        """Shut the current connection down, from any thread; False if there
+        is none (yet: it may still be connecting)."""
+        sock = self._socket
+        if sock is None:
+            return False
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:  # closed already, or not connected: not the one in use
+            return False
+        return True
+
+    def close(self) -> None:
+        """Close the connection; usable from any thread."""
+        self.interrupt()
+        self._client.close()
+
+    def _on_trace(self, event: str, info: Mapping[str, Any]) -> None:
+        # httpcore reports every new connection; with one connection at most,
+        # the last one connected is the one any request uses.
+        if event == "connection.connect_tcp.started":
+            self._socket = None  # the old one is gone; the new one is not there yet
+        elif event == "connection.connect_tcp.complete":
+            stream = info.get("return_value")
+            if stream is not None:
+                self._socket = stream.get_extra_info("socket")
+
+    def _remember_socket(self, response: httpx.Response) -> None:
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if isinstance(sock, socket.socket):
+            self._socket = sock
+
+    # -- errors ---------------------------------------------------------------
+    def _lost(self, error: Exception, *, mid_reply: bool) -> ServerUnavailable:
+        url = self.base_url
+        if isinstance(error, httpx.TimeoutException):
+            kind = "connect" if isinstance(error, httpx.ConnectTimeout) else "answer"
+            return ServerUnavailable(
+                f"The server at {url} did not {kind} in time.",
+                "It may be busy or stuck; check it, or raise the time limit.",
+            )
+        if mid_reply:
+            return ServerUnavailable(
+                f"The server at {url} stopped answering in the middle of a reply.",
+                "Check that it is still running.",
+            )
+        reason = self._scrub(str(error)) or type(error).__name__
+        return ServerUnavailable(
+            f"Cannot reach the server at {url} ({reason}).",
+            "Check that the server is running and that the address is right.",
+        )
+
+    def _check(self, response: httpx.Response, model: str = "") -> None:
+        status = response.status_code
+        if status == 200:
+            return
+        reason = self._reason(response)
+        url = self.base_url
+        if status in (401, 403):
+            said = "refused the API key" if self._key else "asks for an API key"
+            raise ServerAuthRejected(
+                f"The server at {url} {said} ({status}).",
+                "Enter the key the server expects in the settings.",
+            )
+        if model and status in (400, 404) and _names_missing_model(reason):
+            raise ServerModelNotFound(
+                f"The server at {url} has no model named {model!r}: {reason}",
+                "Choose one of the models it serves.",
+            )
+        if status == 404:
+            raise ServerUnavailable(
+                f"The server at {url} has no {response.request.url.path} ({reason}).",
+                "Check the address: an OpenAI-compatible one usually ends in /v1.",
+            )
+        if 300 <= status < 400:
+            raise ServerUnavailable(
+                f"The server at {url} sends requests elsewhere ({status}).",
+                "Enter the address it redirects to instead.",
+            )
+        if status >= 500:
+            raise ServerUnavailable(
+                f"The server at {url} failed ({status}): {reason}", "Check the server's own log."
+            )
+        raise ServerRequestRejected(f"The server at {url} refused the request ({status}): {reason}")
+
+    def _reason(self, response: httpx.Response) -> str:
+        """The server's own words about an error, scrubbed and shortened."""
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = response.text
+        text = _error_text(answer) if not isinstance(answer, str) else answer
+        return self._scrub(text.strip())[:_ERROR_TEXT_LIMIT] or response.reason_phrase
+
+    def _json(self, response: httpx.Response) -> Any:
+        try:
+            return response.json()
+        except ValueError as error:
+            raise ServerAnswerInvalid(
+                f"The server at {self.base_url} answered {response.request.url.path} "
+                "with something that is not JSON."
+            ) from error
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._key.value, "[api key]") if self._key else text
+
+    def invalid(self, what: str) -> ServerAnswerInvalid:
+        """The error for an answer that lacks what the API promises."""
+        return ServerAnswerInvalid(f"The server at {self.base_url} sent {what}.")
+
+    def scrub(self, text: str) -> str:
+        """*text* from the server, safe to put in a message: without the API key."""
+        return self._scrub(text)[:_ERROR_TEXT_LIMIT]
+
+
+def _names_missing_model(reason: str) -> bool:
+    """Whether a 400/404's reason says the model is unknown (vLLM: "The model
+    `x` does not exist."; Ollama: 'model "x" not found'), not the path."""
+    said = reason.lower()
+    return "model" in said and ("not found" in said or "does not exist" in said)
+
+
+def _error_text(answer: Any) -> str:
+    """The message in an error body: OpenAI's ``{"error": {"message"}}``,
+    Ollama's ``{"error": "..."}``, FastAPI's ``{"detail": ...}``."""
+    if isinstance(answer, dict):
+        for key in ("error", "detail", "message"):
+            if key in answer:
+                return _error_text(answer[key])
+        if isinstance(answer.get("code"), str):
+            return str(answer["code"])
+    if isinstance(answer, list) and answer:
+        return _error_text(answer[0])
+    return answer if isinstance(answer, str) else json.dumps(answer)
+
+
+# -- which server, which models ----------------------------------------------
+def survey(connection: ServerConnection, dialect: Dialect = "auto") -> ServerSurvey:
+    """List the server's models and find its dialect (unless given)."""
+    entries = model_entries(connection)
+    found = dialect if dialect != "auto" else detect_dialect(connection, entries)
+    log.debug("server at %s: dialect %s, %d models", connection.base_url, found, len(entries))
+    return ServerSurvey(found, entries)
+
+
+def detect_dialect(
+    connection: ServerConnection, entries: tuple[Mapping[str, Any], ...]
+) -> ServerDialect:
+    """Which server this is: its ``owned_by`` where that names it, else cheap probes.
+
+    Anything unrecognised is treated as OpenAI's own API, the shape every
+    compatible server accepts.
+    """
+    for entry in entries:
+        owner = entry.get("owned_by")
+        if isinstance(owner, str) and owner in _OWNERS:
+            return _OWNERS[owner]
+    version = connection.probe_json("/api/version")
+    if isinstance(version, dict) and "version" in version:
+        return "ollama"
+    props = connection.probe_json("/props")
+    if isinstance(props, dict) and "default_generation_settings" in props:
+        return "llama-server"
+    return "openai"
+
+
+def resolve_model(connection: ServerConnection, wanted: str, served: tuple[str, ...]) -> str:
+    """The served model *wanted* names, or ``ServerModelNotFound``.
+
+    An empty name means the server's only model.  Servers that list nothing
+    are left to judge the name themselves.  Ollama's ``name`` means ``name:latest``.
+    """
+    if not served:
+        if not wanted:
+            raise ServerModelNotFound(
+                f"No model name given for the server at {connection.base_url}.",
+                "Enter the name the server knows the model by.",
+            )
+        return wanted
+    if wanted in served:
+        return wanted
+    if not wanted and len(served) == 1:
+        return served[0]
+    if ":" not in wanted and f"{wanted}:latest" in served:
+        return wanted
+    names = ", ".join(served[:20]) + (", …" if len(served) > 20 else "")
+    said = f"has no model named {wanted!r}" if wanted else "serves several models"
+    raise ServerModelNotFound(
+        f"The server at {connection.base_url} {said}.", f"It serves: {names}."
+    )
+
+
+def model_entries(connection: ServerConnection) -> tuple[Mapping[str, Any], ...]:
+    """The entries of the server's ``/models`` list (none if it has no list)."""
+    listing = connection.get_json("/models", missing_ok=True)
+    if listing is None:
+        return ()
+    data = listing.get("data") if isinstance(listing, dict) else None
+    if not isinstance(data, list) or not all(
+        isinstance(entry, dict) and isinstance(entry.get("id"), str) for entry in data
+    ):
+        raise connection.invalid("a model list (/models) without a list of models with ids")
+    return tuple(data)
+
+
+def probe(
+    base_url: str,
+    api_key: str | None = None,
+    *,
+    timeout: float = 10.0,
+    transport: httpx.BaseTransport | None = None,
+) -> ServerInfo:
+    """Is the server there, which dialect does it speak, which models does it serve?
+
+    For the settings window; raises the same typed errors as the backends.
+    """
+    connection = ServerConnection(
+        base_url,
+        api_key,
+        connect_timeout=min(timeout, DEFAULT_CONNECT_TIMEOUT_S),
+        read_timeout=timeout,
+        transport=transport,
+    )
+    try:
+        found = survey(connection)
+    finally:
+        connection.close()
+    return ServerInfo(connection.base_url, found.dialect, found.models)
