@@ -173,6 +173,11 @@ class InferenceBroker:
         """The backends serving *role* now (background work: the chat's, if none of its own)."""
         return tuple(route.backend for route in self._routes_of(role))
 
+    def set_health_listener(self, listener: HealthListener | None) -> None:
+        """From now on *listener* hears when a role's backend stops or starts
+        answering (on the thread that noticed)."""
+        self._on_health = listener
+
     def health(self, role: Role) -> RoleHealth:
         return self._health.get(role, RoleHealth(role, None))
 
@@ -198,8 +203,11 @@ class InferenceBroker:
         role = Role.CHAT if priority == Priority.USER else Role.BACKGROUND
         return self._submit(ChatRequest(tuple(messages), options), priority, role)
 
-    def embed(self, texts: Sequence[str], priority: Priority = Priority.USER) -> Job:
-        return self._submit(EmbedRequest(tuple(texts)), priority, Role.EMBEDDINGS)
+    def embed(
+        self, texts: Sequence[str], priority: Priority = Priority.USER, *, query: bool = False
+    ) -> Job:
+        """Vectors of *texts*, to be found, or to search with if *query*."""
+        return self._submit(EmbedRequest(tuple(texts), query), priority, Role.EMBEDDINGS)
 
     def count_tokens(self, texts: Sequence[str], priority: Priority = Priority.USER) -> Job:
         """Count the chat model's tokens in each text; the result is a list of ints."""

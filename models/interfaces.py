@@ -74,6 +74,10 @@ class Embedder(Protocol):
 
     name: str
     dimension: int
+    query_prefix: str
+    """What the model card asks to put before a query ("search_query: "), or ""."""
+    document_prefix: str
+    """What it asks to put before a text to be found ("search_document: "), or ""."""
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Return an array of shape ``(len(texts), dimension)``, rows L2-normalised."""

@@ -66,6 +66,9 @@ class ChatRequest:
 @dataclass(frozen=True)
 class EmbedRequest:
     texts: tuple[str, ...]
+    query: bool = False
+    """Queries to search with, not texts to be found (some models want each
+    kind prefixed: see ``Embedder.query_prefix``)."""
 
 
 @dataclass(frozen=True)

@@ -223,7 +223,8 @@ class Lane:
 
     def _embed(self, job: Job, request: EmbedRequest, key: str) -> None:
         embedder = self.models[key]
-        texts = request.texts
+        prefix = getattr(embedder, "query_prefix" if request.query else "document_prefix", "")
+        texts = tuple(prefix + text for text in request.texts) if prefix else request.texts
         if job.priority == Priority.USER:
             job.finish(result=embedder.embed(texts))
             return

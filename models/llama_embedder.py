@@ -47,9 +47,13 @@ class LlamaEmbedder:
         name: str | None = None,
         batch_tokens: int = DEFAULT_BATCH_TOKENS,
         n_threads: int | None = None,
+        query_prefix: str = "",
+        document_prefix: str = "",
     ) -> None:
         self.model_path = model_path
         self.name = name or model_path.stem
+        self.query_prefix = query_prefix
+        self.document_prefix = document_prefix
         self._llama = _load(model_path, batch_tokens, n_threads or default_threads())
         self.dimension = int(self._llama.n_embd())
         self._window = min(batch_tokens, llama_cpp.llama_model_n_ctx_train(self._llama.model))

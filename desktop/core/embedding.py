@@ -30,13 +30,20 @@ class Embeddings:
     def model_name(self) -> str | None:
         return self._broker.embedder_name
 
-    def __call__(self, texts: Sequence[str], priority: Priority = Priority.USER) -> Vectors | None:
-        """One unit vector per text, or None when no embedder can make them."""
+    def __call__(
+        self, texts: Sequence[str], priority: Priority = Priority.USER, *, query: bool = False
+    ) -> Vectors | None:
+        """One unit vector per text (to be found, or to search with if
+        *query*), or None when no embedder can make them."""
         try:
-            vectors: Vectors = self._broker.embed(texts, priority).result()
+            vectors: Vectors = self._broker.embed(texts, priority, query=query).result()
         except ModelError as error:
             if not self._said_unavailable:
                 log.warning("memory search by meaning is unavailable: %s", error)
                 self._said_unavailable = True
             return None
         return vectors
+
+    def queries(self, texts: Sequence[str]) -> Vectors | None:
+        """Vectors to search with, for the chat (ahead of background work)."""
+        return self(texts, Priority.USER, query=True)

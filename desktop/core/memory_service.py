@@ -89,11 +89,11 @@ class MemoryService:
         self._embeddings = embeddings
         self._gate = gate
         self._adding = threading.Lock()
-        self.retriever = MemoryRetriever(store, embeddings)
+        self.retriever = MemoryRetriever(store, None if embeddings is None else embeddings.queries)
         """For a chat turn: its query is embedded ahead of background work."""
         self.background_retriever = MemoryRetriever(
             store,
-            None if embeddings is None else self.embed,  # at background priority
+            None if embeddings is None else self._background_queries,
         )
         """For background work (harvest, routines): it waits behind the chat."""
 
@@ -252,7 +252,7 @@ class MemoryService:
             MemoryQuery(text=text, statuses=tuple(statuses), sort="relevance", limit=limit)
         )
         by_meaning: list[Memory] = []
-        vector = self.embed([text], Priority.USER)
+        vector = self.embed([text], Priority.USER, query=True)
         if vector is not None:
             status = statuses[0] if len(statuses) == 1 else None
             hits = self.store.search_vector(vector[0], min(limit, MAX_K), status=status)
@@ -275,10 +275,16 @@ class MemoryService:
         return self._gate.check(text)
 
     def embed(
-        self, texts: Sequence[str], priority: Priority = Priority.BACKGROUND
+        self, texts: Sequence[str], priority: Priority = Priority.BACKGROUND, *, query: bool = False
     ) -> Vectors | None:
-        """Unit vectors of *texts*, or None when no embedder is loaded."""
-        return None if self._embeddings is None else self._embeddings(texts, priority)
+        """Unit vectors of *texts* (to be found, or to search with if
+        *query*), or None when no embedder is loaded."""
+        if self._embeddings is None:
+            return None
+        return self._embeddings(texts, priority, query=query)
+
+    def _background_queries(self, texts: Sequence[str]) -> Vectors | None:
+        return self.embed(texts, Priority.BACKGROUND, query=True)
 
     @property
     def embedding_model(self) -> str | None:

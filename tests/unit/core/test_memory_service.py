@@ -278,11 +278,13 @@ def test_about_a_topic_finds_words_and_meaning_and_changes_nothing(
 def test_background_work_finds_memories_behind_the_chat_and_a_turn_ahead_of_it(
     database: Database, prompts: PromptLibrary
 ) -> None:
-    asked: list[Priority] = []
+    asked: list[tuple[Priority, bool]] = []
 
     class Recording(Embeddings):
-        def __call__(self, texts: Sequence[str], priority: Priority = Priority.USER) -> Vectors:
-            asked.append(priority)
+        def __call__(
+            self, texts: Sequence[str], priority: Priority = Priority.USER, *, query: bool = False
+        ) -> Vectors:
+            asked.append((priority, query))
             return HashingEmbedder().embed(texts)
 
     memories = MemoryService(MemoryStore(database), Recording(InferenceBroker()), WriteGate(()))
@@ -290,4 +292,4 @@ def test_background_work_finds_memories_behind_the_chat_and_a_turn_ahead_of_it(
     memories.retriever.retrieve("the user's dog")
     memories.background_retriever.retrieve("the user's dog")
 
-    assert asked == [Priority.USER, Priority.BACKGROUND]
+    assert asked == [(Priority.USER, True), (Priority.BACKGROUND, True)]  # as queries

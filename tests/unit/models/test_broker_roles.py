@@ -303,3 +303,19 @@ def test_stop_joins_every_lane(health: list[RoleHealth]) -> None:
     assert not stopper.is_alive()
     assert running.done()
     assert remote.closed
+
+
+def test_queries_and_texts_get_the_prefixes_their_model_asks_for(
+    broker: InferenceBroker,
+) -> None:
+    embedder = HashingEmbedder()
+    embedder.query_prefix, embedder.document_prefix = "search_query: ", "search_document: "
+    broker.configure(Role.EMBEDDINGS, [_local("nomic", embedder)]).result(TIMEOUT)
+
+    broker.embed(["where does the user live?"], query=True).result(TIMEOUT)
+    broker.embed(["The user lives in Lyon."], BACKGROUND).result(TIMEOUT)
+
+    assert embedder.calls == [
+        ["search_query: where does the user live?"],
+        ["search_document: The user lives in Lyon."],
+    ]
