@@ -1,8 +1,9 @@
 """The composition root: builds every part of Reverie, in a stated order.
 
-1. paths and logging, 2. settings, 3. the database, 4. the inference broker
-and the models it loads, 5. the chat service, the harvest, the dreamer, the
-routine runner and the agenda reviewer, 6. the windows and the tray.
+1. paths and logging, 2. settings, 3. the database, 4. the inference broker,
+the model library and the backends of each role (chat, background work,
+embeddings), 5. the chat service, the harvest, the dreamer, the routine runner
+and the agenda reviewer, 6. the windows and the tray.
 A part that cannot start (a corrupt model, an unreadable database) is
 reported in the window and on the command line; the rest still starts.
 """
@@ -15,11 +16,10 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from desktop import __version__
-from desktop.core import jobs
+from desktop import __version__, models_cli
 from desktop.core.agenda import AgendaReviewer
+from desktop.core.backends import BackendMaker, RoleSwitch, describe_role
 from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.skills import SkillStore
@@ -34,9 +34,10 @@ from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.harvest import Harvester
-from desktop.core.jobs import failure_message
+from desktop.core.jobs import ROLE_NAMES, failure_message
 from desktop.core.memory_service import MemoryService
 from desktop.core.memory_tools import memory_tools
+from desktop.core.model_library import ModelLibrary
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.routines import RoutineRunner
@@ -48,17 +49,11 @@ from desktop.core.task_tools import task_tools
 from desktop.core.tasks import TaskService
 from desktop.core.time_zones import zone_named
 from desktop.core.tools import Toolbox
-from models.broker import InferenceBroker, Job
-from models.convert_bert import CONVERTER_VERSION, ensure_default_embedder_gguf
-from models.embedded import default_chat_model_path, default_embedding_source
+from models.broker import InferenceBroker, Job, Role
+from models.catalog import Catalog, CatalogInvalid, load_catalog
 from models.interfaces import ChatMessage, GenerationOptions
-from models.llama_chat import LlamaChatModel
-from models.llama_embedder import LlamaEmbedder
 
 log = logging.getLogger("reverie")
-
-# Stored vectors record the embedder's name; a new converter means new vectors.
-DEFAULT_EMBEDDER_NAME = f"all-MiniLM-L6-v2@{CONVERTER_VERSION}"
 
 
 @dataclass
@@ -69,6 +64,8 @@ class Core:
     settings: Settings
     broker: InferenceBroker
     secrets: SecretStore
+    library: ModelLibrary
+    roles: RoleSwitch
     database: Database | None = None
     conversations: ConversationStore | None = None
     memories: MemoryService | None = None
@@ -94,9 +91,14 @@ def build_core(paths: AppPaths) -> Core:
     activity = UserActivity()
     quiet = settings.dream.quiet_seconds
     broker = InferenceBroker(background_allowed=lambda: activity.quiet(quiet))
-    core = Core(paths, settings, broker, SecretStore(), activity=activity)
-    if settings_problem is not None:
-        core.problems.append(str(settings_problem))
+    secrets = SecretStore()
+    catalog, catalog_problem = _catalog()
+    library = ModelLibrary(paths.models_dir, catalog)
+    roles = RoleSwitch(broker, BackendMaker(library, secrets))
+    core = Core(paths, settings, broker, secrets, library, roles, activity=activity)
+    for problem in (settings_problem, catalog_problem):
+        if problem is not None:
+            core.problems.append(str(problem))
     try:
         paths.ensure()
     except OSError as error:
@@ -184,29 +186,18 @@ def build_core(paths: AppPaths) -> Core:
     return core
 
 
-def chat_model_path(settings: Settings) -> Path:
-    chosen = settings.models.chat_model_path
-    return Path(chosen).expanduser() if chosen else default_chat_model_path()
+def _catalog() -> tuple[Catalog, CatalogInvalid | None]:
+    """The shipped catalog of recommended models (empty if it cannot be read)."""
+    try:
+        return load_catalog(), None
+    except CatalogInvalid as error:
+        return Catalog.model_construct(version=1, models=()), error  # none to offer
 
 
-def load_models(core: Core) -> tuple[Job, Job]:
-    """Queue loading the chat model and the embedder on the broker thread."""
-    settings, models_dir = core.settings, core.paths.models_dir
-    chat = core.broker.load_chat_model(
-        lambda: LlamaChatModel(
-            chat_model_path(settings),
-            context_length=settings.models.context_length,
-            threads=settings.models.threads or None,
-        )
-    )
-    embedder = core.broker.load_embedder(
-        lambda: LlamaEmbedder(
-            ensure_default_embedder_gguf(default_embedding_source(), models_dir),
-            name=DEFAULT_EMBEDDER_NAME,
-            n_threads=settings.models.threads or None,
-        )
-    )
-    return chat, embedder
+def load_models(core: Core) -> dict[Role, Job]:
+    """Queue loading every role's models (background work with none of its
+    own uses the chat's); the load jobs, by role."""
+    return core.roles.apply(core.settings.models)
 
 
 # -- entry points ----------------------------------------------------------
@@ -214,6 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_arguments(argv)
     paths = resolve_paths()
     with _logging(paths, args.verbose):
+        if args.command == "models":
+            return models_cli.run(args, paths)
         if args.check:
             return run_check(paths, args.prompt)
         return run_gui(paths, start_hidden=args.hidden)
@@ -223,10 +216,9 @@ def run_check(paths: AppPaths, prompt: str) -> int:
     """Start every part without a window, report it, and stream one short reply."""
     core = build_core(paths)
     try:
-        chat_job, embed_job = load_models(core)
-        chat_failure = failure_message(jobs.CHAT, chat_job)
-        embed_failure = failure_message(jobs.EMBEDDER, embed_job)
-        problems = [*core.problems, *filter(None, (chat_failure, embed_failure))]
+        loads = load_models(core)
+        failures = {role: failure_message(ROLE_NAMES[role], job) for role, job in loads.items()}
+        problems = [*core.problems, *filter(None, failures.values())]
         for problem in problems:
             print(f"problem: {problem}", file=sys.stderr)
         if core.database is not None:
@@ -236,10 +228,10 @@ def run_check(paths: AppPaths, prompt: str) -> int:
             if core.secrets.available
             else "secrets: no system keyring; Reverie will refuse to store secrets"
         )
-        if embed_failure is None:
-            print(f"embedding model: {embed_job.result()}")
-        if chat_failure is None:
-            print(f"chat model: {chat_job.result()}")
+        for role in Role:
+            if failures.get(role) is None:
+                print(f"{role} model: {describe_role(core.broker, role)}")
+        if failures.get(Role.CHAT) is None:
             reply = core.broker.chat(
                 [ChatMessage("user", prompt)], GenerationOptions(max_tokens=48, temperature=0.0)
             )
@@ -264,9 +256,9 @@ def run_gui(paths: AppPaths, *, start_hidden: bool) -> int:
     core = build_core(paths)
     for problem in core.problems:
         print(f"Reverie: {problem}", file=sys.stderr)
-    chat_job, embed_job = load_models(core)
+    loads = load_models(core)
     try:
-        app = ReverieApplication(core, chat_job, embed_job)
+        app = ReverieApplication(core, loads)
         instance.activation_requested.connect(app.show_chat)
         return app.run(start_hidden=start_hidden)
     finally:
@@ -283,6 +275,7 @@ def _parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--check", action="store_true", help="start without a window, report, and reply once"
     )
     parser.add_argument("--prompt", default="Say hello in one sentence.", help="for --check")
+    models_cli.add_parser(parser.add_subparsers(dest="command", metavar="COMMAND"))
     return parser.parse_args(argv)
 
 
@@ -298,6 +291,8 @@ def _logging(paths: AppPaths, verbose: bool) -> Iterator[None]:
     except OSError as error:
         print(f"Reverie: not writing a log file: {error}", file=sys.stderr)
     root = logging.getLogger()
+    # httpx logs every request at INFO: noise beside Reverie's own lines.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     previous_level = root.level
     root.setLevel(logging.DEBUG if verbose else logging.INFO)

@@ -128,11 +128,14 @@ class Catalog(_Frozen):
     def entries(self) -> tuple[CatalogEntry, ...]:
         return self.models
 
+    def find(self, model_id: str) -> CatalogEntry | None:
+        """The entry with *model_id*, if there is one."""
+        return next((entry for entry in self.models if entry.id == model_id), None)
+
     def get(self, model_id: str) -> CatalogEntry:
         """The entry with *model_id*; ``UnknownModel`` lists the known ids otherwise."""
-        for entry in self.models:
-            if entry.id == model_id:
-                return entry
+        if (entry := self.find(model_id)) is not None:
+            return entry
         known = ", ".join(entry.id for entry in self.models)
         raise UnknownModel(f"No model {model_id!r} in the catalog; known models: {known}.")
 

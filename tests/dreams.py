@@ -62,6 +62,8 @@ def make_dreamer(
 def add_memory(memories: MemoryService, content: str, **fields: object) -> Memory:
     """A memory stored now with its vector (*fields* as ``NewMemory`` takes them)."""
     vector = memories.embed([content])
+    if vector is not None:
+        fields.setdefault("embedding_model", memories.embedding_model)
     item = NewMemory(content, None if vector is None else vector[0], "harvested", **fields)  # type: ignore[arg-type]  # a test's loose fields
     [memory_id] = memories.store.add_many([item], actor="harvest")
     memory = memories.store.get(memory_id)

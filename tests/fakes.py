@@ -16,8 +16,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import keyring.backend
+import keyring.errors
 import numpy as np
 import numpy.typing as npt
+from keyring.compat import properties
 
 from desktop.core.chat import Reply, ReplyKind, Stage
 from desktop.core.tools import ToolCall
@@ -232,6 +235,8 @@ class HashingEmbedder:
     """
 
     name = "hashing"
+    query_prefix = ""
+    document_prefix = ""
 
     def __init__(self, dimension: int = 384, *, probe: CallProbe | None = None) -> None:
         self.dimension = dimension
@@ -262,3 +267,27 @@ class HashingEmbedder:
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """A keyring that keeps passwords in a dict."""
+
+    @properties.classproperty
+    def priority(cls) -> float:
+        # Every subclass is registered with keyring; raising makes this one
+        # "not viable", so keyring never picks it for the rest of the session.
+        raise RuntimeError("a test backend, only used when passed explicitly")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passwords: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.passwords.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.passwords[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.passwords.pop((service, username), None) is None:
+            raise keyring.errors.PasswordDeleteError("not found")

@@ -44,6 +44,7 @@ from desktop.core.text import scrub
 from desktop.core.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
 from desktop.core.tools import TOOL_CALL_START, Toolbox, ToolCall, ToolContext, ToolResult
 from models.broker import InferenceBroker, Priority
+from models.errors import ModelError
 from models.interfaces import ChatMessage, GenerationOptions
 from models.streaming import StopScanner
 
@@ -259,17 +260,25 @@ class ChatService:
         said: list[str] = []
         reason = "stop"
         called = False
-        for chunk in job.chunks():
-            if chunk.text:
-                if not parts:
-                    listener.stage(Stage.REPLYING)
-                parts.append(chunk.text)
-                if not called:  # the call itself is shown as a call, not as text
-                    piece, called = visible.feed(chunk.text)
-                    if piece:
-                        said.append(piece)
-                        listener.text(piece)
-            reason = chunk.finish_reason or reason
+        try:
+            for chunk in job.chunks():
+                if chunk.text:
+                    if not parts:
+                        listener.stage(Stage.REPLYING)
+                    parts.append(chunk.text)
+                    if not called:  # the call itself is shown as a call, not as text
+                        piece, called = visible.feed(chunk.text)
+                        if piece:
+                            said.append(piece)
+                            listener.text(piece)
+                reason = chunk.finish_reason or reason
+        except ModelError:
+            # The model went away mid-reply (a server stopped): what it said is kept.
+            said.append("" if called else visible.flush())
+            kept = "".join(said if called else parts)  # never half a tool call
+            stored = self._record(turn, kind, kept, "error", used)
+            listener.reply_finished(Reply(kind, "".join(said), "error", stored, used))
+            raise
         if not called and (held := visible.flush()):
             said.append(held)
             listener.text(held)

@@ -6,11 +6,14 @@ from __future__ import annotations
 import threading
 
 from desktop.core.errors import EnvironmentProblem
-from models.broker import Job
+from models.broker import Job, Role
 from models.errors import ModelError
 
 CHAT = "Chat"
+BACKGROUND = "Background work (remembering, dreaming)"
 EMBEDDER = "Memory search (the embedding model)"
+ROLE_NAMES = {Role.CHAT: CHAT, Role.BACKGROUND: BACKGROUND, Role.EMBEDDINGS: EMBEDDER}
+"""What each role is called in a sentence for the user."""
 
 
 def failure_message(what: str, job: Job) -> str | None:

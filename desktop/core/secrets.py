@@ -23,6 +23,12 @@ class SecretsUnavailable(EnvironmentProblem):
 class SecretStore:
     def __init__(self, backend: keyring.backend.KeyringBackend | None = None) -> None:
         self._backend = backend or keyring.get_keyring()
+        self._revisions: dict[str, int] = {}
+
+    def revision(self, name: str) -> int:
+        """How often *name* was set or deleted through this store: a backend
+        made with an older key is made again."""
+        return self._revisions.get(name, 0)
 
     @property
     def available(self) -> bool:
@@ -44,10 +50,12 @@ class SecretStore:
             self._backend.set_password(SERVICE, name, value)
         except keyring.errors.KeyringError as error:
             raise self._problem(f"The secret {name!r} was not saved: {error}") from error
+        self._revisions[name] = self.revision(name) + 1
 
     def delete(self, name: str) -> None:
         if not self.available:
             return
+        self._revisions[name] = self.revision(name) + 1
         try:
             self._backend.delete_password(SERVICE, name)
         except keyring.errors.PasswordDeleteError:

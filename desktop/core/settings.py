@@ -14,24 +14,106 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import write_atomically
 from desktop.core.time_zones import SYSTEM_ZONE, zone_named
+from models.server_http import Dialect
 
 log = logging.getLogger(__name__)
 
-SETTINGS_VERSION = 1
+SETTINGS_VERSION = 2
+
+
+def base_url(url: str) -> str:
+    """*url* as a server's base address (no trailing slash); ``ValueError`` says
+    why it cannot be one."""
+    url = url.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("an address starts with http:// or https:// and names a host")
+    if parts.username or parts.password:
+        # settings.json is a plain file: a key belongs in the keyring.
+        raise ValueError("the address may not hold a user name or password; give an API key")
+    if parts.query or parts.fragment:
+        raise ValueError("the address is a base URL, without ?query or #fragment")
+    return url.rstrip("/")
+
+
+class Backend(BaseModel):
+    """One way to run a role's model: the embedded default, a GGUF file on
+    this machine, or an OpenAI-compatible server of the user's own.  A
+    server's API key is never here: it lives in the system keyring."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["embedded", "local", "server"] = Field(
+        "embedded",
+        description="embedded: the model that ships with Reverie; local: a GGUF file on this "
+        "machine; server: an OpenAI-compatible server of your own.",
+    )
+    model: str = Field(
+        "",
+        description="local: a catalog model's id or a .gguf file's path; server: the name the "
+        "server knows the model by.",
+    )
+    url: str = Field(
+        "", description="server: its OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1."
+    )
+    dialect: Dialect = Field(
+        "auto",
+        description="server: how it takes structured output (auto: asked of the server).",
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _plain_http_url(cls, url: str) -> str:
+        return base_url(url) if url.strip() else ""
+
+    @model_validator(mode="after")
+    def _complete(self) -> Backend:
+        if self.kind == "embedded" and (self.model or self.url):
+            raise ValueError("the embedded model takes no model name or address")
+        if self.kind == "local" and not self.model.strip():
+            raise ValueError("a local backend names a catalog model or a .gguf file")
+        if self.kind == "local" and self.url:
+            raise ValueError("a local backend has no server address")
+        if self.kind == "server" and not (self.url and self.model.strip()):
+            raise ValueError("a server backend needs its address and a model name")
+        return self
 
 
 class ModelSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    chat_model_path: str | None = Field(
-        None, description="A GGUF chat model; empty means the embedded default (SmolLM2-135M)."
+    chat: tuple[Backend, ...] = Field(
+        (Backend(),),
+        min_length=1,
+        max_length=4,
+        description="The chat's model: the first backend, then the others in order when one "
+        "cannot answer (a server down).",
+    )
+    background: tuple[Backend, ...] = Field(
+        (),
+        max_length=4,
+        description="The model of background work (remembering, dreaming, routines, agenda "
+        "reviews, summaries); none: the chat's.",
+    )
+    embeddings: Backend = Field(
+        default_factory=Backend,
+        description="The embedding model that finds memories by meaning (one backend: vectors "
+        "of two models are never mixed).",
     )
     context_length: int = Field(
         4096, ge=512, le=262144, description="Tokens of context the chat model is given (n_ctx)."
@@ -45,6 +127,21 @@ class ModelSettings(BaseModel):
         description="CPU threads for the models; 0 means every core. Lower it if other heavy "
         "work runs beside Reverie: llama.cpp slows down sharply when it competes for cores.",
     )
+    added: tuple[str, ...] = Field(
+        (),
+        description="GGUF files you added to the Models page (they stay where they are).",
+    )
+    hub_endpoint: str = Field(
+        "https://huggingface.co",
+        description="Where catalog models are downloaded from (a Hugging Face Hub or a mirror).",
+    )
+    suggest_model: bool = Field(
+        True,
+        description="Suggest, once, a model that fits this machine while only the small "
+        "embedded one is in use.",
+    )
+
+    _endpoint = field_validator("hub_endpoint")(lambda url: base_url(url))
 
 
 class ChatSettings(BaseModel):
@@ -247,8 +344,18 @@ class SettingsProblem(EnvironmentProblem):
     """The settings file could not be used; defaults are in effect."""
 
 
+def _roles_from_one_path(raw: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 had one chat model path for everything; it becomes the chat role's backend."""
+    models = raw.get("models")
+    if isinstance(models, dict) and "chat_model_path" in models:
+        path = models.pop("chat_model_path")
+        if path:
+            models["chat"] = [{"kind": "local", "model": path}]
+    return raw
+
+
 # Each entry upgrades a raw settings dict from version N to N + 1.
-_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _roles_from_one_path}
 
 
 def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
@@ -278,7 +385,9 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
 
 
 def save_settings(settings: Settings, path: Path) -> None:
-    """Write *settings* atomically: a crash never leaves a half-written file."""
+    """Write *settings* atomically: a crash never leaves a half-written file,
+    and a file written by a newer Reverie is never overwritten."""
+    _refuse_newer(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, settings.model_dump_json(indent=2) + "\n")
@@ -287,6 +396,19 @@ def save_settings(settings: Settings, path: Path) -> None:
             f"Could not save settings to {path}: {error.strerror}.",
             "Your previous settings file is unchanged.",
         ) from error
+
+
+def _refuse_newer(path: Path) -> None:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        version = _version_of(raw) if isinstance(raw, dict) else 0
+    except (OSError, ValueError):
+        return  # absent or damaged: nothing a newer Reverie needs is lost
+    if version > SETTINGS_VERSION:
+        raise SettingsProblem(
+            f"{path} was written by a newer Reverie (settings version {version}).",
+            "It was not overwritten; update Reverie to change these settings.",
+        )
 
 
 def _version_of(raw: dict[str, Any]) -> int:

@@ -2,9 +2,9 @@
 
 A memory lives in four places that must agree: the ``memories`` row, its
 full-text row (kept by triggers), its vector (``memory_embeddings``, float32
-and sign bits: see schema_v3 and schema_v4) and ``memory_history``.  Every change writes all the affected places and a
-history row in one transaction (``MemoryWrites``).  Searches by meaning go
-through ``VectorSearch``.
+and sign bits: see schema_v3 and schema_v4) and ``memory_history``.  Every
+change writes all the affected places and a history row in one transaction
+(``MemoryWrites``).  Searches by meaning go through ``VectorSearch``.
 """
 
 from __future__ import annotations

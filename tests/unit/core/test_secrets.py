@@ -10,37 +10,13 @@ import keyring.backend
 import keyring.errors
 import pytest
 from keyring.backends import fail, null
-from keyring.compat import properties
 
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.paths import AppPaths
 from desktop.core.secrets import SERVICE, SecretStore, SecretsUnavailable
+from tests.fakes import MemoryKeyring
 
 SECRET = "sk-very-secret-value-123"
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A keyring that keeps passwords in a dict."""
-
-    @properties.classproperty
-    def priority(cls) -> float:
-        # Every subclass is registered with keyring; raising makes this one
-        # "not viable", so keyring never picks it for the rest of the session.
-        raise RuntimeError("a test backend, only used when passed explicitly")
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if self.passwords.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError("not found")
 
 
 class LockedKeyring(MemoryKeyring):

@@ -13,6 +13,7 @@ from desktop.core.errors import EnvironmentProblem
 from desktop.core.paths import AppPaths
 from desktop.core.settings import (
     SETTINGS_VERSION,
+    Backend,
     ModelSettings,
     Settings,
     SettingsProblem,
@@ -53,7 +54,14 @@ def test_defaults_when_the_file_is_absent(path: Path) -> None:
 def test_save_then_load_round_trips(path: Path) -> None:
     settings = Settings(
         models=ModelSettings(
-            chat_model_path="/models/my.gguf", context_length=8192, temperature=0.2
+            chat=(
+                Backend(kind="server", url="http://box:8080/v1", model="qwen"),
+                Backend(kind="local", model="/models/my.gguf"),
+            ),
+            background=(Backend(kind="local", model="qwen2.5-1.5b-instruct"),),
+            embeddings=Backend(kind="server", url="https://box/v1", model="bge", dialect="vllm"),
+            context_length=8192,
+            temperature=0.2,
         )
     )
 
@@ -75,7 +83,7 @@ def test_a_file_without_a_version_is_read_as_version_one(path: Path) -> None:
 
 
 def test_every_option_is_declared_with_a_description() -> None:
-    for model in (Settings, ModelSettings):
+    for model in (Settings, ModelSettings, Backend):
         for name, field in model.model_fields.items():
             group = isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
             assert group or field.description, f"{model.__name__}.{name} has no description"
@@ -232,3 +240,60 @@ def test_the_task_time_zone_defaults_to_the_systems_and_takes_iana_names(path: P
 def test_an_unknown_task_time_zone_is_refused_with_a_hint() -> None:
     with pytest.raises(ValidationError, match="'Mars/Base' is not a time zone Reverie knows"):
         TaskSettings(time_zone="Mars/Base")
+
+
+def test_a_version_1_file_keeps_its_chat_model_as_the_chat_roles_backend(path: Path) -> None:
+    _write(path, {"version": 1, "models": {"chat_model_path": "~/m/q.gguf", "threads": 2}})
+
+    settings, problem = load_settings(path)
+
+    assert problem is None
+    assert settings.models.chat == (Backend(kind="local", model="~/m/q.gguf"),)
+    assert settings.models.background == ()  # background work follows the chat
+    assert settings.models.embeddings == Backend()
+    assert settings.models.threads == 2
+
+
+def test_a_version_1_file_without_a_chat_model_keeps_the_embedded_one(path: Path) -> None:
+    _write(path, {"version": 1, "models": {"chat_model_path": None}})
+
+    settings, problem = load_settings(path)
+
+    assert problem is None
+    assert settings.models.chat == (Backend(kind="embedded"),)
+
+
+@pytest.mark.parametrize(
+    ("backend", "reason"),
+    [
+        ({"kind": "server", "url": "http://box:8080/v1"}, "needs its address and a model"),
+        ({"kind": "server", "model": "qwen"}, "needs its address and a model"),
+        ({"kind": "server", "url": "ftp://box/v1", "model": "q"}, "http:// or https://"),
+        ({"kind": "server", "url": "box:8080", "model": "q"}, "http:// or https://"),
+        ({"kind": "server", "url": "http://me:hunter2@box/v1", "model": "q"}, "API key"),
+        ({"kind": "server", "url": "http://box/v1?key=abc", "model": "q"}, r"without \?query"),
+        ({"kind": "local"}, "names a catalog model or a .gguf"),
+        ({"kind": "embedded", "model": "x"}, "takes no model"),
+        ({"kind": "server", "url": "http://box/v1", "model": "q", "dialect": "foo"}, "dialect"),
+    ],
+)
+def test_a_backend_that_cannot_work_is_refused_with_the_reason(
+    backend: dict[str, str], reason: str
+) -> None:
+    with pytest.raises(ValidationError, match=reason):
+        Backend.model_validate(backend)
+
+
+def test_a_servers_address_is_kept_without_its_trailing_slash() -> None:
+    backend = Backend(kind="server", url=" http://127.0.0.1:8080/v1/ ", model="q")
+
+    assert backend.url == "http://127.0.0.1:8080/v1"
+
+
+def test_roles_have_bounds() -> None:
+    with pytest.raises(ValidationError):
+        ModelSettings(chat=())
+    with pytest.raises(ValidationError):
+        ModelSettings(chat=(Backend(),) * 5)
+    with pytest.raises(ValidationError):
+        ModelSettings.model_validate({"embeddings": [{"kind": "embedded"}] * 2})

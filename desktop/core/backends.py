@@ -1,0 +1,170 @@
+"""From the settings' roles to the broker's backends, and keeping them in step.
+
+Each role (chat, background work, embeddings) names its backends in the
+settings (``settings.Backend``): the embedded model, a local GGUF (a catalog
+model or a file) or an OpenAI-compatible server.  ``backends_for`` turns them
+into what the broker loads (``models.jobs.Backend``: a key, a loader, a label);
+``RoleSwitch`` hands the broker the roles whose backends changed, so a new
+model or server takes effect without a restart.  A server's API key is read
+from the system keyring when its backend is made, never from the settings.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.core.model_library import (
+    EMBEDDED_CHAT_NAME,
+    EMBEDDED_EMBEDDER_NAME,
+    ModelLibrary,
+    is_path,
+)
+from desktop.core.secrets import SecretStore
+from desktop.core.settings import Backend as BackendSettings
+from desktop.core.settings import ModelSettings
+from models.broker import InferenceBroker
+from models.convert_bert import CONVERTER_VERSION, ensure_default_embedder_gguf
+from models.embedded import default_chat_model_path, default_embedding_source
+from models.jobs import Backend, Job, Role
+from models.llama_chat import LlamaChatModel
+from models.llama_embedder import LlamaEmbedder
+from models.server_chat import ServerChatModel
+from models.server_embed import ServerEmbedder
+
+log = logging.getLogger(__name__)
+
+DEFAULT_EMBEDDER_NAME = f"all-MiniLM-L6-v2@{CONVERTER_VERSION}"
+"""Stored vectors record the embedder's name; a new converter means new vectors."""
+
+
+def api_key_name(url: str) -> str:
+    """The keyring entry of the API key for the server at *url*."""
+    return f"api-key {url}"
+
+
+@dataclass(frozen=True)
+class BackendMaker:
+    """Makes the broker's backends of one installation's settings."""
+
+    library: ModelLibrary
+    secrets: SecretStore
+
+    def for_role(self, role: Role, settings: ModelSettings) -> list[Backend]:
+        """*role*'s backends, in order (background work: none means the chat's)."""
+        if role is Role.EMBEDDINGS:
+            return [self.embedder(settings.embeddings, settings)]
+        chosen = settings.chat if role is Role.CHAT else settings.background
+        return [self.chat(backend, settings) for backend in chosen]
+
+    def chat(self, backend: BackendSettings, settings: ModelSettings) -> Backend:
+        context, threads = settings.context_length, settings.threads or None
+        if backend.kind == "server":
+            return self._server(
+                backend, ServerChatModel, context_length=context, dialect=backend.dialect
+            )
+        name = (
+            EMBEDDED_CHAT_NAME
+            if backend.kind == "embedded"
+            else self.library.name_of(backend.model)
+        )
+        where = "embedded" if backend.kind == "embedded" else backend.model
+
+        def load() -> LlamaChatModel:
+            return LlamaChatModel(self._chat_file(backend), context_length=context, threads=threads)
+
+        return Backend(f"llama:{where}@{context}/{threads}", load, label=name)
+
+    def embedder(self, backend: BackendSettings, settings: ModelSettings) -> Backend:
+        threads = settings.threads or None
+        if backend.kind == "server":
+            return self._server(backend, ServerEmbedder)
+        if backend.kind == "embedded":
+            models_dir = self.library.models_dir
+
+            def load_embedded() -> LlamaEmbedder:
+                path = ensure_default_embedder_gguf(default_embedding_source(), models_dir)
+                return LlamaEmbedder(path, name=DEFAULT_EMBEDDER_NAME, n_threads=threads)
+
+            key = f"embedder:{DEFAULT_EMBEDDER_NAME}/{threads}"
+            return Backend(key, load_embedded, label=EMBEDDED_EMBEDDER_NAME)
+        ref = backend.model
+        # The vectors' model: a catalog id names itself; a file, by its name.
+        name = ref if not is_path(ref) else self.library.name_of(ref)
+        entry = None if is_path(ref) else self.library.catalog.find(ref)
+
+        def load() -> LlamaEmbedder:
+            return LlamaEmbedder(
+                self.library.local_path(ref),
+                name=name,
+                n_threads=threads,
+                query_prefix=(entry and entry.query_prefix) or "",
+                document_prefix=(entry and entry.document_prefix) or "",
+            )
+
+        return Backend(f"embedder:{ref}/{threads}", load, label=self.library.name_of(ref))
+
+    def _chat_file(self, backend: BackendSettings) -> Path:
+        if backend.kind == "embedded":
+            return default_chat_model_path()
+        return self.library.local_path(backend.model)
+
+    def _server(
+        self,
+        backend: BackendSettings,
+        make: Callable[..., ServerChatModel | ServerEmbedder],
+        **options: object,
+    ) -> Backend:
+        url, model = backend.url, backend.model
+        secret = api_key_name(url)
+
+        def load() -> ServerChatModel | ServerEmbedder:
+            return make(url, model, api_key=self.secrets.get(secret), **options)
+
+        # With the key's revision: a backend made with an older API key is made again.
+        identity = f"server:{url}|{model}|{backend.dialect}|{self.secrets.revision(secret)}"
+        return Backend(identity, load, label=f"{model} at {url}", remote=True)
+
+
+class RoleSwitch:
+    """Gives the broker the backends of each role whose settings changed."""
+
+    def __init__(self, broker: InferenceBroker, maker: BackendMaker) -> None:
+        self._broker = broker
+        self._maker = maker
+        self._applied: dict[Role, tuple[str, ...]] = {}
+
+    def apply(self, settings: ModelSettings) -> dict[Role, Job]:
+        """Switch every role whose backends differ from what was applied; the
+        load jobs, by role (a failed one leaves the role as it was)."""
+        jobs: dict[Role, Job] = {}
+        for role in Role:
+            backends = self._maker.for_role(role, settings)
+            keys = tuple(backend.key for backend in backends)
+            if self._applied.get(role, ()) == keys:
+                continue
+            self._applied[role] = keys
+            jobs[role] = job = self._broker.configure(role, backends)
+            job.add_done_callback(self._forget_if_failed)
+        return jobs
+
+    def _forget_if_failed(self, job: Job) -> None:
+        if job.error is not None and job.role is not None:
+            # The role kept its old backends: the next apply tries again.
+            self._applied.pop(job.role, None)
+
+
+def describe_role(broker: InferenceBroker, role: Role) -> str:
+    """What serves *role* now, for the user: its backends in order, and
+    where each runs ("Qwen2.5 1.5B Instruct, on this computer; then ...")."""
+    backends = broker.backends(role)
+    if not backends:
+        return "none loaded"
+    said = "; then ".join(
+        f"{b.label}, {'on a server' if b.remote else 'on this computer'}" for b in backends
+    )
+    if role is Role.BACKGROUND and backends == broker.backends(Role.CHAT):
+        return f"the chat's: {said}"
+    return said

@@ -1,0 +1,245 @@
+"""The models Reverie can run on this machine, and where each one lives.
+
+Three kinds: the embedded defaults (shipped in Python packages), the
+catalog's recommended models (downloaded into the models folder), and GGUF
+files the user added from anywhere (``models.added`` in the settings; they
+stay where they are).  Each comes with what it needs in memory at the chosen
+context, estimated from its GGUF header or, before a download, from the
+catalog's numbers, and never by loading it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from models.catalog import Catalog, CatalogEntry, UnknownModel
+from models.convert_bert import DEFAULT_GGUF_NAME
+from models.download import (
+    Downloader,
+    DownloadRequest,
+    DownloadState,
+    part_path,
+    sidecar_path,
+)
+from models.embedded import default_chat_model_path
+from models.errors import ModelError, ModelFileInvalid, ModelUnavailable
+from models.gguf_info import (
+    MemoryEstimate,
+    estimate_embedder_memory,
+    estimate_memory,
+    read_gguf_info,
+)
+
+log = logging.getLogger(__name__)
+
+EMBEDDED = "embedded"
+ModelKind = Literal["chat", "embedding"]
+Source = Literal["embedded", "catalog", "added"]
+
+EMBEDDED_CHAT_NAME = "SmolLM2 135M Instruct (embedded)"
+EMBEDDED_EMBEDDER_NAME = "all-MiniLM-L6-v2 (embedded)"
+
+
+class NotDownloaded(ModelUnavailable):
+    """A catalog model chosen for a role is not in the models folder yet."""
+
+
+@dataclass(frozen=True)
+class ModelOption:
+    """One model the user may choose for a role."""
+
+    ref: str
+    """How a role names it (``Backend.model``): a catalog id, or the file's path;
+    the embedded ones are ``"embedded"``."""
+    name: str
+    kind: ModelKind
+    source: Source
+    path: Path | None
+    """The file, once it is on this machine."""
+    size: int | None
+    entry: CatalogEntry | None = None
+    estimate: MemoryEstimate | None = None
+    """Memory it needs at the chosen context (None: unknown)."""
+    problem: str | None = None
+    """Why it cannot be used (an added file gone or damaged)."""
+    partial: int = 0
+    """Bytes of an unfinished download kept to resume."""
+
+    @property
+    def installed(self) -> bool:
+        return self.path is not None and self.problem is None
+
+
+class ModelLibrary:
+    """The models of one installation: its models folder and the catalog."""
+
+    def __init__(self, models_dir: Path, catalog: Catalog) -> None:
+        self.models_dir = models_dir
+        self.catalog = catalog
+
+    # -- where each model lives ----------------------------------------------
+    def file_of(self, entry: CatalogEntry) -> Path:
+        """Where a catalog model is (or will be, once downloaded)."""
+        return self.models_dir / Path(entry.file).name
+
+    def local_path(self, ref: str) -> Path:
+        """The GGUF file a local backend names: a catalog model (which must
+        be downloaded) or a path; ``ModelUnavailable`` says what is missing."""
+        if is_path(ref):
+            return Path(ref).expanduser()
+        try:
+            entry = self.catalog.get(ref)
+        except UnknownModel as error:
+            raise ModelUnavailable(
+                f"{error}", "Choose a model on the Models page or give a .gguf file's path."
+            ) from error
+        path = self.file_of(entry)
+        if not path.is_file():
+            raise NotDownloaded(
+                f"{entry.name} is not downloaded yet.",
+                f"Download it on the Models page, or with: reverie models download {entry.id}",
+            )
+        return path
+
+    def name_of(self, ref: str) -> str:
+        """How the user knows the model *ref* names."""
+        if is_path(ref):
+            return Path(ref).name
+        try:
+            return self.catalog.get(ref).name
+        except UnknownModel:
+            return ref
+
+    # -- what there is -------------------------------------------------------
+    def options(self, added: Sequence[str], context: int) -> list[ModelOption]:
+        """Every model there is to choose from: the embedded ones, the
+        catalog's (downloaded or not) and the added files, with their memory
+        estimates at *context* tokens."""
+        found = [self._embedded_chat(context), self._embedded_embedder()]
+        found += [self._catalog_option(entry, context) for entry in self.catalog.entries]
+        found += [self.added_option(Path(path), context) for path in added]
+        return found
+
+    def added_option(self, path: Path, context: int) -> ModelOption:
+        """A GGUF file the user added, read from its header (a bad file says why)."""
+        path = path.expanduser()
+        try:
+            info = read_gguf_info(path)
+        except ModelFileInvalid as error:
+            kind: ModelKind = "chat"
+            return ModelOption(str(path), path.name, kind, "added", path, None, problem=str(error))
+        estimate = (
+            estimate_embedder_memory(info.tensor_bytes, info.shape)
+            if info.is_embedding
+            else estimate_memory(info.tensor_bytes, info.shape, context)
+        )
+        # The file's name: what the user chose, where metadata names are often cryptic.
+        kind = "embedding" if info.is_embedding else "chat"
+        return ModelOption(
+            str(path), path.name, kind, "added", path, info.file_size, estimate=estimate
+        )
+
+    def _embedded_chat(self, context: int) -> ModelOption:
+        try:
+            path = default_chat_model_path()
+            info = read_gguf_info(path)
+        except ModelError as error:
+            return ModelOption(
+                EMBEDDED, EMBEDDED_CHAT_NAME, "chat", "embedded", None, None, problem=str(error)
+            )
+        estimate = estimate_memory(info.tensor_bytes, info.shape, context)
+        return ModelOption(
+            EMBEDDED, EMBEDDED_CHAT_NAME, "chat", "embedded", path, info.file_size, None, estimate
+        )
+
+    def _embedded_embedder(self) -> ModelOption:
+        """MiniLM, converted to GGUF in the models folder on the first start."""
+        path = self.models_dir / DEFAULT_GGUF_NAME
+        if not path.is_file():
+            return ModelOption(
+                EMBEDDED, EMBEDDED_EMBEDDER_NAME, "embedding", "embedded", None, None
+            )
+        try:
+            info = read_gguf_info(path)
+        except ModelFileInvalid as error:
+            return ModelOption(
+                EMBEDDED,
+                EMBEDDED_EMBEDDER_NAME,
+                "embedding",
+                "embedded",
+                None,
+                None,
+                problem=str(error),
+            )
+        estimate = estimate_embedder_memory(info.tensor_bytes, info.shape)
+        return ModelOption(
+            EMBEDDED,
+            EMBEDDED_EMBEDDER_NAME,
+            "embedding",
+            "embedded",
+            path,
+            info.file_size,
+            estimate=estimate,
+        )
+
+    def _catalog_option(self, entry: CatalogEntry, context: int) -> ModelOption:
+        path = self.file_of(entry)
+        on_disk = path if path.is_file() else None
+        partial = part_path(path)
+        return ModelOption(
+            entry.id,
+            entry.name,
+            entry.kind,
+            "catalog",
+            on_disk,
+            entry.size,
+            entry,
+            catalog_estimate(entry, context),
+            partial=partial.stat().st_size if partial.is_file() else 0,
+        )
+
+    # -- getting one ---------------------------------------------------------
+    def download(
+        self,
+        entry: CatalogEntry,
+        state: DownloadState,
+        *,
+        endpoint: str,
+        downloader: Downloader,
+    ) -> Path:
+        """Download *entry* into the models folder (resuming a part kept
+        from before), checked against its size and sha256; its path."""
+        self.models_dir.mkdir(parents=True, exist_ok=True)
+        request = DownloadRequest(
+            url=entry.download_url(endpoint),
+            destination=self.file_of(entry),
+            expected_size=entry.size,
+            expected_sha256=entry.sha256,
+        )
+        return downloader.download(request, state)
+
+    def discard_partial(self, entry: CatalogEntry) -> None:
+        """Remove what a paused download of *entry* kept (its part and sidecar)."""
+        target = self.file_of(entry)
+        for path in (part_path(target), sidecar_path(target)):
+            path.unlink(missing_ok=True)
+
+
+def catalog_estimate(entry: CatalogEntry, context: int) -> MemoryEstimate | None:
+    """What a catalog model needs at *context* tokens, from the catalog's
+    numbers (its file size stands for the weights); None without its shape."""
+    if entry.shape is None:
+        return None
+    if entry.kind == "embedding":
+        return estimate_embedder_memory(entry.size, entry.shape)
+    return estimate_memory(entry.size, entry.shape, context)
+
+
+def is_path(ref: str) -> bool:
+    """Whether a role's model *ref* is a file's path rather than a catalog id
+    (ids are lower-case words without slashes, and never end in .gguf)."""
+    return "/" in ref or "\\" in ref or ref.startswith("~") or ref.lower().endswith(".gguf")

@@ -1,0 +1,342 @@
+"""``reverie models ...``: the model manager for scripts and headless machines.
+
+``list`` (the catalog and the installed models, with sizes and memory
+estimates), ``download ID``, ``add PATH``, ``estimate PATH [--context N]`` and
+``use (ID | PATH | --server URL --model NAME) [--role ROLE]``, which writes the
+settings the app reads (a running app picks them up on its next start; its
+settings window applies them at once).  An API key for a server comes from
+``REVERIE_API_KEY`` or, with ``--ask-key``, from a prompt, and goes only to
+the system keyring; without either, none is used and nothing waits for input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from pydantic import ValidationError
+
+from desktop.core.backends import api_key_name
+from desktop.core.errors import EnvironmentProblem
+from desktop.core.model_library import EMBEDDED, ModelLibrary, ModelOption, is_path
+from desktop.core.paths import AppPaths
+from desktop.core.secrets import SecretStore
+from desktop.core.settings import (
+    Backend,
+    Settings,
+    load_settings,
+    save_settings,
+)
+from models.catalog import UnknownModel, load_catalog
+from models.download import (
+    Downloader,
+    DownloadPaused,
+    DownloadProgress,
+    DownloadState,
+)
+from models.errors import ModelError
+from models.gguf_info import (
+    MemoryEstimate,
+    available_memory,
+    estimate_embedder_memory,
+    estimate_memory,
+    fits,
+    read_gguf_info,
+)
+from models.server_http import DIALECTS
+
+API_KEY_VARIABLE = "REVERIE_API_KEY"
+ROLES = ("chat", "background", "embeddings")
+_FIT_WORDS = {"fits": "fits", "tight": "tight: close the big apps first", "too_big": "too big"}
+
+
+def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``models`` command and its subcommands."""
+    models = subcommands.add_parser("models", help="list, download, add and choose models")
+    actions = models.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("list", help="the catalog and the installed models")
+    download = actions.add_parser("download", help="download a catalog model")
+    download.add_argument("id", help="the catalog id (see: reverie models list)")
+    add = actions.add_parser("add", help="add a GGUF file you have")
+    add.add_argument("path", type=Path)
+    estimate = actions.add_parser("estimate", help="the memory a GGUF file needs")
+    estimate.add_argument("path", type=Path)
+    estimate.add_argument("--context", type=int, default=None, help="tokens of context")
+    use = actions.add_parser("use", help="choose the model of a role")
+    use.add_argument("model", nargs="?", help="a catalog id or a .gguf path")
+    use.add_argument("--role", choices=ROLES, default="chat")
+    use.add_argument("--server", metavar="URL", help="an OpenAI-compatible server's base URL")
+    use.add_argument("--model", dest="server_model", metavar="NAME", help="the server's model")
+    use.add_argument("--dialect", choices=DIALECTS, default="auto")
+    use.add_argument("--ask-key", action="store_true", help="ask for the server's API key")
+
+
+def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) -> int:
+    """Run ``reverie models ACTION`` (printing to *out*, default stdout); the exit status."""
+    out = out or sys.stdout
+    settings, problem = load_settings(paths.settings_file)
+    if problem is not None:
+        print(f"problem: {problem}", file=sys.stderr)
+    library = ModelLibrary(paths.models_dir, load_catalog())
+    commands: dict[str, Callable[[], int]] = {
+        "list": lambda: _list(library, settings, out),
+        "download": lambda: _download(library, settings, args.id, out),
+        "add": lambda: _add(library, settings, args.path, paths, out),
+        "estimate": lambda: _estimate(
+            args.path, args.context or settings.models.context_length, out
+        ),
+        "use": lambda: _use(args, library, settings, paths, out),
+    }
+    try:
+        return commands[args.action]()
+    except (ModelError, EnvironmentProblem) as error:
+        print(f"reverie: {error}", file=sys.stderr)
+        return 1
+
+
+# -- list --------------------------------------------------------------------
+def _list(library: ModelLibrary, settings: Settings, out: TextIO) -> int:
+    context = settings.models.context_length
+    available = available_memory()
+    print(f"Memory available now: {_size(available)}; estimates at {context} tokens.", file=out)
+    in_use = _roles_using(settings)
+    for kind in ("chat", "embedding"):
+        print(f"\n{kind.capitalize()} models:", file=out)
+        for option in library.options(settings.models.added, context):
+            if option.kind == kind:
+                roles = in_use.get((kind, option.ref), "")
+                print(_row(option, available, roles), file=out)
+    return 0
+
+
+def _row(option: ModelOption, available: int, roles: str) -> str:
+    state = (
+        f"problem: {option.problem}"
+        if option.problem
+        else "installed"
+        if option.installed
+        else "made from its package on the first start"
+        if option.source == "embedded"
+        else f"{_size(option.partial)} downloaded, resumable"
+        if option.partial
+        else "not downloaded"
+    )
+    size = _size(option.size) if option.size else "?"
+    need = _need(option.estimate, available)
+    used = f"  [{roles}]" if roles else ""
+    return f"  {option.ref:<28} {option.name:<36} {size:>9}  {need:<30} {state}{used}"
+
+
+def _need(estimate: MemoryEstimate | None, available: int) -> str:
+    if estimate is None:
+        return "needs: unknown"
+    return f"needs {_size(estimate.total)} ({_FIT_WORDS[fits(estimate, available)]})"
+
+
+def _roles_using(settings: Settings) -> dict[tuple[str, str], str]:
+    """Which roles use each local model, by its kind and ref (the embedded
+    ones: "embedded")."""
+    used: dict[tuple[str, str], list[str]] = {}
+    models = settings.models
+    for role, kind, backends in (
+        ("chat", "chat", models.chat),
+        ("background", "chat", models.background or models.chat),
+        ("embeddings", "embedding", (models.embeddings,)),
+    ):
+        for backend in backends:
+            if backend.kind != "server":
+                used.setdefault((kind, backend.model or EMBEDDED), []).append(role)
+    return {key: ", ".join(roles) for key, roles in used.items()}
+
+
+# -- download ------------------------------------------------------------------
+def _download(library: ModelLibrary, settings: Settings, model_id: str, out: TextIO) -> int:
+    entry = library.catalog.get(model_id)
+    target = library.file_of(entry)
+    if target.is_file():
+        print(f"{entry.name} is already downloaded: {target}", file=out)
+        return 0
+    print(f"Downloading {entry.name} ({_size(entry.size)}) to {target}", file=out)
+    state = DownloadState(lambda progress: _progress(progress, out))
+    downloader = Downloader()
+    try:
+        path = library.download(
+            entry, state, endpoint=settings.models.hub_endpoint, downloader=downloader
+        )
+    except KeyboardInterrupt:
+        # Ctrl+C lands here on the main thread: the part is kept to resume.
+        print("\nStopped; run the same command again to resume.", file=out)
+        return 130
+    except DownloadPaused:
+        print("\nPaused; run the same command again to resume.", file=out)
+        return 130
+    finally:
+        downloader.close()
+    print(f"\nDone, checked: {path}", file=out)
+    return 0
+
+
+def _progress(progress: DownloadProgress, out: TextIO) -> None:
+    done = f"{_size(progress.received)}"
+    if progress.total:
+        done += f" of {_size(progress.total)} ({100 * progress.received / progress.total:.0f}%)"
+    speed = f", {_size(int(progress.bytes_per_second))}/s" if progress.bytes_per_second else ""
+    left = f", {_duration(progress.seconds_left)} left" if progress.seconds_left else ""
+    out.write(f"\r  {done}{speed}{left}   ")
+    out.flush()
+
+
+# -- add and estimate -------------------------------------------------------------
+def _add(
+    library: ModelLibrary, settings: Settings, path: Path, paths: AppPaths, out: TextIO
+) -> int:
+    path = path.expanduser().resolve()
+    option = library.added_option(path, settings.models.context_length)
+    if option.problem is not None:
+        print(f"reverie: {option.problem}", file=sys.stderr)
+        return 1
+    if str(path) not in settings.models.added:
+        models = settings.models.model_copy(update={"added": (*settings.models.added, str(path))})
+        save_settings(settings.model_copy(update={"models": models}), paths.settings_file)
+    print(f"Added {option.name} ({option.kind} model): {path}", file=out)
+    print(f"  {_need(option.estimate, available_memory())}", file=out)
+    print(f"  Use it with: reverie models use {path}", file=out)
+    return 0
+
+
+def _estimate(path: Path, context: int, out: TextIO) -> int:
+    info = read_gguf_info(path.expanduser())
+    if info.is_embedding:
+        estimate = estimate_embedder_memory(info.tensor_bytes, info.shape)
+        print(
+            f"{path.name}: an embedding model ({info.architecture}, {info.quantization})", file=out
+        )
+    else:
+        estimate = estimate_memory(info.tensor_bytes, info.shape, context)
+        print(
+            f"{path.name}: a chat model ({info.architecture}, {info.size_label}, "
+            f"{info.quantization}), trained for {info.context_length} tokens",
+            file=out,
+        )
+    print(f"  weights        {_size(estimate.weights):>10}", file=out)
+    print(f"  KV cache       {_size(estimate.kv_cache):>10}  ({estimate.context} tokens)", file=out)
+    print(f"  compute        {_size(estimate.compute + estimate.overhead):>10}", file=out)
+    print(f"  total          {_size(estimate.total):>10}", file=out)
+    available = available_memory()
+    verdict = _FIT_WORDS[fits(estimate, available)]
+    print(f"  available now  {_size(available):>10}  ({verdict})", file=out)
+    return 0
+
+
+# -- use -----------------------------------------------------------------------------
+def _use(
+    args: argparse.Namespace,
+    library: ModelLibrary,
+    settings: Settings,
+    paths: AppPaths,
+    out: TextIO,
+) -> int:
+    backend = _chosen_backend(args, library, settings)
+    if backend.kind == "server":
+        _store_key(backend.url, args.ask_key)
+    models = settings.models
+    update: dict[str, object] = (
+        {"embeddings": backend} if args.role == "embeddings" else {args.role: (backend,)}
+    )
+    save_settings(
+        settings.model_copy(update={"models": models.model_copy(update=update)}),
+        paths.settings_file,
+    )
+    print(f"The {args.role} role now uses {_describe(backend, library)}.", file=out)
+    return 0
+
+
+def _chosen_backend(args: argparse.Namespace, library: ModelLibrary, settings: Settings) -> Backend:
+    kind = "embedding" if args.role == "embeddings" else "chat"
+    if args.server or args.server_model:
+        if args.model or not (args.server and args.server_model):
+            raise _UsageError("give either a model, or --server URL with --model NAME")
+        try:
+            return Backend(
+                kind="server", url=args.server, model=args.server_model, dialect=args.dialect
+            )
+        except ValidationError as error:
+            reason = str(error.errors(include_url=False)[0]["msg"]).removeprefix("Value error, ")
+            raise _UsageError(reason) from error
+    if not args.model:
+        raise _UsageError("give a catalog id, a .gguf path, or --server URL --model NAME")
+    if args.model == EMBEDDED:
+        return Backend()
+    if is_path(args.model):
+        path = Path(args.model).expanduser().resolve()
+        option = library.added_option(path, settings.models.context_length)
+        if option.problem is not None:
+            raise _UsageError(option.problem)
+        _check_kind(option.kind, kind, option.name)
+        return Backend(kind="local", model=str(path))
+    try:
+        entry = library.catalog.get(args.model)
+    except UnknownModel as error:
+        raise _UsageError(str(error)) from error
+    _check_kind(entry.kind, kind, entry.name)
+    if not library.file_of(entry).is_file():
+        print(
+            f"note: {entry.name} is not downloaded yet: reverie models download {entry.id}",
+            file=sys.stderr,
+        )
+    return Backend(kind="local", model=entry.id)
+
+
+def _check_kind(found: str, wanted: str, name: str) -> None:
+    if found != wanted:
+        raise _UsageError(
+            f"{name} is {'an' if found == 'embedding' else 'a'} {found} model, "
+            f"not {'an' if wanted == 'embedding' else 'a'} {wanted} model"
+        )
+
+
+def _store_key(url: str, ask: bool) -> None:
+    """The server's API key from the environment or a prompt, into the keyring."""
+    key = os.environ.get(API_KEY_VARIABLE) or (
+        getpass.getpass(f"API key for {url}: ") if ask else ""
+    )
+    if key.strip():
+        SecretStore().set(api_key_name(url), key.strip())
+
+
+def _describe(backend: Backend, library: ModelLibrary) -> str:
+    if backend.kind == "server":
+        return f"{backend.model} at {backend.url}"
+    if backend.kind == "embedded":
+        return "the embedded model"
+    return library.name_of(backend.model)
+
+
+class _UsageError(ModelError):
+    """The command line asks for something that cannot be done."""
+
+
+# -- formatting -------------------------------------------------------------------
+def _size(count: int | None) -> str:
+    if count is None:
+        return "?"
+    value = float(count)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit in ("B", "KB") else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} GB"
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+    if seconds >= 60:
+        return f"{seconds // 60} min {seconds % 60} s"
+    return f"{seconds} s"

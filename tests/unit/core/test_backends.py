@@ -1,0 +1,166 @@
+"""Tests of turning the settings' roles into the broker's backends, and switching them."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop.core.backends import (
+    DEFAULT_EMBEDDER_NAME,
+    BackendMaker,
+    RoleSwitch,
+    api_key_name,
+    describe_role,
+)
+from desktop.core.model_library import ModelLibrary, NotDownloaded
+from desktop.core.secrets import SecretStore
+from desktop.core.settings import Backend, ModelSettings
+from models.broker import InferenceBroker, Role
+from models.catalog import load_catalog
+from models.errors import ModelFileInvalid
+from models.llama_chat import LlamaChatModel
+from models.server_chat import ServerChatModel
+from tests.fakes import MemoryKeyring
+
+TIMEOUT = 60.0
+SERVER = Backend(kind="server", url="http://127.0.0.1:9/v1", model="qwen")
+
+
+@pytest.fixture
+def secrets() -> SecretStore:
+    return SecretStore(MemoryKeyring())
+
+
+@pytest.fixture
+def maker(tmp_path: Path, secrets: SecretStore) -> BackendMaker:
+    return BackendMaker(ModelLibrary(tmp_path / "models", load_catalog()), secrets)
+
+
+@pytest.fixture
+def broker() -> Iterator[InferenceBroker]:
+    broker = InferenceBroker()
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+def test_the_same_local_model_for_chat_and_background_is_one_model(maker: BackendMaker) -> None:
+    settings = ModelSettings(
+        chat=(Backend(kind="local", model="/m/q.gguf"),),
+        background=(Backend(kind="local", model="/m/q.gguf"),),
+    )
+
+    [chat] = maker.for_role(Role.CHAT, settings)
+    [background] = maker.for_role(Role.BACKGROUND, settings)
+
+    assert chat.key == background.key  # the broker forks it, never loads it twice
+    assert not chat.remote
+    assert chat.label == "q.gguf"
+
+
+def test_background_work_without_backends_of_its_own_has_none(maker: BackendMaker) -> None:
+    assert maker.for_role(Role.BACKGROUND, ModelSettings()) == []
+
+
+def test_a_change_of_context_or_threads_is_another_model(maker: BackendMaker) -> None:
+    keys = {
+        maker.for_role(Role.CHAT, ModelSettings(context_length=c, threads=t))[0].key
+        for c, t in ((4096, 0), (8192, 0), (4096, 2))
+    }
+
+    assert len(keys) == 3
+
+
+def test_a_server_backend_runs_on_its_own_lane_and_reads_its_key_from_the_keyring(
+    maker: BackendMaker, secrets: SecretStore
+) -> None:
+    secrets.set(api_key_name(SERVER.url), "sk-secret-1234")
+    [backend] = maker.for_role(Role.CHAT, ModelSettings(chat=(SERVER,)))
+
+    model = backend.load()
+
+    assert backend.remote
+    assert backend.label == "qwen at http://127.0.0.1:9/v1"
+    assert isinstance(model, ServerChatModel)
+    assert "sk-secret-1234" not in repr(model) + backend.key + backend.label
+    model.close()
+
+
+def test_a_new_api_key_makes_the_server_backend_again(
+    maker: BackendMaker, secrets: SecretStore
+) -> None:
+    settings = ModelSettings(chat=(SERVER,))
+    before = maker.for_role(Role.CHAT, settings)[0].key
+
+    secrets.set(api_key_name(SERVER.url), "sk-new")
+
+    assert maker.for_role(Role.CHAT, settings)[0].key != before
+
+
+def test_a_catalog_model_not_downloaded_fails_its_load_with_how_to_get_it(
+    maker: BackendMaker,
+) -> None:
+    settings = ModelSettings(chat=(Backend(kind="local", model="qwen2.5-1.5b-instruct"),))
+    [backend] = maker.for_role(Role.CHAT, settings)
+
+    with pytest.raises(NotDownloaded, match=r"Qwen2\.5 1\.5B Instruct is not downloaded"):
+        backend.load()
+
+
+def test_a_local_embedder_is_named_by_its_catalog_id(
+    maker: BackendMaker, minilm_path: Path
+) -> None:
+    # The converted MiniLM stands in for a downloaded bge-small file.
+    library = maker.library
+    entry = library.catalog.get("bge-small-en-v1.5")
+    library.models_dir.mkdir()
+    shutil.copyfile(minilm_path, library.file_of(entry))
+    settings = ModelSettings(embeddings=Backend(kind="local", model=entry.id))
+    [backend] = maker.for_role(Role.EMBEDDINGS, settings)
+
+    embedder = backend.load()
+    try:
+        assert embedder.name == "bge-small-en-v1.5"  # recorded with every vector it makes
+        assert backend.label == "BGE small EN v1.5"
+    finally:
+        embedder.close()
+
+
+@pytest.mark.model
+def test_switching_applies_only_the_roles_that_changed(
+    maker: BackendMaker, broker: InferenceBroker, smollm2_path: Path, minilm_path: Path
+) -> None:
+    shutil.copytree(minilm_path.parent, maker.library.models_dir)  # converted already
+    switch = RoleSwitch(broker, maker)
+    first = switch.apply(ModelSettings(context_length=1024))
+    assert set(first) == {Role.CHAT, Role.EMBEDDINGS}  # background follows the chat
+    for job in first.values():
+        job.result(TIMEOUT)
+    assert broker.embedder_name == DEFAULT_EMBEDDER_NAME
+    assert describe_role(broker, Role.BACKGROUND).startswith("the chat's: SmolLM2")
+
+    local = Backend(kind="local", model=str(smollm2_path))
+    second = switch.apply(ModelSettings(context_length=1024, chat=(local,)))
+
+    assert set(second) == {Role.CHAT}
+    assert second[Role.CHAT].result(TIMEOUT) == smollm2_path.stem
+    assert isinstance(broker.model(Role.CHAT), LlamaChatModel)
+    assert describe_role(broker, Role.CHAT) == f"{smollm2_path.name}, on this computer"
+
+
+@pytest.mark.model
+def test_a_role_whose_load_failed_is_tried_again_on_the_next_apply(
+    maker: BackendMaker, broker: InferenceBroker, tmp_path: Path, smollm2_path: Path
+) -> None:
+    missing = tmp_path / "later.gguf"
+    settings = ModelSettings(context_length=1024, chat=(Backend(kind="local", model=str(missing)),))
+    switch = RoleSwitch(broker, maker)
+
+    with pytest.raises(ModelFileInvalid, match=r"later\.gguf"):
+        switch.apply(settings)[Role.CHAT].result(TIMEOUT)
+    shutil.copyfile(smollm2_path, missing)  # the user fixed it
+
+    assert switch.apply(settings)[Role.CHAT].result(TIMEOUT) == "later"

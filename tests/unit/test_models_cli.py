@@ -1,0 +1,203 @@
+"""Tests of ``reverie models ...``: listing, estimating, adding, choosing and
+downloading models from the command line, against real files and a local Hub."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+
+from desktop import models_cli
+from desktop.app import main
+from desktop.core.backends import api_key_name
+from desktop.core.paths import AppPaths
+from desktop.core.settings import Backend, Settings, load_settings, save_settings
+from models.catalog import Catalog, load_catalog
+from models.gguf_info import estimate_for_file
+from tests.fakes import MemoryKeyring
+from tests.hub_server import HubServer, sha256_hex
+
+
+def _settings(paths: AppPaths) -> Settings:
+    settings, problem = load_settings(paths.settings_file)
+    assert problem is None
+    return settings
+
+
+@pytest.fixture
+def keys() -> Iterator[MemoryKeyring]:
+    """The system keyring, as the secret store finds it, in memory."""
+    previous = keyring.get_keyring()
+    memory = MemoryKeyring()
+    keyring.set_keyring(memory)
+    yield memory
+    keyring.set_keyring(previous)
+
+
+def test_list_shows_the_catalog_with_what_each_model_needs(
+    user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["models", "list"]) == 0
+
+    out = capsys.readouterr().out
+    assert "Memory available now:" in out
+    row = next(line for line in out.splitlines() if "qwen2.5-1.5b-instruct" in line)
+    assert "1.1 GB" in row and "needs" in row and "not downloaded" in row
+    assert "bge-m3" in out.split("Embedding models:")[1]
+    embedded = next(line for line in out.splitlines() if "SmolLM2 135M" in line)
+    assert "installed" in embedded and "[chat, background]" in embedded
+
+
+def test_estimate_prints_the_estimate_of_the_file(
+    smollm2_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["models", "estimate", str(smollm2_path), "--context", "4096"]) == 0
+
+    out = capsys.readouterr().out
+    expected = estimate_for_file(smollm2_path, 4096)
+    assert "a chat model (llama, 135M, Q4_1)" in out
+    assert f"total          {expected.total / 1e6:>7.1f} MB" in out
+    assert "(4096 tokens)" in out
+
+
+def test_estimate_of_a_file_that_is_not_a_model_fails_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bogus = tmp_path / "notes.gguf"
+    bogus.write_text("not a model")
+
+    assert main(["models", "estimate", str(bogus)]) == 1
+    assert "notes.gguf" in capsys.readouterr().err
+
+
+def test_add_keeps_a_good_file_in_the_settings_and_refuses_a_bad_one(
+    user_dirs: AppPaths, smollm2_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["models", "add", str(smollm2_path)]) == 0
+    assert _settings(user_dirs).models.added == (str(smollm2_path.resolve()),)
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + os.urandom(64))
+
+    assert main(["models", "add", str(broken)]) == 1
+    assert "broken.gguf" in capsys.readouterr().err
+    assert _settings(user_dirs).models.added == (str(smollm2_path.resolve()),)
+
+
+def test_use_writes_the_role_and_checks_the_models_kind(
+    user_dirs: AppPaths, smollm2_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["models", "use", "qwen2.5-1.5b-instruct"]) == 0
+    assert "not downloaded yet" in capsys.readouterr().err
+    assert main(["models", "use", str(smollm2_path), "--role", "background"]) == 0
+    assert main(["models", "use", "bge-small-en-v1.5", "--role", "embeddings"]) == 0
+
+    models = _settings(user_dirs).models
+    assert models.chat == (Backend(kind="local", model="qwen2.5-1.5b-instruct"),)
+    assert models.background == (Backend(kind="local", model=str(smollm2_path.resolve())),)
+    assert models.embeddings == Backend(kind="local", model="bge-small-en-v1.5")
+    assert main(["models", "use", "bge-m3"]) == 1  # an embedding model cannot chat
+    assert "an embedding model, not a chat model" in capsys.readouterr().err
+    assert _settings(user_dirs).models == models
+
+
+def test_use_a_server_keeps_its_key_only_in_the_keyring(
+    user_dirs: AppPaths, keys: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(models_cli.API_KEY_VARIABLE, "sk-live-4242")
+    url = "https://box.example:8443/v1"
+
+    assert main(["models", "use", "--server", url, "--model", "qwen2.5:7b"]) == 0
+
+    [backend] = _settings(user_dirs).models.chat
+    assert (backend.kind, backend.url, backend.model) == ("server", url, "qwen2.5:7b")
+    assert keys.passwords == {("Reverie", api_key_name(url)): "sk-live-4242"}
+    assert "sk-live-4242" not in user_dirs.settings_file.read_text("utf-8")
+
+
+def test_use_a_server_without_a_key_never_waits_for_input(
+    user_dirs: AppPaths, keys: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(models_cli.API_KEY_VARIABLE, raising=False)
+    monkeypatch.setattr("sys.stdin", None)  # reading input would fail the test
+
+    code = main(["models", "use", "--server", "http://127.0.0.1:8080/v1", "--model", "m"])
+
+    assert code == 0
+    assert keys.passwords == {}
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["--server", "http://box/v1"],  # no model name
+        ["qwen2.5-1.5b-instruct", "--server", "http://box/v1", "--model", "m"],
+        ["--server", "ftp://box", "--model", "m"],
+        [],
+    ],
+)
+def test_use_refuses_what_cannot_be_used(
+    user_dirs: AppPaths, arguments: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["models", "use", *arguments]) == 1
+    assert capsys.readouterr().err.startswith("reverie: ")
+    assert not user_dirs.settings_file.exists()
+
+
+def test_use_never_overwrites_settings_written_by_a_newer_reverie(
+    user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    user_dirs.settings_file.parent.mkdir(parents=True, exist_ok=True)
+    newer = json.dumps({"version": 99, "models": {"something": "new"}})
+    user_dirs.settings_file.write_text(newer, "utf-8")
+
+    assert main(["models", "use", "qwen2.5-1.5b-instruct"]) == 1
+
+    assert "newer Reverie" in capsys.readouterr().err
+    assert user_dirs.settings_file.read_text("utf-8") == newer
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_download_fetches_checks_and_places_the_file(
+    user_dirs: AppPaths,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    content = b"GGUF" + os.urandom(300_000)
+    with HubServer() as hub:
+        hub.add("someone/tiny-GGUF", "tiny-q4_k_m.gguf", content)
+        catalog = _one_model_catalog(tmp_path, content)
+        monkeypatch.setattr(models_cli, "load_catalog", lambda: catalog)
+        save_settings(
+            Settings.model_validate({"models": {"hub_endpoint": hub.endpoint}}),
+            user_dirs.settings_file,
+        )
+
+        assert main(["models", "download", "tiny"]) == 0
+
+    placed = user_dirs.models_dir / "tiny-q4_k_m.gguf"
+    assert placed.read_bytes() == content
+    assert f"Done, checked: {placed}" in capsys.readouterr().out
+    assert main(["models", "download", "tiny"]) == 0  # already there: nothing to do
+    assert "already downloaded" in capsys.readouterr().out
+
+
+def _one_model_catalog(folder: Path, content: bytes) -> Catalog:
+    entry = {
+        **{k: v for k, v in load_catalog().get("qwen2.5-1.5b-instruct").model_dump().items()},
+        "id": "tiny",
+        "name": "Tiny",
+        "repo": "someone/tiny-GGUF",
+        "file": "tiny-q4_k_m.gguf",
+        "revision": "main",
+        "size": len(content),
+        "sha256": sha256_hex(content),
+    }
+    entry["shape"] = dict(entry["shape"])
+    path = folder / "catalog.json"
+    path.write_text(json.dumps({"version": 1, "models": [entry]}), "utf-8")
+    return load_catalog(path)
