@@ -8,28 +8,28 @@ import gc
 import logging
 import signal
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from desktop.core import jobs, paths
+from desktop.core import paths
 from desktop.core.errors import ReverieError
-from desktop.core.jobs import failure_message
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.dream_report import DreamReportWindow
 from desktop.ui.dream_worker import DreamRunner
-from desktop.ui.job_watcher import JobWatcher
 from desktop.ui.markdown import warm_up
 from desktop.ui.memory_browser import MemoryBrowser
+from desktop.ui.model_manager import ModelManager
 from desktop.ui.scheduler import MISSED_RUN_GRACE_S, Clock
 from desktop.ui.skill_editor import SkillEditorWindow
 from desktop.ui.task_runner import TaskRunner
 from desktop.ui.tasks_view import TasksWindow
 from desktop.ui.tray import Tray, tray_available
 from desktop.ui.worker import WorkerThread
-from models.broker import Job
+from models.broker import Job, Role
 
 if TYPE_CHECKING:
     from desktop.app import Core
@@ -91,7 +91,8 @@ class ReverieApplication(QObject):
     is gone (a crash seen in the test run).
     """
 
-    def __init__(self, core: Core, chat_job: Job, embed_job: Job) -> None:
+    def __init__(self, core: Core, loads: Mapping[Role, Job]) -> None:
+        """*loads*: the jobs loading each role's models (``desktop.app.load_models``)."""
         super().__init__()
         self.qt = qt_application()
         self.qt.setApplicationName("Reverie")
@@ -106,12 +107,14 @@ class ReverieApplication(QObject):
         self.window.set_status("Loading the chat model…")
         for problem in core.problems:
             self.window.show_problem(problem)
-        self._watch(chat_job, self._on_chat_model)
-        self._watch(embed_job, self._on_embedder)
         self.tray = Tray(tray_icons()) if self.has_tray else None
         if self.tray is not None:
             self.tray.open_chat_requested.connect(self.show_chat)
             self.tray.quit_requested.connect(self.quit)
+        self.models = ModelManager(core, self.window, self)
+        self.models.watch(loads)
+        if self.tray is not None:
+            self.tray.settings_requested.connect(self.models.open_settings)
         self.memory_browser = self._memory_browser(core)
         self.tasks_view, self.skill_editor = self._task_and_skill_windows(core)
         self.maintenance = WorkerThread("maintenance", self.window)
@@ -119,6 +122,11 @@ class ReverieApplication(QObject):
             lambda failure: log.warning("maintenance failed: %s", failure.message)
         )
         self.maintenance.submit(lambda _: warm_up())  # before the first reply needs it
+        if core.memories is not None:
+            memories = core.memories  # a new embedder: every memory gets its vector again
+            self.models.embedder_changed.connect(
+                lambda: self.maintenance.submit(lambda _: memories.embed_missing())
+            )
         self.clock = Clock(self.window)
         self.clock.due.connect(self._on_due)
         if core.chat is not None:
@@ -358,6 +366,7 @@ class ReverieApplication(QObject):
         if self.dream_report is not None:
             self.dream_report.shutdown()
             self.dream_report.deleteLater()
+        self.models.shutdown()
         self.window.shutdown()
         if self.memory_browser is not None:
             self.memory_browser.shutdown()
@@ -380,24 +389,6 @@ class ReverieApplication(QObject):
             core.problems.append(f"Conversations are unavailable: {error}")
             core.chat = None
             return None
-
-    def _watch(self, job: Job, handler: object) -> None:
-        watcher = JobWatcher(self.window)  # dies with the window: no late calls into it
-        watcher.done.connect(handler)
-        watcher.watch(job)
-
-    def _on_chat_model(self, job: Job) -> None:
-        failure = failure_message(jobs.CHAT, job)
-        self.window.set_chat_available(failure is None, failure or "")
-        if failure is None:
-            self.window.set_status(f"Ready: {job.result()}")
-        else:
-            print(f"Reverie: {failure}", file=sys.stderr)
-
-    def _on_embedder(self, job: Job) -> None:
-        if failure := failure_message(jobs.EMBEDDER, job):
-            self.window.show_problem(failure)
-            print(f"Reverie: {failure}", file=sys.stderr)
 
     def _quit_on_signals(self) -> None:
         """Quit cleanly (saving a reply in flight) on Ctrl+C or a polite kill;
@@ -424,6 +415,7 @@ class ReverieApplication(QObject):
             self.tray.show()
         if not (start_hidden and self.tray is not None):
             self.show_chat()
+        self.models.suggest_if_small()
         return int(self.qt.exec())
 
 

@@ -15,6 +15,7 @@ from typing import TypeVar
 from PySide6.QtCore import QKeyCombination, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -115,6 +116,9 @@ class ChatWindow(QMainWindow):
     tasks_requested(): the user asked for the tasks window.
     skills_requested(): the user asked for the skill editor.
     dream_report_requested(): the user asked for the dream report.
+    settings_requested(): the user asked for the settings window.
+    suggestion_accepted(): the user wants to choose the suggested model.
+    suggestion_dismissed(): "Not now" on the model suggestion.
     """
 
     turn_ended = Signal(str)
@@ -126,6 +130,9 @@ class ChatWindow(QMainWindow):
     tasks_requested = Signal()
     skills_requested = Signal()
     dream_report_requested = Signal()
+    settings_requested = Signal()
+    suggestion_accepted = Signal()
+    suggestion_dismissed = Signal()
 
     def __init__(
         self, chat: ChatService | None, conversation_id: int | None, *, hide_on_close: bool
@@ -201,6 +208,13 @@ class ChatWindow(QMainWindow):
             "What dreaming changed in what Reverie remembers, to review and undo",
         )
         self.dreams_button.clicked.connect(self.dream_report_requested)
+        self.settings_button = _opener(
+            "Settings…",
+            "settings",
+            "Open the settings",
+            "Models, and how Reverie chats, remembers and dreams (Ctrl+,)",
+        )
+        self.settings_button.clicked.connect(self.settings_requested)
         for button in (self.tasks_button, self.skills_button, self.dreams_button):
             button.hide()
         buttons = QHBoxLayout()
@@ -208,11 +222,20 @@ class ChatWindow(QMainWindow):
         buttons.addWidget(self.tasks_button)
         buttons.addWidget(self.skills_button)
         buttons.addWidget(self.dreams_button)
+        buttons.addWidget(self.settings_button)
         buttons.addStretch(1)
         buttons.addWidget(self.stop_button)
         buttons.addWidget(self.send_button)
+        self.roles_banner = _named(QLabel(), "roles-banner")
+        self.roles_banner.setWordWrap(True)
+        self.roles_banner.setTextFormat(Qt.TextFormat.PlainText)
+        self.roles_banner.hide()
+        self._role_problems: dict[str, str] = {}
+        self.suggestion = self._suggestion_card()
         layout = QVBoxLayout()
         layout.addWidget(self.banner)
+        layout.addWidget(self.roles_banner)
+        layout.addWidget(self.suggestion)
         layout.addWidget(self.off_record_label)
         layout.addWidget(self.transcript, 1)
         layout.addWidget(self.input)
@@ -237,7 +260,53 @@ class ChatWindow(QMainWindow):
         self._shortcuts()
         self.setFocusProxy(self.input)
         self.input.setFocus()
+        self.where_label = _named(QLabel(), "where-models-run")
+        self.statusBar().addPermanentWidget(self.where_label)
         self.statusBar().showMessage("Starting…")
+
+    def _suggestion_card(self) -> QFrame:
+        card = _named(QFrame(), "model-suggestion")
+        card.setAccessibleName("A better model for this computer")
+        self.suggestion_text = _named(QLabel(), "model-suggestion-text")
+        self.suggestion_text.setWordWrap(True)
+        self.suggestion_text.setTextFormat(Qt.TextFormat.PlainText)
+        choose = _named(QPushButton("Choose a model…"), "model-suggestion-choose")
+        choose.clicked.connect(self.suggestion_accepted)
+        later = _named(QPushButton("Not now"), "model-suggestion-dismiss")
+        later.clicked.connect(self._dismiss_suggestion)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(later)
+        buttons.addWidget(choose)
+        layout = QVBoxLayout(card)
+        layout.addWidget(self.suggestion_text)
+        layout.addLayout(buttons)
+        card.hide()
+        return card
+
+    def suggest_model(self, text: str) -> None:
+        """Show the one-time card suggesting a better model (*text* says which)."""
+        self.suggestion_text.setText(text)
+        self.suggestion.show()
+
+    def _dismiss_suggestion(self) -> None:
+        self.suggestion.hide()
+        self.suggestion_dismissed.emit()
+
+    def show_role_problem(self, role: str, problem: str | None) -> None:
+        """Say (or stop saying) why a role's model could not answer."""
+        if problem:
+            self._role_problems[role] = problem
+        else:
+            self._role_problems.pop(role, None)
+        self.roles_banner.setText("\n".join(self._role_problems.values()))
+        self.roles_banner.setVisible(bool(self._role_problems))
+
+    def show_where_models_run(self, text: str, on_a_server: bool) -> None:
+        """The status bar's note of where the models run (a server is worth saying)."""
+        self.where_label.setText(text)
+        self.where_label.setProperty("remote", on_a_server)
+        self.where_label.style().polish(self.where_label)
 
     def _shortcuts(self) -> None:
         bindings: list[tuple[QKeySequence, Callable[[], object]]] = [
@@ -248,6 +317,7 @@ class ChatWindow(QMainWindow):
             (QKeySequence("Ctrl+L"), self.input.setFocus),
             (QKeySequence("Ctrl+Shift+C"), self.copy_last_reply),
             (QKeySequence("Ctrl+M"), self.memories_requested.emit),
+            (QKeySequence("Ctrl+,"), self.settings_requested.emit),
         ]
         for sequence, action in bindings:
             QShortcut(sequence, self, action)

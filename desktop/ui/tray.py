@@ -31,6 +31,7 @@ class Tray(QObject):
     dream_report_requested(): the user asked for the dream report.
     tasks_requested(): the user asked for the tasks window.
     skills_requested(): the user asked for the skill editor.
+    settings_requested(): the user asked for the settings window.
     quit_requested(): the user chose Quit.
     """
 
@@ -41,6 +42,7 @@ class Tray(QObject):
     dream_report_requested = Signal()
     tasks_requested = Signal()
     skills_requested = Signal()
+    settings_requested = Signal()
     quit_requested = Signal()
 
     def __init__(self, icons: dict[str, QIcon], parent: QObject | None = None) -> None:
@@ -60,6 +62,7 @@ class Tray(QObject):
         self.menu.addAction(self.pause_action)
         self.report_action = self._action("Dream report…", self.dream_report_requested)
         self.menu.addSeparator()
+        self.settings_action = self._action("Settings…", self.settings_requested)
         self.quit_action = self._action("Quit Reverie", self.quit_requested)
         self.icon = QSystemTrayIcon(icons["idle"], self)
         self.icon.setToolTip(_TOOLTIPS["idle"])

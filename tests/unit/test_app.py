@@ -18,6 +18,7 @@ from desktop.app import build_core, load_models, main
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.schedules import Daily
 from desktop.core.settings import (
+    Backend,
     DreamSettings,
     ModelSettings,
     Settings,
@@ -73,8 +74,7 @@ def notified(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 @pytest.fixture
 def started(qtbot: QtBot, app_paths: AppPaths) -> Iterator[ReverieApplication]:
     core = build_core(app_paths)
-    chat_job, embed_job = load_models(core)
-    app = ReverieApplication(core, chat_job, embed_job)
+    app = ReverieApplication(core, load_models(core))
     qtbot.addWidget(app.window)
     qtbot.waitUntil(lambda: app.window.send_button.isEnabled(), timeout=WAIT_MS)
     yield app
@@ -136,10 +136,11 @@ def test_a_corrupt_chat_model_disables_chat_with_the_reason(
     broken = app_paths.data_dir / "broken.gguf"
     broken.write_bytes(b"GGUF" + os.urandom(4096))
     save_settings(
-        Settings(models=ModelSettings(chat_model_path=str(broken))), app_paths.settings_file
+        Settings(models=ModelSettings(chat=(Backend(kind="local", model=str(broken)),))),
+        app_paths.settings_file,
     )
     core = build_core(app_paths)
-    app = ReverieApplication(core, *load_models(core))
+    app = ReverieApplication(core, load_models(core))
     qtbot.addWidget(app.window)
     try:
         qtbot.waitUntil(lambda: "broken.gguf" in app.window.banner.text(), timeout=WAIT_MS)
@@ -172,8 +173,9 @@ def test_check_reports_every_part_and_replies(
     assert main(["--check", "--prompt", "Say hi."]) == 0
     out = capsys.readouterr().out
     assert "driver: " in out
-    assert "chat model: SmolLM2-135M-Instruct.Q4_1" in out
-    assert "embedding model: " in out
+    assert "chat model: SmolLM2 135M Instruct (embedded), on this computer\n" in out
+    assert "background model: the chat's: SmolLM2 135M Instruct" in out
+    assert "embeddings model: all-MiniLM-L6-v2 (embedded), on this computer\n" in out
     assert "secrets: " in out
     reply_line = next(line for line in out.splitlines() if line.startswith("reply: "))
     assert len(reply_line) > len("reply: ")
@@ -257,7 +259,7 @@ def test_the_nightly_dream_is_scheduled_at_the_configured_hour(
     qtbot: QtBot, app_paths: AppPaths
 ) -> None:
     core = build_core(app_paths)
-    app = ReverieApplication(core, *load_models(core))
+    app = ReverieApplication(core, load_models(core))
     try:
         app.clock.start()
         due = app.clock.next_time(DREAM_NIGHTLY)
@@ -272,7 +274,7 @@ def test_with_every_hours_set_dreams_are_also_scheduled_that_often(
 ) -> None:
     save_settings(Settings(dream=DreamSettings(every_hours=6)), app_paths.settings_file)
     core = build_core(app_paths)
-    app = ReverieApplication(core, *load_models(core))
+    app = ReverieApplication(core, load_models(core))
     try:
         app.clock.start()
         due = app.clock.next_time(DREAM_INTERVAL)
@@ -314,7 +316,7 @@ def test_a_wave_of_new_memories_starts_a_dream_early(qtbot: QtBot, app_paths: Ap
         Settings(dream=DreamSettings(early_after_new_memories=1)), app_paths.settings_file
     )
     core = build_core(app_paths)
-    app = ReverieApplication(core, *load_models(core))
+    app = ReverieApplication(core, load_models(core))
     qtbot.addWidget(app.window)
     try:
         assert core.memories is not None and app.dreams is not None
@@ -336,7 +338,7 @@ def test_the_tasks_window_and_the_skill_editor_open_from_the_chat_and_quitting_a
 ) -> None:
     (app_paths.skills_dir / "Brew tea.md").write_text("Brew the user's tea\n", encoding="utf-8")
     core = build_core(app_paths)
-    app = ReverieApplication(core, *load_models(core))
+    app = ReverieApplication(core, load_models(core))
     qtbot.addWidget(app.window)
     try:
         assert core.tasks is not None and core.conversations is not None
@@ -366,7 +368,7 @@ def test_a_due_task_speaks_up_in_the_open_conversation_and_the_tray_when_the_clo
     qtbot: QtBot, notified: list[tuple[str, str]], app_paths: AppPaths
 ) -> None:
     core = build_core(app_paths)
-    app = ReverieApplication(core, *load_models(core))
+    app = ReverieApplication(core, load_models(core))
     qtbot.addWidget(app.window)
     try:
         assert app.tasks is not None and core.tasks is not None
@@ -396,7 +398,7 @@ def test_a_due_task_speaks_up_in_the_open_conversation_and_the_tray_when_the_clo
 def test_agenda_reviews_can_be_switched_off(qtbot: QtBot, app_paths: AppPaths) -> None:
     save_settings(Settings(tasks=TaskSettings(agenda_review_minutes=0)), app_paths.settings_file)
     core = build_core(app_paths)
-    app = ReverieApplication(core, *load_models(core))
+    app = ReverieApplication(core, load_models(core))
     qtbot.addWidget(app.window)
     try:
         app.clock.start()

@@ -3,6 +3,7 @@ broker thread, with a scripted model standing in for llama.cpp."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from desktop.core.chat import ChatService
-from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.db import ConversationStore, Database, DiskFull, MemoryStore, open_database
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ModelSettings
@@ -360,6 +361,12 @@ def test_a_memory_that_cannot_be_stored_keeps_the_command_in_the_box(
     qtbot: QtBot, window: ChatWindow, database: Database
 ) -> None:
     database.set_pragma("max_page_count", int(database.pragma("page_count")))
+    memories = MemoryStore(database)
+    with contextlib.suppress(DiskFull):  # the room left in the memory tables is filled too
+        for n in range(10_000):
+            memories.add(
+                f"filler{n} " * 100, embedding=None, source_kind="imported", actor="system"
+            )
     text = " ".join(f"detail{n}" for n in range(200))  # fits the gate, not the full disk
 
     say(qtbot, window, f"/remember {text}")

@@ -1,0 +1,207 @@
+"""The models seen from the windows: the settings window with its Models page,
+switching models without a restart, and saying how each role fares.
+
+Saved settings go to the broker at once (``RoleSwitch``): a role whose
+backends changed loads them between jobs, and keeps its old ones if that
+fails.  A new embedding model has every memory embedded again in the
+background.  The chat window's status bar says where the models run (a
+server is worth knowing about), its banner why a role's model could not
+answer; and, once, while only the small embedded model is in use, a card
+suggests a model that fits this computer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core.backends import describe_role
+from desktop.core.jobs import ROLE_NAMES, failure_message
+from desktop.core.model_library import ModelLibrary
+from desktop.core.settings import Settings
+from desktop.ui.downloads import Downloads
+from desktop.ui.job_watcher import JobWatcher
+from desktop.ui.model_cards import size_text
+from desktop.ui.models_page import ModelsPage
+from desktop.ui.settings_window import SettingsWindow
+from desktop.ui.worker import TaskQueue
+from models.broker import Job, Role, RoleHealth
+from models.catalog import CatalogEntry
+from models.gguf_info import available_memory
+from models.server_http import probe
+
+if TYPE_CHECKING:
+    from desktop.app import Core
+    from desktop.ui.chat_window import ChatWindow
+
+log = logging.getLogger(__name__)
+
+SUGGESTION_SHARE = 0.5
+"""A suggested model needs at most this share of the memory free at start:
+the rest stays for everything else the user runs."""
+
+
+def live_setting(name: str) -> bool:
+    """Whether a saved change of setting *name* ("models.chat") takes effect
+    at once: the models do; the rest when Reverie starts again."""
+    return name.startswith("models.") and name not in (
+        "models.max_reply_tokens",
+        "models.temperature",
+    )
+
+
+def suggested_model(library: ModelLibrary, context: int, free: int) -> CatalogEntry | None:
+    """The most capable catalog chat model that fits in a share of *free* bytes."""
+    fitting = [
+        option.entry
+        for option in library.options((), context)
+        if option.entry is not None
+        and option.kind == "chat"
+        and option.estimate is not None
+        and option.estimate.total <= free * SUGGESTION_SHARE
+    ]
+    return max(fitting, key=lambda entry: entry.size, default=None)
+
+
+class ModelManager(QObject):
+    """Signals:
+    health_changed(RoleHealth): from the broker's threads, delivered on the UI thread.
+    embedder_changed(): a new embedding model loaded: memories need new vectors.
+    """
+
+    health_changed = Signal(object)
+    embedder_changed = Signal()
+
+    def __init__(self, core: Core, window: ChatWindow, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._core = core
+        self._window = window
+        self.downloads = Downloads(
+            core.library, lambda: self._core.settings.models.hub_endpoint, self
+        )
+        self._probes = TaskQueue("server-probe", self)
+        self.page = ModelsPage(
+            core.settings, core.library, self.downloads, core.secrets, self._save, self._probe
+        )
+        self.settings_window = SettingsWindow(
+            core.settings,
+            core.paths.settings_file,
+            extra_pages=[("Models", self.page)],
+            live=live_setting,
+        )
+        self.settings_window.saved.connect(self.apply)
+        self.health_changed.connect(self._on_health)
+        core.broker.set_health_listener(self.health_changed.emit)
+        window.settings_requested.connect(self.open_settings)
+        window.suggestion_accepted.connect(lambda: self.open_settings("Models"))
+        window.suggestion_dismissed.connect(self._never_suggest)
+
+    # -- opening -------------------------------------------------------------
+    def open_settings(self, page: str = "") -> None:
+        if page:
+            self.settings_window.show_page(page)
+        self.settings_window.present()
+
+    def suggest_if_small(self) -> None:
+        """Once, while every role runs the embedded model, suggest one that fits."""
+        models = self._core.settings.models
+        embedded_only = all(
+            b.kind == "embedded" for b in (*models.chat, *models.background, models.embeddings)
+        )
+        if not (models.suggest_model and embedded_only):
+            return
+        entry = suggested_model(self._core.library, models.context_length, available_memory())
+        if entry is None:
+            return
+        self._window.suggest_model(
+            "Reverie runs on its tiny built-in model: it chats, but it is too small to learn "
+            f"much about you or to dream well. {entry.name} ({size_text(entry.size)} to "
+            "download) fits this computer and does both far better. Choose it, or another "
+            "model or a server of your own, on the Models page."
+        )
+
+    def _never_suggest(self) -> None:
+        settings = self._core.settings
+        models = settings.models.model_copy(update={"suggest_model": False})
+        self._save(settings.model_copy(update={"models": models}))
+
+    # -- switching -----------------------------------------------------------
+    def _save(self, settings: Settings) -> bool:
+        return self.settings_window.save(settings)
+
+    def apply(self, settings: Settings) -> None:
+        """Saved *settings*: the models change now (what else changed, at the next start)."""
+        self._core.settings = settings
+        self.page.set_settings(settings)
+        self.watch(self._core.roles.apply(settings.models))
+
+    def watch(self, loads: Mapping[Role, Job]) -> None:
+        """Say on the Models page and in the chat how each role's load goes."""
+        for role, job in loads.items():
+            self.page.set_role_status(role, "Loading…")
+            watcher = JobWatcher(self._window)  # dies with the window: no late calls into it
+            watcher.done.connect(lambda done, role=role: self._loaded(role, done))
+            watcher.watch(job)
+        self.show_where_models_run()
+
+    def _loaded(self, role: Role, job: Job) -> None:
+        failure = failure_message(ROLE_NAMES[role], job)
+        if failure is not None:
+            log.warning("%s", failure)
+            if self._core.broker.model(role) is not None:  # it kept what it had
+                self.page.set_role_status(role, f"{failure} The model it had stays in use.", True)
+            else:
+                self.page.set_role_status(role, failure, True)
+                if role is Role.CHAT:
+                    self._window.set_chat_available(False, failure)
+                else:
+                    self._window.show_problem(failure)
+        else:
+            self.page.set_role_status(role, f"In use: {describe_role(self._core.broker, role)}")
+            self._window.show_role_problem(role.value, None)
+            if role is Role.CHAT:
+                self._window.set_chat_available(True, "")
+                self._window.set_status(f"Ready: {job.result()}")
+            if role is Role.EMBEDDINGS:
+                self.embedder_changed.emit()
+        self.show_where_models_run()
+
+    def show_where_models_run(self) -> None:
+        broker = self._core.broker
+        remote = [role for role in Role if any(b.remote for b in broker.backends(role))]
+        if not remote:
+            self._window.show_where_models_run("Models run on this computer", False)
+            return
+        names = ", ".join(ROLE_NAMES[role].split(" (")[0].lower() for role in remote)
+        self._window.show_where_models_run(f"On a server of yours: {names}", True)
+
+    def _on_health(self, health: RoleHealth) -> None:
+        name = ROLE_NAMES[health.role].split(" (")[0]
+        if health.problem is None:
+            said = None
+        elif health.served_by:
+            said = f"{name}: {health.problem} {health.served_by} answered instead."
+        elif health.role is Role.CHAT:
+            said = f"{name}: {health.problem}"
+        else:
+            said = f"{name}: {health.problem} It will try again later; nothing is lost."
+        self._window.show_role_problem(health.role.value, said)
+
+    # -- servers -------------------------------------------------------------
+    def _probe(
+        self,
+        url: str,
+        key: str | None,
+        done: Callable[[object], None],
+        failed: Callable[[str], None],
+    ) -> None:
+        self._probes.run(lambda: probe(url, key), done, failed)
+
+    def shutdown(self) -> None:
+        self._core.broker.set_health_listener(None)
+        self.downloads.stop()
+        self._probes.stop()
+        self.settings_window.deleteLater()
