@@ -32,6 +32,7 @@ from desktop.core.settings import (
     load_settings,
     save_settings,
 )
+from desktop.core.text import duration_text, size_text
 from models.catalog import UnknownModel, load_catalog
 from models.download import (
     Downloader,
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) ->
 def _list(library: ModelLibrary, settings: Settings, out: TextIO) -> int:
     context = settings.models.context_length
     available = available_memory()
-    print(f"Memory available now: {_size(available)}; estimates at {context} tokens.", file=out)
+    print(f"Memory available now: {size_text(available)}; estimates at {context} tokens.", file=out)
     in_use = _roles_using(settings)
     for kind in ("chat", "embedding"):
         print(f"\n{kind.capitalize()} models:", file=out)
@@ -122,11 +123,11 @@ def _row(option: ModelOption, available: int, roles: str) -> str:
         if option.installed
         else "made from its package on the first start"
         if option.source == "embedded"
-        else f"{_size(option.partial)} downloaded, resumable"
+        else f"{size_text(option.partial)} downloaded, resumable"
         if option.partial
         else "not downloaded"
     )
-    size = _size(option.size) if option.size else "?"
+    size = size_text(option.size) if option.size else "?"
     need = _need(option.estimate, available)
     used = f"  [{roles}]" if roles else ""
     return f"  {option.ref:<28} {option.name:<36} {size:>9}  {need:<30} {state}{used}"
@@ -135,7 +136,7 @@ def _row(option: ModelOption, available: int, roles: str) -> str:
 def _need(estimate: MemoryEstimate | None, available: int) -> str:
     if estimate is None:
         return "needs: unknown"
-    return f"needs {_size(estimate.total)} ({_FIT_WORDS[fits(estimate, available)]})"
+    return f"needs {size_text(estimate.total)} ({_FIT_WORDS[fits(estimate, available)]})"
 
 
 def _roles_using(settings: Settings) -> dict[tuple[str, str], str]:
@@ -161,7 +162,7 @@ def _download(library: ModelLibrary, settings: Settings, model_id: str, out: Tex
     if target.is_file():
         print(f"{entry.name} is already downloaded: {target}", file=out)
         return 0
-    print(f"Downloading {entry.name} ({_size(entry.size)}) to {target}", file=out)
+    print(f"Downloading {entry.name} ({size_text(entry.size)}) to {target}", file=out)
     state = DownloadState(lambda progress: _progress(progress, out))
     downloader = Downloader()
     try:
@@ -182,11 +183,11 @@ def _download(library: ModelLibrary, settings: Settings, model_id: str, out: Tex
 
 
 def _progress(progress: DownloadProgress, out: TextIO) -> None:
-    done = f"{_size(progress.received)}"
+    done = f"{size_text(progress.received)}"
     if progress.total:
-        done += f" of {_size(progress.total)} ({100 * progress.received / progress.total:.0f}%)"
-    speed = f", {_size(int(progress.bytes_per_second))}/s" if progress.bytes_per_second else ""
-    left = f", {_duration(progress.seconds_left)} left" if progress.seconds_left else ""
+        done += f" of {size_text(progress.total)} ({100 * progress.received / progress.total:.0f}%)"
+    speed = f", {size_text(int(progress.bytes_per_second))}/s" if progress.bytes_per_second else ""
+    left = f", {duration_text(progress.seconds_left)} left" if progress.seconds_left else ""
     out.write(f"\r  {done}{speed}{left}   ")
     out.flush()
 
@@ -223,13 +224,16 @@ def _estimate(path: Path, context: int, out: TextIO) -> int:
             f"{info.quantization}), trained for {info.context_length} tokens",
             file=out,
         )
-    print(f"  weights        {_size(estimate.weights):>10}", file=out)
-    print(f"  KV cache       {_size(estimate.kv_cache):>10}  ({estimate.context} tokens)", file=out)
-    print(f"  compute        {_size(estimate.compute + estimate.overhead):>10}", file=out)
-    print(f"  total          {_size(estimate.total):>10}", file=out)
+    print(f"  weights        {size_text(estimate.weights):>10}", file=out)
+    print(
+        f"  KV cache       {size_text(estimate.kv_cache):>10}  ({estimate.context} tokens)",
+        file=out,
+    )
+    print(f"  compute        {size_text(estimate.compute + estimate.overhead):>10}", file=out)
+    print(f"  total          {size_text(estimate.total):>10}", file=out)
     available = available_memory()
     verdict = _FIT_WORDS[fits(estimate, available)]
-    print(f"  available now  {_size(available):>10}  ({verdict})", file=out)
+    print(f"  available now  {size_text(available):>10}  ({verdict})", file=out)
     return 0
 
 
@@ -319,24 +323,3 @@ def _describe(backend: Backend, library: ModelLibrary) -> str:
 
 class _UsageError(ModelError):
     """The command line asks for something that cannot be done."""
-
-
-# -- formatting -------------------------------------------------------------------
-def _size(count: int | None) -> str:
-    if count is None:
-        return "?"
-    value = float(count)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit in ("B", "KB") else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} GB"
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600} h {seconds % 3600 // 60} min"
-    if seconds >= 60:
-        return f"{seconds // 60} min {seconds % 60} s"
-    return f"{seconds} s"

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.model_library import ModelOption
+from desktop.core.text import duration_text, size_text
 from desktop.ui.downloads import DownloadUpdate
 from desktop.ui.memory_views import named
 from models.gguf_info import fits
@@ -30,26 +31,6 @@ _FIT_WORDS = {
     "tight": "tight: close other big programs first",
     "too_big": "more than this computer has free",
 }
-
-
-def size_text(count: int | None) -> str:
-    """*count* bytes, as people read sizes ("1.1 GB", "98 MB")."""
-    if count is None:
-        return "?"
-    if count >= 1_000_000_000:
-        return f"{count / 1e9:.1f} GB"
-    if count >= 1_000_000:
-        return f"{count / 1e6:.0f} MB"
-    return f"{count / 1e3:.0f} KB"
-
-
-def duration_text(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600} h {seconds % 3600 // 60} min"
-    if seconds >= 60:
-        return f"{seconds // 60} min"
-    return f"{seconds} s"
 
 
 class ModelCard(QFrame):

@@ -22,16 +22,18 @@ from desktop.core.backends import describe_role
 from desktop.core.jobs import ROLE_NAMES, failure_message
 from desktop.core.model_library import ModelLibrary
 from desktop.core.settings import Settings
+from desktop.core.text import size_text
 from desktop.ui.downloads import Downloads
 from desktop.ui.job_watcher import JobWatcher
-from desktop.ui.model_cards import size_text
 from desktop.ui.models_page import ModelsPage
 from desktop.ui.settings_window import SettingsWindow
 from desktop.ui.worker import TaskQueue
 from models.broker import Job, Role, RoleHealth
 from models.catalog import CatalogEntry
+from models.errors import ModelError
+from models.gguf_file import default_threads
 from models.gguf_info import available_memory
-from models.server_http import probe
+from models.server_http import ServerInfo, probe
 
 if TYPE_CHECKING:
     from desktop.app import Core
@@ -42,6 +44,9 @@ log = logging.getLogger(__name__)
 SUGGESTION_SHARE = 0.5
 """A suggested model needs at most this share of the memory free at start:
 the rest stays for everything else the user runs."""
+SUGGESTION_BYTES_PER_CORE = 1_300_000_000
+"""...and its file at most this much per CPU core: on two cores a 4B model at
+Q4_K_M writes about five words a second, an 8B one two (too slow to chat)."""
 
 
 def live_setting(name: str) -> bool:
@@ -53,8 +58,11 @@ def live_setting(name: str) -> bool:
     )
 
 
-def suggested_model(library: ModelLibrary, context: int, free: int) -> CatalogEntry | None:
-    """The most capable catalog chat model that fits in a share of *free* bytes."""
+def suggested_model(
+    library: ModelLibrary, context: int, free: int, cores: int
+) -> CatalogEntry | None:
+    """The most capable catalog chat model that fits in a share of *free*
+    bytes and runs at a readable pace on *cores* CPU cores."""
     fitting = [
         option.entry
         for option in library.options((), context)
@@ -62,6 +70,7 @@ def suggested_model(library: ModelLibrary, context: int, free: int) -> CatalogEn
         and option.kind == "chat"
         and option.estimate is not None
         and option.estimate.total <= free * SUGGESTION_SHARE
+        and option.entry.size <= cores * SUGGESTION_BYTES_PER_CORE
     ]
     return max(fitting, key=lambda entry: entry.size, default=None)
 
@@ -113,7 +122,9 @@ class ModelManager(QObject):
         )
         if not (models.suggest_model and embedded_only):
             return
-        entry = suggested_model(self._core.library, models.context_length, available_memory())
+        entry = suggested_model(
+            self._core.library, models.context_length, available_memory(), default_threads()
+        )
         if entry is None:
             return
         self._window.suggest_model(
@@ -171,6 +182,10 @@ class ModelManager(QObject):
 
     def show_where_models_run(self) -> None:
         broker = self._core.broker
+        if not self._core.settings.models.background:
+            self.page.set_role_status(
+                Role.BACKGROUND, f"In use: {describe_role(broker, Role.BACKGROUND)}"
+            )
         remote = [role for role in Role if any(b.remote for b in broker.backends(role))]
         if not remote:
             self._window.show_where_models_run("Models run on this computer", False)
@@ -198,7 +213,19 @@ class ModelManager(QObject):
         done: Callable[[object], None],
         failed: Callable[[str], None],
     ) -> None:
-        self._probes.run(lambda: probe(url, key), done, failed)
+        def ask() -> ServerInfo | ModelError:
+            try:
+                return probe(url, key)
+            except ModelError as error:  # an answer for the user, not a bug to log
+                return error
+
+        def answered(result: object) -> None:
+            if isinstance(result, ServerInfo):
+                done(result)
+            else:
+                failed(str(result))
+
+        self._probes.run(ask, answered, failed)
 
     def shutdown(self) -> None:
         self._core.broker.set_health_listener(None)

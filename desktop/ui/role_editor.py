@@ -72,7 +72,8 @@ class BackendRow(QWidget):
             self.source.addItem("The chat's model", None)
         for option in options:
             if option.kind == kind:
-                label = option.name if option.installed else f"{option.name} (not downloaded)"
+                missing = option.source == "catalog" and not option.installed
+                label = f"{option.name} (not downloaded)" if missing else option.name
                 self.source.addItem(label, option.ref)
         self.source.addItem("A server of your own…", SERVER)
         self.source.currentIndexChanged.connect(self._source_changed)
@@ -179,6 +180,7 @@ class BackendRow(QWidget):
         url = self.url.text().strip().rstrip("/")
         stored = bool(url) and self._secrets.available and self._stored_key(url) is not None
         self.forget_key.setVisible(stored)
+        self.api_key.setEnabled(self._secrets.available)
         self.api_key.setPlaceholderText(
             "kept in the system keyring; type a new one to replace it"
             if stored

@@ -38,6 +38,7 @@ from desktop.ui.application import (
 )
 from desktop.ui.tray import Tray
 from desktop.ui.worker import TaskDone
+from models.broker import Role, RoleHealth
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
 
@@ -124,9 +125,17 @@ def test_the_clock_starts_memory_upkeep_on_the_maintenance_worker(
     started.maintenance.worker.done.connect(finished.append)
     started.clock.start()
     started.clock.run_soon(MEMORY_JOB)
-    # One memory gets its vector; no conversation is due for a harvest.
-    qtbot.waitUntil(lambda: any(d.result == (1, []) for d in finished), timeout=WAIT_MS)
-    assert memories.store.get(remembered.id).embedding_model  # type: ignore[union-attr]
+    # The upkeep ran (no conversation is due for a harvest) and the memory has
+    # its vector: given by the upkeep, or by the embedding of every memory
+    # missing one that follows the embedder's load at start.
+    qtbot.waitUntil(
+        lambda: any(d.result[1:] == ([],) for d in finished if isinstance(d.result, tuple)),
+        timeout=WAIT_MS,
+    )
+    qtbot.waitUntil(
+        lambda: bool(memories.store.get(remembered.id).embedding_model),  # type: ignore[union-attr]
+        timeout=WAIT_MS,
+    )
 
 
 @pytest.mark.model
@@ -429,3 +438,57 @@ def test_open_task_and_skill_windows_show_what_a_turn_or_a_dream_changed(
     with qtbot.waitSignal(started.dreams.finished, timeout=WAIT_MS):
         started.dreams.dream("manual")
     assert task.id not in started.tasks_view.task_ids()  # done: no longer listed as to do
+
+
+@pytest.mark.model
+def test_a_chat_model_saved_in_the_settings_takes_over_without_a_restart(
+    qtbot: QtBot, started: ReverieApplication, smollm2_path: Path
+) -> None:
+    core = started._core
+    local = Backend(kind="local", model=str(smollm2_path))
+    chosen = core.settings.model_copy(
+        update={"models": core.settings.models.model_copy(update={"chat": (local,)})}
+    )
+    status = started.models.page.roles[Role.CHAT].status
+
+    assert started.models.settings_window.save(chosen)
+
+    qtbot.waitUntil(lambda: status.text().startswith("In use: "), timeout=WAIT_MS)
+    assert status.text() == f"In use: {smollm2_path.name}, on this computer"
+    assert core.broker.backends(Role.CHAT)[0].label == smollm2_path.name
+    assert load_settings(core.paths.settings_file)[0].models.chat == (local,)
+    assert started.window.send_button.isEnabled()
+
+
+@pytest.mark.model
+def test_not_now_hides_the_model_suggestion_for_good(
+    qtbot: QtBot, started: ReverieApplication
+) -> None:
+    started.models.suggest_if_small()
+    card = started.window.suggestion
+    assert card.isVisibleTo(started.window)
+    assert "fits this computer" in started.window.suggestion_text.text()
+
+    dismiss = card.findChild(QPushButton, "model-suggestion-dismiss")
+    assert dismiss is not None
+    qtbot.mouseClick(dismiss, Qt.MouseButton.LeftButton)
+    started.models.suggest_if_small()  # asked again, as at the next start
+
+    assert not card.isVisibleTo(started.window)
+    saved, _ = load_settings(started._core.paths.settings_file)
+    assert saved.models.suggest_model is False
+
+
+@pytest.mark.model
+def test_a_role_that_cannot_answer_is_named_in_the_banner_until_it_can(
+    qtbot: QtBot, started: ReverieApplication
+) -> None:
+    banner = started.window.roles_banner
+    problem = "qwen at http://box:8080/v1: Cannot reach the server."
+
+    started.models.health_changed.emit(RoleHealth(Role.BACKGROUND, problem))
+
+    assert banner.isVisibleTo(started.window)
+    assert banner.text() == f"Background work: {problem} It will try again later; nothing is lost."
+    started.models.health_changed.emit(RoleHealth(Role.BACKGROUND, None))
+    assert not banner.isVisibleTo(started.window)

@@ -16,6 +16,7 @@ from desktop.app import main
 from desktop.core.backends import api_key_name
 from desktop.core.paths import AppPaths
 from desktop.core.settings import Backend, Settings, load_settings, save_settings
+from desktop.core.text import size_text
 from models.catalog import Catalog, load_catalog
 from models.gguf_info import estimate_for_file
 from tests.fakes import MemoryKeyring
@@ -60,7 +61,7 @@ def test_estimate_prints_the_estimate_of_the_file(
     out = capsys.readouterr().out
     expected = estimate_for_file(smollm2_path, 4096)
     assert "a chat model (llama, 135M, Q4_1)" in out
-    assert f"total          {expected.total / 1e6:>7.1f} MB" in out
+    assert f"total          {size_text(expected.total):>10}" in out
     assert "(4096 tokens)" in out
 
 
