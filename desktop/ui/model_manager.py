@@ -105,7 +105,8 @@ class ModelManager(QObject):
         self.health_changed.connect(self._on_health)
         core.broker.set_health_listener(self.health_changed.emit)
         window.settings_requested.connect(self.open_settings)
-        window.suggestion_accepted.connect(lambda: self.open_settings("Models"))
+        window.suggestion_accepted.connect(self._show_suggested)
+        self._suggested: str | None = None
         window.suggestion_dismissed.connect(self._never_suggest)
 
     # -- opening -------------------------------------------------------------
@@ -127,12 +128,18 @@ class ModelManager(QObject):
         )
         if entry is None:
             return
+        self._suggested = entry.id
         self._window.suggest_model(
             "Reverie runs on its tiny built-in model: it chats, but it is too small to learn "
             f"much about you or to dream well. {entry.name} ({size_text(entry.size)} to "
             "download) fits this computer and does both far better. Choose it, or another "
             "model or a server of your own, on the Models page."
         )
+
+    def _show_suggested(self) -> None:
+        self.open_settings("Models")
+        if self._suggested is not None:
+            self.page.show_model(self._suggested)
 
     def _never_suggest(self) -> None:
         settings = self._core.settings
@@ -173,6 +180,7 @@ class ModelManager(QObject):
         else:
             self.page.set_role_status(role, f"In use: {describe_role(self._core.broker, role)}")
             self._window.show_role_problem(role.value, None)
+            self.page.refresh(keep_edits=True)  # e.g. the embedder made on the first start
             if role is Role.CHAT:
                 self._window.set_chat_available(True, "")
                 self._window.set_status(f"Ready: {job.result()}")

@@ -11,6 +11,7 @@ this computer has free.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -124,12 +125,12 @@ class ModelsPage(QWidget):
         layout.addWidget(self.memory_line)
         layout.addLayout(self.cards_box)
         layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(content)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setWidget(content)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        outer.addWidget(self.scroll_area)
 
     # -- showing -------------------------------------------------------------
     def set_settings(self, settings: Settings) -> None:
@@ -137,15 +138,26 @@ class ModelsPage(QWidget):
         self._settings = settings
         self.refresh()
 
-    def refresh(self) -> None:
-        """Read the models and the roles again (drops edits not yet used)."""
+    def refresh(self, keep_edits: bool = False) -> None:
+        """Read the models and the roles again; the roles as saved, or (with
+        *keep_edits*) as edited, where they can be read."""
         models = self._settings.models
-        options = self._library.options(models.added, models.context_length)
+        if keep_edits:
+            with contextlib.suppress(InvalidBackend, ValidationError):  # else: as saved
+                models = self._chosen()
+        options = self._library.options(self._settings.models.added, models.context_length)
         self.roles[Role.CHAT].set_backends(models.chat, options)
         self.roles[Role.BACKGROUND].set_backends(models.background, options)
         self.roles[Role.EMBEDDINGS].set_backends((models.embeddings,), options)
         self._show_cards(options)
         self._edited()
+
+    def show_model(self, ref: str) -> None:
+        """Bring the card of the model *ref* into view."""
+        card = next((c for c in self.cards.values() if c.option.ref == ref), None)
+        if card is not None:
+            self.scroll_area.ensureWidgetVisible(card)
+            card.setFocus()
 
     def _show_cards(self, options: list[ModelOption]) -> None:
         available = available_memory()
@@ -234,7 +246,7 @@ class ModelsPage(QWidget):
         if update.state in ("done", "cancelled", "paused", "failed"):
             if update.state in ("done", "cancelled"):
                 del self._updates[update.model_id]
-            self.refresh()  # installed now, or a part kept: the lists change
+            self.refresh(keep_edits=True)  # installed now, or a part kept: the lists change
             if update.state == "done":
                 self._say("Downloaded and checked: choose it for a role above.")
             return
