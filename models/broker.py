@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from models.errors import ModelUnavailable
+from models.errors import GenerationCancelled, ModelUnavailable
 from models.interfaces import ChatMessage, GenerationOptions
 from models.jobs import (
     Backend,
@@ -101,6 +101,7 @@ class InferenceBroker:
         self._health: dict[Role, RoleHealth] = {}
         self._on_health = on_health
         self._started = False
+        self._stopped = False
         self._keys = itertools.count(1)
 
     # -- lifecycle -----------------------------------------------------------
@@ -115,6 +116,7 @@ class InferenceBroker:
     def stop(self, timeout: float = 10.0) -> None:
         """Cancel everything queued or running and join every lane's thread."""
         with self._lock:
+            self._stopped = True
             lanes = [*self._lanes.values(), *self._retired]
             parked = [job for jobs in self._parked.values() for job in jobs]
             self._parked.clear()
@@ -141,6 +143,9 @@ class InferenceBroker:
             raise ValueError("the chat needs a backend")
         outcome = Job(ConfigureRequest(role, backends), Priority.USER, role)
         with self._lock:
+            if self._stopped:  # no lane may start after stop(): none would be joined
+                outcome.finish(error=GenerationCancelled("the inference broker stopped"))
+                return outcome
             self._pending[role] = self._pending.get(role, 0) + 1
             routes = tuple(_Route(b, self._lane_for(role, b)) for b in backends)
             self._loading[id(outcome)] = routes
@@ -349,8 +354,9 @@ class InferenceBroker:
             if self._health.get(health.role, RoleHealth(health.role, None)) == health:
                 return
             self._health[health.role] = health
-        if self._on_health is not None:
+        listener = self._on_health
+        if listener is not None:
             try:
-                self._on_health(health)
+                listener(health)
             except Exception:  # a listener's bug must not take a lane down
                 log.exception("health listener failed")

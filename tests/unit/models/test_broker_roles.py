@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from models.broker import Backend, InferenceBroker, Priority, Role, RoleHealth
-from models.errors import ModelFileInvalid, ModelUnavailable
+from models.errors import GenerationCancelled, ModelFileInvalid, ModelUnavailable
 from models.interfaces import ChatMessage, GenerationOptions
 from tests.fakes import ForkableChatModel, HashingEmbedder, ScriptedChatModel, StepGate
 
@@ -319,3 +319,14 @@ def test_queries_and_texts_get_the_prefixes_their_model_asks_for(
         ["search_query: where does the user live?"],
         ["search_document: The user lives in Lyon."],
     ]
+
+
+def test_nothing_is_loaded_after_the_broker_stopped() -> None:
+    broker = InferenceBroker()
+    broker.start()
+    broker.stop()
+
+    loading = broker.configure(Role.CHAT, [_server("late", ScriptedChatModel())])
+
+    with pytest.raises(GenerationCancelled, match="stopped"):
+        loading.result(TIMEOUT)
