@@ -79,8 +79,12 @@ class ServerRequestRejected(ModelError):
     model), e.g. a prompt longer than its context; the message is its reason."""
 
 
-class ServerAnswerInvalid(ModelError):
-    """The server answered something that is not what its API promises."""
+class ServerAnswerInvalid(ModelUnavailable):
+    """The server answered something that is not what its API promises.
+
+    A ``ModelUnavailable``: the user pointed a role at something that does
+    not speak the API (or not this dialect of it); a fallback may answer, and
+    the role's banner says why."""
 
 
 @dataclass(frozen=True)

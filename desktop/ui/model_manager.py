@@ -178,7 +178,13 @@ class ModelManager(QObject):
                 else:
                     self._window.show_problem(failure)
         else:
-            self.page.set_role_status(role, f"In use: {describe_role(self._core.broker, role)}")
+            said = f"In use: {describe_role(self._core.broker, role)}."
+            if role is Role.EMBEDDINGS and (left := self._to_embed()):
+                said += (
+                    f" {left} memories are being embedded again in the background; until"
+                    " then they are found by their words."
+                )
+            self.page.set_role_status(role, said)
             self._window.show_role_problem(role.value, None)
             self.page.refresh(keep_edits=True)  # e.g. the embedder made on the first start
             if role is Role.CHAT:
@@ -188,11 +194,15 @@ class ModelManager(QObject):
                 self.embedder_changed.emit()
         self.show_where_models_run()
 
+    def _to_embed(self) -> int:
+        memories = self._core.memories
+        return 0 if memories is None else memories.store.count_without_vectors()
+
     def show_where_models_run(self) -> None:
         broker = self._core.broker
         if not self._core.settings.models.background:
             self.page.set_role_status(
-                Role.BACKGROUND, f"In use: {describe_role(broker, Role.BACKGROUND)}"
+                Role.BACKGROUND, f"In use: {describe_role(broker, Role.BACKGROUND)}."
             )
         remote = [role for role in Role if any(b.remote for b in broker.backends(role))]
         if not remote:

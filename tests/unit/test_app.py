@@ -454,7 +454,7 @@ def test_a_chat_model_saved_in_the_settings_takes_over_without_a_restart(
     assert started.models.settings_window.save(chosen)
 
     qtbot.waitUntil(lambda: status.text().startswith("In use: "), timeout=WAIT_MS)
-    assert status.text() == f"In use: {smollm2_path.name}, on this computer"
+    assert status.text() == f"In use: {smollm2_path.name}, on this computer."
     assert core.broker.backends(Role.CHAT)[0].label == smollm2_path.name
     assert load_settings(core.paths.settings_file)[0].models.chat == (local,)
     assert started.window.send_button.isEnabled()
