@@ -108,6 +108,7 @@ class ModelManager(QObject):
         window.suggestion_accepted.connect(self._show_suggested)
         self._suggested: str | None = None
         window.suggestion_dismissed.connect(self._never_suggest)
+        self._shut_down = False
 
     # -- opening -------------------------------------------------------------
     def open_settings(self, page: str = "") -> None:
@@ -166,6 +167,8 @@ class ModelManager(QObject):
         self.show_where_models_run()
 
     def _loaded(self, role: Role, job: Job) -> None:
+        if self._shut_down:  # a load that ended as Reverie quit: nothing to show it in
+            return
         failure = failure_message(ROLE_NAMES[role], job)
         if failure is not None:
             log.warning("%s", failure)
@@ -246,6 +249,7 @@ class ModelManager(QObject):
         self._probes.run(ask, answered, failed)
 
     def shutdown(self) -> None:
+        self._shut_down = True
         self._core.broker.set_health_listener(None)
         self.downloads.stop()
         self._probes.stop()
