@@ -48,6 +48,8 @@ bench: $(TEST_STAMP)
 	$(BIN)/python -m tests.bench.inference
 	$(BIN)/python -m tests.bench.chat
 	$(BIN)/python -m tests.bench.dream
+	$(BIN)/python -m tests.bench.server
+	$(BIN)/python -m tests.bench.download
 
 wheel: $(TEST_STAMP)
 	$(BIN)/python -m pip wheel --no-deps --no-build-isolation -w dist .
