@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +57,10 @@ __all__ = ["EMBED_SLICE", "Backend", "InferenceBroker", "Job", "Priority", "Role
 log = logging.getLogger(__name__)
 
 LOCAL = "local"
+RETRY_AFTER_S = 30.0
+"""A backend that could not answer is passed over for this long while a
+fallback serves its role (so each job does not wait on a server that is
+down first), then tried again."""
 
 HealthListener = Callable[["RoleHealth"], None]
 
@@ -84,6 +89,7 @@ class InferenceBroker:
         self,
         background_allowed: Callable[[], bool] | None = None,
         on_health: HealthListener | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """*background_allowed* says whether background work on local models
         may run now (e.g. not while the user is in the middle of a chat
@@ -100,6 +106,9 @@ class InferenceBroker:
         self._parked: dict[Role, list[Job]] = {}
         self._health: dict[Role, RoleHealth] = {}
         self._on_health = on_health
+        self._clock = clock
+        self._down_until: dict[str, float] = {}
+        """Backends that could not answer lately, by key: when to try them again."""
         self._started = False
         self._stopped = False
         self._keys = itertools.count(1)
@@ -220,8 +229,16 @@ class InferenceBroker:
 
     def _submit(self, request: Request, priority: Priority, role: Role) -> Job:
         job = Job(request, priority, role)
+        job.attempt = self._first_answering(self._routes_of(role))
         self._dispatch(job)
         return job
+
+    def _first_answering(self, routes: tuple[_Route, ...]) -> int:
+        """Where a new job starts: at the first backend not passed over
+        after failing lately (the first one, if they all failed)."""
+        now = self._clock()
+        up = (i for i, r in enumerate(routes) if self._down_until.get(r.backend.key, 0.0) <= now)
+        return next(up, 0)
 
     def _dispatch(self, job: Job) -> None:
         """Queue *job* on the lane of its role's current backend (or park it
@@ -257,6 +274,8 @@ class InferenceBroker:
     def failed(self, job: Job, error: ModelUnavailable) -> bool:
         assert job.role is not None
         routes = self._routes_of(job.role)
+        if job.attempt < len(routes):
+            self._down_until[routes[job.attempt].backend.key] = self._clock() + RETRY_AFTER_S
         if job.attempt == 0 and routes:
             self._report(RoleHealth(job.role, f"{routes[0].backend.label}: {error}"))
         if job.emitted or job.attempt + 1 >= len(routes):
@@ -269,11 +288,13 @@ class InferenceBroker:
 
     def served(self, job: Job) -> None:
         assert job.role is not None
+        routes = self._routes_of(job.role)
+        if job.attempt < len(routes):
+            self._down_until.pop(routes[job.attempt].backend.key, None)
         if job.attempt == 0:
             self._report(RoleHealth(job.role, None))
             return
         health = self.health(job.role)
-        routes = self._routes_of(job.role)
         if job.attempt < len(routes):
             label = routes[job.attempt].backend.label
             self._report(RoleHealth(job.role, health.problem, served_by=label))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from models.broker import Backend, InferenceBroker, Priority, Role, RoleHealth
+from models.broker import RETRY_AFTER_S, Backend, InferenceBroker, Priority, Role, RoleHealth
 from models.errors import GenerationCancelled, ModelFileInvalid, ModelUnavailable
 from models.interfaces import ChatMessage, GenerationOptions
 from tests.fakes import ForkableChatModel, HashingEmbedder, ScriptedChatModel, StepGate
@@ -330,3 +330,36 @@ def test_nothing_is_loaded_after_the_broker_stopped() -> None:
 
     with pytest.raises(GenerationCancelled, match="stopped"):
         loading.result(TIMEOUT)
+
+
+class Clock:
+    """A clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_backend_that_is_down_is_passed_over_for_a_while_then_tried_again() -> None:
+    clock = Clock()
+    broker = InferenceBroker(clock=clock)
+    broker.start()
+    try:
+        down = ServerDown()
+        fallback = ScriptedChatModel(default="local")
+        broker.configure(Role.CHAT, [_server("box", down), _local("small", fallback)]).result(
+            TIMEOUT
+        )
+
+        answers = [broker.chat(_say(f"hi {n}"), OPTIONS).result(TIMEOUT) for n in range(3)]
+        tried_while_down = len(down.requests)
+        clock.now += RETRY_AFTER_S + 1
+        broker.chat(_say("later"), OPTIONS).result(TIMEOUT)
+
+        assert answers == ["local"] * 3
+        assert tried_while_down == 1  # the later jobs went straight to the fallback
+        assert len(down.requests) == 2  # and after a while, the server is asked again
+    finally:
+        broker.stop()
