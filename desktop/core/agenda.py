@@ -191,7 +191,9 @@ class AgendaReviewer:
         conversation = self._conversations.get(conversation_id)
         if not tasks or conversation is None or conversation.deleted_at is not None:
             return AgendaReview(conversation_id, (), (), None)
-        answer = self._ask(tasks, self._transcript(conversation_id), control or JobControl())
+        control = control or JobControl()
+        with control.scope():  # what it looks up stops with it too
+            answer = self._ask(tasks, self._transcript(conversation_id), control)
         done, refused, applied = self._apply(conversation_id, tasks, answer)
         notice = None
         if done:

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from desktop.core.jobs import active_control
 from models.broker import InferenceBroker, Priority
-from models.errors import ModelError
+from models.errors import GenerationCancelled, ModelError
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +36,13 @@ class Embeddings:
     ) -> Vectors | None:
         """One unit vector per text (to be found, or to search with if
         *query*), or None when no embedder can make them."""
+        job = self._broker.embed(texts, priority, query=query)
+        if (control := active_control()) is not None:
+            control.run(job)  # stopping the work stops this embedding too
         try:
-            vectors: Vectors = self._broker.embed(texts, priority, query=query).result()
+            vectors: Vectors = job.result()
+        except GenerationCancelled:
+            raise  # stopped, not unavailable: the work it was for ends
         except ModelError as error:
             if not self._said_unavailable:
                 log.warning("memory search by meaning is unavailable: %s", error)

@@ -149,12 +149,14 @@ class Harvester:
         ]
         if not new:
             return None
-        known = self._known(new)
+        control = control or JobControl()
+        with control.scope():  # the search for related memories stops with it too
+            known = self._known(new)
         window = self._window(new, known)
         if not any(m.role == "user" for m in window.messages):
             self._conversations.mark_harvested(conversation_id, window.through_message_id)
             return HarvestReport(conversation_id, window.through_message_id)
-        answer = self._ask(window, known, control or JobControl())
+        answer = self._ask(window, known, control)
         report = self._store(conversation_id, window, answer)
         self._conversations.mark_harvested(conversation_id, window.through_message_id)
         log.info(

@@ -4,6 +4,9 @@ and stopping work made of several jobs."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from desktop.core.errors import EnvironmentProblem
 from models.broker import Job, Role
@@ -29,7 +32,9 @@ class JobControl:
     """Stops a piece of work that runs several model jobs one after another.
 
     ``cancel()`` cancels the job running now and every job started later, so
-    a Stop pressed between two jobs is not lost.
+    a Stop pressed between two jobs is not lost.  Inside ``scope()``, jobs
+    started on the same thread by code that does not know the control (the
+    embedding of a search for memories) are stopped with it too.
     """
 
     def __init__(self) -> None:
@@ -48,6 +53,21 @@ class JobControl:
     def cancelled(self) -> bool:
         return self._cancelled
 
+    @property
+    def job(self) -> Job | None:
+        """The job it tracks now (the last one started under it)."""
+        return self._job
+
+    @contextmanager
+    def scope(self) -> Iterator[None]:
+        """Make this the control of the jobs this thread starts meanwhile
+        (see ``active_control``)."""
+        token = _ACTIVE.set(self)
+        try:
+            yield
+        finally:
+            _ACTIVE.reset(token)
+
     def run(self, job: Job) -> Job:
         """Track *job* as the current one (cancelled at once if Stop came first)."""
         with self._lock:
@@ -56,3 +76,11 @@ class JobControl:
         if cancelled:
             job.cancel()
         return job
+
+
+_ACTIVE: ContextVar[JobControl | None] = ContextVar("reverie_job_control", default=None)
+
+
+def active_control() -> JobControl | None:
+    """The control whose ``scope()`` this thread is in, if any."""
+    return _ACTIVE.get()

@@ -157,7 +157,8 @@ class RoutineRunner:
             run: TaskRun | None = None
             stopped = False
             try:
-                run = self._run(task, due_at, control)
+                with control.scope():  # its memory search stops with it too
+                    run = self._run(task, due_at, control)
             except GenerationCancelled:
                 stopped = True
                 log.info("task #%d was stopped before it finished; it stays due", task.id)

@@ -34,6 +34,7 @@ from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
 from desktop.core.skills import SkillLibrary
 from models.broker import InferenceBroker
+from models.errors import GenerationCancelled
 
 log = logging.getLogger(__name__)
 
@@ -114,30 +115,8 @@ class Dreamer:
             self.dreams.save_checkpoint(run.id, checkpoint)
 
         try:
-            for step, dream_pass in enumerate(self._passes):
-                if dream_pass.name in done:
-                    continue
-                progress = DreamProgress(dream_pass.name, dream_pass.title, step, len(self._passes))
-                control.give_way(progress)
-                context = PassContext(
-                    run.id,
-                    now,
-                    self.dreams.judged_through(dream_pass.name),
-                    self._memories,
-                    self._settings,
-                    self._prompts,
-                    control,
-                    progress,
-                    answers,
-                    save,
-                    self._broker,
-                )
-                applied = self._run_pass(run.id, dream_pass, context, outcomes)
-                totals["applied"] += applied.applied
-                totals["pending"] += applied.pending
-                done.append(dream_pass.name)
-                answers.clear()  # the next pass starts with no answers kept
-                save()
+            with control.jobs.scope():  # the embeddings of a pass stop with the dream too
+                self._run_passes(run.id, now, control, done, totals, outcomes, answers, save)
             control.give_way(
                 DreamProgress("working_set", "Writing MEMORIES.md", len(done), len(self._passes))
             )
@@ -149,6 +128,43 @@ class Dreamer:
             return DreamReport(finished, totals["applied"], totals["pending"], outcomes)
         finished = self.dreams.finish(run.id, "completed", {**totals, "outcomes": outcomes})
         return DreamReport(finished, totals["applied"], totals["pending"], outcomes)
+
+    def _run_passes(
+        self,
+        run_id: int,
+        now: float,
+        control: DreamControl,
+        done: list[str],
+        totals: dict[str, int],
+        outcomes: dict[str, str],
+        answers: dict[str, str],
+        save: Callable[[], None],
+    ) -> None:
+        """Every pass not done yet, in order, each saved as it ends."""
+        for step, dream_pass in enumerate(self._passes):
+            if dream_pass.name in done:
+                continue
+            progress = DreamProgress(dream_pass.name, dream_pass.title, step, len(self._passes))
+            control.give_way(progress)
+            context = PassContext(
+                run_id,
+                now,
+                self.dreams.judged_through(dream_pass.name),
+                self._memories,
+                self._settings,
+                self._prompts,
+                control,
+                progress,
+                answers,
+                save,
+                self._broker,
+            )
+            applied = self._run_pass(run_id, dream_pass, context, outcomes)
+            totals["applied"] += applied.applied
+            totals["pending"] += applied.pending
+            done.append(dream_pass.name)
+            answers.clear()  # the next pass starts with no answers kept
+            save()
 
     def _run_pass(
         self, run_id: int, dream_pass: DreamPass, context: PassContext, outcomes: dict[str, str]
@@ -165,6 +181,8 @@ class Dreamer:
             applied = self.book.apply_pass(run_id, name, proposals, context.now)
         except DreamStopped:
             raise
+        except GenerationCancelled as stopped:  # an embedding of the pass, stopped with it
+            raise DreamStopped(context.control.stopped or "cancelled") from stopped
         except PassRejected as rejected:
             message = f"Nothing changed: {rejected}."
             self.dreams.log(run_id, name, "rolled_back", message, rejected.raw_output)

@@ -6,6 +6,7 @@ repeat nor stack."""
 from __future__ import annotations
 
 import threading
+import time as time_module
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
@@ -471,6 +472,45 @@ def test_stopping_a_routine_the_broker_holds_back_does_not_wait_for_the_user(
         chatting.stop()
 
     assert runs == [] and tasks.get(task.id) == task
+
+
+def test_stopping_a_routine_held_back_in_its_memory_search_does_not_wait_for_the_user(
+    tasks: TaskService,
+    store: ConversationStore,
+    prompts: PromptLibrary,
+    model: ForkableChatModel,
+    clock: Clock,
+    conversation_id: int,
+    database: Database,
+) -> None:
+    chatting = InferenceBroker(background_allowed=lambda: False)  # the user never stops
+    chatting.start()
+    try:
+        chatting.load_chat_model(lambda: model).result(timeout=5)
+        chatting.load_embedder(HashingEmbedder).result(timeout=5)
+        memories = MemoryService.over(database, chatting, prompts)
+        runner = RoutineRunner(
+            tasks, store, chatting, prompts, ModelSettings(), memories=memories, memories_k=5
+        )
+        task = tasks.add(
+            "Stretch", conversation_id=conversation_id, schedule=Daily(time(15)), ai_prompt="Go."
+        )
+        clock.set("2026-11-22 15:00")
+        control = JobControl()
+        runs: list[TaskRun] = []
+        thread = _in_thread(runner, control, runs)
+        deadline = time_module.monotonic() + 10
+        while control.job is None and time_module.monotonic() < deadline:
+            threading.Event().wait(0.005)  # the search's embedding is queued, and held
+        assert control.job is not None and not control.job.done()
+
+        control.cancel()
+        thread.join(timeout=10)
+
+        assert not thread.is_alive()
+    finally:
+        chatting.stop()
+    assert runs == [] and tasks.get(task.id) == task  # still due: it runs later
 
 
 # -- the real small model ------------------------------------------------------------
