@@ -41,13 +41,13 @@ from models.download import (
     DownloadState,
 )
 from models.errors import ModelError
-from models.gguf_info import (
+from models.gguf_info import read_gguf_info
+from models.memory_estimate import (
     MemoryEstimate,
     available_memory,
     estimate_embedder_memory,
     estimate_memory,
     fits,
-    read_gguf_info,
 )
 from models.server_http import DIALECTS
 

@@ -27,12 +27,8 @@ from models.download import (
 )
 from models.embedded import default_chat_model_path
 from models.errors import ModelError, ModelFileInvalid, ModelUnavailable
-from models.gguf_info import (
-    MemoryEstimate,
-    estimate_embedder_memory,
-    estimate_memory,
-    read_gguf_info,
-)
+from models.gguf_info import read_gguf_info
+from models.memory_estimate import MemoryEstimate, estimate_embedder_memory, estimate_memory
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from desktop.core.model_library import ModelOption
 from desktop.core.text import duration_text, size_text
 from desktop.ui.downloads import DownloadUpdate
 from desktop.ui.memory_views import named
-from models.gguf_info import fits
+from models.memory_estimate import fits
 
 _FIT_WORDS = {
     "fits": "fits in memory",

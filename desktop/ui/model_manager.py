@@ -32,7 +32,7 @@ from models.broker import Job, Role, RoleHealth
 from models.catalog import CatalogEntry
 from models.errors import ModelError
 from models.gguf_file import default_threads
-from models.gguf_info import available_memory
+from models.memory_estimate import available_memory
 from models.server_http import ServerInfo, probe
 
 if TYPE_CHECKING:

@@ -37,7 +37,7 @@ from desktop.ui.memory_views import named
 from desktop.ui.model_cards import ModelCard
 from desktop.ui.role_editor import InvalidBackend, Probe, RoleEditor
 from models.broker import Role
-from models.gguf_info import available_memory
+from models.memory_estimate import available_memory
 
 Save = Callable[[Settings], bool]
 """Writes the settings (the settings window's one writer); False if it could not."""

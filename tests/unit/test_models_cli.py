@@ -18,7 +18,7 @@ from desktop.core.paths import AppPaths
 from desktop.core.settings import Backend, Settings, load_settings, save_settings
 from desktop.core.text import size_text
 from models.catalog import Catalog, load_catalog
-from models.gguf_info import estimate_for_file
+from models.memory_estimate import estimate_for_file
 from tests.fakes import MemoryKeyring
 from tests.hub_server import HubServer, sha256_hex
 
