@@ -34,13 +34,8 @@ from desktop.core.settings import (
 )
 from desktop.core.text import duration_text, size_text
 from models.catalog import UnknownModel, load_catalog
-from models.download import (
-    Downloader,
-    DownloadPaused,
-    DownloadProgress,
-    DownloadState,
-)
-from models.errors import ModelError
+from models.download import Downloader, DownloadProgress, DownloadState
+from models.errors import DownloadPaused, ModelError
 from models.gguf_info import read_gguf_info
 from models.memory_estimate import (
     MemoryEstimate,

@@ -26,9 +26,7 @@ import shutil
 import socket
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,8 +35,20 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
-from models.errors import ModelError, ModelFileInvalid, ModelUnavailable
+from models.errors import (
+    Check,
+    DiskFull,
+    DownloadCancelled,
+    DownloadFailed,
+    DownloadPaused,
+    FileRejected,
+    ModelFileInvalid,
+    Offline,
+    ServerError,
+    ServerRefused,
+)
 from models.gguf_file import check_gguf_file
+from models.part_writer import PartWriter
 
 log = logging.getLogger(__name__)
 
@@ -51,69 +61,14 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=15.0)
 """A stalled server is retried after the read timeout; pause and cancel do not wait for it."""
 PROGRESS_INTERVAL_S = 0.25
 SPEED_SMOOTHING = 0.3  # weight of the newest interval in the speed's moving average
-WRITE_BATCH = 1024 * 1024
-MAX_BATCH_CHUNKS = 256  # well under any system's IOV_MAX (1024 on Linux)
-MAX_PENDING = 4  # batches waiting for the writer thread
 HASH_READ = 1024 * 1024
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
-Check = Literal["size", "sha256", "gguf"]
 StopKind = Literal["pause", "cancel"]
 FreeSpace = Callable[[Path], int]
 Sleep = Callable[[float], None]
 Clock = Callable[[], float]
-
-
-# -- errors and outcomes ----------------------------------------------------------
-class DownloadFailed(ModelUnavailable):
-    """A download did not produce a usable file; the message says why, ``hint`` what to do."""
-
-
-class Offline(DownloadFailed):
-    """The server could not be reached at all (no network, DNS failure, refused)."""
-
-
-class ServerError(DownloadFailed):
-    """The server kept failing (5xx, 429, timeouts, dropped connections) through every retry."""
-
-
-class ServerRefused(DownloadFailed):
-    """The server answered with a 4xx: retrying cannot help."""
-
-    def __init__(self, message: str, hint: str, status: int) -> None:
-        super().__init__(message, hint)
-        self.status = status
-
-
-class DiskFull(DownloadFailed):
-    """The file does not fit on the disk; the ``.part`` is kept so the download can resume."""
-
-
-class FileRejected(DownloadFailed):
-    """The downloaded file failed a check; it was kept aside at ``kept_at``, never put in place."""
-
-    def __init__(self, message: str, hint: str, check: Check, kept_at: Path) -> None:
-        super().__init__(message, hint)
-        self.check = check
-        self.kept_at = kept_at
-
-
-class DownloadStopped(ModelError):
-    """A download stopped because its caller asked; not a failure."""
-
-    def __init__(self, message: str, received: int, total: int | None) -> None:
-        super().__init__(message)
-        self.received = received
-        self.total = total
-
-
-class DownloadPaused(DownloadStopped):
-    """Paused: the ``.part`` and its sidecar are kept; the same request resumes it."""
-
-
-class DownloadCancelled(DownloadStopped):
-    """Cancelled: nothing the download wrote is left behind."""
 
 
 # -- requests, progress and the state a caller controls ---------------------------
@@ -499,7 +454,7 @@ class _PartFile:
         self.path = part_path(request.destination)
         self._sidecar_path = sidecar_path(request.destination)
         self._request = request
-        self._writer: _Writer | None = None
+        self._writer: PartWriter | None = None
         self._hash = hashlib.sha256()
         self.received = 0
         self.etag: str | None = None
@@ -556,7 +511,7 @@ class _PartFile:
             flags = os.O_WRONLY | os.O_CREAT | (0 if self.received else os.O_TRUNC)
             fd = os.open(self.path, flags | getattr(os, "O_BINARY", 0), 0o600)
             os.lseek(fd, self.received, os.SEEK_SET)
-            self._writer = _Writer(fd, self._hash.update)
+            self._writer = PartWriter(fd, self._hash.update)
 
     def write(self, chunk: bytes) -> None:
         assert self._writer is not None, "open() comes first"
@@ -606,74 +561,6 @@ class _PartFile:
         )
         with _disk_errors(self):
             self._sidecar_path.write_text(json.dumps(asdict(sidecar)), encoding="utf-8")
-
-
-class _Writer:
-    """Writes and hashes the part on a thread of its own, overlapping the next reads.
-
-    Writing and ``hashlib``'s ``update`` both release the GIL, so they run
-    beside the reads (tests/bench/download.py).  Chunks go over in batches of
-    about a megabyte, written with one ``writev`` and no copy (through a
-    ``BufferedWriter`` the copying and calls cost as much CPU as curl's whole
-    download); few batches may wait, so a slow disk slows the download
-    instead of filling the memory.
-    """
-
-    def __init__(self, fd: int, update_hash: Callable[[bytes], None]) -> None:
-        self._fd = fd
-        self._update_hash = update_hash
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="download-writer")
-        self._pending: deque[Future[None]] = deque()
-        self._batch: list[bytes] = []
-        self._batch_bytes = 0
-        self._failed = False
-
-    def write(self, chunk: bytes) -> None:
-        """Queue *chunk*; raises the error of an earlier write."""
-        self._batch.append(chunk)
-        self._batch_bytes += len(chunk)
-        if self._batch_bytes >= WRITE_BATCH or len(self._batch) >= MAX_BATCH_CHUNKS:
-            self._hand_over()
-        while self._pending and (self._pending[0].done() or len(self._pending) > MAX_PENDING):
-            self._pending.popleft().result()
-
-    def close(self) -> None:
-        """Write what is queued and close the file; raises the first write's error."""
-        try:
-            self._hand_over()
-            while self._pending:
-                self._pending.popleft().result()
-        finally:
-            self._thread.shutdown(wait=True)
-            os.close(self._fd)
-
-    def _hand_over(self) -> None:
-        if self._batch:
-            self._pending.append(self._thread.submit(self._store, self._batch))
-            self._batch, self._batch_bytes = [], 0
-
-    def _store(self, chunks: list[bytes]) -> None:
-        if self._failed:
-            return  # never write past a failed write: the part would have a hole
-        try:
-            for chunk in chunks:
-                self._update_hash(chunk)
-            _write_all(self._fd, chunks)
-        except BaseException:
-            self._failed = True
-            raise
-
-
-def _write_all(fd: int, chunks: list[bytes]) -> None:
-    """Write *chunks* in order, in as few system calls as the platform allows."""
-    views = [memoryview(chunk) for chunk in chunks]
-    while views:
-        # Windows has no writev: one chunk a call there.
-        written = os.writev(fd, views) if hasattr(os, "writev") else os.write(fd, views[0])
-        while views and written >= len(views[0]):
-            written -= len(views.pop(0))
-        if views and written:  # a short write: the rest of this chunk comes next
-            views[0] = views[0][written:]
 
 
 @contextmanager

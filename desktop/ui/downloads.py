@@ -19,13 +19,8 @@ from PySide6.QtCore import QObject, Signal
 from desktop.core.model_library import ModelLibrary
 from desktop.ui.worker import TaskDone, TaskFailed, WorkerThread
 from models.catalog import CatalogEntry
-from models.download import (
-    DownloadCancelled,
-    Downloader,
-    DownloadPaused,
-    DownloadProgress,
-    DownloadState,
-)
+from models.download import Downloader, DownloadProgress, DownloadState
+from models.errors import DownloadCancelled, DownloadPaused
 
 log = logging.getLogger(__name__)
 

@@ -21,21 +21,23 @@ import httpx
 import pytest
 
 from models.download import (
-    DiskFull,
-    DownloadCancelled,
     Downloader,
-    DownloadPaused,
     DownloadProgress,
     DownloadRequest,
     DownloadState,
-    FileRejected,
-    Offline,
-    ServerError,
-    ServerRefused,
     hub_file_url,
     part_path,
     rejected_path,
     sidecar_path,
+)
+from models.errors import (
+    DiskFull,
+    DownloadCancelled,
+    DownloadPaused,
+    FileRejected,
+    Offline,
+    ServerError,
+    ServerRefused,
 )
 from tests.hub_server import HubServer
 
