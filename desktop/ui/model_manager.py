@@ -49,13 +49,15 @@ SUGGESTION_BYTES_PER_CORE = 1_300_000_000
 Q4_K_M writes about five words a second, an 8B one two (too slow to chat)."""
 
 
+KEPT_UNTIL_RESTART = ("models.context_length", "models.max_reply_tokens", "models.temperature")
+"""Model settings the chat, the harvest and the reviews plan their prompts with
+from the start: the models keep the context Reverie started with."""
+
+
 def live_setting(name: str) -> bool:
     """Whether a saved change of setting *name* ("models.chat") takes effect
     at once: the models do; the rest when Reverie starts again."""
-    return name.startswith("models.") and name not in (
-        "models.max_reply_tokens",
-        "models.temperature",
-    )
+    return name.startswith("models.") and name not in KEPT_UNTIL_RESTART
 
 
 def suggested_model(
@@ -88,6 +90,7 @@ class ModelManager(QObject):
         super().__init__(parent)
         self._core = core
         self._window = window
+        self._context_length = core.settings.models.context_length
         self.downloads = Downloads(
             core.library, lambda: self._core.settings.models.hub_endpoint, self
         )
@@ -155,7 +158,10 @@ class ModelManager(QObject):
         """Saved *settings*: the models change now (what else changed, at the next start)."""
         self._core.settings = settings
         self.page.set_settings(settings)
-        self.watch(self._core.roles.apply(settings.models))
+        # Prompts are planned for the context Reverie started with; a new
+        # model loads with it too, until the next start.
+        started = settings.models.model_copy(update={"context_length": self._context_length})
+        self.watch(self._core.roles.apply(started))
 
     def watch(self, loads: Mapping[Role, Job]) -> None:
         """Say on the Models page and in the chat how each role's load goes."""
