@@ -8,10 +8,13 @@ written by a newer Reverie is left untouched.
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
 import json
 import logging
+import re
 import time
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -36,19 +39,57 @@ log = logging.getLogger(__name__)
 SETTINGS_VERSION = 2
 
 
+MAX_ADDRESS_CHARS = 300
+_HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+
+
+def plain_text(text: str, what: str) -> str:
+    """*text* unless it holds a control, layout or invisible character (a
+    right-to-left override can make an address read as another); else
+    ``ValueError``."""
+    odd = next((c for c in text if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")), None)
+    if odd is not None:
+        raise ValueError(f"the {what} holds an invisible or control character (U+{ord(odd):04X})")
+    return text
+
+
 def base_url(url: str) -> str:
     """*url* as a server's base address (no trailing slash); ``ValueError`` says
     why it cannot be one."""
-    url = url.strip()
+    url = plain_text(url.strip(), "address")
+    if len(url) > MAX_ADDRESS_CHARS:
+        raise ValueError(
+            f"an address this long (over {MAX_ADDRESS_CHARS} characters) is not a base URL"
+        )
+    if any(c.isspace() for c in url):
+        raise ValueError("an address has no spaces")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("an address starts with http:// or https:// and names a host")
+    try:
+        parts.port  # noqa: B018  (reading it checks it)
+    except ValueError as error:
+        raise ValueError("the port is a number from 1 to 65535") from error
+    if not _is_host(parts.hostname):
+        raise ValueError(f"{parts.hostname!r} is not a host name or an IP address")
     if parts.username or parts.password:
         # settings.json is a plain file: a key belongs in the keyring.
         raise ValueError("the address may not hold a user name or password; give an API key")
     if parts.query or parts.fragment:
         raise ValueError("the address is a base URL, without ?query or #fragment")
     return url.rstrip("/")
+
+
+def _is_host(host: str) -> bool:
+    """A DNS name (letters, digits and hyphens; international names in
+    their xn-- form) or an IP address."""
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        pass
+    labels = host.rstrip(".").split(".")
+    return bool(labels) and all(_HOST_LABEL.match(label) for label in labels)
 
 
 class Backend(BaseModel):
@@ -80,6 +121,11 @@ class Backend(BaseModel):
     @classmethod
     def _plain_http_url(cls, url: str) -> str:
         return base_url(url) if url.strip() else ""
+
+    @field_validator("model")
+    @classmethod
+    def _plain_model(cls, model: str) -> str:
+        return plain_text(model.strip(), "model name")
 
     @model_validator(mode="after")
     def _complete(self) -> Backend:

@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Signal
 from desktop.core.backends import describe_role
 from desktop.core.jobs import ROLE_NAMES, failure_message
 from desktop.core.model_library import ModelLibrary
-from desktop.core.settings import Settings
+from desktop.core.settings import ModelSettings, Settings
 from desktop.core.text import size_text
 from desktop.ui.downloads import Downloads
 from desktop.ui.job_watcher import JobWatcher
@@ -77,6 +77,10 @@ def suggested_model(
     return max(fitting, key=lambda entry: entry.size, default=None)
 
 
+def _embedded_only(models: ModelSettings) -> bool:
+    return all(b.kind == "embedded" for b in (*models.chat, *models.background, models.embeddings))
+
+
 class ModelManager(QObject):
     """Signals:
     health_changed(RoleHealth): from the broker's threads, delivered on the UI thread.
@@ -122,10 +126,7 @@ class ModelManager(QObject):
     def suggest_if_small(self) -> None:
         """Once, while every role runs the embedded model, suggest one that fits."""
         models = self._core.settings.models
-        embedded_only = all(
-            b.kind == "embedded" for b in (*models.chat, *models.background, models.embeddings)
-        )
-        if not (models.suggest_model and embedded_only):
+        if not (models.suggest_model and _embedded_only(models)):
             return
         entry = suggested_model(
             self._core.library, models.context_length, available_memory(), default_threads()
@@ -141,6 +142,7 @@ class ModelManager(QObject):
         )
 
     def _show_suggested(self) -> None:
+        self._window.suggestion.hide()
         self.open_settings("Models")
         if self._suggested is not None:
             self.page.show_model(self._suggested)
@@ -158,6 +160,8 @@ class ModelManager(QObject):
         """Saved *settings*: the models change now (what else changed, at the next start)."""
         self._core.settings = settings
         self.page.set_settings(settings)
+        if not _embedded_only(settings.models):  # the suggestion is moot now
+            self._window.suggestion.hide()
         # Prompts are planned for the context Reverie started with; a new
         # model loads with it too, until the next start.
         started = settings.models.model_copy(update={"context_length": self._context_length})
@@ -187,7 +191,7 @@ class ModelManager(QObject):
                 else:
                     self._window.show_problem(failure)
         else:
-            said = f"In use: {describe_role(self._core.broker, role)}."
+            said = self._in_use(role)
             if role is Role.EMBEDDINGS and (left := self._to_embed()):
                 said += (
                     f" {left} memories are being embedded again in the background; until"
@@ -196,6 +200,7 @@ class ModelManager(QObject):
             self.page.set_role_status(role, said)
             self._window.show_role_problem(role.value, None)
             self.page.refresh(keep_edits=True)  # e.g. the embedder made on the first start
+            self.page.loaded()
             if role is Role.CHAT:
                 self._window.set_chat_available(True, "")
                 self._window.set_status(f"Ready: {job.result()}")
@@ -210,9 +215,7 @@ class ModelManager(QObject):
     def show_where_models_run(self) -> None:
         broker = self._core.broker
         if not self._core.settings.models.background:
-            self.page.set_role_status(
-                Role.BACKGROUND, f"In use: {describe_role(broker, Role.BACKGROUND)}."
-            )
+            self.page.set_role_status(Role.BACKGROUND, self._in_use(Role.BACKGROUND))
         remote = [role for role in Role if any(b.remote for b in broker.backends(role))]
         if not remote:
             self._window.show_where_models_run("Models run on this computer", False)
@@ -221,16 +224,30 @@ class ModelManager(QObject):
         self._window.show_where_models_run(f"On a server of yours: {names}", True)
 
     def _on_health(self, health: RoleHealth) -> None:
+        if self._shut_down:
+            return
         name = ROLE_NAMES[health.role].split(" (")[0]
         if health.problem is None:
             said = None
         elif health.served_by:
             said = f"{name}: {health.problem} {health.served_by} answered instead."
         elif health.role is Role.CHAT:
-            said = f"{name}: {health.problem}"
+            said = None  # the reply that failed says why, once
         else:
             said = f"{name}: {health.problem} It will try again later; nothing is lost."
         self._window.show_role_problem(health.role.value, said)
+        if health.problem is None:
+            self.page.set_role_status(health.role, self._in_use(health.role))
+        else:
+            self.page.set_role_status(health.role, said or f"{name}: {health.problem}", True)
+
+    def _in_use(self, role: Role) -> str:
+        """What serves *role*, and whether a server of it was asked yet."""
+        said = f"In use: {describe_role(self._core.broker, role)}."
+        health = self._core.broker.health(role)
+        if any(b.remote for b in self._core.broker.backends(role)) and health.problem is None:
+            said += " A server is asked when the role first needs it."
+        return said
 
     # -- servers -------------------------------------------------------------
     def _probe(

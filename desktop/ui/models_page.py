@@ -35,7 +35,7 @@ from desktop.core.settings import ModelSettings, Settings
 from desktop.ui.downloads import Downloads, DownloadUpdate
 from desktop.ui.memory_views import named
 from desktop.ui.model_cards import ModelCard
-from desktop.ui.role_editor import InvalidBackend, Probe, RoleEditor
+from desktop.ui.role_editor import InvalidBackend, Probe, RoleEditor, reason
 from models.broker import Role
 from models.memory_estimate import available_memory
 
@@ -134,9 +134,15 @@ class ModelsPage(QWidget):
 
     # -- showing -------------------------------------------------------------
     def set_settings(self, settings: Settings) -> None:
-        """The settings changed (saved here or elsewhere): show them."""
+        """The settings changed (saved here or elsewhere): show them; choices
+        not used yet stay when another page was saved."""
+        models_changed = settings.models != self._settings.models
         self._settings = settings
-        self.refresh()
+        self.refresh(keep_edits=not models_changed)
+
+    def is_dirty(self) -> bool:
+        """Are there choices (or keys) not used yet?"""
+        return self.apply_button.isEnabled()
 
     def refresh(self, keep_edits: bool = False) -> None:
         """Read the models and the roles again; the roles as saved, or (with
@@ -209,25 +215,33 @@ class ModelsPage(QWidget):
         self.apply_button.setEnabled(changed or typed)
         self.revert_button.setEnabled(changed or typed)
 
-    def apply(self) -> None:
-        """Save the roles as edited (API keys to the keyring); the app switches."""
+    def apply(self) -> bool:
+        """Save the roles as edited (API keys to the keyring), for the app to
+        switch to; did it work?"""
         try:
             chosen = self._chosen()
         except InvalidBackend as error:
             self._say(f"Not used: {error}.", problem=True)
-            return
+            return False
         except ValidationError as error:
-            self._say(f"Not used: {error.errors(include_url=False)[0]['msg']}.", problem=True)
-            return
+            self._say(f"Not used: {reason(error)}.", problem=True)
+            return False
         try:
             for editor in self.roles.values():
                 for url, key in editor.typed_keys().items():
                     self._secrets.set(api_key_name(url), key)
         except SecretsUnavailable as error:
             self._say(str(error), problem=True)
-            return
-        if self._save(self._settings.model_copy(update={"models": chosen})):
-            self._say("Switching: the models load in the background, and the chat keeps working.")
+            return False
+        if not self._save(self._settings.model_copy(update={"models": chosen})):
+            return False
+        self._say("Switching: the models load in the background, and the chat keeps working.")
+        return True
+
+    def loaded(self) -> None:
+        """The switch is done (each role says how it went)."""
+        if self.message.property("problem") is not True:
+            self._say("")
 
     # -- getting models ------------------------------------------------------
     def _download(self, model_id: str) -> None:
@@ -237,9 +251,10 @@ class ModelsPage(QWidget):
         if self._downloads.active(model_id):
             self._downloads.cancel(model_id)
             return
-        # A paused download: its kept part goes.
+        # A paused download: its kept part goes, and with it what was said of it.
         self._library.discard_partial(self._library.catalog.get(model_id))
-        self.refresh()
+        self._updates.pop(model_id, None)
+        self.refresh(keep_edits=True)
 
     def _on_download(self, update: DownloadUpdate) -> None:
         self._updates[update.model_id] = update

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from desktop.core.backends import api_key_name
 from desktop.core.model_library import EMBEDDED, ModelKind, ModelOption
 from desktop.core.secrets import SecretStore, SecretsUnavailable
-from desktop.core.settings import Backend
+from desktop.core.settings import Backend, base_url
 from desktop.ui.memory_views import named
 from models.server_http import DIALECTS, ServerInfo
 
@@ -124,6 +124,7 @@ class BackendRow(QWidget):
         for line in (self.url, self.model, self.api_key):
             line.textEdited.connect(self.changed)
         self.url.editingFinished.connect(self._show_key_state)
+        self.url.textEdited.connect(lambda _: self._say(""))  # said of another address
         self.dialect.currentIndexChanged.connect(self.changed)
         return box
 
@@ -164,7 +165,7 @@ class BackendRow(QWidget):
                 dialect=self.dialect.currentData(),
             )
         except ValidationError as error:
-            raise InvalidBackend(_reason(error)) from error
+            raise InvalidBackend(reason(error)) from error
 
     def typed_key(self) -> str:
         """The API key typed in (to store in the keyring), or ""."""
@@ -198,26 +199,33 @@ class BackendRow(QWidget):
     def _forget_key(self) -> None:
         url = self.url.text().strip().rstrip("/")
         self._secrets.delete(api_key_name(url))
-        self.test_result.setText("The API key was taken out of the keyring.")
+        self._say("The API key was taken out of the keyring.")
         self._show_key_state()
         self.changed.emit()
 
     def test(self) -> None:
-        """Ask the server what it is and which models it serves."""
-        url = self.url.text().strip().rstrip("/")
-        if not url:
-            self.test_result.setText("Give the server's address first.")
+        """Ask the server what it is and which models it serves (an address
+        that cannot be one is refused first, as *Use these models* would)."""
+        try:
+            url = base_url(self.url.text())
+        except ValueError as error:
+            self._say(f"Not asked: {error}.", problem=True)
             return
         key = self.typed_key() or self._stored_key(url)
         self.test_button.setEnabled(False)
-        self.test_result.setText("Asking the server…")
+        self._say("Asking the server…")
         self._probe(url, key, self._tested, self._test_failed)
+
+    def _say(self, text: str, problem: bool = False) -> None:
+        self.test_result.setText(text)
+        self.test_result.setProperty("problem", problem)
+        self.test_result.style().polish(self.test_result)
 
     def _tested(self, info: object) -> None:
         assert isinstance(info, ServerInfo)
         self.test_button.setEnabled(True)
         served = ", ".join(info.models[:8]) + ("…" if len(info.models) > 8 else "")
-        self.test_result.setText(
+        self._say(
             f"Reached a {info.dialect} server"
             + (f"; it serves: {served}" if served else "; it does not list its models")
             + "."
@@ -228,7 +236,7 @@ class BackendRow(QWidget):
 
     def _test_failed(self, message: str) -> None:
         self.test_button.setEnabled(True)
-        self.test_result.setText(message)
+        self._say(message, problem=True)
 
 
 class RoleEditor(QGroupBox):
@@ -346,7 +354,7 @@ class RoleEditor(QGroupBox):
         self.add_button.setEnabled(len(self.rows) < MAX_BACKENDS)
 
 
-def _reason(error: ValidationError) -> str:
+def reason(error: ValidationError) -> str:
     """pydantic's first message, without its boilerplate."""
     message = str(error.errors(include_url=False)[0]["msg"])
     return message.removeprefix("Value error, ")

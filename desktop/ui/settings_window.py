@@ -20,7 +20,7 @@ import zoneinfo
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 from PySide6.QtCore import QKeyCombination, Qt, Signal
@@ -160,6 +160,22 @@ class _Page:
     """Its fields, if it is one of this window's pages (not the caller's)."""
 
 
+@runtime_checkable
+class EditablePage(Protocol):
+    """A page given by the caller that keeps edits of its own (the Models
+    page): the window asks about them on closing, as about its own pages."""
+
+    def is_dirty(self) -> bool: ...
+
+    def apply(self) -> bool:
+        """Save the page's edits; did it work?"""
+        ...
+
+    def refresh(self) -> None:
+        """Drop the page's edits."""
+        ...
+
+
 class SettingsWindow(AppWindow):
     """The "Settings — Reverie" window.
 
@@ -191,6 +207,7 @@ class SettingsWindow(AppWindow):
         self._forms: list[_FormPage] = []
         self.confirm_dialog: QMessageBox | None = None
         """The question before restoring a page's defaults, while it is open."""
+        self._editable = [(t, w) for t, w in extra_pages if isinstance(w, EditablePage)]
         self._build(extra_pages)
         self.unsaved = UnsavedGuard(
             self,
@@ -342,7 +359,12 @@ class SettingsWindow(AppWindow):
 
     def is_dirty(self) -> bool:
         """Is anything edited and not saved (valid or not)?"""
-        return any(page.form.is_dirty() for page in self._form_pages())
+        return any(page.form.is_dirty() for page in self._form_pages()) or bool(
+            self._dirty_extras()
+        )
+
+    def _dirty_extras(self) -> list[str]:
+        return [title for title, page in self._editable if page.is_dirty()]
 
     def set_settings(self, settings: Settings) -> None:
         """The settings changed elsewhere: show them; what the user is
@@ -362,6 +384,9 @@ class SettingsWindow(AppWindow):
     def save_edits(self) -> bool:
         """Save what was edited on every page (Save, Ctrl+S); did it work, or
         was there nothing to save?  Refused while a field is."""
+        for _, page in self._editable:
+            if page.is_dirty() and not page.apply():
+                return False
         edited = self.edited()
         if edited is None:
             refused = self._refused_pages()
@@ -411,6 +436,8 @@ class SettingsWindow(AppWindow):
 
     def revert(self) -> None:
         """Drop every edit: the settings as saved."""
+        for _, extra in self._editable:
+            extra.refresh()
         for page in self._form_pages():
             page.form.set_value(getattr(self._settings, page.group.key))
         self.show_notice("")
@@ -495,9 +522,10 @@ class SettingsWindow(AppWindow):
             for page in self._form_pages()
             for name in page.form.changed_fields()
         ]
-        if len(fields) == 1:
+        pages = self._dirty_extras() + self._changed_pages()
+        if len(fields) == 1 and len(pages) == 1:
             return f"the setting “{fields[0]}”"
-        return f"the settings of the {_pages_words(self._changed_pages())}"
+        return f"the settings of the {_pages_words(pages)}"
 
     # -- the window ----------------------------------------------------------
     @property

@@ -18,11 +18,12 @@ from pytestqt.qtbot import QtBot
 from desktop.core.backends import api_key_name
 from desktop.core.model_library import ModelLibrary
 from desktop.core.secrets import SecretStore
-from desktop.core.settings import Backend, Settings
+from desktop.core.settings import Backend, Settings, load_settings
 from desktop.ui.downloads import Downloads, DownloadUpdate
 from desktop.ui.model_manager import suggested_model
 from desktop.ui.models_page import ModelsPage
 from desktop.ui.role_editor import SERVER
+from desktop.ui.settings_window import SettingsWindow
 from models.broker import Role
 from models.catalog import Catalog, load_catalog
 from models.server_http import ServerInfo
@@ -287,3 +288,86 @@ def test_only_an_embedding_model_is_offered_for_memory_search(
 
     assert labels == ["all-MiniLM-L6-v2 (embedded)", "A server of your own…"]
     assert not models_page.roles[Role.EMBEDDINGS].add_button.isVisible()  # one backend only
+
+
+def test_an_address_that_cannot_be_one_is_not_asked(
+    qtbot: QtBot, page: tuple[ModelsPage, Saved, Downloads]
+) -> None:
+    models_page, _, _ = page
+    row = models_page.roles[Role.BACKGROUND].rows[0]
+    row.source.setCurrentIndex(row.source.findData(SERVER))
+    asked: list[str] = []
+    row._probe = lambda url, key, done, failed: asked.append(url)
+    qtbot.keyClicks(row.url, "http://my box:8080/v1")
+
+    row.test()
+
+    assert asked == []
+    assert row.test_result.text() == "Not asked: an address has no spaces."
+    assert row.test_result.property("problem") is True
+    qtbot.keyClicks(row.url, "x")  # another address: what was said of this one goes
+    assert row.test_result.text() == ""
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_cancelling_a_paused_download_leaves_nothing_and_says_so(
+    qtbot: QtBot, library: ModelLibrary, secrets: SecretStore, hub: HubServer
+) -> None:
+    hub.throttle = 100_000
+    downloads = Downloads(library, lambda: hub.endpoint)
+    models_page = ModelsPage(Settings(), library, downloads, secrets, Saved(), _no_probe)
+    qtbot.addWidget(models_page)
+    try:
+        with qtbot.waitSignal(
+            downloads.changed,
+            check_params_cb=lambda u: u.state == "downloading" and u.progress.received > 0,
+            timeout=WAIT_MS,
+        ):
+            models_page.cards["chat:tiny"].download_button.click()
+        with qtbot.waitSignal(
+            downloads.changed, check_params_cb=lambda u: u.state == "paused", timeout=WAIT_MS
+        ):
+            models_page.cards["chat:tiny"].pause_button.click()
+
+        models_page.cards["chat:tiny"].cancel_button.click()
+
+        card = models_page.cards["chat:tiny"]
+        assert card.state.text() == "Not downloaded."
+        assert card.download_button.text() == "Download"
+        assert list(library.models_dir.iterdir()) == []
+    finally:
+        downloads.stop()
+
+
+def test_choices_not_used_yet_survive_another_pages_save_and_are_asked_about(
+    qtbot: QtBot, library: ModelLibrary, secrets: SecretStore, tmp_path: Path
+) -> None:
+    downloads = Downloads(library, lambda: "http://127.0.0.1:9")
+    holder: list[SettingsWindow] = []
+    models_page = ModelsPage(
+        Settings(), library, downloads, secrets, lambda s: holder[0].save(s), _no_probe
+    )
+    window = SettingsWindow(
+        Settings(), tmp_path / "settings.json", extra_pages=[("Models", models_page)]
+    )
+    holder.append(window)
+    window.saved.connect(models_page.set_settings)
+    qtbot.addWidget(window)
+    try:
+        row = models_page.roles[Role.BACKGROUND].rows[0]
+        row.source.setCurrentIndex(row.source.findData(SERVER))
+        qtbot.keyClicks(row.url, "http://box:8080/v1")
+        qtbot.keyClicks(row.model, "qwen")
+        assert window.is_dirty()
+
+        chat = Settings().chat.model_copy(update={"memories_top_k": 7})
+        assert window.save(Settings().model_copy(update={"chat": chat}))
+
+        assert row.url.text() == "http://box:8080/v1"  # still there, still not used
+        assert models_page.is_dirty()
+        assert window.save_edits()  # what Save in the unsaved question does
+        saved = load_settings(tmp_path / "settings.json")[0]
+        assert saved.models.background[0].url == "http://box:8080/v1"
+        assert saved.chat.memories_top_k == 7
+    finally:
+        downloads.stop()
