@@ -23,11 +23,18 @@ from pydantic import ValidationError
 
 from desktop.core.backends import api_key_name
 from desktop.core.errors import EnvironmentProblem
-from desktop.core.model_library import EMBEDDED, ModelLibrary, ModelOption, is_path
+from desktop.core.model_library import (
+    EMBEDDED,
+    ModelLibrary,
+    ModelOption,
+    catalog_estimate,
+    is_path,
+)
 from desktop.core.paths import AppPaths
 from desktop.core.secrets import SecretStore
 from desktop.core.settings import (
     Backend,
+    ModelSettings,
     Settings,
     load_settings,
     save_settings,
@@ -59,10 +66,10 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     download = actions.add_parser("download", help="download a catalog model")
     download.add_argument("id", help="the catalog id (see: reverie models list)")
     add = actions.add_parser("add", help="add a GGUF file you have")
-    add.add_argument("path", type=Path)
-    estimate = actions.add_parser("estimate", help="the memory a GGUF file needs")
-    estimate.add_argument("path", type=Path)
-    estimate.add_argument("--context", type=int, default=None, help="tokens of context")
+    add.add_argument("path", type=_file_path)
+    estimate = actions.add_parser("estimate", help="the memory a model needs")
+    estimate.add_argument("path", help="a .gguf file, or a catalog id")
+    estimate.add_argument("--context", type=_context, default=None, help="tokens of context")
     use = actions.add_parser("use", help="choose the model of a role")
     use.add_argument("model", nargs="?", help="a catalog id or a .gguf path")
     use.add_argument("--role", choices=ROLES, default="chat")
@@ -70,6 +77,26 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     use.add_argument("--model", dest="server_model", metavar="NAME", help="the server's model")
     use.add_argument("--dialect", choices=DIALECTS, default="auto")
     use.add_argument("--ask-key", action="store_true", help="ask for the server's API key")
+
+
+def _file_path(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give the path of a .gguf file")
+    return Path(text)
+
+
+def _context(text: str) -> int:
+    """A ``--context`` value: the bounds of ``models.context_length``."""
+    bounds = ModelSettings.model_fields["context_length"].metadata
+    low = next(b.ge for b in bounds if hasattr(b, "ge"))
+    high = next(b.le for b in bounds if hasattr(b, "le"))
+    try:
+        value = int(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of tokens") from error
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"a context is from {low} to {high} tokens")
+    return value
 
 
 def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) -> int:
@@ -84,7 +111,7 @@ def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) ->
         "download": lambda: _download(library, settings, args.id, out),
         "add": lambda: _add(library, settings, args.path, paths, out),
         "estimate": lambda: _estimate(
-            args.path, args.context or settings.models.context_length, out
+            library, args.path, args.context or settings.models.context_length, out
         ),
         "use": lambda: _use(args, library, settings, paths, out),
     }
@@ -196,17 +223,27 @@ def _add(
     if option.problem is not None:
         print(f"reverie: {option.problem}", file=sys.stderr)
         return 1
-    if str(path) not in settings.models.added:
+    if str(path) in settings.models.added:
+        print(f"Already on the list: {option.name} ({option.kind} model): {path}", file=out)
+    else:
         models = settings.models.model_copy(update={"added": (*settings.models.added, str(path))})
         save_settings(settings.model_copy(update={"models": models}), paths.settings_file)
-    print(f"Added {option.name} ({option.kind} model): {path}", file=out)
+        print(f"Added {option.name} ({option.kind} model): {path}", file=out)
     print(f"  {_need(option.estimate, available_memory())}", file=out)
     print(f"  Use it with: reverie models use {path}", file=out)
     return 0
 
 
-def _estimate(path: Path, context: int, out: TextIO) -> int:
-    info = read_gguf_info(path.expanduser())
+def _estimate(library: ModelLibrary, ref: str, context: int, out: TextIO) -> int:
+    entry = None if is_path(ref) else library.catalog.find(ref)
+    if entry is not None:  # before it is downloaded: from the catalog's numbers
+        estimate = catalog_estimate(entry, context)
+        if estimate is None:
+            raise _UsageError(f"the catalog has no shape for {entry.name} to estimate from")
+        print(f"{entry.name}: {entry.kind} model from the catalog ({entry.quantization})", file=out)
+        return _print_estimate(estimate, out)
+    path = Path(ref).expanduser()
+    info = read_gguf_info(path)
     if info.is_embedding:
         estimate = estimate_embedder_memory(info.tensor_bytes, info.shape)
         print(
@@ -219,6 +256,10 @@ def _estimate(path: Path, context: int, out: TextIO) -> int:
             f"{info.quantization}), trained for {info.context_length} tokens",
             file=out,
         )
+    return _print_estimate(estimate, out)
+
+
+def _print_estimate(estimate: MemoryEstimate, out: TextIO) -> int:
     print(f"  weights        {size_text(estimate.weights):>10}", file=out)
     print(
         f"  KV cache       {size_text(estimate.kv_cache):>10}  ({estimate.context} tokens)",
@@ -301,9 +342,11 @@ def _check_kind(found: str, wanted: str, name: str) -> None:
 
 def _store_key(url: str, ask: bool) -> None:
     """The server's API key from the environment or a prompt, into the keyring."""
-    key = os.environ.get(API_KEY_VARIABLE) or (
-        getpass.getpass(f"API key for {url}: ") if ask else ""
-    )
+    key = os.environ.get(API_KEY_VARIABLE, "")
+    if not key and ask:
+        if sys.stdin is None or not sys.stdin.isatty():  # it would echo, or wait for nothing
+            raise _UsageError(f"no terminal to ask for the key on: set {API_KEY_VARIABLE}")
+        key = getpass.getpass(f"API key for {url}: ")
     if key.strip():
         SecretStore().set(api_key_name(url), key.strip())
 

@@ -403,8 +403,9 @@ def _transport_failure(request: DownloadRequest, error: httpx.TransportError) ->
     host = urlsplit(request.url).netloc
     if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout):
         return Offline(
-            f"Cannot reach {host}: the computer seems to be offline ({error}).",
-            "Check the internet connection; the download resumes where it stopped.",
+            f"Cannot reach {host} ({error}).",
+            "Check the internet connection and the address of the model server "
+            "(models.hub_endpoint); the download resumes where it stopped.",
         )
     return ServerError(
         f"The connection to {host} kept failing ({type(error).__name__}: {error}).", _RETRY_HINT
@@ -419,7 +420,8 @@ def _reject(request: DownloadRequest, part: _PartFile, check: Check, problem: st
     return FileRejected(
         f"The downloaded {request.destination.name} {problem}; "
         f"it was kept aside as {kept_at.name}.",
-        "The download was damaged or the server has another file; delete it and download again.",
+        "The download was damaged or the server has another file; download it again "
+        "(the damaged copy is replaced).",
         check,
         kept_at,
     )

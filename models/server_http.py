@@ -292,7 +292,7 @@ class ServerConnection:
                 f"The server at {url} stopped answering in the middle of a reply.",
                 "Check that it is still running.",
             )
-        reason = self._scrub(str(error)) or type(error).__name__
+        reason = self._scrub(str(error)).rstrip(".") or type(error).__name__
         return ServerUnavailable(
             f"Cannot reach the server at {url} ({reason}).",
             "Check that the server is running and that the address is right.",

@@ -23,6 +23,7 @@ from models.download import (
     DownloadRequest,
     DownloadState,
     part_path,
+    rejected_path,
     sidecar_path,
 )
 from models.embedded import default_chat_model_path
@@ -210,6 +211,8 @@ class ModelLibrary:
         """Download *entry* into the models folder (resuming a part kept
         from before), checked against its size and sha256; its path."""
         self.models_dir.mkdir(parents=True, exist_ok=True)
+        # A copy a check rejected before only takes room: this download replaces it.
+        rejected_path(self.file_of(entry)).unlink(missing_ok=True)
         request = DownloadRequest(
             url=entry.download_url(endpoint),
             destination=self.file_of(entry),

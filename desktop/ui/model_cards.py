@@ -107,7 +107,7 @@ class ModelCard(QFrame):
             return
         verdict = fits(estimate, available)
         self.needs.setText(
-            f"Needs about {size_text(estimate.total)} of memory at {estimate.context} tokens "
+            f"Needs about {size_text(estimate.total)} of memory at {estimate.context:,} tokens "
             f"({size_text(available)} free now): {_FIT_WORDS[verdict]}."
         )
         self.needs.setProperty("fit", verdict)

@@ -202,3 +202,33 @@ def _one_model_catalog(folder: Path, content: bytes) -> Catalog:
     path = folder / "catalog.json"
     path.write_text(json.dumps({"version": 1, "models": [entry]}), "utf-8")
     return load_catalog(path)
+
+
+def test_estimate_of_a_catalog_model_before_it_is_downloaded(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["models", "estimate", "qwen2.5-1.5b-instruct", "--context", "2048"]) == 0
+
+    out = capsys.readouterr().out
+    assert out.startswith("Qwen2.5 1.5B Instruct: chat model from the catalog (Q4_K_M)")
+    assert "(2048 tokens)" in out
+
+
+def test_asking_for_a_key_without_a_terminal_says_how_else(
+    user_dirs: AppPaths, keys: MemoryKeyring, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = "http://127.0.0.1:8080/v1"
+
+    assert main(["models", "use", "--server", url, "--model", "m", "--ask-key"]) == 1
+
+    assert "set REVERIE_API_KEY" in capsys.readouterr().err
+    assert keys.passwords == {} and not user_dirs.settings_file.exists()
+
+
+@pytest.mark.parametrize("context", ["-5", "0", "99999999999", "lots"])
+def test_a_context_out_of_bounds_is_refused(
+    smollm2_path: Path, context: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["models", "estimate", str(smollm2_path), "--context", context])
+    assert "--context" in capsys.readouterr().err
