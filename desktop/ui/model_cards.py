@@ -24,6 +24,7 @@ from desktop.core.model_library import ModelOption
 from desktop.core.text import duration_text, size_text
 from desktop.ui.downloads import DownloadUpdate
 from desktop.ui.memory_views import named
+from desktop.ui.role_editor import unstretching
 from models.memory_estimate import fits
 
 _FIT_WORDS = {
@@ -61,6 +62,8 @@ class ModelCard(QFrame):
             label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setVisible(bool(self.summary.text()))
+        for label in (self.details, self.state):  # a path or a long reason: cut, not widened
+            unstretching(label)
         self.progress = named(QProgressBar(), "model-card-progress", f"Download of {option.name}")
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)

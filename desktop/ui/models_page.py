@@ -35,7 +35,7 @@ from desktop.core.settings import ModelSettings, Settings
 from desktop.ui.downloads import Downloads, DownloadUpdate
 from desktop.ui.memory_views import named
 from desktop.ui.model_cards import ModelCard
-from desktop.ui.role_editor import InvalidBackend, Probe, RoleEditor, reason
+from desktop.ui.role_editor import InvalidBackend, Probe, RoleEditor, reason, unstretching
 from models.broker import Role
 from models.memory_estimate import available_memory
 
@@ -92,6 +92,7 @@ class ModelsPage(QWidget):
         self.message = named(QLabel(), "models-message")
         self.message.setWordWrap(True)
         self.message.setTextFormat(Qt.TextFormat.PlainText)
+        unstretching(self.message)
         self.memory_line = named(QLabel(), "models-memory")
         self.memory_line.setWordWrap(True)
         self.add_button = named(QPushButton("Add a GGUF file…"), "models-add", "Add a GGUF file")

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -111,6 +112,7 @@ class BackendRow(QWidget):
         self.test_result = named(QLabel(), "server-test-result")
         self.test_result.setWordWrap(True)
         self.test_result.setTextFormat(Qt.TextFormat.PlainText)
+        unstretching(self.test_result)
         key_row = QHBoxLayout()
         key_row.addWidget(self.api_key, 1)
         key_row.addWidget(self.forget_key)
@@ -273,6 +275,7 @@ class RoleEditor(QGroupBox):
         self.status = named(QLabel(), "role-status")
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
+        unstretching(self.status)
         self.rows_box = QVBoxLayout()
         self.add_button = named(
             QPushButton("Add a fallback"), "role-add-fallback", f"Add a fallback for {title}"
@@ -352,6 +355,12 @@ class RoleEditor(QGroupBox):
         own = bool(self.rows) and self.rows[0].source.currentData() is not None
         self.add_button.setVisible(self._fallbacks and own)
         self.add_button.setEnabled(len(self.rows) < MAX_BACKENDS)
+
+
+def unstretching(label: QLabel) -> None:
+    """Let *label* wrap within the page: a long address (a word that cannot
+    wrap) is cut at the edge instead of widening the whole page."""
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
 
 def reason(error: ValidationError) -> str:
