@@ -505,7 +505,7 @@ def test_an_unreachable_server_is_retried_with_back_off_then_offline(
     downloader: Downloader, sleep: RecordedSleep, models_dir: Path
 ) -> None:
     url = hub_file_url(f"http://127.0.0.1:{unused_port()}", REPO, "main", FILE)
-    with pytest.raises(Offline, match="Cannot reach 127.0.0.1") as caught:
+    with pytest.raises(Offline, match=r"Cannot reach 127\.0\.0\.1") as caught:
         downloader.download(request_for(url, models_dir), DownloadState())
     assert "internet connection" in caught.value.hint
     assert sleep.delays == [1.0, 2.0, 4.0, 8.0, 16.0]
