@@ -207,6 +207,20 @@ def test_a_download_shows_its_progress_and_the_model_becomes_choosable(
         downloads.stop()
 
 
+def _download_then_pause(qtbot: QtBot, models_page: ModelsPage, downloads: Downloads) -> None:
+    """Start the tiny model's download and pause it once some bytes came."""
+    with qtbot.waitSignal(
+        downloads.changed,
+        check_params_cb=lambda u: u.state == "downloading" and u.progress.received > 0,
+        timeout=WAIT_MS,
+    ):
+        models_page.cards["chat:tiny"].download_button.click()
+    with qtbot.waitSignal(
+        downloads.changed, check_params_cb=lambda u: u.state == "paused", timeout=WAIT_MS
+    ):
+        models_page.cards["chat:tiny"].pause_button.click()
+
+
 @pytest.mark.allow_hosts(["127.0.0.1"])
 def test_a_paused_download_keeps_its_part_and_resumes(
     qtbot: QtBot, library: ModelLibrary, secrets: SecretStore, hub: HubServer, tiny: bytes
@@ -216,16 +230,7 @@ def test_a_paused_download_keeps_its_part_and_resumes(
     models_page = ModelsPage(Settings(), library, downloads, secrets, Saved(), _no_probe)
     qtbot.addWidget(models_page)
     try:
-        with qtbot.waitSignal(
-            downloads.changed,
-            check_params_cb=lambda u: u.state == "downloading" and u.progress.received > 0,
-            timeout=WAIT_MS,
-        ):
-            models_page.cards["chat:tiny"].download_button.click()
-        with qtbot.waitSignal(
-            downloads.changed, check_params_cb=lambda u: u.state == "paused", timeout=WAIT_MS
-        ):
-            models_page.cards["chat:tiny"].pause_button.click()
+        _download_then_pause(qtbot, models_page, downloads)
 
         card = models_page.cards["chat:tiny"]
         assert card.download_button.text() == "Resume"
@@ -318,16 +323,7 @@ def test_cancelling_a_paused_download_leaves_nothing_and_says_so(
     models_page = ModelsPage(Settings(), library, downloads, secrets, Saved(), _no_probe)
     qtbot.addWidget(models_page)
     try:
-        with qtbot.waitSignal(
-            downloads.changed,
-            check_params_cb=lambda u: u.state == "downloading" and u.progress.received > 0,
-            timeout=WAIT_MS,
-        ):
-            models_page.cards["chat:tiny"].download_button.click()
-        with qtbot.waitSignal(
-            downloads.changed, check_params_cb=lambda u: u.state == "paused", timeout=WAIT_MS
-        ):
-            models_page.cards["chat:tiny"].pause_button.click()
+        _download_then_pause(qtbot, models_page, downloads)
 
         models_page.cards["chat:tiny"].cancel_button.click()
 
