@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -77,6 +78,17 @@ class StepGate:
         with self._condition:
             if not self._condition.wait_for(lambda: self._arrived >= step, timeout):
                 raise TimeoutError(f"the model reached step {self._arrived}, not {step}")
+
+
+def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Whether *condition* came true within *timeout* (looked at every few ms,
+    like qtbot.waitUntil, for a thread that gives no signal for it)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        threading.Event().wait(0.005)
+    return True
 
 
 class CallProbe:

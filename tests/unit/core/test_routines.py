@@ -6,7 +6,6 @@ repeat nor stack."""
 from __future__ import annotations
 
 import threading
-import time as time_module
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
@@ -24,7 +23,7 @@ from desktop.core.settings import ModelSettings
 from desktop.core.tasks import TaskService
 from models.broker import InferenceBroker
 from models.llama_chat import LlamaChatModel
-from tests.fakes import ForkableChatModel, HashingEmbedder, StepGate
+from tests.fakes import ForkableChatModel, HashingEmbedder, StepGate, eventually
 
 BERLIN = ZoneInfo("Europe/Berlin")
 TOKYO = ZoneInfo("Asia/Tokyo")
@@ -499,9 +498,8 @@ def test_stopping_a_routine_held_back_in_its_memory_search_does_not_wait_for_the
         control = JobControl()
         runs: list[TaskRun] = []
         thread = _in_thread(runner, control, runs)
-        deadline = time_module.monotonic() + 10
-        while control.job is None and time_module.monotonic() < deadline:
-            threading.Event().wait(0.005)  # the search's embedding is queued, and held
+        # The search's embedding is queued, and held.
+        assert eventually(lambda: control.job is not None)
         assert control.job is not None and not control.job.done()
 
         control.cancel()

@@ -7,8 +7,7 @@ interleaving below is the one the test means.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +23,7 @@ from tests.fakes import (
     HashingEmbedder,
     ScriptedChatModel,
     StepGate,
+    eventually,
 )
 
 TIMEOUT = 10.0
@@ -606,17 +606,6 @@ def test_a_background_call_leaves_the_chats_prompt_cache_alone(smollm2_path: Pat
 # -- holding background work ------------------------------------------------------
 
 
-def _eventually(condition: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
-    """Whether *condition* came true within *timeout* (looked at every few ms,
-    like qtbot.waitUntil: the broker thread gives no signal for it)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        threading.Event().wait(0.005)
-    return True
-
-
 class Switch:
     """Whether background work may run, as a test sets it."""
 
@@ -664,7 +653,7 @@ def test_a_background_generation_is_cut_when_held_and_runs_again_later(
         switch.allowed.clear()  # the user started a turn
         gate.open()
         # Cut at its next token and back in the queue, held.
-        assert _eventually(lambda: job.preemptions == 1)
+        assert eventually(lambda: job.preemptions == 1)
         assert not job.done()
 
         switch.allowed.set()

@@ -8,15 +8,20 @@ their own); generations are held with a ``StepGate``, never a sleep.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from models.broker import RETRY_AFTER_S, Backend, InferenceBroker, Priority, Role, RoleHealth
 from models.errors import GenerationCancelled, ModelFileInvalid, ModelUnavailable
 from models.interfaces import ChatMessage, GenerationOptions
-from tests.fakes import ForkableChatModel, HashingEmbedder, ScriptedChatModel, StepGate
+from tests.fakes import (
+    ForkableChatModel,
+    HashingEmbedder,
+    ScriptedChatModel,
+    StepGate,
+    eventually,
+)
 
 TIMEOUT = 10.0
 OPTIONS = GenerationOptions(temperature=0.0)
@@ -25,17 +30,6 @@ BACKGROUND = Priority.BACKGROUND
 
 def _say(text: str) -> list[ChatMessage]:
     return [ChatMessage("user", text)]
-
-
-def _eventually(condition: Callable[[], bool]) -> bool:
-    """Whether *condition* came true within the timeout (looked at every few
-    ms, like qtbot.waitUntil: a load on another lane gives no signal for it)."""
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        threading.Event().wait(0.005)
-    return True
 
 
 def _local(key: str, model: object) -> Backend:
@@ -243,7 +237,7 @@ def test_switching_to_a_server_moves_queued_jobs_and_frees_the_local_model(
     remote = ScriptedChatModel(default="remote")
 
     switched = broker.configure(Role.CHAT, [_server("box", remote)])
-    assert _eventually(lambda: broker.backends(Role.CHAT)[0].label == "server box")
+    assert eventually(lambda: broker.backends(Role.CHAT)[0].label == "server box")
     gate.open()
 
     assert running.result(TIMEOUT) == "local"
