@@ -154,7 +154,9 @@ def _words(blobs: Iterable[bytes]) -> npt.NDArray[np.uint64]:
     if not listed:
         return np.empty((0, 0), np.uint64)
     joined = np.frombuffer(b"".join(listed), np.uint64)
-    return np.ascontiguousarray(joined.reshape(len(listed), len(listed[0]) // 8).T)
+    # A copy, always: for a single blob the transpose is already contiguous,
+    # and a view of the read-only buffer would refuse the next update.
+    return joined.reshape(len(listed), len(listed[0]) // 8).T.copy()
 
 
 def padded(signs: bytes) -> bytes:

@@ -174,6 +174,18 @@ def test_the_sign_index_patches_in_place_keeps_ids_ordered_and_compacts() -> Non
     assert sorted(index.nearest(query, 5, (), None)) == [2, 5]
 
 
+def test_an_index_of_one_memory_takes_a_change_to_it() -> None:
+    index = SignIndex()  # one memory, as after the very first /remember
+    index.load([_row(1, 0b0001)], seen=(1, b"t1"))
+    index.update([1], [_row(1, 0b1111, category="pets")], seen=(2, b"t2"))
+    index.update([4], [_row(4, 0b0001)], seen=(3, b"t3"))  # and a second memory
+    index.update([4], [_row(4, 0b0011)], seen=(4, b"t4"))
+
+    query = (0b1111).to_bytes(16, "little")
+    assert index.nearest(query, 1, ("active",), "pets") == [1]
+    assert index.nearest(query, 2, ("active",), None) == [1, 4]
+
+
 def test_sign_bits_of_any_length_compare() -> None:
     index = SignIndex()
     index.load(
