@@ -26,6 +26,7 @@ from desktop.core.compaction import (
 )
 from desktop.core.condenser import Condenser
 from desktop.core.db import Conversation, ConversationStore, Memory, Message
+from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_service import MemoryService, Remembered
 from desktop.core.prompt_assembly import (
@@ -52,6 +53,11 @@ log = logging.getLogger(__name__)
 
 NEW_CONVERSATION_TITLE = "New conversation"
 SEED = "seed"
+COMMAND = "command"
+"""Message metadata kind of a command the user typed (``/remember``): kept
+in the transcript as the source of what it did, never read by the model."""
+SYSTEM_EVENT = "[SYSTEM EVENT]"
+"""How the hidden instructions to the model begin; a reply never repeats one."""
 USED_MEMORIES = "memories"
 """Message metadata key: the ids of the memories a reply was given."""
 _TITLE_CHARS = 48
@@ -100,7 +106,8 @@ class TurnListener(Protocol):
 
 @dataclass
 class Turn:
-    """A turn to run: a seed, an answer to *user_message*, or both (seed first)."""
+    """A turn to run: the greeting (seed) of a new conversation, or the
+    answer to *user_message*."""
 
     conversation_id: int
     user_message: Message | None
@@ -166,6 +173,11 @@ class ChatService:
     def new_conversation(self, off_record: bool = False) -> Conversation:
         return self._conversations.create(NEW_CONVERSATION_TITLE, off_record=off_record)
 
+    def discard_unused(self, keep: int | None = None) -> int:
+        """Remove the conversations nobody wrote in, except *keep* (the one on
+        screen): an unanswered greeting is not worth a place in the list."""
+        return self._conversations.discard_unused(SEED, keep)
+
     def rename(self, conversation_id: int, title: str) -> Conversation:
         return self._conversations.rename(conversation_id, title.strip() or NEW_CONVERSATION_TITLE)
 
@@ -176,25 +188,55 @@ class ChatService:
         return self._conversations.get(conversation_id)
 
     def history(self, conversation_id: int, include_archived: bool = True) -> list[Message]:
-        return self._conversations.messages(conversation_id, include_archived)
+        """The messages in the order they are read: the greeting first, even
+        when a message the user sent while it was written was stored before it."""
+        return greeting_first(self._conversations.messages(conversation_id, include_archived))
 
     # -- turns -------------------------------------------------------------------
     def send(self, conversation_id: int, text: str) -> Turn:
-        """Store *text* as the user's message; the returned turn answers it
-        (opening the conversation with a seed first if it was empty)."""
+        """Store *text* as the user's message; the returned turn answers it."""
         text = scrub(text)
-        empty = not self._conversations.messages(conversation_id, include_archived=True)
         message = self._conversations.add_message(conversation_id, "user", text)
         self._title_from_first_message(conversation_id, text)
-        return Turn(conversation_id, message, seed=empty)
+        return Turn(conversation_id, message, seed=False)
 
     def start_conversation(self, off_record: bool = False) -> Turn:
-        """A new conversation and the turn that opens it with a seed (``/new``)."""
+        """A new conversation and the turn that greets the user in it."""
         conversation = self.new_conversation(off_record)
         return Turn(conversation.id, None, seed=True)
 
+    def greeting(self, conversation_id: int) -> Turn | None:
+        """The turn that greets the user in a conversation nothing was said
+        in yet (None once anything was)."""
+        if self._conversations.messages(conversation_id, include_archived=True):
+            return None
+        return Turn(conversation_id, None, seed=True)
+
+    def last_user_message(self, conversation_id: int) -> Message | None:
+        """The user's latest message, if nothing after it was summarised away."""
+        messages = self._conversations.messages(conversation_id)
+        said = [m for m in messages if m.role == "user" and not is_command(m)]
+        return said[-1] if said else None
+
+    def regenerate(self, conversation_id: int) -> Turn | None:
+        """Forget the answer to the user's latest message (and the tool calls
+        on its way) and answer it again; None if there is no such message."""
+        asked = self.last_user_message(conversation_id)
+        if asked is None:
+            return None
+        self._conversations.delete_messages_from(conversation_id, asked.id + 1)
+        return Turn(conversation_id, asked, seed=False)
+
+    def edit_last(self, conversation_id: int, text: str) -> Turn:
+        """Replace the user's latest message (and everything after it) with
+        *text*, and answer that instead."""
+        asked = self.last_user_message(conversation_id)
+        if asked is not None:
+            self._conversations.delete_messages_from(conversation_id, asked.id)
+        return self.send(conversation_id, text)
+
     def run(self, turn: Turn, listener: TurnListener) -> None:
-        """Run *turn*: the seed, then the answer, each streamed to *listener*."""
+        """Run *turn*: the greeting or the answer, streamed to *listener*."""
         if turn.seed:
             prompt = self._prompts.seed_prompt(self._chat_settings.language)
             self._conversations.add_message(turn.conversation_id, "event", prompt, metadata=_SEED)
@@ -440,12 +482,14 @@ class ChatService:
         tools are *usable*; when they are offered but used up, text that ends
         where a call would begin."""
         options = GenerationOptions(
-            max_tokens=self._settings.max_reply_tokens, temperature=self._settings.temperature
+            max_tokens=self._settings.max_reply_tokens,
+            temperature=self._settings.temperature,
+            stop=(SYSTEM_EVENT,),  # a small model may echo the greeting's instruction
         )
         if usable and self._toolbox is not None:
             schema = self._toolbox.schema(usable)
             return replace(options, json_schema=schema, json_schema_after=TOOL_CALL_START)
-        return replace(options, stop=(TOOL_CALL_START,)) if offered else options
+        return replace(options, stop=(*options.stop, TOOL_CALL_START)) if offered else options
 
     def _title_from_first_message(self, conversation_id: int, text: str) -> None:
         conversation = self.conversation(conversation_id)
@@ -469,12 +513,28 @@ class ChatService:
         if remembered.outcome == "added":
             self._memories.set_status([remembered.memory.id], "deleted")
 
-    def remember(self, text: str) -> Remembered:
+    def remember(self, text: str, conversation_id: int | None = None) -> Remembered:
         """``/remember``: store *text* as a memory the user asked for
-        (``MemoryRefused`` says why not)."""
-        return self._memories.remember(
-            text, source_kind="user_explicit", actor="user", importance=0.8
-        )
+        (``MemoryRefused`` says why not).  Typed in *conversation_id*, the
+        command is kept there as the memory's source."""
+        source = None
+        if conversation_id is not None:
+            command = f"/remember {text.strip()}"
+            source = self._conversations.add_message(
+                conversation_id, "user", scrub(command), metadata={"kind": COMMAND}
+            )
+        try:
+            return self._memories.remember(
+                text,
+                source_kind="user_explicit",
+                actor="user",
+                importance=0.8,
+                message_ids=() if source is None else (source.id,),
+            )
+        except ReverieError:
+            if source is not None:  # nothing was kept, so there is nothing to source
+                self._conversations.delete_messages_from(source.conversation_id, source.id)
+            raise
 
     def forget(self, text: str) -> tuple[list[Memory], list[Memory]]:
         """``/forget``: (forgotten, candidates).  ``#id`` or text matching one memory
@@ -498,6 +558,14 @@ _SEED = {"kind": SEED}
 
 def is_seed(message: Message) -> bool:
     return (message.metadata or {}).get("kind") == SEED
+
+
+def greeting_first(messages: Sequence[Message]) -> list[Message]:
+    return [m for m in messages if is_seed(m)] + [m for m in messages if not is_seed(m)]
+
+
+def is_command(message: Message) -> bool:
+    return (message.metadata or {}).get("kind") == COMMAND
 
 
 def visible_text(message: Message) -> str:
@@ -533,13 +601,12 @@ def _prompt_history(
     when it was stored after the first user message it greets (and the seed
     itself is written seeing only the seed event); a tool's result comes back
     to it as a message wrapped in *tool_response*."""
-    seed = [m for m in messages if is_seed(m)]
-    ordered = seed if kind == "seed" else seed + [m for m in messages if not is_seed(m)]
+    ordered = [m for m in messages if is_seed(m)] if kind == "seed" else greeting_first(messages)
     return [
         ChatMessage(
             _PROMPT_ROLES[m.role],  # type: ignore[arg-type]  # mapped roles
             fill(tool_response, result=m.content) if m.role == "tool" else m.content,
         )
         for m in ordered
-        if m.role in _PROMPT_ROLES
+        if m.role in _PROMPT_ROLES and not is_command(m)
     ]

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop.core.chat import is_seed
+from desktop.core.chat import is_command, is_seed
 from desktop.core.db import ConversationStore, Memory, Message
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
@@ -179,7 +179,7 @@ class Harvester:
     def _window(self, new: Sequence[Message], known: str) -> _Window:
         """The new messages that fit in one harvest, in order, numbered."""
         settings = self._settings
-        readable = [m for m in new if m.role in _SPEAKERS and not is_seed(m)]
+        readable = [m for m in new if m.role in _SPEAKERS and not (is_seed(m) or is_command(m))]
         chosen: list[Message] = []
         lines: list[str] = []
         used = 0

@@ -13,15 +13,13 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from PySide6.QtCore import QKeyCombination, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFrame,
     QHBoxLayout,
     QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QVBoxLayout,
@@ -44,7 +42,9 @@ from desktop.core.db import Message
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import Remembered
 from desktop.core.tools import ToolCall
+from desktop.ui.chat_banners import ProblemBanner, RolesBanner, SuggestionCard
 from desktop.ui.conversation_list import ConversationList
+from desktop.ui.message_input import EditingBar, MessageInput
 from desktop.ui.transcript import MemoryUpdate, MessageView, Transcript
 from desktop.ui.worker import TaskDone, TaskFailed, WorkerThread
 
@@ -58,8 +58,11 @@ _STAGE_STATUS = {
 }
 _OFF_RECORD = "Off the record: nothing said here is kept in Reverie's memory."
 _NO_DREAMING = "Dreaming is not available yet: memory consolidation arrives in a later version."
+_MODEL_COMMANDS = ("new", "compact")
+"""Commands that wait on the chat model; the others work without one."""
 
 W = TypeVar("W", bound=QWidget)
+R = TypeVar("R")
 
 
 def _named(widget: W, name: str) -> W:
@@ -88,23 +91,6 @@ def _unprompted(message: Message) -> str:
     return ""
 
 
-class MessageInput(QPlainTextEdit):
-    """Enter sends; Shift+Enter starts a new line.
-
-    Signals:
-        submitted(): the user pressed Enter.
-    """
-
-    submitted = Signal()
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        is_enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-        if is_enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-            self.submitted.emit()
-            return
-        super().keyPressEvent(event)
-
-
 class ChatWindow(QMainWindow):
     """Signals:
     turn_ended(str): a turn or command finished, stopped or failed; the new status.
@@ -117,6 +103,7 @@ class ChatWindow(QMainWindow):
     skills_requested(): the user asked for the skill editor.
     dream_report_requested(): the user asked for the dream report.
     settings_requested(): the user asked for the settings window.
+    models_requested(): the user asked for the Models page (no chat model).
     suggestion_accepted(): the user wants to choose the suggested model.
     suggestion_dismissed(): "Not now" on the model suggestion.
     """
@@ -131,6 +118,7 @@ class ChatWindow(QMainWindow):
     skills_requested = Signal()
     dream_report_requested = Signal()
     settings_requested = Signal()
+    models_requested = Signal()
     suggestion_accepted = Signal()
     suggestion_dismissed = Signal()
 
@@ -145,21 +133,23 @@ class ChatWindow(QMainWindow):
         self._conversation_id = conversation_id
         self._turn: Turn | None = None
         self._busy = False
+        self._queued: Turn | None = None
+        """A message sent while the greeting is written: answered right after it."""
+        self._editing = False
         self._streaming: MessageView | None = None
         self._after: Callable[[object], None] | None = None
         self.dreaming_available = False
         self._build()
         self._worker = WorkerThread("chat-worker", self)
         self._connect_worker()
-        self._load_history()
-        self.set_chat_available(chat is not None, "")
+        self._available = False  # until the chat model is loaded: set_chat_available
+        self._show_conversation(conversation_id)
+        self.set_status(self._idle_status())
 
     # -- construction --------------------------------------------------------
     def _build(self) -> None:
-        self.banner = _named(QLabel(), "banner")
-        self.banner.setWordWrap(True)
-        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.banner.hide()
+        self.banner = ProblemBanner()
+        self.banner.fix_requested.connect(self.models_requested)
         self.off_record_label = _named(QLabel(_OFF_RECORD), "off-record")
         self.off_record_label.setAccessibleName("Off the record")
         self.off_record_label.hide()
@@ -170,10 +160,19 @@ class ChatWindow(QMainWindow):
         self.input.setPlaceholderText(
             "Write a message. Enter sends, Shift+Enter adds a line, /help lists commands."
         )
+        self.input.setAccessibleDescription(
+            "Enter sends, Shift+Enter adds a line, Tab moves on, Ctrl+Tab types a tab, "
+            "Up in an empty box edits your last message."
+        )
         self.input.setFixedHeight(84)
         self.input.submitted.connect(self.send)
+        self.input.edit_last_requested.connect(self.edit_last_message)
+        self.input.textChanged.connect(self._update_send)
+        self.editing_bar = EditingBar()
+        self.editing_bar.cancelled.connect(self.cancel_edit)
         self.send_button = _named(QPushButton("Send"), "send")
         self.send_button.setAccessibleName("Send message")
+        self.send_button.setToolTip("Send (Enter)")
         self.send_button.clicked.connect(self.send)
         self.stop_button = _named(QPushButton("Stop"), "stop")
         self.stop_button.setAccessibleName("Stop the reply")
@@ -226,18 +225,17 @@ class ChatWindow(QMainWindow):
         buttons.addStretch(1)
         buttons.addWidget(self.stop_button)
         buttons.addWidget(self.send_button)
-        self.roles_banner = _named(QLabel(), "roles-banner")
-        self.roles_banner.setWordWrap(True)
-        self.roles_banner.setTextFormat(Qt.TextFormat.PlainText)
-        self.roles_banner.hide()
-        self._role_problems: dict[str, str] = {}
-        self.suggestion = self._suggestion_card()
+        self.roles_banner = RolesBanner()
+        self.suggestion = SuggestionCard()
+        self.suggestion.accepted.connect(self.suggestion_accepted)
+        self.suggestion.dismissed.connect(self.suggestion_dismissed)
         layout = QVBoxLayout()
         layout.addWidget(self.banner)
         layout.addWidget(self.roles_banner)
         layout.addWidget(self.suggestion)
         layout.addWidget(self.off_record_label)
         layout.addWidget(self.transcript, 1)
+        layout.addWidget(self.editing_bar)
         layout.addWidget(self.input)
         layout.addLayout(buttons)
         chat_pane = QWidget()
@@ -255,6 +253,8 @@ class ChatWindow(QMainWindow):
         splitter.addWidget(self.conversation_list)
         splitter.addWidget(chat_pane)
         splitter.setStretchFactor(1, 1)
+        splitter.setChildrenCollapsible(False)  # a collapsed list is a sliver nobody can grab
+        self.conversation_list.setMinimumWidth(160)
         splitter.setSizes([230, 730])
         self.setCentralWidget(splitter)
         self._shortcuts()
@@ -264,43 +264,13 @@ class ChatWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.where_label)
         self.statusBar().showMessage("Starting…")
 
-    def _suggestion_card(self) -> QFrame:
-        card = _named(QFrame(), "model-suggestion")
-        card.setAccessibleName("A better model for this computer")
-        self.suggestion_text = _named(QLabel(), "model-suggestion-text")
-        self.suggestion_text.setWordWrap(True)
-        self.suggestion_text.setTextFormat(Qt.TextFormat.PlainText)
-        choose = _named(QPushButton("Choose a model…"), "model-suggestion-choose")
-        choose.clicked.connect(self.suggestion_accepted)
-        later = _named(QPushButton("Not now"), "model-suggestion-dismiss")
-        later.clicked.connect(self._dismiss_suggestion)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(later)
-        buttons.addWidget(choose)
-        layout = QVBoxLayout(card)
-        layout.addWidget(self.suggestion_text)
-        layout.addLayout(buttons)
-        card.hide()
-        return card
-
     def suggest_model(self, text: str) -> None:
         """Show the one-time card suggesting a better model (*text* says which)."""
-        self.suggestion_text.setText(text)
-        self.suggestion.show()
-
-    def _dismiss_suggestion(self) -> None:
-        self.suggestion.hide()
-        self.suggestion_dismissed.emit()
+        self.suggestion.suggest(text)
 
     def show_role_problem(self, role: str, problem: str | None) -> None:
         """Say (or stop saying) why a role's model could not answer."""
-        if problem:
-            self._role_problems[role] = problem
-        else:
-            self._role_problems.pop(role, None)
-        self.roles_banner.setText("\n".join(self._role_problems.values()))
-        self.roles_banner.setVisible(bool(self._role_problems))
+        self.roles_banner.show_problem(role, problem)
 
     def show_where_models_run(self, text: str, on_a_server: bool) -> None:
         """The status bar's note of where the models run (a server is worth saying)."""
@@ -316,6 +286,7 @@ class ChatWindow(QMainWindow):
             (QKeySequence(QKeySequence.StandardKey.Find), self.conversation_list.search.setFocus),
             (QKeySequence("Ctrl+L"), self.input.setFocus),
             (QKeySequence("Ctrl+Shift+C"), self.copy_last_reply),
+            (QKeySequence("Ctrl+R"), self.regenerate),
             (QKeySequence("Ctrl+M"), self.memories_requested.emit),
             (QKeySequence("Ctrl+,"), self.settings_requested.emit),
         ]
@@ -373,21 +344,35 @@ class ChatWindow(QMainWindow):
             self._chat.conversations(text), self._conversation_id
         )
 
+    def _show_conversation(self, conversation_id: int | None) -> None:
+        """Show *conversation_id*; the conversations nobody wrote in go."""
+        self._conversation_id = conversation_id
+        self.cancel_edit()
+        if self._chat is not None:
+            self._guarded(lambda chat: chat.discard_unused(keep=conversation_id))
+        self._load_history()
+
     def open_conversation(self, conversation_id: int, message_id: int | None = None) -> None:
         """Show the conversation, at *message_id* if given (a memory's source)."""
         if self._busy:
-            self.set_status("Stop the reply before switching conversations")
+            self.set_status("Stop the reply (Esc) before switching conversations")
             self._refresh_list()
             return
-        self._conversation_id = conversation_id
-        self._load_history()
+        self._show_conversation(conversation_id)
         self.input.setFocus()
         if message_id is not None and not self.transcript.show_message(message_id):
             self.set_status("That message is no longer shown in this conversation")
+        else:
+            self._greet()
 
     def new_conversation(self, off_record: bool = False) -> None:
-        if self._chat is not None and not self._busy:
-            self._guarded(lambda chat: self.open_conversation(chat.new_conversation(off_record).id))
+        """A new conversation, which Reverie opens with a greeting."""
+        if self._chat is None:
+            return
+        if self._busy:
+            self.set_status("Stop the reply (Esc) before starting a new conversation")
+            return
+        self._guarded(lambda chat: self.open_conversation(chat.new_conversation(off_record).id))
 
     def rename_conversation(self, conversation_id: int) -> None:
         if self._chat is None:
@@ -417,36 +402,62 @@ class ChatWindow(QMainWindow):
             self._guarded(lambda chat: self.open_conversation(chat.latest_or_new_conversation().id))
         self._refresh_list()
 
-    def _guarded(self, action: Callable[[ChatService], object]) -> bool:
-        """Run *action* on the chat service; a storage problem goes to the banner."""
+    def _guarded(self, action: Callable[[ChatService], R]) -> R | None:
+        """What *action* on the chat service gives; None, with the problem in
+        the banner, if storage failed."""
         assert self._chat is not None
         try:
-            action(self._chat)
+            return action(self._chat)
         except ReverieError as error:
             self.show_problem(f"That did not work: {error}")
-            return False
-        return True
+            return None
 
     # -- state ---------------------------------------------------------------
     def set_chat_available(self, available: bool, reason: str) -> None:
-        """Enable chatting, or disable it and show *reason* in the banner."""
+        """Enable replies, or disable them and show *reason* in the banner
+        with the way to a model.  Commands that need no model still work."""
         self._available = available and self._chat is not None
-        self.send_button.setEnabled(self._available and not self._busy)
         if reason:
-            self.show_problem(reason)
-        self.statusBar().showMessage("Ready" if self._available else "Chat is unavailable")
+            self.show_problem(reason, "Choose a model…")
+        elif self._available and self.banner.fix_button.isVisible():
+            self.banner.clear()  # the problem it offered to fix is fixed
+        self._update_send()
+        self.set_status(self._idle_status())
         self.chat_availability_changed.emit(self._available)
+        self._greet()
 
-    def show_problem(self, message: str) -> None:
-        self.banner.setText(message)
-        self.banner.show()
+    def show_problem(self, message: str, fix: str = "") -> None:
+        """*message* in the banner; *fix* labels a button to the Models page."""
+        self.banner.show_problem(message, fix)
 
     def set_status(self, message: str) -> None:
         self.statusBar().showMessage(message)
 
+    def _idle_status(self) -> str:
+        if self._available:
+            return "Ready"
+        if self._chat is None:
+            return "Chat is unavailable"
+        return "No chat model: commands work, replies need a model"
+
     @property
     def busy(self) -> bool:
         return self._busy
+
+    @property
+    def chat_available(self) -> bool:
+        """Whether a chat model is there to reply."""
+        return self._available
+
+    def _greeting(self) -> bool:
+        return self._turn is not None and self._turn.seed
+
+    def _update_send(self) -> None:
+        """Send is on while there is something to send and a way to send it."""
+        can_queue = self._greeting() and self._queued is None
+        self.send_button.setEnabled(
+            self._chat is not None and self.input.has_text() and (not self._busy or can_queue)
+        )
 
     def copy_last_reply(self) -> None:
         replies = [m for m in self.transcript.messages if m.role != "user"]
@@ -456,32 +467,114 @@ class ChatWindow(QMainWindow):
 
     # -- sending, commands and streaming ----------------------------------------
     def send(self) -> None:
+        """Send what is in the box: a command, or a message for Reverie to answer
+        (after its greeting, if that is still being written)."""
         typed = self.input.toPlainText()
-        if not typed.strip() or self._busy or not self._available:
+        if not typed.strip() or self._chat is None or self._conversation_id is None:
             return
-        assert self._chat is not None and self._conversation_id is not None
         parsed = commands.parse(typed)
         if isinstance(parsed, Command):
-            self.input.clear()
-            self._command(parsed)
-            return
+            self._typed_command(parsed)
+        elif not self._available:
+            self.set_status("Replies need a chat model: choose one in Settings → Models")
+            self.banner.show()
+        elif self._busy and not (self._greeting() and self._queued is None):
+            self.set_status("Reverie is still replying: wait, or stop it (Esc)")
+        else:
+            self._send_message(self._chat, self._conversation_id, parsed)
+
+    def _send_message(self, chat: ChatService, conversation_id: int, text: str) -> None:
+        editing = self._editing
         try:
-            turn = self._chat.send(self._conversation_id, parsed)
+            if editing:
+                turn = chat.edit_last(conversation_id, text)
+            else:
+                turn = chat.send(conversation_id, text)
         except ReverieError as error:
             self.show_problem(f"Your message was not sent: {error}")  # the text stays in the box
             return
         self.input.clear()
-        self._refresh_list()  # the conversation moved to the top, maybe with a new title
-        assert turn.user_message is not None
-        self.transcript.add_message("user", turn.user_message.content)
+        self.cancel_edit()
+        if editing:
+            self._load_history()
+        else:
+            assert turn.user_message is not None
+            self.transcript.add_message("user", turn.user_message.content, turn.user_message.id)
+            self._refresh_list()  # the conversation moved to the top, maybe with a new title
         self.transcript.scroll_to_bottom()
+        if self._busy:
+            self._queued = turn
+            self._update_send()
+            self.set_status("Greeting you first; your message is answered next…")
+        else:
+            self._start_turn(turn)
+
+    def _typed_command(self, command: Command) -> None:
+        if command.name in _MODEL_COMMANDS and self._busy:
+            self.set_status(f"/{command.name} waits for the reply: wait, or stop it (Esc)")
+        elif command.name in _MODEL_COMMANDS and not self._available:
+            self.set_status(f"/{command.name} needs a chat model: choose one in Settings → Models")
+        else:
+            self.input.clear()
+            self._command(command)
+
+    def regenerate(self) -> None:
+        """Answer the last message again, in place of the last answer."""
+        if self._chat is None or self._conversation_id is None or self._busy:
+            return
+        if not self._available:
+            self.set_status("Replies need a chat model: choose one in Settings → Models")
+            return
+        conversation_id = self._conversation_id
+        try:
+            turn = self._chat.regenerate(conversation_id)
+        except ReverieError as error:
+            self.show_problem(f"That did not work: {error}")
+            return
+        if turn is None:
+            self.set_status("There is no message of yours to answer again")
+            return
+        self._load_history()
         self._start_turn(turn)
+
+    def edit_last_message(self) -> None:
+        """Put the last message in the box, to send in place of the old one."""
+        if self._chat is None or self._conversation_id is None or self._busy:
+            return
+        last = self._chat.last_user_message(self._conversation_id)
+        if last is None:
+            return
+        self._editing = True
+        self.input.setPlainText(last.content)
+        self.input.moveCursor(self.input.textCursor().MoveOperation.End)
+        self.editing_bar.show()
+        self.input.setFocus()
+
+    def cancel_edit(self) -> None:
+        if self._editing:
+            self._editing = False
+            self.editing_bar.hide()
+            self.input.clear()
 
     def _start_turn(self, turn: Turn) -> None:
         assert self._chat is not None
         chat = self._chat
         self._turn = turn
         self._run(lambda listener: chat.run(turn, listener))
+        if turn.seed:  # shown at once, so a message written meanwhile comes after it
+            self._streaming = self.transcript.add_message("seed")
+            self.set_status("Saying hello… you can write meanwhile")
+
+    def _greet(self) -> None:
+        """Open a conversation nothing was said in with a greeting, while the
+        user may already write."""
+        if self._chat is None or self._conversation_id is None:
+            return
+        if self._busy or not self._available:
+            return
+        conversation_id = self._conversation_id
+        if turn := self._guarded(lambda chat: chat.greeting(conversation_id)):
+            self._start_turn(turn)
 
     def _run(
         self,
@@ -492,20 +585,25 @@ class ChatWindow(QMainWindow):
         self._after = after
         self._busy = True
         self.busy_changed.emit(True)
-        self.send_button.setEnabled(False)
+        self._update_send()
         self.stop_button.setEnabled(True)
         self._worker.submit(task)
 
     def stop(self) -> None:
-        if self._turn is not None:
+        if self._editing and not self._busy:
+            self.cancel_edit()
+        elif self._turn is not None:
             self._turn.cancel()
             self.set_status("Stopping…")
 
     def _command(self, command: Command) -> None:
         assert self._chat is not None and self._conversation_id is not None
         chat, conversation_id = self._chat, self._conversation_id
-        if command.name in ("new", "compact"):
-            self._model_command(command, chat, conversation_id)
+        if command.name == "new":
+            self.new_conversation()
+            return
+        if command.name == "compact":
+            self._compact(chat, conversation_id)
             return
         if not command.known:
             self._on_notice(f"There is no /{command.name} command. {commands.help_text()}")
@@ -523,33 +621,28 @@ class ChatWindow(QMainWindow):
         elif command.name == "memory":
             shown = chat.assembled(conversation_id).memories
             self._on_notice(shown or "No memories are given to the model right now.")
+        if not self._busy:
+            self.set_status(self._idle_status())
         self.turn_ended.emit(self.statusBar().currentMessage())
 
-    def _model_command(self, command: Command, chat: ChatService, conversation_id: int) -> None:
-        """A command that waits on the model: it runs on the worker like a turn."""
-        if command.name == "new":
-            self._guarded(self._open_and_seed)
-        else:
-            self._turn = Turn(conversation_id, None, seed=False)
-            control = self._turn.control
-            self.set_status("Summarising older messages…")
-            self._run(lambda _: chat.compact(conversation_id, control), self._compacted)
-
-    def _open_and_seed(self, chat: ChatService) -> None:
-        turn = chat.start_conversation()
-        self.open_conversation(turn.conversation_id)
-        self._start_turn(turn)
+    def _compact(self, chat: ChatService, conversation_id: int) -> None:
+        """``/compact`` waits on the model: it runs on the worker like a turn."""
+        self._turn = Turn(conversation_id, None, seed=False)
+        control = self._turn.control
+        self._run(lambda _: chat.compact(conversation_id, control), self._compacted)
+        self.set_status("Summarising older messages…")
 
     def _remember(self, chat: ChatService, text: str) -> None:
         if not text.strip():
             self._on_notice("Write what to remember after /remember.")
             return
         try:
-            remembered = chat.remember(text)
+            remembered = chat.remember(text, self._conversation_id)
         except ReverieError as error:
             self.show_problem(f"That was not remembered: {error}")
             self.input.setPlainText(f"/remember {text}")  # nothing typed is lost
             return
+        self.transcript.add_message("user", f"/remember {text.strip()}")  # kept as its source
         self._memory_updated(chat, remembered)
 
     def _memory_updated(self, chat: ChatService, remembered: Remembered) -> None:
@@ -612,7 +705,8 @@ class ChatWindow(QMainWindow):
             self.set_status(_STAGE_STATUS[stage])
 
     def _on_reply_started(self, kind: str) -> None:
-        self._streaming = self.transcript.add_message("seed" if kind == "seed" else "assistant")
+        if self._streaming is None:  # a greeting's place is taken when it starts
+            self._streaming = self.transcript.add_message("seed" if kind == "seed" else "assistant")
 
     def _on_text(self, piece: str) -> None:
         if self._streaming is not None:
@@ -645,10 +739,16 @@ class ChatWindow(QMainWindow):
             self._on_notice("Nothing to summarise yet: the latest messages are kept in full.")
 
     def _on_done(self, done: TaskDone) -> None:
+        if self._streaming is not None:  # stopped before it said anything
+            self._on_reply_finished(Reply("seed", "", "cancelled", None))
         after, self._after = self._after, None
         if after is not None:
             after(done.result)
         stopped = self._turn is not None and self._turn.control.cancelled
+        if self._queued is not None:  # the message sent while Reverie said hello
+            queued, self._queued = self._queued, None
+            self._start_turn(queued)
+            return
         self._end_turn("Stopped" if stopped else "Ready")
 
     def _on_failed(self, failure: TaskFailed) -> None:
@@ -656,6 +756,7 @@ class ChatWindow(QMainWindow):
         if self._streaming is not None:
             self._on_reply_finished(Reply("answer", self._streaming.text, "error", None))
         self.show_problem(f"The model could not reply: {failure.message}")
+        self._queued = None  # it stays in the conversation, to regenerate once the model is back
         self._end_turn("Failed")
 
     def _end_turn(self, status: str) -> None:
@@ -663,7 +764,7 @@ class ChatWindow(QMainWindow):
         self._busy = False
         self.busy_changed.emit(False)
         self.stop_button.setEnabled(False)
-        self.send_button.setEnabled(self._available)
+        self._update_send()
         self.set_status(status)
         self._refresh_list()
         self.input.setFocus()
@@ -672,6 +773,7 @@ class ChatWindow(QMainWindow):
     # -- shutdown ------------------------------------------------------------
     def shutdown(self) -> None:
         """Stop work in flight (a reply keeps what was said) and the worker thread."""
+        self._queued = None
         if self._turn is not None:
             self._turn.cancel()
         self._worker.stop()  # the worker finishes the stopped turn, storing the partial reply

@@ -112,6 +112,7 @@ class ModelManager(QObject):
         self.health_changed.connect(self._on_health)
         core.broker.set_health_listener(self.health_changed.emit)
         window.settings_requested.connect(self.open_settings)
+        window.models_requested.connect(lambda: self.open_settings("Models"))
         window.suggestion_accepted.connect(self._show_suggested)
         self._suggested: str | None = None
         window.suggestion_dismissed.connect(self._never_suggest)

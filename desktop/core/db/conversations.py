@@ -144,6 +144,27 @@ class ConversationStore:
             if changed == 0:
                 raise RowNotFound("conversations", conversation_id)
 
+    def discard_unused(self, greeting: str, keep: int | None = None) -> int:
+        """Remove for good the conversations nothing was said in but
+        Reverie's greeting (messages of kind *greeting*), except *keep*; how many."""
+        with self._db.transaction() as tx:
+            return tx.execute(
+                "DELETE FROM conversations WHERE id IS NOT ? AND NOT EXISTS"
+                " (SELECT 1 FROM messages m WHERE m.conversation_id = conversations.id"
+                "  AND json_extract(m.metadata, '$.kind') IS NOT ?)",
+                (keep, greeting),
+            ).rowcount
+
+    def delete_messages_from(self, conversation_id: int, message_id: int) -> int:
+        """Remove for good *message_id* and every message after it in the
+        conversation (a reply to regenerate, a message to edit); how many."""
+        with self._db.transaction() as tx:
+            self._touch(tx, conversation_id, self._clock())
+            return tx.execute(
+                "DELETE FROM messages WHERE conversation_id = ? AND id >= ?",
+                (conversation_id, message_id),
+            ).rowcount
+
     def add_message(
         self,
         conversation_id: int,

@@ -11,9 +11,10 @@ from collections.abc import Callable
 
 import pytest
 
-from desktop.core.chat import ChatService, Stage, Turn
+from desktop.core.chat import SYSTEM_EVENT, ChatService, Stage, Turn
 from desktop.core.db import ConversationStore, Database, MessageRole
 from desktop.core.jobs import JobControl
+from desktop.core.memory_gate import MemoryRefused
 from desktop.core.memory_service import MemoryService
 from desktop.core.paths import resolve_paths
 from desktop.core.prompts import PromptLibrary
@@ -55,23 +56,26 @@ def _fill(store: ConversationStore, conversation_id: int, count: int, words: int
         store.add_message(conversation_id, role, f"message {n} " + "word " * words)
 
 
-def test_the_first_message_gets_a_seed_then_the_answer(
+def test_a_greeting_opens_the_conversation_even_when_a_message_came_while_it_was_written(
     chat: ChatService, store: ConversationStore, model: ScriptedChatModel
 ) -> None:
     model.queue("Hi, I am Reverie.", "Paris is the capital.")
     conversation = chat.new_conversation()
-    turn = chat.send(conversation.id, "What is the capital of France?")
+    greeting = chat.greeting(conversation.id)
+    assert greeting is not None
+    turn = chat.send(conversation.id, "What is the capital of France?")  # sent meanwhile
     recorder = Recorder()
 
+    chat.run(greeting, recorder)
     chat.run(turn, recorder)
 
     assert [(r.kind, r.text) for r in recorder.replies()] == [
         ("seed", "Hi, I am Reverie."),
         ("answer", "Paris is the capital."),
     ]
-    stored = _stored(store, conversation.id)
-    assert [role for role, _ in stored] == ["user", "event", "assistant", "assistant"]
-    assert stored[1][1].startswith("[SYSTEM EVENT] A new conversation has started.")
+    stored = [(m.role, m.content) for m in chat.history(conversation.id)]
+    assert [role for role, _ in stored] == ["event", "assistant", "user", "assistant"]
+    assert stored[0][1].startswith("[SYSTEM EVENT] A new conversation has started.")
     seed_prompt, answer_prompt = (messages for messages, _ in model.requests)
     assert seed_prompt[-1].role == "user" and "[SYSTEM EVENT]" in seed_prompt[-1].content
     # The model sees the seed open the conversation, then the user's message.
@@ -81,14 +85,115 @@ def test_the_first_message_gets_a_seed_then_the_answer(
     assert "Current time:" in answer_prompt[3].content
 
 
-def test_later_messages_get_no_seed(chat: ChatService, model: ScriptedChatModel) -> None:
+def test_a_message_brings_only_its_answer_and_then_there_is_no_greeting(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
     conversation = chat.new_conversation()
-    chat.run(chat.send(conversation.id, "first"), Recorder())
     recorder = Recorder()
 
-    chat.run(chat.send(conversation.id, "second"), recorder)
+    chat.run(chat.send(conversation.id, "first"), recorder)
 
     assert [r.kind for r in recorder.replies()] == ["answer"]
+    assert chat.greeting(conversation.id) is None  # too late to say hello
+
+
+def test_regenerate_answers_the_last_message_again_in_place_of_its_answer(
+    chat: ChatService, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    conversation = chat.new_conversation()
+    model.queue("Paris.", "Lyon is nice.", "Try Marseille.")
+    chat.run(chat.send(conversation.id, "Capital of France?"), Recorder())
+    chat.run(chat.send(conversation.id, "Where else should I go?"), Recorder())
+
+    turn = chat.regenerate(conversation.id)
+    assert turn is not None
+    chat.run(turn, Recorder())
+
+    assert _stored(store, conversation.id)[-3:] == [
+        ("assistant", "Paris."),
+        ("user", "Where else should I go?"),
+        ("assistant", "Try Marseille."),
+    ]
+    # The model answered the same question again, without the old answer.
+    assert [m.content for m in model.requests[-1][0]][-2] == "Paris."
+
+
+def test_edit_last_replaces_the_message_and_everything_after_it(
+    chat: ChatService, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    conversation = chat.new_conversation()
+    model.queue("Paris.", "It is Lyon.")
+    chat.run(chat.send(conversation.id, "Capital of Frnace?"), Recorder())
+
+    chat.run(chat.edit_last(conversation.id, "Second city of France?"), Recorder())
+
+    assert _stored(store, conversation.id) == [
+        ("user", "Second city of France?"),
+        ("assistant", "It is Lyon."),
+    ]
+
+
+def test_nothing_to_regenerate_in_an_empty_conversation(chat: ChatService) -> None:
+    conversation = chat.new_conversation()
+    assert chat.regenerate(conversation.id) is None
+    assert chat.last_user_message(conversation.id) is None
+
+
+def test_conversations_nobody_wrote_in_are_discarded_but_the_one_kept(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    greeted = chat.start_conversation()
+    chat.run(greeted, Recorder())  # a greeting alone: nobody wrote in it
+    empty = chat.new_conversation()
+    written = chat.new_conversation()
+    chat.run(chat.send(written.id, "hello"), Recorder())
+    remembered = chat.new_conversation()
+    chat.remember("My bike is the red one.", remembered.id)
+    reminded = chat.new_conversation()  # Reverie's own reminders are worth keeping
+    store.add_message(reminded.id, "assistant", "Water the plants.", metadata={"kind": "reminder"})
+    shown = chat.new_conversation()
+
+    assert chat.discard_unused(keep=shown.id) == 2
+
+    kept = {c.id for c in chat.conversations()}
+    assert kept == {written.id, remembered.id, reminded.id, shown.id}
+    assert store.messages(greeted.conversation_id, include_archived=True) == []
+    assert empty.id not in kept
+
+
+def test_remember_keeps_the_command_as_the_memorys_source_and_out_of_the_prompt(
+    chat: ChatService, model: ScriptedChatModel, store: ConversationStore, memories: MemoryService
+) -> None:
+    conversation = chat.new_conversation()
+
+    remembered = chat.remember("My bike is the red one.", conversation.id)
+
+    [command] = store.messages(conversation.id)
+    assert command.content == "/remember My bike is the red one."
+    assert memories.store.sources(remembered.memory.id).message_ids == (command.id,)
+    chat.run(chat.send(conversation.id, "Which bike?"), Recorder())
+    prompt = model.requests[-1][0]
+    assert not any("/remember" in m.content for m in prompt)
+    assert "<memories>\n- (#1) My bike is the red one." in prompt[-1].content  # as a memory
+
+
+def test_a_refused_remember_leaves_no_command_behind(
+    chat: ChatService, store: ConversationStore
+) -> None:
+    conversation = chat.new_conversation()
+    with pytest.raises(MemoryRefused):
+        chat.remember('{"json": true}', conversation.id)
+    assert store.messages(conversation.id) == []
+
+
+def test_a_reply_stops_where_the_model_starts_repeating_a_hidden_instruction(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
+    turn = chat.start_conversation()
+    chat.run(turn, Recorder())
+
+    [(_, options)] = model.requests
+    assert SYSTEM_EVENT in options.stop
 
 
 def test_the_listener_hears_reading_then_replying_then_the_text(
@@ -127,14 +232,15 @@ def test_start_conversation_opens_with_a_seed_in_the_chosen_language(
     assert [r.kind for r in recorder.replies()] == ["seed"]
 
 
-def test_stopping_the_seed_keeps_what_was_said_and_skips_the_answer(
+def test_stopping_the_greeting_keeps_what_was_said(
     chat: ChatService, model: ScriptedChatModel, store: ConversationStore
 ) -> None:
     model.queue("Hello and welcome to a long greeting")
     gate = StepGate(allowed=2)
     model.gate = gate
-    conversation = chat.new_conversation()
-    turn = chat.send(conversation.id, "hi")
+    turn = chat.start_conversation()
+    conversation = chat.conversation(turn.conversation_id)
+    assert conversation is not None
     recorder = Recorder()
     runner = threading.Thread(target=chat.run, args=(turn, recorder))
     runner.start()
@@ -148,7 +254,7 @@ def test_stopping_the_seed_keeps_what_was_said_and_skips_the_answer(
     assert reply.kind == "seed" and reply.finish_reason == "cancelled"
     assert reply.text == "Hello and "
     assert _stored(store, conversation.id)[-1] == ("assistant", "Hello and ")
-    assert len(model.requests) == 1  # no answer after a stopped seed
+    assert len(model.requests) == 1
 
 
 def test_stop_before_the_reply_starts_runs_nothing(
@@ -163,7 +269,7 @@ def test_stop_before_the_reply_starts_runs_nothing(
     chat.run(turn, recorder)
 
     assert recorder.replies() == []
-    assert len(model.requests) == 2  # seed and first answer only
+    assert len(model.requests) == 1  # the first answer only
 
 
 # -- compaction -------------------------------------------------------------------
@@ -359,6 +465,9 @@ def test_an_oversized_section_is_condensed_in_the_background(
     conversation = chat.new_conversation()
     model.default = "- (#1) Twenty garden facts."  # every reply, the condensed one too
 
+    greeting = chat.greeting(conversation.id)
+    assert greeting is not None
+    chat.run(greeting, Recorder())
     chat.run(chat.send(conversation.id, "hello"), Recorder())
     for job in chat.condenser.running():
         job.result(TIMEOUT)

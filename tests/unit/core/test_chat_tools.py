@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from desktop.core.chat import MAX_TOOL_CALLS, ChatService, visible_text
+from desktop.core.chat import MAX_TOOL_CALLS, SYSTEM_EVENT, ChatService, visible_text
 from desktop.core.db import ConversationStore, MemoryQuery
 from desktop.core.memory_service import MemoryService
 from desktop.core.memory_tools import memory_tools
@@ -138,7 +138,7 @@ def test_after_the_last_allowed_call_the_model_must_answer_in_words(
     assert len(_calls(recorder)) == MAX_TOOL_CALLS
     last_options = model.requests[-1][1]
     assert last_options.json_schema is None
-    assert last_options.stop == (TOOL_CALL_START,)
+    assert last_options.stop == (SYSTEM_EVENT, TOOL_CALL_START)
     assert recorder.replies()[-1].text == "Nothing found about a dog."
 
 
@@ -146,7 +146,7 @@ def test_a_greeting_offers_no_tools(chat: ChatService, model: ScriptedChatModel)
     chat.run(chat.start_conversation(), Recorder())
 
     [(_, options)] = model.requests
-    assert options.json_schema is None and options.stop == ()
+    assert options.json_schema is None and options.stop == (SYSTEM_EVENT,)
 
 
 def test_with_tools_switched_off_nothing_is_offered(
@@ -169,5 +169,5 @@ def test_with_tools_switched_off_nothing_is_offered(
     _answer(chat, "Hello.")
 
     [(prompt, options)] = model.requests
-    assert options.json_schema is None and options.stop == ()
+    assert options.json_schema is None and options.stop == (SYSTEM_EVENT,)
     assert "<tool_call>" not in prompt[0].content

@@ -10,15 +10,18 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.chat import ChatService
 from desktop.ui.chat_window import ChatWindow
+from tests.fakes import ScriptedChatModel
 
 WAIT_MS = 10_000
 
 
 @pytest.fixture
-def window(qtbot: QtBot, chat: ChatService) -> Iterator[ChatWindow]:
+def window(qtbot: QtBot, chat: ChatService, model: ScriptedChatModel) -> Iterator[ChatWindow]:
     win = ChatWindow(chat, chat.latest_or_new_conversation().id, hide_on_close=False)
     qtbot.addWidget(win)
-    win.set_chat_available(True, "")
+    with qtbot.waitSignal(win.turn_ended, timeout=WAIT_MS):  # the new conversation's greeting
+        win.set_chat_available(True, "")
+    model.requests.clear()  # each test counts its own
     win.show()
     yield win
     win.shutdown()

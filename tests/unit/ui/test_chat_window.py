@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QSplitter
 from pytestqt.qtbot import QtBot
 
 from desktop.core.chat import ChatService
@@ -44,21 +45,55 @@ def _open(qtbot: QtBot, chat: ChatService, conversation_id: int) -> ChatWindow:
     return window
 
 
-def test_enter_sends_and_the_seed_then_the_reply_stream_in(
+def test_a_new_conversation_greets_first_and_a_message_sent_meanwhile_is_answered_next(
+    qtbot: QtBot, chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    model.queue("Hi, I am Reverie.", "Nice to meet you too.")
+    gate = StepGate(allowed=1)
+    model.gate = gate
+    window = _open(qtbot, chat, chat.latest_or_new_conversation().id)
+    try:
+        gate.wait_for_arrival(2)  # the greeting is being written
+        assert window.transcript.messages[0].role == "seed"
+        send_by_enter(qtbot, window, "hi")  # the user need not wait for it
+        assert window.input.toPlainText() == ""
+        assert not window.send_button.isEnabled()  # one message waits at a time
+        with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+            gate.open()
+        shown = [(view.role, view.text) for view in window.transcript.messages]
+        assert shown == [
+            ("seed", "Hi, I am Reverie."),
+            ("user", "hi"),
+            ("assistant", "Nice to meet you too."),
+        ]
+        assert "[SYSTEM EVENT]" not in window.transcript.plain_text()
+        conversation_id = window.conversation_id
+        assert conversation_id is not None
+        history = [m.role for m in chat.history(conversation_id)]
+        assert history == ["event", "assistant", "user", "assistant"]
+        # The answer was written seeing the greeting, then the user's message.
+        greeting, asked = model.requests[-1][0][-2:]
+        assert greeting.content == "Hi, I am Reverie." and asked.content.endswith("hi")
+        assert not window.stop_button.isEnabled()
+        assert window.statusBar().currentMessage() == "Ready"
+    finally:
+        window.shutdown()
+
+
+def test_enter_sends_and_the_reply_streams_in(
     qtbot: QtBot, window: ChatWindow, store: ConversationStore, model: ScriptedChatModel
 ) -> None:
-    model.queue("Hi, I am Reverie.", "Hello there, friend.")
+    model.queue("Hello, human.")
     with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
         send_by_enter(qtbot, window, "hi")
 
     shown = [(view.role, view.text) for view in window.transcript.messages]
-    assert shown == [
-        ("user", "hi"),
-        ("seed", "Hi, I am Reverie."),
-        ("assistant", "Hello there, friend."),
-    ]
+    assert shown[1:] == [("user", "hi"), ("assistant", "Hello, human.")]
     assert window.input.toPlainText() == ""
-    assert [role for role, _ in _stored(store)] == ["user", "event", "assistant", "assistant"]
+    assert not window.send_button.isEnabled()  # nothing to send
+    window.input.setPlainText("  \n ")
+    assert not window.send_button.isEnabled()  # nor in blank lines
+    window.input.setPlainText("more")
     assert window.send_button.isEnabled() and not window.stop_button.isEnabled()
     assert window.statusBar().currentMessage() == "Ready"
 
@@ -109,6 +144,8 @@ def test_a_failing_model_shows_a_banner_and_keeps_the_question(
     assert window.banner.isVisible()
     assert "the model fell over" in window.banner.text()
     assert ("user", "are you there?") in _stored(store)
+    assert not window.stop_button.isEnabled()
+    window.input.setPlainText("again?")
     assert window.send_button.isEnabled()
 
 
@@ -160,8 +197,7 @@ def test_controls_have_accessible_names(qtbot: QtBot, window: ChatWindow) -> Non
     assert window.input.accessibleName() == "Message"
     assert window.transcript.accessibleName() == "Conversation"
     names = [view.copy_button.accessibleName() for view in window.transcript.messages]
-    assert names[0] == "Copy message from You"
-    assert names[-1] == "Copy message from Reverie"
+    assert names[-2:] == ["Copy message from You", "Copy message from Reverie"]
 
 
 def test_copy_puts_the_whole_message_on_the_clipboard(
@@ -170,7 +206,7 @@ def test_copy_puts_the_whole_message_on_the_clipboard(
     model.default = "Here is **bold** and `code`."
     say(qtbot, window, "hi")
 
-    qtbot.mouseClick(window.transcript.messages[0].copy_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.transcript.messages[-2].copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == "hi"
     qtbot.keyClick(
         window,
@@ -247,8 +283,15 @@ def test_the_conversation_is_intact_after_a_restart(
         second_db.close()
 
 
-def test_an_empty_conversation_invites_the_user_to_start(window: ChatWindow) -> None:
-    assert "stays on this computer" in window.transcript.plain_text()
+def test_an_empty_conversation_without_a_model_invites_the_user_to_start(
+    qtbot: QtBot, chat: ChatService
+) -> None:
+    window = ChatWindow(chat, chat.latest_or_new_conversation().id, hide_on_close=False)
+    qtbot.addWidget(window)
+    try:
+        assert "stays on this computer" in window.transcript.plain_text()
+    finally:
+        window.shutdown()
 
 
 def test_quitting_the_app_closes_a_tray_window_instead_of_hiding_it(
@@ -319,7 +362,8 @@ def test_slash_compact_summarises_and_says_so(
 
     say(qtbot, window, "/compact")
 
-    assert "4 older messages were summarised." in window.transcript.plain_text()
+    # The greeting, its hidden event and four notes; the last ten stay whole.
+    assert "6 older messages were summarised." in window.transcript.plain_text()
     assert "it reads this summary instead of them:\nFourteen notes." in (
         window.transcript.plain_text()
     )
@@ -353,8 +397,8 @@ def test_odd_unicode_goes_through(
     qtbot: QtBot, window: ChatWindow, store: ConversationStore, text: str
 ) -> None:
     say(qtbot, window, text)
-    assert _stored(store)[0] == ("user", text)
-    assert window.transcript.messages[0].text == text
+    assert _stored(store)[-2] == ("user", text)
+    assert window.transcript.messages[-2].text == text
 
 
 def test_a_memory_that_cannot_be_stored_keeps_the_command_in_the_box(
@@ -476,7 +520,7 @@ def test_what_reverie_said_unasked_is_labelled_as_such(
 
     window.open_conversation(conversation)
 
-    assert [view.speaker.text() for view in window.transcript.messages] == [
+    assert [view.speaker.text() for view in window.transcript.messages[1:]] == [
         "Reverie · reminder of task #4",
         "Reverie · routine of task #7",
         "Reverie · went over your tasks",
@@ -511,3 +555,124 @@ def test_a_memorys_source_opens_at_its_message_marked(
     assert window.statusBar().currentMessage() == (
         "That message is no longer shown in this conversation"
     )
+
+
+# -- keyboard, regenerate and edit, commands without a model ----------------------------
+
+
+def test_tab_leaves_the_message_box_and_ctrl_tab_types_a_tab(
+    qtbot: QtBot, window: ChatWindow
+) -> None:
+    window.activateWindow()
+    window.input.setFocus()
+    qtbot.waitUntil(window.input.hasFocus, timeout=WAIT_MS)
+    qtbot.keyClicks(window.input, "a")
+    qtbot.keyClick(window.input, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert window.input.toPlainText() == "a\t"
+
+    qtbot.keyClick(window.input, Qt.Key.Key_Tab)
+
+    assert not window.input.hasFocus()
+    assert window.input.toPlainText() == "a\t"
+
+
+def test_ctrl_r_answers_the_last_message_again(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    model.queue("A dull answer.", "A better answer.")
+    say(qtbot, window, "Tell me something")
+
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+
+    shown = [(v.role, v.text) for v in window.transcript.messages]
+    assert shown[-2:] == [("user", "Tell me something"), ("assistant", "A better answer.")]
+    assert ("assistant", "A dull answer.") not in _stored(store)
+
+
+def test_up_in_the_empty_box_edits_the_last_message_and_esc_cancels(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    model.queue("Paris.", "Lyon.")
+    say(qtbot, window, "Capital of Frnace?")
+
+    window.input.setFocus()
+    qtbot.keyClick(window.input, Qt.Key.Key_Up)
+    assert window.input.toPlainText() == "Capital of Frnace?"
+    assert window.editing_bar.isVisible()
+    qtbot.keyClick(window.input, Qt.Key.Key_Escape)
+    assert window.input.toPlainText() == "" and not window.editing_bar.isVisible()
+
+    qtbot.keyClick(window.input, Qt.Key.Key_Up)
+    window.input.setPlainText("Second city of France?")
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        qtbot.keyClick(window.input, Qt.Key.Key_Return)
+
+    shown = [(v.role, v.text) for v in window.transcript.messages]
+    assert shown[1:] == [("user", "Second city of France?"), ("assistant", "Lyon.")]
+    assert [text for role, text in _stored(store) if role == "user"] == ["Second city of France?"]
+    assert not window.editing_bar.isVisible()
+
+
+def test_without_a_chat_model_commands_work_and_the_banner_offers_a_model(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel
+) -> None:
+    window.set_chat_available(False, "Chat is unavailable: /models/gone.gguf was not found.")
+    assert window.banner.fix_button.isVisibleTo(window)
+    with qtbot.waitSignal(window.models_requested, timeout=WAIT_MS):
+        qtbot.mouseClick(window.banner.fix_button, Qt.MouseButton.LeftButton)
+
+    say(qtbot, window, "/help")
+    say(qtbot, window, "/remember My bike is the red one.")
+
+    text = window.transcript.plain_text()
+    assert "/remember" in text and "Memory updated" in text
+    window.input.setPlainText("/new")
+    window.send()
+    assert window.input.toPlainText() == "/new"  # kept: it needs the model
+    assert "needs a chat model" in window.statusBar().currentMessage()
+    assert model.requests == []
+
+    window.set_chat_available(True, "")
+    assert not window.banner.isVisible()
+
+
+def test_a_command_after_a_stopped_reply_says_ready_again(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel
+) -> None:
+    model.queue("one two three")
+    gate = StepGate(allowed=1)
+    model.gate = gate
+    send_by_enter(qtbot, window, "count")
+    gate.wait_for_arrival(2)
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        window.stop()
+        gate.open()
+    assert window.statusBar().currentMessage() == "Stopped"
+
+    say(qtbot, window, "/help")
+
+    assert window.statusBar().currentMessage() == "Ready"
+
+
+def test_a_conversation_nobody_wrote_in_is_not_kept(
+    qtbot: QtBot, window: ChatWindow, chat: ChatService
+) -> None:
+    first = window.conversation_id
+    assert first is not None
+    say(qtbot, window, "hello")
+    for _ in range(3):  # New conversation, again and again, writing nothing
+        with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):  # its greeting
+            qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    last = window.conversation_id
+
+    assert [c.id for c in chat.conversations()] == [last, first]
+    window.open_conversation(first)  # leaving the greeting alone
+    assert [c.id for c in chat.conversations()] == [first]
+
+
+def test_the_conversation_list_cannot_be_collapsed_to_a_sliver(window: ChatWindow) -> None:
+    splitter = window.centralWidget()
+    assert isinstance(splitter, QSplitter)
+    splitter.setSizes([0, 1000])
+    assert splitter.sizes()[0] >= window.conversation_list.minimumWidth() > 0

@@ -1,0 +1,120 @@
+"""What the chat window says above the conversation: a problem and the way
+to fix it, why a role's model could not answer, and the one-time suggestion
+of a better model for this computer."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+
+def _label(name: str) -> QLabel:
+    label = QLabel()
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class ProblemBanner(QFrame):
+    """A problem, with a button to fix it when there is one (e.g. no chat
+    model: choose one).
+
+    Signals:
+        fix_requested(): the user pressed the button.
+    """
+
+    fix_requested = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("banner")
+        self.label = _label("banner-text")
+        self.fix_button = QPushButton()
+        self.fix_button.setObjectName("banner-fix")
+        self.fix_button.clicked.connect(self.fix_requested)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.fix_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.hide()
+
+    def show_problem(self, message: str, fix: str = "") -> None:
+        """Show *message*; *fix* labels the button that mends it (none if empty)."""
+        self.label.setText(message)
+        self.setAccessibleName(message)
+        self.fix_button.setText(fix)
+        self.fix_button.setAccessibleName(fix)
+        self.fix_button.setVisible(bool(fix))
+        self.show()
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def clear(self) -> None:
+        self.label.clear()
+        self.hide()
+
+
+class RolesBanner(QLabel):
+    """Why each role's model could not answer, one line per role."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("roles-banner")
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self._problems: dict[str, str] = {}
+        self.hide()
+
+    def show_problem(self, role: str, problem: str | None) -> None:
+        if problem:
+            self._problems[role] = problem
+        else:
+            self._problems.pop(role, None)
+        self.setText("\n".join(self._problems.values()))
+        self.setAccessibleName(self.text())
+        self.setVisible(bool(self._problems))
+
+
+class SuggestionCard(QFrame):
+    """The suggestion of a better model that fits this computer.
+
+    Signals:
+        accepted(): the user wants to choose the suggested model.
+        dismissed(): "Not now".
+    """
+
+    accepted = Signal()
+    dismissed = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("model-suggestion")
+        self.setAccessibleName("A better model for this computer")
+        self.label = _label("model-suggestion-text")
+        choose = QPushButton("Choose a model…")
+        choose.setObjectName("model-suggestion-choose")
+        choose.setAccessibleName("Choose the suggested model")
+        choose.clicked.connect(self.accepted)
+        later = QPushButton("Not now")
+        later.setObjectName("model-suggestion-dismiss")
+        later.setAccessibleName("Not now: do not suggest a model again")
+        later.clicked.connect(self._dismiss)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(later)
+        buttons.addWidget(choose)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.label)
+        layout.addLayout(buttons)
+        self.hide()
+
+    def suggest(self, text: str) -> None:
+        self.label.setText(text)
+        self.show()
+
+    def _dismiss(self) -> None:
+        self.hide()
+        self.dismissed.emit()
