@@ -296,7 +296,7 @@ class AgendaReviewer:
         if isinstance(action, CompleteTask):
             done = self._tasks.complete(task.id)
             return fill(self._section("did_complete"), id=str(done.id), task=done.text)
-        schedule = parse_schedule(action.schedule)
+        schedule = parse_schedule(action.schedule, self._tasks.now())
         moved = self._tasks.update(task.id, schedule=schedule)
         words = schedule_words(moved) or "no schedule"
         return fill(
@@ -319,7 +319,9 @@ class AgendaReviewer:
         open_tasks = self._tasks.list(conversation_id=conversation_id)
         if any(" ".join(t.text.split()).casefold() == wanted for t in open_tasks):
             raise ActionRefused(f"“{action.text}” is already a task")
-        schedule = None if action.schedule is None else parse_schedule(action.schedule)
+        schedule = (
+            None if action.schedule is None else parse_schedule(action.schedule, self._tasks.now())
+        )
         task = self._tasks.add(
             action.text,
             conversation_id=conversation_id,

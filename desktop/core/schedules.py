@@ -15,12 +15,21 @@ happens twice runs once, the first time.
 window's runs start on its opening minute and its closing minute is
 included.  A window may run past midnight (22:00-06:00); one that opens and
 closes at the same minute is refused as empty.
+
+``parse_schedule`` reads the words ``describe`` writes and what people type
+("weekdays at 8:30", "tomorrow 9", "in 20 minutes", "9:15 pm", "noon").  A
+phrase counted from now ("tomorrow", "in 20 minutes") becomes a ``once`` at
+the wall-clock time it means, so it needs the caller's *now*, read in the
+user's zone; without one it is refused.  A phrase that could mean two things
+(a time without a day, several days without "every") is refused with what
+would work, never guessed.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any, Literal
@@ -61,14 +70,22 @@ class Daily:
 
 @dataclass(frozen=True)
 class Weekly:
-    weekday: int
-    """0 is Monday, as in ``date.weekday()``."""
+    weekdays: tuple[int, ...]
+    """0 is Monday, as in ``date.weekday()``; kept in order, each once.  All
+    seven is a ``Daily`` schedule, so it is refused here."""
     at: time
 
     def __post_init__(self) -> None:
         _check_wall_clock(self.at, self.at.tzinfo)
-        if not 0 <= self.weekday <= 6:
-            raise ScheduleError(f"{self.weekday} is not a weekday (0 is Monday, 6 Sunday).")
+        for weekday in self.weekdays:
+            if not 0 <= weekday <= 6:
+                raise ScheduleError(f"{weekday} is not a weekday (0 is Monday, 6 Sunday).")
+        days = tuple(sorted(set(self.weekdays)))
+        if not days or len(days) == len(WEEKDAYS):
+            raise ScheduleError(
+                "A weekly schedule runs on one to six days of the week (every day is daily)."
+            )
+        object.__setattr__(self, "weekdays", days)  # one spelling of each set: equal when equal
 
 
 @dataclass(frozen=True)
@@ -170,7 +187,7 @@ def check_upcoming(schedule: Schedule, now: datetime, zone: tzinfo) -> datetime:
 
 def _runs_on(schedule: Daily | Weekly | Monthly, day: date) -> bool:
     if isinstance(schedule, Weekly):
-        return day.weekday() == schedule.weekday
+        return day.weekday() in schedule.weekdays
     if isinstance(schedule, Monthly):
         last = calendar.monthrange(day.year, day.month)[1]
         return day.day == min(schedule.day, last)
@@ -218,81 +235,349 @@ def describe(schedule: Schedule) -> str:
     if isinstance(schedule, Daily):
         return f"daily at {_hhmm(schedule.at)}"
     if isinstance(schedule, Weekly):
-        return f"weekly on {WEEKDAYS[schedule.weekday]} at {_hhmm(schedule.at)}"
+        if schedule.weekdays in _NAMED_WEEKS:
+            return f"{_NAMED_WEEKS[schedule.weekdays]} at {_hhmm(schedule.at)}"
+        days = listed([WEEKDAYS[weekday] for weekday in schedule.weekdays])
+        return f"weekly on {days} at {_hhmm(schedule.at)}"
     if isinstance(schedule, Monthly):
         return f"monthly on day {schedule.day} at {_hhmm(schedule.at)}"
     every = "every minute" if schedule.minutes == 1 else f"every {schedule.minutes} minutes"
     return f"{every} {schedule.window.describe()}" if schedule.window else every
 
 
-_TIME = r"(?P<at>\S+)"
-_WEEKDAY = r"(?P<weekday>[a-z]+?)(?:day)?s?"
-_WINDOW = r"(?:\s+(?:from\s+|between\s+)?(?P<start>[^\s-]+)\s*(?:-|\u2013|to|and)\s*(?P<end>\S+))?"
-_FORMS = {  # tried in this order: "every minute 08:00-20:00" is not a weekday
-    "once": re.compile(
-        r"(?:once\s+)?(?:on\s+)?(?P<date>\d{4}-\d{1,2}-\d{1,2})(?:\s+at\s+|t|\s+)" + _TIME
-    ),
-    "daily": re.compile(r"(?:daily|every\s+day)\s+(?:at\s+)?" + _TIME),
-    "interval": re.compile(
-        r"every\s+(?:(?P<count>\d+)\s+)?(?P<unit>minutes?|mins?|hours?)" + _WINDOW
-    ),
-    "weekly": re.compile(r"(?:weekly\s+(?:on\s+)?|every\s+)" + _WEEKDAY + r"\s+(?:at\s+)?" + _TIME),
-    "monthly": re.compile(
-        r"monthly\s+(?:on\s+)?(?:the\s+|day\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:at\s+)?"
-        + _TIME
-    ),
-}
-_CLOCK = re.compile(r"(?P<hour>\d{1,2}):(?P<minute>\d{2})")
+_NAMED_WEEKS = {(0, 1, 2, 3, 4): "weekdays", (5, 6): "weekends"}
+"""Sets of weekdays ``describe`` names in one word."""
 _NO_SCHEDULE = ("", "none", "no schedule", "never")
 EXAMPLES = (
     "'once on 2026-12-01 09:00', 'daily at 09:00', 'weekly on Monday at 09:00', "
     "'monthly on day 1 at 09:00', 'every 30 minutes' or 'every 30 minutes 08:00-20:00'"
 )
+TYPED_EXAMPLES = (
+    "'tomorrow at 9am', 'every day at 9am', 'weekdays at 8:30', 'mondays and thursdays at "
+    "18:00', 'monthly on the 1st at 9am', 'every 30 minutes' or 'in 20 minutes'"
+)
+"""What a person may type, for the UI (``EXAMPLES`` is what the model writes)."""
 _HH_MM = "([01][0-9]|2[0-3]):[0-5][0-9]"
+_DAY_NAME = f"({'|'.join(WEEKDAYS)})"
 SCHEDULE_PATTERN = (
     f"^(none|once on 20[0-9]{{2}}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]) {_HH_MM}"
     f"|daily at {_HH_MM}"
-    f"|weekly on (Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday) at {_HH_MM}"
+    f"|weekly on {_DAY_NAME}((, {_DAY_NAME})* and {_DAY_NAME})? at {_HH_MM}"
+    f"|(weekdays|weekends) at {_HH_MM}"
     f"|monthly on day ([1-9]|[12][0-9]|3[01]) at {_HH_MM}"
     f"|every (minute|[1-9][0-9]{{0,3}} minutes)( {_HH_MM}-{_HH_MM})?)$"
 )
 """The phrases ``describe`` writes (and ``none``), for a model's output
 grammar; ``parse_schedule`` reads more than this."""
 
+_NOT_A_TIME = (
+    "{!r} is not a time of day; write it as HH:MM on a 24-hour clock, 00:00 to 23:59, "
+    "or as 9am or 9:15pm."
+)
+_TIME_WORDS = {"noon": time(12), "midday": time(12), "midnight": time(0)}
+_TIME_SHAPE = re.compile(r"(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?(?P<half>am|pm)?")
+_INTERVAL = re.compile(
+    r"(?:every (?:(?P<count>\d+) )?(?P<unit>minutes?|mins?|hours?|hrs?)|(?P<hourly>hourly))"
+    r"(?: (?:from |between )?(?P<start>[^\s-]+) ?(?:-|to|and) ?(?P<end>\S+))?"
+)
+_FROM_NOW = re.compile(
+    r"(?:once )?in (?:(?P<count>\d+|an?|one) (?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?)"
+    r"|(?P<half>half an hour))"
+)
+_EVERY_DAY = re.compile(r"daily|everyday|(?:every|each) day")
+_WORK_WEEK = re.compile(
+    r"(?:(?:on|every|each) )?weekdays?|mon(?:day)? ?(?:-|to|through|thru) ?fri(?:day)?"
+)
+_WEEKEND = re.compile(r"(?:(?:on|every|each|at) (?:the )?)?weekends?")
+_MONTHLY = re.compile(
+    r"(?:monthly|(?:every|each) month)(?: on)?(?: the| day)? (?P<day>\d{1,3})(?:st|nd|rd|th)?"
+    r"|(?:on )?the (?P<nth>\d{1,3})(?:st|nd|rd|th)? of (?:every|each) month"
+)
+_ON_DATE = re.compile(r"(?:once )?(?:on )?(?P<date>\d{4}-\d{1,2}-\d{1,2})")
+_SOON = re.compile(
+    r"(?:once )?(?:(?P<word>today|tomorrow)|in (?P<count>\d+|an?|one) (?P<unit>days?|weeks?))"
+)
+_EVERY_WEEK_LEADS = (("weekly", "on"), ("on", "every"), ("every",), ("each",), ("weekly",))
+_ONE_DAY_LEADS = (("on", "next"), ("next",), ("on",))
+_SEPARATORS = frozenset({",", "and"})
+_WEEKDAY_ALIASES = {"weds": 2}
+_ALL_WEEK = tuple(range(len(WEEKDAYS)))
+_MOST_DAYS_AHEAD = 100 * 366
 
-def parse_schedule(text: str) -> Schedule | None:
-    """A schedule written in words (``describe``'s, and a few more); None for
-    ``none``.  ``ScheduleError`` says what is wrong with anything else."""
-    words = " ".join(text.strip().lower().split())
+
+def parse_schedule(text: str, now: datetime | None = None) -> Schedule | None:
+    """A schedule written in words; None for ``none``.
+
+    Reads ``describe``'s words and what people type: "every day at 9am",
+    "weekdays at 8:30", "mondays and thursdays at 18:00", "monthly on the 1st
+    at noon", "tomorrow 9", "in 20 minutes", "every hour", with 24-hour or
+    am/pm times, in any case and spacing.  What counts from today needs
+    *now* (aware, in the user's zone): it is read as a ``once`` at the time
+    it means then.  ``ScheduleError`` says what is wrong and what would work.
+    """
+    words = _normalised(text)
     if words in _NO_SCHEDULE:
         return None
-    for kind, form in _FORMS.items():
-        if found := form.fullmatch(words):
-            return _from_words(kind, found)
-    raise ScheduleError(
-        f"{text.strip()!r} is not a schedule Reverie understands; write {EXAMPLES}."
+    typed = _Typed(text.strip(), now)
+    if found := _INTERVAL.fullmatch(words):
+        return _interval(found)
+    if found := _FROM_NOW.fullmatch(words):
+        return _from_now(found, typed)
+    # Each way of parting the words is tried in turn ("midday monthly on day
+    # 1" is not "midday monthly on day" at 1); the first to read wins, and
+    # if none does, the first to say what is wrong with it says so.
+    refusal: ScheduleError | None = None
+    for tokens, clock, said_at in _splits(words.split()):
+        try:
+            if (schedule := _read_parted(tokens, clock, said_at, typed)) is not None:
+                return schedule
+        except ScheduleError as error:
+            refusal = refusal or error
+    raise refusal or ScheduleError(
+        f"{typed.shown!r} is not a schedule Reverie understands; write "
+        + (f"{EXAMPLES}." if now is None else f"e.g. {TYPED_EXAMPLES}.")
     )
 
 
-def _from_words(kind: str, found: re.Match[str]) -> Schedule:
-    if kind == "once":
-        return Once(datetime.combine(parse_date(found["date"]), parse_time(found["at"])))
-    if kind == "daily":
-        return Daily(parse_time(found["at"]))
-    if kind == "weekly":
-        return Weekly(parse_weekday(found["weekday"]), parse_time(found["at"]))
-    if kind == "monthly":
-        return Monthly(int(found["day"]), parse_time(found["at"]))
+def _read_parted(
+    tokens: list[str], clock: str | None, said_at: bool, typed: _Typed
+) -> Schedule | None:
+    """Days (*tokens*) at a time of day (*clock*) as a schedule; None if the
+    days are not days; ``ScheduleError`` if they are, but will not do."""
+    if not tokens:  # a time of day alone: which day is anyone's guess
+        if clock is None or (clock.isdigit() and not said_at):
+            return None
+        _typed_time(clock)
+        raise ScheduleError(
+            f"{typed.shown!r} needs a day: write e.g. 'today at {clock}', "
+            f"'tomorrow at {clock}' or 'every day at {clock}'."
+        )
+    days = _days(tokens, typed)
+    if days is None:
+        return None
+    if clock is None:
+        raise ScheduleError(
+            f"{typed.shown!r} needs a time of day: write e.g. '{days.words} at 9am'."
+        )
+    return days.at(_typed_time(clock))
+
+
+@dataclass(frozen=True)
+class _Typed:
+    """A phrase being read: as typed (for messages), and the time it was typed."""
+
+    shown: str
+    now: datetime | None
+
+    def clock(self) -> datetime:
+        if self.now is None:
+            raise ScheduleError(
+                f"{self.shown!r} counts from now, which is not known here; write the date "
+                "instead, e.g. 'once on 2026-12-01 09:00'."
+            )
+        return self.now
+
+
+@dataclass(frozen=True)
+class _Days:
+    """The days a typed phrase runs on, before its time of day: some days of
+    the week (all seven: daily), a day of the month, or one date."""
+
+    words: str
+    weekdays: tuple[int, ...] = ()
+    month_day: int | None = None
+    on: date | None = None
+
+    def at(self, clock: time) -> Schedule:
+        if self.on is not None:
+            return Once(datetime.combine(self.on, clock))
+        if self.month_day is not None:
+            return Monthly(self.month_day, clock)
+        if set(self.weekdays) == set(_ALL_WEEK):
+            return Daily(clock)
+        return Weekly(self.weekdays, clock)
+
+
+def _normalised(text: str) -> str:
+    """Lower case, single spaces, "9 a.m." as "9am", commas as words."""
+    words = text.strip().lower().replace("\u2013", "-").replace("&", " and ")
+    words = re.sub(r"\b([ap])\.m\b\.?", r"\1m", words)
+    words = re.sub(r"(\d)\s*([ap]m)\b", r"\1\2", words)
+    words = re.sub(r"(\d{4}-\d{1,2}-\d{1,2})t(?=\d)", r"\1 ", words)  # ISO 8601's T
+    words = words.rstrip(".").replace(",", " , ")
+    return " ".join(words.split())
+
+
+def _splits(tokens: list[str]) -> Iterator[tuple[list[str], str | None, bool]]:
+    """The ways *tokens* part into days and a time of day (and whether "at"
+    came before it): the time last ("every day at 9"), first ("9am
+    tomorrow"), or none."""
+    if tokens and _looks_like_time(tokens[-1]):
+        said_at = tokens[-2:-1] == ["at"]
+        yield _trimmed(tokens[: -2 if said_at else -1]), tokens[-1], said_at
+    lead = 1 if tokens[:1] == ["at"] else 0
+    if len(tokens) > lead + 1 and _looks_like_time(tokens[lead]):
+        yield _trimmed(tokens[lead + 1 :]), tokens[lead], lead == 1
+    yield _trimmed(tokens), None, False
+
+
+def _trimmed(tokens: list[str]) -> list[str]:
+    while tokens[:1] == [","]:
+        tokens = tokens[1:]
+    while tokens[-1:] == [","]:
+        tokens = tokens[:-1]
+    return tokens
+
+
+def _looks_like_time(token: str) -> bool:
+    return token in _TIME_WORDS or _TIME_SHAPE.fullmatch(token) is not None
+
+
+def _typed_time(token: str, *, bare_hour: bool = True) -> time:
+    """A time of day as typed: 09:00, 9:05, 9am, 9:15pm, 12am (00:00), noon,
+    midnight, and (*bare_hour*) 9 for 09:00."""
+    if token in _TIME_WORDS:
+        return _TIME_WORDS[token]
+    found = _TIME_SHAPE.fullmatch(token)
+    if found is None or not (bare_hour or found["minute"] or found["half"]):
+        raise ScheduleError(_NOT_A_TIME.format(token))
+    hour, minute = int(found["hour"]), int(found["minute"] or 0)
+    if minute > 59:
+        raise ScheduleError(_NOT_A_TIME.format(token))
+    if found["half"] is not None:
+        if not 1 <= hour <= 12:
+            raise ScheduleError(
+                f"{token!r} is not a time of day: with am or pm the hour is 1 to 12; "
+                "write e.g. 9pm, or 21:00 on a 24-hour clock."
+            )
+        hour = hour % 12 + (12 if found["half"] == "pm" else 0)
+    if hour > 23:
+        raise ScheduleError(_NOT_A_TIME.format(token))
+    return time(hour, minute)
+
+
+def _interval(found: re.Match[str]) -> Interval:
     count = int(found["count"] or 1)
-    minutes = count * 60 if found["unit"].startswith("hour") else count
+    minutes = count if found["unit"] and found["unit"].startswith("m") else count * 60
     window = None
     if found["start"] is not None:
-        window = TimeWindow(parse_time(found["start"]), parse_time(found["end"]))
+        window = TimeWindow(
+            _typed_time(found["start"], bare_hour=False), _typed_time(found["end"], bare_hour=False)
+        )
     return Interval(minutes, window)
 
 
+def _from_now(found: re.Match[str], typed: _Typed) -> Once:
+    """A ``once`` so long after now, on the minute at or after it."""
+    now = typed.clock()
+    count = 30 if found["half"] else _count(found["count"])
+    unit = "minutes" if found["half"] else found["unit"]
+    if count == 0:
+        raise ScheduleError(
+            f"{typed.shown!r} is now; give a time still to come, e.g. 'in 5 minutes'."
+        )
+    span = _span(count, unit, typed)
+    if unit.startswith(("d", "w")):  # aware arithmetic keeps the time of day, as calendars do
+        moment = now + span
+    else:  # real minutes, across a change of the clocks too
+        moment = (now.astimezone(UTC) + span).astimezone(now.tzinfo)
+    whole = moment.replace(second=0, microsecond=0)
+    return Once((whole if whole == moment else whole + timedelta(minutes=1)).replace(tzinfo=None))
+
+
+def _count(word: str) -> int:
+    return 1 if word in ("a", "an", "one") else int(word)
+
+
+def _span(count: int, unit: str, typed: _Typed) -> timedelta:
+    """*count* minutes, hours, days or weeks (*unit*); refused past a century."""
+    minutes = count * {"m": 1, "h": 60, "d": 24 * 60, "w": 7 * 24 * 60}[unit[0]]
+    if minutes > _MOST_DAYS_AHEAD * 24 * 60:
+        raise ScheduleError(f"{typed.shown!r} is too far ahead; give a date within a century.")
+    return timedelta(minutes=minutes)
+
+
+def _days(tokens: list[str], typed: _Typed) -> _Days | None:
+    """The days *tokens* name; None if they name none (another reading may)."""
+    words = " ".join(tokens)
+    if _EVERY_DAY.fullmatch(words):
+        return _Days(words, _ALL_WEEK)
+    if _WORK_WEEK.fullmatch(words):
+        return _Days(words, (0, 1, 2, 3, 4))
+    if _WEEKEND.fullmatch(words):
+        return _Days(words, (5, 6))
+    if found := _MONTHLY.fullmatch(words):
+        return _Days(words, month_day=int(found["day"] or found["nth"]))
+    if found := _ON_DATE.fullmatch(words):
+        return _Days(words, on=parse_date(found["date"]))
+    if found := _SOON.fullmatch(words):
+        today = typed.clock().date()
+        if found["word"] is not None:
+            return _Days(words, on=today + timedelta(days=found["word"] == "tomorrow"))
+        return _Days(words, on=today + _span(_count(found["count"]), found["unit"], typed))
+    return _weekday_list(tokens, typed)
+
+
+def _weekday_list(tokens: list[str], typed: _Typed) -> _Days | None:
+    """Days of the week: every week for "every monday", "mondays and
+    thursdays", "weekly on Monday, Wednesday and Friday"; once, on the first
+    after today, for "monday" or "next monday"."""
+    every = _lead(tokens, _EVERY_WEEK_LEADS)
+    rest = tokens[len(every or _lead(tokens, _ONE_DAY_LEADS)) :]
+    if not rest or rest[0] in _SEPARATORS or rest[-1] in _SEPARATORS:
+        return None
+    named = [word for word in rest if word not in _SEPARATORS]
+    days: list[int] = []
+    plural = False
+    for word in named:
+        if (found := _weekday_word(word)) is None:
+            if every[:1] == ("weekly",) or word.endswith(("day", "days")):
+                raise ScheduleError(
+                    f"{word!r} is not a weekday; write one of {', '.join(WEEKDAYS)}."
+                )
+            return None
+        days.append(found[0])
+        plural = plural or found[1]
+    words = " ".join(tokens)
+    if every or plural:
+        return _Days(words, tuple(days))
+    if len(days) > 1:
+        raise ScheduleError(
+            f"{typed.shown!r} could mean once or every week; write 'every {listed(named)} at "
+            "9am' for every week, or one day for once."
+        )
+    today = typed.clock().date()
+    return _Days(words, on=today + timedelta(days=(days[0] - today.weekday() - 1) % 7 + 1))
+
+
+def _lead(tokens: list[str], leads: Sequence[tuple[str, ...]]) -> tuple[str, ...]:
+    """The first of *leads* that *tokens* begin with; () for none."""
+    return next((lead for lead in leads if tuple(tokens[: len(lead)]) == lead), ())
+
+
+def _weekday_word(word: str) -> tuple[int, bool] | None:
+    """The weekday *word* names, and whether it is plural ("mondays"); "mon",
+    "tues", "thurs" and other beginnings of three letters or more are names too."""
+    plural = word.endswith("days")
+    stem = word[:-1] if plural else word
+    name = stem.removesuffix("day")
+    if name in _WEEKDAY_ALIASES:
+        return _WEEKDAY_ALIASES[name], plural
+    for number, weekday in enumerate(WEEKDAYS):
+        if len(name) >= 3 and weekday.lower().startswith(name):
+            return number, plural
+    return None
+
+
+def listed(items: Sequence[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def parse_time(text: str) -> time:
-    """``HH:MM`` on a 24-hour clock (``9:05`` too)."""
+    """``HH:MM`` on a 24-hour clock (``9:05`` too), as stored."""
     found = _CLOCK.fullmatch(text.strip())
     if found is None or int(found["hour"]) > 23 or int(found["minute"]) > 59:
         raise ScheduleError(
@@ -300,6 +585,9 @@ def parse_time(text: str) -> time:
             "00:00 to 23:59."
         )
     return time(int(found["hour"]), int(found["minute"]))
+
+
+_CLOCK = re.compile(r"(?P<hour>\d{1,2}):(?P<minute>\d{2})")
 
 
 def parse_date(text: str) -> date:
@@ -333,7 +621,10 @@ def to_spec(schedule: Schedule) -> tuple[ScheduleKind, dict[str, Any]]:
     if isinstance(schedule, Daily):
         return kind, {"at": _hhmm(schedule.at)}
     if isinstance(schedule, Weekly):
-        return kind, {"weekday": WEEKDAYS[schedule.weekday].lower(), "at": _hhmm(schedule.at)}
+        # One day is stored as before several could be, so older copies still read it.
+        names = [WEEKDAYS[weekday].lower() for weekday in schedule.weekdays]
+        days: dict[str, Any] = {"weekday": names[0]} if len(names) == 1 else {"weekdays": names}
+        return kind, {**days, "at": _hhmm(schedule.at)}
     if isinstance(schedule, Monthly):
         return kind, {"day": schedule.day, "at": _hhmm(schedule.at)}
     spec: dict[str, Any] = {"minutes": schedule.minutes}
@@ -351,7 +642,11 @@ def from_spec(kind: str, spec: Any) -> Schedule:
         if kind == "daily":
             return Daily(parse_time(str(spec["at"])))
         if kind == "weekly":
-            return Weekly(parse_weekday(str(spec["weekday"])), parse_time(str(spec["at"])))
+            names = spec["weekdays"] if "weekdays" in spec else [spec["weekday"]]
+            if not isinstance(names, list):
+                raise TypeError(f"{names!r} is not a list of weekdays")
+            days = tuple(parse_weekday(str(name)) for name in names)
+            return Weekly(days, parse_time(str(spec["at"])))
         if kind == "monthly":
             return Monthly(_whole(spec["day"]), parse_time(str(spec["at"])))
         if kind == "interval":

@@ -104,7 +104,9 @@ def task_tools(tasks: TaskService) -> list[Tool[Any]]:
 
 
 def _act(tasks: TaskService, arguments: TaskCall, context: ToolContext) -> Task:
-    schedule = None if arguments.schedule is None else parse_schedule(arguments.schedule)
+    schedule = (
+        None if arguments.schedule is None else parse_schedule(arguments.schedule, tasks.now())
+    )
     if arguments.action == "add":
         assert arguments.text is not None  # checked with the arguments
         return tasks.add(

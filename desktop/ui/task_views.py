@@ -1,6 +1,7 @@
 """The pieces of the tasks window: the words for a task's status, schedule
 and run times, the grouping by conversation, and the detail pane that edits
-one task.
+one task or, as the New task form, a task still to add (the same fields, so
+the same schedule field and its live reading).
 
 They show what they are given and change nothing; ``desktop.ui.tasks_view``
 does the changing.
@@ -8,6 +9,7 @@ does the changing.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
@@ -29,7 +31,19 @@ from PySide6.QtWidgets import (
 from desktop.core.db import Conversation
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatus
 from desktop.core.errors import ReverieError
-from desktop.core.schedules import EXAMPLES, Schedule, check_upcoming, parse_schedule
+from desktop.core.schedules import (
+    TYPED_EXAMPLES,
+    WEEKDAYS,
+    Daily,
+    Interval,
+    Monthly,
+    Once,
+    Schedule,
+    Weekly,
+    check_upcoming,
+    listed,
+    parse_schedule,
+)
 from desktop.core.tasks import schedule_words
 from desktop.ui.memory_views import count, named
 
@@ -45,7 +59,9 @@ STATUS_WORDS: dict[TaskStatus, str] = {
 }
 NO_CONVERSATION = "Not from a conversation"
 NONE = "—"
-SCHEDULE_HINT = f"Write it in words, e.g. {EXAMPLES}; leave it empty for no schedule."
+SCHEDULE_HINT = f"Write it in words, e.g. {TYPED_EXAMPLES}; leave it empty for no schedule."
+SCHEDULE_PLACEHOLDER = "e.g. weekdays at 8:30, tomorrow 9 (empty: none)"
+NO_SCHEDULE = "No schedule: it waits until you or Reverie act on it."
 
 
 def _zone_name(zone: tzinfo, moment: datetime) -> str:
@@ -71,10 +87,61 @@ def when_words(timestamp: float | None, now: datetime, zone: tzinfo) -> str:
         said = f"{moment:%a} {moment.day} {moment:%b}, {clock}"
     else:
         said = f"{moment:%a} {moment.day} {moment:%b %Y}, {clock}"
-    system = datetime.fromtimestamp(timestamp).astimezone()
-    if system.utcoffset() != moment.utcoffset():
-        said += f" ({_zone_name(zone, moment)})"
-    return said
+    return said + _zone_note(moment, zone)
+
+
+def _zone_note(moment: datetime, zone: tzinfo) -> str:
+    """The zone's name in brackets, e.g. " (Europe/Berlin)", when *zone* is
+    not the system's at *moment*; else nothing."""
+    system = moment.astimezone()
+    return "" if system.utcoffset() == moment.utcoffset() else f" ({_zone_name(zone, moment)})"
+
+
+def run_words(moment: datetime, now: datetime, zone: tzinfo) -> str:
+    """A run time in full: "tomorrow (Wed 25 Nov) at 09:00", "Mon 30 Nov at
+    09:00", with the year when it is not this one and the zone's name when
+    it is not the system's."""
+    moment = moment.astimezone(zone)
+    today = now.astimezone(zone).date()
+    day = f"{moment:%a} {moment.day} {moment:%b}"
+    if moment.year != today.year:
+        day += f" {moment.year}"
+    if moment.date() == today:
+        day = f"today ({day})"
+    elif moment.date() == today + timedelta(days=1):
+        day = f"tomorrow ({day})"
+    return f"{day} at {moment:%H:%M}{_zone_note(moment, zone)}"
+
+
+def habit_words(schedule: Daily | Weekly | Monthly | Interval) -> str:
+    """How often a schedule runs, as the reading under the field says it."""
+    if isinstance(schedule, Daily):
+        return f"every day at {schedule.at:%H:%M}"
+    if isinstance(schedule, Weekly):
+        days = listed([WEEKDAYS[weekday] for weekday in schedule.weekdays])
+        if schedule.weekdays == (0, 1, 2, 3, 4):
+            days = "weekday (Monday to Friday)"
+        return f"every {days} at {schedule.at:%H:%M}"
+    if isinstance(schedule, Monthly):
+        shorter = " (the last day in shorter months)" if schedule.day > 28 else ""
+        return f"every month on day {schedule.day} at {schedule.at:%H:%M}{shorter}"
+    hours, minutes = divmod(schedule.minutes, 60)
+    if minutes:
+        every = "every minute" if schedule.minutes == 1 else f"every {schedule.minutes} minutes"
+    else:
+        every = "every hour" if hours == 1 else f"every {hours} hours"
+    window = schedule.window
+    return every + (f" from {window.start:%H:%M} to {window.end:%H:%M}" if window else "")
+
+
+def schedule_reading(schedule: Schedule, upcoming: datetime, now: datetime, zone: tzinfo) -> str:
+    """What a schedule reads as, with the time it runs (next): "Once, tomorrow
+    (Wed 25 Nov) at 09:00", "Every weekday (Monday to Friday) at 08:30; next
+    run tomorrow (Wed 25 Nov) at 08:30"."""
+    if isinstance(schedule, Once):
+        return f"Once, {run_words(upcoming, now, zone)}"
+    habit = habit_words(schedule)
+    return f"{habit[:1].upper()}{habit[1:]}; next run {run_words(upcoming, now, zone)}"
 
 
 def next_run_words(task: Task, now: datetime, zone: tzinfo) -> str:
@@ -195,25 +262,46 @@ class ScheduleReading:
     next_run: datetime | None = None
     problem: str = ""
 
+    def said(self, now: datetime, zone: tzinfo) -> str:
+        """The reading as the line under the field says it."""
+        if self.problem or self.schedule is None or self.next_run is None:
+            return self.problem or NO_SCHEDULE
+        return schedule_reading(self.schedule, self.next_run, now, zone)
+
 
 def read_schedule(text: str, now: datetime, zone: tzinfo) -> ScheduleReading:
-    """*text* read as a schedule, with its next run after *now* (as saving would)."""
+    """*text* read as a schedule at *now* (in *zone*, the user's), with its
+    next run after *now*, as saving it would."""
     try:
-        schedule = parse_schedule(text)
+        schedule = parse_schedule(text, now.astimezone(zone))
         upcoming = None if schedule is None else check_upcoming(schedule, now, zone)
     except ReverieError as error:
         return ScheduleReading(problem=str(error))
     return ScheduleReading(schedule, upcoming)
 
 
+def stored_reading(task: Task, now: datetime, zone: tzinfo) -> str:
+    """What a task's own schedule reads as, with its stored next run; "" if
+    it does not run (no schedule, not active, a ``once`` that ran)."""
+    if task.schedule is None or task.status != "active" or task.next_run_at is None:
+        return ""
+    if task.next_run_at <= now.timestamp():
+        return f"Due since {when_words(task.next_run_at, now, zone)}"
+    upcoming = datetime.fromtimestamp(task.next_run_at, zone)
+    return schedule_reading(task.schedule, upcoming, now, zone)
+
+
 class TaskDetail(QWidget):
     """The right pane: one task, its fields to edit and its actions (buttons
-    the window connects), or a line saying what to do."""
+    the window connects); the New task form (the same fields, empty, with
+    Add task and Cancel); or a line saying what to do."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setObjectName("task-detail")
         self.task: Task | None = None
+        self.creating = False
+        """Is the pane the New task form?"""
         self.title = named(QLabel(), "task-detail-title")
         self.title.setWordWrap(True)
         self.origin = named(QLabel(), "task-origin")
@@ -221,25 +309,37 @@ class TaskDetail(QWidget):
         self.open_button = named(
             QPushButton("Open conversation"), "task-open-conversation", "Open the conversation"
         )
+        self.open_button.setToolTip("Show the conversation this task came from")
         self.text_edit = named(QLineEdit(), "task-text", "What to do")
         self.text_edit.setPlaceholderText("What to do, in one line")
+        self.text_edit.setAccessibleDescription("The task, in one line")
         self.priority_box = named(QSpinBox(), "task-priority", "Priority, 1 urgent to 10 low")
+        self.priority_box.setAccessibleDescription("1 is urgent, 10 low")
         self.priority_box.setRange(URGENT, LOW)
         self.priority_box.setValue(DEFAULT_PRIORITY)
         self.priority_box.setPrefix("P")
         self.schedule_edit = named(QLineEdit(), "task-schedule", "Schedule, in words")
-        self.schedule_edit.setPlaceholderText("e.g. daily at 09:00 (empty: none)")
+        self.schedule_edit.setPlaceholderText(SCHEDULE_PLACEHOLDER)
         self.schedule_edit.setToolTip(SCHEDULE_HINT)
         self.schedule_hint = named(QLabel(), "task-schedule-hint", "What the schedule reads as")
         self.edit_problem = named(QLabel(), "task-edit-problem", "Why the task was not saved")
         self.revert_button = named(QPushButton("Revert"), "task-revert", "Undo my changes")
+        self.revert_button.setToolTip("Put the task's own text, priority and schedule back")
         self.save_button = named(QPushButton("Save"), "task-save", "Save the task")
         self.save_button.setToolTip("Save (Ctrl+S, or Enter in a field)")
+        self.cancel_button = named(
+            QPushButton("Cancel"), "task-cancel-new", "Cancel the new task, adding nothing"
+        )
+        self.cancel_button.setToolTip("Close the form without adding the task")
+        self.create_button = named(QPushButton("Add task"), "task-create", "Add the task")
+        self.create_button.setToolTip("Add the task (Ctrl+S, or Enter in a field)")
         self.pause_button = named(QPushButton("Pause"), "task-pause", "Pause the task")
         self.complete_button = named(QPushButton("Complete"), "task-complete", "Mark it done")
+        self.complete_button.setToolTip("Mark the task done; the Completed filter shows it")
         self.delete_button = named(QPushButton("Delete"), "task-delete", "Delete the task")
         self.delete_button.setToolTip("Delete (Del); restorable from the Deleted filter")
         self.restore_button = named(QPushButton("Restore"), "task-restore", "Restore the task")
+        self.restore_button.setToolTip("Bring the task back as it was")
         self.routine = named(QLabel(), "task-routine", "What the routine asks")
         self.facts = named(QLabel(), "task-facts")
         for label in (self.schedule_hint, self.edit_problem, self.routine, self.facts):
@@ -247,7 +347,10 @@ class TaskDetail(QWidget):
             label.setTextFormat(Qt.TextFormat.PlainText)
         self.routine.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.edit_problem.hide()
+        self.cancel_button.hide()
+        self.create_button.hide()
         self._lay_out()
+        self._order_tabs()
 
     def _lay_out(self) -> None:
         origin = QHBoxLayout()
@@ -270,8 +373,13 @@ class TaskDetail(QWidget):
         form.insertRow(1, priority_label, priority)
         edit_buttons = QHBoxLayout()
         edit_buttons.addStretch(1)
-        edit_buttons.addWidget(self.revert_button)
-        edit_buttons.addWidget(self.save_button)
+        for button in (
+            self.revert_button,
+            self.save_button,
+            self.cancel_button,
+            self.create_button,
+        ):
+            edit_buttons.addWidget(button)
         actions = QHBoxLayout()
         for button in (self.pause_button, self.complete_button, self.delete_button):
             actions.addWidget(button)
@@ -294,6 +402,25 @@ class TaskDetail(QWidget):
         layout.addWidget(self.single)
         layout.addStretch(1)
 
+    def _order_tabs(self) -> None:
+        """Tab goes as one reads: the conversation, the fields, their buttons, the actions."""
+        chain = (
+            self.open_button,
+            self.text_edit,
+            self.priority_box,
+            self.schedule_edit,
+            self.revert_button,
+            self.save_button,
+            self.cancel_button,
+            self.create_button,
+            self.pause_button,
+            self.complete_button,
+            self.delete_button,
+            self.restore_button,
+        )
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
+
     # -- what is shown -------------------------------------------------------
     def fields(self) -> tuple[str, int, str]:
         """The text, priority and schedule words as typed."""
@@ -311,8 +438,8 @@ class TaskDetail(QWidget):
         return (task.text, task.priority, schedule_words(task) or "")
 
     def dirty(self) -> bool:
-        """Has the user changed a field of the shown task?"""
-        if self.task is None:
+        """Has the user changed a field of the shown task (or typed in the New task form)?"""
+        if self.task is None and not self.creating:
             return False
         text, priority, words = self.fields()
         base_text, base_priority, base_words = self.base()
@@ -328,6 +455,7 @@ class TaskDetail(QWidget):
         same = self.task is not None and self.task.id == task.id
         typed, before = self.fields(), self.base()
         self.task = task
+        self._leave_form()
         status = "" if task.status == "active" else f" · {STATUS_WORDS[task.status].lower()}"
         self.title.setText(f"Task #{task.id}{status}")
         self.origin.setText(f"From {origin}" if task.conversation_id is not None else origin)
@@ -341,9 +469,7 @@ class TaskDetail(QWidget):
         for line in (self.text_edit, self.schedule_edit):
             line.setReadOnly(not editable)
             line.style().polish(line)  # the style sheet greys a read-only field
-        self.schedule_edit.setPlaceholderText(
-            "e.g. daily at 09:00 (empty: none)" if editable else "no schedule"
-        )
+        self.schedule_edit.setPlaceholderText(SCHEDULE_PLACEHOLDER if editable else "no schedule")
         self.priority_box.setReadOnly(not editable)
         self.priority_box.setButtonSymbols(
             QSpinBox.ButtonSymbols.UpDownArrows if editable else QSpinBox.ButtonSymbols.NoButtons
@@ -389,10 +515,55 @@ class TaskDetail(QWidget):
         self.schedule_edit.setText(words)
         self.edit_problem.hide()
 
+    def show_new(self) -> None:
+        """The New task form: the fields empty and editable, with Add task and Cancel."""
+        self.task = None
+        self.creating = True
+        self.title.setText("New task")
+        self.origin.setText("Added by you, not from a conversation.")
+        self.origin.show()
+        self.open_button.hide()
+        self.reset_fields()
+        for field in (self.text_edit, self.schedule_edit):
+            field.setReadOnly(False)
+            field.style().polish(field)
+        self.priority_box.setReadOnly(False)
+        self.priority_box.setButtonSymbols(QSpinBox.ButtonSymbols.UpDownArrows)
+        self.text_edit.setToolTip("")
+        self.priority_box.setToolTip("")
+        self.schedule_edit.setToolTip(SCHEDULE_HINT)
+        self.schedule_edit.setPlaceholderText(SCHEDULE_PLACEHOLDER)
+        for widget in self._task_only():
+            widget.hide()
+        self.cancel_button.show()
+        self.create_button.show()
+        self.single.show()
+
+    def _task_only(self) -> tuple[QWidget, ...]:
+        """What shows only with a task: its editing buttons, actions and facts."""
+        return (
+            self.revert_button,
+            self.save_button,
+            self.pause_button,
+            self.complete_button,
+            self.delete_button,
+            self.restore_button,
+            self.routine,
+            self.facts,
+        )
+
+    def _leave_form(self) -> None:
+        if self.creating:
+            self.creating = False
+            self.cancel_button.hide()
+            self.create_button.hide()
+            self.facts.show()
+
     def show_summary(self, text: str, origin: str = "", conversation: bool = False) -> None:
         """No single task: say *text* (how to start, or a group's *origin*,
         with Open conversation if it has a *conversation*)."""
         self.task = None
+        self._leave_form()
         self.title.setText(text)
         self.origin.setText(origin)
         self.origin.setVisible(bool(origin))
@@ -402,6 +573,7 @@ class TaskDetail(QWidget):
     def show_hint(self, text: str, *, problem: bool = False) -> None:
         """Say under the schedule what it reads as (its next run), or why it cannot be used."""
         self.schedule_hint.setText(text)
+        self.schedule_edit.setAccessibleDescription(text)  # heard with the field, not after it
         self.schedule_hint.setProperty("problem", problem)
         self.schedule_hint.style().polish(self.schedule_hint)  # the style sheet colours a problem
         self.schedule_hint.setVisible(bool(text))

@@ -1,15 +1,19 @@
 """The tasks window: every task Reverie keeps, grouped by the conversation it
-came from and most urgent first, to edit, pause or resume, complete, delete
-and restore, with each one's schedule in words and its next run.
+came from and most urgent first, to add by hand (New task, Ctrl+N), edit,
+pause or resume, complete, delete and restore, with each one's schedule in
+words and its next run.
 
 Everything here is a quick read or write of the database, done in place; the
 model is never asked.  A schedule is typed in words and read as the model's
-are (``parse_schedule``): what it reads as, with its next run or why it cannot
-be used, shows under it while typing, and a schedule that cannot be used is
-refused on Save with the reason and nothing saved.  Deleting is soft: the
-Deleted filter shows such tasks, with Restore.  ``refresh`` reads the tasks
-again (the app calls it after the model's tool calls and routine runs); it
-keeps what the user is typing.
+are (``parse_schedule``, with the task service's clock for "tomorrow 9"):
+what it reads as, with its next run or why it cannot be used, shows under it
+while typing, and a schedule that cannot be used is refused on Save or Add
+with the reason and nothing changed.  A task added here goes through the
+same ``TaskService.add`` as the model's, so the same rules hold; the
+scheduler finds it by its stored next run, as any other.  Deleting is soft:
+the Deleted filter shows such tasks, with Restore.  ``refresh`` reads the
+tasks again (the app calls it after the model's tool calls and routine
+runs); it keeps what the user is typing.
 """
 
 from __future__ import annotations
@@ -25,8 +29,10 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMessageBox,
+    QPushButton,
     QScrollArea,
     QSplitter,
+    QStyle,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -42,7 +48,6 @@ from desktop.ui.app_window import AppWindow, ListOrEmpty
 from desktop.ui.memory_views import named
 from desktop.ui.task_views import (
     COLUMNS,
-    NONE,
     ROW_ROLE,
     TEXT,
     TaskDetail,
@@ -53,9 +58,8 @@ from desktop.ui.task_views import (
     group_line,
     group_row,
     grouped,
-    next_run_words,
     read_schedule,
-    when_words,
+    stored_reading,
 )
 from desktop.ui.unsaved import UnsavedGuard
 
@@ -75,6 +79,8 @@ _EMPTY_FILTER = {
     "deleted": "No deleted tasks.",
     "all": EMPTY_TASKS,
 }
+LIST_MIN_WIDTH = 280
+"""The list's least width: the priority and the start of each task's text."""
 RowKey = tuple[str, int | None]
 """("task", id) or ("group", conversation id)."""
 
@@ -105,11 +111,13 @@ class TasksWindow(AppWindow):
         self.resize(1180, 660)
         self._tasks = tasks
         self._conversations = conversations
+        self._before_new: RowKey | None = None
+        """The row shown before the New task form opened, to go back to on Cancel."""
         self._build()
         self.unsaved = UnsavedGuard(
             self,
             dirty=self.detail.dirty,
-            what=lambda: f"task #{self.detail.task.id}" if self.detail.task else "the task",
+            what=self._editing_what,
             save=self.save,
             discard=self.revert,
         )
@@ -120,7 +128,11 @@ class TasksWindow(AppWindow):
         self.filter_box = named(QComboBox(), "task-filter", "Show")
         for key, (words, _) in FILTERS.items():
             self.filter_box.addItem(words, key)
+        self.filter_box.setToolTip("Which tasks the list shows")
         self.count_label = named(QLabel(), "task-count")
+        self.new_button = named(QPushButton("&New task…"), "task-new", "New task")
+        self.new_button.setToolTip("Add a task by hand (Ctrl+N)")
+        self.new_button.setAccessibleDescription("Opens an empty task form beside the list")
         self.build_status_lines("task")
         show_label = QLabel("S&how:")
         show_label.setBuddy(self.filter_box)
@@ -128,7 +140,9 @@ class TasksWindow(AppWindow):
         top.addWidget(show_label)
         top.addWidget(self.filter_box)
         top.addWidget(self.count_label, 1)
+        top.addWidget(self.new_button)
         splitter = QSplitter()
+        splitter.setChildrenCollapsible(False)  # neither pane shrinks to a sliver
         splitter.addWidget(self._build_list())
         splitter.addWidget(self._build_detail())
         splitter.setStretchFactor(0, 1)
@@ -138,6 +152,9 @@ class TasksWindow(AppWindow):
         layout.addWidget(self.notice)
         layout.addWidget(self.problem)
         layout.addWidget(splitter, 1)
+        QWidget.setTabOrder(self.filter_box, self.new_button)
+        QWidget.setTabOrder(self.new_button, self.tree)
+        QWidget.setTabOrder(self.tree, self.detail.open_button)
         self._connect()
         self._shortcuts()
 
@@ -149,6 +166,7 @@ class TasksWindow(AppWindow):
         self.tree.setItemsExpandable(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setAllColumnsShowFocus(True)
+        self.tree.setMinimumWidth(LIST_MIN_WIDTH)
         header = self.tree.header()
         header.setStretchLastSection(False)
         for column in range(len(COLUMNS)):
@@ -163,10 +181,17 @@ class TasksWindow(AppWindow):
         scroll = named(QScrollArea(), "task-detail-scroll")
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.detail)
+        # At the least size the fields and every button still show whole;
+        # only a routine's long prompt may need the scroll bar.
+        least = self.detail.minimumSizeHint()
+        frame = 2 * scroll.frameWidth()
+        bar = scroll.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        scroll.setMinimumSize(least.width() + frame + bar, least.height() + frame)
         return scroll
 
     def _connect(self) -> None:
         self.filter_box.currentIndexChanged.connect(self.refresh)
+        self.new_button.clicked.connect(self.new_task)
         self.tree.currentItemChanged.connect(self._on_current_changed)
         detail = self.detail
         detail.open_button.clicked.connect(self._open_conversation)
@@ -176,6 +201,8 @@ class TasksWindow(AppWindow):
         detail.complete_button.clicked.connect(self.complete)
         detail.delete_button.clicked.connect(self.delete)
         detail.restore_button.clicked.connect(self.restore)
+        detail.create_button.clicked.connect(self.add)
+        detail.cancel_button.clicked.connect(self.cancel_new)
         detail.text_edit.returnPressed.connect(self.save)
         detail.schedule_edit.returnPressed.connect(self.save)
         for edited in (detail.text_edit.textChanged, detail.schedule_edit.textChanged):
@@ -183,8 +210,9 @@ class TasksWindow(AppWindow):
         detail.priority_box.valueChanged.connect(self._on_edited)
 
     def _shortcuts(self) -> None:
-        QShortcut(QKeySequence(QKeyCombination(Qt.Key.Key_Escape)), self, self.close)
+        QShortcut(QKeySequence(QKeyCombination(Qt.Key.Key_Escape)), self, self._escape)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Save), self, self.save)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.New), self, self.new_task)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.refresh)
         delete = QShortcut(QKeySequence(QKeyCombination(Qt.Key.Key_Delete)), self.tree)
         delete.setContext(Qt.ShortcutContext.WidgetShortcut)  # not while typing in a field
@@ -220,7 +248,8 @@ class TasksWindow(AppWindow):
         for item in self._items():
             item.setFirstColumnSpanned(isinstance(item.data(0, ROW_ROLE), TaskGroup))
         found = self._item(key)
-        if found is None and not self.detail.dirty() and (rows := self._task_items()):
+        keep = self.detail.dirty() or self.detail.creating  # the pane stays as it is
+        if found is None and not keep and (rows := self._task_items()):
             found = rows[min(position, len(rows) - 1)]  # where the one that went was
         if found is not None:
             self.tree.setCurrentItem(found)
@@ -294,7 +323,8 @@ class TasksWindow(AppWindow):
     ) -> None:
         shown = self.detail.task
         target = None if current is None else self._key(current)
-        if self.detail.dirty() and shown is not None and target != ("task", shown.id):
+        editing = ("task", shown.id) if shown is not None else None
+        if self.detail.dirty() and (self.detail.creating or target != editing):
             self.tree.blockSignals(True)  # stay here until the user answers
             if previous is None:
                 self.tree.setCurrentIndex(QModelIndex())
@@ -315,7 +345,9 @@ class TasksWindow(AppWindow):
         data = None if item is None else item.data(0, ROW_ROLE)
         detail = self.detail
         zone = self._tasks.zone
-        if isinstance(data, Task):
+        if detail.creating and data is None:
+            pass  # the New task form stays, with what was typed
+        elif isinstance(data, Task):
             detail.show_task(data, self._origin(data), facts_line(data, now, zone))
         elif isinstance(data, TaskGroup):
             detail.show_summary(
@@ -356,22 +388,15 @@ class TasksWindow(AppWindow):
         dirty = detail.dirty()
         detail.save_button.setEnabled(dirty)
         detail.revert_button.setEnabled(dirty)
-        if task is None:
+        if task is None and not detail.creating:
             return
-        now = self._tasks.now()
+        now, zone = self._tasks.now(), self._tasks.zone
         words = " ".join(detail.schedule_edit.text().split())
-        if words == (schedule_words(task) or "") or task.status not in OPEN:
-            upcoming = next_run_words(task, now, self._tasks.zone)
-            detail.show_hint("" if upcoming == NONE else f"Next run: {upcoming}")
+        if task is not None and (words == (schedule_words(task) or "") or task.status not in OPEN):
+            detail.show_hint(stored_reading(task, now, zone))
             return
-        reading = read_schedule(words, now, self._tasks.zone)
-        if reading.problem:
-            detail.show_hint(reading.problem, problem=True)
-        elif reading.next_run is None:
-            detail.show_hint("No schedule: it waits until you or Reverie act on it.")
-        else:
-            upcoming = when_words(reading.next_run.timestamp(), now, self._tasks.zone)
-            detail.show_hint(f"Next run: {upcoming}")
+        reading = read_schedule(words, now, zone)
+        detail.show_hint(reading.said(now, zone), problem=bool(reading.problem))
 
     # -- editing -------------------------------------------------------------
     def save(self) -> bool:
@@ -379,6 +404,8 @@ class TasksWindow(AppWindow):
         there nothing to save)?  What cannot be saved is said under the
         fields, and nothing is changed."""
         detail, task = self.detail, self.detail.task
+        if detail.creating:
+            return self.add()
         if task is None or not detail.dirty():
             return True
         text, priority, words = detail.fields()
@@ -386,7 +413,7 @@ class TasksWindow(AppWindow):
         schedule: Schedule | Keep | None = KEEP
         if " ".join(words.split()) != base_words:
             try:
-                schedule = parse_schedule(words)
+                schedule = parse_schedule(words, self._tasks.now())
             except ReverieError as error:
                 detail.show_problem(f"Not saved: {error}")
                 return False
@@ -406,9 +433,85 @@ class TasksWindow(AppWindow):
         return True
 
     def revert(self) -> None:
-        """Put the task's own text, priority and schedule back in the fields."""
+        """Put the task's own text, priority and schedule back in the fields
+        (in the New task form: close it, adding nothing)."""
+        if self.detail.creating:
+            self.cancel_new()
+            return
         self.detail.reset_fields()
         self._update_state()
+
+    # -- adding ----------------------------------------------------------------
+    def new_task(self) -> None:
+        """Open the New task form beside the list (asking first about unsaved
+        edits of the task shown)."""
+        self.present()
+        if self.detail.creating:
+            self.detail.text_edit.setFocus()
+            return
+        self.resolve_unsaved("starting a new task", self._open_form)
+
+    def _open_form(self) -> None:
+        self._before_new = self._current_key()
+        self.tree.blockSignals(True)  # no row is the one shown while the form is open
+        self.tree.setCurrentIndex(QModelIndex())
+        self.tree.clearSelection()
+        self.tree.blockSignals(False)
+        self.detail.show_new()
+        self._update_state()
+        self.detail.text_edit.setFocus()
+
+    def add(self) -> bool:
+        """Add the task typed in the New task form, as the model's tool adds
+        one; did it work?  What cannot be added is said under the fields,
+        and nothing is added."""
+        detail = self.detail
+        if not detail.creating:
+            return True
+        text, priority, words = detail.fields()
+        try:
+            schedule = parse_schedule(words, self._tasks.now())
+            task = self._tasks.add(text, conversation_id=None, priority=priority, schedule=schedule)
+        except ReverieError as error:
+            detail.show_problem(f"Not added: {error}")
+            return False
+        detail.show_summary("")  # the form closes; the new task is shown instead
+        if "active" not in FILTERS[self.filter_box.currentData()][1]:
+            self.filter_box.setCurrentIndex(self.filter_box.findData("open"))
+        self._changed(f"Added task #{task.id}.")
+        self._go_to(("task", task.id))
+        item = self.tree.currentItem()
+        if item is not None:
+            self.tree.scrollToItem(item)
+        self._focus_list()
+        return True
+
+    def cancel_new(self) -> None:
+        """Close the New task form, adding nothing; the row shown before comes back."""
+        if not self.detail.creating:
+            return
+        self.detail.show_summary("")
+        self._go_to(self._before_new)
+        self._focus_list()
+
+    def _focus_list(self) -> None:
+        """Where the keyboard goes when the form closes under it: the list at
+        the row now shown (New task if there are none)."""
+        has_rows = self.list_stack.currentWidget() is self.tree
+        (self.tree if has_rows else self.new_button).setFocus()
+
+    def _escape(self) -> None:
+        """Esc closes the New task form (asking first if something was typed), else the window."""
+        if self.detail.creating:
+            self.resolve_unsaved("closing the form", self.cancel_new)
+        else:
+            self.close()
+
+    def _editing_what(self) -> str:
+        """What the unsaved-changes question calls the edits."""
+        if self.detail.creating:
+            return "the new task"
+        return f"task #{self.detail.task.id}" if self.detail.task else "the task"
 
     def toggle_pause(self) -> None:
         """Pause the task shown, or resume it if it is paused."""
@@ -503,6 +606,7 @@ class TasksWindow(AppWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.unsaved.may_close():
+            self.cancel_new()  # an empty form is not kept for next time
             super().closeEvent(event)  # hidden, not destroyed: the app opens it again
         else:
             event.ignore()  # asked first; it closes once answered so

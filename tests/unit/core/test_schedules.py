@@ -65,8 +65,15 @@ def runs(schedule: Schedule, after: datetime, count: int, zone: tzinfo = BERLIN)
     [
         ("daily at 09:00", Daily(time(9)), "daily at 09:00"),
         ("Every day 7:05", Daily(time(7, 5)), "daily at 07:05"),
-        ("weekly on Monday at 09:00", Weekly(0, time(9)), "weekly on Monday at 09:00"),
-        ("every fri 18:30", Weekly(4, time(18, 30)), "weekly on Friday at 18:30"),
+        ("weekly on Monday at 09:00", Weekly((0,), time(9)), "weekly on Monday at 09:00"),
+        ("every fri 18:30", Weekly((4,), time(18, 30)), "weekly on Friday at 18:30"),
+        (
+            "weekly on Monday, Wednesday and Friday at 09:00",
+            Weekly((0, 2, 4), time(9)),
+            "weekly on Monday, Wednesday and Friday at 09:00",
+        ),
+        ("weekdays at 08:30", Weekly((0, 1, 2, 3, 4), time(8, 30)), "weekdays at 08:30"),
+        ("weekends at 10:00", Weekly((5, 6), time(10)), "weekends at 10:00"),
         ("monthly on day 31 at 09:00", Monthly(31, time(9)), "monthly on day 31 at 09:00"),
         ("monthly on the 1st at 8:00", Monthly(1, time(8)), "monthly on day 1 at 08:00"),
         (
@@ -112,7 +119,7 @@ def test_none_is_no_schedule(written: str) -> None:
     ("written", "message"),
     [
         ("daily at 25:00", "'25:00' is not a time of day; write it as HH:MM on a 24-hour clock"),
-        ("daily at 9am", "'9am' is not a time of day"),
+        ("daily at 13pm", "'13pm' is not a time of day: with am or pm the hour is 1 to 12"),
         ("daily at 12:60", "'12:60' is not a time of day"),
         ("every 0 minutes", "Every 0 minutes is not a schedule: the interval is 1 to 1440"),
         ("every 2000 minutes", "Every 2000 minutes is not a schedule"),
@@ -121,7 +128,7 @@ def test_none_is_no_schedule(written: str) -> None:
             "The time window 08:00-08:00 is empty: it closes the minute it opens",
         ),
         ("every 30 minutes 8-20", "'8' is not a time of day"),
-        ("weekly on Funday at 09:00", "'fun' is not a weekday; write one of Monday, Tuesday"),
+        ("weekly on Funday at 09:00", "'funday' is not a weekday; write one of Monday, Tuesday"),
         ("monthly on day 32 at 09:00", "32 is not a day of the month (1 to 31)"),
         ("monthly on day 0 at 09:00", "0 is not a day of the month"),
         ("once on 2026-02-30 09:00", "'2026-02-30' is not a date; write it as YYYY-MM-DD"),
@@ -142,14 +149,23 @@ def test_a_schedule_runs_on_whole_wall_clock_minutes() -> None:
     with pytest.raises(ScheduleError, match="without a time zone"):
         Once(datetime(2026, 12, 1, 9, tzinfo=UTC))
     with pytest.raises(ScheduleError, match="not a weekday"):
-        Weekly(7, time(9))
+        Weekly((7,), time(9))
+    with pytest.raises(ScheduleError, match="one to six days"):
+        Weekly((), time(9))
+    with pytest.raises(ScheduleError, match="every day is daily"):
+        Weekly(tuple(range(7)), time(9))
+    assert Weekly((3, 0, 3), time(9)) == Weekly((0, 3), time(9))
 
 
 def test_the_grammar_pattern_admits_what_describe_writes() -> None:
     pattern = re.compile(SCHEDULE_PATTERN)
     for schedule in (
         Daily(time(9)),
-        Weekly(6, time(23, 59)),
+        Weekly((6,), time(23, 59)),
+        Weekly((0, 3), time(18)),
+        Weekly((0, 2, 4, 6), time(7, 5)),
+        Weekly((0, 1, 2, 3, 4), time(8, 30)),
+        Weekly((5, 6), time(10)),
         Monthly(31, time(0)),
         Once(datetime(2026, 12, 1, 9)),
         Interval(1),
@@ -170,7 +186,7 @@ _SCHEDULES: st.SearchStrategy[Schedule] = st.one_of(
         ),
     ),
     st.builds(Daily, _TIMES),
-    st.builds(Weekly, st.integers(0, 6), _TIMES),
+    st.builds(Weekly, st.sets(st.integers(0, 6), min_size=1, max_size=6).map(tuple), _TIMES),
     st.builds(Monthly, st.integers(1, 31), _TIMES),
     st.builds(Interval, st.integers(1, 1440)),
     st.tuples(st.integers(1, 1440), _TIMES, _TIMES)
@@ -193,6 +209,8 @@ def test_every_schedule_survives_storage_and_words(schedule: Schedule) -> None:
         ("daily", {}),
         ("daily", {"at": "9 o'clock"}),
         ("weekly", {"weekday": "someday", "at": "09:00"}),
+        ("weekly", {"weekdays": "monday", "at": "09:00"}),
+        ("weekly", {"weekdays": [], "at": "09:00"}),
         ("monthly", {"day": "31", "at": "09:00"}),
         ("interval", {"minutes": 0}),
         ("interval", {"minutes": 5, "window": {"start": "08:00", "end": "08:00"}}),
@@ -220,18 +238,36 @@ def test_missed_runs_are_not_returned_the_next_run_to_come_is() -> None:
     woke = at("2026-11-30 10:15")
 
     assert runs(Daily(time(9)), woke, 1) == ["12-01 09:00 CET"]
-    assert runs(Weekly(0, time(9)), woke, 1) == ["12-07 09:00 CET"]
+    assert runs(Weekly((0,), time(9)), woke, 1) == ["12-07 09:00 CET"]
     assert runs(Interval(30), woke, 1) == ["11-30 10:30 CET"]
 
 
 def test_weekly_runs_on_its_weekday() -> None:
     # 2026-11-22 is a Sunday.
-    assert runs(Weekly(0, time(9)), at("2026-11-22 12:00"), 3) == [
+    assert runs(Weekly((0,), time(9)), at("2026-11-22 12:00"), 3) == [
         "11-23 09:00 CET",
         "11-30 09:00 CET",
         "12-07 09:00 CET",
     ]
-    assert runs(Weekly(6, time(13)), at("2026-11-22 12:00"), 1) == ["11-22 13:00 CET"]
+    assert runs(Weekly((6,), time(13)), at("2026-11-22 12:00"), 1) == ["11-22 13:00 CET"]
+
+
+def test_weekly_on_several_days_runs_on_each_in_turn() -> None:
+    assert runs(Weekly((0, 3), time(18)), at("2026-11-22 12:00"), 4) == [
+        "11-23 18:00 CET",
+        "11-26 18:00 CET",
+        "11-30 18:00 CET",
+        "12-03 18:00 CET",
+    ]
+
+
+def test_one_weekday_is_stored_as_before_several_as_a_list() -> None:
+    assert to_spec(Weekly((0,), time(9))) == ("weekly", {"weekday": "monday", "at": "09:00"})
+    assert to_spec(Weekly((0, 3), time(9))) == (
+        "weekly",
+        {"weekdays": ["monday", "thursday"], "at": "09:00"},
+    )
+    assert from_spec("weekly", {"weekday": "monday", "at": "09:00"}) == Weekly((0,), time(9))
 
 
 def test_monthly_on_a_day_a_month_lacks_runs_on_its_last_day() -> None:

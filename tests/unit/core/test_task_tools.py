@@ -114,6 +114,18 @@ def test_add_stores_a_task_in_the_calls_conversation(
     assert call.result.summary == f"Task #{task.id} added: Water the plants [daily at 09:00]"
 
 
+def test_a_schedule_counted_from_now_is_read_on_the_tasks_clock(
+    toolbox: Toolbox, tasks: TaskService, context: ToolContext
+) -> None:
+    call = toolbox.call(
+        _call(action="add", text="Call the bank", schedule="tomorrow at 9am"), context, TASK
+    )
+
+    assert call.result.ok, call.result.summary
+    [task] = _all(tasks)
+    assert task.next_run_at == datetime(2026, 11, 23, 9, tzinfo=BERLIN).timestamp()
+
+
 def test_add_with_a_routine_makes_a_task_that_runs_its_prompt(
     toolbox: Toolbox, tasks: TaskService, context: ToolContext
 ) -> None:

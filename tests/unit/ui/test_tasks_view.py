@@ -8,12 +8,12 @@ from datetime import datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QAbstractButton, QApplication, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore, Database
-from desktop.core.db.tasks import Task, TaskStore
+from desktop.core.db.tasks import EVERY_STATUS, Task, TaskStore
 from desktop.core.schedules import Daily, Interval, parse_schedule
 from desktop.core.tasks import TaskService
 from desktop.core.time_zones import local_zone
@@ -171,7 +171,9 @@ def test_editing_saves_text_priority_and_schedule_with_its_new_next_run(
 
     edit(view, "Water the balcony plants", "weekly on wed at 8:30")
     view.detail.priority_box.setValue(2)
-    assert view.detail.schedule_hint.text() == "Next run: Wed 25 Nov, 08:30"
+    assert view.detail.schedule_hint.text() == (
+        "Every Wednesday at 08:30; next run Wed 25 Nov at 08:30"
+    )
     with qtbot.waitSignal(view.tasks_changed):
         click(qtbot, view.detail.save_button)
 
@@ -302,6 +304,272 @@ def test_a_refused_step_is_said_and_the_list_catches_up(
         f"That did not work: Task #{task.id} is completed; only active tasks can be paused."
     )
     assert view.task_ids() == []
+
+
+# -- adding a task by hand ------------------------------------------------------
+def open_form(qtbot: QtBot, view: TasksWindow) -> None:
+    click(qtbot, view.new_button)
+    assert view.detail.creating
+    assert view.detail.title.text() == "New task"
+
+
+def test_new_task_adds_what_was_typed_and_shows_it_selected(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService
+) -> None:
+    other = tasks.add("Stand up", conversation_id=None, priority=1)
+    view.refresh()
+    select(view, other.id)
+
+    open_form(qtbot, view)
+    detail = view.detail
+    assert detail.fields() == ("", 5, "")
+    assert view.tree.currentItem() is None  # no row is the one shown
+    assert detail.create_button.isVisible() and detail.cancel_button.isVisible()
+    assert not detail.save_button.isVisible() and not detail.delete_button.isVisible()
+    edit(view, "Water the plants", "Tomorrow 9")
+    detail.priority_box.setValue(3)
+    assert detail.schedule_hint.text() == "Once, tomorrow (Mon 23 Nov) at 09:00"
+    assert detail.schedule_edit.accessibleDescription() == detail.schedule_hint.text()
+    with qtbot.waitSignal(view.tasks_changed):
+        click(qtbot, detail.create_button)
+
+    added = [task for task in tasks.list() if task.id != other.id]
+    assert len(added) == 1
+    task = added[0]
+    assert (task.text, task.priority, task.conversation_id) == ("Water the plants", 3, None)
+    assert task.next_run_at == datetime(2026, 11, 23, 9, tzinfo=ZONE).timestamp()
+    assert not detail.creating and detail.task == task
+    assert view.tree.currentItem() is view._item(("task", task.id))
+    assert view.notice.text() == f"Added task #{task.id}."
+    assert view.row_texts(task.id)[3:5] == ["once on 2026-11-23 09:00", "tomorrow 09:00"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("every day at 13pm", "'13pm' is not a time of day: with am or pm the hour is 1 to 12"),
+        ("today at 9am", "Once on 2026-11-22 09:00 is in the past"),
+        ("monday and friday at 9", "'monday and friday at 9' could mean once or every week"),
+        ("9am", "'9am' needs a day: write e.g. 'today at 9am'"),
+        ("whenever", "'whenever' is not a schedule Reverie understands; write e.g. 'tomorrow"),
+    ],
+)
+def test_a_new_task_with_a_bad_schedule_is_said_inline_and_not_added(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService, typed: str, reason: str
+) -> None:
+    open_form(qtbot, view)
+    edit(view, "Water the plants", typed)
+    assert view.detail.schedule_hint.text().startswith(reason)  # while typing
+    assert view.detail.schedule_hint.property("problem") is True
+
+    click(qtbot, view.detail.create_button)
+
+    assert view.detail.edit_problem.isVisible()
+    assert view.detail.edit_problem.text().startswith(f"Not added: {reason}")
+    assert tasks.list(EVERY_STATUS) == []
+    assert view.detail.creating and view.detail.fields() == ("Water the plants", 5, typed)
+
+
+def test_cancel_adds_nothing_and_goes_back_to_the_task_shown_before(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService
+) -> None:
+    first = tasks.add("Stand up", conversation_id=None, priority=1)
+    second = tasks.add("Sit down", conversation_id=None, priority=2)
+    view.refresh()
+    select(view, second.id)
+    open_form(qtbot, view)
+    edit(view, "Water the plants", "every day at 9am")
+
+    click(qtbot, view.detail.cancel_button)
+
+    assert [task.id for task in tasks.list(EVERY_STATUS)] == [first.id, second.id]
+    assert not view.detail.creating and not view.detail.cancel_button.isVisible()
+    assert view.detail.task == second
+    assert view.tree.currentItem() is view._item(("task", second.id))
+
+
+def test_ctrl_n_opens_the_form_and_enter_adds(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService
+) -> None:
+    view.activateWindow()
+    view.tree.setFocus()
+    qtbot.keyClick(view.tree, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert view.detail.creating
+    assert QApplication.focusWidget() is view.detail.text_edit
+
+    qtbot.keyClicks(view.detail.text_edit, "Stretch")
+    view.detail.schedule_edit.setText("weekdays at 8:30")
+    assert view.detail.schedule_hint.text() == (
+        "Every weekday (Monday to Friday) at 08:30; next run tomorrow (Mon 23 Nov) at 08:30"
+    )
+    with qtbot.waitSignal(view.tasks_changed):
+        qtbot.keyClick(view.detail.schedule_edit, Qt.Key.Key_Return)
+
+    (task,) = tasks.list()
+    assert task.text == "Stretch" and view.detail.task == task
+    assert QApplication.focusWidget() is view.tree  # at the new task's row
+    assert view.row_texts(task.id)[3] == "weekdays at 08:30"
+
+
+def test_esc_closes_an_untouched_form_and_asks_about_a_typed_one(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService
+) -> None:
+    view.activateWindow()
+    open_form(qtbot, view)
+    qtbot.keyClick(view.detail.text_edit, Qt.Key.Key_Escape)
+    assert not view.detail.creating and view.isVisible()  # the form went, not the window
+    assert QApplication.focusWidget() is view.new_button  # no rows to go back to
+
+    open_form(qtbot, view)
+    qtbot.keyClicks(view.detail.text_edit, "Stretch")
+    qtbot.keyClick(view.detail.text_edit, Qt.Key.Key_Escape)
+    dialog = view.unsaved_dialog
+    assert dialog is not None
+    assert dialog.text() == (
+        "You changed the new task and did not save it. Save before closing the form?"
+    )
+    answer(qtbot, view, "Keep editing")
+    assert view.detail.creating and view.detail.text_edit.text() == "Stretch"
+
+    qtbot.keyClick(view.detail.text_edit, Qt.Key.Key_Escape)
+    answer(qtbot, view, "Discard changes")
+    assert not view.detail.creating and tasks.list(EVERY_STATUS) == []
+
+
+def test_choosing_a_task_while_the_form_has_typing_asks_first(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService
+) -> None:
+    task = tasks.add("Stand up", conversation_id=None)
+    view.refresh()
+    open_form(qtbot, view)
+    edit(view, "Stretch", "every hour")
+
+    select(view, task.id)
+    answer(qtbot, view, "Keep editing")
+    assert view.detail.creating and view.tree.currentItem() is None
+
+    select(view, task.id)
+    answer(qtbot, view, "Save")  # adds it, then goes where the user clicked
+    assert [t.text for t in tasks.list()] == ["Stand up", "Stretch"]
+    assert view.detail.task == get(tasks, task.id) and not view.detail.creating
+
+
+def test_a_refresh_keeps_the_form_and_its_typing(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService
+) -> None:
+    open_form(qtbot, view)
+    edit(view, "Stretch", "every hour")
+
+    added = tasks.add("Drink water", conversation_id=None)  # the model, meanwhile
+    view.refresh()
+
+    assert view.task_ids() == [added.id] and view.tree.currentItem() is None
+    assert view.detail.creating and view.detail.fields() == ("Stretch", 5, "every hour")
+    assert view.detail.schedule_hint.text() == "Every hour; next run today (Sun 22 Nov) at 13:00"
+
+
+def test_editing_a_task_with_unsaved_changes_asks_before_the_form_opens(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService
+) -> None:
+    task = tasks.add("Stand up", conversation_id=None)
+    view.refresh()
+    select(view, task.id)
+    edit(view, "Stand up tall")
+
+    click(qtbot, view.new_button)
+    answer(qtbot, view, "Save")
+
+    assert get(tasks, task.id).text == "Stand up tall"
+    assert view.detail.creating and view.detail.fields() == ("", 5, "")
+
+
+def test_a_task_added_under_another_filter_shows_in_to_do(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService
+) -> None:
+    view.filter_box.setCurrentIndex(view.filter_box.findData("completed"))
+    open_form(qtbot, view)
+    edit(view, "Stretch")
+    click(qtbot, view.detail.create_button)
+
+    (task,) = tasks.list()
+    assert view.filter_box.currentData() == "open" and view.task_ids() == [task.id]
+    assert view.detail.task == task and task.schedule is None
+
+
+def test_a_task_added_by_hand_comes_due_like_any_other(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService, clock: Clock
+) -> None:
+    open_form(qtbot, view)
+    edit(view, "Take the cake out", "in 20 minutes")
+    assert view.detail.schedule_hint.text() == "Once, today (Sun 22 Nov) at 12:20"
+    click(qtbot, view.detail.create_button)
+    (task,) = tasks.list()
+
+    clock.now += timedelta(minutes=19)
+    assert tasks.due() == []
+    clock.now += timedelta(minutes=1)
+    assert [due.id for due in tasks.due()] == [task.id]  # what the scheduler's tick runs
+
+
+def test_the_form_reads_in_order_and_names_its_controls(qtbot: QtBot, view: TasksWindow) -> None:
+    view.activateWindow()
+    view.filter_box.setFocus()
+    detail = view.detail
+    qtbot.keyClick(view.filter_box, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is view.new_button
+    qtbot.keyClick(view.new_button, Qt.Key.Key_Space)
+    assert QApplication.focusWidget() is detail.text_edit
+
+    order = []
+    for _ in range(4):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        order.append(QApplication.focusWidget())
+    assert order == [
+        detail.priority_box,
+        detail.schedule_edit,
+        detail.cancel_button,
+        detail.create_button,
+    ]
+    for control in (view.new_button, detail.create_button, detail.cancel_button):
+        assert control.accessibleName() and control.toolTip()
+
+
+def test_at_its_least_size_the_form_and_its_buttons_show_whole(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService
+) -> None:
+    tasks.add("Stand up", conversation_id=None, schedule=Daily(time(9)))
+    view.refresh()
+    view.resize(1, 1)
+    open_form(qtbot, view)
+    edit(view, "Stretch", "monday and thursday at 9")  # the longest reading there is
+    click(qtbot, view.detail.create_button)
+    assert view.size() == view.minimumSize()
+    assert view.detail.edit_problem.isVisible()
+
+    viewport = view.detail.parentWidget()  # the scroll area's
+    assert viewport is not None
+    detail = view.detail
+    for control in (
+        detail.text_edit,
+        detail.schedule_edit,
+        detail.edit_problem,
+        detail.cancel_button,
+        detail.create_button,
+    ):
+        where = control.rect().translated(control.mapTo(viewport, QPoint(0, 0)))
+        assert viewport.rect().contains(where), control.objectName()
+    assert view.tree.width() >= 280  # the list stays a list
+
+
+def test_an_unchanged_schedule_reads_with_its_stored_next_run(
+    view: TasksWindow, tasks: TaskService
+) -> None:
+    task = tasks.add("Stand up", conversation_id=None, schedule=Daily(time(9)))
+    view.refresh()
+    select(view, task.id)
+    assert view.detail.schedule_hint.text() == (
+        "Every day at 09:00; next run tomorrow (Mon 23 Nov) at 09:00"
+    )
 
 
 # -- refreshing while the user types ----------------------------------------------
