@@ -6,6 +6,7 @@ embeddings), 5. the chat service, the harvest, the dreamer, the routine runner
 and the agenda reviewer, 6. the windows and the tray.
 A part that cannot start (a corrupt model, an unreadable database) is
 reported in the window and on the command line; the rest still starts.
+The first start's conversion of the memory model shows its progress in both.
 """
 
 from __future__ import annotations
@@ -13,13 +14,21 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from desktop import __version__, models_cli
 from desktop.core.agenda import AgendaReviewer
-from desktop.core.backends import BackendMaker, RoleSwitch, describe_role
+from desktop.core.backends import (
+    BackendMaker,
+    Preparation,
+    PreparationProgress,
+    RoleSwitch,
+    describe_role,
+    preparing_text,
+)
 from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.skills import SkillStore
@@ -55,6 +64,11 @@ from models.interfaces import ChatMessage, GenerationOptions
 
 log = logging.getLogger("reverie")
 
+PRINT_EVERY_S = 2.0
+"""Within a stage of preparing a model, a progress line at most this often..."""
+PRINT_EVERY_FRACTION = 0.1
+"""...and only once it moved this much."""
+
 
 @dataclass
 class Core:
@@ -78,6 +92,8 @@ class Core:
     agenda: AgendaReviewer | None = None
     activity: UserActivity = field(default_factory=UserActivity)
     """When the user is chatting: background work gives way."""
+    preparation: PreparationProgress = field(default_factory=PreparationProgress)
+    """How the first start's conversion of the memory model goes."""
     problems: list[str] = field(default_factory=list)
 
     def close(self) -> None:
@@ -94,8 +110,11 @@ def build_core(paths: AppPaths) -> Core:
     secrets = SecretStore()
     catalog, catalog_problem = _catalog()
     library = ModelLibrary(paths.models_dir, catalog)
-    roles = RoleSwitch(broker, BackendMaker(library, secrets))
-    core = Core(paths, settings, broker, secrets, library, roles, activity=activity)
+    preparation = PreparationProgress()
+    roles = RoleSwitch(broker, BackendMaker(library, secrets, preparation))
+    core = Core(
+        paths, settings, broker, secrets, library, roles, activity=activity, preparation=preparation
+    )
     for problem in (settings_problem, catalog_problem):
         if problem is not None:
             core.problems.append(str(problem))
@@ -194,6 +213,32 @@ def _catalog() -> tuple[Catalog, CatalogInvalid | None]:
         return Catalog.model_construct(version=1, models=()), error  # none to offer
 
 
+class PreparationPrinter:
+    """Prints a model's preparation to stderr: a line as each stage starts,
+    and within a stage one per ``PRINT_EVERY_FRACTION`` at most every
+    ``PRINT_EVERY_S`` (a slow disk shows it moving, a log is not flooded)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._stage = ""
+        self._fraction = 0.0
+        self._printed_at = 0.0
+
+    def __call__(self, step: Preparation) -> None:
+        if step.failed:  # the load's problem says why, with the other problems
+            return
+        stage = step.stage.rstrip("0123456789/ ")  # "writing tensors 12/101": one stage
+        now = self._clock()
+        moved = (
+            step.fraction - self._fraction >= PRINT_EVERY_FRACTION
+            and now - self._printed_at >= PRINT_EVERY_S
+        )
+        if stage == self._stage and not moved and step.fraction < 1.0:
+            return
+        self._stage, self._fraction, self._printed_at = stage, step.fraction, now
+        print(f"Reverie: {preparing_text(step.fraction)} ({step.stage})", file=sys.stderr)
+
+
 def load_models(core: Core) -> dict[Role, Job]:
     """Queue loading every role's models (background work with none of its
     own uses the chat's); the load jobs, by role."""
@@ -215,6 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_check(paths: AppPaths, prompt: str) -> int:
     """Start every part without a window, report it, and stream one short reply."""
     core = build_core(paths)
+    core.preparation.add_listener(PreparationPrinter())
     try:
         loads = load_models(core)
         failures = {role: failure_message(ROLE_NAMES[role], job) for role, job in loads.items()}
@@ -256,6 +302,7 @@ def run_gui(paths: AppPaths, *, start_hidden: bool) -> int:
     core = build_core(paths)
     for problem in core.problems:
         print(f"Reverie: {problem}", file=sys.stderr)
+    core.preparation.add_listener(PreparationPrinter())
     loads = load_models(core)
     try:
         app = ReverieApplication(core, loads)

@@ -7,13 +7,18 @@ into what the broker loads (``models.jobs.Backend``: a key, a loader, a label);
 ``RoleSwitch`` hands the broker the roles whose backends changed, so a new
 model or server takes effect without a restart.  A server's API key is read
 from the system keyring when its backend is made, never from the settings.
+On the first start the embedded embedding model is converted to GGUF (a few
+seconds); ``PreparationProgress`` tells the command line and the window how
+that goes.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from desktop.core.model_library import (
@@ -26,7 +31,7 @@ from desktop.core.secrets import SecretStore
 from desktop.core.settings import Backend as BackendSettings
 from desktop.core.settings import ModelSettings
 from models.broker import InferenceBroker
-from models.convert_bert import CONVERTER_VERSION, ensure_default_embedder_gguf
+from models.convert_bert import CONVERTER_VERSION, Progress, ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source
 from models.jobs import Backend, Job, Role
 from models.llama_chat import LlamaChatModel
@@ -40,6 +45,72 @@ DEFAULT_EMBEDDER_NAME = f"all-MiniLM-L6-v2@{CONVERTER_VERSION}"
 """Stored vectors record the embedder's name; a new converter means new vectors."""
 
 
+@dataclass(frozen=True)
+class Preparation:
+    """A step of preparing a model for its first use (converting the embedded embedder)."""
+
+    fraction: float
+    """Done so far, 0 to 1."""
+    stage: str
+    """What it is doing: "reading the weights", "writing tensors 12/101"..."""
+    failed: bool = False
+    """It stopped here with an error (the load's error says which)."""
+
+    @property
+    def over(self) -> bool:
+        """Nothing more of this preparation comes."""
+        return self.failed or self.fraction >= 1.0
+
+
+PreparationListener = Callable[[Preparation], None]
+
+
+def preparing_text(fraction: float) -> str:
+    """What the user reads while the memory model is prepared."""
+    return f"Preparing the memory model (first start only)… {int(fraction * 100)}%"
+
+
+class PreparationProgress:
+    """Tells its listeners how a model's preparation goes, on the loading thread.
+
+    Listeners (the command line, the window) may come and go from any thread;
+    each must be quick and hand the step on to its own thread if it needs one.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._listeners: tuple[PreparationListener, ...] = ()
+
+    def add_listener(self, listener: PreparationListener) -> None:
+        with self._lock:
+            self._listeners = (*self._listeners, listener)
+
+    def remove_listener(self, listener: PreparationListener) -> None:
+        with self._lock:
+            self._listeners = tuple(known for known in self._listeners if known != listener)
+
+    @contextmanager
+    def reporting(self) -> Iterator[Progress]:
+        """A converter's ``Progress`` callback for the listeners; if the
+        conversion raises, they hear that it failed where it was."""
+        last: list[Preparation] = []
+
+        def report(fraction: float, stage: str) -> None:
+            last[:] = [Preparation(fraction, stage)]
+            self._tell(last[0])
+
+        try:
+            yield report
+        except BaseException:
+            if last and not last[0].over:
+                self._tell(replace(last[0], failed=True))
+            raise
+
+    def _tell(self, step: Preparation) -> None:
+        for listener in self._listeners:  # a snapshot: one removed meanwhile may hear it
+            listener(step)
+
+
 def api_key_name(url: str) -> str:
     """The keyring entry of the API key for the server at *url*."""
     return f"api-key {url}"
@@ -51,6 +122,8 @@ class BackendMaker:
 
     library: ModelLibrary
     secrets: SecretStore
+    preparation: PreparationProgress = field(default_factory=PreparationProgress)
+    """Hears the embedded embedder's conversion on the first start."""
 
     def for_role(self, role: Role, settings: ModelSettings) -> list[Backend]:
         """*role*'s backends, in order (background work: none means the chat's)."""
@@ -82,10 +155,12 @@ class BackendMaker:
         if backend.kind == "server":
             return self._server(backend, ServerEmbedder)
         if backend.kind == "embedded":
-            models_dir = self.library.models_dir
+            models_dir, preparation = self.library.models_dir, self.preparation
 
             def load_embedded() -> LlamaEmbedder:
-                path = ensure_default_embedder_gguf(default_embedding_source(), models_dir)
+                with preparation.reporting() as progress:
+                    source = default_embedding_source()
+                    path = ensure_default_embedder_gguf(source, models_dir, progress)
                 return LlamaEmbedder(path, name=DEFAULT_EMBEDDER_NAME, n_threads=threads)
 
             key = f"embedder:{DEFAULT_EMBEDDER_NAME}/{threads}"

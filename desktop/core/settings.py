@@ -190,9 +190,22 @@ class ModelSettings(BaseModel):
     _endpoint = field_validator("hub_endpoint")(lambda url: base_url(url))
 
 
+Appearance = Literal["system", "light", "dark"]
+"""Light or dark windows, or whichever the system's colour scheme is."""
+
+
 class ChatSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    appearance: Appearance = Field(
+        "system",
+        description="Light or dark windows; Follow the system switches between them as your "
+        "system's colour scheme does.",
+        # How a list of choices names each (settings_form): plain words, not the stored value.
+        json_schema_extra={
+            "choices": {"system": "Follow the system", "light": "Light", "dark": "Dark"}
+        },
+    )
     language: str = Field(
         "en",
         pattern=r"^[A-Za-z_-]{2,16}$",

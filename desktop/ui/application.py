@@ -16,10 +16,12 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop.core import paths
+from desktop.core.backends import Preparation, preparing_text
 from desktop.core.errors import ReverieError
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.dream_report import DreamReportWindow
 from desktop.ui.dream_worker import DreamRunner
+from desktop.ui.job_watcher import ProgressWatcher
 from desktop.ui.markdown import warm_up
 from desktop.ui.memory_browser import MemoryBrowser
 from desktop.ui.model_manager import ModelManager
@@ -27,6 +29,7 @@ from desktop.ui.scheduler import MISSED_RUN_GRACE_S, Clock
 from desktop.ui.skill_editor import SkillEditorWindow
 from desktop.ui.task_runner import TaskRunner
 from desktop.ui.tasks_view import TasksWindow
+from desktop.ui.theme import Theme
 from desktop.ui.tray import Tray, tray_available
 from desktop.ui.worker import WorkerThread
 from models.broker import Job, Role
@@ -67,10 +70,6 @@ def tray_icons() -> dict[str, QIcon]:
     }
 
 
-def app_style_sheet() -> str:
-    return (paths.resources_dir() / "styles" / "reverie.qss").read_text(encoding="utf-8")
-
-
 def settle_garbage_collector() -> None:
     """Exempt everything built at start-up from future collections.
 
@@ -97,7 +96,9 @@ class ReverieApplication(QObject):
         self.qt = qt_application()
         self.qt.setApplicationName("Reverie")
         self.qt.setWindowIcon(app_icon())
-        self.qt.setStyleSheet(app_style_sheet())
+        self.theme = Theme(
+            self.qt, core.paths.cache_dir / "style", core.settings.chat.appearance, self
+        )
         self.has_tray = tray_available()
         self.qt.setQuitOnLastWindowClosed(not self.has_tray)
         self.window = ChatWindow(
@@ -113,8 +114,13 @@ class ReverieApplication(QObject):
             self.tray.quit_requested.connect(self.quit)
         self.models = ModelManager(core, self.window, self)
         self.models.watch(loads)
+        self._preparing_said = self._said_before_preparing = ""
+        self.preparing = ProgressWatcher(self)  # the first start's conversion, in the status bar
+        self.preparing.progressed.connect(self._show_preparation)
+        core.preparation.add_listener(self.preparing.report)
         if self.tray is not None:
             self.tray.settings_requested.connect(self.models.open_settings)
+        self.models.settings_window.saved.connect(self.theme.follow_settings)
         self.memory_browser = self._memory_browser(core)
         self.tasks_view, self.skill_editor = self._task_and_skill_windows(core)
         self.maintenance = WorkerThread("maintenance", self.window)
@@ -143,6 +149,23 @@ class ReverieApplication(QObject):
         self.tasks = self._task_runner(core)
         self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
+
+    def _show_preparation(self, step: Preparation) -> None:
+        """The memory model's preparation in the status bar; once it is over,
+        what the bar said before (or was told meanwhile) comes back."""
+        if self._shut_down:
+            return
+        shown = self.window.statusBar().currentMessage()
+        if shown != self._preparing_said:
+            self._said_before_preparing = shown  # e.g. "Loading the chat model…"
+        if step.over:
+            if shown == self._preparing_said:
+                self.window.set_status(self._said_before_preparing)
+            self._preparing_said = ""
+            return
+        self._preparing_said = preparing_text(step.fraction)
+        if shown != self._preparing_said:
+            self.window.set_status(self._preparing_said)
 
     def _memory_browser(self, core: Core) -> MemoryBrowser | None:
         if core.memories is None or core.conversations is None or core.chat is None:
@@ -358,6 +381,7 @@ class ReverieApplication(QObject):
             return
         self._shut_down = True
         self.qt.aboutToQuit.disconnect(self.shutdown)
+        self._core.preparation.remove_listener(self.preparing.report)
         self.clock.stop()
         if self.tasks is not None:
             self.tasks.stop()  # a routine cut short stays due: it runs at the next start

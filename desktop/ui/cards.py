@@ -10,6 +10,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from desktop.ui.theme import active_palette
+
 
 class CardDelegate(QStyledItemDelegate):
     """Draws an item holding a *kind* under *role* as a card of two lines;
@@ -60,9 +62,10 @@ class CardDelegate(QStyledItemDelegate):
 
 def fill_item(painter: QPainter, option: QStyleOptionViewItem, box: QRectF) -> None:
     """The selected or hovered background and the focus ring, as the memory list draws them."""
+    colours = active_palette()
     for state, colour in (
-        (QStyle.StateFlag.State_Selected, "#e6e2fb"),
-        (QStyle.StateFlag.State_MouseOver, "#f3f1fb"),
+        (QStyle.StateFlag.State_Selected, colours.selection),
+        (QStyle.StateFlag.State_MouseOver, colours.hover),
     ):
         if option.state & state:
             painter.setPen(Qt.PenStyle.NoPen)
@@ -70,7 +73,7 @@ def fill_item(painter: QPainter, option: QStyleOptionViewItem, box: QRectF) -> N
             painter.drawRoundedRect(box, 6, 6)
             break
     if option.state & QStyle.StateFlag.State_HasFocus:
-        painter.setPen(QPen(QColor("#5b4bd6"), 1))
+        painter.setPen(QPen(colours.colour("focus"), 1))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
 

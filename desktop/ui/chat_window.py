@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import TypeVar
 
-from PySide6.QtCore import QKeyCombination, Qt, Signal
+from PySide6.QtCore import QKeyCombination, Qt, Signal, SignalInstance
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -293,16 +293,22 @@ class ChatWindow(QMainWindow):
         for sequence, action in bindings:
             QShortcut(sequence, self, action)
 
-    def _connect_worker(self) -> None:
+    def _worker_signals(self) -> list[tuple[SignalInstance, Callable[..., None]]]:
         worker = self._worker.worker
-        worker.stage.connect(self._on_stage)
-        worker.reply_started.connect(self._on_reply_started)
-        worker.text.connect(self._on_text)
-        worker.reply_finished.connect(self._on_reply_finished)
-        worker.notice.connect(self._on_notice)
-        worker.tool_called.connect(self._on_tool_called)
-        worker.done.connect(self._on_done)
-        worker.failed.connect(self._on_failed)
+        return [
+            (worker.stage, self._on_stage),
+            (worker.reply_started, self._on_reply_started),
+            (worker.text, self._on_text),
+            (worker.reply_finished, self._on_reply_finished),
+            (worker.notice, self._on_notice),
+            (worker.tool_called, self._on_tool_called),
+            (worker.done, self._on_done),
+            (worker.failed, self._on_failed),
+        ]
+
+    def _connect_worker(self) -> None:
+        for signal, slot in self._worker_signals():
+            signal.connect(slot)
 
     def _load_history(self) -> None:
         self._refresh_list()
@@ -773,7 +779,13 @@ class ChatWindow(QMainWindow):
     # -- shutdown ------------------------------------------------------------
     def shutdown(self) -> None:
         """Stop work in flight (a reply keeps what was said) and the worker thread."""
+        if not self._worker.qthread.isRunning():
+            return
         self._queued = None
+        # What the worker says on its way out is not for a window whose app is
+        # closing: its database may be closed before the queued signals arrive.
+        for signal, slot in self._worker_signals():
+            signal.disconnect(slot)
         if self._turn is not None:
             self._turn.cancel()
         self._worker.stop()  # the worker finishes the stopped turn, storing the partial reply

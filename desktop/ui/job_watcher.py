@@ -1,4 +1,4 @@
-"""Delivers a broker job's completion to the Qt event loop."""
+"""Delivers a broker job's completion, and a long job's progress, to the Qt event loop."""
 
 from __future__ import annotations
 
@@ -18,3 +18,17 @@ class JobWatcher(QObject):
         # The callback runs on the broker thread; emitting to a QObject that
         # lives on the GUI thread queues the call there.
         job.add_done_callback(self.done.emit)
+
+
+class ProgressWatcher(QObject):
+    """Hands on the steps a job reports from its own thread (``report`` is
+    its listener); receivers on the GUI thread get them there, queued.
+
+    Signals:
+    progressed(object): a step of the job's progress (a frozen dataclass).
+    """
+
+    progressed = Signal(object)
+
+    def report(self, step: object) -> None:
+        self.progressed.emit(step)

@@ -54,9 +54,15 @@ KEPT_UNTIL_RESTART = ("models.context_length", "models.max_reply_tokens", "model
 from the start: the models keep the context Reverie started with."""
 
 
+LIVE_SETTINGS = frozenset({"chat.appearance"})
+"""Settings outside the models that apply at once (the theme follows a save)."""
+
+
 def live_setting(name: str) -> bool:
     """Whether a saved change of setting *name* ("models.chat") takes effect
-    at once: the models do; the rest when Reverie starts again."""
+    at once: the models and the appearance do; the rest when Reverie starts again."""
+    if name in LIVE_SETTINGS:
+        return True
     return name.startswith("models.") and name not in KEPT_UNTIL_RESTART
 
 

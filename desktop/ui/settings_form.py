@@ -280,10 +280,10 @@ class _TextEditor:
 
 
 class _ChoiceEditor:
-    def __init__(self, choices: Sequence[object]) -> None:
+    def __init__(self, choices: Sequence[object], words: Mapping[str, str]) -> None:
         self.combo = QComboBox()
         for choice in choices:
-            self.combo.addItem(str(choice), choice)
+            self.combo.addItem(words.get(str(choice), str(choice)), choice)
         self.widget: QWidget = self.combo
 
     def get(self) -> object:
@@ -324,6 +324,16 @@ class _PairEditor:
         self.high.valueChanged.connect(slot)
 
 
+def _choice_words(info: FieldInfo) -> Mapping[str, str]:
+    """How the field names its choices (``json_schema_extra={"choices": {value: words}}``),
+    e.g. "Follow the system" for "system"; a choice not named shows its value."""
+    extra = info.json_schema_extra
+    words = extra.get("choices") if isinstance(extra, dict) else None
+    if not isinstance(words, dict):
+        return {}
+    return {str(value): str(said) for value, said in words.items()}
+
+
 def _editor_for(info: FieldInfo, value: object, suggestions: Suggestions | None) -> _Editor | None:
     """The editor for a field of this type, or None if the form cannot edit it."""
     kind: Any = info.annotation
@@ -337,7 +347,7 @@ def _editor_for(info: FieldInfo, value: object, suggestions: Suggestions | None)
     if kind is str:
         return _TextEditor(suggestions)
     if get_origin(kind) is Literal:
-        return _ChoiceEditor(get_args(kind))
+        return _ChoiceEditor(get_args(kind), _choice_words(info))
     if get_origin(kind) is tuple and get_args(kind) == (float, float):
         assert isinstance(value, tuple)
         return _PairEditor(info, value)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QPainter
+from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QPainter
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -38,6 +38,7 @@ from desktop.core.skills import (
 from desktop.ui.cards import CardDelegate, draw_chip, draw_line, small_font
 from desktop.ui.dream_views import when
 from desktop.ui.memory_views import count, named
+from desktop.ui.theme import active_palette
 
 SKILL_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a list item's ``Skill``."""
@@ -129,18 +130,24 @@ class SkillDelegate(CardDelegate):
         summary_box = QRectF(
             box.left(), title_box.bottom() + 2, box.width(), QFontMetrics(small).height()
         )
+        colours = active_palette()
         if index.data(UNREADABLE_ROLE):
-            chip = ("⚠ unreadable", "#5c3d00", "#ffe2a8")
+            chip = ("⚠ unreadable", colours.warning_text, colours.warning_strong_bg)
         elif skill.use_count:
-            chip = (count(skill.use_count, "use", "uses"), "#4a3fb0", "#efecfd")
+            chip = (
+                count(skill.use_count, "use", "uses"),
+                colours.accent_strong,
+                colours.accent_soft,
+            )
         else:
-            chip = ("unused", "#6f6a86", "#f1f0f5")
+            chip = ("unused", colours.text_muted, colours.subtle)
         width = draw_chip(painter, small, title_box, *chip)
         title_box.setRight(title_box.right() - width - 6)
         live = skill.status == "active"
-        draw_line(painter, font, QColor("#1f1d2b" if live else "#5c5872"), title_box, skill.name)
+        title = colours.colour("text" if live else "text_muted")
+        draw_line(painter, font, title, title_box, skill.name)
         summary = skill.summary or "(no summary)"
-        draw_line(painter, small, QColor("#716c88"), summary_box, summary)
+        draw_line(painter, small, colours.colour("text_muted"), summary_box, summary)
 
 
 class SkillPane(QWidget):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
@@ -46,6 +46,7 @@ from desktop.core.schedules import (
 )
 from desktop.core.tasks import schedule_words
 from desktop.ui.memory_views import count, named
+from desktop.ui.theme import active_palette
 
 ROW_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a row's ``Task``, or a group row's ``TaskGroup``."""
@@ -229,8 +230,9 @@ def task_row(task: Task, now: datetime, zone: tzinfo) -> QTreeWidgetItem:
         item.setData(column, Qt.ItemDataRole.AccessibleDescriptionRole, line)
     item.setTextAlignment(PRIORITY, Qt.AlignmentFlag.AlignCenter)
     if task.status != "active":  # it does not run: greyed
+        faint = active_palette().colour("text_faint")
         for column in range(len(COLUMNS)):
-            item.setForeground(column, QColor("#8a86a0"))
+            item.setForeground(column, faint)
     return item
 
 

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from datetime import datetime, time
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -14,7 +15,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
-from desktop.app import build_core, load_models, main
+from desktop.app import PreparationPrinter, build_core, load_models, main
+from desktop.core.backends import Preparation, PreparationProgress
 from desktop.core.paths import AppPaths, resolve_paths
 from desktop.core.schedules import Daily
 from desktop.core.settings import (
@@ -39,25 +41,18 @@ from desktop.ui.application import (
 from desktop.ui.tray import Tray
 from desktop.ui.worker import TaskDone
 from models.broker import Role, RoleHealth
-from models.convert_bert import ensure_default_embedder_gguf
-from models.embedded import default_embedding_source
+from models.convert_bert import DEFAULT_GGUF_NAME, Progress
 
 WAIT_MS = 60_000
 
 
-@pytest.fixture(scope="session")
-def converted_embedder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ensure_default_embedder_gguf(
-        default_embedding_source(), tmp_path_factory.mktemp("embedder")
-    )
-
-
 @pytest.fixture
-def app_paths(tmp_path: Path, converted_embedder: Path) -> AppPaths:
-    """User dirs under tmp_path, with the embedder already converted (linked in)."""
+def app_paths(tmp_path: Path, minilm_path: Path) -> AppPaths:
+    """User dirs under tmp_path, with the embedder already converted (the
+    session's conversion, linked in)."""
     paths = resolve_paths({"REVERIE_HOME": str(tmp_path / "home")})
     paths.ensure()
-    for source in converted_embedder.parent.iterdir():
+    for source in minilm_path.parent.iterdir():
         os.link(source, paths.models_dir / source.name)
     return paths
 
@@ -77,7 +72,8 @@ def started(qtbot: QtBot, app_paths: AppPaths) -> Iterator[ReverieApplication]:
     core = build_core(app_paths)
     app = ReverieApplication(core, load_models(core))
     qtbot.addWidget(app.window)
-    qtbot.waitUntil(lambda: app.window.send_button.isEnabled(), timeout=WAIT_MS)
+    # The chat model is loaded and the first conversation's greeting written.
+    qtbot.waitUntil(lambda: app.window.chat_available and not app.window.busy, timeout=WAIT_MS)
     yield app
     app.shutdown()
     core.close()
@@ -88,13 +84,14 @@ def test_a_message_goes_from_the_window_to_the_local_model_and_back(
     qtbot: QtBot, started: ReverieApplication
 ) -> None:
     window = started.window
-    assert window.send_button.isEnabled(), window.banner.text()
     window.input.setPlainText("Hello! Who are you?")
+    assert window.send_button.isEnabled(), window.banner.text()
     with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS) as ended:
         window.send()
     assert ended.args == ["Ready"]
-    seed, answer = (view.text for view in window.transcript.messages[1:])
-    assert seed.strip() and answer.strip()
+    greeting, asked, answer = (view.role for view in window.transcript.messages)
+    assert (greeting, asked, answer) == ("seed", "user", "assistant")
+    assert all(view.text.strip() for view in window.transcript.messages)
     assert not window.banner.isVisible()
 
 
@@ -153,8 +150,10 @@ def test_a_corrupt_chat_model_disables_chat_with_the_reason(
     qtbot.addWidget(app.window)
     try:
         qtbot.waitUntil(lambda: "broken.gguf" in app.window.banner.text(), timeout=WAIT_MS)
-        assert not app.window.send_button.isEnabled()
-        assert app.window.statusBar().currentMessage() == "Chat is unavailable"
+        assert not app.window.chat_available
+        status = app.window.statusBar().currentMessage()
+        assert status == "No chat model: commands work, replies need a model"
+        assert app.window.banner.fix_button.text() == "Choose a model…"
         assert "broken.gguf" in app.window.banner.text()
         assert broken.read_bytes()[:4] == b"GGUF"  # the user's file is left alone
     finally:
@@ -329,7 +328,7 @@ def test_a_wave_of_new_memories_starts_a_dream_early(qtbot: QtBot, app_paths: Ap
     qtbot.addWidget(app.window)
     try:
         assert core.memories is not None and app.dreams is not None
-        qtbot.waitUntil(lambda: app.window.send_button.isEnabled(), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: app.window.chat_available, timeout=WAIT_MS)
         core.memories.remember(
             "The user's bicycle is green.", source_kind="user_explicit", actor="user"
         )
@@ -457,7 +456,7 @@ def test_a_chat_model_saved_in_the_settings_takes_over_without_a_restart(
     assert status.text() == f"In use: {smollm2_path.name}, on this computer."
     assert core.broker.backends(Role.CHAT)[0].label == smollm2_path.name
     assert load_settings(core.paths.settings_file)[0].models.chat == (local,)
-    assert started.window.send_button.isEnabled()
+    assert started.window.chat_available
 
 
 @pytest.mark.model
@@ -467,7 +466,7 @@ def test_not_now_hides_the_model_suggestion_for_good(
     started.models.suggest_if_small()
     card = started.window.suggestion
     assert card.isVisibleTo(started.window)
-    assert "fits this computer" in started.window.suggestion_text.text()
+    assert "fits this computer" in started.window.suggestion.label.text()
 
     dismiss = card.findChild(QPushButton, "model-suggestion-dismiss")
     assert dismiss is not None
@@ -492,3 +491,120 @@ def test_a_role_that_cannot_answer_is_named_in_the_banner_until_it_can(
     assert banner.text() == f"Background work: {problem} It will try again later; nothing is lost."
     started.models.health_changed.emit(RoleHealth(Role.BACKGROUND, None))
     assert not banner.isVisibleTo(started.window)
+
+
+# --- the first start's preparation of the memory model ------------------------
+
+PREPARING = "Preparing the memory model (first start only)…"
+
+
+@pytest.mark.model
+def test_check_on_a_first_start_prints_the_preparation_and_then_never_again(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    converted = resolve_paths().models_dir / DEFAULT_GGUF_NAME  # the test's own, empty dirs
+    assert not converted.exists()
+
+    assert main(["--check", "--prompt", "Say hi."]) == 0
+
+    err = capsys.readouterr().err
+    said = [line for line in err.splitlines() if line.startswith(f"Reverie: {PREPARING}")]
+    assert said[0] == f"Reverie: {PREPARING} 0% (reading the weights)"
+    assert any(line.endswith("% (checking the converted model)") for line in said)
+    assert said[-1] == f"Reverie: {PREPARING} 100% (done)"
+    assert len(said) <= 14  # each stage and every 10% at most: not a line per tensor
+    assert converted.is_file()
+
+    assert main(["--check", "--prompt", "Say hi."]) == 0  # the next start: converted already
+
+    assert PREPARING not in capsys.readouterr().err
+
+
+def test_the_printer_says_each_stage_and_within_one_every_two_seconds_and_ten_percent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    now = [0.0]
+    printer = PreparationPrinter(clock=lambda: now[0])
+
+    def step(at: float, fraction: float, stage: str) -> None:
+        now[0] = at
+        printer(Preparation(fraction, stage))
+
+    step(0.0, 0.0, "reading the weights")
+    step(1.0, 0.2, "reading the weights")  # 20% on, but only 1 s after the last line
+    step(2.5, 0.25, "reading the weights")  # 2.5 s on: printed
+    step(4.6, 0.3, "reading the weights")  # 2 s on, but only 5% more
+    step(4.7, 0.5, "writing tensors 1/101")  # a new stage
+    step(4.8, 0.6, "writing tensors 41/101")
+    step(5.0, 0.8, "checking the converted model")
+    step(6.0, 1.0, "done")
+
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        f"Reverie: {PREPARING} 0% (reading the weights)",
+        f"Reverie: {PREPARING} 25% (reading the weights)",
+        f"Reverie: {PREPARING} 50% (writing tensors 1/101)",
+        f"Reverie: {PREPARING} 80% (checking the converted model)",
+        f"Reverie: {PREPARING} 100% (done)",
+    ]
+
+
+def test_a_failed_preparation_prints_nothing_more(capsys: pytest.CaptureFixture[str]) -> None:
+    printer = PreparationPrinter(clock=lambda: 0.0)
+    printer(Preparation(0.8, "checking the converted model"))
+    printer(Preparation(0.8, "checking the converted model", failed=True))
+
+    assert capsys.readouterr().err == f"Reverie: {PREPARING} 80% (checking the converted model)\n"
+
+
+def _report_from_a_loading_thread(
+    progress: PreparationProgress, steps: Callable[[Progress], None]
+) -> None:
+    """Report *steps* as a model load does: on a thread of its own."""
+
+    def load() -> None:
+        try:
+            with progress.reporting() as report:
+                steps(report)
+        except RuntimeError:
+            pass  # the load's failure, as the broker would keep it
+
+    loading = threading.Thread(target=load)
+    loading.start()
+    loading.join()
+
+
+@pytest.mark.model
+def test_the_status_bar_shows_the_preparation_then_what_it_said_before(
+    qtbot: QtBot, started: ReverieApplication
+) -> None:
+    window, progress = started.window, started._core.preparation
+    window.set_status("Loading the chat model…")
+
+    _report_from_a_loading_thread(progress, lambda report: report(0.42, "writing tensors 9/101"))
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == f"{PREPARING} 42%")
+    window.set_status("Ready: SmolLM2")  # the chat loaded meanwhile
+    _report_from_a_loading_thread(progress, lambda report: report(0.8, "checking"))
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == f"{PREPARING} 80%")
+    _report_from_a_loading_thread(progress, lambda report: report(1.0, "done"))
+
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "Ready: SmolLM2")
+
+
+@pytest.mark.model
+def test_a_failed_preparation_gives_the_status_bar_back(
+    qtbot: QtBot, started: ReverieApplication
+) -> None:
+    window, progress = started.window, started._core.preparation
+    window.set_status("Loading the chat model…")
+    shown: list[str] = []
+    window.statusBar().messageChanged.connect(shown.append)
+
+    def fail(report: Progress) -> None:
+        report(0.1, "reading the weights")
+        raise RuntimeError("the disk is full")
+
+    _report_from_a_loading_thread(progress, fail)
+
+    qtbot.waitUntil(lambda: len(shown) == 2)
+    assert shown == [f"{PREPARING} 10%", "Loading the chat model…"]

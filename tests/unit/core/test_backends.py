@@ -11,16 +11,19 @@ import pytest
 from desktop.core.backends import (
     DEFAULT_EMBEDDER_NAME,
     BackendMaker,
+    Preparation,
+    PreparationProgress,
     RoleSwitch,
     api_key_name,
     describe_role,
+    preparing_text,
 )
 from desktop.core.model_library import ModelLibrary, NotDownloaded
 from desktop.core.secrets import SecretStore
 from desktop.core.settings import Backend, ModelSettings
 from models.broker import InferenceBroker, Role
 from models.catalog import load_catalog
-from models.errors import ModelFileInvalid
+from models.errors import ModelConversionError, ModelFileInvalid
 from models.llama_chat import LlamaChatModel
 from models.server_chat import ServerChatModel
 from tests.fakes import MemoryKeyring
@@ -164,3 +167,71 @@ def test_a_role_whose_load_failed_is_tried_again_on_the_next_apply(
     shutil.copyfile(smollm2_path, missing)  # the user fixed it
 
     assert switch.apply(settings)[Role.CHAT].result(TIMEOUT) == "later"
+
+
+# --- preparing a model for its first use ------------------------------------
+
+
+def test_preparation_steps_reach_every_listener_until_it_is_removed() -> None:
+    progress = PreparationProgress()
+    first: list[Preparation] = []
+    second: list[Preparation] = []
+    progress.add_listener(first.append)
+    progress.add_listener(second.append)
+
+    with progress.reporting() as report:
+        report(0.0, "reading the weights")
+        progress.remove_listener(second.append)
+        report(1.0, "done")
+
+    assert first == [Preparation(0.0, "reading the weights"), Preparation(1.0, "done")]
+    assert second == [Preparation(0.0, "reading the weights")]
+    assert first[-1].over and not first[0].over
+
+
+def test_a_preparation_that_raises_tells_its_listeners_where_it_failed() -> None:
+    progress = PreparationProgress()
+    heard: list[Preparation] = []
+    progress.add_listener(heard.append)
+
+    with pytest.raises(ModelConversionError), progress.reporting() as report:
+        report(0.8, "checking the converted model")
+        raise ModelConversionError("the converted tokenizer gives (101, 102)")
+
+    assert heard[-1] == Preparation(0.8, "checking the converted model", failed=True)
+    assert heard[-1].over
+
+
+def test_a_load_that_fails_before_preparing_anything_tells_nothing() -> None:
+    progress = PreparationProgress()
+    heard: list[Preparation] = []
+    progress.add_listener(heard.append)
+
+    with pytest.raises(ModelConversionError), progress.reporting():
+        raise ModelConversionError("Cannot read the embedding model")
+
+    assert heard == []
+
+
+def test_the_preparing_text_counts_whole_percents_up_to_done() -> None:
+    assert preparing_text(0.429).endswith("(first start only)… 42%")
+    assert preparing_text(0.999).endswith(" 99%")  # 100% only once it is done
+    assert preparing_text(1.0).endswith(" 100%")
+
+
+@pytest.mark.model
+def test_the_embedded_embedder_already_converted_loads_without_preparing(
+    secrets: SecretStore, tmp_path: Path, minilm_path: Path
+) -> None:
+    library = ModelLibrary(tmp_path / "models", load_catalog())
+    shutil.copytree(minilm_path.parent, library.models_dir)  # converted already
+    progress = PreparationProgress()
+    heard: list[Preparation] = []
+    progress.add_listener(heard.append)
+    [backend] = BackendMaker(library, secrets, progress).for_role(Role.EMBEDDINGS, ModelSettings())
+
+    embedder = backend.load()
+    embedder.close()
+
+    assert embedder.name == DEFAULT_EMBEDDER_NAME
+    assert heard == []

@@ -14,6 +14,7 @@ from desktop.core.paths import AppPaths
 from desktop.core.settings import (
     SETTINGS_VERSION,
     Backend,
+    ChatSettings,
     ModelSettings,
     Settings,
     SettingsProblem,
@@ -304,3 +305,20 @@ def test_roles_have_bounds() -> None:
         ModelSettings(chat=(Backend(),) * 5)
     with pytest.raises(ValidationError):
         ModelSettings.model_validate({"embeddings": [{"kind": "embedded"}] * 2})
+
+
+def test_a_file_from_before_the_appearance_setting_follows_the_system(path: Path) -> None:
+    _write(path, {"version": SETTINGS_VERSION, "chat": {"memories_top_k": 7}})
+
+    settings, problem = load_settings(path)
+
+    assert problem is None
+    assert settings.chat.appearance == "system"
+    assert settings.chat.memories_top_k == 7
+
+
+def test_the_appearance_is_saved_and_only_a_known_one_is_taken(path: Path) -> None:
+    save_settings(Settings(chat=ChatSettings(appearance="dark")), path)
+    assert load_settings(path)[0].chat.appearance == "dark"
+    with pytest.raises(ValidationError, match="appearance"):
+        ChatSettings.model_validate({"appearance": "blue"})

@@ -3,15 +3,18 @@
 The real model is converted once per session into a shared temporary folder
 (``ensure_default_embedder_gguf`` itself makes later requests free); tests
 that need to watch a conversion happen copy that cache into their own folder.
+One such conversion, with what it reported, is shared by this module's tests.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
 import zipfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,12 @@ import pytest
 
 from models import convert_bert
 from models.convert_bert import (
+    CHECKING,
     DEFAULT_GGUF_NAME,
+    DONE,
+    READING,
+    WRITING,
+    Progress,
     convert_minilm_to_gguf,
     ensure_default_embedder_gguf,
 )
@@ -53,18 +61,48 @@ def private_cache(shared_cache: Path, tmp_path: Path) -> Path:
     return cache
 
 
-@pytest.fixture
-def count_conversions(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Records each real conversion that ensure_default_embedder_gguf starts."""
+def _count_conversions(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     calls: list[Path] = []
     real = convert_bert.convert_minilm_to_gguf
 
-    def counting(source_zip: Path, out_path: Path) -> Path:
+    def counting(source_zip: Path, out_path: Path, progress: Progress | None = None) -> Path:
         calls.append(out_path)
-        return real(source_zip, out_path)
+        return real(source_zip, out_path, progress)
 
     monkeypatch.setattr(convert_bert, "convert_minilm_to_gguf", counting)
     return calls
+
+
+@pytest.fixture
+def count_conversions(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Records each real conversion that ensure_default_embedder_gguf starts."""
+    return _count_conversions(monkeypatch)
+
+
+@dataclass
+class Reconversion:
+    """A cache whose sidecar was garbage, after ``ensure_default_embedder_gguf``."""
+
+    cache: Path
+    conversions: list[Path]
+    steps: list[tuple[float, str]] = field(default_factory=list)
+    """What the conversion reported, in order."""
+
+
+@pytest.fixture(scope="module")
+def garbage_sidecar_reconverted(
+    shared_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Reconversion:
+    """The module's one real conversion, watched (a conversion takes seconds)."""
+    cache = tmp_path_factory.mktemp("reconverted") / "models"
+    shutil.copytree(shared_cache, cache)
+    (cache / SIDECAR_NAME).write_text("{not json")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        done = Reconversion(cache, _count_conversions(monkeypatch))
+        ensure_default_embedder_gguf(
+            default_embedding_source(), cache, lambda f, s: done.steps.append((f, s))
+        )
+    return done
 
 
 def _identity(path: Path) -> tuple[int, int]:
@@ -172,13 +210,36 @@ def test_stale_sidecar_triggers_a_reconversion(
     assert _sidecar(private_cache)["converter_version"] == convert_bert.CONVERTER_VERSION
 
 
-def test_garbage_sidecar_is_treated_as_absent(
-    private_cache: Path, count_conversions: list[Path]
+def test_garbage_sidecar_is_treated_as_absent(garbage_sidecar_reconverted: Reconversion) -> None:
+    assert len(garbage_sidecar_reconverted.conversions) == 1
+    sidecar = _sidecar(garbage_sidecar_reconverted.cache)
+    assert sidecar["converter_version"] == convert_bert.CONVERTER_VERSION
+
+
+# --- progress -------------------------------------------------------------
+
+
+def test_a_conversion_reports_each_stage_and_tensor_up_to_done(
+    garbage_sidecar_reconverted: Reconversion, reader: gguf.GGUFReader
 ) -> None:
-    (private_cache / SIDECAR_NAME).write_text("{not json")
-    ensure_default_embedder_gguf(default_embedding_source(), private_cache)
-    assert len(count_conversions) == 1
-    assert _sidecar(private_cache)["converter_version"] == convert_bert.CONVERTER_VERSION
+    steps = garbage_sidecar_reconverted.steps
+    fractions = [fraction for fraction, _ in steps]
+    assert fractions[0] == 0.0 and fractions[-1] == 1.0
+    assert all(a < b for a, b in itertools.pairwise(fractions))
+    stages = [stage for _, stage in steps]
+    reading = stages.count(READING)
+    assert reading > 2  # inflating the weights, the longest stage, moves too
+    tensors = len(reader.tensors)
+    written = [f"{WRITING} {n}/{tensors}" for n in range(1, tensors + 1)]
+    assert stages == [READING] * reading + written + [CHECKING, DONE]
+
+
+def test_a_cached_model_reports_no_progress(private_cache: Path) -> None:
+    steps: list[tuple[float, str]] = []
+    ensure_default_embedder_gguf(
+        default_embedding_source(), private_cache, lambda f, s: steps.append((f, s))
+    )
+    assert steps == []
 
 
 def test_missing_source_raises(tmp_path: Path) -> None:
@@ -232,9 +293,11 @@ def test_failed_check_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyP
     # A converter whose output tokenizes differently than expected must not install it.
     monkeypatch.setattr(convert_bert, "GOLDEN_IDS", (101, 1, 102))
     out_path = tmp_path / "model.gguf"
+    steps: list[str] = []
     with pytest.raises(ModelConversionError, match="tokenizer gives"):
-        convert_minilm_to_gguf(default_embedding_source(), out_path)
+        convert_minilm_to_gguf(default_embedding_source(), out_path, lambda _, s: steps.append(s))
     assert _names(tmp_path) == []
+    assert steps[-1] == CHECKING  # never said it was done
 
 
 def test_failed_conversion_keeps_the_previous_file(private_cache: Path, tmp_path: Path) -> None:

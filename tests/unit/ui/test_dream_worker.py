@@ -126,14 +126,15 @@ def test_a_user_turn_during_a_dream_is_answered_while_the_dream_waits(
 ) -> None:
     window = ChatWindow(chat, chat.new_conversation().id, hide_on_close=False)
     qtbot.addWidget(window)
-    window.set_chat_available(True, "")
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):  # its greeting
+        window.set_chat_available(True, "")
     window.busy_changed.connect(
         lambda busy: activity.turn_started() if busy else activity.turn_ended()
     )
     add_memory(memories, REX)
     add_memory(memories, REX_TWIN)
     # The dream's first try is cut for the user, the reply, then the dream again.
-    model.queue(MERGE, "Hi, I am Reverie.", "Here I am.", MERGE)
+    model.queue(MERGE, "Here I am.", MERGE)
     gate = StepGate(allowed=1)
     model.gate = gate
     finished: list[str] = []
