@@ -529,6 +529,7 @@ class ChatService:
                 source_kind="user_explicit",
                 actor="user",
                 importance=0.8,
+                category=None,  # filed by what it says (desktop/core/memory_category.py)
                 message_ids=() if source is None else (source.id,),
             )
         except ReverieError:

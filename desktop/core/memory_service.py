@@ -29,6 +29,8 @@ from desktop.core.db import (
 )
 from desktop.core.db import content_hash as hash_of
 from desktop.core.embedding import Embeddings, Vectors
+from desktop.core.memory_category import CategoryGuesser
+from desktop.core.memory_category import MemoryCategory as MemoryCategory  # its old home
 from desktop.core.memory_gate import GatedText, MemoryRefused, WriteGate
 from desktop.core.prompts import PromptLibrary
 from desktop.core.retrieval import RRF_K, MemoryRetriever
@@ -52,8 +54,6 @@ _STOP = frozenset(
 )
 
 Outcome = Literal["added", "reinforced"]
-MemoryCategory = Literal["personal", "people", "preferences", "work", "health", "plans", "other"]
-"""The categories the model files what it learns under."""
 
 
 @dataclass(frozen=True)
@@ -72,10 +72,16 @@ class Remembered:
             else f"Already remembered (#{memory.id}, seen {memory.reinforcement_count} times): "
             f"{memory.content}"
         )
-        if self.redactions:
-            kinds = ", ".join(sorted(set(self.redactions)))
-            said += f"\nSecrets are never stored: the {kinds} was taken out."
+        if note := self.redaction_note():
+            said += f"\n{note}"
         return said
+
+    def redaction_note(self) -> str:
+        """Which kinds of secrets were taken out, in a sentence ("" if none)."""
+        if not self.redactions:
+            return ""
+        kinds = ", ".join(sorted(set(self.redactions)))
+        return f"Secrets are never stored: the {kinds} was taken out."
 
 
 class MemoryService:
@@ -84,10 +90,14 @@ class MemoryService:
         store: MemoryStore,
         embeddings: Embeddings | None,
         gate: WriteGate,
+        categories: CategoryGuesser | None = None,
     ) -> None:
         self.store = store
         self._embeddings = embeddings
         self._gate = gate
+        self._categories = categories or CategoryGuesser(
+            lambda texts: self.embed(texts, Priority.USER)  # once, for the first /remember
+        )
         self._adding = threading.Lock()
         self.retriever = MemoryRetriever(store, None if embeddings is None else embeddings.queries)
         """For a chat turn: its query is embedded ahead of background work."""
@@ -116,16 +126,21 @@ class MemoryService:
         *,
         source_kind: SourceKind,
         actor: str,
-        category: str = "general",
+        category: str | None = "general",
         importance: float = 0.5,
         message_ids: Iterable[int] = (),
         priority: Priority = Priority.USER,
     ) -> Remembered:
-        """Store *text* (or reinforce what is already known); ``MemoryRefused`` says why not."""
+        """Store *text* (or reinforce what is already known); ``MemoryRefused``
+        says why not.  A new memory with no *category* (None) is filed under
+        the one its words and meaning suggest."""
         gated = self._gate.check(text)
         message_ids = tuple(message_ids)
         explicit = source_kind == "user_explicit"
         known, vector = self._lookup(gated.text, explicit, priority)
+        if category is None:  # guessed before the lock: the guess may embed
+            model = self._model_name(vector)
+            category = "other" if known else self._categories.guess(gated.text, vector, model)
         # Looked up again under the lock, without waiting on the model: two
         # writers that both found nothing (a harvest, a tool) store it once.
         with self._adding:

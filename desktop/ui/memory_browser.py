@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from PySide6.QtCore import QItemSelectionModel, QKeyCombination, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QKeyCombination, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMenu,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -61,6 +60,9 @@ ExportFormat = Literal["jsonl", "markdown"]
 EMPTY_STORE = "No memories yet. Tell Reverie something about yourself, or use /remember."
 PAGE = 500
 """Memories listed at once; Show more lists the next as many."""
+BANNER_LINES = 3
+"""The most lines a notice or problem shows; its tooltip has all of it."""
+LIST_MIN_WIDTH = 240
 # The statuses each change applies to: restoring brings back what was put away.
 _CHANGES_FROM: dict[Status, tuple[Status, ...]] = {
     "archived": ("active",),
@@ -104,6 +106,7 @@ class MemoryBrowser(AppWindow):
         self.forget_preview: ForgetPreview | None = None
         self.topic_dialog: QInputDialog | None = None
         self._build()
+        self.setMinimumSize(self._least_size())
         self._tasks = TaskQueue("memory-browser", self)
         self.refresh()
 
@@ -119,22 +122,38 @@ class MemoryBrowser(AppWindow):
         self.export_button.setMenu(export_menu)
         self.filters = MemoryFilters([self.forget_button, self.export_button])
         self.build_status_lines("memory")
-        splitter = QSplitter()
-        splitter.addWidget(self._build_list())
-        splitter.addWidget(self._build_detail())
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([440, 600])
+        for label in (self.notice, self.problem):
+            # Under everything, and of bounded height: saying something never
+            # moves the form, nor (at the least size) pushes it out of the window.
+            label.setMaximumHeight(_banner_height(label, BANNER_LINES))
+        self.splitter = QSplitter()
+        self.splitter.setChildrenCollapsible(False)  # no pane shrinks past its buttons
+        self.splitter.addWidget(self._build_list())
+        self.splitter.addWidget(self._build_detail())
+        self.splitter.setStretchFactor(0, 1)  # both panes share a resize, the detail more
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([440, 600])
         layout = QVBoxLayout(self)
         layout.addWidget(self.filters)
+        layout.addWidget(self.splitter, 1)
         layout.addWidget(self.notice)
         layout.addWidget(self.problem)
-        layout.addWidget(splitter, 1)
         self._connect()
         self._shortcuts()
+
+    def _least_size(self) -> QSize:
+        """The least size at which every control fits with a banner of
+        ``BANNER_LINES`` lines: the layout's, with one memory's form shown."""
+        layout = self.layout()
+        assert layout is not None
+        least = layout.totalMinimumSize()
+        banner = max(label.maximumHeight() for label in (self.notice, self.problem))
+        return QSize(least.width(), least.height() + layout.spacing() + banner)
 
     def _build_list(self) -> QWidget:
         self.items = card_list("memory-list", "Memories", MemoryDelegate)
         self.items.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
+        self.items.setMinimumWidth(LIST_MIN_WIDTH)
         self.list_stack = ListOrEmpty(self.items, EMPTY_STORE, "memory-empty")
         self.empty_label = self.list_stack.empty_label
         self.count_label = named(QLabel(), "memory-count")
@@ -154,10 +173,7 @@ class MemoryBrowser(AppWindow):
 
     def _build_detail(self) -> QWidget:
         self.detail = MemoryDetail(self._memories.store, self._conversations)
-        scroll = named(QScrollArea(), "memory-detail-scroll")
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.detail)
-        return scroll
+        return self.detail
 
     def _connect(self) -> None:
         self.filters.changed.connect(self._refilter)
@@ -345,7 +361,7 @@ class MemoryBrowser(AppWindow):
         if isinstance(result, Remembered):
             if here:
                 self.detail.set_text(result.memory.content)
-            self.show_notice(result.describe().replace("Remembered", "Saved", 1))
+            self.show_notice(_saved(result))
             self.refresh()
             return
         if isinstance(result, EditConflict):
@@ -368,8 +384,8 @@ class MemoryBrowser(AppWindow):
     def _edit_failed(self, reason: str) -> None:
         if self.detail.memory is None:
             self.show_problem(reason)
-        self.detail.edit_problem.setText(reason)
-        self.detail.edit_problem.setVisible(self.detail.memory is not None)
+        else:
+            self.detail.show_edit_problem(reason)
         self._update_edit_buttons()
 
     def revert_edit(self) -> None:
@@ -528,6 +544,14 @@ class MemoryBrowser(AppWindow):
         self.filters.settle()
         super().closeEvent(event)  # hidden, not destroyed: the app opens it again
 
+    def show_notice(self, text: str) -> None:
+        super().show_notice(text)
+        self.notice.setToolTip(text)  # all of it, should it pass the banner's lines
+
+    def show_problem(self, text: str) -> None:
+        super().show_problem(text)
+        self.problem.setToolTip(text)
+
     # -- the worker ----------------------------------------------------------
     @property
     def busy(self) -> bool:
@@ -538,3 +562,19 @@ class MemoryBrowser(AppWindow):
         """Stop the worker thread, after the task in flight; call before the app quits."""
         self.filters.settle()
         self._tasks.stop()
+
+
+def _saved(result: Remembered) -> str:
+    """What the banner says of a saved edit: not the text again, the editor shows it."""
+    return " ".join(filter(None, [f"Saved (#{result.memory.id}).", result.redaction_note()]))
+
+
+def _banner_height(label: QLabel, lines: int) -> int:
+    """The height of *label* showing *lines* lines, with the style sheet's
+    padding and border: measured, as the label lays out text."""
+    label.ensurePolished()
+    text = label.text()
+    label.setText("\n".join(["M"] * lines))
+    height = label.sizeHint().height()
+    label.setText(text)
+    return height

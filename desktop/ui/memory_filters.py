@@ -126,7 +126,7 @@ class MemoryFilters(QWidget):
         while combo.count() > 1:
             combo.removeItem(1)
         for category in categories:
-            combo.addItem(category, category)
+            combo.addItem(category.capitalize(), category)
         combo.setCurrentIndex(max(0, combo.findData(current)))
         combo.blockSignals(False)
 

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
+from PySide6.QtGui import QFontMetrics, QPainter, QPen, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
@@ -40,6 +41,7 @@ from desktop.core.db import (
 )
 from desktop.core.memory_gate import INSTRUCTION_LIKE, REDACTED
 from desktop.ui.cards import CardDelegate, draw_line, small_font
+from desktop.ui.theme import active_palette
 
 MEMORY_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a list item's ``Memory`` (or a preview item's id)."""
@@ -67,6 +69,9 @@ _OPERATIONS = {
     "recategorize": "Re-filed",
 }
 _SOURCE_TEXT_CHARS = 600
+EDITOR_HEIGHT = 110
+ABOUT_MIN_HEIGHT = 90
+"""The least height of a memory's facts, sources and history (they scroll)."""
 _ORDER: dict[MemorySort, Callable[[Memory], tuple[float, float, float, float]]] = {
     "recent": lambda m: (-m.last_seen_at, -m.id, 0, 0),
     "created": lambda m: (-m.created_at, -m.id, 0, 0),
@@ -156,11 +161,12 @@ class MemoryDelegate(CardDelegate):
             _draw_pin(painter, QPointF(box.right() - 5, box.top() + 8))
             box.setRight(box.right() - 18)
         font, small = option.font, small_font(option.font)
+        colours = active_palette()
         title_height = QFontMetrics(font).height()
         draw_line(
             painter,
             font,
-            QColor("#1f1d2b" if memory.status == "active" else "#6f6a86"),
+            colours.colour("text" if memory.status == "active" else "text_muted"),
             QRectF(box.left(), box.top(), box.width(), title_height),
             first_line(memory.content),
         )
@@ -168,9 +174,8 @@ class MemoryDelegate(CardDelegate):
             box.left(), box.top() + title_height + 2, box.width(), QFontMetrics(small).height()
         )
         warn = INSTRUCTION_LIKE in memory.flags
-        draw_line(
-            painter, small, QColor("#9a5b00" if warn else "#716c88"), meta_box, meta_line(memory)
-        )
+        meta = colours.colour("warning_text" if warn else "text_muted")
+        draw_line(painter, small, meta, meta_box, meta_line(memory))
 
 
 def _draw_pin(painter: QPainter, at: QPointF) -> None:
@@ -178,7 +183,7 @@ def _draw_pin(painter: QPainter, at: QPointF) -> None:
     painter.save()
     painter.translate(at)
     painter.rotate(35)
-    accent = QColor("#5b4bd6")
+    accent = active_palette().colour("accent")
     painter.setPen(QPen(accent, 1.5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
     painter.drawLine(QPointF(0, 1), QPointF(0, 8))
     painter.setPen(Qt.PenStyle.NoPen)
@@ -199,7 +204,7 @@ class SourceView(QFrame):
         self.header = named(QLabel(header), "memory-source-header")
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.PlainText)
-        self.body = named(QLabel(text), "memory-source-text")
+        self.body = named(QLabel(text), "memory-source-text", text)  # read as it is
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.PlainText)
         self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -229,7 +234,9 @@ class HistoryView(QFrame):
             QLabel(f"<b>{what}</b> by {who} · {_when(entry.created_at)}"), "memory-history-header"
         )
         self.header.setTextFormat(Qt.TextFormat.RichText)
-        self.change = named(QLabel(_change_html(entry)), "memory-history-change")
+        change = _change_html(entry)
+        plain = QTextDocumentFragment.fromHtml(change).toPlainText()
+        self.change = named(QLabel(change), "memory-history-change", plain)  # read as shown
         # Always rich text: escaped plain text alone would otherwise show its entities.
         self.change.setTextFormat(Qt.TextFormat.RichText)
         self.change.setWordWrap(True)
@@ -245,9 +252,11 @@ class HistoryView(QFrame):
 def _change_html(entry: MemoryHistoryEntry) -> str:
     old, new = entry.old_content, entry.new_content
     if old is not None and new is not None:
+        colours = active_palette()
         return (
-            f'<span style="color:#8a3b3b; text-decoration:line-through">{html.escape(old)}</span>'
-            f' → <span style="color:#1d5e3a">{html.escape(new)}</span>'
+            f'<span style="color:{colours.danger_text}; text-decoration:line-through">'
+            f"{html.escape(old)}</span>"
+            f' → <span style="color:{colours.success_text}">{html.escape(new)}</span>'
         )
     if new is not None:
         return html.escape(new)
@@ -263,6 +272,10 @@ class MemoryDetail(QWidget):
     """The right pane: one memory (its text to edit, warnings, facts, sources
     and history), or a line about a selection of several.
 
+    What acts on the memory (its buttons, the editor, Save) stays in place;
+    only what it says about itself (facts, sources, history) scrolls, so
+    Delete and Save stay in view at any size the window allows.
+
     Signals:
         open_conversation_requested(int, int): open this conversation at this message.
     """
@@ -271,7 +284,7 @@ class MemoryDetail(QWidget):
 
     def __init__(self, store: MemoryStore, conversations: ConversationStore) -> None:
         super().__init__()
-        self.setObjectName("memory-detail")
+        self.setObjectName("memory-detail-pane")
         self._store = store
         self._conversations = conversations
         self.memory: Memory | None = None
@@ -297,7 +310,7 @@ class MemoryDetail(QWidget):
         self.instruction_warning = named(QLabel(INSTRUCTION_WARNING), "memory-warning")
         self.redacted_note = named(QLabel(REDACTED_NOTE), "memory-note")
         self.editor = named(QPlainTextEdit(), "memory-editor", "Memory text")
-        self.editor.setFixedHeight(110)
+        self.editor.setFixedHeight(EDITOR_HEIGHT)
         self.edit_problem = named(QLabel(), "memory-edit-problem", "Why the edit was not saved")
         self.revert_button = named(QPushButton("Revert"), "memory-revert", "Undo my changes")
         self.save_button = named(QPushButton("Save"), "memory-save", "Save the edited memory")
@@ -309,6 +322,9 @@ class MemoryDetail(QWidget):
         self._sources_box = QVBoxLayout()
         self._history_box = QVBoxLayout()
         self._history_box.setSpacing(4)
+        self.about = named(
+            QScrollArea(), "memory-detail-scroll", "Where the memory came from and its history"
+        )
         self._lay_out()
 
     def _lay_out(self) -> None:
@@ -321,24 +337,35 @@ class MemoryDetail(QWidget):
         edit_buttons.addStretch(1)
         edit_buttons.addWidget(self.revert_button)
         edit_buttons.addWidget(self.save_button)
+        about = named(QWidget(), "memory-detail")
+        about_layout = QVBoxLayout(about)
+        about_layout.setContentsMargins(14, 10, 14, 12)
+        # First in what scrolls, right under Save: appearing, it moves nothing
+        # above, and it never makes the form taller than the window allows.
+        about_layout.addWidget(self.edit_problem)
+        for widget in (self.instruction_warning, self.redacted_note, self.facts):
+            about_layout.addWidget(widget)
+        about_layout.addWidget(named(QLabel("Where it came from"), "memory-section"))
+        about_layout.addLayout(self._sources_box)
+        about_layout.addWidget(named(QLabel("History"), "memory-section"))
+        about_layout.addLayout(self._history_box)
+        about_layout.addStretch(1)
+        self.about.setWidget(about)
+        self.about.setWidgetResizable(True)
+        self.about.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.about.setMinimumHeight(ABOUT_MIN_HEIGHT)
         self.single = QWidget()
         single = QVBoxLayout(self.single)
         single.setContentsMargins(0, 4, 0, 0)
-        for widget in (self.instruction_warning, self.redacted_note, self.editor):
-            single.addWidget(widget)
-        single.addWidget(self.edit_problem)
+        single.addWidget(self.editor)
         single.addLayout(edit_buttons)
-        single.addWidget(self.facts)
-        single.addWidget(named(QLabel("Where it came from"), "memory-section"))
-        single.addLayout(self._sources_box)
-        single.addWidget(named(QLabel("History"), "memory-section"))
-        single.addLayout(self._history_box)
+        single.addWidget(self.about, 1)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(16, 14, 16, 14)
+        layout.setContentsMargins(4, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addLayout(actions)
-        layout.addWidget(self.single)
-        layout.addStretch(1)
+        layout.addWidget(self.single, 1)
+        layout.addStretch(0)
 
     def edit_dirty(self) -> bool:
         return self.memory is not None and self.editor.toPlainText() != self.edit_base
@@ -379,6 +406,12 @@ class MemoryDetail(QWidget):
         self.edit_base = text
         self.editor.setPlainText(text)
         self.edit_problem.hide()
+
+    def show_edit_problem(self, text: str) -> None:
+        """Say why the edit was not saved, under Save, in view."""
+        self.edit_problem.setText(text)
+        self.edit_problem.show()
+        self.about.verticalScrollBar().setValue(0)
 
     def _show_sources(self, memory_id: int) -> None:
         _discard(self.source_views)

@@ -14,6 +14,7 @@ import pytest
 from desktop.core.chat import SYSTEM_EVENT, ChatService, Stage, Turn
 from desktop.core.db import ConversationStore, Database, MessageRole
 from desktop.core.jobs import JobControl
+from desktop.core.memory_category import CATEGORIES
 from desktop.core.memory_gate import MemoryRefused
 from desktop.core.memory_service import MemoryService
 from desktop.core.paths import resolve_paths
@@ -170,6 +171,7 @@ def test_remember_keeps_the_command_as_the_memorys_source_and_out_of_the_prompt(
 
     [command] = store.messages(conversation.id)
     assert command.content == "/remember My bike is the red one."
+    assert remembered.memory.category in CATEGORIES  # filed, not left "general"
     assert memories.store.sources(remembered.memory.id).message_ids == (command.id,)
     chat.run(chat.send(conversation.id, "Which bike?"), Recorder())
     prompt = model.requests[-1][0]

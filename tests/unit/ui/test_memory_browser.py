@@ -8,8 +8,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QComboBox, QPushButton
+import shiboken6
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QComboBox,
+    QLineEdit,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore, Memory, MemoryQuery
@@ -17,6 +29,7 @@ from desktop.core.db.memory_rows import SourceKind
 from desktop.core.memory_service import MemoryService
 from desktop.ui.memory_browser import EMPTY_STORE, MemoryBrowser
 from desktop.ui.memory_views import INSTRUCTION_WARNING, REDACTED_NOTE, meta_line
+from desktop.ui.theme import SCHEME_PROPERTY, Theme
 
 WAIT_MS = 10_000
 
@@ -149,9 +162,9 @@ def test_filters_by_category_source_status_and_pin(
 
     assert [browser.filters.category_filter.itemText(i) for i in range(4)] == [
         "All categories",
-        "general",
-        "people",
-        "places",
+        "General",
+        "People",
+        "Places",
     ]
     choose(browser.filters.category_filter, "people")
     assert browser.memory_ids() == [ana.id]
@@ -656,12 +669,167 @@ def test_ctrl_f_searches_and_esc_closes(qtbot: QtBot, browser: MemoryBrowser) ->
     assert not browser.isVisible()
 
 
-def test_every_button_has_an_accessible_name(
-    memories: MemoryService, browser: MemoryBrowser
+def focus_stops(window: QWidget) -> list[QWidget]:
+    """Every widget of *window* that can take focus (not those of its popups)."""
+    return [
+        w
+        for w in window.findChildren(QWidget)
+        if w.focusPolicy() != Qt.FocusPolicy.NoFocus and w.window() is window
+    ]
+
+
+def test_every_control_has_an_accessible_name(
+    qtbot: QtBot, memories: MemoryService, store: ConversationStore, browser: MemoryBrowser
 ) -> None:
-    remember(memories, "The user drinks green tea every morning.")
+    conversation = store.create("Tea")
+    said = store.add_message(conversation.id, "user", "I drink green tea every morning.")
+    tea = remember(memories, "The user drinks green tea every morning.", message_ids=[said.id])
+    hives = remember(memories, "The user keeps two beehives on the roof.")
+    memories.set_status([hives.id], "archived")
+    choose(browser.filters.status_filter, "all")
+    browser.select([tea.id])  # its source, with a button to open the conversation
+    stops = focus_stops(browser)
+    browser.select([tea.id, hives.id])  # Restore too
+    stops += focus_stops(browser)
+    browser.preview_forget("tea")
+    qtbot.waitUntil(lambda: browser.forget_preview is not None, timeout=WAIT_MS)
+    assert browser.forget_preview is not None
+    stops += focus_stops(browser.forget_preview)
+
+    assert len(stops) >= 25
+    assert {
+        f"{type(w).__name__}#{w.objectName()}" for w in stops if not w.accessibleName()
+    } == set()
+    browser.forget_preview.reject()
+
+
+# -- at any size ----------------------------------------------------------------
+def form(browser: MemoryBrowser) -> list[QWidget]:
+    detail = browser.detail
+    return [
+        browser.items,
+        detail.title,
+        detail.pin_button,
+        detail.editor,
+        detail.save_button,
+    ]
+
+
+def places(browser: MemoryBrowser) -> list[QRect]:
+    return [QRect(w.mapTo(browser, QPoint(0, 0)), w.size()) for w in form(browser)]
+
+
+def test_a_banner_does_not_move_the_form(
+    qtbot: QtBot, memories: MemoryService, browser: MemoryBrowser
+) -> None:
+    tea = remember(memories, "The user drinks green tea every morning.")
     browser.refresh()
-    browser.select(browser.memory_ids())
-    buttons = browser.findChildren(QPushButton)
-    assert len(buttons) >= 9
-    assert all(button.accessibleName() for button in buttons)
+    browser.select([tea.id])
+    before = [place.topLeft() for place in places(browser)]
+
+    click(qtbot, browser.detail.pin_button)
+    assert browser.notice.isVisible() and browser.notice.text().startswith("Pinned")
+    assert [place.topLeft() for place in places(browser)] == before
+    browser.detail.editor.setPlainText("The user drinks black coffee every morning.")
+    click(qtbot, browser.detail.save_button)
+    settle(qtbot, browser)
+    assert browser.notice.text().startswith("Saved")
+    assert [place.topLeft() for place in places(browser)] == before
+    browser.show_problem("That did not work: the disk is full. " * 12)
+    assert [place.topLeft() for place in places(browser)] == before
+
+
+def outside(widget: QWidget, window: QWidget) -> bool:
+    """Is any of *widget* cut off, by the window or an ancestor (a scrolled view)?"""
+    rect, child = widget.rect(), widget
+    while child is not window:
+        parent = child.parentWidget()
+        assert parent is not None
+        rect = rect.translated(child.pos())
+        if not parent.rect().contains(rect):
+            return True
+        child = parent
+    return False
+
+
+def controls(browser: MemoryBrowser) -> list[QWidget]:
+    """The browser's visible controls, but those in the scrolled facts and history."""
+    kinds = (QAbstractButton, QComboBox, QLineEdit, QPlainTextEdit, QListWidget)
+    about = browser.findChild(QScrollArea, "memory-detail-scroll")
+    assert about is not None
+    return [
+        w
+        for w in browser.findChildren(QWidget)
+        if isinstance(w, kinds) and w.isVisible() and not about.isAncestorOf(w)
+    ] + ([about] if about.isVisible() else [])
+
+
+def overlapping(widgets: list[QWidget], window: QWidget) -> list[tuple[str, str]]:
+    shown = [(w, QRect(w.mapTo(window, QPoint(0, 0)), w.size())) for w in widgets]
+    return [
+        (a.objectName(), b.objectName())
+        for i, (a, ra) in enumerate(shown)
+        for b, rb in shown[i + 1 :]
+        if ra.intersects(rb) and not (a.isAncestorOf(b) or b.isAncestorOf(a))
+    ]
+
+
+@pytest.fixture(params=["plain", "styled"])
+def styled(request: pytest.FixtureRequest, qapp: QApplication, tmp_path: Path) -> Iterator[None]:
+    """Qt's own look, or Reverie's style sheet (its padding makes controls larger)."""
+    if request.param == "plain":
+        yield
+        return
+    sheet, palette, style = qapp.styleSheet(), qapp.palette(), qapp.style().name()
+    theme = Theme(qapp, tmp_path / "style", "light")
+    yield
+    shiboken6.delete(theme)
+    QGuiApplication.styleHints().unsetColorScheme()
+    qapp.setProperty(SCHEME_PROPERTY, None)
+    qapp.setStyleSheet(sheet)
+    qapp.setPalette(palette)
+    qapp.setStyle(style)
+
+
+@pytest.mark.parametrize("size", ["least", "default", "large"])
+def test_every_control_stays_whole_at_any_size(
+    qtbot: QtBot,
+    memories: MemoryService,
+    store: ConversationStore,
+    styled: None,
+    size: str,
+) -> None:
+    remember(memories, "The user once lived in Lisbon.")  # past the first page: Show more
+    hives = remember(memories, "The user keeps two beehives on the roof.")
+    tea = remember(memories, "The user drinks green tea every morning.")
+    memories.set_status([hives.id], "archived")
+    browser = MemoryBrowser(memories, store, page=2)
+    qtbot.addWidget(browser)
+    browser.show()
+    choose(browser.filters.status_filter, "all")
+    sizes = {"least": browser.minimumSize(), "default": QSize(1040, 700)}
+    browser.resize(sizes.get(size, QSize(1920, 1080)))
+    long_problem = "That did not work: the database is locked by another program. " * 4
+
+    try:
+        for select, say in [
+            ([tea.id], ""),  # Pin, Archive, Delete; Revert, Save
+            ([tea.id, hives.id], long_problem),  # Restore too, under a long banner
+            ([tea.id], long_problem),  # and why an edit was not saved
+        ]:
+            browser.select(select)
+            if say:
+                browser.show_problem(say)
+            if len(select) == 1:
+                browser.detail.show_edit_problem(long_problem)
+            QApplication.processEvents()
+            shown = controls(browser)
+            names = {w.objectName() for w in shown}
+            assert {"memory-pin", "memory-archive", "memory-delete", "memory-more"} <= names
+            assert len(select) > 1 or {"memory-save", "memory-revert", "memory-editor"} <= names
+            assert len(select) == 1 or "memory-restore" in names
+            assert [w.objectName() for w in shown if outside(w, browser)] == []
+            assert overlapping(shown, browser) == []
+            assert not say or not outside(browser.problem, browser)
+    finally:
+        browser.shutdown()
