@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import (
+    QEvent,
     QKeyCombination,
     QModelIndex,
     QPersistentModelIndex,
@@ -66,10 +67,16 @@ from desktop.ui.dream_views import (
     when,
 )
 from desktop.ui.memory_views import count, named
+from desktop.ui.theme import active_palette
 from desktop.ui.worker import TaskQueue
 from models.broker import Priority
 
 RUNS_SHOWN = 50
+LIST_MIN_WIDTH = 240
+"""A run's date beside its status chip, and its line beside "N to approve"."""
+DETAIL_MIN_WIDTH = 380
+"""A change's header beside its status, and its Undo, Reject and Approve buttons."""
+MIN_HEIGHT = 440
 WAITING = 0
 """The runs list's key for the "Waiting for approval" entry (run ids start at 1)."""
 EMPTY_REPORT = (
@@ -103,23 +110,27 @@ class RunDelegate(CardDelegate):
         title_height, small_height = QFontMetrics(font).height(), QFontMetrics(small).height()
         title_box = QRectF(box.left(), box.top(), box.width(), title_height)
         facts_box = QRectF(box.left(), title_box.bottom() + 2, box.width(), small_height)
+        colours = active_palette().colours()
         if line.run is None:
             title, facts = "Waiting for approval", "risky changes dreaming left for you"
         else:
             title, facts = when(run_started(line.run)), run_facts(line.run)
             status = line.run.status
             chip = RUN_STATUS.get(status, status)
-            width = draw_chip(painter, small, title_box, chip, *STATUS_COLOURS[status])
+            fg, bg = STATUS_COLOURS.get(status, STATUS_COLOURS["paused"])
+            width = draw_chip(painter, small, title_box, chip, colours[fg], colours[bg])
             title_box.setRight(title_box.right() - width - 6)
         if line.waiting:
             badge = f"{line.waiting} waiting" if line.run is None else f"{line.waiting} to approve"
-            width = draw_chip(painter, small, facts_box, badge, "#5c3d00", "#ffe2a8")
+            fg, bg = colours["warning_text"], colours["warning_strong_bg"]
+            width = draw_chip(painter, small, facts_box, badge, fg, bg)
             facts_box.setRight(facts_box.right() - width - 6)
         bold = QFont(font)
         bold.setBold(line.run is None)
         idle = line.run is None and not line.waiting
-        draw_line(painter, bold, QColor("#8a86a0" if idle else "#1f1d2b"), title_box, title)
-        draw_line(painter, small, QColor("#716c88"), facts_box, facts)
+        title_colour = QColor(colours["text_faint" if idle else "text"])
+        draw_line(painter, bold, title_colour, title_box, title)
+        draw_line(painter, small, QColor(colours["text_muted"]), facts_box, facts)
 
 
 class DreamReportWindow(AppWindow):
@@ -165,17 +176,28 @@ class DreamReportWindow(AppWindow):
         splitter = QSplitter()
         splitter.addWidget(self._build_list())
         splitter.addWidget(self._build_detail())
+        splitter.setChildrenCollapsible(False)  # never a sliver too thin to grab back
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([340, 700])
         layout = QVBoxLayout(self)
         layout.addWidget(self.notice)
         layout.addWidget(self.problem)
         layout.addWidget(splitter, 1)
+        margins = layout.contentsMargins()
+        self.setMinimumSize(
+            LIST_MIN_WIDTH
+            + DETAIL_MIN_WIDTH
+            + splitter.handleWidth()
+            + margins.left()
+            + margins.right(),
+            MIN_HEIGHT,
+        )
         QShortcut(QKeySequence(QKeyCombination(Qt.Key.Key_Escape)), self, self.close)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.refresh)
 
     def _build_list(self) -> QWidget:
         self.runs = card_list("dream-runs", "Dreams", RunDelegate)
+        self.runs.setMinimumWidth(LIST_MIN_WIDTH)
         self.runs.currentItemChanged.connect(lambda: self._show_selected())
         self.list_stack = ListOrEmpty(self.runs, EMPTY_REPORT, "dream-empty")
         self.empty_label = self.list_stack.empty_label
@@ -193,6 +215,7 @@ class DreamReportWindow(AppWindow):
         self.detail.undo_run_button.clicked.connect(self.ask_undo_run)
         self.detail_scroll = named(QScrollArea(), "dream-detail-scroll", "Dream report")
         self.detail_scroll.setWidgetResizable(True)
+        self.detail_scroll.setMinimumWidth(DETAIL_MIN_WIDTH)
         self.detail_scroll.setWidget(self.detail)
         return self.detail_scroll
 
@@ -465,10 +488,22 @@ class DreamReportWindow(AppWindow):
         self.present()
         self.select_run(WAITING)
 
-    def show_run(self, run_id: int) -> None:
-        """Bring the window up at run *run_id* (a dream that just finished)."""
+    def show_run(self, run_id: int | None = None) -> None:
+        """Bring the window up at run *run_id*, or at the newest dream when
+        None (the chat's "Dream finished" opens the report this way)."""
         self.present()
+        if run_id is None:
+            self.refresh()  # open already, it may not list the dream that just finished
+            newest = self.run_ids()[:1]
+            if not newest:
+                return  # no dream yet: the window says what dreaming does
+            run_id = newest[0]
         self.select_run(run_id)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._shown is not None:
+            self._show_selected(same=True)  # before and after carry the old scheme's colours
 
     # -- the worker ----------------------------------------------------------
     @property

@@ -4,8 +4,10 @@ raw answer behind a toggle, the detail pane holding them, and what the runs
 list's delegate draws with.
 
 They show what they are given (dream changes carry their memories as they
-were before and after) and change nothing; ``desktop.ui.dream_report`` does
-the approving and undoing.
+were before and after; ``desktop.ui.dream_html`` writes those out) and
+change nothing; ``desktop.ui.dream_report`` does the approving and undoing.
+A pass's line counts its changes as they stand now, not as the pass left
+them, so an approval, a rejection or an undo shows at once.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -28,14 +29,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.db import DreamChange, DreamLogEntry, DreamRun, Memory
-from desktop.core.db.memory_writes import from_snapshot
+from desktop.core.db import DreamChange, DreamLogEntry, DreamRun
 from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
+from desktop.core.dreaming.tally import outcome_now, recounted
 from desktop.core.dreaming.task_review import TaskPass
+from desktop.ui.dream_html import before_after_html, risk_reason
 from desktop.ui.memory_views import count, named
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
@@ -66,6 +68,7 @@ CHANGE_STATUS = {
 }
 OUTCOMES = {
     "applied": "made changes",
+    "pending": "changes wait for your approval",
     "nothing": "nothing to change",
     "rolled_back": "rolled back",
     "tripped": "stopped by the safety limit",
@@ -85,7 +88,6 @@ _KINDS = {
     "skill_retire": "Retire skill",
     "skill_draft": "Propose skill",
 }
-_SKILL_CHARS = 300
 _TRIGGERS = {
     "manual": "asked for by you",
     "chat": "asked for with /dream",
@@ -93,12 +95,6 @@ _TRIGGERS = {
     "memories": "many new memories",
     "resume": "resumed",
 }
-_SHOWN_FADED = 5
-"""Faded memories listed before "Show all" (a decay change may hold hundreds)."""
-_MEMORY_CHARS = 400
-_OLD = "color:#8a3b3b; text-decoration:line-through"
-_NEW = "color:#1d5e3a"
-_LINK = "color:#5b4bd6; text-decoration:none"
 
 
 @dataclass(frozen=True)
@@ -153,140 +149,6 @@ def line_text(line: RunLine) -> str:
     return said + (f", {line.waiting} waiting for approval" if line.waiting else "")
 
 
-def memory_link(memory_id: int) -> str:
-    return f'<a href="memory:{memory_id}" style="{_LINK}">#{memory_id}</a>'
-
-
-def _text(memory: Memory) -> str:
-    text = memory.content.strip()
-    if len(text) > _MEMORY_CHARS:
-        text = text[:_MEMORY_CHARS].rstrip() + "…"
-    return html.escape(text)
-
-
-def _memories(state: Mapping[str, Any] | None) -> dict[int, Memory]:
-    found = (state or {}).get("memories", {})
-    return {int(key): from_snapshot(data) for key, data in found.items()}
-
-
-def before_after_html(change: DreamChange, *, show_all: bool = False) -> str:
-    """The memories *change* touched, as they were, then what it makes of them."""
-    before, after = _memories(change.before), _memories(change.after)
-    payload = change.payload
-    created = [int(i) for i in (change.after or {}).get("created", [])]
-    taken_back = change.status == "reverted"
-    if change.kind == "merge":
-        superseded = {int(i) for i in payload.get("superseded", [])}
-        sources = [int(i) for i in payload.get("sources", sorted(before))]
-        lines = [f"<b>{len(sources)} memories → 1</b>"]
-        for memory_id in sources:
-            memory = before.get(memory_id)
-            text = "" if memory is None else _text(memory)
-            if memory_id in superseded:
-                lines.append(f'{memory_link(memory_id)} <span style="{_OLD}">{text}</span>')
-            else:
-                lines.append(f"{memory_link(memory_id)} {text} <i>(kept)</i>")
-        lines.append(_new_memory(str(payload.get("content", "")), created, taken_back))
-        return "<br>".join(lines)
-    if change.kind == "decay":
-        return _decay_html(payload, before, show_all)
-    if change.kind.startswith("task_"):
-        return _task_html(change)
-    if change.kind.startswith("skill_"):
-        return _skill_html(change)
-    if change.kind == "add":
-        return _new_memory(str(payload.get("content", "")), created, taken_back)
-    memory_id = int(payload.get("memory", 0))
-    memory = before.get(memory_id)
-    text = "" if memory is None else _text(memory)
-    if change.kind == "archive":
-        was = "active" if memory is None else memory.status
-        return f"{memory_link(memory_id)} {text}<br>{was} → archived"
-    if change.kind == "supersede":
-        by = int(payload.get("by", 0))
-        replacement = after.get(by) or before.get(by)
-        new = "" if replacement is None else f' <span style="{_NEW}">{_text(replacement)}</span>'
-        return (
-            f'{memory_link(memory_id)} <span style="{_OLD}">{text}</span>'
-            f"<br>→ replaced by {memory_link(by)}{new}"
-        )
-    return html.escape(change.summary)
-
-
-def _task_html(change: DreamChange) -> str:
-    """A task as it was (struck through where it changed) and as it became."""
-    then = next(iter((change.before or {}).get("tasks", {}).items()), None)
-    if then is None:
-        return html.escape(change.summary)
-    key, was = then
-    became = (change.after or {}).get("tasks", {}).get(key, {})
-    old = f"{html.escape(str(was['text']))} (P{was['priority']}, {was['status']})"
-    if not became:
-        return f"Task #{key}: {old}"
-    new = f"{html.escape(str(became['text']))} (P{became['priority']}, {became['status']})"
-    return f'Task #{key}: <span style="{_OLD}">{old}</span><br>→ <span style="{_NEW}">{new}</span>'
-
-
-def _skill_html(change: DreamChange) -> str:
-    """A skill's text as it was and as it became (the beginning of each)."""
-    payload = change.payload
-    if change.kind == "skill_draft":
-        name = html.escape(str(payload.get("name", "")))
-        return f'New draft “{name}”:<br><span style="{_NEW}">{_excerpt(payload.get("text"))}</span>'
-    then: dict[str, Any] = next(iter((change.before or {}).get("skills", {}).values()), {})
-    name = html.escape(str(then.get("name", "")))
-    if change.kind == "skill_retire":
-        return f"“{name}” → deleted (restorable), merged into skill #{payload.get('into')}"
-    return (
-        f'“{name}”:<br><span style="{_OLD}">{_excerpt(then.get("text"))}</span>'
-        f'<br>→ <span style="{_NEW}">{_excerpt(payload.get("text"))}</span>'
-    )
-
-
-def _excerpt(text: object) -> str:
-    shown = str(text or "")
-    cut = shown if len(shown) <= _SKILL_CHARS else shown[: _SKILL_CHARS - 1] + "…"
-    return html.escape(cut).replace("\n", "<br>")
-
-
-def _new_memory(content: str, created: Sequence[int], taken_back: bool) -> str:
-    text = f'<span style="{_NEW}">{html.escape(content)}</span>'
-    if not created:
-        return f"→ a new memory: {text}"
-    if taken_back:  # undone: the memory it wrote is gone
-        return f"→ #{created[0]} {text} <i>(taken back)</i>"
-    return f"→ {memory_link(created[0])} {text}"
-
-
-def _decay_html(payload: Mapping[str, Any], before: Mapping[int, Memory], show_all: bool) -> str:
-    faded = [(int(memory_id), float(value)) for memory_id, value in payload.get("memories", [])]
-    shown = faded if show_all else faded[:_SHOWN_FADED]
-    lines = [f"<b>{count(len(faded))} faded</b>"]
-    for memory_id, importance in shown:
-        memory = before.get(memory_id)
-        old = "?" if memory is None else f"{memory.current_importance:.2f}"
-        text = "" if memory is None else _text(memory)
-        lines.append(f"{memory_link(memory_id)} importance {old} → {importance:.2f} · {text}")
-    if len(faded) > len(shown):
-        lines.append(f'<a href="more" style="{_LINK}">Show all {len(faded)}</a>')
-    return "<br>".join(lines)
-
-
-def risk_reason(change: DreamChange) -> str:
-    """Why a risky change waits for the user: what it touches that they hold dear."""
-    before = _memories(change.before)
-    for memory_id, memory in before.items():
-        if memory.pinned:
-            return f"it touches a pinned memory (#{memory_id})"
-    for memory_id, memory in before.items():
-        if memory.source_kind == "user_explicit":
-            return f"it touches a memory you told Reverie yourself (#{memory_id})"
-    seen = max(before.values(), key=lambda m: m.reinforcement_count, default=None)
-    if seen is not None and seen.reinforcement_count > 1:
-        return f"it touches a memory seen {seen.reinforcement_count} times (#{seen.id})"
-    return "dreaming asks before making this kind of change"
-
-
 def _label(text: str, name: str, *, rich: bool = False) -> QLabel:
     label = named(QLabel(text), name)
     label.setWordWrap(True)
@@ -307,6 +169,7 @@ class ChangeView(QFrame):
     def __init__(self, change: DreamChange, origin: str = "") -> None:
         super().__init__()
         self.setObjectName("dream-change")
+        self.setProperty("status", change.status)  # the style sheet mutes what holds no more
         self.change = change
         kind = _KINDS.get(change.kind, change.kind)
         done_by = pass_title(change.pass_name)
@@ -391,6 +254,7 @@ class LogView(QFrame):
     def __init__(self, pass_name: str, outcome: str | None, message: str, raw: str | None) -> None:
         super().__init__()
         self.setObjectName("dream-log-entry")
+        self.pass_name = pass_name
         title = pass_title(pass_name)
         said = "" if outcome is None else f" · {OUTCOMES.get(outcome, outcome)}"
         self.header = _label(f"<b>{html.escape(title)}</b>{said}", "dream-log-header", rich=True)
@@ -422,8 +286,15 @@ class LogView(QFrame):
         layout.addWidget(self.raw)
 
     @classmethod
-    def of(cls, entry: DreamLogEntry) -> LogView:
-        return cls(entry.pass_name, entry.outcome, entry.message, entry.raw_output)
+    def of(cls, entry: DreamLogEntry, changes: Sequence[DreamChange] = ()) -> LogView:
+        """*entry* as it reads now: its count of changes taken again from
+        *changes* (the run's, as the user approved, rejected or undid them)."""
+        statuses = [c.status for c in changes if c.pass_name == entry.pass_name]
+        message = entry.message
+        if entry.outcome == "applied" and statuses:
+            message = recounted(message, statuses)
+        outcome = outcome_now(entry.outcome, statuses)
+        return cls(entry.pass_name, outcome, message, entry.raw_output)
 
     def show_raw(self, shown: bool) -> None:
         self.raw_toggle.setChecked(shown)
@@ -433,13 +304,14 @@ class LogView(QFrame):
 
 # -- drawing the runs list (its delegate lives with the window) ---------------
 STATUS_COLOURS: dict[str, tuple[str, str]] = {
-    "queued": ("#4a3fb0", "#efecfd"),
-    "running": ("#4a3fb0", "#e6e2fb"),
-    "paused": ("#5c5872", "#efeef4"),
-    "completed": ("#1d5e3a", "#e3f3e8"),
-    "failed": ("#8c1d18", "#fdeceb"),
-    "cancelled": ("#5c5872", "#efeef4"),
+    "queued": ("accent_strong", "accent_soft"),
+    "running": ("accent_strong", "accent_soft"),
+    "paused": ("text_secondary", "subtle"),
+    "completed": ("success_text", "success_bg"),
+    "failed": ("danger_text", "danger_bg"),
+    "cancelled": ("text_secondary", "subtle"),
 }
+"""A run's status chip: the palette's names of its text and fill colours."""
 
 
 _RUN_STATE = {
@@ -535,7 +407,7 @@ class ReportDetail(QWidget):
         self.undo_run_button.setEnabled(
             run.status not in ("running", "queued") and any(c.status == "applied" for c in changes)
         )
-        self._show_log(run, log)
+        self._show_log(run, log, changes)
         self.changes_section.show()
         self.no_changes.setText(
             "This dream changed nothing. What each pass did, above, says why."
@@ -566,10 +438,15 @@ class ReportDetail(QWidget):
         self._show_changes((), {})
         self.no_changes.hide()
 
-    def _show_log(self, run: DreamRun | None, log: Sequence[DreamLogEntry]) -> None:
-        expanded = {v.header.text() for v in self.log_views if not v.raw.isHidden()}
+    def _show_log(
+        self,
+        run: DreamRun | None,
+        log: Sequence[DreamLogEntry],
+        changes: Sequence[DreamChange] = (),
+    ) -> None:
+        expanded = {v.pass_name for v in self.log_views if not v.raw.isHidden()}
         discard(self.log_views)
-        views = [LogView.of(entry) for entry in log]
+        views = [LogView.of(entry, changes) for entry in log]
         logged = {entry.pass_name for entry in log}
         # What the run said besides its passes' log (writing MEMORIES.md).
         outcomes = {} if run is None else dict((run.stats or {}).get("outcomes", {}))
@@ -579,7 +456,7 @@ class ReportDetail(QWidget):
             views = [LogView("", None, said, None)]
         self.log_views = views
         for view in views:
-            if view.header.text() in expanded:
+            if view.pass_name in expanded:
                 view.show_raw(True)
             self._log_box.addWidget(view)
         self.log_section.setVisible(run is not None)

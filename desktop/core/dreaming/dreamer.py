@@ -27,6 +27,7 @@ from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
 from desktop.core.dreaming.passes import DreamPass, PassContext, PassRejected
 from desktop.core.dreaming.proposals import Applied, Proposal
+from desktop.core.dreaming.tally import described
 from desktop.core.dreaming.working_set import write_working_set
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.memory_service import MemoryService
@@ -194,7 +195,8 @@ class Dreamer:
             self.dreams.log(run_id, name, "failed", message)
             outcomes[name] = message
             return Applied()
-        message = " ".join([_described(applied), *context.notes])
+        counted = described({"applied": applied.applied, "pending": applied.pending})
+        message = " ".join([counted, *context.notes])
         self.dreams.log(run_id, name, "applied" if proposals else "nothing", message)
         outcomes[name] = message
         return applied
@@ -247,16 +249,3 @@ class Dreamer:
             outcomes["working_set"] = f"MEMORIES.md could not be written: {error}"
             return
         outcomes["working_set"] = f"MEMORIES.md lists {count} memories."
-
-
-def _described(applied: Applied) -> str:
-    if not applied.applied and not applied.pending:
-        return "Nothing to change."
-    said = f"{_count(applied.applied, 'change')} applied"
-    if applied.pending:
-        said += f", {applied.pending} waiting for your approval"
-    return said + "."
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"

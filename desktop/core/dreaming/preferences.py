@@ -8,10 +8,17 @@ past a threshold of distinct messages: a strong correction once, mild
 pushback twice, a casual remark three times.  One that touches security,
 credentials or money waits for the user's approval; one already known, or
 one the user deleted before, is left alone.
+
+What the small model answers is not always a preference: a message's
+number ("1"), a word ("German"), a numbered fragment of what the user said
+("1. no writing essays"), a quote of a message.  Those are not the user's
+preferences, left alone: they are left out without a word in the report
+(the app's log says why, without their text).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any, Literal
 
@@ -21,8 +28,10 @@ from desktop.core.db import ConversationStore, Message
 from desktop.core.dreaming.dedup import with_vectors
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
-from desktop.core.memory_gate import MemoryRefused
+from desktop.core.memory_gate import GatedText, MemoryRefused
 from desktop.core.tokens import cut_middle
+
+log = logging.getLogger(__name__)
 
 TEMPLATE = "DREAM_PREFERENCES_PROMPT.txt"
 DAY = 86_400.0
@@ -35,6 +44,11 @@ _SENSITIVE = re.compile(
     r"bitcoin|invest(?:ing|ments?)?|loans?|budget|salary|tax(?:es)?|prices?|spend(?:ing)?)\b",
     re.IGNORECASE,
 )
+
+_MIN_WORDS = 3
+_LIST_MARKER = re.compile(r"\s*(?:\[?\d+[\].)]|[-*+•]\s)")
+"""The start of a numbered or bulleted line: the prompt's numbering, echoed."""
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 Strength = Literal["strong_correction", "mild_pushback", "casual_remark"]
 
@@ -90,12 +104,14 @@ class PreferencePass:
         shown = list(dict.fromkeys(found.messages))
         if len(shown) < THRESHOLDS[found.strength]:
             return None  # not said firmly or often enough (yet)
+        gated = _vetted(context, found.preference, messages)
+        if gated is None:
+            return None
         try:
-            gated = context.memories.vet(found.preference)
             if context.memories.known_as(gated.text) is not None:
                 return None
-        except MemoryRefused as refused:
-            context.notes.append(f"“{found.preference}” was left alone: {refused}")
+        except MemoryRefused as refused:  # one the user deleted: theirs, worth saying
+            context.notes.append(f"“{gated.text}” was left alone: {refused}")
             return None
         sensitive = found.sensitive or bool(_SENSITIVE.search(gated.text))
         source_ids = [messages[n - 1].id for n in shown]
@@ -112,6 +128,34 @@ class PreferencePass:
             },
             needs_approval=sensitive,
         )
+
+
+def _vetted(context: PassContext, text: str, messages: list[Message]) -> GatedText | None:
+    """*text* as it may be stored, or None when it is model debris, not a preference."""
+    debris = not_a_preference(text, [m.content for m in messages])
+    if not debris:
+        try:
+            return context.memories.vet(text)
+        except MemoryRefused as refused:
+            debris = str(refused)
+    # The reason only: the text is the model's, and may quote the user.
+    log.info("dream %d: an answer that is no preference was left out: %s", context.run_id, debris)
+    return None
+
+
+def not_a_preference(text: str, said: list[str]) -> str:
+    """Why the model's *text* is debris rather than a preference ("" if it
+    may be one): it starts with a list number or bullet (the prompt's
+    numbering echoed), has under three words, or repeats one of the
+    messages it was shown (*said*) instead of saying what it shows."""
+    if _LIST_MARKER.match(text):
+        return "it starts like a numbered line"
+    words = _WORD.findall(text.casefold())
+    if len(words) < _MIN_WORDS:
+        return f"under {_MIN_WORDS} words"
+    if any(words == _WORD.findall(message.casefold()) for message in said):
+        return "it repeats a message word for word"
+    return ""
 
 
 def schema(shown: int) -> dict[str, Any]:

@@ -7,13 +7,17 @@ proposed as drafts.
 - Two skills whose summaries are close in meaning are shown to the model,
   which says whether they overlap and if so writes one text for both: the
   more used skill takes it, the other is retired (deleted, restorable).
+  A text with fewer steps than either skill had lost some: both are kept.
 - Requests the user made in two conversations or more (words shared across
   conversations point the model at them) may become new skills, proposed as
-  drafts the user accepts, edits or rejects in the skill editor.
+  drafts the user accepts, edits or rejects in the skill editor.  A draft
+  with nothing after its first line (no steps) or a name no file can have
+  is model debris: left out, said only in the app's log.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter, defaultdict
 
@@ -27,6 +31,8 @@ from desktop.core.dreaming.proposals import Proposal
 from desktop.core.errors import ReverieError
 from desktop.core.skills import SkillLibrary, skill_name, summary_of
 from desktop.core.tokens import TokenCounter, cut_middle
+
+log = logging.getLogger(__name__)
 
 CONDENSE = "DREAM_SKILL_CONDENSE_PROMPT.txt"
 MERGE = "DREAM_SKILL_MERGE_PROMPT.txt"
@@ -137,6 +143,12 @@ class SkillPass:
             answer = context.ask(step, prompt, Overlap, max_tokens=CONDENSED_TOKENS * 4)
             if not answer.overlap or not answer.text:
                 continue
+            if _steps(answer.text) < max(map(_steps, texts)):
+                context.notes.append(
+                    f"“{first.name}” and “{second.name}” look alike, but the text written "
+                    "for both dropped some of their steps: both were kept as they are."
+                )
+                continue
             keep, retire = sorted((first, second), key=lambda s: (-s.use_count, s.id))
             kept_text = texts[0] if keep is first else texts[1]
             taken.update((first.id, second.id))
@@ -180,7 +192,11 @@ class SkillPass:
             try:
                 name = skill_name(draft.name)
             except ReverieError as refused:
-                context.notes.append(f"A proposed skill was left out: {refused}")
+                # The model's own proposal, not the user's skill: not a word in the report.
+                log.info("dream %d: a proposed skill was left out: %s", context.run_id, refused)
+                continue
+            if len(draft.text.strip().splitlines()) < 2:
+                log.info("dream %d: a proposed skill without steps was left out", context.run_id)
                 continue
             if name.casefold() in known:
                 continue
@@ -233,6 +249,11 @@ def _close_pairs(
     ]
     found.sort(key=lambda item: -item[0])
     return [(first, second) for _, first, second in found]
+
+
+def _steps(text: str) -> int:
+    """How many list items (steps) *text* has."""
+    return sum(bool(_STEP.match(line)) for line in text.splitlines())
 
 
 def _with_summary(text: str, summary: str) -> str:

@@ -4,14 +4,17 @@ completed tasks are purged.
 When tasks changed or the user said something since the last dream, the
 open tasks (as numbers) and the user's recent messages go to the model,
 which answers with one action per task it acts on: ``complete``,
-``update`` (new text or priority) or ``keep``.  The numbers are mapped back
-to tasks; an action on a number it was not shown, two actions on one task
-or an empty text refuse the whole pass.  Completed tasks older than
-``task_purge_days`` are purged: deleted, restorable, like every change here.
+``update`` (new text or priority) or ``keep``.  An update that changes
+nothing (the same words, the same priority) is no change.  The numbers are
+mapped back to tasks; an action on a number it was not shown, two actions
+on one task or an empty text refuse the whole pass.  Completed tasks older
+than ``task_purge_days`` are purged: deleted, restorable, like every change
+here.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,6 +30,7 @@ TEMPLATE = "DREAM_TASK_PROMPT.txt"
 DAY = 86_400.0
 MAX_MESSAGES = 40
 MESSAGE_CHARS = 300
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 class TaskAction(BaseModel):
@@ -106,14 +110,18 @@ def _proposal(task: Task, action: TaskAction, raw: str) -> Proposal | None:
     if text == "":
         raise PassRejected("the model would empty a task's text", raw)
     changes: dict[str, Any] = {}
-    if text is not None and text != task.text:
-        changes["text"] = text
+    if text is not None and _words(text) != _words(task.text):
+        changes["text"] = text  # a new full stop or capital is no new text
     if action.priority is not None and action.priority != task.priority:
         changes["priority"] = action.priority
     if not changes:
         return None
     said = f"“{task.text}” → “{text}”" if "text" in changes else f"priority {action.priority}"
     return Proposal("task_update", f"Updated task #{task.id}: {said}", {"task": task.id, **changes})
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
 
 
 def _line(task: Task) -> str:

@@ -3,29 +3,48 @@ a scripted model and the hashing embedder behind a real broker thread."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QAbstractButton, QApplication, QMessageBox, QPushButton
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+)
 from pytestqt.qtbot import QtBot
 
-from desktop.core.db import Database, DreamChange, Memory, MemoryStore, NewMemory
+from desktop.core.db import (
+    ConversationStore,
+    Database,
+    DreamChange,
+    Memory,
+    MemoryStore,
+    NewMemory,
+)
+from desktop.core.db.memory_writes import snapshot
 from desktop.core.dreaming.control import DreamControl, DreamProgress
 from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.dreamer import Dreamer, DreamReport
 from desktop.core.dreaming.fading import DecayPass, StalePass
+from desktop.core.dreaming.passes import DreamPass
+from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.embedding import Embeddings
 from desktop.core.memory_gate import WriteGate
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
+from desktop.ui.dream_html import before_after_html
 from desktop.ui.dream_report import EMPTY_REPORT, WAITING, DreamReportWindow
-from desktop.ui.dream_views import ChangeView, LogView, before_after_html
+from desktop.ui.dream_views import ChangeView, LogView
+from desktop.ui.theme import DARK, LIGHT, SCHEME_PROPERTY, qt_palette
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, GenerationOptions
 from tests.fakes import ScriptedChatModel, StepGate
@@ -68,14 +87,14 @@ def make_dreamer(
     clock: FakeClock,
     tmp_path: Path,
 ) -> MakeDreamer:
-    def make(**settings: object) -> Dreamer:
+    def make(passes: Sequence[DreamPass] | None = None, **settings: object) -> Dreamer:
         return Dreamer(
             database,
             memories,
             broker,
             prompts,
             DreamSettings.model_validate({"quiet_seconds": 0, "max_retired_floor": 10, **settings}),
-            [DecayPass(), DedupPass(), StalePass()],
+            passes or [DecayPass(), DedupPass(), StalePass()],
             snapshots_dir=tmp_path / "snapshots",
             working_set_file=tmp_path / "MEMORIES.md",
             clock=clock,
@@ -135,6 +154,15 @@ def plain(html_text: str) -> str:
     doc = QTextDocument()
     doc.setHtml(html_text)
     return doc.toPlainText()
+
+
+def struck(html_text: str, text: str) -> bool:
+    """Is *text* (its first occurrence) struck through in *html_text*?"""
+    doc = QTextDocument()
+    doc.setHtml(html_text)
+    found = doc.find(text)
+    assert not found.isNull(), f"{text!r} is not in {doc.toPlainText()!r}"
+    return found.charFormat().fontStrikeOut()
 
 
 def click(qtbot: QtBot, button: QAbstractButton) -> None:
@@ -671,3 +699,261 @@ def test_task_and_skill_changes_read_as_before_and_after() -> None:
         change("skill_draft", {"name": "invoices", "text": "Sum up"}, {}, {})
     )
     assert "New draft “invoices”" in drafted
+
+
+# -- the report keeps up with what the user decides ------------------------------
+TEA = "The user drinks green tea every morning"
+TEA_TWIN = "The user drinks green tea each morning"
+
+
+def the_changes(report: DreamReportWindow) -> dict[int, ChangeView]:
+    return {view.change.id: view for view in report.detail.change_views}
+
+
+def test_approving_and_rejecting_update_the_pass_line_at_once(
+    qtbot: QtBot,
+    report: DreamReportWindow,
+    dreamer: Dreamer,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+) -> None:
+    add(memories, REX, pinned=True)
+    add(memories, REX_TWIN)
+    add(memories, TEA, pinned=True)
+    add(memories, TEA_TWIN)
+    model.queue(merge_answer(), merge_answer(TEA + "."))
+    run = dream(dreamer)
+    assert run.pending == 2
+    report.select_run(run.run.id)
+    dedup = the_log(report, "Merging duplicates")
+    assert dedup.message.text() == "2 changes waiting for your approval."
+    assert "changes wait for your approval" in dedup.header.text()
+    first, second = sorted(the_changes(report))
+
+    click(qtbot, the_changes(report)[first].approve_button)
+    settle(qtbot, report)
+
+    dedup = the_log(report, "Merging duplicates")
+    assert dedup.message.text() == "1 change applied, 1 waiting for your approval."
+    assert "made changes" in dedup.header.text()
+    click(qtbot, the_changes(report)[second].reject_button)
+    settle(qtbot, report)
+
+    assert report.detail.run is not None and report.detail.run.id == run.run.id
+    assert the_log(report, "Merging duplicates").message.text() == "1 change applied, 1 rejected."
+    assert "1 applied · 1 rejected" in report.detail.facts.text()
+
+
+def test_rejecting_every_change_of_a_pass_leaves_it_having_changed_nothing(
+    qtbot: QtBot,
+    report: DreamReportWindow,
+    dreamer: Dreamer,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+) -> None:
+    *_, run = dream_a_merge(dreamer, memories, model, pinned=True)
+    report.select_run(run.run.id)
+
+    click(qtbot, the_change(report, "merge").reject_button)
+    settle(qtbot, report)
+
+    dedup = the_log(report, "Merging duplicates")
+    assert dedup.message.text() == "1 change rejected."
+    assert "nothing to change" in dedup.header.text()
+    assert dedup.property("outcome") == "nothing"
+
+
+def test_an_undone_change_shows_what_it_replaced_live_again(
+    qtbot: QtBot,
+    report: DreamReportWindow,
+    dreamer: Dreamer,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+) -> None:
+    *_, run = dream_a_merge(dreamer, memories, model)
+    report.select_run(run.run.id)
+    details = the_change(report, "merge").details.text()
+    assert struck(details, REX) and struck(details, REX_TWIN)  # superseded by the merge
+
+    click(qtbot, the_change(report, "merge").undo_button)
+    settle(qtbot, report)
+
+    undone = the_change(report, "merge")
+    assert not struck(undone.details.text(), REX) and not struck(undone.details.text(), REX_TWIN)
+    lines = plain(undone.details.text()).split("\n")
+    assert lines[1].endswith(f"{REX} (active again)")
+    assert lines[2].endswith(f"{REX_TWIN} (active again)")
+    assert lines[3].endswith(f"{MERGED} (taken back)")
+    assert undone.status.text().startswith("Undone · ")
+    assert undone.property("status") == "reverted"
+
+
+def _changed(
+    kind: str, status: str, payload: dict[str, Any], before: Any, after: Any
+) -> DreamChange:
+    return DreamChange(1, 1, "x", kind, "s", payload, before, after, status, False, None, 0, None)  # type: ignore[arg-type]  # a test's status
+
+
+@pytest.mark.parametrize(
+    ("status", "struck_out", "tag"),
+    [
+        ("applied", True, ""),
+        ("pending", True, ""),
+        ("reverted", False, "(undone)"),
+        ("rejected", False, "(not applied)"),
+    ],
+)
+def test_only_a_change_that_holds_strikes_out_what_it_replaces(
+    memories: MemoryService, status: str, struck_out: bool, tag: str
+) -> None:
+    rome, oslo = add(memories, "The user lives in Rome."), add(memories, "The user lives in Oslo.")
+    held = {"memories": {str(m.id): snapshot(m) for m in (rome, oslo)}}
+    supersede = _changed("supersede", status, {"memory": rome.id, "by": oslo.id}, held, held)
+    task = {"text": "Water plants", "priority": 5, "status": "active"}
+    done = {"tasks": {"3": {**task, "status": "completed"}}}
+    complete = _changed("task_complete", status, {"task": 3}, {"tasks": {"3": task}}, done)
+    skill = {"name": "brew-tea", "status": "active", "text": "How to brew tea\nlong text"}
+    rewrite = _changed(
+        "skill_rewrite", status, {"skill": 2, "text": "short"}, {"skills": {"2": skill}}, {}
+    )
+
+    for change, replaced in (
+        (supersede, "Rome"),
+        (complete, "Water plants"),
+        (rewrite, "long text"),
+    ):
+        shown = before_after_html(change)
+        assert struck(shown, replaced) is struck_out, change.kind
+        assert plain(shown).endswith(tag), change.kind
+    assert (" (active again)" in plain(before_after_html(supersede))) is (status == "reverted")
+
+
+def test_an_undone_fade_or_archive_says_it_was_undone(
+    memories: MemoryService,
+) -> None:
+    memory = add(memories, "The user once visited Lyon in France.", importance=0.8)
+    before = {"memories": {str(memory.id): snapshot(memory)}}
+    fade = _changed("decay", "reverted", {"memories": [[memory.id, 0.4]]}, before, None)
+    archive = _changed("archive", "reverted", {"memory": memory.id}, before, None)
+
+    assert plain(before_after_html(fade)).startswith(
+        "1 memory faded (undone: their importance is back)"
+    )
+    assert plain(before_after_html(archive)).endswith("active → archived (undone: active again)")
+    archived = dataclasses.replace(archive, status="applied")
+    assert plain(before_after_html(archived)).endswith("active → archived")
+
+
+# -- model debris -----------------------------------------------------------------
+def test_model_debris_is_not_shown_as_a_change(
+    report: DreamReportWindow,
+    make_dreamer: MakeDreamer,
+    database: Database,
+    model: ScriptedChatModel,
+) -> None:
+    conversation = ConversationStore(database).create("talk")
+    for text in ("No, stop writing essays!", "Shorter please."):
+        ConversationStore(database).add_message(conversation.id, "user", text)
+    debris = [
+        {"preference": said, "strength": "strong_correction", "sensitive": True, "messages": [1]}
+        for said in ("1", "1. no writing essays", "German")
+    ]
+    model.queue(json.dumps({"preferences": debris}))
+    run = dream(make_dreamer([PreferencePass(ConversationStore(database))]))
+
+    report.select_run(run.run.id)
+
+    assert report.detail.change_views == []
+    assert report.detail.no_changes.isVisibleTo(report)
+    [line] = report.detail.log_views[:1]
+    assert "Noticing your preferences" in line.header.text()
+    assert line.message.text() == "Nothing to change."
+    assert report.runs.currentItem().text().endswith("changed nothing")
+
+
+# -- opening the report at a dream -------------------------------------------------
+def test_show_run_without_a_run_opens_at_the_newest_dream(
+    report: DreamReportWindow,
+    dreamer: Dreamer,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+    clock: FakeClock,
+) -> None:
+    report.close()
+    report.show_run()  # no dream yet: the report says what dreaming does
+    assert report.isVisible() and report.detail.run is None
+    assert report.list_stack.currentWidget() is report.empty_label
+
+    *_, first = dream_a_merge(dreamer, memories, model, pinned=True)
+    report.refresh()
+    assert report.detail.title.text() == "Waiting for approval"
+    clock.advance(DAY)
+    second = dream(dreamer)  # finished while the report was open
+
+    report.show_run()
+
+    assert report.isVisible()
+    assert report.detail.run is not None and report.detail.run.id == second.run.id
+    assert report.run_ids() == [second.run.id, first.run.id]
+    report.show_run(first.run.id)
+    assert report.detail.run is not None and report.detail.run.id == first.run.id
+
+
+# -- light and dark -----------------------------------------------------------------
+@pytest.fixture
+def dark_scheme(qapp: QApplication) -> Iterator[Callable[[], None]]:
+    """Switches the application to the dark scheme, as a ``Theme`` does; put back after."""
+    palette = qapp.palette()
+
+    def switch() -> None:
+        qapp.setProperty(SCHEME_PROPERTY, "dark")
+        qapp.setPalette(qt_palette(DARK))
+
+    yield switch
+    qapp.setProperty(SCHEME_PROPERTY, None)
+    qapp.setPalette(palette)
+
+
+def test_what_the_report_colours_itself_follows_the_scheme(
+    qtbot: QtBot,
+    report: DreamReportWindow,
+    dreamer: Dreamer,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+    dark_scheme: Callable[[], None],
+) -> None:
+    *_, run = dream_a_merge(dreamer, memories, model)
+    report.select_run(run.run.id)
+    assert LIGHT.danger_text in the_change(report, "merge").details.text()
+
+    dark_scheme()
+
+    qtbot.waitUntil(lambda: DARK.danger_text in the_change(report, "merge").details.text())
+    assert DARK.success_text in the_change(report, "merge").details.text()
+    assert LIGHT.danger_text not in the_change(report, "merge").details.text()
+    assert not report.runs.grab().isNull()  # the runs list paints in the dark colours too
+
+
+# -- the smallest window ------------------------------------------------------------
+def test_at_its_smallest_the_report_shows_the_runs_and_every_button_of_a_change(
+    qtbot: QtBot,
+    report: DreamReportWindow,
+    dreamer: Dreamer,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+) -> None:
+    dream_a_merge(dreamer, memories, model, pinned=True)
+    report.refresh()
+    report.resize(report.minimumSize())
+    qtbot.waitUntil(lambda: report.size() == report.minimumSize())
+    [view] = report.detail.change_views
+    qtbot.waitUntil(view.approve_button.isVisible)
+
+    viewport = report.detail_scroll.viewport()
+    for button in (view.reject_button, view.approve_button):
+        right = button.mapTo(viewport, button.rect().topRight()).x()
+        assert 0 <= right < viewport.width(), button.text()
+    assert report.runs.width() >= 240
+    assert report.detail_scroll.horizontalScrollBar().maximum() == 0
+    [splitter] = report.findChildren(QSplitter)
+    assert not splitter.childrenCollapsible()  # the list is never a sliver

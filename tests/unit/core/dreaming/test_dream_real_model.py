@@ -8,11 +8,15 @@ from typing import Any
 
 import pytest
 
-from desktop.core.db import Database, Memory
+from desktop.core.db import ConversationStore, Database, Memory
+from desktop.core.db.skills import SkillStore
 from desktop.core.dreaming.control import DreamControl
+from desktop.core.dreaming.preferences import not_a_preference
+from desktop.core.dreaming.tally import notes_of
 from desktop.core.memory_service import MemoryService, lost_specifics, merge_problem
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
+from desktop.core.skills import SkillLibrary
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from models.llama_chat import LlamaChatModel
@@ -92,5 +96,61 @@ def test_a_dream_with_the_real_small_models_completes_and_loses_no_distinct_fact
             merged = _final(memories, first)
             assert merged.id != first.id and merged.id == _final(memories, second).id
             assert merge_problem([first.content, second.content], merged.content) is None
+    finally:
+        broker.stop()
+
+
+SAID = [
+    ("No, stop writing essays! Keep answers short.", "Shorter please.", "Keep it brief, thanks."),
+    ("Don't call me buddy.", "Please don't call me buddy, use Sam.", "Call me Sam."),
+    ("Answer in German please.", "Bitte auf Deutsch.", "German, please, not English."),
+]
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_what_the_small_model_answers_beside_the_point_is_no_change_and_no_note(
+    fresh_smollm2: Callable[[], LlamaChatModel],
+    minilm_path: Path,
+    database: Database,
+    prompts: PromptLibrary,
+    tmp_path: Path,
+) -> None:
+    """SmolLM2 names message numbers ("1"), single words ("German") and numbered
+    quotes ("1. no writing essays") as preferences, and skills with no steps:
+    none of it may reach the report, as a change or as a note."""
+    broker = InferenceBroker()
+    broker.start()
+    try:
+        broker.load_chat_model(fresh_smollm2).result(timeout=60)
+        broker.load_embedder(lambda: LlamaEmbedder(minilm_path)).result(timeout=60)
+        memories = MemoryService.over(database, broker, prompts)
+        conversations = ConversationStore(database)
+        skills = SkillLibrary(SkillStore(database), tmp_path / "skills")
+        dreamer = make_dreamer(
+            database,
+            memories,
+            broker,
+            prompts,
+            tmp_path,
+            DreamSettings(quiet_seconds=0),
+            skills=skills,
+        )
+        for said in SAID:
+            for title in ("one", "two"):  # twice: a request that recurs may become a skill
+                conversation = conversations.create(title)
+                for text in said:
+                    conversations.add_message(conversation.id, "user", text)
+
+            report = dreamer.run("manual", DreamControl())
+
+            log = {e.pass_name: e.message for e in dreamer.dreams.log_entries(report.run.id)}
+            assert notes_of(log["preferences"]) == "", log["preferences"]
+            assert notes_of(log["skills"]) == "", log["skills"]
+            for change in dreamer.dreams.changes(report.run.id):
+                if change.kind == "add":
+                    assert not_a_preference(change.payload["content"], []) == "", change.summary
+                if change.kind == "skill_draft":
+                    assert len(change.payload["text"].strip().splitlines()) > 1, change.summary
     finally:
         broker.stop()

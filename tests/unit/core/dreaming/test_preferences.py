@@ -142,3 +142,63 @@ def test_naming_a_message_not_shown_rolls_the_pass_back(
         if e.pass_name == "preferences"
     ]
     assert entry.outcome == "rolled_back" and _inferred(dreaming) == []
+
+
+def _preferences_log(dreaming: Dreaming, run_id: int) -> str:
+    [entry] = [
+        e for e in dreaming.dreamer.dreams.log_entries(run_id) if e.pass_name == "preferences"
+    ]
+    return entry.message
+
+
+@pytest.mark.parametrize(
+    "debris",
+    [
+        "1",  # a message's number
+        "German",  # a word
+        "no lists",  # a fragment under three words
+        "1. no writing essays",  # the prompt's numbering echoed
+        "[2] Shorter please and thanks",
+        "- The user prefers short answers.",
+        "No, stop writing essays!",  # a message quoted, not what it shows
+    ],
+)
+def test_model_debris_is_no_preference_and_no_word_in_the_report(
+    dreaming: Dreaming, model: ScriptedChatModel, said: list[int], debris: str
+) -> None:
+    model.queue(_answer(debris, "strong_correction", [1]))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert dreaming.dreamer.dreams.changes(report.run.id) == []
+    assert _preferences_log(dreaming, report.run.id) == "Nothing to change."
+
+
+def test_a_preference_beside_debris_is_kept_and_the_debris_goes_unsaid(
+    dreaming: Dreaming, model: ScriptedChatModel, said: list[int]
+) -> None:
+    found = [
+        {"preference": "1", "strength": "strong_correction", "sensitive": False, "messages": [1]},
+        {"preference": SHORT, "strength": "strong_correction", "sensitive": False, "messages": [1]},
+    ]
+    model.queue(json.dumps({"preferences": found}))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert _inferred(dreaming) == [SHORT]
+    assert _preferences_log(dreaming, report.run.id) == "1 change applied."
+
+
+def test_a_preference_the_user_deleted_is_left_alone_and_the_report_says_so(
+    dreaming: Dreaming, model: ScriptedChatModel, said: list[int]
+) -> None:
+    deleted = dreaming.add(SHORT)
+    dreaming.memories.set_status([deleted.id], "deleted")
+    model.queue(_answer(SHORT, "strong_correction", [1]))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert _inferred(dreaming) == []
+    assert _preferences_log(dreaming, report.run.id).startswith(
+        f"Nothing to change. “{SHORT}” was left alone: You deleted"
+    )

@@ -145,3 +145,56 @@ def test_a_failing_file_change_takes_back_the_others_and_changes_nothing(
     assert [
         c for c in dreaming.dreamer.dreams.changes(report.run.id) if c.pass_name == "skills"
     ] == []
+
+
+def test_a_merged_text_that_drops_steps_keeps_both_skills_and_says_why(
+    dreaming: Dreaming, skills: SkillLibrary, model: ScriptedChatModel
+) -> None:
+    steps = "1. Ask where and when.\n2. Suggest a plan for each day.\n"
+    trip = skills.create("plan-a-trip", "Plan a trip\n" + steps)
+    travel = skills.create("plan-trip", "Plan a trip\n" + steps.replace("each", "every"))
+    junk = "Plan a trip\nThis is a one-line summary of the above two skills."
+    model.queue(json.dumps({"overlap": True, "text": junk}))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert _skill_changes(dreaming, report.run.id) == []
+    assert skills.read(trip.id).text == "Plan a trip\n" + steps
+    assert skills.read(travel.id).skill.status == "active"
+    [entry] = [
+        e for e in dreaming.dreamer.dreams.log_entries(report.run.id) if e.pass_name == "skills"
+    ]
+    assert entry.message == (
+        "Nothing to change. “plan-a-trip” and “plan-trip” look alike, but the text "
+        "written for both dropped some of their steps: both were kept as they are."
+    )
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        {"name": "Sam", "text": "I am Sam. I will use Sam to call you."},  # no steps
+        {"name": "a/b", "text": "Summarise invoices\n1. Collect. 2. Tabulate."},  # no file name
+    ],
+)
+def test_a_proposed_skill_that_is_model_debris_is_left_out_without_a_word(
+    dreaming: Dreaming,
+    skills: SkillLibrary,
+    model: ScriptedChatModel,
+    database: Database,
+    draft: dict[str, str],
+) -> None:
+    store = ConversationStore(database, clock=dreaming.clock)
+    for title in ("monday", "friday"):
+        conversation = store.create(title)
+        store.add_message(conversation.id, "user", "Call me Sam from now on, please.")
+    model.queue(json.dumps({"skills": [draft]}))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert skills.list(statuses=("draft",)) == []
+    assert _skill_changes(dreaming, report.run.id) == []
+    [entry] = [
+        e for e in dreaming.dreamer.dreams.log_entries(report.run.id) if e.pass_name == "skills"
+    ]
+    assert entry.message == "Nothing to change."

@@ -107,3 +107,18 @@ def test_without_changes_or_new_messages_the_model_is_not_asked_about_tasks(
     dreaming.dreamer.run("manual", DreamControl())
 
     assert len(model.requests) == asked
+
+
+def test_an_update_with_the_same_words_and_priority_is_no_change(
+    dreaming: Dreaming, tasks: TaskService, model: ScriptedChatModel
+) -> None:
+    chore = tasks.add("Water the plants", conversation_id=None, priority=4)
+    model.queue(
+        _actions({"task": 1, "action": "update", "text": "water the plants.", "priority": 4})
+    )
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert dreaming.dreamer.dreams.changes(report.run.id) == []
+    assert _log(dreaming, report.run.id) == "Nothing to change."
+    assert tasks.get(chore.id).text == "Water the plants"  # type: ignore[union-attr]
