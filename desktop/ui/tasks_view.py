@@ -179,6 +179,7 @@ class TasksWindow(AppWindow):
     def _build_detail(self) -> QWidget:
         self.detail = TaskDetail()
         scroll = named(QScrollArea(), "task-detail-scroll")
+        scroll.setAccessibleName("The task shown")
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.detail)
         # At the least size the fields and every button still show whole;

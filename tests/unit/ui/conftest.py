@@ -1,18 +1,37 @@
-"""The chat window on a real database and broker thread, with a scripted model."""
+"""The chat window on a real database and broker thread, with a scripted
+model; every top-level window, each with something in it; their focus stops."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.core.chat import ChatService
+from desktop.core.db import ConversationStore, Database
+from desktop.core.dreaming.dedup import DedupPass
+from desktop.core.dreaming.dreamer import Dreamer
+from desktop.core.dreaming.fading import DecayPass, StalePass
+from desktop.core.memory_service import MemoryService
+from desktop.core.prompts import PromptLibrary
+from desktop.core.settings import DreamSettings, Settings
+from desktop.core.skills import SkillLibrary
+from desktop.core.tasks import TaskService
 from desktop.ui.chat_window import ChatWindow
+from desktop.ui.dream_report import DreamReportWindow
+from desktop.ui.memory_browser import MemoryBrowser
+from desktop.ui.settings_window import SettingsWindow
+from desktop.ui.skill_editor import SkillEditorWindow
+from desktop.ui.tasks_view import TasksWindow
+from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
 
 WAIT_MS = 10_000
+Windows = dict[str, QWidget]
 
 
 @pytest.fixture
@@ -39,3 +58,70 @@ def send_by_enter(qtbot: QtBot, window: ChatWindow, text: str) -> None:
     window.input.setFocus()
     qtbot.keyClicks(window.input, text)
     qtbot.keyClick(window.input, Qt.Key.Key_Return)
+
+
+@pytest.fixture
+def dreamer(
+    database: Database,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    tmp_path: Path,
+) -> Dreamer:
+    return Dreamer(
+        database,
+        memories,
+        broker,
+        prompts,
+        DreamSettings(quiet_seconds=0),
+        [DecayPass(), DedupPass(), StalePass()],
+        snapshots_dir=tmp_path / "snapshots",
+        working_set_file=tmp_path / "MEMORIES.md",
+    )
+
+
+@pytest.fixture
+def windows(
+    qtbot: QtBot,
+    window: ChatWindow,
+    memories: MemoryService,
+    store: ConversationStore,
+    dreamer: Dreamer,
+    skill_library: SkillLibrary,
+    task_service: TaskService,
+    tmp_path: Path,
+) -> Iterator[Windows]:
+    """Every top-level window Reverie has, each with something in it, shown."""
+    memories.remember("The user likes green tea", source_kind="user_explicit", actor="user")
+    task_service.add("Water the plants", conversation_id=None)
+    skill_library.directory.mkdir(parents=True, exist_ok=True)
+    (skill_library.directory / "tea.md").write_text("# Brew the tea\n\nSteep it.\n", "utf-8")
+    window.notice("Dream finished: 1 change.")
+    built: Windows = {
+        "chat": window,
+        "memory browser": MemoryBrowser(memories, store),
+        "dream report": DreamReportWindow(dreamer.dreams, dreamer.book, memories),
+        "skill editor": SkillEditorWindow(skill_library),
+        "tasks": TasksWindow(task_service, store),
+        "settings": SettingsWindow(Settings(), tmp_path / "config" / "settings.json"),
+    }
+    for widget in built.values():
+        if widget is not window:
+            qtbot.addWidget(widget)
+        widget.show()
+    yield built
+    for name, widget in built.items():
+        if name != "chat":
+            widget.shutdown()  # type: ignore[attr-defined]  # every window beside the chat has one
+
+
+def focus_stops(window: QWidget) -> list[QWidget]:
+    """The visible widgets Tab stops at (a spin box, not the field inside it)."""
+    return [
+        widget
+        for widget in window.findChildren(QWidget)
+        if widget.isVisible()
+        and widget.isEnabled()
+        and widget.focusPolicy() & Qt.FocusPolicy.TabFocus
+        and not isinstance(widget.parentWidget(), QAbstractSpinBox | QComboBox)
+    ]

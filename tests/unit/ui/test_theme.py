@@ -15,7 +15,6 @@ import shiboken6
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPalette
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
     QApplication,
     QComboBox,
     QInputDialog,
@@ -28,21 +27,9 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from desktop.core.db import ConversationStore, Database
-from desktop.core.dreaming.dedup import DedupPass
-from desktop.core.dreaming.dreamer import Dreamer
-from desktop.core.dreaming.fading import DecayPass, StalePass
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import Appearance, DreamSettings, Settings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
+from desktop.core.settings import Appearance, Settings
 from desktop.ui.chat_window import ChatWindow
-from desktop.ui.dream_report import DreamReportWindow
-from desktop.ui.memory_browser import MemoryBrowser
 from desktop.ui.settings_window import SettingsWindow
-from desktop.ui.skill_editor import SkillEditorWindow
-from desktop.ui.tasks_view import TasksWindow
 from desktop.ui.theme import (
     BODY_TEXT_CONTRAST,
     DARK,
@@ -63,12 +50,11 @@ from desktop.ui.theme import (
     style_sheet,
     style_sheet_template,
 )
-from models.broker import InferenceBroker
+from tests.unit.ui.conftest import Windows, focus_stops
 
 SCHEMES: tuple[Scheme, ...] = ("light", "dark")
 WAIT_MS = 10_000
 MakeTheme = Callable[[Appearance], Theme]
-Windows = dict[str, QWidget]
 _GRID = 9
 """Pixels between the points sampled for a window's background."""
 _BOXES = (QWidget, QSplitter, QStackedWidget)
@@ -231,61 +217,6 @@ def test_following_the_system_switches_with_it(qtbot: QtBot, make_theme: MakeThe
 
 
 # -- every window ----------------------------------------------------------------
-@pytest.fixture
-def dreamer(
-    database: Database,
-    memories: MemoryService,
-    broker: InferenceBroker,
-    prompts: PromptLibrary,
-    tmp_path: Path,
-) -> Dreamer:
-    return Dreamer(
-        database,
-        memories,
-        broker,
-        prompts,
-        DreamSettings(quiet_seconds=0),
-        [DecayPass(), DedupPass(), StalePass()],
-        snapshots_dir=tmp_path / "snapshots",
-        working_set_file=tmp_path / "MEMORIES.md",
-    )
-
-
-@pytest.fixture
-def windows(
-    qtbot: QtBot,
-    window: ChatWindow,
-    memories: MemoryService,
-    store: ConversationStore,
-    dreamer: Dreamer,
-    skill_library: SkillLibrary,
-    task_service: TaskService,
-    tmp_path: Path,
-) -> Iterator[Windows]:
-    """Every top-level window Reverie has, each with something in it, shown."""
-    memories.remember("The user likes green tea", source_kind="user_explicit", actor="user")
-    task_service.add("Water the plants", conversation_id=None)
-    skill_library.directory.mkdir(parents=True, exist_ok=True)
-    (skill_library.directory / "tea.md").write_text("# Brew the tea\n\nSteep it.\n", "utf-8")
-    window.notice("Dream finished: 1 change.")
-    built: Windows = {
-        "chat": window,
-        "memory browser": MemoryBrowser(memories, store),
-        "dream report": DreamReportWindow(dreamer.dreams, dreamer.book, memories),
-        "skill editor": SkillEditorWindow(skill_library),
-        "tasks": TasksWindow(task_service, store),
-        "settings": SettingsWindow(Settings(), tmp_path / "config" / "settings.json"),
-    }
-    for widget in built.values():
-        if widget is not window:
-            qtbot.addWidget(widget)
-        widget.show()
-    yield built
-    for name, widget in built.items():
-        if name != "chat":
-            widget.shutdown()  # type: ignore[attr-defined]  # every window beside the chat has one
-
-
 def shows_the_window(window: QWidget, widget: QWidget | None) -> bool:
     """Is *widget* (found at a point of *window*) nothing but a box of other
     widgets in boxes up to the window, so what shows there is the window's
@@ -387,18 +318,6 @@ def test_message_input_and_progress_dialogs_are_themed_too(
 
 
 # -- focus -------------------------------------------------------------------------
-def focus_stops(window: QWidget) -> list[QWidget]:
-    """The visible widgets Tab stops at (a spin box, not the field inside it)."""
-    return [
-        widget
-        for widget in window.findChildren(QWidget)
-        if widget.isVisible()
-        and widget.isEnabled()
-        and widget.focusPolicy() & Qt.FocusPolicy.TabFocus
-        and not isinstance(widget.parentWidget(), QAbstractSpinBox | QComboBox)
-    ]
-
-
 def bring_into_view(widget: QWidget) -> None:
     parent = widget.parentWidget()
     while parent is not None:
