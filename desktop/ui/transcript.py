@@ -4,33 +4,75 @@ Each message renders its Markdown on its own, so a streaming reply
 re-renders only itself (throttled); the finished message is rendered in
 full.  Every message has a Copy button that copies its whole text, however
 much of it is shown.
+
+Every row's height follows its width (word-wrapped text, chips that flow into
+rows) and no row asks for more width than a word or a chip: a run of
+characters with no place to break (a 300-character token) is given some.  So
+the scroll range is exactly the rows' height, and nothing is wider than the
+view.  The rows stand in a column at most ``READING_WIDTH`` wide, centred.
+
+The view follows the newest row while the user has not scrolled away (wheel,
+scroll bar, keys, moving the focus); while they read above, a "Jump to
+latest" button floats over the bottom of the view.
+
+Keyboard and screen readers: each message is one focus stop named by its
+speaker, with its text as the description; Tab goes on to its buttons and then
+to the next message, Up/Down/Home/End move between messages, Enter moves into
+the text to select it or reach its links.  A reply announces its end once.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QAccessible,
+    QAccessibleAnnouncementEvent,
+    QGuiApplication,
+    QIcon,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QPen,
+    QResizeEvent,
+    QTextDocumentFragment,
+)
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
     QScrollArea,
     QSizePolicy,
+    QStyle,
+    QStyleOptionToolButton,
+    QStylePainter,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.core.db import Memory
-from desktop.ui.markdown import render_markdown, render_plain
+from desktop.ui.flow_layout import FlowLayout
+from desktop.ui.markdown import MAX_RENDERED_CHARS, render_markdown, render_plain
 
 STREAM_RENDER_MS = 100
 """While a reply streams, its Markdown is rendered at most this often."""
 
 MAX_CHIPS = 5
 """Memory chips shown under a reply; the rest are counted."""
+
+READING_WIDTH = 800
+"""The column of messages is at most this wide: lines of 1,700 px are hard to read."""
+
+AT_END_PX = 4
+"""Scrolled to within this of the end is at the end: the view follows new rows."""
+
+_SIDE_MARGIN = 8
 _CHIP_CHARS = 28
 _SPEAKERS = {"user": "You", "assistant": "Reverie", "seed": "Reverie"}
 _EMPTY = "Say hello. Everything you write stays on this computer."
@@ -40,6 +82,23 @@ _TEXT_FLAGS = (
     | Qt.TextInteractionFlag.LinksAccessibleByMouse
     | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
 )
+_ANNOUNCED_CHARS = 2_000
+"""A finished reply is read out up to here; the rest is in the message."""
+_TOGGLE_MIN_WIDTH = 160
+"""A tool call's line is cut (with "…") down to this width, never below."""
+
+# Qt's text layout breaks lines only where Unicode allows; a longer run with
+# no break opportunity would make its label (and so the view) that wide.
+_ZERO_WIDTH_SPACE = "\u200b"
+_UNBROKEN_CHARS = 24
+_BREAK_EVERY = 16
+_BREAKING = r" \t\n\r\f\v\u1680\u2000-\u2006\u2008-\u200b\u2028\u2029\u205f\u3000"
+"""Spaces that allow a line break (not the no-break ones) and the zero-width space."""
+_PLAIN_RUN = re.compile(rf"[^{_BREAKING}]{{{_UNBROKEN_CHARS},}}")
+_HTML_RUN = re.compile(rf"(?:&#?\w+;|[^{_BREAKING}&<>]){{{_UNBROKEN_CHARS},}}")
+_HTML_CHAR = re.compile(r"&#?\w+;|.", re.DOTALL)
+_HTML_TAG = re.compile(r"(<[^>]*>)")
+_JOINERS = frozenset({"\u200c", "\u200d"})
 
 
 class MessageView(QFrame):
@@ -49,10 +108,13 @@ class MessageView(QFrame):
     Signals:
         copied(): the message's text went to the clipboard.
         memory_clicked(int): the chip of this memory id was clicked.
+        announced(str): the end of this reply was announced to assistive
+            technology (a screen reader), with this text.
     """
 
     copied = Signal()
     memory_clicked = Signal(int)
+    announced = Signal(str)
 
     def __init__(
         self, role: str, text: str, message_id: int | None = None, parent: QWidget | None = None
@@ -62,9 +124,14 @@ class MessageView(QFrame):
         self.message_id = message_id
         """The stored message shown (None while a reply is still streaming)."""
         self._text = text
+        self._streaming = False
+        self._announced = False
+        self._rendered_dark = False
         self.setObjectName(f"message-{'user' if role == 'user' else 'assistant'}")
-        self.speaker = QLabel(_SPEAKERS.get(role, role.title()))
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # one stop per message, read out whole
+        self.speaker = _SpeakerLabel(_SPEAKERS.get(role, role.title()), self)
         self.speaker.setObjectName("speaker")
+        self.setAccessibleName(self.speaker.text())
         self.copy_button = QToolButton()
         self.copy_button.setObjectName("copy-message")
         self.copy_button.setIcon(QIcon.fromTheme("edit-copy"))
@@ -78,14 +145,15 @@ class MessageView(QFrame):
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.RichText)
         self.body.setTextInteractionFlags(_TEXT_FLAGS)
+        # The message itself is the Tab stop that reads the text; Enter (or a
+        # click) moves into the text.  Set after the flags, which reset it.
+        self.body.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.body.setOpenExternalLinks(False)
-        self.body.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         header = QHBoxLayout()
         header.addWidget(self.speaker)
         header.addStretch(1)
         header.addWidget(self.copy_button)
-        self.chips = QHBoxLayout()
-        self.chips.setSpacing(4)
+        self.chips = FlowLayout()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 8)
         layout.addLayout(header)
@@ -93,7 +161,7 @@ class MessageView(QFrame):
         layout.addLayout(self.chips)
         self._render_timer = QTimer(self, singleShot=True, interval=STREAM_RENDER_MS)
         self._render_timer.timeout.connect(self._render)
-        self.finish(text) if text else self.body.setText("…")
+        self._render()
 
     @property
     def text(self) -> str:
@@ -102,14 +170,28 @@ class MessageView(QFrame):
     def append(self, piece: str) -> None:
         """More streamed text; rendered at the next tick of the throttle."""
         self._text += piece
+        self._streaming = True
         if not self._render_timer.isActive():
             self._render_timer.start()
 
     def finish(self, text: str) -> None:
-        """The final text, rendered in full now."""
+        """The final text, rendered in full now.  A reply (not the user's
+        message, not one loaded from history) announces its end once."""
         self._render_timer.stop()
         self._text = text
+        self._streaming = False
         self._render()
+        self.announce_finished()
+
+    def announce_finished(self) -> None:
+        """Tell a screen reader this reply ended, and what it says; only once."""
+        if self.role == "user" or self._announced or not self._text.strip():
+            return
+        self._announced = True
+        spoken = _spoken(self.accessibleDescription(), _ANNOUNCED_CHARS)
+        message = f"{self.speaker.text()} said: {spoken}"
+        QAccessible.updateAccessibility(QAccessibleAnnouncementEvent(self, message))
+        self.announced.emit(message)
 
     def show_memories(self, memories: Sequence[Memory]) -> None:
         """A chip per memory the reply was given; clicking one opens it."""
@@ -125,8 +207,6 @@ class MessageView(QFrame):
             more = QLabel(f"+{len(memories) - MAX_CHIPS} more")
             more.setObjectName("memory-chip-more")
             self.chips.addWidget(more)
-        if memories:
-            self.chips.addStretch(1)
 
     @property
     def memory_chips(self) -> list[QToolButton]:
@@ -137,13 +217,74 @@ class MessageView(QFrame):
         QGuiApplication.clipboard().setText(self._text)
         self.copied.emit()
 
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.body.setFocus(Qt.FocusReason.OtherFocusReason)
+        else:  # arrows and the rest go up to the transcript
+            super().keyPressEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        # The Markdown's colours are for a light or a dark background.
+        if event.type() == QEvent.Type.PaletteChange and _is_dark(self) != self._rendered_dark:
+            self._render()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self.hasFocus():  # drawn here: the style sheet draws the frame, not a focus ring
+            painter = QPainter(self)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(QPen(self.palette().color(QPalette.ColorRole.Highlight), 2))
+            painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 8, 8)
+
     def _render(self) -> None:
         if not self._text:
             self.body.setText("…")
-        elif self.role == "user":  # what the user typed is shown as typed
-            self.body.setText(render_plain(self._text))
+            self.setAccessibleDescription("")
+            return
+        if self.role == "user":  # what the user typed is shown as typed
+            html = render_plain(self._text)
+            described = _spoken(self._text, MAX_RENDERED_CHARS)
         else:
-            self.body.setText(render_markdown(self._text))
+            self._rendered_dark = _is_dark(self)
+            html = render_markdown(self._text, dark=self._rendered_dark)
+            # Read out as rendered, not as Markdown ("**" said as stars), once
+            # finished: converting the HTML every 100 ms would slow the stream.
+            described = self._text if self._streaming else _html_text(html)
+        self.body.setText(_breakable_html(html))
+        self.setAccessibleDescription(described)
+
+
+class _SpeakerLabel(QLabel):
+    """Who said a message; a new name (say, "Reverie · reminder of task #4")
+    renames the message for screen readers too."""
+
+    def __init__(self, text: str, message: QWidget) -> None:
+        super().__init__(text)
+        self._message = message
+
+    def setText(self, text: str, /) -> None:
+        super().setText(text)
+        self._message.setAccessibleName(text)
+
+
+class _WrappedLabel(QLabel):
+    """Plain text, word-wrapped and selectable, that may break inside a long
+    token.  ``original`` is the text as given (``text()`` has the breaks)."""
+
+    def __init__(self, text: str, name: str) -> None:
+        super().__init__()
+        self.setObjectName(name)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextInteractionFlags(_TEXT_FLAGS)
+        self.original = ""
+        self.set_text(text)
+
+    def set_text(self, text: str) -> None:
+        self.original = text
+        self.setText(_breakable(text))
+        self.setAccessibleName(text)
 
 
 class MemoryUpdate(QFrame):
@@ -161,11 +302,7 @@ class MemoryUpdate(QFrame):
     def __init__(self, text: str, memory_id: int, can_undo: bool) -> None:
         super().__init__()
         self.setObjectName("memory-update")
-        self.label = QLabel(text)
-        self.label.setObjectName("memory-update-text")
-        self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setTextInteractionFlags(_TEXT_FLAGS)
+        self.label = _WrappedLabel(text, "memory-update-text")
         self.open_button = QToolButton()
         self.open_button.setText("Open")
         self.open_button.setAccessibleName(f"Open memory {memory_id} in the memory browser")
@@ -182,8 +319,27 @@ class MemoryUpdate(QFrame):
         layout.addWidget(self.undo_button)
 
     def undone(self, text: str) -> None:
-        self.label.setText(text)
+        self.label.set_text(text)
         self.undo_button.hide()
+
+
+class _ElidedToolButton(QToolButton):
+    """A tool button that, in a row narrower than its text, shows the text cut
+    with "…" instead of widening the row; ``text()`` stays whole."""
+
+    def minimumSizeHint(self) -> QSize:
+        hint = self.sizeHint()
+        return QSize(min(hint.width(), _TOGGLE_MIN_WIDTH), hint.height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        option = QStyleOptionToolButton()
+        self.initStyleOption(option)
+        missing = self.sizeHint().width() - self.width()
+        if missing > 0:
+            metrics = self.fontMetrics()
+            room = metrics.horizontalAdvance(self.text()) - missing
+            option.text = metrics.elidedText(self.text(), Qt.TextElideMode.ElideRight, room)
+        QStylePainter(self).drawComplexControl(QStyle.ComplexControl.CC_ToolButton, option)
 
 
 class ToolCallView(QFrame):
@@ -193,19 +349,18 @@ class ToolCallView(QFrame):
     def __init__(self, name: str, arguments: str, ok: bool, summary: str, result: str) -> None:
         super().__init__()
         self.setObjectName("tool-call" if ok else "tool-call-failed")
-        self.toggle = QToolButton()
+        self.toggle = _ElidedToolButton()
         self.toggle.setObjectName("tool-call-toggle")
         self.toggle.setCheckable(True)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setText(f"{name or 'tool call'}: {summary}")
+        self.toggle.setToolTip(self.toggle.text())
         self.toggle.setAccessibleName(f"Tool call {name}: {summary}. Show the details")
         self.toggle.toggled.connect(self._expand)
-        self.details = QLabel(f"Called with: {arguments}\nResult: {result}")
-        self.details.setObjectName("tool-call-details")
-        self.details.setWordWrap(True)
-        self.details.setTextFormat(Qt.TextFormat.PlainText)
-        self.details.setTextInteractionFlags(_TEXT_FLAGS)
+        self.details = _WrappedLabel(
+            f"Called with: {arguments}\nResult: {result}", "tool-call-details"
+        )
         self.details.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 2, 10, 2)
@@ -230,23 +385,49 @@ class Transcript(QScrollArea):
         super().__init__(parent)
         self.setObjectName("transcript")
         self.setAccessibleName("Conversation")
+        self.setAccessibleDescription(
+            "Tab, or Up and Down, moves from message to message; Enter moves into a "
+            "message's text; End jumps to the latest message."
+        )
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._content = QWidget()
         self._content.setObjectName("transcript-content")
+        # As wide as the view, whatever a row asks: a row that cannot shrink
+        # is cut, rather than every row made wider than the view.
+        self._content.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._layout = QVBoxLayout(self._content)
         self._layout.setSpacing(8)
-        self._layout.addStretch(1)
+        self._layout.addStretch(1)  # a short conversation stands at the top
         self.setWidget(self._content)
         self._empty = QLabel(_EMPTY)
         self._empty.setObjectName("empty-conversation")
+        self._empty.setWordWrap(True)
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._layout.insertWidget(0, self._empty)
         self.messages: list[MessageView] = []
-        self.verticalScrollBar().rangeChanged.connect(self._follow)
         self._following = True
+        self._scrolling = False
+        """Set while the view scrolls itself: only other scrolling is the user's."""
+        self._unseen = False
+        """Rows came below while the user read above."""
         self._pinned: MessageView | None = None
         """A message asked for (``show_message``), kept in view until more comes."""
+        self.jump_button = QToolButton(self)
+        self.jump_button.setObjectName("jump-to-latest")
+        self.jump_button.setAccessibleName("Jump to the latest message")
+        self.jump_button.setToolTip("Show the latest message and follow new ones (End)")
+        self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump_button.clicked.connect(self._jump_to_latest)
+        self.jump_button.hide()
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._on_range_changed)
+        bar.valueChanged.connect(self._on_scrolled)
+
+    @property
+    def following(self) -> bool:
+        """Whether the view keeps the newest row in sight as rows come and grow."""
+        return self._following
 
     def clear(self) -> None:
         self.messages = []
@@ -258,7 +439,7 @@ class Transcript(QScrollArea):
                 widget.deleteLater()
         self._layout.insertWidget(0, self._empty)
         self._empty.show()
-        self._following = True
+        self._set_following(True)
 
     def add_message(self, role: str, text: str = "", message_id: int | None = None) -> MessageView:
         view = MessageView(role, text, message_id)
@@ -268,11 +449,7 @@ class Transcript(QScrollArea):
         return view
 
     def add_notice(self, text: str, name: str = "notice") -> QLabel:
-        label = QLabel(text)
-        label.setObjectName(name)
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(_TEXT_FLAGS)
-        label.setTextFormat(Qt.TextFormat.PlainText)
+        label = _WrappedLabel(text, name)
         self._insert(label)
         return label
 
@@ -298,10 +475,12 @@ class Transcript(QScrollArea):
             if isinstance(widget, MessageView):
                 parts.append(f"{widget.speaker.text()}: {widget.text}")
             elif isinstance(widget, MemoryUpdate):
-                parts.append(widget.label.text())
+                parts.append(widget.label.original)
             elif isinstance(widget, ToolCallView):
                 parts.append(widget.toggle.text())
-            elif isinstance(widget, QLabel) and not (widget is self._empty and widget.isHidden()):
+            elif isinstance(widget, _WrappedLabel):
+                parts.append(widget.original)
+            elif widget is self._empty and not widget.isHidden():
                 parts.append(widget.text())
         return "\n\n".join(parts)
 
@@ -316,32 +495,123 @@ class Transcript(QScrollArea):
             return False
         _mark_found(view, True)
         self._pinned = view  # kept in view while the layout settles
-        self._following = False
+        self._set_following(False)
         self._keep_pinned_in_view()
         return True
 
     def scroll_to_bottom(self) -> None:
-        self._following = True
+        """Show the newest row and follow new ones from now on."""
         self._pinned = None
-        bar = self.verticalScrollBar()
-        bar.setValue(bar.maximum())
+        self._set_following(True)
+        self._scroll_to(self.verticalScrollBar().maximum())
 
+    # -- events ----------------------------------------------------------------
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # Also called when only the viewport changed (the scroll bar came or went).
+        self._fit_column()
+        super().resizeEvent(event)
+        self._place_jump_button()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        focused = QApplication.focusWidget()
+        current = focused if isinstance(focused, MessageView) else None
+        if current not in self.messages or not self._move_focus(current, Qt.Key(event.key())):
+            super().keyPressEvent(event)  # the scroll area's own keys: pages, arrows
+
+    # -- following the newest row ------------------------------------------------
     def _insert(self, widget: QWidget) -> None:
         self._empty.hide()
         self._pinned = None
-        bar = self.verticalScrollBar()
-        self._following = bar.value() >= bar.maximum() - 4  # the user scrolled up: stay there
+        if not self._following:
+            self._unseen = True
         self._layout.insertWidget(self._layout.count() - 1, widget)
+        self._update_jump_button()
 
-    def _follow(self, _minimum: int, maximum: int) -> None:
+    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+        """The rows' height changed (a row came or grew, the width changed)."""
         if self._pinned is not None:
             self._keep_pinned_in_view()
         elif self._following:
-            self.verticalScrollBar().setValue(maximum)
+            self._scroll_to(maximum)
+        elif self.verticalScrollBar().value() >= maximum - AT_END_PX:
+            self._scroll_to(maximum)  # what was below went: the user is at the end
+            self._set_following(True)
+        self._update_jump_button()
+
+    def _on_scrolled(self, value: int) -> None:
+        if self._scrolling:
+            return
+        # The user scrolled (or moved the focus): follow only from the end.
+        self._pinned = None
+        self._set_following(value >= self.verticalScrollBar().maximum() - AT_END_PX)
+
+    def _scroll_to(self, value: int) -> None:
+        self._scrolling = True
+        try:
+            self.verticalScrollBar().setValue(value)
+        finally:
+            self._scrolling = False
 
     def _keep_pinned_in_view(self) -> None:
         if self._pinned is not None:
-            self.ensureWidgetVisible(self._pinned, 0, self.viewport().height() // 3)
+            self._scrolling = True
+            try:
+                self.ensureWidgetVisible(self._pinned, 0, self.viewport().height() // 3)
+            finally:
+                self._scrolling = False
+
+    def _set_following(self, following: bool) -> None:
+        self._following = following
+        if following:
+            self._unseen = False
+        self._update_jump_button()
+
+    def _jump_to_latest(self) -> None:
+        had_focus = self.jump_button.hasFocus()
+        self.scroll_to_bottom()
+        if had_focus and self.messages:  # the button is gone: focus the message it showed
+            self.messages[-1].setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _update_jump_button(self) -> None:
+        show = not self._following and self.verticalScrollBar().maximum() > 0
+        self.jump_button.setText("↓ New messages" if self._unseen else "↓ Jump to latest")
+        if show:
+            self._place_jump_button()
+            self.jump_button.raise_()
+        self.jump_button.setVisible(show)
+
+    def _place_jump_button(self) -> None:
+        hint = self.jump_button.sizeHint()
+        area = self.viewport().geometry()
+        x = area.x() + (area.width() - hint.width()) // 2
+        y = area.y() + area.height() - hint.height() - 12
+        self.jump_button.setGeometry(x, y, hint.width(), hint.height())
+
+    # -- width -----------------------------------------------------------------
+    def _fit_column(self) -> None:
+        """Side margins that keep the column of rows at most READING_WIDTH, centred."""
+        side = max(_SIDE_MARGIN, (self.viewport().width() - READING_WIDTH) // 2)
+        if self._layout.contentsMargins().left() != side:
+            self._layout.setContentsMargins(side, _SIDE_MARGIN, side, _SIDE_MARGIN)
+
+    def _move_focus(self, current: MessageView, key: Qt.Key) -> bool:
+        """Up/Down/Home/End from message *current*; False for other keys."""
+        index = self.messages.index(current)
+        targets = {
+            Qt.Key.Key_Up: max(index - 1, 0),
+            Qt.Key.Key_Down: min(index + 1, len(self.messages) - 1),
+            Qt.Key.Key_Home: 0,
+            Qt.Key.Key_End: len(self.messages) - 1,
+        }
+        if key not in targets:
+            return False
+        target = self.messages[targets[key]]
+        target.setFocus(Qt.FocusReason.OtherFocusReason)
+        if key == Qt.Key.Key_End:
+            self.scroll_to_bottom()
+        else:
+            self.ensureWidgetVisible(target, 0, 0)  # the user's move: following stops above
+        return True
 
 
 def _mark_found(view: MessageView, found: bool) -> None:
@@ -356,3 +626,50 @@ def _short(text: str) -> str:
         return line
     cut = line[: _CHIP_CHARS - 1]
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
+
+
+def _is_dark(widget: QWidget) -> bool:
+    return widget.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def _html_text(html: str) -> str:
+    return QTextDocumentFragment.fromHtml(html).toPlainText()
+
+
+def _spoken(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters in the message)"
+
+
+def _breakable(text: str) -> str:
+    """Plain *text* with a zero-width space every few characters of a run
+    too long to wrap."""
+    return _PLAIN_RUN.sub(lambda run: _broken(list(run.group())), text)
+
+
+def _breakable_html(html: str) -> str:
+    """*html* with the same breaks in its text (never inside a tag or an entity)."""
+    parts = _HTML_TAG.split(html)
+    parts[::2] = [
+        _HTML_RUN.sub(lambda run: _broken(_HTML_CHAR.findall(run.group())), text)
+        for text in parts[::2]
+    ]
+    return "".join(parts)
+
+
+def _broken(chars: Sequence[str]) -> str:
+    """*chars* joined, with a break every _BREAK_EVERY of them (moved past
+    accents and joiners, which belong to the character before)."""
+    pieces, start = [], 0
+    while start < len(chars):
+        end = min(start + _BREAK_EVERY, len(chars))
+        while end < len(chars) and (_continues(chars[end]) or chars[end - 1] in _JOINERS):
+            end += 1
+        pieces.append("".join(chars[start:end]))
+        start = end
+    return _ZERO_WIDTH_SPACE.join(pieces)
+
+
+def _continues(char: str) -> bool:
+    return len(char) == 1 and (char in _JOINERS or unicodedata.category(char) in {"Mn", "Mc", "Me"})
