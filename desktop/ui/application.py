@@ -342,7 +342,10 @@ class ReverieApplication(QObject):
         if self.tray is not None:
             self.tray.notify("Reverie", said + ".")
         if report.run.trigger == "chat":
-            self.window.notice(said + ".")
+            shown = self.dream_report
+            run_id = report.run.id
+            opened = None if shown is None else ("Open the report", lambda: shown.show_run(run_id))
+            self.window.notice(said + ".", opened)
 
     def _on_dream_failed(self, message: str) -> None:
         log.warning("dream failed: %s", message)
@@ -382,6 +385,7 @@ class ReverieApplication(QObject):
         self._shut_down = True
         self.qt.aboutToQuit.disconnect(self.shutdown)
         self._core.preparation.remove_listener(self.preparing.report)
+        self.theme.stop_following()
         self.clock.stop()
         if self.tasks is not None:
             self.tasks.stop()  # a routine cut short stays due: it runs at the next start

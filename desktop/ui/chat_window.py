@@ -3,11 +3,17 @@
 The window talks to the Qt-free ``ChatService``; every turn, compaction and
 slash command that may wait on the model runs on a ``Worker`` thread, whose
 signals update the transcript.  The window never blocks on the model.
+
+A new conversation greets the user while they may already write: a message
+sent meanwhile waits (``_queued``) and is answered right after the greeting.
+This module is longer than most because it is the one owner of a turn's
+state (busy, greeting, the queued message, editing the last message); what
+does not touch that state lives beside it: the banners, the button row, the
+message box, the history and its actions, the memory commands.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import TypeVar
@@ -15,37 +21,35 @@ from typing import TypeVar
 from PySide6.QtCore import QKeyCombination, Qt, Signal, SignalInstance
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QPushButton,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop.core import agenda, commands, routines
+from desktop.core import commands
 from desktop.core.chat import (
     ChatService,
     Reply,
     Stage,
     Turn,
     TurnListener,
-    stored_tool_call,
-    visible_text,
 )
 from desktop.core.commands import Command
 from desktop.core.compaction import CompactionResult
-from desktop.core.db import Message
 from desktop.core.errors import ReverieError
-from desktop.core.memory_service import Remembered
 from desktop.core.tools import ToolCall
 from desktop.ui.chat_banners import ProblemBanner, RolesBanner, SuggestionCard
+from desktop.ui.chat_buttons import ChatButtons
+from desktop.ui.chat_history import CUT_SHORT, offer_actions, show_history, show_tool_call
 from desktop.ui.conversation_list import ConversationList
+from desktop.ui.memory_commands import MemoryCommands
 from desktop.ui.message_input import EditingBar, MessageInput
-from desktop.ui.transcript import MemoryUpdate, MessageView, Transcript
+from desktop.ui.transcript import MessageView, Transcript
 from desktop.ui.worker import TaskDone, TaskFailed, WorkerThread
 
 log = logging.getLogger(__name__)
@@ -62,6 +66,8 @@ _MODEL_COMMANDS = ("new", "compact")
 """Commands that wait on the chat model; the others work without one."""
 
 W = TypeVar("W", bound=QWidget)
+NoticeAction = tuple[str, Callable[[], object]]
+"""A notice's button: its label, and what pressing it does."""
 R = TypeVar("R")
 
 
@@ -69,26 +75,6 @@ def _named(widget: W, name: str) -> W:
     """*widget* with an object name, which the style sheet and tests refer to."""
     widget.setObjectName(name)
     return widget
-
-
-def _opener(label: str, name: str, accessible: str, tip: str) -> QPushButton:
-    """A button under the chat that opens another window."""
-    button = _named(QPushButton(label), name)
-    button.setAccessibleName(accessible)
-    button.setToolTip(tip)
-    return button
-
-
-def _unprompted(message: Message) -> str:
-    """How Reverie came to say *message* unasked ("" for a reply): a task's
-    reminder, a routine's answer, or what a review of the tasks did."""
-    metadata = message.metadata or {}
-    kind, task = metadata.get(routines.KIND), metadata.get(routines.TASK)
-    if kind == agenda.AGENDA_REVIEW:
-        return "went over your tasks"
-    if kind in ("reminder", "routine"):
-        return f"{kind} of task #{task}"
-    return ""
 
 
 class ChatWindow(QMainWindow):
@@ -129,6 +115,7 @@ class ChatWindow(QMainWindow):
         self._hide_on_close = hide_on_close
         self.setWindowTitle("Reverie")
         self.resize(960, 680)
+        self.setMinimumSize(640, 480)  # room for a few lines of the conversation
         self._chat = chat
         self._conversation_id = conversation_id
         self._turn: Turn | None = None
@@ -136,10 +123,17 @@ class ChatWindow(QMainWindow):
         self._queued: Turn | None = None
         """A message sent while the greeting is written: answered right after it."""
         self._editing = False
+        self._actions: list[QToolButton] = []
+        """Regenerate and Edit, on the messages they act on."""
         self._streaming: MessageView | None = None
         self._after: Callable[[object], None] | None = None
         self.dreaming_available = False
         self._build()
+        self._memory_commands = (
+            None
+            if chat is None
+            else MemoryCommands(chat, self.transcript, self.show_problem, self.input.setPlainText)
+        )
         self._worker = WorkerThread("chat-worker", self)
         self._connect_worker()
         self._available = False  # until the chat model is loaded: set_chat_available
@@ -155,76 +149,24 @@ class ChatWindow(QMainWindow):
         self.off_record_label.hide()
         self.transcript = Transcript()
         self.transcript.memory_requested.connect(self.memory_requested)
-        self.input = _named(MessageInput(), "input")
-        self.input.setAccessibleName("Message")
-        self.input.setPlaceholderText(
-            "Write a message. Enter sends, Shift+Enter adds a line, /help lists commands."
-        )
-        self.input.setAccessibleDescription(
-            "Enter sends, Shift+Enter adds a line, Tab moves on, Ctrl+Tab types a tab, "
-            "Up in an empty box edits your last message."
-        )
-        self.input.setFixedHeight(84)
+        self.input = MessageInput()
         self.input.submitted.connect(self.send)
         self.input.edit_last_requested.connect(self.edit_last_message)
         self.input.textChanged.connect(self._update_send)
         self.editing_bar = EditingBar()
         self.editing_bar.cancelled.connect(self.cancel_edit)
-        self.send_button = _named(QPushButton("Send"), "send")
-        self.send_button.setAccessibleName("Send message")
-        self.send_button.setToolTip("Send (Enter)")
+        self.buttons = ChatButtons()
+        self.memories_button, self.tasks_button = self.buttons.memories, self.buttons.tasks
+        self.skills_button, self.dreams_button = self.buttons.skills, self.buttons.dreams
+        self.settings_button = self.buttons.settings
+        self.send_button, self.stop_button = self.buttons.send, self.buttons.stop
         self.send_button.clicked.connect(self.send)
-        self.stop_button = _named(QPushButton("Stop"), "stop")
-        self.stop_button.setAccessibleName("Stop the reply")
-        self.stop_button.setToolTip("Stop (Esc)")
         self.stop_button.clicked.connect(self.stop)
-        self.stop_button.setEnabled(False)
-
-        self.memories_button = _opener(
-            "Memories…",
-            "memories",
-            "Open the memory browser",
-            "What Reverie remembers about you (Ctrl+M)",
-        )
         self.memories_button.clicked.connect(self.memories_requested)
-        # Without a tray (some desktops have none) these are the way in; the
-        # app shows them when it has what they open.
-        self.tasks_button = _opener(
-            "Tasks…", "tasks", "Open the tasks window", "What Reverie keeps for you to do"
-        )
         self.tasks_button.clicked.connect(self.tasks_requested)
-        self.skills_button = _opener(
-            "Skills…",
-            "skills",
-            "Open the skill editor",
-            "The procedures Reverie has learned, to read and edit",
-        )
         self.skills_button.clicked.connect(self.skills_requested)
-        self.dreams_button = _opener(
-            "Dreams…",
-            "dreams",
-            "Open the dream report",
-            "What dreaming changed in what Reverie remembers, to review and undo",
-        )
         self.dreams_button.clicked.connect(self.dream_report_requested)
-        self.settings_button = _opener(
-            "Settings…",
-            "settings",
-            "Open the settings",
-            "Models, and how Reverie chats, remembers and dreams (Ctrl+,)",
-        )
         self.settings_button.clicked.connect(self.settings_requested)
-        for button in (self.tasks_button, self.skills_button, self.dreams_button):
-            button.hide()
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.memories_button)
-        buttons.addWidget(self.tasks_button)
-        buttons.addWidget(self.skills_button)
-        buttons.addWidget(self.dreams_button)
-        buttons.addWidget(self.settings_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.stop_button)
-        buttons.addWidget(self.send_button)
         self.roles_banner = RolesBanner()
         self.suggestion = SuggestionCard()
         self.suggestion.accepted.connect(self.suggestion_accepted)
@@ -237,7 +179,7 @@ class ChatWindow(QMainWindow):
         layout.addWidget(self.transcript, 1)
         layout.addWidget(self.editing_bar)
         layout.addWidget(self.input)
-        layout.addLayout(buttons)
+        layout.addWidget(self.buttons)
         chat_pane = QWidget()
         chat_pane.setLayout(layout)
         self.conversation_list = ConversationList()
@@ -317,25 +259,10 @@ class ChatWindow(QMainWindow):
             return
         conversation = self._chat.conversation(self._conversation_id)
         self.off_record_label.setVisible(conversation is not None and conversation.off_record)
-        messages = self._chat.history(self._conversation_id)
-        archived = [m for m in messages if m.archived_at is not None]
-        for message in messages:
-            shown = visible_text(message)
-            if message.role in ("user", "assistant") and shown:
-                view = self.transcript.add_message(message.role, shown, message.id)
-                view.show_memories(self._chat.used_memories(message))
-                if said_on_its_own := _unprompted(message):
-                    view.speaker.setText(f"{view.speaker.text()} · {said_on_its_own}")
-            elif message.role == "tool":
-                self._show_tool_call(stored_tool_call(message))
-            if archived and message is archived[-1]:
-                summary = conversation.summary if conversation is not None else None
-                self.transcript.add_notice(
-                    "The messages above are summarised for the model; it reads this summary "
-                    f"instead of them:\n{summary or ''}",
-                    "summary-divider",
-                )
+        if conversation is not None:
+            show_history(self.transcript, self._chat, conversation)
         self.transcript.scroll_to_bottom()
+        self._offer_actions()
 
     # -- conversations -------------------------------------------------------
     @property
@@ -590,6 +517,7 @@ class ChatWindow(QMainWindow):
         """Run *task* on the worker; *after(result)* once it returned."""
         self._after = after
         self._busy = True
+        self._offer_actions()  # none while Reverie is busy
         self.busy_changed.emit(True)
         self._update_send()
         self.stop_button.setEnabled(True)
@@ -620,10 +548,10 @@ class ChatWindow(QMainWindow):
                 self.dream_requested.emit()
             else:
                 self._on_notice(_NO_DREAMING)
-        elif command.name == "remember":
-            self._remember(chat, command.argument)
-        elif command.name == "forget":
-            self._forget(chat, command.argument)
+        elif command.name == "remember" and self._memory_commands is not None:
+            self._memory_commands.remember(command.argument, conversation_id)
+        elif command.name == "forget" and self._memory_commands is not None:
+            self._memory_commands.forget(command.argument)
         elif command.name == "memory":
             shown = chat.assembled(conversation_id).memories
             self._on_notice(shown or "No memories are given to the model right now.")
@@ -638,73 +566,11 @@ class ChatWindow(QMainWindow):
         self._run(lambda _: chat.compact(conversation_id, control), self._compacted)
         self.set_status("Summarising older messages…")
 
-    def _remember(self, chat: ChatService, text: str) -> None:
-        if not text.strip():
-            self._on_notice("Write what to remember after /remember.")
-            return
-        try:
-            remembered = chat.remember(text, self._conversation_id)
-        except ReverieError as error:
-            self.show_problem(f"That was not remembered: {error}")
-            self.input.setPlainText(f"/remember {text}")  # nothing typed is lost
-            return
-        self.transcript.add_message("user", f"/remember {text.strip()}")  # kept as its source
-        self._memory_updated(chat, remembered)
-
-    def _memory_updated(self, chat: ChatService, remembered: Remembered) -> None:
-        """ "Memory updated", with Undo for a memory that is new."""
-        row = self.transcript.add_memory_update(
-            f"Memory updated. {remembered.describe()}",
-            remembered.memory.id,
-            can_undo=remembered.outcome == "added",
-        )
-        row.undo_requested.connect(lambda: self._undo_remember(chat, remembered, row))
-        self.transcript.scroll_to_bottom()
-
     def _on_tool_called(self, call: ToolCall) -> None:
-        self._show_tool_call(call)
+        show_tool_call(self.transcript, call)
         remembered = call.result.remembered
-        if remembered is not None and self._chat is not None:
-            self._memory_updated(self._chat, remembered)
-        self.transcript.scroll_to_bottom()
-
-    def _show_tool_call(self, call: ToolCall) -> None:
-        result = call.result
-        self.transcript.add_tool_call(
-            call.name,
-            json.dumps(call.arguments, ensure_ascii=False),
-            result.ok,
-            result.summary,
-            json.dumps(result.content, ensure_ascii=False),
-        )
-
-    def _undo_remember(self, chat: ChatService, remembered: Remembered, row: MemoryUpdate) -> None:
-        try:
-            chat.undo_remember(remembered)
-        except ReverieError as error:
-            self.show_problem(f"That could not be undone: {error}")
-            return
-        row.undone(
-            f"Undone: memory #{remembered.memory.id} was forgotten "
-            "(it can be restored from the memory browser's Deleted list)."
-        )
-
-    def _forget(self, chat: ChatService, text: str) -> None:
-        if not text.strip():
-            self._on_notice("Write what to forget after /forget, or a memory's #id.")
-            return
-        try:
-            forgotten, candidates = chat.forget(text)
-        except ReverieError as error:
-            self.show_problem(f"Nothing was forgotten: {error}")
-            return
-        if forgotten:
-            self._on_notice(f"Forgotten (#{forgotten[0].id}): {forgotten[0].content}")
-        elif candidates:
-            listed = "\n".join(f"#{m.id}: {m.content}" for m in candidates)
-            self._on_notice(f"Several memories match; forget one by its number:\n{listed}")
-        else:
-            self._on_notice(f"No memory matches “{text.strip()}”.")
+        if remembered is not None and self._memory_commands is not None:
+            self._memory_commands.updated(remembered)
 
     def _on_stage(self, stage: Stage) -> None:
         if self._busy:
@@ -723,19 +589,39 @@ class ChatWindow(QMainWindow):
         if view is None:
             return
         view.finish(reply.text)
+        if reply.message is not None:
+            view.message_id = reply.message.id
         if not reply.text:
             view.deleteLater()
             self.transcript.messages.remove(view)
         elif self._chat is not None and reply.message is not None:
             view.show_memories(self._chat.used_memories(reply.message))
+        if reply.text and reply.finish_reason == "length":
+            self._on_notice(CUT_SHORT)
 
-    def notice(self, text: str) -> None:
-        """A line for the user in the transcript (e.g. what a dream did)."""
-        self._on_notice(text)
+    def notice(self, text: str, action: NoticeAction | None = None) -> None:
+        """A line for the user in the transcript (e.g. what a dream did),
+        with a button for *action* (its label and what it does)."""
+        if action is None:
+            self._on_notice(text)
+            return
+        label, act = action
+        row = self.transcript.add_action_notice(text)
+        row.add_button(label, label).clicked.connect(act)
+
+    def _offer_actions(self) -> None:
+        """Edit on the user's last message, Regenerate on the answer to it."""
+        for button in self._actions:
+            button.deleteLater()
+        self._actions = []
+        if self._chat is not None and self._conversation_id is not None and not self._busy:
+            asked = self._chat.last_user_message(self._conversation_id)
+            self._actions = offer_actions(
+                self.transcript, asked, self.edit_last_message, self.regenerate
+            )
 
     def _on_notice(self, text: str) -> None:
         self.transcript.add_notice(text)
-        self.transcript.scroll_to_bottom()
 
     def _compacted(self, result: object) -> None:
         if isinstance(result, CompactionResult):
@@ -773,6 +659,7 @@ class ChatWindow(QMainWindow):
         self._update_send()
         self.set_status(status)
         self._refresh_list()
+        self._offer_actions()
         self.input.setFocus()
         self.turn_ended.emit(status)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -16,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.db import Conversation
+from desktop.ui.flow_layout import FlowLayout
 
 _SEARCH_DELAY_MS = 200  # search once typing pauses, not on every key
 
@@ -59,8 +59,8 @@ class ConversationList(QWidget):
         self.off_record_button.setToolTip(
             "A new conversation Reverie never learns from (Ctrl+Shift+N)"
         )
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.new_button, 1)
+        buttons = FlowLayout()  # side by side, or one above the other in a narrow list
+        buttons.addWidget(self.new_button)
         buttons.addWidget(self.off_record_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -28,6 +28,16 @@ class MessageInput(QPlainTextEdit):
 
     def __init__(self) -> None:
         super().__init__()
+        self.setObjectName("input")
+        self.setAccessibleName("Message")
+        self.setPlaceholderText(
+            "Write a message. Enter sends, Shift+Enter adds a line, /help lists commands."
+        )
+        self.setAccessibleDescription(
+            "Enter sends, Shift+Enter adds a line, Tab moves on, Ctrl+Tab types a tab, "
+            "Up in an empty box edits your last message."
+        )
+        self.setFixedHeight(84)
         self.setTabChangesFocus(True)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:

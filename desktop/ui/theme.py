@@ -460,6 +460,11 @@ class Theme(QObject):
         self._ask_platform()
         self._apply()
 
+    def stop_following(self) -> None:
+        """Leave the application as it is and no longer follow the system
+        (the app is quitting: nothing is left listening to it)."""
+        QGuiApplication.styleHints().colorSchemeChanged.disconnect(self._on_system_scheme)
+
     def follow_settings(self, settings: Settings) -> None:
         """The settings were saved: show the appearance they hold (at once)."""
         self.set_appearance(settings.chat.appearance)

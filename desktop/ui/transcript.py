@@ -23,11 +23,9 @@ the text to select it or reach its links.  A reply announces its end once.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAccessible,
     QAccessibleAnnouncementEvent,
@@ -48,9 +46,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QSizePolicy,
-    QStyle,
-    QStyleOptionToolButton,
-    QStylePainter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -58,7 +53,15 @@ from PySide6.QtWidgets import (
 
 from desktop.core.db import Memory
 from desktop.ui.flow_layout import FlowLayout
+from desktop.ui.line_breaks import breakable_html
 from desktop.ui.markdown import MAX_RENDERED_CHARS, render_markdown, render_plain
+from desktop.ui.transcript_rows import (
+    TEXT_FLAGS,
+    ActionNotice,
+    MemoryUpdate,
+    ToolCallView,
+    WrappedLabel,
+)
 
 STREAM_RENDER_MS = 100
 """While a reply streams, its Markdown is rendered at most this often."""
@@ -76,29 +79,8 @@ _SIDE_MARGIN = 8
 _CHIP_CHARS = 28
 _SPEAKERS = {"user": "You", "assistant": "Reverie", "seed": "Reverie"}
 _EMPTY = "Say hello. Everything you write stays on this computer."
-_TEXT_FLAGS = (
-    Qt.TextInteractionFlag.TextSelectableByMouse
-    | Qt.TextInteractionFlag.TextSelectableByKeyboard
-    | Qt.TextInteractionFlag.LinksAccessibleByMouse
-    | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
-)
 _ANNOUNCED_CHARS = 2_000
 """A finished reply is read out up to here; the rest is in the message."""
-_TOGGLE_MIN_WIDTH = 160
-"""A tool call's line is cut (with "…") down to this width, never below."""
-
-# Qt's text layout breaks lines only where Unicode allows; a longer run with
-# no break opportunity would make its label (and so the view) that wide.
-_ZERO_WIDTH_SPACE = "\u200b"
-_UNBROKEN_CHARS = 24
-_BREAK_EVERY = 16
-_BREAKING = r" \t\n\r\f\v\u1680\u2000-\u2006\u2008-\u200b\u2028\u2029\u205f\u3000"
-"""Spaces that allow a line break (not the no-break ones) and the zero-width space."""
-_PLAIN_RUN = re.compile(rf"[^{_BREAKING}]{{{_UNBROKEN_CHARS},}}")
-_HTML_RUN = re.compile(rf"(?:&#?\w+;|[^{_BREAKING}&<>]){{{_UNBROKEN_CHARS},}}")
-_HTML_CHAR = re.compile(r"&#?\w+;|.", re.DOTALL)
-_HTML_TAG = re.compile(r"(<[^>]*>)")
-_JOINERS = frozenset({"\u200c", "\u200d"})
 
 
 class MessageView(QFrame):
@@ -144,12 +126,12 @@ class MessageView(QFrame):
         self.body.setObjectName("message-body")
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.RichText)
-        self.body.setTextInteractionFlags(_TEXT_FLAGS)
+        self.body.setTextInteractionFlags(TEXT_FLAGS)
         # The message itself is the Tab stop that reads the text; Enter (or a
         # click) moves into the text.  Set after the flags, which reset it.
         self.body.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.body.setOpenExternalLinks(False)
-        header = QHBoxLayout()
+        header = self._header = QHBoxLayout()
         header.addWidget(self.speaker)
         header.addStretch(1)
         header.addWidget(self.copy_button)
@@ -166,6 +148,16 @@ class MessageView(QFrame):
     @property
     def text(self) -> str:
         return self._text
+
+    def add_action(self, text: str, accessible_name: str, tip: str) -> QToolButton:
+        """A button beside Copy (e.g. Regenerate on the last reply)."""
+        button = QToolButton()
+        button.setObjectName("message-action")
+        button.setText(text)
+        button.setAccessibleName(accessible_name)
+        button.setToolTip(tip)
+        self._header.insertWidget(self._header.count() - 1, button)
+        return button
 
     def append(self, piece: str) -> None:
         """More streamed text; rendered at the next tick of the throttle."""
@@ -251,7 +243,7 @@ class MessageView(QFrame):
             # Read out as rendered, not as Markdown ("**" said as stars), once
             # finished: converting the HTML every 100 ms would slow the stream.
             described = self._text if self._streaming else _html_text(html)
-        self.body.setText(_breakable_html(html))
+        self.body.setText(breakable_html(html))
         self.setAccessibleDescription(described)
 
 
@@ -266,110 +258,6 @@ class _SpeakerLabel(QLabel):
     def setText(self, text: str, /) -> None:
         super().setText(text)
         self._message.setAccessibleName(text)
-
-
-class _WrappedLabel(QLabel):
-    """Plain text, word-wrapped and selectable, that may break inside a long
-    token.  ``original`` is the text as given (``text()`` has the breaks)."""
-
-    def __init__(self, text: str, name: str) -> None:
-        super().__init__()
-        self.setObjectName(name)
-        self.setWordWrap(True)
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setTextInteractionFlags(_TEXT_FLAGS)
-        self.original = ""
-        self.set_text(text)
-
-    def set_text(self, text: str) -> None:
-        self.original = text
-        self.setText(_breakable(text))
-        self.setAccessibleName(text)
-
-
-class MemoryUpdate(QFrame):
-    """ "Memory updated": what was remembered, with Open and (for a new
-    memory) Undo.
-
-    Signals:
-        open_requested(int): show this memory id in the memory browser.
-        undo_requested(): take the change back.
-    """
-
-    open_requested = Signal(int)
-    undo_requested = Signal()
-
-    def __init__(self, text: str, memory_id: int, can_undo: bool) -> None:
-        super().__init__()
-        self.setObjectName("memory-update")
-        self.label = _WrappedLabel(text, "memory-update-text")
-        self.open_button = QToolButton()
-        self.open_button.setText("Open")
-        self.open_button.setAccessibleName(f"Open memory {memory_id} in the memory browser")
-        self.open_button.clicked.connect(lambda: self.open_requested.emit(memory_id))
-        self.undo_button = QToolButton()
-        self.undo_button.setText("Undo")
-        self.undo_button.setAccessibleName("Undo: forget this memory again")
-        self.undo_button.setVisible(can_undo)
-        self.undo_button.clicked.connect(self.undo_requested)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 4, 6, 4)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(self.open_button)
-        layout.addWidget(self.undo_button)
-
-    def undone(self, text: str) -> None:
-        self.label.set_text(text)
-        self.undo_button.hide()
-
-
-class _ElidedToolButton(QToolButton):
-    """A tool button that, in a row narrower than its text, shows the text cut
-    with "…" instead of widening the row; ``text()`` stays whole."""
-
-    def minimumSizeHint(self) -> QSize:
-        hint = self.sizeHint()
-        return QSize(min(hint.width(), _TOGGLE_MIN_WIDTH), hint.height())
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        option = QStyleOptionToolButton()
-        self.initStyleOption(option)
-        missing = self.sizeHint().width() - self.width()
-        if missing > 0:
-            metrics = self.fontMetrics()
-            room = metrics.horizontalAdvance(self.text()) - missing
-            option.text = metrics.elidedText(self.text(), Qt.TextElideMode.ElideRight, room)
-        QStylePainter(self).drawComplexControl(QStyle.ComplexControl.CC_ToolButton, option)
-
-
-class ToolCallView(QFrame):
-    """A tool the model called: one line saying what came of it, the call
-    and its full result behind a toggle (collapsed at first)."""
-
-    def __init__(self, name: str, arguments: str, ok: bool, summary: str, result: str) -> None:
-        super().__init__()
-        self.setObjectName("tool-call" if ok else "tool-call-failed")
-        self.toggle = _ElidedToolButton()
-        self.toggle.setObjectName("tool-call-toggle")
-        self.toggle.setCheckable(True)
-        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.toggle.setText(f"{name or 'tool call'}: {summary}")
-        self.toggle.setToolTip(self.toggle.text())
-        self.toggle.setAccessibleName(f"Tool call {name}: {summary}. Show the details")
-        self.toggle.toggled.connect(self._expand)
-        self.details = _WrappedLabel(
-            f"Called with: {arguments}\nResult: {result}", "tool-call-details"
-        )
-        self.details.hide()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 2, 10, 2)
-        layout.addWidget(self.toggle)
-        layout.addWidget(self.details)
-
-    def _expand(self, expanded: bool) -> None:
-        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
-        self.details.setVisible(expanded)
 
 
 class Transcript(QScrollArea):
@@ -449,9 +337,15 @@ class Transcript(QScrollArea):
         return view
 
     def add_notice(self, text: str, name: str = "notice") -> QLabel:
-        label = _WrappedLabel(text, name)
+        label = WrappedLabel(text, name)
         self._insert(label)
         return label
+
+    def add_action_notice(self, text: str) -> ActionNotice:
+        """A notice with buttons (``ActionNotice.add_button``)."""
+        row = ActionNotice(text)
+        self._insert(row)
+        return row
 
     def add_memory_update(self, text: str, memory_id: int, can_undo: bool) -> MemoryUpdate:
         row = MemoryUpdate(text, memory_id, can_undo)
@@ -474,11 +368,11 @@ class Transcript(QScrollArea):
             widget = item.widget() if item is not None else None
             if isinstance(widget, MessageView):
                 parts.append(f"{widget.speaker.text()}: {widget.text}")
-            elif isinstance(widget, MemoryUpdate):
+            elif isinstance(widget, ActionNotice):
                 parts.append(widget.label.original)
             elif isinstance(widget, ToolCallView):
                 parts.append(widget.toggle.text())
-            elif isinstance(widget, _WrappedLabel):
+            elif isinstance(widget, WrappedLabel):
                 parts.append(widget.original)
             elif widget is self._empty and not widget.isHidden():
                 parts.append(widget.text())
@@ -640,36 +534,3 @@ def _spoken(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit:,} more characters in the message)"
-
-
-def _breakable(text: str) -> str:
-    """Plain *text* with a zero-width space every few characters of a run
-    too long to wrap."""
-    return _PLAIN_RUN.sub(lambda run: _broken(list(run.group())), text)
-
-
-def _breakable_html(html: str) -> str:
-    """*html* with the same breaks in its text (never inside a tag or an entity)."""
-    parts = _HTML_TAG.split(html)
-    parts[::2] = [
-        _HTML_RUN.sub(lambda run: _broken(_HTML_CHAR.findall(run.group())), text)
-        for text in parts[::2]
-    ]
-    return "".join(parts)
-
-
-def _broken(chars: Sequence[str]) -> str:
-    """*chars* joined, with a break every _BREAK_EVERY of them (moved past
-    accents and joiners, which belong to the character before)."""
-    pieces, start = [], 0
-    while start < len(chars):
-        end = min(start + _BREAK_EVERY, len(chars))
-        while end < len(chars) and (_continues(chars[end]) or chars[end - 1] in _JOINERS):
-            end += 1
-        pieces.append("".join(chars[start:end]))
-        start = end
-    return _ZERO_WIDTH_SPACE.join(pieces)
-
-
-def _continues(char: str) -> bool:
-    return len(char) == 1 and (char in _JOINERS or unicodedata.category(char) in {"Mn", "Mc", "Me"})

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QPushButton, QToolButton
 from pytestqt.qtbot import QtBot
 
 from desktop.app import PreparationPrinter, build_core, load_models, main
@@ -38,6 +38,7 @@ from desktop.ui.application import (
     TASKS_JOB,
     ReverieApplication,
 )
+from desktop.ui.transcript_rows import ActionNotice
 from desktop.ui.tray import Tray
 from desktop.ui.worker import TaskDone
 from models.broker import Role, RoleHealth
@@ -256,6 +257,11 @@ def test_slash_dream_dreams_in_the_background_says_what_changed_and_fills_the_re
     qtbot.waitUntil(lambda: "Dream finished: 0 changes." in window.transcript.plain_text())
     assert (started._core.paths.working_set_file).exists()
     assert started.dream_report.run_ids() == [finished.args[0].run.id]
+    [notice] = window.transcript.findChildren(ActionNotice)
+    [open_report] = notice.findChildren(QToolButton)
+    qtbot.mouseClick(open_report, Qt.MouseButton.LeftButton)  # the notice opens its report
+    assert started.dream_report.isVisible()
+    started.dream_report.hide()
     qtbot.mouseClick(window.dreams_button, Qt.MouseButton.LeftButton)  # no tray needed
     assert started.dream_report.isVisible()
     window.input.setPlainText("/dream")

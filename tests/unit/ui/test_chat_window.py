@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QSplitter
+from PySide6.QtWidgets import QSplitter, QToolButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.chat import ChatService
@@ -21,7 +21,7 @@ from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import ModelSettings
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.markdown import MAX_RENDERED_CHARS
-from desktop.ui.transcript import MemoryUpdate, ToolCallView
+from desktop.ui.transcript_rows import ActionNotice, MemoryUpdate, ToolCallView
 from models.broker import InferenceBroker
 from models.interfaces import Chunk
 from tests.fakes import ScriptedChatModel, StepGate
@@ -676,3 +676,52 @@ def test_the_conversation_list_cannot_be_collapsed_to_a_sliver(window: ChatWindo
     assert isinstance(splitter, QSplitter)
     splitter.setSizes([0, 1000])
     assert splitter.sizes()[0] >= window.conversation_list.minimumWidth() > 0
+
+
+def test_the_last_exchange_offers_edit_and_regenerate_and_they_act(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel
+) -> None:
+    model.queue("First answer.", "Second answer.", "Answered again.")
+    say(qtbot, window, "one")
+    say(qtbot, window, "two")
+
+    labels = {
+        v.text: [b.text() for b in v.findChildren(QToolButton, "message-action")]
+        for v in window.transcript.messages
+    }
+    assert labels["one"] == [] and labels["First answer."] == []
+    assert labels["two"] == ["Edit"] and labels["Second answer."] == ["Regenerate"]
+
+    [again] = window.transcript.messages[-1].findChildren(QToolButton, "message-action")
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        qtbot.mouseClick(again, Qt.MouseButton.LeftButton)
+    assert window.transcript.messages[-1].text == "Answered again."
+    [edit] = window.transcript.messages[-2].findChildren(QToolButton, "message-action")
+    qtbot.mouseClick(edit, Qt.MouseButton.LeftButton)
+    assert window.input.toPlainText() == "two" and window.editing_bar.isVisible()
+
+
+def test_a_notice_with_an_action_runs_it(qtbot: QtBot, window: ChatWindow) -> None:
+    pressed: list[bool] = []
+    window.notice("Dream finished: 2 changes.", ("Open the report", lambda: pressed.append(True)))
+
+    [button] = window.transcript.findChildren(ActionNotice)[0].findChildren(QToolButton)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+    assert pressed == [True]
+    assert "Dream finished: 2 changes." in window.transcript.plain_text()
+
+
+def test_a_reply_cut_at_its_length_limit_says_so(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel
+) -> None:
+    model.queue("word " * 600)  # the scripted model counts a token a word; the limit is 512
+
+    say(qtbot, window, "Tell me everything.")
+
+    assert "stopped at the longest reply allowed" in window.transcript.plain_text()
+    say(qtbot, window, "Thanks.")
+    assert window.transcript.plain_text().count("stopped at the longest reply") == 1
+    assert window.conversation_id is not None
+    window.open_conversation(window.conversation_id)  # and it says so again later
+    assert window.transcript.plain_text().count("stopped at the longest reply") == 1

@@ -15,7 +15,8 @@ from pytestqt.qtbot import QtBot
 from desktop.core.db import Memory
 from desktop.core.memory_service import MemoryService
 from desktop.ui.chat_window import ChatWindow
-from desktop.ui.transcript import READING_WIDTH, MessageView, ToolCallView, Transcript
+from desktop.ui.transcript import READING_WIDTH, MessageView, Transcript
+from desktop.ui.transcript_rows import ToolCallView
 from tests.fakes import ScriptedChatModel
 from tests.unit.ui.conftest import say
 

@@ -1,0 +1,93 @@
+"""A conversation as the chat shows it: its stored messages put into the
+transcript (greeting first, tool calls, the summary divider, replies cut at
+their length limit, what Reverie said unasked), and the Edit and Regenerate
+buttons on the last exchange."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from PySide6.QtWidgets import QToolButton
+
+from desktop.core import agenda, routines
+from desktop.core.chat import ChatService, stored_tool_call, visible_text
+from desktop.core.db import Conversation, Message
+from desktop.core.tools import ToolCall
+from desktop.ui.transcript import Transcript
+
+CUT_SHORT = (
+    "The reply above stopped at the longest reply allowed (Settings → Models: "
+    "Max reply tokens). Regenerate it, or ask Reverie to go on."
+)
+
+
+def show_history(transcript: Transcript, chat: ChatService, conversation: Conversation) -> None:
+    """Fill the (cleared) *transcript* with *conversation*'s messages."""
+    messages = chat.history(conversation.id)
+    archived = [m for m in messages if m.archived_at is not None]
+    for message in messages:
+        shown = visible_text(message)
+        if message.role in ("user", "assistant") and shown:
+            view = transcript.add_message(message.role, shown, message.id)
+            view.show_memories(chat.used_memories(message))
+            if said_on_its_own := unprompted(message):
+                view.speaker.setText(f"{view.speaker.text()} · {said_on_its_own}")
+            if (message.metadata or {}).get("finish_reason") == "length":
+                transcript.add_notice(CUT_SHORT)
+        elif message.role == "tool":
+            show_tool_call(transcript, stored_tool_call(message))
+        if archived and message is archived[-1]:
+            transcript.add_notice(
+                "The messages above are summarised for the model; it reads this summary "
+                f"instead of them:\n{conversation.summary or ''}",
+                "summary-divider",
+            )
+
+
+def show_tool_call(transcript: Transcript, call: ToolCall) -> None:
+    result = call.result
+    transcript.add_tool_call(
+        call.name,
+        json.dumps(call.arguments, ensure_ascii=False),
+        result.ok,
+        result.summary,
+        json.dumps(result.content, ensure_ascii=False),
+    )
+
+
+def unprompted(message: Message) -> str:
+    """How Reverie came to say *message* unasked ("" for a reply): a task's
+    reminder, a routine's answer, or what a review of the tasks did."""
+    metadata = message.metadata or {}
+    kind, task = metadata.get(routines.KIND), metadata.get(routines.TASK)
+    if kind == agenda.AGENDA_REVIEW:
+        return "went over your tasks"
+    if kind in ("reminder", "routine"):
+        return f"{kind} of task #{task}"
+    return ""
+
+
+def offer_actions(
+    transcript: Transcript,
+    asked: Message | None,
+    edit: Callable[[], object],
+    regenerate: Callable[[], object],
+) -> list[QToolButton]:
+    """Edit on *asked* (the user's last message) and Regenerate on the answer
+    to it, when they are shown; the buttons added."""
+    views = transcript.messages
+    shown = [i for i, v in enumerate(views) if asked is not None and v.message_id == asked.id]
+    if not shown:
+        return []
+    edit_button = views[shown[0]].add_action(
+        "Edit", "Edit your last message", "Rewrite it and send it again (Up in the empty box)"
+    )
+    edit_button.clicked.connect(edit)
+    if shown[0] == len(views) - 1 or views[-1].role != "assistant":
+        return [edit_button]
+    again = views[-1].add_action(
+        "Regenerate", "Answer your last message again", "Answer again (Ctrl+R)"
+    )
+    again.clicked.connect(regenerate)
+    return [edit_button, again]
