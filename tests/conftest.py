@@ -58,6 +58,23 @@ def user_dirs(
 
 
 @pytest.fixture(autouse=True)
+def plain_application_look() -> Iterator[None]:
+    """After each test, the application (if there is one) without a theme:
+    a test that starts the app, which themes the whole application, does not
+    repaint the tests after it.  Tests that want a theme apply their own."""
+    yield
+    from PySide6.QtWidgets import QApplication  # only tests that made one have any
+
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        from desktop.ui.theme import SCHEME_PROPERTY
+
+        app.setStyleSheet("")
+        app.setProperty(SCHEME_PROPERTY, None)
+        app.setPalette(app.style().standardPalette())
+
+
+@pytest.fixture(autouse=True)
 def no_threads_left_behind() -> Iterator[None]:
     """A test that leaves a thread running (a broker, a worker) fails."""
     before = set(threading.enumerate())
