@@ -56,8 +56,9 @@ SEED = "seed"
 COMMAND = "command"
 """Message metadata kind of a command the user typed (``/remember``): kept
 in the transcript as the source of what it did, never read by the model."""
-SYSTEM_EVENT = "[SYSTEM EVENT]"
-"""How the hidden instructions to the model begin; a reply never repeats one."""
+SYSTEM_EVENT = "SYSTEM EVENT"
+"""The words the hidden instructions to the model begin with; a reply stops
+where it would repeat them (a small model writes "**SYSTEM EVENT**" too)."""
 USED_MEMORIES = "memories"
 """Message metadata key: the ids of the memories a reply was given."""
 _TITLE_CHARS = 48
@@ -501,6 +502,11 @@ class ChatService:
             self._conversations.rename(conversation_id, title)
 
     # -- memories ----------------------------------------------------------------
+    def given_memories(self, conversation_id: int) -> list[Memory]:
+        """``/memory``: the memories the next reply would be given, best first."""
+        found = (self._memories.store.get(i) for i in self.assembled(conversation_id).memory_ids)
+        return [m for m in found if m is not None]
+
     def used_memories(self, message: Message) -> list[Memory]:
         """The memories a stored reply was given (those still kept)."""
         ids = (message.metadata or {}).get(USED_MEMORIES, [])

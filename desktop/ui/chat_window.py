@@ -553,8 +553,13 @@ class ChatWindow(QMainWindow):
         elif command.name == "forget" and self._memory_commands is not None:
             self._memory_commands.forget(command.argument)
         elif command.name == "memory":
-            shown = chat.assembled(conversation_id).memories
-            self._on_notice(shown or "No memories are given to the model right now.")
+            given = chat.given_memories(conversation_id)
+            listed = "\n".join(f"#{m.id} ({m.category}): {m.content}" for m in given)
+            self._on_notice(
+                f"Reverie's next reply is given these memories, most relevant first:\n{listed}"
+                if given
+                else "No memories are given to the model right now."
+            )
         if not self._busy:
             self.set_status(self._idle_status())
         self.turn_ended.emit(self.statusBar().currentMessage())

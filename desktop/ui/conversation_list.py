@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (
+    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -44,6 +45,11 @@ class ConversationList(QWidget):
         self.search.setPlaceholderText("Search conversations")
         self.search.setAccessibleName("Search conversations")
         self.search.setClearButtonEnabled(True)
+        self.nothing_found = QLabel()
+        self.nothing_found.setObjectName("conversation-search-empty")
+        self.nothing_found.setWordWrap(True)
+        self.nothing_found.setTextFormat(Qt.TextFormat.PlainText)
+        self.nothing_found.hide()
         self.items = QListWidget()
         self.items.setObjectName("conversations")
         self.items.setAccessibleName("Conversations")
@@ -63,9 +69,10 @@ class ConversationList(QWidget):
         buttons.addWidget(self.new_button)
         buttons.addWidget(self.off_record_button)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setContentsMargins(6, 6, 0, 0)  # off the window's edge, as the chat beside it
         layout.addLayout(buttons)
         layout.addWidget(self.search)
+        layout.addWidget(self.nothing_found)
         layout.addWidget(self.items, 1)
 
         self._search_timer = QTimer(self, singleShot=True, interval=_SEARCH_DELAY_MS)
@@ -97,6 +104,9 @@ class ConversationList(QWidget):
             if conversation.id == current:
                 self.items.setCurrentItem(item)
         self.items.blockSignals(False)
+        searched = self.search.text().strip()
+        self.nothing_found.setText(f"No conversation matches “{searched}”.")
+        self.nothing_found.setVisible(bool(searched) and not conversations)
 
     def current_id(self) -> int | None:
         item = self.items.currentItem()

@@ -200,6 +200,7 @@ class SettingsWindow(AppWindow):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setWindowTitle("Settings — Reverie")
         self.resize(860, 620)
+        self.setMinimumSize(600, 420)  # the page list and a readable page beside it
         self._settings = settings
         self._file = settings_file
         self._live = live

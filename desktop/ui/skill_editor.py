@@ -92,6 +92,7 @@ class SkillEditorWindow(AppWindow):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setWindowTitle("Skills — Reverie")
         self.resize(1040, 700)
+        self.setMinimumSize(640, 420)  # the list, the editor and its buttons still whole
         self._library = library
         self._wanted: int | None = None
         """A skill to make current at the next refresh (one just created)."""
@@ -298,7 +299,11 @@ class SkillEditorWindow(AppWindow):
             if latest is not None:
                 self._show_skill(latest)
         else:
-            pane.show_message("Select a skill to read or edit it." if self.items.count() else "")
+            pane.show_message(
+                "Select a skill to read or edit it."
+                if self.items.count()
+                else "No skill is open. New (Ctrl+N) starts one."
+            )
 
     def _show_skill(self, skill: Skill) -> None:
         pane = self.pane

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
@@ -369,7 +369,6 @@ class TaskDetail(QWidget):
             label.setBuddy(field)
             label.setMinimumHeight(field.sizeHint().height())  # level with the field's text
             form.addRow(label, field)
-        form.addRow("", self.schedule_hint)
         priority_label = QLabel("&Priority")
         priority_label.setBuddy(self.priority_box)
         form.insertRow(1, priority_label, priority)
@@ -391,6 +390,9 @@ class TaskDetail(QWidget):
         single = QVBoxLayout(self.single)
         single.setContentsMargins(0, 4, 0, 0)
         single.addLayout(form)
+        # Under the form, not in it: a form row keeps the height it had for the
+        # first line, so a reading of several lines was cut at both ends.
+        single.addWidget(self.schedule_hint)
         single.addWidget(self.edit_problem)
         single.addLayout(edit_buttons)
         single.addSpacing(8)
@@ -571,6 +573,13 @@ class TaskDetail(QWidget):
         self.origin.setVisible(bool(origin))
         self.open_button.setVisible(conversation)
         self.single.hide()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # The reading stands under the schedule's field, where the form put it.
+        left = self.schedule_edit.geometry().left()
+        if left != self.schedule_hint.contentsMargins().left():
+            self.schedule_hint.setContentsMargins(left, 0, 0, 0)
 
     def show_hint(self, text: str, *, problem: bool = False) -> None:
         """Say under the schedule what it reads as (its next run), or why it cannot be used."""

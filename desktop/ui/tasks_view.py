@@ -474,6 +474,7 @@ class TasksWindow(AppWindow):
             schedule = parse_schedule(words, self._tasks.now())
             task = self._tasks.add(text, conversation_id=None, priority=priority, schedule=schedule)
         except ReverieError as error:
+            self.show_notice("")  # an earlier "Added task #2." is not about this one
             detail.show_problem(f"Not added: {error}")
             return False
         detail.show_summary("")  # the form closes; the new task is shown instead

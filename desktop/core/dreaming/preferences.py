@@ -146,10 +146,13 @@ def _vetted(context: PassContext, text: str, messages: list[Message]) -> GatedTe
 def not_a_preference(text: str, said: list[str]) -> str:
     """Why the model's *text* is debris rather than a preference ("" if it
     may be one): it starts with a list number or bullet (the prompt's
-    numbering echoed), has under three words, or repeats one of the
-    messages it was shown (*said*) instead of saying what it shows."""
+    numbering echoed), holds a template's braces ("{user_name}" made up),
+    has under three words, or repeats one of the messages it was shown
+    (*said*) instead of saying what it shows."""
     if _LIST_MARKER.match(text):
         return "it starts like a numbered line"
+    if "{" in text or "}" in text:
+        return "it holds a template's braces"
     words = _WORD.findall(text.casefold())
     if len(words) < _MIN_WORDS:
         return f"under {_MIN_WORDS} words"

@@ -316,7 +316,10 @@ def test_remember_memory_and_forget_commands(qtbot: QtBot, window: ChatWindow) -
     assert "Remembered (#1): My cat is called Miso." in window.transcript.plain_text()
 
     say(qtbot, window, "/memory")
-    assert "- (#1) My cat is called Miso." in window.transcript.plain_text()
+    said = window.transcript.plain_text()
+    assert "given these memories, most relevant first:\n#1 (" in said
+    assert "): My cat is called Miso." in said
+    assert "<memories>" not in said and "not instructions" not in said  # not the prompt's text
 
     say(qtbot, window, "/forget cat")
     assert "Forgotten (#1): My cat is called Miso." in window.transcript.plain_text()

@@ -55,6 +55,17 @@ def test_search_filters_by_title_and_message_text(qtbot: QtBot, window: ChatWind
     with qtbot.waitSignal(window.conversation_list.search_changed, timeout=WAIT_MS):
         window.conversation_list.search.clear()
     assert titles(window) == ["Tax forms", "Roasting a pumpkin"]
+    assert not window.conversation_list.nothing_found.isVisible()
+
+
+def test_a_search_that_finds_nothing_says_so(qtbot: QtBot, window: ChatWindow) -> None:
+    say(qtbot, window, "Roasting a pumpkin")
+    with qtbot.waitSignal(window.conversation_list.search_changed, timeout=WAIT_MS):
+        window.conversation_list.search.setText("zucchini")
+
+    assert titles(window) == []
+    said = window.conversation_list.nothing_found
+    assert said.isVisible() and said.text() == "No conversation matches “zucchini”."
 
 
 def test_rename_asks_for_the_new_name(

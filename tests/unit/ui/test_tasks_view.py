@@ -709,3 +709,13 @@ def test_esc_closes_and_every_control_has_an_accessible_name(
     qtbot.keyClick(view, Qt.Key.Key_Escape)
     assert not view.isVisible()
     assert QApplication.activeModalWidget() is None
+
+
+def test_a_long_reading_under_the_schedule_is_shown_whole(qtbot: QtBot, view: TasksWindow) -> None:
+    open_form(qtbot, view)
+    edit(view, "Bad one", "whenever the moon is blue")
+    hint = view.detail.schedule_hint
+
+    qtbot.waitUntil(lambda: hint.isVisible() and hint.width() > 0)
+    qtbot.waitUntil(lambda: hint.height() >= hint.heightForWidth(hint.width()))
+    assert hint.text().count(" ") > 20  # several lines at this width

@@ -161,6 +161,7 @@ def _preferences_log(dreaming: Dreaming, run_id: int) -> str:
         "[2] Shorter please and thanks",
         "- The user prefers short answers.",
         "No, stop writing essays!",  # a message quoted, not what it shows
+        "{ {user_name} has two beehives on his roof.",  # a template made up
     ],
 )
 def test_model_debris_is_no_preference_and_no_word_in_the_report(
