@@ -530,7 +530,7 @@ class ChatService:
                 conversation_id, "user", scrub(command), metadata={"kind": COMMAND}
             )
         try:
-            return self._memories.remember(
+            remembered = self._memories.remember(
                 text,
                 source_kind="user_explicit",
                 actor="user",
@@ -542,6 +542,9 @@ class ChatService:
             if source is not None:  # nothing was kept, so there is nothing to source
                 self._conversations.delete_messages_from(source.conversation_id, source.id)
             raise
+        if source is not None:  # the conversation is named as if it were a message
+            self._title_from_first_message(source.conversation_id, source.content)
+        return remembered
 
     def forget(self, text: str) -> tuple[list[Memory], list[Memory]]:
         """``/forget``: (forgotten, candidates).  ``#id`` or text matching one memory

@@ -171,6 +171,7 @@ def test_remember_keeps_the_command_as_the_memorys_source_and_out_of_the_prompt(
 
     [command] = store.messages(conversation.id)
     assert command.content == "/remember My bike is the red one."
+    assert chat.conversation(conversation.id).title == command.content  # type: ignore[union-attr]
     assert remembered.memory.category in CATEGORIES  # filed, not left "general"
     assert memories.store.sources(remembered.memory.id).message_ids == (command.id,)
     chat.run(chat.send(conversation.id, "Which bike?"), Recorder())
