@@ -201,11 +201,6 @@ class ChatService:
         self._title_from_first_message(conversation_id, text)
         return Turn(conversation_id, message, seed=False)
 
-    def start_conversation(self, off_record: bool = False) -> Turn:
-        """A new conversation and the turn that greets the user in it."""
-        conversation = self.new_conversation(off_record)
-        return Turn(conversation.id, None, seed=True)
-
     def greeting(self, conversation_id: int) -> Turn | None:
         """The turn that greets the user in a conversation nothing was said
         in yet (None once anything was)."""
@@ -225,7 +220,7 @@ class ChatService:
         asked = self.last_user_message(conversation_id)
         if asked is None:
             return None
-        self._conversations.delete_messages_from(conversation_id, asked.id + 1)
+        self._conversations.delete_messages_from(conversation_id, asked.id + 1, keep=SEED)
         return Turn(conversation_id, asked, seed=False)
 
     def edit_last(self, conversation_id: int, text: str) -> Turn:
@@ -233,7 +228,7 @@ class ChatService:
         *text*, and answer that instead."""
         asked = self.last_user_message(conversation_id)
         if asked is not None:
-            self._conversations.delete_messages_from(conversation_id, asked.id)
+            self._conversations.delete_messages_from(conversation_id, asked.id, keep=SEED)
         return self.send(conversation_id, text)
 
     def run(self, turn: Turn, listener: TurnListener) -> None:

@@ -155,14 +155,19 @@ class ConversationStore:
                 (keep, greeting),
             ).rowcount
 
-    def delete_messages_from(self, conversation_id: int, message_id: int) -> int:
+    def delete_messages_from(
+        self, conversation_id: int, message_id: int, keep: str | None = None
+    ) -> int:
         """Remove for good *message_id* and every message after it in the
-        conversation (a reply to regenerate, a message to edit); how many."""
+        conversation (a reply to regenerate, a message to edit), except those
+        of kind *keep* (a greeting stored after a message sent while it was
+        written); how many."""
         with self._db.transaction() as tx:
             self._touch(tx, conversation_id, self._clock())
             return tx.execute(
-                "DELETE FROM messages WHERE conversation_id = ? AND id >= ?",
-                (conversation_id, message_id),
+                "DELETE FROM messages WHERE conversation_id = ? AND id >= ?"
+                " AND json_extract(metadata, '$.kind') IS NOT ?",
+                (conversation_id, message_id, keep),
             ).rowcount
 
     def add_message(

@@ -3,10 +3,10 @@
 A memory lives in four places that must agree: its ``memories`` row, its
 full-text row (kept by triggers), its vector row in ``memory_embeddings``
 (tagged with the model that made it; the change log a search's sign index
-catches up from is kept by triggers) and ``memory_history``.  Each method here changes all the places it affects and
-writes the history row, so a caller holding the transaction (a single
-``MemoryStore`` call, or a dream pass applying many changes at once) gets
-all of them or, on rollback, none.
+catches up from is kept by triggers) and ``memory_history``.  Each method
+here changes all the places it affects and writes the history row, so a
+caller holding the transaction (a single ``MemoryStore`` call, or a dream
+pass applying many changes at once) gets all of them or, on rollback, none.
 """
 
 from __future__ import annotations

@@ -47,6 +47,13 @@ def _service(
     )
 
 
+def _greeted(chat: ChatService, off_record: bool = False) -> Turn:
+    """The greeting of a new conversation."""
+    turn = chat.greeting(chat.new_conversation(off_record).id)
+    assert turn is not None
+    return turn
+
+
 def _stored(store: ConversationStore, conversation_id: int) -> list[tuple[str, str]]:
     return [(m.role, m.content) for m in store.messages(conversation_id, include_archived=True)]
 
@@ -119,6 +126,32 @@ def test_regenerate_answers_the_last_message_again_in_place_of_its_answer(
     assert [m.content for m in model.requests[-1][0]][-2] == "Paris."
 
 
+def test_regenerate_and_edit_keep_a_greeting_stored_after_the_message(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
+    greeting = _greeted(chat)
+    conversation_id = greeting.conversation_id
+    asked = chat.send(conversation_id, "hi")  # sent while the greeting was written
+    model.queue("Hello, I am Reverie.", "Hi to you.", "Hi again.", "Edited, hi.")
+    chat.run(greeting, Recorder())
+    chat.run(asked, Recorder())
+
+    again = chat.regenerate(conversation_id)
+    assert again is not None
+    chat.run(again, Recorder())
+    assert [m.content for m in chat.history(conversation_id)][1:] == [
+        "Hello, I am Reverie.",
+        "hi",
+        "Hi again.",
+    ]
+    chat.run(chat.edit_last(conversation_id, "hello"), Recorder())
+    assert [m.content for m in chat.history(conversation_id)][1:] == [
+        "Hello, I am Reverie.",
+        "hello",
+        "Edited, hi.",
+    ]
+
+
 def test_edit_last_replaces_the_message_and_everything_after_it(
     chat: ChatService, model: ScriptedChatModel, store: ConversationStore
 ) -> None:
@@ -143,7 +176,7 @@ def test_nothing_to_regenerate_in_an_empty_conversation(chat: ChatService) -> No
 def test_conversations_nobody_wrote_in_are_discarded_but_the_one_kept(
     chat: ChatService, store: ConversationStore, model: ScriptedChatModel
 ) -> None:
-    greeted = chat.start_conversation()
+    greeted = _greeted(chat)
     chat.run(greeted, Recorder())  # a greeting alone: nobody wrote in it
     empty = chat.new_conversation()
     written = chat.new_conversation()
@@ -192,7 +225,7 @@ def test_a_refused_remember_leaves_no_command_behind(
 def test_a_reply_stops_where_the_model_starts_repeating_a_hidden_instruction(
     chat: ChatService, model: ScriptedChatModel
 ) -> None:
-    turn = chat.start_conversation()
+    turn = _greeted(chat)
     chat.run(turn, Recorder())
 
     [(_, options)] = model.requests
@@ -218,11 +251,9 @@ def test_the_listener_hears_reading_then_replying_then_the_text(
     ]
 
 
-def test_start_conversation_opens_with_a_seed_in_the_chosen_language(
-    database: Database, broker: InferenceBroker
-) -> None:
+def test_a_greeting_is_in_the_chosen_language(database: Database, broker: InferenceBroker) -> None:
     chat = _service(database, broker, ModelSettings(), ChatSettings(language="de"))
-    turn = chat.start_conversation(off_record=True)
+    turn = _greeted(chat, off_record=True)
     recorder = Recorder()
 
     chat.run(turn, recorder)
@@ -241,7 +272,7 @@ def test_stopping_the_greeting_keeps_what_was_said(
     model.queue("Hello and welcome to a long greeting")
     gate = StepGate(allowed=2)
     model.gate = gate
-    turn = chat.start_conversation()
+    turn = _greeted(chat)
     conversation = chat.conversation(turn.conversation_id)
     assert conversation is not None
     recorder = Recorder()

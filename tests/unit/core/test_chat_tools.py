@@ -143,7 +143,9 @@ def test_after_the_last_allowed_call_the_model_must_answer_in_words(
 
 
 def test_a_greeting_offers_no_tools(chat: ChatService, model: ScriptedChatModel) -> None:
-    chat.run(chat.start_conversation(), Recorder())
+    greeting = chat.greeting(chat.new_conversation().id)
+    assert greeting is not None
+    chat.run(greeting, Recorder())
 
     [(_, options)] = model.requests
     assert options.json_schema is None and options.stop == (SYSTEM_EVENT,)
