@@ -408,9 +408,8 @@ class ChatWindow(QMainWindow):
         parsed = commands.parse(typed)
         if isinstance(parsed, Command):
             self._typed_command(parsed)
-        elif not self._available:
-            self.set_status("Replies need a chat model: choose one in Settings → Models")
-            self.banner.show()
+        elif not self._available:  # loading, or missing: the banner says which
+            self.set_status("No chat model yet: your message waits in the box")
         elif self._busy and not (self._greeting() and self._queued is None):
             self.set_status("Reverie is still replying: wait, or stop it (Esc)")
         else:
