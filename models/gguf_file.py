@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,10 @@ def default_threads() -> int:
 _LEVELS = {1: logging.DEBUG, 2: logging.DEBUG, 3: logging.INFO, 4: logging.ERROR}
 _CONTINUATION = 5
 _last_level = [logging.DEBUG]
+# What llama.cpp says of a decode Reverie stopped on purpose (Stop, a user
+# turn cutting background work): ggml's status 1 is GGML_STATUS_ABORTED and
+# llama_decode's 2 is "aborted".  An abort asked for is no error.
+_ABORTED = re.compile(r"(?:failed with error 1|compute status: 1|failed to decode, ret = 2)$")
 
 
 @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]  # ctypes callback factory
@@ -70,7 +75,8 @@ def _route_llama_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> No
         _last_level[0] = _LEVELS.get(level, logging.DEBUG)
     message = text.decode("utf-8", errors="replace").rstrip()
     if message:
-        log.log(_last_level[0], "%s", message)
+        level = logging.DEBUG if _ABORTED.search(message) else _last_level[0]
+        log.log(level, "%s", message)
 
 
 def open_llama(path: Path, *, n_ctx: int, **params: Any) -> llama_cpp.Llama:

@@ -9,6 +9,7 @@ a batch, so the same prompt can continue differently from a different cache.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Generator
 from pathlib import Path
 
@@ -158,9 +159,10 @@ def test_stopping_while_the_prompt_is_read_yields_only_a_cancelled_chunk(
 
 @pytest.mark.model
 def test_stop_aborts_a_prompt_batch_midway_and_leaves_the_cache_clean(
-    fresh_smollm2: Callable[[], LlamaChatModel],
+    fresh_smollm2: Callable[[], LlamaChatModel], caplog: pytest.LogCaptureFixture
 ) -> None:
     model = fresh_smollm2()
+    caplog.set_level(logging.DEBUG, logger="llama.cpp")
     polls = 0
 
     def stop_inside_the_first_batch() -> bool:
@@ -173,6 +175,9 @@ def test_stop_aborts_a_prompt_batch_midway_and_leaves_the_cache_clean(
 
     assert chunks == [Chunk("", "cancelled")]
     assert model._llm.n_tokens == 0  # the aborted batch was not kept
+    said = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "llama.cpp"]
+    assert any("failed to decode, ret = 2" in text for _, text in said)  # llama.cpp said so
+    assert [text for level, text in said if level >= logging.WARNING] == []  # an abort asked for
     expected = _text(_stream(fresh_smollm2(), _say("Name a fruit."), GREEDY))
     assert _text(_stream(model, _say("Name a fruit."), GREEDY)) == expected
 
