@@ -6,6 +6,11 @@ grammar cannot express every constraint (and llama-cpp-python's own helpers
 silently fall back to free-form JSON when a schema does not compile).  An
 invalid output raises ``StructuredOutputError`` carrying the raw text, and
 nothing is applied.
+
+The log says why an answer was unusable and how long it was, never what it
+said: a model echoes what it was shown (a harvest answer may repeat "my bank
+password is hunter2"), and this layer cannot reach the redaction in
+``desktop``.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -38,12 +43,51 @@ def parse_structured(schema_type: type[T], raw_text: str) -> T:
     try:
         return schema_type.model_validate_json(raw_text)
     except ValidationError as error:
-        log.warning("invalid structured output for %s: %r", schema_type.__name__, raw_text)
+        first = error.errors()[0]
+        # The error's type and the field's place in the schema only: its
+        # message, input and a stray key's name may quote the answer.
+        log.warning(
+            "unusable structured output for %s: %d problem(s), first %s at %s; "
+            "the answer (%d characters) is not logged",
+            schema_type.__name__,
+            error.error_count(),
+            first["type"],
+            _schema_place(schema_type, first["loc"]),
+            len(raw_text),
+        )
         raise StructuredOutputError(
             f"The model's answer is not a valid {schema_type.__name__}: "
             f"{error.error_count()} problem(s), first: {error.errors()[0]['msg']}",
             raw_text,
         ) from error
+
+
+def _schema_place(schema_type: type[BaseModel], loc: tuple[int | str, ...]) -> str:
+    """*loc* with every step the schema does not name (a key the model
+    made up) replaced by "?"; list positions are numbers, kept."""
+    fields = _field_names(schema_type)
+    steps = [str(s) if isinstance(s, int) or s in fields else "?" for s in loc]
+    return ".".join(steps) or "the top"
+
+
+def _field_names(schema_type: type[BaseModel]) -> set[str]:
+    """Every field name and alias in *schema_type* and the models nested in it."""
+    names: set[str] = set()
+    seen: set[type[BaseModel]] = set()
+    pending: list[type[BaseModel]] = [schema_type]
+    while pending:
+        model = pending.pop()
+        seen.add(model)
+        for name, field in model.model_fields.items():
+            names |= {name} | ({field.alias} if field.alias else set())
+            pending += [t for t in _nested_models(field.annotation) if t not in seen]
+    return names
+
+
+def _nested_models(annotation: object) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _nested_models(arg)]
 
 
 def generate_structured(

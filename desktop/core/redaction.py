@@ -2,10 +2,12 @@
 
 The pattern set is Yelp's detect-secrets (maintained, ~25 providers: AWS,
 GitHub, Slack, Stripe, JWTs, private keys...) plus what chat text has and
-source code does not: "my password is hunter2", keys of newer providers and
-whole PEM blocks.  Each secret is replaced by a marker naming its kind, so
-the fact around it survives ("the Wi-Fi password is [redacted password]").
-detect-secrets is imported only here.
+source code does not: credentials as people say them ("hunter2 is my
+password", ``credential_phrases``), keys of newer providers and whole PEM
+blocks.  Each secret is replaced by a marker naming its kind, so the fact
+around it survives ("the Wi-Fi password is [redacted password]"), and a
+secret found once is taken out wherever else it is written.  detect-secrets
+is imported only here.
 """
 
 from __future__ import annotations
@@ -22,23 +24,10 @@ from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.keyword import KeywordDetector
 from detect_secrets.settings import default_settings
 
+from desktop.core import credential_phrases
+
 # A public IP address is not a credential.
 _NOT_SECRETS = {"Public IP (ipv4)"}
-
-# The value after "password is": a quoted phrase whole; unquoted, its first
-# word and the words that follow it (a passphrase: "purple monkey
-# dishwasher") up to punctuation or a word that goes on with the sentence
-# ("... for the bank").  Better a word too many than a word of it kept.
-_TOKEN = r"[^\s\"'`]*[^\s\"'`.,;:!?)]"
-_GOES_ON = (
-    r"(?:for|at|on|in|to|into|and|or|but|so|which|that|because|since|when|while|with|from|"
-    r"of|if|as|is|was|by|i|we|you|he|she|they|it|now|then|too|also|please|thanks|here|there)"
-)
-_VALUE = (
-    r"(?:(?P<quote>[\"'`])(?P<quoted>[^\"'`\n]{3,100})(?P=quote)"
-    rf"|(?P<value>(?=[^\s\"'`]{{3}}){_TOKEN}(?:[ \t]+(?!{_GOES_ON}\b){_TOKEN}){{0,5}})"
-    r"(?=[.,;:!?)]*(?:\s|$|[\"'`])))"
-)
 
 _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "private key": (
@@ -56,26 +45,9 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\bgh[pousr]_[A-Za-z0-9_]{36,}"),
     ),
     "token": (re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/=-]{16,}"),),
-    "password": (
-        # "my password is X", "PIN: 1234", "passphrase = X": the value after the word.
-        re.compile(
-            r"\b(?:password|passwort|passcode|passphrase|pass word|pin(?: code)?|"
-            r"mot de passe|contraseña|(?:alarm|door|access|security|lock|safe|gate|entry|garage)"
-            r" code)"
-            r"(?:\s+(?:for|of|to)\s+[\w .'-]{1,40}?)?\s*(?:is|was|:|=|->)\s*" + _VALUE,
-            re.IGNORECASE,
-        ),
-    ),
 }
-_ALMOST_WORDS = frozenset(
-    str.split(
-        "used stored saved written kept managed required needed expired wrong correct "
-        "changed reset updated same different also still very really too easy hard weak "
-        "strong long short secure safe simple complicated something nothing private "
-        "secret not the a an in on at my your his her their our"
-    )
-)
-"""Words after "my password is" that describe it rather than being it."""
+_MIN_REPEATED = 4
+"""The shortest secret also taken out where it is written again."""
 _KEY_LIKE = re.compile(r"(?<![\w/+=-])[A-Za-z0-9+/=_-]{32,}(?![\w/+=-])")
 """A long run of key characters; kept as a secret only if it is random enough."""
 
@@ -89,7 +61,8 @@ class Redacted:
 
 def redact(text: str) -> Redacted:
     """*text* with every secret found replaced by ``[redacted <kind>]``."""
-    spans = _merged(sorted(_secret_spans(text)))
+    found = list(_secret_spans(text))
+    spans = _merged(sorted(found + list(_repeats(text, found))))
     if not spans:
         return Redacted(text, ())
     parts: list[str] = []
@@ -103,16 +76,24 @@ def redact(text: str) -> Redacted:
     return Redacted("".join(parts), tuple(kinds))
 
 
+def _repeats(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+    """A secret found once, wherever else it is written ("my PIN is 4821;
+    type 4821 twice"); values too short to be told from other words stay."""
+    values = {text[start:stop]: kind for start, stop, kind in reversed(found)}
+    for value, kind in values.items():
+        if len(value) >= _MIN_REPEATED:
+            pattern = rf"(?<![\w-]){re.escape(value)}(?![\w-])"
+            for match in re.finditer(pattern, text):
+                yield match.start(), match.end(), kind
+
+
 def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
     for kind, patterns in _patterns():
         for pattern in patterns:
             for match in pattern.finditer(text):
-                if "value" not in pattern.groupindex:
-                    yield match.start(), match.end(), kind
-                    continue
-                group = "quoted" if match["quoted"] is not None else "value"
-                if match[group].split()[0].casefold() not in _ALMOST_WORDS:
-                    yield match.start(group), match.end(group), kind
+                yield match.start(), match.end(), kind
+    for start, stop in credential_phrases.secret_spans(text):
+        yield start, stop, "password"
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()):
             yield match.start(), match.end(), "credential"
@@ -134,10 +115,11 @@ def _keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
     with default_settings():
         for line in text.splitlines(keepends=True):
             for found in detector.analyze_line(filename="memory.txt", line=line, line_number=1):
+                # detect-secrets says what the value is, not where: every
+                # place it stands on the line goes.
                 value = found.secret_value or ""
-                position = line.find(value) if value else -1
-                if position >= 0:
-                    yield offset + position, offset + position + len(value), "password"
+                for match in re.finditer(re.escape(value), line) if value else ():
+                    yield offset + match.start(), offset + match.end(), "password"
             offset += len(line)
 
 

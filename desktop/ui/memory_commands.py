@@ -9,6 +9,7 @@ from collections.abc import Callable
 from desktop.core.chat import ChatService
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import Remembered
+from desktop.core.redaction import redact
 from desktop.ui.transcript import Transcript
 from desktop.ui.transcript_rows import MemoryUpdate
 
@@ -40,7 +41,8 @@ class MemoryCommands:
             self._problem(f"That was not remembered: {error}")
             self._retype(f"/remember {text}")
             return
-        self._transcript.add_message("user", f"/remember {text.strip()}")  # kept as its source
+        # Shown as stored: its source, with any secret taken out.
+        self._transcript.add_message("user", redact(f"/remember {text.strip()}").text)
         self.updated(remembered)
 
     def updated(self, remembered: Remembered) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import pytest
@@ -119,3 +120,44 @@ def test_generate_structured_with_the_real_model(smollm2: LlamaChatModel) -> Non
 
     assert isinstance(person, Person)
     assert person.name
+
+
+@pytest.mark.parametrize(
+    "raw_text",
+    [
+        '{"subject": "my bank password is hunter2", "confidence": 7}',  # valid JSON, bad value
+        '{"subject": "my bank password is hunter2", "confidence": 0.9',  # cut short
+        "my bank password is hunter2",  # not JSON
+        '{"subject": "x", "confidence": 0.5, "my bank password is hunter2": 1}',  # a stray key
+    ],
+)
+def test_an_unusable_answer_is_logged_without_a_word_of_it(
+    raw_text: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    class StrictFact(Fact, extra="forbid"):
+        pass
+
+    caplog.set_level(logging.DEBUG, logger="models.structured")
+
+    with pytest.raises(StructuredOutputError):
+        parse_structured(StrictFact, raw_text)
+
+    [record] = caplog.records
+    assert record.levelno == logging.WARNING
+    logged = record.getMessage()
+    assert "StrictFact" in logged  # which schema
+    assert f"{len(raw_text)} characters" in logged  # how much, not what
+    assert "hunter2" not in logged
+    assert "password" not in logged
+
+
+def test_the_log_names_where_in_the_schema_the_problem_is(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Facts(BaseModel):
+        facts: list[Fact]
+
+    with pytest.raises(StructuredOutputError):
+        parse_structured(Facts, '{"facts": [{"subject": "tea", "confidence": 0.5}, {}]}')
+
+    assert "first missing at facts.1.subject" in caplog.text

@@ -1,0 +1,382 @@
+"""Credentials as people type them, tested as a family: phrasings are built
+from parts (the word for the credential, whether the value comes after it,
+before it or with no verb, whose or where, the value's shape, quotes, case,
+what the sentence goes on with) and each is checked whole: the value is
+gone and every other word is as it was.  Ordinary talk about passwords is
+built the same way and must come out unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from desktop.core.redaction import redact
+
+MARKER = "[redacted password]"
+EXAMPLES = settings(max_examples=60, deadline=None)
+
+KEYWORDS = [
+    "password",
+    "passcode",
+    "passphrase",
+    "passkey",
+    "passwd",
+    "pw",
+    "pwd",
+    "PIN",
+    "pin code",
+    "wifi password",
+    "wi-fi key",
+    "door code",
+    "alarm code",
+    "api key",
+]
+OWNERS = ["", "my ", "the ", "my bank ", "the wifi ", "our netflix ", "Mum's ", "the cabin's "]
+PLACES = ["", " at the cabin", " on the router", " for the shared drive", " of the office"]
+VERBS = [" is ", " was ", " is now ", ": ", " = ", " is: ", ":", " changed to "]
+TAILS = [
+    "",
+    ".",
+    "!",
+    ", don't tell anyone.",
+    " for the shared drive.",
+    " and the router is upstairs.",
+    " so keep it safe",
+    " now.",
+    "; the other one is older",
+]
+LEADS = ["", "FYI ", "btw, ", "ok so ", "Remember: "]
+QUOTES = [("", ""), ('"', '"'), ("'", "'"), ("`", "`"), ("“", "”")]
+Case = Callable[[str], str]
+CASES: list[Case] = [str, str.lower, str.upper, str.capitalize]
+WORDS = ["sunshine", "dragonfly", "letmein", "marmalade", "bluebird", "trustno", "qwerty"]
+SIGNS = "!@#$%^&*-_+=/~"
+
+letters = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=8)
+digits = st.text("0123456789", min_size=1, max_size=6)
+
+
+@st.composite
+def plain_words(draw: st.DrawFn) -> str:
+    """A password that is one ordinary-looking word ("sunshine")."""
+    word = draw(
+        st.sampled_from(WORDS) | st.text("abcdefghijklmnopqrstuvwxyz", min_size=5, max_size=10)
+    )
+    assume(redact(f"my password is {word}").text == f"my password is {MARKER}")
+    cases: list[Case] = [str, str.capitalize, str.upper]
+    return draw(st.sampled_from(cases))(word)
+
+
+@st.composite
+def signed_values(draw: st.DrawFn) -> str:
+    """A password with a digit or a sign in it, as most are."""
+    shape = draw(st.sampled_from(["word+digits", "digits", "signs", "mixed"]))
+    if shape == "word+digits":
+        return draw(letters) + draw(digits)
+    if shape == "digits":
+        return draw(st.text("0123456789", min_size=4, max_size=8))
+    if shape == "signs":
+        return draw(letters) + draw(st.sampled_from(SIGNS)) + draw(letters) + draw(digits)
+    word = draw(letters)
+    return word[0].upper() + word[1:] + draw(digits) + draw(st.sampled_from(SIGNS)) + "x"
+
+
+passphrases = st.lists(
+    st.sampled_from([*WORDS, "purple", "monkey", "dishwasher"]), min_size=2, max_size=4
+).map(" ".join)
+
+
+@dataclass(frozen=True)
+class Phrasing:
+    before: str
+    value: str
+    after: str
+
+    @property
+    def text(self) -> str:
+        return self.before + self.value + self.after
+
+    @property
+    def expected(self) -> str:
+        return self.before + MARKER + self.after
+
+
+def _quoted(draw: st.DrawFn, value: str, before: str, after: str) -> Phrasing:
+    opening, closing = draw(st.sampled_from(QUOTES))
+    return Phrasing(before + opening, value, closing + after)
+
+
+def _cased(draw: st.DrawFn, *parts: str) -> list[str]:
+    case = draw(st.sampled_from(CASES))
+    return [case(part) for part in parts]
+
+
+@st.composite
+def value_after(draw: st.DrawFn) -> Phrasing:
+    """ "the wifi password at the cabin is hunter2", "PIN: 4821"."""
+    lead, owner, keyword, place, verb, tail = _cased(
+        draw,
+        draw(st.sampled_from(LEADS)),
+        draw(st.sampled_from(OWNERS)),
+        draw(st.sampled_from(KEYWORDS)),
+        draw(st.sampled_from(PLACES)),
+        draw(st.sampled_from(VERBS)),
+        draw(st.sampled_from(TAILS)),
+    )
+    value = draw(signed_values() | plain_words() | passphrases)
+    return _quoted(draw, value, lead + owner + keyword + place + verb, tail)
+
+
+@st.composite
+def value_without_verb(draw: st.DrawFn) -> Phrasing:
+    """ "password hunter2 for the shared drive", "PIN 4821", "pw 'sunshine'"."""
+    lead, owner, keyword, tail = _cased(
+        draw,
+        draw(st.sampled_from(LEADS)),
+        draw(st.sampled_from(OWNERS)),
+        draw(st.sampled_from(KEYWORDS)),
+        draw(st.sampled_from(TAILS)),
+    )
+    opening, closing = draw(st.sampled_from(QUOTES))
+    # Unquoted and without a verb, only a value that looks like one counts.
+    value = draw(signed_values() if not opening else signed_values() | plain_words() | passphrases)
+    return Phrasing(lead + owner + keyword + " " + opening, value, closing + tail)
+
+
+@st.composite
+def value_before(draw: st.DrawFn) -> Phrasing:
+    """ "hunter2 is my password", "'purple rain' is the wifi password at the cabin"."""
+    lead, verb, owner, keyword, place, tail = _cased(
+        draw,
+        draw(st.sampled_from(LEADS)),
+        draw(st.sampled_from([" is ", " was ", " as "])),
+        draw(st.sampled_from(["my ", "the ", "our ", "my bank ", "the wifi ", "the netflix "])),
+        draw(st.sampled_from([*KEYWORDS, "login"])),
+        draw(st.sampled_from(PLACES)),
+        draw(st.sampled_from(TAILS)),
+    )
+    opening, closing = draw(st.sampled_from(QUOTES))
+    value = draw(signed_values() | plain_words() | (passphrases if opening else plain_words()))
+    if verb == " as ":
+        lead = lead + "I use "
+    return Phrasing(lead + opening, value, closing + verb + owner + keyword + place + tail)
+
+
+@st.composite
+def value_set_to(draw: st.DrawFn) -> Phrasing:
+    """ "I changed my password to hunter2", "we set the wifi key to 'blue sky'"."""
+    lead, doing, owner, keyword, tail = _cased(
+        draw,
+        draw(st.sampled_from(["", "I ", "We ", "btw I "])),
+        draw(st.sampled_from(["changed ", "set ", "reset ", "updated ", "switched "])),
+        draw(st.sampled_from(["my ", "the ", "our ", "the wifi "])),
+        draw(st.sampled_from(KEYWORDS)),
+        draw(st.sampled_from(TAILS)),
+    )
+    opening, closing = draw(st.sampled_from(QUOTES))
+    value = draw(signed_values() if not opening else signed_values() | plain_words() | passphrases)
+    return Phrasing(f"{lead}{doing}{owner}{keyword} to {opening}", value, closing + tail)
+
+
+@st.composite
+def login_pairs(draw: st.DrawFn) -> Phrasing:
+    """ "my netflix login is bob / hunter2", "login: bob password: x": the user stays."""
+    user = draw(letters | st.just("bob@example.com"))
+    form = draw(st.sampled_from(["is", "colon", "bare"]))
+    owner, service, place, tail = _cased(
+        draw,
+        draw(st.sampled_from(["", "my ", "the "])),
+        draw(st.sampled_from(["", "netflix ", "bank "])),
+        draw(st.sampled_from(PLACES)),
+        draw(st.sampled_from(TAILS)),
+    )
+    separator = draw(st.sampled_from([" / ", "/", ", ", ":", " | "]))
+    if form == "colon":
+        before = f"{owner}{service}login: {user} password: "
+        phrasing = _quoted(draw, draw(signed_values() | plain_words()), before, tail)
+    elif form == "bare":  # "login bob:hunter2": no verb, so the password must look like one
+        separator = separator.replace(",", "/")  # "login bob, 2024" is a list, not a pair
+        phrasing = Phrasing(f"{owner}{service}login {user}{separator}", draw(signed_values()), tail)
+    else:
+        before = f"{owner}{service}login{place} is {user}{separator}"
+        phrasing = _quoted(draw, draw(signed_values() | plain_words()), before, tail)
+    # A password that is also the user name goes in both places (tested below).
+    assume(phrasing.value.casefold() not in phrasing.before.casefold())
+    return phrasing
+
+
+@EXAMPLES
+@given(value_after())
+def test_a_value_after_the_word_goes(phrasing: Phrasing) -> None:
+    assert redact(phrasing.text).text == phrasing.expected
+
+
+@EXAMPLES
+@given(value_without_verb())
+def test_a_value_right_after_the_word_goes(phrasing: Phrasing) -> None:
+    assert redact(phrasing.text).text == phrasing.expected
+
+
+@EXAMPLES
+@given(value_before())
+def test_a_value_before_the_word_goes(phrasing: Phrasing) -> None:
+    assert redact(phrasing.text).text == phrasing.expected
+
+
+@EXAMPLES
+@given(value_set_to())
+def test_a_value_a_password_was_changed_to_goes(phrasing: Phrasing) -> None:
+    assert redact(phrasing.text).text == phrasing.expected
+
+
+@EXAMPLES
+@given(login_pairs())
+def test_a_login_loses_its_password_and_keeps_its_user(phrasing: Phrasing) -> None:
+    assert redact(phrasing.text).text == phrasing.expected
+
+
+# -- ordinary talk about passwords ---------------------------------------------
+SUBJECTS = ["I", "We", "My sister", "Tom"]
+DOINGS = [
+    "forgot",
+    "need to reset",
+    "changed",
+    "keep forgetting",
+    "hate typing",
+    "wrote down",
+    "lost",
+    "updated",
+    "can't remember",
+]
+WHEN = ["", " again", " tomorrow", " yesterday", " every month", " in a notebook", " twice in 2024"]
+DESCRIPTIONS = [
+    "too short",
+    "wrong",
+    "expired",
+    "not working",
+    "case-sensitive",
+    "the same as before",
+    "on the fridge",
+    "in my notes",
+    "required",
+    "missing",
+    "what I typed",
+    "somewhere in my email",
+    "broken",
+]
+EVERYDAY = [
+    "the key is to stay calm",
+    "my key insight is that people want tea",
+    "The key to the shed is under the mat",
+    "pin it to the wall",
+    "Pin the photo to the board",
+    "the code is on GitHub",
+    "the postcode is on the letter",
+    "Bitwarden is my password manager",
+    "This is my password",
+    "What is my password?",
+    "I can't login at 9 today",
+    "Login with Google is easy",
+    "the login page is slow",
+    "a password manager for the family",
+    "the password field is empty",
+    "I keep my passwords in a password manager",
+    "Password strength matters more than length",
+    "She passed the exam with 92 points",
+    "the mountain pass is closed in winter",
+    "I changed my password to something stronger",
+    "I reset my PIN to make it safer",
+    "My favourite pin is from Disneyland",
+    "the passwords are stored in the vault",
+    "my password manager is Bitwarden",
+    "the password has 12 characters",
+    "How do I reset my PIN?",
+    "You need a PIN to log in",
+    "the keys are on the table",
+    "my login name is bob",
+]
+
+
+@st.composite
+def ordinary_sentences(draw: st.DrawFn) -> str:
+    keyword = draw(st.sampled_from([*KEYWORDS, "login"]))
+    owner = draw(st.sampled_from(["my ", "the ", "our ", "her "]))
+    shape = draw(st.sampled_from(["doing", "description", "everyday"]))
+    if shape == "doing":
+        sentence = (
+            f"{draw(st.sampled_from(SUBJECTS))} {draw(st.sampled_from(DOINGS))} "
+            f"{owner}{keyword}{draw(st.sampled_from(WHEN))}"
+        )
+    elif shape == "description":
+        verb = draw(st.sampled_from([" is ", " was ", " is still ", ": "]))
+        sentence = f"{owner}{keyword}{verb}{draw(st.sampled_from(DESCRIPTIONS))}"
+    else:
+        sentence = draw(st.sampled_from(EVERYDAY))
+    cases: list[Case] = [str, str.lower, str.capitalize]
+    return draw(st.sampled_from(cases))(sentence) + draw(st.sampled_from(["", ".", "!", "?"]))
+
+
+@EXAMPLES
+@given(ordinary_sentences())
+def test_ordinary_talk_about_passwords_is_left_alone(sentence: str) -> None:
+    assert redact(sentence).text == sentence
+
+
+# -- the phrasings the issue names, and choices where a phrase is ambiguous ----
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "the wifi password at the cabin is hunter2",
+            f"the wifi password at the cabin is {MARKER}",
+        ),
+        ("hunter2 is my password", f"{MARKER} is my password"),
+        ("The password on the router is hunter2", f"The password on the router is {MARKER}"),
+        ("my netflix login is bob / hunter2", f"my netflix login is bob / {MARKER}"),
+        ("password hunter2 for the shared drive", f"password {MARKER} for the shared drive"),
+        ("my bank password is hunter2", f"my bank password is {MARKER}"),
+        ("PIN 4821", f"PIN {MARKER}"),
+        ("login: bob password: x", f"login: bob password: {MARKER}"),
+        # A login said alone may be the user or the password: it goes.
+        ("my login is hunter2", f"my login is {MARKER}"),
+        # A hint is not the password, but a birthday is worth keeping out too.
+        ("My birthday is my PIN", f"My {MARKER} is my PIN"),
+        ("I changed my password to hunter2", f"I changed my password to {MARKER}"),
+        # Quoted, a value is a value even when it starts like a description.
+        ('The password is "correct horse battery staple".', f'The password is "{MARKER}".'),
+    ],
+)
+def test_the_phrasings_found_in_the_attack(text: str, expected: str) -> None:
+    assert redact(text).text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I forgot my password again",
+        "the password is too short",
+        "I need to reset my password tomorrow",
+        "my key insight is that",
+        "the key is to stay calm",
+        "pin it to the wall",
+        # No verb and no digit or sign: a noun after the word, not a value.
+        "password sunshine for the drive",
+        "the password island tour is fun",
+    ],
+)
+def test_ordinary_sentences_the_attack_checked(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_a_secret_goes_wherever_else_it_is_written() -> None:
+    text = "login: hunter2 password: hunter2. My PIN is 4821, so I type 4821 twice (not 48210)."
+
+    assert redact(text).text == (
+        f"login: {MARKER} password: {MARKER}. My PIN is {MARKER}, so I type {MARKER} twice "
+        "(not 48210)."
+    )
