@@ -37,6 +37,7 @@ from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_gate import MemoryRefused
 from desktop.core.memory_service import MemoryCategory, MemoryService
+from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.routines import KIND, awaited, spoken_time
 from desktop.core.schedules import parse_schedule
@@ -222,7 +223,7 @@ class AgendaReviewer:
         for message in readable[-limit:] if limit else []:
             text = visible_text(message).strip()
             text = cut_middle(text, len(text), MESSAGE_CHARS)
-            lines.append(f"{_SPEAKERS[message.role]}: {text}")
+            lines.append(f"{_SPEAKERS[message.role]}: {safe_for_prompt(text, 'paragraphs')}")
         return lines
 
     def _prompt(self, tasks: Sequence[Task], lines: Sequence[str]) -> list[ChatMessage]:
@@ -377,4 +378,4 @@ def schema(shown: int) -> dict[str, Any]:
 
 def _task_line(task: Task) -> str:
     when = schedule_words(task)
-    return f"(P{task.priority}) {task.text}{f' [{when}]' if when else ''}"
+    return f"(P{task.priority}) {safe_for_prompt(task.text)}{f' [{when}]' if when else ''}"

@@ -9,7 +9,9 @@ is stopped leaves the conversation exactly as it was.
 
 Messages too long for one call are summarised in chunks, each chained onto
 the summary so far; a single message longer than a chunk is cut in the
-middle for the summariser (the stored message is untouched).
+middle for the summariser (the stored message is untouched).  What goes
+in, the prior summary included, passes ``safe_for_prompt``: secrets and
+prompt markup never reach the summary every later prompt carries.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from desktop.core.db import ConversationStore, Message
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
+from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary
 from desktop.core.tokens import CountTokens, cut_middle
 from models.broker import InferenceBroker, Priority
@@ -99,6 +102,7 @@ class Compactor:
     def _summarise(
         self, prior: str, chunk: Sequence[str], priority: Priority, control: JobControl
     ) -> str:
+        prior = safe_for_prompt(prior, "paragraphs")  # the previous summary
         history = f"[PRIOR SUMMARY]\n{prior or '(none yet)'}\n\n[NEW MESSAGES]\n" + "\n\n".join(
             chunk
         )
@@ -123,7 +127,12 @@ class Compactor:
         """The messages as transcript lines, in chunks that fit one model call."""
         frame = self._prompts.render(TEMPLATE, history="")
         texts = [frame, prior]
-        lines = [f"{_SPEAKERS.get(m.role, m.role)}: {m.content}" for m in messages]
+        # What is said goes in as every prompt takes the user's text: the
+        # summary it becomes is in every later system prompt.
+        lines = [
+            f"{_SPEAKERS.get(m.role, m.role)}: {safe_for_prompt(m.content, 'paragraphs')}"
+            for m in messages
+        ]
         counts = self._count_tokens([*texts, *lines])
         fixed = counts[0] + max(counts[1], SUMMARY_TOKENS)  # later chunks carry a new summary
         budget = self._context_length - SUMMARY_TOKENS - fixed - _MARGIN_TOKENS

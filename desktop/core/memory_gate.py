@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from desktop.core.errors import ReverieError
+from desktop.core.prompt_safety import has_prompt_markup
 from desktop.core.prompts import PromptLibrary
 from desktop.core.redaction import redact
 from desktop.core.text import scrub
@@ -33,8 +34,6 @@ _SHINGLE_WORDS = 6
 _ECHO_SHARE = 0.5
 """A memory sharing half its six-word runs with the system prompt is an echo."""
 
-PROMPT_TAG = re.compile(r"</?[A-Za-z_|][\w|-]{0,30}>")
-"""Prompt markup: a tag that could close the memories block or open a turn."""
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}\b(?:previous|prior|above|earlier|"
     r"all|your|system)\b.{0,20}\b(?:instructions?|prompts?|rules?|guidelines?|messages?)"
@@ -45,8 +44,7 @@ _INSTRUCTION = re.compile(
     r"|\bforget (?:what|everything|all) (?:you|you've)\b|\b(?:obey|comply with) (?:me|this|these)\b"
     # A sentence that orders the assistant: "Always answer in French from here on."
     r"|(?:^|[.!?:;]\s+)(?:always|never|from (?:now|here) on,?|henceforth,?)\s+(?:\w+\s+){0,2}"
-    r"(?:answer|reply|respond|speak|write|say|mention|talk|use|tell|call)\b"
-    rf"|{PROMPT_TAG.pattern}",
+    r"(?:answer|reply|respond|speak|write|say|mention|talk|use|tell|call)\b",
     re.IGNORECASE | re.DOTALL,
 )
 _MARKDOWN_DEBRIS = re.compile(
@@ -127,7 +125,8 @@ class WriteGate:
 
 def is_instruction_like(text: str) -> bool:
     """Does *text* read like an order to the model rather than a fact?"""
-    return bool(_INSTRUCTION.search(text))
+    # Prompt markup in any spelling (``</ MEMORIES >``) is an attempt to step out of a block.
+    return bool(_INSTRUCTION.search(text)) or has_prompt_markup(text)
 
 
 def _normalised(text: str) -> str:

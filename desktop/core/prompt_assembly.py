@@ -17,6 +17,10 @@ every turn.
 A component over its size limit is cut to the limit (whole lines, the
 lowest-ranked last) unless a condensed version of exactly that content
 exists; it is reported as oversized so a background job can condense it.
+
+Every text of the user's that goes in (memories, task texts, skill names and
+summaries, the summary, a condensed component) passes ``safe_for_prompt``
+when it is rendered, however its line was made.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from desktop.core.db import Memory
-from desktop.core.memory_gate import INSTRUCTION_LIKE, PROMPT_TAG, is_instruction_like
+from desktop.core.memory_gate import INSTRUCTION_LIKE, is_instruction_like
+from desktop.core.prompt_safety import has_prompt_markup, safe_for_prompt
 from desktop.core.prompts import SECTION_SEPARATOR, PromptLibrary, fill
-from desktop.core.redaction import redact
 from models.interfaces import ChatMessage
 
 COMPONENTS = "PROMPT_COMPONENTS.txt"
@@ -43,25 +47,25 @@ class MemoryLine:
     quoted: bool = False
     """Reads like an instruction: shown only as a quotation (``memory_quoted``)."""
 
-    def render(self, quoted_template: str = '"{text}"') -> str:
-        text = fill(quoted_template, text=self.text) if self.quoted else self.text
-        return f"- (#{self.id}) {text}"
+    def render(self, quoted_template: str = '"{text}"', *, numbered: bool = True) -> str:
+        """``- (#id) text`` (``- text`` unless *numbered*), the text made safe
+        for the prompt however the line was made."""
+        text = safe_for_prompt(self.text)
+        text = fill(quoted_template, text=text) if self.quoted else text
+        return f"- (#{self.id}) {text}" if numbered else f"- {text}"
 
 
 def memory_line(memory: Memory) -> MemoryLine:
-    """A memory as the model sees it: secrets taken out again (the patterns
-    may have grown since it was stored), an order-like text only quoted."""
-    text = redact(memory.content).text
-    quoted = INSTRUCTION_LIKE in memory.flags or is_instruction_like(text)
-    return MemoryLine(memory.id, _inert(text), quoted)
-
-
-def _inert(text: str) -> str:
-    """One line (a line of its own could pose as another memory or section)
-    with no tag that could close the ``<memories>`` block or open a turn."""
-    one_line = " ".join(text.split())
-    # Single angle quotation marks stand in for < and >.
-    return PROMPT_TAG.sub(lambda tag: f"\u2039{tag.group()[1:-1]}\u203a", one_line)
+    """A memory as the model sees it: one line, secrets taken out again (the
+    patterns may have grown since it was stored), no markup that could close
+    the ``<memories>`` block or open a turn, an order-like text only quoted."""
+    text = safe_for_prompt(memory.content)
+    quoted = (
+        INSTRUCTION_LIKE in memory.flags
+        or is_instruction_like(memory.content)
+        or has_prompt_markup(memory.content)
+    )
+    return MemoryLine(memory.id, text, quoted)
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,7 @@ class TaskLine:
 
     def render(self) -> str:
         when = f" [{self.schedule}]" if self.schedule else ""
-        return f"[P{self.priority}] #{self.id}: {self.text}{when}"
+        return f"[P{self.priority}] #{self.id}: {safe_for_prompt(self.text)}{when}"
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,8 @@ class SkillLine:
     summary: str
 
     def render(self) -> str:
-        return f"- {self.name}: {self.summary}" if self.summary else f"- {self.name}"
+        name, summary = safe_for_prompt(self.name), safe_for_prompt(self.summary)
+        return f"- {name}: {summary}" if summary else f"- {name}"
 
 
 @dataclass(frozen=True)
@@ -171,13 +176,16 @@ def assemble(
         if limit is not None and len(content) > limit:
             oversized.append(Oversized(name, content, limit))
             shorter = condensed(name, content_hash(content))
-            content = _cut(shorter if shorter is not None else content, limit)
+            # A condensed text is the model's rewrite of safe lines: made safe again.
+            safer = None if shorter is None else safe_for_prompt(shorter, "paragraphs")
+            content = _cut(safer if safer is not None else content, limit)
         return fill(sections.get(name, "{" + name + "}"), **{name: content}).strip()
 
     quoted = sections.get("memory_quoted", '"{text}"')
     memories = component("memories", [m.render(quoted) for m in inputs.memories], limits.memories)
     tasks = component("tasks", [t.render() for t in inputs.tasks], limits.tasks)
-    summary = component("summary", [inputs.summary.strip()] if inputs.summary else [], None)
+    summary_text = safe_for_prompt(inputs.summary, "paragraphs") if inputs.summary else ""
+    summary = component("summary", [summary_text] if summary_text else [], None)
     skills = component("skills", [s.render() for s in inputs.skills], limits.skills)
     time = component("time", [_when(inputs.now)], None)
     tools = component("tools", [inputs.tool_list] if inputs.tool_list else [], None)

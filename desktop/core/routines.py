@@ -43,6 +43,7 @@ from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompt_assembly import memory_line
+from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.schedules import Once
 from desktop.core.settings import ModelSettings
@@ -62,6 +63,8 @@ LATE = timedelta(minutes=5)
 """A reminder said later than this after its time says when it was due."""
 CANCEL_CHECK_S = 0.25
 """How often work waiting on a held model job looks whether it was stopped."""
+_FOR_THE_MODEL = frozenset({"input", "event_reminder", "event_routine"})
+"""Sections a model reads (the others the user does): the task's text made safe there."""
 
 RunKind = Literal["reminder", "routine"]
 
@@ -205,7 +208,7 @@ class RoutineRunner:
                     "due",
                     "id",
                     "task",
-                    prompt=task.ai_prompt or "",
+                    prompt=safe_for_prompt(task.ai_prompt or "", "paragraphs"),
                     memories=self._recalled(task),
                 ),
             ),
@@ -238,7 +241,8 @@ class RoutineRunner:
         if kind == "reminder":
             event = self._words("event_reminder", task, due_at, "id", "task", "due")
         else:
-            event = self._words("event_routine", task, due_at, "id", "task", "time", reply=text)
+            reply = safe_for_prompt(text, "paragraphs")  # read by the model with the next message
+            event = self._words("event_routine", task, due_at, "id", "task", "time", reply=reply)
         message = self._conversations.add_message(latest[0].id, "event", event, metadata=metadata)
         return TaskRun(task, kind, due_at, text, latest[0].id, as_event=True, message=message)
 
@@ -293,7 +297,7 @@ class RoutineRunner:
         now = self._tasks.now()
         known = {
             "id": str(task.id),
-            "task": task.text,
+            "task": safe_for_prompt(task.text) if section in _FOR_THE_MODEL else task.text,
             "time": spoken_time(now),
             "due": spoken_time(due_at, now),
         }

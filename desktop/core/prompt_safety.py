@@ -1,0 +1,158 @@
+"""The one way the user's stored text enters a prompt: secrets out, markup inert.
+
+Memories, task texts, skill summaries and bodies, conversation summaries and
+the tool results that carry them were written by the user, by a small model
+or by an importer, and any of them may hold a secret or text that poses as
+the prompt's own structure: a tag closing the block it sits in
+(``</memories>``), a chat template's turn token (``<|im_start|>``,
+``[INST]``, ``<start_of_turn>``) or Reverie's own ``[SYSTEM EVENT]`` marker
+(also the chat's stop string).  ``safe_for_prompt`` takes secrets out again
+(``redaction``; its patterns may have grown since the text was stored),
+breaks that markup and flattens the text to the shape its block expects.
+
+Markup is found in a folded view of the text (each character in its NFKC
+compatibility form, invisible format characters dropped), so ``</ MEMORIES >``,
+its full-width twin and a tag split by a zero-width space are caught like
+``</memories>``; only the characters of what was found change (angle
+brackets become single angle quotation marks, square brackets round ones),
+so the rest of the text reaches the model as it was written.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Literal
+
+from desktop.core.redaction import redact
+
+Shape = Literal["line", "paragraphs", "document"]
+"""What the block expects: ``line``, one line (a memory, a task, a skill's
+summary: a line break could pose as the next item); ``paragraphs``, prose
+whose line breaks are kept (a summary, a message); ``document``, text kept as
+written but for secrets and turn markup (a skill's body, a tool's JSON
+result), where only the tag names prompts use are broken, so a skill's
+``cat <in >out`` or ``<file>`` placeholder survives."""
+
+PROMPT_MARKUP_NAMES = frozenset(
+    str.split(
+        # The tags Reverie's templates use (tests check every shipped template).
+        "memories tool_call tool_response "
+        # Chat templates' turn and role tags.
+        "s sys system user assistant model human bot ai tool tools function functions "
+        "function_call tool_calls start_of_turn end_of_turn think bos eos endoftext "
+        "im_start im_end context instructions"
+    )
+)
+"""Tag names that open or close a block or a turn in some prompt."""
+
+_BRACKET_TOKENS = (
+    r"INST|SYS|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS|TOOL_CONTENT"
+    # The compaction prompt's own markers.
+    r"|PRIOR\s+SUMMARY|NEW\s+MESSAGES"
+)
+_MARKUP = re.compile(
+    # A special token in a chat template: <|im_start|>, <|eot_id|>, DeepSeek's (full-width bars).
+    r"(?P<token><\s*\|[^<>|\n]{0,60}\|\s*>)"
+    # Llama 2's and Mistral's: <<SYS>>, [INST], [/INST], [TOOL_CALLS].
+    r"|(?P<llama><<\s*/?\s*SYS\s*>>)"
+    rf"|(?P<bracket>\[\s*/?\s*(?:{_BRACKET_TOKENS})\s*\])"
+    # Reverie's own marker for its hidden instructions, and the chat's stop string.
+    r"|(?P<event>\[\s*system[\s_-]*event\s*\]|(?-i:SYSTEM[\s_-]*EVENT))"
+    # A tag, opening or closing, with stray spaces, attributes or a self-closing slash.
+    r"|(?P<tag><\s*/?\s*(?P<name>[^\W\d][\w:.-]{0,40}?)(?:\s+[^<>]{0,80}?)?\s*/?\s*>)",
+    re.IGNORECASE,
+)
+_STOP_STRING = re.compile(r"SYSTEM[\s_-]*EVENT")
+_QUOTES = {"<": "\u2039", ">": "\u203a", "[": "(", "]": ")"}
+"""What the brackets of found markup become: look-alikes no template uses."""
+_BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+
+
+def safe_for_prompt(text: str, shape: Shape = "line") -> str:
+    """*text* fit to go into a prompt as a block of *shape*: secrets redacted,
+    prompt and turn markup broken, flattened as the block expects."""
+    return _safe(text, shape)
+
+
+def has_prompt_markup(text: str, shape: Shape = "line") -> bool:
+    """Does *text* hold markup that ``safe_for_prompt`` would break?"""
+    folded, _ = _folded(text)
+    return next(_live_markup(folded, shape), None) is not None
+
+
+@lru_cache(maxsize=4096)  # the same memories go into every turn's prompt
+def _safe(text: str, shape: Shape) -> str:
+    text = redact(text).text
+    if shape == "line":
+        text = " ".join(text.split())
+    elif shape == "paragraphs":
+        lines = "\n".join(line.rstrip() for line in text.strip().splitlines())
+        text = _BLANK_LINES.sub("\n\n", lines)
+    return _inert(text, shape)
+
+
+def _inert(text: str, shape: Shape) -> str:
+    """*text* with the brackets of every piece of live markup replaced."""
+    folded, origins = _folded(text)
+    pieces: list[str] = []
+    done = 0
+    for match in _live_markup(folded, shape):
+        start = origins[match.start()]
+        stop = origins[match.end() - 1] + 1
+        # Lowered when it holds the stop string, as in <b SYSTEM EVENT>.
+        lowered = bool(match["event"]) or _STOP_STRING.search(match.group()) is not None
+        pieces += [text[done:start], _broken(text[start:stop], lowered)]
+        done = stop
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _live_markup(folded: str, shape: Shape) -> Iterator[re.Match[str]]:
+    """The live markup in *folded*, in order; what is passed over is searched
+    again from its second character (``<file [INST]>`` hides ``[INST]``)."""
+    position = 0
+    while (match := _MARKUP.search(folded, position)) is not None:
+        if _live(match, shape):
+            yield match
+            position = match.end()
+        else:
+            position = match.start() + 1
+
+
+def _live(match: re.Match[str], shape: Shape) -> bool:
+    """Markup that could close or open a block or a turn in a *shape* block:
+    in a document, a tag only if prompts use its name."""
+    if match["tag"] is None or shape != "document":
+        return True
+    return match["name"].casefold() in PROMPT_MARKUP_NAMES
+
+
+def _broken(found: str, lowered: bool) -> str:
+    broken = "".join(_QUOTES.get(_fold(c), c) for c in found)
+    return broken.lower() if lowered else broken
+
+
+def _folded(text: str) -> tuple[str, list[int]]:
+    """*text* with each character in its compatibility form and format
+    characters dropped, and where each folded character came from."""
+    if text.isascii():
+        return text, list(range(len(text)))
+    folded: list[str] = []
+    origins: list[int] = []
+    for index, char in enumerate(text):
+        form = _fold(char)
+        folded.append(form)
+        origins += [index] * len(form)
+    return "".join(folded), origins
+
+
+@lru_cache(maxsize=8192)
+def _fold(char: str) -> str:
+    if char.isascii():
+        return char
+    if unicodedata.category(char) == "Cf":  # zero-width spaces and joiners: unseen
+        return ""
+    return unicodedata.normalize("NFKC", char)
