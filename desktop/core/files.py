@@ -1,11 +1,25 @@
-"""Writing a user's file whole or not at all."""
+"""Writing a user's file whole or not at all, and keeping Reverie's files private.
+
+Everything Reverie creates is readable by the user alone: folders 0700,
+files 0600.  The app sets its umask to 0o077 at start, but files made by
+SQLite (the database, its WAL, ``VACUUM INTO`` copies) and anything left by
+an older version with group or other bits are fixed here explicitly, so the
+guarantee does not rest on the umask alone.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+PRIVATE_UMASK = 0o077
+"""The process umask while Reverie runs: nothing new is group/other readable."""
+PRIVATE_FOLDER_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+_SHARED_BITS = 0o077
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -37,3 +51,48 @@ def write_atomically(path: Path, text: str) -> None:
             with contextlib.suppress(OSError):  # the first error is the one to report
                 temporary.unlink()
         raise
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create *folder* (and the missing folders above it) 0700, or make an
+    existing one 0700.  Raises ``OSError``."""
+    missing: list[Path] = []
+    current = folder
+    while not current.exists():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for created in reversed(missing):
+        created.mkdir(mode=PRIVATE_FOLDER_MODE, exist_ok=True)
+    make_private(folder)
+
+
+def make_private(path: Path) -> None:
+    """Take the group and other permissions off *path* (a symlink is left
+    alone: what it points to is not Reverie's).  Raises ``OSError``."""
+    found = path.lstat()
+    if stat.S_ISLNK(found.st_mode) or not found.st_mode & _SHARED_BITS:
+        return
+    # The user's own bits stay as they are: a folder they made read-only stays so.
+    os.chmod(path, stat.S_IMODE(found.st_mode) & ~_SHARED_BITS)
+
+
+def make_tree_private(root: Path) -> None:
+    """*root* and everything under it private (files an older Reverie left
+    readable by others); symlinked folders are not followed.  Raises ``OSError``."""
+    if not root.exists():
+        return
+    make_private(root)
+    for folder, folders, files in os.walk(root, onerror=_raise):
+        for name in (*folders, *files):
+            make_private(Path(folder, name))
+
+
+def open_private(path: str, flags: int) -> int:
+    """An ``opener`` for ``open()``: a new file is created 0600 whatever the umask."""
+    return os.open(path, flags, PRIVATE_FILE_MODE)
+
+
+def _raise(error: OSError) -> None:
+    raise error

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import platformdirs
 
+from desktop.core.files import make_private_folder, make_tree_private
+
 APP_NAME = "Reverie"
 
 ENV_HOME = "REVERIE_HOME"
@@ -66,15 +68,14 @@ class AppPaths:
         return self.cache_dir / "logs"
 
     def ensure(self) -> None:
-        """Create the directories (not the files) if they are missing."""
-        for directory in (
-            self.data_dir,
-            self.config_dir,
-            self.cache_dir,
-            self.models_dir,
-            self.skills_dir,
-        ):
-            directory.mkdir(parents=True, exist_ok=True)
+        """Create the directories (not the files) if they are missing, readable
+        by the user alone, and take back what an older version left readable
+        by others in them.  Raises ``OSError``."""
+        for top in (self.data_dir, self.config_dir, self.cache_dir):
+            make_private_folder(top)
+            make_tree_private(top)
+        for directory in (self.models_dir, self.skills_dir, self.snapshots_dir, self.log_dir):
+            make_private_folder(directory)
 
 
 def _pick(env: dict[str, str], variable: str, home_sub: str, default: str) -> Path:

@@ -10,10 +10,11 @@ one of the typed errors in ``desktop.core.db.errors``.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -21,9 +22,13 @@ from typing import Any, Protocol, cast
 from desktop.core.db import migrations as _migrations
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
-from desktop.core.db.errors import translate
+from desktop.core.db.errors import translate, unavailable
+from desktop.core.db.writable import probe_write, refuse_read_only
+from desktop.core.errors import EnvironmentProblem, ReverieError
+from desktop.core.files import make_private, open_private
 
 BUSY_TIMEOUT_MS = 5000
+_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 Params = Sequence[Any] | Mapping[str, Any]
 
@@ -33,6 +38,10 @@ _AFTER_SEMICOLON = re.compile(r"(?<=;)")
 
 def _only_comments(sql: str) -> bool:
     return all(not line.strip() or line.strip().startswith("--") for line in sql.splitlines())
+
+
+class SnapshotUnusable(EnvironmentProblem):
+    """A copy of the database could not be made whole: nothing of it was kept."""
 
 
 class Row(Protocol):
@@ -150,20 +159,50 @@ class Database(_Reads):
                 self._in_transaction = False
 
     def snapshot_to(self, path: Path) -> None:
-        """Write a consistent copy of the whole database to *path* (a new file).
+        """Write a consistent, checked copy of the whole database to *path*
+        (a new file, readable by the user alone).
 
         ``VACUUM INTO`` reads one snapshot of the file, so writes meanwhile
         are either all in the copy or not at all; the copy is compact and
         needs no WAL beside it.  It runs on a connection of its own: in WAL
         mode that reader never blocks this connection, so a chat turn does
         not wait for the copy of a large store, and only what was committed
-        is copied.
+        is copied.  The copy then reaches the disk and is opened and checked
+        (SQLite's quick check, and every table of this database is in it).
+        Raises ``DiskFull``, ``SnapshotUnusable`` or another typed error,
+        after removing what was written.
         """
-        copier = _connect(self.path, self._driver)
         try:
-            copier._execute("VACUUM INTO ?", (str(path),))
-        finally:
-            copier.close()
+            os.close(open_private(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        except OSError as error:
+            raise SnapshotUnusable(f"the copy {path} cannot be created: {error}") from error
+        try:
+            # The tables are read on the copier too: this connection may be
+            # held by a long transaction on another thread.
+            with _connect(self.path, self._driver) as copier:
+                copier._execute("VACUUM INTO ?", (str(path),))
+                tables = _table_names(copier)
+            _sync(path)
+            self._check_copy(path, tables)
+        except BaseException:
+            for written in (path, Path(f"{path}-journal")):
+                with suppress(OSError):  # the error that stopped the copy is the one to report
+                    written.unlink()
+            raise
+
+    def _check_copy(self, path: Path, tables: set[str]) -> None:
+        """Raise ``SnapshotUnusable`` unless the copy at *path* opens, passes
+        SQLite's quick check and has all of *tables*."""
+        try:
+            with _connect(path, self._driver) as copy:
+                verdict = [row[0] for row in copy.fetch_all("PRAGMA quick_check")]
+                missing = tables - _table_names(copy)
+        except ReverieError as error:
+            raise SnapshotUnusable(f"the copy {path} cannot be read back: {error}") from error
+        if verdict != ["ok"]:
+            raise SnapshotUnusable(f"the copy {path} is damaged: {'; '.join(verdict[:3])}")
+        if missing:
+            raise SnapshotUnusable(f"the copy {path} lacks tables: {', '.join(sorted(missing))}")
 
     def pragma(self, name: str) -> Any:
         """The current value of PRAGMA *name* (read-only use)."""
@@ -242,7 +281,22 @@ class Database(_Reads):
             cause.add_note(f"the rollback also failed: {exc}")
 
 
+def _table_names(database: Database) -> set[str]:
+    rows = database.fetch_all("SELECT name FROM sqlite_schema WHERE type = 'table'")
+    return {row[0] for row in rows}
+
+
+def _sync(path: Path) -> None:
+    """*path*'s content on the disk (``VACUUM INTO`` leaves that to the caller)."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 def _connect(path: Path, driver: Driver) -> Database:
+    _make_files_private(path)
     module = driver.module
     try:
         connection = module.connect(
@@ -264,10 +318,34 @@ def _connect(path: Path, driver: Driver) -> Database:
         # Connection settings only: nothing here reads or writes the file.
         database.set_pragma("busy_timeout", BUSY_TIMEOUT_MS)
         database.set_pragma("foreign_keys", "on")
+        # Deleted text is overwritten with zeros, not left in free pages
+        # (forgetting something must not leave it readable in the file).
+        database.set_pragma("secure_delete", "on")
     except BaseException:
         database.close()
         raise
     return database
+
+
+def _make_files_private(path: Path) -> None:
+    """The database and its side files readable by the user alone.
+
+    SQLite creates a new database with the umask's mode and gives its WAL,
+    shared-memory and journal files the database's own mode, so a missing
+    file is created 0600 here first (SQLite takes an empty file as a new
+    database), and files an older version left readable by others are fixed.
+    """
+    if not path.exists() and path.parent.is_dir():
+        try:
+            os.close(open_private(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        except OSError as error:
+            raise unavailable(path, f"the file cannot be created ({error})") from error
+    for file in (path, *(Path(f"{path}{suffix}") for suffix in _SIDE_FILES)):
+        try:
+            if file.is_file():
+                make_private(file)
+        except OSError as error:
+            raise unavailable(file, f"it cannot be made private to you ({error})") from error
 
 
 def open_database(
@@ -279,14 +357,17 @@ def open_database(
     """Open (creating if missing) the database at *path*, migrated to the latest schema.
 
     A file that is unreadable, not a database, damaged, someone else's or
-    newer than this code is refused before anything is written to it.
+    newer than this code is refused before anything is written to it; so is
+    one this user cannot write (now, not at the first message saved).
     """
+    refuse_read_only(path)
     database = _connect(path, select_driver(drivers))
     try:
         _migrations.check_openable(database, migrations)
         database.journal_mode = str(database.set_pragma("journal_mode", "wal"))
         database.set_pragma("synchronous", "normal")
         _migrations.migrate(database, migrations)
+        probe_write(database)
     except BaseException:
         database.close()
         raise

@@ -17,6 +17,11 @@ from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import RowNotFound
 from desktop.core.db.rows import from_row, json_or_none, select_list
+from desktop.core.redaction import redact
+
+RAW_OUTPUT_KEPT = 4000
+"""Characters of an unusable model answer kept in the dream log."""
+_REDACTION_MARGIN = 400
 
 RunStatus = Literal["queued", "running", "paused", "completed", "failed", "cancelled"]
 ChangeStatus = Literal["applied", "pending", "reverted", "rejected"]
@@ -64,6 +69,20 @@ class DreamLogEntry:
     created_at: float
 
 
+def kept_raw_output(raw: str) -> str:
+    """What the log keeps of an unusable model answer: its first
+    ``RAW_OUTPUT_KEPT`` characters, redacted, and how long it was.
+
+    Enough to see why it failed; an answer that ran on (a loop, megabytes)
+    must not grow the database by as much, nor keep a secret it echoed.  A
+    little past the cut is redacted too, so a secret straddling it is found.
+    """
+    if len(raw) <= RAW_OUTPUT_KEPT:
+        return redact(raw).text
+    head = redact(raw[: RAW_OUTPUT_KEPT + _REDACTION_MARGIN]).text[:RAW_OUTPUT_KEPT]
+    return f"{head}\n[… cut: the answer was {len(raw):,} characters long]"
+
+
 def _run(row: Row) -> DreamRun:
     return from_row(DreamRun, row, checkpoint=json_or_none, stats=json_or_none)
 
@@ -105,6 +124,17 @@ class DreamStore:
                 "INSERT INTO dream_runs (trigger, status, created_at, started_at)"
                 " VALUES (?, 'running', ?, ?) RETURNING id",
                 (trigger, now, now),
+            )
+        return self.run(run_id)
+
+    def record_failed(self, trigger: str, error: str) -> DreamRun:
+        """A dream that could not start (e.g. no safety copy), kept with its reason."""
+        now = self._clock()
+        with self._db.transaction() as tx:
+            run_id = tx.fetch_value(
+                "INSERT INTO dream_runs (trigger, status, created_at, started_at, finished_at,"
+                " error) VALUES (?, 'failed', ?, ?, ?, ?) RETURNING id",
+                (trigger, now, now, now, error),
             )
         return self.run(run_id)
 
@@ -258,11 +288,14 @@ class DreamStore:
         message: str,
         raw_output: str | None = None,
     ) -> None:
+        """A pass's outcome; *raw_output*, an answer the pass could not use, is
+        kept redacted and cut to its start (see ``kept_raw_output``)."""
+        kept = None if raw_output is None else kept_raw_output(raw_output)
         with self._db.transaction() as tx:
             tx.execute(
                 "INSERT INTO dream_log (dream_run_id, pass, outcome, message, raw_output,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (run_id, pass_name, outcome, message, raw_output, self._clock()),
+                (run_id, pass_name, outcome, message, kept, self._clock()),
             )
 
     def log_entries(self, run_id: int) -> list[DreamLogEntry]:

@@ -1,0 +1,170 @@
+"""The safety copies taken before each dream: whole and checked, or none.
+
+A copy of the database is written under a temporary name in the snapshots
+folder, checked (it opens, passes SQLite's quick check, has every table) and
+only then renamed into place; the skills folder travels beside it the same
+way.  A kill or a full disk therefore leaves at most a temporary, never a
+0-byte or partial ``before-dream-*.sqlite3``.  Only complete copies count
+toward the ones kept; what an interrupted copy left (temporaries, journals,
+an empty or truncated file an older version wrote in place, a skills folder
+without its database) is removed each time.  A copy that cannot be written
+raises ``SnapshotFailed``: the dream does not start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+from pathlib import Path
+
+from desktop.core.db import Database, DiskFull
+from desktop.core.errors import EnvironmentProblem
+from desktop.core.files import make_private_folder, make_tree_private
+
+SNAPSHOT_PREFIX = "before-dream-"
+SNAPSHOT_SUFFIX = ".sqlite3"
+SKILLS_SUFFIX = ".skills"
+TEMPORARY_SUFFIX = ".part"
+_SIDE_FILES = ("-journal", "-wal", "-shm")
+_HEADER = b"SQLite format 3\x00"
+
+
+class SnapshotFailed(EnvironmentProblem):
+    """The safety copy before a dream could not be written; the dream did not start."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            f"The dream did not start: the safety copy of the database could not be "
+            f"written: {reason}.",
+            "Nothing was changed; free some disk space and dream again.",
+        )
+        self.reason = reason
+
+
+def take_snapshot(
+    database: Database, folder: Path, stamp: str, *, skills_dir: Path | None, keep: int
+) -> Path:
+    """Copy *database* (and *skills_dir*) into *folder* as ``before-dream-<stamp>``,
+    then keep only the newest *keep* complete copies.  Raises ``SnapshotFailed``."""
+    final = folder / f"{SNAPSHOT_PREFIX}{stamp}{SNAPSHOT_SUFFIX}"
+    try:
+        make_private_folder(folder)
+        remove_leftovers(folder)  # before writing: their space may be what is missing
+        _write(database, final, skills_dir)
+        rotate(folder, keep)
+    except (OSError, EnvironmentProblem) as error:
+        raise SnapshotFailed(_reason(error)) from error
+    return final
+
+
+def complete_snapshots(folder: Path) -> list[Path]:
+    """The copies in *folder* that are whole, oldest first."""
+    found = folder.glob(f"{SNAPSHOT_PREFIX}*{SNAPSHOT_SUFFIX}")
+    return sorted(path for path in found if _complete(path))
+
+
+def rotate(folder: Path, keep: int) -> None:
+    """Remove leftovers and all but the newest *keep* complete copies."""
+    remove_leftovers(folder)
+    complete = complete_snapshots(folder)
+    for old in complete[: max(len(complete) - keep, 0)]:
+        old.unlink()
+        shutil.rmtree(old.with_suffix(SKILLS_SUFFIX), ignore_errors=True)
+
+
+def remove_leftovers(folder: Path) -> None:
+    """Remove what an interrupted copy left in *folder*: temporaries, journals,
+    incomplete copies and skills folders whose database copy is gone."""
+    for path in folder.iterdir():
+        if _leftover(path):
+            _remove(path)
+    complete = {path.with_suffix(SKILLS_SUFFIX) for path in complete_snapshots(folder)}
+    for skills in folder.glob(f"{SNAPSHOT_PREFIX}*{SKILLS_SUFFIX}"):
+        if skills not in complete:
+            _remove(skills)
+
+
+def _write(database: Database, final: Path, skills_dir: Path | None) -> None:
+    temporary = _temporary(final)
+    temporary_skills = _temporary(final.with_suffix(SKILLS_SUFFIX))
+    try:
+        database.snapshot_to(temporary)  # checked before it returns
+        if skills_dir is not None and skills_dir.is_dir():
+            shutil.copytree(skills_dir, temporary_skills)
+            make_tree_private(temporary_skills)  # copytree keeps the source's modes
+            # Skill files cannot share a pass's transaction, so a crash between
+            # a rewritten file and its record would leave no undo: the copy
+            # keeps the text as it was.
+            _remove(final.with_suffix(SKILLS_SUFFIX))
+            os.replace(temporary_skills, final.with_suffix(SKILLS_SUFFIX))
+        os.replace(temporary, final)  # the copy counts from here on
+        _sync_folder(final.parent)
+    except BaseException:
+        for path in (temporary, Path(f"{temporary}-journal"), temporary_skills):
+            with contextlib.suppress(OSError):  # the first error is the one to report
+                _remove(path)
+        raise
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f".{path.name}{TEMPORARY_SUFFIX}")
+
+
+def _leftover(path: Path) -> bool:
+    name = path.name
+    if name.startswith(f".{SNAPSHOT_PREFIX}"):
+        return True  # a temporary (and its journal): only one copy is written at a time
+    if not name.startswith(SNAPSHOT_PREFIX):
+        return False  # not ours: left alone
+    if name.endswith(_SIDE_FILES):
+        return True
+    return name.endswith(SNAPSHOT_SUFFIX) and not _complete(path)
+
+
+def _complete(path: Path) -> bool:
+    """A whole SQLite file with no journal beside it (so no copy cut short).
+
+    Copies are checked before they are renamed into place; this cheaper test
+    is for files an older version wrote in place, which a kill could cut.
+    """
+    if not path.is_file() or Path(f"{path}-journal").exists():
+        return False
+    with path.open("rb") as handle:
+        header = handle.read(100)
+    size = path.stat().st_size
+    if len(header) < 100 or not header.startswith(_HEADER):
+        return False
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    # The page count in the header is valid when its "version valid for"
+    # matches the change counter (SQLite's file format, section 1.3.7).
+    if header[92:96] == header[24:28] and pages:
+        return size == pages * page_size
+    return size > 0 and size % page_size == 0
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _sync_folder(folder: Path) -> None:
+    """The rename itself on the disk."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _reason(error: OSError | EnvironmentProblem) -> str:
+    if isinstance(error, DiskFull) or getattr(error, "errno", None) == errno.ENOSPC:
+        return "the disk is full"
+    if isinstance(error, EnvironmentProblem):
+        return str(error.args[0]).rstrip(".")
+    return str(error)

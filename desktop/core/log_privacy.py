@@ -1,0 +1,65 @@
+"""What Reverie's log handlers let through: redacted text, in a private file.
+
+A log line may carry what the user typed or what a model answered (an
+exception's text, a warning quoting an answer), so every record passes the
+one redaction path (``desktop.core.redaction``) before any handler writes it:
+the message formatted with its arguments, an exception's traceback and a
+stack.  The log file is created 0600 whatever the umask, and rotates so it
+never grows without bound.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import logging.handlers
+from pathlib import Path
+
+from desktop.core.files import make_private, open_private
+from desktop.core.redaction import redact
+
+_REDACTED = "_reverie_redacted"
+"""Set on a record once redacted: the second handler need not do it again."""
+
+
+class RedactingFilter(logging.Filter):
+    """Replaces a record's message, traceback and stack by their redacted text.
+
+    Added to a handler, it runs for every record that handler emits; the
+    record is changed in place (its arguments folded into the message), so
+    each handler after the first sees it redacted already.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, _REDACTED, False):
+            return True
+        record.msg = redact(record.getMessage()).text
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            # Formatters use exc_text as it is once it is set.
+            record.exc_text = redact(record.exc_text).text
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info).text
+        setattr(record, _REDACTED, True)
+        return True
+
+
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log file readable by the user alone, every generation of it."""
+
+    def __init__(self, path: Path, *, max_bytes: int, backups: int) -> None:
+        super().__init__(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
+
+    def _open(self) -> io.TextIOWrapper:
+        # Always appending: a rotating handler with a size limit does nothing else.
+        stream = open(  # noqa: SIM115  # the handler owns and closes the stream
+            self.baseFilename,
+            "a",
+            encoding=self.encoding,
+            errors=self.errors,
+            opener=open_private,
+        )
+        make_private(Path(self.baseFilename))  # a file an older version left 0644
+        return stream
