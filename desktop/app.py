@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -41,9 +42,12 @@ from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
+from desktop.core.erasure import Eraser
 from desktop.core.errors import EnvironmentProblem
+from desktop.core.files import PRIVATE_UMASK, make_private_folder, make_tree_private
 from desktop.core.harvest import Harvester
 from desktop.core.jobs import ROLE_NAMES, failure_message
+from desktop.core.log_privacy import PrivateRotatingFileHandler, RedactingFilter
 from desktop.core.memory_service import MemoryService
 from desktop.core.memory_tools import memory_tools
 from desktop.core.model_library import ModelLibrary
@@ -63,6 +67,12 @@ from models.catalog import Catalog, CatalogInvalid, load_catalog
 from models.interfaces import ChatMessage, GenerationOptions
 
 log = logging.getLogger("reverie")
+
+LOG_FILE_NAME = "reverie.log"
+LOG_FILE_BYTES = 1_000_000
+"""The log rotates at this size..."""
+LOG_BACKUPS = 3
+"""...keeping this many older files (reverie.log.1 to .3): at most 4 MB in all."""
 
 PRINT_EVERY_S = 2.0
 """Within a stage of preparing a model, a progress line at most this often..."""
@@ -88,6 +98,7 @@ class Core:
     chat: ChatService | None = None
     harvester: Harvester | None = None
     dreamer: Dreamer | None = None
+    eraser: Eraser | None = None
     routines: RoutineRunner | None = None
     agenda: AgendaReviewer | None = None
     activity: UserActivity = field(default_factory=UserActivity)
@@ -137,6 +148,14 @@ def build_core(paths: AppPaths) -> Core:
         core.memories = MemoryService.over(core.database, broker, prompts)
         core.tasks = TaskService(TaskStore(core.database), zone_named(settings.tasks.time_zone))
         core.skills = SkillLibrary(SkillStore(core.database), paths.skills_dir)
+        core.eraser = Eraser(
+            core.database,
+            core.memories.store,
+            snapshots_dir=paths.snapshots_dir,
+            working_set_file=paths.working_set_file,
+            working_set_size=lambda: settings.dream.working_set_size,
+            kept_days=lambda: settings.dream.deleted_kept_days,
+        )
         tools = [
             *memory_tools(core.memories),
             *task_tools(core.tasks),
@@ -152,6 +171,7 @@ def build_core(paths: AppPaths) -> Core:
             toolbox=Toolbox(tools, prompts),
             tasks=core.tasks,
             skills=core.skills,
+            eraser=core.eraser,
         )
         core.harvester = Harvester(
             conversations,
@@ -181,6 +201,7 @@ def build_core(paths: AppPaths) -> Core:
             working_set_file=paths.working_set_file,
             tasks=core.tasks.store,
             skills=core.skills,
+            eraser=core.eraser,
         )
         core.routines = RoutineRunner(
             core.tasks,
@@ -249,12 +270,18 @@ def load_models(core: Core) -> dict[Role, Job]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_arguments(argv)
     paths = resolve_paths()
-    with _logging(paths, args.verbose):
-        if args.command == "models":
-            return models_cli.run(args, paths)
-        if args.check:
-            return run_check(paths, args.prompt)
-        return run_gui(paths, start_hidden=args.hidden)
+    # Before anything is created: every new file and folder is the user's
+    # alone (SQLite's and the log's are also fixed one by one).
+    previous_umask = os.umask(PRIVATE_UMASK)
+    try:
+        with _logging(paths, args.verbose):
+            if args.command == "models":
+                return models_cli.run(args, paths)
+            if args.check:
+                return run_check(paths, args.prompt)
+            return run_gui(paths, start_hidden=args.hidden)
+    finally:
+        os.umask(previous_umask)  # main() also runs inside other programs (the tests)
 
 
 def run_check(paths: AppPaths, prompt: str) -> int:
@@ -292,14 +319,26 @@ def run_check(paths: AppPaths, prompt: str) -> int:
 
 def run_gui(paths: AppPaths, *, start_hidden: bool) -> int:
     from desktop.ui.application import ReverieApplication, qt_application
-    from desktop.ui.single_instance import SingleInstance, instance_key
+    from desktop.ui.single_instance import (
+        SingleInstance,
+        SingleInstanceUnavailable,
+        instance_key,
+    )
 
     qt = qt_application()
     instance = SingleInstance(instance_key(paths.data_dir), qt)
-    if not instance.claim():
-        print("Reverie is already running; its window was brought to the front.")
-        return 0
+    unguarded = ""
+    try:
+        if not instance.claim():
+            print("Reverie is already running; its window was brought to the front.")
+            return 0
+    except SingleInstanceUnavailable as error:
+        # Refusing to start would leave the user without Reverie over a
+        # socket file; a second copy is the lesser harm, and it is said.
+        unguarded = f"{error} Reverie started anyway; another launch may start a second copy."
     core = build_core(paths)
+    if unguarded:
+        core.problems.insert(0, unguarded)
     for problem in core.problems:
         print(f"Reverie: {problem}", file=sys.stderr)
     core.preparation.add_listener(PreparationPrinter())
@@ -328,23 +367,31 @@ def _parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 
 @contextmanager
 def _logging(paths: AppPaths, verbose: bool) -> Iterator[None]:
-    """Log to the console (warnings, or everything with --verbose) and to a file."""
+    """Log to the console (warnings, or everything with --verbose) and to a
+    rotating file readable by the user alone; every line redacted first."""
     console = logging.StreamHandler()
     console.setLevel(logging.DEBUG if verbose else logging.WARNING)
     handlers: list[logging.Handler] = [console]
     try:
-        paths.log_dir.mkdir(parents=True, exist_ok=True)
-        handlers.append(logging.FileHandler(paths.log_dir / "reverie.log", encoding="utf-8"))
+        make_private_folder(paths.log_dir)
+        make_tree_private(paths.log_dir)  # logs an older version left readable by others
+        handlers.append(
+            PrivateRotatingFileHandler(
+                paths.log_dir / LOG_FILE_NAME, max_bytes=LOG_FILE_BYTES, backups=LOG_BACKUPS
+            )
+        )
     except OSError as error:
         print(f"Reverie: not writing a log file: {error}", file=sys.stderr)
     root = logging.getLogger()
     # httpx logs every request at INFO: noise beside Reverie's own lines.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    redacting = RedactingFilter()
     previous_level = root.level
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     for handler in handlers:
         handler.setFormatter(formatter)
+        handler.addFilter(redacting)
         root.addHandler(handler)
     try:
         yield

@@ -2,8 +2,10 @@
 
 Every option is declared once here, with its type, default and description.
 Secrets never live here (see ``desktop.core.secrets``).  A damaged file is
-set aside (never silently overwritten) and the defaults are used; a file
-written by a newer Reverie is left untouched.
+set aside (never silently overwritten) and the defaults are used; a value
+that cannot be used falls back to its default alone, named in the problem; a
+file written by a newer Reverie is left untouched.  Numbers are finite (JSON
+has no infinity: one would be saved as null).
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ import itertools
 import json
 import logging
 import re
+import stat
 import time
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -31,6 +34,7 @@ from pydantic import (
 
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import write_atomically
+from desktop.core.invalid_values import dotted, key_name, reason
 from desktop.core.time_zones import SYSTEM_ZONE, zone_named
 from models.server_http import Dialect
 
@@ -97,7 +101,7 @@ class Backend(BaseModel):
     this machine, or an OpenAI-compatible server of the user's own.  A
     server's API key is never here: it lives in the system keyring."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     kind: Literal["embedded", "local", "server"] = Field(
         "embedded",
@@ -141,7 +145,7 @@ class Backend(BaseModel):
 
 
 class ModelSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     chat: tuple[Backend, ...] = Field(
         (Backend(),),
@@ -195,7 +199,7 @@ Appearance = Literal["system", "light", "dark"]
 
 
 class ChatSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     appearance: Appearance = Field(
         "system",
@@ -249,7 +253,7 @@ class ChatSettings(BaseModel):
 
 
 class MemorySettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     harvest_after_messages: int = Field(
         20, ge=1, description="Harvest a conversation once this many new user messages arrived."
@@ -277,7 +281,7 @@ class MemorySettings(BaseModel):
 
 
 class DreamSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     enabled: bool = Field(True, description="Dream (consolidate memories) in the background.")
     nightly_hour: int = Field(1, ge=0, le=23, description="Hour of the nightly dream (local time).")
@@ -344,6 +348,14 @@ class DreamSettings(BaseModel):
     task_purge_days: int = Field(
         30, ge=1, description="Completed tasks older than this are purged by a dream."
     )
+    deleted_kept_days: int = Field(
+        30,
+        ge=0,
+        le=3650,
+        description="Deleted memories and conversations can be restored for this many days; "
+        "then they are erased for good, from the database and its snapshots, after a dream "
+        "or at start (0: erased then, with no time to restore).",
+    )
     working_set_size: int = Field(
         50, ge=1, le=1000, description="Memories written to MEMORIES.md, the most used first."
     )
@@ -358,7 +370,7 @@ class DreamSettings(BaseModel):
 
 
 class TaskSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     time_zone: str = Field(
         SYSTEM_ZONE,
@@ -389,7 +401,7 @@ class TaskSettings(BaseModel):
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     version: int = Field(SETTINGS_VERSION, description="Schema version of this file.")
     models: ModelSettings = Field(default_factory=ModelSettings)
@@ -400,7 +412,19 @@ class Settings(BaseModel):
 
 
 class SettingsProblem(EnvironmentProblem):
-    """The settings file could not be used; defaults are in effect."""
+    """The settings file could not be used as it is: some or all defaults are in effect."""
+
+
+MAX_SETTINGS_BYTES = 1 << 20
+"""A settings file is a few kilobytes; anything past this is not one (and is not read)."""
+
+
+MAX_NOTES = 10
+"""A problem names this many unusable settings at most (then counts the rest)."""
+
+
+class _Unreadable(Exception):
+    """The settings file cannot be read as settings at all; says why."""
 
 
 def _roles_from_one_path(raw: dict[str, Any]) -> dict[str, Any]:
@@ -418,29 +442,40 @@ _UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _roles_fr
 
 
 def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
-    """The settings in *path* (defaults if absent), and any problem met on the way."""
-    if not path.exists():
-        return Settings(), None
+    """The settings in *path* (defaults if absent), and any problem met on the way.
+
+    A file that cannot be read as settings at all is set aside and the
+    defaults are used; a value that cannot be used falls back to its default
+    alone (the file is left as it is), and the problem names each such key.
+    """
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(raw, dict):
-            raise ValueError("the top level is not an object")
+        raw = _read_raw(path)
+        if raw is None:
+            return Settings(), None
         version = _version_of(raw)
-        if version > SETTINGS_VERSION:
-            return Settings(), SettingsProblem(
-                f"{path} was written by a newer Reverie (settings version {version}).",
-                "It was left untouched; defaults are in use until you update Reverie.",
-            )
-        for step in range(version, SETTINGS_VERSION):
-            raw = _UPGRADES[step](raw)
-        raw["version"] = SETTINGS_VERSION
-        return Settings.model_validate(raw), None
-    except (OSError, ValueError, ValidationError) as error:
+    except _Unreadable as error:
         kept = _set_aside(path)
         return Settings(), SettingsProblem(
-            f"The settings file could not be read ({_first_line(error)}).",
+            f"The settings file could not be read ({error}).",
             f"It was kept as {kept.name}; defaults are in use.",
         )
+    if version > SETTINGS_VERSION:
+        return Settings(), SettingsProblem(
+            f"{path} was written by a newer Reverie (settings version {version}).",
+            "It was left untouched; defaults are in use until you update Reverie.",
+        )
+    for step in range(version, SETTINGS_VERSION):
+        raw = _UPGRADES[step](raw)
+    settings, notes = _salvage(raw)
+    if not notes:
+        return settings, None
+    said = " ".join(f"{note}." for note in notes[:MAX_NOTES])
+    if len(notes) > MAX_NOTES:
+        said += f" And {len(notes) - MAX_NOTES} more."
+    return settings, SettingsProblem(
+        f"Some settings in {path} cannot be used: {said}",
+        "The other settings are in use. Correct these in Settings or in the file.",
+    )
 
 
 def save_settings(settings: Settings, path: Path) -> None:
@@ -459,10 +494,10 @@ def save_settings(settings: Settings, path: Path) -> None:
 
 def _refuse_newer(path: Path) -> None:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        version = _version_of(raw) if isinstance(raw, dict) else 0
-    except (OSError, ValueError):
-        return  # absent or damaged: nothing a newer Reverie needs is lost
+        raw = _read_raw(path)
+        version = 0 if raw is None else _version_of(raw)
+    except _Unreadable:
+        return  # damaged: nothing a newer Reverie needs is lost
     if version > SETTINGS_VERSION:
         raise SettingsProblem(
             f"{path} was written by a newer Reverie (settings version {version}).",
@@ -470,14 +505,94 @@ def _refuse_newer(path: Path) -> None:
         )
 
 
+def _read_raw(path: Path) -> dict[str, Any] | None:
+    """The JSON object in *path* (None if there is no file); ``_Unreadable``
+    says why it is not one."""
+    try:
+        found = path.stat()
+        # A FIFO would block the start, /dev/zero would never end.
+        if not stat.S_ISREG(found.st_mode):
+            raise _Unreadable("it is not a regular file")
+        with path.open("rb") as file:
+            data = file.read(MAX_SETTINGS_BYTES + 1)  # the size may change after stat
+        if len(data) > MAX_SETTINGS_BYTES:
+            raise _Unreadable(f"it is larger than {MAX_SETTINGS_BYTES:,} bytes")
+        text = data.decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise _Unreadable(error.strerror or str(error)) from error
+    except UnicodeDecodeError as error:
+        raise _Unreadable("it is not UTF-8 text") from error
+    if not text.strip():
+        raise _Unreadable("it is empty")
+    try:
+        raw = json.loads(text)
+    except ValueError as error:
+        raise _Unreadable(f"it is not JSON: {_first_line(error)}") from error
+    except RecursionError as error:  # json recurses once per [ or {
+        raise _Unreadable("it nests too deeply to be settings") from error
+    if not isinstance(raw, dict):
+        raise _Unreadable(f"it holds a JSON {type(raw).__name__}, not an object")
+    return raw
+
+
 def _version_of(raw: dict[str, Any]) -> int:
     try:
         version = int(raw.get("version", 1))
-    except (TypeError, OverflowError) as error:  # null, a list, Infinity: not ValueErrors
-        raise ValueError(f"the version {raw.get('version')!r} is not a number") from error
+    except (TypeError, ValueError, OverflowError) as error:  # null, a list, "one", Infinity
+        raise _Unreadable(f"the version {raw.get('version')!r} is not a number") from error
     if version < 1:
-        raise ValueError(f"there is no settings version {version}")
+        raise _Unreadable(f"there is no settings version {version}")
     return version
+
+
+def _salvage(raw: dict[str, Any]) -> tuple[Settings, list[str]]:
+    """The settings in *raw*, each unusable value replaced by its default,
+    and a note on each."""
+    notes: list[str] = []
+    groups: dict[str, BaseModel] = {}
+    for name, value in raw.items():
+        field = Settings.model_fields.get(name)
+        if name == "version":
+            continue
+        if field is None:
+            notes.append(f"{key_name(name)}: not a setting Reverie knows; ignored")
+        elif not isinstance(value, dict):
+            notes.append(f"{name}: must be a group of settings (an object); kept the defaults")
+        else:
+            groups[name] = _salvage_group(
+                name, cast("type[BaseModel]", field.annotation), value, notes
+            )
+    return Settings.model_validate({**groups, "version": SETTINGS_VERSION}), notes
+
+
+def _salvage_group(
+    name: str, model: type[BaseModel], values: dict[str, Any], notes: list[str]
+) -> BaseModel:
+    """*model* from *values*, leaving out each key that cannot be used (a note on it)."""
+    values = dict(values)
+    while True:  # each round drops at least one key, so this ends
+        try:
+            return model.model_validate(values)
+        except ValidationError as error:
+            details = error.errors()
+        if any(not detail["loc"] or detail["loc"][0] not in values for detail in details):
+            notes.append(f"{name}: {reason(details[0])}; kept the defaults")  # a group-wide rule
+            return model()
+        # "models.chat[0].url" says more than the "models.chat: must hold at
+        # least 1" that follows from it: a key's deeper errors are enough.
+        deeper = {detail["loc"][0] for detail in details if len(detail["loc"]) > 1}
+        for detail in details:
+            loc = detail["loc"]
+            if len(loc) == 1 and loc[0] in deeper:
+                continue
+            key = f"{name}.{loc[0]}"
+            fallback = "ignored" if detail["type"] == "extra_forbidden" else "kept the default"
+            where = "" if len(loc) == 1 else f" of {key}"
+            notes.append(f"{dotted(name, loc)}: {reason(detail)}; {fallback}{where}")
+        for detail in details:
+            values.pop(str(detail["loc"][0]), None)
 
 
 def _set_aside(path: Path) -> Path:

@@ -11,13 +11,13 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton, QToolButton
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QPushButton, QToolButton
 from pytestqt.qtbot import QtBot
 
 from desktop.app import PreparationPrinter, build_core, load_models, main
 from desktop.core.backends import Preparation, PreparationProgress
-from desktop.core.paths import AppPaths, resolve_paths
+from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, AppPaths, resolve_paths
 from desktop.core.schedules import Daily
 from desktop.core.settings import (
     Backend,
@@ -38,6 +38,7 @@ from desktop.ui.application import (
     TASKS_JOB,
     ReverieApplication,
 )
+from desktop.ui.chat_window import ChatWindow
 from desktop.ui.transcript_rows import ActionNotice
 from desktop.ui.tray import Tray
 from desktop.ui.worker import TaskDone
@@ -614,3 +615,54 @@ def test_a_failed_preparation_gives_the_status_bar_back(
 
     qtbot.waitUntil(lambda: len(shown) == 2)
     assert shown == [f"{PREPARING} 10%", "Loading the chat model…"]
+
+
+def _run_in(paths: AppPaths, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``main`` runs in *paths* (whose memory model is converted already)."""
+    monkeypatch.setenv(ENV_DATA, str(paths.data_dir))
+    monkeypatch.setenv(ENV_CONFIG, str(paths.config_dir))
+    monkeypatch.setenv(ENV_CACHE, str(paths.cache_dir))
+
+
+@pytest.mark.model
+def test_check_refuses_a_database_it_cannot_write(
+    app_paths: AppPaths, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build_core(app_paths).close()  # an up-to-date database: opening it needs no write
+    app_paths.database_file.chmod(0o400)
+    try:
+        if os.access(app_paths.database_file, os.W_OK):
+            pytest.skip(
+                "this process writes whatever the permission bits say (root); "
+                "tests/unit/core/db/test_writable.py covers the refusal here"
+            )
+        _run_in(app_paths, monkeypatch)
+
+        assert main(["--check", "--prompt", "Say hi."]) == 1
+
+        err = capsys.readouterr().err
+        assert f"The database {app_paths.database_file} is read-only" in err
+    finally:
+        app_paths.database_file.chmod(0o600)
+
+
+@pytest.mark.model
+def test_a_socket_that_cannot_be_listened_on_is_said_and_reverie_starts_anyway(
+    qtbot: QtBot, app_paths: AppPaths, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    deep = tmp_path / ("t" * 110)  # too long a path for a local socket in it
+    deep.mkdir()
+    monkeypatch.setenv("TMPDIR", str(deep))
+    _run_in(app_paths, monkeypatch)
+    seen: list[str] = []
+
+    def look_then_close() -> None:
+        [window] = [w for w in QApplication.topLevelWidgets() if isinstance(w, ChatWindow)]
+        seen.append(window.banner.text())
+        window.close()  # offscreen has no tray: the last window closed quits
+
+    QTimer.singleShot(0, look_then_close)
+    assert main([]) == 0
+
+    assert "Reverie could not make sure it runs only once" in seen[0]
+    assert "the path is too long" in seen[0]

@@ -12,9 +12,11 @@ from pydantic import BaseModel, ValidationError
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.paths import AppPaths
 from desktop.core.settings import (
+    MAX_SETTINGS_BYTES,
     SETTINGS_VERSION,
     Backend,
     ChatSettings,
+    DreamSettings,
     ModelSettings,
     Settings,
     SettingsProblem,
@@ -105,9 +107,11 @@ def test_settings_refuse_unknown_keys_and_are_frozen() -> None:
         "",
         "[1, 2, 3]",
         '"just a string"',
-        {"version": 1, "models": {"context_length": 5}},  # below the minimum
-        {"version": 1, "models": {"temperature": "warm"}},
-        {"version": 1, "surprise": True},  # an unknown key
+        "  \n",
+        # json recurses once per bracket: a RecursionError, not a ValueError
+        pytest.param("[" * 5000, id="5000 ["),
+        pytest.param("[" * 5000 + "]" * 5000, id="5000 [ closed"),
+        pytest.param('{"models": ' * 3000, id="3000 {"),
         {"version": "one"},
         {"version": None},
         {"version": [1]},
@@ -116,7 +120,7 @@ def test_settings_refuse_unknown_keys_and_are_frozen() -> None:
         b'{"version": 1, "models": {"chat_model_path": "caf\xe9"}}',  # Latin-1, not UTF-8
     ],
 )
-def test_a_damaged_file_is_set_aside_and_defaults_are_used(path: Path, content: object) -> None:
+def test_an_unreadable_file_is_set_aside_and_defaults_are_used(path: Path, content: object) -> None:
     _write(path, content)
     original = path.read_bytes()
 
@@ -322,3 +326,186 @@ def test_the_appearance_is_saved_and_only_a_known_one_is_taken(path: Path) -> No
     assert load_settings(path)[0].chat.appearance == "dark"
     with pytest.raises(ValidationError, match="appearance"):
         ChatSettings.model_validate({"appearance": "blue"})
+
+
+def test_a_file_too_large_to_be_settings_is_set_aside_unread(path: Path) -> None:
+    _write(path, '{"version": 2, "chat": {}, "pad": "' + "x" * MAX_SETTINGS_BYTES + '"}')
+
+    settings, problem = load_settings(path)
+
+    assert settings == Settings()
+    assert "larger than" in str(problem)
+    assert len(_set_aside_files(path)) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        pytest.param("[" * 5000, "nests too deeply", id="5000 ["),
+        ("[1, 2]", "a JSON list, not an object"),
+        (b'{"chat": "caf\xe9"}', "not UTF-8"),
+        ("", "empty"),
+        ("{not json", "not JSON"),
+    ],
+)
+def test_an_unreadable_file_says_why(path: Path, content: object, reason: str) -> None:
+    _write(path, content)
+
+    _, problem = load_settings(path)
+
+    assert reason in str(problem)
+
+
+def test_saving_over_a_deeply_nested_file_does_not_crash(path: Path) -> None:
+    _write(path, "[" * 5000)
+
+    save_settings(Settings(), path)
+
+    assert load_settings(path) == (Settings(), None)
+
+
+def test_one_bad_value_keeps_every_other_setting_and_names_its_key(path: Path) -> None:
+    original = {
+        "version": SETTINGS_VERSION,
+        "models": {"temperature": 0.2, "threads": 3},
+        "chat": {"appearance": "dark", "memories_top_k": 7},
+        "dream": {"quiet_seconds": -5, "nightly_hour": 4},
+    }
+    _write(path, original)
+    before = path.read_bytes()
+
+    settings, problem = load_settings(path)
+
+    assert settings.dream.quiet_seconds == DreamSettings().quiet_seconds
+    assert settings.dream.nightly_hour == 4
+    assert (settings.models.temperature, settings.models.threads) == (0.2, 3)
+    assert (settings.chat.appearance, settings.chat.memories_top_k) == ("dark", 7)
+    assert isinstance(problem, SettingsProblem)
+    assert "dream.quiet_seconds: must be ≥ 0; kept the default" in str(problem)
+    assert path.read_bytes() == before  # left for the user to correct
+    assert _set_aside_files(path) == []
+
+
+def test_a_wrong_type_in_one_key_keeps_the_others(path: Path) -> None:
+    _write(
+        path,
+        {
+            "models": {"temperature": "warm", "context_length": 8192},
+            "tasks": {"time_zone": "Asia/Tokyo", "agenda_messages": "many"},
+        },
+    )
+
+    settings, problem = load_settings(path)
+
+    assert settings.models.temperature == ModelSettings().temperature
+    assert settings.models.context_length == 8192
+    assert settings.tasks == TaskSettings(time_zone="Asia/Tokyo")
+    assert "models.temperature: must be a number; kept the default" in str(problem)
+    assert "tasks.agenda_messages: must be a whole number; kept the default" in str(problem)
+
+
+def test_every_unusable_key_is_reported(path: Path) -> None:
+    _write(
+        path,
+        {
+            "surprise": True,
+            "chat": {"appearance": "blue", "contxt": 1, "memories_top_k": 7},
+            "memory": 5,
+            "models": {
+                "chat": [{"kind": "server", "url": "http://my box/v1", "model": "q"}],
+                "embeddings": {"kind": "server"},
+                "threads": 2,
+            },
+            "dream": {"contradiction_band": [0.9, 0.1]},
+        },
+    )
+
+    settings, problem = load_settings(path)
+
+    said = str(problem)
+    for note in (
+        "surprise: not a setting Reverie knows; ignored",
+        "chat.contxt: not a setting Reverie knows; ignored",
+        "chat.appearance: must be 'system', 'light' or 'dark'; kept the default",
+        "memory: must be a group of settings (an object); kept the defaults",
+        "models.chat[0].url: an address has no spaces; kept the default of models.chat",
+        "models.embeddings: a server backend needs its address and a model name",
+        "dream.contradiction_band: the band is two similarities",
+    ):
+        assert note in said
+    assert "at least 1" not in said  # the emptied list follows from the bad backend
+    assert settings.chat.memories_top_k == 7
+    assert settings.models.threads == 2
+    assert settings.models.chat == ModelSettings().chat
+
+
+def test_a_made_up_key_is_shown_on_one_line_and_cut(path: Path) -> None:
+    _write(path, {"chat": {"x\nproblem: all is lost" + "y" * 500: 1}})
+
+    _, problem = load_settings(path)
+
+    assert "\n" not in str(problem)
+    assert len(str(problem)) < 400
+
+
+def test_a_problem_names_ten_keys_and_counts_the_rest(path: Path) -> None:
+    _write(path, {"chat": {f"unknown_{n}": n for n in range(25)}})
+
+    settings, problem = load_settings(path)
+
+    assert settings == Settings()
+    assert str(problem).count("not a setting Reverie knows") == 10
+    assert "And 15 more." in str(problem)
+
+
+def test_a_version_1_file_with_a_bad_value_is_upgraded_and_keeps_the_rest(path: Path) -> None:
+    _write(path, {"version": 1, "models": {"chat_model_path": "~/q.gguf", "threads": -1}})
+
+    settings, problem = load_settings(path)
+
+    assert settings.models.chat == (Backend(kind="local", model="~/q.gguf"),)
+    assert settings.models.threads == 0
+    assert "models.threads: must be ≥ 0; kept the default" in str(problem)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a Unix matter")
+def test_a_named_pipe_in_the_settings_place_does_not_block_the_start(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)  # reading it would wait for a writer that never comes
+
+    settings, problem = load_settings(path)
+
+    assert settings == Settings()
+    assert "not a regular file" in str(problem)
+    assert len(_set_aside_files(path)) == 1
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+def test_a_link_to_an_endless_device_is_not_read(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to("/dev/zero")  # st_size 0, and it never ends
+
+    settings, problem = load_settings(path)
+
+    assert settings == Settings()
+    assert "not a regular file" in str(problem)
+
+
+@pytest.mark.parametrize("number", ["Infinity", "-Infinity", "NaN", "1e400"])
+def test_a_number_that_is_not_finite_keeps_the_default(path: Path, number: str) -> None:
+    _write(path, '{"dream": {"half_life_days": ' + number + ', "nightly_hour": 4}}')
+
+    settings, problem = load_settings(path)
+
+    assert settings.dream.half_life_days == DreamSettings().half_life_days
+    assert settings.dream.nightly_hour == 4
+    assert "dream.half_life_days: must be" in str(problem)
+
+
+def test_every_setting_that_loads_saves_and_loads_back_the_same(path: Path) -> None:
+    _write(path, '{"dream": {"grace_days": Infinity}}')  # once kept, then saved as null
+    settings, _ = load_settings(path)
+
+    save_settings(settings, path)
+
+    assert load_settings(path) == (settings, None)
