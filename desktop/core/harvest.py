@@ -8,9 +8,18 @@ and within the model's context), together with related memories it must not
 repeat, and answers in JSON under a schema: facts, each with a category and
 the numbers of the messages it comes from (the schema allows only numbers
 it was shown; they are mapped back to message ids for provenance).  Each
-fact then goes through the memory service (write gate, deduplication).  The
-watermark moves only after a harvest succeeded; conversations off the
-record are never read.
+fact then goes through the memory service (write gate, deduplication):
+everything that runs a model (the answer, the facts' vectors) comes first,
+then one transaction stores all the facts of the harvest with its
+watermark, so a crash never keeps half a harvest to be counted twice.
+Conversations off the record are never read.
+
+An unusable answer is not retried at once (the same greedy prompt would
+fail the same way): the same messages are read again after
+``RETRY_AFTER_HOURS``, each time fewer of them and sampled, not greedy.
+After ``ATTEMPTS`` unusable answers the part is skipped, recorded as a gap
+the user sees on the conversation and can ask to be learned again.  The
+count of failures is in the database, so a restart does not reset it.
 """
 
 from __future__ import annotations
@@ -18,22 +27,25 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop.core.chat import is_command, is_seed
 from desktop.core.db import ConversationStore, Memory, Message
+from desktop.core.db.conversations import HarvestGap
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_gate import HARVEST_PROMPT, MemoryRefused
-from desktop.core.memory_service import MemoryCategory, MemoryService
+from desktop.core.memory_service import MemoryCategory, MemoryService, PlannedMemory
+from desktop.core.prompt_assembly import COMPONENTS, memory_line
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.settings import MemorySettings
 from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle
 from models.broker import InferenceBroker, Priority
-from models.errors import ModelError, StructuredOutputError
+from models.errors import GenerationCancelled, ModelError, ModelUnavailable, StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions
 from models.structured import parse_structured
 
@@ -42,6 +54,19 @@ log = logging.getLogger(__name__)
 ANSWER_TOKENS = 700
 _MARGIN_TOKENS = 32
 _SPEAKERS = {"user": "User", "assistant": "Reverie"}
+RETRY_AFTER_HOURS: tuple[float, ...] = (1.0, 4.0, 24.0)
+"""When the same new messages are read again after the first, second and
+third unusable answer.  At once would fail the same way and spend a model
+call on every check (5 minutes); an hour lets a passing cause clear (a model
+being swapped, a busy server), four hours and a day give the user time to
+change models.  So one part the model cannot read holds back the rest of a
+conversation 29 hours at most."""
+ATTEMPTS = len(RETRY_AFTER_HOURS) + 1
+"""Unusable answers for the same messages before they are skipped."""
+_RETRY_TEMPERATURE = 0.6
+"""A retry samples (with a seed per attempt) instead of the greedy first try:
+the same prompt read greedily gives the same answer."""
+_REASON_CHARS = 300
 
 
 class HarvestedFact(BaseModel):
@@ -59,7 +84,12 @@ class HarvestAnswer(BaseModel):
 
 
 class HarvestFailed(ReverieError):
-    """The model's answer could not be used; nothing was stored, the watermark stays."""
+    """The harvest could not read the conversation; nothing was stored, the watermark stays."""
+
+
+class UnusableAnswer(HarvestFailed):
+    """The model answered, but with nothing usable: the messages are tried
+    again later, differently, and skipped after ``ATTEMPTS`` such answers."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +100,10 @@ class HarvestReport:
     reinforced: tuple[Memory, ...] = ()
     refused: tuple[tuple[str, str], ...] = field(default=())
     """(text, reason) of each fact the write gate or deduplication turned away."""
+    skipped: HarvestGap | None = None
+    """The part given up on after ``ATTEMPTS`` unusable answers (nothing learned from it)."""
+    learned_again: HarvestGap | None = None
+    """The skipped part this harvest read again, as the user asked."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +113,20 @@ class _Window:
     messages: tuple[Message, ...]
     lines: tuple[str, ...]
     through_message_id: int
+    known: str
+    """Related memories already kept, for the prompt."""
+
+    @property
+    def has_user_words(self) -> bool:
+        return any(m.role == "user" for m in self.messages)
+
+
+@dataclass(frozen=True)
+class _Learned:
+    """The facts of one answer, planned (gated and embedded), not stored yet."""
+
+    planned: tuple[tuple[str, PlannedMemory], ...]
+    refused: tuple[tuple[str, str], ...]
 
 
 class Harvester:
@@ -104,30 +152,52 @@ class Harvester:
         self._clock = clock
 
     def due(self) -> list[int]:
-        """Conversations to harvest now, longest waiting first."""
+        """Conversations to harvest now, longest waiting first; one whose
+        harvest failed lately waits for its retry time."""
         settings = self._settings
-        quiet_since = self._clock() - settings.harvest_idle_minutes * 60
+        now = self._clock()
+        quiet_since = now - settings.harvest_idle_minutes * 60
+        retries = self._conversations.harvest_retries()
         return [
             backlog.conversation_id
             for backlog in self._conversations.harvest_backlog()
-            if backlog.new_user_messages >= settings.harvest_after_messages
-            or (
-                backlog.new_user_messages >= settings.harvest_idle_min_messages
-                and backlog.last_message_at <= quiet_since
+            if (
+                backlog.new_user_messages >= settings.harvest_after_messages
+                or (
+                    backlog.new_user_messages >= settings.harvest_idle_min_messages
+                    and backlog.last_message_at <= quiet_since
+                )
             )
+            and ((retry := retries.get(backlog.conversation_id)) is None or retry.retry_at <= now)
         ]
 
     def harvest_due(self, control: JobControl | None = None) -> list[HarvestReport]:
-        """Harvest every conversation that is due; a failure is logged and
-        the others go on (the failed one is tried again next time)."""
+        """Learn again the skipped parts the user asked for, then harvest
+        every conversation that is due; a failure is logged and the others
+        go on (see ``harvest`` for when the failed one is tried again)."""
+        control = control or JobControl()
+        jobs: list[tuple[str, Callable[[], HarvestReport | None]]] = [
+            (
+                f"learning again part of conversation {gap.conversation_id}",
+                partial(self.learn_again, gap, control),
+            )
+            for gap in self._conversations.harvest_gaps(asked_again=True)
+        ]
+        jobs += [
+            (
+                f"harvesting conversation {conversation_id}",
+                partial(self.harvest, conversation_id, control),
+            )
+            for conversation_id in self.due()
+        ]
         reports = []
-        for conversation_id in self.due():
-            if control is not None and control.cancelled:
+        for what, job in jobs:
+            if control.cancelled:
                 break
             try:
-                report = self.harvest(conversation_id, control)
+                report = job()
             except HarvestFailed as error:
-                log.warning("harvesting conversation %d failed: %s", conversation_id, error)
+                log.warning("%s failed: %s", what, error)
                 continue
             if report is not None:
                 reports.append(report)
@@ -137,7 +207,13 @@ class Harvester:
         self, conversation_id: int, control: JobControl | None = None
     ) -> HarvestReport | None:
         """Read the new part of a conversation into memories; None if there
-        is nothing to read (or it is off the record)."""
+        is nothing to read (or it is off the record).
+
+        ``HarvestFailed`` if it could not: nothing is stored.  After an
+        unusable answer (``UnusableAnswer``) the next try waits (see
+        ``RETRY_AFTER_HOURS``); after ``ATTEMPTS`` of them the part is
+        skipped and the report says so (``skipped``).
+        """
         conversation = self._conversations.get(conversation_id)
         if conversation is None or conversation.off_record:
             return None
@@ -150,15 +226,19 @@ class Harvester:
         if not new:
             return None
         control = control or JobControl()
-        with control.scope():  # the search for related memories stops with it too
-            known = self._known(new)
-        window = self._window(new, known)
-        if not any(m.role == "user" for m in window.messages):
+        retry = self._conversations.harvest_retry(conversation_id)
+        failures = 0 if retry is None else retry.failures
+        # Each retry reads half as much as the one before: a shorter part is
+        # likelier to be answered well, and less is skipped if it is not.
+        window = self._window_of(new, control, self._settings.harvest_transcript_chars >> failures)
+        if not window.has_user_words:
             self._conversations.mark_harvested(conversation_id, window.through_message_id)
             return HarvestReport(conversation_id, window.through_message_id)
-        answer = self._ask(window, known, control)
-        report = self._store(conversation_id, window, answer)
-        self._conversations.mark_harvested(conversation_id, window.through_message_id)
+        try:
+            learned = self._learn(window, failures, control)
+        except UnusableAnswer as error:
+            return self._failed(conversation_id, new[0].id, window, failures + 1, error)
+        report = self._commit(conversation_id, window, learned)
         log.info(
             "harvested conversation %d: %d added, %d reinforced, %d refused",
             conversation_id,
@@ -168,15 +248,88 @@ class Harvester:
         )
         return report
 
+    def learn_again(self, gap: HarvestGap, control: JobControl | None = None) -> HarvestReport:
+        """Read a part skipped before (the user asked to), as ``harvest``
+        reads new messages; if it fails again it stays skipped until asked
+        again (``HarvestFailed``)."""
+        messages = [
+            m
+            for m in self._conversations.messages(gap.conversation_id, include_archived=True)
+            if gap.first_message_id <= m.id <= gap.last_message_id
+        ]
+        control = control or JobControl()
+        window = (
+            self._window_of(messages, control, self._settings.harvest_transcript_chars)
+            if messages
+            else _Window((), (), gap.last_message_id, "")
+        )
+        if not window.has_user_words:  # nothing left to read (the messages went)
+            self._conversations.close_gap(gap.id, gap.last_message_id)
+            return HarvestReport(gap.conversation_id, gap.last_message_id, learned_again=gap)
+        if window.through_message_id == messages[-1].id:  # all of it, whatever went since
+            window = replace(window, through_message_id=gap.last_message_id)
+        try:
+            # Another seed than any try before, as asking again is meant to help.
+            learned = self._learn(window, gap.attempts, control)
+        except UnusableAnswer as error:
+            self._conversations.gap_failed_again(gap.id, _reason(error))
+            raise
+        return self._commit(gap.conversation_id, window, learned, gap)
+
+    def _failed(
+        self,
+        conversation_id: int,
+        first: int,
+        window: _Window,
+        failures: int,
+        error: UnusableAnswer,
+    ) -> HarvestReport:
+        """Record an unusable answer for the messages from *first* to the
+        window's end: try again later, or give up on them after ``ATTEMPTS``."""
+        reason = _reason(error)
+        if failures < ATTEMPTS:
+            hours = RETRY_AFTER_HOURS[failures - 1]
+            self._conversations.record_harvest_failure(
+                conversation_id, reason, self._clock() + hours * 3600
+            )
+            raise UnusableAnswer(
+                f"{error} (tried {failures} of {ATTEMPTS} times; again in {hours:g} h)"
+            ) from error
+        gap = self._conversations.skip_harvest(
+            conversation_id, first, window.through_message_id, attempts=failures, reason=reason
+        )
+        log.warning(
+            "gave up harvesting messages %d to %d of conversation %d after %d unusable"
+            " answers (%s); 'Learn again' on the conversation reads them again",
+            first,
+            window.through_message_id,
+            conversation_id,
+            failures,
+            reason,
+        )
+        return HarvestReport(conversation_id, window.through_message_id, skipped=gap)
+
     # -- the prompt -------------------------------------------------------------
     def _known(self, new: Sequence[Message]) -> str:
         """Related memories already kept, one per line, so the model skips them."""
         asked = " ".join(m.content for m in new if m.role == "user")[:2000]
         limit = self._settings.harvest_known_memories
         found = self._memories.background_retriever.retrieve(asked, k=limit) if limit else []
-        return "\n".join(f"- {r.memory.content}" for r in found) or "- (nothing yet)"
+        quoted = self._prompts.section(COMPONENTS, "memory_quoted") or '"{text}"'
+        lines = [memory_line(r.memory).render(quoted, numbered=False) for r in found]
+        return "\n".join(lines) or "- (nothing yet)"
 
-    def _window(self, new: Sequence[Message], known: str) -> _Window:
+    def _window_of(self, new: Sequence[Message], control: JobControl, budget: int) -> _Window:
+        """The messages of *new* one harvest reads (about *budget* characters
+        of them), with the related memories it is shown."""
+        try:
+            with control.scope():  # the search for related memories stops with it too
+                known = self._known(new)
+        except ModelError as error:  # not the messages' fault: not counted as a try
+            raise HarvestFailed(f"the related memories could not be searched: {error}") from error
+        return self._window(new, known, budget)
+
+    def _window(self, new: Sequence[Message], known: str, budget: int) -> _Window:
         """The new messages that fit in one harvest, in order, numbered."""
         settings = self._settings
         readable = [m for m in new if m.role in _SPEAKERS and not (is_seed(m) or is_command(m))]
@@ -187,7 +340,7 @@ class Harvester:
             text = message.content.strip()
             text = cut_middle(text, len(text), settings.max_message_chars)
             line = f"[{len(lines) + 1}] {_SPEAKERS[message.role]}: {text}"
-            if lines and used + len(line) > settings.harvest_transcript_chars:
+            if lines and used + len(line) > budget:
                 break
             chosen.append(message)
             lines.append(line)
@@ -197,7 +350,7 @@ class Harvester:
         # Everything up to the last message read is done, events and tool
         # results between them included; if nothing readable was new, all is.
         through = chosen[-1].id if chosen and len(chosen) < len(readable) else new[-1].id
-        return _Window(tuple(chosen), tuple(lines), through)
+        return _Window(tuple(chosen), tuple(lines), through, known)
 
     def _fitted(self, lines: list[str], chosen: list[Message], known: str) -> list[str]:
         """*lines* without the last ones (the next harvest reads them) and the
@@ -230,52 +383,96 @@ class Harvester:
         ]
 
     # -- the answer -------------------------------------------------------------
-    def _ask(self, window: _Window, known: str, control: JobControl) -> HarvestAnswer:
+    def _learn(self, window: _Window, attempt: int, control: JobControl) -> _Learned:
+        """The facts of the model's answer, each gated and embedded (nothing
+        stored yet); *attempt* counts the unusable answers before."""
+        answer = self._ask(window, attempt, control)
+        planned: list[tuple[str, PlannedMemory]] = []
+        refused: list[tuple[str, str]] = []
+        with control.scope():
+            for fact in answer.facts:
+                sources = sorted({window.messages[n - 1].id for n in fact.messages})
+                try:
+                    planned.append(
+                        (
+                            fact.fact,
+                            self._memories.plan(
+                                fact.fact,
+                                source_kind="harvested",
+                                category=fact.category,
+                                message_ids=sources,
+                                priority=Priority.BACKGROUND,
+                            ),
+                        )
+                    )
+                except MemoryRefused as error:
+                    refused.append((fact.fact, str(error)))
+                except ModelError as error:  # the embedding of a fact
+                    raise HarvestFailed(f"the facts could not be embedded: {error}") from error
+        return _Learned(tuple(planned), tuple(refused))
+
+    def _ask(self, window: _Window, attempt: int, control: JobControl) -> HarvestAnswer:
         options = GenerationOptions(
             max_tokens=ANSWER_TOKENS,
-            temperature=0.0,
+            temperature=_RETRY_TEMPERATURE if attempt else 0.0,
+            seed=attempt or None,
             json_schema=_schema(len(window.lines)),
         )
-        prompt = self._prompt(window.lines, known)
+        prompt = self._prompt(window.lines, window.known)
         try:
             raw = str(control.run(self._broker.chat(prompt, options, Priority.BACKGROUND)).result())
             answer = parse_structured(HarvestAnswer, raw)
         except StructuredOutputError as error:
-            raise HarvestFailed(f"the model's answer was not usable: {error}") from error
-        except ModelError as error:
+            raise UnusableAnswer(f"the model's answer was not usable: {error}") from error
+        except (GenerationCancelled, ModelUnavailable) as error:
+            # Not the messages' fault: this does not count as a try.
             raise HarvestFailed(f"the model could not read the conversation: {error}") from error
+        except ModelError as error:
+            raise UnusableAnswer(f"the model could not read the conversation: {error}") from error
         shown = range(1, len(window.lines) + 1)
         if any(n not in shown for fact in answer.facts for n in fact.messages):
-            raise HarvestFailed("the model named messages it was not shown")
+            raise UnusableAnswer("the model named messages it was not shown")
         return answer
 
-    def _store(self, conversation_id: int, window: _Window, answer: HarvestAnswer) -> HarvestReport:
-        added: list[Memory] = []
-        reinforced: list[Memory] = []
-        refused: list[tuple[str, str]] = []
-        for fact in answer.facts:
-            sources = sorted({window.messages[n - 1].id for n in fact.messages})
-            try:
-                remembered = self._memories.remember(
-                    fact.fact,
-                    source_kind="harvested",
-                    actor="harvest",
-                    category=fact.category,
-                    message_ids=sources,
-                    priority=Priority.BACKGROUND,
-                )
-            except MemoryRefused as error:
-                refused.append((fact.fact, str(error)))
-                continue
-            kept = added if remembered.outcome == "added" else reinforced
-            kept.append(remembered.memory)
+    def _commit(
+        self,
+        conversation_id: int,
+        window: _Window,
+        learned: _Learned,
+        gap: HarvestGap | None = None,
+    ) -> HarvestReport:
+        """Store the facts and move the watermark (or shrink the *gap* read
+        again), in one transaction."""
+        added: dict[int, Memory] = {}
+        reinforced: dict[int, Memory] = {}
+        refused = list(learned.refused)
+        with self._memories.writing("harvest") as batch:
+            for text, planned in learned.planned:
+                try:
+                    remembered = batch.write(planned)
+                except MemoryRefused as error:  # deleted by the user meanwhile
+                    refused.append((text, str(error)))
+                    continue
+                kept = added if remembered.outcome == "added" else reinforced
+                kept[remembered.memory.id] = remembered.memory
+            through = window.through_message_id
+            if gap is None:
+                self._conversations.mark_harvested(conversation_id, through, batch.transaction)
+            else:
+                self._conversations.close_gap(gap.id, through, batch.transaction)
         return HarvestReport(
             conversation_id,
-            window.through_message_id,
-            tuple(added),
-            tuple(reinforced),
+            through,
+            tuple(added.values()),
+            tuple(reinforced.values()),
             tuple(refused),
+            learned_again=gap,
         )
+
+
+def _reason(error: HarvestFailed) -> str:
+    """What went wrong, short enough to keep."""
+    return str(error)[:_REASON_CHARS]
 
 
 def _schema(shown: int) -> dict[str, Any]:

@@ -6,7 +6,10 @@ gate and then write-time deduplication: the same text (by hash) or a
 near-duplicate (high cosine, same names, numbers and negations) reinforces
 the memory already there instead of adding a row.  A memory the user deleted
 is not learned again from conversation.  Every change lands in the store in
-one transaction with its history row.
+one transaction with its history row.  A write is decided first (``plan``:
+the gate, the embedding, the category, all that may wait on a model) and
+stored after (``writing``), so a caller can store many in one transaction
+with writes of its own (a harvest's facts and its watermark).
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from __future__ import annotations
 import re
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,9 +29,12 @@ from desktop.core.db import (
     MemoryQuery,
     MemoryStatus,
     MemoryStore,
+    NewMemory,
     SourceKind,
+    Transaction,
 )
 from desktop.core.db import content_hash as hash_of
+from desktop.core.db.memory_writes import MemoryWrites, checked_blob
 from desktop.core.embedding import Embeddings, Vectors
 from desktop.core.memory_category import CategoryGuesser
 from desktop.core.memory_category import MemoryCategory as MemoryCategory  # its old home
@@ -84,6 +91,74 @@ class Remembered:
         return f"Secrets are never stored: the {kinds} was taken out."
 
 
+@dataclass(frozen=True)
+class PlannedMemory:
+    """A memory write decided outside any transaction (``MemoryService.plan``)."""
+
+    text: str
+    """As the write gate lets it be stored."""
+    source_kind: SourceKind
+    category: str
+    importance: float
+    message_ids: tuple[int, ...]
+    flags: tuple[str, ...]
+    redactions: tuple[str, ...]
+    vector: Vectors | None
+    """Its vector, one row (None: no embedder was loaded, or it was found by its text)."""
+    embedding_model: str | None
+
+    @property
+    def explicit(self) -> bool:
+        """Said by the user themselves: it may bring back what they deleted."""
+        return self.source_kind == "user_explicit"
+
+
+class MemoryBatch:
+    """The memory writes of one transaction (``MemoryService.writing``).
+
+    A memory this batch already added or reinforced is not counted again
+    when another planned write says the same: one harvest that names a fact
+    twice saw it once.
+    """
+
+    def __init__(self, service: MemoryService, writes: MemoryWrites) -> None:
+        self._service = service
+        self.writes = writes
+        self._outcomes: dict[int, Outcome] = {}
+
+    @property
+    def transaction(self) -> Transaction:
+        """The open transaction, for other stores' writes that commit with these."""
+        return self.writes.transaction
+
+    def write(self, planned: PlannedMemory) -> Remembered:
+        """Store *planned*, or reinforce the memory that says it by now;
+        ``MemoryRefused`` (nothing written) if the user deleted one like it
+        since it was planned."""
+        known = self._service._already(planned.text, planned.vector, planned.explicit)
+        if known is not None:
+            outcome = self._outcomes.get(known.id)
+            if outcome is None:
+                self.writes.reinforce(known.id, planned.message_ids)
+                outcome = self._outcomes[known.id] = "reinforced"
+            else:
+                self.writes.add_sources(known.id, planned.message_ids, ())
+            return Remembered(outcome, self.writes.current(known.id), planned.redactions)
+        item = NewMemory(
+            planned.text,
+            None if planned.vector is None else planned.vector[0],
+            planned.source_kind,
+            category=planned.category,
+            importance=planned.importance,
+            source_message_ids=planned.message_ids,
+            embedding_model=planned.embedding_model,
+            flags=planned.flags,
+        )
+        memory_id = self.writes.add(item, checked_blob(item))
+        self._outcomes[memory_id] = "added"
+        return Remembered("added", self.writes.current(memory_id), planned.redactions)
+
+
 class MemoryService:
     def __init__(
         self,
@@ -134,33 +209,57 @@ class MemoryService:
         """Store *text* (or reinforce what is already known); ``MemoryRefused``
         says why not.  A new memory with no *category* (None) is filed under
         the one its words and meaning suggest."""
+        planned = self.plan(
+            text,
+            source_kind=source_kind,
+            category=category,
+            importance=importance,
+            message_ids=message_ids,
+            priority=priority,
+        )
+        with self.writing(actor) as batch:
+            return batch.write(planned)
+
+    def plan(
+        self,
+        text: str,
+        *,
+        source_kind: SourceKind,
+        category: str | None = "general",
+        importance: float = 0.5,
+        message_ids: Iterable[int] = (),
+        priority: Priority = Priority.USER,
+    ) -> PlannedMemory:
+        """Decide how *text* would be stored, without writing: the gate's
+        verdict (``MemoryRefused``), its vector and its category, everything
+        that may wait on a model.  ``writing()`` stores it."""
         gated = self._gate.check(text)
-        message_ids = tuple(message_ids)
         explicit = source_kind == "user_explicit"
         known, vector = self._lookup(gated.text, explicit, priority)
-        if category is None:  # guessed before the lock: the guess may embed
+        if category is None:
             model = self._model_name(vector)
             category = "other" if known else self._categories.guess(gated.text, vector, model)
-        # Looked up again under the lock, without waiting on the model: two
-        # writers that both found nothing (a harvest, a tool) store it once.
-        with self._adding:
-            if known is None:
-                known = self._already(gated.text, vector, explicit)
-            if known is not None:
-                memory = self.store.reinforce(known.id, actor, source_message_ids=message_ids)
-                return Remembered("reinforced", memory, gated.redactions)
-            memory = self.store.add(
-                gated.text,
-                embedding=None if vector is None else vector[0],
-                embedding_model=self._model_name(vector),
-                source_kind=source_kind,
-                actor=actor,
-                category=category,
-                importance=importance,
-                source_message_ids=message_ids,
-                flags=gated.flags,
-            )
-        return Remembered("added", memory, gated.redactions)
+        return PlannedMemory(
+            gated.text,
+            source_kind,
+            category,
+            importance,
+            tuple(message_ids),
+            tuple(gated.flags),
+            tuple(gated.redactions),
+            vector,
+            self._model_name(vector),
+        )
+
+    @contextmanager
+    def writing(self, actor: str) -> Iterator[MemoryBatch]:
+        """Planned memories written by *actor* in one transaction: all of
+        them (and whatever else is written in ``batch.transaction``) or, if
+        anything raises, none.  Never plan inside it: planning runs models."""
+        # Under the lock, two writers that both found nothing (a harvest, a
+        # tool) store a fact once: the second sees the first's row.
+        with self._adding, self.store.writing(actor) as writes:
+            yield MemoryBatch(self, writes)
 
     def known_as(self, text: str, priority: Priority = Priority.BACKGROUND) -> Memory | None:
         """The active memory that already says *text* (the same text or a

@@ -94,6 +94,12 @@ class MemoryWrites:
         self._dream_run_id = dream_run_id
         self._dream_change_id = dream_change_id
 
+    @property
+    def transaction(self) -> Transaction:
+        """The transaction these changes belong to, for other stores' writes
+        that must commit with them (a harvest's watermark)."""
+        return self._tx
+
     def current(self, memory_id: int) -> Memory:
         """The memory as this transaction sees it; reading it here avoids a race."""
         row = self._tx.fetch_one(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from desktop.core.db import ConversationStore, Database, Message
-from desktop.core.harvest import Harvester, HarvestFailed
+from desktop.core.harvest import RETRY_AFTER_HOURS, Harvester, HarvestFailed
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import MemorySettings
@@ -330,6 +330,8 @@ def test_harvest_due_goes_on_after_one_fails(
     reports = harvester.harvest_due()
 
     assert [r.conversation_id for r in reports] == [second.id]
+    assert harvester.due() == []  # the failed one waits for its retry
+    clock.now += RETRY_AFTER_HOURS[0] * 3600
     assert harvester.due() == [first.id]
 
 
