@@ -26,7 +26,8 @@ from desktop.core.compaction import (
 )
 from desktop.core.condenser import Condenser
 from desktop.core.db import Conversation, ConversationStore, Memory, Message
-from desktop.core.errors import ReverieError
+from desktop.core.erasure import Eraser, Erasure
+from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_service import MemoryService, Remembered
 from desktop.core.prompt_assembly import (
@@ -37,7 +38,9 @@ from desktop.core.prompt_assembly import (
     assemble,
     memory_line,
 )
+from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
+from desktop.core.redaction import redact
 from desktop.core.settings import ChatSettings, ModelSettings
 from desktop.core.skills import SkillLibrary
 from desktop.core.tasks import TaskService
@@ -114,6 +117,9 @@ class Turn:
     user_message: Message | None
     seed: bool
     control: JobControl = field(default_factory=JobControl)
+    redacted: tuple[str, ...] = ()
+    """The kinds of secrets taken out of *user_message* before it was
+    stored, one per secret (``redaction_notice`` tells the user why)."""
 
     def cancel(self) -> None:
         self.control.cancel()
@@ -132,9 +138,11 @@ class ChatService:
         toolbox: Toolbox | None = None,
         tasks: TaskService | None = None,
         skills: SkillLibrary | None = None,
+        eraser: Eraser | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
         self._conversations = conversations
+        self._eraser = eraser
         self._tasks = tasks
         self._skills = skills
         self._memories = memories
@@ -183,7 +191,34 @@ class ChatService:
         return self._conversations.rename(conversation_id, title.strip() or NEW_CONVERSATION_TITLE)
 
     def delete(self, conversation_id: int) -> None:
+        """Delete, restorably until the restore window has passed."""
         self._conversations.delete(conversation_id)
+
+    def deleted_conversations(self) -> tuple[list[Conversation], dict[int, float]]:
+        """The deleted conversations, and when each is erased for good, by id."""
+        deleted = self._conversations.deleted()
+        eraser = self._eraser
+        if eraser is None:
+            return deleted, {}
+        return deleted, {
+            c.id: eraser.conversation_erased_on(c.deleted_at)
+            for c in deleted
+            if c.deleted_at is not None
+        }
+
+    def restore(self, conversation_id: int) -> Conversation:
+        return self._conversations.restore(conversation_id)
+
+    def erase(self, conversation_id: int) -> Erasure:
+        """Erase a conversation for good, now (seconds: off the UI thread)."""
+        if self._eraser is None:
+            raise EnvironmentProblem("Reverie cannot erase here: its database is not open.")
+        return self._eraser.erase_conversations([conversation_id])
+
+    def learn_again(self, conversation_id: int) -> int:
+        """Have the next harvest read the parts of a conversation it gave up
+        on; how many there are."""
+        return self._conversations.learn_again(conversation_id)
 
     def conversation(self, conversation_id: int) -> Conversation | None:
         return self._conversations.get(conversation_id)
@@ -195,11 +230,13 @@ class ChatService:
 
     # -- turns -------------------------------------------------------------------
     def send(self, conversation_id: int, text: str) -> Turn:
-        """Store *text* as the user's message; the returned turn answers it."""
-        text = scrub(text)
-        message = self._conversations.add_message(conversation_id, "user", text)
-        self._title_from_first_message(conversation_id, text)
-        return Turn(conversation_id, message, seed=False)
+        """Store *text* as the user's message, with any secret in it replaced
+        by a placeholder (the model, the search index and the snapshots only
+        ever see that); the returned turn answers it."""
+        cleaned = redact(scrub(text))
+        message = self._conversations.add_message(conversation_id, "user", cleaned.text)
+        self._title_from_first_message(conversation_id, cleaned.text)
+        return Turn(conversation_id, message, seed=False, redacted=cleaned.kinds)
 
     def greeting(self, conversation_id: int) -> Turn | None:
         """The turn that greets the user in a conversation nothing was said
@@ -520,9 +557,10 @@ class ChatService:
         command is kept there as the memory's source."""
         source = None
         if conversation_id is not None:
-            command = f"/remember {text.strip()}"
+            # The memory is redacted by the memory gate; its source, here.
+            command = redact(scrub(f"/remember {text.strip()}")).text
             source = self._conversations.add_message(
-                conversation_id, "user", scrub(command), metadata={"kind": COMMAND}
+                conversation_id, "user", command, metadata={"kind": COMMAND}
             )
         try:
             remembered = self._memories.remember(
@@ -559,6 +597,18 @@ class ChatService:
 
 
 _SEED = {"kind": SEED}
+
+
+def redaction_notice(kinds: Sequence[str]) -> str:
+    """What the user is told when secrets were taken out of a message:
+    which kinds, the placeholder they see instead, and why."""
+    named = list(dict.fromkeys(kinds))  # each kind once, in the order found
+    what = " and ".join(f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}" for kind in named)
+    markers = " and ".join(f"[redacted {kind}]" for kind in named)
+    return (
+        f"Reverie replaced {what} with {markers}: secrets are never stored. "
+        "Keep them in a password manager."
+    )
 
 
 def is_seed(message: Message) -> bool:
@@ -610,7 +660,10 @@ def _prompt_history(
     return [
         ChatMessage(
             _PROMPT_ROLES[m.role],  # type: ignore[arg-type]  # mapped roles
-            fill(tool_response, result=m.content) if m.role == "tool" else m.content,
+            # A tool's result carries memories, tasks and skills: made safe like them.
+            fill(tool_response, result=safe_for_prompt(m.content, "document"))
+            if m.role == "tool"
+            else m.content,
         )
         for m in ordered
         if m.role in _PROMPT_ROLES and not is_command(m)

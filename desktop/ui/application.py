@@ -128,6 +128,8 @@ class ReverieApplication(QObject):
             lambda failure: log.warning("maintenance failed: %s", failure.message)
         )
         self.maintenance.submit(lambda _: warm_up())  # before the first reply needs it
+        if (eraser := core.eraser) is not None:  # deletions past their restore window
+            self.maintenance.submit(lambda _: eraser.erase_expired())
         if core.memories is not None:
             memories = core.memories  # a new embedder: every memory gets its vector again
             self.models.embedder_changed.connect(
@@ -170,7 +172,7 @@ class ReverieApplication(QObject):
     def _memory_browser(self, core: Core) -> MemoryBrowser | None:
         if core.memories is None or core.conversations is None or core.chat is None:
             return None
-        browser = MemoryBrowser(core.memories, core.conversations)
+        browser = MemoryBrowser(core.memories, core.conversations, eraser=core.eraser)
         self.window.memories_requested.connect(browser.present)
         self.window.memory_requested.connect(browser.show_memory)
         browser.open_conversation_requested.connect(self._open_conversation)

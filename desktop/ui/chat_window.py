@@ -38,9 +38,11 @@ from desktop.core.chat import (
     Stage,
     Turn,
     TurnListener,
+    redaction_notice,
 )
 from desktop.core.commands import Command
 from desktop.core.compaction import CompactionResult
+from desktop.core.erasure import Erasure
 from desktop.core.errors import ReverieError
 from desktop.core.tools import ToolCall
 from desktop.ui.chat_banners import ProblemBanner, RolesBanner, SuggestionCard
@@ -127,6 +129,10 @@ class ChatWindow(QMainWindow):
         """Regenerate and Edit, on the messages they act on."""
         self._streaming: MessageView | None = None
         self._after: Callable[[object], None] | None = None
+        self._failed_as = "The model could not reply"
+        """What the banner says when the task on the worker fails."""
+        self._told_why_redacted = False
+        """Whether this run of the app said why a secret became a placeholder."""
         self.dreaming_available = False
         self._build()
         self._memory_commands = (
@@ -191,6 +197,10 @@ class ChatWindow(QMainWindow):
         )
         self.conversation_list.rename_requested.connect(self.rename_conversation)
         self.conversation_list.delete_requested.connect(self.delete_conversation)
+        self.conversation_list.deleted_shown.connect(lambda _: self._refresh_list())
+        self.conversation_list.restore_requested.connect(self.restore_conversation)
+        self.conversation_list.erase_requested.connect(self.erase_conversation)
+        self.conversation_list.learn_again_requested.connect(self.learn_again)
         splitter = QSplitter()
         splitter.addWidget(self.conversation_list)
         splitter.addWidget(chat_pane)
@@ -272,6 +282,10 @@ class ChatWindow(QMainWindow):
     def _refresh_list(self, query: str | None = None) -> None:
         if self._chat is None:
             return
+        if self.conversation_list.showing_deleted:
+            if deleted := self._guarded(lambda chat: chat.deleted_conversations()):
+                self.conversation_list.show_deleted(*deleted)
+            return
         text = self.conversation_list.search.text() if query is None else query
         self.conversation_list.show_conversations(
             self._chat.conversations(text), self._conversation_id
@@ -333,6 +347,41 @@ class ChatWindow(QMainWindow):
         self._guarded(lambda chat: chat.delete(conversation_id))
         if conversation_id == self._conversation_id:
             self._guarded(lambda chat: self.open_conversation(chat.latest_or_new_conversation().id))
+        self._refresh_list()
+
+    def restore_conversation(self, conversation_id: int) -> None:
+        if self._chat is None:
+            return
+        if self._guarded(lambda chat: chat.restore(conversation_id)) is not None:
+            self.set_status("Restored: the conversation is back in the list")
+        self._refresh_list()
+
+    def erase_conversation(self, conversation_id: int) -> None:
+        """Erase a conversation for good (the list asked first), on the worker:
+        erasing rewrites the database file."""
+        if self._chat is None or self._busy:
+            self.set_status("Stop the reply (Esc) before deleting for good")
+            return
+        if conversation_id == self._conversation_id:  # out of the list first, then away from it
+            self._guarded(lambda chat: chat.delete(conversation_id))
+            self._guarded(
+                lambda chat: self._show_conversation(chat.latest_or_new_conversation().id)
+            )
+        chat = self._chat
+
+        def erased(result: object) -> None:
+            self._refresh_list()
+            if isinstance(result, Erasure):
+                self._on_notice(result.describe())
+
+        self.set_status("Erasing the conversation for good…")
+        self._run(lambda _: chat.erase(conversation_id), erased, failed_as="It was not erased")
+
+    def learn_again(self, conversation_id: int) -> None:
+        if self._chat is None:
+            return
+        if self._guarded(lambda chat: chat.learn_again(conversation_id)):
+            self.set_status("The skipped part is read again at the next harvest check")
         self._refresh_list()
 
     def _guarded(self, action: Callable[[ChatService], R]) -> R | None:
@@ -433,6 +482,7 @@ class ChatWindow(QMainWindow):
             assert turn.user_message is not None
             self.transcript.add_message("user", turn.user_message.content, turn.user_message.id)
             self._refresh_list()  # the conversation moved to the top, maybe with a new title
+        self._tell_why_redacted(turn.redacted)
         self.transcript.scroll_to_bottom()
         if self._busy:
             self._queued = turn
@@ -440,6 +490,13 @@ class ChatWindow(QMainWindow):
             self.set_status("Greeting you first; your message is answered next…")
         else:
             self._start_turn(turn)
+
+    def _tell_why_redacted(self, kinds: tuple[str, ...]) -> None:
+        """Under the first message a secret was taken out of, once per run of
+        the app: the placeholder then speaks for itself."""
+        if kinds and not self._told_why_redacted:
+            self._told_why_redacted = True
+            self._on_notice(redaction_notice(kinds))
 
     def _typed_command(self, command: Command) -> None:
         if command.name in _MODEL_COMMANDS and self._busy:
@@ -512,9 +569,13 @@ class ChatWindow(QMainWindow):
         self,
         task: Callable[[TurnListener], object],
         after: Callable[[object], None] | None = None,
+        *,
+        failed_as: str = "The model could not reply",
     ) -> None:
-        """Run *task* on the worker; *after(result)* once it returned."""
+        """Run *task* on the worker; *after(result)* once it returned; if it
+        fails, the banner says *failed_as* and why."""
         self._after = after
+        self._failed_as = failed_as
         self._busy = True
         self._offer_actions()  # none while Reverie is busy
         self.busy_changed.emit(True)
@@ -651,7 +712,7 @@ class ChatWindow(QMainWindow):
         self._after = None
         if self._streaming is not None:
             self._on_reply_finished(Reply("answer", self._streaming.text, "error", None))
-        self.show_problem(f"The model could not reply: {failure.message}")
+        self.show_problem(f"{self._failed_as}: {failure.message}")
         self._queued = None  # it stays in the conversation, to regenerate once the model is back
         self._end_turn("Failed")
 

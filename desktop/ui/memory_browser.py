@@ -6,7 +6,10 @@ Whatever embeds text (a search by words and meaning, "forget everything
 about…", an edit) may wait on the inference broker behind a chat reply, so it
 runs on the browser's own worker thread; filtering, and reading one memory's
 history and sources, are quick reads done in place.  Archiving and deleting
-are soft: the Archived and Deleted filters show such memories, with Restore.
+are soft: the Archived and Deleted filters show such memories, with Restore,
+and a deleted memory says until when.  Given an ``Eraser``, "Delete now…"
+erases memories for good at once (asked first; on the worker, as it
+rewrites the database file).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMenu,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QVBoxLayout,
@@ -36,11 +40,13 @@ from PySide6.QtWidgets import (
 from desktop.core.db import ConversationStore, EditConflict, Memory, MemoryQuery, MemorySort
 from desktop.core.db import MemoryStatus as Status
 from desktop.core.db.memory_rows import MEMORY_STATUSES
+from desktop.core.erasure import Eraser, Erasure
 from desktop.core.errors import ReverieError
 from desktop.core.memory_export import export_jsonl, export_markdown
 from desktop.core.memory_gate import MemoryRefused
 from desktop.core.memory_service import MemoryService, Remembered
 from desktop.ui.app_window import AppWindow, ListOrEmpty, card_list
+from desktop.ui.erase_confirm import ask_to_erase
 from desktop.ui.memory_filters import MemoryFilters
 from desktop.ui.memory_views import (
     MEMORY_ROLE,
@@ -89,6 +95,7 @@ class MemoryBrowser(AppWindow):
         parent: QWidget | None = None,
         *,
         page: int = PAGE,
+        eraser: Eraser | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("memory-browser")
@@ -98,6 +105,7 @@ class MemoryBrowser(AppWindow):
         self._memories = memories
         self._conversations = conversations
         self._page = page
+        self._eraser = eraser
         self._listing = page  # how many the list shows now: pages of it
         self._generation = 0  # the newest list request; answers to older ones are dropped
         self._searching = False
@@ -105,6 +113,8 @@ class MemoryBrowser(AppWindow):
         self._saving = False
         self.forget_preview: ForgetPreview | None = None
         self.topic_dialog: QInputDialog | None = None
+        self.erase_confirm: QMessageBox | None = None
+        """The open "Delete now, for good?" question, if any."""
         self._build()
         self.setMinimumSize(self._least_size())
         self._tasks = TaskQueue("memory-browser", self)
@@ -186,6 +196,7 @@ class MemoryBrowser(AppWindow):
         detail.archive_button.clicked.connect(lambda: self.set_selected_status("archived"))
         detail.delete_button.clicked.connect(self.delete_selected)
         detail.restore_button.clicked.connect(lambda: self.set_selected_status("active"))
+        detail.erase_button.clicked.connect(self.erase_selected)
         detail.editor.textChanged.connect(self._update_edit_buttons)
         detail.save_button.clicked.connect(self.save_edit)
         detail.revert_button.clicked.connect(self.revert_edit)
@@ -197,6 +208,9 @@ class MemoryBrowser(AppWindow):
         delete = QShortcut(QKeySequence(QKeyCombination(Qt.Key.Key_Delete)), self.items)
         delete.setContext(Qt.ShortcutContext.WidgetShortcut)  # not while typing elsewhere
         delete.activated.connect(self.delete_selected)
+        erase = QShortcut(QKeySequence(Qt.Modifier.SHIFT | Qt.Key.Key_Delete), self.items)
+        erase.setContext(Qt.ShortcutContext.WidgetShortcut)
+        erase.activated.connect(self.erase_selected)
 
     def _focus_search(self) -> None:
         self.filters.search.setFocus()
@@ -315,12 +329,13 @@ class MemoryBrowser(AppWindow):
         detail.restore_button.setVisible(bool(statuses & set(_CHANGES_FROM["active"])))
         for button in (detail.pin_button, detail.archive_button, detail.delete_button):
             button.setVisible(bool(selected))
+        detail.erase_button.setVisible(bool(selected) and self._eraser is not None)
         if len(selected) == 1:
-            self._guarded(lambda: detail.show_memory(selected[0]))
+            self._guarded(lambda: detail.show_memory(selected[0], self._erased_on(selected[0])))
         elif selected:
             detail.show_summary(
-                f"{count(len(selected))} selected: Pin, Archive, Delete and Restore "
-                "act on all of them."
+                f"{count(len(selected))} selected: Pin, Archive, Delete, Restore and "
+                "Delete now act on all of them."
             )
         elif self.items.count():
             detail.show_summary("Select a memory to read, correct or remove it.")
@@ -422,6 +437,43 @@ class MemoryBrowser(AppWindow):
         }
         self._changed(ids, said.get(status, f"Restored {n}."))
 
+    def _erased_on(self, memory: Memory) -> float | None:
+        """When a deleted *memory* is erased for good (None: not deleted, or no eraser)."""
+        if self._eraser is None or memory.status != "deleted":
+            return None
+        return self._eraser.erased_on([memory.id]).get(memory.id)
+
+    # -- erasing for good ------------------------------------------------------
+    def erase_selected(self) -> None:
+        """Ask, then erase the selected memories for good, whatever their status."""
+        ids = [m.id for m in self.selected_memories()]
+        if ids and self._eraser is not None:
+            self._ask_to_erase(ids, count(len(ids)))
+
+    def _ask_to_erase(self, ids: Sequence[int], what: str) -> None:
+        self.erase_confirm = ask_to_erase(self, what, lambda: self.erase(ids))
+        self.erase_confirm.finished.connect(self._on_erase_answered)
+
+    def _on_erase_answered(self) -> None:
+        self.erase_confirm = None
+
+    def erase(self, ids: Sequence[int]) -> None:
+        """Erase memories *ids* for good now, on the worker (no question asked)."""
+        eraser = self._eraser
+        if eraser is None:
+            return
+        self.show_notice(f"Erasing {count(len(ids))}…")
+        self._tasks.run(
+            lambda: eraser.erase_memories(ids),
+            self._on_erased,
+            lambda message: self.show_problem(f"Erasing did not finish: {message}"),
+        )
+
+    def _on_erased(self, result: object) -> None:
+        if isinstance(result, Erasure):
+            self.show_notice(result.describe())
+        self.refresh()
+
     def _changed(self, ids: Sequence[int], said: str) -> None:
         self.show_notice(said)
         self.refresh()
@@ -460,7 +512,12 @@ class MemoryBrowser(AppWindow):
 
     def _show_forget_preview(self, topic: str, found: object) -> None:
         self.notice.hide()
-        preview = ForgetPreview(topic, found if isinstance(found, list) else [], self)
+        preview = ForgetPreview(
+            topic,
+            found if isinstance(found, list) else [],
+            self,
+            can_erase=self._eraser is not None,
+        )
         preview.setWindowModality(Qt.WindowModality.WindowModal)
         preview.finished.connect(self._on_preview_finished)
         self.forget_preview = preview
@@ -473,6 +530,9 @@ class MemoryBrowser(AppWindow):
         preview.deleteLater()
         ids = preview.checked_ids()
         if result != QDialog.DialogCode.Accepted or not ids:
+            return
+        if preview.erase_now:
+            self._ask_to_erase(ids, f"{count(len(ids))} about “{preview.topic}”")
             return
         if self._guarded(lambda: self._memories.set_status(ids, "deleted")):
             self.show_notice(

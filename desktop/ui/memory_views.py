@@ -99,6 +99,11 @@ def _date(timestamp: float) -> str:
     return f"{moment.day} {moment:%b %Y}"
 
 
+def erase_deadline(erased_on: float) -> str:
+    """What a deleted item says of the end of its restore window."""
+    return f"Deleted: restorable until {_date(erased_on)}, then erased for good"
+
+
 def _when(timestamp: float) -> str:
     moment = datetime.fromtimestamp(timestamp)
     return f"{moment.day} {moment:%b %Y, %H:%M}"
@@ -304,6 +309,13 @@ class MemoryDetail(QWidget):
             QPushButton("Delete"), "memory-delete", "Delete the selected memories"
         )
         self.delete_button.setToolTip("Delete (Del); restorable from the Deleted filter")
+        self.erase_button = named(
+            QPushButton("Delete now…"), "memory-erase", "Delete the selected memories now, for good"
+        )
+        self.erase_button.setToolTip(
+            "Erase at once, from the database and its snapshots (Shift+Del); cannot be undone"
+        )
+        self.erase_button.hide()  # only where there is an eraser and a selection
         self.restore_button = named(
             QPushButton("Restore"), "memory-restore", "Restore the selected memories"
         )
@@ -332,6 +344,7 @@ class MemoryDetail(QWidget):
         for button in (self.pin_button, self.archive_button, self.delete_button):
             actions.addWidget(button)
         actions.addWidget(self.restore_button)
+        actions.addWidget(self.erase_button)
         actions.addStretch(1)
         edit_buttons = QHBoxLayout()
         edit_buttons.addStretch(1)
@@ -370,8 +383,9 @@ class MemoryDetail(QWidget):
     def edit_dirty(self) -> bool:
         return self.memory is not None and self.editor.toPlainText() != self.edit_base
 
-    def show_memory(self, memory: Memory) -> None:
-        """Show *memory*; the editor keeps what the user typed into this same memory."""
+    def show_memory(self, memory: Memory, erased_on: float | None = None) -> None:
+        """Show *memory*; the editor keeps what the user typed into this same memory.
+        A deleted memory says when it is erased for good (*erased_on*, if known)."""
         keep_edit = self.memory is not None and memory.id == self.memory.id and self.edit_dirty()
         self.memory = memory
         status = "" if memory.status == "active" else f" · {memory.status}"
@@ -390,6 +404,7 @@ class MemoryDetail(QWidget):
             f"{memory.category} · {source} · {_seen(memory)} · importance {memory.importance:.2g}"
             f"\nAdded {_when(memory.created_at)} · last seen {_when(memory.last_seen_at)}"
             + (f"\nReplaced by memory #{memory.superseded_by}" if memory.superseded_by else "")
+            + ("" if erased_on is None else f"\n{erase_deadline(erased_on)}")
         )
         self._show_sources(memory.id)
         self._show_history(memory.id)
@@ -461,16 +476,21 @@ def _discard(views: Sequence[QWidget]) -> None:
 class ForgetPreview(QDialog):
     """The memories about a topic, all checked; accepting forgets the checked ones."""
 
-    def __init__(self, topic: str, memories: Sequence[Memory], parent: QWidget) -> None:
+    def __init__(
+        self, topic: str, memories: Sequence[Memory], parent: QWidget, *, can_erase: bool = False
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("forget-preview")
         self.topic = topic
+        self.erase_now = False
+        """Accepted with "Forget now, for good": erase rather than delete softly."""
         self.setWindowTitle(f"Forget everything about “{topic}”")
         self.resize(560, 420)
         found = bool(memories)
         intro = (
             f"Reverie remembers these about “{topic}”. Uncheck any you want to keep. "
-            "Forgotten memories are deleted softly: you can restore them from the Deleted filter."
+            "Forgotten memories are deleted softly: you can restore them from the Deleted filter"
+            + (" for a while, or forget them now, for good." if can_erase else ".")
             if found
             else f"Reverie remembers nothing about “{topic}”."
         )
@@ -491,12 +511,21 @@ class ForgetPreview(QDialog):
         self.cancel_button = named(
             QPushButton("Cancel" if found else "Close"), "forget-cancel", "Forget nothing"
         )
+        self.erase_button = named(
+            QPushButton("Forget now, for good…"),
+            "forget-erase",
+            "Erase the checked memories now, for good",
+        )
+        self.erase_button.setToolTip("Erased at once, not restorable: you are asked first")
+        self.erase_button.setVisible(found and can_erase)
         self.confirm_button.clicked.connect(self.accept)
+        self.erase_button.clicked.connect(self._erase)
         self.cancel_button.clicked.connect(self.reject)
         self.items.itemChanged.connect(lambda _: self._update_count())
         buttons = QHBoxLayout()
         buttons.addWidget(self.count_label, 1)
         buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.erase_button)
         buttons.addWidget(self.confirm_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.intro)
@@ -504,6 +533,10 @@ class ForgetPreview(QDialog):
         layout.addLayout(buttons)
         self.cancel_button.setDefault(True)  # Enter must not forget by accident
         self._update_count()
+
+    def _erase(self) -> None:
+        self.erase_now = True
+        self.accept()
 
     def checked_ids(self) -> list[int]:
         items = (self.items.item(row) for row in range(self.items.count()))
@@ -518,3 +551,4 @@ class ForgetPreview(QDialog):
         self.count_label.setText(f"{checked} of {count(total)} will be forgotten")
         self.confirm_button.setText(f"Forget {count(checked)}")
         self.confirm_button.setEnabled(checked > 0)
+        self.erase_button.setEnabled(checked > 0)

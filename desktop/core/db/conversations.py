@@ -2,7 +2,8 @@
 
 Deleting a conversation is soft (``deleted_at``): it disappears from the list
 and takes no new messages, but memories harvested from it keep pointing at
-message ids that still mean something.
+message ids that still mean something, and it can be restored until it is
+erased for good (``desktop.core.db.purge``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import builtins
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -38,6 +40,8 @@ class Conversation:
     summary_updated_at: float | None
     harvested_through_message_id: int | None
     deleted_at: float | None
+    unlearned_parts: int = 0
+    """Parts the harvest gave up on and has not learned since (see ``HarvestGap``)."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,33 @@ class HarvestBacklog:
     conversation_id: int
     new_user_messages: int
     last_message_at: float
+
+
+@dataclass(frozen=True)
+class HarvestRetry:
+    """The harvest of a conversation's new messages failed *failures* times
+    in a row; the next try is not before *retry_at*."""
+
+    conversation_id: int
+    failures: int
+    last_error: str
+    retry_at: float
+
+
+@dataclass(frozen=True)
+class HarvestGap:
+    """Messages *first_message_id* to *last_message_id* of a conversation
+    the harvest gave up on after *attempts* unusable answers; the user asked
+    to learn them again at *learn_again_at* (None: not asked)."""
+
+    id: int
+    conversation_id: int
+    first_message_id: int
+    last_message_id: int
+    attempts: int
+    reason: str
+    skipped_at: float
+    learn_again_at: float | None
 
 
 def _conversation(row: Row) -> Conversation:
@@ -143,6 +174,26 @@ class ConversationStore:
             ).rowcount
             if changed == 0:
                 raise RowNotFound("conversations", conversation_id)
+
+    def restore(self, conversation_id: int) -> Conversation:
+        """Bring back a deleted conversation (not yet erased for good)."""
+        with self._db.transaction() as tx:
+            row = tx.fetch_one(
+                "UPDATE conversations SET deleted_at = NULL"
+                " WHERE id = ? AND deleted_at IS NOT NULL RETURNING *",
+                (conversation_id,),
+            )
+            if row is None:
+                raise RowNotFound("conversations", conversation_id)
+        return _conversation(row)
+
+    def deleted(self) -> builtins.list[Conversation]:
+        """The deleted conversations not yet erased, most recently deleted first."""
+        rows = self._db.fetch_all(
+            "SELECT * FROM conversations WHERE deleted_at IS NOT NULL"
+            " ORDER BY deleted_at DESC, id DESC"
+        )
+        return [_conversation(row) for row in rows]
 
     def discard_unused(self, greeting: str, keep: int | None = None) -> int:
         """Remove for good the conversations nothing was said in but
@@ -291,13 +342,113 @@ class ConversationStore:
         )
         return [HarvestBacklog(row[0], row[1], row[2]) for row in rows]
 
-    def mark_harvested(self, conversation_id: int, through_message_id: int) -> None:
-        """Move the harvest watermark forward (never back) to *through_message_id*."""
+    def mark_harvested(
+        self, conversation_id: int, through_message_id: int, tx: Transaction | None = None
+    ) -> None:
+        """Move the harvest watermark forward (never back) to *through_message_id*;
+        the harvest succeeded, so no retry is pending.  Inside *tx* if given
+        (the harvest's memories commit with it)."""
+        with self._writing(tx) as writing:
+            self._move_watermark(writing, conversation_id, through_message_id)
+
+    def harvest_retries(self) -> dict[int, HarvestRetry]:
+        """The conversations whose harvest failed lately, by id."""
+        rows = self._db.fetch_all("SELECT * FROM harvest_retries")
+        return {row["conversation_id"]: from_row(HarvestRetry, row) for row in rows}
+
+    def harvest_retry(self, conversation_id: int) -> HarvestRetry | None:
+        row = self._db.fetch_one(
+            "SELECT * FROM harvest_retries WHERE conversation_id = ?", (conversation_id,)
+        )
+        return None if row is None else from_row(HarvestRetry, row)
+
+    def record_harvest_failure(
+        self, conversation_id: int, error: str, retry_at: float
+    ) -> HarvestRetry:
+        """One more failed harvest of the conversation's new messages; try again at *retry_at*."""
+        with self._db.transaction() as tx:
+            row = tx.fetch_one(
+                "INSERT INTO harvest_retries (conversation_id, failures, last_error, retry_at)"
+                " VALUES (?, 1, ?, ?) ON CONFLICT (conversation_id) DO UPDATE SET"
+                " failures = failures + 1, last_error = excluded.last_error,"
+                " retry_at = excluded.retry_at RETURNING *",
+                (conversation_id, error, retry_at),
+            )
+        return from_row(HarvestRetry, _returned(row))
+
+    def skip_harvest(
+        self,
+        conversation_id: int,
+        first_message_id: int,
+        last_message_id: int,
+        *,
+        attempts: int,
+        reason: str,
+    ) -> HarvestGap:
+        """Give up on messages *first_message_id* to *last_message_id*: record
+        the gap and move the watermark past it, together."""
+        with self._db.transaction() as tx:
+            row = tx.fetch_one(
+                "INSERT INTO harvest_gaps (conversation_id, first_message_id, last_message_id,"
+                " attempts, reason, skipped_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
+                (
+                    conversation_id,
+                    first_message_id,
+                    last_message_id,
+                    attempts,
+                    reason,
+                    self._clock(),
+                ),
+            )
+            self._move_watermark(tx, conversation_id, last_message_id)
+        return from_row(HarvestGap, _returned(row))
+
+    def harvest_gaps(
+        self, conversation_id: int | None = None, *, asked_again: bool = False
+    ) -> builtins.list[HarvestGap]:
+        """The parts the harvest gave up on, of one conversation or of all
+        (kept and on the record); only those the user asked to learn again
+        if *asked_again*; oldest first."""
+        rows = self._db.fetch_all(
+            "SELECT g.* FROM harvest_gaps g JOIN conversations c ON c.id = g.conversation_id"
+            " WHERE (?1 IS NULL OR g.conversation_id = ?1) AND c.deleted_at IS NULL"
+            " AND NOT c.off_record AND (NOT ?2 OR g.learn_again_at IS NOT NULL) ORDER BY g.id",
+            (conversation_id, int(asked_again)),
+        )
+        return [from_row(HarvestGap, row) for row in rows]
+
+    def learn_again(self, conversation_id: int) -> int:
+        """The user asked to learn the skipped parts of a conversation after
+        all; how many there are (the harvest reads them next time it runs)."""
+        with self._db.transaction() as tx:
+            return tx.execute(
+                "UPDATE harvest_gaps SET learn_again_at = ? WHERE conversation_id = ?",
+                (self._clock(), conversation_id),
+            ).rowcount
+
+    def close_gap(
+        self, gap_id: int, through_message_id: int, tx: Transaction | None = None
+    ) -> None:
+        """A skipped part was learned after all, up to *through_message_id*
+        (inside *tx*, with its memories): the gap goes, or keeps what is
+        left of it, still to be learned."""
+        with self._writing(tx) as writing:
+            writing.execute(
+                "DELETE FROM harvest_gaps WHERE id = ? AND last_message_id <= ?",
+                (gap_id, through_message_id),
+            )
+            writing.execute(
+                "UPDATE harvest_gaps SET first_message_id = ? + 1 WHERE id = ?",
+                (through_message_id, gap_id),
+            )
+
+    def gap_failed_again(self, gap_id: int, reason: str) -> None:
+        """Learning a skipped part again failed too: it stays skipped until asked again."""
         with self._db.transaction() as tx:
             tx.execute(
-                "UPDATE conversations SET harvested_through_message_id ="
-                " max(coalesce(harvested_through_message_id, 0), ?) WHERE id = ?",
-                (through_message_id, conversation_id),
+                "UPDATE harvest_gaps SET attempts = attempts + 1, reason = ?,"
+                " learn_again_at = NULL WHERE id = ?",
+                (reason, gap_id),
             )
 
     def idle_with_live_messages(
@@ -313,6 +464,24 @@ class ConversationStore:
             (idle_since, min_live_messages),
         )
         return [_conversation(row) for row in rows]
+
+    @contextmanager
+    def _writing(self, tx: Transaction | None) -> Iterator[Transaction]:
+        """*tx*, or a transaction of its own if None."""
+        if tx is not None:
+            yield tx
+            return
+        with self._db.transaction() as own:
+            yield own
+
+    @staticmethod
+    def _move_watermark(tx: Transaction, conversation_id: int, through_message_id: int) -> None:
+        tx.execute(
+            "UPDATE conversations SET harvested_through_message_id ="
+            " max(coalesce(harvested_through_message_id, 0), ?) WHERE id = ?",
+            (through_message_id, conversation_id),
+        )
+        tx.execute("DELETE FROM harvest_retries WHERE conversation_id = ?", (conversation_id,))
 
     @staticmethod
     def _touch(tx: Transaction, conversation_id: int, now: float) -> None:

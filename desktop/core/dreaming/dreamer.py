@@ -1,6 +1,7 @@
 """``Dreamer``: one dream, from snapshot to report.
 
-1. A consistent snapshot of the database (``VACUUM INTO``; the last few kept).
+1. A consistent, checked snapshot of the database (``VACUUM INTO``; the last
+   few kept; see ``snapshots``).  Without it the dream does not start.
 2. A dream-run row, ``running`` until ``completed``; a paused or interrupted
    run is resumed from its checkpoint (the passes done, the model answers
    of the pass under way), not started again.
@@ -14,7 +15,6 @@
 from __future__ import annotations
 
 import logging
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,8 +27,10 @@ from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
 from desktop.core.dreaming.passes import DreamPass, PassContext, PassRejected
 from desktop.core.dreaming.proposals import Applied, Proposal
+from desktop.core.dreaming.snapshots import SnapshotFailed, take_snapshot
 from desktop.core.dreaming.tally import described
 from desktop.core.dreaming.working_set import write_working_set
+from desktop.core.erasure import Eraser
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
@@ -38,8 +40,6 @@ from models.broker import InferenceBroker
 from models.errors import GenerationCancelled
 
 log = logging.getLogger(__name__)
-
-SNAPSHOT_PREFIX = "before-dream-"
 
 
 @dataclass(frozen=True)
@@ -69,9 +69,20 @@ class Dreamer:
         working_set_file: Path,
         tasks: TaskStore | None = None,
         skills: SkillLibrary | None = None,
+        eraser: Eraser | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.dreams = DreamStore(database, clock=clock)
+        self.eraser = eraser or Eraser(
+            database,
+            memories.store,
+            snapshots_dir=snapshots_dir,
+            working_set_file=working_set_file,
+            working_set_size=lambda: settings.working_set_size,
+            kept_days=lambda: settings.deleted_kept_days,
+            clock=clock,
+        )
+        """Erases what was deleted longer ago than the restore window, after each dream."""
         self.book = ChangeBook(
             database, memories.store, self.dreams, settings, tasks=tasks, skills=skills
         )
@@ -100,7 +111,11 @@ class Dreamer:
         """Dream now (or go on with the dream that was interrupted)."""
         run = self.dreams.unfinished()
         if run is None:
-            self._snapshot()
+            try:
+                self._snapshot()
+            except SnapshotFailed as failed:  # no copy, no dream: the run says why
+                self._record_failure(trigger, failed)
+                raise
             run = self.dreams.start(trigger)
         else:
             run = self.dreams.resume(run.id)
@@ -122,6 +137,7 @@ class Dreamer:
                 DreamProgress("working_set", "Writing MEMORIES.md", len(done), len(self._passes))
             )
             self._write_working_set(outcomes)
+            outcomes["erase_expired"] = self.eraser.erase_after_dream()
         except DreamStopped as stopped:
             save()
             status: RunStatus = "paused" if stopped.reason == "paused" else "cancelled"
@@ -216,29 +232,22 @@ class Dreamer:
         )
 
     def _snapshot(self) -> None:
-        """Copy the database and the skills folder before dreaming; keep the
-        newest few copies.  Skill files cannot share a pass's transaction, so
-        a crash between a rewritten file and its record would leave no undo:
-        the copy still has the text as it was."""
+        """Copy the database and the skills folder before dreaming (see
+        ``snapshots``); keep the newest few copies.  Raises ``SnapshotFailed``."""
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self._clock()))
+        take_snapshot(
+            self._db,
+            self._snapshots_dir,
+            stamp,
+            skills_dir=self._skills_dir,
+            keep=self._settings.snapshots_kept,
+        )
+
+    def _record_failure(self, trigger: str, failed: SnapshotFailed) -> None:
         try:
-            self._snapshots_dir.mkdir(parents=True, exist_ok=True)
-            stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self._clock()))
-            target = self._snapshots_dir / f"{SNAPSHOT_PREFIX}{stamp}.sqlite3"
-            target.unlink(missing_ok=True)  # VACUUM INTO refuses an existing file
-            self._db.snapshot_to(target)
-            if self._skills_dir is not None and self._skills_dir.is_dir():
-                skills = target.with_suffix(".skills")
-                shutil.rmtree(skills, ignore_errors=True)
-                shutil.copytree(self._skills_dir, skills)
-            kept = sorted(self._snapshots_dir.glob(f"{SNAPSHOT_PREFIX}*.sqlite3"))
-            for old in kept[: -self._settings.snapshots_kept]:
-                old.unlink(missing_ok=True)
-                shutil.rmtree(old.with_suffix(".skills"), ignore_errors=True)
-        except OSError as error:
-            raise EnvironmentProblem(
-                f"Could not save a copy of the database before dreaming: {error}",
-                "Nothing was changed; free some disk space and dream again.",
-            ) from error
+            self.dreams.record_failed(trigger, str(failed))
+        except EnvironmentProblem as also:  # a full disk may refuse the record too
+            failed.add_note(f"the failed dream could not be recorded either: {also}")
 
     def _write_working_set(self, outcomes: dict[str, str]) -> None:
         try:

@@ -1,0 +1,333 @@
+"""``PurgeStore``: erasing deleted memories and conversations for good, here and in every copy.
+
+Deleting is soft at first (restorable); erasing takes the text out of every
+place SQLite keeps it:
+
+- the rows: a memory with its history (old texts), sources and vector, and
+  the memories it replaced (older versions of what it says); a conversation
+  with its title, summary and messages;
+- the words of those texts in the dream tables (a change's before and after,
+  a pass's log, a run's checkpoint), replaced by ``ERASED``;
+- the full-text indexes: FTS5 keeps a deleted row's words in its segments
+  until they are merged, so each index is merged whole ('optimize');
+- the file itself: ``VACUUM`` with ``secure_delete`` on rewrites every page,
+  so no freed page or slack space keeps an old copy, and the WAL is
+  checkpointed and truncated (``compact``).
+
+The ids erased are recorded (``erased_items``, see schema_v6) and
+``purge_copy`` erases the same items from a copy of the database (the
+snapshots taken before dreams), so a copy made before the erasure does not
+keep what the user asked to be gone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from desktop.core.db.connection import Database, Transaction, _connect
+from desktop.core.db.errors import QueryFailed
+
+ERASED = "[erased]"
+"""What an erased text reads as where it was quoted (a dream's change or log)."""
+MIN_QUOTED_CHARS = 8
+"""Shorter texts ("ok", "thanks") are not looked for in the dream tables: a
+quote that short says nothing, and replacing it would garble the rest."""
+_IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
+
+# Where texts may be quoted: (table, its key, JSON columns, plain text columns).
+_QUOTING_TABLES: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("dream_changes", "id", ("payload", "before", "after"), ("summary", "note")),
+    ("dream_log", "id", (), ("message", "raw_output")),
+    ("dream_runs", "id", ("checkpoint", "stats"), ("error",)),
+    ("background_jobs", "id", ("payload",), ("error",)),
+)
+# sqlite-vec tables of older schemas (v1 to v3); a copy may still have them.
+_OLD_VECTOR_TABLES = ("memory_vector_knn", "memory_vectors")
+
+
+@dataclass(frozen=True)
+class Erasable:
+    """Ids of memories and conversations to erase (or erased)."""
+
+    memory_ids: tuple[int, ...] = ()
+    conversation_ids: tuple[int, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.memory_ids or self.conversation_ids)
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """How ``compact`` left the file: its WAL fully written back and emptied or not."""
+
+    wal_truncated: bool
+
+
+class PurgeStore:
+    """Erasing for good, on *database*."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def expired(self, deleted_before: float) -> Erasable:
+        """The memories and conversations deleted before *deleted_before*.
+
+        A memory's deletion time is its last 'delete' in its history (its
+        ``updated_at`` if there is none): a change made while it was deleted
+        does not start its restore window again.
+        """
+        memories = self._db.fetch_all(
+            "SELECT m.id FROM memories m WHERE m.status = 'deleted' AND coalesce("
+            " (SELECT max(h.created_at) FROM memory_history h"
+            "  WHERE h.memory_id = m.id AND h.operation = 'delete'), m.updated_at) < ?"
+            " ORDER BY m.id",
+            (deleted_before,),
+        )
+        conversations = self._db.fetch_all(
+            "SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at < ?"
+            " ORDER BY id",
+            (deleted_before,),
+        )
+        return Erasable(tuple(r[0] for r in memories), tuple(r[0] for r in conversations))
+
+    def deleted_at(self, memory_ids: Iterable[int]) -> dict[int, float]:
+        """When each deleted one of *memory_ids* was deleted (see ``expired``)."""
+        wanted = sorted(set(memory_ids))
+        found: dict[int, float] = {}
+        for start in range(0, len(wanted), _IDS_PER_QUERY):
+            chunk = wanted[start : start + _IDS_PER_QUERY]
+            rows = self._db.fetch_all(
+                "SELECT m.id, coalesce((SELECT max(h.created_at) FROM memory_history h"
+                "  WHERE h.memory_id = m.id AND h.operation = 'delete'), m.updated_at)"
+                f" FROM memories m WHERE m.status = 'deleted' AND m.id IN ({_marks(chunk)})",
+                chunk,
+            )
+            found.update((int(r[0]), float(r[1])) for r in rows)
+        return found
+
+    def erase(self, items: Erasable, now: float) -> Erasable:
+        """Erase *items* (and the memories they replaced) in one transaction,
+        recording their ids; what was erased.  The file still holds freed
+        pages until ``compact``."""
+        with self._db.transaction() as tx:
+            erased = erase_in(tx, items)
+            for kind, ids in (
+                ("memory", erased.memory_ids),
+                ("conversation", erased.conversation_ids),
+            ):
+                for item_id in ids:
+                    tx.execute(
+                        "INSERT OR IGNORE INTO erased_items (kind, item_id, erased_at)"
+                        " VALUES (?, ?, ?)",
+                        (kind, item_id, now),
+                    )
+        return erased
+
+    def erased(self) -> Erasable:
+        """Every memory and conversation ever erased, by id."""
+        rows = self._db.fetch_all("SELECT kind, item_id FROM erased_items ORDER BY item_id")
+        return Erasable(
+            tuple(r[1] for r in rows if r[0] == "memory"),
+            tuple(r[1] for r in rows if r[0] == "conversation"),
+        )
+
+    def compact(self) -> Compacted:
+        """Rewrite the file without the freed pages, then write the WAL back and empty it."""
+        return compact(self._db)
+
+    def purge_copy(self, path: Path, items: Erasable) -> bool:
+        """Erase *items* from the copy of the database at *path* and compact
+        it; False if it held none of them (it is left untouched)."""
+        copy = _connect(path, self._db._driver)
+        try:
+            if not _holds_any(copy, items):
+                return False
+            with copy.transaction() as tx:
+                erase_in(tx, items)
+            compact(copy)
+            return True
+        finally:
+            copy.close()
+
+
+def compact(database: Database) -> Compacted:
+    """``VACUUM`` *database* with ``secure_delete`` on, then checkpoint its WAL
+    (TRUNCATE); whether the WAL was emptied (not while another connection reads)."""
+    database.set_pragma("secure_delete", "on")
+    database._execute("VACUUM", ())
+    if str(database.pragma("journal_mode")).lower() != "wal":
+        return Compacted(wal_truncated=True)
+    row = database.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
+    return Compacted(wal_truncated=row is not None and int(row[0]) == 0)
+
+
+def erase_in(tx: Transaction, items: Erasable) -> Erasable:
+    """Erase *items* inside *tx*: their rows, the texts they left in the dream
+    tables and the words in the full-text indexes.  Tables a database of an
+    older schema lacks are skipped.  What was erased (with the memories the
+    given ones replaced)."""
+    tables = _tables(tx)
+    memory_ids = _with_replaced(tx, items.memory_ids)
+    conversation_ids = _existing(tx, "conversations", items.conversation_ids)
+    texts = _memory_texts(tx, memory_ids, tables) | _conversation_texts(tx, conversation_ids)
+    _unquote(tx, texts, tables)
+    for table in _OLD_VECTOR_TABLES:
+        if table in tables and memory_ids:
+            _delete_ids(tx, table, "memory_id", memory_ids)
+    _delete_ids(tx, "memories", "id", memory_ids)
+    _delete_ids(tx, "conversations", "id", conversation_ids)
+    for fts, erased in (("memories_fts", memory_ids), ("messages_fts", conversation_ids)):
+        if fts in tables and erased:
+            # Merging every segment drops the words of the deleted rows.
+            tx.execute(f"INSERT INTO {fts} ({fts}) VALUES ('optimize')")
+    return Erasable(memory_ids, conversation_ids)
+
+
+def _with_replaced(tx: Transaction, memory_ids: Sequence[int]) -> tuple[int, ...]:
+    """*memory_ids* that exist, and every memory they replaced, however long ago."""
+    found = set(_existing(tx, "memories", memory_ids))
+    frontier = sorted(found)
+    while frontier:
+        replaced: set[int] = set()
+        for start in range(0, len(frontier), _IDS_PER_QUERY):
+            chunk = frontier[start : start + _IDS_PER_QUERY]
+            rows = tx.fetch_all(
+                f"SELECT id FROM memories WHERE superseded_by IN ({_marks(chunk)})", chunk
+            )
+            replaced.update(int(r[0]) for r in rows)
+        frontier = sorted(replaced - found)
+        found |= replaced
+    return tuple(sorted(found))
+
+
+def _existing(tx: Transaction, table: str, ids: Sequence[int]) -> tuple[int, ...]:
+    wanted = sorted(set(ids))
+    found: list[int] = []
+    for start in range(0, len(wanted), _IDS_PER_QUERY):
+        chunk = wanted[start : start + _IDS_PER_QUERY]
+        rows = tx.fetch_all(f"SELECT id FROM {table} WHERE id IN ({_marks(chunk)})", chunk)
+        found += [int(r[0]) for r in rows]
+    return tuple(sorted(found))
+
+
+def _memory_texts(tx: Transaction, memory_ids: Sequence[int], tables: set[str]) -> set[str]:
+    texts: set[str] = set()
+    for chunk in _chunks(memory_ids):
+        marks = _marks(chunk)
+        texts.update(
+            r[0] for r in tx.fetch_all(f"SELECT content FROM memories WHERE id IN ({marks})", chunk)
+        )
+        if "memory_history" in tables:
+            for row in tx.fetch_all(
+                f"SELECT old_content, new_content FROM memory_history WHERE memory_id IN ({marks})",
+                chunk,
+            ):
+                texts.update(text for text in row if text)
+    return texts
+
+
+def _conversation_texts(tx: Transaction, conversation_ids: Sequence[int]) -> set[str]:
+    texts: set[str] = set()
+    for chunk in _chunks(conversation_ids):
+        marks = _marks(chunk)
+        for row in tx.fetch_all(
+            f"SELECT title, summary FROM conversations WHERE id IN ({marks})", chunk
+        ):
+            texts.update(text for text in row if text)
+        texts.update(
+            r[0]
+            for r in tx.fetch_all(
+                f"SELECT content FROM messages WHERE conversation_id IN ({marks})", chunk
+            )
+        )
+    return texts
+
+
+def _unquote(tx: Transaction, texts: set[str], tables: set[str]) -> None:
+    """Replace *texts* wherever the dream tables quote them."""
+    quoted = sorted((t for t in texts if len(t.strip()) >= MIN_QUOTED_CHARS), key=len, reverse=True)
+    if not quoted:
+        return
+    for table, key, json_columns, text_columns in _QUOTING_TABLES:
+        if table not in tables:
+            continue
+        columns = [*json_columns, *text_columns]
+        for text in quoted:
+            needles = _needles(text)
+            found = " OR ".join(f"instr({c}, ?) > 0" for c in columns for _ in needles)
+            params = [needle for _ in columns for needle in needles]
+            rows = tx.fetch_all(
+                f"SELECT {key}, {', '.join(columns)} FROM {table} WHERE {found}", params
+            )
+            for row in rows:
+                values = [_scrub_json(row[c], text) for c in json_columns]
+                values += [_scrub_text(row[c], needles) for c in text_columns]
+                assignments = ", ".join(f"{c} = ?" for c in columns)
+                tx.execute(f"UPDATE {table} SET {assignments} WHERE {key} = ?", [*values, row[0]])
+
+
+def _needles(text: str) -> list[str]:
+    """*text* as it may appear: itself, and inside a JSON string either way of escaping."""
+    forms = [text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]]
+    return list(dict.fromkeys(forms))
+
+
+def _scrub_text(value: str | None, needles: Sequence[str]) -> str | None:
+    if value is None:
+        return None
+    for needle in needles:
+        value = value.replace(needle, ERASED)
+    return value
+
+
+def _scrub_json(value: str | None, text: str) -> str | None:
+    """*value* (JSON) with *text* replaced inside every string of it: the
+    replacement is made on the decoded data, so the JSON stays valid."""
+    if value is None:
+        return None
+    try:
+        data = json.loads(value)
+    except ValueError as error:  # the columns are CHECKed json_valid: this is a bug
+        raise QueryFailed(f"a JSON column does not hold JSON: {error}") from error
+    return json.dumps(_replaced(data, text))
+
+
+def _replaced(data: Any, text: str) -> Any:
+    if isinstance(data, str):
+        return data.replace(text, ERASED)
+    if isinstance(data, list):
+        return [_replaced(item, text) for item in data]
+    if isinstance(data, dict):
+        return {_replaced(k, text): _replaced(v, text) for k, v in data.items()}
+    return data
+
+
+def _delete_ids(tx: Transaction, table: str, column: str, ids: Sequence[int]) -> None:
+    for chunk in _chunks(ids):
+        tx.execute(f"DELETE FROM {table} WHERE {column} IN ({_marks(chunk)})", chunk)
+
+
+def _holds_any(database: Database, items: Erasable) -> bool:
+    for table, ids in (("memories", items.memory_ids), ("conversations", items.conversation_ids)):
+        for chunk in _chunks(ids):
+            if database.fetch_value(
+                f"SELECT 1 FROM {table} WHERE id IN ({_marks(chunk)}) LIMIT 1", chunk
+            ):
+                return True
+    return False
+
+
+def _tables(tx: Transaction) -> set[str]:
+    return {r[0] for r in tx.fetch_all("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _chunks(ids: Sequence[int]) -> list[list[int]]:
+    return [list(ids[i : i + _IDS_PER_QUERY]) for i in range(0, len(ids), _IDS_PER_QUERY)]
+
+
+def _marks(chunk: Sequence[int]) -> str:
+    return ", ".join("?" * len(chunk))
