@@ -19,6 +19,7 @@ from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.tasks import TaskStore
+from desktop.core.erasure import Eraser
 from desktop.core.memory_service import MemoryService
 from desktop.core.memory_tools import memory_tools
 from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
@@ -187,6 +188,18 @@ def skill_library(database: Database, user_dirs: AppPaths) -> SkillLibrary:
 
 
 @pytest.fixture
+def eraser(database: Database, memories: MemoryService, user_dirs: AppPaths) -> Eraser:
+    return Eraser(
+        database,
+        memories.store,
+        snapshots_dir=user_dirs.snapshots_dir,
+        working_set_file=user_dirs.working_set_file,
+        working_set_size=lambda: 50,
+        kept_days=lambda: 30,
+    )
+
+
+@pytest.fixture
 def chat(
     store: ConversationStore,
     memories: MemoryService,
@@ -196,6 +209,7 @@ def chat(
     chat_settings: ChatSettings,
     task_service: TaskService,
     skill_library: SkillLibrary,
+    eraser: Eraser,
 ) -> ChatService:
     tools = [*memory_tools(memories), *task_tools(task_service), *skill_tools(skill_library)]
     return ChatService(  # as the app builds it
@@ -208,4 +222,5 @@ def chat(
         toolbox=Toolbox(tools, prompts),
         tasks=task_service,
         skills=skill_library,
+        eraser=eraser,
     )

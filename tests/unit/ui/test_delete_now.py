@@ -13,7 +13,6 @@ from pytestqt.qtbot import QtBot
 from desktop.core.db import ConversationStore, Database, Memory
 from desktop.core.erasure import DAY, Eraser
 from desktop.core.memory_service import MemoryService
-from desktop.core.paths import AppPaths
 from desktop.ui.conversation_list import ConversationList
 from desktop.ui.erase_confirm import CANNOT_BE_UNDONE
 from desktop.ui.memory_browser import MemoryBrowser
@@ -21,18 +20,6 @@ from desktop.ui.memory_views import erase_deadline
 
 WAIT_MS = 10_000
 MARKER = b"zorblattian"
-
-
-@pytest.fixture
-def eraser(database: Database, memories: MemoryService, user_dirs: AppPaths) -> Eraser:
-    return Eraser(
-        database,
-        memories.store,
-        snapshots_dir=user_dirs.snapshots_dir,
-        working_set_file=user_dirs.working_set_file,
-        working_set_size=lambda: 50,
-        kept_days=lambda: 30,
-    )
 
 
 @pytest.fixture
