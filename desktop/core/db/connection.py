@@ -158,6 +158,15 @@ class Database(_Reads):
                 transaction._end()
                 self._in_transaction = False
 
+    @contextmanager
+    def writing(self, tx: Transaction | None) -> Iterator[Transaction]:
+        """*tx* (a caller's transaction this write joins), or a transaction of its own."""
+        if tx is not None:
+            yield tx
+            return
+        with self.transaction() as own:
+            yield own
+
     def snapshot_to(self, path: Path) -> None:
         """Write a consistent, checked copy of the whole database to *path*
         (a new file, readable by the user alone).

@@ -11,8 +11,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -348,7 +347,7 @@ class ConversationStore:
         """Move the harvest watermark forward (never back) to *through_message_id*;
         the harvest succeeded, so no retry is pending.  Inside *tx* if given
         (the harvest's memories commit with it)."""
-        with self._writing(tx) as writing:
+        with self._db.writing(tx) as writing:
             self._move_watermark(writing, conversation_id, through_message_id)
 
     def harvest_retries(self) -> dict[int, HarvestRetry]:
@@ -432,7 +431,7 @@ class ConversationStore:
         """A skipped part was learned after all, up to *through_message_id*
         (inside *tx*, with its memories): the gap goes, or keeps what is
         left of it, still to be learned."""
-        with self._writing(tx) as writing:
+        with self._db.writing(tx) as writing:
             writing.execute(
                 "DELETE FROM harvest_gaps WHERE id = ? AND last_message_id <= ?",
                 (gap_id, through_message_id),
@@ -464,15 +463,6 @@ class ConversationStore:
             (idle_since, min_live_messages),
         )
         return [_conversation(row) for row in rows]
-
-    @contextmanager
-    def _writing(self, tx: Transaction | None) -> Iterator[Transaction]:
-        """*tx*, or a transaction of its own if None."""
-        if tx is not None:
-            yield tx
-            return
-        with self._db.transaction() as own:
-            yield own
 
     @staticmethod
     def _move_watermark(tx: Transaction, conversation_id: int, through_message_id: int) -> None:

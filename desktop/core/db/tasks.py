@@ -13,8 +13,7 @@ from __future__ import annotations
 import builtins
 import enum
 import json
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -243,7 +242,7 @@ class TaskStore:
         if not isinstance(ai_prompt, Keep):
             sets.append("ai_prompt = ?")
             params.append(ai_prompt)
-        with self._writing(tx) as writing:
+        with self._db.writing(tx) as writing:
             row = writing.fetch_one(
                 f"UPDATE tasks SET {', '.join(sets)} WHERE id = ? AND status <> 'deleted'"
                 " RETURNING *",
@@ -318,7 +317,7 @@ class TaskStore:
                 " THEN NULL ELSE ? END"
             )
             params.append(next_run_at)
-        with self._writing(tx) as writing:
+        with self._db.writing(tx) as writing:
             row = writing.fetch_one(
                 f"UPDATE tasks SET {', '.join(sets)} WHERE id = ?"
                 f" AND status IN ({', '.join('?' * len(allowed))}) RETURNING *",
@@ -346,15 +345,6 @@ class TaskStore:
         ).rowcount
         if changed == 0:
             raise TaskNotFound(task_id)
-
-    @contextmanager
-    def _writing(self, tx: Transaction | None) -> Iterator[Transaction]:
-        """*tx*, or a transaction of our own."""
-        if tx is not None:
-            yield tx
-            return
-        with self._db.transaction() as own:
-            yield own
 
     @staticmethod
     def _refuse(tx: Transaction, task_id: int, done: str, allowed: Sequence[TaskStatus]) -> None:
