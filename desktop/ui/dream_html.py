@@ -22,6 +22,7 @@ _SHOWN_FADED = 5
 """Faded memories listed before "Show all" (a decay change may hold hundreds)."""
 _MEMORY_CHARS = 400
 _SKILL_CHARS = 300
+_QUOTE_CHARS = 300
 _TAGS = {"reverted": "undone", "rejected": "not applied"}
 """What became of a change that holds nothing now, said after what it made."""
 
@@ -164,17 +165,29 @@ def _decay_html(change: DreamChange, show_all: bool) -> str:
 
 
 def _task_html(change: DreamChange) -> str:
-    """A task as it was (struck through where it changed) and as it became."""
+    """A task as it was (struck through where it changed) and as it became
+    (or would become), after the user's words a completion rests on."""
     then = next(iter((change.before or {}).get("tasks", {}).items()), None)
     if then is None:
         return html.escape(change.summary)
     key, was = then
     became = (change.after or {}).get("tasks", {}).get(key, {})
+    if not became and change.kind == "task_complete":
+        became = {**was, "status": "completed"}  # what approving it does
     old = html.escape(f"{was['text']} (P{was['priority']}, {was['status']})")
+    quoted = _evidence(change)
     if not became:
-        return f"Task #{key}: {old}{_tag(change)}"
+        return f"{quoted}Task #{key}: {old}{_tag(change)}"
     new = html.escape(f"{became['text']} (P{became['priority']}, {became['status']})")
-    return f"Task #{key}: {_replaced(change, old)}<br>→ {_made(change, new)}{_tag(change)}"
+    return f"{quoted}Task #{key}: {_replaced(change, old)}<br>→ {_made(change, new)}{_tag(change)}"
+
+
+def _evidence(change: DreamChange) -> str:
+    """The user's own words a completion rests on, as a line ("" without)."""
+    quote = str(change.payload.get("evidence") or "").strip().strip('"“”')
+    if not quote:
+        return ""
+    return f"You said: “<i>{html.escape(cut(quote, _QUOTE_CHARS))}</i>”<br>"
 
 
 def _skill_html(change: DreamChange) -> str:
@@ -189,20 +202,35 @@ def _skill_html(change: DreamChange) -> str:
     if change.kind == "skill_retire":
         into = payload.get("into")
         return f"“{name}” → deleted (restorable), merged into skill #{into}{_tag(change)}"
+    # While it waits, the approval line above says what it leaves out.
+    lost = [str(item) for item in payload.get("lost", [])] if change.status != "pending" else []
+    left_out = (
+        "<b>Leaves out:</b> " + html.escape(", ".join(cut(s, 60) for s in lost)) + "<br>"
+        if lost
+        else ""
+    )
     return (
-        f"“{name}”:<br>{_replaced(change, _excerpt(then.get('text')))}"
+        f"{left_out}“{name}”:<br>{_replaced(change, _excerpt(then.get('text')))}"
         f"<br>→ {_made(change, _excerpt(payload.get('text')))}{_tag(change)}"
     )
 
 
 def _excerpt(text: object) -> str:
-    shown = str(text or "")
-    cut = shown if len(shown) <= _SKILL_CHARS else shown[: _SKILL_CHARS - 1] + "…"
-    return html.escape(cut).replace("\n", "<br>")
+    return html.escape(cut(str(text or ""), _SKILL_CHARS)).replace("\n", "<br>")
+
+
+def cut(text: str, limit: int) -> str:
+    """*text* up to *limit* characters, "…" marking a cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def risk_reason(change: DreamChange) -> str:
-    """Why a risky change waits for the user: what it touches that they hold dear."""
+    """Why a risky change waits for the user: what the pass found wrong with
+    it (a skill's rewrite that leaves something out, a completion whose
+    quoted words do not name the task), or what it touches that they hold dear."""
+    said = str(change.payload.get("waits") or "")
+    if said:
+        return said
     before = snapshot_memories(change.before)
     for memory_id, memory in before.items():
         if memory.pinned:

@@ -11,7 +11,6 @@ applied, its raw text goes to the run's log.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -22,6 +21,7 @@ from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStop
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import MemoryService
+from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.settings import DreamSettings
 from models.broker import InferenceBroker, Priority
@@ -127,5 +127,7 @@ def numbered(texts: Sequence[str]) -> str:
 
 
 def one_line(text: str) -> str:
-    """*text* on one line: a memory's own line breaks cannot pass for the prompt's."""
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    """*text* on one line, as every prompt takes the user's text
+    (``safe_for_prompt``): a memory's own line breaks cannot pass for the
+    prompt's, its tags cannot close a block nor its secrets reach the model."""
+    return safe_for_prompt(text)

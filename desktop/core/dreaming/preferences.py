@@ -5,9 +5,13 @@ some arrived since the last dream) go to the model, which lists candidate
 preferences, each with how strongly it was expressed and the numbers of the
 messages showing it.  A preference becomes a memory (marked inferred) only
 past a threshold of distinct messages: a strong correction once, mild
-pushback twice, a casual remark three times.  One that touches security,
-credentials or money waits for the user's approval; one already known, or
-one the user deleted before, is left alone.
+pushback twice, a casual remark three times.  The host counts them from the
+messages themselves, never from the model's label alone: a cited message
+counts only when it shares a content word with the preference, the same
+text twice counts once, and a "strong correction" needs a message that
+reads as one ("No", "stop", "don't"...) or it needs two messages.  One
+that touches security, credentials or money waits for the user's approval;
+one already known, or one the user deleted before, is left alone.
 
 What the small model answers is not always a preference: a message's
 number ("1"), a word ("German"), a numbered fragment of what the user said
@@ -26,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from desktop.core.db import ConversationStore, Message
 from desktop.core.dreaming.dedup import with_vectors
+from desktop.core.dreaming.evidence import corrects, normalised, supports
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.memory_gate import GatedText, MemoryRefused
@@ -101,8 +106,8 @@ class PreferencePass:
     def _proposal(
         context: PassContext, found: Preference, messages: list[Message]
     ) -> Proposal | None:
-        shown = list(dict.fromkeys(found.messages))
-        if len(shown) < THRESHOLDS[found.strength]:
+        saying = saying_it(found.preference, [messages[n - 1] for n in found.messages])
+        if len(saying) < threshold(found.strength, saying):
             return None  # not said firmly or often enough (yet)
         gated = _vetted(context, found.preference, messages)
         if gated is None:
@@ -114,7 +119,7 @@ class PreferencePass:
             context.notes.append(f"“{gated.text}” was left alone: {refused}")
             return None
         sensitive = found.sensitive or bool(_SENSITIVE.search(gated.text))
-        source_ids = [messages[n - 1].id for n in shown]
+        source_ids = [m.id for m in saying]
         return Proposal(
             "add",
             f"Inferred a preference: {gated.text}",
@@ -128,6 +133,29 @@ class PreferencePass:
             },
             needs_approval=sensitive,
         )
+
+
+def saying_it(preference: str, cited: list[Message]) -> list[Message]:
+    """The messages of *cited* that count toward *preference*: typed by the
+    user (no command, no seed), saying something of it (a content word in
+    common), each distinct text once."""
+    counted: dict[str, Message] = {}
+    for message in cited:
+        if message.role != "user" or (message.metadata or {}).get("kind") in ("seed", "command"):
+            continue
+        if supports(preference, message.content):
+            counted.setdefault(normalised(message.content), message)
+    return list(counted.values())
+
+
+def threshold(strength: Strength, saying: list[Message]) -> int:
+    """How many messages a preference of the model's *strength* needs: the
+    model's label can only raise it.  A strong correction counts as one only
+    when one of the messages *saying* it reads as a correction; otherwise
+    it needs as many as mild pushback."""
+    if strength == "strong_correction" and not any(corrects(m.content) for m in saying):
+        strength = "mild_pushback"
+    return THRESHOLDS[strength]
 
 
 def _vetted(context: PassContext, text: str, messages: list[Message]) -> GatedText | None:

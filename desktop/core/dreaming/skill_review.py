@@ -8,6 +8,11 @@ proposed as drafts.
   which says whether they overlap and if so writes one text for both: the
   more used skill takes it, the other is retired (deleted, restorable).
   A text with fewer steps than either skill had lost some: both are kept.
+- A condensed or merged text that leaves out any command, path, URL, code
+  span or number of the text(s) it replaces (``evidence.lost_specifics``)
+  is not applied: it waits for the user's approval, the report showing
+  before, after and what went missing; so does one that keeps under a
+  third of the skill's words (``evidence.kept_share``).
 - Requests the user made in two conversations or more (words shared across
   conversations point the model at them) may become new skills, proposed as
   drafts the user accepts, edits or rejects in the skill editor.  A draft
@@ -20,15 +25,18 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter, defaultdict
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.skills import Skill
+from desktop.core.dreaming.evidence import kept_share, lost_specifics
 from desktop.core.dreaming.passes import PassContext, numbered, one_line
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.errors import ReverieError
+from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.skills import SkillLibrary, skill_name, summary_of
 from desktop.core.tokens import TokenCounter, cut_middle
 
@@ -38,6 +46,8 @@ CONDENSE = "DREAM_SKILL_CONDENSE_PROMPT.txt"
 MERGE = "DREAM_SKILL_MERGE_PROMPT.txt"
 PROPOSE = "DREAM_SKILL_PROPOSE_PROMPT.txt"
 CONDENSED_TOKENS = 150
+KEPT_SHARE = 1 / 3
+"""A rewrite keeping less of a skill's words than this is not condensing: it waits."""
 OVERLAP_SIMILARITY = 0.8
 DAY = 86_400.0
 MAX_MESSAGES = 80
@@ -112,16 +122,17 @@ class SkillPass:
         if count([text])[0] <= CONDENSED_TOKENS * 1.3:
             return None
         step = f"condense:{skill.id}@{skill.updated_at}"
-        prompt = context.prompt(CONDENSE, name=skill.name, text=text, tokens=str(CONDENSED_TOKENS))
+        prompt = context.prompt(
+            CONDENSE,
+            name=one_line(skill.name),
+            text=safe_for_prompt(text, "document"),
+            tokens=str(CONDENSED_TOKENS),
+        )
         answer = context.ask(step, prompt, Condensed, max_tokens=CONDENSED_TOKENS * 2)
         condensed = _with_summary(answer.text, summary_of(text))
         if count([condensed])[0] >= count([text])[0]:
             return None  # not shorter: nothing gained
-        return Proposal(
-            "skill_rewrite",
-            f"Condensed the skill “{skill.name}”.",
-            {"skill": skill.id, "text": condensed},
-        )
+        return rewrite(skill, condensed, [text], f"Condensed the skill “{skill.name}”.")
 
     # -- merging -----------------------------------------------------------
     def _merges(
@@ -137,8 +148,8 @@ class SkillPass:
             step = f"merge:{first.id}@{first.updated_at},{second.id}@{second.updated_at}"
             prompt = context.prompt(
                 MERGE,
-                first=f"{first.name}\n{texts[0]}",
-                second=f"{second.name}\n{texts[1]}",
+                first=f"{one_line(first.name)}\n{safe_for_prompt(texts[0], 'document')}",
+                second=f"{one_line(second.name)}\n{safe_for_prompt(texts[1], 'document')}",
             )
             answer = context.ask(step, prompt, Overlap, max_tokens=CONDENSED_TOKENS * 4)
             if not answer.overlap or not answer.text:
@@ -152,16 +163,23 @@ class SkillPass:
             keep, retire = sorted((first, second), key=lambda s: (-s.use_count, s.id))
             kept_text = texts[0] if keep is first else texts[1]
             taken.update((first.id, second.id))
+            merged = rewrite(
+                keep,
+                _with_summary(answer.text, summary_of(kept_text)),
+                texts,
+                f"The skill “{keep.name}” now also covers “{retire.name}”.",
+            )
+            # Retiring goes with the merged text: both wait when that does.
+            payload: dict[str, Any] = {"skill": retire.id, "into": keep.id}
+            if merged.needs_approval:
+                payload["waits"] = f"it goes with the merged text of “{keep.name}”, which waits"
             proposals += [
-                Proposal(
-                    "skill_rewrite",
-                    f"The skill “{keep.name}” now also covers “{retire.name}”.",
-                    {"skill": keep.id, "text": _with_summary(answer.text, summary_of(kept_text))},
-                ),
+                merged,
                 Proposal(
                     "skill_retire",
                     f"Retired the skill “{retire.name}”: merged into “{keep.name}”.",
-                    {"skill": retire.id, "into": keep.id},
+                    payload,
+                    needs_approval=merged.needs_approval,
                 ),
             ]
         return proposals
@@ -183,7 +201,8 @@ class SkillPass:
             messages=numbered(
                 [cut_middle(m.content, len(m.content), MESSAGE_CHARS) for m in shown]
             ),
-            skills="\n".join(f"- {s.name}: {one_line(s.summary)}" for s in skills) or "(none)",
+            skills="\n".join(f"- {one_line(s.name)}: {one_line(s.summary)}" for s in skills)
+            or "(none)",
         )
         answer = context.ask(step, prompt, Drafts, max_tokens=CONDENSED_TOKENS * 5)
         known = {s.name.casefold() for s in self._skills.list(statuses=("active", "draft"))}
@@ -209,6 +228,20 @@ class SkillPass:
                 )
             )
         return proposals
+
+
+def rewrite(skill: Skill, text: str, originals: list[str], summary: str) -> Proposal:
+    """A proposal to give *skill* the new *text*, written from *originals*:
+    it waits for the user's approval when the text drops any of their
+    commands, paths, URLs, code or numbers (the payload's "lost" says which)."""
+    lost = lost_specifics(originals, text)
+    payload: dict[str, Any] = {"skill": skill.id, "text": text}
+    if lost:
+        payload["lost"] = lost
+        payload["waits"] = "the new text leaves out " + ", ".join(f"“{s}”" for s in lost[:8])
+    elif kept_share(originals, text) < KEPT_SHARE:
+        payload["waits"] = "the new text keeps little of what the skill said"
+    return Proposal("skill_rewrite", summary, payload, needs_approval="waits" in payload)
 
 
 def recurring_terms(messages: list[Message]) -> list[str]:

@@ -7,9 +7,13 @@ which answers with one action per task it acts on: ``complete``,
 ``update`` (new text or priority) or ``keep``.  An update that changes
 nothing (the same words, the same priority) is no change.  The numbers are
 mapped back to tasks; an action on a number it was not shown, two actions
-on one task or an empty text refuse the whole pass.  Completed tasks older
-than ``task_purge_days`` are purged: deleted, restorable, like every change
-here.
+on one task or an empty text refuse the whole pass.  A task is completed
+only on the user's own word: the answer quotes it (``evidence``), and the
+quote must occur in a message the user typed after the task was made
+(not a command, not a seed); without that the task stays open, said in
+the report.  A quote that shares no word with the task waits for the
+user's approval.  Completed tasks older than ``task_purge_days`` are
+purged: deleted, restorable, like every change here.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop.core.db import ConversationStore
+from desktop.core.db import ConversationStore, Message
 from desktop.core.db.tasks import OPEN, Task
+from desktop.core.dreaming.evidence import quoted_message, related
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.tasks import TaskService, schedule_words
@@ -40,6 +45,8 @@ class TaskAction(BaseModel):
     action: Literal["complete", "update", "keep"]
     text: str | None = Field(None, max_length=300)
     priority: int | None = Field(None, ge=1, le=10)
+    evidence: str | None = Field(None, max_length=300)
+    """With ``complete``: the user's own words saying the task is done."""
 
 
 class TaskAnswer(BaseModel):
@@ -92,18 +99,44 @@ class TaskPass:
             raise PassRejected("the model named tasks it was not shown", raw)
         if len(set(named)) < len(named):
             raise PassRejected("the model gave one task two actions", raw)
-        return [
-            proposal
-            for action in answer.actions
-            if (proposal := _proposal(tasks[action.task - 1], action, raw)) is not None
-        ]
+        proposals = []
+        for action in answer.actions:
+            task = tasks[action.task - 1]
+            if action.action == "complete":
+                proposal = _completion(context, task, action.evidence, said)
+            else:
+                proposal = _proposal(task, action, raw)
+            if proposal is not None:
+                proposals.append(proposal)
+        return proposals
+
+
+def _completion(
+    context: PassContext, task: Task, quote: str | None, said: list[Message]
+) -> Proposal | None:
+    """Completing *task*, if the user's own words (*quote*, found in what
+    they typed after the task was made) say so; None otherwise.  Words that
+    share nothing with the task's wait for the user's approval."""
+    found = quoted_message(quote or "", said, task.created_at)
+    if found is None or quote is None:
+        context.notes.append(
+            f"Task #{task.id} was left open: the model thought it done, but quoted "
+            "nothing you said about it."
+        )
+        return None
+    payload: dict[str, Any] = {"task": task.id, "evidence": quote.strip(), "message": found.id}
+    fitting = related(task.text, found.content)
+    if not fitting:
+        payload["waits"] = "the words quoted as yours do not mention the task"
+    return Proposal(
+        "task_complete",
+        f"Completed task #{task.id}: {task.text}",
+        payload,
+        needs_approval=not fitting,
+    )
 
 
 def _proposal(task: Task, action: TaskAction, raw: str) -> Proposal | None:
-    if action.action == "complete":
-        return Proposal(
-            "task_complete", f"Completed task #{task.id}: {task.text}", {"task": task.id}
-        )
     if action.action == "keep":
         return None
     text = action.text.strip() if action.text is not None else None

@@ -957,3 +957,59 @@ def test_at_its_smallest_the_report_shows_the_runs_and_every_button_of_a_change(
     assert report.detail_scroll.horizontalScrollBar().maximum() == 0
     [splitter] = report.findChildren(QSplitter)
     assert not splitter.childrenCollapsible()  # the list is never a sliver
+
+
+# -- skills and tasks: before, after, and what a change rests on -----------------
+def test_a_pending_completion_shows_the_users_words_and_the_task_it_would_complete(
+    qtbot: QtBot,
+) -> None:
+    task = {"text": "File the taxes", "priority": 5, "status": "active"}
+    payload = {
+        "task": 3,
+        "evidence": "the taxes are <filed>",
+        "message": 9,
+        "waits": "the words quoted as yours do not mention the task",
+    }
+    change = _changed("task_complete", "pending", payload, {"tasks": {"3": task}}, None)
+
+    view = ChangeView(change)
+    qtbot.addWidget(view)
+
+    shown = plain(view.details.text())
+    assert shown.startswith("You said: “the taxes are <filed>”\n")  # escaped, not a tag
+    assert "File the taxes (P5, active)\n→ File the taxes (P5, completed)" in shown
+    assert struck(view.details.text(), "File the taxes (P5, active)")
+    assert view.risk.text() == (
+        "⚠ Waits for your approval: the words quoted as yours do not mention the task."
+    )
+
+
+def test_a_skill_rewrite_that_leaves_something_out_says_what_before_and_after(
+    qtbot: QtBot,
+) -> None:
+    skill = {"name": "deploy", "status": "active", "text": "Deploy\nRun `make deploy` on port 8080"}
+    payload = {
+        "skill": 2,
+        "text": "Deploy\nRun the deploy",
+        "lost": ["make deploy", "8080"],
+        "waits": "the new text leaves out “make deploy”, “8080”",
+    }
+    pending = _changed("skill_rewrite", "pending", payload, {"skills": {"2": skill}}, None)
+    approved = dataclasses.replace(pending, status="applied", risky=True)
+
+    waiting, applied = ChangeView(pending), ChangeView(approved)
+    qtbot.addWidget(waiting)
+    qtbot.addWidget(applied)
+
+    assert "leaves out “make deploy”, “8080”" in waiting.risk.text()
+    lines = plain(waiting.details.text()).split("\n")
+    assert lines == [
+        "“deploy”:",
+        "Deploy",
+        "Run `make deploy` on port 8080",
+        "→ Deploy",
+        "Run the deploy",
+    ]
+    assert struck(waiting.details.text(), "Run `make deploy` on port 8080")
+    # Once the user approved it, the approval line is gone: the details say it.
+    assert plain(applied.details.text()).startswith("Leaves out: make deploy, 8080\n“deploy”:")

@@ -11,7 +11,7 @@ from desktop.core.dreaming.control import DreamControl
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import Dreaming
 
-SHORT = "The user prefers short answers."
+SHORT = "The user prefers short answers, not long essays."
 
 
 def _answer(preference: str, strength: str, messages: list[int], sensitive: bool = False) -> str:
@@ -33,7 +33,11 @@ def said(database: Database, dreaming: Dreaming) -> list[int]:
     store.add_message(hidden.id, "user", "Never tell anyone about my diary.")
     return [
         store.add_message(kept.id, "user", text).id
-        for text in ("No, stop writing essays!", "Shorter please.", "Keep it brief, thanks.")
+        for text in (
+            "No, stop writing long essays!",
+            "Shorter answers please.",
+            "Keep answers short, thanks.",
+        )
     ]
 
 
@@ -79,14 +83,14 @@ def test_a_kept_preference_is_marked_inferred_with_its_messages(
     assert memory.category == "preferences"
     assert dreaming.memories.store.sources(memory.id).message_ids == tuple(said[1:])
     [(prompt, _)] = [r for r in model.requests if "messages" in r[0][-1].content]
-    assert "[1] No, stop writing essays!" in prompt[-1].content
+    assert "[1] No, stop writing long essays!" in prompt[-1].content
     assert "diary" not in prompt[-1].content  # off the record: never read
 
 
 def test_a_preference_about_money_waits_for_approval(
     dreaming: Dreaming, model: ScriptedChatModel, said: list[int]
 ) -> None:
-    model.queue(_answer("The user wants prices in euros.", "strong_correction", [1]))
+    model.queue(_answer("The user wants essays on prices in euros.", "strong_correction", [1]))
 
     report = dreaming.dreamer.run("manual", DreamControl())
 
@@ -160,7 +164,7 @@ def _preferences_log(dreaming: Dreaming, run_id: int) -> str:
         "1. no writing essays",  # the prompt's numbering echoed
         "[2] Shorter please and thanks",
         "- The user prefers short answers.",
-        "No, stop writing essays!",  # a message quoted, not what it shows
+        "No, stop writing long essays!",  # a message quoted, not what it shows
         "{ {user_name} has two beehives on his roof.",  # a template made up
     ],
 )

@@ -35,11 +35,13 @@ def test_tasks_the_model_finds_done_or_changed_are_completed_and_updated(
     conversation = ConversationStore(database, clock=dreaming.clock).create("c")
     plants = tasks.add("Water the plants", conversation_id=conversation.id)
     taxes = tasks.add("File the taxes", conversation_id=conversation.id, priority=5)
-    ConversationStore(database).add_message(conversation.id, "user", "I watered the plants.")
+    said = ConversationStore(database)
+    said.add_message(conversation.id, "user", "I watered the plants.")
+    said.add_message(conversation.id, "user", "The taxes are filed, finally.")
     model.queue(
         _actions(
             {"task": 1, "action": "update", "priority": 2},
-            {"task": 2, "action": "complete"},
+            {"task": 2, "action": "complete", "evidence": "the taxes are filed"},
         )
     )
 
@@ -83,10 +85,12 @@ def test_old_completed_tasks_are_purged_restorably_and_undone_with_the_dream(
 
 
 def test_undoing_a_completion_brings_the_task_back(
-    dreaming: Dreaming, tasks: TaskService, model: ScriptedChatModel
+    dreaming: Dreaming, tasks: TaskService, model: ScriptedChatModel, database: Database
 ) -> None:
     chore = tasks.add("Water the plants", conversation_id=None)
-    model.queue(_actions({"task": 1, "action": "complete"}))
+    store = ConversationStore(database)
+    store.add_message(store.create("c").id, "user", "Watered the plants just now")
+    model.queue(_actions({"task": 1, "action": "complete", "evidence": "watered the plants"}))
     report = dreaming.dreamer.run("manual", DreamControl())
     [change] = [c for c in dreaming.dreamer.dreams.changes(report.run.id) if c.pass_name == "tasks"]
 
