@@ -51,7 +51,10 @@ _PASSES = (
     SkillPass,
     PreferencePass,
 )
-_PASS_TITLES = {p.name: p.title for p in _PASSES} | {"working_set": "Writing MEMORIES.md"}
+_PASS_TITLES = {p.name: p.title for p in _PASSES} | {
+    "working_set": "Writing MEMORIES.md",
+    "erase_expired": "Erasing deletions past their restore window",
+}
 RUN_STATUS = {
     "queued": "waiting to start",
     "running": "dreaming now",
