@@ -27,6 +27,10 @@ _HEADER_BYTES = 24  # magic, version, tensor count, metadata count
 
 def check_gguf_file(path: Path) -> None:
     """Raise ``ModelFileInvalid`` unless *path* looks like a GGUF file."""
+    if path.is_dir():
+        raise ModelFileInvalid(
+            f"{path} is a folder, not a .gguf model file.", "Choose a .gguf file, not its folder."
+        )
     if not path.is_file():
         raise ModelFileInvalid(f"Model file not found: {path}.", "Choose an existing .gguf file.")
     try:

@@ -27,17 +27,22 @@ def write_atomically(path: Path, text: str) -> None:
 
     The text goes to a temporary file beside *path* (readable by the user
     only), reaches the disk, then takes the old file's place in one rename;
-    a crash or a full disk never leaves a half-written file.  Raises
-    ``OSError``, after removing the temporary file.
+    a crash or a full disk never leaves a half-written file.  A symlink is
+    written through: its target is replaced and the link kept (a dotfile
+    manager's link would otherwise become a copy that stops being shared).
+    Raises ``OSError``, after removing the temporary file.
     """
+    # realpath, not Path.resolve: a symlink loop stays as it is (then fails
+    # or is replaced like a file) instead of raising RuntimeError.
+    target = Path(os.path.realpath(path))
     temporary: Path | None = None
     try:
         with tempfile.NamedTemporaryFile(
             "w",
             encoding="utf-8",
             newline="\n",
-            dir=path.parent,
-            prefix=f".{path.name}.",
+            dir=target.parent,  # the rename must stay on the target's file system
+            prefix=f".{target.name}.",
             suffix=".part",
             delete=False,
         ) as handle:
@@ -45,7 +50,7 @@ def write_atomically(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except BaseException:
         if temporary is not None:
             with contextlib.suppress(OSError):  # the first error is the one to report

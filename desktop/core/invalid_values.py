@@ -22,7 +22,8 @@ _REASONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "too_short": lambda ctx: f"must hold at least {ctx['min_length']}",
     "too_long": lambda ctx: f"must hold at most {ctx['max_length']}",
     "literal_error": lambda ctx: f"must be {ctx['expected']}",
-    "value_error": lambda ctx: str(ctx["error"]),
+    # A sentence of our own validators; the caller adds "; kept the default".
+    "value_error": lambda ctx: str(ctx["error"]).rstrip("."),
     "extra_forbidden": lambda ctx: "not a setting Reverie knows",
     "string_pattern_mismatch": lambda ctx: "is not in the expected form",
     "finite_number": lambda ctx: "must be a finite number",

@@ -10,6 +10,7 @@ has no infinity: one would be saved as null).
 
 from __future__ import annotations
 
+import codecs
 import ipaddress
 import itertools
 import json
@@ -517,13 +518,11 @@ def _read_raw(path: Path) -> dict[str, Any] | None:
             data = file.read(MAX_SETTINGS_BYTES + 1)  # the size may change after stat
         if len(data) > MAX_SETTINGS_BYTES:
             raise _Unreadable(f"it is larger than {MAX_SETTINGS_BYTES:,} bytes")
-        text = data.decode("utf-8")
     except FileNotFoundError:
         return None
     except OSError as error:
         raise _Unreadable(error.strerror or str(error)) from error
-    except UnicodeDecodeError as error:
-        raise _Unreadable("it is not UTF-8 text") from error
+    text = _decoded(data)
     if not text.strip():
         raise _Unreadable("it is empty")
     try:
@@ -533,8 +532,38 @@ def _read_raw(path: Path) -> dict[str, Any] | None:
     except RecursionError as error:  # json recurses once per [ or {
         raise _Unreadable("it nests too deeply to be settings") from error
     if not isinstance(raw, dict):
-        raise _Unreadable(f"it holds a JSON {type(raw).__name__}, not an object")
+        raise _Unreadable(f"it holds {_json_kind(raw)}, not a JSON object")
     return raw
+
+
+# Longest first: a UTF-32 LE mark begins with the UTF-16 LE one.
+_BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _decoded(data: bytes) -> str:
+    """*data* as text: UTF-8, or whatever its byte order mark says (some
+    Windows editors save UTF-16 or a UTF-8 BOM).  Saving writes UTF-8 again."""
+    encoding = next((name for mark, name in _BYTE_ORDER_MARKS if data.startswith(mark)), "utf-8")
+    try:
+        return data.decode(encoding)  # these codecs drop the mark
+    except UnicodeDecodeError as error:
+        said = "UTF-8" if encoding == "utf-8" else encoding.upper().removesuffix("-SIG")
+        raise _Unreadable(f"it is not {said} text") from error
+
+
+def _json_kind(value: object) -> str:
+    """What a JSON *value* is, in a user's words (null, a list, text...)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "text" if isinstance(value, str) else "a list"
 
 
 def _version_of(raw: dict[str, Any]) -> int:

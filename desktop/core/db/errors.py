@@ -105,6 +105,16 @@ def unavailable(path: Path, reason: str) -> DatabaseUnavailable:
     )
 
 
+def folder_in_the_way(path: Path) -> DatabaseUnavailable:
+    """The error for a folder where the database file should be (SQLite
+    only says it is "unable to open database file")."""
+    return DatabaseUnavailable(
+        f"Reverie cannot use its database: {path} is a folder, not a database file. "
+        "Nothing was changed.",
+        hint="Move or rename that folder; Reverie then starts a new database there.",
+    )
+
+
 def too_new(path: Path, found: int, known: int) -> DatabaseTooNew:
     return DatabaseTooNew(
         f"The database {path} has schema version {found}, but this Reverie only "
@@ -138,6 +148,8 @@ def translate(exc: BaseException, path: Path) -> ReverieError:
             f"The database {path} is locked by another program; the change was not saved.",
             hint="Close any other copy of Reverie (or tool using the file) and try again.",
         )
+    if code == _SQLITE_CANTOPEN and path.is_dir():
+        return folder_in_the_way(path)
     if code is not None and code in _UNAVAILABLE_REASONS:
         return unavailable(path, f"{_UNAVAILABLE_REASONS[code]} ({exc})")
     return QueryFailed(f"SQLite rejected a statement on {path}: {exc}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -342,7 +343,7 @@ def test_a_file_too_large_to_be_settings_is_set_aside_unread(path: Path) -> None
     ("content", "reason"),
     [
         pytest.param("[" * 5000, "nests too deeply", id="5000 ["),
-        ("[1, 2]", "a JSON list, not an object"),
+        ("[1, 2]", "it holds a list, not a JSON object"),
         (b'{"chat": "caf\xe9"}', "not UTF-8"),
         ("", "empty"),
         ("{not json", "not JSON"),
@@ -509,3 +510,84 @@ def test_every_setting_that_loads_saves_and_loads_back_the_same(path: Path) -> N
     save_settings(settings, path)
 
     assert load_settings(path) == (settings, None)
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [("null", "null"), ("[1]", "a list"), ("3.5", "a number"), ('"x"', "text"), ("true", "true")],
+)
+def test_a_file_that_is_not_an_object_names_its_json_kind(
+    path: Path, content: str, kind: str
+) -> None:
+    _write(path, content)
+
+    _, problem = load_settings(path)
+
+    assert f"it holds {kind}, not a JSON object" in str(problem)
+    assert "NoneType" not in str(problem)
+
+
+@pytest.mark.parametrize(
+    "encoded",
+    [
+        pytest.param(lambda text: text.encode("utf-8-sig"), id="UTF-8 with BOM"),
+        pytest.param(lambda text: text.encode("utf-16"), id="UTF-16, native order"),
+        pytest.param(lambda text: b"\xff\xfe" + text.encode("utf-16-le"), id="UTF-16 LE"),
+        pytest.param(lambda text: b"\xfe\xff" + text.encode("utf-16-be"), id="UTF-16 BE"),
+        pytest.param(lambda text: text.encode("utf-32"), id="UTF-32"),
+    ],
+)
+def test_a_file_with_a_byte_order_mark_is_read(path: Path, encoded: Callable[[str], bytes]) -> None:
+    # Some Windows editors save JSON as UTF-16 (or UTF-8 with a BOM).
+    customised = {
+        "version": SETTINGS_VERSION,
+        "chat": {"language": "de"},
+        "dream": {"stale_days": 7},
+    }
+    _write(path, encoded(json.dumps(customised)))
+
+    settings, problem = load_settings(path)
+
+    assert problem is None
+    assert (settings.chat.language, settings.dream.stale_days) == ("de", 7)
+    assert _set_aside_files(path) == []
+
+
+def test_a_utf16_file_is_saved_back_as_utf8(path: Path) -> None:
+    _write(
+        path, json.dumps({"chat": {"language": "de"}, "version": SETTINGS_VERSION}).encode("utf-16")
+    )
+    settings, _ = load_settings(path)
+
+    save_settings(settings.model_copy(update={"dream": DreamSettings(stale_days=7)}), path)
+
+    saved = json.loads(path.read_bytes().decode("utf-8"))  # strict UTF-8, no BOM
+    assert (saved["chat"]["language"], saved["dream"]["stale_days"]) == ("de", 7)
+
+
+def test_a_value_error_ending_in_a_full_stop_reads_as_one_sentence(path: Path) -> None:
+    _write(path, {"version": SETTINGS_VERSION, "tasks": {"time_zone": "Mars/Olympus"}})
+
+    _, problem = load_settings(path)
+
+    assert "tasks.time_zone:" in str(problem)
+    assert ".;" not in str(problem)
+
+
+def test_saving_writes_through_a_symlinked_file_and_keeps_the_link(
+    path: Path, tmp_path: Path
+) -> None:
+    # A dotfile manager keeps the real file elsewhere and links it here.
+    target = tmp_path / "dotfiles" / "reverie.json"
+    target.parent.mkdir()
+    save_settings(Settings(), target)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+
+    save_settings(Settings(chat=ChatSettings(language="de")), path)
+
+    assert path.is_symlink()
+    assert path.readlink() == target
+    assert load_settings(target)[0].chat.language == "de"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["reverie.json"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]

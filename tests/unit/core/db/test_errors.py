@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.db import open_database
 from desktop.core.db.errors import (
     DatabaseBusy,
     DatabaseTooNew,
@@ -96,3 +97,23 @@ def test_too_new_names_both_versions() -> None:
     assert "up to 3" in message
     assert "nothing was changed" in message
     assert "Update Reverie" in message
+
+
+def test_a_database_path_that_is_a_folder_says_so(tmp_path: Path) -> None:
+    folder = tmp_path / "reverie.sqlite3"
+    folder.mkdir()
+
+    error = translate(_CodedError("unable to open database file", 14), folder)
+
+    assert isinstance(error, DatabaseUnavailable)
+    assert f"{folder} is a folder, not a database file" in str(error)
+    assert "unable to open" not in str(error)
+
+
+def test_opening_a_folder_as_the_database_says_it_is_a_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "reverie.sqlite3"
+    folder.mkdir()
+
+    with pytest.raises(DatabaseUnavailable, match="is a folder, not a database file"):
+        open_database(folder)
+    assert list(folder.iterdir()) == []
