@@ -9,25 +9,53 @@ deletion is erased by the next purge (after the next dream, or at start).
 
 Erasing rewrites the whole database file (``VACUUM``): seconds for a large
 one, so callers run it off the UI thread.
+
+An erasure cut short (a kill, a crash, a full disk) is finished by the next
+one, whatever it is asked, and at start (``erase_expired``): the rows go
+in one transaction, but compacting the file, purging the snapshots and
+writing ``MEMORIES.md`` again come after.  A mark beside the database
+(``<database>-erasing``) is written before the rows can go and removed only
+when all of it is done; while it is there every erasure compacts the file
+and writes ``MEMORIES.md`` again.  Every erasure also purges each snapshot
+still holding an erased id, one a cut purge left with a journal included,
+and removes what interrupted copies left in the snapshots folder (as
+``remove_leftovers`` does), but only files older than ``LEFTOVER_AGE_S``:
+a dream may be writing its copy at that moment, and a copy in progress is
+always younger than that.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.core.db import Database, MemoryStore
-from desktop.core.db.purge import Erasable, PurgeStore
-from desktop.core.dreaming.snapshots import complete_snapshots
+from desktop.core.db.errors import DatabaseUnavailable
+from desktop.core.db.purge import Compacted, Erasable, PurgeStore
+from desktop.core.dreaming.snapshots import (
+    SKILLS_SUFFIX,
+    SNAPSHOT_PREFIX,
+    SNAPSHOT_SUFFIX,
+    complete_snapshots,
+)
 from desktop.core.dreaming.working_set import write_working_set
 from desktop.core.errors import EnvironmentProblem
+from desktop.core.files import open_private
 
 log = logging.getLogger(__name__)
 
 DAY = 86_400.0
+LEFTOVER_AGE_S = 600.0
+"""What an interrupted snapshot left is removed once it is this old: a
+dream writes its copy in seconds, and its files are new when it starts."""
+UNFINISHED_SUFFIX = "-erasing"
+"""The mark beside the database while an erasure is not finished."""
 
 
 @dataclass(frozen=True)
@@ -39,10 +67,18 @@ class Erasure:
     snapshots: int
     """Snapshot files that held some of it, and were purged too."""
     wal_truncated: bool
+    finished_earlier: bool = False
+    """An erasure cut short before was finished by this one."""
 
     def describe(self) -> str:
         """A sentence for a dream report or a banner."""
         if not (self.memories or self.conversations):
+            copies = _count(self.snapshots, "snapshot", "snapshots")
+            if self.finished_earlier:
+                where = f"the database and {copies}" if copies else "the database"
+                return f"Finished erasing what an interrupted erasure left in {where}."
+            if copies:
+                return f"Erased from {copies} what an earlier erasure left there."
             return "Nothing was due to be erased."
         parts = [
             _count(self.memories, "memory", "memories"),
@@ -74,6 +110,10 @@ class Eraser:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._purge = PurgeStore(database)
+        self._unfinished = Path(f"{database.path}{UNFINISHED_SUFFIX}")
+        # One erasure at a time (a dream's and a "Delete now" may meet): the
+        # mark is removed only when no other erasure still needs it.
+        self._one_at_a_time = threading.Lock()
         self._store = store
         self._snapshots_dir = snapshots_dir
         self._working_set_file = working_set_file
@@ -113,33 +153,91 @@ class Eraser:
         return deleted_at + self._kept_days() * DAY
 
     def _erase(self, items: Erasable) -> Erasure:
+        """Erase *items*, finishing first what an earlier erasure left undone."""
+        with self._one_at_a_time:
+            return self._erase_alone(items)
+
+    def _erase_alone(self, items: Erasable) -> Erasure:
+        unfinished = self._unfinished.exists()
+        if items:
+            self._mark_unfinished()  # before the rows can go: a kill after it is finished later
         erased = self._purge.erase(items, self._clock()) if items else Erasable()
-        if not erased:
-            return Erasure(0, 0, 0, wal_truncated=True)
-        # Ids only: the point is that the text is gone, from the log too.
-        log.info(
-            "erasing for good: memories %s, conversations %s",
-            list(erased.memory_ids),
-            list(erased.conversation_ids),
-        )
-        compacted = self._purge.compact()
+        if erased:
+            # Ids only: the point is that the text is gone, from the log too.
+            log.info(
+                "erasing for good: memories %s, conversations %s",
+                list(erased.memory_ids),
+                list(erased.conversation_ids),
+            )
+        elif unfinished:
+            log.info("finishing an erasure that was cut short")
+        compacted = self._purge.compact() if erased or unfinished else Compacted(True)
         snapshots = self._purge_snapshots()
-        if erased.memory_ids:
+        if erased.memory_ids or unfinished:
             self._rewrite_working_set()
+        self._unfinished.unlink(missing_ok=True)
         return Erasure(
-            len(erased.memory_ids), len(erased.conversation_ids), snapshots, compacted.wal_truncated
+            len(erased.memory_ids),
+            len(erased.conversation_ids),
+            snapshots,
+            compacted.wal_truncated,
+            finished_earlier=unfinished,
         )
+
+    def _mark_unfinished(self) -> None:
+        try:
+            descriptor = open_private(str(self._unfinished), os.O_WRONLY | os.O_CREAT)
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+        except OSError as error:
+            raise EnvironmentProblem(
+                f"Nothing was erased: {self._unfinished} could not be written: {error}",
+                "Free some disk space or fix the folder's permissions, then try again.",
+            ) from error
 
     def _purge_snapshots(self) -> int:
         """Erase everything ever erased from every snapshot; how many held some."""
         if not self._snapshots_dir.is_dir():
             return 0
         everything = self._purge.erased()
-        return sum(
-            self._purge.purge_copy(path, everything)
-            # What an interrupted copy left is not a snapshot: the next one removes it.
-            for path in complete_snapshots(self._snapshots_dir)
-        )
+        purged = 0
+        if everything:
+            purged = sum(self._purge_snapshot(path, everything) for path in self._snapshot_files())
+        self._remove_old_leftovers()
+        return purged
+
+    def _snapshot_files(self) -> list[Path]:
+        """The complete snapshots, and those a cut purge left with a journal."""
+        cut = [
+            path
+            for path in self._snapshots_dir.glob(f"{SNAPSHOT_PREFIX}*{SNAPSHOT_SUFFIX}")
+            if Path(f"{path}-journal").is_file() and path.is_file()
+        ]
+        return sorted({*complete_snapshots(self._snapshots_dir), *cut})
+
+    def _purge_snapshot(self, path: Path, items: Erasable) -> bool:
+        try:
+            return self._purge.purge_copy(path, items)
+        except DatabaseUnavailable:
+            if Path(f"{path}-journal").exists():
+                # Not a database a journal can restore (an older version's
+                # copy cut short): a leftover, removed with the others.
+                log.warning("an unreadable snapshot is left to be removed: %s", path.name)
+                return False
+            raise
+
+    def _remove_old_leftovers(self) -> None:
+        """What interrupted copies and purges left (see ``remove_leftovers``),
+        but only once it is old: young, it may be a copy a dream writes now.
+        Their age is the file system's, so it is read on the real clock."""
+        complete = complete_snapshots(self._snapshots_dir)
+        kept = {*complete, *(path.with_suffix(SKILLS_SUFFIX) for path in complete)}
+        for path in self._snapshots_dir.iterdir():
+            old = time.time() - path.lstat().st_mtime >= LEFTOVER_AGE_S
+            if old and path not in kept and _ours(path.name):
+                _remove(path)
 
     def _rewrite_working_set(self) -> None:
         if not self._working_set_file.exists():
@@ -151,6 +249,22 @@ class Eraser:
                 f"The memories were erased, but MEMORIES.md could not be written again: {error}",
                 "It still lists them until it is written; free some disk space, then dream.",
             ) from error
+
+
+def _ours(name: str) -> bool:
+    """A name the snapshots folder's copies, their temporaries and side files take."""
+    if name.startswith(f".{SNAPSHOT_PREFIX}"):
+        return True
+    return name.startswith(SNAPSHOT_PREFIX) and name.endswith(
+        (SNAPSHOT_SUFFIX, SKILLS_SUFFIX, "-journal", "-wal", "-shm")
+    )
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _count(n: int, one: str, many: str) -> str:

@@ -8,6 +8,17 @@ place SQLite keeps it:
   with its title, summary and messages;
 - the words of those texts in the dream tables (a change's before and after,
   a pass's log, a run's checkpoint), replaced by ``ERASED``;
+- the model's own words a dream keeps (``blank_dream_words``): an answer
+  may reword anything it was shown, so no search for the text can find
+  every quote.  Which run was shown what is not recorded, so every
+  erasure blanks them all: each answer kept in the dream log, the notes of
+  each pass's message (its count stays), and the answers a paused run saved
+  (it asks again when it resumes).  They are diagnostics: what a run did
+  stays in its changes;
+- a dream's change made from an erased memory or message (its payload
+  names it): the model's text it proposes (a merge's ``content``, a task's
+  ``evidence``), its summary and note are blanked, and a change still
+  waiting for approval is rejected (what it was made from is gone);
 - the full-text indexes: FTS5 keeps a deleted row's words in its segments
   until they are merged, so each index is merged whole ('optimize');
 - the file itself: ``VACUUM`` with ``secure_delete`` on rewrites every page,
@@ -30,6 +41,7 @@ from typing import Any
 
 from desktop.core.db.connection import Database, Transaction, _connect
 from desktop.core.db.errors import QueryFailed
+from desktop.core.dreaming.tally import notes_of
 
 ERASED = "[erased]"
 """What an erased text reads as where it was quoted (a dream's change or log)."""
@@ -37,6 +49,14 @@ MIN_QUOTED_CHARS = 8
 """Shorter texts ("ok", "thanks") are not looked for in the dream tables: a
 quote that short says nothing, and replacing it would garble the rest."""
 _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
+_NAMING_MEMORIES = ("sources", "superseded", "memory", "by")
+_NAMING_MESSAGES = ("message_ids", "message")
+"""The payload keys by which a dream change names the memories and messages it was made from."""
+_PROPOSED_TEXTS = ("content", "evidence")
+"""A change's payload keys holding text the model wrote or quoted."""
+RETRACTED_NOTE = "What this change was made from was erased."
+_NOTHING_CHANGED = "Nothing changed: "
+"""How a pass's message begins when its answer was rejected or it failed."""
 
 # Where texts may be quoted: (table, its key, JSON columns, plain text columns).
 _QUOTING_TABLES: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -141,7 +161,9 @@ class PurgeStore:
 
     def purge_copy(self, path: Path, items: Erasable) -> bool:
         """Erase *items* from the copy of the database at *path* and compact
-        it; False if it held none of them (it is left untouched)."""
+        it; False if it held none of them (it is left untouched).  A purge
+        of the copy that a kill cut short left a journal beside it: SQLite
+        rolls it back on the first read, and the copy is purged again."""
         copy = _connect(path, self._db._driver)
         try:
             if not _holds_any(copy, items):
@@ -175,6 +197,10 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
     conversation_ids = _existing(tx, "conversations", items.conversation_ids)
     texts = _memory_texts(tx, memory_ids, tables) | _conversation_texts(tx, conversation_ids)
     _unquote(tx, texts, tables)
+    if "dream_changes" in tables:
+        _retract_changes(tx, set(memory_ids), _message_ids(tx, conversation_ids))
+    if memory_ids or conversation_ids:
+        blank_dream_words(tx, tables)
     for table in _OLD_VECTOR_TABLES:
         if table in tables and memory_ids:
             _delete_ids(tx, table, "memory_id", memory_ids)
@@ -185,6 +211,128 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
             # Merging every segment drops the words of the deleted rows.
             tx.execute(f"INSERT INTO {fts} ({fts}) VALUES ('optimize')")
     return Erasable(memory_ids, conversation_ids)
+
+
+def _message_ids(tx: Transaction, conversation_ids: Sequence[int]) -> set[int]:
+    found: set[int] = set()
+    for chunk in _chunks(conversation_ids):
+        rows = tx.fetch_all(
+            f"SELECT id FROM messages WHERE conversation_id IN ({_marks(chunk)})", chunk
+        )
+        found.update(int(r[0]) for r in rows)
+    return found
+
+
+def _retract_changes(tx: Transaction, memory_ids: set[int], message_ids: set[int]) -> None:
+    """Blank the dream changes made from these memories or messages: the
+    model may have reworded them in what it proposed, so no search for
+    their text finds it.  A pending one is rejected: it cannot be applied."""
+    if not (memory_ids or message_ids):
+        return
+    for row in tx.fetch_all("SELECT id, status, payload, note FROM dream_changes"):
+        payload = json.loads(row["payload"])
+        if not isinstance(payload, dict) or not (
+            _names(payload, _NAMING_MEMORIES, memory_ids)
+            or _names(payload, _NAMING_MESSAGES, message_ids)
+        ):
+            continue
+        blanked_payload = {
+            key: ERASED if key in _PROPOSED_TEXTS and isinstance(value, str) else value
+            for key, value in payload.items()
+        }
+        pending = row["status"] == "pending"
+        note = RETRACTED_NOTE if pending else None if row["note"] is None else ERASED
+        tx.execute(
+            "UPDATE dream_changes SET summary = ?, payload = ?, note = ?, status = ?,"
+            " decided_at = CASE WHEN ? THEN (julianday('now') - 2440587.5) * 86400.0"
+            " ELSE decided_at END WHERE id = ?",
+            (
+                ERASED,
+                json.dumps(blanked_payload),
+                note,
+                "rejected" if pending else row["status"],
+                int(pending),
+                row["id"],
+            ),
+        )
+
+
+def _names(payload: dict[str, Any], keys: Sequence[str], ids: set[int]) -> bool:
+    """Whether *payload* names one of *ids* under one of *keys*."""
+    for key in keys:
+        value = payload.get(key)
+        named = value if isinstance(value, list) else [value]
+        if any(isinstance(i, int) and not isinstance(i, bool) and i in ids for i in named):
+            return True
+    return False
+
+
+def blank_dream_words(tx: Transaction, tables: set[str]) -> None:
+    """Blank what the model said that a dream keeps: every answer in the
+    dream log (``ERASED``), every pass message's notes (the count stays; a
+    tripped breaker's message is Reverie's numbers and stays whole), the
+    answers saved in a run's checkpoint, and the pass messages its checkpoint
+    and stats repeat.  Only rows that change are written, so a second call
+    changes nothing."""
+    if "dream_log" in tables:
+        rows = tx.fetch_all("SELECT id, outcome, message, raw_output FROM dream_log")
+        for row in rows:
+            raw = None if row["raw_output"] is None else ERASED
+            message = row["message"] if row["outcome"] == "tripped" else blanked(row["message"])
+            if (message, raw) != (row["message"], row["raw_output"]):
+                tx.execute(
+                    "UPDATE dream_log SET message = ?, raw_output = ? WHERE id = ?",
+                    (message, raw, row["id"]),
+                )
+    if "dream_runs" in tables:
+        for row in tx.fetch_all("SELECT id, checkpoint, stats FROM dream_runs"):
+            checkpoint, stats = _blanked_run(row["checkpoint"]), _blanked_run(row["stats"])
+            if (checkpoint, stats) != (row["checkpoint"], row["stats"]):
+                tx.execute(
+                    "UPDATE dream_runs SET checkpoint = ?, stats = ? WHERE id = ?",
+                    (checkpoint, stats, row["id"]),
+                )
+
+
+def blanked(message: str) -> str:
+    """A pass's *message* without its notes: "1 change applied. [erased]",
+    "Nothing changed: [erased]"; as it was if it has none."""
+    notes = notes_of(message)
+    if not notes:
+        return message
+    count = message[: len(message) - len(notes)]
+    if not count and message.startswith(_NOTHING_CHANGED):
+        count = _NOTHING_CHANGED
+    return f"{count}{ERASED}"
+
+
+def _blanked_run(value: str | None) -> str | None:
+    """A run's checkpoint or stats (JSON) without saved answers, its
+    messages blanked; *value* itself (the same text) if nothing changes."""
+    if value is None:
+        return None
+    try:
+        data = json.loads(value)
+    except ValueError as error:  # the columns are CHECKed json_valid: this is a bug
+        raise QueryFailed(f"a JSON column does not hold JSON: {error}") from error
+    if not isinstance(data, dict):
+        return value
+    changed = dict(data)
+    if changed.get("answers"):
+        changed["answers"] = {}
+    outcomes = changed.get("outcomes")
+    if isinstance(outcomes, dict):
+        changed["outcomes"] = {
+            step: blanked(said) if _of_a_pass(said) else said for step, said in outcomes.items()
+        }
+    return value if changed == data else json.dumps(changed)
+
+
+def _of_a_pass(said: object) -> bool:
+    """Whether *said* is a pass's message (its count, or why nothing changed),
+    not the sentence of one of the dream's own steps (the snapshot,
+    ``MEMORIES.md``, erasing), which holds only Reverie's words."""
+    return isinstance(said, str) and (notes_of(said) != said or said.startswith(_NOTHING_CHANGED))
 
 
 def _with_replaced(tx: Transaction, memory_ids: Sequence[int]) -> tuple[int, ...]:
