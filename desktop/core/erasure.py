@@ -120,6 +120,8 @@ class Eraser:
         self._working_set_size = working_set_size
         self._kept_days = kept_days
         self._clock = clock
+        self.erasures = 0
+        """How many erasures removed something since Reverie started."""
 
     def erase_memories(self, memory_ids: Iterable[int]) -> Erasure:
         """Erase these memories now, whatever their status ("Delete now")."""
@@ -143,6 +145,14 @@ class Eraser:
             log.warning("erasing expired deletions failed: %s", problem)
             return f"Expired deletions were not erased: {problem}"
 
+    def blank_dream_words(self) -> None:
+        """Blank the model's words every dream kept again: a dream that ran
+        while something was erased wrote, after the erasure, words it had
+        from before it."""
+        with self._one_at_a_time:
+            self._purge.blank_dream_words()
+            self._purge.compact()  # the WAL still holds the words as they were
+
     def erased_on(self, memory_ids: Iterable[int]) -> dict[int, float]:
         """When each deleted one of *memory_ids* will be erased for good."""
         window = self._kept_days() * DAY
@@ -163,6 +173,7 @@ class Eraser:
             self._mark_unfinished()  # before the rows can go: a kill after it is finished later
         erased = self._purge.erase(items, self._clock()) if items else Erasable()
         if erased:
+            self.erasures += 1
             # Ids only: the point is that the text is gone, from the log too.
             log.info(
                 "erasing for good: memories %s, conversations %s",

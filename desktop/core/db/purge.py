@@ -155,6 +155,11 @@ class PurgeStore:
             tuple(r[1] for r in rows if r[0] == "conversation"),
         )
 
+    def blank_dream_words(self) -> None:
+        """``blank_dream_words`` in a transaction of its own."""
+        with self._db.transaction() as tx:
+            blank_dream_words(tx, _tables(tx))
+
     def compact(self) -> Compacted:
         """Rewrite the file without the freed pages, then write the WAL back and empty it."""
         return compact(self._db)

@@ -130,6 +130,8 @@ class Dreamer:
             checkpoint.update(done=done, totals=totals, outcomes=outcomes, answers=answers)
             self.dreams.save_checkpoint(run.id, checkpoint)
 
+        erasures = self.eraser.erasures
+        status: RunStatus = "completed"
         try:
             with control.jobs.scope():  # the embeddings of a pass stop with the dream too
                 self._run_passes(run.id, now, control, done, totals, outcomes, answers, save)
@@ -140,10 +142,12 @@ class Dreamer:
             outcomes["erase_expired"] = self.eraser.erase_after_dream()
         except DreamStopped as stopped:
             save()
-            status: RunStatus = "paused" if stopped.reason == "paused" else "cancelled"
-            finished = self.dreams.finish(run.id, status, {**totals, "outcomes": outcomes})
-            return DreamReport(finished, totals["applied"], totals["pending"], outcomes)
-        finished = self.dreams.finish(run.id, "completed", {**totals, "outcomes": outcomes})
+            status = "paused" if stopped.reason == "paused" else "cancelled"
+        finished = self.dreams.finish(run.id, status, {**totals, "outcomes": outcomes})
+        if self.eraser.erasures != erasures:
+            # Something was erased while this dream ran: what it wrote since
+            # may hold the model's words about it, from before.
+            self.eraser.blank_dream_words()
         return DreamReport(finished, totals["applied"], totals["pending"], outcomes)
 
     def _run_passes(

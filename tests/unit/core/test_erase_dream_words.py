@@ -5,13 +5,22 @@ the answers and notes the dream log keeps, here and in every snapshot."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from desktop.core.db import ConversationStore, Database, DreamStore, MemoryStore, open_database
 from desktop.core.db.purge import ERASED, RETRACTED_NOTE
+from desktop.core.dreaming.control import DreamControl
+from desktop.core.dreaming.dreamer import Dreamer
+from desktop.core.dreaming.passes import PassContext, PassRejected
+from desktop.core.dreaming.proposals import Proposal
 from desktop.core.dreaming.snapshots import SNAPSHOT_PREFIX
 from desktop.core.erasure import Eraser
+from desktop.core.memory_service import MemoryService
 from desktop.core.paths import AppPaths
+from desktop.core.prompts import PromptLibrary
+from desktop.core.settings import DreamSettings
+from models.broker import InferenceBroker
 
 MARKER = "glimmerwharf"
 T0 = 1_800_000_000.0
@@ -193,3 +202,57 @@ def test_a_dream_change_made_from_an_erased_memory_or_message_is_blanked(
         "Archived a memory about tea",
     )
     assert _holding_marker(_files_of(database)) == []
+
+
+class _Wordy:
+    """A pass whose answer is rejected, worded about the marker."""
+
+    name, title = "wordy", "Saying the marker"
+
+    def plan(self, context: PassContext) -> list[Proposal]:
+        raise PassRejected(f"Nothing changed: about the {MARKER} gnome", f"the {MARKER} gnome")
+
+
+class _Erasing:
+    """A pass during which the user deletes the marker's memory for good."""
+
+    name, title = "erasing", "Deleting now meanwhile"
+
+    def __init__(self, erase: Callable[[], object]) -> None:
+        self._erase = erase
+
+    def plan(self, context: PassContext) -> list[Proposal]:
+        self._erase()
+        return []
+
+
+def test_what_a_dream_wrote_after_an_erasure_during_it_is_blanked_too(
+    database: Database,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    user_dirs: AppPaths,
+) -> None:
+    memory = memories.store.add(
+        f"My spare key is under the {MARKER} gnome",
+        embedding=None,
+        source_kind="user_explicit",
+        actor="user",
+    )
+    eraser = _eraser(database, user_dirs)
+    dreamer = Dreamer(
+        database,
+        memories,
+        broker,
+        prompts,
+        DreamSettings(quiet_seconds=0),
+        [_Wordy(), _Erasing(lambda: eraser.erase_memories([memory.id]))],
+        snapshots_dir=user_dirs.snapshots_dir,
+        working_set_file=user_dirs.working_set_file,
+        eraser=eraser,
+    )
+
+    report = dreamer.run("manual", DreamControl())
+
+    assert MARKER in report.outcomes["wordy"]  # the dream held the words while it ran...
+    assert _holding_marker(_files_of(database)) == []  # ...and none stayed on disk
