@@ -10,12 +10,18 @@ the prompt's own structure: a tag closing the block it sits in
 (``redaction``; its patterns may have grown since the text was stored),
 breaks that markup and flattens the text to the shape its block expects.
 
-Markup is found in a folded view of the text (each character in its NFKC
-compatibility form, invisible format characters dropped), so ``</ MEMORIES >``,
-its full-width twin and a tag split by a zero-width space are caught like
-``</memories>``; only the characters of what was found change (angle
-brackets become single angle quotation marks, square brackets round ones),
-so the rest of the text reaches the model as it was written.
+Markup is found in a folded view of the text: each character in its NFKD
+compatibility form, and every character a reader does not see dropped (the
+default-ignorable ones: format characters, variation selectors, the
+combining grapheme joiner, Hangul fillers; combining marks; control
+characters; a blank braille cell).  So ``</ MEMORIES >``, its full-width
+twin and a tag split by a zero-width space, a variation selector or an
+accent are caught like ``</memories>``.  A tag's attributes may run to any
+length within a paragraph, a turn token may hold line breaks; every pattern
+is possessive where it repeats, so a long run of spaces costs linear time.
+Only the characters of what was found change (angle brackets become single
+angle quotation marks, square brackets round ones), so the rest of the text
+reaches the model as it was written.
 """
 
 from __future__ import annotations
@@ -54,15 +60,19 @@ _BRACKET_TOKENS = (
     r"|PRIOR\s+SUMMARY|NEW\s+MESSAGES"
 )
 _MARKUP = re.compile(
+    # Every repeat is possessive (++, *+) or bounded by what follows it, so
+    # a failed match never backtracks over a long run of spaces or junk.
     # A special token in a chat template: <|im_start|>, <|eot_id|>, DeepSeek's (full-width bars).
-    r"(?P<token><\s*\|[^<>|\n]{0,60}\|\s*>)"
+    r"(?P<token><\s*+\|[^<>|]*+\|\s*+>)"
     # Llama 2's and Mistral's: <<SYS>>, [INST], [/INST], [TOOL_CALLS].
-    r"|(?P<llama><<\s*/?\s*SYS\s*>>)"
-    rf"|(?P<bracket>\[\s*/?\s*(?:{_BRACKET_TOKENS})\s*\])"
+    r"|(?P<llama><<\s*+/?\s*+SYS\s*+>>)"
+    rf"|(?P<bracket>\[\s*+/?\s*+(?:{_BRACKET_TOKENS})\s*+\])"
     # Reverie's own marker for its hidden instructions, and the chat's stop string.
-    r"|(?P<event>\[\s*system[\s_-]*event\s*\]|(?-i:SYSTEM[\s_-]*EVENT))"
-    # A tag, opening or closing, with stray spaces, attributes or a self-closing slash.
-    r"|(?P<tag><\s*/?\s*(?P<name>[^\W\d][\w:.-]{0,40}?)(?:\s+[^<>]{0,80}?)?\s*/?\s*>)",
+    r"|(?P<event>\[\s*+system[\s_-]*+event\s*+\]|(?-i:SYSTEM[\s_-]*+EVENT))"
+    # A tag, opening or closing, with stray spaces, a self-closing slash or
+    # attributes of any length (a line break among them, not a blank line).
+    r"|(?P<tag><\s*+/?\s*+(?P<name>[^\W\d][\w:.-]{0,40}+)"
+    r"(?:[\s/][^<>\n]*+(?:\n[^<>\n]++)*+)?+\s*+>)",
     re.IGNORECASE,
 )
 _STOP_STRING = re.compile(r"SYSTEM[\s_-]*EVENT")
@@ -136,9 +146,9 @@ def _broken(found: str, lowered: bool) -> str:
 
 
 def _folded(text: str) -> tuple[str, list[int]]:
-    """*text* with each character in its compatibility form and format
+    """*text* with each character in its compatibility form and unseen
     characters dropped, and where each folded character came from."""
-    if text.isascii():
+    if text.isascii() and _ASCII_CONTROL.search(text) is None:
         return text, list(range(len(text)))
     folded: list[str] = []
     origins: list[int] = []
@@ -151,8 +161,51 @@ def _folded(text: str) -> tuple[str, list[int]]:
 
 @lru_cache(maxsize=8192)
 def _fold(char: str) -> str:
-    if char.isascii():
+    if char.isascii() and _ASCII_CONTROL.match(char) is None:
         return char
-    if unicodedata.category(char) == "Cf":  # zero-width spaces and joiners: unseen
-        return ""
-    return unicodedata.normalize("NFKC", char)
+    return "".join(c for c in unicodedata.normalize("NFKD", char) if not _unseen(c))
+
+
+def _unseen(char: str) -> bool:
+    """A character that shows nothing where it stands, so ``</memo``, U+034F,
+    ``ries>`` reads as ``</memories>``: a default-ignorable one, a combining
+    mark (its letter reads as its base), a control character or a blank."""
+    if char.isspace():
+        return False
+    code = ord(char)
+    return (
+        unicodedata.category(char) in _UNSEEN_CATEGORIES
+        or any(first <= code <= last for first, last in _DEFAULT_IGNORABLE)
+        or char in _BLANKS
+    )
+
+
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
+"""ASCII control characters that are no whitespace."""
+_UNSEEN_CATEGORIES = frozenset({"Cf", "Cc", "Mn", "Me"})
+_BLANKS = frozenset({"\u2800", "\U0001d159"})
+"""Blank glyphs that are neither whitespace nor default-ignorable: the
+braille pattern blank, the musical null notehead."""
+_DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt
+of Unicode 15.1: 4,174 code points, adjacent ranges merged), which Python's
+``unicodedata`` does not offer: characters a renderer shows as nothing, such
+as U+3164 HANGUL FILLER, a letter and no format character."""
