@@ -7,6 +7,12 @@ silently fall back to free-form JSON when a schema does not compile).  An
 invalid output raises ``StructuredOutputError`` carrying the raw text, and
 nothing is applied.
 
+The answer is read strictly, as JSON says it: ``true`` is not the number
+1, ``1.0`` and ``"1"`` are not the id 1, ``1`` is not yes.  A small model
+that writes a number as something else has not named what it was shown,
+and pydantic's lax mode would take it as if it had.  Numbers naming what
+the model was shown (``Numbers``) must name each thing once.
+
 The log says why an answer was unusable and how long it was, never what it
 said: a model echoes what it was shown (a harvest answer may repeat "my bank
 password is hunter2"), and this layer cannot reach the redaction in
@@ -18,9 +24,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TypeVar, get_args
+from typing import Annotated, TypeVar, get_args
 
-from pydantic import BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, StrictInt, ValidationError
 
 from models.errors import StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions
@@ -33,15 +39,30 @@ Generate = Callable[[Sequence[ChatMessage], GenerationOptions], str]
 """Runs one generation and returns its full text (e.g. through the broker)."""
 
 
+def _each_once(numbers: list[int]) -> list[int]:
+    if len(set(numbers)) < len(numbers):
+        raise ValueError("a number is named twice")
+    return numbers
+
+
+Numbers = Annotated[list[StrictInt], AfterValidator(_each_once)]
+"""The numbers an answer names of the things it was shown (messages,
+memories): whole JSON numbers, each once (``[1, 1]`` is not two messages).
+Its JSON schema is a plain array of integers: uniqueness is checked here,
+not asked of the grammar."""
+
+
 def structured_options(schema_type: type[BaseModel], base: GenerationOptions) -> GenerationOptions:
     """*base* with the JSON schema of *schema_type* attached."""
     return replace(base, json_schema=schema_type.model_json_schema())
 
 
 def parse_structured(schema_type: type[T], raw_text: str) -> T:
-    """Validate *raw_text* as *schema_type*, or raise ``StructuredOutputError``."""
+    """Validate *raw_text* as *schema_type*, strictly (no bool, float or
+    string taken for a number, nor a number for a bool), or raise
+    ``StructuredOutputError``."""
     try:
-        return schema_type.model_validate_json(raw_text)
+        return schema_type.model_validate_json(raw_text, strict=True)
     except ValidationError as error:
         first = error.errors()[0]
         # The error's type and the field's place in the schema only: its

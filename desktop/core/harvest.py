@@ -47,7 +47,7 @@ from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError, ModelUnavailable, StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions
-from models.structured import parse_structured
+from models.structured import Numbers, parse_structured
 
 log = logging.getLogger(__name__)
 
@@ -70,15 +70,15 @@ _REASON_CHARS = 300
 
 
 class HarvestedFact(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     fact: str = Field(min_length=1, max_length=400)
     category: MemoryCategory
-    messages: list[int] = Field(min_length=1, max_length=8)
+    messages: Numbers = Field(min_length=1, max_length=8)
 
 
 class HarvestAnswer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     facts: list[HarvestedFact] = Field(max_length=15)
 

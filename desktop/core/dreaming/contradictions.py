@@ -35,7 +35,7 @@ _SOURCES = {
 
 
 class Verdict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     verdict: Literal["keep_both", "keep_first", "keep_second", "merge"]
     merged: str | None = Field(None, max_length=400)

@@ -28,6 +28,7 @@ from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.memory_gate import MemoryRefused
 from desktop.core.memory_service import MemoryCategory, lost_specifics, merge_problem
+from models.structured import Numbers
 
 TEMPLATE = "DREAM_DEDUP_PROMPT.txt"
 MergeCheck = Callable[[Sequence[str], str], str | None]
@@ -37,18 +38,18 @@ MAX_CLUSTER = 8
 
 
 class SavedMemory(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     content: str = Field(min_length=1, max_length=400)
     category: MemoryCategory
-    sourceIds: list[int] = Field(min_length=1)  # the contract's name
+    sourceIds: Numbers = Field(min_length=1)  # the contract's name
 
 
 class DedupAnswer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     toSave: list[SavedMemory]  # the contract's name
-    toDelete: list[int]
+    toDelete: Numbers
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.memory_gate import GatedText, MemoryRefused
 from desktop.core.tokens import cut_middle
+from models.structured import Numbers
 
 log = logging.getLogger(__name__)
 
@@ -59,17 +60,17 @@ Strength = Literal["strong_correction", "mild_pushback", "casual_remark"]
 
 
 class Preference(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     preference: str = Field(min_length=1, max_length=200)
     strength: Strength
     sensitive: bool
     """About security, credentials or money."""
-    messages: list[int] = Field(min_length=1)
+    messages: Numbers = Field(min_length=1)
 
 
 class PreferenceAnswer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     preferences: list[Preference] = Field(max_length=10)
 

@@ -67,27 +67,27 @@ _COMMON = frozenset(
 
 
 class Condensed(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     text: str = Field(min_length=1, max_length=1500)
 
 
 class Overlap(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     overlap: bool
     text: str | None = Field(None, max_length=3000)
 
 
 class Draft(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = Field(min_length=1, max_length=60)
     text: str = Field(min_length=1, max_length=1500)
 
 
 class Drafts(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     skills: list[Draft] = Field(max_length=2)
 

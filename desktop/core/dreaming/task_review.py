@@ -39,7 +39,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 class TaskAction(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     task: int
     action: Literal["complete", "update", "keep"]
@@ -50,7 +50,7 @@ class TaskAction(BaseModel):
 
 
 class TaskAnswer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     actions: list[TaskAction]
 

@@ -1,8 +1,9 @@
 """Whatever the model answers a harvest (broken or truncated JSON, wrong
-types, huge or odd text, message numbers out of range, thousands of facts,
-prompt tags), the harvest raises ``HarvestFailed`` and keeps nothing, or
-keeps only the facts of that answer, each once, with its sources; never
-another exception, never half a harvest."""
+types, huge or odd text, message numbers out of range, written loosely or
+named twice, thousands of facts, prompt tags), the harvest raises
+``HarvestFailed`` and keeps nothing, or keeps only the facts of that
+answer, each once, with its sources; never another exception, never half
+a harvest."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from desktop.core.db import ConversationStore, open_database
-from desktop.core.harvest import Harvester, HarvestFailed
+from desktop.core.harvest import Harvester, HarvestFailed, UnusableAnswer
 from desktop.core.memory_category import MemoryCategory
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
@@ -66,6 +67,8 @@ fact_text = st.one_of(
 numbers = st.one_of(
     st.lists(st.integers(-3, 6), min_size=0, max_size=10),
     st.lists(st.sampled_from([2**63, -(2**63), 10**30, 1.5, "1", None, True]), max_size=3),
+    st.lists(st.sampled_from([1, 2, True, False, 1.0, 2.0, "1", "2", 1e0]), min_size=1, max_size=3),
+    st.lists(st.integers(1, 4), min_size=1, max_size=3).map(lambda ns: [*ns, ns[0]]),
     st.integers(1, 4),
 )
 category = st.one_of(st.sampled_from(get_args(MemoryCategory)), words)
@@ -203,3 +206,38 @@ def test_odd_text_in_a_fact_is_kept_as_text_or_the_answer_refused(
         for memory in memories.store.listed():
             memory.content.encode("utf-8")  # text any file or prompt can hold
             assert "\x00" not in memory.content
+
+
+LOOSE_NUMBERS = [[True], [False, 1], [1.0], [2.0, 1], ["1"], [1, 1], [1, 1.0], [2, 1, 2]]
+"""Message numbers lax parsing would read as numbers shown (``true`` as 1,
+``1.0`` as 1), or a number named twice, which is not two messages."""
+
+
+@pytest.mark.parametrize("messages", LOOSE_NUMBERS, ids=json.dumps)
+def test_message_numbers_written_loosely_or_twice_make_the_answer_unusable(
+    messages: list[object],
+    broker: InferenceBroker,
+    model: ScriptedChatModel,
+    prompts: PromptLibrary,
+    tmp_path: Path,
+) -> None:
+    fact = {"fact": "The user's sister lives in Porto.", "category": "people"}
+    model.default = json.dumps({"facts": [{**fact, "messages": messages}]})
+    with open_database(tmp_path / "loose.sqlite3") as database:
+        store = ConversationStore(database)
+        memories = MemoryService.over(database, broker, prompts)
+        harvester = Harvester(
+            store, memories, broker, prompts, TokenCounter(broker), context_length=100_000
+        )
+        conversation = store.create("c")
+        _talk(store, conversation.id, "I like tea a lot.", "My sister lives in Porto.")
+
+        with pytest.raises(UnusableAnswer):
+            harvester.harvest(conversation.id)
+
+        assert memories.store.listed(limit=10_000) == []
+        assert database.fetch_value("SELECT count(*) FROM memory_history") == 0
+        assert store.get(conversation.id).harvested_through_message_id is None  # type: ignore[union-attr]
+        model.default = json.dumps({"facts": [{**fact, "messages": [3]}]})
+        report = harvester.harvest(conversation.id)  # the same answer written as meant is taken
+        assert report is not None and [m.content for m in report.added] == [fact["fact"]]

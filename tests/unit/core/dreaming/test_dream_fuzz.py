@@ -4,7 +4,8 @@ typed refusal, and no change made from any of them.
 Each pass plans over a small store built to make it ask the model exactly
 what it would in a dream; the answer is one of a seeded list (not JSON,
 wrong types, numbers never shown, answers far too long, prompt tags,
-quotes nobody typed).  ``plan`` must either raise ``PassRejected`` (the
+quotes nobody typed, a flag or a number written as something else that
+means it, a number named twice).  ``plan`` must either raise ``PassRejected`` (the
 pass is rolled back) or return only changes that wait for the user.
 """
 
@@ -73,8 +74,11 @@ def _json(value: object) -> str:
 
 def _mutations(valid: dict[str, Any], rng: random.Random, count: int) -> list[str]:
     """*count* copies of *valid* with one value swapped for one of the wrong
-    type (never one pydantic would coerce back), or a key dropped or added."""
+    type (a bool, a float or a numeric string included: the answer is read
+    strictly, nothing is coerced back), a number of a list named twice, or
+    a key dropped or added."""
     wrong: list[object] = [None, "one", [], {}, [[1]], {"x": [None]}, -1e308, HUGE, TAG]
+    wrong += [True, False, 1.0, 2.0, "1", "true"]
     found: list[str] = []
     while len(found) < count:
         answer = json.loads(json.dumps(valid))
@@ -88,11 +92,43 @@ def _mutations(valid: dict[str, Any], rng: random.Random, count: int) -> list[st
             del place[key]
         elif roll < 0.3 and isinstance(place, dict):
             place["surplus"] = 1
+        elif roll < 0.45 and isinstance(place, list) and _numbers(place):
+            place.append(place[key])
         else:
             place[key] = rng.choice(wrong)
         text = json.dumps(answer)
         if text != json.dumps(valid):
             found.append(text)
+    return found
+
+
+def _numbers(value: object) -> bool:
+    """Whether *value* is a list of numbers (the small ids an answer names)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in value)
+    )
+
+
+def _look_alikes(valid: object) -> list[object]:
+    """*valid* with one number or flag written as something lax parsing takes
+    for it (``true`` or ``1.0`` or ``"1"`` for 1, ``1`` or ``"true"`` for
+    true), or with one number of a list named again (as itself or as 1.0)."""
+    if isinstance(valid, bool):
+        return [int(valid), float(valid), str(valid).lower(), str(int(valid)), ["no", "yes"][valid]]
+    if isinstance(valid, int):
+        return [True, False, float(valid), str(valid), f"{valid}.0"]
+    found: list[object] = []
+    if _numbers(valid):
+        assert isinstance(valid, list)
+        found += [[*valid, valid[0]], [*valid, float(valid[0])]]
+    if isinstance(valid, list):
+        for i, item in enumerate(valid):
+            found += [[*valid[:i], alike, *valid[i + 1 :]] for alike in _look_alikes(item)]
+    if isinstance(valid, dict):
+        for key, item in valid.items():
+            found += [{**valid, key: alike} for alike in _look_alikes(item)]
     return found
 
 
@@ -110,6 +146,9 @@ class Scene:
     host_made: Callable[[Proposal], bool] = lambda _: False
     """A change the host made of the answer in its own words (a merge keeps
     a source's text when the model's does not stand for them)."""
+    typed: dict[str, Any] | None = None
+    """A well-formed answer holding every number and flag the schema has
+    (default: ``valid``), whose look-alikes must all be refused."""
 
 
 def _tasks(database: Database, tasks: TaskService) -> Scene:
@@ -137,7 +176,14 @@ def _tasks(database: Database, tasks: TaskService) -> Scene:
         _json({"actions": [{"task": 1, "action": "complete"}] * 3}),
         _json({"actions": {"task": 1, "action": "complete"}}),
     ]
-    return Scene(TaskPass(tasks, store), {"actions": [complete]}, specific, _json({"actions": []}))
+    update = {"task": 2, "action": "update", "priority": 3}
+    return Scene(
+        TaskPass(tasks, store),
+        {"actions": [complete]},
+        specific,
+        _json({"actions": []}),
+        typed={"actions": [complete, update]},
+    )
 
 
 def _preferences(database: Database) -> Scene:
@@ -201,6 +247,7 @@ def _merge(database: Database, skills: SkillLibrary) -> Scene:
         _json({"overlap": True, "text": TAG}),  # drops the numbers: may only wait
         _json({"overlap": True, "text": "How to brew green tea\nSteep."}),
         _json({"overlap": None}),
+        _json({"overlap": 1.0, "text": "How to brew green tea\nBoil water, steep 3 minutes."}),
         _json({"text": "How to brew green tea"}),
     ]
     return Scene(
@@ -252,17 +299,21 @@ def _dedup(memories: MemoryService) -> Scene:
     for text in twins:
         add_memory(memories, text)
     saved = {"content": "The user has a dog named Rex.", "category": "people", "sourceIds": [1, 2]}
-    specific = [
-        _json({"toSave": [{**saved, "sourceIds": ids}], "toDelete": []})
-        for ids in ([], [0], [3], [-1], [1, 2**40])
-    ] + [
-        _json({"toSave": [], "toDelete": [1]}),
-        _json({"toSave": [saved] * 3, "toDelete": [1, 2]}),
-        _json({"toSave": [{**saved, "content": HUGE}], "toDelete": []}),
-        _json({"toSave": [{**saved, "content": TAG}], "toDelete": [1, 2]}),
-        _json({"toSave": [{**saved, "category": "nonsense"}], "toDelete": []}),
-        _json({"toSave": [{**saved, "content": "The user has a cat."}], "toDelete": [1, 2]}),
-    ]
+    specific = (
+        [
+            _json({"toSave": [{**saved, "sourceIds": ids}], "toDelete": []})
+            for ids in ([], [0], [3], [-1], [1, 2**40])
+        ]
+        + [
+            _json({"toSave": [], "toDelete": [1]}),
+            _json({"toSave": [saved] * 3, "toDelete": [1, 2]}),
+            _json({"toSave": [{**saved, "content": HUGE}], "toDelete": []}),
+            _json({"toSave": [{**saved, "content": TAG}], "toDelete": [1, 2]}),
+            _json({"toSave": [{**saved, "category": "nonsense"}], "toDelete": []}),
+            _json({"toSave": [{**saved, "content": "The user has a cat."}], "toDelete": [1, 2]}),
+        ]
+        + [_json({"toSave": [saved], "toDelete": ids}) for ids in ([True, 2], [1.0, 2], [1, 1.0])]
+    )
     return Scene(
         DedupPass(),
         {"toSave": [saved], "toDelete": [1, 2]},
@@ -303,9 +354,10 @@ def _state(database: Database, skills: SkillLibrary) -> tuple[object, ...]:
 MALFORMED_PER_PASS = 50
 
 
-@pytest.mark.parametrize(
-    "name", ["tasks", "preferences", "condense", "merge", "propose", "contradictions", "dedup"]
-)
+ALL_PASSES = ["tasks", "preferences", "condense", "merge", "propose", "contradictions", "dedup"]
+
+
+@pytest.mark.parametrize("name", ALL_PASSES)
 def test_no_malformed_answer_breaks_a_pass_or_changes_anything(
     name: str,
     database: Database,
@@ -340,6 +392,32 @@ def test_no_malformed_answer_breaks_a_pass_or_changes_anything(
 
     assert len(tried) >= MALFORMED_PER_PASS
     assert rejected >= len(GENERIC)  # every answer that is not the schema is refused
+
+
+@pytest.mark.parametrize("name", ["tasks", "preferences", "merge", "dedup"])
+def test_a_number_or_flag_written_loosely_or_named_twice_is_refused(
+    name: str,
+    database: Database,
+    tasks: TaskService,
+    skills: SkillLibrary,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+    prompts: PromptLibrary,
+    broker: InferenceBroker,
+) -> None:
+    """``"toDelete": [true, 2]`` is not memory 1, ``"overlap": 1.0`` is not
+    a yes, ``[1, 1]`` is not two messages: each is refused whole."""
+    scene = _scene(name, database, tasks, skills, memories)
+    typed = scene.typed or scene.valid
+    _plan(scene, _json(typed), model, memories, prompts, broker)  # the answer as meant is taken
+    before = _state(database, skills)
+    alikes = _look_alikes(typed)
+    assert len(alikes) >= 5
+
+    for alike in alikes:
+        with pytest.raises(PassRejected):
+            _plan(scene, _json(alike), model, memories, prompts, broker)
+        assert _state(database, skills) == before
 
 
 def _plan(

@@ -151,7 +151,7 @@ def test_a_merge_into_other_words_altogether_waits_even_without_specifics(
     second = skills.create(
         "greeting-guests", "Greeting guests\nOffer a drink and take their coats."
     )
-    model.queue(json.dumps({"overlap": "yes", "text": "x"}))  # SmolLM2-style: lax "yes"
+    model.queue(json.dumps({"overlap": True, "text": "x"}))
 
     report = dreaming.dreamer.run("manual", DreamControl())
 
