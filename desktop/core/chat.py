@@ -40,7 +40,7 @@ from desktop.core.prompt_assembly import (
 )
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
-from desktop.core.redaction import redact
+from desktop.core.redaction import redact, redact_within
 from desktop.core.settings import ChatSettings, ModelSettings
 from desktop.core.skills import SkillLibrary
 from desktop.core.tasks import TaskService
@@ -376,18 +376,19 @@ class ChatService:
         return self._toolbox.offered(off_record=off_record)
 
     def _call_tool(self, turn: Turn, call_json: str, usable: frozenset[str]) -> ToolCall:
-        """Run a call and store its result, which the model reads next."""
+        """Run a call and store its result, which the model reads next; what
+        is stored of both is redacted, as every message is."""
         assert self._toolbox is not None  # only offered tools are called
         asked = (turn.user_message.id,) if turn.user_message is not None else ()
         call = self._toolbox.call(call_json, ToolContext(turn.conversation_id, asked), usable)
         result = call.result
         metadata = {
             TOOL: call.name,
-            "arguments": call.arguments,
+            "arguments": redact_within(call.arguments),
             "ok": result.ok,
-            "summary": result.summary,
+            "summary": redact(result.summary).text,
         }
-        content = json.dumps(result.content, ensure_ascii=False)
+        content = json.dumps(redact_within(result.content), ensure_ascii=False)
         self._conversations.add_message(turn.conversation_id, "tool", content, metadata=metadata)
         return call
 
@@ -395,9 +396,11 @@ class ChatService:
         self, turn: Turn, kind: ReplyKind, text: str, reason: str, used: tuple[int, ...]
     ) -> Message | None:
         """Store a reply (a stopped one keeps what was said), with the
-        memories it was given."""
+        memories it was given, redacted as the user's messages are: a model
+        that repeats a secret must not write it to the database."""
         if not text.strip():
             return None
+        text = redact(text).text
         metadata: dict[str, object] = {}
         if kind == "seed":
             metadata["kind"] = SEED

@@ -10,13 +10,26 @@ where each value is; the words around it stay.
 
 Where a phrase is ambiguous, the choice is written beside the pattern: a
 value with no verb or sign before it counts only when it looks like one (a
-digit or a sign in it), "key" and "code" count only with a word that makes
-them a credential, and a login said alone ("my login is X") goes whole
+digit or a sign in it), "key" and "code" alone count only before such a
+value (see below), and a login said alone ("my login is X") goes whole
 because it may be the password.
+
+Weaker signs count only for a value that looks like one (a digit or a sign
+in it, as "hunter2", "4412" and "p@ss!" have, and "four digits long" has
+not): the words of other languages ("Mein Passwort ist X", "la clave es X"),
+"combination", "combo", "token", "secret" and a "code" that is not a zip or
+dress code; "password's X", "password? X"; the value before a comma, a dash,
+"=" or a bracket ("X, my password", "X (the router password)"); pairs
+without a keyword ("bob@example.com / X", "wifi Home / X") and logging in
+with a value ("log in with X", "the door opens with X").  Config lines
+(``DB_PASSWORD=X``, ``{"pass": "X"}``), markup (``**password**: X``, a table
+row, ``<password>X</password>``), URLs with a password and the password
+options of ``sshpass`` and ``mysql`` count as they are.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -26,31 +39,58 @@ _CLOSING = "\"'`\u201d\u2019"
 
 # The words that name a credential.  "key" and "code" alone are everyday
 # words ("the key is to stay calm", "the code is on GitHub"), so they count
-# only with a word that makes them a credential ("wifi key", "door code").
+# only with a word that makes them a credential ("wifi key", "door code"),
+# or as ``_WEAK`` words before a value that looks like one.
 _KEYWORD = (
-    r"(?:pass(?:words?|wort|wd|codes?|phrases?|keys?)|pass[ -](?:word|phrase)|pw|pwd|"
-    r"pins?(?:[ -](?:code|number))?|mot de passe|contraseña|"
-    r"(?:alarm|door|access|security|lock|safe|gate|entry|garage|unlock|wifi|wi-fi|"
-    r"verification|recovery|backup|puk|sim|phone|laptop) code|"
+    r"(?:pass(?:words?|wd|codes?|phrases?|keys?)|pass[ -](?:word|phrase)|pw|pwd|"
+    # Typos people make in a hurry.
+    r"pass?w(?:or|ro)ds?|pssword|passowrd|passord|"
+    r"pins?(?:[ -](?:code|number))?|(?:secret|security) answer|"
+    r"(?:lock|locker|padlock|safe|suitcase) (?:combination|combo)|"
+    r"(?:alarm|door|access|security|lock|safe|gate|entry|garage|unlock|wifi|wi-fi|keypad|"
+    r"verification|recovery|backup|puk|sim|phone|laptop|bike lock|locker|padlock) code|"
     r"(?:wifi|wi-fi|wpa2?|network|api|licen[cs]e|product|activation|recovery|encryption|"
     r"decryption|secret|private|access|ssh|gpg|pgp|bitlocker|backup|registration|serial)"
     r" key)"
 )
 _LOGIN = r"(?:log[ -]?in|sign[ -]?in|credentials?)"
 """A login names a user and a password; only the password is taken out."""
-_PASS = rf"(?:{_KEYWORD}|pass(?=\s*[:=]))"
+_PASS = rf"(?:{_KEYWORD}|pass(?=[\"'*_]*\s*[:=]))"
 """Every keyword, and "pass:" (a mountain pass has no colon after it)."""
+_WEAK = (
+    r"(?:combination|combo|key|secret|token|security question|(?:password|pw) hint|"
+    # Other languages: their words for "too short" are not known here.
+    r"passwort|kennwort|geheimzahl|mot de passe|contrase[ñn]a|clave|wachtwoord|senha|code pin|"
+    # A zip, dress or error code is no secret.
+    r"(?<!zip )(?<!post )(?<!postal )(?<!area )(?<!dress )(?<!country )(?<!source )"
+    r"(?<!error )(?<!status )(?<!promo )(?<!discount )(?<!tax )(?<!qr )(?<!morse )code)"
+)
+"""Words that name a credential only when a value that looks like one follows."""
+_START = r"(?<![^\W_])"
+"""A word's start, or after "_" as in ``DB_PASSWORD``."""
+_MARKUP = r"""(?:\*{1,2}|_{1,2}|\)|["'])?"""
+"""Around the word: ``**password**:``, ``"pass":``, "(security question) is"."""
 
 _PLACE = (
-    r"(?:\s+(?:for|of|to|at|on|in|from|with|into)"
+    r"(?:\s+(?:for|of|to|at|on|in|from|with|into|für|fur|von|vom|meiner|meines|de|du|des|"
+    r"del|da|do|di|della|van|voor)"
     r"(?:\s+(?!(?:and|but|or|so|because|is|was|are)\b)[\w.'\u2019&-]+){1,4}?)?"
 )
 """Whose or where, between the word and the verb: "the password at the cabin is"."""
 _VERB = (
-    r"(?:\s*(?:[:=]|->)|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
+    r"(?:(?:\s*(?:[:=]|->|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
+    r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
+    r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?)"
 )
-"""Between the word and its value: "is", "was", "is now", "changed to", ":", "="."""
+"""Between the word and its value: "is", "was", "is now", "changed to", ":",
+"=", a dash, ", which is", and "it's" after any of them ("password - it's X")."""
+_WEAK_VERB = (
+    r"(?:\s*\?|['\u2019]s\b|\s*\(\s*it(?:['\u2019]s|\s+is)(?=\s)"
+    r"|\s+(?:iz|ist|lautet|est|es|è|é|era|war)\b(?:\s*:)?)"
+)
+"""Signs that need a value that looks like one: "password? X", "password's X",
+"(it's X)", and the verbs of other languages ("ist" is also "is" in a typo)."""
 
 _TOKEN = rf"[^\s{_QUOTES}]*[^\s{_QUOTES}.,;:!?)]"
 """One word of a value; a full stop or comma after it ends the sentence, not the value."""
@@ -84,34 +124,111 @@ _AFTER_WORD = (
 _PAIR = r"(?:[/:|,]|\band\b)"
 _USER = rf"[^\s/:,|{_QUOTES}]"
 
-_PATTERNS = tuple(
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        # "my password is X", "the PIN for the card: X", "passphrase = 'X'".
-        rf"\b{_PASS}{_PLACE}{_VERB}{_VALUE}",
+_LOOKS_LIKE = rf"(?P<bare>(?![(@]){_LONG}{_TOKEN}){_END}"
+"""A value that must look like one; a "!" after it ends the sentence."""
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_NOT_EMAIL = r"(?![\w.+-]+@[\w-]+(?:[.\s]|$))"
+"""Not an address (a user, not a password), even cut short: "alice@example"."""
+_BEFORE = rf"(?:{_QUOTED}|(?<![^\s(])(?P<before>{_LONG}{_TOKEN}[!?]*))"
+_OWNER = r"(?:(?:my|the|our|your|his|her|their|its|a|an)\s+)?"
+_STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
+
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), needs)
+    for pattern, needs in (
+        # "my password is X", "the PIN for the card: X", "passphrase = 'X'",
+        # "DB_PASSWORD=X", "**password**: X", "password - it's X".
+        (rf"{_START}{_PASS}{_MARKUP}{_PLACE}{_MARKUP}{_VERB}{_VALUE}", _STRONG),
+        # "Mein Passwort ist X", "the combination is X", "token: X", "password's X".
+        (rf"{_START}{_WEAK}{_MARKUP}{_PLACE}{_MARKUP}(?:{_VERB}|{_WEAK_VERB}){_VALUE}", _SIGNED),
+        (rf"{_START}{_PASS}{_MARKUP}{_PLACE}{_MARKUP}{_WEAK_VERB}{_VERB}?{_VALUE}", _SIGNED),
         # "password X for the drive", "PIN 4821": no verb, so only a value
         # with a digit or a sign counts ("password sunshine" may be a noun).
-        rf"\b{_KEYWORD}\s+(?:{_QUOTED}|(?P<bare>{_LONG}{_TOKEN}){_END})",
+        (rf"\b{_KEYWORD}\s+(?:{_QUOTED}|{_LOOKS_LIKE})", _SIGNED),
         # "X is my password", "'X' is the wifi password at the cabin", "I use X as my PIN".
-        rf"(?:{_QUOTED}|(?<![^\s(])(?P<before>{_LONG}{_TOKEN}))"
-        r"\s+(?:is|was|as)\s+(?:(?:my|the|our|your|his|her|their|its|a|an)\s+)?"
-        rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}){_AFTER_WORD}",
+        (
+            rf"{_BEFORE}\s+(?:is|was|as)\s+{_OWNER}"
+            rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}){_AFTER_WORD}",
+            _STRONG,
+        ),
+        # "X, my password", "X - my password", "X = wifi password",
+        # "X (the router password)", "X is the code".
+        (
+            rf"{_BEFORE}(?:\s*,\s*|\s+[-\u2014\u2013]\s+|\s*=\s*|\s*\(\s*|\s+(?:is|was|as)\s+)"
+            rf"{_OWNER}(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_WEAK}){_AFTER_WORD}",
+            _SIGNED,
+        ),
         # "I changed my password to X": X must look like one, or be quoted
         # ("I changed my password to something stronger").
-        r"\b(?:chang|set|reset|updat|switch)\w*\s+(?:(?:my|the|our|your|his|her|their)\s+)?"
-        rf"(?:[\w'\u2019-]+\s+){{0,2}}?{_KEYWORD}\s+to\s+(?:{_QUOTED}|(?P<bare>{_LONG}{_TOKEN}){_END})",
+        (
+            r"\b(?:chang|set|reset|updat|switch)\w*\s+(?:(?:my|the|our|your|his|her|their)\s+)?"
+            rf"(?:[\w'\u2019-]+\s+){{0,2}}?{_KEYWORD}\s+to\s+(?:{_QUOTED}|{_LOOKS_LIKE})",
+            _SIGNED,
+        ),
         # "my netflix login is bob / X", "login: bob password: X", "sign-in is bob, X".
-        rf"\b{_LOGIN}{_PLACE}{_VERB}\s*{_USER}+\s*{_PAIR}\s*"
-        rf"(?:(?:the\s+|my\s+)?{_PASS}{_VERB}?\s*)?"
-        rf"(?:{_QUOTED}|(?P<paired>{_LONG}{_TOKEN}){_END})",
-        # "login bob:X", "netflix login bob / X": no verb, so X must look like one.
-        rf"\b{_LOGIN}\s+{_USER}+\s*[/:|]\s*(?P<bare>{_TOKEN}){_END}",
+        (
+            rf"\b{_LOGIN}{_PLACE}{_VERB}\s*{_USER}+\s*{_PAIR}\s*"
+            rf"(?:(?:the\s+|my\s+)?{_PASS}{_VERB}?\s*)?"
+            rf"(?:{_QUOTED}|(?P<paired>{_LONG}{_TOKEN}){_END})",
+            _STRONG,
+        ),
+        # "login bob:X", "netflix login bob / X", "wifi Home / X": no verb, so X must look like one.
+        (rf"\b(?:{_LOGIN}|wi-?fi|wlan|ssid)\s*:?\s+{_USER}+\s*[/:|]\s*{_LOOKS_LIKE}", _SIGNED),
+        # "user bob pass X", "login bob@example.com pass X", "SSID Home, key X".
+        (
+            rf"\b(?:{_LOGIN}|user(?:name)?|e-?mail|account|wi-?fi|wlan|ssid|network)\s*:?\s+"
+            rf"{_USER}+\s*,?\s+(?:pass|{_KEYWORD}|key)\s*:?\s*{_LOOKS_LIKE}",
+            _SIGNED,
+        ),
+        # "bob@example.com / X", "bob@example.com:X" (no space after the
+        # colon: "write to bob@example.com: I reply fast" is a sentence).
+        (
+            rf"(?<![^\s(<]){_EMAIL}(?:\s*[/|]\s*|:(?=[^\s/])){_NOT_EMAIL}{_LOOKS_LIKE}",
+            _SIGNED,
+        ),
+        # "Netflix: bob / X": a label and a pair, X with a letter and a digit or sign.
+        (rf"(?<![^\s(])[\w-]+:\s*{_USER}+\s*/\s*{_LOOKS_LIKE}", _MIXED),
         # "my login is X", unless X is the user of a pair ("login: bob password: Y").
-        rf"\b{_LOGIN}{_PLACE}{_VERB}\s*(?P<single>(?>{_USER}{{2,}}[^\s/:,|{_QUOTES}.;!?)]))"
-        rf"(?![^\s.,;!?)]|\s*(?:{_PAIR}|(?:the\s+|my\s+)?{_PASS}\b))",
+        (
+            rf"\b{_LOGIN}{_PLACE}{_VERB}\s*(?P<single>(?>{_USER}{{2,}}[^\s/:,|{_QUOTES}.;!?)]))"
+            rf"(?![^\s.,;!?)]|\s*(?:{_PAIR}|(?:the\s+|my\s+)?{_PASS}\b))",
+            _STRONG,
+        ),
+        # "log in with X", "use X to log in", "the door opens with X".
+        (rf"\b(?:log|sign)[ -]?in\s+with\s+{_NOT_EMAIL}{_LOOKS_LIKE}", _SIGNED),
+        (rf"\buse\s+{_NOT_EMAIL}{_BEFORE}\s+to\s+(?:log|sign)[ -]?in\b", _SIGNED),
+        (rf"\b(?:door|gate|lock|safe|locker)\s+opens\s+with\s+{_LOOKS_LIKE}", _SIGNED),
+        # "X is how I unlock the door", "to get in the door type X".
+        (
+            rf"{_BEFORE}\s+is\s+how\s+(?:i|we|you)\s+"
+            r"(?:unlock|open|get in|get into|log in|log into|sign in|sign into)\b",
+            _SIGNED,
+        ),
+        (
+            r"\b(?:door|gate|keypad|lock|safe|alarm)\b[^.\n]{0,30}?\b(?:type|enter|punch in|dial)"
+            rf"\s+{_LOOKS_LIKE}",
+            _SIGNED,
+        ),
+        # "https://bob:X@example.com", "sshpass -p X", "mysql -u root -pX", "--password X".
+        (r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<cmd>[^\s/@]+)@", _STRONG),
+        (r"\bsshpass\s+-p\s*(?P<cmd>\S+)", _STRONG),
+        (r"\bmysql\w*\b[^\n]*?\s-p(?P<cmd>[^\s-]\S*)", _STRONG),
+        (r"(?<!\S)--pass(?:word)?[= ](?P<cmd>[^\s-]\S*)", _STRONG),
+        # "| password | X |", "<password>X</password>".
+        # (A heading row, with "|---|" under it, names its columns instead.)
+        (
+            rf"\|\s*[*_]*{_PASS}[*_]*\s*\|\s*(?P<cell>[^|\n]*[^|\s])\s*\|"
+            r"(?![^\n]*\n[ \t]*\|?[ \t]*:?-{3,})",
+            _STRONG,
+        ),
+        (
+            r"<(pass(?:word|wd|code|phrase)?|pwd|pin|secret|token)>"
+            r"\s*(?P<cell>[^<\n]{1,100}?)\s*</\1>",
+            _STRONG,
+        ),
     )
 )
-_VALUE_GROUPS = ("quoted", "value", "bare", "before", "paired", "single")
+_VALUE_GROUPS = ("quoted", "value", "bare", "before", "paired", "single", "cmd", "cell")
 
 _DESCRIBING_WORDS = frozenset(
     str.split(
@@ -123,34 +240,100 @@ _DESCRIBING_WORDS = frozenset(
         "optional mandatory fine good bad ok okay only just case-sensitive missing "
         "lost forgotten unknown empty blank hidden visible shown printed "
         "somewhere here there what which this that it mine yours ours theirs hers "
-        "who where whatever one another no none is was are"
+        "who where whatever one another no none is was are "
+        "all both each every many several mostly usually see ask check call "
+        "shared sent given told emailed texted mailed posted leaked hacked stolen "
+        "compromised generated chosen picked typed entered accepted rejected "
+        "two three four five six seven eight nine ten eleven twelve"
     )
 )
 """Words beside "password is" that describe it or point at it rather than
 being it: "the password is too short", "This is my password"."""
+_ABOUT_LENGTH = frozenset(str.split("digits characters chars letters numbers symbols words"))
+"""A value with one of these says how long the password is: "four digits long"."""
+_DESCRIBING_SUFFIX = re.compile(r"\w+-(?:themed|based|like|ish|related|style|free|length)")
+"""A made-up adjective: "hunter-themed", "song-based"."""
 _GOES_ON_WORD = re.compile(_GOES_ON)
-_SIGN = re.compile(r"[\d\W_]")
+_SIGN = re.compile(r"[\d_]|[^\w\s]")
 """What a value without a verb must hold: a digit or a sign ("hunter2", "x!y")."""
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+_TABLE = re.compile(r"(?:^[ \t]*\|.*\|[ \t]*(?:\n|$))+", re.MULTILINE)
+_TABLE_RULE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|?)+\s*")
+_PASS_CELL = re.compile(rf"[*_]*{_PASS}[*_]*", re.IGNORECASE)
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each credential said in *text* is (start, end)."""
-    for pattern in _PATTERNS:
+    for pattern, needs in _PATTERNS:
         for match in pattern.finditer(text):
-            if (span := _secret_of(match)) is not None:
+            if (span := _secret_of(match, needs)) is not None:
                 yield span
+    if "|" in text:
+        yield from _table_column_spans(text)
 
 
-def _secret_of(match: re.Match[str]) -> tuple[int, int] | None:
+def _table_column_spans(text: str) -> Iterator[tuple[int, int]]:
+    """The cells under a "password" heading of a markdown table (a heading
+    is the row above a ``|---|`` line)."""
+    for table in _TABLE.finditer(text):
+        offset = table.start()
+        lines = table.group().splitlines(keepends=True)
+        columns: set[int] = set()
+        for line, below in zip(lines, [*lines[1:], ""], strict=True):
+            if _TABLE_RULE.fullmatch(below):
+                heading = [cell.strip() for cell in line.strip().strip("|").split("|")]
+                columns = {i for i, cell in enumerate(heading) if _PASS_CELL.fullmatch(cell)}
+            elif columns and not _TABLE_RULE.fullmatch(line):
+                yield from _cells(line, offset, columns)
+            offset += len(line)
+
+
+def _cells(line: str, offset: int, columns: set[int]) -> Iterator[tuple[int, int]]:
+    bars = [i for i, char in enumerate(line) if char == "|"]
+    for column, (left, right) in enumerate(itertools.pairwise(bars)):
+        cell = line[left + 1 : right]
+        if column in columns and cell.strip() and not _describes(cell):
+            start = left + 1 + len(cell) - len(cell.lstrip())
+            yield offset + start, offset + left + 1 + len(cell.rstrip())
+
+
+def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     """Where the value of a phrase is, unless it is a word about the
-    password rather than the password."""
+    password rather than the password, or does not look like the value
+    the phrase *needs*."""
     group = next(g for g in _VALUE_GROUPS if g in match.re.groupindex and match[g] is not None)
-    words = match[group].split()
-    if not words:
-        return None
-    first = words[0].casefold().strip("'\u2019")
-    if group != "quoted" and (first in _DESCRIBING_WORDS or _GOES_ON_WORD.fullmatch(first)):
-        return None  # "the password is too short", "my favourite pin is from Disneyland"
-    if group == "bare" and not _SIGN.search(match[group]):
+    value = match[group]
+    if group == "cmd":
+        return match.start(group), match.end(group)
+    if value.startswith("-----BEGIN"):
+        return None  # "key: -----BEGIN ...": a key block, named so by redaction
+    if group != "quoted" and (_describes(value) or not _looks_like(value, needs)):
         return None
     return match.start(group), match.end(group)
+
+
+def _describes(value: str) -> bool:
+    """ "the password is too short", "my favourite pin is from Disneyland",
+    "my PIN is four digits long", "my password is hunter-themed"."""
+    words = [word.casefold().strip("'\u2019.,;:!?") for word in value.split()]
+    if not words:
+        return True
+    first = words[0]
+    return (
+        first in _DESCRIBING_WORDS
+        or _GOES_ON_WORD.fullmatch(first) is not None
+        or _DESCRIBING_SUFFIX.fullmatch(first) is not None
+        or not _ABOUT_LENGTH.isdisjoint(words[1:])
+    )
+
+
+def _looks_like(value: str, needs: str) -> bool:
+    # "tomorrow!" ends a sentence; "p@ss!" has a sign of its own.
+    inside = value.rstrip("!?")
+    if needs == _SIGNED:
+        return _SIGN.search(inside) is not None
+    if needs == _MIXED:
+        return _SIGN.search(inside) is not None and _LETTER.search(inside) is not None
+    return True

@@ -52,6 +52,10 @@ _KEY_LIKE = re.compile(r"(?<![\w/+=-])[A-Za-z0-9+/=_-]{32,}(?![\w/+=-])")
 """A long run of key characters; kept as a secret only if it is random enough."""
 
 
+_MARKER = re.compile(r"\[redacted [a-z ]+\]")
+"""What ``redact`` writes in place of a secret."""
+
+
 @dataclass(frozen=True)
 class Redacted:
     text: str
@@ -61,7 +65,7 @@ class Redacted:
 
 def redact(text: str) -> Redacted:
     """*text* with every secret found replaced by ``[redacted <kind>]``."""
-    found = list(_secret_spans(text))
+    found = _outside_markers(text, list(_secret_spans(text)))
     spans = _merged(sorted(found + list(_repeats(text, found))))
     if not spans:
         return Redacted(text, ())
@@ -74,6 +78,32 @@ def redact(text: str) -> Redacted:
         end = stop
     parts.append(text[end:])
     return Redacted("".join(parts), tuple(kinds))
+
+
+def redact_within(value: object) -> object:
+    """*value* (JSON-like: dicts, lists, text) with every text in it redacted;
+    keys and the structure stay, so the result is as valid as it was."""
+    if isinstance(value, str):
+        return redact(value).text
+    if isinstance(value, dict):
+        return {key: redact_within(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_within(item) for item in value]
+    return value
+
+
+def _outside_markers(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """*found* without what touches a marker already there: text redacted
+    once (a memory, then its prompt line) comes out the same again, not as
+    "key is [redacted password]" for "key is [redacted api key]"."""
+    markers = [match.span() for match in _MARKER.finditer(text)]
+    if not markers:
+        return found
+    return [
+        (start, stop, kind)
+        for start, stop, kind in found
+        if not any(start < end and begin < stop for begin, end in markers)
+    ]
 
 
 def _repeats(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:

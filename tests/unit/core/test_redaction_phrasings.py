@@ -240,6 +240,166 @@ def test_a_login_loses_its_password_and_keeps_its_user(phrasing: Phrasing) -> No
     assert redact(phrasing.text).text == phrasing.expected
 
 
+# -- the second attack's families: languages, typos, separators, config keys,
+# markup, pairs without a keyword, the value first -----------------------------
+# Where the sign is weak (another language's verb, "combination", "?", a
+# comma before "my password"), only a value with a digit or a sign counts.
+LANGUAGES = [
+    "Mein Passwort ist ",
+    "Das Passwort für das WLAN ist ",
+    "das Kennwort lautet ",
+    "Die Geheimzahl meiner Karte ist ",
+    "Der PIN-Code ist ",
+    "Mon mot de passe est ",
+    "le mot de passe du wifi est ",
+    "le code de la porte est ",
+    "mon code PIN est ",
+    "Mi contraseña es ",
+    "la clave del wifi es ",
+    "la mia password è ",
+    "mijn wachtwoord is ",
+    "a minha senha é ",
+]
+TYPOS = ["pasword", "passwrod", "pssword", "passowrd", "passord"]
+LOCKS = [
+    "the combination is ",
+    "the lock combination is ",
+    "the combo for my locker is ",
+    "the safe combination: ",
+    "the keypad code is ",
+    "the garage code's ",
+    "my code for the bike lock is ",
+    "the gate code is ",
+]
+SEPARATORS = [" — ", " - ", " \u2013 ", " - it's ", ": it's ", ", which is ", " -> "]
+WEAK_SEPARATORS = ["? ", "'s ", " (it's "]
+CONFIG_KEYS = ["PASSWORD", "PWD", "PASS", "password", "passwd", "SECRET", "TOKEN", "API_TOKEN"]
+CONFIG_PREFIXES = ["", "DB_", "MYSQL_", "ADMIN_", "db_", "app."]
+CONFIG_SIGNS = ["=", ": ", " = ", ":"]
+MARKUP = [
+    ("**password**: ", ""),
+    ("__pw__: ", ""),
+    ("- password: ", ""),
+    ("| password | ", " |"),
+    ("| **PIN** | ", " |"),
+    ("<password>", "</password>"),
+    ("<pin>", "</pin>"),
+]
+VALUE_FIRST = [", my password", " - my password", " = wifi password", " (password)"]
+VALUE_FIRST += [" (the router password)", " is the code", " as my password", ", the PIN"]
+
+
+@st.composite
+def weak_sign_phrasings(draw: st.DrawFn) -> Phrasing:
+    """ "Mein Passwort ist X", "the combination is X", "password? X", "password's X"."""
+    family = draw(st.sampled_from(["language", "lock", "weak separator"]))
+    if family == "language":
+        before = draw(st.sampled_from(LANGUAGES))
+    elif family == "lock":
+        before = draw(st.sampled_from(LOCKS))
+    else:
+        keyword = draw(st.sampled_from(["password", "my password", "the wifi password", "PIN"]))
+        before = keyword + draw(st.sampled_from(WEAK_SEPARATORS))
+    tail = draw(st.sampled_from([")", ") works"])) if before.endswith("(it's ") else ""
+    lead, before = _cased(draw, draw(st.sampled_from(LEADS)), before)
+    return Phrasing(lead + before, draw(signed_values()), tail + draw(st.sampled_from(TAILS)))
+
+
+@st.composite
+def typos_and_separators(draw: st.DrawFn) -> Phrasing:
+    """ "my passwrod is X", "password — X", "passcode - it's X", "my password, which is X"."""
+    keyword = draw(st.sampled_from([*TYPOS, "password", "passcode", "PIN"]))
+    verb = draw(st.sampled_from([*SEPARATORS, " is ", ": "]))
+    owner, keyword, verb, tail = _cased(
+        draw,
+        draw(st.sampled_from(["", "my ", "the "])),
+        keyword,
+        verb,
+        draw(st.sampled_from(TAILS)),
+    )
+    return _quoted(draw, draw(signed_values() | plain_words()), owner + keyword + verb, tail)
+
+
+@st.composite
+def config_lines(draw: st.DrawFn) -> Phrasing:
+    """``DB_PASSWORD=X``, ``export MYSQL_PWD=X``, ``{"pass": "X"}``, ``token: X``."""
+    key = draw(st.sampled_from(CONFIG_PREFIXES)) + draw(st.sampled_from(CONFIG_KEYS))
+    value = draw(signed_values())
+    shape = draw(st.sampled_from(["env", "json", "yaml"]))
+    if shape == "json":
+        return Phrasing(f'{{"user": "bob", "{key}": "', value, '"}')
+    if shape == "yaml":
+        return Phrasing(f"  {key.lower()}: ", value, "\n")
+    lead = draw(st.sampled_from(["", "export ", "  "]))
+    return Phrasing(lead + key + draw(st.sampled_from(CONFIG_SIGNS)), value, "")
+
+
+@st.composite
+def markup_phrasings(draw: st.DrawFn) -> Phrasing:
+    """``**password**: X``, ``| password | X |``, ``<password>X</password>``."""
+    before, after = draw(st.sampled_from(MARKUP))
+    return Phrasing(before, draw(signed_values() | plain_words()), after)
+
+
+@st.composite
+def pairs_without_a_keyword(draw: st.DrawFn) -> Phrasing:
+    """ "bob@example.com / X", "Netflix: bob / X", "wifi Home / X", "user bob pass X"."""
+    email = draw(st.sampled_from(["bob@example.com", "ana.r+home@mail.example.org"]))
+    user = draw(st.sampled_from(["bob", "ana_r", email]))
+    before = draw(
+        st.sampled_from(
+            [
+                f"{email} / ",
+                f"{email}:",
+                f"{email} | ",
+                f"Netflix: {user} / ",
+                "wifi Home / ",
+                "SSID Home, key ",
+                f"user {user} pass ",
+                f"login {user} pass ",
+                f"account {user} pw ",
+                "log in with ",
+            ]
+        )
+    )
+    # "Netflix: bob / X" has no keyword: X needs a letter as well as a digit or sign.
+    value = draw(signed_values().filter(lambda v: any(c.isalpha() for c in v)))
+    assume(value.casefold() not in before.casefold())
+    return Phrasing(before, value, draw(st.sampled_from(["", ".", " for the account."])))
+
+
+@st.composite
+def value_first_with_a_sign(draw: st.DrawFn) -> Phrasing:
+    """ "it's X, my password", "X - my password", "X (the router password)"."""
+    lead = draw(st.sampled_from(["", "it's ", "I set it to ", "FYI "]))
+    after = draw(st.sampled_from(VALUE_FIRST)) + draw(st.sampled_from(["", ".", " now."]))
+    return Phrasing(lead, draw(signed_values()), after)
+
+
+SECOND_ATTACK = (
+    weak_sign_phrasings()
+    | typos_and_separators()
+    | config_lines()
+    | markup_phrasings()
+    | pairs_without_a_keyword()
+    | value_first_with_a_sign()
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(SECOND_ATTACK)
+def test_the_second_attacks_families_lose_their_value(phrasing: Phrasing) -> None:
+    assert redact(phrasing.text).text == phrasing.expected
+
+
+@EXAMPLES
+@given(SECOND_ATTACK | value_after() | value_before() | login_pairs())
+def test_redacting_twice_changes_nothing_more(phrasing: Phrasing) -> None:
+    once = redact(phrasing.text).text
+
+    assert redact(once).text == once
+
+
 # -- ordinary talk about passwords ---------------------------------------------
 SUBJECTS = ["I", "We", "My sister", "Tom"]
 DOINGS = [
@@ -299,6 +459,33 @@ EVERYDAY = [
     "You need a PIN to log in",
     "the keys are on the table",
     "my login name is bob",
+    # The second attack's false positives, and the words its families use.
+    "My PIN is four digits long",
+    "My passcode is six digits",
+    "My password is hunter-themed, but that's all I'll say",
+    "Password: see the manager",
+    "The password was shared over Signal",
+    "My passwords are all in a notebook",
+    "The combination of flavours was amazing",
+    "The combination lock on the gym locker is rusty",
+    "My zip code is the same as my parents'",
+    "The dress code is smart casual",
+    "Do you know the password? Sam does",
+    "The password - which I forgot - is long",
+    "Log in with Google, it is easier",
+    "Email me at bob@example.com: I reply fast",
+    "the token is in the config file",
+    "the secret is to stay calm",
+    "The key to success is patience",
+]
+FOREIGN_SUBJECTS = [s for s in LANGUAGES if "code" not in s]
+FOREIGN_DESCRIPTIONS = [
+    "zu kurz",
+    "trop long",
+    "demasiado corta",
+    "te lang",
+    "muito fraca",
+    "nuovo",
 ]
 
 
@@ -306,7 +493,7 @@ EVERYDAY = [
 def ordinary_sentences(draw: st.DrawFn) -> str:
     keyword = draw(st.sampled_from([*KEYWORDS, "login"]))
     owner = draw(st.sampled_from(["my ", "the ", "our ", "her "]))
-    shape = draw(st.sampled_from(["doing", "description", "everyday"]))
+    shape = draw(st.sampled_from(["doing", "description", "everyday", "foreign"]))
     if shape == "doing":
         sentence = (
             f"{draw(st.sampled_from(SUBJECTS))} {draw(st.sampled_from(DOINGS))} "
@@ -315,6 +502,10 @@ def ordinary_sentences(draw: st.DrawFn) -> str:
     elif shape == "description":
         verb = draw(st.sampled_from([" is ", " was ", " is still ", ": "]))
         sentence = f"{owner}{keyword}{verb}{draw(st.sampled_from(DESCRIPTIONS))}"
+    elif shape == "foreign":  # "Mein Passwort ist zu kurz": a word after a weak verb
+        sentence = draw(st.sampled_from(FOREIGN_SUBJECTS)) + draw(
+            st.sampled_from(FOREIGN_DESCRIPTIONS)
+        )
     else:
         sentence = draw(st.sampled_from(EVERYDAY))
     cases: list[Case] = [str, str.lower, str.capitalize]
