@@ -18,6 +18,8 @@ from PySide6.QtWidgets import QApplication
 from desktop.core import paths
 from desktop.core.backends import Preparation, preparing_text
 from desktop.core.errors import ReverieError
+from desktop.core.jobs import JobControl
+from desktop.core.secret_sweep import sweep_stored_secrets
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.dream_report import DreamReportWindow
 from desktop.ui.dream_worker import DreamRunner
@@ -130,6 +132,9 @@ class ReverieApplication(QObject):
         self.maintenance.submit(lambda _: warm_up())  # before the first reply needs it
         if (eraser := core.eraser) is not None:  # deletions past their restore window
             self.maintenance.submit(lambda _: eraser.erase_expired())
+        self._sweep = JobControl()
+        if (conversations := core.conversations) is not None:  # stored by an older version
+            self.maintenance.submit(lambda _: sweep_stored_secrets(conversations, self._sweep))
         if core.memories is not None:
             memories = core.memories  # a new embedder: every memory gets its vector again
             self.models.embedder_changed.connect(
@@ -408,6 +413,7 @@ class ReverieApplication(QObject):
         # Background work held back while the user was chatting would keep the
         # maintenance worker (a harvest, a summary) waiting: end it all now.
         self._core.broker.stop()
+        self._sweep.cancel()  # goes on at the next start
         self.maintenance.stop()
 
     def _conversation_id(self, core: Core) -> int | None:

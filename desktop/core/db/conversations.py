@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -415,6 +415,56 @@ class ConversationStore:
             (conversation_id, int(asked_again)),
         )
         return [from_row(HarvestGap, row) for row in rows]
+
+    # -- secrets stored before messages were redacted on write ----------------
+    def rewrite_unchecked(
+        self, rewrite: Callable[[Message], Message], limit: int
+    ) -> tuple[int, int]:
+        """Pass up to *limit* messages not checked for secrets yet (stored
+        before Reverie redacted on write) through *rewrite*, store what it
+        changed and mark them checked; how many were (checked, changed)."""
+        rows = self._db.fetch_all(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.secrets_checked = 0"
+            " ORDER BY m.id LIMIT ?",
+            (limit,),
+        )
+        checked = [_message(row) for row in rows]
+        changed = [new for old in checked if (new := rewrite(old)) != old]
+        with self._db.transaction() as tx:
+            for message in changed:
+                tx.execute(
+                    "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
+                    (
+                        message.content,
+                        None if message.metadata is None else json.dumps(message.metadata),
+                        message.id,
+                    ),
+                )
+            tx.execute(
+                "UPDATE messages SET secrets_checked = 1"
+                f" WHERE id IN ({', '.join('?' * len(checked))})",
+                [m.id for m in checked],
+            )
+        return len(checked), len(changed)
+
+    def rewrite_titles(self, rewrite: Callable[[str], str]) -> int:
+        """Give every conversation the title *rewrite* makes of it; how many changed."""
+        rows = self._db.fetch_all("SELECT id, title FROM conversations")
+        changed = [(new, row[0]) for row in rows if (new := rewrite(row[1])) != row[1]]
+        with self._db.transaction() as tx:
+            for title, conversation_id in changed:
+                tx.execute(
+                    "UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id)
+                )
+        return len(changed)
+
+    def forget_rewritten_words(self) -> None:
+        """Drop the words of rewritten messages from the search index (FTS5
+        keeps a replaced text's words until its segments merge) and from the
+        write-ahead log."""
+        with self._db.transaction() as tx:
+            tx.execute("INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")
+        self._db.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def learn_again(self, conversation_id: int) -> int:
         """The user asked to learn the skipped parts of a conversation after

@@ -14,7 +14,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from desktop.core.db import schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6
+from desktop.core.db import (
+    schema_v1,
+    schema_v2,
+    schema_v3,
+    schema_v4,
+    schema_v5,
+    schema_v6,
+    schema_v7,
+)
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
 if TYPE_CHECKING:  # connection.py imports this module to run the migrations
@@ -37,6 +45,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "vectors of any embedding model, searched by model", schema_v4.SQL),
     Migration(5, "harvest retries and the parts it gave up on", schema_v5.SQL),
     Migration(6, "the ids of what was erased for good", schema_v6.SQL),
+    Migration(7, "which messages were checked for secrets", schema_v7.SQL),
 )
 
 _CREATE_RECORD_TABLE = """

@@ -1,0 +1,60 @@
+"""Secrets in messages stored before Reverie redacted them on write.
+
+Since messages are redacted as they are stored, only those written by an
+older version can still hold a secret as typed.  Migration 7 marked them
+unchecked; ``sweep_stored_secrets`` redacts them (their text, and the
+arguments and results a tool message keeps), a batch per transaction so a
+chat turn never waits long, then drops the old words from the search index
+and the write-ahead log.  It runs once, in the background, at start; a sweep
+cut short goes on at the next start.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+
+from desktop.core.db import ConversationStore, Message
+from desktop.core.jobs import JobControl
+from desktop.core.redaction import redact, redact_within
+
+log = logging.getLogger(__name__)
+
+BATCH = 200
+"""Messages checked per transaction (about a quarter of a second's work)."""
+
+
+def sweep_stored_secrets(
+    conversations: ConversationStore, control: JobControl | None = None
+) -> int:
+    """Redact every message not checked for secrets yet; how many changed."""
+    control = control or JobControl()
+    changed = 0
+    while not control.cancelled:
+        checked, rewritten = conversations.rewrite_unchecked(_redacted, BATCH)
+        changed += rewritten
+        if checked < BATCH:
+            break
+    if changed:
+        conversations.rewrite_titles(lambda title: redact(title).text)
+        conversations.forget_rewritten_words()
+        # Counts only: the point is that the text is gone.
+        log.info("took secrets out of %d messages stored by an older version", changed)
+    return changed
+
+
+def _redacted(message: Message) -> Message:
+    """*message* with its secrets out; a tool message's JSON stays valid JSON."""
+    metadata = message.metadata
+    if metadata is not None:  # a tool message keeps the call's arguments there
+        metadata = json.loads(json.dumps(redact_within(metadata)))
+    try:
+        content = (
+            json.dumps(redact_within(json.loads(message.content)), ensure_ascii=False)
+            if message.role == "tool"
+            else redact(message.content).text
+        )
+    except ValueError:  # not JSON after all
+        content = redact(message.content).text
+    return replace(message, content=content, metadata=metadata)

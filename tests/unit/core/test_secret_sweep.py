@@ -1,0 +1,100 @@
+"""Messages an older version stored as typed lose their secrets once, in the
+background, after migration 7: text, titles, tool calls, the search index
+and the WAL; messages stored since are already redacted and left alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from desktop.core.db import ConversationStore, open_database
+from desktop.core.db.migrations import MIGRATIONS
+from desktop.core.jobs import JobControl
+from desktop.core.secret_sweep import BATCH, sweep_stored_secrets
+
+SECRET = "hunter2zq"
+
+
+def _old_database(path: Path, messages: int) -> None:
+    """A database as version 6 left it: secrets stored as typed."""
+    with open_database(path, migrations=MIGRATIONS[:6]) as old, old.transaction() as tx:
+        tx.execute(
+            "INSERT INTO conversations (id, title, created_at, updated_at)"
+            f" VALUES (1, 'the wifi password is {SECRET}', 0, 0)"
+        )
+        for n in range(messages):
+            tx.execute(
+                "INSERT INTO messages (conversation_id, role, content, created_at)"
+                " VALUES (1, 'user', ?, ?)",
+                (f"note {n}: the wifi password at the cabin is {SECRET}", n),
+            )
+        call = {"tool": "search_memory", "arguments": {"query": f"password {SECRET}"}}
+        tx.execute(
+            "INSERT INTO messages (conversation_id, role, content, created_at, metadata)"
+            " VALUES (1, 'tool', ?, 1e9, ?)",
+            (
+                json.dumps({"found": [f"my PIN is 4821 and my password is {SECRET}"]}),
+                json.dumps(call),
+            ),
+        )
+
+
+def _on_disk(path: Path) -> list[str]:
+    files = [path, Path(f"{path}-wal")]
+    return [str(f) for f in files if f.exists() and SECRET.encode() in f.read_bytes()]
+
+
+def test_the_secrets_an_older_version_stored_are_taken_out_everywhere(tmp_path: Path) -> None:
+    path = tmp_path / "reverie.sqlite3"
+    _old_database(path, messages=BATCH + 5)  # more than one batch
+    with open_database(path) as database:
+        store = ConversationStore(database)
+
+        changed = sweep_stored_secrets(store)
+
+        assert changed == BATCH + 6
+        assert (
+            database.fetch_value(
+                "SELECT count(*) FROM messages WHERE content LIKE ? OR metadata LIKE ?",
+                (f"%{SECRET}%", f"%{SECRET}%"),
+            )
+            == 0
+        )
+        assert (
+            database.fetch_value(
+                "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (f'"{SECRET}"',)
+            )
+            == 0
+        )
+        conversation = store.get(1)
+        assert conversation is not None and SECRET not in conversation.title
+        tool = next(m for m in store.messages(1) if m.role == "tool")
+        assert json.loads(tool.content) == {
+            "found": ["my PIN is [redacted password] and my password is [redacted password]"]
+        }
+        assert store.messages(1)[0].content == (
+            "note 0: the wifi password at the cabin is [redacted password]"
+        )
+        assert sweep_stored_secrets(store) == 0  # once only
+    assert _on_disk(path) == []
+
+
+def test_messages_stored_since_are_not_checked_again(tmp_path: Path) -> None:
+    with open_database(tmp_path / "reverie.sqlite3") as database:
+        store = ConversationStore(database)
+        conversation = store.create("c")
+        store.add_message(conversation.id, "user", "kept as the chat stored it")
+
+        assert store.rewrite_unchecked(lambda m: m, 10) == (0, 0)
+
+
+def test_a_sweep_stopped_goes_on_where_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "reverie.sqlite3"
+    _old_database(path, messages=3)
+    with open_database(path) as database:
+        store = ConversationStore(database)
+        stopped = JobControl()
+        stopped.cancel()
+
+        assert sweep_stored_secrets(store, stopped) == 0
+        assert sweep_stored_secrets(store) == 4
