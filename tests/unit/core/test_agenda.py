@@ -429,16 +429,15 @@ def test_too_small_a_context_drops_the_oldest_messages_first(
 # -- the real small model ------------------------------------------------------------
 
 
-@pytest.mark.model
-def test_a_review_runs_end_to_end_on_the_real_small_model(
+def _real_review(
     fresh_smollm2: Callable[[], LlamaChatModel],
     tasks: TaskService,
     store: ConversationStore,
     database: Database,
     prompts: PromptLibrary,
     conversation_id: int,
-    letter: Task,
-) -> None:
+) -> AgendaReview:
+    """One review of *conversation_id* by SmolLM2, under the schema, greedy."""
     broker = InferenceBroker()
     broker.start()
     try:
@@ -447,11 +446,51 @@ def test_a_review_runs_end_to_end_on_the_real_small_model(
         broker.load_embedder(lambda: HashingEmbedder()).result(timeout=5)
         memories = MemoryService.over(database, broker, prompts)
         reviewer = _reviewer(tasks, store, memories, broker, prompts, context_length=2048)
-        review = reviewer.review(conversation_id)
+        return reviewer.review(conversation_id)
     finally:
         broker.stop()
 
-    # Whatever the small model decided, it was under the schema and every
-    # action was applied or refused; what was applied is said.
-    assert review.conversation_id == conversation_id
-    assert (review.notice is None) == (review.done == ())
+
+@pytest.mark.model
+def test_the_real_small_model_leaves_a_conversation_with_nothing_new_alone(
+    fresh_smollm2: Callable[[], LlamaChatModel],
+    tasks: TaskService,
+    store: ConversationStore,
+    database: Database,
+    prompts: PromptLibrary,
+) -> None:
+    conversation_id = store.create("weather").id
+    store.add_message(conversation_id, "user", "What a grey day it is today.")
+    store.add_message(conversation_id, "assistant", "It is. A good day for a book.")
+    task = tasks.add("Renew the passport", conversation_id=conversation_id, priority=3)
+    before = store.messages(conversation_id)
+
+    review = _real_review(fresh_smollm2, tasks, store, database, prompts, conversation_id)
+
+    # Nothing in the talk touches the task: the answer is no action, and
+    # nothing is shown, stored or changed.
+    assert review == AgendaReview(conversation_id, (), (), None)
+    assert store.messages(conversation_id) == before
+    assert tasks.list() == [task]
+
+
+@pytest.mark.model
+@pytest.mark.xfail(
+    strict=True,
+    reason="SmolLM2-135M answers no action when the user says a task is done: "
+    "agenda reviews need a bigger model to do anything",
+)
+def test_the_real_small_model_completes_a_task_the_user_said_was_done(
+    fresh_smollm2: Callable[[], LlamaChatModel],
+    tasks: TaskService,
+    store: ConversationStore,
+    database: Database,
+    prompts: PromptLibrary,
+    conversation_id: int,
+    letter: Task,
+) -> None:
+    review = _real_review(fresh_smollm2, tasks, store, database, prompts, conversation_id)
+
+    completed = tasks.get(letter.id)
+    assert completed is not None and completed.status == "completed"
+    assert review.notice is not None and f"#{letter.id}" in review.notice.content

@@ -163,7 +163,11 @@ def test_off_the_record_skills_are_read_but_never_added(toolbox: Toolbox) -> Non
 
 @pytest.mark.model
 def test_a_skill_the_real_small_model_writes_under_the_schema_is_saved(
-    smollm2: LlamaChatModel, toolbox: Toolbox, skill_library: SkillLibrary, context: ToolContext
+    smollm2: LlamaChatModel,
+    toolbox: Toolbox,
+    skill_library: SkillLibrary,
+    context: ToolContext,
+    user_dirs: AppPaths,
 ) -> None:
     offered = frozenset({"add_skill"})
     prompt = [
@@ -179,4 +183,9 @@ def test_a_skill_the_real_small_model_writes_under_the_schema_is_saved(
 
     assert call.name == "add_skill"
     assert call.result.ok, call.result.content
-    assert [s.name for s in skill_library.list()] == [call.result.content["name"]]
+    [skill] = skill_library.list()
+    assert skill.name == call.arguments["name"] == call.result.content["name"]
+    # What the user asked to keep is in the saved text: its steps and its number.
+    saved = (user_dirs.skills_dir / f"{skill.name}.md").read_text(encoding="utf-8")
+    assert saved == call.arguments["text"].rstrip("\n") + "\n"
+    assert "boil water" in saved and "2 minutes" in saved

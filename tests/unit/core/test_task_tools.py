@@ -4,7 +4,7 @@ write it, and every bad call answered with a clear error and no change."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -15,16 +15,27 @@ from hypothesis import strategies as st
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import EVERY_STATUS, Task, TaskStore
 from desktop.core.prompts import PromptLibrary
-from desktop.core.task_tools import task_tools
+from desktop.core.schedules import Daily
+from desktop.core.task_tools import TaskCall, task_tools
 from desktop.core.tasks import TaskService
 from desktop.core.tools import Toolbox, ToolContext
 from models.interfaces import ChatMessage, GenerationOptions
 from models.llama_chat import LlamaChatModel
 from models.sampling import grammar_for_schema
+from tests.unit.core.tool_checks import TOOL_ERROR
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 22, 12, tzinfo=BERLIN)
 TASK = frozenset({"task"})
+DONE = {
+    "add": "added",
+    "complete": "completed",
+    "update": "updated",
+    "pause": "paused",
+    "resume": "resumed",
+    "delete": "deleted",
+}
+"""What each action says it did."""
 
 
 @pytest.fixture
@@ -304,11 +315,34 @@ _ARGUMENTS = st.fixed_dictionaries(
 )
 @given(arguments=_ARGUMENTS)
 def test_no_task_call_a_model_can_write_raises(
-    toolbox: Toolbox, context: ToolContext, arguments: dict[str, Any]
+    toolbox: Toolbox, tasks: TaskService, context: ToolContext, arguments: dict[str, Any]
 ) -> None:
+    before = _all(tasks)
+
     call = toolbox.call(_call(**arguments), context, TASK)
 
-    assert call.result.ok or "error" in call.result.content
+    after = _all(tasks)
+    if not call.result.ok:  # one error the model can read, and nothing changed
+        assert set(call.result.content) == {"error"}
+        assert TOOL_ERROR.fullmatch(call.result.content["error"]), call.result.content
+        assert after == before
+        return
+    TaskCall.model_validate(call.arguments, strict=True)  # run only as it was written
+    action = call.arguments["action"]
+    if action == "list":
+        assert set(call.result.content) == {"tasks"}
+        assert after == before
+        return
+    assert call.result.content["result"] == DONE[action]
+    [acted_on] = [t for t in after if t.id == call.result.content["task"]["id"]]
+    if action == "add":
+        assert acted_on not in before and len(after) == len(before) + 1
+        assert acted_on.conversation_id == context.conversation_id
+    else:
+        assert acted_on.id == call.arguments["id"]
+        assert [t for t in after if t.id != acted_on.id] == [
+            t for t in before if t.id != acted_on.id
+        ]
 
 
 @pytest.mark.model
@@ -324,8 +358,9 @@ def test_a_call_the_real_small_model_writes_under_the_schema_is_run(
     written = "".join(chunk.text for chunk in smollm2.stream(prompt, options))
     call = toolbox.call(written, context, TASK)
 
-    assert call.name == "task"
+    assert (call.name, call.arguments.get("action")) == ("task", "add")
     assert call.result.ok, call.result.content
-    if call.arguments.get("action") == "add":
-        [task] = _all(tasks)
-        assert task.conversation_id == context.conversation_id
+    [task] = _all(tasks)
+    assert task.conversation_id == context.conversation_id
+    assert "water the plants" in task.text.casefold()
+    assert task.schedule == Daily(time(9))

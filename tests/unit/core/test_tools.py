@@ -17,10 +17,11 @@ from desktop.core.db import ConversationStore, MemoryQuery
 from desktop.core.memory_service import MemoryService
 from desktop.core.memory_tools import memory_tools
 from desktop.core.prompts import PromptLibrary
-from desktop.core.tools import Toolbox, ToolContext
+from desktop.core.tools import Toolbox, ToolCall, ToolContext
 from models.interfaces import ChatMessage, GenerationOptions
 from models.llama_chat import LlamaChatModel
 from models.sampling import grammar_for_schema
+from tests.unit.core.tool_checks import TOOL_ERROR
 
 EVERY = frozenset({"append_memory", "search_memory"})
 
@@ -217,13 +218,42 @@ _JSON = st.recursive(
     garbage=st.text(max_size=40),
 )
 def test_no_call_a_model_can_write_raises(
-    toolbox: Toolbox, context: ToolContext, name: str, arguments: object, garbage: str
+    toolbox: Toolbox,
+    memories: MemoryService,
+    context: ToolContext,
+    name: str,
+    arguments: object,
+    garbage: str,
 ) -> None:
     written = json.dumps({"name": name, "arguments": arguments})
+    checked = {tool.name: tool.arguments for tool in memory_tools(memories)}
 
     for text in (written, written[: len(written) // 2], garbage, written + garbage):
+        before = _all(memories)
         call = toolbox.call(text, context, EVERY)
-        assert call.result.ok or "error" in call.result.content
+        if call.result.ok:  # only a call its tool's arguments admit as they are runs
+            checked[call.name].model_validate(call.arguments, strict=True)
+            if call.name == "append_memory":
+                assert call.result.remembered is not None
+                assert call.result.remembered.memory.content in _all(memories)
+            else:
+                assert set(call.result.content) == {"memories"}
+                assert _all(memories) == before
+        else:  # one error the model can read, and nothing changed
+            assert set(call.result.content) == {"error"}
+            assert TOOL_ERROR.fullmatch(call.result.content["error"]), call.result.content
+            assert _all(memories) == before
+
+
+def _real_call(smollm2: LlamaChatModel, toolbox: Toolbox, context: ToolContext) -> ToolCall:
+    """SmolLM2 asked to remember the user's dog, its answer under the tools' schema, run."""
+    prompt = [
+        ChatMessage("system", f"Tools:\n{toolbox.describe(EVERY)}"),
+        ChatMessage("user", "Remember that my dog is called Rex."),
+    ]
+    options = GenerationOptions(temperature=0.0, max_tokens=160, json_schema=toolbox.schema(EVERY))
+    written = "".join(chunk.text for chunk in smollm2.stream(prompt, options))
+    return toolbox.call(written, context, EVERY)
 
 
 @pytest.mark.model
@@ -232,17 +262,28 @@ def test_a_call_the_real_small_model_writes_under_the_schema_is_run(
 ) -> None:
     # The schema compiles in llama.cpp and holds a real model to a call the
     # toolbox accepts, whatever the model would have written freely.
-    prompt = [
-        ChatMessage("system", f"Tools:\n{toolbox.describe(EVERY)}"),
-        ChatMessage("user", "Remember that my dog is called Rex."),
-    ]
-    options = GenerationOptions(temperature=0.0, max_tokens=160, json_schema=toolbox.schema(EVERY))
+    call = _real_call(smollm2, toolbox, context)
 
-    written = "".join(chunk.text for chunk in smollm2.stream(prompt, options))
-    call = toolbox.call(written, context, EVERY)
-
-    assert call.name in EVERY
+    assert call.name == "append_memory"
     assert call.result.ok, call.result.content
-    if call.name == "append_memory":
-        assert call.result.remembered is not None
-        assert _all(memories) == [call.result.remembered.memory.content]
+    # What the call said is what was stored, from the message it answers.
+    assert isinstance(call.arguments["content"], str)
+    [memory] = memories.browse(MemoryQuery(statuses=()))
+    assert memory.content == call.arguments["content"]
+    assert memory.category == call.arguments.get("category", "other")
+    assert memories.store.sources(memory.id).message_ids == context.message_ids
+    assert call.result.remembered is not None and call.result.remembered.memory.id == memory.id
+
+
+@pytest.mark.model
+@pytest.mark.xfail(
+    strict=True,
+    reason="SmolLM2-135M copies the example sentence of append_memory's description "
+    "(data/TOOLS.txt: \"The user's sister Ana lives in Porto.\") instead of the user's fact",
+)
+def test_the_real_small_model_remembers_what_the_user_said(
+    smollm2: LlamaChatModel, toolbox: Toolbox, memories: MemoryService, context: ToolContext
+) -> None:
+    _real_call(smollm2, toolbox, context)
+
+    assert ["Rex" in text for text in _all(memories)] == [True]
