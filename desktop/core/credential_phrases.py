@@ -129,6 +129,9 @@ _LOOKS_LIKE = rf"(?P<bare>(?![(@]){_LONG}{_TOKEN}){_END}"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _NOT_EMAIL = r"(?![\w.+-]+@[\w-]+(?:[.\s]|$))"
 """Not an address (a user, not a password), even cut short: "alice@example"."""
+_NOT_ADDRESS = rf"(?!{_EMAIL}(?![\w@]))"
+"""Not a whole address: after "bob@example.com / " a cut-short one ("Aaa0@x")
+is the password, as a second user would be a whole address."""
 _BEFORE = rf"(?:{_QUOTED}|(?<![^\s(])(?P<before>{_LONG}{_TOKEN}[!?]*))"
 _OWNER = r"(?:(?:my|the|our|your|his|her|their|its|a|an)\s+)?"
 _STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
@@ -183,7 +186,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "bob@example.com / X", "bob@example.com:X" (no space after the
         # colon: "write to bob@example.com: I reply fast" is a sentence).
         (
-            rf"(?<![^\s(<]){_EMAIL}(?:\s*[/|]\s*|:(?=[^\s/])){_NOT_EMAIL}{_LOOKS_LIKE}",
+            rf"(?<![^\s(<]){_EMAIL}(?:\s*[/|]\s*|:(?=[^\s/])){_NOT_ADDRESS}{_LOOKS_LIKE}",
             _SIGNED,
         ),
         # "Netflix: bob / X": a label and a pair, X with a letter and a digit or sign.

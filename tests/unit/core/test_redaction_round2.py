@@ -55,6 +55,7 @@ LEAKED = [
     ("| password | {v} |", "Ye11owSub"),
     ("<password>{v}</password>", "P1nkFloyd"),
     ("bob@example.com / {v}", "hunter2"),
+    ("bob@example.com / {v}", "Aaa0@x"),  # cut short like an address, still the password
     ("bob@example.com:{v}", "T34lTime"),
     ("Netflix: bob / {v}", "hunter2"),
     ("wifi Home / {v}", "correcthorsebattery9"),
