@@ -21,10 +21,11 @@ password is hunter2"), and this layer cannot reach the redaction in
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Annotated, TypeVar, get_args
+from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import AfterValidator, BaseModel, StrictInt, ValidationError
 
@@ -60,7 +61,20 @@ def structured_options(schema_type: type[BaseModel], base: GenerationOptions) ->
 def parse_structured(schema_type: type[T], raw_text: str) -> T:
     """Validate *raw_text* as *schema_type*, strictly (no bool, float or
     string taken for a number, nor a number for a bool), or raise
-    ``StructuredOutputError``."""
+    ``StructuredOutputError``.  A key named twice is refused too: JSON
+    parsers keep the last, so ``{"verdict": "a", "verdict": "b"}`` would be
+    read as one answer the model never settled on."""
+    if _repeats_a_key(raw_text):
+        log.warning(
+            "unusable structured output for %s: a key is named twice; "
+            "the answer (%d characters) is not logged",
+            schema_type.__name__,
+            len(raw_text),
+        )
+        raise StructuredOutputError(
+            f"The model's answer is not a valid {schema_type.__name__}: a key is named twice",
+            raw_text,
+        )
     try:
         return schema_type.model_validate_json(raw_text, strict=True)
     except ValidationError as error:
@@ -81,6 +95,23 @@ def parse_structured(schema_type: type[T], raw_text: str) -> T:
             f"{error.error_count()} problem(s), first: {error.errors()[0]['msg']}",
             raw_text,
         ) from error
+
+
+def _repeats_a_key(raw_text: str) -> bool:
+    """Does some object in *raw_text* name a key twice?  False for text that
+    is not JSON at all: validation says what is wrong with it."""
+    repeated = False
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal repeated
+        repeated = repeated or len({key for key, _ in items}) < len(items)
+        return dict(items)
+
+    try:
+        json.loads(raw_text, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return False
+    return repeated
 
 
 def _schema_place(schema_type: type[BaseModel], loc: tuple[int | str, ...]) -> str:

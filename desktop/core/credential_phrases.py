@@ -213,7 +213,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         # "https://bob:X@example.com", "sshpass -p X", "mysql -u root -pX", "--password X".
-        (r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<cmd>[^\s/@]+)@", _STRONG),
+        # (A scheme is short: unbounded, a long run with no "://" took quadratic time.)
+        (r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]+:(?P<cmd>[^\s/@]+)@", _STRONG),
         (r"\bsshpass\s+-p\s*(?P<cmd>\S+)", _STRONG),
         (r"\bmysql\w*\b[^\n]*?\s-p(?P<cmd>[^\s-]\S*)", _STRONG),
         (r"(?<!\S)--pass(?:word)?[= ](?P<cmd>[^\s-]\S*)", _STRONG),

@@ -70,9 +70,10 @@ _MARKUP = re.compile(
     # Reverie's own marker for its hidden instructions, and the chat's stop string.
     r"|(?P<event>\[\s*+system[\s_-]*+event\s*+\]|(?-i:SYSTEM[\s_-]*+EVENT))"
     # A tag, opening or closing, with stray spaces, a self-closing slash or
-    # attributes of any length (a line break among them, not a blank line).
+    # attributes of any length (a line break among them, not a blank line),
+    # or a value right after its name (Llama 3.1's <function=name>).
     r"|(?P<tag><\s*+/?\s*+(?P<name>[^\W\d][\w:.-]{0,40}+)"
-    r"(?:[\s/][^<>\n]*+(?:\n[^<>\n]++)*+)?+\s*+>)",
+    r"(?:[\s/=][^<>\n]*+(?:\n[^<>\n]++)*+)?+\s*+>)",
     re.IGNORECASE,
 )
 _STOP_STRING = re.compile(r"SYSTEM[\s_-]*EVENT")

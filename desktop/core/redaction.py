@@ -26,8 +26,10 @@ from detect_secrets.settings import default_settings
 
 from desktop.core import credential_phrases
 
-# A public IP address is not a credential.
-_NOT_SECRETS = {"Public IP (ipv4)"}
+# A public IP address is not a credential.  IBM's IAM key pattern backtracks
+# in cubic time over a run of spaces ("password" and 2,000 spaces: 34 s); its
+# keys are 44 random characters, which the randomness rule below finds anyway.
+_NOT_SECRETS = {"Public IP (ipv4)", "IBM Cloud IAM Key"}
 
 _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "private key": (

@@ -28,19 +28,26 @@ BATCH = 200
 def sweep_stored_secrets(
     conversations: ConversationStore, control: JobControl | None = None
 ) -> int:
-    """Redact every message not checked for secrets yet; how many changed."""
+    """Redact every message not checked for secrets yet, and then every
+    conversation's title and summary; how many changed."""
     control = control or JobControl()
-    changed = 0
+    changed = checked_any = 0
     while not control.cancelled:
         checked, rewritten = conversations.rewrite_unchecked(_redacted, BATCH)
         changed += rewritten
+        checked_any |= checked
         if checked < BATCH:
             break
+    if checked_any and not control.cancelled:
+        # With the first sweep: a summary may hold a secret its messages no
+        # longer do (they were archived and purged).
+        changed += conversations.rewrite_titles(lambda text: redact(text).text)
     if changed:
-        conversations.rewrite_titles(lambda title: redact(title).text)
         conversations.forget_rewritten_words()
         # Counts only: the point is that the text is gone.
-        log.info("took secrets out of %d messages stored by an older version", changed)
+        log.info(
+            "took secrets out of %d messages and conversations stored by an older version", changed
+        )
     return changed
 
 

@@ -448,13 +448,23 @@ class ConversationStore:
         return len(checked), len(changed)
 
     def rewrite_titles(self, rewrite: Callable[[str], str]) -> int:
-        """Give every conversation the title *rewrite* makes of it; how many changed."""
-        rows = self._db.fetch_all("SELECT id, title FROM conversations")
-        changed = [(new, row[0]) for row in rows if (new := rewrite(row[1])) != row[1]]
+        """Give every conversation the title and summary *rewrite* makes of
+        them; how many conversations changed."""
+        rows = self._db.fetch_all("SELECT id, title, summary FROM conversations")
+        changed = [
+            (new_title, new_summary, row[0])
+            for row in rows
+            if (
+                (new_title := rewrite(row[1])),
+                (new_summary := None if row[2] is None else rewrite(row[2])),
+            )
+            != (row[1], row[2])
+        ]
         with self._db.transaction() as tx:
-            for title, conversation_id in changed:
+            for title, summary, conversation_id in changed:
                 tx.execute(
-                    "UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id)
+                    "UPDATE conversations SET title = ?, summary = ? WHERE id = ?",
+                    (title, summary, conversation_id),
                 )
         return len(changed)
 

@@ -6,6 +6,8 @@ it found redacted.  The generated families are in
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from desktop.core.redaction import redact
@@ -168,3 +170,19 @@ def test_a_table_loses_the_column_under_a_password_heading() -> None:
     assert redact(text).text == (
         "| site | password | note |\n|---|---|---|\n| netflix | [redacted password] | shared |\n"
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password" + " " * 2000,  # detect-secrets' IBM IAM pattern: 34 s before
+        "Name    Key" + " " * 800 + "Value",
+        "Ab3+" * 25_000,  # an unbounded URL scheme: 15 s before
+    ],
+    ids=["keyword-then-spaces", "fixed-width-row", "long-run-without-a-break"],
+)
+def test_an_odd_long_input_is_read_in_linear_time(text: str) -> None:
+    started = time.perf_counter()
+    redact(text)
+    # A guard against backtracking (seconds to minutes), not a speed target.
+    assert time.perf_counter() - started < 3.0

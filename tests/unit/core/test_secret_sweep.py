@@ -19,8 +19,9 @@ def _old_database(path: Path, messages: int) -> None:
     """A database as version 6 left it: secrets stored as typed."""
     with open_database(path, migrations=MIGRATIONS[:6]) as old, old.transaction() as tx:
         tx.execute(
-            "INSERT INTO conversations (id, title, created_at, updated_at)"
-            f" VALUES (1, 'the wifi password is {SECRET}', 0, 0)"
+            "INSERT INTO conversations (id, title, summary, created_at, updated_at)"
+            f" VALUES (1, 'the wifi password is {SECRET}',"
+            f" 'The user said their bank PIN is 7719 and wifi password {SECRET}.', 0, 0)"
         )
         for n in range(messages):
             tx.execute(
@@ -52,7 +53,7 @@ def test_the_secrets_an_older_version_stored_are_taken_out_everywhere(tmp_path: 
 
         changed = sweep_stored_secrets(store)
 
-        assert changed == BATCH + 6
+        assert changed == BATCH + 6 + 1  # the messages, then the conversation
         assert (
             database.fetch_value(
                 "SELECT count(*) FROM messages WHERE content LIKE ? OR metadata LIKE ?",
@@ -68,6 +69,7 @@ def test_the_secrets_an_older_version_stored_are_taken_out_everywhere(tmp_path: 
         )
         conversation = store.get(1)
         assert conversation is not None and SECRET not in conversation.title
+        assert conversation.summary is not None and "7719" not in conversation.summary
         tool = next(m for m in store.messages(1) if m.role == "tool")
         assert json.loads(tool.content) == {
             "found": ["my PIN is [redacted password] and my password is [redacted password]"]
@@ -97,4 +99,6 @@ def test_a_sweep_stopped_goes_on_where_it_was(tmp_path: Path) -> None:
         stopped.cancel()
 
         assert sweep_stored_secrets(store, stopped) == 0
-        assert sweep_stored_secrets(store) == 4
+        assert (
+            sweep_stored_secrets(store) == 4 + 1
+        )  # three notes and the tool call, then the conversation

@@ -58,3 +58,16 @@ def test_numbers_are_a_plain_array_of_integers_to_the_grammar() -> None:
 
     assert schema == {"type": "array", "items": {"type": "integer"}}
     assert grammar_for_schema(Loose.model_json_schema())  # llama.cpp compiles it
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"task": 2, "task": 3, "done": false, "messages": [1]}',
+        '{"task": 2, "done": true, "done": false, "messages": [1]}',
+        '{"task": 2, "done": false, "messages": [1], "messages": []}',
+    ],
+)
+def test_a_key_named_twice_is_refused_not_read_as_its_last(raw: str) -> None:
+    with pytest.raises(StructuredOutputError, match="named twice"):
+        parse_structured(Loose, raw)
