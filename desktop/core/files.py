@@ -99,5 +99,15 @@ def open_private(path: str, flags: int) -> int:
     return os.open(path, flags, PRIVATE_FILE_MODE)
 
 
+def sync_to_disk(path: Path) -> None:
+    """Wait until *path* (a file's content, or a folder's entries: a rename
+    in it) is on the disk, not only in the system's cache.  Raises ``OSError``."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 def _raise(error: OSError) -> None:
     raise error

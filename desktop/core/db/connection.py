@@ -25,7 +25,7 @@ from desktop.core.db.drivers import load_vector_extension as _load_vector_extens
 from desktop.core.db.errors import translate, unavailable
 from desktop.core.db.writable import probe_write, refuse_read_only
 from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.files import make_private, open_private
+from desktop.core.files import make_private, open_private, sync_to_disk
 
 BUSY_TIMEOUT_MS = 5000
 _SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -191,7 +191,7 @@ class Database(_Reads):
             with _connect(self.path, self._driver) as copier:
                 copier._execute("VACUUM INTO ?", (str(path),))
                 tables = _table_names(copier)
-            _sync(path)
+            sync_to_disk(path)  # VACUUM INTO leaves that to its caller
             self._check_copy(path, tables)
         except BaseException:
             for written in (path, Path(f"{path}-journal")):
@@ -293,15 +293,6 @@ class Database(_Reads):
 def _table_names(database: Database) -> set[str]:
     rows = database.fetch_all("SELECT name FROM sqlite_schema WHERE type = 'table'")
     return {row[0] for row in rows}
-
-
-def _sync(path: Path) -> None:
-    """*path*'s content on the disk (``VACUUM INTO`` leaves that to the caller)."""
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def _connect(path: Path, driver: Driver) -> Database:

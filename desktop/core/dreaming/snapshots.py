@@ -21,7 +21,7 @@ from pathlib import Path
 
 from desktop.core.db import Database, DiskFull
 from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import make_private_folder, make_tree_private
+from desktop.core.files import make_private_folder, make_tree_private, sync_to_disk
 
 SNAPSHOT_PREFIX = "before-dream-"
 SNAPSHOT_SUFFIX = ".sqlite3"
@@ -100,7 +100,7 @@ def _write(database: Database, final: Path, skills_dir: Path | None) -> None:
             _remove(final.with_suffix(SKILLS_SUFFIX))
             os.replace(temporary_skills, final.with_suffix(SKILLS_SUFFIX))
         os.replace(temporary, final)  # the copy counts from here on
-        _sync_folder(final.parent)
+        sync_to_disk(final.parent)  # the rename itself
     except BaseException:
         for path in (temporary, Path(f"{temporary}-journal"), temporary_skills):
             with contextlib.suppress(OSError):  # the first error is the one to report
@@ -151,15 +151,6 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
     else:
         path.unlink(missing_ok=True)
-
-
-def _sync_folder(folder: Path) -> None:
-    """The rename itself on the disk."""
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def _reason(error: OSError | EnvironmentProblem) -> str:
