@@ -316,10 +316,7 @@ def _blanked_run(value: str | None) -> str | None:
     messages blanked; *value* itself (the same text) if nothing changes."""
     if value is None:
         return None
-    try:
-        data = json.loads(value)
-    except ValueError as error:  # the columns are CHECKed json_valid: this is a bug
-        raise QueryFailed(f"a JSON column does not hold JSON: {error}") from error
+    data = _json_column(value)
     if not isinstance(data, dict):
         return value
     changed = dict(data)
@@ -442,10 +439,7 @@ def _scrub_json(value: str | None, text: str) -> str | None:
     replacement is made on the decoded data, so the JSON stays valid."""
     if value is None:
         return None
-    try:
-        data = json.loads(value)
-    except ValueError as error:  # the columns are CHECKed json_valid: this is a bug
-        raise QueryFailed(f"a JSON column does not hold JSON: {error}") from error
+    data = _json_column(value)
     return json.dumps(_replaced(data, text))
 
 
@@ -484,3 +478,12 @@ def _chunks(ids: Sequence[int]) -> list[list[int]]:
 
 def _marks(chunk: Sequence[int]) -> str:
     return ", ".join("?" * len(chunk))
+
+
+def _json_column(value: str) -> Any:
+    """A JSON column's data; the columns are CHECKed ``json_valid``, so
+    text that is not JSON is a bug, reported as ``QueryFailed``."""
+    try:
+        return json.loads(value)
+    except ValueError as error:
+        raise QueryFailed(f"a JSON column does not hold JSON: {error}") from error
