@@ -24,15 +24,13 @@ from desktop.core.db import ConversationStore, Database, DreamStore, MemoryStore
 from desktop.core.dreaming.snapshots import SNAPSHOT_PREFIX, complete_snapshots
 from desktop.core.dreaming.working_set import write_working_set
 from desktop.core.erasure import Eraser
+from tests.children import READY_S, start_ready
 
-ROOT = Path(__file__).resolve().parents[3]
 MARKER = "glimmerwharf"
 TALK_MARKER = "quillobrand"
 """The conversation's own marker: a test erasing only the memory finds
 this one still there, as it should be."""
 TEXT = "My spare house key is hidden under the Glimmerwharf garden gnome"
-READY_S = 120.0
-"""A child slower than this to start is stuck (a loaded machine takes seconds)."""
 
 # The child erases what the world holds; *how* it dies is its first argument.
 CHILD = """
@@ -108,21 +106,7 @@ def eraser_over(database: Database, home: Path) -> Eraser:
 
 
 def start_child(how: str, home: Path, ids: tuple[int, int]) -> subprocess.Popen[str]:
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, how, str(home), *map(str, ids)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert child.stdout is not None
-    ready = child.stdout.readline()
-    if ready != "ready\n":
-        child.kill()
-        child.wait(READY_S)
-        raise AssertionError(f"the erasing child did not start: {ready!r}")
-    return child
+    return start_ready(["-c", CHILD, how, str(home), *map(str, ids)], "erasing")
 
 
 def end_child(child: subprocess.Popen[str], within: float = READY_S) -> int:

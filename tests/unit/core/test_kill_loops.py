@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import signal
 import subprocess
@@ -31,16 +30,14 @@ import pytest
 from desktop.core.db import Database, MemoryStore, open_database
 from desktop.core.db.errors import QueryFailed
 from desktop.core.dreaming.snapshots import complete_snapshots
+from tests.children import READY_S, start_ready
 
-ROOT = Path(__file__).resolve().parents[3]
 CHILD = "tests.unit.core.kill_child"
 CHILD_ROUNDS = 10_000
 """More rounds than a child lives (it is killed within seconds)."""
 TRIALS = 10
 LONGEST_S = {"dream": 2.0, "writes": 1.0}
 """How long after it started a child may live: a kill lands anywhere within."""
-READY_S = 120.0
-"""A child slower than this to start is stuck (a loaded machine takes seconds)."""
 
 
 @dataclass
@@ -63,21 +60,7 @@ class Round:
 
 
 def _start(mode: str, database: Path, journal: Path, seed: int) -> subprocess.Popen[str]:
-    child = subprocess.Popen(
-        [sys.executable, "-m", CHILD, mode, str(database), str(journal), str(seed)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert child.stdout is not None
-    ready = child.stdout.readline()
-    if ready != "ready\n":
-        child.kill()
-        child.wait(READY_S)
-        raise AssertionError(f"the {mode} child did not start: {ready!r}")
-    return child
+    return start_ready(["-m", CHILD, mode, str(database), str(journal), str(seed)], mode)
 
 
 def _kill_after(child: subprocess.Popen[str], seconds: float) -> None:
