@@ -10,15 +10,12 @@ the prompt's own structure: a tag closing the block it sits in
 (``redaction``; its patterns may have grown since the text was stored),
 breaks that markup and flattens the text to the shape its block expects.
 
-Markup is found in a folded view of the text: each character in its NFKD
-compatibility form, and every character a reader does not see dropped (the
-default-ignorable ones: format characters, variation selectors, the
-combining grapheme joiner, Hangul fillers; combining marks; control
-characters; a blank braille cell).  So ``</ MEMORIES >``, its full-width
-twin and a tag split by a zero-width space, a variation selector or an
-accent are caught like ``</memories>``.  A tag's attributes may run to any
-length within a paragraph, a turn token may hold line breaks; every pattern
-is possessive where it repeats, so a long run of spaces costs linear time.
+Markup is found in the text as a reader sees it (``text_fold``), so
+``</ MEMORIES >``, its full-width twin and a tag split by a zero-width
+space, a variation selector or an accent are caught like ``</memories>``.
+A tag's attributes may run to any length within a paragraph, a turn token
+may hold line breaks; every pattern is possessive where it repeats, so a
+long run of spaces costs linear time.
 Only the characters of what was found change (angle brackets become single
 angle quotation marks, square brackets round ones), so the rest of the text
 reaches the model as it was written.
@@ -27,12 +24,12 @@ reaches the model as it was written.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Literal
 
 from desktop.core.redaction import redact
+from desktop.core.text_fold import fold, folded
 
 Shape = Literal["line", "paragraphs", "document"]
 """What the block expects: ``line``, one line (a memory, a task, a skill's
@@ -90,8 +87,8 @@ def safe_for_prompt(text: str, shape: Shape = "line") -> str:
 
 def has_prompt_markup(text: str, shape: Shape = "line") -> bool:
     """Does *text* hold markup that ``safe_for_prompt`` would break?"""
-    folded, _ = _folded(text)
-    return next(_live_markup(folded, shape), None) is not None
+    seen, _ = folded(text)
+    return next(_live_markup(seen, shape), None) is not None
 
 
 @lru_cache(maxsize=4096)  # the same memories go into every turn's prompt
@@ -107,10 +104,10 @@ def _safe(text: str, shape: Shape) -> str:
 
 def _inert(text: str, shape: Shape) -> str:
     """*text* with the brackets of every piece of live markup replaced."""
-    folded, origins = _folded(text)
+    seen, origins = folded(text)
     pieces: list[str] = []
     done = 0
-    for match in _live_markup(folded, shape):
+    for match in _live_markup(seen, shape):
         start = origins[match.start()]
         stop = origins[match.end() - 1] + 1
         # Lowered when it holds the stop string, as in <b SYSTEM EVENT>.
@@ -142,71 +139,5 @@ def _live(match: re.Match[str], shape: Shape) -> bool:
 
 
 def _broken(found: str, lowered: bool) -> str:
-    broken = "".join(_QUOTES.get(_fold(c), c) for c in found)
+    broken = "".join(_QUOTES.get(fold(c), c) for c in found)
     return broken.lower() if lowered else broken
-
-
-def _folded(text: str) -> tuple[str, list[int]]:
-    """*text* with each character in its compatibility form and unseen
-    characters dropped, and where each folded character came from."""
-    if text.isascii() and _ASCII_CONTROL.search(text) is None:
-        return text, list(range(len(text)))
-    folded: list[str] = []
-    origins: list[int] = []
-    for index, char in enumerate(text):
-        form = _fold(char)
-        folded.append(form)
-        origins += [index] * len(form)
-    return "".join(folded), origins
-
-
-@lru_cache(maxsize=8192)
-def _fold(char: str) -> str:
-    if char.isascii() and _ASCII_CONTROL.match(char) is None:
-        return char
-    return "".join(c for c in unicodedata.normalize("NFKD", char) if not _unseen(c))
-
-
-def _unseen(char: str) -> bool:
-    """A character that shows nothing where it stands, so ``</memo``, U+034F,
-    ``ries>`` reads as ``</memories>``: a default-ignorable one, a combining
-    mark (its letter reads as its base), a control character or a blank."""
-    if char.isspace():
-        return False
-    code = ord(char)
-    return (
-        unicodedata.category(char) in _UNSEEN_CATEGORIES
-        or any(first <= code <= last for first, last in _DEFAULT_IGNORABLE)
-        or char in _BLANKS
-    )
-
-
-_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
-"""ASCII control characters that are no whitespace."""
-_UNSEEN_CATEGORIES = frozenset({"Cf", "Cc", "Mn", "Me"})
-_BLANKS = frozenset({"\u2800", "\U0001d159"})
-"""Blank glyphs that are neither whitespace nor default-ignorable: the
-braille pattern blank, the musical null notehead."""
-_DEFAULT_IGNORABLE = (
-    (0x00AD, 0x00AD),
-    (0x034F, 0x034F),
-    (0x061C, 0x061C),
-    (0x115F, 0x1160),
-    (0x17B4, 0x17B5),
-    (0x180B, 0x180F),
-    (0x200B, 0x200F),
-    (0x202A, 0x202E),
-    (0x2060, 0x206F),
-    (0x3164, 0x3164),
-    (0xFE00, 0xFE0F),
-    (0xFEFF, 0xFEFF),
-    (0xFFA0, 0xFFA0),
-    (0xFFF0, 0xFFF8),
-    (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A),
-    (0xE0000, 0xE0FFF),
-)
-"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt
-of Unicode 15.1: 4,174 code points, adjacent ranges merged), which Python's
-``unicodedata`` does not offer: characters a renderer shows as nothing, such
-as U+3164 HANGUL FILLER, a letter and no format character."""

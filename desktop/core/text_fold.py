@@ -1,0 +1,83 @@
+"""Text as a reader sees it, with the way back to where each character stood.
+
+Markup and credentials are looked for in a folded view of the text: each
+character in its NFKD compatibility form, and every character a reader does
+not see dropped (the default-ignorable ones: format characters, variation
+selectors, the combining grapheme joiner, Hangul fillers; combining marks;
+control characters; a blank braille cell).  So ``</ MEMORIES >``, its
+full-width twin and a word split by a zero-width space, a variation selector
+or an accent read as the plain word.  ``folded`` also says where each folded
+character came from, so what is found there is changed in the text itself.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+
+def folded(text: str) -> tuple[str, list[int]]:
+    """*text* with each character in its compatibility form and unseen
+    characters dropped, and where each folded character came from."""
+    if text.isascii() and _ASCII_CONTROL.search(text) is None:
+        return text, list(range(len(text)))
+    folded: list[str] = []
+    origins: list[int] = []
+    for index, char in enumerate(text):
+        form = fold(char)
+        folded.append(form)
+        origins += [index] * len(form)
+    return "".join(folded), origins
+
+
+@lru_cache(maxsize=8192)
+def fold(char: str) -> str:
+    if char.isascii() and _ASCII_CONTROL.match(char) is None:
+        return char
+    return "".join(c for c in unicodedata.normalize("NFKD", char) if not _unseen(c))
+
+
+def _unseen(char: str) -> bool:
+    """A character that shows nothing where it stands, so ``</memo``, U+034F,
+    ``ries>`` reads as ``</memories>``: a default-ignorable one, a combining
+    mark (its letter reads as its base), a control character or a blank."""
+    if char.isspace():
+        return False
+    code = ord(char)
+    return (
+        unicodedata.category(char) in _UNSEEN_CATEGORIES
+        or any(first <= code <= last for first, last in _DEFAULT_IGNORABLE)
+        or char in _BLANKS
+    )
+
+
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
+"""ASCII control characters that are no whitespace."""
+_UNSEEN_CATEGORIES = frozenset({"Cf", "Cc", "Mn", "Me"})
+_BLANKS = frozenset({"\u2800", "\U0001d159"})
+"""Blank glyphs that are neither whitespace nor default-ignorable: the
+braille pattern blank, the musical null notehead."""
+_DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt
+of Unicode 15.1: 4,174 code points, adjacent ranges merged), which Python's
+``unicodedata`` does not offer: characters a renderer shows as nothing, such
+as U+3164 HANGUL FILLER, a letter and no format character."""
