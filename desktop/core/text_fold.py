@@ -4,7 +4,8 @@ Markup and credentials are looked for in a folded view of the text: each
 character in its NFKD compatibility form, and every character a reader does
 not see dropped (the default-ignorable ones: format characters, variation
 selectors, the combining grapheme joiner, Hangul fillers; combining marks;
-control characters; a blank braille cell).  So ``</ MEMORIES >``, its
+control characters; a blank braille cell), and letters of other scripts
+drawn like Latin ones read as those (a Cyrillic a as a Latin one).  So ``</ MEMORIES >``, its
 full-width twin and a word split by a zero-width space, a variation selector
 or an accent read as the plain word.  ``folded`` also says where each folded
 character came from, so what is found there is changed in the text itself.
@@ -33,9 +34,11 @@ def folded(text: str) -> tuple[str, list[int]]:
 
 @lru_cache(maxsize=8192)
 def fold(char: str) -> str:
-    if char.isascii() and _ASCII_CONTROL.match(char) is None:
-        return char
-    return "".join(c for c in unicodedata.normalize("NFKD", char) if not _unseen(c))
+    if (char.isascii() and _ASCII_CONTROL.match(char) is None) or _HANGUL <= char <= _HANGUL_END:
+        return char  # a Hangul syllable has no accent to drop: its letters stay one
+    return "".join(
+        _LOOK_ALIKES.get(c, c) for c in unicodedata.normalize("NFKD", char) if not _unseen(c)
+    )
 
 
 def _unseen(char: str) -> bool:
@@ -52,6 +55,18 @@ def _unseen(char: str) -> bool:
     )
 
 
+_LOOK_ALIKES = dict(
+    zip(
+        # Cyrillic, then Greek, then Armenian and Latin letters drawn like others.
+        "аеіјорсуѕхһԁԛԝӏкАВЕІЈКМНОРСТХУЅӀԚԜҮαοριυνκχϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧօսհոɑɡıⅼ",
+        "aeijopcysxhdqwlkABEIJKMHOPCTXYSIQWYaopiuvkxcjABEZHIKMNOPTYXouhnagil",
+        strict=True,
+    )
+)
+"""Letters of other scripts drawn like Latin ones (a subset of Unicode's
+confusables.txt), read as those: "password" written with a Cyrillic a
+(U+0430) is "password"."""
+_HANGUL, _HANGUL_END = "\uac00", "\ud7a3"
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
 """ASCII control characters that are no whitespace."""
 _UNSEEN_CATEGORIES = frozenset({"Cf", "Cc", "Mn", "Me"})
