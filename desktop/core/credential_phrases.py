@@ -33,6 +33,9 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from desktop.core.credential_nearby import looks_like_a_value
+from desktop.core.text_fold import folded
+
 _QUOTES = "\"'`\u201c\u201d\u2018\u2019"
 _OPENING = "\"'`\u201c\u2018"
 _CLOSING = "\"'`\u201d\u2019"
@@ -70,6 +73,8 @@ _START = r"(?<![^\W_])"
 """A word's start, or after "_" as in ``DB_PASSWORD``."""
 _MARKUP = r"""(?:\*{1,2}|_{1,2}|\)|["'])?"""
 """Around the word: ``**password**:``, ``"pass":``, "(security question) is"."""
+_EMPHASIS = r"(?:\*{1,2}|_{1,2})?"
+"""After the sign: ``**Password:** X``."""
 
 _PLACE = (
     r"(?:\s+(?:for|of|to|at|on|in|from|with|into|für|fur|von|vom|meiner|meines|de|du|des|"
@@ -78,7 +83,7 @@ _PLACE = (
 )
 """Whose or where, between the word and the verb: "the password at the cabin is"."""
 _VERB = (
-    r"(?:(?:\s*(?:[:=]|->|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
+    r"(?:(?:\s*(?:=>|:=|::|->|\u2192|[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
     r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
     r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?)"
@@ -108,11 +113,13 @@ _GOES_ON = (
 """Words that go on with the sentence after a value, so are not part of it."""
 _VALUE = (
     rf"\s*(?:{_QUOTED}"
-    rf"|(?P<value>{_LONG_OR_AFTER_SIGN}{_TOKEN}(?:[ \t]+(?!{_GOES_ON}\b){_TOKEN}){{0,5}}){_END})"
+    rf"|(?P<value>{_LONG_OR_AFTER_SIGN}{_TOKEN}(?:[ \t]+(?!{_GOES_ON}\b|-|\S*://){_TOKEN}){{0,5}})"
+    rf"{_END})"
 )
 """The value after "password is": a quoted phrase whole; unquoted, its first
 word and the words after it (a passphrase: "purple monkey dishwasher") up
-to punctuation or a word that goes on with the sentence ("... for the bank").
+to punctuation or a word that goes on with the sentence ("... for the bank"),
+an option or an address (``--password=X https://...``).
 Better a word too many than a word of it kept."""
 _AFTER_WORD = (
     rf"(?=\s*(?:$|[.,;:!?){_CLOSING}]|(?:for|at|on|in|to|of|from|and|but|so|now|too|"
@@ -122,32 +129,42 @@ _AFTER_WORD = (
 "... my password for the bank"; a noun would make it something else
 ("Bitwarden is my password manager")."""
 _PAIR = r"(?:[/:|,]|\band\b)"
-_USER = rf"[^\s/:,|{_QUOTES}]"
+_USER = rf"[^\s/:,|\\{_QUOTES}]"
 
-_LOOKS_LIKE = rf"(?P<bare>(?![(@]){_LONG}{_TOKEN}){_END}"
-"""A value that must look like one; a "!" after it ends the sentence."""
+_LOOKS_LIKE = rf"(?P<bare>(?![(@])(?![\w-]+=[\"']){_LONG}{_TOKEN}){_END}"
+"""A value that must look like one; a "!" after it ends the sentence; not
+an attribute's name (``type=password value="X"``)."""
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_NOT_EMAIL = r"(?![\w.+-]+@[\w-]+(?:[.\s]|$))"
-"""Not an address (a user, not a password), even cut short: "alice@example"."""
+_NOT_EMAIL = r"(?![\w.+-]+@(?:[\w-]+\.[\w-]|[^\W\d_]{3,}(?:\s|$)))"
+"""Not an address (a user, not a password), even cut short: "alice@example"
+(a host of three letters or more), unlike "aaa@aaa0" or "Aaa0@x"."""
 _NOT_ADDRESS = rf"(?!{_EMAIL}(?![\w@]))"
 """Not a whole address: after "bob@example.com / " a cut-short one ("Aaa0@x")
 is the password, as a second user would be a whole address."""
 _BEFORE = rf"(?:{_QUOTED}|(?<![^\s(])(?P<before>{_LONG}{_TOKEN}[!?]*))"
 _OWNER = r"(?:(?:my|the|our|your|his|her|their|its|a|an)\s+)?"
 _STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
+_SIGNED_EVEN_QUOTED = "a digit or sign, quoted or not"
+"""After a weak word a quoted value must look like one too ("the code is
+'secret sauce'"); after any other, quotes make a value."""
+_SAME_COMMAND = r"[^\n|;&]*?"
+"""What stands between a command and its option: anything but the next command."""
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), needs)
     for pattern, needs in (
         # "my password is X", "the PIN for the card: X", "passphrase = 'X'",
         # "DB_PASSWORD=X", "**password**: X", "password - it's X".
-        (rf"{_START}{_PASS}{_MARKUP}{_PLACE}{_MARKUP}{_VERB}{_VALUE}", _STRONG),
+        (rf"{_START}{_PASS}{_MARKUP}{_PLACE}{_MARKUP}{_VERB}{_EMPHASIS}{_VALUE}", _STRONG),
         # "Mein Passwort ist X", "the combination is X", "token: X", "password's X".
-        (rf"{_START}{_WEAK}{_MARKUP}{_PLACE}{_MARKUP}(?:{_VERB}|{_WEAK_VERB}){_VALUE}", _SIGNED),
+        (
+            rf"{_START}{_WEAK}{_MARKUP}{_PLACE}{_MARKUP}(?:{_VERB}|{_WEAK_VERB}){_VALUE}",
+            _SIGNED_EVEN_QUOTED,
+        ),
         (rf"{_START}{_PASS}{_MARKUP}{_PLACE}{_MARKUP}{_WEAK_VERB}{_VERB}?{_VALUE}", _SIGNED),
         # "password X for the drive", "PIN 4821": no verb, so only a value
         # with a digit or a sign counts ("password sunshine" may be a noun).
-        (rf"\b{_KEYWORD}\s+(?:{_QUOTED}|{_LOOKS_LIKE})", _SIGNED),
+        (rf"\b{_KEYWORD}\s+(?!(?:code|number)\b)(?:{_QUOTED}|{_LOOKS_LIKE})", _SIGNED),
         # "X is my password", "'X' is the wifi password at the cabin", "I use X as my PIN".
         (
             rf"{_BEFORE}\s+(?:is|was|as)\s+{_OWNER}"
@@ -191,6 +208,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         # "Netflix: bob / X": a label and a pair, X with a letter and a digit or sign.
         (rf"(?<![^\s(])[\w-]+:\s*{_USER}+\s*/\s*{_LOOKS_LIKE}", _MIXED),
+        # "bob / X for netflix", "Hulu bob@mail.com X": a pair with a service named.
+        (
+            rf"(?<![^\s(])(?=[\w.+-]*?[^\W\d_])[\w.+-]++\s+/\s+{_LOOKS_LIKE}"
+            r"(?=\s+(?:for|on|at)\b|\s*\(|\s*$)",
+            _SIGNED,
+        ),
+        (rf"(?<![^\s(<]){_EMAIL}\s+{_NOT_ADDRESS}{_LOOKS_LIKE}", _SIGNED),
         # "my login is X", unless X is the user of a pair ("login: bob password: Y").
         (
             rf"\b{_LOGIN}{_PLACE}{_VERB}\s*(?P<single>(?>{_USER}{{2,}}[^\s/:,|{_QUOTES}.;!?)]))"
@@ -214,15 +238,65 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         # "https://bob:X@example.com", "sshpass -p X", "mysql -u root -pX", "--password X".
         # (A scheme is short: unbounded, a long run with no "://" took quadratic time.)
-        (r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]+:(?P<cmd>[^\s/@]+)@", _STRONG),
+        (r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]*:(?P<cmd>[^\s@]+)@", _STRONG),
         (r"\bsshpass\s+-p\s*(?P<cmd>\S+)", _STRONG),
-        (r"\bmysql\w*\b[^\n]*?\s-p(?P<cmd>[^\s-]\S*)", _STRONG),
-        (r"(?<!\S)--pass(?:word)?[= ](?P<cmd>[^\s-]\S*)", _STRONG),
+        (rf"\bmysql\w*\b{_SAME_COMMAND}\s-p(?P<cmd>[^\s-]\S*)", _STRONG),
+        (r"(?<!\S)--(?:[a-z]+-)?pass(?:word|phrase)?[= ](?P<cmd>[^\s-]\S*)", _STRONG),
+        # The password options of archivers, openssl, registries' logins,
+        # curl, smbclient, redis-cli, ldap tools, keytool and Windows' net use.
+        (
+            rf"\b(?:zip|unzip|7z|7za|7zr|rar|unrar){_SAME_COMMAND}\s-[pP]\s*"
+            r"(?P<cmd>[^\s-]\S*)",
+            _STRONG,
+        ),
+        (
+            rf"\bopenssl\b{_SAME_COMMAND}\s-(?:k|pass(?:in|out)?)\s+(?:pass:)?(?P<cmd>\S+)",
+            _STRONG,
+        ),
+        (
+            rf"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oc)\b{_SAME_COMMAND}\blogin\b"
+            rf"{_SAME_COMMAND}\s-p\s*(?P<cmd>[^\s-]\S*)",
+            _STRONG,
+        ),
+        (rf"\b(?:curl|wget)\b{_SAME_COMMAND}\s(?:-u|--user)[ =]?[^\s:]*:(?P<cmd>\S+)", _STRONG),
+        (rf"\bsmbclient\b{_SAME_COMMAND}\s-U\s*[^\s%]+%(?P<cmd>\S+)", _STRONG),
+        (rf"\bredis-cli\b{_SAME_COMMAND}\s-a\s+(?P<cmd>\S+)", _STRONG),
+        (rf"\bldap\w+\b{_SAME_COMMAND}\s-w\s+(?P<cmd>\S+)", _STRONG),
+        (r"(?<!\S)-(?:store|key|src|dest)pass\s+(?:pass:)?(?P<cmd>\S+)", _STRONG),
+        (r"(?<!\S)/p(?:assword)?:(?P<cmd>\S+)", _STRONG),
+        (rf"\bnet\s+use\b{_SAME_COMMAND}\s/user:\S+\s+(?P<cmd>[^\s/]\S*)", _STRONG),
+        # htpasswd -b FILE USER X, htpasswd -nb USER X.
+        (r"\bhtpasswd\s+-\w*n\w*b\w*\s+\S+\s+(?P<cmd>\S+)", _STRONG),
+        (r"\bhtpasswd\s+-(?!\w*n)\w*b\w*\s+\S+\s+\S+\s+(?P<cmd>\S+)", _STRONG),
+        # echo X | sudo -S ...
+        (r"\becho\s+[\"']?(?P<cmd>[^\s|\"']+)[\"']?\s*\|\s*sudo\s+(?:-\w+\s+)*-\w*S", _STRONG),
+        # PGPASSWORD=X, REDIS_PASS=X: a variable naming a password, in capitals.
+        (
+            r"(?-i:\b(?:[A-Z0-9]+_)*(?:PG)?(?:PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|SECRET|TOKEN))"
+            rf"\s*=\s*[{_OPENING}]?(?P<cmd>[^\s{_QUOTES}]+)",
+            _STRONG,
+        ),
+        # "u: bob p: X", "user=bob pass=X".
+        (
+            r"\bu(?:ser(?:name)?)?\s*[:=]\s*\S+[\s,;]+p(?:w|wd|ass)?\s*[:=]\s*"
+            rf"[{_OPENING}]?(?P<cmd>[^\s{_QUOTES}]+)",
+            _STRONG,
+        ),
         # "| password | X |", "<password>X</password>".
         # (A heading row, with "|---|" under it, names its columns instead.)
         (
             rf"\|\s*[*_]*{_PASS}[*_]*\s*\|\s*(?P<cell>[^|\n]*[^|\s])\s*\|"
             r"(?![^\n]*\n[ \t]*\|?[ \t]*:?-{3,})",
+            _STRONG,
+        ),
+        (
+            r"<input\b[^<>]*?\btype\s*=\s*[\"']?password\b[^<>]*?\bvalue\s*=\s*[\"']?"
+            r"(?P<cmd>[^\"'\s<>]+)",
+            _STRONG,
+        ),
+        (
+            r"<input\b[^<>]*?\bvalue\s*=\s*[\"']?(?P<cmd>[^\"'\s<>]+)[^<>]*?"
+            r"\btype\s*=\s*[\"']?password\b",
             _STRONG,
         ),
         (
@@ -248,7 +322,9 @@ _DESCRIBING_WORDS = frozenset(
         "all both each every many several mostly usually see ask check call "
         "shared sent given told emailed texted mailed posted leaked hacked stolen "
         "compromised generated chosen picked typed entered accepted rejected "
-        "two three four five six seven eight nine ten eleven twelve"
+        "two three four five six seven eight nine ten eleven twelve "
+        "unchanged free new old temporary default random unique identical similar valid "
+        "active inactive pending available unavailable"
     )
 )
 """Words beside "password is" that describe it or point at it rather than
@@ -258,8 +334,6 @@ _ABOUT_LENGTH = frozenset(str.split("digits characters chars letters numbers sym
 _DESCRIBING_SUFFIX = re.compile(r"\w+-(?:themed|based|like|ish|related|style|free|length)")
 """A made-up adjective: "hunter-themed", "song-based"."""
 _GOES_ON_WORD = re.compile(_GOES_ON)
-_SIGN = re.compile(r"[\d_]|[^\w\s]")
-"""What a value without a verb must hold: a digit or a sign ("hunter2", "x!y")."""
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -269,7 +343,14 @@ _PASS_CELL = re.compile(rf"[*_]*{_PASS}[*_]*", re.IGNORECASE)
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
-    """Where each credential said in *text* is (start, end)."""
+    """Where each credential said in *text* is (start, end), read folded
+    (``text_fold``: full-width, look-alike and accented letters as plain ones)."""
+    seen, origins = folded(text)
+    for start, stop in _spans(seen):
+        yield origins[start], origins[stop - 1] + 1
+
+
+def _spans(text: str) -> Iterator[tuple[int, int]]:
     for pattern, needs in _PATTERNS:
         for match in pattern.finditer(text):
             if (span := _secret_of(match, needs)) is not None:
@@ -313,7 +394,9 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return match.start(group), match.end(group)
     if value.startswith("-----BEGIN"):
         return None  # "key: -----BEGIN ...": a key block, named so by redaction
-    if group != "quoted" and (_describes(value) or not _looks_like(value, needs)):
+    if group == "quoted" and needs != _SIGNED_EVEN_QUOTED:
+        return match.start(group), match.end(group)
+    if (group != "quoted" and _describes(value)) or not _looks_like(value, needs):
         return None
     return match.start(group), match.end(group)
 
@@ -335,9 +418,11 @@ def _describes(value: str) -> bool:
 
 def _looks_like(value: str, needs: str) -> bool:
     # "tomorrow!" ends a sentence; "p@ss!" has a sign of its own.
-    inside = value.rstrip("!?")
-    if needs == _SIGNED:
-        return _SIGN.search(inside) is not None
+    # A passphrase after a weak sign starts with a word that looks like one:
+    # "Passwort ist seit 2019 das gleiche" holds a number, not a password.
+    inside = value.split()[0].rstrip("!?") if value.split() else value
+    if needs in (_SIGNED, _SIGNED_EVEN_QUOTED):
+        return looks_like_a_value(inside)
     if needs == _MIXED:
-        return _SIGN.search(inside) is not None and _LETTER.search(inside) is not None
+        return looks_like_a_value(inside) and _LETTER.search(inside) is not None
     return True

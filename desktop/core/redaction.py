@@ -24,12 +24,13 @@ from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.keyword import KeywordDetector
 from detect_secrets.settings import default_settings
 
-from desktop.core import credential_phrases
+from desktop.core import credential_nearby, credential_phrases
 
-# A public IP address is not a credential.  IBM's IAM key pattern backtracks
+# A public IP address is not a credential.  A URL's user and password are
+# found by ``credential_phrases``, which keeps the user.  IBM's IAM key pattern backtracks
 # in cubic time over a run of spaces ("password" and 2,000 spaces: 34 s); its
 # keys are 44 random characters, which the randomness rule below finds anyway.
-_NOT_SECRETS = {"Public IP (ipv4)", "IBM Cloud IAM Key"}
+_NOT_SECRETS = {"Public IP (ipv4)", "Basic Auth Credentials", "IBM Cloud IAM Key"}
 
 _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "private key": (
@@ -125,6 +126,9 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
             for match in pattern.finditer(text):
                 yield match.start(), match.end(), kind
     for start, stop in credential_phrases.secret_spans(text):
+        yield start, stop, "password"
+    markers = [match.span() for match in _MARKER.finditer(text)]
+    for start, stop in credential_nearby.secret_spans(text, markers):
         yield start, stop, "password"
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()):

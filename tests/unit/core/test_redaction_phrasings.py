@@ -392,8 +392,91 @@ def test_the_second_attacks_families_lose_their_value(phrasing: Phrasing) -> Non
     assert redact(phrasing.text).text == phrasing.expected
 
 
+# The third attack's families: a credential word of any language and
+# script, linked to its value by any sign or linking word, the value first or
+# after, the word written with look-alike or full-width letters, and the
+# password options of command lines.
+WORLD_WORDS = [
+    ("Passwort", " ist ", " ist mein "),
+    ("Kennwort", " lautet ", " ist das "),
+    ("mot de passe", " est ", " est mon "),
+    ("mdp", " c'est ", " est mon "),
+    ("contraseña", " es ", " es mi "),
+    ("password", " è ", " è la mia "),
+    ("wachtwoord", " is ", " is mijn "),
+    ("senha", " é ", " é a minha "),
+    ("hasło", " to ", " to moje "),
+    ("lösenord", " är ", " är mitt "),
+    ("salasana", " on ", " on minun "),
+    ("пароль", " это ", " это мой "),
+    ("şifre", ": ", " — benim "),
+    ("jelszó", ": ", " = a "),
+    ("heslo", " je ", " je moje "),
+    ("密码", "是", " 是我的"),
+    ("パスワード", "は", " は私の"),
+    ("비밀번호", "는 ", " 는 내 "),
+]
+SIGNS_BETWEEN = [": ", " :: ", " | ", " / ", ";", " ~ ", "…", "... ", " → ", " -- ", " => ", "："]
+NOTES = ["", " (case-sensitive)", " (don't share)", ", in case I forget,"]
+LOOK_ALIKES = {"a": "\u0430", "o": "\u043e", "e": "\u0435", "p": "\u0440", "s": "\u0455"}
+COMMANDS = [
+    ("export PGPASSWORD=", ""),
+    ("curl -u bob:", " https://api.example.com"),
+    ("zip -P ", " a.zip notes.txt"),
+    ("7z a -p", " backup.7z"),
+    ("openssl enc -aes256 -k ", " -in a.txt"),
+    ("docker login -u bob -p ", ""),
+    ("htpasswd -b .htpasswd bob ", ""),
+    ("echo ", " | sudo -S apt update"),
+    ("redis://:", "@localhost:6379"),
+    ("u: bob p: ", ""),
+]
+
+
+@st.composite
+def disguised(draw: st.DrawFn, word: str) -> str:
+    """*word* as typed, with look-alike letters of other scripts, full-width
+    or with an invisible character inside."""
+    how = draw(st.sampled_from(["plain", "look-alike", "full-width", "invisible"]))
+    if how == "look-alike":
+        return "".join(LOOK_ALIKES.get(c, c) if draw(st.booleans()) else c for c in word)
+    if how == "full-width":
+        return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in word)
+    if how == "invisible" and len(word) > 2:
+        at = draw(st.integers(1, len(word) - 1))
+        return word[:at] + draw(st.sampled_from(["\u200b", "\u00ad", "\u2060"])) + word[at:]
+    return word
+
+
+@st.composite
+def third_attack(draw: st.DrawFn) -> Phrasing:
+    family = draw(st.sampled_from(["world after", "world before", "signs", "command"]))
+    value = draw(signed_values())
+    if family == "command":
+        before, after = draw(st.sampled_from(COMMANDS))
+        return Phrasing(before, value, after)
+    if family == "signs":
+        keyword = draw(disguised(draw(st.sampled_from(["password", "passcode", "PIN"]))))
+        before = keyword + draw(st.sampled_from(NOTES)) + draw(st.sampled_from(SIGNS_BETWEEN))
+        return Phrasing(draw(st.sampled_from(["", "my ", "the wifi "])) + before, value, "")
+    word, link, owner_link = draw(st.sampled_from(WORLD_WORDS))
+    word = draw(disguised(word))
+    if family == "world after":
+        return Phrasing(word + link, value, draw(st.sampled_from(["", ".", " !"])))
+    return Phrasing("", value, owner_link + word + draw(st.sampled_from(["", "."])))
+
+
+@settings(max_examples=150, deadline=None)
+@given(third_attack())
+def test_the_third_attacks_families_lose_their_value(phrasing: Phrasing) -> None:
+    redacted = redact(phrasing.text).text
+
+    assert phrasing.value not in redacted
+    assert "[redacted " in redacted  # a long random value is named a credential
+
+
 @EXAMPLES
-@given(SECOND_ATTACK | value_after() | value_before() | login_pairs())
+@given(SECOND_ATTACK | third_attack() | value_after() | value_before() | login_pairs())
 def test_redacting_twice_changes_nothing_more(phrasing: Phrasing) -> None:
     once = redact(phrasing.text).text
 

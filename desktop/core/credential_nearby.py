@@ -1,0 +1,366 @@
+"""A value that looks like a secret, near a word that names one, for ``redaction``.
+
+``credential_phrases`` reads the phrasings of English closely; this module
+reads any language loosely.  It finds a word naming a credential (password,
+PIN, passcode, "mot de passe", "Passwort", "пароль", "密码", a typo of
+"password", a "door code", a padlock...) and takes the value beside it:
+
+- after it: the value right after the word, after a sign (``: :: = => | / ;
+  ~ -- → <b></b>``, a note in brackets) or after a linking word in any
+  language ("is", "ist", "est", "è", "är", "to", "c'est", "是", "は"), with at
+  most five words between the credential word and that sign or link ("the
+  password for the shared drive in Oslo is X"); a value that follows it
+  through "and", "or", "to" or a comma goes too ("passwords: X and Y",
+  "changed from X to Y");
+- before it: the value, a sign or linking word, a few words, then the
+  credential word ending its clause ("X ist mein Passwort", "X: password
+  for the router", "X is what I use to log in").
+
+Such loose reading is safe only for a value that looks like one: three
+characters or more, a digit or a sign in it, and not a time, a date, an
+amount, a percentage, an ordinal or a number with its unit ("7:30",
+"3/14", "$20", "2nd", "90 days", "8+ characters").  A plain word beside
+"password" ("my password is sunshine") is ``credential_phrases``' call.
+
+Text is read folded (``text_fold``): full-width letters, look-alike
+letters of other scripts, accents and invisible characters do not hide a
+word.  The words below are written as people type them and folded here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from functools import cache
+
+from desktop.core.text_fold import folded
+
+# Words naming a credential, as typed; folded when compiled.
+_NAMES = str.split(
+    """
+    password passwords passwd pwd pw pws passcode passcodes passphrase passphrases
+    passcod pincode pinnumber pin pins puk otp pswd psswd passwrd passwrds
+    padlock keybox lockbox mdp mdps
+    passwort passworte kennwort losungswort zugangscode zugangsdaten geheimzahl
+    wlan-schlüssel wlan-key wlan-passwort wifi-passwort
+    contraseña contrasena clave codigo código senha palavra-passe
+    wachtwoord toegangscode pincode
+    parola codice
+    hasło haslo hasla hasła
+    lösenord lösenordet losenord adgangskode adgangskoden passord passordet
+    salasana salasanani tunnussana
+    jelszó jelszo jelszavam heslo hesla šifra sifra şifre şifrem sifre sifrem parolă
+    пароль пароля паролем пин-код
+    κωδικός
+    סיסמה סיסמא
+    कूटशब्द पासवर्ड
+    mật_khẩu kata_sandi kata_laluan
+    """
+)
+_NAMES_WITHOUT_SPACES = str.split(
+    "パスワード 暗証番号 密码 密碼 口令 비밀번호 암호 รหัสผ่าน كلمة_المرور كلمة_السر"
+)
+"""Written without spaces around them, so no word boundary is asked for."""
+_PHRASES = (
+    r"pin[ -](?:code|number|nummer)|pass[ -](?:phrase|code|word)|mot\s+de\s+passe|"
+    r"code\s+(?:d['\u2019]acc[eè]s|secret|pin|porte)|parola\s+d['\u2019]ordine|"
+    r"c[oó]digo\s+de\s+acceso|codice\s+(?:di\s+accesso|segreto)|код\s+доступа|"
+    r"unlock\s+(?:pattern|pin)|(?:lock|safe|vault|padlock)\s+combination|"
+    r"(?:alarm|door|gate|entry|garage|opener|keypad|lock|locker|safe|unlock|access|"
+    r"security|verification|recovery|backup|login|sign-in|one-time|2fa|mfa|sms|auth|"
+    r"authenticator|sim|phone|vault|building|apartment|wifi|wi-fi|alarm\s+system)\s+codes?|"
+    r"(?:wifi|wi-fi|wlan|wpa2?|wpa3|network|security)\s+key"
+)
+_LOGINS = r"log[ -]?in|log\s+into|sign[ -]?in|sign\s+into"
+"""Said after the value only: "X is what I use to log in"."""
+
+_CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+_REACH = 200
+"""How far from a credential word its value is looked for, in characters."""
+_CHUNK = re.compile(rf"\n|[{_CJK}]|[^\s{_CJK}]+")
+"""A word with what sticks to it, one CJK character, or a line break."""
+_GLUED = re.compile(r"[^\W\d_]+[,;]*(?:=>|->|--|\.{2,}|/(?!/)|[:=;|~\u2192])+(?=[^\s/])")
+"""A word glued to a sign and what follows: "forget:X", "bob:X"."""
+
+
+def _words(words: str) -> frozenset[str]:
+    """*words* as they are compared: folded, in one case, one apostrophe."""
+    return frozenset(_word(word) for word in words.split())
+
+
+def _word(text: str) -> str:
+    return _lower(folded(text)[0])
+
+
+def _lower(text: str) -> str:
+    return text.casefold().replace("\u2019", "'")
+
+
+_LINKS = _words(
+    """
+    is was are were be been 's it's its that's thats now
+    from to ist war sind lautet lauten heißt heisst est c'est était etait es era
+    é è e sono är er on je jest jsou это
+    は が 是 为 為 는 은 이 가 で
+    """
+)
+"""Words that link a credential word and its value ("is", "ist", "c'est", "は")."""
+_JOINS = frozenset(str.split("and or to , / & und oder et ou y o e i и или og eller och en of"))
+"""Words between two values of one credential ("X and Y", "from X to Y")."""
+_ARTICLES = _words(
+    """
+        my the our your his her their a an mein meine meines meiner dein das der die
+        mon ma mes le la les l' mi mis el los las il lo mia mio i gli het de mijn
+        minha meu o os as moje mój mój mitt min mina minun mein
+        мой моя мои 我 的 私 の 僕 俺 내 제
+        """
+)
+"""Articles and possessives, which a value may have before its credential word."""
+_FOLLOWS = _words(
+    """
+        for at on in to of from and but so now too again here there which because when
+        until since with für fur von vom zum zur des du de del della dello da di pour
+        para per voor van för till na do для от
+        """
+)
+"""What may follow a credential word a value came before ("X: password for
+the router"); a noun would make it something else ("X is my password manager")."""
+_COMPOUNDS = _words(
+    """
+        manager managers reset resets policy policies rule rules requirement requirements
+        strength generator generators field fields prompt prompts protected protection
+        change changes changed expiry expiration length history recovery vault app
+        pad keeper book list sheet file spreadsheet screen dialog page form box
+        """
+)
+"""Nouns that make "password X" something else ("password manager 1Password")."""
+
+_SIGNS = ":=|/;~>\u2192\u21d2\u27f6\u2794\u279c-\u2014\u2013\u2026.?!#*_[](){}<"
+"""Signs standing between a credential word and its value."""
+_QUOTES = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb"
+_TAG = re.compile(r"</?[a-z][^<>\n]{0,40}>", re.IGNORECASE)
+_NOTE = re.compile(r"\s*\([^()\n]{0,40}\)")
+"""A note in brackets: "password (case-sensitive): X"."""
+_LEAD = re.compile(rf"(?:{_TAG.pattern}|[{re.escape(_SIGNS + _QUOTES)}])*", re.IGNORECASE)
+_TRAIL = re.compile(rf"(?:{_TAG.pattern}|[{re.escape(_QUOTES)}.,;:!?)\]}}>*_|-])*$", re.IGNORECASE)
+_LINKING_SIGN = re.compile(r"[:=|/;~>\u2192\u21d2\u27f6\u2794\u279c\u2014\u2013\u2026?(\[-]|\.\.")
+"""Signs in a lead or trail that link a value and its word (not quotes or emphasis)."""
+_ATTRIBUTE = re.compile(r"[\w-]+=[\"']")
+"""An attribute of markup, not a value: ``type=password value="X"``."""
+_SENTENCE_END = re.compile(r"[.!?](?![.])")
+
+_NOT_SECRETS = (
+    r"\d{1,2}(?:[:.h]\d{2})?(?:[:.]\d{2})?\s*(?:am|pm|h|uhr)?"  # 7:30, 10.15, 9pm, 18h
+    r"|\d{1,4}(?:[/.-]\d{1,4}){1,2}"  # 3/14, 14.03.2025, 2025-03-14
+    r"|[$€£¥]\s*[\d.,]+[km]?|[\d.,]+\s*[$€£¥%‰]|[\d.,]+(?:k|m|bn|usd|eur|gbp)"  # amounts
+    r"|\d+(?:st|nd|rd|th|er|e|ème|º|ª)"  # ordinals
+    r"|[\d.,]+\+?\s*(?:s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|"
+    r"mo|months?|y|yrs?|years?|x|times|chars?|characters|digits?|letters|words|symbols|"
+    r"kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|°c?|°f|px|pt)"  # a number and its unit
+    r"|\d+\+|v?\d+(?:\.\d+)+|\d+(?:,\d{3})+"  # 8+, v1.2.3, 10,000
+    r"|2fa|mfa|[2345]g|wpa[23]?|wi-fi|e-mail|mp[34]|ps[45]|covid-19|24/7|n/a|e\.g|i\.e|etc|a\.m|p\.m"
+    r"|[a-z]+(?:['\u2019-][a-z]+)+"  # don't, case-sensitive
+    r"|https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an address is no secret
+)
+_NOT_SECRET = re.compile(rf"(?:{_NOT_SECRETS})", re.IGNORECASE)
+_SIGN = re.compile(r"[\d_]|[^\w\s]")
+_LENGTH_WORDS = _words("digits characters chars letters numbers symbols words long")
+
+
+def secret_spans(text: str, markers: Sequence[tuple[int, int]] = ()) -> Iterator[tuple[int, int]]:
+    """Where each value beside a credential word in *text* is (start, end);
+    a word inside one of *markers* (what redaction wrote: "[redacted
+    password]") names nothing."""
+    seen, origins = folded(text)
+    for match in _names().finditer(seen):
+        start, stop = origins[match.start()], origins[match.end() - 1] + 1
+        if not any(start < end and begin < stop for begin, end in markers):
+            for first, last in _spans(seen, match):
+                yield origins[first], origins[last - 1] + 1
+
+
+def looks_like_a_value(value: str) -> bool:
+    """Three characters or more, a digit or a sign in it, and no time,
+    date, amount, ordinal, number with its unit or address."""
+    return (
+        len(value) >= 3 and _SIGN.search(value) is not None and _NOT_SECRET.fullmatch(value) is None
+    )
+
+
+def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
+    """The values beside the credential word *match* found in *text*."""
+    if match["typo"] is not None and not _a_typo(match["typo"].casefold()):
+        return
+    is_login = match["login"] is not None
+    if not is_login:
+        yield from _after(text, match.end())
+    if _ends_clause(text, match.end()):
+        yield from _before(text, match.start())
+
+
+def _after(text: str, end: int) -> Iterator[tuple[int, int]]:
+    """The value after the credential word ending at *end*."""
+    if note := _NOTE.match(text, end):
+        end = note.end()
+    line_end = text.find("\n", end)
+    ready, words, found = True, 0, False
+    for chunk in _chunks(text, end, limit=16):
+        if chunk.group() == "\n":
+            if words or found or text[line_end + 1 : line_end + 2] == "\n":
+                return  # a line break ends the phrase, unless the word heads a line
+            continue
+        word = _lower(chunk.group())
+        if found:
+            if word in _JOINS:
+                continue
+            value = _value(text, *chunk.span())
+            if value is None:
+                return
+            yield value
+            continue
+        if word in _LINKS:
+            ready = True
+            continue
+        lead, core, trail = _parts(chunk.group())
+        if lead and _LINKING_SIGN.search(lead):
+            ready = True
+        if not core:
+            continue
+        start = chunk.start()
+        if not ready and (glued := _GLUED.match(chunk.group())):
+            words, ready, start = words + 1, True, start + glued.end()
+        value = _value(text, start, chunk.end()) if ready else None
+        if value is not None and not _about_length(text, chunk.end()):
+            found = True
+            yield value
+            continue
+        if words == 0 and _lower(core) in _COMPOUNDS:
+            return
+        if _lower(core) not in _LINKS and _lower(core) not in _ARTICLES:
+            words += 1
+        ready = _lower(core) in _LINKS or bool(trail and _LINKING_SIGN.search(trail))
+        if words > 5 or (_SENTENCE_END.search(trail) and not ready):
+            return
+
+
+def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
+    """The value before the credential word starting at *start*."""
+    line_start = text.rfind("\n", 0, start) + 1
+    chunks = list(_chunks(text, line_start, stop=start))[-10:]
+    linked, words = False, 0
+    for chunk in reversed(chunks):
+        word = _lower(chunk.group())
+        if word in _LINKS:
+            linked = True
+            continue
+        lead, core, trail = _parts(chunk.group())
+        if not core:
+            linked = linked or _LINKING_SIGN.search(chunk.group()) is not None
+            continue
+        signed = bool(trail and _LINKING_SIGN.search(trail))
+        if linked or signed:
+            glued = _GLUED.match(chunk.group())  # "bob:X (my login)": the password only
+            value = _value(text, chunk.start() + (glued.end() if glued else 0), chunk.end())
+            if value is not None:
+                yield value
+                return
+            if signed:
+                return  # a label: "Remember: password for the router"
+        # A word after a linking word is one of the words between ("X is
+        # what I use to log in"): the value must stand right before a link.
+        if _lower(core) not in _ARTICLES:
+            words += 1
+            if words > 4:
+                return
+        linked = bool(lead and _LINKING_SIGN.search(lead))
+
+
+def _value(text: str, start: int, stop: int) -> tuple[int, int] | None:
+    """Where the value in ``text[start:stop]`` is, if it looks like one."""
+    lead, core, _ = _parts(text[start:stop])
+    if not looks_like_a_value(core) or _ATTRIBUTE.match(core):
+        return None
+    start += len(lead)
+    return start, start + len(core)
+
+
+def _parts(text: str) -> tuple[str, str, str]:
+    """A chunk's *text* as its leading signs, its core and its trailing punctuation."""
+    lead = _LEAD.match(text)
+    lead_text = lead.group() if lead else ""
+    rest = text[len(lead_text) :]
+    trail = _TRAIL.search(rest)
+    trail_text = trail.group() if trail else ""
+    core = rest[: len(rest) - len(trail_text)]
+    return lead_text, core, trail_text
+
+
+def _chunks(
+    text: str, start: int, limit: int = 64, stop: int | None = None
+) -> Iterator[re.Match[str]]:
+    """The chunks of *text* from *start*, within ``_REACH`` characters of it
+    (a long run without spaces costs no more than a short one)."""
+    end = min(len(text), start + _REACH) if stop is None else stop
+    for count, chunk in enumerate(_CHUNK.finditer(text, max(start, end - _REACH), end)):
+        if count >= limit:
+            return
+        yield chunk
+
+
+def _ends_clause(text: str, end: int) -> bool:
+    """Does the clause end after the credential word at *end*?"""
+    for chunk in _chunks(text, end, limit=1):
+        if chunk.start() > end and chunk.group() != "\n":
+            word = _lower(_parts(chunk.group())[1])
+            return not word or word in _FOLLOWS
+        return not text[end].isalnum() if end < len(text) else True
+    return True
+
+
+def _about_length(text: str, end: int) -> bool:
+    """Is the number just read followed by a word saying it is a length?"""
+    for chunk in _chunks(text, end, limit=1):
+        return _lower(_parts(chunk.group())[1]) in _LENGTH_WORDS
+    return False
+
+
+_TYPED_FOR = ("password", "passwd", "passcode", "passphrase", "pincode")
+_NOT_TYPOS = frozenset(str.split("passport passports passover passwords"))
+
+
+@cache
+def _a_typo(word: str) -> bool:
+    """A word two slips or fewer from "password" ("paswrod", "psswd",
+    "passowrd") or one from "passcode" and its kin, and no other word."""
+    if word in _NOT_TYPOS or not word.startswith(("pa", "ps")):
+        return False
+    return _slips(word, "password") <= 2 or any(_slips(word, name) <= 1 for name in _TYPED_FOR)
+
+
+def _slips(typed: str, meant: str) -> int:
+    """Optimal string alignment distance: letters left out, added, changed
+    or swapped with the next."""
+    rows = [list(range(len(meant) + 1))]
+    for i, char in enumerate(typed, 1):
+        row = [i]
+        for j, wanted in enumerate(meant, 1):
+            row.append(min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (char != wanted)))
+            if i > 1 and j > 1 and char == meant[j - 2] and typed[i - 2] == wanted:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+@cache
+def _names() -> re.Pattern[str]:
+    def fold_all(words: list[str]) -> str:
+        forms = {folded(word.replace("_", " "))[0] for word in words}
+        return "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+
+    return re.compile(
+        rf"(?<![^\W\d_])(?:(?P<login>{_LOGINS})|{_PHRASES}|{fold_all(_NAMES)}"
+        r"|(?P<typo>p[a-z]{3,9}))"
+        rf"(?:s|['\u2019]s)?(?![^\W_])"
+        rf"|(?:{fold_all(_NAMES_WITHOUT_SPACES)})",
+        re.IGNORECASE,
+    )
