@@ -58,9 +58,7 @@ class ContradictionPass:
                 continue
             if verdict.verdict == "merge":
                 if verdict.merged:
-                    merges.append(
-                        Merge(verdict.merged, newer.category, [older, newer], [older, newer])
-                    )
+                    merges.append(Merge(verdict.merged, newer.category, [older, newer]))
                     retired.update((older.id, newer.id))
                 continue
             winner, loser = resolve(older, newer)

@@ -6,7 +6,7 @@ cluster goes to the model, which sees small numbers, never ids, and answers
 under a schema that allows only those numbers: ``toSave`` (merged memories,
 each naming the numbers it combines: those it replaces) and ``toDelete``
 (numbers to retire, each one replaced by a merged memory: a number no merged
-memory replaces is refused).  The host maps the numbers back and computes
+memory replaces is refused, and so is one merged into two).  The host maps the numbers back and computes
 everything else.  A merged text must stand for what it replaces: keep
 every name, number and date (coverage check), deny what they deny and add
 no word none of them has; if the model's does not, the longest of the
@@ -57,9 +57,7 @@ class Merge:
     text: str
     category: str
     sources: list[Memory]
-    """The memories it combines (their provenance is united)."""
-    superseded: list[Memory]
-    """Those it replaces."""
+    """The memories it combines and replaces (their provenance is united)."""
 
 
 class DedupPass:
@@ -70,7 +68,7 @@ class DedupPass:
         proposals: list[Proposal] = []
         for cluster in clusters(context):
             if len({m.content_hash for m in cluster}) == 1:
-                merged = [Merge(cluster[0].content, cluster[0].category, cluster, cluster)]
+                merged = [Merge(cluster[0].content, cluster[0].category, cluster)]
             else:
                 merged = self._ask(context, cluster)
             proposals += merge_proposals(context, merged, merge_problem)
@@ -97,15 +95,16 @@ class DedupPass:
                 "the model would delete memories no merged memory replaces",
                 answer.model_dump_json(),
             )
+        merged = [n for saved in answer.toSave for n in dict.fromkeys(saved.sourceIds)]
+        if len(merged) != len(set(merged)):
+            # Which of the two texts stands for that memory is not said.
+            raise PassRejected("the model merged one memory into two", answer.model_dump_json())
         merges: list[Merge] = []
-        assigned: set[int] = set()
         for saved in answer.toSave:
             sources = [cluster[n - 1] for n in dict.fromkeys(saved.sourceIds)]
-            replaced = [m for m in sources if m.id not in assigned]
-            assigned.update(m.id for m in replaced)
-            if len(sources) > 1 and replaced:  # one memory alone is not a merge
-                text = faithful(saved.content, [m.content for m in replaced])
-                merges.append(Merge(text, saved.category, sources, replaced))
+            if len(sources) > 1:  # one memory alone is not a merge
+                text = faithful(saved.content, [m.content for m in sources])
+                merges.append(Merge(text, saved.category, sources))
         return merges
 
 
@@ -132,8 +131,8 @@ def merge_proposals(
     kept) that pass the write gate."""
     proposals = []
     for merge in merges:
-        replaced = ", ".join(f"#{m.id}" for m in merge.superseded)
-        refused = problem([m.content for m in merge.superseded], merge.text)
+        replaced = ", ".join(f"#{m.id}" for m in merge.sources)
+        refused = problem([m.content for m in merge.sources], merge.text)
         if refused:
             context.notes.append(f"A merge of {replaced} was refused: {refused}.")
             continue
@@ -146,16 +145,16 @@ def merge_proposals(
         proposals.append(
             Proposal(
                 "merge",
-                f"Merged {len(merge.superseded)} memories into one: {content}",
+                f"Merged {len(merge.sources)} memories into one: {content}",
                 {
                     "sources": list(ids),
-                    "superseded": [m.id for m in merge.superseded],
+                    "superseded": [m.id for m in merge.sources],
                     "content": content,
                     "category": merge.category,
                     "embedding_model": context.memories.embedding_model,
                 },
                 touches=ids,
-                retires=tuple(m.id for m in merge.superseded),
+                retires=tuple(m.id for m in merge.sources),
             )
         )
     return proposals

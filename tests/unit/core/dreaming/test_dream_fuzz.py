@@ -307,6 +307,14 @@ def _dedup(memories: MemoryService) -> Scene:
         + [
             _json({"toSave": [], "toDelete": [1]}),
             _json({"toSave": [saved] * 3, "toDelete": [1, 2]}),
+            # One memory in two merges: which text stands for it is unclear.
+            _json({"toSave": [saved] * 2, "toDelete": [1, 2]}),
+            _json(
+                {
+                    "toSave": [saved, {**saved, "content": "The user has a dog, Rex."}],
+                    "toDelete": [1, 2],
+                }
+            ),
             _json({"toSave": [{**saved, "content": HUGE}], "toDelete": []}),
             _json({"toSave": [{**saved, "content": TAG}], "toDelete": [1, 2]}),
             _json({"toSave": [{**saved, "category": "nonsense"}], "toDelete": []}),
