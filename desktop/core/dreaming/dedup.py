@@ -6,8 +6,8 @@ cluster goes to the model, which sees small numbers, never ids, and answers
 under a schema that allows only those numbers: ``toSave`` (merged memories,
 each naming the numbers it combines: those it replaces) and ``toDelete``
 (numbers to retire, each one replaced by a merged memory: a number no merged
-memory replaces is refused, and so is one merged into two).  The host maps the numbers back and computes
-everything else.  A merged text must stand for what it replaces: keep
+memory replaces is refused, and so is one merged into two).  The host maps
+the numbers back and computes everything else.  A merged text must stand for what it replaces: keep
 every name, number and date (coverage check), deny what they deny and add
 no word none of them has; if the model's does not, the longest of the
 replaced texts that does is kept instead, and with none the merge is
