@@ -7,6 +7,11 @@ arguments and results a tool message keeps), a batch per transaction so a
 chat turn never waits long, then drops the old words from the search index
 and the write-ahead log.  It runs once, in the background, at start; a sweep
 cut short goes on at the next start.
+
+Snapshots an older version took hold those messages too:
+``sweep_snapshots`` brings each copy to the current schema (as restoring it
+would), sweeps it the same way and compacts it with ``secure_delete`` on.
+A copy taken after the sweep has nothing unchecked and is left as it is.
 """
 
 from __future__ import annotations
@@ -14,8 +19,13 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import replace
+from pathlib import Path
 
-from desktop.core.db import ConversationStore, Message
+from desktop.core.db import ConversationStore, Database, Message, migrate, open_copy
+from desktop.core.db.errors import MigrationFailed
+from desktop.core.db.purge import compact
+from desktop.core.dreaming.snapshots import complete_snapshots
+from desktop.core.errors import EnvironmentProblem
 from desktop.core.jobs import JobControl
 from desktop.core.redaction import redact, redact_within
 
@@ -48,6 +58,36 @@ def sweep_stored_secrets(
         log.info(
             "took secrets out of %d messages and conversations stored by an older version", changed
         )
+    return changed
+
+
+_UNUSABLE = (EnvironmentProblem, MigrationFailed)
+"""A copy unreadable, damaged, newer, busy, on a full disk or not migratable."""
+
+
+def sweep_snapshots(database: Database, folder: Path, control: JobControl | None = None) -> int:
+    """Sweep every snapshot in *folder* as ``sweep_stored_secrets`` sweeps
+    *database*; how many copies changed.  A copy that cannot be opened or
+    brought up to date is left as it is, said in the log."""
+    control = control or JobControl()
+    changed = 0
+    for path in complete_snapshots(folder) if folder.is_dir() else []:
+        if control.cancelled:
+            break
+        try:
+            copy = open_copy(path, database)
+        except _UNUSABLE as error:
+            log.warning("snapshot %s could not be checked for secrets: %s", path.name, error)
+            continue
+        try:
+            migrate(copy)
+            if sweep_stored_secrets(ConversationStore(copy), control):
+                compact(copy)
+                changed += 1
+        except _UNUSABLE as error:
+            log.warning("snapshot %s could not be checked for secrets: %s", path.name, error)
+        finally:
+            copy.close()
     return changed
 
 

@@ -19,7 +19,7 @@ from desktop.core import paths
 from desktop.core.backends import Preparation, preparing_text
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
-from desktop.core.secret_sweep import sweep_stored_secrets
+from desktop.core.secret_sweep import sweep_snapshots, sweep_stored_secrets
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.dream_report import DreamReportWindow
 from desktop.ui.dream_worker import DreamRunner
@@ -135,6 +135,9 @@ class ReverieApplication(QObject):
         self._sweep = JobControl()
         if (conversations := core.conversations) is not None:  # stored by an older version
             self.maintenance.submit(lambda _: sweep_stored_secrets(conversations, self._sweep))
+        if (database := core.database) is not None:  # and in the snapshots it took
+            snapshots = core.paths.snapshots_dir
+            self.maintenance.submit(lambda _: sweep_snapshots(database, snapshots, self._sweep))
         if core.memories is not None:
             memories = core.memories  # a new embedder: every memory gets its vector again
             self.models.embedder_changed.connect(

@@ -5,7 +5,14 @@ tables.  sqlite3, sqlean and sqlite_vec are imported only inside this package.
 """
 
 from desktop.core.db.clock import Clock, system_clock
-from desktop.core.db.connection import Database, ExecResult, Row, Transaction, open_database
+from desktop.core.db.connection import (
+    Database,
+    ExecResult,
+    Row,
+    Transaction,
+    open_copy,
+    open_database,
+)
 from desktop.core.db.conversations import (
     Conversation,
     ConversationStore,
@@ -97,6 +104,7 @@ __all__ = [
     "content_hash",
     "latest_version",
     "migrate",
+    "open_copy",
     "open_database",
     "select_driver",
     "system_clock",

@@ -348,6 +348,12 @@ def _make_files_private(path: Path) -> None:
             raise unavailable(file, f"it cannot be made private to you ({error})") from error
 
 
+def open_copy(path: Path, like: Database) -> Database:
+    """The copy of a database at *path* (a snapshot) as it is, opened with
+    *like*'s driver: neither migrated nor switched to WAL."""
+    return _connect(path, like._driver)
+
+
 def open_database(
     path: Path,
     *,

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.core.db.connection import Database, Transaction, _connect
+from desktop.core.db.connection import Database, Transaction, open_copy
 from desktop.core.db.errors import QueryFailed
 from desktop.core.dreaming.tally import notes_of
 
@@ -169,7 +169,7 @@ class PurgeStore:
         it; False if it held none of them (it is left untouched).  A purge
         of the copy that a kill cut short left a journal beside it: SQLite
         rolls it back on the first read, and the copy is purged again."""
-        copy = _connect(path, self._db._driver)
+        copy = open_copy(path, self._db)
         try:
             if not _holds_any(copy, items):
                 return False

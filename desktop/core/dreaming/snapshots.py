@@ -138,6 +138,8 @@ def _complete(path: Path) -> bool:
         return False
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
+    if page_size < 512 or page_size & (page_size - 1):
+        return False  # no SQLite page size: a damaged header
     pages = int.from_bytes(header[28:32], "big")
     # The page count in the header is valid when its "version valid for"
     # matches the change counter (SQLite's file format, section 1.3.7).

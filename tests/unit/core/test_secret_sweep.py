@@ -1,6 +1,7 @@
 """Messages an older version stored as typed lose their secrets once, in the
-background, after migration 7: text, titles, tool calls, the search index
-and the WAL; messages stored since are already redacted and left alone."""
+background, after migration 7: text, titles, tool calls, the search index,
+the WAL and the snapshots it took; messages stored since are already
+redacted and left alone."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from pathlib import Path
 
 from desktop.core.db import ConversationStore, open_database
 from desktop.core.db.migrations import MIGRATIONS
+from desktop.core.dreaming.snapshots import take_snapshot
 from desktop.core.jobs import JobControl
-from desktop.core.secret_sweep import BATCH, sweep_stored_secrets
+from desktop.core.secret_sweep import BATCH, sweep_snapshots, sweep_stored_secrets
 
 SECRET = "hunter2zq"
 
@@ -102,3 +104,42 @@ def test_a_sweep_stopped_goes_on_where_it_was(tmp_path: Path) -> None:
         assert (
             sweep_stored_secrets(store) == 4 + 1
         )  # three notes and the tool call, then the conversation
+
+
+def test_the_snapshots_an_older_version_took_lose_the_secrets_too(tmp_path: Path) -> None:
+    old = tmp_path / "old.sqlite3"
+    _old_database(old, messages=3)
+    folder = tmp_path / "snapshots"
+    with open_database(old, migrations=MIGRATIONS[:6]) as database:
+        taken = [
+            take_snapshot(database, folder, stamp, skills_dir=None, keep=3)
+            for stamp in ("20260101-000000", "20260102-000000")
+        ]
+    assert all(SECRET.encode() in path.read_bytes() for path in taken)
+    with open_database(tmp_path / "reverie.sqlite3") as database:
+        assert sweep_snapshots(database, folder) == 2
+
+        assert sweep_snapshots(database, folder) == 0  # once only
+    for path in taken:
+        assert _on_disk(path) == []
+        with open_database(path) as copy:  # it still opens, as a restore would
+            assert ConversationStore(copy).messages(1)[0].content == (
+                "note 0: the wifi password at the cabin is [redacted password]"
+            )
+
+
+def test_a_damaged_snapshot_is_left_as_it_is(tmp_path: Path) -> None:
+    old = tmp_path / "old.sqlite3"
+    _old_database(old, messages=3)
+    folder = tmp_path / "snapshots"
+    with open_database(old, migrations=MIGRATIONS[:6]) as database:
+        damaged = take_snapshot(database, folder, "20260101-000000", skills_dir=None, keep=3)
+    data = bytearray(damaged.read_bytes())
+    data[100:] = b"\xff" * (len(data) - 100)  # the header whole, every page broken
+    damaged.write_bytes(bytes(data))
+    headless = folder / "before-dream-20260102-000000.sqlite3"  # page size 0
+    headless.write_bytes(b"SQLite format 3\x00" + b"\x00" * 84 + b"not a database" * 100)
+    with open_database(tmp_path / "reverie.sqlite3") as database:
+        assert sweep_snapshots(database, folder) == 0
+
+    assert damaged.read_bytes() == bytes(data)
