@@ -40,7 +40,7 @@ _NAMES = str.split(
     """
     password passwords passwd pwd pw pws passcode passcodes passphrase passphrases
     passcod pincode pinnumber pin pins puk otp pswd psswd passwrd passwrds
-    padlock keybox lockbox mdp mdps
+    padlock keybox lockbox mdp mdps alarm
     passwort passworte kennwort losungswort zugangscode zugangsdaten geheimzahl
     wlan-schlüssel wlan-key wlan-passwort wifi-passwort
     contraseña contrasena clave codigo código senha palavra-passe

@@ -83,7 +83,7 @@ _PLACE = (
 )
 """Whose or where, between the word and the verb: "the password at the cabin is"."""
 _VERB = (
-    r"(?:(?:\s*(?:=>|:=|::|->|\u2192|[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
+    r"(?:(?:\s*(?:=>|:=|::|->|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
     r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
     r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?)"
@@ -108,7 +108,8 @@ _LONG_OR_AFTER_SIGN = rf"(?:(?<=[:=>])|(?<=[:=>][ \t])|{_LONG})"
 _GOES_ON = (
     r"(?:for|at|on|in|to|into|and|or|but|so|which|that|because|since|when|while|with|from|"
     r"of|if|as|is|was|by|i|we|you|he|she|they|it|now|then|too|also|please|thanks|here|"
-    r"there|again|don't|do|dont|remember|keep|just|ok|okay)"
+    r"there|again|don't|do|dont|remember|keep|just|ok|okay|after|before|during|within|until|"
+    r"via|per|about|around|like|every|each)"
 )
 """Words that go on with the sentence after a value, so are not part of it."""
 _VALUE = (
@@ -403,11 +404,15 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
 
 def _describes(value: str) -> bool:
     """ "the password is too short", "my favourite pin is from Disneyland",
-    "my PIN is four digits long", "my password is hunter-themed"."""
+    "my PIN is four digits long", "my password is hunter-themed"; three
+    words or more none of which describes ("correct horse battery staple")
+    are a passphrase, whatever the first."""
     words = [word.casefold().strip("'\u2019.,;:!?") for word in value.split()]
     if not words:
         return True
     first = words[0]
+    if len(words) >= 3 and _DESCRIBING_WORDS.isdisjoint(words[1:]):
+        return False  # a passphrase: "correct horse battery staple"
     return (
         first in _DESCRIBING_WORDS
         or _GOES_ON_WORD.fullmatch(first) is not None

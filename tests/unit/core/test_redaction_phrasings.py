@@ -595,6 +595,47 @@ def ordinary_sentences(draw: st.DrawFn) -> str:
     return draw(st.sampled_from(cases))(sentence) + draw(st.sampled_from(["", ".", "!", "?"]))
 
 
+NUMBERS_SAID = [
+    "at 7:30",
+    "at 10.15pm",
+    "on 3/14/2026",
+    "on 2026-03-14",
+    "for $3.99 a month",
+    "for €12",
+    "every 90 days",
+    "after 3 tries",
+    "within 24h",
+    "since v2.3",
+    "in 2nd place",
+    "by 15%",
+    "with 12+ characters",
+]
+NUMBER_SENTENCES = [
+    "I changed {owner}{keyword} {said}",
+    "{owner}{keyword} expired {said}",
+    "{owner}{keyword} reset came {said}",
+    "{owner}{keyword} was changed {said}",
+    "Mein Passwort wurde {said} geändert",
+    "Le mot de passe a changé {said}",
+]
+
+
+@st.composite
+def sentences_with_numbers(draw: st.DrawFn) -> str:
+    """Talk about a credential with a time, date, amount or count beside it."""
+    return draw(st.sampled_from(NUMBER_SENTENCES)).format(
+        owner=draw(st.sampled_from(["my ", "the ", "our "])),
+        keyword=draw(st.sampled_from([*KEYWORDS, "login", "wifi password"])),
+        said=draw(st.sampled_from(NUMBERS_SAID)),
+    ) + draw(st.sampled_from(["", ".", "!"]))
+
+
+@EXAMPLES
+@given(sentences_with_numbers())
+def test_times_dates_amounts_and_counts_beside_a_credential_are_kept(sentence: str) -> None:
+    assert redact(sentence).text == sentence
+
+
 @EXAMPLES
 @given(ordinary_sentences())
 def test_ordinary_talk_about_passwords_is_left_alone(sentence: str) -> None:

@@ -134,6 +134,14 @@ def test_every_value_of_a_sentence_goes(text: str, secrets: tuple[str, ...]) -> 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        (
+            "my passphrase is correct horse battery staple",
+            "my passphrase is [redacted password]",
+        ),
+        (
+            "wifi: CabinNet / pw Kz88-wq, alarm 4471#",
+            "wifi: CabinNet / pw [redacted password], alarm [redacted password]",
+        ),
         ("password => Kz88-wq", "password => [redacted password]"),
         ("**Password:** Kz88-wq", "**Password:** [redacted password]"),
         ("wget --password=Kz88-wq http://x", "wget --password=[redacted password] http://x"),
@@ -203,7 +211,5 @@ def test_redacted_text_comes_out_the_same_again(text: str) -> None:
     [("paswrod", True), ("passowrd", True), ("psswd", True), ("passcod", True)]
     + [("passport", False), ("passing", False), ("passion", False), ("pastor", False)],
 )
-def test_a_typo_of_password_is_read_as_one_and_other_words_are_not(
-    typed: str, meant: bool
-) -> None:
+def test_a_typo_of_password_is_read_as_one_and_other_words_are_not(typed: str, meant: bool) -> None:
     assert (list(credential_nearby.secret_spans(f"my {typed} is Kz88-wq")) != []) is meant
