@@ -416,7 +416,8 @@ WORLD_WORDS = [
     ("パスワード", "は", " は私の"),
     ("비밀번호", "는 ", " 는 내 "),
 ]
-SIGNS_BETWEEN = [": ", " :: ", " | ", " / ", ";", " ~ ", "…", "... ", " → ", " -- ", " => ", "："]
+SIGNS_BETWEEN = [": ", " :: ", " | ", " / ", ";", " ~ ", "…", "... ", " → ", " -- ", " => "]
+SIGNS_BETWEEN += ["\uff1a"]  # a full-width colon
 NOTES = ["", " (case-sensitive)", " (don't share)", ", in case I forget,"]
 LOOK_ALIKES = {"a": "\u0430", "o": "\u043e", "e": "\u0435", "p": "\u0440", "s": "\u0455"}
 COMMANDS = [

@@ -31,7 +31,7 @@ LEAKED = [
     "мой пароль {v}",
     "パスワードは{v}です",
     "密码是{v}",
-    "密码：{v}",
+    "密码\uff1a{v}",
     "비밀번호는 {v}",
     "şifrem {v}",
     "jelszó: {v}",
@@ -208,8 +208,10 @@ def test_redacted_text_comes_out_the_same_again(text: str) -> None:
 
 @pytest.mark.parametrize(
     ("typed", "meant"),
-    [("paswrod", True), ("passowrd", True), ("psswd", True), ("passcod", True)]
-    + [("passport", False), ("passing", False), ("passion", False), ("pastor", False)],
+    [
+        *[(typo, True) for typo in ("paswrod", "passowrd", "psswd", "passcod")],
+        *[(word, False) for word in ("passport", "passing", "passion", "pastor")],
+    ],
 )
 def test_a_typo_of_password_is_read_as_one_and_other_words_are_not(typed: str, meant: bool) -> None:
     assert (list(credential_nearby.secret_spans(f"my {typed} is Kz88-wq")) != []) is meant
