@@ -30,7 +30,7 @@ word.  The words below are written as people type them and folded here.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from functools import cache
 
 from desktop.core.text_fold import folded
@@ -145,6 +145,8 @@ _LEAD = re.compile(rf"(?:{_TAG.pattern}|[{re.escape(_SIGNS + _QUOTES)}])*", re.I
 _TRAIL = re.compile(rf"(?:{_TAG.pattern}|[{re.escape(_QUOTES)}.,;:!?)\]}}>*_|-])*$", re.IGNORECASE)
 _LINKING_SIGN = re.compile(r"[:=|/;~>\u2192\u21d2\u27f6\u2794\u279c\u2014\u2013\u2026?(\[-]|\.\.")
 """Signs in a lead or trail that link a value and its word (not quotes or emphasis)."""
+MARKER = re.compile(r"\[redacted [a-z ]+\]")
+"""What ``redaction`` writes in place of a value: ``[redacted <kind>]``."""
 _ATTRIBUTE = re.compile(r"[\w-]+=[\"']")
 """An attribute of markup, not a value: ``type=password value="X"``."""
 _SENTENCE_END = re.compile(r"[.!?](?![.])")
@@ -167,10 +169,11 @@ _SIGN = re.compile(r"[\d_]|[^\w\s]")
 _LENGTH_WORDS = _words("digits characters chars letters numbers symbols words long")
 
 
-def secret_spans(text: str, markers: Sequence[tuple[int, int]] = ()) -> Iterator[tuple[int, int]]:
+def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each value beside a credential word in *text* is (start, end);
-    a word inside one of *markers* (what redaction wrote: "[redacted
-    password]") names nothing."""
+    a word inside a marker redaction wrote ("[redacted password]") names
+    nothing."""
+    markers = [marker.span() for marker in MARKER.finditer(text)]
     seen, origins = folded(text)
     for match in _names().finditer(seen):
         start, stop = origins[match.start()], origins[match.end() - 1] + 1
@@ -191,10 +194,11 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     """The values beside the credential word *match* found in *text*."""
     if match["typo"] is not None and not _a_typo(match["typo"].casefold()):
         return
-    is_login = match["login"] is not None
-    if not is_login:
-        yield from _after(text, match.end())
-    if _ends_clause(text, match.end()):
+    after = [] if match["login"] is not None else list(_after(text, match.end()))
+    yield from after
+    # A word with its value after it names no value before it ("line 399:
+    # the password for the router is X").
+    if not after and _ends_clause(text, match.end()):
         yield from _before(text, match.start())
 
 
@@ -229,6 +233,10 @@ def _after(text: str, end: int) -> Iterator[tuple[int, int]]:
         start = chunk.start()
         if not ready and (glued := _GLUED.match(chunk.group())):
             words, ready, start = words + 1, True, start + glued.end()
+        if ready and (marker := MARKER.match(text, start)):
+            found = True  # taken out already: its span touches a marker, so redaction drops it
+            yield marker.span()
+            continue
         value = _value(text, start, chunk.end()) if ready else None
         if value is not None and not _about_length(text, chunk.end()):
             found = True

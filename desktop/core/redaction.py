@@ -55,7 +55,7 @@ _KEY_LIKE = re.compile(r"(?<![\w/+=-])[A-Za-z0-9+/=_-]{32,}(?![\w/+=-])")
 """A long run of key characters; kept as a secret only if it is random enough."""
 
 
-_MARKER = re.compile(r"\[redacted [a-z ]+\]")
+_MARKER = credential_nearby.MARKER
 """What ``redact`` writes in place of a secret."""
 
 
@@ -127,8 +127,7 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
                 yield match.start(), match.end(), kind
     for start, stop in credential_phrases.secret_spans(text):
         yield start, stop, "password"
-    markers = [match.span() for match in _MARKER.finditer(text)]
-    for start, stop in credential_nearby.secret_spans(text, markers):
+    for start, stop in credential_nearby.secret_spans(text):
         yield start, stop, "password"
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()):

@@ -187,6 +187,7 @@ def test_only_the_value_goes(text: str, expected: str) -> None:
         "Netflix password sharing ends on 23 May.",
         "My passport number is on the form.",
         "Le mot de passe expire dans 30 jours.",
+        "line 399: the password for the router is [redacted password]",
     ],
 )
 def test_ordinary_sentences_stay(text: str) -> None:
