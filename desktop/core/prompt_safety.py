@@ -46,16 +46,21 @@ PROMPT_MARKUP_NAMES = frozenset(
         # Chat templates' turn and role tags.
         "s sys system user assistant model human bot ai tool tools function functions "
         "function_call tool_calls start_of_turn end_of_turn think bos eos endoftext "
-        "im_start im_end context instructions"
+        "im_start im_end context instructions sop eop"
     )
 )
 """Tag names that open or close a block or a turn in some prompt."""
 
 _BRACKET_TOKENS = (
     r"INST|SYS|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS|TOOL_CONTENT"
+    # Magistral's, GLM's.
+    r"|THINK|ARGS|CALL_ID|IMG|[gs]MASK"
     # The compaction prompt's own markers.
     r"|PRIOR\s+SUMMARY|NEW\s+MESSAGES"
 )
+_NESTED = r"<(?:[^<>\n]++|<[^<>\n]*+>)*+>"
+_ATTRIBUTES = rf"(?:[^<>\n]++|{_NESTED})*+"
+"""A tag's attributes on one line, tags among them (two levels down)."""
 _MARKUP = re.compile(
     # Every repeat is possessive (++, *+) or bounded by what follows it, so
     # a failed match never backtracks over a long run of spaces or junk.
@@ -64,18 +69,25 @@ _MARKUP = re.compile(
     # Llama 2's and Mistral's: <<SYS>>, [INST], [/INST], [TOOL_CALLS].
     r"|(?P<llama><<\s*+/?\s*+SYS\s*+>>)"
     rf"|(?P<bracket>\[\s*+/?\s*+(?:{_BRACKET_TOKENS})\s*+\])"
+    # EXAONE's: [|system|], [|endofturn|].
+    r"|(?P<exaone>\[\|[^\[\]|\n]{1,40}+\|\])"
     # Reverie's own marker for its hidden instructions, and the chat's stop string.
-    r"|(?P<event>\[\s*+system[\s_-]*+event\s*+\]|(?-i:SYSTEM[\s_-]*+EVENT))"
+    r"|(?P<event>\[\s*+system[\W_]*+event\s*+\]|(?-i:SYSTEM[\W_]*+EVENT))"
     # A tag, opening or closing, with stray spaces, a self-closing slash or
-    # attributes of any length (a line break among them, not a blank line),
-    # or a value right after its name (Llama 3.1's <function=name>).
+    # attributes of any length (line breaks among them, tags inside them:
+    # </memories <b>>), or a value right after its name (<function=name>).
     r"|(?P<tag><\s*+/?\s*+(?P<name>[^\W\d][\w:.-]{0,40}+)"
-    r"(?:[\s/=][^<>\n]*+(?:\n[^<>\n]++)*+)?+\s*+>)",
+    rf"(?:[\s/=]{_ATTRIBUTES}(?:\n{_ATTRIBUTES})*+)?+\s*+>)"
+    # The opening of a prompt tag whose end the pattern cannot read (tags
+    # nested deeper inside it, no ">" at all): its "<" goes.
+    rf"|(?P<opening><\s*+/?\s*+(?:{'|'.join(sorted(PROMPT_MARKUP_NAMES, key=len, reverse=True))})"
+    r"(?![\w:.-]))",
     re.IGNORECASE,
 )
-_STOP_STRING = re.compile(r"SYSTEM[\s_-]*EVENT")
+_STOP_STRING = re.compile(r"SYSTEM[\W_]*EVENT")
 _QUOTES = {"<": "\u2039", ">": "\u203a", "[": "(", "]": ")"}
 """What the brackets of found markup become: look-alikes no template uses."""
+_ROUNDS = 3
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
@@ -99,7 +111,16 @@ def _safe(text: str, shape: Shape) -> str:
     elif shape == "paragraphs":
         lines = "\n".join(line.rstrip() for line in text.strip().splitlines())
         text = _BLANK_LINES.sub("\n\n", lines)
-    return _inert(text, shape)
+    # Breaking a tag nested deeper than the pattern reads can leave the outer
+    # one whole ("<memories <a <b <c>>>>"): a few rounds more, then every
+    # bracket goes (deep nesting is no prose; rounds without end cost time).
+    for _ in range(_ROUNDS):
+        if (again := _inert(text, shape)) == text:
+            return text
+        text = again
+    if next(_live_markup(folded(text)[0], shape), None) is not None:
+        text = "".join(_QUOTES.get(fold(c), c) for c in text)
+    return text
 
 
 def _inert(text: str, shape: Shape) -> str:
@@ -139,5 +160,6 @@ def _live(match: re.Match[str], shape: Shape) -> bool:
 
 
 def _broken(found: str, lowered: bool) -> str:
-    broken = "".join(_QUOTES.get(fold(c), c) for c in found)
-    return broken.lower() if lowered else broken
+    if lowered:  # as read: a math-bold SYSTEM has no lower case of its own
+        return "".join(_QUOTES.get(c, c) for c in "".join(map(fold, found)).lower())
+    return "".join(_QUOTES.get(fold(c), c) for c in found)
