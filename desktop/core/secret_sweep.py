@@ -4,9 +4,11 @@ Since messages are redacted as they are stored, only those written by an
 older version can still hold a secret as typed.  Migration 7 marked them
 unchecked; ``sweep_stored_secrets`` redacts them (their text, and the
 arguments and results a tool message keeps), a batch per transaction so a
-chat turn never waits long, then drops the old words from the search index
-and the write-ahead log.  It runs once, in the background, at start; a sweep
-cut short goes on at the next start.
+chat turn never waits long, then the conversations' titles and summaries,
+then drops the old words from the search index and the write-ahead log.  It
+runs once, in the background, at start; a sweep cut short, even after its
+last batch, goes on at the next start (the batches leave a job queued that
+only the last step marks done).
 
 Snapshots an older version took hold those messages too:
 ``sweep_snapshots`` brings each copy to the current schema (as restoring it
@@ -41,19 +43,19 @@ def sweep_stored_secrets(
     """Redact every message not checked for secrets yet, and then every
     conversation's title and summary; how many changed."""
     control = control or JobControl()
-    changed = checked_any = 0
+    changed = 0
     while not control.cancelled:
         checked, rewritten = conversations.rewrite_unchecked(_redacted, BATCH)
         changed += rewritten
-        checked_any |= checked
         if checked < BATCH:
             break
-    if checked_any and not control.cancelled:
-        # With the first sweep: a summary may hold a secret its messages no
-        # longer do (they were archived and purged).
-        changed += conversations.rewrite_titles(lambda text: redact(text).text)
+    if control.cancelled or not conversations.sweep_unfinished():
+        return changed
+    # After the messages (in this run or one cut short): a summary may hold a
+    # secret its messages no longer do (they were archived and purged).
+    changed += conversations.rewrite_titles(lambda text: redact(text).text)
+    conversations.finish_sweep()
     if changed:
-        conversations.forget_rewritten_words()
         # Counts only: the point is that the text is gone.
         log.info(
             "took secrets out of %d messages and conversations stored by an older version", changed

@@ -25,6 +25,8 @@ MessageRole = Literal["system", "user", "assistant", "tool", "event"]
 
 _LIKE_SPECIAL = re.compile(r"[\\%_]")
 _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
+_SWEEP_FOLLOW_UP = "secret sweep: titles and search index"
+"""The job a secret sweep leaves queued until its titles and index are done."""
 
 
 @dataclass(frozen=True)
@@ -431,6 +433,13 @@ class ConversationStore:
         checked = [_message(row) for row in rows]
         changed = [new for old in checked if (new := rewrite(old)) != old]
         with self._db.transaction() as tx:
+            if checked:  # what follows the messages is due, until ``finish_sweep``
+                tx.execute(
+                    "INSERT INTO background_jobs (kind, created_at, updated_at)"
+                    " SELECT ?1, ?2, ?2 WHERE NOT EXISTS"
+                    " (SELECT 1 FROM background_jobs WHERE kind = ?1 AND status = 'queued')",
+                    (_SWEEP_FOLLOW_UP, self._clock()),
+                )
             for message in changed:
                 tx.execute(
                     "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
@@ -447,12 +456,23 @@ class ConversationStore:
             )
         return len(checked), len(changed)
 
+    def sweep_unfinished(self) -> bool:
+        """Were messages checked for secrets since the titles and the search
+        index were last swept (``finish_sweep``)?  A sweep cut short after
+        its last batch says so at the next start."""
+        queued = self._db.fetch_value(
+            "SELECT count(*) FROM background_jobs WHERE kind = ? AND status = 'queued'",
+            (_SWEEP_FOLLOW_UP,),
+        )
+        return bool(queued)
+
     def rewrite_titles(self, rewrite: Callable[[str], str]) -> int:
         """Give every conversation the title and summary *rewrite* makes of
-        them; how many conversations changed."""
+        them; how many conversations changed.  One renamed or summarised
+        meanwhile keeps its new words (they were redacted as written)."""
         rows = self._db.fetch_all("SELECT id, title, summary FROM conversations")
         changed = [
-            (new_title, new_summary, row[0])
+            (new_title, new_summary, row)
             for row in rows
             if (
                 (new_title := rewrite(row[1])),
@@ -461,19 +481,26 @@ class ConversationStore:
             != (row[1], row[2])
         ]
         with self._db.transaction() as tx:
-            for title, summary, conversation_id in changed:
+            return sum(
                 tx.execute(
-                    "UPDATE conversations SET title = ?, summary = ? WHERE id = ?",
-                    (title, summary, conversation_id),
-                )
-        return len(changed)
+                    "UPDATE conversations SET title = ?, summary = ?"
+                    " WHERE id = ? AND title = ? AND summary IS ?",
+                    (title, summary, row[0], row[1], row[2]),
+                ).rowcount
+                for title, summary, row in changed
+            )
 
-    def forget_rewritten_words(self) -> None:
+    def finish_sweep(self) -> None:
         """Drop the words of rewritten messages from the search index (FTS5
         keeps a replaced text's words until its segments merge) and from the
-        write-ahead log."""
+        write-ahead log; the sweep is finished."""
         with self._db.transaction() as tx:
             tx.execute("INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")
+            tx.execute(
+                "UPDATE background_jobs SET status = 'done', updated_at = ?"
+                " WHERE kind = ? AND status = 'queued'",
+                (self._clock(), _SWEEP_FOLLOW_UP),
+            )
         self._db.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def learn_again(self, conversation_id: int) -> int:

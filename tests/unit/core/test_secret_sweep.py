@@ -12,7 +12,8 @@ from desktop.core.db import ConversationStore, open_database
 from desktop.core.db.migrations import MIGRATIONS
 from desktop.core.dreaming.snapshots import take_snapshot
 from desktop.core.jobs import JobControl
-from desktop.core.secret_sweep import BATCH, sweep_snapshots, sweep_stored_secrets
+from desktop.core.redaction import redact
+from desktop.core.secret_sweep import BATCH, _redacted, sweep_snapshots, sweep_stored_secrets
 
 SECRET = "hunter2zq"
 
@@ -143,3 +144,44 @@ def test_a_damaged_snapshot_is_left_as_it_is(tmp_path: Path) -> None:
         assert sweep_snapshots(database, folder) == 0
 
     assert damaged.read_bytes() == bytes(data)
+
+
+def test_a_sweep_cut_short_after_its_last_batch_still_sweeps_titles_and_index(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "reverie.sqlite3"
+    _old_database(path, messages=3)
+    with open_database(path) as database:
+        store = ConversationStore(database)
+        # The last batch committed, then the process was killed.
+        assert store.rewrite_unchecked(_redacted, BATCH) == (4, 4)
+
+        assert sweep_stored_secrets(store) == 1  # the conversation's title and summary
+
+        conversation = store.get(1)
+        assert conversation is not None and SECRET not in conversation.title
+        assert (
+            database.fetch_value(
+                "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (f'"{SECRET}"',)
+            )
+            == 0
+        )
+        assert sweep_stored_secrets(store) == 0  # finished: once only
+    assert _on_disk(path) == []
+
+
+def test_a_rename_while_titles_are_swept_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "reverie.sqlite3"
+    _old_database(path, messages=1)
+    with open_database(path) as database:
+        store = ConversationStore(database)
+        store.rewrite_unchecked(_redacted, BATCH)
+
+        def rename_meanwhile(text: str) -> str:
+            store.rename(1, "Garden plans")  # the user, while the sweep redacts
+            return redact(text).text
+
+        store.rewrite_titles(rename_meanwhile)
+
+        conversation = store.get(1)
+        assert conversation is not None and conversation.title == "Garden plans"
