@@ -30,6 +30,7 @@ from desktop.core.errors import ReverieError
 from desktop.core.prompt_assembly import TaskLine
 from desktop.core.schedules import Schedule, check_upcoming, describe, next_run
 from desktop.core.text import scrub
+from desktop.core.text_fold import folded
 
 TEXT_CHARS = 1_000
 PROMPT_CHARS = 2_000
@@ -187,7 +188,7 @@ def _checked_text(text: str) -> str:
     # One line: the prompt lists a task per line, and a task's text must not
     # be able to add lines of its own there.
     text = " ".join(scrub(text).split())
-    if not text:
+    if not folded(text)[0].strip():  # nothing, or only characters that show nothing
         raise TaskRefused("A task needs some text saying what to do.")
     if len(text) > TEXT_CHARS:
         raise TaskRefused(

@@ -145,7 +145,9 @@ class Toolbox:
         try:
             result = tool.run(checked, context)
         except ReverieError as error:  # refused, or the storage failed: the model hears why
-            log.info("tool %s failed: %s", name, error)
+            # Its kind only: the message may quote the user's words, which the
+            # log would keep after they are erased.
+            log.info("tool %s failed: %s", name, type(error).__name__)
             result = ToolResult.error(f"{name} failed: {error}")
         return ToolCall(name, arguments, result)
 

@@ -4,6 +4,7 @@ called as a model would call them."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -189,3 +190,14 @@ def test_a_skill_the_real_small_model_writes_under_the_schema_is_saved(
     saved = (user_dirs.skills_dir / f"{skill.name}.md").read_text(encoding="utf-8")
     assert saved == call.arguments["text"].rstrip("\n") + "\n"
     assert "boil water" in saved and "2 minutes" in saved
+
+
+def test_a_refused_call_is_logged_by_its_kind_not_by_the_users_words(
+    toolbox: Toolbox, context: ToolContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO):
+        call = toolbox.call(_call("add_skill", name="quexnib / ledger", text=TEA), context, SKILLS)
+
+    assert "quexnib" in call.result.content["error"]  # the model hears why
+    assert "add_skill failed: SkillRefused" in caplog.text
+    assert "quexnib" not in caplog.text  # the log keeps no words of it

@@ -236,3 +236,13 @@ def test_now_is_the_services_clock_in_the_users_zone(database: Database, clock: 
 
     assert tokyo.now() == at("2026-11-22 12:00")
     assert tokyo.now().tzinfo == ZoneInfo("Asia/Tokyo") and tokyo.now().hour == 20
+
+
+@pytest.mark.parametrize("text", ["\u200b" * 12, "\u2060\u00ad \u200b", "\u3164\u3164"])
+def test_a_task_of_characters_that_show_nothing_is_refused(
+    tasks: TaskService, conversation_id: int, text: str
+) -> None:
+    with pytest.raises(TaskRefused, match="A task needs some text"):
+        tasks.add(text, conversation_id=conversation_id)
+
+    assert tasks.list() == []
