@@ -325,11 +325,14 @@ _DESCRIBING_WORDS = frozenset(
         "compromised generated chosen picked typed entered accepted rejected "
         "two three four five six seven eight nine ten eleven twelve "
         "unchanged free new old temporary default random unique identical similar valid "
-        "active inactive pending available unavailable"
+        "active inactive pending available unavailable taped stuck pinned glued scribbled "
+        "noted jotted attached engraved labelled labeled marked listed"
     )
 )
 """Words beside "password is" that describe it or point at it rather than
 being it: "the password is too short", "This is my password"."""
+_WHERE = frozenset(str.split("under behind inside near above below beside beneath next"))
+"""Words saying where a password is kept, after the word before them."""
 _ABOUT_LENGTH = frozenset(str.split("digits characters chars letters numbers symbols words"))
 """A value with one of these says how long the password is: "four digits long"."""
 _DESCRIBING_SUFFIX = re.compile(r"\w+-(?:themed|based|like|ish|related|style|free|length)")
@@ -411,6 +414,8 @@ def _describes(value: str) -> bool:
     if not words:
         return True
     first = words[0]
+    if len(words) > 1 and words[1] in _WHERE:
+        return True  # "taped under the desk lamp", "somewhere behind the clock"
     if len(words) >= 3 and _DESCRIBING_WORDS.isdisjoint(words[1:]):
         return False  # a passphrase: "correct horse battery staple"
     return (

@@ -130,9 +130,20 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
     for start, stop in credential_nearby.secret_spans(text):
         yield start, stop, "password"
     for match in _KEY_LIKE.finditer(text):
-        if _random_enough(match.group()):
+        if _random_enough(match.group()) and not _a_path(match.group()):
             yield match.start(), match.end(), "credential"
     yield from _keyword_spans(text)
+
+
+def _a_path(run: str) -> bool:
+    """A file path or URL path ("/home/bob/.local/share/Reverie/models"), not
+    a key: half its parts or more are words."""
+    parts = run.split("/")
+    return len(parts) > 1 and 2 * sum(bool(_PATH_PART.fullmatch(p)) for p in parts) >= len(parts)
+
+
+_PATH_PART = re.compile(r"|[A-Za-z][a-z]+(?:[-_][A-Za-z0-9]+)*")
+"""A part of a path: nothing (a leading or doubled "/"), or a word and its suffixes."""
 
 
 def _random_enough(run: str) -> bool:

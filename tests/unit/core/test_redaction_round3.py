@@ -188,6 +188,11 @@ def test_only_the_value_goes(text: str, expected: str) -> None:
         "My passport number is on the form.",
         "Le mot de passe expire dans 30 jours.",
         "line 399: the password for the router is [redacted password]",
+        # Where a code is kept, and a file path, are no secrets.
+        "The bike lock code is taped under the desk lamp.",
+        "The door code is stuck on the fridge.",
+        "loaded /tmp/afile.txt/data/models/all-MiniLM-L6-v2.f16.gguf.json",
+        "/home/bob/.local/share/Reverie/models/SmolLM2-135M-Instruct-Q8_0",
     ],
 )
 def test_ordinary_sentences_stay(text: str) -> None:
