@@ -22,22 +22,33 @@ and removes what interrupted copies left in the snapshots folder (as
 ``remove_leftovers`` does), but only files older than ``LEFTOVER_AGE_S``:
 a dream may be writing its copy at that moment, and a copy in progress is
 always younger than that.
+
+A draft skill a dream made only from erased conversations (and the user
+did not accept) goes too: every erasure looks for such drafts, whatever it
+is asked, so one a kill left is removed by the next; its file first (in
+the skills folder and in each snapshot's copy of it), then its row.
+
+A full or failing disk while compacting or purging the snapshots, after
+the rows went, raises ``ErasedNotFinished``: what was asked is gone from
+the tables, and the mark left beside the database makes the next erasure
+(or the next start) finish the rest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.core.db import Database, MemoryStore
 from desktop.core.db.errors import DatabaseUnavailable
-from desktop.core.db.purge import Compacted, Erasable, PurgeStore
+from desktop.core.db.purge import Compacted, Erasable, ErasedDraft, PurgeStore
 from desktop.core.dreaming.snapshots import (
     SKILLS_SUFFIX,
     SNAPSHOT_PREFIX,
@@ -47,6 +58,7 @@ from desktop.core.dreaming.snapshots import (
 from desktop.core.dreaming.working_set import write_working_set
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import open_private
+from desktop.core.skills import DELETED, DRAFTS
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +68,24 @@ LEFTOVER_AGE_S = 600.0
 dream writes its copy in seconds, and its files are new when it starts."""
 UNFINISHED_SUFFIX = "-erasing"
 """The mark beside the database while an erasure is not finished."""
+
+
+class ErasedNotFinished(EnvironmentProblem):
+    """The rows were erased, but a step after them failed (removing drafts,
+    compacting the file or purging the snapshots, on a full disk): the
+    file's free space, a draft or a snapshot may still hold the text until
+    the next erasure finishes it."""
+
+    def __init__(
+        self, erasure: Erasure, step: str, still_holding: str, problem: EnvironmentProblem
+    ) -> None:
+        super().__init__(
+            f"{erasure.describe()} {step} failed ({_first_sentence(problem)}) and will be "
+            "finished later, by the next erasure or the next start; until then "
+            f"{still_holding} may still hold the text.",
+            "Free some disk space.",
+        )
+        self.erasure = erasure
 
 
 @dataclass(frozen=True)
@@ -108,8 +138,12 @@ class Eraser:
         working_set_size: Callable[[], int],
         kept_days: Callable[[], float],
         clock: Callable[[], float] = time.time,
+        skills_dir: Path | None = None,
     ) -> None:
+        """Without *skills_dir*, drafts made from erased conversations are
+        left as they are (their change is still blanked)."""
         self._purge = PurgeStore(database)
+        self._skills_dir = skills_dir
         self._unfinished = Path(f"{database.path}{UNFINISHED_SUFFIX}")
         # One erasure at a time (a dream's and a "Delete now" may meet): the
         # mark is removed only when no other erasure still needs it.
@@ -141,6 +175,9 @@ class Eraser:
         is done either way)."""
         try:
             return self.erase_expired().describe()
+        except ErasedNotFinished as problem:
+            log.warning("finishing an erasure failed: %s", problem)
+            return str(problem)
         except EnvironmentProblem as problem:
             log.warning("erasing expired deletions failed: %s", problem)
             return f"Expired deletions were not erased: {problem}"
@@ -182,8 +219,16 @@ class Eraser:
             )
         elif unfinished:
             log.info("finishing an erasure that was cut short")
-        compacted = self._purge.compact() if erased or unfinished else Compacted(True)
-        snapshots = self._purge_snapshots()
+        # The rows are gone (their transaction committed): a failure from
+        # here on must not say "nothing was changed".  The mark stays.
+        with _finished_later(erased, "Removing the draft skills made from it", "a draft"):
+            drafts = self._remove_drafts_of_erased()
+        compacted = Compacted(True)
+        with _finished_later(erased, "Compacting the database file", "its free space"):
+            if erased or unfinished or drafts:
+                compacted = self._purge.compact()
+        with _finished_later(erased, "Purging the snapshots taken before dreams", "a snapshot"):
+            snapshots = self._purge_snapshots()
         if erased.memory_ids or unfinished:
             self._rewrite_working_set()
         self._unfinished.unlink(missing_ok=True)
@@ -194,6 +239,31 @@ class Eraser:
             compacted.wal_truncated,
             finished_earlier=unfinished,
         )
+
+    def _remove_drafts_of_erased(self) -> bool:
+        """Remove the draft skills made only from erased conversations: each
+        file (in the skills folder and every snapshot's copy of it) before
+        its row, so a kill between leaves the row, found again next time.
+        Whether there were any."""
+        if self._skills_dir is None:
+            return False
+        drafts = self._purge.drafts_of_erased()
+        if not drafts:
+            return False
+        self._mark_unfinished()  # the rows' freed pages hold a line of each
+        folders = [self._skills_dir]
+        if self._snapshots_dir.is_dir():
+            folders += [
+                p.with_suffix(SKILLS_SUFFIX) for p in complete_snapshots(self._snapshots_dir)
+            ]
+        for draft in drafts:
+            for folder in folders:
+                _remove_skill_file(folder, draft)
+        self._purge.forget_skills([d.skill_id for d in drafts])
+        log.info(
+            "removed draft skills made from erased conversations: %s", [d.skill_id for d in drafts]
+        )
+        return True
 
     def _mark_unfinished(self) -> None:
         try:
@@ -269,6 +339,38 @@ def _ours(name: str) -> bool:
     return name.startswith(SNAPSHOT_PREFIX) and name.endswith(
         (SNAPSHOT_SUFFIX, SKILLS_SUFFIX, "-journal", "-wal", "-shm")
     )
+
+
+@contextlib.contextmanager
+def _finished_later(erased: Erasable, step: str, still_holding: str) -> Iterator[None]:
+    """Report a failing *step* after *erased* went as ``ErasedNotFinished``
+    (*still_holding* says where the text may stay meanwhile); with nothing
+    erased now, the failure as it is."""
+    try:
+        yield
+    except EnvironmentProblem as problem:
+        if not erased:
+            raise
+        done = Erasure(len(erased.memory_ids), len(erased.conversation_ids), 0, True)
+        raise ErasedNotFinished(done, step, still_holding, problem) from problem
+
+
+def _remove_skill_file(folder: Path, draft: ErasedDraft) -> None:
+    path = folder / (DRAFTS if draft.status == "draft" else DELETED) / draft.file_name
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as error:
+        raise EnvironmentProblem(
+            f"A draft skill made from what was erased could not be removed: {error}",
+            "Fix the skills folder's permissions; the next erasure removes it.",
+        ) from error
+
+
+def _first_sentence(problem: EnvironmentProblem) -> str:
+    """What went wrong, without the hint or a "Nothing was changed" that
+    would not be true here."""
+    said = str(problem.args[0]) if problem.args else str(problem)
+    return said.replace(" Nothing was changed.", "").rstrip(".")
 
 
 def _remove(path: Path) -> None:

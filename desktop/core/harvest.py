@@ -12,6 +12,9 @@ fact then goes through the memory service (write gate, deduplication):
 everything that runs a model (the answer, the facts' vectors) comes first,
 then one transaction stores all the facts of the harvest with its
 watermark, so a crash never keeps half a harvest to be counted twice.
+That transaction first checks the conversation is still there and not
+deleted: one the user deleted or erased while the model read it teaches
+nothing.
 Conversations off the record are never read.
 
 An unusable answer is not retried at once (the same greedy prompt would
@@ -239,6 +242,9 @@ class Harvester:
         except UnusableAnswer as error:
             return self._failed(conversation_id, new[0].id, window, failures + 1, error)
         report = self._commit(conversation_id, window, learned)
+        if report is None:
+            log.info("conversation %d went while it was harvested: nothing stored", conversation_id)
+            return None
         log.info(
             "harvested conversation %d: %d added, %d reinforced, %d refused",
             conversation_id,
@@ -274,7 +280,10 @@ class Harvester:
         except UnusableAnswer as error:
             self._conversations.gap_failed_again(gap.id, _reason(error))
             raise
-        return self._commit(gap.conversation_id, window, learned, gap)
+        report = self._commit(gap.conversation_id, window, learned, gap)
+        if report is None:
+            raise HarvestFailed("the conversation was deleted while it was read")
+        return report
 
     def _failed(
         self,
@@ -440,13 +449,16 @@ class Harvester:
         window: _Window,
         learned: _Learned,
         gap: HarvestGap | None = None,
-    ) -> HarvestReport:
+    ) -> HarvestReport | None:
         """Store the facts and move the watermark (or shrink the *gap* read
-        again), in one transaction."""
+        again), in one transaction; None, storing nothing, if the
+        conversation was deleted or erased while the model read it."""
         added: dict[int, Memory] = {}
         reinforced: dict[int, Memory] = {}
         refused = list(learned.refused)
         with self._memories.writing("harvest") as batch:
+            if not ConversationStore.is_live(batch.transaction, conversation_id):
+                return None  # nothing was written: the transaction commits empty
             for text, planned in learned.planned:
                 try:
                     remembered = batch.write(planned)

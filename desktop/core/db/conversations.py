@@ -456,6 +456,15 @@ class ConversationStore:
             )
         return len(checked), len(changed)
 
+    @staticmethod
+    def is_live(tx: Transaction, conversation_id: int) -> bool:
+        """Does the conversation exist, not deleted, as read inside *tx* (so
+        a deletion cannot slip in between the check and what *tx* writes)?"""
+        found = tx.fetch_value(
+            "SELECT 1 FROM conversations WHERE id = ? AND deleted_at IS NULL", (conversation_id,)
+        )
+        return found is not None
+
     def sweep_unfinished(self) -> bool:
         """Were messages checked for secrets since the titles and the search
         index were last swept (``finish_sweep``)?  A sweep cut short after

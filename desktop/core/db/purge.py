@@ -15,10 +15,18 @@ place SQLite keeps it:
   each pass's message (its count stays), and the answers a paused run saved
   (it asks again when it resumes).  They are diagnostics: what a run did
   stays in its changes;
-- a dream's change made from an erased memory or message (its payload
-  names it): the model's text it proposes (a merge's ``content``, a task's
-  ``evidence``), its summary and note are blanked, and a change still
-  waiting for approval is rejected (what it was made from is gone);
+- a dream's change made from an erased memory, message or conversation
+  (its payload names it): the model's text it proposes (a merge's
+  ``content``, a task's ``evidence`` or new ``text``, a draft skill's name
+  and text, in its payload and in the states it recorded), its summary and
+  note are blanked, and a change still waiting for approval is rejected
+  (what it was made from is gone).  A draft skill made only from erased
+  conversations goes too, unless the user accepted it: its file is
+  removed first, by the eraser, then its row (``drafts_of_erased``,
+  ``forget_skills``);
+- a memory's verbatim copy in a tool's result stored in a conversation
+  (``search_memory`` quotes memories whole): replaced by ``ERASED`` inside
+  the result's JSON, which stays valid, and in its full-text index;
 - the full-text indexes: FTS5 keeps a deleted row's words in its segments
   until they are merged, so each index is merged whole ('optimize');
 - the file itself: ``VACUUM`` with ``secure_delete`` on rewrites every page,
@@ -34,7 +42,7 @@ keep what the user asked to be gone.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,9 +59,16 @@ quote that short says nothing, and replacing it would garble the rest."""
 _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 _NAMING_MEMORIES = ("sources", "superseded", "memory", "by")
 _NAMING_MESSAGES = ("message_ids", "message")
-"""The payload keys by which a dream change names the memories and messages it was made from."""
-_PROPOSED_TEXTS = ("content", "evidence")
+_NAMING_CONVERSATIONS = ("conversations",)
+"""The payload keys by which a dream change names the memories, messages
+and conversations it was made from."""
+_PROPOSED_TEXTS = ("content", "evidence", "text", "name")
 """A change's payload keys holding text the model wrote or quoted."""
+_SKILL_STATES = "skills"
+"""The key of a skill change's before and after: each skill's name, status and text."""
+_DRAFT_GONE_WITH = ("draft", "deleted")
+"""A draft made only from erased conversations goes with them while it is
+still a draft or was rejected (deleted); one the user accepted is theirs."""
 RETRACTED_NOTE = "What this change was made from was erased."
 _NOTHING_CHANGED = "Nothing changed: "
 """How a pass's message begins when its answer was rejected or it failed."""
@@ -85,6 +100,16 @@ class Compacted:
     """How ``compact`` left the file: its WAL fully written back and emptied or not."""
 
     wal_truncated: bool
+
+
+@dataclass(frozen=True)
+class ErasedDraft:
+    """A draft skill made only from erased conversations: where its file is."""
+
+    skill_id: int
+    status: str
+    """"draft" or "deleted" (rejected): which skills folder holds its file."""
+    file_name: str
 
 
 class PurgeStore:
@@ -155,6 +180,18 @@ class PurgeStore:
             tuple(r[1] for r in rows if r[0] == "conversation"),
         )
 
+    def drafts_of_erased(self) -> list[ErasedDraft]:
+        """The draft skills a dream made only from conversations that are
+        gone (erased), still drafts or rejected; how a draft change records
+        its conversations is in ``desktop.core.dreaming.skill_review``."""
+        return _drafts_of_erased(self._db)
+
+    def forget_skills(self, skill_ids: Sequence[int]) -> None:
+        """Delete these skills' rows (and uses) for good, if they are still
+        drafts or rejected: their files are gone already."""
+        with self._db.transaction() as tx:
+            _forget_skills(tx, skill_ids)
+
     def blank_dream_words(self) -> None:
         """``blank_dream_words`` in a transaction of its own."""
         with self._db.transaction() as tx:
@@ -175,6 +212,9 @@ class PurgeStore:
                 return False
             with copy.transaction() as tx:
                 erase_in(tx, items)
+                if {"skills", "dream_changes"} <= _tables(tx):
+                    # Its files went with the live folder's (see the eraser).
+                    _forget_skills(tx, [d.skill_id for d in _drafts_of_erased(tx)])
             compact(copy)
             return True
         finally:
@@ -200,10 +240,14 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
     tables = _tables(tx)
     memory_ids = _with_replaced(tx, items.memory_ids)
     conversation_ids = _existing(tx, "conversations", items.conversation_ids)
-    texts = _memory_texts(tx, memory_ids, tables) | _conversation_texts(tx, conversation_ids)
+    memory_texts = _memory_texts(tx, memory_ids, tables)
+    texts = memory_texts | _conversation_texts(tx, conversation_ids)
     _unquote(tx, texts, tables)
+    quoted_in_tools = _unquote_tool_results(tx, memory_texts, set(conversation_ids))
     if "dream_changes" in tables:
-        _retract_changes(tx, set(memory_ids), _message_ids(tx, conversation_ids))
+        _retract_changes(
+            tx, set(memory_ids), _message_ids(tx, conversation_ids), set(conversation_ids)
+        )
     if memory_ids or conversation_ids:
         blank_dream_words(tx, tables)
     for table in _OLD_VECTOR_TABLES:
@@ -211,11 +255,39 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
             _delete_ids(tx, table, "memory_id", memory_ids)
     _delete_ids(tx, "memories", "id", memory_ids)
     _delete_ids(tx, "conversations", "id", conversation_ids)
-    for fts, erased in (("memories_fts", memory_ids), ("messages_fts", conversation_ids)):
+    for fts, erased in (
+        ("memories_fts", memory_ids),
+        ("messages_fts", conversation_ids or quoted_in_tools),
+    ):
         if fts in tables and erased:
             # Merging every segment drops the words of the deleted rows.
             tx.execute(f"INSERT INTO {fts} ({fts}) VALUES ('optimize')")
     return Erasable(memory_ids, conversation_ids)
+
+
+def _drafts_of_erased(reader: Database | Transaction) -> list[ErasedDraft]:
+    rows = reader.fetch_all(
+        "SELECT DISTINCT s.id, s.status, s.file_name FROM dream_changes c"
+        " JOIN json_each(c.after, '$.created') made"
+        " JOIN skills s ON s.id = made.value"
+        " WHERE c.kind = 'skill_draft'"
+        " AND json_array_length(c.payload, '$.conversations') > 0"
+        " AND NOT EXISTS (SELECT 1 FROM json_each(c.payload, '$.conversations') made_from"
+        "  JOIN conversations v ON v.id = made_from.value)"
+        f" AND s.status IN ({_marks(_DRAFT_GONE_WITH)})"
+        " ORDER BY s.id",
+        _DRAFT_GONE_WITH,
+    )
+    return [ErasedDraft(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+
+def _forget_skills(tx: Transaction, skill_ids: Sequence[int]) -> None:
+    for chunk in _chunks(skill_ids):
+        tx.execute(
+            f"DELETE FROM skills WHERE id IN ({_marks(chunk)})"
+            f" AND status IN ({_marks(_DRAFT_GONE_WITH)})",
+            [*chunk, *_DRAFT_GONE_WITH],
+        )
 
 
 def _message_ids(tx: Transaction, conversation_ids: Sequence[int]) -> set[int]:
@@ -228,38 +300,101 @@ def _message_ids(tx: Transaction, conversation_ids: Sequence[int]) -> set[int]:
     return found
 
 
-def _retract_changes(tx: Transaction, memory_ids: set[int], message_ids: set[int]) -> None:
-    """Blank the dream changes made from these memories or messages: the
-    model may have reworded them in what it proposed, so no search for
-    their text finds it.  A pending one is rejected: it cannot be applied."""
-    if not (memory_ids or message_ids):
+def _retract_changes(
+    tx: Transaction, memory_ids: set[int], message_ids: set[int], conversation_ids: set[int]
+) -> None:
+    """Blank the dream changes made from these memories, messages or
+    conversations: the model may have reworded them in what it proposed, so
+    no search for their text finds it.  A pending one is rejected: it
+    cannot be applied."""
+    if not (memory_ids or message_ids or conversation_ids):
         return
-    for row in tx.fetch_all("SELECT id, status, payload, note FROM dream_changes"):
+    rows = tx.fetch_all("SELECT id, status, payload, before, after, note FROM dream_changes")
+    for row in rows:
         payload = json.loads(row["payload"])
         if not isinstance(payload, dict) or not (
             _names(payload, _NAMING_MEMORIES, memory_ids)
             or _names(payload, _NAMING_MESSAGES, message_ids)
+            or _names(payload, _NAMING_CONVERSATIONS, conversation_ids)
         ):
             continue
-        blanked_payload = {
-            key: ERASED if key in _PROPOSED_TEXTS and isinstance(value, str) else value
-            for key, value in payload.items()
-        }
         pending = row["status"] == "pending"
         note = RETRACTED_NOTE if pending else None if row["note"] is None else ERASED
         tx.execute(
-            "UPDATE dream_changes SET summary = ?, payload = ?, note = ?, status = ?,"
-            " decided_at = CASE WHEN ? THEN (julianday('now') - 2440587.5) * 86400.0"
+            "UPDATE dream_changes SET summary = ?, payload = ?, before = ?, after = ?, note = ?,"
+            " status = ?, decided_at = CASE WHEN ? THEN (julianday('now') - 2440587.5) * 86400.0"
             " ELSE decided_at END WHERE id = ?",
             (
                 ERASED,
-                json.dumps(blanked_payload),
+                json.dumps(_blanked_texts(payload)),
+                _blanked_skill_states(row["before"]),
+                _blanked_skill_states(row["after"]),
                 note,
                 "rejected" if pending else row["status"],
                 int(pending),
                 row["id"],
             ),
         )
+
+
+def _blanked_texts(recorded: dict[str, Any]) -> dict[str, Any]:
+    """*recorded* with every text the model wrote or quoted blanked (ids stay)."""
+    return {
+        key: ERASED if key in _PROPOSED_TEXTS and isinstance(value, str) else value
+        for key, value in recorded.items()
+    }
+
+
+def _blanked_skill_states(value: str | None) -> str | None:
+    """A change's before or after (JSON) with each skill's recorded name and
+    text blanked: a draft's is the model's text, made from what was erased.
+    A change so blanked can no longer be undone ("changed since")."""
+    if value is None:
+        return None
+    data = _json_column(value)
+    states = data.get(_SKILL_STATES) if isinstance(data, dict) else None
+    if not isinstance(states, dict) or not states:
+        return value
+    blanked = {
+        key: _blanked_texts(state) if isinstance(state, dict) else state
+        for key, state in states.items()
+    }
+    return json.dumps({**data, _SKILL_STATES: blanked})
+
+
+def _unquote_tool_results(
+    tx: Transaction, memory_texts: set[str], erased_conversations: set[int]
+) -> bool:
+    """Replace the memories' *memory_texts* where a tool's stored result
+    quotes them (``search_memory`` lists memories whole), in its content
+    and its metadata, inside the JSON so it stays valid; the full-text
+    index follows the content (its trigger).  Whether any was changed."""
+    quoted = sorted(
+        (t for t in memory_texts if len(t.strip()) >= MIN_QUOTED_CHARS), key=len, reverse=True
+    )
+    changed = False
+    for text in quoted:
+        needles = _needles(text)
+        found = " OR ".join("instr(content, ?) > 0 OR instr(metadata, ?) > 0" for _ in needles)
+        rows = tx.fetch_all(
+            f"SELECT id, conversation_id, content, metadata FROM messages"
+            f" WHERE role = 'tool' AND ({found})",
+            [needle for needle in needles for _ in range(2)],
+        )
+        for row in rows:
+            if row["conversation_id"] in erased_conversations:
+                continue  # it goes whole
+            content = row["content"]
+            try:
+                content = json.dumps(_replaced(json.loads(content), text), ensure_ascii=False)
+            except ValueError:  # a result stored as plain text
+                content = _scrub_text(content, needles)
+            tx.execute(
+                "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
+                (content, _scrub_json(row["metadata"], text), row["id"]),
+            )
+            changed = True
+    return changed
 
 
 def _names(payload: dict[str, Any], keys: Sequence[str], ids: set[int]) -> bool:
@@ -476,7 +611,7 @@ def _chunks(ids: Sequence[int]) -> list[list[int]]:
     return [list(ids[i : i + _IDS_PER_QUERY]) for i in range(0, len(ids), _IDS_PER_QUERY)]
 
 
-def _marks(chunk: Sequence[int]) -> str:
+def _marks(chunk: Sized) -> str:
     return ", ".join("?" * len(chunk))
 
 

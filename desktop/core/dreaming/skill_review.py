@@ -15,7 +15,10 @@ proposed as drafts.
   third of the skill's words (``evidence.kept_share``).
 - Requests the user made in two conversations or more (words shared across
   conversations point the model at them) may become new skills, proposed as
-  drafts the user accepts, edits or rejects in the skill editor.  A draft
+  drafts the user accepts, edits or rejects in the skill editor.  A draft's
+  change names the messages and conversations it was made from: erasing
+  them retracts it, and takes a draft made only from them (see
+  ``desktop.core.db.purge``).  A draft
   with nothing after its first line (no steps) or a name no file can have
   is model debris: left out, said only in the app's log.
 """
@@ -224,7 +227,7 @@ class SkillPass:
                 Proposal(
                     "skill_draft",
                     f"Proposed a new skill for review: “{name}”.",
-                    {"name": name, "text": draft.text},
+                    {"name": name, "text": draft.text, **_made_from(shown)},
                 )
             )
         return proposals
@@ -255,6 +258,16 @@ def recurring_terms(messages: list[Message]) -> list[str]:
     recurring = [w for w, where in conversations.items() if len(where) >= 2]
     recurring.sort(key=lambda w: (-len(conversations[w]), -counts[w], w))
     return recurring[:RECURRING_TERMS]
+
+
+def _made_from(messages: list[Message]) -> dict[str, list[int]]:
+    """The provenance a draft's change keeps: the messages the model was shown
+    and their conversations, so erasing them retracts the change (and takes
+    a draft made only from erased conversations with them)."""
+    return {
+        "message_ids": [m.id for m in messages],
+        "conversations": sorted({m.conversation_id for m in messages}),
+    }
 
 
 def _words(text: str) -> list[str]:

@@ -12,7 +12,9 @@ only on the user's own word: the answer quotes it (``evidence``), and the
 quote must occur in a message the user typed after the task was made
 (not a command, not a seed); without that the task stays open, said in
 the report.  A quote that shares no word with the task waits for the
-user's approval.  Completed tasks older than ``task_purge_days`` are
+user's approval.  A new text records the messages (and their
+conversations) it was written from, so erasing them retracts the change.
+Completed tasks older than ``task_purge_days`` are
 purged: deleted, restorable, like every change here.
 """
 
@@ -105,7 +107,7 @@ class TaskPass:
             if action.action == "complete":
                 proposal = _completion(context, task, action.evidence, said)
             else:
-                proposal = _proposal(task, action, raw)
+                proposal = _proposal(task, action, raw, said)
             if proposal is not None:
                 proposals.append(proposal)
         return proposals
@@ -136,7 +138,7 @@ def _completion(
     )
 
 
-def _proposal(task: Task, action: TaskAction, raw: str) -> Proposal | None:
+def _proposal(task: Task, action: TaskAction, raw: str, said: list[Message]) -> Proposal | None:
     if action.action == "keep":
         return None
     text = action.text.strip() if action.text is not None else None
@@ -149,8 +151,14 @@ def _proposal(task: Task, action: TaskAction, raw: str) -> Proposal | None:
         changes["priority"] = action.priority
     if not changes:
         return None
-    said = f"“{task.text}” → “{text}”" if "text" in changes else f"priority {action.priority}"
-    return Proposal("task_update", f"Updated task #{task.id}: {said}", {"task": task.id, **changes})
+    if "text" in changes:
+        # Made from what the user said: erasing that retracts the change.
+        changes["message_ids"] = [m.id for m in said]
+        changes["conversations"] = sorted({m.conversation_id for m in said})
+    summary = f"“{task.text}” → “{text}”" if "text" in changes else f"priority {action.priority}"
+    return Proposal(
+        "task_update", f"Updated task #{task.id}: {summary}", {"task": task.id, **changes}
+    )
 
 
 def _words(text: str) -> list[str]:
