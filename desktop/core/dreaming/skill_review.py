@@ -41,6 +41,7 @@ from desktop.core.dreaming.proposals import Proposal
 from desktop.core.errors import ReverieError
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.skills import SkillLibrary, skill_name, summary_of
+from desktop.core.text_fold import folded
 from desktop.core.tokens import TokenCounter, cut_middle
 
 log = logging.getLogger(__name__)
@@ -133,6 +134,10 @@ class SkillPass:
         )
         answer = context.ask(step, prompt, Condensed, max_tokens=CONDENSED_TOKENS * 2)
         condensed = _with_summary(answer.text, summary_of(text))
+        if not _has_steps(condensed):
+            # Blank, or only what shows nothing: the skill would lose every step.
+            log.info("dream %d: a condensed skill without steps was left out", context.run_id)
+            return None
         if count([condensed])[0] >= count([text])[0]:
             return None  # not shorter: nothing gained
         return rewrite(skill, condensed, [text], f"Condensed the skill “{skill.name}”.")
@@ -155,7 +160,7 @@ class SkillPass:
                 second=f"{one_line(second.name)}\n{safe_for_prompt(texts[1], 'document')}",
             )
             answer = context.ask(step, prompt, Overlap, max_tokens=CONDENSED_TOKENS * 4)
-            if not answer.overlap or not answer.text:
+            if not answer.overlap or answer.text is None or not _has_steps(answer.text):
                 continue
             if _steps(answer.text) < max(map(_steps, texts)):
                 context.notes.append(
@@ -215,7 +220,13 @@ class SkillPass:
                 name = skill_name(draft.name)
             except ReverieError as refused:
                 # The model's own proposal, not the user's skill: not a word in the report.
-                log.info("dream %d: a proposed skill was left out: %s", context.run_id, refused)
+                # Its kind only: the message quotes the name, which the log
+                # would keep after what it was made from is erased.
+                log.info(
+                    "dream %d: a proposed skill was left out: %s",
+                    context.run_id,
+                    type(refused).__name__,
+                )
                 continue
             if len(draft.text.strip().splitlines()) < 2:
                 log.info("dream %d: a proposed skill without steps was left out", context.run_id)
@@ -300,6 +311,11 @@ def _close_pairs(
 def _steps(text: str) -> int:
     """How many list items (steps) *text* has."""
     return sum(bool(_STEP.match(line)) for line in text.splitlines())
+
+
+def _has_steps(text: str) -> bool:
+    """Does *text* say something after its first line (a line a reader sees)?"""
+    return any(folded(line)[0].strip() for line in text.strip().splitlines()[1:])
 
 
 def _with_summary(text: str, summary: str) -> str:

@@ -229,6 +229,10 @@ def _condense(database: Database, skills: SkillLibrary) -> Scene:
         _json({"text": None}),
         _json({"text": ["Deploy"]}),
         _json({"text": "ok", "extra": True}),
+        # Blank, or only what shows nothing: every step would go.
+        _json({"text": "   "}),
+        _json({"text": "\u200b\u200b\u200b"}),
+        _json({"text": "\u0000\u0000"}),
     ]
     return Scene(
         SkillPass(skills, ConversationStore(database)),

@@ -51,6 +51,22 @@ def test_a_long_skill_is_condensed_keeping_its_summary_and_can_be_undone(
     assert skills.read(tea.id).text == original
 
 
+@pytest.mark.parametrize("blank", ["   ", "\u200b\u200b\u200b", "\u0000\u0000"])
+def test_a_blank_condensed_text_strips_no_skill_to_its_summary(
+    dreaming: Dreaming, skills: SkillLibrary, model: ScriptedChatModel, blank: str
+) -> None:
+    """The summary holds every word of this skill, so only the steps' count
+    says a summary alone lost them."""
+    tea = skills.create("brew-tea", LONG)
+    original = skills.read(tea.id).text
+    model.queue(json.dumps({"text": blank}))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert skills.read(tea.id).text == original
+    assert _skill_changes(dreaming, report.run.id) == []
+
+
 def test_a_short_skill_is_left_alone(
     dreaming: Dreaming, skills: SkillLibrary, model: ScriptedChatModel
 ) -> None:
