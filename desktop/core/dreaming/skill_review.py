@@ -133,11 +133,10 @@ class SkillPass:
             tokens=str(CONDENSED_TOKENS),
         )
         answer = context.ask(step, prompt, Condensed, max_tokens=CONDENSED_TOKENS * 2)
-        condensed = _with_summary(answer.text, summary_of(text))
-        if not _has_steps(condensed):
-            # Blank, or only what shows nothing: the skill would lose every step.
-            log.info("dream %d: a condensed skill without steps was left out", context.run_id)
+        if _blank(answer.text):  # nothing but the summary would be left
+            log.info("dream %d: a blank condensed skill was left out", context.run_id)
             return None
+        condensed = _with_summary(answer.text, summary_of(text))
         if count([condensed])[0] >= count([text])[0]:
             return None  # not shorter: nothing gained
         return rewrite(skill, condensed, [text], f"Condensed the skill “{skill.name}”.")
@@ -160,7 +159,7 @@ class SkillPass:
                 second=f"{one_line(second.name)}\n{safe_for_prompt(texts[1], 'document')}",
             )
             answer = context.ask(step, prompt, Overlap, max_tokens=CONDENSED_TOKENS * 4)
-            if not answer.overlap or answer.text is None or not _has_steps(answer.text):
+            if not answer.overlap or answer.text is None or _blank(answer.text):
                 continue
             if _steps(answer.text) < max(map(_steps, texts)):
                 context.notes.append(
@@ -313,9 +312,9 @@ def _steps(text: str) -> int:
     return sum(bool(_STEP.match(line)) for line in text.splitlines())
 
 
-def _has_steps(text: str) -> bool:
-    """Does *text* say something after its first line (a line a reader sees)?"""
-    return any(folded(line)[0].strip() for line in text.strip().splitlines()[1:])
+def _blank(text: str) -> bool:
+    """Nothing a reader sees: spaces, or characters that show nothing."""
+    return not folded(text)[0].strip()
 
 
 def _with_summary(text: str, summary: str) -> str:
