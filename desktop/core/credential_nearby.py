@@ -135,15 +135,22 @@ _COMPOUNDS = _words(
 )
 """Nouns that make "password X" something else ("password manager 1Password")."""
 
-_SIGNS = ":=|/;~>\u2192\u21d2\u27f6\u2794\u279c-\u2014\u2013\u2026.?!#*_[](){}<"
-"""Signs standing between a credential word and its value."""
 _QUOTES = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb"
 _TAG = re.compile(r"</?[a-z][^<>\n]{0,40}>", re.IGNORECASE)
+_VALUE_ENDS = re.compile(rf"{_TAG.pattern}|&\w+=", re.IGNORECASE)
+"""Where a value glued to what follows it ends: a tag, a query's next key."""
+_END_TAG = re.compile(rf"{_TAG.pattern}\Z", re.IGNORECASE)
 _NOTE = re.compile(r"\s*\([^()\n]{0,40}\)")
 """A note in brackets: "password (case-sensitive): X"."""
-_LEAD = re.compile(rf"(?:{_TAG.pattern}|[{re.escape(_SIGNS + _QUOTES)}])*", re.IGNORECASE)
-_TRAIL = re.compile(rf"(?:{_TAG.pattern}|[{re.escape(_QUOTES)}.,;:!?)\]}}>*_|-])*$", re.IGNORECASE)
-_LINKING_SIGN = re.compile(r"[:=|/;~>\u2192\u21d2\u27f6\u2794\u279c\u2014\u2013\u2026?(\[-]|\.\.")
+_LEAD = re.compile(rf"(?:{_TAG.pattern}|[^\w\s])*", re.IGNORECASE)
+"""Signs, tags and quotes before a chunk's core: any of "• ≔ ➡ 👉 ► \\"."""
+_TRAIL_SIGNS = _QUOTES + ".,;:!?)]}>*_|-\u00bb\u203a\u300d\u300f"
+_LINKING_SIGN = re.compile(
+    r"[:=|/;~>^\\\[\]?\u2192\u21d2\u27f6\u2794\u279c\u27a1\u25b6\u25ba\u2022\u2254"
+    r"\u2014\u2013\u2026\u00bb\U0001f449-]|\.\."
+)
+"""A sign that links a word and its value ("•", "≔", "➡", "👉", "->"), not
+one that quotes, emphasises, opens a note or ends a clause ("pw, x(12)")."""
 """Signs in a lead or trail that link a value and its word (not quotes or emphasis)."""
 MARKER = re.compile(r"\[redacted [a-z ]+\]")
 """What ``redaction`` writes in place of a value: ``[redacted <kind>]``."""
@@ -163,10 +170,15 @@ _NOT_SECRETS = (
     r"|2fa|mfa|[2345]g|wpa[23]?|wi-fi|e-mail|mp[34]|ps[45]|covid-19|24/7|n/a|e\.g|i\.e|etc|a\.m|p\.m"
     r"|[a-z]+(?:['\u2019-][a-z]+)+"  # don't, case-sensitive
     r"|https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an address is no secret
+    r"|\S*(?:\]\(|://)\S*|//\S*"  # nor a link: "reset](https://..."
 )
 _NOT_SECRET = re.compile(rf"(?:{_NOT_SECRETS})", re.IGNORECASE)
 _SIGN = re.compile(r"[\d_]|[^\w\s]")
-_LENGTH_WORDS = _words("digits characters chars letters numbers symbols words long")
+_ALNUM = re.compile(r"[^\W_]")
+_LENGTH_WORDS = _words(
+    "digits characters chars letters numbers symbols words long bits bytes times tries "
+    "attempts days hours minutes seconds weeks months years people users accounts"
+)
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -183,10 +195,14 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
 
 
 def looks_like_a_value(value: str) -> bool:
-    """Three characters or more, a digit or a sign in it, and no time,
-    date, amount, ordinal, number with its unit or address."""
+    """Three characters or more, a digit or a sign in it, a letter or digit
+    ("==>" is a sign), and no time, date, amount, ordinal, number with its
+    unit or address."""
     return (
-        len(value) >= 3 and _SIGN.search(value) is not None and _NOT_SECRET.fullmatch(value) is None
+        len(value) >= 3
+        and _SIGN.search(value) is not None
+        and _ALNUM.search(value) is not None
+        and _NOT_SECRET.fullmatch(value) is None
     )
 
 
@@ -206,28 +222,31 @@ def _after(text: str, end: int) -> Iterator[tuple[int, int]]:
     """The value after the credential word ending at *end*."""
     if note := _NOTE.match(text, end):
         end = note.end()
-    line_end = text.find("\n", end)
-    ready, words, found = True, 0, False
+    ready, words, found, joined = True, 0, False, False
     for chunk in _chunks(text, end, limit=16):
         if chunk.group() == "\n":
-            if words or found or text[line_end + 1 : line_end + 2] == "\n":
+            if words or found or text[chunk.end() : chunk.end() + 1] == "\n":
                 return  # a line break ends the phrase, unless the word heads a line
             continue
         word = _lower(chunk.group())
         if found:
+            # Another value only after "and", "or", "to", "/" or a comma:
+            # "passwords: X and Y", not "X (5GHz network)".
             if word in _JOINS:
+                joined = True
                 continue
-            value = _value(text, *chunk.span())
+            value = _value(text, *chunk.span()) if joined else None
             if value is None:
                 return
             yield value
+            joined = text[value[1] : chunk.end()].startswith((",", "/"))
             continue
         if word in _LINKS:
             ready = True
             continue
         lead, core, trail = _parts(chunk.group())
-        if lead and _LINKING_SIGN.search(lead):
-            ready = True
+        if lead:  # "password: X" links them, "pw, bcrypt(12)" parts them
+            ready = _LINKING_SIGN.search(lead) is not None or (ready and not lead.strip("*_`\"'"))
         if not core:
             continue
         start = chunk.start()
@@ -238,9 +257,10 @@ def _after(text: str, end: int) -> Iterator[tuple[int, int]]:
             yield marker.span()
             continue
         value = _value(text, start, chunk.end()) if ready else None
-        if value is not None and not _about_length(text, chunk.end()):
+        if value is not None and not names_an_amount(text, chunk.end()):
             found = True
             yield value
+            joined = text[value[1] : chunk.end()].startswith((",", "/"))
             continue
         if words == 0 and _lower(core) in _COMPOUNDS:
             return
@@ -253,7 +273,7 @@ def _after(text: str, end: int) -> Iterator[tuple[int, int]]:
 
 def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
     """The value before the credential word starting at *start*."""
-    line_start = text.rfind("\n", 0, start) + 1
+    line_start = text.rfind("\n", max(0, start - _REACH), start) + 1
     chunks = list(_chunks(text, line_start, stop=start))[-10:]
     linked, words = False, 0
     for chunk in reversed(chunks):
@@ -280,7 +300,8 @@ def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
             words += 1
             if words > 4:
                 return
-        linked = bool(lead and _LINKING_SIGN.search(lead))
+        # "X (my ssh login)": a note after a value names it.
+        linked = bool(lead and (_LINKING_SIGN.search(lead) or "(" in lead))
 
 
 def _value(text: str, start: int, stop: int) -> tuple[int, int] | None:
@@ -297,10 +318,14 @@ def _parts(text: str) -> tuple[str, str, str]:
     lead = _LEAD.match(text)
     lead_text = lead.group() if lead else ""
     rest = text[len(lead_text) :]
-    trail = _TRAIL.search(rest)
-    trail_text = trail.group() if trail else ""
-    core = rest[: len(rest) - len(trail_text)]
-    return lead_text, core, trail_text
+    if end := _VALUE_ENDS.search(rest, 1):
+        rest = rest[: end.start()]  # "hunter2</p><p>Next", "hunter2&user=bob"
+    core = rest
+    while (tag := _END_TAG.search(core, max(0, len(core) - 42))) or core.endswith(
+        tuple(_TRAIL_SIGNS)
+    ):
+        core = core[: tag.start()] if tag else core[:-1]  # "hunter2</b>", "hunter2."
+    return lead_text, core, text[len(lead_text) + len(core) :]
 
 
 def _chunks(
@@ -325,8 +350,9 @@ def _ends_clause(text: str, end: int) -> bool:
     return True
 
 
-def _about_length(text: str, end: int) -> bool:
-    """Is the number just read followed by a word saying it is a length?"""
+def names_an_amount(text: str, end: int) -> bool:
+    """Is the number ending at *end* followed by what it counts ("100 times",
+    "12 characters", "2048 bits")?"""
     for chunk in _chunks(text, end, limit=1):
         return _lower(_parts(chunk.group())[1]) in _LENGTH_WORDS
     return False
@@ -366,9 +392,9 @@ def _names() -> re.Pattern[str]:
         return "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
 
     return re.compile(
-        rf"(?<![^\W\d_])(?:(?P<login>{_LOGINS})|{_PHRASES}|{fold_all(_NAMES)}"
+        rf"(?<![^\W\d_])(?<![!#$%&+@^~])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}|{fold_all(_NAMES)}"
         r"|(?P<typo>p[a-z]{3,9}))"
-        rf"(?:s|['\u2019]s)?(?![^\W_])"
+        rf"(?:s|['\u2019]s)?(?!\w)"
         rf"|(?:{fold_all(_NAMES_WITHOUT_SPACES)})",
         re.IGNORECASE,
     )

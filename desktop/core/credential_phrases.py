@@ -33,12 +33,12 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from desktop.core.credential_nearby import looks_like_a_value
+from desktop.core.credential_nearby import looks_like_a_value, names_an_amount
 from desktop.core.text_fold import folded
 
-_QUOTES = "\"'`\u201c\u201d\u2018\u2019"
-_OPENING = "\"'`\u201c\u2018"
-_CLOSING = "\"'`\u201d\u2019"
+_QUOTES = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb\u2039\u203a\u300c\u300d\u300e\u300f"
+_OPENING = "\"'`\u201c\u2018\u00ab\u2039\u300c\u300e"
+_CLOSING = "\"'`\u201d\u2019\u00bb\u203a\u300d\u300f"
 
 # The words that name a credential.  "key" and "code" alone are everyday
 # words ("the key is to stay calm", "the code is on GitHub"), so they count
@@ -83,7 +83,7 @@ _PLACE = (
 )
 """Whose or where, between the word and the verb: "the password at the cabin is"."""
 _VERB = (
-    r"(?:(?:\s*(?:=>|:=|::|->|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
+    r"(?:(?:\s*(?:[=-]{1,3}>|:=|::|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
     r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
     r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?)"
@@ -97,8 +97,10 @@ _WEAK_VERB = (
 """Signs that need a value that looks like one: "password? X", "password's X",
 "(it's X)", and the verbs of other languages ("ist" is also "is" in a typo)."""
 
-_TOKEN = rf"[^\s{_QUOTES}]*[^\s{_QUOTES}.,;:!?)]"
-"""One word of a value; a full stop or comma after it ends the sentence, not the value."""
+_TOKEN = rf"[^\s{_QUOTES}<]{{0,99}}[^\s{_QUOTES}<.,;:!?)]"
+"""One word of a value, 100 characters at most (so a long run costs linear
+time); a full stop or comma after it ends the sentence, not the value, and
+a tag ends it too (``hunter2</p>``)."""
 _END = rf"(?=[.,;:!?)]*(?:\s|$|[{_CLOSING}]))"
 _QUOTED = rf"(?P<quote>[{_OPENING}])(?P<quoted>[^{_QUOTES}\n]{{1,100}})[{_CLOSING}]"
 _LONG = rf"(?=[^\s{_QUOTES}]{{3}})"
@@ -114,13 +116,16 @@ _GOES_ON = (
 """Words that go on with the sentence after a value, so are not part of it."""
 _VALUE = (
     rf"\s*(?:{_QUOTED}"
-    rf"|(?P<value>{_LONG_OR_AFTER_SIGN}{_TOKEN}(?:[ \t]+(?!{_GOES_ON}\b|-|\S*://){_TOKEN}){{0,5}})"
+    rf"|(?P<value>{_LONG_OR_AFTER_SIGN}{_TOKEN}"
+    rf"(?:[ \t]+(?!{_GOES_ON}\b|[-(#&/|*~]|\S*://){_TOKEN}){{0,5}})"
     rf"{_END})"
 )
 """The value after "password is": a quoted phrase whole; unquoted, its first
 word and the words after it (a passphrase: "purple monkey dishwasher") up
 to punctuation or a word that goes on with the sentence ("... for the bank"),
-an option or an address (``--password=X https://...``).
+an option, an address, a note, a tag or a sign (``--password=X https://...``,
+"hunter2 (5GHz)", "hunter2 #wifi", "hunter2 / bank pw: ..."); after "=" one
+word only when glued to it (``PASSWORD=X docker compose up``).
 Better a word too many than a word of it kept."""
 _AFTER_WORD = (
     rf"(?=\s*(?:$|[.,;:!?){_CLOSING}]|(?:for|at|on|in|to|of|from|and|but|so|now|too|"
@@ -142,7 +147,7 @@ _NOT_EMAIL = r"(?![\w.+-]+@(?:[\w-]+\.[\w-]|[^\W\d_]{3,}(?:\s|$)))"
 _NOT_ADDRESS = rf"(?!{_EMAIL}(?![\w@]))"
 """Not a whole address: after "bob@example.com / " a cut-short one ("Aaa0@x")
 is the password, as a second user would be a whole address."""
-_BEFORE = rf"(?:{_QUOTED}|(?<![^\s(])(?P<before>{_LONG}{_TOKEN}[!?]*))"
+_BEFORE = rf"(?:{_QUOTED}|(?<![^\s(])(?!\()(?P<before>{_LONG}{_TOKEN}[!?]*))"
 _OWNER = r"(?:(?:my|the|our|your|his|her|their|its|a|an)\s+)?"
 _STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
 _SIGNED_EVEN_QUOTED = "a digit or sign, quoted or not"
@@ -175,7 +180,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "X, my password", "X - my password", "X = wifi password",
         # "X (the router password)", "X is the code".
         (
-            rf"{_BEFORE}(?:\s*,\s*|\s+[-\u2014\u2013]\s+|\s*=\s*|\s*\(\s*|\s+(?:is|was|as)\s+)"
+            rf"{_BEFORE}(?:\s*,\s*|\s+[-\u2014\u2013]\s+|\s*=\s*|\s+\(\s*|\s+(?:is|was|as)\s+)"
             rf"{_OWNER}(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_WEAK}){_AFTER_WORD}",
             _SIGNED,
         ),
@@ -239,7 +244,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         # "https://bob:X@example.com", "sshpass -p X", "mysql -u root -pX", "--password X".
         # (A scheme is short: unbounded, a long run with no "://" took quadratic time.)
-        (r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]*:(?P<cmd>[^\s@]+)@", _STRONG),
+        (r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]{0,100}:(?P<cmd>[^\s@]{1,100})@", _STRONG),
         (r"\bsshpass\s+-p\s*(?P<cmd>\S+)", _STRONG),
         (rf"\bmysql\w*\b{_SAME_COMMAND}\s-p(?P<cmd>[^\s-]\S*)", _STRONG),
         (r"(?<!\S)--(?:[a-z]+-)?pass(?:word|phrase)?[= ](?P<cmd>[^\s-]\S*)", _STRONG),
@@ -326,14 +331,18 @@ _DESCRIBING_WORDS = frozenset(
         "two three four five six seven eight nine ten eleven twelve "
         "unchanged free new old temporary default random unique identical similar valid "
         "active inactive pending available unavailable taped stuck pinned glued scribbled "
-        "noted jotted attached engraved labelled labeled marked listed"
+        "noted jotted attached engraved labelled labeled marked listed use via through "
+        "probably about around roughly approximately hashed encrypted salted encoded "
+        "under behind inside near above below beside beneath next"
     )
 )
 """Words beside "password is" that describe it or point at it rather than
 being it: "the password is too short", "This is my password"."""
 _WHERE = frozenset(str.split("under behind inside near above below beside beneath next"))
 """Words saying where a password is kept, after the word before them."""
-_ABOUT_LENGTH = frozenset(str.split("digits characters chars letters numbers symbols words"))
+_ABOUT_LENGTH = frozenset(
+    str.split("digits characters chars letters numbers symbols words bits bytes long")
+)
 """A value with one of these says how long the password is: "four digits long"."""
 _DESCRIBING_SUFFIX = re.compile(r"\w+-(?:themed|based|like|ish|related|style|free|length)")
 """A made-up adjective: "hunter-themed", "song-based"."""
@@ -400,9 +409,43 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "key: -----BEGIN ...": a key block, named so by redaction
     if group == "quoted" and needs != _SIGNED_EVEN_QUOTED:
         return match.start(group), match.end(group)
-    if (group != "quoted" and _describes(value)) or not _looks_like(value, needs):
+    start, stop = _unwrapped(match.string, match.start(group), match.end(group))
+    value = match.string[start:stop]
+    if _NO_VALUE.fullmatch(value) or names_an_amount(match.string, stop):
         return None
-    return match.start(group), match.end(group)
+    if "/" in value and _PAIR_NAMED.search(match.string, 0, match.start()):
+        start += value.rindex("/") + 1  # "login/pass: bob/X": bob is the user
+        value = match.string[start:stop]
+    if not value or (group != "quoted" and _describes(value)) or not _looks_like(value, needs):
+        return None
+    return start, stop
+
+
+_NO_VALUE = re.compile(
+    r"[\W_]*|\d{1,2}|.*:[*_]*"  # signs only, a count ("Pass: 3"), a label ("policy:**")
+    r"|\$\{?\w+\}?|%\w+%|\{\{\s*\w+\s*\}\}|<\w+>"  # a placeholder: ${DB_PASSWORD}
+)
+"""What stands where a value would and is none."""
+_PAIR_NAMED = re.compile(r"\b(?:log[ -]?in|user(?:name)?|u)\s*/\s*\Z", re.IGNORECASE)
+"""A keyword named after a user: "login/pass: bob/X"."""
+_WRAPPERS = {"(": ")", "[": "]", "{": "}", "*": "*", "_": "_", "~": "~", "|": "|"}
+
+
+def _unwrapped(text: str, start: int, stop: int) -> tuple[int, int]:
+    """The span of a value without what wraps it and what follows it in the
+    same word: "(hunter2)", "**hunter2**", "||hunter2||"; right after "=", its
+    first word ("X docker compose up"), up to a query's next key ("X&user=bob")."""
+    if text[:start].endswith("="):  # glued, as in a config line
+        stop = start + len(text[start:stop].split()[0])
+        if query := re.search(r"&\w+=", text[start:stop]):
+            stop = start + query.start()
+    while stop - start > 1 and (closing := _WRAPPERS.get(text[start])) is not None:
+        inner = text[start + 1 : stop]
+        if closing in inner and not inner.endswith(closing):
+            break  # "(x)yz": not wrapped
+        start += 1
+        stop -= len(closing) if inner.endswith(closing) else 0
+    return start, stop
 
 
 def _describes(value: str) -> bool:
@@ -416,13 +459,14 @@ def _describes(value: str) -> bool:
     first = words[0]
     if len(words) > 1 and words[1] in _WHERE:
         return True  # "taped under the desk lamp", "somewhere behind the clock"
+    if not _ABOUT_LENGTH.isdisjoint(words[1:]):
+        return True  # "four digits long", "probably 4 digits"
     if len(words) >= 3 and _DESCRIBING_WORDS.isdisjoint(words[1:]):
         return False  # a passphrase: "correct horse battery staple"
     return (
         first in _DESCRIBING_WORDS
         or _GOES_ON_WORD.fullmatch(first) is not None
         or _DESCRIBING_SUFFIX.fullmatch(first) is not None
-        or not _ABOUT_LENGTH.isdisjoint(words[1:])
     )
 
 

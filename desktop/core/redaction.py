@@ -27,10 +27,12 @@ from detect_secrets.settings import default_settings
 from desktop.core import credential_nearby, credential_phrases
 
 # A public IP address is not a credential.  A URL's user and password are
-# found by ``credential_phrases``, which keeps the user.  IBM's IAM key pattern backtracks
+# found by ``credential_phrases``, which keeps the user, and so is an npm
+# token (detect-secrets' pattern takes quadratic time over a run of "/").
+# IBM's IAM key pattern backtracks
 # in cubic time over a run of spaces ("password" and 2,000 spaces: 34 s); its
 # keys are 44 random characters, which the randomness rule below finds anyway.
-_NOT_SECRETS = {"Public IP (ipv4)", "Basic Auth Credentials", "IBM Cloud IAM Key"}
+_NOT_SECRETS = {"Public IP (ipv4)", "Basic Auth Credentials", "IBM Cloud IAM Key", "NPM tokens"}
 
 _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "private key": (
@@ -51,8 +53,10 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
 }
 _MIN_REPEATED = 4
 """The shortest secret also taken out where it is written again."""
-_KEY_LIKE = re.compile(r"(?<![\w/+=-])[A-Za-z0-9+/=_-]{32,}(?![\w/+=-])")
-"""A long run of key characters; kept as a secret only if it is random enough."""
+_KEY_LIKE = re.compile(r"(?<![\w+-])[A-Za-z0-9+_-][A-Za-z0-9+/_-]{31,}={0,2}(?![\w/+=-])")
+"""A long run of key characters (``=`` only as base64's padding, so not the
+name in ``API_TOKEN=...``; not starting with the ``//`` of a URL); kept as a
+secret only if it is random enough."""
 
 
 _MARKER = credential_nearby.MARKER
@@ -114,7 +118,8 @@ def _repeats(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int
     type 4821 twice"); values too short to be told from other words stay."""
     values = {text[start:stop]: kind for start, stop, kind in reversed(found)}
     for value, kind in values.items():
-        if len(value) >= _MIN_REPEATED:
+        # Counting first, in C: a minified document yields thousands of values.
+        if len(value) >= _MIN_REPEATED and text.count(value) > 1:
             pattern = rf"(?<![\w-]){re.escape(value)}(?![\w-])"
             for match in re.finditer(pattern, text):
                 yield match.start(), match.end(), kind
@@ -157,16 +162,35 @@ def _random_enough(run: str) -> bool:
 def _keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """Assignments such as ``api_key = "..."`` (detect-secrets' keyword rules)."""
     detector = KeywordDetector()
-    offset = 0
     with default_settings():
-        for line in text.splitlines(keepends=True):
+        for offset, line in _pieces(text):
             for found in detector.analyze_line(filename="memory.txt", line=line, line_number=1):
                 # detect-secrets says what the value is, not where: every
                 # place it stands on the line goes.
                 value = found.secret_value or ""
                 for match in re.finditer(re.escape(value), line) if value else ():
-                    yield offset + match.start(), offset + match.end(), "password"
-            offset += len(line)
+                    if not _ABOUT_A_PASSWORD.search(line, 0, match.start()):
+                        yield offset + match.start(), offset + match.end(), "password"
+
+
+_ABOUT_A_PASSWORD = re.compile(
+    r"(?:pass(?:word)?|pwd|secret|token)[_-](?:policy|hash|length|min\w*|max\w*|reset|hint|rules?"
+    r"|strength|expir\w*|changed\w*|required|type|field|label|prompt|age)\W{0,3}[:=]\W{0,3}\Z",
+    re.IGNORECASE,
+)
+"""A key about a password rather than holding one: ``"password_policy": "strong"``."""
+_PIECE = 400
+"""The longest piece of a line the keyword rules read at once: their patterns
+take quadratic time over a long line (a minified document)."""
+
+
+def _pieces(text: str) -> Iterator[tuple[int, str]]:
+    """*text*'s lines with their offsets, a long one in overlapping pieces."""
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        for start in range(0, max(len(line) - _PIECE // 4, 1), _PIECE // 2):
+            yield offset + start, line[start : start + _PIECE]
+        offset += len(line)
 
 
 @cache
