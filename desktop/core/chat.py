@@ -65,6 +65,8 @@ where it would repeat them (a small model writes "**SYSTEM EVENT**" too)."""
 USED_MEMORIES = "memories"
 """Message metadata key: the ids of the memories a reply was given."""
 _TITLE_CHARS = 48
+_SAID_KEPT = 50
+"""How many of the secrets typed in a conversation are looked for again."""
 _PROMPT_ROLES = {"user": "user", "assistant": "assistant", "event": "user", "tool": "user"}
 MAX_TOOL_CALLS = 3
 """Tool calls in one answer; after them the model must answer in words."""
@@ -142,6 +144,8 @@ class ChatService:
         clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
         self._conversations = conversations
+        self._said: dict[int, tuple[str, ...]] = {}
+        """Secrets the user typed in each conversation this run (never stored)."""
         self._eraser = eraser
         self._tasks = tasks
         self._skills = skills
@@ -233,7 +237,11 @@ class ChatService:
         """Store *text* as the user's message, with any secret in it replaced
         by a placeholder (the model, the search index and the snapshots only
         ever see that); the returned turn answers it."""
-        cleaned = redact(scrub(text))
+        said = self._said.get(conversation_id, ())
+        after = [m.content for m in self._conversations.last_messages(conversation_id)]
+        cleaned = redact(scrub(text), after=after, said=said)
+        # In memory only, for this run: a secret said again later goes too.
+        self._said[conversation_id] = (*said, *cleaned.values)[-_SAID_KEPT:]
         message = self._conversations.add_message(conversation_id, "user", cleaned.text)
         self._title_from_first_message(conversation_id, cleaned.text)
         return Turn(conversation_id, message, seed=False, redacted=cleaned.kinds)

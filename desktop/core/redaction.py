@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import cast
 
@@ -68,12 +68,30 @@ class Redacted:
     text: str
     kinds: tuple[str, ...]
     """What was taken out, one entry per secret, e.g. ("password",)."""
+    values: tuple[str, ...] = field(default=(), repr=False)
+    """The secrets themselves, for a caller to find them again in what
+    follows (``said``); held in memory only, never stored or logged."""
 
 
-def redact(text: str) -> Redacted:
-    """*text* with every secret found replaced by ``[redacted <kind>]``."""
+def redact(text: str, *, after: Iterable[str] = (), said: Iterable[str] = ()) -> Redacted:
+    """*text* with every secret found replaced by ``[redacted <kind>]``.
+
+    *after* holds what *text* may answer or go on from (the conversation's
+    last messages: "What is the wifi password?" then "hunter2", or "my
+    password is" then "hunter2"): *text* is read as following each.  Each
+    secret in *said* (said earlier, as ``values`` returned) goes wherever
+    *text* repeats it."""
     found = _outside_markers(text, list(_secret_spans(text)))
-    spans = _merged(sorted(found + list(_repeats(text, found))))
+    for before in filter(None, after):
+        offset = len(before) + 1
+        joined = f"{before}\n{text}"
+        found += [
+            (max(start, offset) - offset, stop - offset, kind)
+            for start, stop, kind in _outside_markers(joined, list(_secret_spans(joined)))
+            if stop > offset
+        ]
+    earlier = [(value, "password") for value in said]
+    spans = _merged(sorted(found + list(_repeats(text, found, earlier))))
     if not spans:
         return Redacted(text, ())
     parts: list[str] = []
@@ -84,7 +102,8 @@ def redact(text: str) -> Redacted:
         kinds.append(kind)
         end = stop
     parts.append(text[end:])
-    return Redacted("".join(parts), tuple(kinds))
+    values = tuple(dict.fromkeys(text[start:stop] for start, stop, _ in spans))
+    return Redacted("".join(parts), tuple(kinds), values)
 
 
 def redact_within(value: object) -> object:
@@ -113,13 +132,16 @@ def _outside_markers(text: str, found: list[tuple[int, int, str]]) -> list[tuple
     ]
 
 
-def _repeats(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+def _repeats(
+    text: str, found: list[tuple[int, int, str]], earlier: Iterable[tuple[str, str]] = ()
+) -> Iterator[tuple[int, int, str]]:
     """A secret found once, wherever else it is written ("my PIN is 4821;
-    type 4821 twice"); values too short to be told from other words stay."""
-    values = {text[start:stop]: kind for start, stop, kind in reversed(found)}
-    for value, kind in values.items():
+    type 4821 twice"), and one found *earlier*; values too short to be told
+    from other words stay."""
+    here = {text[start:stop]: kind for start, stop, kind in reversed(found)}
+    for value, kind in (dict(earlier) | here).items():
         # Counting first, in C: a minified document yields thousands of values.
-        if len(value) >= _MIN_REPEATED and text.count(value) > 1:
+        if len(value) >= _MIN_REPEATED and text.count(value) > (value in here):
             pattern = rf"(?<![\w-]){re.escape(value)}(?![\w-])"
             for match in re.finditer(pattern, text):
                 yield match.start(), match.end(), kind

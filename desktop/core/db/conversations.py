@@ -260,6 +260,18 @@ class ConversationStore:
         )
         return [_message(row) for row in rows]
 
+    def last_messages(self, conversation_id: int) -> builtins.list[Message]:
+        """The conversation's latest message and the user's latest, if they
+        differ (what a new message may answer or go on from)."""
+        rows = self._db.fetch_all(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.id IN ("
+            " SELECT max(id) FROM messages WHERE conversation_id = ?1"
+            " UNION SELECT max(id) FROM messages WHERE conversation_id = ?1 AND role = 'user')"
+            " ORDER BY m.id",
+            (conversation_id,),
+        )
+        return [_message(row) for row in rows]
+
     def messages_by_ids(self, message_ids: Iterable[int]) -> builtins.list[Message]:
         """The messages with these ids, archived or not, in any conversation
         (deleted ones too), by id; ids with no message (purged) are left out."""

@@ -97,3 +97,36 @@ def test_the_notice_says_what_was_replaced_and_why() -> None:
         "Reverie replaced a password and an api key with [redacted password] and "
         "[redacted api key]: secrets are never stored. Keep them in a password manager."
     )
+
+
+def test_a_secret_said_across_messages_is_in_no_row_and_no_prompt(
+    chat: ChatService, database: Database, model: ScriptedChatModel
+) -> None:
+    """Said again later, given as the answer to the model's question, or
+    split over two messages: round 4's cross-message leaks."""
+    conversation = chat.new_conversation()
+    model.queue("Noted.", "What is the new wifi password?", "Noted.", "Noted.")
+
+    for text in (
+        "the wifi password is Rep3at3d!pw",
+        "hmm, Rep3at3d!pw does not work on the TV",  # said again
+        "Answ3r!only9",  # the answer to the model's question
+        "my email password is",
+        "Spl1t!msg77",  # split over two messages
+    ):
+        chat.run(chat.send(conversation.id, text), Recorder())
+
+    for secret in ("Rep3at3d!pw", "Answ3r!only9", "Spl1t!msg77"):
+        assert rows_holding(database, secret) == []
+        assert files_holding(database, secret) == []
+        assert all(secret not in m.content for prompt, _ in model.requests for m in prompt)
+
+
+def test_a_message_after_a_question_keeps_its_ordinary_words(chat: ChatService) -> None:
+    conversation = chat.new_conversation()
+    chat.send(conversation.id, "How do I reset my password?")
+
+    turn = chat.send(conversation.id, "I tried it 3 times at 7:30 today")
+
+    assert turn.user_message is not None
+    assert turn.user_message.content == "I tried it 3 times at 7:30 today"
