@@ -40,25 +40,28 @@ _NAMES = str.split(
     """
     password passwords passwd pwd pw pws passcode passcodes passphrase passphrases
     passcod pincode pinnumber pin pins puk otp pswd psswd passwrd passwrds
-    padlock keybox lockbox mdp mdps alarm
+    pword pswrd passw0rd p@ssword p@ssw0rd pass_word p/w requirepass rpcpassword psk
+    wpa_passphrase
+    padlock keybox lockbox mdp mdps alarm mot-de-passe
     passwort passworte kennwort losungswort zugangscode zugangsdaten geheimzahl
     wlan-schlüssel wlan-key wlan-passwort wifi-passwort
     contraseña contrasena clave codigo código senha palavra-passe
-    wachtwoord toegangscode pincode
-    parola codice
+    wachtwoord toegangscode pincode wagwoord
+    parola codice contrasenya lozinka lozinku geslo kodeord kodeordet slaptažodis
     hasło haslo hasla hasła
     lösenord lösenordet losenord adgangskode adgangskoden passord passordet
     salasana salasanani tunnussana
-    jelszó jelszo jelszavam heslo hesla šifra sifra şifre şifrem sifre sifrem parolă
+    jelszó jelszo jelszavam heslo hesla šifra sifra şifre şifrem şifresi şifren sifre sifrem
+    sifresi parolă parolam
     пароль пароля паролем пин-код
     κωδικός
-    סיסמה סיסמא
+    סיסמה סיסמא הסיסמה
     कूटशब्द पासवर्ड
     mật_khẩu kata_sandi kata_laluan
     """
 )
 _NAMES_WITHOUT_SPACES = str.split(
-    "パスワード 暗証番号 密码 密碼 口令 비밀번호 암호 รหัสผ่าน كلمة_المرور كلمة_السر"
+    "パスワード 暗証番号 密码 密碼 口令 비밀번호 비번 암호 รหัสผ่าน كلمة_المرور كلمة_السر"
 )
 """Written without spaces around them, so no word boundary is asked for."""
 _PHRASES = (
@@ -69,8 +72,15 @@ _PHRASES = (
     r"(?:alarm|door|gate|entry|garage|opener|keypad|lock|locker|safe|unlock|access|"
     r"security|verification|recovery|backup|login|sign-in|one-time|2fa|mfa|sms|auth|"
     r"authenticator|sim|phone|vault|building|apartment|wifi|wi-fi|alarm\s+system)\s+codes?|"
-    r"(?:wifi|wi-fi|wlan|wpa2?|wpa3|network|security)\s+key"
+    r"(?:wifi|wi-fi|wlan|wpa2?|wpa3|network|security)\s+key|"
+    r"(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|bike\s+lock"
 )
+_WEAK_NAMES = (
+    r"pass|token|secret|combination|combo|secret\s+phrase|mnemonic|"
+    r"(?:mother['\u2019]?s\s+)?maiden\s+name|magic\s+word|wi-?fi|door|keypad"
+)
+"""Words that name a credential only with a sign or a linking word before its
+value ("token: X", "my pass is X", "wifi: X"), never alone ("bus pass 12A")."""
 _LOGINS = r"log[ -]?in|log\s+into|sign[ -]?in|sign\s+into"
 """Said after the value only: "X is what I use to log in"."""
 
@@ -78,6 +88,7 @@ _CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-
 _REACH = 200
 """How far from a credential word its value is looked for, in characters."""
 _CHUNK = re.compile(rf"\n|[{_CJK}]|[^\s{_CJK}]+")
+_CJK_CHAR = re.compile(rf"[{_CJK}]")
 """A word with what sticks to it, one CJK character, or a line break."""
 _GLUED = re.compile(r"[^\W\d_]+[,;]*(?:=>|->|--|\.{2,}|/(?!/)|[:=;|~\u2192])+(?=[^\s/])")
 """A word glued to a sign and what follows: "forget:X", "bob:X"."""
@@ -100,12 +111,12 @@ _LINKS = _words(
     """
     is was are were be been 's it's its that's thats now
     from to ist war sind lautet lauten heißt heisst est c'est était etait es era
-    é è e sono är er on je jest jsou это
+    é è e sono är er on je jest jsou это este είναι adalah là ay yra هي هو היא הוא
     は が 是 为 為 는 은 이 가 で
     """
 )
 """Words that link a credential word and its value ("is", "ist", "c'est", "は")."""
-_JOINS = frozenset(str.split("and or to , / & und oder et ou y o e i и или og eller och en of"))
+_JOINS = _words("and or to but , / & und oder et ou y o e i и или og eller och en of")
 """Words between two values of one credential ("X and Y", "from X to Y")."""
 _ARTICLES = _words(
     """
@@ -116,11 +127,15 @@ _ARTICLES = _words(
         """
 )
 """Articles and possessives, which a value may have before its credential word."""
+PAIR_NAMED = re.compile(r"\b(?:log[ -]?in|user(?:name)?|u)\s*/\s*\Z", re.IGNORECASE)
+"""A credential word named after a user: "login/pass: bob/X"."""
+_QUALIFIERS = _words("old new current previous temporary alt alternate backup")
+"""Words before a value that leave it linked: "passwords: old X, new Y"."""
 _FOLLOWS = _words(
     """
         for at on in to of from and but so now too again here there which because when
         until since with für fur von vom zum zur des du de del della dello da di pour
-        para per voor van för till na do для от
+        para per voor van för till na do для от で す だ 。 、
         """
 )
 """What may follow a credential word a value came before ("X: password for
@@ -147,7 +162,7 @@ _LEAD = re.compile(rf"(?:{_TAG.pattern}|[^\w\s])*", re.IGNORECASE)
 _TRAIL_SIGNS = _QUOTES + ".,;:!?)]}>*_|-\u00bb\u203a\u300d\u300f"
 _LINKING_SIGN = re.compile(
     r"[:=|/;~>^\\\[\]?\u2192\u21d2\u27f6\u2794\u279c\u27a1\u25b6\u25ba\u2022\u2254"
-    r"\u2014\u2013\u2026\u00bb\U0001f449-]|\.\."
+    r"\u2014\u2013\u2026\u00bb\u2190\U0001f449-]|\.\."
 )
 """A sign that links a word and its value ("•", "≔", "➡", "👉", "->"), not
 one that quotes, emphasises, opens a note or ends a clause ("pw, x(12)")."""
@@ -189,7 +204,8 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     seen, origins = folded(text)
     for match in _names().finditer(seen):
         start, stop = origins[match.start()], origins[match.end() - 1] + 1
-        if not any(start < end and begin < stop for begin, end in markers):
+        inside = _IN_PLACEHOLDER.search(seen, max(0, match.start() - 30), match.start())
+        if not inside and not any(start < end and begin < stop for begin, end in markers):
             for first, last in _spans(seen, match):
                 yield origins[first], origins[last - 1] + 1
 
@@ -210,19 +226,29 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     """The values beside the credential word *match* found in *text*."""
     if match["typo"] is not None and not _a_typo(match["typo"].casefold()):
         return
-    after = [] if match["login"] is not None else list(_after(text, match.end()))
+    weak = match["weak"] is not None
+    after = [] if match["login"] is not None else list(_after(text, match.end(), weak))
+    if PAIR_NAMED.search(text, max(0, match.start() - 16), match.start()):
+        # "login/pass: bob/X": bob is the user
+        after = [(text.rfind("/", start, stop) + 1 or start, stop) for start, stop in after]
     yield from after
     # A word with its value after it names no value before it ("line 399:
     # the password for the router is X").
-    if not after and _ends_clause(text, match.end()):
+    if not after and not weak and _ends_clause(text, match.end()):
         yield from _before(text, match.start())
 
 
-def _after(text: str, end: int) -> Iterator[tuple[int, int]]:
-    """The value after the credential word ending at *end*."""
+def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]:
+    """The value after the credential word ending at *end* (a *weak* one
+    needs a sign or a linking word before it)."""
     if note := _NOTE.match(text, end):
+        inside = note.group().strip()[1:-1].strip()
+        if " " not in inside and looks_like_a_value(inside):  # "my password (X) is weak"
+            yield _value(text, note.start(), note.end()) or note.span()
+            return
         end = note.end()
-    ready, words, found, joined = True, 0, False, False
+    ready, words, found, joined = not weak, 0, False, False
+    linked = False  # ready because of a sign or a linking word, not only nearness
     for chunk in _chunks(text, end, limit=16):
         if chunk.group() == "\n":
             if words or found or text[chunk.end() : chunk.end() + 1] == "\n":
@@ -232,9 +258,12 @@ def _after(text: str, end: int) -> Iterator[tuple[int, int]]:
         if found:
             # Another value only after "and", "or", "to", "/" or a comma:
             # "passwords: X and Y", not "X (5GHz network)".
-            if word in _JOINS:
+            core_word = _lower(_parts(chunk.group())[1])
+            if core_word in _JOINS or word in _JOINS:
                 joined = True
                 continue
+            if joined and (word in _LINKS or core_word in _QUALIFIERS):
+                continue  # "X but now it's Y", "old X, new Y"
             value = _value(text, *chunk.span()) if joined else None
             if value is None:
                 return
@@ -242,33 +271,72 @@ def _after(text: str, end: int) -> Iterator[tuple[int, int]]:
             joined = text[value[1] : chunk.end()].startswith((",", "/"))
             continue
         if word in _LINKS:
-            ready = True
+            ready = linked = True
             continue
         lead, core, trail = _parts(chunk.group())
         if lead:  # "password: X" links them, "pw, bcrypt(12)" parts them
-            ready = _LINKING_SIGN.search(lead) is not None or (ready and not lead.strip("*_`\"'"))
+            linked = linked or _LINKING_SIGN.search(lead) is not None
+            ready = linked or (ready and not lead.strip("*_`\"'"))
         if not core:
             continue
         start = chunk.start()
         if not ready and (glued := _GLUED.match(chunk.group())):
-            words, ready, start = words + 1, True, start + glued.end()
+            words, ready, linked, start = words + 1, True, True, start + glued.end()
         if ready and (marker := MARKER.match(text, start)):
             found = True  # taken out already: its span touches a marker, so redaction drops it
             yield marker.span()
             continue
-        value = _value(text, start, chunk.end()) if ready else None
+        if ready and _lower(core) in _QUALIFIERS:
+            continue
+        stop = _run_end(text, start, chunk.end()) if linked else chunk.end()
+        value = _value(text, start, stop) if ready else None
+        if value is None and linked:
+            value = _passphrase(text, start)
         if value is not None and not names_an_amount(text, chunk.end()):
             found = True
             yield value
-            joined = text[value[1] : chunk.end()].startswith((",", "/"))
+            joined = text[value[1] : value[1] + 1] in (",", "/")
             continue
         if words == 0 and _lower(core) in _COMPOUNDS:
             return
         if _lower(core) not in _LINKS and _lower(core) not in _ARTICLES:
             words += 1
-        ready = _lower(core) in _LINKS or bool(trail and _LINKING_SIGN.search(trail))
+        ready = linked = _lower(core) in _LINKS or bool(trail and _LINKING_SIGN.search(trail))
         if words > 5 or (_SENTENCE_END.search(trail) and not ready):
             return
+
+
+_CJK_RUN = re.compile(r"\S*?(?=(?:です|でした|だ|[。、\uff0c]|\s|$))")
+
+
+def _run_end(text: str, start: int, end: int) -> int:
+    """Where a value starting at *start* ends: its chunk's end, or for CJK
+    letters the end of their run ("日本語パス2です": before "です")."""
+    run = _CJK_RUN.match(text, start) if _CJK_CHAR.match(text, start) else None
+    if run and not _CJK_COUNTERS.search(run.group()):  # "需要12个字符": a count
+        return max(end, run.end())
+    return end
+
+
+_CJK_COUNTERS = re.compile(r"\d\s*[个個位字次天日月年分秒号號桁文回]")
+_PASSPHRASE = re.compile(r"(?:[^\W\d_][\w'-]*[ \t]+){2,5}\S*\d\S*")
+"""Several plain words and a last one holding a digit: "blue whale sings 7"."""
+
+
+def _passphrase(text: str, start: int) -> tuple[int, int] | None:
+    """A passphrase right after a sign or link, ending its clause."""
+    match = _PASSPHRASE.match(text, start)
+    if match is None:
+        return None
+    words = [_lower(w) for w in match.group().split()]
+    last = words[-1].strip(".,;!?")
+    if not last.isdigit() and _NOT_SECRET.fullmatch(last):
+        return None  # "expired by 15%"
+    ends = text[match.end() : match.end() + 1] in ("", "\n", " ", ".", ",", ";", "!", "?")
+    glue = _LINKS | _JOINS | _FOLLOWS | _ARTICLES | _LENGTH_WORDS
+    if not ends or any(w in glue for w in words) or names_an_amount(text, match.end()):
+        return None
+    return _value(text, start, match.end()) or (start, match.end())
 
 
 def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
@@ -304,10 +372,20 @@ def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
         linked = bool(lead and (_LINKING_SIGN.search(lead) or "(" in lead))
 
 
+_IN_PLACEHOLDER = re.compile(r"(?:\$\{|\{\{\s*|%)\w*\Z")
+"""Just before a word inside a placeholder: ``${DB_PASSWORD}``."""
+PLACEHOLDER = re.compile(
+    r"\$\{?\w+(?::?[-=?][^}]*)?\}?|\$\(.*|%\w+%|\{\{\s*\w+\s*\}\}|<\w+>"
+    r"|[a-z]+(?:_[a-z]+)+|[A-Z]+(?:_[A-Z]+)+"  # a name in code: vault_db_password
+)
+"""What stands for a value in a template, a shell line or code:
+``${DB_PASSWORD}``, ``$(cat file)``, ``{{ vault_password }}``."""
+
+
 def _value(text: str, start: int, stop: int) -> tuple[int, int] | None:
     """Where the value in ``text[start:stop]`` is, if it looks like one."""
     lead, core, _ = _parts(text[start:stop])
-    if not looks_like_a_value(core) or _ATTRIBUTE.match(core):
+    if not looks_like_a_value(core) or _ATTRIBUTE.match(core) or PLACEHOLDER.fullmatch(core):
         return None
     start += len(lead)
     return start, start + len(core)
@@ -343,7 +421,8 @@ def _chunks(
 def _ends_clause(text: str, end: int) -> bool:
     """Does the clause end after the credential word at *end*?"""
     for chunk in _chunks(text, end, limit=1):
-        if chunk.start() > end and chunk.group() != "\n":
+        glued_cjk = _CJK_CHAR.match(chunk.group()) is not None  # "暗証番号です"
+        if (chunk.start() > end or glued_cjk) and chunk.group() != "\n":
             word = _lower(_parts(chunk.group())[1])
             return not word or word in _FOLLOWS
         return not text[end].isalnum() if end < len(text) else True
@@ -392,7 +471,8 @@ def _names() -> re.Pattern[str]:
         return "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
 
     return re.compile(
-        rf"(?<![^\W\d_])(?<![!#$%&+@^~])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}|{fold_all(_NAMES)}"
+        rf"(?<![^\W\d_])(?<![!#$%&+@^~/.])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}|{fold_all(_NAMES)}"
+        rf"|(?P<weak>{_WEAK_NAMES})"
         r"|(?P<typo>p[a-z]{3,9}))"
         rf"(?:s|['\u2019]s)?(?!\w)"
         rf"|(?:{fold_all(_NAMES_WITHOUT_SPACES)})",

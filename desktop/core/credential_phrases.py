@@ -33,7 +33,12 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from desktop.core.credential_nearby import looks_like_a_value, names_an_amount
+from desktop.core.credential_nearby import (
+    PAIR_NAMED,
+    PLACEHOLDER,
+    looks_like_a_value,
+    names_an_amount,
+)
 from desktop.core.text_fold import folded
 
 _QUOTES = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb\u2039\u203a\u300c\u300d\u300e\u300f"
@@ -56,7 +61,7 @@ _KEYWORD = (
     r"decryption|secret|private|access|ssh|gpg|pgp|bitlocker|backup|registration|serial)"
     r" key)"
 )
-_LOGIN = r"(?:log[ -]?in|sign[ -]?in|credentials?)"
+_LOGIN = r"(?:log[ -]?in|sign[ -]?in|credentials?|creds)"
 """A login names a user and a password; only the password is taken out."""
 _PASS = rf"(?:{_KEYWORD}|pass(?=[\"'*_]*\s*[:=]))"
 """Every keyword, and "pass:" (a mountain pass has no colon after it)."""
@@ -97,7 +102,7 @@ _WEAK_VERB = (
 """Signs that need a value that looks like one: "password? X", "password's X",
 "(it's X)", and the verbs of other languages ("ist" is also "is" in a typo)."""
 
-_TOKEN = rf"[^\s{_QUOTES}<]{{0,99}}[^\s{_QUOTES}<.,;:!?)]"
+_TOKEN = rf"(?:[^\s{_QUOTES}<]|(?<=\w)['\u2019](?=\w)){{0,99}}[^\s{_QUOTES}<.,;:!?)]"
 """One word of a value, 100 characters at most (so a long run costs linear
 time); a full stop or comma after it ends the sentence, not the value, and
 a tag ends it too (``hunter2</p>``)."""
@@ -202,7 +207,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"\b(?:{_LOGIN}|wi-?fi|wlan|ssid)\s*:?\s+{_USER}+\s*[/:|]\s*{_LOOKS_LIKE}", _SIGNED),
         # "user bob pass X", "login bob@example.com pass X", "SSID Home, key X".
         (
-            rf"\b(?:{_LOGIN}|user(?:name)?|e-?mail|account|wi-?fi|wlan|ssid|network)\s*:?\s+"
+            rf"\b(?:{_LOGIN}|user(?:name)?|e-?mail|account|acct|wi-?fi|wlan|ssid|network)\s*:?\s+"
             rf"{_USER}+\s*,?\s+(?:pass|{_KEYWORD}|key)\s*:?\s*{_LOOKS_LIKE}",
             _SIGNED,
         ),
@@ -260,9 +265,35 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _STRONG,
         ),
         (
-            rf"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oc)\b{_SAME_COMMAND}\blogin\b"
+            rf"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oc|az)\b{_SAME_COMMAND}\blogin\b"
             rf"{_SAME_COMMAND}\s-p\s*(?P<cmd>[^\s-]\S*)",
             _STRONG,
+        ),
+        (rf"\b(?:mongo|mongosh|sqlcmd|bcp)\b{_SAME_COMMAND}\s-[pP]\s+(?P<cmd>[^\s-]\S*)", _STRONG),
+        # mysql -p'a passphrase', wpa_passphrase SSID X, chpasswd, PowerShell's SecureString.
+        (r"\bmysql\w*\b[^\n|;&]*?\s-p'(?P<cmd>[^'\n]+)'", _STRONG),
+        (r"\bwpa_passphrase\s+\S+\s+[\"']?(?P<cmd>[^\s\"']+)", _STRONG),
+        (
+            r"\becho\s+[\"']?[^\s:\"']+:(?P<cmd>[^\s|\"']+)[\"']?\s*\|\s*(?:sudo\s+)?chpasswd",
+            _STRONG,
+        ),
+        (r"\bConvertTo-SecureString\s+[\"'](?P<cmd>[^\"'\n]+)[\"']", _STRONG),
+        # A .pgpass line (host:port:database:user:password), an npm token.
+        (r"(?m)^[\w.*-]+:(?:\d+|\*):[\w*-]+:[\w*.@-]+:(?P<cmd>\S+)$", _STRONG),
+        (r"_authToken\s*=\s*(?P<cmd>\S+)", _STRONG),
+        # A token as a URL's user: https://TOKEN@github.com.
+        (r"\b[a-z][a-z0-9+.-]{0,30}://(?P<cmd>[A-Za-z0-9_-]{20,100})@", _STRONG),
+        # <add key="Password" value="X"/>, <password value="X"/>.
+        (
+            r"<(?:add\b[^<>]*?\bkey\s*=\s*[\"']?\w*(?:pass(?:word)?|pwd|secret|token)\w*[\"']?"
+            r"|(?:pass(?:word)?|pwd|secret|token)\b)[^<>]*?\bvalue\s*=\s*[\"'](?P<cmd>[^\"'<>]+)",
+            _STRONG,
+        ),
+        # "X unlocks my phone", "X opens the gate".
+        (
+            rf"{_BEFORE}\s+(?:unlocks|opens)\s+(?:the|my|our|your)\s+"
+            r"(?:phone|laptop|door|gate|safe|locker|lock|padlock|garage|front door|computer|pc)\b",
+            _SIGNED,
         ),
         (rf"\b(?:curl|wget)\b{_SAME_COMMAND}\s(?:-u|--user)[ =]?[^\s:]*:(?P<cmd>\S+)", _STRONG),
         (rf"\bsmbclient\b{_SAME_COMMAND}\s-U\s*[^\s%]+%(?P<cmd>\S+)", _STRONG),
@@ -332,13 +363,18 @@ _DESCRIBING_WORDS = frozenset(
         "unchanged free new old temporary default random unique identical similar valid "
         "active inactive pending available unavailable taped stuck pinned glued scribbled "
         "noted jotted attached engraved labelled labeled marked listed use via through "
-        "probably about around roughly approximately hashed encrypted salted encoded "
-        "under behind inside near above below beside beneath next"
+        "probably about around roughly approximately hashed encrypted salted encoded open "
+        "under underneath behind inside near above below beside beneath next"
     )
 )
 """Words beside "password is" that describe it or point at it rather than
 being it: "the password is too short", "This is my password"."""
-_WHERE = frozenset(str.split("under behind inside near above below beside beneath next"))
+_WHERE = frozenset(str.split("under underneath behind inside near above below beside beneath next"))
+_DOING = re.compile(
+    r"[a-z]{3,}(?:ing|ed)|super|ultra|very|kinda|pretty|basically|totally|fairly|quite"
+    r"|extremely|incredibly|insanely|way"
+)
+"""A first word that describes what follows rather than being a password."""
 """Words saying where a password is kept, after the word before them."""
 _ABOUT_LENGTH = frozenset(
     str.split("digits characters chars letters numbers symbols words bits bytes long")
@@ -409,11 +445,13 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "key: -----BEGIN ...": a key block, named so by redaction
     if group == "quoted" and needs != _SIGNED_EVEN_QUOTED:
         return match.start(group), match.end(group)
+    if PLACEHOLDER.fullmatch(value.strip()):
+        return None  # "password: {{ vault_password }}"
     start, stop = _unwrapped(match.string, match.start(group), match.end(group))
     value = match.string[start:stop]
     if _NO_VALUE.fullmatch(value) or names_an_amount(match.string, stop):
         return None
-    if "/" in value and _PAIR_NAMED.search(match.string, 0, match.start()):
+    if "/" in value and PAIR_NAMED.search(match.string, 0, match.start()):
         start += value.rindex("/") + 1  # "login/pass: bob/X": bob is the user
         value = match.string[start:stop]
     if not value or (group != "quoted" and _describes(value)) or not _looks_like(value, needs):
@@ -422,12 +460,10 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
 
 
 _NO_VALUE = re.compile(
-    r"[\W_]*|\d{1,2}|.*:[*_]*"  # signs only, a count ("Pass: 3"), a label ("policy:**")
-    r"|\$\{?\w+\}?|%\w+%|\{\{\s*\w+\s*\}\}|<\w+>"  # a placeholder: ${DB_PASSWORD}
+    # Signs only, a count ("Pass: 3"), a label ("policy:**"), a placeholder.
+    rf"[\W_]*|\d{{1,2}}|.*:[*_]*|{PLACEHOLDER.pattern}"
 )
 """What stands where a value would and is none."""
-_PAIR_NAMED = re.compile(r"\b(?:log[ -]?in|user(?:name)?|u)\s*/\s*\Z", re.IGNORECASE)
-"""A keyword named after a user: "login/pass: bob/X"."""
 _WRAPPERS = {"(": ")", "[": "]", "{": "}", "*": "*", "_": "_", "~": "~", "|": "|"}
 
 
@@ -457,6 +493,8 @@ def _describes(value: str) -> bool:
     if not words:
         return True
     first = words[0]
+    if _DOING.fullmatch(first):
+        return True  # "rotating every 30 days", "expiring", "super annoying to type"
     if len(words) > 1 and words[1] in _WHERE:
         return True  # "taped under the desk lamp", "somewhere behind the clock"
     if not _ABOUT_LENGTH.isdisjoint(words[1:]):

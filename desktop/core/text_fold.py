@@ -57,9 +57,9 @@ def _unseen(char: str) -> bool:
 
 _LOOK_ALIKES = dict(
     zip(
-        # Cyrillic, then Greek, then Armenian and Latin letters drawn like others.
-        "аеіјорсуѕхһԁԛԝӏкАВЕІЈКМНОРСТХУЅӀԚԜҮαοριυνκχϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧօսհոɑɡıⅼ",
-        "aeijopcysxhdqwlkABEIJKMHOPCTXYSIQWYaopiuvkxcjABEZHIKMNOPTYXouhnagil",
+        # Cyrillic, Greek, Armenian, Latin letters drawn like others, small capitals.
+        "аеіјорсуѕхһԁԛԝӏкАВЕІЈКМНОРСТХУЅӀԚԜҮαοριυνκχϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧօսհոɑɡıᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘʀᴛᴜᴠᴡʏᴢ",
+        "aeijopcysxhdqwlkABEIJKMHOPCTXYSIQWYaopiuvkxcjABEZHIKMNOPTYXouhnagiabcdeghijklmnoprtuvwyz",
         strict=True,
     )
 )

@@ -99,3 +99,86 @@ def test_only_the_value_goes(text: str, expected: str) -> None:
 )
 def test_ordinary_lines_and_code_stay(text: str) -> None:
     assert redact(text).text == text
+
+
+X = "Tr0ub4dor&3"
+
+LEAKED = [
+    # Words and links of more languages.
+    "moja lozinka je {x}",
+    "geslo je {x}",
+    "die wagwoord is {x}",
+    "kodeordet er {x}",
+    "la contrasenya és {x}",
+    "slaptažodis yra {x}",
+    "הסיסמה היא {x}",
+    "wifi şifresi {x}",
+    "mot-de-passe : {x}",
+    "parola mea este {x}",
+    "kata sandi saya adalah {x}",
+    "ang password ko ay {x}",
+    # A passphrase after a sign or link, letters of other scripts in a value.
+    "Passwort: blue whale sings 7",
+    "la contraseña es blue whale sings 7",
+    "password >> blue whale sings 7",
+    "\u30d1\u30b9\u30ef\u30fc\u30c9\uff1a\u65e5\u672c\u8a9e\u30d1\u30b92",
+    "pass: o'brien42",
+    # Any sign between the word and its value.
+    "password \u2022 {x}",
+    "password \u2254 {x}",
+    "password ^ {x}",
+    "password \u27a1 {x}",
+    "password \U0001f449 {x}",
+    "password \\ {x}",
+    "password \u25ba {x}",
+    # Shorthand, leet, small capitals.
+    "pword: {x}",
+    "p/w: {x}",
+    "pswrd {x}",
+    "pass is {x}",
+    "PASSW0RD: {x}",
+    "p@ssword: {x}",
+    "\u1d18\u1d00ss\u1d21\u1d0f\u0280\u1d05: {x}",
+    # Config files and command lines.
+    '<add key="Password" value="{x}"/>',
+    "requirepass {x}",
+    "rpcpassword={x}",
+    'psk="{x}"',
+    "wpa_passphrase Home {x}",
+    "mongosh -u admin -p {x}",
+    "az login -u bob@x.com -p {x}",
+    "db.example.com:5432:app:bob:{x}",
+    "echo 'bob:{x}' | chpasswd",
+    "//registry.npmjs.org/:_authToken={x}",
+    "ConvertTo-SecureString '{x}' -AsPlainText",
+    "mysql -uroot -p'blue whale 7'",
+    # Pairs, the value first, in brackets, several values.
+    "creds: bob:{x}",
+    "steam acct bob pass {x}",
+    "{x} \u2190 pin",
+    "{x} unlocks my phone",
+    "{x} \u306f\u6697\u8a3c\u756a\u53f7\u3067\u3059",
+    "my password ({x}) is weak",
+    "passwords: old {x}, new Wq7$pLm",
+    "the password was {x} but now it's Wq7$pLm",
+    "the PIN is 2468! (or 5150 for the old card)",
+    '<password value="{x}"/>',
+    # Words that name a credential with a sign before the value.
+    "wifi: {x}",
+    "door: {x}",
+    "keypad: 48213#",
+    "bike lock 4821",
+    "seed phrase {x}",
+    "mother's maiden name: o'brien42",
+    "the magic word is {x}",
+]
+SECRETS = (X, "Wq7$pLm", "blue whale", "o'brien42", "5150", "48213#", "4821")
+
+
+@pytest.mark.parametrize("template", LEAKED)
+def test_the_phrasings_that_leaked_lose_their_value(template: str) -> None:
+    text = template.format(x=X)
+    redacted = redact(text).text
+
+    assert [secret for secret in SECRETS if secret in text and secret in redacted] == []
+    assert "[redacted" in redacted
