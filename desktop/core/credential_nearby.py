@@ -282,7 +282,8 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
         start = chunk.start()
         if not ready and (glued := _GLUED.match(chunk.group())):
             words, ready, linked, start = words + 1, True, True, start + glued.end()
-        if ready and (marker := MARKER.match(text, start)):
+        marker = MARKER.match(text, start + lead.rfind("[")) if "[" in lead else None
+        if ready and (marker := marker or MARKER.match(text, start)):
             found = True  # taken out already: its span touches a marker, so redaction drops it
             yield marker.span()
             continue

@@ -470,9 +470,14 @@ _WRAPPERS = {"(": ")", "[": "]", "{": "}", "*": "*", "_": "_", "~": "~", "|": "|
 def _unwrapped(text: str, start: int, stop: int) -> tuple[int, int]:
     """The span of a value without what wraps it and what follows it in the
     same word: "(hunter2)", "**hunter2**", "||hunter2||"; right after "=", its
-    first word ("X docker compose up"), up to a query's next key ("X&user=bob")."""
-    if text[:start].endswith("="):  # glued, as in a config line
-        stop = start + len(text[start:stop].split()[0])
+    first word ("X docker compose up") unless the words end the line with a
+    digit, as a passphrase does ("=Blue Whale Sings 7"), up to a query's next
+    key ("X&user=bob")."""
+    words = text[start:stop].split()
+    ends_line = not text[stop:].split("\n")[0].strip("`'\" ")
+    passphrase = len(words) > 1 and re.search(r"\d", words[-1]) and ends_line
+    if text[:start].endswith("=") and not passphrase:  # glued, as in a config line
+        stop = start + len(words[0])
         if query := re.search(r"&\w+=", text[start:stop]):
             stop = start + query.start()
     while stop - start > 1 and (closing := _WRAPPERS.get(text[start])) is not None:

@@ -182,3 +182,18 @@ def test_the_phrasings_that_leaked_lose_their_value(template: str) -> None:
 
     assert [secret for secret in SECRETS if secret in text and secret in redacted] == []
     assert "[redacted" in redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Data Source=x;Uid=app;Pwd=48213;",
+        "password=Blue Whale Sings 7",
+        "MYSQL_ROOT_PASSWORD=correct horse battery 9 docker compose up",
+        "`password=Blue Whale Sings 7`",
+    ],
+)
+def test_redacting_twice_changes_nothing_more(text: str) -> None:
+    once = redact(text).text
+
+    assert redact(once).text == once
