@@ -51,11 +51,17 @@ from desktop.core.log_privacy import PrivateRotatingFileHandler, RedactingFilter
 from desktop.core.memory_service import MemoryService
 from desktop.core.memory_tools import memory_tools
 from desktop.core.model_library import ModelLibrary
-from desktop.core.paths import AppPaths, resolve_paths
+from desktop.core.paths import AppPaths, explain, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.routines import RoutineRunner
 from desktop.core.secrets import SecretStore
-from desktop.core.settings import Settings, SettingsProblem, load_settings, save_settings
+from desktop.core.settings import (
+    Settings,
+    SettingsProblem,
+    is_absent,
+    load_settings,
+    save_settings,
+)
 from desktop.core.skill_tools import skill_tools
 from desktop.core.skills import SkillLibrary
 from desktop.core.task_tools import task_tools
@@ -133,7 +139,7 @@ def build_core(paths: AppPaths) -> Core:
         paths.ensure()
     except OSError as error:
         core.problems.append(f"Reverie cannot create its folders: {error}.")
-    if not paths.settings_file.exists():  # written once, so users find it to edit
+    if is_absent(paths.settings_file):  # written once, so users find it to edit
         try:
             save_settings(settings, paths.settings_file)
         except SettingsProblem as error:
@@ -155,6 +161,7 @@ def build_core(paths: AppPaths) -> Core:
             working_set_file=paths.working_set_file,
             working_set_size=lambda: settings.dream.working_set_size,
             kept_days=lambda: settings.dream.deleted_kept_days,
+            skills_dir=paths.skills_dir,
         )
         tools = [
             *memory_tools(core.memories),
@@ -381,7 +388,7 @@ def _logging(paths: AppPaths, verbose: bool) -> Iterator[None]:
             )
         )
     except OSError as error:
-        print(f"Reverie: not writing a log file: {error}", file=sys.stderr)
+        print(f"Reverie: not writing a log file: {explain(error)}", file=sys.stderr)
     root = logging.getLogger()
     # httpx logs every request at INFO: noise beside Reverie's own lines.
     logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -20,6 +20,7 @@ stage (``READING``, ``WRITING`` with a tensor count, ``CHECKING``, ``DONE``).
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -36,7 +37,7 @@ import numpy.typing as npt
 import safetensors
 from safetensors.numpy import load_file
 
-from models.errors import ModelConversionError, ModelError
+from models.errors import ModelConversionError, ModelError, ModelUnavailable
 from models.llama_embedder import LlamaEmbedder
 
 CONVERTER_VERSION = 1
@@ -91,6 +92,11 @@ _SOURCE_ERRORS = (
     OSError,
     safetensors.SafetensorError,
 )
+_DISK_FULL = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+"""A write that failed for want of room (a full disk, a quota, a file size limit)."""
+ROOM_NEEDED_MB = 140
+"""Free space a conversion needs: 91 MB of weights unpacked in the
+temporary folder while 46 MB of GGUF are written beside the target."""
 
 
 def convert_minilm_to_gguf(
@@ -100,16 +106,28 @@ def convert_minilm_to_gguf(
 
     *progress* hears each stage and tensor, ending with ``(1.0, DONE)``.
     Raises ``ModelConversionError`` if the source is unreadable or the result
-    fails its check; *out_path* is then left as it was.
+    fails its check, ``ModelUnavailable`` if the disk is full (see ``no_room``),
+    ``OSError`` if *out_path*'s folder cannot be written; *out_path* is then
+    left as it was.
     """
     report = progress or _ignore
     out_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        tempfile.gettempdir()  # it writes a file in each folder it tries
+    except FileNotFoundError as exc:  # not the source's fault: it is not read yet
+        raise ModelUnavailable(
+            f"Reverie finds no temporary folder it can write to prepare the memory model ({exc}).",
+            f"Free about {ROOM_NEEDED_MB} MB on the disk (or set TMPDIR to a folder you can "
+            "write) and start Reverie again.",
+        ) from exc
     with _temporary_sibling(out_path) as partial:
         try:
             with tempfile.TemporaryDirectory(prefix="reverie-minilm-") as workdir:
                 model_dir = _extract(source_zip, Path(workdir), report)
                 _write_gguf(model_dir, partial, report)
         except _SOURCE_ERRORS as exc:
+            if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
+                raise no_room(out_path.parent, exc) from exc
             raise ModelConversionError(
                 f"Cannot convert {source_zip}: {exc!r}. The file may be corrupt; "
                 "reinstall the package that ships it."
@@ -342,7 +360,8 @@ def ensure_default_embedder_gguf(
     A sidecar JSON records the source's size, mtime and sha256 and the
     converter version; while they match, startup costs two ``stat`` calls.
     *progress* hears a conversion (see ``convert_minilm_to_gguf``); with the
-    cached file it hears nothing.
+    cached file it hears nothing.  A *cache_dir* that cannot be written is a
+    ``ModelUnavailable`` saying what is in the way (see ``unwritable``).
     """
     out_path = cache_dir / DEFAULT_GGUF_NAME
     sidecar = out_path.with_name(out_path.name + ".json")
@@ -358,10 +377,43 @@ def ensure_default_embedder_gguf(
             return out_path
     else:
         digest = _sha256(source_zip)
-    sidecar.unlink(missing_ok=True)
-    convert_minilm_to_gguf(source_zip, out_path, progress)
-    _write_sidecar(sidecar, _Record(_with_hash(current, digest), out_path.stat().st_size))
+    try:
+        sidecar.unlink(missing_ok=True)
+        convert_minilm_to_gguf(source_zip, out_path, progress)
+        _write_sidecar(sidecar, _Record(_with_hash(current, digest), out_path.stat().st_size))
+    except OSError as exc:  # the cache folder's, not the source's: that is checked above
+        raise unwritable(cache_dir, exc) from exc
     return out_path
+
+
+def no_room(folder: Path, error: OSError) -> ModelUnavailable:
+    """The error of a conversion into *folder* that ran out of room."""
+    return ModelUnavailable(
+        f"There is no room on the disk to prepare the memory model ({error.strerror}).",
+        f"Free about {ROOM_NEEDED_MB} MB (in {folder} and the temporary folder "
+        f"{tempfile.gettempdir()}) and start Reverie again.",
+    )
+
+
+def unwritable(folder: Path, error: OSError) -> ModelUnavailable:
+    """The error of a conversion that cannot write into *folder*: what is in the way."""
+    if error.errno in _DISK_FULL:
+        return no_room(folder, error)
+    why = _in_the_way(folder) or f"{error.strerror} ({error.filename or folder})"
+    return ModelUnavailable(
+        f"Reverie cannot keep the memory model it prepares: {why}.",
+        f"Make {folder} a folder you can write to and start Reverie again.",
+    )
+
+
+def _in_the_way(folder: Path) -> str | None:
+    """What on *folder*'s way is no folder: a link to nothing, or a file."""
+    for part in (*reversed(folder.parents), folder):
+        if os.path.islink(part) and not os.path.exists(part):
+            return f"{part} is a link to {os.readlink(part)}, which does not exist"
+        if os.path.lexists(part) and not os.path.isdir(part):
+            return f"{part} is not a folder"
+    return None
 
 
 def _stat_source(source_zip: Path) -> _SourceInfo:

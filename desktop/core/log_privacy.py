@@ -5,7 +5,8 @@ exception's text, a warning quoting an answer), so every record passes the
 one redaction path (``desktop.core.redaction``) before any handler writes it:
 the message formatted with its arguments, an exception's traceback and a
 stack.  The log file is created 0600 whatever the umask, and rotates so it
-never grows without bound.
+never grows without bound.  A log file that cannot be written (a full disk)
+is said once on stderr and then left alone: logging never stops the app.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import io
 import logging
 import logging.handlers
+import sys
 from pathlib import Path
 
 from desktop.core.files import make_private, open_private
@@ -51,6 +53,36 @@ class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
 
     def __init__(self, path: Path, *, max_bytes: int, backups: int) -> None:
         super().__init__(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
+        self.failed = False
+        """Set once a write failed: the file is given up, the rest of the app goes on."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:  # logging's own name
+        error = sys.exc_info()[1]
+        if not isinstance(error, OSError):
+            super().handleError(record)  # a bug in a log call: logging's own report
+            return
+        self._give_up(error)
+
+    def close(self) -> None:
+        try:
+            super().close()  # flushes what a failed write left in the buffer
+        except OSError as error:
+            self._give_up(error)
+
+    def _give_up(self, error: OSError) -> None:
+        """Say once why the log file stops here; later lines are dropped."""
+        if self.failed:
+            return
+        self.failed = True
+        print(
+            f"Reverie: the log file {self.baseFilename} cannot be written "
+            f"({error.strerror or error}); logging to it stopped.",
+            file=sys.stderr,
+        )
 
     def _open(self) -> io.TextIOWrapper:
         # Always appending: a rotating handler with a size limit does nothing else.

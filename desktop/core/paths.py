@@ -9,7 +9,9 @@ installed wheel, where they travel inside the ``desktop`` package.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,12 +72,125 @@ class AppPaths:
     def ensure(self) -> None:
         """Create the directories (not the files) if they are missing, readable
         by the user alone, and take back what an older version left readable
-        by others in them.  Raises ``OSError``."""
-        for top in (self.data_dir, self.config_dir, self.cache_dir):
-            make_private_folder(top)
-            make_tree_private(top)
-        for directory in (self.models_dir, self.skills_dir, self.snapshots_dir, self.log_dir):
-            make_private_folder(directory)
+        by others in them.  Raises ``FolderUnusable`` (an ``OSError``) saying
+        what is in the way."""
+        try:
+            for top in (self.data_dir, self.config_dir, self.cache_dir):
+                make_private_folder(top)
+                make_tree_private(top)
+            for directory in (self.models_dir, self.skills_dir, self.snapshots_dir, self.log_dir):
+                make_private_folder(directory)
+        except OSError as error:
+            raise FolderUnusable(error) from error
+
+
+class FolderUnusable(OSError):
+    """A folder or file Reverie needs cannot be used; ``str()`` says what
+    is in the way in a user's words (see ``explain``)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.errno, error.strerror, error.filename)
+        self.explanation = explain(error)
+
+    def __str__(self) -> str:
+        return self.explanation
+
+
+NAME_MAX_BYTES = 255
+"""The longest name of one file or folder most file systems allow."""
+
+
+def explain(error: OSError) -> str:
+    """What is in the way of *error*'s path, in a user's words: a file where a
+    folder should be, a link to nothing, a name too long, a folder closed to
+    this user; else the system's own words and the path."""
+    if not error.filename:
+        return error.strerror or str(error)
+    path = Path(os.fsdecode(error.filename))
+    look = {
+        errno.ENOTDIR: _not_a_folder,
+        errno.EEXIST: _dangling_link,
+        errno.ENOENT: _dangling_link,
+        errno.ENAMETOOLONG: _name_too_long,
+        errno.EACCES: _closed_folder,
+        errno.EPERM: _closed_folder,
+    }.get(error.errno or 0, _nothing_found)
+    try:
+        found = look(path)
+    except OSError:  # looking closer failed too: the system's words will do
+        found = None
+    return found or f"{path}: {error.strerror or error}"
+
+
+def _nothing_found(_path: Path) -> str | None:
+    return None
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    try:
+        return path.lstat()
+    except OSError:
+        return None
+
+
+def _not_a_folder(path: Path) -> str | None:
+    """The first folder on *path*'s way (or *path*, used as one) that is
+    something else."""
+    for part in (*reversed(path.parents), path):
+        if _lstat(part) is None:
+            return None
+        if not part.is_dir():
+            if part == path and path.exists():
+                return f"{part} is not a folder"
+            return _dangling_link(part) or f"{part} is not a folder, so nothing can be kept in it"
+    return None
+
+
+def _dangling_link(path: Path) -> str | None:
+    """The link on *path*'s way (or *path* itself) that points to nothing."""
+    for part in (*reversed(path.parents), path):
+        found = _lstat(part)
+        if found is None:
+            return None
+        if stat.S_ISLNK(found.st_mode) and not os.path.exists(part):
+            return f"{part} is a link to {os.readlink(part)}, which does not exist"
+    return None
+
+
+def _name_too_long(path: Path) -> str | None:
+    long = next((p for p in path.parts if len(os.fsencode(p)) > NAME_MAX_BYTES), None)
+    if long is None:
+        return f"the path {path} is longer than this system allows"
+    return (
+        f"the name {long[:24]}… on its way is {len(os.fsencode(long))} bytes long; "
+        f"a file system allows {NAME_MAX_BYTES} at most"
+    )
+
+
+def _closed_folder(path: Path) -> str | None:
+    """The first folder on *path*'s way this user may not enter, or the path itself."""
+    for part in reversed(path.parents):
+        if part.is_dir() and not os.access(part, os.X_OK):
+            return f"the folder {part} does not let this user in ({_whose(part)})"
+    return f"{path} may not be used by this user ({_whose(path)})"
+
+
+def _whose(path: Path) -> str:
+    """Who owns *path* and its permissions, e.g. ``owner root, mode 0600``."""
+    found = _lstat(path)
+    if found is None:
+        return "its owner and permissions cannot be seen"
+    return f"owner {owner_name(found.st_uid)}, mode {stat.S_IMODE(found.st_mode):04o}"
+
+
+def owner_name(uid: int) -> str:
+    """The user name of *uid* (the number where the system has no name for it)."""
+    try:
+        import pwd  # here: POSIX only, and Windows has no owner names to give
+
+        return pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        return str(uid)
 
 
 def _pick(env: dict[str, str], variable: str, home_sub: str, default: str) -> Path:

@@ -15,6 +15,7 @@ import ipaddress
 import itertools
 import json
 import logging
+import os
 import re
 import stat
 import time
@@ -36,6 +37,7 @@ from pydantic import (
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import write_atomically
 from desktop.core.invalid_values import dotted, key_name, reason
+from desktop.core.paths import explain
 from desktop.core.time_zones import SYSTEM_ZONE, zone_named
 from models.server_http import Dialect
 
@@ -97,12 +99,19 @@ def _is_host(host: str) -> bool:
     return bool(labels) and all(_HOST_LABEL.match(label) for label in labels)
 
 
+_STRICT = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
+"""Every settings group: a value is read as the type declared, never
+converted (true is no number, "0.7" no number, "yes" no switch), except
+a whole number where a number with a fraction is declared.  A list field
+says ``strict=False`` (JSON has lists, not tuples); its items stay strict."""
+
+
 class Backend(BaseModel):
     """One way to run a role's model: the embedded default, a GGUF file on
     this machine, or an OpenAI-compatible server of the user's own.  A
     server's API key is never here: it lives in the system keyring."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = _STRICT
 
     kind: Literal["embedded", "local", "server"] = Field(
         "embedded",
@@ -146,10 +155,11 @@ class Backend(BaseModel):
 
 
 class ModelSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = _STRICT
 
     chat: tuple[Backend, ...] = Field(
         (Backend(),),
+        strict=False,
         min_length=1,
         max_length=4,
         description="The chat's model: the first backend, then the others in order when one "
@@ -157,6 +167,7 @@ class ModelSettings(BaseModel):
     )
     background: tuple[Backend, ...] = Field(
         (),
+        strict=False,
         max_length=4,
         description="The model of background work (remembering, dreaming, routines, agenda "
         "reviews, summaries); none: the chat's.",
@@ -180,6 +191,7 @@ class ModelSettings(BaseModel):
     )
     added: tuple[str, ...] = Field(
         (),
+        strict=False,
         description="GGUF files you added to the Models page (they stay where they are).",
     )
     hub_endpoint: str = Field(
@@ -200,7 +212,7 @@ Appearance = Literal["system", "light", "dark"]
 
 
 class ChatSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = _STRICT
 
     appearance: Appearance = Field(
         "system",
@@ -254,7 +266,7 @@ class ChatSettings(BaseModel):
 
 
 class MemorySettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = _STRICT
 
     harvest_after_messages: int = Field(
         20, ge=1, description="Harvest a conversation once this many new user messages arrived."
@@ -282,7 +294,7 @@ class MemorySettings(BaseModel):
 
 
 class DreamSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = _STRICT
 
     enabled: bool = Field(True, description="Dream (consolidate memories) in the background.")
     nightly_hour: int = Field(1, ge=0, le=23, description="Hour of the nightly dream (local time).")
@@ -312,7 +324,9 @@ class DreamSettings(BaseModel):
         0.85, gt=0.0, le=1.0, description="Cosine similarity from which memories may be duplicates."
     )
     contradiction_band: tuple[float, float] = Field(
-        (0.45, 0.85), description="Similarity band in which two memories may contradict each other."
+        (0.45, 0.85),
+        strict=False,
+        description="Similarity band in which two memories may contradict each other.",
     )
     stale_days: int = Field(90, ge=1, description="Memories unseen this long may be archived...")
     stale_max_reinforcement: int = Field(
@@ -371,7 +385,7 @@ class DreamSettings(BaseModel):
 
 
 class TaskSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = _STRICT
 
     time_zone: str = Field(
         SYSTEM_ZONE,
@@ -402,7 +416,7 @@ class TaskSettings(BaseModel):
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = _STRICT
 
     version: int = Field(SETTINGS_VERSION, description="Schema version of this file.")
     models: ModelSettings = Field(default_factory=ModelSettings)
@@ -426,6 +440,12 @@ MAX_NOTES = 10
 
 class _Unreadable(Exception):
     """The settings file cannot be read as settings at all; says why."""
+
+
+class _Unreachable(_Unreadable):
+    """The settings file cannot be got at (a folder closed to this user, a
+    file where its folder should be, a name too long): nothing is known of
+    its content, so it is neither set aside nor overwritten."""
 
 
 def _roles_from_one_path(raw: dict[str, Any]) -> dict[str, Any]:
@@ -454,12 +474,13 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
         if raw is None:
             return Settings(), None
         version = _version_of(raw)
-    except _Unreadable as error:
-        kept = _set_aside(path)
+    except _Unreachable as error:
         return Settings(), SettingsProblem(
-            f"The settings file could not be read ({error}).",
-            f"It was kept as {kept.name}; defaults are in use.",
+            f"The settings file {path} cannot be read: {error}.",
+            "Nothing was changed; defaults are in use.",
         )
+    except _Unreadable as error:
+        return Settings(), _damaged(path, error)
     if version > SETTINGS_VERSION:
         return Settings(), SettingsProblem(
             f"{path} was written by a newer Reverie (settings version {version}).",
@@ -479,6 +500,34 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
     )
 
 
+def _damaged(path: Path, error: _Unreadable) -> SettingsProblem:
+    """The problem of a file that is not settings, once it is set aside."""
+    said = f"The settings file could not be read ({error})."
+    try:
+        kept = _set_aside(path)
+    except OSError as failure:
+        log.warning("could not set the damaged settings file aside: %s", failure.strerror)
+        return SettingsProblem(
+            said,
+            f"It could not be set aside ({failure.strerror}) and was left as it is; "
+            "defaults are in use.",
+        )
+    return SettingsProblem(said, f"It was kept as {kept.name}; defaults are in use.")
+
+
+def is_absent(path: Path) -> bool:
+    """Whether nothing is at *path*, so a first settings file may be written
+    there; a place that cannot be looked at is not absent (what is there
+    may be the user's)."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def save_settings(settings: Settings, path: Path) -> None:
     """Write *settings* atomically: a crash never leaves a half-written file,
     and a file written by a newer Reverie is never overwritten."""
@@ -488,7 +537,7 @@ def save_settings(settings: Settings, path: Path) -> None:
         write_atomically(path, settings.model_dump_json(indent=2) + "\n")
     except OSError as error:
         raise SettingsProblem(
-            f"Could not save settings to {path}: {error.strerror}.",
+            f"Could not save settings to {path}: {explain(error)}.",
             "Your previous settings file is unchanged.",
         ) from error
 
@@ -511,17 +560,20 @@ def _read_raw(path: Path) -> dict[str, Any] | None:
     says why it is not one."""
     try:
         found = path.stat()
-        # A FIFO would block the start, /dev/zero would never end.
-        if not stat.S_ISREG(found.st_mode):
-            raise _Unreadable("it is not a regular file")
-        with path.open("rb") as file:
-            data = file.read(MAX_SETTINGS_BYTES + 1)  # the size may change after stat
-        if len(data) > MAX_SETTINGS_BYTES:
-            raise _Unreadable(f"it is larger than {MAX_SETTINGS_BYTES:,} bytes")
     except FileNotFoundError:
         return None
     except OSError as error:
+        raise _Unreachable(explain(error)) from error
+    # A FIFO would block the start, /dev/zero would never end.
+    if not stat.S_ISREG(found.st_mode):
+        raise _Unreadable("it is not a regular file")
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_SETTINGS_BYTES + 1)  # the size may change after stat
+    except OSError as error:  # found but not readable: set aside, so never saved over
         raise _Unreadable(error.strerror or str(error)) from error
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise _Unreadable(f"it is larger than {MAX_SETTINGS_BYTES:,} bytes")
     text = _decoded(data)
     if not text.strip():
         raise _Unreadable("it is empty")
@@ -567,10 +619,10 @@ def _json_kind(value: object) -> str:
 
 
 def _version_of(raw: dict[str, Any]) -> int:
-    try:
-        version = int(raw.get("version", 1))
-    except (TypeError, ValueError, OverflowError) as error:  # null, a list, "one", Infinity
-        raise _Unreadable(f"the version {raw.get('version')!r} is not a number") from error
+    version = raw.get("version", 1)
+    # Read strictly like every value: true, 2.0 and "2" are no version number.
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise _Unreadable(f"the version {version!r} is not a whole number")
     if version < 1:
         raise _Unreadable(f"there is no settings version {version}")
     return version
@@ -625,17 +677,15 @@ def _salvage_group(
 
 
 def _set_aside(path: Path) -> Path:
+    """Rename *path* to a name no earlier damaged file has; the new path.
+    Raises ``OSError`` (the file is then where it was)."""
     stamp = int(time.time())
     kept = path.with_name(f"{path.name}.damaged-{stamp}")
     for count in itertools.count(1):  # never overwrite a file set aside earlier
-        if not kept.exists():
+        if not os.path.lexists(kept):
             break
         kept = path.with_name(f"{path.name}.damaged-{stamp}-{count}")
-    try:
-        path.replace(kept)
-    except OSError:
-        log.exception("could not set the damaged settings file aside")
-        return path
+    path.replace(kept)
     return kept
 
 

@@ -11,10 +11,12 @@ read-only mount, or anything else the permission bits do not show).
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.core.db.errors import DatabaseUnavailable
+from desktop.core.paths import explain, owner_name
 
 if TYPE_CHECKING:
     from desktop.core.db.connection import Database
@@ -42,13 +44,43 @@ def read_only(path: Path, *, folder: bool = False) -> DatabaseUnavailable:
     )
 
 
+def unreadable(path: Path) -> DatabaseUnavailable:
+    """The error for a database file this user may not even read (another
+    user's, say): whose it is and its permissions."""
+    found = path.stat()
+    return DatabaseUnavailable(
+        f"The database {path} cannot be read by this user: it belongs to "
+        f"{owner_name(found.st_uid)} (permissions {stat.S_IMODE(found.st_mode):04o}), and "
+        "Reverie needs to read and write it.",
+        hint="Run Reverie as the user it belongs to, or give it back to yourself "
+        "(its folder's other files too).",
+    )
+
+
+def unreachable(path: Path, error: OSError) -> DatabaseUnavailable:
+    """The error for a database file that cannot even be looked at: what is in the way."""
+    return DatabaseUnavailable(
+        f"The database {path} cannot be reached: {explain(error)}.",
+        hint="Nothing was changed.",
+    )
+
+
 def refuse_read_only(path: Path) -> None:
-    """Raise ``read_only`` if this user may not write the database at *path*,
-    a file SQLite keeps beside it, or (so SQLite can create those) its folder."""
+    """Raise ``unreadable`` or ``read_only`` if this user may not read or
+    write the database at *path* or a file SQLite keeps beside it, or (so
+    SQLite can create those) write its folder."""
     for file in (path, *(path.with_name(path.name + side) for side in SIDE_FILES)):
-        if file.exists() and not os.access(file, os.W_OK):
+        try:
+            file.stat()
+        except FileNotFoundError:
+            continue
+        except OSError as error:  # a folder closed to this user, a name too long
+            raise unreachable(file, error) from error
+        if not os.access(file, os.R_OK):
+            raise unreadable(file)
+        if not os.access(file, os.W_OK):
             raise read_only(file)
-    if path.parent.is_dir() and not os.access(path.parent, os.W_OK | os.X_OK):
+    if os.path.isdir(path.parent) and not os.access(path.parent, os.W_OK | os.X_OK):
         raise read_only(path.parent, folder=True)
 
 

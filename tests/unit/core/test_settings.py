@@ -98,7 +98,7 @@ def test_settings_refuse_unknown_keys_and_are_frozen() -> None:
         ModelSettings.model_validate({"contxt_length": 4096})
     settings = Settings()
     with pytest.raises(ValidationError):
-        settings.version = 2  # type: ignore[misc]  # the refused assignment is the test
+        settings.version = 2  # the refused assignment is the test
 
 
 @pytest.mark.parametrize(
