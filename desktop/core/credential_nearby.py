@@ -242,10 +242,11 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
     """The value after the credential word ending at *end* (a *weak* one
     needs a sign or a linking word before it)."""
     if note := _NOTE.match(text, end):
-        inside = note.group().strip()[1:-1].strip()
-        if " " not in inside and looks_like_a_value(inside):  # "my password (X) is weak"
-            yield _value(text, note.start(), note.end()) or note.span()
-            return
+        opening = note.start() + note.group().index("(") + 1
+        inside = text[opening : note.end() - 1]
+        if " " not in inside.strip() and looks_like_a_value(inside.strip()):
+            yield _value(text, opening, note.end() - 1) or (opening, note.end() - 1)
+            return  # "my password (X) is weak"
         end = note.end()
     ready, words, found, joined = not weak, 0, False, False
     linked = False  # ready because of a sign or a linking word, not only nearness

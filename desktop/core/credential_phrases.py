@@ -88,7 +88,7 @@ _PLACE = (
 )
 """Whose or where, between the word and the verb: "the password at the cabin is"."""
 _VERB = (
-    r"(?:(?:\s*(?:[=-]{1,3}>|:=|::|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
+    r"(?:(?:\s*(?:[=-]{1,3}>|::?=|::|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
     r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
     r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?)"
@@ -116,13 +116,14 @@ _GOES_ON = (
     r"(?:for|at|on|in|to|into|and|or|but|so|which|that|because|since|when|while|with|from|"
     r"of|if|as|is|was|by|i|we|you|he|she|they|it|now|then|too|also|please|thanks|here|"
     r"there|again|don't|do|dont|remember|keep|just|ok|okay|after|before|during|within|until|"
+    r"thx|lol|haha|k|pls|plz|btw|lmao|xd|"
     r"via|per|about|around|like|every|each)"
 )
 """Words that go on with the sentence after a value, so are not part of it."""
 _VALUE = (
     rf"\s*(?:{_QUOTED}"
     rf"|(?P<value>{_LONG_OR_AFTER_SIGN}{_TOKEN}"
-    rf"(?:[ \t]+(?!{_GOES_ON}\b|[-(#&/|*~]|\S*://){_TOKEN}){{0,5}})"
+    rf"(?:[ \t]+(?!{_GOES_ON}\b|[-(#&/|*~]|\S*://)(?=\S*[^\W_]){_TOKEN}){{0,5}})"
     rf"{_END})"
 )
 """The value after "password is": a quoted phrase whole; unquoted, its first
@@ -140,7 +141,7 @@ _AFTER_WORD = (
 "... my password for the bank"; a noun would make it something else
 ("Bitwarden is my password manager")."""
 _PAIR = r"(?:[/:|,]|\band\b)"
-_USER = rf"[^\s/:,|\\{_QUOTES}]"
+_USER = rf"[^\s/:,|\\<>{_QUOTES}]"
 
 _LOOKS_LIKE = rf"(?P<bare>(?![(@])(?![\w-]+=[\"']){_LONG}{_TOKEN}){_END}"
 """A value that must look like one; a "!" after it ends the sentence; not
@@ -251,7 +252,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # (A scheme is short: unbounded, a long run with no "://" took quadratic time.)
         (r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]{0,100}:(?P<cmd>[^\s@]{1,100})@", _STRONG),
         (r"\bsshpass\s+-p\s*(?P<cmd>\S+)", _STRONG),
-        (rf"\bmysql\w*\b{_SAME_COMMAND}\s-p(?P<cmd>[^\s-]\S*)", _STRONG),
+        (rf"\bmysql\w*\b{_SAME_COMMAND}\s-p(?P<cmd>[^\s'\"-]\S*)", _STRONG),
         (r"(?<!\S)--(?:[a-z]+-)?pass(?:word|phrase)?[= ](?P<cmd>[^\s-]\S*)", _STRONG),
         # The password options of archivers, openssl, registries' logins,
         # curl, smbclient, redis-cli, ldap tools, keytool and Windows' net use.
@@ -439,8 +440,9 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     the phrase *needs*."""
     group = next(g for g in _VALUE_GROUPS if g in match.re.groupindex and match[g] is not None)
     value = match[group]
-    if group == "cmd":
-        return match.start(group), match.end(group)
+    if group == "cmd":  # a command's option, its quotes kept: -p'X'
+        quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\""
+        return match.start(group) + quoted, match.end(group) - quoted
     if value.startswith("-----BEGIN"):
         return None  # "key: -----BEGIN ...": a key block, named so by redaction
     if group == "quoted" and needs != _SIGNED_EVEN_QUOTED:
@@ -451,8 +453,12 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     value = match.string[start:stop]
     if _NO_VALUE.fullmatch(value) or names_an_amount(match.string, stop):
         return None
-    if "/" in value and PAIR_NAMED.search(match.string, 0, match.start()):
-        start += value.rindex("/") + 1  # "login/pass: bob/X": bob is the user
+    if PAIR_NAMED.search(match.string, 0, match.start()):
+        # "login/pass: bob/X", "user/pw = bob / X": bob is the user
+        if "/" in value:
+            start += value.rindex("/") + 1
+        elif password := re.compile(r"[ \t]*/[ \t]*(\S+)").match(match.string, stop):
+            start, stop = password.span(1)
         value = match.string[start:stop]
     if not value or (group != "quoted" and _describes(value)) or not _looks_like(value, needs):
         return None
@@ -465,6 +471,7 @@ _NO_VALUE = re.compile(
 )
 """What stands where a value would and is none."""
 _WRAPPERS = {"(": ")", "[": "]", "{": "}", "*": "*", "_": "_", "~": "~", "|": "|"}
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 
 def _unwrapped(text: str, start: int, stop: int) -> tuple[int, int]:
@@ -486,6 +493,10 @@ def _unwrapped(text: str, start: int, stop: int) -> tuple[int, int]:
             break  # "(x)yz": not wrapped
         start += 1
         stop -= len(closing) if inner.endswith(closing) else 0
+    while stop - start > 1 and text[stop - 1] in _CLOSERS:
+        if _CLOSERS[text[stop - 1]] in text[start : stop - 1]:
+            break  # "x(1)": its own
+        stop -= 1  # "{password: X}": the brace is the document's
     return start, stop
 
 

@@ -66,6 +66,15 @@ def test_an_odd_long_input_is_read_in_linear_time(text: str) -> None:
             "git clone https://ghx8Kq2LmZp9Rt4Vw7Yb3Nc6Hd1Fj5Gs0A@github.com/x/y",
             "git clone https://[redacted credential]@github.com/x/y",
         ),
+        ("my password (48213) is weak", "my password ([redacted password]) is weak"),
+        ("ok pw = 48213 thx", "ok pw = [redacted password] thx"),
+        ("mysql -uroot -p'48213'", "mysql -uroot -p'[redacted password]'"),
+        ("password: <code>48213</code>", "password: <code>[redacted password]</code>"),
+        ("{password: 48213}", "{password: [redacted password]}"),
+        ("the password is 48213 \U0001f605", "the password is [redacted password] \U0001f605"),
+        ("password: 48213 \u2014 remember it", "password: [redacted password] \u2014 remember it"),
+        ("password ::= 48213", "password ::= [redacted password]"),
+        ("user/pw = bob / 48213", "user/pw = bob / [redacted password]"),
     ],
 )
 def test_only_the_value_goes(text: str, expected: str) -> None:
