@@ -265,7 +265,7 @@ def test_a_path_inside_a_file_is_refused(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")
 
-    with pytest.raises(DatabaseUnavailable, match="cannot be opened") as caught:
+    with pytest.raises(DatabaseUnavailable, match="not-a-folder is not a folder") as caught:
         open_database(blocker / "reverie.sqlite3")
 
     assert str(blocker / "reverie.sqlite3") in str(caught.value)
