@@ -440,6 +440,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     the phrase *needs*."""
     group = next(g for g in _VALUE_GROUPS if g in match.re.groupindex and match[g] is not None)
     value = match[group]
+    if _placeholder(value):
+        return None  # "password: {{ vault_password }}", "PGPASSWORD=$(cat file)"
     if group == "cmd":  # a command's option, its quotes kept: -p'X'
         quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\""
         return match.start(group) + quoted, match.end(group) - quoted
@@ -447,8 +449,6 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "key: -----BEGIN ...": a key block, named so by redaction
     if group == "quoted" and needs != _SIGNED_EVEN_QUOTED:
         return match.start(group), match.end(group)
-    if PLACEHOLDER.fullmatch(value.strip()):
-        return None  # "password: {{ vault_password }}"
     start, stop = _unwrapped(match.string, match.start(group), match.end(group))
     value = match.string[start:stop]
     if _NO_VALUE.fullmatch(value) or names_an_amount(match.string, stop):
@@ -463,6 +463,11 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     if not value or (group != "quoted" and _describes(value)) or not _looks_like(value, needs):
         return None
     return start, stop
+
+
+def _placeholder(value: str) -> bool:
+    """A template's or a shell's stand-in for a value, braces and quotes aside."""
+    return any(PLACEHOLDER.fullmatch(value.strip(around)) for around in (" \t\"'", " \t\"'{}"))
 
 
 _NO_VALUE = re.compile(

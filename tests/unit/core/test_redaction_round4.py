@@ -104,6 +104,9 @@ def test_only_the_value_goes(text: str, expected: str) -> None:
         "Your one-time code has been sent to +1 (555) 010-2222.",
         "Pass: 3 / Fail: 1",
         "password: ${DB_PASSWORD}",
+        "password: {{ vault_db_password }}",
+        "DB_PASSWORD=${DB_PASSWORD:-}",
+        'export PGPASSWORD="$(cat ~/.pgpass_secret)"',
     ],
 )
 def test_ordinary_lines_and_code_stay(text: str) -> None:
