@@ -51,6 +51,8 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     ),
     "token": (re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/=-]{16,}"),),
 }
+_CONTEXT_CHARS = 200
+"""How much of the message before is read with the next one."""
 _MIN_REPEATED = 4
 """The shortest secret also taken out where it is written again."""
 _KEY_LIKE = re.compile(r"(?<![\w+-])[A-Za-z0-9+_-][A-Za-z0-9+/_-]{31,}={0,2}(?![\w/+=-])")
@@ -82,7 +84,8 @@ def redact(text: str, *, after: Iterable[str] = (), said: Iterable[str] = ()) ->
     secret in *said* (said earlier, as ``values`` returned) goes wherever
     *text* repeats it."""
     found = _outside_markers(text, list(_secret_spans(text)))
-    for before in filter(None, after):
+    for whole in filter(None, after):
+        before = whole[-_CONTEXT_CHARS:]  # what ends it: the question, "my password is"
         offset = len(before) + 1
         joined = f"{before}\n{text}"
         found += [
