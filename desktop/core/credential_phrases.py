@@ -346,7 +346,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 _VALUE_GROUPS = ("quoted", "value", "bare", "before", "paired", "single", "cmd", "cell")
 
-_DESCRIBING_WORDS = frozenset(
+_WHERE = frozenset(str.split("under underneath behind inside near above below beside beneath next"))
+"""Words saying where a password is kept ("taped under the desk lamp")."""
+_DESCRIBING_WORDS = _WHERE | frozenset(
     str.split(
         "used stored saved written kept managed required needed expired wrong correct "
         "changed reset updated same different also still very really too easy hard weak "
@@ -364,19 +366,16 @@ _DESCRIBING_WORDS = frozenset(
         "unchanged free new old temporary default random unique identical similar valid "
         "active inactive pending available unavailable taped stuck pinned glued scribbled "
         "noted jotted attached engraved labelled labeled marked listed use via through "
-        "probably about around roughly approximately hashed encrypted salted encoded open "
-        "under underneath behind inside near above below beside beneath next"
+        "probably about around roughly approximately hashed encrypted salted encoded open"
     )
 )
 """Words beside "password is" that describe it or point at it rather than
 being it: "the password is too short", "This is my password"."""
-_WHERE = frozenset(str.split("under underneath behind inside near above below beside beneath next"))
 _DOING = re.compile(
     r"[a-z]{3,}(?:ing|ed)|super|ultra|very|kinda|pretty|basically|totally|fairly|quite"
     r"|extremely|incredibly|insanely|way"
 )
 """A first word that describes what follows rather than being a password."""
-"""Words saying where a password is kept, after the word before them."""
 _ABOUT_LENGTH = frozenset(
     str.split("digits characters chars letters numbers symbols words bits bytes long")
 )

@@ -52,7 +52,8 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     "token": (re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/=-]{16,}"),),
 }
 _CONTEXT_CHARS = 200
-"""How much of the message before is read with the next one."""
+"""How much of the message before is read with the next one, and how far
+into the next one a value it names may start."""
 _MIN_REPEATED = 4
 """The shortest secret also taken out where it is written again."""
 _KEY_LIKE = re.compile(r"(?<![\w+-])[A-Za-z0-9+_-][A-Za-z0-9+/_-]{31,}={0,2}(?![\w/+=-])")
@@ -84,14 +85,18 @@ def redact(text: str, *, after: Iterable[str] = (), said: Iterable[str] = ()) ->
     secret in *said* (said earlier, as ``values`` returned) goes wherever
     *text* repeats it."""
     found = _outside_markers(text, list(_secret_spans(text)))
+    # Only the seam is read again: the end of the message before (the
+    # question, "my password is") and the start of this one (a long paste is
+    # not read three times).
+    head = text[: 2 * _CONTEXT_CHARS]
     for whole in filter(None, after):
-        before = whole[-_CONTEXT_CHARS:]  # what ends it: the question, "my password is"
+        before = whole[-_CONTEXT_CHARS:]
         offset = len(before) + 1
-        joined = f"{before}\n{text}"
+        joined = f"{before}\n{head}"
         found += [
             (max(start, offset) - offset, stop - offset, kind)
             for start, stop, kind in _outside_markers(joined, list(_secret_spans(joined)))
-            if stop > offset
+            if offset < stop and start < offset + _CONTEXT_CHARS
         ]
     earlier = [(value, "password") for value in said]
     spans = _merged(sorted(found + list(_repeats(text, found, earlier))))
