@@ -150,7 +150,7 @@ _COMPOUNDS = _words(
 )
 """Nouns that make "password X" something else ("password manager 1Password")."""
 
-_QUOTES = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb"
+_QUOTES = "\"'`\u201c\u201d\u201e\u2018\u2019\u201a\u00ab\u00bb"
 _TAG = re.compile(r"</?[a-z][^<>\n]{0,40}>", re.IGNORECASE)
 _VALUE_ENDS = re.compile(rf"{_TAG.pattern}|&\w+=", re.IGNORECASE)
 """Where a value glued to what follows it ends: a tag, a query's next key."""
@@ -178,9 +178,15 @@ _NOT_SECRETS = (
     r"|\d{1,4}(?:[/.-]\d{1,4}){1,2}"  # 3/14, 14.03.2025, 2025-03-14
     r"|[$€£¥]\s*[\d.,]+[km]?|[\d.,]+\s*[$€£¥%‰]|[\d.,]+(?:k|m|bn|usd|eur|gbp)"  # amounts
     r"|\d+(?:st|nd|rd|th|er|e|ème|º|ª)"  # ordinals
-    r"|[\d.,]+\+?\s*(?:s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|"
-    r"mo|months?|y|yrs?|years?|x|times|chars?|characters|digits?|letters|words|symbols|"
-    r"kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|°c?|°f|px|pt)"  # a number and its unit
+    r"|[\d.,]+\+?(?:\s*|-)(?:s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|"
+    r"weeks?|mo|months?|y|yrs?|years?|x|times|chars?|characters|digits?|letters|words|symbols|"
+    r"bits?|bytes?|kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|°c?|°f|px|pt)"  # a number and its unit
+    # A standard or an algorithm by its number: ERC-20, AES-256, SHA256, ISO 8601.
+    r"|(?:aes|sha|rsa|erc|eip|bep|iso|rfc|utf|ieee|ecma|ansi|iec|hs|rs|es|ps|md|crc|des|tls|"
+    r"ssl|ipv|ecdsa|ed|curve|secp)[- ]?\d+(?:[-/]\d+)?(?:[a-z]\d*)?"
+    # A column's type and size in a schema: string(64), varchar(255).
+    r"|(?:n?varchar|char|string|str|text|int|integer|bool|boolean|bytes?|blob|binary|"
+    r"varbinary|decimal|numeric|float|double)\(\d+(?:,\s*\d+)?\)?"
     r"|\d+\+|v?\d+(?:\.\d+)+|\d+(?:,\d{3})+"  # 8+, v1.2.3, 10,000
     r"|2fa|mfa|[2345]g|wpa[23]?|wi-fi|e-mail|mp[34]|ps[45]|covid-19|24/7|n/a|e\.g|i\.e|etc|a\.m|p\.m"
     r"|[a-z]+(?:['\u2019-][a-z]+)+"  # don't, case-sensitive
@@ -218,7 +224,7 @@ def looks_like_a_value(value: str) -> bool:
         len(value) >= 3
         and _SIGN.search(value) is not None
         and _ALNUM.search(value) is not None
-        and _NOT_SECRET.fullmatch(value) is None
+        and not plainly_no_secret(value)
     )
 
 
@@ -433,10 +439,25 @@ def _ends_clause(text: str, end: int) -> bool:
 
 def names_an_amount(text: str, end: int) -> bool:
     """Is the number ending at *end* followed by what it counts ("100 times",
-    "12 characters", "2048 bits")?"""
+    "12 characters", "2048 bits"), or a status code by what it means ("200 OK")?"""
     for chunk in _chunks(text, end, limit=1):
-        return _lower(_parts(chunk.group())[1]) in _LENGTH_WORDS
+        word = _lower(_parts(chunk.group())[1])
+        status = _STATUS_CODE.search(text, max(0, end - 4), end) is not None
+        return word in _LENGTH_WORDS or (status and word in _STATUS_WORDS)
     return False
+
+
+_STATUS_CODE = re.compile(r"(?<!\d)[1-5]\d\d\Z")
+_STATUS_WORDS = _words(
+    "ok created accepted found moved redirect bad unauthorized forbidden not conflict gone "
+    "internal service gateway too payment method request timeout no partial continue"
+)
+"""The first word of what an HTTP status says: "200 OK", "404 Not Found"."""
+
+
+def plainly_no_secret(value: str) -> bool:
+    """Is *value* a time, date, amount, unit, standard's name, column type or address?"""
+    return _NOT_SECRET.fullmatch(value) is not None
 
 
 _TYPED_FOR = ("password", "passwd", "passcode", "passphrase", "pincode")

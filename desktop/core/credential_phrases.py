@@ -38,12 +38,13 @@ from desktop.core.credential_nearby import (
     PLACEHOLDER,
     looks_like_a_value,
     names_an_amount,
+    plainly_no_secret,
 )
 from desktop.core.text_fold import folded
 
-_QUOTES = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb\u2039\u203a\u300c\u300d\u300e\u300f"
-_OPENING = "\"'`\u201c\u2018\u00ab\u2039\u300c\u300e"
-_CLOSING = "\"'`\u201d\u2019\u00bb\u203a\u300d\u300f"
+_QUOTES = "\"'`\u201c\u201d\u201e\u2018\u2019\u201a\u00ab\u00bb\u2039\u203a\u300c\u300d\u300e\u300f"
+_OPENING = "\"'`\u201c\u201e\u2018\u201a\u00ab\u2039\u300c\u300e"
+_CLOSING = "\"'`\u201d\u201c\u2019\u2018\u00bb\u203a\u300d\u300f"
 
 # The words that name a credential.  "key" and "code" alone are everyday
 # words ("the key is to stay calm", "the code is on GitHub"), so they count
@@ -448,9 +449,14 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "key: -----BEGIN ...": a key block, named so by redaction
     if group == "quoted" and needs != _SIGNED_EVEN_QUOTED:
         return match.start(group), match.end(group)
+    if group == "cell" and plainly_no_secret(value):
+        return None  # "| password | string(64) |": a schema's column type
     start, stop = _unwrapped(match.string, match.start(group), match.end(group))
     value = match.string[start:stop]
-    if _NO_VALUE.fullmatch(value) or names_an_amount(match.string, stop):
+    first_end = start + len(value.split()[0]) if value.split() else stop
+    if _NO_VALUE.fullmatch(value) or any(
+        names_an_amount(match.string, end) for end in {first_end, stop}
+    ):
         return None
     if PAIR_NAMED.search(match.string, 0, match.start()):
         # "login/pass: bob/X", "user/pw = bob / X": bob is the user
@@ -459,8 +465,10 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         elif password := re.compile(r"[ \t]*/[ \t]*(\S+)").match(match.string, stop):
             start, stop = password.span(1)
         value = match.string[start:stop]
-    if not value or (group != "quoted" and _describes(value)) or not _looks_like(value, needs):
+    if not value or (group != "quoted" and _describes(value)):
         return None
+    if not (looks_like_a_value(value) if group == "quoted" else _looks_like(value, needs)):
+        return None  # quoted, a passphrase with a digit anywhere: "„blue whale 7“"
     return start, stop
 
 
@@ -474,6 +482,8 @@ _NO_VALUE = re.compile(
     rf"[\W_]*|\d{{1,2}}|.*:[*_]*|{PLACEHOLDER.pattern}"
 )
 """What stands where a value would and is none."""
+_YAML_PROPERTY = re.compile(r"(?:!![\w/.:-]+|&[\w-]+)[ \t]+(?=\S)")
+"""A YAML tag or anchor before a value: ``!!str``, ``&pw``."""
 _WRAPPERS = {"(": ")", "[": "]", "{": "}", "*": "*", "_": "_", "~": "~", "|": "|"}
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
@@ -484,6 +494,8 @@ def _unwrapped(text: str, start: int, stop: int) -> tuple[int, int]:
     first word ("X docker compose up") unless the words end the line with a
     digit, as a passphrase does ("=Blue Whale Sings 7"), up to a query's next
     key ("X&user=bob")."""
+    if (tag := _YAML_PROPERTY.match(text, start, stop)) is not None:
+        start = tag.end()  # "password: !!str X", "password: &pw X"
     words = text[start:stop].split()
     ends_line = not text[stop:].split("\n")[0].strip("`'\" ")
     passphrase = len(words) > 1 and re.search(r"\d", words[-1]) and ends_line
