@@ -152,8 +152,10 @@ _COMPOUNDS = _words(
 
 _QUOTES = "\"'`\u201c\u201d\u201e\u2018\u2019\u201a\u00ab\u00bb"
 _TAG = re.compile(r"</?[a-z][^<>\n]{0,40}>", re.IGNORECASE)
-_VALUE_ENDS = re.compile(rf"{_TAG.pattern}|&\w+=", re.IGNORECASE)
-"""Where a value glued to what follows it ends: a tag, a query's next key."""
+_ATTRIBUTE_END = re.compile(r"[\"']/?>")
+_VALUE_ENDS = re.compile(rf"{_TAG.pattern}|&\w+=|{_ATTRIBUTE_END.pattern}", re.IGNORECASE)
+"""Where a value glued to what follows it ends: a tag, a query's next key,
+an attribute's closing quote (``for="password">``)."""
 _END_TAG = re.compile(rf"{_TAG.pattern}\Z", re.IGNORECASE)
 _NOTE = re.compile(r"\s*\([^()\n]{0,40}\)")
 """A note in brackets: "password (case-sensitive): X"."""
@@ -166,7 +168,6 @@ _LINKING_SIGN = re.compile(
 )
 """A sign that links a word and its value ("•", "≔", "➡", "👉", "->"), not
 one that quotes, emphasises, opens a note or ends a clause ("pw, x(12)")."""
-"""Signs in a lead or trail that link a value and its word (not quotes or emphasis)."""
 MARKER = re.compile(r"\[redacted [a-z ]+\]")
 """What ``redaction`` writes in place of a value: ``[redacted <kind>]``."""
 _ATTRIBUTE = re.compile(r"[\w-]+=[\"']")
@@ -233,6 +234,8 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     if match["typo"] is not None and not _a_typo(match["typo"].casefold()):
         return
     weak = match["weak"] is not None
+    if weak and _lower(match["weak"]) in _ALSO_ADJECTIVES and _a_noun_follows(text, match.end()):
+        return  # "the secret ingredient is 100 cloves", "token ring"
     after = [] if match["login"] is not None else list(_after(text, match.end(), weak))
     if PAIR_NAMED.search(text, max(0, match.start() - 16), match.start()):
         # "login/pass: bob/X": bob is the user
@@ -242,6 +245,26 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     # the password for the router is X").
     if not after and not weak and _ends_clause(text, match.end()):
         yield from _before(text, match.start())
+
+
+_ALSO_ADJECTIVES = _words("secret token combination combo pass mnemonic")
+"""Weak words that also go before a noun they describe: "secret ingredient"."""
+_NOT_NOUNS = (
+    _LINKS
+    | _ARTICLES
+    | _FOLLOWS
+    | _words("value key string phrase word words number code answer question itself")
+)
+
+
+def _a_noun_follows(text: str, end: int) -> bool:
+    """Is the word right after *end* a plain word the credential word
+    describes ("secret ingredient"), not a sign, a link or a value?"""
+    for chunk in _chunks(text, end, limit=1):
+        lead, core, trail = _parts(chunk.group())
+        plain = not lead and core.isalpha() and not (trail and _LINKING_SIGN.search(trail))
+        return plain and _lower(core) not in _NOT_NOUNS
+    return False
 
 
 def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]:
@@ -256,6 +279,7 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
         end = note.end()
     ready, words, found, joined = not weak, 0, False, False
     linked = False  # ready because of a sign or a linking word, not only nearness
+    after_comma = False
     for chunk in _chunks(text, end, limit=16):
         if chunk.group() == "\n":
             if words or found or text[chunk.end() : chunk.end() + 1] == "\n":
@@ -309,7 +333,11 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             return
         if _lower(core) not in _LINKS and _lower(core) not in _ARTICLES:
             words += 1
-        ready = linked = _lower(core) in _LINKS or bool(trail and _LINKING_SIGN.search(trail))
+        labelled = bool(trail and _LINKING_SIGN.search(trail))
+        if labelled and (after_comma or "{" in lead or "(" in lead):
+            return  # "getToken(user, {ttl: 3600})", "pw: none, ttl: 3600": another key's value
+        after_comma = trail.endswith(",")
+        ready = linked = _lower(core) in _LINKS or labelled
         if words > 5 or (_SENTENCE_END.search(trail) and not ready):
             return
 
@@ -361,7 +389,8 @@ def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
         if not core:
             linked = linked or _LINKING_SIGN.search(chunk.group()) is not None
             continue
-        signed = bool(trail and _LINKING_SIGN.search(trail))
+        # An attribute's end is markup, not a sign: href="/account/password">Change
+        signed = bool(trail and _LINKING_SIGN.search(trail) and not _ATTRIBUTE_END.match(trail))
         if linked or signed:
             glued = _GLUED.match(chunk.group())  # "bob:X (my login)": the password only
             value = _value(text, chunk.start() + (glued.end() if glued else 0), chunk.end())

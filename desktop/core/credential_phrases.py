@@ -367,7 +367,8 @@ _DESCRIBING_WORDS = _WHERE | frozenset(
         "unchanged free new old temporary default random unique identical similar valid "
         "active inactive pending available unavailable taped stuck pinned glued scribbled "
         "noted jotted attached engraved labelled labeled marked listed use via through "
-        "probably about around roughly approximately hashed encrypted salted encoded open"
+        "probably about around roughly approximately hashed encrypted salted encoded open "
+        "face touch fingerprint biometric biometrics"
     )
 )
 """Words beside "password is" that describe it or point at it rather than

@@ -20,6 +20,11 @@ from desktop.core.redaction import redact
         "the token is ERC-20 compatible",
         "| field | type |\n| --- | --- |\n| password | string(64) |",
         "| password | varchar(255) |",
+        '<label for="password">Password</label> <input id="password" type="password">',
+        '<a href="/account/password">Change password</a>',
+        "const token = await getToken(user, {ttl: 3600});",
+        "The secret ingredient in Mom's soup is 100 cloves of garlic.",
+        "My passcode is Face ID now.",
     ],
 )
 def test_ordinary_lines_stay(text: str) -> None:
@@ -40,6 +45,10 @@ def test_ordinary_lines_stay(text: str) -> None:
         ),
         ("Has\u0142o to \u201akot2x9\u2018.", "Has\u0142o to \u201a[redacted password]\u2018."),
         ("my pin is 404", "my pin is [redacted password]"),
+        # Still taken: a word the weak one names, and a BBCode label.
+        ("the secret word is 48213", "the secret word is [redacted password]"),
+        ("[b]password[/b]: 48213", "[b]password[/b]: [redacted password]"),
+        ("token = abc123, ttl: 3600", "token = [redacted password], ttl: 3600"),
     ],
 )
 def test_only_the_value_goes(text: str, expected: str) -> None:
