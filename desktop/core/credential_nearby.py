@@ -58,6 +58,10 @@ _NAMES = str.split(
     סיסמה סיסמא הסיסמה
     कूटशब्द पासवर्ड
     mật_khẩu kata_sandi kata_laluan
+    лозинка лозинку parool parooli pasahitza pasahitz lykilorð lykilorðið lykilorðinu
+    cyfrinair nghyfrinair gyfrinair nenosiri fjalëkalim fjalëkalimi
+    পাসওয়ার্ড கடவுச்சொல் پاس_ورڈ رمز_عبور گذرواژه
+    pinn pincod pinkod pwrd psw p.w. codeword safeword safe_word code_word
     """
 )
 _NAMES_WITHOUT_SPACES = str.split(
@@ -65,7 +69,7 @@ _NAMES_WITHOUT_SPACES = str.split(
 )
 """Written without spaces around them, so no word boundary is asked for."""
 _PHRASES = (
-    r"pin[ -](?:code|number|nummer)|pass[ -](?:phrase|code|word)|mot\s+de\s+passe|"
+    r"pin[ -](?:code|number|nummer)|pass[ _-](?:phrase|code|word)|mot\s+de\s+passe|"
     r"code\s+(?:d['\u2019]acc[eè]s|secret|pin|porte)|parola\s+d['\u2019]ordine|"
     r"c[oó]digo\s+de\s+acceso|codice\s+(?:di\s+accesso|segreto)|код\s+доступа|"
     r"unlock\s+(?:pattern|pin)|(?:lock|safe|vault|padlock)\s+combination|"
@@ -73,11 +77,14 @@ _PHRASES = (
     r"security|verification|recovery|backup|login|sign-in|one-time|2fa|mfa|sms|auth|"
     r"authenticator|sim|phone|vault|building|apartment|wifi|wi-fi|alarm\s+system)\s+codes?|"
     r"(?:wifi|wi-fi|wlan|wpa2?|wpa3|network|security)\s+key|"
-    r"(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|bike\s+lock"
+    r"(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|bike\s+lock|"
+    r"(?:totp|otp|2fa|mfa|authenticator)\s+(?:seed|secret|key)|"
+    r"(?:admin|root|user|router|wifi|email|db|auth|sudo)[ _-]pass"
 )
 _WEAK_NAMES = (
     r"pass|token|secret|combination|combo|secret\s+phrase|mnemonic|"
-    r"(?:mother['\u2019]?s\s+)?maiden\s+name|magic\s+word|wi-?fi|door|keypad"
+    r"(?:mother['\u2019]?s\s+)?maiden\s+name|magic\s+word|wi-?fi|door|keypad|hotspot|"
+    r"parole|رمز"
 )
 """Words that name a credential only with a sign or a linking word before its
 value ("token: X", "my pass is X", "wifi: X"), never alone ("bus pass 12A")."""
@@ -113,6 +120,7 @@ _LINKS = _words(
     from to ist war sind lautet lauten heißt heisst est c'est était etait es era
     é è e sono är er on je jest jsou это este είναι adalah là ay yra هي هو היא הוא
     は が 是 为 為 는 은 이 가 で
+    ir yw ialah ni është eshte คือ است
     """
 )
 """Words that link a credential word and its value ("is", "ist", "c'est", "は")."""
@@ -124,18 +132,22 @@ _ARTICLES = _words(
         mon ma mes le la les l' mi mis el los las il lo mia mio i gli het de mijn
         minha meu o os as moje mój mój mitt min mina minun mein
         мой моя мои 我 的 私 の 僕 俺 내 제
+        моја мој моје mans mana mano minu langu yangu saya من میرا আমার என் fy
         """
 )
 """Articles and possessives, which a value may have before its credential word."""
 PAIR_NAMED = re.compile(r"\b(?:log[ -]?in|user(?:name)?|u)\s*/\s*\Z", re.IGNORECASE)
 """A credential word named after a user: "login/pass: bob/X"."""
-_QUALIFIERS = _words("old new current previous temporary alt alternate backup")
+_QUALIFIERS = _words(
+    "old new current previous temporary alt alternate backup either maybe prob probably "
+    "perhaps possibly like"
+)
 """Words before a value that leave it linked: "passwords: old X, new Y"."""
 _FOLLOWS = _words(
     """
         for at on in to of from and but so now too again here there which because when
         until since with für fur von vom zum zur des du de del della dello da di pour
-        para per voor van för till na do для от で す だ 。 、
+        para per voor van för till na do для от к で す だ 。 、
         """
 )
 """What may follow a credential word a value came before ("X: password for
@@ -163,7 +175,8 @@ _LEAD = re.compile(rf"(?:{_TAG.pattern}|[^\w\s])*", re.IGNORECASE)
 """Signs, tags and quotes before a chunk's core: any of "• ≔ ➡ 👉 ► \\"."""
 _TRAIL_SIGNS = _QUOTES + ".,;:!?)]}>*_|-\u00bb\u203a\u300d\u300f"
 _LINKING_SIGN = re.compile(
-    r"[:=|/;~>^\\\[\]?\u2192\u21d2\u27f6\u2794\u279c\u27a1\u25b6\u25ba\u2022\u2254"
+    r"[:=|/;~>^\\\[\]?\u2190-\u21ff\u27f6\u2794-\u27bf\u25b6\u25ba\u2022\u2254\u00b7\u2219\u22c5"
+    r"\U0001f300-\U0001faff"
     r"\u2014\u2013\u2026\u00bb\u2190\U0001f449-]|\.\."
 )
 """A sign that links a word and its value ("•", "≔", "➡", "👉", "->"), not
@@ -233,7 +246,8 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     """The values beside the credential word *match* found in *text*."""
     if match["typo"] is not None and not _a_typo(match["typo"].casefold()):
         return
-    weak = match["weak"] is not None
+    # "wifi's X": the 's links a weak word to its value.
+    weak = match["weak"] is not None and not match.group().endswith(("'s", "\u2019s"))
     if weak and _lower(match["weak"]) in _ALSO_ADJECTIVES and _a_noun_follows(text, match.end()):
         return  # "the secret ingredient is 100 cloves", "token ring"
     after = [] if match["login"] is not None else list(_after(text, match.end(), weak))
@@ -280,6 +294,7 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
     ready, words, found, joined = not weak, 0, False, False
     linked = False  # ready because of a sign or a linking word, not only nearness
     after_comma = False
+    place = False  # "password for the wifi X": whose or where, and no link
     for chunk in _chunks(text, end, limit=16):
         if chunk.group() == "\n":
             if words or found or text[chunk.end() : chunk.end() + 1] == "\n":
@@ -301,13 +316,14 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             yield value
             joined = text[value[1] : chunk.end()].startswith((",", "/"))
             continue
-        if word in _LINKS:
+        if word in _LINKS or word.rstrip(":=") in _LINKS:  # "is", "is="
             ready = linked = True
             continue
         lead, core, trail = _parts(chunk.group())
-        if lead:  # "password: X" links them, "pw, bcrypt(12)" parts them
+        if lead:  # "password: X" links them, "password, X" too, "pw, bcrypt(12)" not
             linked = linked or _LINKING_SIGN.search(lead) is not None
-            ready = linked or (ready and not lead.strip("*_`\"'"))
+            ready = linked or (ready and not lead.strip("*_`\"'" + ("" if weak else ",")))
+            ready = ready and not (lead.strip() == "," and "(" in core)
         if not core:
             continue
         start = chunk.start()
@@ -324,6 +340,9 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
         value = _value(text, start, stop) if ready else None
         if value is None and linked:
             value = _passphrase(text, start)
+        if value is None and place and words <= 3 and _ends_sentence(text, chunk.end()):
+            # "password for wifi X", "пароль от почты X": a letter and a digit, at the end
+            value = _value(text, start, chunk.end()) if _MIXED.fullmatch(core) else None
         if value is not None and not names_an_amount(text, chunk.end()):
             found = True
             yield value
@@ -331,6 +350,9 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             continue
         if words == 0 and _lower(core) in _COMPOUNDS:
             return
+        if _lower(core) in _ARTICLES and not trail:
+            continue  # "رمز عبور من X", "nenosiri langu ni X": my after the word
+        place = place or (words == 0 and not weak and _lower(core) in _FOLLOWS)
         if _lower(core) not in _LINKS and _lower(core) not in _ARTICLES:
             words += 1
         labelled = bool(trail and _LINKING_SIGN.search(trail))
@@ -340,6 +362,16 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
         ready = linked = _lower(core) in _LINKS or labelled
         if words > 5 or (_SENTENCE_END.search(trail) and not ready):
             return
+
+
+_MIXED = re.compile(r"(?=\S*[^\W\d_])(?=\S*\d)\S{3,}")
+"""A letter and a digit in one word: "hunter2", not "204" or "wifi"."""
+
+
+def _ends_sentence(text: str, end: int) -> bool:
+    """Does a sentence or line end right after *end*?"""
+    rest = text[end : end + 2]
+    return rest in ("", "\n") or (rest[0] in "\n.!?" and rest[1:] in ("", " ", "\n"))
 
 
 _CJK_RUN = re.compile(r"\S*?(?=(?:です|でした|だ|[。、\uff0c]|\s|$))")
@@ -380,9 +412,10 @@ def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
     line_start = text.rfind("\n", max(0, start - _REACH), start) + 1
     chunks = list(_chunks(text, line_start, stop=start))[-10:]
     linked, words = False, 0
-    for chunk in reversed(chunks):
+    for index in range(len(chunks) - 1, -1, -1):
+        chunk = chunks[index]
         word = _lower(chunk.group())
-        if word in _LINKS:
+        if word in _LINKS or word == "as":  # "X as the password"
             linked = True
             continue
         lead, core, trail = _parts(chunk.group())
@@ -396,6 +429,7 @@ def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
             value = _value(text, chunk.start() + (glued.end() if glued else 0), chunk.end())
             if value is not None:
                 yield value
+                yield from _joined_before(text, chunks[:index])
                 return
             if signed:
                 return  # a label: "Remember: password for the router"
@@ -407,6 +441,17 @@ def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
                 return
         # "X (my ssh login)": a note after a value names it.
         linked = bool(lead and (_LINKING_SIGN.search(lead) or "(" in lead))
+
+
+def _joined_before(text: str, chunks: list[re.Match[str]]) -> Iterator[tuple[int, int]]:
+    """Values joined to the one after *chunks* by "or", "and" or a comma:
+    "try X or Y as the password"."""
+    while len(chunks) >= 2 and _lower(chunks[-1].group()) in _JOINS:
+        value = _value(text, *chunks[-2].span())
+        if value is None:
+            return
+        yield value
+        chunks = chunks[:-2]
 
 
 _IN_PLACEHOLDER = re.compile(r"(?:\$\{|\{\{\s*|%)\w*\Z")
@@ -490,6 +535,8 @@ def plainly_no_secret(value: str) -> bool:
 
 
 _TYPED_FOR = ("password", "passwd", "passcode", "passphrase", "pincode")
+_LEET = str.maketrans("5043@$1", "soeaasi")
+"""Digits and signs typed for letters: "pa55w0rd"."""
 _NOT_TYPOS = frozenset(str.split("passport passports passover passwords"))
 
 
@@ -497,7 +544,10 @@ _NOT_TYPOS = frozenset(str.split("passport passports passover passwords"))
 def _a_typo(word: str) -> bool:
     """A word two slips or fewer from "password" ("paswrod", "psswd",
     "passowrd") or one from "passcode" and its kin, and no other word."""
-    if word in _NOT_TYPOS or not word.startswith(("pa", "ps")):
+    word = word.translate(_LEET)
+    if not word.startswith("p"):
+        return _slips(word, "password") <= 1  # "oassword"
+    if word in _NOT_TYPOS or not word.startswith(("pa", "ps", "pi")):
         return False
     return _slips(word, "password") <= 2 or any(_slips(word, name) <= 1 for name in _TYPED_FOR)
 
@@ -525,7 +575,7 @@ def _names() -> re.Pattern[str]:
     return re.compile(
         rf"(?<![^\W\d_])(?<![!#$%&+@^~/.])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}|{fold_all(_NAMES)}"
         rf"|(?P<weak>{_WEAK_NAMES})"
-        r"|(?P<typo>p[a-z]{3,9}))"
+        r"|(?P<typo>p[a-z0-9@$]{3,9}|[a-oq-z]assw[a-z]{1,5}))"
         rf"(?:s|['\u2019]s)?(?!\w)"
         rf"|(?:{fold_all(_NAMES_WITHOUT_SPACES)})",
         re.IGNORECASE,

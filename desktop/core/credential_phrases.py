@@ -480,7 +480,7 @@ def _placeholder(value: str) -> bool:
 
 _NO_VALUE = re.compile(
     # Signs only, a count ("Pass: 3"), a label ("policy:**"), a placeholder.
-    rf"[\W_]*|\d{{1,2}}|.*:[*_]*|{PLACEHOLDER.pattern}"
+    rf"[\W_]*|\d{{1,2}}|.*:[*_]*|(?:is|was|are|ist|est|es)[:=]+|{PLACEHOLDER.pattern}"
 )
 """What stands where a value would and is none."""
 _YAML_PROPERTY = re.compile(r"(?:!![\w/.:-]+|&[\w-]+)[ \t]+(?=\S)")

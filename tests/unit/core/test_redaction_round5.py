@@ -53,3 +53,58 @@ def test_ordinary_lines_stay(text: str) -> None:
 )
 def test_only_the_value_goes(text: str, expected: str) -> None:
     assert redact(text).text == expected
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "password, {v}",
+        "my password, {v}, is weak",
+        "password is= {v}",
+        "password \U0001f511 {v}",
+        "password \u00b7 {v}",
+        "pass_word: {v}",
+        "pa55word: {v}",
+        "oassword: {v}",
+        "pinn: {v}",
+        "pincod: {v}",
+        "pwrd {v}",
+        "psw {v}",
+        "p.w. {v}",
+        "codeword: {v}",
+        "admin pass {v}",
+        "auth_pass {v}",
+        "the totp seed is {v}",
+        "wifi's {v}",
+        "hotspot: {v}",
+        "password for wifi {v}",
+        "pasword for wifi {v}",
+        "password either {v} or tulip44",
+        "the pw is like {v}",
+        "try {v} or 5150 as the password",
+        # Languages: Bengali, Urdu, Serbian, Basque, Estonian, Latvian,
+        # Icelandic, Welsh, Malay, Swahili, Albanian, Thai, Tamil, Persian,
+        # Arabic, Russian with a place.
+        "\u0986\u09ae\u09be\u09b0 \u09aa\u09be\u09b8\u0993\u09af\u09bc\u09be\u09b0\u09cd\u09a1 {v}",
+        "\u0645\u06cc\u0631\u0627 \u067e\u0627\u0633 \u0648\u0631\u0688 {v} \u06c1\u06d2",
+        "\u043c\u043e\u0458\u0430 \u043b\u043e\u0437\u0438\u043d\u043a\u0430 \u0458\u0435 {v}",
+        "pasahitza {v} da",
+        "parool on {v}",
+        "mans parole ir {v}",
+        "lykilor\u00f0i\u00f0 er {v}",
+        "fy nghyfrinair yw {v}",
+        "kata laluan wifi ialah {v}",
+        "nenosiri langu ni {v}",
+        "fjal\u00ebkalimi \u00ebsht\u00eb {v}",
+        "\u0e23\u0e2b\u0e31\u0e2a\u0e1c\u0e48\u0e32\u0e19\u0e04\u0e37\u0e2d {v}",
+        "\u0b95\u0b9f\u0bb5\u0bc1\u0b9a\u0bcd\u0b9a\u0bca\u0bb2\u0bcd {v}",
+        "\u0631\u0645\u0632 \u0639\u0628\u0648\u0631 \u0645\u0646 {v} \u0627\u0633\u062a",
+        "\u0631\u0645\u0632: {v}",
+        "\u043f\u0430\u0440\u043e\u043b\u044c \u043e\u0442 \u043f\u043e\u0447\u0442\u044b {v}",
+    ],
+)
+@pytest.mark.parametrize("value", ["hunter2x9", "Qx9!mR2#"])
+def test_round_4s_phrasings_lose_their_value(template: str, value: str) -> None:
+    redacted = redact(template.format(v=value)).text
+    assert value not in redacted
+    assert "[redacted" in redacted
