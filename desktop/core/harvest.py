@@ -7,11 +7,13 @@ long message cut in the middle; the whole near ``harvest_transcript_chars``
 and within the model's context), together with related memories it must not
 repeat, and answers in JSON under a schema: facts, each with a category and
 the numbers of the messages it comes from (the schema allows only numbers
-it was shown; they are mapped back to message ids for provenance).  Each
-fact then goes through the memory service (write gate, deduplication):
-everything that runs a model (the answer, the facts' vectors) comes first,
-then one transaction stores all the facts of the harvest with its
-watermark, so a crash never keeps half a harvest to be counted twice.
+it was shown; they are mapped back to message ids for provenance).  A fact
+citing only Reverie's own messages is refused (``NotTheUsersWords``): what
+is kept about the user rests on the user's words.  Each fact, stored as a
+reader sees it (``text.readable``), then goes through the memory service
+(write gate, deduplication): everything that runs a model (the answer,
+the facts' vectors) comes first, then one transaction stores all the facts
+of the harvest with its watermark, so a crash never keeps half a harvest to be counted twice.
 That transaction first checks the conversation is still there and not
 deleted: one the user deleted or erased while the model read it teaches
 nothing.
@@ -46,6 +48,7 @@ from desktop.core.memory_service import MemoryCategory, MemoryService, PlannedMe
 from desktop.core.prompt_assembly import COMPONENTS, memory_line
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.settings import MemorySettings
+from desktop.core.text import readable
 from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError, ModelUnavailable, StructuredOutputError
@@ -84,6 +87,18 @@ class HarvestAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     facts: list[HarvestedFact] = Field(max_length=15)
+
+
+class NotTheUsersWords(MemoryRefused):
+    """A fact that cites only Reverie's own messages: what is kept about the
+    user rests on something the user said (a reply may still be cited beside
+    it, for the question it answers)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "It rests only on Reverie's own messages, not on anything you said; "
+            "facts about you come from your own words."
+        )
 
 
 class HarvestFailed(ReverieError):
@@ -400,22 +415,26 @@ class Harvester:
         refused: list[tuple[str, str]] = []
         with control.scope():
             for fact in answer.facts:
-                sources = sorted({window.messages[n - 1].id for n in fact.messages})
+                # Stored as a reader sees it: no override reordering what is
+                # shown, no invisible letters only a model reads.
+                text = readable(fact.fact)
+                cited = [window.messages[n - 1] for n in fact.messages]
                 try:
+                    _check_users_words(cited)
                     planned.append(
                         (
-                            fact.fact,
+                            text,
                             self._memories.plan(
-                                fact.fact,
+                                text,
                                 source_kind="harvested",
                                 category=fact.category,
-                                message_ids=sources,
+                                message_ids=sorted({m.id for m in cited}),
                                 priority=Priority.BACKGROUND,
                             ),
                         )
                     )
                 except MemoryRefused as error:
-                    refused.append((fact.fact, str(error)))
+                    refused.append((text, str(error)))
                 except ModelError as error:  # the embedding of a fact
                     raise HarvestFailed(f"the facts could not be embedded: {error}") from error
         return _Learned(tuple(planned), tuple(refused))
@@ -480,6 +499,12 @@ class Harvester:
             tuple(refused),
             learned_again=gap,
         )
+
+
+def _check_users_words(cited: Sequence[Message]) -> None:
+    """``NotTheUsersWords`` unless one of the *cited* messages is the user's."""
+    if not any(message.role == "user" for message in cited):
+        raise NotTheUsersWords
 
 
 def _reason(error: HarvestFailed) -> str:

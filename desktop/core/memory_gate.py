@@ -21,7 +21,7 @@ from desktop.core.errors import ReverieError
 from desktop.core.prompt_safety import has_prompt_markup
 from desktop.core.prompts import PromptLibrary
 from desktop.core.redaction import redact
-from desktop.core.text import scrub
+from desktop.core.text import readable, scrub
 
 HARVEST_PROMPT = "MEMORY_HARVEST_PROMPT.txt"
 _INSTRUCTION_TEMPLATES = ("BASE_PROMPT.txt", "PROMPT_COMPONENTS.txt")
@@ -130,9 +130,8 @@ def is_instruction_like(text: str) -> bool:
 
 
 def _normalised(text: str) -> str:
-    text = unicodedata.normalize("NFC", scrub(text))
-    # Control characters other than line breaks and tabs say nothing.
-    text = "".join(c for c in text if c in "\n\t" or unicodedata.category(c) != "Cc")
+    # As a reader sees it: no control, bidirectional or invisible characters.
+    text = readable(unicodedata.normalize("NFC", scrub(text)))
     lines = [" ".join(line.split()) for line in text.strip().splitlines()]
     return "\n".join(line for line in lines if line)
 

@@ -1,7 +1,8 @@
 """The memory tools a model may call: ``append_memory`` and ``search_memory``.
 
 Both go through the memory service like every other reader and writer: a
-fact the model saves passes the write gate and deduplication and keeps the
+fact the model saves passes the write gate (which stores it as a reader
+sees it, without invisible characters) and deduplication and keeps the
 user's message as its provenance; what a search returns is shown to the
 model as the prompt shows memories (secrets taken out, order-like text only
 quoted).

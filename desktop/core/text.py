@@ -3,6 +3,13 @@ and quantities said as people read them."""
 
 from __future__ import annotations
 
+import unicodedata
+from functools import lru_cache
+
+# The one list of characters that show nothing (Unicode's default-ignorable
+# code points) lives with the folding that reads text as a reader sees it.
+from desktop.core.text_fold import DEFAULT_IGNORABLE
+
 
 def scrub(text: str) -> str:
     """*text* with surrogate pairs joined and lone surrogates (which UTF-8, and
@@ -10,6 +17,49 @@ def scrub(text: str) -> str:
     if text.isascii():
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def readable(text: str) -> str:
+    """*text* as a reader sees it: without the characters that show nothing
+    yet change how it reads or what a model is told.  Those are the
+    bidirectional embeddings, overrides, isolates and marks (which reorder
+    what is shown), zero-width and other format characters, tag characters
+    (invisible letters a model still reads) and control characters other
+    than white space.  A zero-width joiner or non-joiner between two
+    non-ASCII characters, and a variation selector after one, stay: they
+    shape emoji and scripts such as Persian or Devanagari."""
+    if text.isascii() and all(c.isprintable() or c.isspace() for c in text):
+        return text
+    return "".join(
+        char
+        for index, char in enumerate(text)
+        if not _hidden(char) or _shapes(text[index - 1 : index], char, text[index + 1 : index + 2])
+    )
+
+
+@lru_cache(maxsize=4096)
+def _hidden(char: str) -> bool:
+    category = unicodedata.category(char)
+    if category == "Cc":
+        return not char.isspace()
+    code = ord(char)
+    return category == "Cf" or any(first <= code <= last for first, last in DEFAULT_IGNORABLE)
+
+
+def _shapes(before: str, char: str, after: str) -> bool:
+    """Whether the hidden *char* between *before* and *after* joins or
+    selects the look of characters beside it (emoji, Arabic script, Indic)."""
+    if char in _JOINERS:
+        return bool(before and after) and not (before.isascii() or after.isascii())
+    return _is_variation_selector(char) and bool(before) and not before.isascii()
+
+
+_JOINERS = frozenset({"\u200c", "\u200d"})
+"""The zero-width non-joiner and joiner."""
+
+
+def _is_variation_selector(char: str) -> bool:
+    return "\ufe00" <= char <= "\ufe0f" or "\U000e0100" <= char <= "\U000e01ef"
 
 
 def size_text(count: int | None) -> str:

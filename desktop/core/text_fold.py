@@ -50,7 +50,7 @@ def _unseen(char: str) -> bool:
     code = ord(char)
     return (
         unicodedata.category(char) in _UNSEEN_CATEGORIES
-        or any(first <= code <= last for first, last in _DEFAULT_IGNORABLE)
+        or any(first <= code <= last for first, last in DEFAULT_IGNORABLE)
         or char in _BLANKS
     )
 
@@ -73,7 +73,7 @@ _UNSEEN_CATEGORIES = frozenset({"Cf", "Cc", "Mn", "Me"})
 _BLANKS = frozenset({"\u2800", "\U0001d159"})
 """Blank glyphs that are neither whitespace nor default-ignorable: the
 braille pattern blank, the musical null notehead."""
-_DEFAULT_IGNORABLE = (
+DEFAULT_IGNORABLE = (
     (0x00AD, 0x00AD),
     (0x034F, 0x034F),
     (0x061C, 0x061C),
