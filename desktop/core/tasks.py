@@ -12,9 +12,13 @@ worded for the user (and the model), and nothing is changed by one.
 from __future__ import annotations
 
 import builtins
+import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import datetime, tzinfo
 
+from desktop.core.credential_nearby import MARKER
+from desktop.core.db.purge import ERASED
 from desktop.core.db.tasks import (
     DEFAULT_PRIORITY,
     KEEP,
@@ -188,7 +192,7 @@ def _checked_text(text: str) -> str:
     # One line: the prompt lists a task per line, and a task's text must not
     # be able to add lines of its own there.
     text = " ".join(scrub(text).split())
-    if not folded(text)[0].strip():  # nothing, or only characters that show nothing
+    if not _says_something(text):
         raise TaskRefused("A task needs some text saying what to do.")
     if len(text) > TEXT_CHARS:
         raise TaskRefused(
@@ -203,7 +207,7 @@ def _checked_prompt(prompt: str | None) -> str | None:
     if prompt is None:
         return None
     prompt = scrub(prompt).strip()
-    if not prompt:
+    if not _says_something(prompt):
         raise TaskRefused("A routine needs a prompt saying what Reverie should do.")
     if len(prompt) > PROMPT_CHARS:
         raise TaskRefused(
@@ -211,6 +215,23 @@ def _checked_prompt(prompt: str | None) -> str | None:
             f"{len(prompt)}); put the details in a skill and ask the routine to follow it."
         )
     return prompt
+
+
+def _says_something(text: str) -> bool:
+    """Whether *text* shows something to do: not only characters that show
+    nothing, nor only the placeholders an erasure or the redaction left
+    ("[erased]", "[redacted password]") with spaces and punctuation."""
+    seen = folded(text)[0]
+    if not seen.strip():
+        return False
+    left = _PLACEHOLDER.sub(" ", seen)
+    if left == seen:
+        return True
+    return any(not (c.isspace() or unicodedata.category(c).startswith("P")) for c in left)
+
+
+_PLACEHOLDER = re.compile(rf"{re.escape(ERASED)}|{MARKER.pattern}")
+"""What stands where a text was erased or a secret taken out."""
 
 
 def _check_priority(priority: int) -> None:
