@@ -2,7 +2,9 @@
 
 User directories come from platformdirs; each can be redirected by an
 environment variable (tests and portable installs use this).  ``REVERIE_HOME``
-moves all of them at once under one folder.  The shipped ``data/`` and
+moves all of them at once under one folder.  An override must be an absolute
+path (``~`` counts): a relative one would follow the folder Reverie was
+started from, so it is refused (``RelativeFolder``).  The shipped ``data/`` and
 ``resources/`` folders are found both in a source checkout and in an
 installed wheel, where they travel inside the ``desktop`` package.
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import platformdirs
 
+from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import make_private_folder, make_tree_private
 
 APP_NAME = "Reverie"
@@ -193,17 +196,45 @@ def owner_name(uid: int) -> str:
         return str(uid)
 
 
+class RelativeFolder(EnvironmentProblem):
+    """A folder override names a relative path: it would be read from the
+    folder Reverie was started in, so its data would move with that folder."""
+
+    def __init__(self, variable: str, value: str) -> None:
+        super().__init__(
+            f"{variable} is set to the relative path {value!r}, which would point "
+            "somewhere else each time Reverie is started from another folder.",
+            f"Set {variable} to an absolute path (such as {Path(value).absolute()}) or unset it.",
+        )
+        self.variable = variable
+
+
+def _override(env: dict[str, str], variable: str) -> Path | None:
+    """The folder *variable* names in *env* (None if unset or empty);
+    ``RelativeFolder`` if that is not an absolute path."""
+    value = env.get(variable)
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        raise RelativeFolder(variable, value)
+    return path
+
+
 def _pick(env: dict[str, str], variable: str, home_sub: str, default: str) -> Path:
-    if value := env.get(variable):
-        return Path(value).expanduser()
-    if home := env.get(ENV_HOME):
-        return Path(home).expanduser() / home_sub
+    if (path := _override(env, variable)) is not None:
+        return path
+    if (home := _override(env, ENV_HOME)) is not None:
+        return home / home_sub
     return Path(default)
 
 
 def resolve_paths(env: dict[str, str] | None = None) -> AppPaths:
-    """The user directories, honouring the ``REVERIE_*`` overrides in *env*."""
+    """The user directories, honouring the ``REVERIE_*`` overrides in *env*;
+    ``RelativeFolder`` if one of them is set to a relative path."""
     env = dict(os.environ) if env is None else env
+    for variable in (ENV_HOME, ENV_DATA, ENV_CONFIG, ENV_CACHE):
+        _override(env, variable)  # each one set is checked, used or not
     return AppPaths(
         data_dir=_pick(env, ENV_DATA, "data", platformdirs.user_data_dir(APP_NAME, False)),
         config_dir=_pick(env, ENV_CONFIG, "config", platformdirs.user_config_dir(APP_NAME, False)),
