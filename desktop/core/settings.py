@@ -3,22 +3,18 @@
 Every option is declared once here, with its type, default and description.
 Secrets never live here (see ``desktop.core.secrets``).  A damaged file is
 set aside (never silently overwritten) and the defaults are used; a value
-that cannot be used falls back to its default alone, named in the problem; a
-file written by a newer Reverie is left untouched.  Numbers are finite (JSON
+that cannot be used falls back to its default alone, named in the problem
+(one spoiled by bytes that are not UTF-8 too, the file then set aside); a
+file written by a newer Reverie is left untouched.  Reading the file is
+``desktop.core.settings_file``'s part.  Numbers are finite (JSON
 has no infinity: one would be saved as null).
 """
 
 from __future__ import annotations
 
-import codecs
 import ipaddress
-import itertools
-import json
 import logging
-import os
 import re
-import stat
-import time
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +34,8 @@ from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import write_atomically
 from desktop.core.invalid_values import dotted, key_name, reason
 from desktop.core.paths import explain
+from desktop.core.settings_file import MAX_SETTINGS_BYTES as MAX_SETTINGS_BYTES
+from desktop.core.settings_file import Unreachable, Unreadable, read_raw, set_aside
 from desktop.core.time_zones import SYSTEM_ZONE, zone_named
 from models.server_http import Dialect
 
@@ -430,22 +428,8 @@ class SettingsProblem(EnvironmentProblem):
     """The settings file could not be used as it is: some or all defaults are in effect."""
 
 
-MAX_SETTINGS_BYTES = 1 << 20
-"""A settings file is a few kilobytes; anything past this is not one (and is not read)."""
-
-
 MAX_NOTES = 10
 """A problem names this many unusable settings at most (then counts the rest)."""
-
-
-class _Unreadable(Exception):
-    """The settings file cannot be read as settings at all; says why."""
-
-
-class _Unreachable(_Unreadable):
-    """The settings file cannot be got at (a folder closed to this user, a
-    file where its folder should be, a name too long): nothing is known of
-    its content, so it is neither set aside nor overwritten."""
 
 
 def _roles_from_one_path(raw: dict[str, Any]) -> dict[str, Any]:
@@ -468,18 +452,21 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
     A file that cannot be read as settings at all is set aside and the
     defaults are used; a value that cannot be used falls back to its default
     alone (the file is left as it is), and the problem names each such key.
+    A value spoiled by bytes that are not UTF-8 falls back alone too, and
+    the file is set aside (a save could not write those bytes back).
     """
     try:
-        raw = _read_raw(path)
-        if raw is None:
+        found = read_raw(path)
+        if found is None:
             return Settings(), None
+        raw = found.values
         version = _version_of(raw)
-    except _Unreachable as error:
+    except Unreachable as error:
         return Settings(), SettingsProblem(
             f"The settings file {path} cannot be read: {error}.",
             "Nothing was changed; defaults are in use.",
         )
-    except _Unreadable as error:
+    except Unreadable as error:
         return Settings(), _damaged(path, error)
     if version > SETTINGS_VERSION:
         return Settings(), SettingsProblem(
@@ -488,23 +475,39 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
         )
     for step in range(version, SETTINGS_VERSION):
         raw = _UPGRADES[step](raw)
-    settings, notes = _salvage(raw)
+    settings, salvaged = _salvage(raw)
+    notes = [
+        f"{key}: holds bytes that are not UTF-8 text; kept the default" for key in found.damaged
+    ]
+    notes += salvaged
     if not notes:
         return settings, None
     said = " ".join(f"{note}." for note in notes[:MAX_NOTES])
     if len(notes) > MAX_NOTES:
         said += f" And {len(notes) - MAX_NOTES} more."
-    return settings, SettingsProblem(
-        f"Some settings in {path} cannot be used: {said}",
-        "The other settings are in use. Correct these in Settings or in the file.",
-    )
+    hint = "The other settings are in use. Correct these in Settings or in the file."
+    if found.damaged:  # the file cannot be saved back as it is: keep it as it was
+        hint = f"The other settings are in use. {_kept_aside(path)}"
+    return settings, SettingsProblem(f"Some settings in {path} cannot be used: {said}", hint)
 
 
-def _damaged(path: Path, error: _Unreadable) -> SettingsProblem:
+def _kept_aside(path: Path) -> str:
+    """Set the file with bytes that are not UTF-8 aside, so it is never
+    saved over (a new one holds the usable settings once they are saved);
+    where it went, in a sentence."""
+    try:
+        kept = set_aside(path)
+    except OSError as failure:
+        log.warning("could not set the damaged settings file aside: %s", failure.strerror)
+        return f"It could not be set aside ({failure.strerror}) and was left as it is."
+    return f"The file as it was is kept as {kept.name}."
+
+
+def _damaged(path: Path, error: Unreadable) -> SettingsProblem:
     """The problem of a file that is not settings, once it is set aside."""
     said = f"The settings file could not be read ({error})."
     try:
-        kept = _set_aside(path)
+        kept = set_aside(path)
     except OSError as failure:
         log.warning("could not set the damaged settings file aside: %s", failure.strerror)
         return SettingsProblem(
@@ -544,9 +547,9 @@ def save_settings(settings: Settings, path: Path) -> None:
 
 def _refuse_newer(path: Path) -> None:
     try:
-        raw = _read_raw(path)
-        version = 0 if raw is None else _version_of(raw)
-    except _Unreadable:
+        found = read_raw(path)
+        version = 0 if found is None else _version_of(found.values)
+    except Unreadable:
         return  # damaged: nothing a newer Reverie needs is lost
     if version > SETTINGS_VERSION:
         raise SettingsProblem(
@@ -555,76 +558,13 @@ def _refuse_newer(path: Path) -> None:
         )
 
 
-def _read_raw(path: Path) -> dict[str, Any] | None:
-    """The JSON object in *path* (None if there is no file); ``_Unreadable``
-    says why it is not one."""
-    try:
-        found = path.stat()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise _Unreachable(explain(error)) from error
-    # A FIFO would block the start, /dev/zero would never end.
-    if not stat.S_ISREG(found.st_mode):
-        raise _Unreadable("it is not a regular file")
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_SETTINGS_BYTES + 1)  # the size may change after stat
-    except OSError as error:  # found but not readable: set aside, so never saved over
-        raise _Unreadable(error.strerror or str(error)) from error
-    if len(data) > MAX_SETTINGS_BYTES:
-        raise _Unreadable(f"it is larger than {MAX_SETTINGS_BYTES:,} bytes")
-    text = _decoded(data)
-    if not text.strip():
-        raise _Unreadable("it is empty")
-    try:
-        raw = json.loads(text)
-    except ValueError as error:
-        raise _Unreadable(f"it is not JSON: {_first_line(error)}") from error
-    except RecursionError as error:  # json recurses once per [ or {
-        raise _Unreadable("it nests too deeply to be settings") from error
-    if not isinstance(raw, dict):
-        raise _Unreadable(f"it holds {_json_kind(raw)}, not a JSON object")
-    return raw
-
-
-# Longest first: a UTF-32 LE mark begins with the UTF-16 LE one.
-_BYTE_ORDER_MARKS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-def _decoded(data: bytes) -> str:
-    """*data* as text: UTF-8, or whatever its byte order mark says (some
-    Windows editors save UTF-16 or a UTF-8 BOM).  Saving writes UTF-8 again."""
-    encoding = next((name for mark, name in _BYTE_ORDER_MARKS if data.startswith(mark)), "utf-8")
-    try:
-        return data.decode(encoding)  # these codecs drop the mark
-    except UnicodeDecodeError as error:
-        said = "UTF-8" if encoding == "utf-8" else encoding.upper().removesuffix("-SIG")
-        raise _Unreadable(f"it is not {said} text") from error
-
-
-def _json_kind(value: object) -> str:
-    """What a JSON *value* is, in a user's words (null, a list, text...)."""
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
-    if isinstance(value, (int, float)):
-        return "a number"
-    return "text" if isinstance(value, str) else "a list"
-
-
 def _version_of(raw: dict[str, Any]) -> int:
     version = raw.get("version", 1)
     # Read strictly like every value: true, 2.0 and "2" are no version number.
     if not isinstance(version, int) or isinstance(version, bool):
-        raise _Unreadable(f"the version {version!r} is not a whole number")
+        raise Unreadable(f"the version {version!r} is not a whole number")
     if version < 1:
-        raise _Unreadable(f"there is no settings version {version}")
+        raise Unreadable(f"there is no settings version {version}")
     return version
 
 
@@ -674,20 +614,3 @@ def _salvage_group(
             notes.append(f"{dotted(name, loc)}: {reason(detail)}; {fallback}{where}")
         for detail in details:
             values.pop(str(detail["loc"][0]), None)
-
-
-def _set_aside(path: Path) -> Path:
-    """Rename *path* to a name no earlier damaged file has; the new path.
-    Raises ``OSError`` (the file is then where it was)."""
-    stamp = int(time.time())
-    kept = path.with_name(f"{path.name}.damaged-{stamp}")
-    for count in itertools.count(1):  # never overwrite a file set aside earlier
-        if not os.path.lexists(kept):
-            break
-        kept = path.with_name(f"{path.name}.damaged-{stamp}-{count}")
-    path.replace(kept)
-    return kept
-
-
-def _first_line(error: Exception) -> str:
-    return str(error).splitlines()[0] if str(error) else type(error).__name__
