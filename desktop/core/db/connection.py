@@ -23,7 +23,7 @@ from desktop.core.db import migrations as _migrations
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
 from desktop.core.db.errors import translate, unavailable
-from desktop.core.db.writable import probe_write, refuse_read_only
+from desktop.core.db.writable import probe_write, refuse_read_only, unreachable
 from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.files import make_private, open_private, sync_to_disk
 
@@ -335,7 +335,13 @@ def _make_files_private(path: Path) -> None:
     file is created 0600 here first (SQLite takes an empty file as a new
     database), and files an older version left readable by others are fixed.
     """
-    if not path.exists() and path.parent.is_dir():
+    try:
+        # Path.exists answers False only for a missing file: a folder on the
+        # way closed to this user raises (EACCES), and is reported as such.
+        missing = not path.exists() and path.parent.is_dir()
+    except OSError as error:
+        raise unreachable(path, error) from error
+    if missing:
         try:
             os.close(open_private(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
         except OSError as error:
