@@ -42,13 +42,13 @@ from desktop.core.chat import (
 )
 from desktop.core.commands import Command
 from desktop.core.compaction import CompactionResult
-from desktop.core.erasure import Erasure
 from desktop.core.errors import ReverieError
 from desktop.core.tools import ToolCall
 from desktop.ui.chat_banners import ProblemBanner, RolesBanner, SuggestionCard
 from desktop.ui.chat_buttons import ChatButtons
 from desktop.ui.chat_history import CUT_SHORT, offer_actions, show_history, show_tool_call
 from desktop.ui.conversation_list import ConversationList
+from desktop.ui.erase_outcome import erased_or_unfinished, erasure_notice
 from desktop.ui.memory_commands import MemoryCommands
 from desktop.ui.message_input import EditingBar, MessageInput
 from desktop.ui.transcript import MessageView, Transcript
@@ -371,11 +371,15 @@ class ChatWindow(QMainWindow):
 
         def erased(result: object) -> None:
             self._refresh_list()
-            if isinstance(result, Erasure):
-                self._on_notice(result.describe())
+            if (notice := erasure_notice(result)) is not None:
+                self._on_notice(notice)
 
         self.set_status("Erasing the conversation for good…")
-        self._run(lambda _: chat.erase(conversation_id), erased, failed_as="It was not erased")
+        self._run(
+            lambda _: erased_or_unfinished(lambda: chat.erase(conversation_id)),
+            erased,
+            failed_as="It was not erased",
+        )
 
     def learn_again(self, conversation_id: int) -> None:
         if self._chat is None:

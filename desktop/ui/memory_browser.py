@@ -40,13 +40,14 @@ from PySide6.QtWidgets import (
 from desktop.core.db import ConversationStore, EditConflict, Memory, MemoryQuery, MemorySort
 from desktop.core.db import MemoryStatus as Status
 from desktop.core.db.memory_rows import MEMORY_STATUSES
-from desktop.core.erasure import Eraser, Erasure
+from desktop.core.erasure import Eraser
 from desktop.core.errors import ReverieError
 from desktop.core.memory_export import export_jsonl, export_markdown
 from desktop.core.memory_gate import MemoryRefused
 from desktop.core.memory_service import MemoryService, Remembered
 from desktop.ui.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.erase_confirm import ask_to_erase
+from desktop.ui.erase_outcome import erased_or_unfinished, erasure_details, erasure_notice
 from desktop.ui.memory_filters import MemoryFilters
 from desktop.ui.memory_views import (
     MEMORY_ROLE,
@@ -464,14 +465,17 @@ class MemoryBrowser(AppWindow):
             return
         self.show_notice(f"Erasing {count(len(ids))}…")
         self._tasks.run(
-            lambda: eraser.erase_memories(ids),
+            lambda: erased_or_unfinished(lambda: eraser.erase_memories(ids)),
             self._on_erased,
             lambda message: self.show_problem(f"Erasing did not finish: {message}"),
         )
 
     def _on_erased(self, result: object) -> None:
-        if isinstance(result, Erasure):
-            self.show_notice(result.describe())
+        notice = erasure_notice(result)
+        if notice is not None:
+            self.show_notice(notice)
+            if (details := erasure_details(result)) is not None:
+                self.notice.setToolTip(details)
         self.refresh()
 
     def _changed(self, ids: Sequence[int], said: str) -> None:

@@ -1,0 +1,41 @@
+"""What a "Delete now" came to, in the words a window shows.
+
+An erasure whose rows went but whose tidying afterwards failed (compacting
+the file or purging the snapshots on a full disk: ``ErasedNotFinished``)
+did what was asked: the memory or conversation is gone, and the rest is
+finished by the next erasure or the next start.  That is a notice, not an
+error; the details stay at hand for whoever wants them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from desktop.core.erasure import ErasedNotFinished, Erasure
+
+
+def erased_or_unfinished(erase: Callable[[], Erasure]) -> Erasure | ErasedNotFinished:
+    """What *erase* did; an erasure left unfinished is an outcome, not a failure
+    (any other error goes on as it is)."""
+    try:
+        return erase()
+    except ErasedNotFinished as unfinished:
+        return unfinished
+
+
+def erasure_notice(outcome: object) -> str | None:
+    """The notice for what *outcome* of ``erased_or_unfinished`` says (None for anything else)."""
+    if isinstance(outcome, Erasure):
+        return outcome.describe()
+    if isinstance(outcome, ErasedNotFinished):
+        return (
+            f"{outcome.erasure.describe()} Clearing the last traces (in the file's free "
+            "space or a snapshot) finishes at the next maintenance: the next erasure or start."
+        )
+    return None
+
+
+def erasure_details(outcome: object) -> str | None:
+    """Why an unfinished erasure stopped and what may hold the text meanwhile
+    (for a tooltip); None for a finished one."""
+    return str(outcome) if isinstance(outcome, ErasedNotFinished) else None
