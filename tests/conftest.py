@@ -35,6 +35,7 @@ from models.broker import InferenceBroker
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source
 from models.llama_chat import LlamaChatModel
+from tests.erasers import eraser_for
 from tests.fakes import HashingEmbedder, ScriptedChatModel
 
 pytest_plugins = ["tests.llama_server"]  # the real OpenAI-compatible server, on 127.0.0.1
@@ -196,15 +197,8 @@ def skill_library(database: Database, user_dirs: AppPaths) -> SkillLibrary:
 
 
 @pytest.fixture
-def eraser(database: Database, memories: MemoryService, user_dirs: AppPaths) -> Eraser:
-    return Eraser(
-        database,
-        memories.store,
-        snapshots_dir=user_dirs.snapshots_dir,
-        working_set_file=user_dirs.working_set_file,
-        working_set_size=lambda: 50,
-        kept_days=lambda: 30,
-    )
+def eraser(database: Database, user_dirs: AppPaths) -> Eraser:
+    return eraser_for(database, user_dirs)
 
 
 @pytest.fixture

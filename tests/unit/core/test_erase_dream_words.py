@@ -15,27 +15,15 @@ from desktop.core.dreaming.dreamer import Dreamer
 from desktop.core.dreaming.passes import PassContext, PassRejected
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.dreaming.snapshots import SNAPSHOT_PREFIX
-from desktop.core.erasure import Eraser
 from desktop.core.memory_service import MemoryService
 from desktop.core.paths import AppPaths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
 from models.broker import InferenceBroker
+from tests.erasers import eraser_for
 
 MARKER = "glimmerwharf"
 T0 = 1_800_000_000.0
-
-
-def _eraser(database: Database, paths: AppPaths) -> Eraser:
-    return Eraser(
-        database,
-        MemoryStore(database),
-        snapshots_dir=paths.snapshots_dir,
-        working_set_file=paths.working_set_file,
-        working_set_size=lambda: 50,
-        kept_days=lambda: 30,
-        clock=lambda: T0,
-    )
 
 
 def _files_of(database: Database) -> list[Path]:
@@ -78,7 +66,7 @@ def test_reworded_quotes_in_the_dream_log_are_erased_in_the_database_and_snapsho
     snapshot = user_dirs.snapshots_dir / f"{SNAPSHOT_PREFIX}20270110-010000.sqlite3"
     database.snapshot_to(snapshot)
 
-    _eraser(database, user_dirs).erase_memories([memory.id])
+    eraser_for(database, user_dirs, clock=lambda: T0).erase_memories([memory.id])
 
     entries = dreams.log_entries(run.id)
     assert [(e.message, e.raw_output) for e in entries] == [
@@ -110,7 +98,7 @@ def test_erasing_a_conversation_blanks_the_dream_log_too(
     run = dreams.start("test")
     dreams.log(run.id, "tasks", "rolled_back", "Nothing changed.", f"gnome {MARKER} key")
 
-    _eraser(database, user_dirs).erase_conversations([conversation.id])
+    eraser_for(database, user_dirs, clock=lambda: T0).erase_conversations([conversation.id])
 
     [entry] = dreams.log_entries(run.id)
     assert entry.raw_output == ERASED
@@ -123,8 +111,8 @@ def test_an_erasure_with_nothing_erased_leaves_the_dream_log_alone(
     run = dreams.start("test")
     dreams.log(run.id, "dedup", "rolled_back", "Nothing changed: odd answer.", "{not json")
 
-    _eraser(database, user_dirs).erase_expired()
-    _eraser(database, user_dirs).erase_memories([12345])  # no such memory
+    eraser_for(database, user_dirs, clock=lambda: T0).erase_expired()
+    eraser_for(database, user_dirs, clock=lambda: T0).erase_memories([12345])  # no such memory
 
     [entry] = dreams.log_entries(run.id)
     assert (entry.message, entry.raw_output) == ("Nothing changed: odd answer.", "{not json")
@@ -188,7 +176,7 @@ def test_a_dream_change_made_from_an_erased_memory_or_message_is_blanked(
             now=T0,
         )
 
-    eraser = _eraser(database, user_dirs)
+    eraser = eraser_for(database, user_dirs, clock=lambda: T0)
     eraser.erase_memories([source.id])
     eraser.erase_conversations([talk.id])
 
@@ -239,7 +227,7 @@ def test_what_a_dream_wrote_after_an_erasure_during_it_is_blanked_too(
         source_kind="user_explicit",
         actor="user",
     )
-    eraser = _eraser(database, user_dirs)
+    eraser = eraser_for(database, user_dirs, clock=lambda: T0)
     dreamer = Dreamer(
         database,
         memories,

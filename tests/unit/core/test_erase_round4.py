@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 
 from desktop.core.chat import ChatService
-from desktop.core.db import ConversationStore, Database, DiskFull, MemoryStore
+from desktop.core.db import ConversationStore, Database, DiskFull
 from desktop.core.db.purge import ERASED, Erasable, PurgeStore
 from desktop.core.db.skills import EVERY_STATUS
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.dreaming.snapshots import take_snapshot
-from desktop.core.erasure import UNFINISHED_SUFFIX, ErasedNotFinished, Eraser
+from desktop.core.erasure import UNFINISHED_SUFFIX, ErasedNotFinished
 from desktop.core.harvest import Harvester
 from desktop.core.memory_service import MemoryService
 from desktop.core.paths import AppPaths
@@ -38,6 +38,7 @@ from desktop.core.tools import TOOL_CALL_START
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from tests.dreams import make_dreamer
+from tests.erasers import eraser_for
 from tests.fakes import HashingEmbedder, Recorder, ScriptedChatModel
 
 DRAFT_MARKER = "brindlemoss"
@@ -63,18 +64,6 @@ class ByPrompt(ScriptedChatModel):
 @pytest.fixture
 def model() -> ScriptedChatModel:
     return ByPrompt(default='{"toSave": [], "toDelete": []}')
-
-
-def eraser_for(database: Database, paths: AppPaths) -> Eraser:
-    return Eraser(
-        database,
-        MemoryStore(database),
-        snapshots_dir=paths.snapshots_dir,
-        working_set_file=paths.working_set_file,
-        working_set_size=lambda: 50,
-        kept_days=lambda: 30,
-        skills_dir=paths.skills_dir,
-    )
 
 
 def files_holding(marker: str, folders: Sequence[Path]) -> list[str]:
@@ -370,14 +359,7 @@ def test_a_dream_report_says_the_expired_items_are_gone_when_compacting_failed(
         raise DiskFull("Reverie cannot write: database or disk is full. Nothing was changed.")
 
     monkeypatch.setattr(PurgeStore, "compact", disk_full)
-    eraser = Eraser(
-        database,
-        MemoryStore(database),
-        snapshots_dir=user_dirs.snapshots_dir,
-        working_set_file=user_dirs.working_set_file,
-        working_set_size=lambda: 50,
-        kept_days=lambda: 0,
-    )
+    eraser = eraser_for(database, user_dirs, kept_days=0)
     said = eraser.erase_after_dream()
     assert said.startswith("Erased 1 conversation"), said
     assert "not erased" not in said

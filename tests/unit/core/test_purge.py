@@ -4,7 +4,7 @@ file, its WAL, any snapshot, the log, ``MEMORIES.md`` nor a fresh export."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,7 @@ from desktop.core.db.purge import ERASED, Erasable, PurgeStore
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.dreaming.snapshots import SNAPSHOT_PREFIX
 from desktop.core.dreaming.working_set import write_working_set
-from desktop.core.erasure import DAY, Eraser
+from desktop.core.erasure import DAY
 from desktop.core.memory_export import export_jsonl, export_markdown
 from desktop.core.memory_service import MemoryService
 from desktop.core.paths import AppPaths
@@ -24,6 +24,7 @@ from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
 from models.broker import InferenceBroker
 from tests.dreams import make_dreamer
+from tests.erasers import eraser_for
 
 MEMORY_MARKER = "zorblattian"
 MEMORY_TEXT = "I keep my grandmother's recipes in the Zorblattian cookbook"
@@ -41,23 +42,6 @@ def app_db(user_dirs: AppPaths) -> Iterator[Database]:
         database = open_database(user_dirs.database_file)
         yield database
         database.close()
-
-
-def eraser_for(
-    database: Database,
-    paths: AppPaths,
-    kept_days: float = 30,
-    clock: Callable[[], float] | None = None,
-) -> Eraser:
-    return Eraser(
-        database,
-        MemoryStore(database),
-        snapshots_dir=paths.snapshots_dir,
-        working_set_file=paths.working_set_file,
-        working_set_size=lambda: 50,
-        kept_days=lambda: kept_days,
-        clock=clock or (lambda: T0),
-    )
 
 
 def files_holding(marker: str, paths: AppPaths, exports: list[Path]) -> list[str]:
@@ -118,7 +102,7 @@ def test_delete_now_leaves_no_trace_of_the_text_on_disk(
     assert len(files_holding(MEMORY_MARKER, user_dirs, before)) >= 5
     assert files_holding(MESSAGE_MARKER, user_dirs, [])
 
-    eraser = eraser_for(app_db, user_dirs)
+    eraser = eraser_for(app_db, user_dirs, clock=lambda: T0)
     erased = eraser.erase_memories([memory.id])
     erased_too = eraser.erase_conversations([conversation.id])
 
@@ -216,7 +200,7 @@ def test_a_snapshot_of_an_older_run_is_purged_the_next_time_anything_is_erased(
     PurgeStore(database).erase(Erasable(memory_ids=(gone.id,)), T0)  # "crash": no snapshot purge
     assert MEMORY_MARKER.encode() in snapshot.read_bytes().lower()
 
-    eraser_for(database, user_dirs).erase_memories([other.id])
+    eraser_for(database, user_dirs, clock=lambda: T0).erase_memories([other.id])
 
     assert MEMORY_MARKER.encode() not in snapshot.read_bytes().lower()
     with open_database(snapshot) as copy:

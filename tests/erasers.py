@@ -1,0 +1,33 @@
+"""The ``Eraser`` the erasure tests build: over a database and the test's
+user folders, as the application builds it (with the skills folder, a
+working set of 50, a 30-day restore window unless told otherwise)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from desktop.core.db import Database, MemoryStore
+from desktop.core.erasure import Eraser
+from desktop.core.paths import AppPaths
+
+
+def eraser_for(
+    database: Database,
+    paths: AppPaths,
+    *,
+    kept_days: float = 30,
+    clock: Callable[[], float] = time.time,
+) -> Eraser:
+    """An eraser of *database* and the folders in *paths*, keeping deletions
+    restorable for *kept_days* as told by *clock*."""
+    return Eraser(
+        database,
+        MemoryStore(database),
+        snapshots_dir=paths.snapshots_dir,
+        working_set_file=paths.working_set_file,
+        working_set_size=lambda: 50,
+        kept_days=lambda: kept_days,
+        clock=clock,
+        skills_dir=paths.skills_dir,
+    )
