@@ -350,14 +350,16 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             continue
         if words == 0 and _lower(core) in _COMPOUNDS:
             return
-        if _lower(core) in _ARTICLES and not trail:
-            continue  # "رمز عبور من X", "nenosiri langu ni X": my after the word
+        if _lower(core) in _ARTICLES and not trail and not linked and words == 0:
+            continue  # "رمز عبور من X", "nenosiri langu ni X": my right after the word
         place = place or (words == 0 and not weak and _lower(core) in _FOLLOWS)
         if _lower(core) not in _LINKS and _lower(core) not in _ARTICLES:
             words += 1
         labelled = bool(trail and _LINKING_SIGN.search(trail))
-        if labelled and (after_comma or "{" in lead or "(" in lead):
-            return  # "getToken(user, {ttl: 3600})", "pw: none, ttl: 3600": another key's value
+        if labelled and (after_comma or "{" in lead or "(" in lead or _names().fullmatch(core)):
+            # "getToken(user, {ttl: 3600})", "pw: none, ttl: 3600", "pw: ? PIN: 12":
+            # another key's value
+            return
         after_comma = trail.endswith(",")
         ready = linked = _lower(core) in _LINKS or labelled
         if words > 5 or (_SENTENCE_END.search(trail) and not ready):
@@ -374,7 +376,7 @@ def _ends_sentence(text: str, end: int) -> bool:
     return rest in ("", "\n") or (rest[0] in "\n.!?" and rest[1:] in ("", " ", "\n"))
 
 
-_CJK_RUN = re.compile(r"\S*?(?=(?:です|でした|だ|[。、\uff0c]|\s|$))")
+_CJK_RUN = re.compile(r"\S{0,100}?(?=(?:です|でした|だ|[。、\uff0c]|\s|$))")
 
 
 def _run_end(text: str, start: int, end: int) -> int:
@@ -387,7 +389,7 @@ def _run_end(text: str, start: int, end: int) -> int:
 
 
 _CJK_COUNTERS = re.compile(r"\d\s*[个個位字次天日月年分秒号號桁文回]")
-_PASSPHRASE = re.compile(r"(?:[^\W\d_][\w'-]*[ \t]+){2,5}\S*\d\S*")
+_PASSPHRASE = re.compile(r"(?:[^\W\d_][\w'-]{0,40}[ \t]+){2,5}\S{0,100}?\d\S{0,100}")
 """Several plain words and a last one holding a digit: "blue whale sings 7"."""
 
 

@@ -459,7 +459,7 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         names_an_amount(match.string, end) for end in {first_end, stop}
     ):
         return None
-    if PAIR_NAMED.search(match.string, 0, match.start()):
+    if PAIR_NAMED.search(match.string, max(0, match.start() - 24), match.start()):
         # "login/pass: bob/X", "user/pw = bob / X": bob is the user
         if "/" in value:
             start += value.rindex("/") + 1
@@ -483,6 +483,7 @@ _NO_VALUE = re.compile(
     rf"[\W_]*|\d{{1,2}}|.*:[*_]*|(?:is|was|are|ist|est|es)[:=]+|{PLACEHOLDER.pattern}"
 )
 """What stands where a value would and is none."""
+_ENDS_LINE = re.compile(r"[`'\" ]*(?:\n|\Z)")
 _YAML_PROPERTY = re.compile(r"(?:!![\w/.:-]+|&[\w-]+)[ \t]+(?=\S)")
 """A YAML tag or anchor before a value: ``!!str``, ``&pw``."""
 _WRAPPERS = {"(": ")", "[": "]", "{": "}", "*": "*", "_": "_", "~": "~", "|": "|"}
@@ -498,7 +499,7 @@ def _unwrapped(text: str, start: int, stop: int) -> tuple[int, int]:
     if (tag := _YAML_PROPERTY.match(text, start, stop)) is not None:
         start = tag.end()  # "password: !!str X", "password: &pw X"
     words = text[start:stop].split()
-    ends_line = not text[stop:].split("\n")[0].strip("`'\" ")
+    ends_line = _ENDS_LINE.match(text, stop) is not None
     passphrase = len(words) > 1 and re.search(r"\d", words[-1]) and ends_line
     if text[:start].endswith("=") and not passphrase:  # glued, as in a config line
         stop = start + len(words[0])

@@ -6,6 +6,8 @@ quotes).  The attack's own words; the families are in
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from desktop.core.redaction import redact
@@ -108,3 +110,16 @@ def test_round_4s_phrasings_lose_their_value(template: str, value: str) -> None:
     redacted = redact(template.format(v=value)).text
     assert value not in redacted
     assert "[redacted" in redacted
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["pw: ", "login: bob ", "PIN 1234 ", "\u5bc6\u7801\u662f\u6211\u7684\u5bc6\u7801"],
+    ids=["labels", "logins", "pins", "cjk-run"],
+)
+def test_a_long_run_of_credential_words_is_read_in_linear_time(unit: str) -> None:
+    text = unit * (100_000 // len(unit))
+    started = time.perf_counter()
+    redact(text)
+    # A guard against quadratic reading (20 s to minutes at 100 KB), not a speed target.
+    assert time.perf_counter() - started < 10.0
