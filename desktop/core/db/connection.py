@@ -23,12 +23,12 @@ from desktop.core.db import migrations as _migrations
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
 from desktop.core.db.errors import translate, unavailable
+from desktop.core.db.side_files import SIDE_FILES, refuse_folders, refuse_stray_wal
 from desktop.core.db.writable import probe_write, refuse_read_only, unreachable
 from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.files import make_private, open_private, sync_to_disk
 
 BUSY_TIMEOUT_MS = 5000
-_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 Params = Sequence[Any] | Mapping[str, Any]
 
@@ -295,12 +295,16 @@ def _table_names(database: Database) -> set[str]:
     return {row[0] for row in rows}
 
 
-def _connect(path: Path, driver: Driver) -> Database:
+def _connect(path: Path, driver: Driver, *, view: str = "") -> Database:
+    """A connection to *path*; with *view* (URI parameters such as
+    ``mode=ro``), one that opens the file only as they say."""
     _make_files_private(path)
     module = driver.module
+    target, uri = (f"{path.absolute().as_uri()}?{view}", {"uri": True}) if view else (str(path), {})
     try:
         connection = module.connect(
-            str(path),
+            target,
+            **uri,
             isolation_level=None,  # we issue BEGIN/COMMIT ourselves
             check_same_thread=False,  # shared between threads, guarded by Database's lock
             timeout=BUSY_TIMEOUT_MS / 1000,
@@ -346,7 +350,7 @@ def _make_files_private(path: Path) -> None:
             os.close(open_private(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
         except OSError as error:
             raise unavailable(path, f"the file cannot be created ({error})") from error
-    for file in (path, *(Path(f"{path}{suffix}") for suffix in _SIDE_FILES)):
+    for file in (path, *(Path(f"{path}{suffix}") for suffix in SIDE_FILES)):
         try:
             if file.is_file():
                 make_private(file)
@@ -370,10 +374,15 @@ def open_database(
 
     A file that is unreadable, not a database, damaged, someone else's or
     newer than this code is refused before anything is written to it; so is
-    one this user cannot write (now, not at the first message saved).
+    one this user cannot write (now, not at the first message saved), and
+    so is a write-ahead log beside it that is not its own (see ``side_files``).
     """
+    refuse_folders(path)
     refuse_read_only(path)
-    database = _connect(path, select_driver(drivers))
+    driver = select_driver(drivers)
+    # Before the read-write open: that one replays a WAL into the file.
+    refuse_stray_wal(path, lambda view: _connect(path, driver, view=view), migrations)
+    database = _connect(path, driver)
     try:
         _migrations.check_openable(database, migrations)
         database.journal_mode = str(database.set_pragma("journal_mode", "wal"))

@@ -115,6 +115,36 @@ def folder_in_the_way(path: Path) -> DatabaseUnavailable:
     )
 
 
+_SIDE_FILE_ROLES = {
+    "-wal": "its write-ahead log",
+    "-shm": "the shared-memory index of that log",
+    "-journal": "its rollback journal",
+}
+
+
+def side_folder_in_the_way(side: Path, database: Path) -> DatabaseUnavailable:
+    """The error for a folder where SQLite keeps a file beside *database*
+    (SQLite only calls the database read-only, or the disk failing)."""
+    role = next((r for s, r in _SIDE_FILE_ROLES.items() if side.name.endswith(s)), "a file")
+    return DatabaseUnavailable(
+        f"Reverie cannot use its database {database}: {side} is a folder, where SQLite "
+        f"keeps {role} beside the database. Nothing was changed.",
+        hint="Move or rename that folder; the database itself is untouched.",
+    )
+
+
+def stray_wal(wal: Path, database: Path) -> DatabaseUnavailable:
+    """The error for a write-ahead log beside *database* that is not its own
+    (replaying it would overwrite the database with another one's pages)."""
+    return DatabaseUnavailable(
+        f"The file {wal} beside Reverie's database is not that database's write-ahead "
+        "log (another database's, perhaps left by a restore or a copy): opening the "
+        f"database would write it into {database}. Nothing was changed.",
+        hint=f"Move {wal} out of that folder (keep it if it matters to another "
+        "program); Reverie then opens its database as it was.",
+    )
+
+
 def too_new(path: Path, found: int, known: int) -> DatabaseTooNew:
     return DatabaseTooNew(
         f"The database {path} has schema version {found}, but this Reverie only "

@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.core.db.errors import DatabaseUnavailable
+from desktop.core.db.side_files import SIDE_FILES
 from desktop.core.paths import explain, owner_name
 
 if TYPE_CHECKING:
     from desktop.core.db.connection import Database
 
 _SQLITE_READONLY = 8
-SIDE_FILES = ("-wal", "-shm", "-journal")
-"""Files SQLite keeps beside the database, which it must write too."""
 
 
 class _RolledBack(Exception):
