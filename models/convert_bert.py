@@ -429,6 +429,27 @@ def _size_or_none(path: Path) -> int | None:
         return path.stat().st_size
     except FileNotFoundError:
         return None
+    except OSError as error:
+        raise unreadable_conversion(path, error) from error
+
+
+def unreadable_conversion(path: Path, error: OSError) -> ModelUnavailable:
+    """The error for a converted model at *path* that cannot even be looked
+    at (a link looping back, a file closed to this user): what is in the way."""
+    folder_problem = _in_the_way(path.parent)
+    if folder_problem is not None:
+        return ModelUnavailable(
+            f"Reverie cannot keep the memory model it prepares: {folder_problem}.",
+            f"Make {path.parent} a folder you can write to and start Reverie again.",
+        )
+    if error.errno == errno.ELOOP:
+        why = f"{path} is a link that leads back to itself"
+    else:
+        why = f"{path} cannot be looked at ({error.strerror})"
+    return ModelUnavailable(
+        f"Reverie cannot use the memory model it prepared: {why}.",
+        f"Move {path} aside (Reverie prepares it again) and start Reverie again.",
+    )
 
 
 def _with_hash(info: _SourceInfo, digest: str) -> _SourceInfo:
