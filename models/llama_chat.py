@@ -21,8 +21,9 @@ import llama_cpp
 import numpy as np
 from llama_cpp import llama_chat_format
 
-from models.errors import ModelError
+from models.errors import ModelError, ModelFileInvalid
 from models.gguf_file import default_threads, open_llama
+from models.gguf_info import read_gguf_info
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.sampling import ConstrainedSampler, SamplerChain, grammar_for_schema
 from models.streaming import StopScanner
@@ -56,6 +57,7 @@ class LlamaChatModel:
         self.path = path
         self.context_length = context_length
         self.threads = threads or default_threads()
+        _refuse_embedding_model(path)
         self._llm = open_llama(
             path, n_ctx=context_length, n_threads=self.threads, n_threads_batch=self.threads
         )
@@ -216,6 +218,21 @@ class LlamaChatModel:
     def _tokens(self, text: str) -> list[int]:
         tokens: list[int] = self._llm.tokenize(_utf8(text), add_bos=False, special=False)
         return tokens
+
+
+def _refuse_embedding_model(path: Path) -> None:
+    """Raise ``ModelFileInvalid`` if *path*'s header says it holds an
+    embedding model: llama.cpp loads one as a chat model without a word, and
+    the first reply then fails deep inside llama-cpp-python (an encoder
+    keeps no KV cache: "Memory is not initialized")."""
+    info = read_gguf_info(path)
+    if info.is_embedding:
+        raise ModelFileInvalid(
+            f"{path.name} is an embedding model, not a chat model: it turns text into "
+            f"vectors (for searching memories) and cannot write replies ({info.architecture}).",
+            "Choose a chat model for chatting (the embedded one, or a .gguf with a chat "
+            "template); an embedding model can serve only as the memory model.",
+        )
 
 
 def _utf8(text: str) -> bytes:
