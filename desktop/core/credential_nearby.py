@@ -81,8 +81,12 @@ _PHRASES = (
     r"(?:totp|otp|2fa|mfa|authenticator)\s+(?:seed|secret|key)|"
     r"(?:admin|root|user|router|wifi|email|db|auth|sudo)[ _-]pass"
 )
+NOT_A_PASS = (
+    r"(?<!boarding )(?<!bus )(?<!train )(?<!season )(?<!ski )(?<!day )(?<!hall )(?<!press )"
+)
+"""Before "pass", words that make it a ticket, not a password: "boarding pass: seat 12A"."""
 _WEAK_NAMES = (
-    r"pass|token|secret|combination|combo|secret\s+phrase|mnemonic|"
+    rf"{NOT_A_PASS}pass|token|secret|combination|combo|secret\s+phrase|mnemonic|"
     r"(?:mother['\u2019]?s\s+)?maiden\s+name|magic\s+word|wi-?fi|door|keypad|hotspot|"
     r"parole|رمز"
 )
@@ -97,7 +101,7 @@ _REACH = 200
 _CHUNK = re.compile(rf"\n|[{_CJK}]|[^\s{_CJK}]+")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 """A word with what sticks to it, one CJK character, or a line break."""
-_GLUED = re.compile(r"[^\W\d_]+[,;]*(?:=>|->|--|\.{2,}|/(?!/)|[:=;|~\u2192])+(?=[^\s/])")
+_GLUED = re.compile(r"[^\W\d_]+[,;]*(?:=>|->|--|\.{2,}|/(?!/)|[:=;|~\u2192])+(?=[^\s/\"'])")
 """A word glued to a sign and what follows: "forget:X", "bob:X"."""
 
 
@@ -158,22 +162,25 @@ _COMPOUNDS = _words(
         strength generator generators field fields prompt prompts protected protection
         change changes changed expiry expiration length history recovery vault app
         pad keeper book list sheet file spreadsheet screen dialog page form box
+        attempt attempts entry timeout reminder letter breach breaches count limit limits
+        bar header headers pin pins param parameter
         """
 )
 """Nouns that make "password X" something else ("password manager 1Password")."""
 
 _QUOTES = "\"'`\u201c\u201d\u201e\u2018\u2019\u201a\u00ab\u00bb"
 _TAG = re.compile(r"</?[a-z][^<>\n]{0,40}>", re.IGNORECASE)
-_ATTRIBUTE_END = re.compile(r"[\"']/?>")
+_ATTRIBUTE_END = re.compile(r"[\"'](?:/?>|\s*[,:;}\]])|[\u2014\u2013]")
 _VALUE_ENDS = re.compile(rf"{_TAG.pattern}|&\w+=|{_ATTRIBUTE_END.pattern}", re.IGNORECASE)
 """Where a value glued to what follows it ends: a tag, a query's next key,
-an attribute's closing quote (``for="password">``)."""
+an attribute's or a JSON string's closing quote (``for="password">``,
+``"X","user":``), a dash ("X—no wait")."""
 _END_TAG = re.compile(rf"{_TAG.pattern}\Z", re.IGNORECASE)
 _NOTE = re.compile(r"\s*\([^()\n]{0,40}\)")
 """A note in brackets: "password (case-sensitive): X"."""
-_LEAD = re.compile(rf"(?:{_TAG.pattern}|[^\w\s])*", re.IGNORECASE)
+_LEAD = re.compile(rf"(?:{_TAG.pattern}|[^\w\s]|_)*", re.IGNORECASE)
 """Signs, tags and quotes before a chunk's core: any of "• ≔ ➡ 👉 ► \\"."""
-_TRAIL_SIGNS = _QUOTES + ".,;:!?)]}>*_|-\u00bb\u203a\u300d\u300f"
+_TRAIL_SIGNS = _QUOTES + ".,;:!?)]}>*_|~-\u00bb\u203a\u300d\u300f\u301e\u301f"
 _LINKING_SIGN = re.compile(
     r"[:=|/;~>^\\\[\]?\u2190-\u21ff\u27f6\u2794-\u27bf\u25b6\u25ba\u2022\u2254\u00b7\u2219\u22c5"
     r"\U0001f300-\U0001faff"
@@ -206,13 +213,16 @@ _NOT_SECRETS = (
     r"|[a-z]+(?:['\u2019-][a-z]+)+"  # don't, case-sensitive
     r"|https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an address is no secret
     r"|\S*(?:\]\(|://)\S*|//\S*"  # nor a link: "reset](https://..."
+    r"|[a-z_][\w.]*\((?:[a-z_][\w.]*)?[,)]?"  # code: "cache_key(user_id,", "next(tokens,"
+    r"|x-[a-z]+(?:-[a-z]+)*"  # a header's name: X-Api-Key
 )
 _NOT_SECRET = re.compile(rf"(?:{_NOT_SECRETS})", re.IGNORECASE)
 _SIGN = re.compile(r"[\d_]|[^\w\s]")
 _ALNUM = re.compile(r"[^\W_]")
 _LENGTH_WORDS = _words(
     "digits characters chars letters numbers symbols words long bits bytes times tries "
-    "attempts days hours minutes seconds weeks months years people users accounts"
+    "attempts days hours minutes seconds weeks months years people users accounts sites "
+    "million millions billion billions thousand thousands hundred hundreds"
 )
 
 
@@ -248,6 +258,10 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
         return
     # "wifi's X": the 's links a weak word to its value.
     weak = match["weak"] is not None and not match.group().endswith(("'s", "\u2019s"))
+    if about_hardware(text, match.start(), match.end()):
+        return
+    if weak and match.group()[-1:] in "sS" and _a_count_follows(text, match.end()):
+        return  # "max tokens = 3048": how many, not which
     if weak and _lower(match["weak"]) in _ALSO_ADJECTIVES and _a_noun_follows(text, match.end()):
         return  # "the secret ingredient is 100 cloves", "token ring"
     after = [] if match["login"] is not None else list(_after(text, match.end(), weak))
@@ -269,6 +283,31 @@ _NOT_NOUNS = (
     | _FOLLOWS
     | _words("value key string phrase word words number code answer question itself")
 )
+
+
+def about_hardware(text: str, start: int, end: int) -> bool:
+    """Is the word "pin" at *start*..*end* a pin of a chip or a board
+    ("connect the LED to pin 13", "GPIO pin 4")?"""
+    return bool(re.match(r"pins?\b", text[start:end], re.IGNORECASE)) and (
+        _HARDWARE.search(text, max(0, start - 25), min(len(text), end + 15)) is not None
+    )
+
+
+_HARDWARE = re.compile(
+    r"\b(?:gpio|led|leds|header|chip|board|arduino|raspberry|esp32|breadboard|solder\w*|wire|"
+    r"wired|jumper|gnd|vcc|3v3|5v|voltage|resistor|pull-?up|pull-?down|analog|digital|pwm|"
+    r"sensor|motor|servo|connector|socket|mcu|microcontroller|connect(?:ed)? the)\b",
+    re.IGNORECASE,
+)
+
+
+def _a_count_follows(text: str, end: int) -> bool:
+    """Is the first word with a digit after *end* (within a few) a plain number?"""
+    for chunk in _chunks(text, end, limit=4):
+        core = _parts(chunk.group())[1]
+        if any(c.isdigit() for c in core):
+            return core.replace(",", "").replace(".", "").isdigit()
+    return False
 
 
 def _a_noun_follows(text: str, end: int) -> bool:
@@ -388,7 +427,8 @@ def _run_end(text: str, start: int, end: int) -> int:
     return end
 
 
-_CJK_COUNTERS = re.compile(r"\d\s*[个個位字次天日月年分秒号號桁文回]")
+_CJK_COUNTER = re.compile(r"[个個位字次天日月年分秒号號桁文回자글개번]")
+_CJK_COUNTERS = re.compile(rf"\d\s*{_CJK_COUNTER.pattern}")
 _PASSPHRASE = re.compile(r"(?:[^\W\d_][\w'-]{0,40}[ \t]+){2,5}\S{0,100}?\d\S{0,100}")
 """Several plain words and a last one holding a digit: "blue whale sings 7"."""
 
@@ -468,11 +508,21 @@ PLACEHOLDER = re.compile(
 
 def _value(text: str, start: int, stop: int) -> tuple[int, int] | None:
     """Where the value in ``text[start:stop]`` is, if it looks like one."""
-    lead, core, _ = _parts(text[start:stop])
+    lead, core, trail = _parts(text[start:stop])
     if not looks_like_a_value(core) or _ATTRIBUTE.match(core) or PLACEHOLDER.fullmatch(core):
         return None
+    # Signs glued to the value's start are its own ("!!Boom9") unless they
+    # mirror its end (markup: "~X~") or open a quote or bracket.
+    own = len(lead) - len(lead.rstrip(_OWN_SIGNS))
+    if own and not trail.startswith(lead[-own:]):
+        lead = lead[:-own]
+        core = text[start + len(lead) : start + len(lead) + own + len(core)]
     start += len(lead)
     return start, start + len(core)
+
+
+_OWN_SIGNS = "!#$%&+@^"
+"""Signs a value may start with; quotes, brackets and emphasis wrap it instead."""
 
 
 def _parts(text: str) -> tuple[str, str, str]:
@@ -519,7 +569,8 @@ def names_an_amount(text: str, end: int) -> bool:
     for chunk in _chunks(text, end, limit=1):
         word = _lower(_parts(chunk.group())[1])
         status = _STATUS_CODE.search(text, max(0, end - 4), end) is not None
-        return word in _LENGTH_WORDS or (status and word in _STATUS_WORDS)
+        counted = _CJK_COUNTER.match(chunk.group()) is not None  # "2025文字", "2025자"
+        return word in _LENGTH_WORDS or counted or (status and word in _STATUS_WORDS)
     return False
 
 

@@ -34,17 +34,22 @@ import re
 from collections.abc import Iterator
 
 from desktop.core.credential_nearby import (
+    NOT_A_PASS,
     PAIR_NAMED,
     PLACEHOLDER,
+    about_hardware,
     looks_like_a_value,
     names_an_amount,
     plainly_no_secret,
 )
 from desktop.core.text_fold import folded
 
-_QUOTES = "\"'`\u201c\u201d\u201e\u2018\u2019\u201a\u00ab\u00bb\u2039\u203a\u300c\u300d\u300e\u300f"
-_OPENING = "\"'`\u201c\u201e\u2018\u201a\u00ab\u2039\u300c\u300e"
-_CLOSING = "\"'`\u201d\u201c\u2019\u2018\u00bb\u203a\u300d\u300f"
+_QUOTES = (
+    "\"'`\u201c\u201d\u201e\u2018\u2019\u201a\u00ab\u00bb\u2039\u203a\u300c\u300d\u300e\u300f"
+    "\u301d\u301e\u301f"
+)
+_OPENING = "\"'`\u201c\u201e\u2018\u201a\u00ab\u2039\u300c\u300e\u301d"
+_CLOSING = "\"'`\u201d\u201c\u2019\u2018\u00bb\u203a\u300d\u300f\u301e\u301f"
 
 # The words that name a credential.  "key" and "code" alone are everyday
 # words ("the key is to stay calm", "the code is on GitHub"), so they count
@@ -64,7 +69,7 @@ _KEYWORD = (
 )
 _LOGIN = r"(?:log[ -]?in|sign[ -]?in|credentials?|creds)"
 """A login names a user and a password; only the password is taken out."""
-_PASS = rf"(?:{_KEYWORD}|pass(?=[\"'*_]*\s*[:=]))"
+_PASS = rf"(?:{_KEYWORD}|{NOT_A_PASS}pass(?=[\"'*_]*\s*[:=]))"
 """Every keyword, and "pass:" (a mountain pass has no colon after it)."""
 _WEAK = (
     r"(?:combination|combo|key|secret|token|security question|(?:password|pw) hint|"
@@ -89,7 +94,7 @@ _PLACE = (
 )
 """Whose or where, between the word and the verb: "the password at the cabin is"."""
 _VERB = (
-    r"(?:(?:\s*(?:[=-]{1,3}>|::?=|::|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
+    r"(?:(?:\s*(?:[=-]{1,3}>|::?=|::|={2,3}|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
     r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
     r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?)"
@@ -103,11 +108,14 @@ _WEAK_VERB = (
 """Signs that need a value that looks like one: "password? X", "password's X",
 "(it's X)", and the verbs of other languages ("ist" is also "is" in a typo)."""
 
-_TOKEN = rf"(?:[^\s{_QUOTES}<]|(?<=\w)['\u2019](?=\w)){{0,99}}[^\s{_QUOTES}<.,;:!?)]"
+_TOKEN = (
+    rf"(?:[^\s{_QUOTES}<\u2014\u2013]|(?<=\w)['\u2019](?=\w)){{0,99}}"
+    rf"[^\s{_QUOTES}<.,;:!?)\u2014\u2013]"
+)
 """One word of a value, 100 characters at most (so a long run costs linear
 time); a full stop or comma after it ends the sentence, not the value, and
 a tag ends it too (``hunter2</p>``)."""
-_END = rf"(?=[.,;:!?)]*(?:\s|$|[{_CLOSING}]))"
+_END = rf"(?=[.,;:!?)]*(?:\s|$|[{_CLOSING}\u2014\u2013]))"
 _QUOTED = rf"(?P<quote>[{_OPENING}])(?P<quoted>[^{_QUOTES}\n]{{1,100}})[{_CLOSING}]"
 _LONG = rf"(?=[^\s{_QUOTES}]{{3}})"
 """A value of three characters or more (shorter ones are words: "is", "it", "a")."""
@@ -124,7 +132,7 @@ _GOES_ON = (
 _VALUE = (
     rf"\s*(?:{_QUOTED}"
     rf"|(?P<value>{_LONG_OR_AFTER_SIGN}{_TOKEN}"
-    rf"(?:[ \t]+(?!{_GOES_ON}\b|[-(#&/|*~]|\S*://)(?=\S*[^\W_]){_TOKEN}){{0,5}})"
+    rf"(?:[ \t]+(?!{_GOES_ON}\b|[-(#&/|*~@_]|\S*://)(?=\S*[^\W_]){_TOKEN}){{0,5}})"
     rf"{_END})"
 )
 """The value after "password is": a quoted phrase whole; unquoted, its first
@@ -142,6 +150,11 @@ _AFTER_WORD = (
 "... my password for the bank"; a noun would make it something else
 ("Bitwarden is my password manager")."""
 _PAIR = r"(?:[/:|,]|\band\b)"
+_NOT_ABOUT_LOGGING_IN = (
+    r"(?!(?:attempts?|page|screen|form|button|issues?|problems?|errors?|history|times?|details"
+    r"|info|failures?|count|limit)\b)"
+)
+"""Not a word about logging in where a user would stand: "Login attempts: 2025"."""
 _USER = rf"[^\s/:,|\\<>{_QUOTES}]"
 
 _LOOKS_LIKE = rf"(?P<bare>(?![(@])(?![\w-]+=[\"']){_LONG}{_TOKEN}){_END}"
@@ -206,7 +219,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _STRONG,
         ),
         # "login bob:X", "netflix login bob / X", "wifi Home / X": no verb, so X must look like one.
-        (rf"\b(?:{_LOGIN}|wi-?fi|wlan|ssid)\s*:?\s+{_USER}+\s*[/:|]\s*{_LOOKS_LIKE}", _SIGNED),
+        (
+            rf"\b(?:{_LOGIN}|wi-?fi|wlan|ssid)\s*:?\s+{_NOT_ABOUT_LOGGING_IN}{_USER}+\s*[/:|]\s*"
+            rf"{_LOOKS_LIKE}",
+            _SIGNED,
+        ),
         # "user bob pass X", "login bob@example.com pass X", "SSID Home, key X".
         (
             rf"\b(?:{_LOGIN}|user(?:name)?|e-?mail|account|acct|wi-?fi|wlan|ssid|network)\s*:?\s+"
@@ -446,13 +463,18 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     if group == "cmd":  # a command's option, its quotes kept: -p'X'
         quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\""
         return match.start(group) + quoted, match.end(group) - quoted
+    if about_hardware(match.string, match.start(), match.end()):
+        return None  # "Connect the LED to pin 13"
     if value.startswith("-----BEGIN"):
         return None  # "key: -----BEGIN ...": a key block, named so by redaction
-    if group == "quoted" and needs != _SIGNED_EVEN_QUOTED:
-        return match.start(group), match.end(group)
+    start, stop = match.span(group)
+    if group == "quoted":  # "« X »": the spaces are the quote's
+        start, stop = start + len(value) - len(value.lstrip()), start + len(value.rstrip())
+        if needs != _SIGNED_EVEN_QUOTED:
+            return start, stop
     if group == "cell" and plainly_no_secret(value):
         return None  # "| password | string(64) |": a schema's column type
-    start, stop = _unwrapped(match.string, match.start(group), match.end(group))
+    start, stop = _unwrapped(match.string, start, stop)
     value = match.string[start:stop]
     first_end = start + len(value.split()[0]) if value.split() else stop
     if _NO_VALUE.fullmatch(value) or any(
@@ -484,8 +506,8 @@ _NO_VALUE = re.compile(
 )
 """What stands where a value would and is none."""
 _ENDS_LINE = re.compile(r"[`'\" ]*(?:\n|\Z)")
-_YAML_PROPERTY = re.compile(r"(?:!![\w/.:-]+|&[\w-]+)[ \t]+(?=\S)")
-"""A YAML tag or anchor before a value: ``!!str``, ``&pw``."""
+_YAML_PROPERTY = re.compile(r"(?:!!?[\w/.:-]+|&[\w-]+)[ \t]+(?=\S)")
+"""A YAML tag or anchor before a value: ``!!str``, ``!vault``, ``&pw``."""
 _WRAPPERS = {"(": ")", "[": "]", "{": "}", "*": "*", "_": "_", "~": "~", "|": "|"}
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 

@@ -204,8 +204,9 @@ def _keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 _ABOUT_A_PASSWORD = re.compile(
-    r"(?:pass(?:word)?|pwd|secret|token)[_-](?:policy|hash|length|min\w*|max\w*|reset|hint|rules?"
-    r"|strength|expir\w*|changed\w*|required|type|field|label|prompt|age)\W{0,3}[:=]\W{0,3}\Z",
+    r"(?:pass(?:word)?|pwd|secret|token|key)[_-](?:policy|hash|length|min\w*|max\w*|reset|hint"
+    r"|rules?|strength|expir\w*|changed\w*|required|type|field|label|prompt|age|header|name"
+    r"|param\w*)\W{0,3}[:=]\W{0,3}\Z",
     re.IGNORECASE,
 )
 """A key about a password rather than holding one: ``"password_policy": "strong"``."""

@@ -27,6 +27,24 @@ from desktop.core.redaction import redact
         "const token = await getToken(user, {ttl: 3600});",
         "The secret ingredient in Mom's soup is 100 cloves of garlic.",
         "My passcode is Face ID now.",
+        # Round 5: hardware pins, counts, tickets, code.
+        "Connect the LED to pin 2025 and GND",
+        "The PIN of the chip is pin 3 on the header",
+        "Passwords in the 2024 breach: 3 million",
+        "PIN entry timeout is 2025 s",
+        "Login attempts: 2025 today, 40 this week",
+        "Passkeys replace passwords on 2025 sites I use",
+        "パスワードは2025文字以上にしてください",
+        "비밀번호는 2025자 이상이어야 합니다",
+        "We met at the Password Bar on 2025 Main Street",
+        "Boarding pass: seat 12A, gate B12",
+        "The PIN reminder letter came on 2025 June",
+        "key = cache_key(user_id, 3)",
+        "token = next(tokens, None)  # line 3",
+        "Max tokens = 3048",
+        "max_tokens = 512",
+        'API_KEY_HEADER="X-Api-Key"  # since v3',
+        '<input type="password" name="pw" maxlength="2025">',
     ],
 )
 def test_ordinary_lines_stay(text: str) -> None:
@@ -51,6 +69,25 @@ def test_ordinary_lines_stay(text: str) -> None:
         ("the secret word is 48213", "the secret word is [redacted password]"),
         ("[b]password[/b]: 48213", "[b]password[/b]: [redacted password]"),
         ("token = abc123, ttl: 3600", "token = [redacted password], ttl: 3600"),
+        # Round 5: what stands around the value stays.
+        ('{"pwd":"Hx7#kQ2m","user":"bob"}', '{"pwd":"[redacted password]","user":"bob"}'),
+        ("password: !vault Hx7#kQ2m", "password: !vault [redacted password]"),
+        ("password: Hx7#kQ2m\u2014no wait", "password: [redacted password]\u2014no wait"),
+        ("password: Hx7#kQ2m @bob", "password: [redacted password] @bob"),
+        ("_password_: Hx7#kQ2m _ok_", "_password_: [redacted password] _ok_"),
+        ("password == Hx7#kQ2m", "password == [redacted password]"),
+        ("password is ~Hx7#kQ2m~", "password is ~[redacted password]~"),
+        ("password is __Hx7#kQ2m__", "password is __[redacted password]__"),
+        (
+            "mot de passe : \u00ab Hx7#kQ2m \u00bb ok",
+            "mot de passe : \u00ab [redacted password] \u00bb ok",
+        ),
+        ("password: \u301dHx7#kQ2m\u301e ok", "password: \u301d[redacted password]\u301e ok"),
+        ("adgangskoden er !!Boom9", "adgangskoden er [redacted password]"),
+        (
+            "my PIN is 1234 and the GPIO pin is 4",
+            "my PIN is [redacted password] and the GPIO pin is 4",
+        ),
     ],
 )
 def test_only_the_value_goes(text: str, expected: str) -> None:
