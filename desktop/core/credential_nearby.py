@@ -61,11 +61,17 @@ _NAMES = str.split(
     лозинка лозинку parool parooli pasahitza pasahitz lykilorð lykilorðið lykilorðinu
     cyfrinair nghyfrinair gyfrinair nenosiri fjalëkalim fjalëkalimi
     পাসওয়ার্ড கடவுச்சொல் پاس_ورڈ رمز_عبور گذرواژه
-    pinn pincod pinkod pwrd psw p.w. codeword safeword safe_word code_word
+    pinn pincod pinkod pwrd psw p.w. codeword safeword safe_word code_word masterauth
+    apikey apikeys api_key api_keys api-key api-keys
+    პაროლი პაროლის գաղտնաբառ գաղտնաբառը parol parolim parolum şifrə şifrəm
+    нууц_\u04af\u0433 құпия_сөз құпия_сөзім የይለፍ_ቃል የይለፍ_ቃሉ ਪਾਸਵਰਡ પાસવર્ડ పాస్‌వర్డ్ පාස්වර්ඩ්
+    මුරපදය ọrọ_igbaniwọle kalmar_sirri iphasiwedi pasfhocal phasfhocal pasvorto
+    contrasinal passwuert wachtwurd modpas hasełko パスコード
     """
 )
 _NAMES_WITHOUT_SPACES = str.split(
-    "パスワード 暗証番号 密码 密碼 口令 비밀번호 비번 암호 รหัสผ่าน كلمة_المرور كلمة_السر"
+    "パスワード 暗証番号 密码 密碼 口令 비밀번호 비번 암호 รหัสผ่าน كلمة_المرور كلمة_السر "
+    "ពាក្យសម្ងាត់ ລະຫັດຜ່ານ စကားဝှက်"
 )
 """Written without spaces around them, so no word boundary is asked for."""
 _PHRASES = (
@@ -79,7 +85,9 @@ _PHRASES = (
     r"(?:wifi|wi-fi|wlan|wpa2?|wpa3|network|security)\s+key|"
     r"(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|bike\s+lock|"
     r"(?:totp|otp|2fa|mfa|authenticator)\s+(?:seed|secret|key)|"
-    r"(?:admin|root|user|router|wifi|email|db|auth|sudo)[ _-]pass"
+    r"(?:admin|root|user|router|wifi|email|db|auth|sudo)[ _-]pass|"
+    r"(?:refresh|access|bot|bearer|auth|api|personal\s+access|client|webhook|app|signing|jwt|"
+    r"session|slack|discord|telegram|github|gitlab)\s+(?:tokens?|secrets?)|api\s+kye"
 )
 NOT_A_PASS = (
     r"(?<!boarding )(?<!bus )(?<!train )(?<!season )(?<!ski )(?<!day )(?<!hall )(?<!press )"
@@ -88,8 +96,10 @@ NOT_A_PASS = (
 _WEAK_NAMES = (
     rf"{NOT_A_PASS}pass|token|secret|combination|combo|secret\s+phrase|mnemonic|"
     r"(?:mother['\u2019]?s\s+)?maiden\s+name|magic\s+word|wi-?fi|door|keypad|hotspot|"
-    r"parole|رمز"
+    r"parole|رمز|nip"
 )
+_WEAK_WORDS = ["пасс", "пин"]
+"""Weak words in scripts whose letters fold to Latin look-alikes."""
 """Words that name a credential only with a sign or a linking word before its
 value ("token: X", "my pass is X", "wifi: X"), never alone ("bus pass 12A")."""
 _LOGINS = r"log[ -]?in|log\s+into|sign[ -]?in|sign\s+into"
@@ -124,7 +134,8 @@ _LINKS = _words(
     from to ist war sind lautet lauten heißt heisst est c'est était etait es era
     é è e sono är er on je jest jsou это este είναι adalah là ay yra هي هو היא הוא
     は が 是 为 為 는 은 이 가 で
-    ir yw ialah ni është eshte คือ است
+    ir yw ialah ni është eshte คือ است being isn't wasn't
+    არის ce ngu ná ass se 係 គឺ ແມ່ນ က
     """
 )
 """Words that link a credential word and its value ("is", "ist", "c'est", "は")."""
@@ -137,6 +148,7 @@ _ARTICLES = _words(
         minha meu o os as moje mój mój mitt min mina minun mein
         мой моя мои 我 的 私 の 僕 俺 내 제
         моја мој моје mans mana mano minu langu yangu saya من میرا আমার என் fy
+        mening миний менің mo mäi myn mwen yami ჩემი իմ నా මගේ ਮੇਰਾ મારો 我嘅
         """
 )
 """Articles and possessives, which a value may have before its credential word."""
@@ -182,7 +194,7 @@ _LEAD = re.compile(rf"(?:{_TAG.pattern}|[^\w\s]|_)*", re.IGNORECASE)
 """Signs, tags and quotes before a chunk's core: any of "• ≔ ➡ 👉 ► \\"."""
 _TRAIL_SIGNS = _QUOTES + ".,;:!?)]}>*_|~-\u00bb\u203a\u300d\u300f\u301e\u301f"
 _LINKING_SIGN = re.compile(
-    r"[:=|/;~>^\\\[\]?\u2190-\u21ff\u27f6\u2794-\u27bf\u25b6\u25ba\u2022\u2254\u00b7\u2219\u22c5"
+    r"[:=|/;~>^\\\[\]?\u2190-\u21ff\u27f6\u2794-\u27bf\u25b6\u25ba\u2022\u2254\u00b7\u2219\u22c5\u2261"
     r"\U0001f300-\U0001faff"
     r"\u2014\u2013\u2026\u00bb\u2190\U0001f449-]|\.\."
 )
@@ -208,13 +220,14 @@ _NOT_SECRETS = (
     # A column's type and size in a schema: string(64), varchar(255).
     r"|(?:n?varchar|char|string|str|text|int|integer|bool|boolean|bytes?|blob|binary|"
     r"varbinary|decimal|numeric|float|double)\(\d+(?:,\s*\d+)?\)?"
-    r"|\d+\+|v?\d+(?:\.\d+)+|\d+(?:,\d{3})+"  # 8+, v1.2.3, 10,000
+    r"|\d+\+|v?\d+(?:\.\d+)+|v\d+|\d+(?:,\d{3})+"  # 8+, v1.2.3, v12, 10,000
     r"|2fa|mfa|[2345]g|wpa[23]?|wi-fi|e-mail|mp[34]|ps[45]|covid-19|24/7|n/a|e\.g|i\.e|etc|a\.m|p\.m"
     r"|[a-z]+(?:['\u2019-][a-z]+)+"  # don't, case-sensitive
     r"|https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an address is no secret
     r"|\S*(?:\]\(|://)\S*|//\S*"  # nor a link: "reset](https://..."
     r"|[a-z_][\w.]*\((?:[a-z_][\w.]*)?[,)]?"  # code: "cache_key(user_id,", "next(tokens,"
     r"|x-[a-z]+(?:-[a-z]+)*"  # a header's name: X-Api-Key
+    r"|--[a-z][\w-]*"  # a command's option: "passwd --stdin"
 )
 _NOT_SECRET = re.compile(rf"(?:{_NOT_SECRETS})", re.IGNORECASE)
 _SIGN = re.compile(r"[\d_]|[^\w\s]")
@@ -301,6 +314,11 @@ _HARDWARE = re.compile(
 )
 
 
+def _then_to(text: str, end: int) -> bool:
+    """Is the next word after *end* "to"?"""
+    return any(_lower(chunk.group()) == "to" for chunk in _chunks(text, end, limit=1))
+
+
 def _a_count_follows(text: str, end: int) -> bool:
     """Is the first word with a digit after *end* (within a few) a plain number?"""
     for chunk in _chunks(text, end, limit=4):
@@ -347,6 +365,9 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             if core_word in _JOINS or word in _JOINS:
                 joined = True
                 continue
+            if _NOTE.fullmatch(" " + chunk.group().rstrip(",")):
+                joined = joined or chunk.group().endswith(",")
+                continue  # "X (home), Y (work)"
             if joined and (word in _LINKS or core_word in _QUALIFIERS):
                 continue  # "X but now it's Y", "old X, new Y"
             value = _value(text, *chunk.span()) if joined else None
@@ -379,16 +400,18 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
         value = _value(text, start, stop) if ready else None
         if value is None and linked:
             value = _passphrase(text, start)
-        if value is None and place and words <= 3 and _ends_sentence(text, chunk.end()):
-            # "password for wifi X", "пароль от почты X": a letter and a digit, at the end
-            value = _value(text, start, chunk.end()) if _MIXED.fullmatch(core) else None
+        if value is None and not weak and words <= 3 and _ends_sentence(text, chunk.end()):
+            # "password for wifi X", "пароль от почты X": a letter and a digit, at the
+            # end; "password wifi X": no place word, so a sign or both cases too
+            strong = place or _SIGN_NOT_DIGIT.search(core) or core.lower() != core != core.upper()
+            value = _value(text, start, chunk.end()) if strong and _MIXED.fullmatch(core) else None
         if value is not None and not names_an_amount(text, chunk.end()):
             found = True
             yield value
             joined = text[value[1] : value[1] + 1] in (",", "/")
             continue
-        if words == 0 and _lower(core) in _COMPOUNDS:
-            return
+        if words == 0 and _lower(core) in _COMPOUNDS and not _then_to(text, chunk.end()):
+            return  # "password manager X", not "password reset to X"
         if _lower(core) in _ARTICLES and not trail and not linked and words == 0:
             continue  # "رمز عبور من X", "nenosiri langu ni X": my right after the word
         place = place or (words == 0 and not weak and _lower(core) in _FOLLOWS)
@@ -405,6 +428,7 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             return
 
 
+_SIGN_NOT_DIGIT = re.compile(r"[^\w\s]")
 _MIXED = re.compile(r"(?=\S*[^\W\d_])(?=\S*\d)\S{3,}")
 """A letter and a digit in one word: "hunter2", not "204" or "wifi"."""
 
@@ -415,7 +439,11 @@ def _ends_sentence(text: str, end: int) -> bool:
     return rest in ("", "\n") or (rest[0] in "\n.!?" and rest[1:] in ("", " ", "\n"))
 
 
-_CJK_RUN = re.compile(r"\S{0,100}?(?=(?:です|でした|だ|[。、\uff0c]|\s|$))")
+_CJK_RUN = re.compile(
+    rf"\S{{0,100}}?(?=(?:{'|'.join(_word(w) for w in ('でした', 'です', 'だ'))}|[。、\uff0c]|\s|$))"
+)
+"""A value's run of CJK letters, up to what ends it (matched on folded text,
+where "です" reads "てす")."""
 
 
 def _run_end(text: str, start: int, end: int) -> int:
@@ -446,7 +474,16 @@ def _passphrase(text: str, start: int) -> tuple[int, int] | None:
     glue = _LINKS | _JOINS | _FOLLOWS | _ARTICLES | _LENGTH_WORDS
     if not ends or any(w in glue for w in words) or names_an_amount(text, match.end()):
         return None
-    return _value(text, start, match.end()) or (start, match.end())
+    end = match.end()
+    # Plain words after the one with a digit, up to the end of the line: "tree house 42 blue".
+    if (tail := _PASSPHRASE_TAIL.match(text, end)) and glue.isdisjoint(
+        map(_lower, tail[0].split())
+    ):
+        end = tail.end()
+    return _value(text, start, end) or (start, end)
+
+
+_PASSPHRASE_TAIL = re.compile(r"(?:[ \t]+[^\W\d_][\w'-]{0,40}){1,3}(?=[.,;!?]*[ \t]*(?:\n|\Z))")
 
 
 def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
@@ -496,7 +533,7 @@ def _joined_before(text: str, chunks: list[re.Match[str]]) -> Iterator[tuple[int
         chunks = chunks[:-2]
 
 
-_IN_PLACEHOLDER = re.compile(r"(?:\$\{|\{\{\s*|%)\w*\Z")
+_IN_PLACEHOLDER = re.compile(r"(?:\$\{|\{\{\s*|%)[A-Za-z0-9_]*\Z")
 """Just before a word inside a placeholder: ``${DB_PASSWORD}``."""
 PLACEHOLDER = re.compile(
     r"\$\{?\w+(?::?[-=?][^}]*)?\}?|\$\(.*|%\w+%|\{\{\s*\w+\s*\}\}|<\w+>"
@@ -588,7 +625,7 @@ def plainly_no_secret(value: str) -> bool:
 
 
 _TYPED_FOR = ("password", "passwd", "passcode", "passphrase", "pincode")
-_LEET = str.maketrans("5043@$1", "soeaasi")
+_LEET = str.maketrans("5043@$1", "soaeasi")
 """Digits and signs typed for letters: "pa55w0rd"."""
 _NOT_TYPOS = frozenset(str.split("passport passports passover passwords"))
 
@@ -627,7 +664,7 @@ def _names() -> re.Pattern[str]:
 
     return re.compile(
         rf"(?<![^\W\d_])(?<![!#$%&+@^~/.])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}|{fold_all(_NAMES)}"
-        rf"|(?P<weak>{_WEAK_NAMES})"
+        rf"|(?P<weak>{_WEAK_NAMES}|{fold_all(_WEAK_WORDS)})"
         r"|(?P<typo>p[a-z0-9@$]{3,9}|[a-oq-z]assw[a-z]{1,5}))"
         rf"(?:s|['\u2019]s)?(?!\w)"
         rf"|(?:{fold_all(_NAMES_WITHOUT_SPACES)})",

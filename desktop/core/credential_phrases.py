@@ -268,7 +268,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         # "https://bob:X@example.com", "sshpass -p X", "mysql -u root -pX", "--password X".
         # (A scheme is short: unbounded, a long run with no "://" took quadratic time.)
-        (r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]{0,100}:(?P<cmd>[^\s@]{1,100})@", _STRONG),
+        # (A password may hold "@": the host follows the last one.)
+        (
+            r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]{0,100}:(?P<cmd>[^\s/]{1,100})@(?=[^\s@/]+(?:[/:?#\s]|$))",
+            _STRONG,
+        ),
         (r"\bsshpass\s+-p\s*(?P<cmd>\S+)", _STRONG),
         (rf"\bmysql\w*\b{_SAME_COMMAND}\s-p(?P<cmd>[^\s'\"-]\S*)", _STRONG),
         (r"(?<!\S)--(?:[a-z]+-)?pass(?:word|phrase)?[= ](?P<cmd>[^\s-]\S*)", _STRONG),
@@ -324,6 +328,24 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # htpasswd -b FILE USER X, htpasswd -nb USER X.
         (r"\bhtpasswd\s+-\w*n\w*b\w*\s+\S+\s+(?P<cmd>\S+)", _STRONG),
         (r"\bhtpasswd\s+-(?!\w*n)\w*b\w*\s+\S+\s+\S+\s+(?P<cmd>\S+)", _STRONG),
+        # net user bob X /add, echo X | passwd --stdin bob, aws's secret key, lftp -u bob,X,
+        # Authorization: Basic bob:X, keyStorePassword=X (a camelCase name).
+        (r"\bnet\s+user\s+\S+\s+(?P<cmd>[^\s/*]\S*)", _STRONG),
+        (r"\becho\s+[\"']?(?P<cmd>[^\s|\"']+)[\"']?\s*\|\s*(?:sudo\s+)?passwd\b", _STRONG),
+        (r"\baws_(?:secret_access_key|session_token)\s*[= ]\s*(?P<cmd>[^\s\"']+)", _STRONG),
+        (rf"\blftp\b{_SAME_COMMAND}\s-u\s+[^\s,]+,(?P<cmd>[^\s,]+)", _STRONG),
+        (r"\bBasic\s+[^\s:]+:(?P<cmd>\S+)", _STRONG),
+        (
+            r"(?-i:\b[a-z][A-Za-z0-9.]*(?:Password|Passwd|Pwd|Passphrase|Secret|Token|ApiKey|"
+            r"SecretKey|AccessKey))\s*[=:]\s*[\"']?(?P<cmd>[^\s\"'&;,]+)",
+            _STRONG,
+        ),
+        # "I've made X my password".
+        (
+            rf"\b(?:made|make|makes|making|chose|picked)\s+{_BEFORE}\s+(?:my|the|our|your)\s+"
+            rf"(?:new\s+)?{_KEYWORD}\b",
+            _SIGNED,
+        ),
         # echo X | sudo -S ...
         (r"\becho\s+[\"']?(?P<cmd>[^\s|\"']+)[\"']?\s*\|\s*sudo\s+(?:-\w+\s+)*-\w*S", _STRONG),
         # PGPASSWORD=X, REDIS_PASS=X: a variable naming a password, in capitals.
@@ -356,7 +378,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _STRONG,
         ),
         (
-            r"<(pass(?:word|wd|code|phrase)?|pwd|pin|secret|token)>"
+            r"<(\w{0,20}?(?:pass(?:word|wd|code|phrase)?|pwd|pin|secret|token|api_?key))>"
             r"\s*(?P<cell>[^<\n]{1,100}?)\s*</\1>",
             _STRONG,
         ),
@@ -522,7 +544,7 @@ def _unwrapped(text: str, start: int, stop: int) -> tuple[int, int]:
         start = tag.end()  # "password: !!str X", "password: &pw X"
     words = text[start:stop].split()
     ends_line = _ENDS_LINE.match(text, stop) is not None
-    passphrase = len(words) > 1 and re.search(r"\d", words[-1]) and ends_line
+    passphrase = len(words) > 1 and any(re.search(r"\d", word) for word in words[1:]) and ends_line
     if text[:start].endswith("=") and not passphrase:  # glued, as in a config line
         stop = start + len(words[0])
         if query := re.search(r"&\w+=", text[start:stop]):

@@ -48,6 +48,13 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\bhf_[A-Za-z0-9]{30,}"),
         re.compile(r"\bAIza[0-9A-Za-z_-]{35}"),
         re.compile(r"\bgh[pousr]_[A-Za-z0-9_]{36,}"),
+        # DigitalOcean, Shopify, Mailgun, Databricks, Square, Vercel.
+        re.compile(r"\bdo[por]_v1_[a-f0-9]{64}\b"),
+        re.compile(r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"),
+        re.compile(r"\bkey-[a-f0-9]{32}\b"),
+        re.compile(r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
+        re.compile(r"\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}"),
+        re.compile(r"\bvercel_[A-Za-z0-9]{24,}"),
     ),
     "token": (re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/=-]{16,}"),),
 }

@@ -160,3 +160,106 @@ def test_a_long_run_of_credential_words_is_read_in_linear_time(unit: str) -> Non
     redact(text)
     # A guard against quadratic reading (20 s to minutes at 100 KB), not a speed target.
     assert time.perf_counter() - started < 10.0
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # More languages and scripts (Georgian, Armenian, Uzbek, Azerbaijani,
+        # Mongolian, Kazakh, Amharic, Punjabi, Gujarati, Telugu, Sinhala, Lao,
+        # Burmese, Yoruba, Hausa, Zulu, Irish, Esperanto, Galician,
+        # Luxembourgish, Frisian, Haitian, Spanish NIP, Japanese, Russian,
+        # Polish, Cantonese).
+        "ჩემი პაროლი არის {v}",
+        "իմ գաղտնաբառը {v} է",
+        "mening parolim {v}",
+        "şifrə: {v}",
+        "миний нууц \u04af\u0433 {v}",
+        "менің құпия сөзім {v}",
+        "የይለፍ ቃሉ {v} ነው",
+        "ਮੇਰਾ ਪਾਸਵਰਡ {v} ਹੈ",
+        "મારો પાસવર્ડ {v} છે",
+        "నా పాస్\u200cవర్డ్ {v}",
+        "මගේ මුරපදය {v}",
+        "ລະຫັດຜ່ານແມ່ນ {v}",
+        "စကားဝှက်က {v}",
+        "ọrọ igbaniwọle mi ni {v}",
+        "kalmar sirri ta ita ce {v}",
+        "iphasiwedi yami ngu {v}",
+        "is é mo phasfhocal ná {v}",
+        "pasvorto: {v}",
+        "contrasinal: {v}",
+        "mäi Passwuert ass {v}",
+        "myn wachtwurd is {v}",
+        "modpas mwen se {v}",
+        "mi NIP es {v}",
+        "パスコード\uff1a{v}",
+        "мой пасс: {v}",
+        "hasełko to {v}",
+        "我嘅密碼係{v}",
+        # Typos, compounds, verbs and signs.
+        "p4ssw0rd: {v}",
+        "PA$$WORD: {v}",
+        "apikey: {v}",
+        "api kye: {v}",
+        "refresh token {v}",
+        "client secret {v}",
+        "webhook secret {v}",
+        "password wifi {v}",
+        "\u03ba\u03c9\u03b4\u03b9\u03ba\u03cc\u03c2 wifi {v}",
+        "password reset to {v}",
+        "password \u2261 {v}",
+        "so the admin password ended up being {v}",
+        "I've made {v} my password",
+        "my password isn't {v} anymore",
+        # Config, markup and command lines.
+        "masterauth {v}",
+        "-Djavax.net.ssl.keyStorePassword={v}",
+        "<apiKey>{v}</apiKey>",
+        "<api_key>{v}</api_key>",
+        "<adminPassword>{v}</adminPassword>",
+        "Authorization: Basic bob:{v}",
+        "net user bob {v} /add",
+        "echo '{v}' | passwd --stdin bob",
+        "aws configure set aws_secret_access_key {v}",
+        "lftp -u bob,{v} ftp.example.com",
+        "passwords: Zz8#yy (home), {v} (work)",
+        "Jäger%{v}は私のパスワードです",
+    ],
+)
+def test_round_5s_phrasings_lose_their_value(template: str) -> None:
+    value = "Kp#4vL!q"
+    redacted = redact(template.format(v=value)).text
+    assert value not in redacted
+    assert "Kp#4" not in redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password=tree house 42 blue", "blue"),
+        ("das Kennwort für den Router: tree house 42 blue", "blue"),
+        ("see https://bob:P@55w0rd@dav.example.com/files", "55w0rd"),
+        (
+            "\u30d1\u30b9\u30ef\u30fc\u30c9\u306f\u65e5\u672c\u8a9e\u30d1\u30b92\u3067\u3059",
+            "\u65e5\u672c",
+        ),
+    ],
+)
+def test_a_whole_value_goes(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "dop_v1_" + "a4c1" * 16,
+        "shpat_" + "2aab" * 8,
+        "key-" + "5ec8" * 8,
+        "dapi" + "91e5" * 8,
+        "sq0atp-ZZGeoZDMENcKHVmDGAkJiG",
+        "vercel_NScgrLRWzBQCABugjMgeP7cG",
+    ],
+)
+def test_provider_keys_go_without_a_word(key: str) -> None:
+    assert key[-8:] not in redact(f"use {key} here").text
