@@ -15,13 +15,16 @@ is changed because of it.
 
 Every file move is undone when the index write after it fails, and one lock
 keeps the folder and the index agreeing across threads (the chat worker
-reads the list while a window edits).
+reads the list while a window edits).  A kill between a file and its row
+is made good by the next sync: the row follows the file (a rename is noted
+in ``.renaming.json`` first, so its row follows its file too).
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
+import json
 import os
 import re
 import threading
@@ -52,6 +55,8 @@ SUMMARY_CHARS = 200
 TEXT_CHARS = 100_000
 DRAFTS = ".drafts"
 DELETED = ".deleted"
+RENAMING = ".renaming.json"
+"""A rename in flight: which skill, its new name, its file's old and new place."""
 _FOLDERS: dict[SkillStatus, str] = {"active": "", "draft": DRAFTS, "deleted": DELETED}
 # Windows cannot create these names, with any extension; a skill folder may
 # travel to Windows in a backup.
@@ -129,7 +134,9 @@ def summary_of(text: str) -> str:
     return ""
 
 
-def _checked_text(text: str) -> str:
+def file_text(text: str) -> str:
+    """What a skill file holds once *text* is written to it; ``SkillRefused``
+    says why *text* cannot be a skill."""
     text = scrub(text).replace("\r\n", "\n").strip("\n")
     if not summary_of(text):
         raise SkillRefused(
@@ -231,7 +238,7 @@ class SkillLibrary:
     def create(self, name: str, text: str, *, draft: bool = False) -> Skill:
         """A new skill (a draft, for the user to accept or reject, if *draft*).
         The name of a deleted skill may be taken again: its uses carry over."""
-        name, text = skill_name(name), _checked_text(text)
+        name, text = skill_name(name), file_text(text)
         status: SkillStatus = "draft" if draft else "active"
         with self._lock:
             self.sync()  # a file of that name made by hand is a skill already
@@ -251,7 +258,7 @@ class SkillLibrary:
 
     def update_text(self, skill_id: int, text: str) -> Skill:
         """Replace the skill's text; its summary follows the new first line."""
-        text = _checked_text(text)
+        text = file_text(text)
         with self._lock:
             skill = self._require(skill_id, ("active", "draft"))
             # The file first: if the index write then fails, the next read or
@@ -268,12 +275,31 @@ class SkillLibrary:
             if holder is not None and holder.id != skill.id:
                 raise SkillNameTaken(holder)
             file_name = name + SUFFIX
-            with self._moved(self.path(skill), self.path(skill).with_name(file_name)):
-                return self.store.update(skill.id, name=name, file_name=file_name)
+            source = self.path(skill)
+            target = source.with_name(file_name)
+            # The file and the row cannot change together: noted first, so a
+            # kill between is finished by the next sync (``_finish_rename``).
+            note = {
+                "skill": skill.id,
+                "name": name,
+                "file_name": file_name,
+                "from": source.relative_to(self.directory).as_posix(),
+                "to": target.relative_to(self.directory).as_posix(),
+            }
+            self._write(self.directory / RENAMING, json.dumps(note, ensure_ascii=False))
+            with self._moved(source, target):
+                renamed = self.store.update(skill.id, name=name, file_name=file_name)
+            self._drop_rename_note()
+            return renamed
 
     def delete(self, skill_id: int) -> Skill:
         """Soft: the file goes to ``.deleted/``, and ``restore`` brings it back."""
         return self._move(skill_id, ("active", "draft"), "deleted")
+
+    def move(self, skill_id: int, to: SkillStatus) -> Skill:
+        """The skill to status *to* from whichever it has: how a change that
+        was interrupted is put back as it was."""
+        return self._move(skill_id, tuple(s for s in EVERY_STATUS if s != to), to)
 
     def restore(self, skill_id: int) -> Skill:
         """A deleted skill (or rejected draft) back as an active skill."""
@@ -322,7 +348,38 @@ class SkillLibrary:
                 os.replace(target, source)
             raise
 
+    def _finish_rename(self) -> None:
+        """A rename killed between moving its file and writing its row: the row
+        follows the file (else the skill would come back as a new one, without
+        its uses, and the old one deleted)."""
+        path = self.directory / RENAMING
+        if not path.is_file():
+            return
+        try:
+            note = json.loads(self._read(path))
+        except (SkillFileError, ValueError):
+            note = None  # never written whole: the move never began
+        if isinstance(note, dict):
+            skill = self.store.get(int(note["skill"]))
+            moved = (self.directory / str(note["to"])).is_file() and not (
+                self.directory / str(note["from"])
+            ).exists()
+            if skill is not None and skill.file_name != note["file_name"] and moved:
+                with contextlib.suppress(SkillNameTaken):  # taken by hand since: sync sorts it
+                    self.store.update(
+                        skill.id, name=str(note["name"]), file_name=str(note["file_name"])
+                    )
+        self._drop_rename_note()
+
+    def _drop_rename_note(self) -> None:
+        path = self.directory / RENAMING
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as error:
+            raise _file_error(path, "removed", error) from error
+
     def _sync(self) -> SyncReport:
+        self._finish_rename()
         skipped: builtins.list[SkippedFile] = []
         on_disk: dict[str, tuple[str, Path]] = {}
         for path in sorted(self.directory.glob(f"*{SUFFIX}")):

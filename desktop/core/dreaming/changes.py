@@ -3,22 +3,33 @@
 A pass's proposals are recorded in ``dream_changes`` with what they touch
 as it was, and applied in the pass's one transaction (risky ones are left
 pending for the user).  Changes to skill files cannot share that
-transaction: they are made first, and taken back if the transaction then
-fails, so a pass still lands whole or not at all.  Undoing a change puts
-back what it did, unless something changed it since, which refuses the
-undo rather than lose that change.
+transaction: they are noted (``skill_notes``), made, then recorded, and the
+note removed.  The record decides: a change whose record did not land is
+put back, at once when something fails, or when the book is next built
+after a kill (``finish_interrupted``); so a pass lands whole or not at
+all, and an approval or undo is recorded with its files or not made.
+Undoing a change puts back what it did, unless something changed it since,
+which refuses the undo rather than lose that change.
 """
 
 from __future__ import annotations
 
-import contextlib
+import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from desktop.core.db import Database, DreamChange, DreamStore, MemoryStore, Transaction
+from desktop.core.db import (
+    Database,
+    DreamChange,
+    DreamStore,
+    MemoryStore,
+    RowNotFound,
+    Transaction,
+)
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.memory_changes import MemoryChanges
 from desktop.core.dreaming.proposals import (
@@ -29,10 +40,13 @@ from desktop.core.dreaming.proposals import (
     Proposal,
 )
 from desktop.core.dreaming.skill_changes import SkillChanges
+from desktop.core.dreaming.skill_notes import ChangeNotes
 from desktop.core.dreaming.task_changes import TaskChanges
 from desktop.core.errors import ReverieError
 from desktop.core.settings import DreamSettings
 from desktop.core.skills import SkillLibrary
+
+log = logging.getLogger(__name__)
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.floating[Any]] | None]
 
@@ -57,6 +71,33 @@ class ChangeBook:
         self._files = SkillChanges()
         handlers: tuple[Handler, ...] = (MemoryChanges(), TaskChanges(), self._files)
         self._handlers = {kind: h for h in handlers for kind in h.kinds}
+        self._notes = None if skills is None else ChangeNotes(skills.directory)
+        self._in_flight: dict[Path, dict[str, Any]] = {}
+        if self._notes is not None:
+            self._notes.clear_leftovers()
+            try:
+                self.finish_interrupted()
+            except ReverieError as error:
+                # Not lost: the note stays, and the next use of the book tries
+                # again and raises this to whoever asked.
+                log.warning(
+                    "an interrupted skill change is not settled yet: %s", type(error).__name__
+                )
+
+    def finish_interrupted(self) -> list[str]:
+        """Settle the skill changes a kill (or a failure while putting their
+        files back) left half made: one whose record landed is done; one
+        whose record did not is taken back, each skill it changed put back as
+        it was.  A skill changed by hand since stays as it is: their names."""
+        if self._notes is None:
+            return []
+        left: list[str] = []
+        for path, note in self._notes.found():
+            if path not in self._in_flight:  # another thread's change, under way
+                left += self._settle(path, note)
+        if left:
+            log.warning("%d skill(s) changed since an interrupted dream change", len(left))
+        return left
 
     def risky(self, proposal: Proposal) -> bool:
         """Touches what the user holds dear: a pinned memory, one they told
@@ -82,15 +123,29 @@ class ChangeBook:
     ) -> Applied:
         """Record and apply *proposals* (risky ones left pending) and move the
         pass's mark: all of it, or (on any failure) none of it."""
+        self.finish_interrupted()
         risky = [self.risky(p) for p in proposals]
         actor = f"dream:{pass_name}"
-        files = self._apply_files(run_id, actor, proposals, risky)
+        at = self._at(None, actor, run_id)
+        befores = {
+            id(p): self._files.before(at, p)
+            for p in proposals
+            if not self._handler(p).in_transaction
+        }
+        made = [
+            (p, befores[id(p)])
+            for p, is_risky in zip(proposals, risky, strict=True)
+            if id(p) in befores and not is_risky
+        ]
+        note = self._note("apply", run_id, pass_name, None, made)
         try:
+            afters = {id(p): self._files.apply(at, p) for p, _ in made}
             with self._db.transaction() as tx:
                 now = self._dreams.now()
                 for proposal, is_risky in zip(proposals, risky, strict=True):
                     handler = self._handler(proposal)
-                    before, after = files.get(id(proposal)) or (None, None)
+                    before = befores.get(id(proposal))
+                    after = afters.get(id(proposal))
                     if before is None:
                         before = handler.before(self._at(tx, actor, run_id), proposal)
                     change_id = DreamStore.add_change(
@@ -112,14 +167,16 @@ class ChangeBook:
                 if judged_through is not None:
                     DreamStore.set_judged_through(tx, pass_name, judged_through, now)
         except BaseException:
-            self._take_back_files(run_id, files)
+            self._abandon(note)
             raise
+        self._done(note)
         pending = sum(risky)
         return Applied(len(proposals) - pending, pending)
 
     def approve(self, change_id: int, embed: Embed | None = None) -> DreamChange:
         """Apply a pending change the user approved, if what it was decided
         on still holds (otherwise it is set aside as rejected)."""
+        self.finish_interrupted()
         change = self._pending(change_id)
         handler = self._handlers[change.kind]
         texts = [str(change.payload["content"])] if "content" in change.payload else []
@@ -131,26 +188,40 @@ class ChangeBook:
             touches=tuple(int(i) for i in (change.before or {}).get("memories", {})),
             vectors={} if vectors is None else dict(zip(texts, vectors, strict=True)),
         )
-        moved, after = "", None
-        if not handler.in_transaction:  # files: beside the transaction that records it
-            at = self._at(None, "user", change.dream_run_id)
-            moved = handler.still_as_before(at, change)
-            after = None if moved else handler.apply(at, proposal)
-        with self._db.transaction() as tx:
-            now = self._dreams.now()
-            if handler.in_transaction:
-                at = self._at(tx, "user", change.dream_run_id, change.id)
+        moved, after, note = "", None, None
+        try:
+            if not handler.in_transaction:  # files: beside the transaction that records it
+                at = self._at(None, "user", change.dream_run_id)
                 moved = handler.still_as_before(at, change)
-                after = None if moved else handler.apply(at, proposal)
-            if moved:
-                DreamStore.record_outcome(tx, change_id, "rejected", now=now, note=moved)
-            else:
-                DreamStore.record_outcome(tx, change_id, "applied", now=now, after=after)
+                if not moved:
+                    note = self._note(
+                        "approve",
+                        change.dream_run_id,
+                        change.pass_name,
+                        change.id,
+                        [(proposal, change.before or {})],
+                    )
+                    after = handler.apply(at, proposal)
+            with self._db.transaction() as tx:
+                now = self._dreams.now()
+                if handler.in_transaction:
+                    at = self._at(tx, "user", change.dream_run_id, change.id)
+                    moved = handler.still_as_before(at, change)
+                    after = None if moved else handler.apply(at, proposal)
+                if moved:
+                    DreamStore.record_outcome(tx, change_id, "rejected", now=now, note=moved)
+                else:
+                    DreamStore.record_outcome(tx, change_id, "applied", now=now, after=after)
+        except BaseException:
+            self._abandon(note)
+            raise
+        self._done(note)
         if moved:
             raise ChangeRefused(f"Not applied: {moved}")
         return self._dreams.change(change_id)
 
     def reject(self, change_id: int) -> DreamChange:
+        self.finish_interrupted()
         self._pending(change_id)
         with self._db.transaction() as tx:
             DreamStore.record_outcome(tx, change_id, "rejected", now=self._dreams.now())
@@ -171,6 +242,7 @@ class ChangeBook:
         return len(applied)
 
     def revert_changes(self, changes: Sequence[DreamChange]) -> None:
+        self.finish_interrupted()
         for change in changes:
             if change.status != "applied":
                 raise ChangeRefused(
@@ -185,41 +257,108 @@ class ChangeBook:
         for change in changes:
             handler = self._handlers[change.kind]
             if not handler.in_transaction:
-                handler.undo(self._at(None, "user", change.dream_run_id), change)
-                with self._db.transaction() as tx:
-                    DreamStore.record_outcome(tx, change.id, "reverted", now=self._dreams.now())
+                self._revert_files(change)
+
+    def _revert_files(self, change: DreamChange) -> None:
+        """Undo one change to skill files, noted, then recorded."""
+        note = self._write_note(
+            {
+                "op": "revert",
+                "run": change.dream_run_id,
+                "pass": change.pass_name,
+                "change": change.id,
+                **self._files.undo_intent(change),
+            }
+        )
+        try:
+            self._files.undo(self._at(None, "user", change.dream_run_id), change)
+            with self._db.transaction() as tx:
+                DreamStore.record_outcome(tx, change.id, "reverted", now=self._dreams.now())
+        except BaseException:
+            self._abandon(note)
+            raise
+        self._done(note)
 
     # -- helpers -------------------------------------------------------------
-    def _apply_files(
-        self, run_id: int, actor: str, proposals: Sequence[Proposal], risky: Sequence[bool]
-    ) -> dict[int, tuple[dict[str, Any], dict[str, Any] | None]]:
-        """The file changes among *proposals*: what each touches, and what it
-        made of it (None for a risky one, left pending); all made or none.
-        By the proposal's identity."""
-        made: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] = {}
-        at = self._at(None, actor, run_id)
-        try:
-            for proposal, is_risky in zip(proposals, risky, strict=True):
-                if not self._handler(proposal).in_transaction:
-                    before = self._files.before(at, proposal)
-                    made[id(proposal)] = (before, None)
-                    if not is_risky:
-                        made[id(proposal)] = (before, self._files.apply(at, proposal))
-        except BaseException:
-            self._take_back_files(run_id, made)
-            raise
-        return made
+    def _note(
+        self,
+        op: str,
+        run_id: int,
+        pass_name: str,
+        change_id: int | None,
+        made: Sequence[tuple[Proposal, dict[str, Any]]],
+    ) -> Path | None:
+        """The note of the file changes *made* (proposals and the skills they
+        touch as they are), written before the first is made; None if none."""
+        if not made:
+            return None
+        note: dict[str, Any] = {"op": op, "run": run_id, "pass": pass_name, "change": change_id}
+        note["skills"], note["drafts"] = {}, []
+        for proposal, before in made:
+            intent = self._files.intent(proposal, before)
+            note["skills"].update(intent["skills"])
+            note["drafts"] += intent["drafts"]
+        return self._write_note(note)
 
-    def _take_back_files(
-        self, run_id: int, made: dict[int, tuple[dict[str, Any], dict[str, Any] | None]]
-    ) -> None:
-        """Undo file changes whose records never landed (best effort: the
-        first error is the one reported)."""
-        at = self._at(None, "user", run_id)
-        for before, after in reversed(list(made.values())):
-            if after is not None:
-                with contextlib.suppress(ReverieError):
-                    self._files.take_back(at, before, after)
+    def _write_note(self, note: dict[str, Any]) -> Path:
+        if self._notes is None:
+            raise ChangeRefused("Skills are not available.")
+        path = self._notes.new_path()
+        self._in_flight[path] = note  # before it exists: settling passes it by
+        try:
+            self._notes.write(path, note)
+        except BaseException:
+            del self._in_flight[path]
+            raise
+        return path
+
+    def _settle(self, path: Path, note: dict[str, Any]) -> list[str]:
+        """Take back *note*'s changes unless their record landed, then drop
+        the note; the skills left as they are (changed by hand since)."""
+        assert self._notes is not None, "a note is only written where skills are"
+        left: list[str] = []
+        if not self._recorded(note):
+            left = self._files.put_back(self._at(None, "user", int(note["run"])), note)
+        self._notes.remove(path)
+        return left
+
+    def _recorded(self, note: dict[str, Any]) -> bool:
+        """Whether the record of *note*'s change landed in the database."""
+        if note["op"] == "apply":
+            changes = self._dreams.changes(int(note["run"]))
+            return any(c.pass_name == note["pass"] and c.kind in self._files.kinds for c in changes)
+        try:
+            status = self._dreams.change(int(note["change"])).status
+        except RowNotFound:
+            return False  # erased since: nothing holds the change
+        return status != "pending" if note["op"] == "approve" else status == "reverted"
+
+    def _abandon(self, note: Path | None) -> None:
+        """After a failure: take back what *note*'s change made of the files.
+        If that fails too, the note stays for ``finish_interrupted``; the
+        first error is the one reported."""
+        if note is None:
+            return
+        try:
+            self._settle(note, self._in_flight[note])
+        except ReverieError as error:
+            log.warning("a failed skill change is not taken back yet: %s", type(error).__name__)
+        finally:
+            del self._in_flight[note]
+
+    def _done(self, note: Path | None) -> None:
+        """The change is made and recorded: its note goes."""
+        if note is None or self._notes is None:
+            return
+        try:
+            self._notes.remove(note)
+        except ReverieError as error:
+            # Made and recorded: settling finds the record and drops the note.
+            log.warning(
+                "a skill change note stays until the next settling: %s", type(error).__name__
+            )
+        finally:
+            del self._in_flight[note]
 
     def _pending(self, change_id: int) -> DreamChange:
         change = self._dreams.change(change_id)

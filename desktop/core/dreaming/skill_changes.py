@@ -3,8 +3,9 @@ retire (merged into another), draft (a new skill proposed for review).
 
 Skills are files, which cannot share the database's transaction, so these
 changes are applied beside it: each through the skill library (file and
-index together), and if any fails the ones already made are taken back, so
-a pass still changes all of its skills or none.  Undoing puts the old text
+index together), noted first (``skill_notes``) with what each skill will
+become, so that changes whose record never landed are put back
+(``put_back``), after a failure or a kill alike.  Undoing puts the old text
 or status back, unless the skill changed since.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 from desktop.core.db import DreamChange
 from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal
 from desktop.core.errors import ReverieError
+from desktop.core.skills import DRAFTS, SUFFIX, SkillLibrary, SkillRefused, file_text, skill_name
 
 KEY = "skills"
 
@@ -60,6 +62,114 @@ class SkillChanges:
                 library.restore(int(key))
             if now["text"] != state["text"]:
                 library.update_text(int(key), state["text"])
+
+    def intent(self, proposal: Proposal, before: dict[str, Any]) -> dict[str, Any]:
+        """What applying *proposal* will make of the skills *before* holds: the
+        ``skills`` and ``drafts`` of a note (see ``skill_notes``)."""
+        payload = proposal.payload
+        if proposal.kind == "skill_draft":
+            draft = {
+                "name": skill_name(str(payload["name"])),
+                "text": file_text(str(payload["text"])),
+            }
+            return {"skills": {}, "drafts": [draft]}
+        key = str(payload["skill"])
+        state = before[KEY][key]
+        if proposal.kind == "skill_rewrite":
+            after = {**state, "text": file_text(str(payload["text"]))}
+        else:
+            after = {**state, "status": "deleted"}
+        return {"skills": {key: {"before": state, "after": after}}, "drafts": []}
+
+    def undo_intent(self, change: DreamChange) -> dict[str, Any]:
+        """What undoing *change* will make of the skills: part of a note."""
+        before = (change.before or {}).get(KEY, {})
+        skills = {
+            key: {
+                "before": state,
+                # A draft the change made (no state before it) is rejected.
+                "after": before.get(key, {**state, "status": "deleted"}),
+            }
+            for key, state in (change.after or {}).get(KEY, {}).items()
+        }
+        return {"skills": skills, "drafts": []}
+
+    def put_back(self, at: Applying, note: dict[str, Any]) -> list[str]:
+        """Each skill *note* names as it was before, where it is as the note's
+        change would have made it (or half way: a file moved, its row not yet);
+        drafts it made are rejected.  A skill changed otherwise since (by hand)
+        is left as it is: the names of those."""
+        library = at.skill_library()
+        library.sync()  # a file moved without its row: the row follows the file
+        left: list[str] = []
+        for key, states in note.get("skills", {}).items():
+            try:
+                now = _state(at, int(key))
+            except ReverieError:
+                left.append(str(states["before"]["name"]))
+                continue
+            if _same(now, states["before"]):
+                continue
+            if not _same(now, states["after"]):
+                left.append(str(states["before"]["name"]))
+                continue
+            _put(library, int(key), now, states["before"])
+        for draft in note.get("drafts", []):
+            if not _take_back_draft(library, str(draft["name"]), str(draft["text"])):
+                left.append(str(draft["name"]))
+        return left
+
+
+def _put(library: SkillLibrary, skill_id: int, now: dict[str, Any], state: dict[str, Any]) -> None:
+    """The skill from *now* to *state* (text and status)."""
+    text_differs = not _same_text(now["text"], state["text"])
+    if text_differs and now["status"] != "deleted":  # a deleted skill's text cannot change
+        library.update_text(skill_id, state["text"])
+        text_differs = False
+    if now["status"] != state["status"]:
+        library.move(skill_id, state["status"])
+    if text_differs:
+        library.update_text(skill_id, state["text"])
+
+
+def _take_back_draft(library: SkillLibrary, name: str, text: str) -> bool:
+    """The draft *name* with *text* a change made, rejected (False: it is
+    not as the change made it, and stays)."""
+    skill = library.store.find(name)
+    if skill is None:  # killed between its file and its row: the file alone
+        orphan = library.directory / DRAFTS / f"{name}{SUFFIX}"
+        try:
+            if orphan.is_file() and _same_text(orphan.read_text(encoding="utf-8"), text):
+                orphan.unlink()
+        except (OSError, UnicodeError):
+            return False  # named among those left as they are
+        return True
+    if skill.status != "draft":
+        return skill.status == "deleted"
+    if not _same_text(library.read(skill.id).text, text):
+        return False
+    library.reject(skill.id)
+    return True
+
+
+def _same(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    return (
+        first["name"] == second["name"]
+        and first["status"] == second["status"]
+        and _same_text(first["text"], second["text"])
+    )
+
+
+def _same_text(first: str, second: str) -> bool:
+    """The same once written to a skill file."""
+    return _as_written(first) == _as_written(second)
+
+
+def _as_written(text: str) -> str:
+    try:
+        return file_text(text)
+    except SkillRefused:
+        return text
 
 
 def _state(at: Applying, skill_id: int) -> dict[str, Any]:
