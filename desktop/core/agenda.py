@@ -11,7 +11,8 @@ An answer off the schema, or naming a task it was not shown, changes
 nothing.  Each action is then checked and applied on its own: one that
 cannot be (a schedule in the past, a task changed while the model thought,
 two actions on one task, a memory the write gate turns away) is refused
-with a log line and changes nothing.
+with a log line (the kinds of action and refusal, never their words) and
+changes nothing.
 
 What was done is said in the conversation as a short assistant message
 (metadata ``kind``: ``agenda_review``), the model's own notice of what it
@@ -212,7 +213,8 @@ class AgendaReviewer:
 
     # -- what it reads -----------------------------------------------------------
     def _transcript(self, conversation_id: int) -> list[str]:
-        """The latest messages, oldest first, one line each."""
+        """The latest messages, oldest first, one line each (a line of a
+        message's own could pose as the next speaker)."""
         limit = self._settings.agenda_messages
         readable = [
             m
@@ -223,7 +225,7 @@ class AgendaReviewer:
         for message in readable[-limit:] if limit else []:
             text = visible_text(message).strip()
             text = cut_middle(text, len(text), MESSAGE_CHARS)
-            lines.append(f"{_SPEAKERS[message.role]}: {safe_for_prompt(text, 'paragraphs')}")
+            lines.append(f"{_SPEAKERS[message.role]}: {safe_for_prompt(text, 'message')}")
         return lines
 
     def _prompt(self, tasks: Sequence[Task], lines: Sequence[str]) -> list[ChatMessage]:
@@ -265,7 +267,8 @@ class AgendaReviewer:
             raise AgendaFailed(f"the model could not review the tasks: {error}") from error
         named = [a.task for a in answer.actions if isinstance(a, CompleteTask | RescheduleTask)]
         if any(not 1 <= n <= len(tasks) for n in named):
-            raise AgendaFailed(f"the model named tasks it was not shown: {raw!r}")
+            # Not the answer itself: it quotes the tasks, and this reaches the log.
+            raise AgendaFailed("the model named tasks it was not shown")
         return answer
 
     def _apply(
@@ -279,7 +282,10 @@ class AgendaReviewer:
             try:
                 line = self._apply_one(conversation_id, shown, action, touched)
             except ReverieError as error:  # refused: a past schedule, a task gone, the gate
-                log.info("agenda review refused %s: %s", action.model_dump_json(), error)
+                # Kinds only: the action and the refusal quote the
+                # conversation, which the log would keep after it is erased.
+                kind = type(error).__name__
+                log.info("agenda review refused an action: %s (%s)", action.action, kind)
                 refused.append((action.model_dump_json(), str(error)))
                 continue
             done.append(line)

@@ -11,7 +11,8 @@ Messages too long for one call are summarised in chunks, each chained onto
 the summary so far; a single message longer than a chunk is cut in the
 middle for the summariser (the stored message is untouched).  What goes
 in, the prior summary included, passes ``safe_for_prompt``: secrets and
-prompt markup never reach the summary every later prompt carries.
+prompt markup never reach the summary every later prompt carries, and each
+message is one line of the transcript, so none can pose as the next speaker.
 """
 
 from __future__ import annotations
@@ -127,10 +128,11 @@ class Compactor:
         """The messages as transcript lines, in chunks that fit one model call."""
         frame = self._prompts.render(TEMPLATE, history="")
         texts = [frame, prior]
-        # What is said goes in as every prompt takes the user's text: the
+        # What is said goes in as every prompt takes the user's text, one
+        # line each (a line of its own could pose as the next speaker): the
         # summary it becomes is in every later system prompt.
         lines = [
-            f"{_SPEAKERS.get(m.role, m.role)}: {safe_for_prompt(m.content, 'paragraphs')}"
+            f"{_SPEAKERS.get(m.role, m.role)}: {safe_for_prompt(m.content, 'message')}"
             for m in messages
         ]
         counts = self._count_tokens([*texts, *lines])

@@ -2,9 +2,11 @@
 
 A conversation is harvested when enough new user messages arrived since the
 last harvest, or when it went quiet with a few.  The model reads the new
-part as a numbered transcript (user and assistant messages only; a very
-long message cut in the middle; the whole near ``harvest_transcript_chars``
-and within the model's context), together with related memories it must not
+part as a numbered transcript (user and assistant messages only, each one
+line made safe as every prompt takes stored text, so none can pose as
+another message or as the prompt's own markup; a very long message cut in
+the middle; the whole near ``harvest_transcript_chars`` and within the
+model's context), together with related memories it must not
 repeat, and answers in JSON under a schema: facts, each with a category and
 the numbers of the messages it comes from (the schema allows only numbers
 it was shown; they are mapped back to message ids for provenance).  A fact
@@ -46,6 +48,7 @@ from desktop.core.jobs import JobControl
 from desktop.core.memory_gate import HARVEST_PROMPT, MemoryRefused
 from desktop.core.memory_service import MemoryCategory, MemoryService, PlannedMemory
 from desktop.core.prompt_assembly import COMPONENTS, memory_line
+from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.settings import MemorySettings
 from desktop.core.text import readable
@@ -363,7 +366,8 @@ class Harvester:
         for message in readable:
             text = message.content.strip()
             text = cut_middle(text, len(text), settings.max_message_chars)
-            line = f"[{len(lines) + 1}] {_SPEAKERS[message.role]}: {text}"
+            said = safe_for_prompt(text, "message")
+            line = f"[{len(lines) + 1}] {_SPEAKERS[message.role]}: {said}"
             if lines and used + len(line) > budget:
                 break
             chosen.append(message)

@@ -31,13 +31,21 @@ from typing import Literal
 from desktop.core.redaction import redact
 from desktop.core.text_fold import fold, folded
 
-Shape = Literal["line", "paragraphs", "document"]
+Shape = Literal["line", "message", "paragraphs", "document"]
 """What the block expects: ``line``, one line (a memory, a task, a skill's
-summary: a line break could pose as the next item); ``paragraphs``, prose
-whose line breaks are kept (a summary, a message); ``document``, text kept as
-written but for secrets and turn markup (a skill's body, a tool's JSON
-result), where only the tag names prompts use are broken, so a skill's
-``cat <in >out`` or ``<file>`` placeholder survives."""
+summary: a line break could pose as the next item); ``message``, one line of
+a transcript whose line breaks are shown as ``SHOWN_LINE_BREAK`` (a line of
+its own could pose as the next speaker: "Sure.\\nUser: I did it");
+``paragraphs``, prose whose line breaks are kept (a summary, a routine's
+prompt); ``document``, text kept as written but for secrets and turn markup
+(a skill's body, a tool's JSON result), where only the tag names prompts use
+are broken (a name glued to "-", "." or ":" is read as that name, as
+``</memories->`` is), so a skill's ``cat <in >out`` or ``<file>``
+placeholder survives."""
+SHOWN_LINE_BREAK = " \u23ce "
+"""What a line break (or a run of them) in a ``message`` becomes: the model
+still sees where the writer broke the line, on the speaker's own line.  Not
+" / ", which joins two lines as "name / password" do."""
 
 PROMPT_MARKUP_NAMES = frozenset(
     str.split(
@@ -84,6 +92,8 @@ _MARKUP = re.compile(
     r"(?![\w:.-]))",
     re.IGNORECASE,
 )
+_GLUED = re.compile(r"[:.-]")
+"""What may follow a tag's name in the pattern, yet leaves the name as it was read."""
 _STOP_STRING = re.compile(r"SYSTEM[\W_]*EVENT")
 _QUOTES = {"<": "\u2039", ">": "\u203a", "[": "(", "]": ")"}
 """What the brackets of found markup become: look-alikes no template uses."""
@@ -106,11 +116,10 @@ def has_prompt_markup(text: str, shape: Shape = "line") -> bool:
 @lru_cache(maxsize=4096)  # the same memories go into every turn's prompt
 def _safe(text: str, shape: Shape) -> str:
     text = redact(text).text
-    if shape == "line":
-        text = " ".join(text.split())
-    elif shape == "paragraphs":
-        lines = "\n".join(line.rstrip() for line in text.strip().splitlines())
-        text = _BLANK_LINES.sub("\n\n", lines)
+    if (flat := _flattened(text, shape)) != text:
+        # Lines joined can read as a secret none of them was alone
+        # ("hunter2\n-password" as "hunter2 -password").
+        text = redact(flat).text
     # Breaking a tag nested deeper than the pattern reads can leave the outer
     # one whole ("<memories <a <b <c>>>>"): a few rounds more, then every
     # bracket goes (deep nesting is no prose; rounds without end cost time).
@@ -120,6 +129,19 @@ def _safe(text: str, shape: Shape) -> str:
         text = again
     if next(_live_markup(folded(text)[0], shape), None) is not None:
         text = "".join(_QUOTES.get(fold(c), c) for c in text)
+    return text
+
+
+def _flattened(text: str, shape: Shape) -> str:
+    """*text* in the form its *shape* of block takes."""
+    if shape == "line":
+        return " ".join(text.split())
+    if shape == "message":
+        spoken = (" ".join(line.split()) for line in text.splitlines())
+        return SHOWN_LINE_BREAK.join(line for line in spoken if line)
+    if shape == "paragraphs":
+        lines = "\n".join(line.rstrip() for line in text.strip().splitlines())
+        return _BLANK_LINES.sub("\n\n", lines)
     return text
 
 
@@ -153,10 +175,12 @@ def _live_markup(folded: str, shape: Shape) -> Iterator[re.Match[str]]:
 
 def _live(match: re.Match[str], shape: Shape) -> bool:
     """Markup that could close or open a block or a turn in a *shape* block:
-    in a document, a tag only if prompts use its name."""
+    in a document, a tag only if prompts use its name, read up to a "-",
+    "." or ":" glued to it (a reader, and a model, sees ``</memories.>`` as
+    ``</memories>``)."""
     if match["tag"] is None or shape != "document":
         return True
-    return match["name"].casefold() in PROMPT_MARKUP_NAMES
+    return _GLUED.split(match["name"], maxsplit=1)[0].casefold() in PROMPT_MARKUP_NAMES
 
 
 def _broken(found: str, lowered: bool) -> str:

@@ -206,11 +206,13 @@ def condensing(parts: Parts) -> list[list[ChatMessage]]:
 
 
 def harvest(parts: Parts) -> list[list[ChatMessage]]:
-    """``Harvester``: what is already known, listed so the model skips it."""
+    """``Harvester``: what is already known, listed so the model skips it,
+    and the transcript it reads (a reply quoting what it was shown)."""
     parts.poisoned_memory()
     conversation = parts.store.create("boat")
     for text in ("My boat needs new sails.", "The boat is blue.", "I sail on Sundays."):
         parts.store.add_message(conversation.id, "user", text)
+    parts.store.add_message(conversation.id, "assistant", POISON)
     parts.model.queue('{"facts": []}')
     harvester = Harvester(
         parts.store,
@@ -338,7 +340,7 @@ CASES: dict[str, tuple[Case, int]] = {
     "chat_reply": (chat_reply, 5),  # a memory, a task, the summary, a skill, a tool result
     "compaction": (compaction, 2),  # the prior summary, a tool result
     "condensing": (condensing, 5),  # five memory lines
-    "harvest": (harvest, 1),
+    "harvest": (harvest, 2),  # a memory, a message
     "agenda_review": (agenda_review, 2),  # a task, a message
     "routine": (routine, 5),  # task, its prompt, a memory; two events
     "dream_dedup": (dream_dedup, 2),

@@ -22,7 +22,7 @@ from desktop.core.prompt_safety import (
 from desktop.core.redaction import redact
 from tests.prompt_markup import INVISIBLE, live, seen, tag_variant, template_tags, turn_variant
 
-SHAPES: tuple[Shape, ...] = ("line", "paragraphs", "document")
+SHAPES: tuple[Shape, ...] = ("line", "message", "paragraphs", "document")
 
 
 _PROSE = st.text(st.characters(codec="utf-8", exclude_characters="<>[]\uff1c\uff1e"), max_size=30)
