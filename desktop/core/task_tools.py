@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from desktop.core.db.tasks import DEFAULT_PRIORITY, KEEP, LOW, URGENT, Task
 from desktop.core.schedules import SCHEDULE_PATTERN, parse_schedule
 from desktop.core.tasks import TaskService, schedule_words
-from desktop.core.tools import Tool, ToolContext, ToolResult
+from desktop.core.tools import RowId, Tool, ToolContext, ToolResult
 
 TaskAction = Literal["add", "complete", "update", "pause", "resume", "delete", "list"]
 # What a model may write; longer tasks belong in a skill or a memory.
@@ -51,7 +51,7 @@ class TaskCall(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     action: TaskAction
-    id: int | None = Field(None, ge=1)
+    id: RowId | None = None
     text: str | None = Field(None, min_length=1, max_length=TEXT_CHARS)
     priority: int | None = Field(None, ge=URGENT, le=LOW)
     schedule: ScheduleWords | None = None

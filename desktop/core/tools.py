@@ -9,21 +9,30 @@ small model writes a well-formed call; the call is still validated here, and
 an unknown tool, wrong arguments or a tool that fails come back to the model
 as an error message it can read, with nothing changed.  What each tool is
 for is prompt text, in ``data/TOOLS.txt``.
+
+The call is read as strictly as every structured answer
+(``models.structured``): a key named twice is refused, not read as its last
+(``"arguments"`` twice would run the second, the one a reader misses), and
+so are NaN and Infinity, which no JSON holds (nor the stored call's
+metadata).  An id is at most the largest integer SQLite stores (``RowId``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
 
 from desktop.core.errors import ReverieError
 from desktop.core.memory_service import Remembered
 from desktop.core.prompts import PromptLibrary
+from models.errors import StructuredOutputError
+from models.structured import parse_structured
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +45,23 @@ _JSON_TYPES = {
     "boolean": "true/false",
 }
 
+_NOT_JSON = "The tool call is not valid JSON."
+_NOT_AN_OBJECT = "A tool call is one JSON object."
+
 A = TypeVar("A", bound=BaseModel)
+
+ROW_ID_MAX = 2**63 - 1
+"""The largest integer SQLite stores: a larger id names no row, and
+asking for one raises ``OverflowError`` instead of finding nothing."""
+RowId = Annotated[
+    int,
+    Field(ge=1, le=ROW_ID_MAX),
+    # Checked here, not asked of the grammar: older llama.cpp servers read a
+    # maximum as a 32-bit int (this one as -1, which no id satisfies), and
+    # llama-cpp-python's converter does not read it at all.
+    WithJsonSchema({"type": "integer", "minimum": 1}),
+]
+"""The id of a stored row, as a tool's arguments take it."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +89,14 @@ class ToolResult:
 
 class ToolFailed(ReverieError):
     """A tool could not do what it was asked; ``str()`` is for the model and the user."""
+
+
+class WrittenCall(BaseModel):
+    """A call as the model wrote it, read for its JSON alone: what its name
+    and arguments must be is answered after, in words the model can act on."""
+
+    name: Any = ""
+    arguments: Any = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -122,13 +155,13 @@ class Toolbox:
         result then says what was wrong, for the model to read.
         """
         try:
-            raw = json.loads(text)
-        except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
-            return ToolCall("", {}, ToolResult.error("The tool call is not valid JSON."))
-        if not isinstance(raw, dict):
-            return ToolCall("", {}, ToolResult.error("A tool call is one JSON object."))
-        name = str(raw.get("name", ""))
-        arguments = raw.get("arguments", {})
+            written = parse_structured(WrittenCall, text)
+        except StructuredOutputError:
+            return ToolCall("", {}, ToolResult.error(_unreadable(text)))
+        if not _finite(written.name) or not _finite(written.arguments):
+            return ToolCall("", {}, ToolResult.error(_NOT_JSON))
+        name = str(written.name)
+        arguments = written.arguments
         if not isinstance(arguments, dict):
             return ToolCall(name, {}, ToolResult.error("The arguments are one JSON object."))
         tool = self._tools.get(name)
@@ -150,6 +183,28 @@ class Toolbox:
             log.info("tool %s failed: %s", name, type(error).__name__)
             result = ToolResult.error(f"{name} failed: {error}")
         return ToolCall(name, arguments, result)
+
+
+def _unreadable(text: str) -> str:
+    """Why *text* is no ``WrittenCall``: not JSON (a key named twice
+    included: which of the two was meant?), or JSON but no object."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
+        return _NOT_JSON
+    return _NOT_JSON if isinstance(value, dict) else _NOT_AN_OBJECT
+
+
+def _finite(value: object) -> bool:
+    """Whether every number in *value* (parsed JSON) is one JSON can hold:
+    not NaN nor an infinity (``1e999`` reads as one)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_finite(item) for item in value)
+    return True
 
 
 def _call_schema(tool: Tool[Any]) -> dict[str, Any]:
