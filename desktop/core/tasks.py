@@ -33,7 +33,7 @@ from desktop.core.db.tasks import (
 from desktop.core.errors import ReverieError
 from desktop.core.prompt_assembly import TaskLine
 from desktop.core.schedules import Schedule, check_upcoming, describe, next_run
-from desktop.core.text import scrub
+from desktop.core.text import readable, scrub
 from desktop.core.text_fold import folded
 
 TEXT_CHARS = 1_000
@@ -189,9 +189,11 @@ def schedule_words(task: Task) -> str | None:
 
 
 def _checked_text(text: str) -> str:
-    # One line: the prompt lists a task per line, and a task's text must not
-    # be able to add lines of its own there.
-    text = " ".join(scrub(text).split())
+    # As a reader sees it (as memories are kept): no control character, no
+    # override reordering what is shown, no letters only a model reads.  One
+    # line: the prompt lists a task per line, and a task's text must not be
+    # able to add lines of its own there.
+    text = " ".join(readable(scrub(text)).split())
     if not _says_something(text):
         raise TaskRefused("A task needs some text saying what to do.")
     if len(text) > TEXT_CHARS:
@@ -206,7 +208,7 @@ def _checked_prompt(prompt: str | None) -> str | None:
     """A routine's prompt, cleaned; None for a plain task."""
     if prompt is None:
         return None
-    prompt = scrub(prompt).strip()
+    prompt = readable(scrub(prompt)).strip()
     if not _says_something(prompt):
         raise TaskRefused("A routine needs a prompt saying what Reverie should do.")
     if len(prompt) > PROMPT_CHARS:
