@@ -144,8 +144,8 @@ class ChatService:
         clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
         self._conversations = conversations
-        self._said: dict[int, tuple[str, ...]] = {}
-        """Secrets the user typed in each conversation this run (never stored)."""
+        self._said: tuple[str, ...] = ()
+        """Secrets the user typed this run, in any conversation (never stored)."""
         self._eraser = eraser
         self._tasks = tasks
         self._skills = skills
@@ -237,11 +237,11 @@ class ChatService:
         """Store *text* as the user's message, with any secret in it replaced
         by a placeholder (the model, the search index and the snapshots only
         ever see that); the returned turn answers it."""
-        said = self._said.get(conversation_id, ())
         after = [m.content for m in self._conversations.last_messages(conversation_id)]
-        cleaned = redact(scrub(text), after=after, said=said)
-        # In memory only, for this run: a secret said again later goes too.
-        self._said[conversation_id] = (*said, *cleaned.values)[-_SAID_KEPT:]
+        cleaned = redact(scrub(text), after=after, said=self._said)
+        # In memory only, for this run: a secret said again later, in this
+        # conversation or another, goes too.
+        self._said = tuple(dict.fromkeys((*self._said, *cleaned.values)))[-_SAID_KEPT:]
         message = self._conversations.add_message(conversation_id, "user", cleaned.text)
         self._title_from_first_message(conversation_id, cleaned.text)
         return Turn(conversation_id, message, seed=False, redacted=cleaned.kinds)

@@ -122,6 +122,19 @@ def test_a_secret_said_across_messages_is_in_no_row_and_no_prompt(
         assert all(secret not in m.content for prompt, _ in model.requests for m in prompt)
 
 
+def test_a_secret_said_again_in_another_conversation_is_taken_out_too(
+    chat: ChatService, database: Database, model: ScriptedChatModel
+) -> None:
+    model.queue("Noted.", "Noted.")
+    first, second = chat.new_conversation(), chat.new_conversation()
+
+    chat.run(chat.send(first.id, "the router password is Tw0!convos"), Recorder())
+    chat.run(chat.send(second.id, "does Tw0!convos still work?"), Recorder())
+
+    assert rows_holding(database, "Tw0!convos") == []
+    assert all("Tw0!convos" not in m.content for prompt, _ in model.requests for m in prompt)
+
+
 def test_a_message_after_a_question_keeps_its_ordinary_words(chat: ChatService) -> None:
     conversation = chat.new_conversation()
     chat.send(conversation.id, "How do I reset my password?")
