@@ -154,12 +154,29 @@ def _repeats(
     type 4821 twice"), and one found *earlier*; values too short to be told
     from other words stay."""
     here = {text[start:stop]: kind for start, stop, kind in reversed(found)}
-    for value, kind in (dict(earlier) | here).items():
-        # Counting first, in C: a minified document yields thousands of values.
-        if len(value) >= _MIN_REPEATED and text.count(value) > (value in here):
-            pattern = rf"(?<![\w-]){re.escape(value)}(?![\w-])"
-            for match in re.finditer(pattern, text):
-                yield match.start(), match.end(), kind
+    values = {v: kind for v, kind in (dict(earlier) | here).items() if len(v) >= _MIN_REPEATED}
+    # One pass over the text for all values at once (a minified document or
+    # a list of ten thousand PINs yields thousands of them): by their start.
+    by_start: dict[str, list[str]] = {}
+    for value in values:
+        by_start.setdefault(value[:_MIN_REPEATED], []).append(value)
+    places: dict[str, list[int]] = {}
+    for index in range(len(text) - _MIN_REPEATED + 1) if by_start else ():
+        for value in by_start.get(text[index : index + _MIN_REPEATED], ()):
+            if text.startswith(value, index) and _stands_alone(text, index, index + len(value)):
+                places.setdefault(value, []).append(index)
+    for value, starts in places.items():
+        if len(starts) > (value in here):
+            for start in starts:
+                yield start, start + len(value), values[value]
+
+
+def _stands_alone(text: str, start: int, stop: int) -> bool:
+    """Is ``text[start:stop]`` not part of a longer word ("4821" in "48210")?"""
+    return not (start and _WORDISH.match(text, start - 1)) and not _WORDISH.match(text, stop)
+
+
+_WORDISH = re.compile(r"[\w-]")
 
 
 def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
