@@ -66,7 +66,7 @@ _NAMES = str.split(
     პაროლი პაროლის գաղտնաբառ գաղտնաբառը parol parolim parolum şifrə şifrəm
     нууц_\u04af\u0433 құпия_сөз құпия_сөзім የይለፍ_ቃል የይለፍ_ቃሉ ਪਾਸਵਰਡ પાસવર્ડ పాస్‌వర్డ్ පාස්වර්ඩ්
     මුරපදය ọrọ_igbaniwọle kalmar_sirri iphasiwedi pasfhocal phasfhocal pasvorto
-    contrasinal passwuert wachtwurd modpas hasełko パスコード
+    contrasinal passwuert wachtwurd modpas hasełko パスコード sandi
     """
 )
 _NAMES_WITHOUT_SPACES = str.split(
@@ -86,8 +86,9 @@ _PHRASES = (
     r"(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|bike\s+lock|"
     r"(?:totp|otp|2fa|mfa|authenticator)\s+(?:seed|secret|key)|"
     r"(?:admin|root|user|router|wifi|email|db|auth|sudo)[ _-]pass|"
-    r"(?:refresh|access|bot|bearer|auth|api|personal\s+access|client|webhook|app|signing|jwt|"
-    r"session|slack|discord|telegram|github|gitlab)\s+(?:tokens?|secrets?)|api\s+kye"
+    r"(?:refresh|access|acess|acces|bot|bearer|auth|api|personal\s+access|client|webhook|app|"
+    r"signing|jwt|session|slack|discord|telegram|github|gitlab)\s+(?:tokens?|tokn|tokken|secrets?)"
+    r"|api[\s-]+k(?:ye|ee)|tokn|tokken|toekn|secert|secrte|sercet"
 )
 NOT_A_PASS = (
     r"(?<!boarding )(?<!bus )(?<!train )(?<!season )(?<!ski )(?<!day )(?<!hall )(?<!press )"
@@ -147,7 +148,7 @@ _ARTICLES = _words(
         mon ma mes le la les l' mi mis el los las il lo mia mio i gli het de mijn
         minha meu o os as moje mój mój mitt min mina minun mein
         мой моя мои 我 的 私 の 僕 俺 내 제
-        моја мој моје mans mana mano minu langu yangu saya من میرا আমার என் fy
+        моја мој моје mans mana mano minu langu yangu saya من میرا আমার என் fy мій моя
         mening миний менің mo mäi myn mwen yami ჩემი իմ నా මගේ ਮੇਰਾ મારો 我嘅
         """
 )
@@ -175,7 +176,7 @@ _COMPOUNDS = _words(
         change changes changed expiry expiration length history recovery vault app
         pad keeper book list sheet file spreadsheet screen dialog page form box
         attempt attempts entry timeout reminder letter breach breaches count limit limits
-        bar header headers pin pins param parameter
+        bar header headers pin pins param parameter budget
         """
 )
 """Nouns that make "password X" something else ("password manager 1Password")."""
@@ -190,7 +191,7 @@ an attribute's or a JSON string's closing quote (``for="password">``,
 _END_TAG = re.compile(rf"{_TAG.pattern}\Z", re.IGNORECASE)
 _NOTE = re.compile(r"\s*\([^()\n]{0,40}\)")
 """A note in brackets: "password (case-sensitive): X"."""
-_LEAD = re.compile(rf"(?:{_TAG.pattern}|[^\w\s]|_)*", re.IGNORECASE)
+_LEAD = re.compile(rf"(?:{_TAG.pattern}|<!\[CDATA\[|[^\w\s]|_)*", re.IGNORECASE)
 """Signs, tags and quotes before a chunk's core: any of "• ≔ ➡ 👉 ► \\"."""
 _TRAIL_SIGNS = _QUOTES + ".,;:!?)]}>*_|~-\u00bb\u203a\u300d\u300f\u301e\u301f"
 _LINKING_SIGN = re.compile(
@@ -212,7 +213,7 @@ _NOT_SECRETS = (
     r"|[$€£¥]\s*[\d.,]+[km]?|[\d.,]+\s*[$€£¥%‰]|[\d.,]+(?:k|m|bn|usd|eur|gbp)"  # amounts
     r"|\d+(?:st|nd|rd|th|er|e|ème|º|ª)"  # ordinals
     r"|[\d.,]+\+?(?:\s*|-)(?:s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|"
-    r"weeks?|mo|months?|y|yrs?|years?|x|times|chars?|characters|digits?|letters|words|symbols|"
+    r"weeks?|mo|months?|y|yrs?|years?|x|times|chars?|characters|digits?|letters|words|symbols|ms|"
     r"bits?|bytes?|kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|°c?|°f|px|pt)"  # a number and its unit
     # A standard or an algorithm by its number: ERC-20, AES-256, SHA256, ISO 8601.
     r"|(?:aes|sha|rsa|erc|eip|bep|iso|rfc|utf|ieee|ecma|ansi|iec|hs|rs|es|ps|md|crc|des|tls|"
@@ -225,7 +226,8 @@ _NOT_SECRETS = (
     r"|[a-z]+(?:['\u2019-][a-z]+)+"  # don't, case-sensitive
     r"|https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an address is no secret
     r"|\S*(?:\]\(|://)\S*|//\S*"  # nor a link: "reset](https://..."
-    r"|[a-z_][\w.]*\((?:[a-z_][\w.]*)?[,)]?"  # code: "cache_key(user_id,", "next(tokens,"
+    r"|[a-z_][\w.]*\((?:[a-z_][\w.]*)?[,)]?.*|[a-z_][\w.]*\(\d+,"  # code: "next(tokens,", "Pin(25,"
+    r"|f[\"'][^\"']*\{[\w.]+\}[^\"']*[\"']?"  # an f-string: f'user:{uid}:120'
     r"|x-[a-z]+(?:-[a-z]+)*"  # a header's name: X-Api-Key
     r"|--[a-z][\w-]*"  # a command's option: "passwd --stdin"
 )
@@ -233,7 +235,7 @@ _NOT_SECRET = re.compile(rf"(?:{_NOT_SECRETS})", re.IGNORECASE)
 _SIGN = re.compile(r"[\d_]|[^\w\s]")
 _ALNUM = re.compile(r"[^\W_]")
 _LENGTH_WORDS = _words(
-    "digits characters chars letters numbers symbols words long bits bytes times tries "
+    "digits characters chars letters numbers symbols words long bits bytes times tries ms "
     "attempts days hours minutes seconds weeks months years people users accounts sites "
     "million millions billion billions thousand thousands hundred hundreds"
 )
@@ -245,12 +247,25 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     nothing."""
     markers = [marker.span() for marker in MARKER.finditer(text)]
     seen, origins = folded(text)
-    for match in _names().finditer(seen):
+    for match in _credential_words(seen):
         start, stop = origins[match.start()], origins[match.end() - 1] + 1
         inside = _IN_PLACEHOLDER.search(seen, max(0, match.start() - 30), match.start())
         if not inside and not any(start < end and begin < stop for begin, end in markers):
             for first, last in _spans(seen, match):
                 yield origins[first], origins[last - 1] + 1
+
+
+def _credential_words(text: str) -> Iterator[re.Match[str]]:
+    """The words naming a credential in *text*, in order; a word that only
+    looked like a typo of one is read again from its next character
+    ("pass4wifi" holds "wifi")."""
+    position = 0
+    while (match := _names().search(text, position)) is not None:
+        if match["typo"] is not None and not _a_typo(match["typo"].casefold()):
+            position = match.start() + 1
+            continue
+        yield match
+        position = match.end()
 
 
 def looks_like_a_value(value: str) -> bool:
@@ -267,16 +282,21 @@ def looks_like_a_value(value: str) -> bool:
 
 def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     """The values beside the credential word *match* found in *text*."""
-    if match["typo"] is not None and not _a_typo(match["typo"].casefold()):
-        return
     # "wifi's X": the 's links a weak word to its value.
     weak = match["weak"] is not None and not match.group().endswith(("'s", "\u2019s"))
     if about_hardware(text, match.start(), match.end()):
         return
-    if weak and match.group()[-1:] in "sS" and _a_count_follows(text, match.end()):
-        return  # "max tokens = 3048": how many, not which
+    plural = _lower(match.group()).endswith(("tokens", "secrets", "keys", "combinations", "combos"))
+    if (
+        weak
+        and (plural or _NUMBERED.match(text, match.end()))
+        and _a_count_follows(text, match.end())
+    ):
+        return  # "max tokens = 3048", "Ticket PASS-312": how many, or which, not a secret
     if weak and _lower(match["weak"]) in _ALSO_ADJECTIVES and _a_noun_follows(text, match.end()):
         return  # "the secret ingredient is 100 cloves", "token ring"
+    if _ends_a_csv_heading(text, match.start(), match.end()):
+        return  # "site,user,password\ngmail,bob,X": the rows' cells, read by column
     after = [] if match["login"] is not None else list(_after(text, match.end(), weak))
     if PAIR_NAMED.search(text, max(0, match.start() - 16), match.start()):
         # "login/pass: bob/X": bob is the user
@@ -288,6 +308,7 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
         yield from _before(text, match.start())
 
 
+_NUMBERED = re.compile(r"-\d")
 _ALSO_ADJECTIVES = _words("secret token combination combo pass mnemonic")
 """Weak words that also go before a noun they describe: "secret ingredient"."""
 _NOT_NOUNS = (
@@ -296,6 +317,17 @@ _NOT_NOUNS = (
     | _FOLLOWS
     | _words("value key string phrase word words number code answer question itself")
 )
+
+
+def _ends_a_csv_heading(text: str, start: int, end: int) -> bool:
+    """Is the word at *start*..*end* the last cell of a comma-separated heading?"""
+    line_start = text.rfind("\n", 0, start) + 1
+    return text[line_start:start].rstrip().endswith(",") and text[end : end + 1] in ("\n", "")
+
+
+def names_a_credential(text: str) -> bool:
+    """Does *text* hold a word naming a credential ("$env:DB_PASSWORD", "login")?"""
+    return next(_credential_words(folded(text)[0]), None) is not None
 
 
 def about_hardware(text: str, start: int, end: int) -> bool:
@@ -309,7 +341,7 @@ def about_hardware(text: str, start: int, end: int) -> bool:
 _HARDWARE = re.compile(
     r"\b(?:gpio|led|leds|header|chip|board|arduino|raspberry|esp32|breadboard|solder\w*|wire|"
     r"wired|jumper|gnd|vcc|3v3|5v|voltage|resistor|pull-?up|pull-?down|analog|digital|pwm|"
-    r"sensor|motor|servo|connector|socket|mcu|microcontroller|connect(?:ed)? the)\b",
+    r"sensor|motor|servo|connector|socket|mcu|microcontroller|connect(?:ed)? the|(?-i:Pin)\()\b",
     re.IGNORECASE,
 )
 
@@ -351,8 +383,12 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
     ready, words, found, joined = not weak, 0, False, False
     linked = False  # ready because of a sign or a linking word, not only nearness
     after_comma = False
+    past = end  # where the last marker taken ended: its words are not values
+    after_marker = False  # the last value taken was a marker (redacted once already)
     place = False  # "password for the wifi X": whose or where, and no link
     for chunk in _chunks(text, end, limit=16):
+        if chunk.start() < past:
+            continue
         if chunk.group() == "\n":
             if words or found or text[chunk.end() : chunk.end() + 1] == "\n":
                 return  # a line break ends the phrase, unless the word heads a line
@@ -365,16 +401,17 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             if core_word in _JOINS or word in _JOINS:
                 joined = True
                 continue
-            if _NOTE.fullmatch(" " + chunk.group().rstrip(",")):
+            if not after_marker and _NOTE.fullmatch(" " + chunk.group().rstrip(",")):
                 joined = joined or chunk.group().endswith(",")
                 continue  # "X (home), Y (work)"
             if joined and (word in _LINKS or core_word in _QUALIFIERS):
                 continue  # "X but now it's Y", "old X, new Y"
             value = _value(text, *chunk.span()) if joined else None
-            if value is None:
-                return
+            if value is None or _names().search(chunk.group()):
+                return  # "X and SLACK_TOKEN=Y": the next one has its own name
             yield value
             joined = text[value[1] : chunk.end()].startswith((",", "/"))
+            after_marker = False
             continue
         if word in _LINKS or word.rstrip(":=") in _LINKS:  # "is", "is="
             ready = linked = True
@@ -382,7 +419,9 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
         lead, core, trail = _parts(chunk.group())
         if lead:  # "password: X" links them, "password, X" too, "pw, bcrypt(12)" not
             linked = linked or _LINKING_SIGN.search(lead) is not None
-            ready = linked or (ready and not lead.strip("*_`\"'" + ("" if weak else ",")))
+            ready = linked or (
+                ready and not lead.strip("*_`\"'" + _OWN_SIGNS + ("" if weak else ","))
+            )
             ready = ready and not (lead.strip() == "," and "(" in core)
         if not core:
             continue
@@ -393,6 +432,9 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
         if ready and (marker := marker or MARKER.match(text, start)):
             found = True  # taken out already: its span touches a marker, so redaction drops it
             yield marker.span()
+            past = marker.end()
+            joined = text[past : past + 1] in (",", "/")
+            after_marker = True
             continue
         if ready and _lower(core) in _QUALIFIERS:
             continue
@@ -405,7 +447,7 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             # end; "password wifi X": no place word, so a sign or both cases too
             strong = place or _SIGN_NOT_DIGIT.search(core) or core.lower() != core != core.upper()
             value = _value(text, start, chunk.end()) if strong and _MIXED.fullmatch(core) else None
-        if value is not None and not names_an_amount(text, chunk.end()):
+        if value is not None and not names_an_amount(text, value[1]):
             found = True
             yield value
             joined = text[value[1] : value[1] + 1] in (",", "/")
@@ -471,7 +513,7 @@ def _passphrase(text: str, start: int) -> tuple[int, int] | None:
     if not last.isdigit() and _NOT_SECRET.fullmatch(last):
         return None  # "expired by 15%"
     ends = text[match.end() : match.end() + 1] in ("", "\n", " ", ".", ",", ";", "!", "?")
-    glue = _LINKS | _JOINS | _FOLLOWS | _ARTICLES | _LENGTH_WORDS
+    glue = _LINKS | _JOINS | _FOLLOWS | _ARTICLES | _LENGTH_WORDS | _SPEAKING
     if not ends or any(w in glue for w in words) or names_an_amount(text, match.end()):
         return None
     end = match.end()
@@ -483,6 +525,8 @@ def _passphrase(text: str, start: int) -> tuple[int, int] | None:
     return _value(text, start, end) or (start, end)
 
 
+_SPEAKING = _words("i i'd i'm i've i'll you we they he she guess think maybe probably")
+"""Words of someone talking, which no passphrase holds: "I'd guess 8192"."""
 _PASSPHRASE_TAIL = re.compile(r"(?:[ \t]+[^\W\d_][\w'-]{0,40}){1,3}(?=[.,;!?]*[ \t]*(?:\n|\Z))")
 
 
@@ -503,6 +547,8 @@ def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
             continue
         # An attribute's end is markup, not a sign: href="/account/password">Change
         signed = bool(trail and _LINKING_SIGN.search(trail) and not _ATTRIBUTE_END.match(trail))
+        if chunk.end() == start and trail[-1:] in (";", "&", ","):
+            return  # "Server=x;Password=X": the field before, not a value
         if linked or signed:
             glued = _GLUED.match(chunk.group())  # "bob:X (my login)": the password only
             value = _value(text, chunk.start() + (glued.end() if glued else 0), chunk.end())
@@ -555,7 +601,13 @@ def _value(text: str, start: int, stop: int) -> tuple[int, int] | None:
         lead = lead[:-own]
         core = text[start + len(lead) : start + len(lead) + own + len(core)]
     start += len(lead)
-    return start, start + len(core)
+    stop = start + len(core)
+    if _MID_SENTENCE_BANG.match(text, stop):
+        stop += 1  # "Sommer2025! back then": the "!" is the value's, the sentence goes on
+    return start, stop
+
+
+_MID_SENTENCE_BANG = re.compile(r"!+(?= [a-z])")
 
 
 _OWN_SIGNS = "!#$%&+@^"
@@ -606,7 +658,8 @@ def names_an_amount(text: str, end: int) -> bool:
     for chunk in _chunks(text, end, limit=1):
         word = _lower(_parts(chunk.group())[1])
         status = _STATUS_CODE.search(text, max(0, end - 4), end) is not None
-        counted = _CJK_COUNTER.match(chunk.group()) is not None  # "2025文字", "2025자"
+        # "2025文字", "2025자": a number and what it counts
+        counted = text[end - 1 : end].isdigit() and _CJK_COUNTER.match(chunk.group()) is not None
         return word in _LENGTH_WORDS or counted or (status and word in _STATUS_WORDS)
     return False
 
@@ -627,7 +680,12 @@ def plainly_no_secret(value: str) -> bool:
 _TYPED_FOR = ("password", "passwd", "passcode", "passphrase", "pincode")
 _LEET = str.maketrans("5043@$1", "soaeasi")
 """Digits and signs typed for letters: "pa55w0rd"."""
-_NOT_TYPOS = frozenset(str.split("passport passports passover passwords"))
+_NOT_TYPOS = frozenset(
+    str.split(
+        "passport passports passover passwords passed passes passing passage passages passer "
+        "passers passive passion pasta pastry pastor paste pasted"
+    )
+)
 
 
 @cache

@@ -39,6 +39,7 @@ from desktop.core.credential_nearby import (
     PLACEHOLDER,
     about_hardware,
     looks_like_a_value,
+    names_a_credential,
     names_an_amount,
     plainly_no_secret,
 )
@@ -126,7 +127,8 @@ _GOES_ON = (
     r"of|if|as|is|was|by|i|we|you|he|she|they|it|now|then|too|also|please|thanks|here|"
     r"there|again|don't|do|dont|remember|keep|just|ok|okay|after|before|during|within|until|"
     r"thx|lol|haha|k|pls|plz|btw|lmao|xd|"
-    r"via|per|about|around|like|every|each)"
+    r"via|per|about|around|like|every|each|yesterday|today|tonight|tomorrow|fyi|back|ago|"
+    r"earlier|lately|recently|already|anyway|anymore|though|cmd)"
 )
 """Words that go on with the sentence after a value, so are not part of it."""
 _VALUE = (
@@ -173,6 +175,12 @@ _STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
 _SIGNED_EVEN_QUOTED = "a digit or sign, quoted or not"
 """After a weak word a quoted value must look like one too ("the code is
 'secret sauce'"); after any other, quotes make a value."""
+_LINE_PASSPHRASE = (
+    rf"(?:(?!-)[^\s{_QUOTES}]+[ \t]+){{1,5}}(?!-)[^\s{_QUOTES}]*\d[^\s{_QUOTES}]*"
+    r"(?=[ \t]*(?:\n|\Z))"
+)
+"""Words ending the line, the last with a digit and none an option: a
+passphrase, not a command after the value."""
 _SAME_COMMAND = r"[^\n|;&]*?"
 """What stands between a command and its option: anything but the next command."""
 
@@ -247,7 +255,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"(?<![^\s(<]){_EMAIL}\s+{_NOT_ADDRESS}{_LOOKS_LIKE}", _SIGNED),
         # "my login is X", unless X is the user of a pair ("login: bob password: Y").
         (
-            rf"\b{_LOGIN}{_PLACE}{_VERB}\s*(?P<single>(?>{_USER}{{2,}}[^\s/:,|{_QUOTES}.;!?)]))"
+            rf"\b{_LOGIN}{_PLACE}{_VERB}\s*(?![\w.+-]+@[\w-]+\.)"
+            rf"(?P<single>(?>{_USER}{{2,}}[^\s/:,|{_QUOTES}.;!?)]))"
             rf"(?![^\s.,;!?)]|\s*(?:{_PAIR}|(?:the\s+|my\s+)?{_PASS}\b))",
             _STRONG,
         ),
@@ -308,7 +317,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b[a-z][a-z0-9+.-]{0,30}://(?P<cmd>[A-Za-z0-9_-]{20,100})@", _STRONG),
         # <add key="Password" value="X"/>, <password value="X"/>.
         (
-            r"<(?:add\b[^<>]*?\bkey\s*=\s*[\"']?\w*(?:pass(?:word)?|pwd|secret|token)\w*[\"']?"
+            r"<(?:(?:add|property|entry|param|setting|parameter)\b[^<>]*?\b(?:key|name)\s*=\s*"
+            r"[\"']?[\w.-]*(?:pass(?:word)?|pwd|secret|token)[\w.-]*[\"']?"
             r"|(?:pass(?:word)?|pwd|secret|token)\b)[^<>]*?\bvalue\s*=\s*[\"'](?P<cmd>[^\"'<>]+)",
             _STRONG,
         ),
@@ -346,12 +356,29 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"(?:new\s+)?{_KEYWORD}\b",
             _SIGNED,
         ),
+        # SQL, an Authorization header, gh, ssh-keygen, net use with the user after.
+        # (The quote that closes the value is the last before ";" or the line's end: 'Ab3'x9z'.)
+        (
+            r"(?m)\bIDENTIFIED\s+BY\s+(?:PASSWORD\s+)?['\"](?P<cmd>[^\n]{1,100}?)['\"]\s*(?:;|$)",
+            _STRONG,
+        ),
+        (
+            r"(?m)\bSET\s+PASSWORD\b[^=\n]{0,80}=\s*(?:PASSWORD\s*\(\s*)?['\"]"
+            r"(?P<cmd>[^\n]{1,100}?)['\"]\s*\)?\s*(?:;|$)",
+            _STRONG,
+        ),
+        (r"\bAuthorization:\s*Token\s+(?P<cmd>\S+)", _STRONG),
+        (rf"\bgh\s+secret\s+set\b{_SAME_COMMAND}\s(?:-b|--body)[ =](?P<cmd>\S+)", _STRONG),
+        (rf"\bssh-keygen\b{_SAME_COMMAND}\s-[NP]\s+(?P<cmd>[^\s-]\S*)", _STRONG),
+        (r"\bnet\s+use\s+\S+\s+\\\\\S+\s+(?P<cmd>[^\s/*]\S*)", _STRONG),
+        (r"\bu\s*/\s*p\s*[:=]\s*[^\s/]+\s*/\s*(?P<cmd>\S+)", _STRONG),
         # echo X | sudo -S ...
         (r"\becho\s+[\"']?(?P<cmd>[^\s|\"']+)[\"']?\s*\|\s*sudo\s+(?:-\w+\s+)*-\w*S", _STRONG),
         # PGPASSWORD=X, REDIS_PASS=X: a variable naming a password, in capitals.
         (
-            r"(?-i:\b(?:[A-Z0-9]+_)*(?:PG)?(?:PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|SECRET|TOKEN))"
-            rf"\s*=\s*[{_OPENING}]?(?P<cmd>[^\s{_QUOTES}]+)",
+            r"(?-i:\b(?:[A-Z0-9]+_)*(?:PG)?(?:PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|SECRET|TOKEN|PAT"
+            r"|API_?KEY|ACCESS_KEY|SECRET_KEY))"
+            rf"\s*=\s*[{_OPENING}]?(?P<cmd>{_LINE_PASSPHRASE}|[^\s{_QUOTES}]+)",
             _STRONG,
         ),
         # "u: bob p: X", "user=bob pass=X".
@@ -430,6 +457,8 @@ _LETTER = re.compile(r"[^\W\d_]")
 _TABLE = re.compile(r"(?:^[ \t]*\|.*\|[ \t]*(?:\n|$))+", re.MULTILINE)
 _TABLE_RULE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|?)+\s*")
 _PASS_CELL = re.compile(rf"[*_]*{_PASS}[*_]*", re.IGNORECASE)
+_SECRET_CELL = re.compile(rf"{_PASS}|tokens?|secrets?|api[ _-]?keys?", re.IGNORECASE)
+"""A comma-separated heading naming a secret's column."""
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -447,6 +476,26 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
                 yield span
     if "|" in text:
         yield from _table_column_spans(text)
+    if "," in text:
+        yield from _csv_column_spans(text)
+
+
+def _csv_column_spans(text: str) -> Iterator[tuple[int, int]]:
+    """The cells under a "password" heading of comma-separated lines."""
+    offset, columns, width = 0, set[int](), 0
+    for line in text.splitlines(keepends=True):
+        cells = line.rstrip("\r\n").split(",")
+        if len(cells) > 1 and any(_SECRET_CELL.fullmatch(cell.strip()) for cell in cells):
+            columns = {i for i, cell in enumerate(cells) if _SECRET_CELL.fullmatch(cell.strip())}
+            width = len(cells)
+        elif columns and len(cells) == width:
+            starts = list(itertools.accumulate([0, *(len(cell) + 1 for cell in cells)]))
+            for column in columns:
+                if cells[column].strip():
+                    yield offset + starts[column], offset + starts[column] + len(cells[column])
+        else:
+            columns = set()
+        offset += len(line)
 
 
 def _table_column_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -484,7 +533,15 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "password: {{ vault_password }}", "PGPASSWORD=$(cat file)"
     if group == "cmd":  # a command's option, its quotes kept: -p'X'
         quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\""
-        return match.start(group) + quoted, match.end(group) - quoted
+        # "DB_PASS=X; ok": the sentence's sign, not the value's
+        ends = (
+            len(value) - len(value.rstrip(".,;"))
+            if _SENTENCE_GOES_ON.match(match.string, match.end(group))
+            else 0
+        )
+        return match.start(group) + quoted, match.end(group) - quoted - ends
+    if _ends_a_csv_heading(match.string, match.start()):
+        return None  # "site,user,password\ngmail,bob,X": read by column instead
     if about_hardware(match.string, match.start(), match.end()):
         return None  # "Connect the LED to pin 13"
     if value.startswith("-----BEGIN"):
@@ -510,11 +567,26 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         elif password := re.compile(r"[ \t]*/[ \t]*(\S+)").match(match.string, stop):
             start, stop = password.span(1)
         value = match.string[start:stop]
+    if group == "before" and names_a_credential(value):
+        return None  # "$env:DB_PASSWORD = 'X' and password ...": a label, not a value
+    if group == "value" and _ASSIGNED.match(match.string, stop):
+        return None  # "PASSWORD: Final = 'X'": a type, the value comes after "="
     if not value or (group != "quoted" and _describes(value)):
         return None
     if not (looks_like_a_value(value) if group == "quoted" else _looks_like(value, needs)):
         return None  # quoted, a passphrase with a digit anywhere: "„blue whale 7“"
     return start, stop
+
+
+def _ends_a_csv_heading(text: str, start: int) -> bool:
+    """Does the word at *start* end a comma-separated heading line?"""
+    line_start = text.rfind("\n", 0, start) + 1
+    return (
+        text[line_start:start].rstrip().endswith(",") and _LAST_WORD.match(text, start) is not None
+    )
+
+
+_LAST_WORD = re.compile(r"\S+\r?\n")
 
 
 def _placeholder(value: str) -> bool:
@@ -527,6 +599,8 @@ _NO_VALUE = re.compile(
     rf"[\W_]*|\d{{1,2}}|.*:[*_]*|(?:is|was|are|ist|est|es)[:=]+|{PLACEHOLDER.pattern}"
 )
 """What stands where a value would and is none."""
+_ASSIGNED = re.compile(r"[ \t]*=(?!=)")
+_SENTENCE_GOES_ON = re.compile(r"\s|\Z")
 _ENDS_LINE = re.compile(r"[`'\" ]*(?:\n|\Z)")
 _YAML_PROPERTY = re.compile(r"(?:!!?[\w/.:-]+|&[\w-]+)[ \t]+(?=\S)")
 """A YAML tag or anchor before a value: ``!!str``, ``!vault``, ``&pw``."""
