@@ -55,6 +55,21 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
         re.compile(r"\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}"),
         re.compile(r"\bvercel_[A-Za-z0-9]{24,}"),
+        # Supabase, ElevenLabs, Vault, Pulumi, Neon, Atlassian, Terraform
+        # Cloud, Firebase messaging, Discord (a bot's token, a webhook).
+        re.compile(r"\bsbp_[a-f0-9]{40}\b"),
+        re.compile(r"\bsk_[a-f0-9]{48}\b"),
+        re.compile(r"\bhvs\.[A-Za-z0-9_-]{24,}"),
+        re.compile(r"\bpul-[a-f0-9]{40}\b"),
+        re.compile(r"\bnpg_[A-Za-z0-9]{12,}"),
+        re.compile(r"\bATATT3[A-Za-z0-9_=-]{50,}"),
+        re.compile(r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
+        re.compile(r"\bAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{20,}"),
+        re.compile(r"\b[A-Za-z0-9_-]{24,26}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b"),
+        re.compile(r"(?<=/api/webhooks/)\d+/[A-Za-z0-9_-]{60,}"),
+        # age's secret keys, an Azure storage connection string's key.
+        re.compile(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
+        re.compile(r"(?<=AccountKey=)[A-Za-z0-9+/=]{20,}"),
     ),
     "token": (re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/=-]{16,}"),),
 }

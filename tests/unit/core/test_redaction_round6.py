@@ -116,3 +116,25 @@ def test_round_6s_phrasings_lose_their_value(text: str) -> None:
 def test_a_list_of_passwords_after_notes_reads_the_same_twice() -> None:
     once = redact("passwords: x7 (home), Zz8#yy (work)").text
     assert redact(once).text == once
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "sbp_c7d9944c7357ee6be6a73b82f926dcdef5ca4bb6",
+        "sk_331335e05f3ce897f47ddfb2c3b9e208f28eaf82da96657f",
+        "hvs.dqIMjIn23qgZWtKI7GaKfFId",
+        "pul-1b67d52eb066244fb11efe6a19c68ccab044c981",
+        "npg_hGiyol3LgI4S",
+        "na1QtkcQGcpnVPcMSFY4sY9u.9odues.h_Q6s4tZdWDPx7AWrzLU1gFbc6M",
+        "AGE-SECRET-KEY-1VKD82LZUEZH8XQDRUDJUFV4RVPAXT84J9Z38CVHKPZM30E66HJ946WFT5S",
+    ],
+)
+def test_more_providers_keys_go_without_a_word(key: str) -> None:
+    assert key[-10:] not in redact(f"here: {key} ok").text
+
+
+def test_a_webhook_keeps_its_address_and_loses_its_token() -> None:
+    token = "M6TWOrdDwj8L16z3Z0zJe7BnhBKPVF22dJM90mZn8W5ImXNE5np5xnUZRe" + "x" * 10
+    redacted = redact(f"https://discord.com/api/webhooks/363896227567817032/{token}").text
+    assert redacted == "https://discord.com/api/webhooks/[redacted api key]"
