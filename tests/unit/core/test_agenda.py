@@ -31,13 +31,12 @@ from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.routines import KIND
 from desktop.core.schedules import Daily
-from desktop.core.settings import TaskSettings
 from desktop.core.tasks import TaskService
-from desktop.core.tokens import TokenCounter
 from models.broker import InferenceBroker
 from models.llama_chat import LlamaChatModel
 from models.sampling import grammar_for_schema
 from tests.fakes import HashingEmbedder, ScriptedChatModel, StepGate
+from tests.reviewers import reviewer_for
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 22, 12, tzinfo=BERLIN)  # a Sunday
@@ -48,26 +47,6 @@ def tasks(database: Database) -> TaskService:
     return TaskService(TaskStore(database, clock=NOW.timestamp), BERLIN, clock=lambda: NOW)
 
 
-def _reviewer(
-    tasks: TaskService,
-    store: ConversationStore,
-    memories: MemoryService | None,
-    broker: InferenceBroker,
-    prompts: PromptLibrary,
-    context_length: int = 4096,
-) -> AgendaReviewer:
-    return AgendaReviewer(
-        tasks,
-        store,
-        memories,
-        broker,
-        prompts,
-        TokenCounter(broker),
-        context_length=context_length,
-        settings=TaskSettings(),
-    )
-
-
 @pytest.fixture
 def reviewer(
     tasks: TaskService,
@@ -76,7 +55,7 @@ def reviewer(
     broker: InferenceBroker,
     prompts: PromptLibrary,
 ) -> AgendaReviewer:
-    return _reviewer(tasks, store, memories, broker, prompts)
+    return reviewer_for(tasks, store, memories, broker, prompts)
 
 
 @pytest.fixture
@@ -390,7 +369,7 @@ def test_a_stopped_review_stops_without_failing_or_changing_anything(
     chatting.start()
     try:
         chatting.load_chat_model(lambda: model).result(timeout=5)
-        reviewer = _reviewer(tasks, store, None, chatting, prompts)
+        reviewer = reviewer_for(tasks, store, None, chatting, prompts)
         control = JobControl()
         reviews: list[AgendaReview] = []
         thread = threading.Thread(target=lambda: reviews.extend(reviewer.review_due(control)))
@@ -416,7 +395,7 @@ def test_too_small_a_context_drops_the_oldest_messages_first(
 ) -> None:
     store.add_message(conversation_id, "user", "word " * 300)
     store.add_message(conversation_id, "user", "Newest message.")
-    reviewer = _reviewer(tasks, store, None, broker, prompts, context_length=800)
+    reviewer = reviewer_for(tasks, store, None, broker, prompts, context_length=800)
     model.queue(NO_ACTION)
 
     reviewer.review(conversation_id)
@@ -445,7 +424,7 @@ def _real_review(
         broker.load_chat_model(lambda: chat).result(timeout=60)
         broker.load_embedder(lambda: HashingEmbedder()).result(timeout=5)
         memories = MemoryService.over(database, broker, prompts)
-        reviewer = _reviewer(tasks, store, memories, broker, prompts, context_length=2048)
+        reviewer = reviewer_for(tasks, store, memories, broker, prompts, context_length=2048)
         return reviewer.review(conversation_id)
     finally:
         broker.stop()

@@ -16,11 +16,10 @@ from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import TaskStore
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import TaskSettings
 from desktop.core.tasks import TaskService
-from desktop.core.tokens import TokenCounter
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
+from tests.reviewers import reviewer_for
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 22, 12, tzinfo=BERLIN)
@@ -41,16 +40,7 @@ def reviewer(
     broker: InferenceBroker,
     prompts: PromptLibrary,
 ) -> AgendaReviewer:
-    return AgendaReviewer(
-        tasks,
-        store,
-        memories,
-        broker,
-        prompts,
-        TokenCounter(broker),
-        context_length=4096,
-        settings=TaskSettings(),
-    )
+    return reviewer_for(tasks, store, memories, broker, prompts)
 
 
 @pytest.fixture

@@ -24,7 +24,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.agenda import AgendaReviewer
 from desktop.core.chat import ChatService
 from desktop.core.compaction import Compactor
 from desktop.core.condenser import Condenser
@@ -43,13 +42,14 @@ from desktop.core.prompt_assembly import ComponentLimits, PromptInputs, assemble
 from desktop.core.prompts import PromptLibrary
 from desktop.core.routines import RoutineRunner
 from desktop.core.schedules import Once
-from desktop.core.settings import DreamSettings, MemorySettings, ModelSettings, TaskSettings
+from desktop.core.settings import DreamSettings, MemorySettings, ModelSettings
 from desktop.core.skills import SkillLibrary
 from desktop.core.tasks import TaskService
 from desktop.core.tokens import TokenCounter
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from tests.fakes import Recorder, ScriptedChatModel
+from tests.reviewers import reviewer_for
 
 ROOT = Path(__file__).resolve().parents[3]
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -234,16 +234,7 @@ def agenda_review(parts: Parts) -> list[list[ChatMessage]]:
     parts.store.add_message(conversation.id, "assistant", POISON)
     parts.tasks.add(POISON, conversation_id=conversation.id)
     parts.model.queue(json.dumps("[NO_ACTION]"))
-    reviewer = AgendaReviewer(
-        parts.tasks,
-        parts.store,
-        parts.memories,
-        parts.broker,
-        parts.prompts,
-        TokenCounter(parts.broker),
-        context_length=4096,
-        settings=TaskSettings(),
-    )
+    reviewer = reviewer_for(parts.tasks, parts.store, parts.memories, parts.broker, parts.prompts)
     reviewer.review(conversation.id)
     return parts.sent()
 

@@ -12,19 +12,17 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.agenda import AgendaReviewer
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import EVERY_STATUS, Task, TaskStore
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.schedules import parse_schedule
-from desktop.core.settings import TaskSettings
 from desktop.core.task_tools import task_tools
 from desktop.core.tasks import TaskService
-from desktop.core.tokens import TokenCounter
 from desktop.core.tools import Toolbox, ToolContext
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
+from tests.reviewers import reviewer_for
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 22, 12, tzinfo=BERLIN)
@@ -117,16 +115,7 @@ def test_a_task_an_agenda_review_adds_is_stored_as_a_reader_sees_it(
 ) -> None:
     tasks.add("Call the plumber", conversation_id=conversation_id)
     model.queue(json.dumps({"actions": [{"action": "add", "text": written}]}))
-    reviewer = AgendaReviewer(
-        tasks,
-        store,
-        memories,
-        broker,
-        prompts,
-        TokenCounter(broker),
-        context_length=4096,
-        settings=TaskSettings(),
-    )
+    reviewer = reviewer_for(tasks, store, memories, broker, prompts)
 
     review = reviewer.review(conversation_id)
 

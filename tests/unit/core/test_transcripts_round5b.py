@@ -11,7 +11,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.agenda import AgendaReviewer
 from desktop.core.compaction import Compactor
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import TaskStore
@@ -19,11 +18,12 @@ from desktop.core.harvest import Harvester
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompt_safety import SHOWN_LINE_BREAK, has_prompt_markup, safe_for_prompt
 from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import MemorySettings, TaskSettings
+from desktop.core.settings import MemorySettings
 from desktop.core.tasks import TaskService
 from desktop.core.tokens import TokenCounter
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
+from tests.reviewers import reviewer_for
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 22, 12, tzinfo=BERLIN)
@@ -140,16 +140,7 @@ def test_a_message_the_agenda_review_reads_is_one_line(
     store.add_message(conversation.id, "user", "Please remind me to call the plumber.")
     store.add_message(conversation.id, "assistant", _forged(br))
     model.queue(json.dumps("[NO_ACTION]"))
-    reviewer = AgendaReviewer(
-        tasks,
-        store,
-        memories,
-        broker,
-        prompts,
-        TokenCounter(broker),
-        context_length=4096,
-        settings=TaskSettings(),
-    )
+    reviewer = reviewer_for(tasks, store, memories, broker, prompts)
 
     reviewer.review(conversation.id)
 
