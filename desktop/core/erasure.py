@@ -27,6 +27,12 @@ A draft skill a dream made only from erased conversations (and the user
 did not accept) goes too: every erasure looks for such drafts, whatever it
 is asked, so one a kill left is removed by the next; its file first (in
 the skills folder and in each snapshot's copy of it), then its row.
+Before anything is erased, skill changes a kill (or a failure) cut short
+are settled (``ChangeBook.finish_interrupted``): their notes in
+``skills/.changes/`` hold skills and drafts as a dream wrote them, and a
+draft whose record never landed is tied to no conversation; settling
+removes it and the note.  Notes set aside as damaged (which cannot be
+settled) are removed.
 
 A full or failing disk while compacting or purging the snapshots, after
 the rows went, raises ``ErasedNotFinished``: what was asked is gone from
@@ -46,9 +52,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.core.db import Database, MemoryStore
+from desktop.core.db import Database, DreamStore, MemoryStore
 from desktop.core.db.errors import DatabaseUnavailable
 from desktop.core.db.purge import Compacted, Erasable, ErasedDraft, PurgeStore
+from desktop.core.db.skills import SkillStore
+from desktop.core.dreaming.changes import ChangeBook
+from desktop.core.dreaming.skill_notes import ChangeNotes
 from desktop.core.dreaming.snapshots import (
     SKILLS_SUFFIX,
     SNAPSHOT_PREFIX,
@@ -56,9 +65,10 @@ from desktop.core.dreaming.snapshots import (
     complete_snapshots,
 )
 from desktop.core.dreaming.working_set import write_working_set
-from desktop.core.errors import EnvironmentProblem
+from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.files import open_private
-from desktop.core.skills import DELETED, DRAFTS
+from desktop.core.settings import DreamSettings
+from desktop.core.skills import DELETED, DRAFTS, SkillLibrary
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +152,7 @@ class Eraser:
     ) -> None:
         """Without *skills_dir*, drafts made from erased conversations are
         left as they are (their change is still blanked)."""
+        self._database = database
         self._purge = PurgeStore(database)
         self._skills_dir = skills_dir
         self._unfinished = Path(f"{database.path}{UNFINISHED_SUFFIX}")
@@ -205,6 +216,7 @@ class Eraser:
             return self._erase_alone(items)
 
     def _erase_alone(self, items: Erasable) -> Erasure:
+        self._settle_skill_changes()
         unfinished = self._unfinished.exists()
         if items:
             self._mark_unfinished()  # before the rows can go: a kill after it is finished later
@@ -239,6 +251,34 @@ class Eraser:
             compacted.wal_truncated,
             finished_earlier=unfinished,
         )
+
+    def _settle_skill_changes(self) -> None:
+        """Settle the skill changes cut short, and remove the notes set aside
+        as damaged (see the module docstring); a change a live process is
+        making is passed by (that process records it or takes it back).  Not
+        settled (the skills folder failing): said in the log, and the erasure
+        goes on, the note kept for the next one."""
+        if self._skills_dir is None:
+            return
+        notes = ChangeNotes(self._skills_dir)
+        if not notes.any_left():
+            return
+        skills = SkillLibrary(SkillStore(self._database), self._skills_dir)
+        try:
+            book = ChangeBook(
+                self._database,
+                self._store,
+                DreamStore(self._database),
+                DreamSettings(),
+                skills=skills,
+            )
+            book.finish_interrupted()
+        except ReverieError as problem:
+            log.warning("skill changes cut short are not settled yet: %s", type(problem).__name__)
+        try:
+            notes.remove_set_aside()
+        except OSError as error:
+            log.warning("damaged skill change notes are not removed yet: %s", error.strerror)
 
     def _remove_drafts_of_erased(self) -> bool:
         """Remove the draft skills made only from erased conversations: each

@@ -25,13 +25,17 @@ from __future__ import annotations
 import builtins
 import contextlib
 import json
+import logging
 import os
 import re
+import stat
 import threading
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from desktop.core.db.skills import (
     EVERY_STATUS,
@@ -47,7 +51,9 @@ from desktop.core.db.skills import (
 from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.files import write_atomically
 from desktop.core.prompt_assembly import SkillLine
-from desktop.core.text import scrub
+from desktop.core.text import readable, scrub
+
+log = logging.getLogger(__name__)
 
 SUFFIX = ".md"
 NAME_CHARS = 64
@@ -66,6 +72,8 @@ _RESERVED = frozenset(
 )
 _FORBIDDEN = re.compile(r'[<>:"/\\|?*]')
 _HEADING = re.compile(r"^#+\s*")
+_RENAMING_BYTES = 64 << 10
+"""A rename note is a few hundred bytes; past this it is not one (and is not read)."""
 
 
 class SkillRefused(ReverieError):
@@ -127,8 +135,10 @@ def skill_name(raw: str) -> str:
 
 
 def summary_of(text: str) -> str:
-    """The first line that says something, without a Markdown heading mark."""
-    for line in text.splitlines():
+    """The first line that says something, without a Markdown heading mark,
+    as a reader sees it (a file edited by hand may hold what no one sees, and
+    the summary goes into every prompt)."""
+    for line in readable(text).splitlines():
         if line := _HEADING.sub("", line).strip():
             return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
     return ""
@@ -137,7 +147,10 @@ def summary_of(text: str) -> str:
 def file_text(text: str) -> str:
     """What a skill file holds once *text* is written to it; ``SkillRefused``
     says why *text* cannot be a skill."""
-    text = scrub(text).replace("\r\n", "\n").strip("\n")
+    # As a reader sees it, as memories and tasks are kept: no control
+    # character, no override reordering what is shown, no letters only a
+    # model reads (a skill's text reaches the model whole).
+    text = readable(scrub(text)).replace("\r\n", "\n").strip("\n")
     if not summary_of(text):
         raise SkillRefused(
             "A skill needs some text; its first line is the one-line summary of what it is for."
@@ -313,6 +326,19 @@ class SkillLibrary:
         """A draft is deleted (restorable)."""
         return self._move(skill_id, ("draft",), "deleted")
 
+    def discard(self, skill_id: int) -> Skill:
+        """A draft's file removed for good (not restorable); its row is left
+        deleted, for the caller to forget (``PurgeStore.forget_skills``)."""
+        with self._lock:
+            self.sync()
+            skill = self._require(skill_id, ("draft",))
+            path = self.path(skill)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as error:
+                raise _file_error(path, "removed", error) from error
+            return self.store.set_status(skill.id, "deleted", from_statuses=("draft",))
+
     # -- the folder --------------------------------------------------------
 
     def _move(self, skill_id: int, allowed: Sequence[SkillStatus], to: SkillStatus) -> Skill:
@@ -353,22 +379,27 @@ class SkillLibrary:
         follows the file (else the skill would come back as a new one, without
         its uses, and the old one deleted)."""
         path = self.directory / RENAMING
-        if not path.is_file():
-            return
         try:
-            note = json.loads(self._read(path))
-        except (SkillFileError, ValueError):
-            note = None  # never written whole: the move never began
-        if isinstance(note, dict):
-            skill = self.store.get(int(note["skill"]))
-            moved = (self.directory / str(note["to"])).is_file() and not (
-                self.directory / str(note["from"])
+            found = path.lstat()
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            raise _file_error(path, "read", error) from error
+        try:
+            note = _rename_note(path, found)
+        except _DamagedRename as damaged:
+            # Written whole by Reverie, so another hand's: the move it names
+            # is not Reverie's to finish.  Named by what is wrong, not its text.
+            log.warning("%s was dropped: it is %s", path, damaged)
+            note = None
+        if note is not None:
+            skill = self.store.get(note.skill)
+            moved = (self.directory / note.target).is_file() and not (
+                self.directory / note.source
             ).exists()
-            if skill is not None and skill.file_name != note["file_name"] and moved:
+            if skill is not None and skill.file_name != note.file_name and moved:
                 with contextlib.suppress(SkillNameTaken):  # taken by hand since: sync sorts it
-                    self.store.update(
-                        skill.id, name=str(note["name"]), file_name=str(note["file_name"])
-                    )
+                    self.store.update(skill.id, name=note.name, file_name=note.file_name)
         self._drop_rename_note()
 
     def _drop_rename_note(self) -> None:
@@ -464,6 +495,70 @@ class SkillLibrary:
             write_atomically(path, text)
         except OSError as error:
             raise _file_error(path, "written", error) from error
+
+
+class _RenameNote(BaseModel):
+    """What ``rename`` notes in ``.renaming.json``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    skill: int = Field(ge=1, le=2**63 - 1)  # an SQLite rowid
+    name: str
+    file_name: str
+    source: str = Field(alias="from")
+    target: str = Field(alias="to")
+
+
+class _DamagedRename(Exception):
+    """Why ``.renaming.json`` is not a rename note (what is wrong, never its text)."""
+
+
+def _rename_note(path: Path, found: os.stat_result) -> _RenameNote | None:
+    """The rename note at *path* (None: never written whole, so the move
+    never began); ``_DamagedRename`` if it is not one Reverie wrote."""
+    if not stat.S_ISREG(found.st_mode):  # a FIFO would block, /dev/zero never end
+        raise _DamagedRename("not a regular file")
+    try:
+        with path.open("rb") as file:
+            data = file.read(_RENAMING_BYTES + 1)
+    except OSError as error:
+        raise _file_error(path, "read", error) from error
+    if len(data) > _RENAMING_BYTES:
+        raise _DamagedRename(f"larger than {_RENAMING_BYTES:,} bytes")
+    try:
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return None  # cut short by a kill as it was written
+    try:
+        note = _RenameNote.model_validate_json(data)
+    except ValidationError as error:
+        kinds = sorted({e["type"] for e in error.errors(include_input=False, include_url=False)})
+        raise _DamagedRename(f"not a whole rename note ({', '.join(kinds)})") from None
+    _check_rename(note)
+    return note
+
+
+def _check_rename(note: _RenameNote) -> None:
+    """A file name the skill's own, and places in the skills folder or its
+    drafts (the row's file name is where later writes go)."""
+    try:
+        named = skill_name(note.name) == note.name and note.file_name == note.name + SUFFIX
+    except SkillRefused:
+        named = False
+    if not named:
+        raise _DamagedRename("naming a file that is not the skill's name")
+    target, source = PurePosixPath(note.target), PurePosixPath(note.source)
+    for place in (target, source):
+        folders = place.parts[:-1]
+        if (
+            folders not in ((), (DRAFTS,))
+            or place.name in ("", ".", "..")
+            or folders != (target.parts[:-1])
+        ):
+            raise _DamagedRename("naming a place outside the skills folder")
+        if _FORBIDDEN.search(place.name) or place.name.startswith("."):
+            raise _DamagedRename("naming a place outside the skills folder")
+    if target.name != note.file_name:
+        raise _DamagedRename("naming a file that is not the skill's name")
 
 
 def _make_room(path: Path) -> None:

@@ -30,6 +30,7 @@ from desktop.core.db import (
     RowNotFound,
     Transaction,
 )
+from desktop.core.db.purge import PurgeStore
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.memory_changes import MemoryChanges
 from desktop.core.dreaming.proposals import (
@@ -73,6 +74,7 @@ class ChangeBook:
         self._handlers = {kind: h for h in handlers for kind in h.kinds}
         self._notes = None if skills is None else ChangeNotes(skills.directory)
         self._in_flight: dict[Path, dict[str, Any]] = {}
+        self._held: dict[Path, int] = {}  # the notes in flight, open and locked
         if self._notes is not None:
             self._notes.clear_leftovers()
             try:
@@ -92,9 +94,13 @@ class ChangeBook:
         if self._notes is None:
             return []
         left: list[str] = []
-        for path, note in self._notes.found():
-            if path not in self._in_flight:  # another thread's change, under way
-                left += self._settle(path, note)
+        found = self._notes.found()  # a live process's notes are locked: not found
+        try:
+            for note in found:
+                left += self._settle(note.path, note.note)
+        finally:
+            for note in found:  # all of them, also after a failure: else held for good
+                self._notes.release(note.descriptor)
         if left:
             log.warning("%d skill(s) changed since an interrupted dream change", len(left))
         return left
@@ -163,6 +169,8 @@ class ChangeBook:
                     if not is_risky and handler.in_transaction:
                         after = handler.apply(self._at(tx, actor, run_id, change_id), proposal)
                     if after is not None:
+                        if not handler.in_transaction and note is not None:
+                            after = {**after, "note": note.stem}  # what settles the note
                         DreamStore.record_outcome(tx, change_id, "applied", now=now, after=after)
                 if judged_through is not None:
                     DreamStore.set_judged_through(tx, pass_name, judged_through, now)
@@ -304,12 +312,9 @@ class ChangeBook:
         if self._notes is None:
             raise ChangeRefused("Skills are not available.")
         path = self._notes.new_path()
-        self._in_flight[path] = note  # before it exists: settling passes it by
-        try:
-            self._notes.write(path, note)
-        except BaseException:
-            del self._in_flight[path]
-            raise
+        note = {**note, "id": path.stem}
+        self._held[path] = self._notes.write(path, note)  # locked until settled
+        self._in_flight[path] = note
         return path
 
     def _settle(self, path: Path, note: dict[str, Any]) -> list[str]:
@@ -318,7 +323,10 @@ class ChangeBook:
         assert self._notes is not None, "a note is only written where skills are"
         left: list[str] = []
         if not self._recorded(note):
-            left = self._files.put_back(self._at(None, "user", int(note["run"])), note)
+            put_back = self._files.put_back(self._at(None, "user", int(note["run"])), note)
+            if put_back.discarded:  # their files went first: a kill between leaves the row
+                PurgeStore(self._db).forget_skills(put_back.discarded)
+            left = put_back.left
         self._notes.remove(path)
         return left
 
@@ -326,7 +334,12 @@ class ChangeBook:
         """Whether the record of *note*'s change landed in the database."""
         if note["op"] == "apply":
             changes = self._dreams.changes(int(note["run"]))
-            return any(c.pass_name == note["pass"] and c.kind in self._files.kinds for c in changes)
+            if note.get("id") is None:  # an older version's note: the pass's record
+                return any(
+                    c.pass_name == note["pass"] and c.kind in self._files.kinds for c in changes
+                )
+            # Its own record: a run resumed may apply the same pass again.
+            return any((c.after or {}).get("note") == note["id"] for c in changes)
         try:
             status = self._dreams.change(int(note["change"])).status
         except RowNotFound:
@@ -344,7 +357,7 @@ class ChangeBook:
         except ReverieError as error:
             log.warning("a failed skill change is not taken back yet: %s", type(error).__name__)
         finally:
-            del self._in_flight[note]
+            self._let_go(note)
 
     def _done(self, note: Path | None) -> None:
         """The change is made and recorded: its note goes."""
@@ -358,7 +371,13 @@ class ChangeBook:
                 "a skill change note stays until the next settling: %s", type(error).__name__
             )
         finally:
-            del self._in_flight[note]
+            self._let_go(note)
+
+    def _let_go(self, note: Path) -> None:
+        del self._in_flight[note]
+        held = self._held.pop(note)
+        if self._notes is not None:
+            self._notes.release(held)
 
     def _pending(self, change_id: int) -> DreamChange:
         change = self._dreams.change(change_id)

@@ -11,14 +11,33 @@ or status back, unless the skill changed since.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.db import DreamChange
 from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal
 from desktop.core.errors import ReverieError
-from desktop.core.skills import DRAFTS, SUFFIX, SkillLibrary, SkillRefused, file_text, skill_name
+from desktop.core.skills import (
+    DELETED,
+    DRAFTS,
+    SUFFIX,
+    SkillLibrary,
+    SkillRefused,
+    file_text,
+    skill_name,
+)
 
 KEY = "skills"
+
+
+@dataclass
+class PutBack:
+    """What ``put_back`` did not put back, and the drafts it removed."""
+
+    left: list[str] = field(default_factory=list)
+    """Skills changed otherwise since (by hand): their names."""
+    discarded: list[int] = field(default_factory=list)
+    """Drafts whose files went for good: their rows are to be forgotten."""
 
 
 class SkillChanges:
@@ -94,14 +113,16 @@ class SkillChanges:
         }
         return {"skills": skills, "drafts": []}
 
-    def put_back(self, at: Applying, note: dict[str, Any]) -> list[str]:
+    def put_back(self, at: Applying, note: dict[str, Any]) -> PutBack:
         """Each skill *note* names as it was before, where it is as the note's
         change would have made it (or half way: a file moved, its row not yet);
-        drafts it made are rejected.  A skill changed otherwise since (by hand)
-        is left as it is: the names of those."""
+        drafts it made are removed for good (never recorded, they are tied to
+        no conversation, so erasing one would not find them).  A skill changed
+        otherwise since (by hand) is left as it is, and named."""
         library = at.skill_library()
         library.sync()  # a file moved without its row: the row follows the file
-        left: list[str] = []
+        done = PutBack()
+        left = done.left
         for key, states in note.get("skills", {}).items():
             try:
                 now = _state(at, int(key))
@@ -115,9 +136,9 @@ class SkillChanges:
                 continue
             _put(library, int(key), now, states["before"])
         for draft in note.get("drafts", []):
-            if not _take_back_draft(library, str(draft["name"]), str(draft["text"])):
+            if not _take_back_draft(library, str(draft["name"]), str(draft["text"]), done):
                 left.append(str(draft["name"]))
-        return left
+        return done
 
 
 def _put(library: SkillLibrary, skill_id: int, now: dict[str, Any], state: dict[str, Any]) -> None:
@@ -132,8 +153,8 @@ def _put(library: SkillLibrary, skill_id: int, now: dict[str, Any], state: dict[
         library.update_text(skill_id, state["text"])
 
 
-def _take_back_draft(library: SkillLibrary, name: str, text: str) -> bool:
-    """The draft *name* with *text* a change made, rejected (False: it is
+def _take_back_draft(library: SkillLibrary, name: str, text: str, done: PutBack) -> bool:
+    """The draft *name* with *text* a change made, removed (False: it is
     not as the change made it, and stays)."""
     skill = library.store.find(name)
     if skill is None:  # killed between its file and its row: the file alone
@@ -148,7 +169,12 @@ def _take_back_draft(library: SkillLibrary, name: str, text: str) -> bool:
         return skill.status == "deleted"
     if not _same_text(library.read(skill.id).text, text):
         return False
-    library.reject(skill.id)
+    if library.uses(skill.id) or (library.directory / DELETED / skill.file_name).exists():
+        # It took the name of a deleted skill, whose uses and file stay.
+        library.reject(skill.id)
+    else:
+        library.discard(skill.id)
+        done.discarded.append(skill.id)
     return True
 
 
