@@ -23,7 +23,7 @@ from desktop.core.db import migrations as _migrations
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
 from desktop.core.db.errors import translate, unavailable
-from desktop.core.db.side_files import SIDE_FILES, refuse_folders, refuse_stray_wal
+from desktop.core.db.side_files import SIDE_FILES, refuse_odd_side_files, refuse_stray_wal
 from desktop.core.db.writable import probe_write, refuse_read_only, unreachable
 from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.files import make_private, open_private, sync_to_disk
@@ -377,7 +377,7 @@ def open_database(
     one this user cannot write (now, not at the first message saved), and
     so is a write-ahead log beside it that is not its own (see ``side_files``).
     """
-    refuse_folders(path)
+    refuse_odd_side_files(path)
     refuse_read_only(path)
     driver = select_driver(drivers)
     # Before the read-write open: that one replays a WAL into the file.

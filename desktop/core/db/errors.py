@@ -122,14 +122,16 @@ _SIDE_FILE_ROLES = {
 }
 
 
-def side_folder_in_the_way(side: Path, database: Path) -> DatabaseUnavailable:
-    """The error for a folder where SQLite keeps a file beside *database*
-    (SQLite only calls the database read-only, or the disk failing)."""
+def side_file_in_the_way(side: Path, database: Path, kind: str) -> DatabaseUnavailable:
+    """The error for something other than a regular file (*kind*: "a folder",
+    "a named pipe", ...) where SQLite keeps a file beside *database* (SQLite
+    would call the database read-only or the disk failing, hang on a pipe,
+    or write through a link)."""
     role = next((r for s, r in _SIDE_FILE_ROLES.items() if side.name.endswith(s)), "a file")
     return DatabaseUnavailable(
-        f"Reverie cannot use its database {database}: {side} is a folder, where SQLite "
+        f"Reverie cannot use its database {database}: {side} is {kind}, where SQLite "
         f"keeps {role} beside the database. Nothing was changed.",
-        hint="Move or rename that folder; the database itself is untouched.",
+        hint="Move or rename it; the database itself is untouched.",
     )
 
 

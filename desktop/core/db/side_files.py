@@ -3,7 +3,9 @@
 SQLite keeps a write-ahead log (``-wal``), its shared-memory index
 (``-shm``) and, while it switches modes, a rollback journal (``-journal``)
 next to the database, and trusts them blindly: a folder under one of those
-names makes it report a read-only database or a disk error, and a ``-wal``
+names makes it report a read-only database or a disk error, a named pipe
+makes it (or anything reading it) wait for good, a symbolic link is written
+through, and a ``-wal``
 from another database (a restore from a backup, a sync tool, a copy made
 under the wrong name) is written into the database on the first read-write
 open and deleted, with nothing left to undo.
@@ -16,22 +18,31 @@ then builds its index in ``-shm`` but never writes the database), and, if
 the result is not a sound Reverie database, once as the file alone
 (``immutable=1`` ignores the WAL).  A database that is Reverie's alone but
 not with the WAL has a stray WAL beside it: that file is named.
+
+A WAL of another *Reverie* database that rewrote every page (a VACUUM, a
+crash before its checkpoint) makes a sound Reverie database too: the other
+one.  Each database has a random identity since ``schema_v8``, which no WAL
+of its own ever changes, so the identity seen through the WAL is compared
+with the file's own; a file that has none yet (older, or not checkpointed
+since) is judged by soundness alone, as before.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import struct
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.core.db import migrations as _migrations
+from desktop.core.db import schema_v8
 from desktop.core.db.errors import (
     DatabaseBusy,
     DatabaseTooNew,
     DatabaseUnavailable,
-    side_folder_in_the_way,
+    side_file_in_the_way,
     stray_wal,
     unavailable,
 )
@@ -56,13 +67,38 @@ def side_file(path: Path, suffix: str) -> Path:
     return path.with_name(path.name + suffix)
 
 
-def refuse_folders(path: Path) -> None:
-    """Raise ``side_folder_in_the_way`` if a folder stands where SQLite keeps
-    a file beside the database *path* (it would only say the database is
-    read-only or the disk failed)."""
+def refuse_odd_side_files(path: Path) -> None:
+    """Raise ``side_file_in_the_way`` if anything but a regular file stands
+    where SQLite keeps a file beside the database *path*.
+
+    SQLite would call a folder a read-only database or a failing disk, hang
+    for good opening a named pipe (and so would reading one here), and
+    write through a symbolic link into whatever it points at; so these are
+    named from ``lstat`` alone, before anything opens them.
+    """
     for suffix in SIDE_FILES:
-        if os.path.isdir(side_file(path, suffix)):
-            raise side_folder_in_the_way(side_file(path, suffix), path)
+        side = side_file(path, suffix)
+        try:
+            mode = os.lstat(side).st_mode
+        except OSError:
+            # Missing, or its folder cannot be looked into: the database's
+            # own checks, next, name what is wrong with the folder.
+            continue
+        if not stat.S_ISREG(mode):
+            raise side_file_in_the_way(side, path, _kind(mode))
+
+
+def _kind(mode: int) -> str:
+    """What a file of *mode* is, in words."""
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def refuse_stray_wal(
@@ -74,7 +110,7 @@ def refuse_stray_wal(
     *path* would not leave a sound Reverie database: ``stray_wal`` if the
     database is one without it, else the database's own error."""
     wal = side_file(path, "-wal")
-    if not _has_frames(wal):
+    if not _has_frames(wal, path):
         return
     if _size(path) == 0:
         # Making a database WAL writes its first page first: an empty file
@@ -83,11 +119,17 @@ def refuse_stray_wal(
     try:
         with open_view("mode=ro") as replayed:
             _check_sound(replayed, migrations)
+            seen = _identity(replayed)
     except (DatabaseBusy, DatabaseTooNew):
         raise
     except ReverieError as problem:
         with_wal = problem
     else:
+        # Sound with the WAL; but a WAL of another Reverie database that
+        # rewrote every page is sound too: it must not change the identity.
+        own = _identity_alone(open_view)
+        if own is not None and seen != own:
+            raise stray_wal(wal, path)
         return
     try:
         with open_view("immutable=1") as alone:
@@ -102,6 +144,27 @@ def refuse_stray_wal(
     raise stray_wal(wal, path)
 
 
+def _identity(database: Database) -> bytes | None:
+    """The random identity of *database* (``schema_v8``); None before it has one."""
+    if not database.fetch_value(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'database_identity'"
+    ):
+        return None
+    token = database.fetch_value(schema_v8.IDENTITY_QUERY)
+    return bytes(token) if isinstance(token, bytes) else None
+
+
+def _identity_alone(open_view: OpenView) -> bytes | None:
+    """The identity in the database file without its WAL; None if it has
+    none yet (written before ``schema_v8``, or not checkpointed since) or
+    cannot be read alone: then only soundness tells a stray WAL."""
+    try:
+        with open_view("immutable=1") as alone:
+            return _identity(alone)
+    except ReverieError:
+        return None
+
+
 def _check_sound(database: Database, migrations: Sequence[_migrations.Migration]) -> None:
     """Raise unless *database* is Reverie's (or new) and passes SQLite's quick check."""
     _migrations.check_openable(database, migrations)
@@ -110,13 +173,14 @@ def _check_sound(database: Database, migrations: Sequence[_migrations.Migration]
         raise unavailable(database.path, f"the file is damaged ({'; '.join(verdict[:3])})")
 
 
-def _has_frames(wal: Path) -> bool:
+def _has_frames(wal: Path, database: Path) -> bool:
     """Whether *wal* is a WAL SQLite would read frames from (a missing,
     empty or headerless one it ignores)."""
     try:
-        with wal.open("rb") as file:
-            header = file.read(_WAL_HEADER.size)
-            size = os.fstat(file.fileno()).st_size
+        # Not blocking and not following a link: what stands there was
+        # checked a moment ago (``refuse_odd_side_files``) but may have been
+        # swapped since, and a pipe must not hang the start-up.
+        descriptor = os.open(wal, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:
         return False
     except OSError as error:
@@ -124,10 +188,15 @@ def _has_frames(wal: Path) -> bool:
             f"The file {wal} beside the database cannot be read: {error}.",
             hint="Nothing was changed. Check its permissions.",
         ) from error
+    with os.fdopen(descriptor, "rb") as file:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise side_file_in_the_way(wal, database, _kind(status.st_mode))
+        header = file.read(_WAL_HEADER.size)
     if len(header) < _WAL_HEADER.size:
         return False
     magic, _version, page_size, _checkpoint = _WAL_HEADER.unpack(header)
-    return magic in _WAL_MAGIC and size >= 32 + _WAL_FRAME_HEADER_SIZE + page_size
+    return magic in _WAL_MAGIC and status.st_size >= 32 + _WAL_FRAME_HEADER_SIZE + page_size
 
 
 def _size(path: Path) -> int:
