@@ -22,6 +22,7 @@ from desktop.core.db import (
     schema_v5,
     schema_v6,
     schema_v7,
+    schema_v8,
 )
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
@@ -46,6 +47,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "harvest retries and the parts it gave up on", schema_v5.SQL),
     Migration(6, "the ids of what was erased for good", schema_v6.SQL),
     Migration(7, "which messages were checked for secrets", schema_v7.SQL),
+    Migration(8, "a random identity of the database, to know its own WAL by", schema_v8.SQL),
 )
 
 _CREATE_RECORD_TABLE = """
