@@ -29,6 +29,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticSerializationError
 
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import write_atomically
@@ -536,8 +537,17 @@ def save_settings(settings: Settings, path: Path) -> None:
     and a file written by a newer Reverie is never overwritten."""
     _refuse_newer(path)
     try:
+        text = settings.model_dump_json(indent=2) + "\n"
+    except PydanticSerializationError as error:
+        # A lone surrogate (a path given in bytes that are not UTF-8) has
+        # no UTF-8 form: nothing is written rather than a traceback.
+        raise SettingsProblem(
+            f"Could not save settings to {path}: a value holds characters that are not UTF-8 text.",
+            "Your previous settings file is unchanged.",
+        ) from error
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, settings.model_dump_json(indent=2) + "\n")
+        write_atomically(path, text)
     except OSError as error:
         raise SettingsProblem(
             f"Could not save settings to {path}: {explain(error)}.",

@@ -5,7 +5,9 @@ cannot be read as a JSON object at all is ``Unreadable`` (and is set aside
 by the caller); one that cannot even be got at is ``Unreachable`` (and is
 left alone).  A byte that is not UTF-8 spoils only the value (or key) it
 stands in: that entry is left out and named in ``RawSettings.damaged``,
-so one stray byte no longer costs every other setting.
+so one stray byte no longer costs every other setting; so does a lone
+surrogate written as a JSON escape (``"\\ud800"``), which UTF-8 cannot
+hold either (no save could write it back).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import codecs
 import itertools
 import json
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass
@@ -124,9 +127,15 @@ def _named(encoding: str) -> str:
     return "UTF-8" if encoding.startswith("utf-8") else encoding.upper()
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _spoiled(text: str) -> bool:
-    """Whether *text* holds a byte that was not UTF-8 (escaped as a lone surrogate)."""
-    return any("\udc80" <= char <= "\udcff" for char in text)
+    """Whether *text* holds a lone surrogate, which UTF-8 cannot hold: a
+    byte that was not UTF-8 (``surrogateescape`` makes it U+DC80..U+DCFF),
+    or a JSON escape such as ``"\\ud800"`` that is valid JSON but no text
+    (a pair of escapes is one character, decoded as such by ``json``)."""
+    return _LONE_SURROGATE.search(text) is not None
 
 
 def _holds_spoiled(value: object) -> bool:
@@ -155,8 +164,9 @@ def _without_spoiled(values: dict[str, Any], prefix: str, damaged: list[str]) ->
 
 
 def _shown(text: str) -> str:
-    """*text* with each stray byte shown as U+FFFD, fit for a message or a log."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """*text* with each stray byte (each lone surrogate) shown as U+FFFD,
+    fit for a message or a log."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _json_kind(value: object) -> str:
