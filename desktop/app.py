@@ -51,7 +51,7 @@ from desktop.core.log_privacy import PrivateRotatingFileHandler, RedactingFilter
 from desktop.core.memory_service import MemoryService
 from desktop.core.memory_tools import memory_tools
 from desktop.core.model_library import ModelLibrary
-from desktop.core.paths import AppPaths, RelativeFolder, explain, resolve_paths
+from desktop.core.paths import AppPaths, FolderOverrideProblem, explain, resolve_paths
 from desktop.core.prompts import PromptLibrary
 from desktop.core.routines import RoutineRunner
 from desktop.core.secrets import SecretStore
@@ -278,7 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_arguments(argv)
     try:
         paths = resolve_paths()
-    except RelativeFolder as problem:  # before any folder exists to log into
+    except FolderOverrideProblem as problem:  # before any folder exists to log into
         print(f"Reverie: {problem}", file=sys.stderr)
         return 2
     # Before anything is created: every new file and folder is the user's

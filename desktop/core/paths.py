@@ -4,7 +4,8 @@ User directories come from platformdirs; each can be redirected by an
 environment variable (tests and portable installs use this).  ``REVERIE_HOME``
 moves all of them at once under one folder.  An override must be an absolute
 path (``~`` counts): a relative one would follow the folder Reverie was
-started from, so it is refused (``RelativeFolder``).  The shipped ``data/`` and
+started from, so it is refused (``RelativeFolder``), and so is a ``~user``
+whose home cannot be found (``UnknownHomeFolder``).  The shipped ``data/`` and
 ``resources/`` folders are found both in a source checkout and in an
 installed wheel, where they travel inside the ``desktop`` package.
 """
@@ -196,26 +197,58 @@ def owner_name(uid: int) -> str:
         return str(uid)
 
 
-class RelativeFolder(EnvironmentProblem):
+class FolderOverrideProblem(EnvironmentProblem):
+    """A folder override (``REVERIE_HOME``, ``REVERIE_DATA_DIR``...) names
+    no folder Reverie can use; found before any folder exists to log into."""
+
+    def __init__(self, variable: str, message: str, hint: str) -> None:
+        super().__init__(message, hint)
+        self.variable = variable
+
+
+class RelativeFolder(FolderOverrideProblem):
     """A folder override names a relative path: it would be read from the
     folder Reverie was started in, so its data would move with that folder."""
 
     def __init__(self, variable: str, value: str) -> None:
         super().__init__(
+            variable,
             f"{variable} is set to the relative path {value!r}, which would point "
             "somewhere else each time Reverie is started from another folder.",
             f"Set {variable} to an absolute path (such as {Path(value).absolute()}) or unset it.",
         )
-        self.variable = variable
+
+
+class UnknownHomeFolder(FolderOverrideProblem):
+    """A folder override starts with ``~user`` for a user this computer does
+    not know (a typo), or with ``~`` when this user's home cannot be found."""
+
+    def __init__(self, variable: str, value: str) -> None:
+        user = value[1:].split("/", 1)[0]
+        whose = (
+            f"there is no user {user!r} on this computer"
+            if user
+            else "your home folder cannot be found (HOME is not set and the system knows "
+            "no home for you)"
+        )
+        super().__init__(
+            variable,
+            f"{variable} is set to {value!r}, but {whose}.",
+            f"Correct the name after ~, or set {variable} to an absolute path, or unset it.",
+        )
 
 
 def _override(env: dict[str, str], variable: str) -> Path | None:
     """The folder *variable* names in *env* (None if unset or empty);
-    ``RelativeFolder`` if that is not an absolute path."""
+    ``RelativeFolder`` if that is not an absolute path, ``UnknownHomeFolder``
+    if its ``~`` names no home."""
     value = env.get(variable)
     if not value:
         return None
-    path = Path(value).expanduser()
+    try:
+        path = Path(value).expanduser()
+    except RuntimeError as error:  # pathlib's only word for "no such home"
+        raise UnknownHomeFolder(variable, value) from error
     if not path.is_absolute():
         raise RelativeFolder(variable, value)
     return path
@@ -231,7 +264,8 @@ def _pick(env: dict[str, str], variable: str, home_sub: str, default: str) -> Pa
 
 def resolve_paths(env: dict[str, str] | None = None) -> AppPaths:
     """The user directories, honouring the ``REVERIE_*`` overrides in *env*;
-    ``RelativeFolder`` if one of them is set to a relative path."""
+    a ``FolderOverrideProblem`` if one of them names no usable folder (a
+    relative path, the home of an unknown user)."""
     env = dict(os.environ) if env is None else env
     for variable in (ENV_HOME, ENV_DATA, ENV_CONFIG, ENV_CACHE):
         _override(env, variable)  # each one set is checked, used or not
