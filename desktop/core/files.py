@@ -10,6 +10,7 @@ guarantee does not rest on the umask alone.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -97,6 +98,46 @@ def make_tree_private(root: Path) -> None:
 def open_private(path: str, flags: int) -> int:
     """An ``opener`` for ``open()``: a new file is created 0600 whatever the umask."""
     return os.open(path, flags, PRIVATE_FILE_MODE)
+
+
+class NotARegularFile(OSError):
+    """What stands at a path a file was expected at is something else."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{path} is {kind}, not a regular file")
+        self.kind = kind
+
+
+def open_regular(path: Path) -> int:
+    """A read-only descriptor of *path*, which must be a regular file: a
+    named pipe would block its reader, a device never end, a link lead
+    elsewhere.  ``NotARegularFile`` names what stands there instead;
+    ``FileNotFoundError`` and other ``OSError`` as ``os.open`` raises them."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # O_NOFOLLOW met a symbolic link
+            raise NotARegularFile(path, "a symbolic link") from error
+        raise
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise NotARegularFile(path, kind_of(mode))
+    return descriptor
+
+
+def kind_of(mode: int) -> str:
+    """What a file of *mode* (``st_mode``) is, in words: "a named pipe"."""
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def sync_to_disk(path: Path) -> None:

@@ -47,6 +47,7 @@ from desktop.core.db.errors import (
     unavailable,
 )
 from desktop.core.errors import ReverieError
+from desktop.core.files import NotARegularFile, kind_of, open_regular
 
 if TYPE_CHECKING:
     from desktop.core.db.connection import Database
@@ -85,20 +86,7 @@ def refuse_odd_side_files(path: Path) -> None:
             # own checks, next, name what is wrong with the folder.
             continue
         if not stat.S_ISREG(mode):
-            raise side_file_in_the_way(side, path, _kind(mode))
-
-
-def _kind(mode: int) -> str:
-    """What a file of *mode* is, in words."""
-    kinds = (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISFIFO, "a named pipe"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-    )
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
+            raise side_file_in_the_way(side, path, kind_of(mode))
 
 
 def refuse_stray_wal(
@@ -180,9 +168,11 @@ def _has_frames(wal: Path, database: Path) -> bool:
         # Not blocking and not following a link: what stands there was
         # checked a moment ago (``refuse_odd_side_files``) but may have been
         # swapped since, and a pipe must not hang the start-up.
-        descriptor = os.open(wal, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        descriptor = open_regular(wal)
     except FileNotFoundError:
         return False
+    except NotARegularFile as odd:
+        raise side_file_in_the_way(wal, database, odd.kind) from odd
     except OSError as error:
         raise DatabaseUnavailable(
             f"The file {wal} beside the database cannot be read: {error}.",
@@ -190,8 +180,6 @@ def _has_frames(wal: Path, database: Path) -> bool:
         ) from error
     with os.fdopen(descriptor, "rb") as file:
         status = os.fstat(file.fileno())
-        if not stat.S_ISREG(status.st_mode):
-            raise side_file_in_the_way(wal, database, _kind(status.st_mode))
         header = file.read(_WAL_HEADER.size)
     if len(header) < _WAL_HEADER.size:
         return False

@@ -31,10 +31,8 @@ settled by its own record, not another pass's.
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import os
-import stat
 import sys
 import uuid
 from dataclasses import dataclass
@@ -50,7 +48,13 @@ from pydantic import (
     model_validator,
 )
 
-from desktop.core.files import PRIVATE_FILE_MODE, make_private_folder, sync_to_disk
+from desktop.core.files import (
+    PRIVATE_FILE_MODE,
+    NotARegularFile,
+    make_private_folder,
+    open_regular,
+    sync_to_disk,
+)
 from desktop.core.skills import SkillFileError
 
 if sys.platform != "win32":
@@ -66,7 +70,6 @@ MAX_NOTE_BYTES = 16 << 20
 """A note holds a few skills (each at most 100,000 characters); past this it is not one."""
 _ROW_ID = Annotated[int, Field(ge=1, le=2**63 - 1)]  # an SQLite rowid
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NO_BLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO opened to be read would wait for a writer
 _SKILL_KEY = Annotated[str, StringConstraints(pattern=r"^[1-9][0-9]{0,17}$")]
 
 
@@ -233,8 +236,6 @@ class ChangeNotes:
         try:
             descriptor = _open_locked(path)
         except OSError as error:
-            if error.errno == errno.ELOOP:  # O_NOFOLLOW: a symbolic link
-                raise _NotANote("a symbolic link") from error
             raise _error(path, "read", error) from error
         if descriptor is None:
             return None
@@ -262,20 +263,12 @@ def _open_locked(path: Path) -> int | None:
     it is gone.  A FIFO or device is refused, never read (it would block,
     or never end)."""
     try:
-        found = path.lstat()
+        descriptor = open_regular(path)
     except FileNotFoundError:
         return None
-    if stat.S_ISLNK(found.st_mode):
-        raise OSError(errno.ELOOP, "a symbolic link")
-    if not stat.S_ISREG(found.st_mode):
-        raise _NotANote("not a regular file")
+    except NotARegularFile as odd:
+        raise _NotANote(odd.kind) from odd
     try:
-        descriptor = os.open(path, os.O_RDONLY | _NO_BLOCK | _NO_FOLLOW)
-    except FileNotFoundError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):  # swapped since lstat
-            raise _NotANote("not a regular file")
         # Not held: a live process's change under way, or one settled and
         # removed by another while this one opened it.
         if _lock(descriptor, wait=False) and os.fstat(descriptor).st_nlink > 0:
