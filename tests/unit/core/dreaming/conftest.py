@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +24,7 @@ from desktop.core.tasks import TaskService
 from models.broker import InferenceBroker
 from tests.dreams import add_memory, make_dreamer
 from tests.fakes import ScriptedChatModel
+from tests.skill_worlds import World, open_world
 from tests.unit.core.db.conftest import START, FakeClock
 
 DAY = 86_400.0
@@ -123,3 +124,17 @@ def tasks(database: Database, clock: FakeClock) -> TaskService:
 @pytest.fixture
 def skills(database: Database, tmp_path: Path, clock: FakeClock) -> SkillLibrary:
     return SkillLibrary(SkillStore(database, clock=clock), tmp_path / "skills")
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def world(home: Path) -> Iterator[World]:
+    opened = open_world(home)
+    yield opened
+    opened.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from desktop.core.db import DreamStore
 from desktop.core.dreaming.proposals import Proposal
-from tests.unit.core.dreaming.test_skill_change_kills import World, open_world
+from tests.skill_worlds import World, open_world
 
 ROUNDS = 10_000
 

@@ -23,71 +23,18 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from desktop.core.db import Database, DreamStore, MemoryStore, open_database
+from desktop.core.db import Database, DreamStore, open_database
 from desktop.core.db.errors import QueryFailed
-from desktop.core.db.skills import SkillStore
-from desktop.core.db.tasks import TaskStore
-from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.proposals import Proposal
-from desktop.core.settings import DreamSettings
-from desktop.core.skills import SkillLibrary
+from tests.skill_worlds import COFFEE, DB, SHORT_TEA, TEA, World, open_world
 
 ROOT = Path(__file__).resolve().parents[4]
 KILLS = 14
-
-TEA = (
-    "How to brew tea the way the user likes it\n"
-    + "Boil the water, then wait. " * 20
-    + "\nSteep for 4 minutes at 90 degrees in the kettle /usr/bin/teapot.\n"
-)
-SHORT_TEA = "How to brew tea the way the user likes it\nBoil the water, then wait.\n"
-COFFEE = "How to make coffee\n1. Grind 18 g of beans.\n2. Brew for 3 minutes.\n"
-DB = "reverie.sqlite3"
-
-
-@dataclass
-class World:
-    database: Database
-    skills: SkillLibrary
-    book: ChangeBook
-
-    def close(self) -> None:
-        self.database.close()
-
-
-def open_world(home: Path) -> World:
-    """Reverie's skills and dream changes over *home*, as the app builds them."""
-    database = open_database(home / DB)
-    skills = SkillLibrary(SkillStore(database), home / "skills")
-    book = ChangeBook(
-        database,
-        MemoryStore(database),
-        DreamStore(database),
-        DreamSettings(),
-        tasks=TaskStore(database),
-        skills=skills,
-    )
-    return World(database, skills, book)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def world(home: Path) -> Iterator[World]:
-    opened = open_world(home)
-    yield opened
-    opened.close()
 
 
 def _rewrite(skill_id: int, text: str, *, waits: bool) -> Proposal:

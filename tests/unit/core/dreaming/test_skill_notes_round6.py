@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from desktop.core.dreaming.skill_changes import SkillChanges
 from desktop.core.paths import AppPaths
 from desktop.core.skills import SkillFileError
 from tests.erasers import eraser_for
-from tests.unit.core.dreaming.test_skill_change_kills import (
+from tests.skill_worlds import (
     COFFEE,
     SHORT_TEA,
     TEA,
@@ -29,20 +28,6 @@ from tests.unit.core.dreaming.test_skill_change_kills import (
 )
 
 NOTE_TEXT = "the secret recipe of aunt Zanzibarella"
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def world(home: Path) -> Iterator[World]:
-    opened = open_world(home)
-    yield opened
-    opened.close()
 
 
 def _notes(home: Path) -> Path:
