@@ -316,6 +316,7 @@ _NOT_NOUNS = (
     | _ARTICLES
     | _FOLLOWS
     | _words("value key string phrase word words number code answer question itself")
+    | _words("you i we they he she it")
 )
 
 
@@ -347,8 +348,11 @@ _HARDWARE = re.compile(
 
 
 def _then_to(text: str, end: int) -> bool:
-    """Is the next word after *end* "to"?"""
-    return any(_lower(chunk.group()) == "to" for chunk in _chunks(text, end, limit=1))
+    """Is the next word after *end* "to", or a sign ("changed -> X")?"""
+    return any(
+        _lower(chunk.group()) == "to" or not _ALNUM.search(chunk.group())
+        for chunk in _chunks(text, end, limit=1)
+    )
 
 
 def _a_count_follows(text: str, end: int) -> bool:
@@ -447,6 +451,8 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             # end; "password wifi X": no place word, so a sign or both cases too
             strong = place or _SIGN_NOT_DIGIT.search(core) or core.lower() != core != core.upper()
             value = _value(text, start, chunk.end()) if strong and _MIXED.fullmatch(core) else None
+        if value is not None and _LABEL.search(text, *value):
+            return  # "pw and DB_PASS=X": the next credential, with a name of its own
         if value is not None and not names_an_amount(text, value[1]):
             found = True
             yield value
@@ -470,6 +476,10 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             return
 
 
+_LABEL = re.compile(
+    r"[A-Za-z_]*(?:PASS(?:WORD|WD)?|PWD|TOKEN|SECRET|pass(?:word|wd)?|token|secret)[=:]"
+)
+"""A credential's name glued to its sign inside a chunk: ``DB_PASS=``."""
 _SIGN_NOT_DIGIT = re.compile(r"[^\w\s]")
 _MIXED = re.compile(r"(?=\S*[^\W\d_])(?=\S*\d)\S{3,}")
 """A letter and a digit in one word: "hunter2", not "204" or "wifi"."""

@@ -334,7 +334,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"\bldap\w+\b{_SAME_COMMAND}\s-w\s+(?P<cmd>\S+)", _STRONG),
         (r"(?<!\S)-(?:store|key|src|dest)pass\s+(?:pass:)?(?P<cmd>\S+)", _STRONG),
         (r"(?<!\S)/p(?:assword)?:(?P<cmd>\S+)", _STRONG),
-        (rf"\bnet\s+use\b{_SAME_COMMAND}\s/user:\S+\s+(?P<cmd>[^\s/]\S*)", _STRONG),
+        (rf"\bnet\s+use\b{_SAME_COMMAND}\s/user:[^\s;]+\s+(?P<cmd>[^\s/]\S*)", _STRONG),
         # htpasswd -b FILE USER X, htpasswd -nb USER X.
         (r"\bhtpasswd\s+-\w*n\w*b\w*\s+\S+\s+(?P<cmd>\S+)", _STRONG),
         (r"\bhtpasswd\s+-(?!\w*n)\w*b\w*\s+\S+\s+\S+\s+(?P<cmd>\S+)", _STRONG),
@@ -355,6 +355,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"\b(?:made|make|makes|making|chose|picked)\s+{_BEFORE}\s+(?:my|the|our|your)\s+"
             rf"(?:new\s+)?{_KEYWORD}\b",
             _SIGNED,
+        ),
+        # <entry key="db.password">X</entry>: an element's text, named by its key.
+        (
+            r"<(?:entry|add|property|setting|param)\b[^<>]*?\b(?:key|name)\s*=\s*[\"'][\w.-]*"
+            r"(?:pass(?:word)?|pwd|secret|token)[\w.-]*[\"'][^<>]*>(?P<cell>[^<\n]{1,100})</",
+            _STRONG,
         ),
         # SQL, an Authorization header, gh, ssh-keygen, net use with the user after.
         # (The quote that closes the value is the last before ";" or the line's end: 'Ab3'x9z'.)

@@ -105,6 +105,9 @@ def test_ordinary_lines_stay(text: str) -> None:
         "export AWS_SECRET_ACCESS_KEY=correct horse battery 9",
         "pass4wifi: Xr9!tq2z",
         "pass is 007391",
+        '<entry key="db.password">Xr9!tq2z</entry>',
+        "Here's the token you need: Xr9!tq2z",
+        "Steam password changed -> Xr9!tq2z",
     ],
 )
 def test_round_6s_phrasings_lose_their_value(text: str) -> None:
@@ -138,3 +141,16 @@ def test_a_webhook_keeps_its_address_and_loses_its_token() -> None:
     token = "M6TWOrdDwj8L16z3Z0zJe7BnhBKPVF22dJM90mZn8W5ImXNE5np5xnUZRe" + "x" * 10
     redacted = redact(f"https://discord.com/api/webhooks/363896227567817032/{token}").text
     assert redacted == "https://discord.com/api/webhooks/[redacted api key]"
+
+
+def test_the_next_credentials_name_is_no_value_of_the_one_before() -> None:
+    redacted = redact("(blue-fox-19) = router pw and DB_PASS=p4$$-W0rd").text
+    assert redacted == "([redacted password]) = router pw and DB_PASS=[redacted password]"
+
+
+def test_a_command_after_net_use_is_read_the_same_twice() -> None:
+    once = redact(
+        r"net use Z: \\nas\share last&first3 /user:bob; Mom's iPad passcode = p4$$-W0rd"
+    ).text
+    assert "Mom's" in once
+    assert redact(once).text == once
