@@ -295,7 +295,7 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
         return  # "max tokens = 3048", "Ticket PASS-312": how many, or which, not a secret
     if weak and _lower(match["weak"]) in _ALSO_ADJECTIVES and _a_noun_follows(text, match.end()):
         return  # "the secret ingredient is 100 cloves", "token ring"
-    if _ends_a_csv_heading(text, match.start(), match.end()):
+    if ends_a_csv_heading(text, match.start()):
         return  # "site,user,password\ngmail,bob,X": the rows' cells, read by column
     after = [] if match["login"] is not None else list(_after(text, match.end(), weak))
     if PAIR_NAMED.search(text, max(0, match.start() - 16), match.start()):
@@ -320,10 +320,16 @@ _NOT_NOUNS = (
 )
 
 
-def _ends_a_csv_heading(text: str, start: int, end: int) -> bool:
-    """Is the word at *start*..*end* the last cell of a comma-separated heading?"""
+def ends_a_csv_heading(text: str, start: int) -> bool:
+    """Is the word at *start* the last cell of a comma-separated heading
+    ("site,user,password")?"""
     line_start = text.rfind("\n", 0, start) + 1
-    return text[line_start:start].rstrip().endswith(",") and text[end : end + 1] in ("\n", "")
+    return (
+        text[line_start:start].rstrip().endswith(",") and _LAST_WORD.match(text, start) is not None
+    )
+
+
+_LAST_WORD = re.compile(r"\S+(?:\r?\n|\Z)")
 
 
 def names_a_credential(text: str) -> bool:

@@ -38,6 +38,7 @@ from desktop.core.credential_nearby import (
     PAIR_NAMED,
     PLACEHOLDER,
     about_hardware,
+    ends_a_csv_heading,
     looks_like_a_value,
     names_a_credential,
     names_an_amount,
@@ -546,7 +547,7 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
             else 0
         )
         return match.start(group) + quoted, match.end(group) - quoted - ends
-    if _ends_a_csv_heading(match.string, match.start()):
+    if ends_a_csv_heading(match.string, match.start()):
         return None  # "site,user,password\ngmail,bob,X": read by column instead
     if about_hardware(match.string, match.start(), match.end()):
         return None  # "Connect the LED to pin 13"
@@ -582,17 +583,6 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     if not (looks_like_a_value(value) if group == "quoted" else _looks_like(value, needs)):
         return None  # quoted, a passphrase with a digit anywhere: "„blue whale 7“"
     return start, stop
-
-
-def _ends_a_csv_heading(text: str, start: int) -> bool:
-    """Does the word at *start* end a comma-separated heading line?"""
-    line_start = text.rfind("\n", 0, start) + 1
-    return (
-        text[line_start:start].rstrip().endswith(",") and _LAST_WORD.match(text, start) is not None
-    )
-
-
-_LAST_WORD = re.compile(r"\S+\r?\n")
 
 
 def _placeholder(value: str) -> bool:
