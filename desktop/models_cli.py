@@ -29,6 +29,7 @@ from desktop.core.model_library import (
     ModelOption,
     catalog_estimate,
     is_path,
+    model_path,
 )
 from desktop.core.paths import AppPaths
 from desktop.core.secrets import SecretStore
@@ -218,7 +219,7 @@ def _progress(progress: DownloadProgress, out: TextIO) -> None:
 def _add(
     library: ModelLibrary, settings: Settings, path: Path, paths: AppPaths, out: TextIO
 ) -> int:
-    path = path.expanduser().resolve()
+    path = model_path(path).resolve()
     option = library.added_option(path, settings.models.context_length)
     if option.problem is not None:
         print(f"reverie: {option.problem}", file=sys.stderr)
@@ -242,7 +243,7 @@ def _estimate(library: ModelLibrary, ref: str, context: int, out: TextIO) -> int
             raise _UsageError(f"the catalog has no shape for {entry.name} to estimate from")
         print(f"{entry.name}: {entry.kind} model from the catalog ({entry.quantization})", file=out)
         return _print_estimate(estimate, out)
-    path = Path(ref).expanduser()
+    path = model_path(ref)
     info = read_gguf_info(path)
     if info.is_embedding:
         estimate = estimate_embedder_memory(info.tensor_bytes, info.shape)
@@ -313,7 +314,7 @@ def _chosen_backend(args: argparse.Namespace, library: ModelLibrary, settings: S
     if args.model == EMBEDDED:
         return Backend()
     if is_path(args.model):
-        path = Path(args.model).expanduser().resolve()
+        path = model_path(args.model).resolve()
         option = library.added_option(path, settings.models.context_length)
         if option.problem is not None:
             raise _UsageError(option.problem)

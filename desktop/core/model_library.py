@@ -87,7 +87,7 @@ class ModelLibrary:
         """The GGUF file a local backend names: a catalog model (which must
         be downloaded) or a path; ``ModelUnavailable`` says what is missing."""
         if is_path(ref):
-            return Path(ref).expanduser()
+            return model_path(ref)
         try:
             entry = self.catalog.get(ref)
         except UnknownModel as error:
@@ -123,10 +123,10 @@ class ModelLibrary:
 
     def added_option(self, path: Path, context: int) -> ModelOption:
         """A GGUF file the user added, read from its header (a bad file says why)."""
-        path = path.expanduser()
         try:
+            path = model_path(path)
             info = read_gguf_info(path)
-        except ModelFileInvalid as error:
+        except (ModelUnavailable, ModelFileInvalid) as error:
             kind: ModelKind = "chat"
             return ModelOption(str(path), path.name, kind, "added", path, None, problem=str(error))
         estimate = (
@@ -236,6 +236,18 @@ def catalog_estimate(entry: CatalogEntry, context: int) -> MemoryEstimate | None
     if entry.kind == "embedding":
         return estimate_embedder_memory(entry.size, entry.shape)
     return estimate_memory(entry.size, entry.shape, context)
+
+
+def model_path(ref: str | Path) -> Path:
+    """The file a model path names, its ``~`` expanded; ``ModelUnavailable``
+    if that ``~`` names a home this computer does not know."""
+    try:
+        return Path(ref).expanduser()
+    except RuntimeError as error:  # pathlib's only word for "no such home"
+        raise ModelUnavailable(
+            f"{ref} is in the home folder of a user this computer does not know.",
+            "Correct the name after ~, or give the file's full path.",
+        ) from error
 
 
 def is_path(ref: str) -> bool:

@@ -88,6 +88,23 @@ def test_add_keeps_a_good_file_in_the_settings_and_refuses_a_bad_one(
     assert _settings(user_dirs).models.added == (str(smollm2_path.resolve()),)
 
 
+def test_a_path_in_the_home_of_an_unknown_user_is_refused_with_the_reason(
+    user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ref = "~nosuchuser_zz/m.gguf"
+    for command in (["add", ref], ["use", ref], ["estimate", ref]):
+        assert main(["models", *command]) == 1
+        assert "nosuchuser_zz" in capsys.readouterr().err
+    assert _settings(user_dirs).models.added == ()
+
+    models = _settings(user_dirs).models.model_copy(update={"added": (ref,)})
+    save_settings(
+        _settings(user_dirs).model_copy(update={"models": models}), user_dirs.settings_file
+    )
+    assert main(["models", "list"]) == 0
+    assert "nosuchuser_zz" in capsys.readouterr().out
+
+
 def test_use_writes_the_role_and_checks_the_models_kind(
     user_dirs: AppPaths, smollm2_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

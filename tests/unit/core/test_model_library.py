@@ -131,6 +131,16 @@ def test_a_local_backend_names_a_path_or_a_catalog_id(library: ModelLibrary) -> 
     assert library.name_of("/a/b/mine.gguf") == "mine.gguf"
 
 
+def test_a_path_in_the_home_of_an_unknown_user_says_so(library: ModelLibrary) -> None:
+    ref = "~nosuchuser_zz/m.gguf"
+
+    with pytest.raises(ModelUnavailable, match="nosuchuser_zz"):
+        library.local_path(ref)
+    added = library.options([ref], 2048)[-1]
+    assert not added.installed
+    assert added.problem is not None and "nosuchuser_zz" in added.problem
+
+
 def test_an_embedding_models_estimate_has_no_kv_cache(catalog: Catalog) -> None:
     estimate = catalog_estimate(catalog.get("bge-m3"), 4096)
 
