@@ -209,14 +209,16 @@ class SkillLibrary:
             return SkillText(skill, text)
 
     def use(self, name: str, conversation_id: int | None) -> SkillText:
-        """Read the active skill *name* for a conversation, and record the use."""
+        """Read the active skill *name* for a conversation (for the model: as
+        a reader sees it), and record the use."""
         with self._lock:
             skill = self.find(name)
             if skill is None:
                 raise SkillNotFound(name)
             read = self.read(skill.id)
             self.store.record_use(skill.id, conversation_id)
-            return SkillText(self._require(skill.id), read.text)
+            # As the file reads to its user: a hand edit may hold what no one sees.
+            return SkillText(self._require(skill.id), readable(scrub(read.text)))
 
     def uses(self, skill_id: int) -> builtins.list[SkillUse]:
         return self.store.uses(skill_id)

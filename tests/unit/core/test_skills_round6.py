@@ -141,6 +141,16 @@ def test_a_summary_from_a_file_edited_by_hand_is_listed_as_a_reader_sees_it(
     assert not [c for c in listed if 0xE0000 <= ord(c) <= 0xE007F or c == "\u202e"]
 
 
+@pytest.mark.parametrize("hidden", HIDDEN, ids=["nul", "rlo", "zwsp", "lri", "bom", "tags"])
+def test_a_body_edited_by_hand_reaches_the_model_as_a_reader_sees_it(
+    library: SkillLibrary, folder: Path, hidden: str
+) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tea.md").write_text(f"How to make tea\nSteep{hidden} it.\n")
+
+    assert library.use("tea", None).text == "How to make tea\nSteep it.\n"
+
+
 def test_emoji_and_scripts_that_need_joiners_keep_them(library: SkillLibrary) -> None:
     # A woman technologist (ZWJ), and Persian "mikhaham" (ZWNJ inside a word).
     persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
