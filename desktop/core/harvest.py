@@ -40,7 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop.core.chat import is_command, is_seed
+from desktop.core.chat import is_command, is_seed, visible_text
 from desktop.core.db import ConversationStore, Memory, Message
 from desktop.core.db.conversations import HarvestGap
 from desktop.core.errors import ReverieError
@@ -359,12 +359,17 @@ class Harvester:
     def _window(self, new: Sequence[Message], known: str, budget: int) -> _Window:
         """The new messages that fit in one harvest, in order, numbered."""
         settings = self._settings
-        readable = [m for m in new if m.role in _SPEAKERS and not (is_seed(m) or is_command(m))]
+        # As the user saw it: a reply's tool call is no part of what was said.
+        readable = [
+            m
+            for m in new
+            if m.role in _SPEAKERS and not (is_seed(m) or is_command(m)) and visible_text(m).strip()
+        ]
         chosen: list[Message] = []
         lines: list[str] = []
         used = 0
         for message in readable:
-            text = message.content.strip()
+            text = visible_text(message).strip()
             text = cut_middle(text, len(text), settings.max_message_chars)
             said = safe_for_prompt(text, "message")
             line = f"[{len(lines) + 1}] {_SPEAKERS[message.role]}: {said}"

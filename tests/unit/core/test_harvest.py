@@ -135,6 +135,25 @@ def test_the_transcript_is_numbered_user_and_assistant_only(
     assert "SYSTEM EVENT" not in prompt and "sunny" not in prompt and "Hi!" not in prompt
 
 
+def test_reverie_is_read_as_the_user_saw_it_without_its_tool_calls(
+    harvester: Harvester, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    conversation = store.create("c")
+    call = (
+        '<tool_call>{"name": "remember", "arguments": {"text": "The user owns a boat"}}</tool_call>'
+    )
+    store.add_message(conversation.id, "user", "I have two cats.")
+    store.add_message(conversation.id, "assistant", f"Lovely, I will remember.{call}")
+    store.add_message(conversation.id, "assistant", call)
+    model.queue(_answer())
+
+    harvester.harvest(conversation.id)
+
+    prompt = _prompt_of(model)
+    assert "[2] Reverie: Lovely, I will remember." in prompt
+    assert "boat" not in prompt and "[3]" not in prompt
+
+
 def test_the_schema_allows_only_the_message_numbers_shown(
     harvester: Harvester, store: ConversationStore, model: ScriptedChatModel
 ) -> None:
