@@ -3,59 +3,24 @@ what it keeps, and that a failure changes nothing."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
-from desktop.core.db import ConversationStore, Database, Message
+from desktop.core.db import ConversationStore, Database
 from desktop.core.harvest import RETRY_AFTER_HOURS, Harvester, HarvestFailed
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import MemorySettings
-from desktop.core.tokens import TokenCounter
 from models.broker import InferenceBroker
 from models.errors import ModelError
 from models.llama_chat import LlamaChatModel
 from tests.fakes import HashingEmbedder, ScriptedChatModel
-
-NOW = 1_800_000_000.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-
-    def __call__(self) -> float:
-        return self.now
+from tests.harvesters import Clock, harvest_answer, harvester_for, talk
 
 
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
-
-
-def _harvester(
-    store: ConversationStore,
-    memories: MemoryService,
-    broker: InferenceBroker,
-    prompts: PromptLibrary,
-    clock: Clock,
-    *,
-    context_length: int = 4096,
-    **settings: Any,
-) -> Harvester:
-    return Harvester(
-        store,
-        memories,
-        broker,
-        prompts,
-        TokenCounter(broker),
-        context_length=context_length,
-        settings=MemorySettings(**settings),
-        clock=clock,
-    )
 
 
 @pytest.fixture
@@ -66,20 +31,7 @@ def harvester(
     prompts: PromptLibrary,
     clock: Clock,
 ) -> Harvester:
-    return _harvester(store, memories, broker, prompts, clock)
-
-
-def _answer(*facts: tuple[str, str, list[int]]) -> str:
-    return json.dumps({"facts": [{"fact": f, "category": c, "messages": m} for f, c, m in facts]})
-
-
-def _talk(store: ConversationStore, conversation_id: int, *texts: str) -> list[Message]:
-    """User messages, each answered by Reverie."""
-    said = []
-    for text in texts:
-        said.append(store.add_message(conversation_id, "user", text))
-        said.append(store.add_message(conversation_id, "assistant", f"Noted: {text}"))
-    return said
+    return harvester_for(store, memories, broker, prompts, clock)
 
 
 def _prompt_of(model: ScriptedChatModel) -> str:
@@ -94,9 +46,9 @@ def test_facts_are_kept_with_their_provenance_and_the_watermark_moves(
     model: ScriptedChatModel,
 ) -> None:
     conversation = store.create("c")
-    said = _talk(store, conversation.id, "My sister Ines moved to Porto.", "I work as a nurse.")
+    said = talk(store, conversation.id, "My sister Ines moved to Porto.", "I work as a nurse.")
     model.queue(
-        _answer(
+        harvest_answer(
             ("The user's sister Ines lives in Porto.", "people", [1]),
             ("The user works as a nurse.", "work", [3, 4]),
         )
@@ -124,9 +76,9 @@ def test_the_transcript_is_numbered_user_and_assistant_only(
     conversation = store.create("c")
     store.add_message(conversation.id, "event", "[SYSTEM EVENT] a new conversation")
     store.add_message(conversation.id, "assistant", "Hi!", metadata={"kind": "seed"})
-    _talk(store, conversation.id, "I have two cats.")
+    talk(store, conversation.id, "I have two cats.")
     store.add_message(conversation.id, "tool", '{"result": "weather: sunny"}')
-    model.queue(_answer())
+    model.queue(harvest_answer())
 
     harvester.harvest(conversation.id)
 
@@ -145,7 +97,7 @@ def test_reverie_is_read_as_the_user_saw_it_without_its_tool_calls(
     store.add_message(conversation.id, "user", "I have two cats.")
     store.add_message(conversation.id, "assistant", f"Lovely, I will remember.{call}")
     store.add_message(conversation.id, "assistant", call)
-    model.queue(_answer())
+    model.queue(harvest_answer())
 
     harvester.harvest(conversation.id)
 
@@ -158,8 +110,8 @@ def test_the_schema_allows_only_the_message_numbers_shown(
     harvester: Harvester, store: ConversationStore, model: ScriptedChatModel
 ) -> None:
     conversation = store.create("c")
-    _talk(store, conversation.id, "I have two cats.")
-    model.queue(_answer())
+    talk(store, conversation.id, "I have two cats.")
+    model.queue(harvest_answer())
 
     harvester.harvest(conversation.id)
 
@@ -177,8 +129,8 @@ def test_known_memories_are_shown_so_they_are_not_repeated(
 ) -> None:
     memories.remember("The user has two cats.", source_kind="user_explicit", actor="user")
     conversation = store.create("c")
-    _talk(store, conversation.id, "My cats are called Tom and Kit.")
-    model.queue(_answer(("The user has two cats.", "personal", [1])))
+    talk(store, conversation.id, "My cats are called Tom and Kit.")
+    model.queue(harvest_answer(("The user has two cats.", "personal", [1])))
 
     report = harvester.harvest(conversation.id)
 
@@ -193,9 +145,9 @@ def test_junk_and_secrets_are_turned_away_one_by_one(
     harvester: Harvester, store: ConversationStore, model: ScriptedChatModel
 ) -> None:
     conversation = store.create("c")
-    _talk(store, conversation.id, "My bank PIN is 4821 and I love jazz.")
+    talk(store, conversation.id, "My bank PIN is 4821 and I love jazz.")
     model.queue(
-        _answer(
+        harvest_answer(
             ("The user loves jazz.", "preferences", [1]),
             ('{"pin": 4821}', "other", [1]),
             ("ok", "other", [1]),
@@ -233,7 +185,7 @@ def test_a_failed_harvest_stores_nothing_and_keeps_the_watermark(
     answer: str | BaseException,
 ) -> None:
     conversation = store.create("c")
-    _talk(store, conversation.id, "I like tea.")
+    talk(store, conversation.id, "I like tea.")
     model.queue(answer)
 
     with pytest.raises(HarvestFailed):
@@ -247,7 +199,7 @@ def test_off_the_record_conversations_are_never_read(
     harvester: Harvester, store: ConversationStore, model: ScriptedChatModel, clock: Clock
 ) -> None:
     conversation = store.create("secret", off_record=True)
-    _talk(store, conversation.id, *[f"Private thing number {n}." for n in range(25)])
+    talk(store, conversation.id, *[f"Private thing number {n}." for n in range(25)])
     clock.now += 3600
 
     assert harvester.due() == []
@@ -262,13 +214,13 @@ def test_when_a_conversation_is_due(
     prompts: PromptLibrary,
     clock: Clock,
 ) -> None:
-    harvester = _harvester(store, memories, broker, prompts, clock)
+    harvester = harvester_for(store, memories, broker, prompts, clock)
     busy = store.create("busy")
     quiet = store.create("quiet")
     few = store.create("few")
-    _talk(store, busy.id, *[f"Busy message {n}." for n in range(20)])
-    _talk(store, quiet.id, *[f"Quiet message {n}." for n in range(5)])
-    _talk(store, few.id, *[f"Few message {n}." for n in range(4)])
+    talk(store, busy.id, *[f"Busy message {n}." for n in range(20)])
+    talk(store, quiet.id, *[f"Quiet message {n}." for n in range(5)])
+    talk(store, few.id, *[f"Few message {n}." for n in range(4)])
     last = store.messages(busy.id)[-1].created_at
 
     clock.now = last + 60  # a minute later: only the one with 20 new messages
@@ -285,7 +237,7 @@ def test_a_long_message_is_cut_in_the_middle_and_the_transcript_capped(
     clock: Clock,
     model: ScriptedChatModel,
 ) -> None:
-    harvester = _harvester(
+    harvester = harvester_for(
         store,
         memories,
         broker,
@@ -297,8 +249,8 @@ def test_a_long_message_is_cut_in_the_middle_and_the_transcript_capped(
     )
     conversation = store.create("c")
     paste = store.add_message(conversation.id, "user", "START " + "x" * 50_000 + " END")
-    said = _talk(store, conversation.id, *[f"Message {n} " + "y" * 900 for n in range(10)])
-    model.queue(_answer(), _answer())
+    said = talk(store, conversation.id, *[f"Message {n} " + "y" * 900 for n in range(10)])
+    model.queue(harvest_answer(), harvest_answer())
 
     report = harvester.harvest(conversation.id)
 
@@ -319,10 +271,10 @@ def test_the_transcript_fits_the_models_context(
     clock: Clock,
     model: ScriptedChatModel,
 ) -> None:
-    harvester = _harvester(store, memories, broker, prompts, clock, context_length=1_400)
+    harvester = harvester_for(store, memories, broker, prompts, clock, context_length=1_400)
     conversation = store.create("c")
-    said = _talk(store, conversation.id, *[f"Fact {n}: " + "word " * 60 for n in range(12)])
-    model.queue(_answer())
+    said = talk(store, conversation.id, *[f"Fact {n}: " + "word " * 60 for n in range(12)])
+    model.queue(harvest_answer())
 
     report = harvester.harvest(conversation.id)
 
@@ -340,11 +292,11 @@ def test_harvest_due_goes_on_after_one_fails(
     clock: Clock,
     model: ScriptedChatModel,
 ) -> None:
-    harvester = _harvester(store, memories, broker, prompts, clock, harvest_after_messages=1)
+    harvester = harvester_for(store, memories, broker, prompts, clock, harvest_after_messages=1)
     first, second = store.create("a"), store.create("b")
-    _talk(store, first.id, "I like tea a lot.")
-    _talk(store, second.id, "I like coffee a lot.")
-    model.queue("broken", _answer(("The user likes coffee a lot.", "preferences", [1])))
+    talk(store, first.id, "I like tea a lot.")
+    talk(store, second.id, "I like coffee a lot.")
+    model.queue("broken", harvest_answer(("The user likes coffee a lot.", "preferences", [1])))
 
     reports = harvester.harvest_due()
 
@@ -373,9 +325,9 @@ def test_a_harvest_with_the_real_small_model_end_to_end(
         broker.load_chat_model(fresh_smollm2).result(timeout=60)
         broker.load_embedder(HashingEmbedder).result(timeout=5)
         memories = MemoryService.over(database, broker, prompts)
-        harvester = _harvester(store, memories, broker, prompts, clock, context_length=2048)
+        harvester = harvester_for(store, memories, broker, prompts, clock, context_length=2048)
         conversation = store.create("c")
-        said = _talk(
+        said = talk(
             store,
             conversation.id,
             "My name is Priya and I live in Leeds.",

@@ -18,8 +18,8 @@ from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
+from tests.harvesters import Clock, harvest_answer, harvester_for, talk
 from tests.unit.core.harvest_child import harvest_all
-from tests.unit.core.test_harvest import Clock, _answer, _harvester, _talk
 
 ROOT = Path(__file__).resolve().parents[3]
 KILLS = 10
@@ -43,11 +43,11 @@ def test_a_harvest_whose_write_fails_keeps_nothing_and_counts_once_when_read_aga
     model: ScriptedChatModel,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    harvester = _harvester(store, memories, broker, prompts, clock)
+    harvester = harvester_for(store, memories, broker, prompts, clock)
     memories.remember("The user has two cats.", source_kind="user_explicit", actor="user")
     conversation = store.create("c")
-    _talk(store, conversation.id, "I have two cats.", "My locker is 17.", "I play the cello.")
-    answer = _answer(
+    talk(store, conversation.id, "I have two cats.", "My locker is 17.", "I play the cello.")
+    answer = harvest_answer(
         ("The user has two cats.", "personal", [1]),
         ("The user's locker number is 17.", "other", [3]),
         ("The user plays the cello.", "preferences", [5]),
@@ -91,11 +91,11 @@ def test_a_fact_named_twice_in_one_answer_is_seen_once(
     clock: Clock,
     model: ScriptedChatModel,
 ) -> None:
-    harvester = _harvester(store, memories, broker, prompts, clock)
+    harvester = harvester_for(store, memories, broker, prompts, clock)
     conversation = store.create("c")
-    said = _talk(store, conversation.id, "I play the cello.", "Cello is my instrument.")
+    said = talk(store, conversation.id, "I play the cello.", "Cello is my instrument.")
     model.queue(
-        _answer(
+        harvest_answer(
             ("The user plays the cello.", "preferences", [1]),
             ("The user plays the cello.", "preferences", [3]),
         )

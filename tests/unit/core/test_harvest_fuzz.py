@@ -25,7 +25,7 @@ from desktop.core.settings import MemorySettings
 from desktop.core.tokens import TokenCounter
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
-from tests.unit.core.test_harvest import _talk
+from tests.harvesters import talk
 
 ODD = [
     "\\ud83d",  # a lone surrogate, as JSON may escape it
@@ -152,7 +152,7 @@ def test_any_answer_fails_cleanly_or_keeps_only_its_facts(
             settings=MemorySettings(),
         )
         conversation = store.create("c")
-        said = _talk(store, conversation.id, "I like tea a lot.", "My sister lives in Porto.")
+        said = talk(store, conversation.id, "I like tea a lot.", "My sister lives in Porto.")
         try:
             report = harvester.harvest(conversation.id)
         except HarvestFailed:
@@ -196,7 +196,7 @@ def test_odd_text_in_a_fact_is_kept_as_text_or_the_answer_refused(
             store, memories, broker, prompts, TokenCounter(broker), context_length=100_000
         )
         conversation = store.create("c")
-        _talk(store, conversation.id, "I like tea a lot.")
+        talk(store, conversation.id, "I like tea a lot.")
         try:
             report = harvester.harvest(conversation.id)
         except HarvestFailed:
@@ -230,7 +230,7 @@ def test_message_numbers_written_loosely_or_twice_make_the_answer_unusable(
             store, memories, broker, prompts, TokenCounter(broker), context_length=100_000
         )
         conversation = store.create("c")
-        _talk(store, conversation.id, "I like tea a lot.", "My sister lives in Porto.")
+        talk(store, conversation.id, "I like tea a lot.", "My sister lives in Porto.")
 
         with pytest.raises(UnusableAnswer):
             harvester.harvest(conversation.id)

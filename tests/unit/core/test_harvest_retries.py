@@ -16,7 +16,7 @@ from models.broker import InferenceBroker
 from models.errors import GenerationCancelled, ModelUnavailable
 from models.interfaces import GenerationOptions
 from tests.fakes import ScriptedChatModel
-from tests.unit.core.test_harvest import Clock, _answer, _harvester, _talk
+from tests.harvesters import Clock, harvest_answer, harvester_for, talk
 
 HOUR = 3600.0
 
@@ -34,7 +34,7 @@ def harvester(
     prompts: PromptLibrary,
     clock: Clock,
 ) -> Harvester:
-    return _harvester(store, memories, broker, prompts, clock, harvest_after_messages=1)
+    return harvester_for(store, memories, broker, prompts, clock, harvest_after_messages=1)
 
 
 def _watermark(store: ConversationStore, conversation_id: int) -> int | None:
@@ -65,7 +65,7 @@ def test_an_unusable_answer_is_retried_later_not_at_once(
     harvester: Harvester, store: ConversationStore, clock: Clock, model: ScriptedChatModel
 ) -> None:
     conversation = store.create("c")
-    _talk(store, conversation.id, "I like tea a lot.")
+    talk(store, conversation.id, "I like tea a lot.")
     model.queue("garbage")
 
     with pytest.raises(HarvestFailed, match="again in 1 h"):
@@ -93,10 +93,12 @@ def test_a_retry_samples_and_reads_less_so_it_can_succeed(
     clock: Clock,
     model: ScriptedChatModel,
 ) -> None:
-    harvester = _harvester(store, memories, broker, prompts, clock, harvest_transcript_chars=2_000)
+    harvester = harvester_for(
+        store, memories, broker, prompts, clock, harvest_transcript_chars=2_000
+    )
     conversation = store.create("c")
-    said = _talk(store, conversation.id, *[f"Thing {n}: " + "word " * 30 for n in range(12)])
-    model.queue("garbage", _answer(("The user mentioned thing number 0.", "other", [1])))
+    said = talk(store, conversation.id, *[f"Thing {n}: " + "word " * 30 for n in range(12)])
+    model.queue("garbage", harvest_answer(("The user mentioned thing number 0.", "other", [1])))
 
     with pytest.raises(HarvestFailed):
         harvester.harvest(conversation.id)
@@ -124,7 +126,7 @@ def test_a_failure_that_is_not_the_answers_fault_does_not_count(
     error: Exception,
 ) -> None:
     conversation = store.create("c")
-    _talk(store, conversation.id, "I like tea a lot.")
+    talk(store, conversation.id, "I like tea a lot.")
     model.queue(error)
 
     with pytest.raises(HarvestFailed):
@@ -138,7 +140,7 @@ def test_a_harvest_stopped_before_it_reads_fails_and_does_not_count_as_a_try(
     harvester: Harvester, store: ConversationStore, model: ScriptedChatModel
 ) -> None:
     conversation = store.create("c")
-    _talk(store, conversation.id, "I like tea a lot.")
+    talk(store, conversation.id, "I like tea a lot.")
     control = JobControl()
     control.cancel()  # e.g. the user sent a message as the harvest started
 
@@ -156,7 +158,7 @@ def test_after_the_last_try_the_part_is_skipped_recorded_and_the_rest_goes_on(
     model: ScriptedChatModel,
 ) -> None:
     conversation = store.create("c")
-    said = _talk(store, conversation.id, "I like tea a lot.", "I grow tomatoes.")
+    said = talk(store, conversation.id, "I like tea a lot.", "I grow tomatoes.")
     _fail_until_skipped(harvester, clock, model)
 
     [report] = harvester.harvest_due()
@@ -171,8 +173,8 @@ def test_after_the_last_try_the_part_is_skipped_recorded_and_the_rest_goes_on(
     assert store.harvest_retry(conversation.id) is None
     assert memories.store.listed() == []
 
-    later = _talk(store, conversation.id, "I moved to Leeds last year.")
-    model.queue(_answer(("The user moved to Leeds last year.", "personal", [1])))
+    later = talk(store, conversation.id, "I moved to Leeds last year.")
+    model.queue(harvest_answer(("The user moved to Leeds last year.", "personal", [1])))
     [after] = harvester.harvest_due()
     assert [m.content for m in after.added] == ["The user moved to Leeds last year."]
     assert memories.store.sources(after.added[0].id).message_ids == (later[0].id,)
@@ -188,14 +190,14 @@ def test_the_count_of_failures_survives_a_restart(
     model: ScriptedChatModel,
 ) -> None:
     conversation = store.create("c")
-    _talk(store, conversation.id, "I like tea a lot.")
+    talk(store, conversation.id, "I like tea a lot.")
     model.queue("garbage", "garbage")
-    before = _harvester(store, memories, broker, prompts, clock, harvest_after_messages=1)
+    before = harvester_for(store, memories, broker, prompts, clock, harvest_after_messages=1)
     with pytest.raises(HarvestFailed):
         before.harvest(conversation.id)
 
     with open_database(database.path) as reopened:
-        after = _harvester(
+        after = harvester_for(
             ConversationStore(reopened),
             MemoryService.over(reopened, broker, prompts),
             broker,
@@ -217,13 +219,13 @@ def test_learn_again_reads_the_skipped_part_and_keeps_what_it_learns(
     model: ScriptedChatModel,
 ) -> None:
     conversation = store.create("c")
-    said = _talk(store, conversation.id, "I like tea a lot.", "I grow tomatoes.")
+    said = talk(store, conversation.id, "I like tea a lot.", "I grow tomatoes.")
     _fail_until_skipped(harvester, clock, model)
     [skipped] = harvester.harvest_due()
     assert harvester.harvest_due() == []  # skipped: nothing is due by itself
 
     assert store.learn_again(conversation.id) == 1
-    model.queue(_answer(("The user grows tomatoes.", "personal", [3])))
+    model.queue(harvest_answer(("The user grows tomatoes.", "personal", [3])))
     [report] = harvester.harvest_due()
 
     assert report.learned_again is not None and report.learned_again.id == skipped.skipped.id  # type: ignore[union-attr]
@@ -239,7 +241,7 @@ def test_learning_again_that_fails_keeps_the_part_skipped_until_asked_again(
     harvester: Harvester, store: ConversationStore, clock: Clock, model: ScriptedChatModel
 ) -> None:
     conversation = store.create("c")
-    _talk(store, conversation.id, "I like tea a lot.")
+    talk(store, conversation.id, "I like tea a lot.")
     _fail_until_skipped(harvester, clock, model)
     harvester.harvest_due()
     store.learn_again(conversation.id)

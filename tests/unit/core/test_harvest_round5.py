@@ -18,7 +18,7 @@ from desktop.core.text import readable
 from desktop.core.tools import Toolbox, ToolContext
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
-from tests.unit.core.test_harvest import Clock, _answer, _harvester, _talk
+from tests.harvesters import Clock, harvest_answer, harvester_for, talk
 
 HIDDEN = [
     "\u202a",  # left-to-right embedding
@@ -50,7 +50,7 @@ def harvester(
     broker: InferenceBroker,
     prompts: PromptLibrary,
 ) -> Harvester:
-    return _harvester(store, memories, broker, prompts, Clock())
+    return harvester_for(store, memories, broker, prompts, Clock())
 
 
 @pytest.mark.parametrize("hidden", HIDDEN, ids=lambda c: f"U+{ord(c):04X}")
@@ -75,8 +75,8 @@ def test_a_harvested_fact_is_stored_without_invisible_characters(
     harvester: Harvester, store: ConversationStore, model: ScriptedChatModel
 ) -> None:
     conversation = store.create("c")
-    _talk(store, conversation.id, "My sister Ines moved to Porto.")
-    model.queue(_answer((POISONED, "people", [1])))
+    talk(store, conversation.id, "My sister Ines moved to Porto.")
+    model.queue(harvest_answer((POISONED, "people", [1])))
 
     report = harvester.harvest(conversation.id)
 
@@ -91,9 +91,9 @@ def test_a_fact_citing_only_reverie_is_refused_and_counted(
     model: ScriptedChatModel,
 ) -> None:
     conversation = store.create("c")
-    said = _talk(store, conversation.id, "I moved last spring.", "I work nights.")
+    said = talk(store, conversation.id, "I moved last spring.", "I work nights.")
     model.queue(
-        _answer(
+        harvest_answer(
             # Reverie's own words ("Noted: ...") are no evidence about the user.
             ("The user has a dog named Rex.", "people", [2]),
             ("The user works night shifts.", "work", [3, 4]),
