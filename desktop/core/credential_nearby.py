@@ -29,6 +29,7 @@ word.  The words below are written as people type them and folded here.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -112,8 +113,11 @@ _REACH = 200
 _CHUNK = re.compile(rf"\n|[{_CJK}]|[^\s{_CJK}]+")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 """A word with what sticks to it, one CJK character, or a line break."""
-_GLUED = re.compile(r"[^\W\d_]+[,;]*(?:=>|->|--|\.{2,}|/(?!/)|[:=;|~\u2192])+(?=[^\s/\"'])")
-"""A word glued to a sign and what follows: "forget:X", "bob:X"."""
+_GLUED = re.compile(
+    r"[^\W\d_]+[,;]*(?:=>|->|--|\.{2,}|/(?!/)|[:=;|~\u2192])+(?:(?=[^\s/\"'])|(?<!=)(?=[\"']))"
+)
+"""A word glued to a sign and what follows: "forget:X", "bob:X", "cabin:\"X\""
+(not an attribute: ``maxlength="2025"``)."""
 
 
 def _words(words: str) -> frozenset[str]:
@@ -245,14 +249,30 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each value beside a credential word in *text* is (start, end);
     a word inside a marker redaction wrote ("[redacted password]") names
     nothing."""
-    markers = [marker.span() for marker in MARKER.finditer(text)]
+    markers = Markers(text)
     seen, origins = folded(text)
     for match in _credential_words(seen):
         start, stop = origins[match.start()], origins[match.end() - 1] + 1
         inside = _IN_PLACEHOLDER.search(seen, max(0, match.start() - 30), match.start())
-        if not inside and not any(start < end and begin < stop for begin, end in markers):
+        if not inside and not markers.within(start, stop):
             for first, last in _spans(seen, match):
                 yield origins[first], origins[last - 1] + 1
+
+
+class Markers:
+    """The markers redaction wrote in a text, found by where they are."""
+
+    def __init__(self, text: str) -> None:
+        self.spans = [marker.span() for marker in MARKER.finditer(text)]
+        self._ends = [end for _, end in self.spans]
+
+    def within(self, start: int, stop: int) -> list[tuple[int, int]]:
+        """The markers ``text[start:stop]`` touches, in order (by bisection:
+        a text of thousands of markers costs no more per span than one)."""
+        first = last = bisect.bisect_right(self._ends, start)
+        while last < len(self.spans) and self.spans[last][0] < stop:
+            last += 1
+        return self.spans[first:last]
 
 
 def _credential_words(text: str) -> Iterator[re.Match[str]]:
@@ -396,21 +416,31 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
     past = end  # where the last marker taken ended: its words are not values
     after_marker = False  # the last value taken was a marker (redacted once already)
     place = False  # "password for the wifi X": whose or where, and no link
+    correcting = False  # a value found, then "no wait", "sorry", "it changed"
     for chunk in _chunks(text, end, limit=16):
         if chunk.start() < past:
             continue
         if chunk.group() == "\n":
+            if found and _corrects(text, chunk.end()):
+                correcting = True  # "password: X\nit changed, it is now Y"
+                continue
             if words or found or text[chunk.end() : chunk.end() + 1] == "\n":
                 return  # a line break ends the phrase, unless the word heads a line
             continue
         word = _lower(chunk.group())
         if found:
             # Another value only after "and", "or", "to", "/" or a comma:
-            # "passwords: X and Y", not "X (5GHz network)".
+            # "passwords: X and Y", not "X (5GHz network)"; or after a
+            # correction: "X — no wait, it is Y now".
             core_word = _lower(_parts(chunk.group())[1])
             if core_word in _JOINS or word in _JOINS:
                 joined = True
                 continue
+            if core_word in _CORRECTIONS or (correcting and core_word in _CORRECTING):
+                correcting = joined = True
+                continue
+            if not core_word:
+                continue  # a dash or an arrow between a value and what follows
             if not after_marker and _NOTE.fullmatch(" " + chunk.group().rstrip(",")):
                 joined = joined or chunk.group().endswith(",")
                 continue  # "X (home), Y (work)"
@@ -480,6 +510,25 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
         ready = linked = _lower(core) in _LINKS or labelled
         if words > 5 or (_SENTENCE_END.search(trail) and not ready):
             return
+
+
+_CORRECTIONS = _words("wait actually sorry oops correction mean meant scratch no nope typo")
+"""Words that take back the value said before: "X — no wait, it is Y"."""
+_CHANGES = _words("changed updated")
+"""Words that say a value changed, which name the new one only through a
+link ("it changed, it is now Y"; not "(changed 2024)")."""
+_CORRECTING = _LINKS | _CHANGES | _words("no it i that one new the to not")
+"""Words between a correction and the new value: "sorry, I meant Y"."""
+
+
+def _corrects(text: str, start: int) -> bool:
+    """Does the line at *start* take back or change what the line before
+    said ("it changed, it is now Y")?"""
+    return any(
+        _lower(_parts(chunk.group())[1]) in _CORRECTIONS | _CHANGES
+        for chunk in _chunks(text, start, limit=3)
+        if chunk.group() != "\n"
+    )
 
 
 _LABEL = re.compile(

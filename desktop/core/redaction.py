@@ -66,7 +66,7 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
         re.compile(r"\bAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{20,}"),
         re.compile(r"\b[A-Za-z0-9_-]{24,26}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b"),
-        re.compile(r"(?<=/api/webhooks/)\d+/[A-Za-z0-9_-]{60,}"),
+        re.compile(r"(?<=/api/webhooks/)\d+/[A-Za-z0-9_-]{40,}"),
         # age's secret keys, an Azure storage connection string's key.
         re.compile(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
         re.compile(r"(?<=AccountKey=)[A-Za-z0-9+/=]{20,}"),
@@ -82,10 +82,6 @@ _KEY_LIKE = re.compile(r"(?<![\w+-])[A-Za-z0-9+_-][A-Za-z0-9+/_-]{31,}={0,2}(?![
 """A long run of key characters (``=`` only as base64's padding, so not the
 name in ``API_TOKEN=...``; not starting with the ``//`` of a URL); kept as a
 secret only if it is random enough."""
-
-
-_MARKER = credential_nearby.MARKER
-"""What ``redact`` writes in place of a secret."""
 
 
 @dataclass(frozen=True)
@@ -149,17 +145,33 @@ def redact_within(value: object) -> object:
 
 
 def _outside_markers(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """*found* without what touches a marker already there: text redacted
-    once (a memory, then its prompt line) comes out the same again, not as
-    "key is [redacted password]" for "key is [redacted api key]"."""
-    markers = [match.span() for match in _MARKER.finditer(text)]
-    if not markers:
+    """*found* cut to what is outside the markers already there: text
+    redacted once (a memory, then its prompt line) comes out the same again,
+    not as "key is [redacted password]" for "key is [redacted api key]"; a
+    value glued to a marker copied from a transcript ("pin: [redacted pin]
+    4417") still goes."""
+    markers = credential_nearby.Markers(text)
+    if not markers.spans:
         return found
-    return [
-        (start, stop, kind)
-        for start, stop, kind in found
-        if not any(start < end and begin < stop for begin, end in markers)
-    ]
+    kept = []
+    for start, stop, kind in found:
+        inside = markers.within(start, stop)
+        if not inside:
+            kept.append((start, stop, kind))
+            continue
+        edges = [start, *(edge for span in inside for edge in span), stop]
+        for begin, end in zip(edges[::2], edges[1::2], strict=True):
+            # After a marker, a word of its own ("[redacted pin] 4417"), not
+            # what the marker's value was glued to ("[redacted password]&limit=10").
+            glued = begin > start and not text[begin : begin + 1].isspace()
+            if begin < end and not glued and (match := _LEFT_VALUE.fullmatch(text, begin, end)):
+                kept.append((*match.span("value"), kind))
+    return kept
+
+
+_LEFT_VALUE = re.compile(r"[\s\W]*?(?P<value>(?=\S*\d)\S{4,}?)[\s.,;:!?)\]\"'»]*")
+"""What is left of a span beside a marker, if it is a value on its own: one
+run of 4 or more characters with a digit, without the signs around it."""
 
 
 def _repeats(

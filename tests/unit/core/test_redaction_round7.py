@@ -1,0 +1,54 @@
+"""What a seventh look at redaction found: a value said again as a
+correction ("no wait, it is Y"), a value beside a marker copied from a
+transcript, a place glued to a quoted value, and a Discord webhook's short
+token.  Ordinary text around a correction or a marker stays."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.core.redaction import redact
+
+_MARK = "[redacted password]"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "the wifi password is Qq7#mm — no wait, it is Xr9!tq2z now",
+            f"the wifi password is {_MARK} — no wait, it is {_MARK} now",
+        ),
+        ("my pin is 4417, sorry, I meant 4471", f"my pin is {_MARK}, sorry, I meant {_MARK}"),
+        (
+            "> the wifi password is [redacted password]\nit changed, it is now Xr9!tq2z",
+            f"> the wifi password is [redacted password]\nit changed, it is now {_MARK}",
+        ),
+        ("pin: [redacted pin] 4417", f"pin: [redacted pin] {_MARK}"),
+        ("password: Xr9!tq2z[redacted password]", f"password: {_MARK}[redacted password]"),
+        ('password at the cabin:"aaa0"', f'password at the cabin:"{_MARK}"'),
+        (
+            "https://discord.com/api/webhooks/363896227567817032/"
+            "M6TWOrdDwj8L16z3Z0zJe7BnhBKPVF22dJM90mZn8W5ImXNE5np5xnUZRe",
+            "https://discord.com/api/webhooks/[redacted api key]",
+        ),
+    ],
+)
+def test_the_value_goes(text: str, expected: str) -> None:
+    assert redact(text).text == expected
+    assert redact(expected).text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: [redacted password]. Actually the router's address is 192.168.1.1",
+        "password: [redacted password]\nActually, never mind, call me at 5pm",
+        "the password is [redacted password]. Sorry, it is 10 characters long",
+        "pin: [redacted pin] (changed 2024)",
+        "https://api.example.com/v1/items?api_key=[redacted password]&limit=10",
+        '<input type="password" name="pw" maxlength="2025">',
+    ],
+)
+def test_what_follows_a_value_or_a_marker_stays(text: str) -> None:
+    assert redact(text).text == text
