@@ -480,8 +480,8 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             continue
         stop = _run_end(text, start, chunk.end()) if linked else chunk.end()
         value = _value(text, start, stop) if ready else None
-        if value is None and linked:
-            value = _passphrase(text, start)
+        if value is None and linked:  # from its first letter: "=correct horse 7 battery"
+            value = _passphrase(text, start + len(lead) if start == chunk.start() else start)
         if value is None and not weak and words <= 3 and _ends_sentence(text, chunk.end()):
             # "password for wifi X", "пароль от почты X": a letter and a digit, at the
             # end; "password wifi X": no place word, so a sign or both cases too

@@ -24,6 +24,8 @@ _MARK = "[redacted password]"
             "> the wifi password is [redacted password]\nit changed, it is now Xr9!tq2z",
             f"> the wifi password is [redacted password]\nit changed, it is now {_MARK}",
         ),
+        ("口令：correct horse 7 battery", f"口令：{_MARK}"),
+        ("webhook_secret=correct horse 7 battery", f"webhook_secret={_MARK}"),
         ("pin: [redacted pin] 4417", f"pin: [redacted pin] {_MARK}"),
         ("password: Xr9!tq2z[redacted password]", f"password: {_MARK}[redacted password]"),
         ('password at the cabin:"aaa0"', f'password at the cabin:"{_MARK}"'),
