@@ -207,6 +207,22 @@ _WORDISH = re.compile(r"[\w-]")
 
 
 def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for start, stop, kind in _found(text):
+        asked = text[max(0, start - 3) : start].rstrip().endswith("?")
+        if not (asked and _ASKED_WHEN.search(text, max(0, start - _CONTEXT_CHARS), start)):
+            yield start, stop, kind
+
+
+_ASKED_WHEN = re.compile(
+    r"(?:^|[.!?]\s)\W*(?:when|since when|what (?:year|month|day|date|time)|which (?:year|month|day)"
+    r"|how (?:long|many|often|old|much))\b[^.!?\n]*\?\s*\Z",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A question about when or how many, right before: "What year did you set
+your password?" asks for a year, and "2019" answers it."""
+
+
+def _found(text: str) -> Iterator[tuple[int, int, str]]:
     for kind, patterns in _patterns():
         for pattern in patterns:
             for match in pattern.finditer(text):

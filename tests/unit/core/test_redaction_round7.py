@@ -24,7 +24,7 @@ _MARK = "[redacted password]"
             "> the wifi password is [redacted password]\nit changed, it is now Xr9!tq2z",
             f"> the wifi password is [redacted password]\nit changed, it is now {_MARK}",
         ),
-        ("口令：correct horse 7 battery", f"口令：{_MARK}"),
+        ("口令\uff1acorrect horse 7 battery", f"口令\uff1a{_MARK}"),
         ("webhook_secret=correct horse 7 battery", f"webhook_secret={_MARK}"),
         ("pin: [redacted pin] 4417", f"pin: [redacted pin] {_MARK}"),
         ("password: Xr9!tq2z[redacted password]", f"password: {_MARK}[redacted password]"),
@@ -54,3 +54,22 @@ def test_the_value_goes(text: str, expected: str) -> None:
 )
 def test_what_follows_a_value_or_a_marker_stays(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("asked", "answer"),
+    [
+        ("What year did you set your password?", "2019"),
+        ("How many PINs do you have?", "3 or 4"),
+        ("How long is the wifi password?", "12 chars"),
+        ("When did you last change the router password?", "2024-03"),
+    ],
+)
+def test_an_answer_to_when_or_how_many_is_no_secret(asked: str, answer: str) -> None:
+    assert redact(answer, after=[asked]).text == answer
+    assert redact(f"{asked} {answer}").text == f"{asked} {answer}"
+
+
+def test_an_answer_to_what_the_credential_is_still_goes() -> None:
+    assert redact("2019", after=["What is your bank PIN?"]).text == _MARK
+    assert redact("What is the password? Xr9!tq2z").text == f"What is the password? {_MARK}"
