@@ -32,6 +32,14 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def kept(db_path: Path) -> Path:
+    """A Reverie database holding one conversation, closed cleanly."""
+    with open_database(db_path) as database:
+        ConversationStore(database).create("my conversation")
+    return db_path
+
+
+@pytest.fixture
 def db(db_path: Path) -> Iterator[Database]:
     database = open_database(db_path)
     yield database

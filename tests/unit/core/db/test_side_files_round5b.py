@@ -44,15 +44,6 @@ def _foreign_wal(folder: Path, *, rows: int = 50) -> Path:
     return wal
 
 
-@pytest.fixture
-def kept(tmp_path: Path) -> Path:
-    """A Reverie database holding one conversation, closed cleanly."""
-    path = tmp_path / "reverie.sqlite3"
-    with open_database(path) as database:
-        ConversationStore(database).create("my conversation")
-    return path
-
-
 def test_a_wal_from_another_database_is_refused_and_the_database_left_untouched(
     kept: Path, tmp_path: Path
 ) -> None:

@@ -54,15 +54,6 @@ def _open_in_child(path: Path) -> dict[str, str | None]:
     return answer
 
 
-@pytest.fixture
-def kept(tmp_path: Path) -> Path:
-    """A Reverie database holding one conversation, closed cleanly."""
-    path = tmp_path / "reverie.sqlite3"
-    with open_database(path) as database:
-        ConversationStore(database).create("my conversation")
-    return path
-
-
 @pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
 def test_a_named_pipe_where_a_side_file_goes_is_named_without_hanging(
     kept: Path, suffix: str
