@@ -16,6 +16,7 @@ from desktop.core.db import ConversationStore, Database
 from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.dreamer import Dreamer
 from desktop.core.dreaming.fading import DecayPass, StalePass
+from desktop.core.erasure import Eraser
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings, Settings
@@ -45,6 +46,18 @@ def window(qtbot: QtBot, chat: ChatService, model: ScriptedChatModel) -> Iterato
     yield win
     win.shutdown()
     assert not win._worker.qthread.isRunning()
+
+
+@pytest.fixture
+def browser(
+    qtbot: QtBot, memories: MemoryService, store: ConversationStore, eraser: Eraser
+) -> Iterator[MemoryBrowser]:
+    """The memory browser with "Delete now" (it has an eraser)."""
+    window = MemoryBrowser(memories, store, eraser=eraser)
+    qtbot.addWidget(window)
+    window.show()
+    yield window
+    window.shutdown()
 
 
 def say(qtbot: QtBot, window: ChatWindow, text: str) -> None:

@@ -3,8 +3,6 @@ good from the windows, after a question that says it cannot be undone."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton
@@ -20,17 +18,6 @@ from desktop.ui.memory_views import erase_deadline
 
 WAIT_MS = 10_000
 MARKER = b"zorblattian"
-
-
-@pytest.fixture
-def browser(
-    qtbot: QtBot, memories: MemoryService, store: ConversationStore, eraser: Eraser
-) -> Iterator[MemoryBrowser]:
-    window = MemoryBrowser(memories, store, eraser=eraser)
-    qtbot.addWidget(window)
-    window.show()
-    yield window
-    window.shutdown()
 
 
 def remember(memories: MemoryService, text: str) -> Memory:

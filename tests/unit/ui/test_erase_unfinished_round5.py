@@ -6,14 +6,11 @@ window say so in a calm notice, not in the error banner."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore, DiskFull
 from desktop.core.db.purge import PurgeStore
-from desktop.core.erasure import Eraser
 from desktop.core.memory_service import MemoryService
 from desktop.ui.chat_window import ChatWindow
 from desktop.ui.memory_browser import MemoryBrowser
@@ -27,17 +24,6 @@ def disk_fills_while_compacting(monkeypatch: pytest.MonkeyPatch) -> None:
         raise DiskFull("Reverie cannot write: database or disk is full. Nothing was changed.")
 
     monkeypatch.setattr(PurgeStore, "compact", disk_full)
-
-
-@pytest.fixture
-def browser(
-    qtbot: QtBot, memories: MemoryService, store: ConversationStore, eraser: Eraser
-) -> Iterator[MemoryBrowser]:
-    window = MemoryBrowser(memories, store, eraser=eraser)
-    qtbot.addWidget(window)
-    window.show()
-    yield window
-    window.shutdown()
 
 
 @pytest.mark.usefixtures("disk_fills_while_compacting")

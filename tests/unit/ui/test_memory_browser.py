@@ -38,6 +38,7 @@ WAIT_MS = 10_000
 def browser(
     qtbot: QtBot, memories: MemoryService, store: ConversationStore
 ) -> Iterator[MemoryBrowser]:
+    """The memory browser without an eraser (no "Delete now")."""
     window = MemoryBrowser(memories, store)
     qtbot.addWidget(window)
     window.show()
