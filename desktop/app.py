@@ -161,7 +161,7 @@ def build_core(paths: AppPaths) -> Core:
             working_set_file=paths.working_set_file,
             working_set_size=lambda: settings.dream.working_set_size,
             kept_days=lambda: settings.dream.deleted_kept_days,
-            skills_dir=paths.skills_dir,
+            skills=core.skills,
         )
         tools = [
             *memory_tools(core.memories),

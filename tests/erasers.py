@@ -8,8 +8,10 @@ import time
 from collections.abc import Callable
 
 from desktop.core.db import Database, MemoryStore
+from desktop.core.db.skills import SkillStore
 from desktop.core.erasure import Eraser
 from desktop.core.paths import AppPaths
+from desktop.core.skills import SkillLibrary
 
 
 def eraser_for(
@@ -29,5 +31,5 @@ def eraser_for(
         working_set_size=lambda: 50,
         kept_days=lambda: kept_days,
         clock=clock,
-        skills_dir=paths.skills_dir,
+        skills=SkillLibrary(SkillStore(database), paths.skills_dir),
     )

@@ -55,7 +55,6 @@ from pathlib import Path
 from desktop.core.db import Database, DreamStore, MemoryStore
 from desktop.core.db.errors import DatabaseUnavailable
 from desktop.core.db.purge import Compacted, Erasable, ErasedDraft, PurgeStore
-from desktop.core.db.skills import SkillStore
 from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.skill_notes import ChangeNotes
 from desktop.core.dreaming.snapshots import (
@@ -148,13 +147,14 @@ class Eraser:
         working_set_size: Callable[[], int],
         kept_days: Callable[[], float],
         clock: Callable[[], float] = time.time,
-        skills_dir: Path | None = None,
+        skills: SkillLibrary | None = None,
     ) -> None:
-        """Without *skills_dir*, drafts made from erased conversations are
-        left as they are (their change is still blanked)."""
+        """Without *skills* (the application's skill library), drafts made
+        from erased conversations are left as they are (their change is
+        still blanked)."""
         self._database = database
         self._purge = PurgeStore(database)
-        self._skills_dir = skills_dir
+        self._skills = skills
         self._unfinished = Path(f"{database.path}{UNFINISHED_SUFFIX}")
         # One erasure at a time (a dream's and a "Delete now" may meet): the
         # mark is removed only when no other erasure still needs it.
@@ -258,19 +258,18 @@ class Eraser:
         making is passed by (that process records it or takes it back).  Not
         settled (the skills folder failing): said in the log, and the erasure
         goes on, the note kept for the next one."""
-        if self._skills_dir is None:
+        if self._skills is None:
             return
-        notes = ChangeNotes(self._skills_dir)
+        notes = ChangeNotes(self._skills.directory)
         if not notes.any_left():
             return
-        skills = SkillLibrary(SkillStore(self._database), self._skills_dir)
         try:
             book = ChangeBook(
                 self._database,
                 self._store,
                 DreamStore(self._database),
                 DreamSettings(),
-                skills=skills,
+                skills=self._skills,
             )
             book.finish_interrupted()
         except ReverieError as problem:
@@ -285,13 +284,13 @@ class Eraser:
         file (in the skills folder and every snapshot's copy of it) before
         its row, so a kill between leaves the row, found again next time.
         Whether there were any."""
-        if self._skills_dir is None:
+        if self._skills is None:
             return False
         drafts = self._purge.drafts_of_erased()
         if not drafts:
             return False
         self._mark_unfinished()  # the rows' freed pages hold a line of each
-        folders = [self._skills_dir]
+        folders = [self._skills.directory]
         if self._snapshots_dir.is_dir():
             folders += [
                 p.with_suffix(SKILLS_SUFFIX) for p in complete_snapshots(self._snapshots_dir)

@@ -81,7 +81,7 @@ class Dreamer:
             working_set_size=lambda: settings.working_set_size,
             kept_days=lambda: settings.deleted_kept_days,
             clock=clock,
-            skills_dir=None if skills is None else skills.directory,
+            skills=skills,
         )
         """Erases what was deleted longer ago than the restore window, after each dream."""
         self.book = ChangeBook(
