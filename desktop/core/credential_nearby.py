@@ -30,6 +30,7 @@ word.  The words below are written as people type them and folded here.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -317,6 +318,9 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
         return  # "the secret ingredient is 100 cloves", "token ring"
     if ends_a_csv_heading(text, match.start()):
         return  # "site,user,password\ngmail,bob,X": the rows' cells, read by column
+    if (listed := _listed(text, match)) is not None:
+        yield from listed  # "Passwords:\n- bank: X\n- email: Y", "(both passwords)"
+        return
     after = [] if match["login"] is not None else list(_after(text, match.end(), weak))
     if PAIR_NAMED.search(text, max(0, match.start() - 16), match.start()):
         # "login/pass: bob/X": bob is the user
@@ -338,6 +342,99 @@ _NOT_NOUNS = (
     | _words("value key string phrase word words number code answer question itself")
     | _words("you i we they he she it")
 )
+
+
+def _listed(text: str, match: re.Match[str]) -> list[tuple[int, int]] | None:
+    """The values of a list the credential word *match* heads ("Passwords:",
+    "### Logins", "PINs" on a line of their own, then "- bank: X" lines) or
+    sums up after it ("(all passwords)" on the next line, "Netflix: X, Hulu:
+    Y (both passwords)"); None if it does neither."""
+    # A heading's or a summing note's line is short: looked for near the word
+    # only (a long text without line breaks costs no more per word).
+    reach, limit = max(0, match.start() - _LINE_REACH), match.end() + _LINE_REACH
+    line_start = text.rfind("\n", reach, match.start()) + 1
+    line_end = text.find("\n", match.end(), limit)
+    if (line_start == 0 < reach) or (line_end < 0 and limit < len(text)):
+        return None  # a line too long for a heading or a note
+    line_end = len(text) if line_end < 0 else line_end
+    before, after = text[line_start : match.start()], text[match.end() : line_end]
+    heading = _HEADING_BEFORE.fullmatch(before) and _HEADING_AFTER.fullmatch(after)
+    plural = _lower(match.group()).endswith("s")
+    if heading and (plural or "#" in before):
+        return list(_list_values(text, _lines_from(text, line_end + 1)))
+    if plural and _SUM_BEFORE.search(before) and after.lstrip().startswith(")"):
+        lines = _lines_before(text, line_start)
+        opening = line_start + before.rindex("(")
+        if text[line_start:opening].strip():  # "Netflix: X, Hulu: Y (both passwords)"
+            lines = [*lines, *_segments(text, line_start, opening)]
+        return list(_list_values(text, lines[::-1]))  # from the bottom up to its heading
+    return None
+
+
+_LINE_REACH = 120
+"""How far from the word its line's ends are looked for."""
+_HEADING_BEFORE = re.compile(r"[\s#*_>\-\u2022]*(?:[^\W\d_]+[ \t]+){0,3}")
+"""A heading's start: markup and a few words ("### ", "my ", "**Family wifi ")."""
+_HEADING_AFTER = re.compile(r"[\s*_#:]*(?:\([^()\n]{0,30}\))?[\s*_:]*")
+"""A heading's end: markup, a colon, a note ("PINs (cards):")."""
+_SUM_BEFORE = re.compile(r"\([ \t]*(?:(?:all|both|these|those|the|above|are|were)[ \t]+){0,3}\Z")
+_LIST_LINE = re.compile(
+    r"[ \t]*(?:[-*+\u2022]|\d{1,2}[.)]|- \[[ x]\])?[ \t]*"
+    r"[^\s:=\u2014\u2013][^\n:=\u2014\u2013]{0,40}?"
+    r"(?:[ \t]*[:=\u2014\u2013\u2192][ \t]*|[ \t]{2,}|\t)(?P<value>\S+)[ \t]*"
+)
+"""A line of a list of credentials: a label, a sign or a wide gap, one value."""
+_LIST_LINES = 20
+"""The most lines a heading's list is read to."""
+
+
+def _lines_from(text: str, start: int) -> list[tuple[int, int]]:
+    """The lines from *start* up to a blank one (at most ``_LIST_LINES``)."""
+    lines: list[tuple[int, int]] = []
+    while start < len(text) and len(lines) < _LIST_LINES:
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if not text[start:end].strip():
+            break
+        lines.append((start, end))
+        start = end + 1
+    return lines
+
+
+def _lines_before(text: str, end: int) -> list[tuple[int, int]]:
+    """The lines before the one starting at *end*, back to a blank one."""
+    lines: list[tuple[int, int]] = []
+    while end > 0 and len(lines) < _LIST_LINES:
+        start = text.rfind("\n", 0, end - 1) + 1
+        if not text[start : end - 1].strip():
+            break
+        lines.insert(0, (start, end - 1))
+        end = start
+    return lines
+
+
+def _segments(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` cut at its commas and semicolons: "Netflix: X, Hulu: Y"."""
+    cuts = [start, *(start + m.end() for m in _SEGMENT_END.finditer(text[start:end])), end]
+    return list(itertools.pairwise(cuts))
+
+
+_SEGMENT_END = re.compile(r"[,;]\s")
+
+
+def _list_values(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The value of each list line in *lines* that has one; a line of some
+    other shape ends the list."""
+    for start, end in lines:
+        line = _LIST_LINE.fullmatch(text, start, end)
+        if line is None:
+            return
+        value = _value(text, *line.span("value"))
+        if value is not None and value[1] - value[0] >= _LIST_VALUE_CHARS:
+            yield value
+
+
+_LIST_VALUE_CHARS = 4
 
 
 def ends_a_csv_heading(text: str, start: int) -> bool:

@@ -278,9 +278,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         # "https://bob:X@example.com", "sshpass -p X", "mysql -u root -pX", "--password X".
         # (A scheme is short: unbounded, a long run with no "://" took quadratic time.)
-        # (A password may hold "@": the host follows the last one.)
+        # (A password may hold "@": the host follows the last one; and "/"
+        # inside, unencoded as people paste it: "redis://:X/y@localhost".)
         (
-            r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]{0,100}:(?P<cmd>[^\s/]{1,100})@(?=[^\s@/]+(?:[/:?#\s]|$))",
+            r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]{0,100}:"
+            r"(?P<cmd>[^\s/]{1,100}(?:/[^\s/]{1,100}){0,3})@(?=[^\s@/]+(?:[/:?#\s]|$))",
             _STRONG,
         ),
         (r"\bsshpass\s+-p\s*(?P<cmd>\S+)", _STRONG),

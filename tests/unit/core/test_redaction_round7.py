@@ -29,6 +29,7 @@ _MARK = "[redacted password]"
         ("pin: [redacted pin] 4417", f"pin: [redacted pin] {_MARK}"),
         ("password: Xr9!tq2z[redacted password]", f"password: {_MARK}[redacted password]"),
         ('password at the cabin:"aaa0"', f'password at the cabin:"{_MARK}"'),
+        ("redis://:Aaa0/x@localhost:6379", f"redis://:{_MARK}@localhost:6379"),
         (
             "https://discord.com/api/webhooks/363896227567817032/"
             "M6TWOrdDwj8L16z3Z0zJe7BnhBKPVF22dJM90mZn8W5ImXNE5np5xnUZRe",
@@ -39,6 +40,45 @@ _MARK = "[redacted password]"
 def test_the_value_goes(text: str, expected: str) -> None:
     assert redact(text).text == expected
     assert redact(expected).text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Passwords:\n- email: 5b9f-ee71\n- bank: vanilla-21",
+            f"Passwords:\n- email: {_MARK}\n- bank: {_MARK}",
+        ),
+        ("PINs\n  debit: 2468\n  credit: Pq7!rr", f"PINs\n  debit: {_MARK}\n  credit: {_MARK}"),
+        (
+            "my logins:\nfacebook  gr33n.tea\ninstagram  3105",
+            f"my logins:\nfacebook  {_MARK}\ninstagram  {_MARK}",
+        ),
+        ("### Logins\n**Gmail** \u2014 K\u00e4tzchen7", f"### Logins\n**Gmail** \u2014 {_MARK}"),
+        (
+            "Accounts\n* Amazon \u2014 Zx81$pq\n* PayPal \u2014 Tiger@88\n(all passwords)",
+            f"Accounts\n* Amazon \u2014 {_MARK}\n* PayPal \u2014 {_MARK}\n(all passwords)",
+        ),
+        (
+            "Netflix: Maple#2291, Hulu: Pq7!rr (both passwords)",
+            f"Netflix: {_MARK}, Hulu: {_MARK} (both passwords)",
+        ),
+    ],
+)
+def test_a_list_under_or_over_the_credentials_name_goes(text: str, expected: str) -> None:
+    assert redact(text).text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Passwords:\n- at least 12 characters\n- one digit\n- max age: 365 days",
+        "Passwords:\n- rotated: 2024-01-01\n- policy: v2.1\n\nTodo: 1234 steps",
+        "I have 3 kids, 2 cats (all passwords are weak)",
+    ],
+)
+def test_a_list_about_credentials_stays(text: str) -> None:
+    assert redact(text).text == text
 
 
 @pytest.mark.parametrize(
