@@ -74,19 +74,22 @@ def refuse_odd_side_files(path: Path) -> None:
 
     SQLite would call a folder a read-only database or a failing disk, hang
     for good opening a named pipe (and so would reading one here), and
-    write through a symbolic link into whatever it points at; so these are
-    named from ``lstat`` alone, before anything opens them.
+    write through a symbolic or a hard link into the file it shares (a hard
+    link is left by a backup restored as links: ``cp -al``, rsnapshot); so
+    these are named from ``lstat`` alone, before anything opens them.
     """
     for suffix in SIDE_FILES:
         side = side_file(path, suffix)
         try:
-            mode = os.lstat(side).st_mode
+            found = os.lstat(side)
         except OSError:
             # Missing, or its folder cannot be looked into: the database's
             # own checks, next, name what is wrong with the folder.
             continue
-        if not stat.S_ISREG(mode):
-            raise side_file_in_the_way(side, path, kind_of(mode))
+        if not stat.S_ISREG(found.st_mode):
+            raise side_file_in_the_way(side, path, kind_of(found.st_mode))
+        if found.st_nlink > 1:
+            raise side_file_in_the_way(side, path, "a hard link to another file")
 
 
 def refuse_stray_wal(
