@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from desktop.core.db import migrations as _migrations
+from desktop.core.db import schema_v8
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
 from desktop.core.db.errors import translate, unavailable
@@ -191,6 +192,9 @@ class Database(_Reads):
             with _connect(self.path, self._driver) as copier:
                 copier._execute("VACUUM INTO ?", (str(path),))
                 tables = _table_names(copier)
+            if schema_v8.IDENTITY_TABLE in tables:  # a database of its own (``schema_v8``)
+                with _connect(path, self._driver) as copy:
+                    copy._execute(schema_v8.RENEWED_IDENTITY, ())
             sync_to_disk(path)  # VACUUM INTO leaves that to its caller
             self._check_copy(path, tables)
         except BaseException:

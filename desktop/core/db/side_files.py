@@ -138,7 +138,8 @@ def refuse_stray_wal(
 def _identity(database: Database) -> bytes | None:
     """The random identity of *database* (``schema_v8``); None before it has one."""
     if not database.fetch_value(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'database_identity'"
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?",
+        (schema_v8.IDENTITY_TABLE,),
     ):
         return None
     token = database.fetch_value(schema_v8.IDENTITY_QUERY)
