@@ -53,7 +53,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.core.db import Database, DreamStore, MemoryStore
-from desktop.core.db.errors import DatabaseUnavailable
 from desktop.core.db.purge import Compacted, Erasable, ErasedDraft, PurgeStore
 from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.skill_notes import ChangeNotes
@@ -62,6 +61,7 @@ from desktop.core.dreaming.snapshots import (
     SNAPSHOT_PREFIX,
     SNAPSHOT_SUFFIX,
     complete_snapshots,
+    roll_back_cut,
 )
 from desktop.core.dreaming.working_set import write_working_set
 from desktop.core.errors import EnvironmentProblem, ReverieError
@@ -321,32 +321,17 @@ class Eraser:
         """Erase everything ever erased from every snapshot; how many held some."""
         if not self._snapshots_dir.is_dir():
             return 0
+        # A copy a kill left mid-change (a cut purge or sweep) counts again.
+        roll_back_cut(self._snapshots_dir, self._database)
         everything = self._purge.erased()
         purged = 0
         if everything:
-            purged = sum(self._purge_snapshot(path, everything) for path in self._snapshot_files())
+            purged = sum(
+                self._purge.purge_copy(path, everything)
+                for path in complete_snapshots(self._snapshots_dir)
+            )
         self._remove_old_leftovers()
         return purged
-
-    def _snapshot_files(self) -> list[Path]:
-        """The complete snapshots, and those a cut purge left with a journal."""
-        cut = [
-            path
-            for path in self._snapshots_dir.glob(f"{SNAPSHOT_PREFIX}*{SNAPSHOT_SUFFIX}")
-            if Path(f"{path}-journal").is_file() and path.is_file()
-        ]
-        return sorted({*complete_snapshots(self._snapshots_dir), *cut})
-
-    def _purge_snapshot(self, path: Path, items: Erasable) -> bool:
-        try:
-            return self._purge.purge_copy(path, items)
-        except DatabaseUnavailable:
-            if Path(f"{path}-journal").exists():
-                # Not a database a journal can restore (an older version's
-                # copy cut short): a leftover, removed with the others.
-                log.warning("an unreadable snapshot is left to be removed: %s", path.name)
-                return False
-            raise
 
     def _remove_old_leftovers(self) -> None:
         """What interrupted copies and purges left (see ``remove_leftovers``),

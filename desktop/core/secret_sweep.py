@@ -26,7 +26,7 @@ from pathlib import Path
 from desktop.core.db import ConversationStore, Database, Message, migrate, open_copy
 from desktop.core.db.errors import MigrationFailed
 from desktop.core.db.purge import compact
-from desktop.core.dreaming.snapshots import complete_snapshots
+from desktop.core.dreaming.snapshots import complete_snapshots, roll_back_cut
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.jobs import JobControl
 from desktop.core.redaction import redact, redact_within
@@ -73,6 +73,8 @@ def sweep_snapshots(database: Database, folder: Path, control: JobControl | None
     brought up to date is left as it is, said in the log."""
     control = control or JobControl()
     changed = 0
+    if folder.is_dir():
+        roll_back_cut(folder, database)  # a sweep killed mid-copy is swept again
     for path in complete_snapshots(folder) if folder.is_dir() else []:
         if control.cancelled:
             break

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import shutil
 from pathlib import Path
 
-from desktop.core.db import Database, DiskFull
+from desktop.core.db import Database, DiskFull, open_copy
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import make_private_folder, make_tree_private, sync_to_disk
 
@@ -29,6 +30,8 @@ SKILLS_SUFFIX = ".skills"
 TEMPORARY_SUFFIX = ".part"
 _SIDE_FILES = ("-journal", "-wal", "-shm")
 _HEADER = b"SQLite format 3\x00"
+
+log = logging.getLogger(__name__)
 
 
 class SnapshotFailed(EnvironmentProblem):
@@ -57,6 +60,27 @@ def take_snapshot(
     except (OSError, EnvironmentProblem) as error:
         raise SnapshotFailed(_reason(error)) from error
     return final
+
+
+def roll_back_cut(folder: Path, like: Database) -> None:
+    """Bring the copies in *folder* that a kill left mid-change (the secret
+    sweep's or an erasure's transaction on a copy: a journal beside it) back
+    to what they were, so they count again.
+
+    SQLite rolls a hot journal back when it takes the copy's write lock; a
+    journal still there then is one SQLite ignores (cut before its header
+    was written: the copy itself was never touched), removed while the lock
+    keeps any other writer out.  A copy that does not open (an older
+    version's copy cut short while it was written) stays a leftover."""
+    for path in sorted(folder.glob(f"{SNAPSHOT_PREFIX}*{SNAPSHOT_SUFFIX}")):
+        journal = Path(f"{path}-journal")
+        if not (journal.is_file() and path.is_file()):
+            continue
+        try:
+            with open_copy(path, like) as copy, copy.transaction():
+                journal.unlink(missing_ok=True)
+        except (EnvironmentProblem, OSError) as problem:
+            log.warning("snapshot %s is left to be removed: %s", path.name, problem)
 
 
 def complete_snapshots(folder: Path) -> list[Path]:
