@@ -126,13 +126,25 @@ class ChangeBook:
         pass_name: str,
         proposals: Sequence[Proposal],
         judged_through: float | None,
+        read_at: float | None = None,
     ) -> Applied:
         """Record and apply *proposals* (risky ones left pending) and move the
-        pass's mark: all of it, or (on any failure) none of it."""
+        pass's mark: all of it, or (on any failure) none of it.  A proposal
+        touching what changed after *read_at* (when the pass read it) is
+        left for the next dream, which judges it again as it is then."""
         self.finish_interrupted()
-        risky = [self.risky(p) for p in proposals]
         actor = f"dream:{pass_name}"
         at = self._at(None, actor, run_id)
+        left: list[str] = []
+
+        def moved(where: Applying, proposal: Proposal) -> bool:
+            handler = self._handler(proposal)
+            why = "" if read_at is None else handler.moved_since(where, proposal, read_at)
+            left.extend(filter(None, [why]))
+            return bool(why)
+
+        proposals = [p for p in proposals if self._handler(p).in_transaction or not moved(at, p)]
+        risky = [self.risky(p) for p in proposals]
         befores = {
             id(p): self._files.before(at, p)
             for p in proposals
@@ -144,12 +156,16 @@ class ChangeBook:
             if id(p) in befores and not is_risky
         ]
         note = self._note("apply", run_id, pass_name, None, made)
+        counts = {"applied": 0, "pending": 0}
         try:
             afters = {id(p): self._files.apply(at, p) for p, _ in made}
             with self._db.transaction() as tx:
                 now = self._dreams.now()
                 for proposal, is_risky in zip(proposals, risky, strict=True):
                     handler = self._handler(proposal)
+                    if handler.in_transaction and moved(self._at(tx, actor, run_id), proposal):
+                        continue
+                    counts["pending" if is_risky else "applied"] += 1
                     before = befores.get(id(proposal))
                     after = afters.get(id(proposal))
                     if before is None:
@@ -178,8 +194,7 @@ class ChangeBook:
             self._abandon(note)
             raise
         self._done(note)
-        pending = sum(risky)
-        return Applied(len(proposals) - pending, pending)
+        return Applied(counts["applied"], counts["pending"], tuple(left))
 
     def approve(self, change_id: int, embed: Embed | None = None) -> DreamChange:
         """Apply a pending change the user approved, if what it was decided

@@ -192,6 +192,7 @@ class Dreamer:
         self, run_id: int, dream_pass: DreamPass, context: PassContext, outcomes: dict[str, str]
     ) -> Applied:
         name = dream_pass.name
+        read_at = self.dreams.now()  # what changes after this, the model did not see
         try:
             proposals = dream_pass.plan(context)
             tripped = self._tripped(proposals)
@@ -200,7 +201,7 @@ class Dreamer:
                 outcomes[name] = tripped
                 return Applied()
             context.control.give_way(context.progress)
-            applied = self.book.apply_pass(run_id, name, proposals, context.now)
+            applied = self.book.apply_pass(run_id, name, proposals, context.now, read_at)
         except DreamStopped:
             raise
         except GenerationCancelled as stopped:  # an embedding of the pass, stopped with it
@@ -217,7 +218,7 @@ class Dreamer:
             outcomes[name] = message
             return Applied()
         counted = described({"applied": applied.applied, "pending": applied.pending})
-        message = " ".join([counted, *context.notes])
+        message = " ".join([counted, *_left_words(applied.left), *context.notes])
         self.dreams.log(run_id, name, "applied" if proposals else "nothing", message)
         outcomes[name] = message
         return applied
@@ -263,3 +264,11 @@ class Dreamer:
             outcomes["working_set"] = f"MEMORIES.md could not be written: {error}"
             return
         outcomes["working_set"] = f"MEMORIES.md lists {count} memories."
+
+
+def _left_words(left: Sequence[str]) -> list[str]:
+    """The changes left for the next dream, in words (none: nothing)."""
+    if not left:
+        return []
+    changes = "1 change was" if len(left) == 1 else f"{len(left)} changes were"
+    return [f"{changes} left for the next dream: {'; '.join(left)}."]

@@ -126,6 +126,16 @@ class MemoryChanges:
             filter(None, (_changed_since(writes, k, d, JUDGED_FIELDS) for k, d in recorded)), ""
         )
 
+    def moved_since(self, at: Applying, proposal: Proposal, read_at: float) -> str:
+        writes = at.memory_writes()
+        for memory_id in proposal.touches:
+            try:
+                if writes.current(memory_id).updated_at > read_at:
+                    return f"memory #{memory_id} changed since the dream read it"
+            except ReverieError:
+                return f"memory #{memory_id} no longer exists"
+        return ""
+
     def undo(self, at: Applying, change: DreamChange) -> None:
         writes = at.memory_writes()
         before = (change.before or {}).get(KEY, {})

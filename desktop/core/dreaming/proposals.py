@@ -51,6 +51,9 @@ class ChangeRefused(ReverieError):
 class Applied:
     applied: int = 0
     pending: int = 0
+    left: tuple[str, ...] = ()
+    """Why each change left for the next dream was left: what it touches
+    changed after its pass read it ("memory #4 changed since the dream read it")."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,12 @@ class Handler(Protocol):
 
     def still_as_before(self, at: Applying, change: DreamChange) -> str:
         """ "" if what *change* was decided on still holds, else what moved."""
+        ...
+
+    def moved_since(self, at: Applying, proposal: Proposal, read_at: float) -> str:
+        """ "" if nothing *proposal* touches changed after *read_at* (when its
+        pass read it: the user may delete, edit or archive meanwhile, while
+        the model thinks), else what moved."""
         ...
 
     def undo(self, at: Applying, change: DreamChange) -> None:

@@ -64,6 +64,19 @@ class SkillChanges:
     def still_as_before(self, at: Applying, change: DreamChange) -> str:
         return _moved(at, (change.before or {}).get(KEY, {}))
 
+    def moved_since(self, at: Applying, proposal: Proposal, read_at: float) -> str:
+        if proposal.kind == "skill_draft":
+            return ""
+        store = at.skill_library().store
+        for key in ("skill", "into"):
+            if key in proposal.payload:
+                skill = store.get(int(proposal.payload[key]))
+                if skill is None:
+                    return f"skill #{proposal.payload[key]} no longer exists"
+                if skill.updated_at > read_at:
+                    return f"skill “{skill.name}” changed since the dream read it"
+        return ""
+
     def undo(self, at: Applying, change: DreamChange) -> None:
         moved = _moved(at, (change.after or {}).get(KEY, {}))
         if moved:

@@ -40,6 +40,14 @@ class TaskChanges:
     def still_as_before(self, at: Applying, change: DreamChange) -> str:
         return self._moved(at, (change.before or {}).get(KEY, {}))
 
+    def moved_since(self, at: Applying, proposal: Proposal, read_at: float) -> str:
+        assert at.tx is not None
+        task_id = int(proposal.payload["task"])
+        updated = at.tx.fetch_value("SELECT updated_at FROM tasks WHERE id = ?", (task_id,))
+        if updated is None:
+            return f"task #{task_id} no longer exists"
+        return f"task #{task_id} changed since the dream read it" if updated > read_at else ""
+
     def undo(self, at: Applying, change: DreamChange) -> None:
         moved = self._moved(at, (change.after or {}).get(KEY, {}))
         if moved:
