@@ -579,6 +579,8 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
         value = _value(text, start, stop) if ready else None
         if value is None and linked:  # from its first letter: "=correct horse 7 battery"
             value = _passphrase(text, start + len(lead) if start == chunk.start() else start)
+        if value is None and not weak and words == 0 and _lower(core) not in _COMPOUNDS:
+            value = _titled_passphrase(text, chunk.start() + len(lead))  # "PIN Ocean Breeze 44"
         if value is None and not weak and words <= 3 and _ends_sentence(text, chunk.end()):
             # "password for wifi X", "пароль от почты X": a letter and a digit, at the
             # end; "password wifi X": no place word, so a sign or both cases too
@@ -692,6 +694,39 @@ _SPEAKING = _words("i i'd i'm i've i'll you we they he she guess think maybe pro
 _PASSPHRASE_TAIL = re.compile(r"(?:[ \t]+[^\W\d_][\w'-]{0,40}){1,3}(?=[.,;!?]*[ \t]*(?:\n|\Z))")
 
 
+_TITLED = re.compile(r"(?:[A-Z][a-z]{2,}[ \t]+){1,4}\d{2,}(?=[.,;!?)]*(?:[ \t\n]|\Z))")
+"""A passphrase as people write one: capitalised words, then a number
+("Ocean Breeze 44"), said with or without a sign."""
+
+
+def _titled_passphrase(text: str, start: int) -> tuple[int, int] | None:
+    """A capitalised passphrase starting at *start*, if one does."""
+    match = _TITLED.match(text, start)
+    words = [_lower(word) for word in match.group().split()[:-1]] if match else []
+    if match is None or words[0] in _NOT_NOUNS or not _CALENDAR.isdisjoint(words):
+        return None  # "password Before March 15": a date
+    return match.span()
+
+
+def _titled_ending(text: str, chunks: list[re.Match[str]]) -> tuple[int, int] | None:
+    """A capitalised passphrase ending with the last of *chunks* ("Ocean
+    Breeze 44 is the new wifi password"), if one does."""
+    end = chunks[-1].start() + sum(map(len, _parts(chunks[-1].group())[:2]))
+    for chunk in chunks[:-1]:
+        if (found := _titled_passphrase(text, chunk.start())) and found[1] == end:
+            return found
+    return None
+
+
+_CALENDAR = _words(
+    """
+    january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday
+    friday saturday sunday before after until since by due expires expired version update
+    """
+)
+
+
 def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
     """The value before the credential word starting at *start*."""
     line_start = text.rfind("\n", max(0, start - _REACH), start) + 1
@@ -714,6 +749,7 @@ def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
         if linked or signed:
             glued = _GLUED.match(chunk.group())  # "bob:X (my login)": the password only
             value = _value(text, chunk.start() + (glued.end() if glued else 0), chunk.end())
+            value = value or _titled_ending(text, chunks[max(0, index - 4) : index + 1])
             if value is not None:
                 yield value
                 yield from _joined_before(text, chunks[:index])

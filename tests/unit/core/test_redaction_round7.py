@@ -27,6 +27,13 @@ _MARK = "[redacted password]"
         ("口令\uff1acorrect horse 7 battery", f"口令\uff1a{_MARK}"),
         ("webhook_secret=correct horse 7 battery", f"webhook_secret={_MARK}"),
         ("pin: [redacted pin] 4417", f"pin: [redacted pin] {_MARK}"),
+        ("gym app password Ocean Breeze 44", f"gym app password {_MARK}"),
+        ("PIN's Ocean Breeze 44", f"PIN's {_MARK}"),
+        ("Ocean Breeze 44 = my gmail pw", f"{_MARK} = my gmail pw"),
+        (
+            "write down Ocean Breeze 44, it's my bank password",
+            f"write down {_MARK}, it's my bank password",
+        ),
         ("password: Xr9!tq2z[redacted password]", f"password: {_MARK}[redacted password]"),
         ('password at the cabin:"aaa0"', f'password at the cabin:"{_MARK}"'),
         ("redis://:Aaa0/x@localhost:6379", f"redis://:{_MARK}@localhost:6379"),
@@ -90,6 +97,9 @@ def test_a_list_about_credentials_stays(text: str) -> None:
         "pin: [redacted pin] (changed 2024)",
         "https://api.example.com/v1/items?api_key=[redacted password]&limit=10",
         '<input type="password" name="pw" maxlength="2025">',
+        "password Manager Pro 2024",
+        "Reset your password Before March 15",
+        "Windows Server 2019 is the password manager host",
     ],
 )
 def test_what_follows_a_value_or_a_marker_stays(text: str) -> None:
