@@ -46,7 +46,14 @@ from desktop.core.skills import SkillLibrary
 from desktop.core.tasks import TaskService
 from desktop.core.text import scrub
 from desktop.core.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
-from desktop.core.tools import TOOL_CALL_START, Toolbox, ToolCall, ToolContext, ToolResult
+from desktop.core.tools import (
+    ROW_ID_MAX,
+    TOOL_CALL_START,
+    Toolbox,
+    ToolCall,
+    ToolContext,
+    ToolResult,
+)
 from models.broker import InferenceBroker, Priority
 from models.errors import ModelError
 from models.interfaces import ChatMessage, GenerationOptions
@@ -594,8 +601,9 @@ class ChatService:
         """``/forget``: (forgotten, candidates).  ``#id`` or text matching one memory
         forgets it; text matching several lists them instead."""
         reference = text.strip().removeprefix("#")
-        if reference.isdigit():
-            memory = self._memories.store.get(int(reference))
+        if reference.isdigit():  # an id, though perhaps one no memory can have
+            memory_id = _row_id(reference)
+            memory = None if memory_id is None else self._memories.store.get(memory_id)
             if memory is None or memory.status != "active":
                 return [], []
             return self._memories.set_status([memory.id], "deleted"), []
@@ -605,6 +613,17 @@ class ChatService:
         if chosen:
             return self._memories.set_status([chosen[0].id], "deleted"), []
         return [], hits
+
+
+def _row_id(digits: str) -> int | None:
+    """The id *digits* (all ``str.isdigit``) stand for; None where no row can
+    have it: a digit ``int`` does not read (a superscript ``²``), a number
+    past what SQLite stores, or one too long for ``int`` at all."""
+    significant = digits.lstrip("0")
+    if not digits.isdecimal() or len(significant) > len(str(ROW_ID_MAX)):
+        return None
+    number = int(digits)
+    return number if 1 <= number <= ROW_ID_MAX else None
 
 
 _SEED = {"kind": SEED}

@@ -4,10 +4,11 @@ Every option is declared once here, with its type, default and description.
 Secrets never live here (see ``desktop.core.secrets``).  A damaged file is
 set aside (never silently overwritten) and the defaults are used; a value
 that cannot be used falls back to its default alone, named in the problem
-(one spoiled by bytes that are not UTF-8 too, the file then set aside); a
-file written by a newer Reverie is left untouched.  Reading the file is
-``desktop.core.settings_file``'s part.  Numbers are finite (JSON
-has no infinity: one would be saved as null).
+(one spoiled by bytes that are not UTF-8 or written twice too, the file
+then set aside); a file written by a newer Reverie is left untouched.
+Reading the file is ``desktop.core.settings_file``'s part.  Numbers are
+finite (JSON has no infinity: one would be saved as null), and every count
+and duration has an upper bound (``MAX_DAYS`` and friends).
 """
 
 from __future__ import annotations
@@ -44,6 +45,23 @@ log = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 2
 
+
+# Every count and duration has an upper bound, so none is a number no
+# clock, timedelta or SQLite integer can take (a huge interval meant as
+# "never" crashed the scheduler at start).  Each is far past any use.
+MAX_DAYS = 3650
+"""Ten years: the longest any setting counted in days may be."""
+MAX_INTERVAL_MINUTES = 7 * 24 * 60
+"""A week: the longest between two looks at conversations (or agendas)."""
+MAX_IDLE_MINUTES = 30 * 24 * 60
+"""Thirty days: the longest a conversation is waited on to be quiet."""
+MAX_QUIET_SECONDS = 24 * 3600
+"""A day: the longest background work waits after a chat turn."""
+MAX_COUNT = 100_000
+"""The most messages, memories or sightings any count may ask for."""
+MAX_CHARS = 1_000_000
+"""The most characters of a prompt's section or a harvest's text (the
+longest context, 262,144 tokens, holds about this many)."""
 
 MAX_ADDRESS_CHARS = 300
 _HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
@@ -240,27 +258,43 @@ class ChatSettings(BaseModel):
         10, ge=1, le=200, description="Memories retrieved for each message and given to the model."
     )
     memories_chars: int = Field(
-        10_000, ge=200, description="Largest memories section of the prompt, in characters."
+        10_000,
+        ge=200,
+        le=MAX_CHARS,
+        description="Largest memories section of the prompt, in characters.",
     )
     tasks_chars: int = Field(
-        5_000, ge=200, description="Largest active-tasks section of the prompt, in characters."
+        5_000,
+        ge=200,
+        le=MAX_CHARS,
+        description="Largest active-tasks section of the prompt, in characters.",
     )
     skills_chars: int = Field(
-        2_000, ge=200, description="Largest skills list in the prompt, in characters."
+        2_000, ge=200, le=MAX_CHARS, description="Largest skills list in the prompt, in characters."
     )
     compaction_interval_minutes: int = Field(
-        30, ge=1, description="How often idle conversations are looked at for compaction."
+        30,
+        ge=1,
+        le=MAX_INTERVAL_MINUTES,
+        description="How often idle conversations are looked at for compaction.",
     )
     compaction_idle_minutes: int = Field(
-        30, ge=1, description="A conversation idle this long may be compacted in the background."
+        30,
+        ge=1,
+        le=MAX_IDLE_MINUTES,
+        description="A conversation idle this long may be compacted in the background.",
     )
     compaction_min_new_messages: int = Field(
         4,
         ge=1,
+        le=MAX_COUNT,
         description="Background compaction waits until this many messages could be summarised.",
     )
     archive_days: int = Field(
-        30, ge=1, description="Summarised (archived) messages are deleted after this many days."
+        30,
+        ge=1,
+        le=MAX_DAYS,
+        description="Summarised (archived) messages are deleted after this many days.",
     )
 
 
@@ -268,24 +302,37 @@ class MemorySettings(BaseModel):
     model_config = _STRICT
 
     harvest_after_messages: int = Field(
-        20, ge=1, description="Harvest a conversation once this many new user messages arrived."
+        20,
+        ge=1,
+        le=MAX_COUNT,
+        description="Harvest a conversation once this many new user messages arrived.",
     )
     harvest_idle_minutes: int = Field(
-        15, ge=1, description="Or once it has been quiet this long with enough new messages..."
+        15,
+        ge=1,
+        le=MAX_IDLE_MINUTES,
+        description="Or once it has been quiet this long with enough new messages...",
     )
     harvest_idle_min_messages: int = Field(
-        5, ge=1, description="...namely at least this many new user messages."
+        5, ge=1, le=MAX_COUNT, description="...namely at least this many new user messages."
     )
     harvest_check_minutes: int = Field(
-        5, ge=1, description="How often conversations are looked at for harvesting."
+        5,
+        ge=1,
+        le=MAX_INTERVAL_MINUTES,
+        description="How often conversations are looked at for harvesting.",
     )
     max_message_chars: int = Field(
         4_000,
         ge=200,
+        le=MAX_CHARS,
         description="A longer message is cut in the middle (start and end kept) for the harvest.",
     )
     harvest_transcript_chars: int = Field(
-        60_000, ge=1_000, description="Most conversation text read in one harvest, in characters."
+        60_000,
+        ge=1_000,
+        le=MAX_CHARS,
+        description="Most conversation text read in one harvest, in characters.",
     )
     harvest_known_memories: int = Field(
         30, ge=0, le=200, description="Related memories shown to the harvest, so it skips them."
@@ -302,19 +349,29 @@ class DreamSettings(BaseModel):
         0, ge=0, le=168, description="Also dream every this many hours (0: only nightly)."
     )
     early_after_new_memories: int = Field(
-        50, ge=1, description="Dream early once this many memories were added since the last dream."
+        50,
+        ge=1,
+        le=MAX_COUNT,
+        description="Dream early once this many memories were added since the last dream.",
     )
     quiet_seconds: int = Field(
         30,
         ge=0,
+        le=MAX_QUIET_SECONDS,
         description="After a chat turn, background work (dreams, harvests, summaries) waits "
         "this long before going on.",
     )
     grace_days: float = Field(
-        30, ge=0, description="Days a memory keeps its importance after it was last seen."
+        30,
+        ge=0,
+        le=MAX_DAYS,
+        description="Days a memory keeps its importance after it was last seen.",
     )
     half_life_days: float = Field(
-        45, gt=0, description="After the grace period, importance halves every this many days."
+        45,
+        gt=0,
+        le=MAX_DAYS,
+        description="After the grace period, importance halves every this many days.",
     )
     importance_floor: float = Field(
         0.10, ge=0.0, le=1.0, description="Importance never decays below this."
@@ -327,10 +384,13 @@ class DreamSettings(BaseModel):
         strict=False,
         description="Similarity band in which two memories may contradict each other.",
     )
-    stale_days: int = Field(90, ge=1, description="Memories unseen this long may be archived...")
+    stale_days: int = Field(
+        90, ge=1, le=MAX_DAYS, description="Memories unseen this long may be archived..."
+    )
     stale_max_reinforcement: int = Field(
         2,
         ge=1,
+        le=MAX_COUNT,
         description="...if seen at most this many times (and not pinned, not told "
         "explicitly, not important).",
     )
@@ -340,6 +400,7 @@ class DreamSettings(BaseModel):
     risky_reinforcement: int = Field(
         5,
         ge=2,
+        le=MAX_COUNT,
         description="Changes to memories seen this often (or pinned, or told explicitly) wait "
         "for your approval.",
     )
@@ -351,21 +412,27 @@ class DreamSettings(BaseModel):
         "memories changes nothing (a circuit breaker)...",
     )
     max_retired_floor: int = Field(
-        10, ge=0, description="...unless it retires no more than this many (small stores)."
+        10,
+        ge=0,
+        le=MAX_COUNT,
+        description="...unless it retires no more than this many (small stores).",
     )
     snapshots_kept: int = Field(
         3, ge=1, le=50, description="Database snapshots taken before dreams that are kept."
     )
     preference_window_days: int = Field(
-        30, ge=1, description="Your messages of this many days are read for preferences."
+        30,
+        ge=1,
+        le=MAX_DAYS,
+        description="Your messages of this many days are read for preferences.",
     )
     task_purge_days: int = Field(
-        30, ge=1, description="Completed tasks older than this are purged by a dream."
+        30, ge=1, le=MAX_DAYS, description="Completed tasks older than this are purged by a dream."
     )
     deleted_kept_days: int = Field(
         30,
         ge=0,
-        le=3650,
+        le=MAX_DAYS,
         description="Deleted memories and conversations can be restored for this many days; "
         "then they are erased for good, from the database and its snapshots, after a dream "
         "or at start (0: erased then, with no time to restore).",
@@ -394,7 +461,7 @@ class TaskSettings(BaseModel):
     agenda_review_minutes: int = Field(
         60,
         ge=0,
-        le=7 * 24 * 60,
+        le=MAX_INTERVAL_MINUTES,
         description="How often Reverie looks over each conversation's active tasks (completing, "
         "adding, rescheduling); 0: never.",
     )
@@ -453,8 +520,9 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
     A file that cannot be read as settings at all is set aside and the
     defaults are used; a value that cannot be used falls back to its default
     alone (the file is left as it is), and the problem names each such key.
-    A value spoiled by bytes that are not UTF-8 falls back alone too, and
-    the file is set aside (a save could not write those bytes back).
+    A value spoiled by bytes that are not UTF-8, or a key written twice with
+    two values, falls back alone too (a group written twice is read as one),
+    and the file is set aside: a save could not write it back as written.
     """
     try:
         found = read_raw(path)
@@ -477,25 +545,23 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
     for step in range(version, SETTINGS_VERSION):
         raw = _UPGRADES[step](raw)
     settings, salvaged = _salvage(raw)
-    notes = [
-        f"{key}: holds bytes that are not UTF-8 text; kept the default" for key in found.damaged
-    ]
-    notes += salvaged
+    notes = [*found.notes, *salvaged]
     if not notes:
         return settings, None
     said = " ".join(f"{note}." for note in notes[:MAX_NOTES])
     if len(notes) > MAX_NOTES:
         said += f" And {len(notes) - MAX_NOTES} more."
     hint = "The other settings are in use. Correct these in Settings or in the file."
-    if found.damaged:  # the file cannot be saved back as it is: keep it as it was
+    if found.keep_aside:  # the file cannot be saved back as it is: keep it as it was
         hint = f"The other settings are in use. {_kept_aside(path)}"
     return settings, SettingsProblem(f"Some settings in {path} cannot be used: {said}", hint)
 
 
 def _kept_aside(path: Path) -> str:
-    """Set the file with bytes that are not UTF-8 aside, so it is never
-    saved over (a new one holds the usable settings once they are saved);
-    where it went, in a sentence."""
+    """Set the file a save could not write back as it was (bytes that are
+    not UTF-8, a key written twice) aside, so it is never saved over (a new
+    one holds the usable settings once they are saved); where it went, in a
+    sentence."""
     try:
         kept = set_aside(path)
     except OSError as failure:

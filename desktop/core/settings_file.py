@@ -3,11 +3,15 @@
 ``desktop.core.settings`` makes settings of what is read here.  A file that
 cannot be read as a JSON object at all is ``Unreadable`` (and is set aside
 by the caller); one that cannot even be got at is ``Unreachable`` (and is
-left alone).  A byte that is not UTF-8 spoils only the value (or key) it
-stands in: that entry is left out and named in ``RawSettings.damaged``,
-so one stray byte no longer costs every other setting; so does a lone
-surrogate written as a JSON escape (``"\\ud800"``), which UTF-8 cannot
-hold either (no save could write it back).
+left alone).  What spoils one entry costs that entry alone: it is left out
+and named in ``RawSettings.notes``, so one stray byte or one odd number no
+longer costs every other setting.  Such are a byte that is not UTF-8 (or a
+lone surrogate written as a JSON escape, ``"\\ud800"``, which UTF-8 cannot
+hold either), a key written twice with two different values, a number
+too long for ``int`` to read (over 4,300 digits), and a value nested past
+``MAX_NESTING`` lists and objects deep.  A group written twice is
+read as one.  A file whose entries a save could not write back as they were
+(stray bytes, a key written twice) is to be set aside (``keep_aside``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import os
 import re
 import stat
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +33,10 @@ from desktop.core.paths import explain
 
 MAX_SETTINGS_BYTES = 1 << 20
 """A settings file is a few kilobytes; anything past this is not one (and is not read)."""
+
+MAX_NESTING = 8
+"""Lists and objects in one another in a file (settings use 3: ``models``
+holds ``chat``, a list of backends, each an object)."""
 
 
 class Unreadable(Exception):
@@ -42,12 +51,16 @@ class Unreachable(Unreadable):
 
 @dataclass(frozen=True)
 class RawSettings:
-    """The JSON object of a settings file, without what bytes that are not
-    UTF-8 spoiled."""
+    """The JSON object of a settings file, without the entries that cannot
+    be read as written."""
 
     values: dict[str, Any]
-    damaged: tuple[str, ...] = ()
-    """The dotted keys left out (``chat.language``), shown as a problem names keys."""
+    notes: tuple[str, ...] = ()
+    """Each entry left out or read otherwise than written, with its dotted
+    key (``chat.language: ...; kept the default``)."""
+    keep_aside: bool = False
+    """Whether a save could not write the file back as written (a byte that
+    is not UTF-8, a key written twice): it is to be kept as it was."""
 
 
 def read_raw(path: Path) -> RawSettings | None:
@@ -73,7 +86,7 @@ def read_raw(path: Path) -> RawSettings | None:
     if not text.strip():
         raise Unreadable("it is empty")
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, object_pairs_hook=_Written, parse_int=_whole_number)
     except ValueError as error:
         if _spoiled(text):  # the stray byte is where no value is: between them
             raise Unreadable(f"it is not {_named(encoding)} text") from error
@@ -82,8 +95,8 @@ def read_raw(path: Path) -> RawSettings | None:
         raise Unreadable("it nests too deeply to be settings") from error
     if not isinstance(raw, dict):
         raise Unreadable(f"it holds {_json_kind(raw)}, not a JSON object")
-    damaged: list[str] = []
-    return RawSettings(_without_spoiled(raw, "", damaged), tuple(damaged))
+    reading = _Reading()
+    return RawSettings(reading.usable(raw, ""), tuple(reading.notes), reading.keep_aside)
 
 
 def set_aside(path: Path) -> Path:
@@ -138,29 +151,141 @@ def _spoiled(text: str) -> bool:
     return _LONE_SURROGATE.search(text) is not None
 
 
-def _holds_spoiled(value: object) -> bool:
-    if isinstance(value, str):
-        return _spoiled(value)
-    if isinstance(value, list):
-        return any(_holds_spoiled(item) for item in value)
+class _Written(dict[str, Any]):
+    """A JSON object as written: the last value of each key (as ``json``
+    keeps it), and every value of each key written more than once."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.pairs = pairs
+        counts = Counter(key for key, _ in pairs) if len(self) < len(pairs) else Counter()
+        self.twice: dict[str, list[Any]] = {}
+        for key, value in pairs:
+            if counts[key] > 1:
+                self.twice.setdefault(key, []).append(value)
+
+
+@dataclass(frozen=True)
+class _LongNumber:
+    """A whole number too long for ``int`` to read (over
+    ``sys.get_int_max_str_digits()`` digits): no setting's value."""
+
+    digits: int
+
+
+def _whole_number(text: str) -> int | _LongNumber:
+    """*text* (``json``'s digits) as a number, or what stands for one too
+    long to read: ``int``'s ``ValueError`` would cost the whole file."""
+    try:
+        return int(text)
+    except ValueError:
+        return _LongNumber(len(text.lstrip("-")))
+
+
+class _Reading:
+    """The entries of a JSON object that can be used as written, the notes
+    on the others, and whether the file is to be kept as it was."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.keep_aside = False
+
+    def usable(
+        self, values: dict[str, Any], prefix: str, room: int = MAX_NESTING
+    ) -> dict[str, Any]:
+        """*values* as plain dicts, without each entry that cannot be used as
+        written (a note on each) or nests more than *room* deep; groups are
+        looked into."""
+        kept: dict[str, Any] = {}
+        for key, value in values.items():
+            where = f"{prefix}{key_name(_shown(key))}"
+            if _spoiled(key):
+                self._left_out(where, "holds bytes that are not UTF-8 text", aside=True)
+                continue
+            if isinstance(values, _Written) and key in values.twice:
+                value = self._once(where, values.twice[key])
+                if value is _NONE:
+                    continue
+            if isinstance(value, dict) and room > 0:
+                kept[key] = self.usable(value, f"{where}.", room - 1)
+            elif _deeper_than(value, room):  # before anything recurses into it
+                self._left_out(where, "nests too deeply to be a setting", aside=False)
+            elif (trouble := _trouble(value)) is not None:
+                self._left_out(where, trouble[0], aside=trouble[1])
+            else:
+                kept[key] = _plain(value)
+        return kept
+
+    def _once(self, where: str, written: list[Any]) -> Any:
+        """The one value of a key written twice (each *written*): groups read
+        as one, one value written alike; else ``_NONE`` (a note on it)."""
+        self.keep_aside = True  # a save writes it once: keep it as the user wrote it
+        if all(isinstance(value, _Written) for value in written):
+            self.notes.append(f"{where}: written twice; both read as one")
+            return _Written([pair for value in written for pair in value.pairs])
+        if all(value == written[0] for value in written):
+            self.notes.append(f"{where}: written twice, alike; used once")
+            return written[-1]
+        self.notes.append(f"{where}: written twice with different values; kept the default")
+        return _NONE
+
+    def _left_out(self, where: str, why: str, *, aside: bool) -> None:
+        self.notes.append(f"{where}: {why}; kept the default")
+        self.keep_aside = self.keep_aside or aside
+
+
+_NONE = object()
+"""No value can be used (``_Reading._once``)."""
+
+
+def _deeper_than(value: object, depth: int) -> bool:
+    """Whether *value* nests lists and objects more than *depth* deep; found
+    level by level, without recursion (``json`` reads a list 900 deep, and
+    a walk recursing into it ran out of stack)."""
+    level = [value]
+    for _ in range(depth + 1):
+        level = [item for found in level for item in _inside(found)]
+        if not level:
+            return False
+    return True
+
+
+def _inside(value: object) -> list[object]:
     if isinstance(value, dict):
-        return any(_spoiled(k) or _holds_spoiled(v) for k, v in value.items())
-    return False
+        return list(value.values())
+    return list(value) if isinstance(value, list) else []
 
 
-def _without_spoiled(values: dict[str, Any], prefix: str, damaged: list[str]) -> dict[str, Any]:
-    """*values* without each entry a stray byte is in (its key, its text, or
-    anywhere in its list), naming each in *damaged*; groups are looked into."""
-    kept: dict[str, Any] = {}
-    for key, value in values.items():
-        where = f"{prefix}{key_name(_shown(key))}"
-        if isinstance(value, dict) and not _spoiled(key):
-            kept[key] = _without_spoiled(value, f"{where}.", damaged)
-        elif _spoiled(key) or _holds_spoiled(value):
-            damaged.append(where)
-        else:
-            kept[key] = value
-    return kept
+def _trouble(value: object) -> tuple[str, bool] | None:
+    """Why *value* (not a group) cannot be used as written, and whether the
+    file is then to be kept aside; None if it can."""
+    if isinstance(value, _LongNumber):
+        return f"a number of {value.digits} digits is too long to read", False
+    if isinstance(value, str):
+        return ("holds bytes that are not UTF-8 text", True) if _spoiled(value) else None
+    items: list[object] = []
+    if isinstance(value, list):
+        items = list(value)
+    elif isinstance(value, _Written):  # an object in a list (a backend)
+        if any(_spoiled(key) for key in value):
+            return "holds bytes that are not UTF-8 text", True
+        if value.twice:
+            return f"holds {key_name(_shown(next(iter(value.twice))))} written twice", True
+        items = list(value.values())
+    found = (_trouble(item) for item in items)
+    trouble = next((t for t in found if t is not None), None)
+    if trouble is not None and trouble[0].startswith("a number"):
+        return f"holds {trouble[0]}", False
+    return trouble
+
+
+def _plain(value: Any) -> Any:
+    """*value* with each object a plain ``dict`` (as settings are validated)."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _shown(text: str) -> str:
@@ -173,7 +298,7 @@ def _json_kind(value: object) -> str:
     """What a JSON *value* is, in a user's words (null, a list, text...)."""
     if value is None or isinstance(value, bool):
         return json.dumps(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, _LongNumber)):
         return "a number"
     return "text" if isinstance(value, str) else "a list"
 
