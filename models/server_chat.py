@@ -12,6 +12,12 @@ Structured output is asked for in the shape each server honours (see
 trigger, then JSON) has no server equivalent, so such a request goes out
 unconstrained and the caller's validation decides.  Sampling options a server
 does not know are left out: OpenAI's own API rejects unknown fields.
+
+Every reply ends, whatever the server sends: an event larger than
+``MAX_EVENT_CHARS`` is an invalid answer (read no further), a reply going on
+well past ``max_tokens`` is cut with finish "length" (``reply_bounds``), and
+no event for the read timeout (keep-alive comments do not count) is a
+timeout.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import logging
 import math
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any
@@ -33,11 +40,13 @@ from models.server_http import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_READ_TIMEOUT_S,
     Dialect,
+    ServerAnswerInvalid,
     ServerConnection,
     ServerDialect,
     ServerRequestRejected,
     ServerSurvey,
     ServerUnavailable,
+    parse_json,
     resolve_model,
     survey,
 )
@@ -47,6 +56,22 @@ log = logging.getLogger(__name__)
 DEFAULT_CONTEXT_LENGTH = 4096
 """The context assumed when neither the caller nor the server says (as for local models)."""
 STOP_POLL_S = 0.05
+MAX_EVENT_CHARS = 1 << 20
+"""The largest streamed event read (its ``data``, in characters).  Real ones
+are a token or a few (about 200 bytes), the last one a usage report (about
+1 kB); the largest are whole replies sent as one event by servers that do
+not really stream: 4,096 tokens are about 16 kB, some 100 kB with every
+character escaped.  A megabyte leaves ten times that."""
+_EVENTS_PER_TOKEN = 2
+_EVENTS_SLACK = 32
+"""Servers send about one event per token (fewer when several tokens go in
+one), plus a few without text: the role first, the finish, a usage report."""
+_CHARS_PER_TOKEN = 32
+_CHARS_SLACK = 1024
+"""A token is about 4 characters of prose; the longest in common
+vocabularies (runs of spaces or '=' in code) about 16 to 64, never all of them."""
+_TAIL_EVENTS = 8
+"""Events read after the finish (a usage report, ``[DONE]``) before giving up on the rest."""
 
 # Servers that take llama.cpp's own sampling fields beside OpenAI's.
 _TOP_K_AND_REPEAT = {
@@ -56,6 +81,7 @@ _TOP_K_AND_REPEAT = {
     "vllm": "repetition_penalty",
 }
 _SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]")
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class ServerChatModel:
@@ -133,31 +159,46 @@ class ServerChatModel:
         with _Watchdog(stop_requested, self._connection.interrupt) as watchdog:
             try:
                 body = chat_request(self._ready().dialect, self.name, messages, options)
-                yield from self._reply(body, stop_requested)
+                yield from self._reply(body, stop_requested, options.max_tokens)
             except ServerUnavailable:
                 if not (watchdog.fired or stop_requested()):
                     raise
                 # The connection was cut on purpose (the watchdog, close()): a stop.
                 yield Chunk("", "cancelled")
 
-    def _reply(self, body: Mapping[str, Any], stop_requested: ShouldStop) -> Iterator[Chunk]:
+    def _reply(
+        self, body: Mapping[str, Any], stop_requested: ShouldStop, max_tokens: int
+    ) -> Iterator[Chunk]:
         final: Chunk | None = None
+        most_events, most_chars = reply_bounds(max_tokens)
+        events = chars = 0
         try:
             with self._connection.stream("/chat/completions", body, model=self.name) as response:
-                for data in sse_data(response.iter_lines()):
-                    if data == "[DONE]":
+                for data in self._events(response):
+                    events += 1
+                    if data == "[DONE]" or (final is not None and events > _TAIL_EVENTS):
                         break
                     if final is not None:
                         continue  # read to the end, so the connection can be used again
                     text, finish = self._event(data)
+                    chars += len(text)
                     if finish is not None:
                         final = Chunk(text, finish)
+                        events = 0  # now counting the tail
                     elif stop_requested():
                         yield Chunk(text, "cancelled")
                         return  # leaving the stream closes it: the server stops
+                    elif events > most_events or chars > most_chars:
+                        log.warning(
+                            "the server at %s went on past %d tokens; the reply was cut",
+                            self.base_url,
+                            max_tokens,
+                        )
+                        final = Chunk("", "length")
+                        break  # leaving the stream closes it: the server stops
                     elif text:
                         yield Chunk(text)
-        except ServerUnavailable:
+        except (ServerUnavailable, ServerAnswerInvalid):
             if final is None:
                 raise
             # The reply was complete; only reading past its end failed (e.g. a
@@ -167,12 +208,27 @@ class ServerChatModel:
             final = Chunk("", "stop")
         yield final
 
+    def _events(self, response: httpx.Response) -> Iterator[str]:
+        """The data of each event of *response*, within ``MAX_EVENT_CHARS``
+        and the read timeout; typed errors otherwise."""
+        idle_limit = self._connection.read_timeout
+        try:
+            yield from sse_data(response.iter_text(), idle_limit=idle_limit)
+        except EventTooLarge as error:
+            raise self._connection.invalid(
+                f"a reply event larger than {MAX_EVENT_CHARS:,} characters"
+            ) from error
+        except NoEvent as error:
+            raise self._connection.timed_out() from error
+
     def _event(self, data: str) -> tuple[str, str | None]:
         """The text and finish reason ("stop"/"length"/None) of one streamed event."""
         try:
-            payload = json.loads(data)
+            payload = parse_json(data)
         except ValueError as error:
-            raise self._connection.invalid("a reply event that is not JSON") from error
+            raise self._connection.invalid(
+                "a reply event that is not JSON (or is nested too deeply to read)"
+            ) from error
         if not isinstance(payload, dict):
             raise self._connection.invalid("a reply event that is not a JSON object")
         if "error" in payload:
@@ -311,27 +367,107 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(ascii_chars / 3 + 2 * (len(text) - ascii_chars))
 
 
-def sse_data(lines: Iterable[str]) -> Iterator[str]:
-    """The data of each server-sent event: ``data:`` lines, joined, up to a blank line.
+def reply_bounds(max_tokens: int) -> tuple[int, int]:
+    """How many events and characters of text a reply of *max_tokens* tokens
+    may have before the client cuts it: well past what any server sends."""
+    return (
+        _EVENTS_PER_TOKEN * max_tokens + _EVENTS_SLACK,
+        _CHARS_PER_TOKEN * max_tokens + _CHARS_SLACK,
+    )
 
-    Comments (``: ping``) and other fields are skipped; a bare ``error:``
-    line, which some llama-server versions send, becomes ``{"error": ...}``.
+
+class EventTooLarge(ValueError):
+    """A streamed event (or one line of it) is over the size bound."""
+
+
+class NoEvent(Exception):
+    """No event came for the idle limit (comments and partial lines do not count)."""
+
+
+def sse_data(
+    chunks: Iterable[str],
+    *,
+    limit: int = MAX_EVENT_CHARS,
+    idle_limit: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[str]:
+    """The data of each server-sent event in a stream of text *chunks*:
+    ``data:`` lines, joined, up to a blank line.
+
+    Lines end at CR, LF or CRLF only (as the SSE standard says; a U+2028 in
+    the text is text).  Comments (``: ping``) and other fields are skipped; a
+    bare ``error:`` line, which some llama-server versions send, becomes
+    ``{"error": ...}``.  An event or line of more than *limit* characters
+    raises ``EventTooLarge`` as soon as it gets there; no event for
+    *idle_limit* seconds raises ``NoEvent`` (checked as text comes: a server
+    that is silent altogether meets the read timeout).
     """
-    parts: list[str] = []
-    for line in lines:
-        if not line:
-            if parts:
-                yield "\n".join(parts)
-                parts = []
-            continue
-        field, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if field == "data":
-            parts.append(value)
-        elif field == "error":
-            parts.append(f'{{"error": {value}}}')
-    if parts:
-        yield "\n".join(parts)
+    reader = _EventReader(limit)
+    last = clock()
+    for chunk in chunks:
+        events = reader.feed(chunk)
+        if not events and idle_limit is not None and clock() - last > idle_limit:
+            raise NoEvent
+        for event in events:
+            yield event
+            last = clock()
+    yield from reader.feed(None)
+
+
+class _EventReader:
+    """Splits text into lines and lines into events, within a size bound."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._partial: list[str] = []
+        self._partial_size = 0
+        self._after_cr = False
+        self._parts: list[str] = []
+        self._size = 0
+
+    def feed(self, chunk: str | None) -> list[str]:
+        """The events *chunk* completes (None: the stream ended)."""
+        if chunk is None:
+            lines = ["".join(self._partial), ""] if self._partial else [""]
+            self._partial = []
+            return self._events(lines)
+        if self._after_cr and chunk.startswith("\n"):
+            chunk = chunk[1:]  # the rest of a CRLF split between two chunks
+        if not chunk:
+            return []
+        self._after_cr = chunk.endswith("\r")
+        *ended, rest = _LINE_END.split(chunk)
+        if ended:
+            ended[0] = "".join(self._partial) + ended[0]
+            self._partial, self._partial_size = [], 0
+        if rest:
+            self._partial.append(rest)
+            self._partial_size += len(rest)
+            if self._partial_size > self._limit:
+                raise EventTooLarge
+        return self._events(ended)
+
+    def _events(self, lines: list[str]) -> list[str]:
+        events: list[str] = []
+        for line in lines:
+            if not line:
+                if self._parts:
+                    events.append("\n".join(self._parts))
+                    self._parts, self._size = [], 0
+                continue
+            field, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if field == "data":
+                part = value
+            elif field == "error":
+                part = f'{{"error": {value}}}'
+            else:
+                continue
+            self._size += len(part) + 1
+            if self._size > self._limit:
+                raise EventTooLarge
+            self._parts.append(part)
+        return events
 
 
 def _either(should_stop: ShouldStop | None, closed: ShouldStop) -> ShouldStop:

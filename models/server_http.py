@@ -14,6 +14,12 @@ Two promises hold for every request:
 - The API key travels only in the ``Authorization: Bearer`` header.  It is
   never an attribute anyone can print, never in a log line, and any text a
   server sends back is scrubbed of it before it becomes an error message.
+  A key that cannot be a header value (a line break, a typographic quote) is
+  refused before anything is sent (``api_key_problem``), naming what is
+  wrong with it and never the key.
+
+Every answer is parsed by ``parse_json``, which refuses nesting deeper than
+any answer of the API has (``MAX_JSON_DEPTH``) instead of recursing into it.
 """
 
 from __future__ import annotations
@@ -46,6 +52,12 @@ DEFAULT_READ_TIMEOUT_S = 300.0
 server can take minutes before the first token."""
 _WRITE_TIMEOUT_S = 30.0
 _ERROR_TEXT_LIMIT = 300
+MAX_JSON_DEPTH = 64
+"""The deepest answer parsed.  The API's answers are a few levels deep (an
+embedding is ``{"data": [{"embedding": [...]}]}``, a streamed event five);
+schema-bound output arrives as a string, so its own depth does not count."""
+_LINE_BREAKS = "\r\n"
+_TYPOGRAPHIC_QUOTES = "\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a"
 
 # What each server writes into `owned_by` of /v1/models, read in their sources:
 # llama.cpp tools/server ("llamacpp"), vLLM's protocol.py ("vllm"), LM Studio
@@ -68,6 +80,11 @@ class ServerUnavailable(ModelUnavailable):
 
 class ServerAuthRejected(ModelUnavailable):
     """The server refused the API key (401/403)."""
+
+
+class ServerKeyInvalid(ServerAuthRejected):
+    """The API key cannot be sent at all (it holds a line break, a
+    typographic quote...); nothing was sent.  The message never quotes it."""
 
 
 class ServerModelNotFound(ModelUnavailable):
@@ -130,6 +147,53 @@ def api_base(url: str) -> str:
     return url if parts.path else f"{url}/v1"
 
 
+def api_key_problem(key: str) -> str | None:
+    """What makes *key* unusable as an API key ("has a line break in it"), or
+    None.  Never quotes the key or any of its characters.
+
+    A key goes in an HTTP header: printable ASCII, spaces included (a server's
+    administrator may choose any such text).  Anything else is a paste
+    gone wrong: typographic quotes from a document or a chat, a second line
+    of the file it was read from, a tab.
+    """
+    if any(char in _LINE_BREAKS for char in key):
+        return "has a line break in it"
+    if any(char in _TYPOGRAPHIC_QUOTES for char in key):
+        return "has typographic (curly) quotes in it"
+    if any(not char.isascii() for char in key):
+        return "has a character in it that is not plain ASCII (an accented letter, say)"
+    if any(not char.isprintable() for char in key):
+        return "has a control character (a tab, say) in it"
+    return None
+
+
+def parse_json(text: str | bytes) -> Any:
+    """*text* parsed as JSON; ``ValueError`` if it is not JSON or is nested
+    deeper than ``MAX_JSON_DEPTH`` (which would exhaust the stack)."""
+    try:
+        value = json.loads(text)
+    except RecursionError as error:
+        raise ValueError("JSON nested too deeply") from error
+    if _nested_deeper(value, MAX_JSON_DEPTH):
+        raise ValueError("JSON nested too deeply")
+    return value
+
+
+def _nested_deeper(value: Any, limit: int) -> bool:
+    """Whether *value* has lists or objects nested more than *limit* deep
+    (level by level, without recursion)."""
+    level = [value] if isinstance(value, dict | list) else []
+    for _ in range(limit):
+        children: list[Any] = []
+        for item in level:
+            inside = item.values() if isinstance(item, dict) else item
+            children.extend(child for child in inside if isinstance(child, dict | list))
+        if not children:
+            return False
+        level = children
+    return True
+
+
 class _Secret:
     """An API key that does not show itself when printed."""
 
@@ -165,6 +229,13 @@ class ServerConnection:
         self.base_url = api_base(base_url)
         self.root_url = self.base_url.removesuffix("/v1")
         """Where the servers' own endpoints (/props, /tokenize, /api/...) live."""
+        self.read_timeout = read_timeout
+        """The longest wait for the server to say something."""
+        if api_key and (problem := api_key_problem(api_key)):
+            raise ServerKeyInvalid(
+                f"The API key for the server at {self.base_url} cannot be used: it {problem}.",
+                "Enter the key again in the settings (Models), as plain text.",
+            )
         self._key = _Secret(api_key) if api_key else None
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(
@@ -207,7 +278,7 @@ class ServerConnection:
         if response.status_code != 200:
             return None
         try:
-            return response.json()
+            return parse_json(response.content)
         except ValueError:
             return None
 
@@ -282,10 +353,8 @@ class ServerConnection:
     def _lost(self, error: Exception, *, mid_reply: bool) -> ServerUnavailable:
         url = self.base_url
         if isinstance(error, httpx.TimeoutException):
-            kind = "connect" if isinstance(error, httpx.ConnectTimeout) else "answer"
-            return ServerUnavailable(
-                f"The server at {url} did not {kind} in time.",
-                "It may be busy or stuck; check it, or raise the time limit.",
+            return self.timed_out(
+                "connect" if isinstance(error, httpx.ConnectTimeout) else "answer"
             )
         if mid_reply:
             return ServerUnavailable(
@@ -334,7 +403,7 @@ class ServerConnection:
     def _reason(self, response: httpx.Response) -> str:
         """The server's own words about an error, scrubbed and shortened."""
         try:
-            answer = response.json()
+            answer = parse_json(response.content)
         except ValueError:
             answer = response.text
         text = _error_text(answer) if not isinstance(answer, str) else answer
@@ -342,15 +411,28 @@ class ServerConnection:
 
     def _json(self, response: httpx.Response) -> Any:
         try:
-            return response.json()
+            return parse_json(response.content)
         except ValueError as error:
             raise ServerAnswerInvalid(
                 f"The server at {self.base_url} answered {response.request.url.path} "
-                "with something that is not JSON."
+                "with something that is not JSON (or is nested too deeply to read)."
             ) from error
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._key.value, "[api key]") if self._key else text
+        if not self._key:
+            return text
+        key = self._key.value
+        # Also as a repr (str or bytes) shows it: an error may quote a header that way.
+        for shown in {key, repr(key)[1:-1], repr(key.encode())[2:-1]}:
+            text = text.replace(shown, "[api key]")
+        return text
+
+    def timed_out(self, kind: str = "answer") -> ServerUnavailable:
+        """The error for a server that did not *kind* ("connect", "answer") in time."""
+        return ServerUnavailable(
+            f"The server at {self.base_url} did not {kind} in time.",
+            "It may be busy or stuck; check it, or raise the time limit.",
+        )
 
     def invalid(self, what: str) -> ServerAnswerInvalid:
         """The error for an answer that lacks what the API promises."""

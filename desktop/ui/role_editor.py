@@ -32,7 +32,7 @@ from desktop.core.model_library import EMBEDDED, ModelKind, ModelOption
 from desktop.core.secrets import SecretStore, SecretsUnavailable
 from desktop.core.settings import Backend, base_url
 from desktop.ui.memory_views import named
-from models.server_http import DIALECTS, ServerInfo
+from models.server_http import DIALECTS, ServerInfo, api_key_problem
 
 SERVER = "server"
 MAX_BACKENDS = 4
@@ -125,6 +125,7 @@ class BackendRow(QWidget):
         form.addRow(self.test_button, self.test_result)
         for line in (self.url, self.model, self.api_key):
             line.textEdited.connect(self.changed)
+        self.api_key.textEdited.connect(lambda _: self._check_key())
         self.url.editingFinished.connect(self._show_key_state)
         self.url.textEdited.connect(lambda _: self._say(""))  # said of another address
         self.dialect.currentIndexChanged.connect(self.changed)
@@ -160,7 +161,7 @@ class BackendRow(QWidget):
         if choice != SERVER:
             return Backend(kind="local", model=str(choice))
         try:
-            return Backend(
+            backend = Backend(
                 kind="server",
                 url=self.url.text(),
                 model=self.model.text().strip(),
@@ -168,10 +169,17 @@ class BackendRow(QWidget):
             )
         except ValidationError as error:
             raise InvalidBackend(reason(error)) from error
+        if problem := self.key_problem():
+            raise InvalidBackend(f"the API key for {backend.url} {problem}")
+        return backend
 
     def typed_key(self) -> str:
         """The API key typed in (to store in the keyring), or ""."""
         return self.api_key.text().strip() if self.source.currentData() == SERVER else ""
+
+    def key_problem(self) -> str | None:
+        """Why the key typed in cannot be used ("has a line break in it"), or None."""
+        return api_key_problem(self.typed_key())
 
     # -- behaviour -----------------------------------------------------------
     def _source_changed(self) -> None:
@@ -213,10 +221,25 @@ class BackendRow(QWidget):
         except ValueError as error:
             self._say(f"Not asked: {error}.", problem=True)
             return
+        if not self._check_key():
+            return
         key = self.typed_key() or self._stored_key(url)
         self.test_button.setEnabled(False)
         self._say("Asking the server…")
         self._probe(url, key, self._tested, self._test_failed)
+
+    def _check_key(self) -> bool:
+        """Say at once what is wrong with the key typed in (never the key);
+        is it usable?  A key is refused where it is typed, not at its first use."""
+        problem = self.key_problem()
+        if problem:
+            self._say(
+                f"This API key cannot be used: it {problem}. Type or paste it again as plain text.",
+                problem=True,
+            )
+        elif self.test_result.text().startswith("This API key cannot be used"):
+            self._say("")
+        return problem is None
 
     def _say(self, text: str, problem: bool = False) -> None:
         self.test_result.setText(text)
