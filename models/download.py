@@ -11,7 +11,9 @@ On disk, beside the final file: ``<name>.part`` (the bytes so far) and
 checksum), so that a download resumes after the app quits with ``Range`` and
 ``If-Range``.  The finished file is checked (size, sha256, GGUF magic) before
 one atomic ``os.replace`` puts it in place; a file that fails is kept aside
-as ``<name>.rejected``.  A failed download never touches the destination.
+as ``<name>.rejected``.  A failed download never touches the destination, and
+nothing is written through a link (``models.download_files``); headers are
+read, and failures told, in ``models.download_answers``.
 """
 
 from __future__ import annotations
@@ -21,20 +23,38 @@ import hashlib
 import json
 import logging
 import os
-import re
 import shutil
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Literal
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import httpx
 
+from models.download_answers import (
+    RETRY_HINT,
+    display_url,
+    resumes_at,
+    retry_after,
+    server_sha256,
+    total_size,
+    transport_failure,
+    unfollowable,
+    usable_etag,
+)
+from models.download_files import (
+    check_renamed_onto,
+    check_written_in_place,
+    in_the_way,
+    make_folder,
+    open_to_read,
+    open_to_write,
+)
 from models.errors import (
     Check,
     DiskFull,
@@ -43,7 +63,6 @@ from models.errors import (
     DownloadPaused,
     FileRejected,
     ModelFileInvalid,
-    Offline,
     ServerError,
     ServerRefused,
 )
@@ -63,7 +82,6 @@ PROGRESS_INTERVAL_S = 0.25
 SPEED_SMOOTHING = 0.3  # weight of the newest interval in the speed's moving average
 HASH_READ = 1024 * 1024
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 StopKind = Literal["pause", "cancel"]
 FreeSpace = Callable[[Path], int]
@@ -223,9 +241,10 @@ class Downloader:
         """Download *request* into place and return its destination.
 
         Raises a ``DownloadFailed`` subclass, or ``DownloadPaused`` /
-        ``DownloadCancelled`` when *state* asked to stop.
+        ``DownloadCancelled`` when *state* asked to stop.  What stands in the
+        way of its files is named before anything is asked of the server.
         """
-        request.destination.parent.mkdir(parents=True, exist_ok=True)
+        _clear_the_way(request.destination)
         part = _PartFile(request)
         try:
             self._fetch(request, state, part)
@@ -283,7 +302,11 @@ class Downloader:
                             break  # more than the file's size: the size check rejects it
         except httpx.TransportError as error:
             _check_stop(state, part)
-            raise _Retry(_transport_failure(request, error)) from error
+            if isinstance(error, httpx.UnsupportedProtocol):  # the same address again
+                raise unfollowable(request.url, request.destination.name, error) from error
+            raise _Retry(transport_failure(request.url, error)) from error
+        except httpx.RequestError as error:  # a redirect loop: the next attempt goes round it too
+            raise unfollowable(request.url, request.destination.name, error) from error
         finally:
             part.close()
 
@@ -314,9 +337,35 @@ class Downloader:
         except ModelFileInvalid as error:
             raise _reject(request, part, "gguf", "is not a GGUF model file") from error
         part.sync()
-        os.replace(part.path, request.destination)
+        try:
+            os.replace(part.path, request.destination)
+        except OSError as error:  # what is in the way came after the download started
+            raise _cannot_put(request.destination, error) from error
         part.forget()
         return request.destination
+
+
+def _clear_the_way(destination: Path) -> None:
+    """Make the folder and check the download's files can go where they go (a copy
+    rejected before only takes room: this download replaces it)."""
+    make_folder(destination.parent)
+    for path in (destination, rejected_path(destination)):
+        check_renamed_onto(path)
+    for path in (part_path(destination), sidecar_path(destination)):
+        check_written_in_place(path)
+    try:
+        rejected_path(destination).unlink(missing_ok=True)  # a link itself, never its file
+    except OSError as error:
+        raise _cannot_put(rejected_path(destination), error) from error
+
+
+def _cannot_put(path: Path, error: OSError) -> DownloadFailed:
+    if error.errno in (errno.EISDIR, errno.ENOTEMPTY, errno.EEXIST):
+        return in_the_way(path, "a folder")
+    return DownloadFailed(
+        f"Cannot write {path}: {error.strerror}.",
+        "Check that the models folder is writable, then download again.",
+    )
 
 
 def _check_stop(state: DownloadState, part: _PartFile) -> None:
@@ -352,29 +401,21 @@ def _request_headers(request: DownloadRequest, part: _PartFile) -> dict[str, str
     return headers
 
 
-def _resumes_at(response: httpx.Response, offset: int) -> bool:
-    """Whether *response* continues the part at *offset* (a 206 starting there)."""
-    if response.status_code != httpx.codes.PARTIAL_CONTENT:
-        return False
-    match = re.fullmatch(r"bytes (\d+)-\d+/(\d+|\*)", response.headers.get("Content-Range", ""))
-    return match is not None and int(match.group(1)) == offset
-
-
 def _raise_for_status(request: DownloadRequest, response: httpx.Response, part: _PartFile) -> None:
     status = response.status_code
-    where = _display_url(request.url)
-    if status == httpx.codes.OK or _resumes_at(response, part.received):
+    where = display_url(request.url)
+    if status == httpx.codes.OK or resumes_at(response, part.received):
         return
     if status == httpx.codes.PARTIAL_CONTENT:
         part.discard()  # a range we did not ask for: start over
-        raise _Retry(ServerError(f"The server sent the wrong part of {where}.", _RETRY_HINT))
+        raise _Retry(ServerError(f"The server sent the wrong part of {where}.", RETRY_HINT))
     if status == httpx.codes.REQUESTED_RANGE_NOT_SATISFIABLE:
         part.discard()  # the part no longer fits the file on the server: start over
-        raise _Retry(ServerError(f"The server rejected resuming {where}.", _RETRY_HINT))
+        raise _Retry(ServerError(f"The server rejected resuming {where}.", RETRY_HINT))
     if status in RETRY_STATUSES:
         raise _Retry(
-            ServerError(f"The server kept failing for {where} (HTTP {status}).", _RETRY_HINT),
-            _retry_after(response),
+            ServerError(f"The server kept failing for {where} (HTTP {status}).", RETRY_HINT),
+            retry_after(response),
         )
     if status == httpx.codes.NOT_FOUND:
         raise ServerRefused(
@@ -388,34 +429,22 @@ def _raise_for_status(request: DownloadRequest, response: httpx.Response, part: 
             "This model may need you to accept its licence on the Hub and to set an access token.",
             status,
         )
-    raise ServerRefused(f"The server refused {where} (HTTP {status}).", _RETRY_HINT, status)
-
-
-_RETRY_HINT = "Try again later; the download resumes where it stopped."
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("Retry-After", "")
-    return float(value) if value.isdigit() else None
-
-
-def _transport_failure(request: DownloadRequest, error: httpx.TransportError) -> DownloadFailed:
-    host = urlsplit(request.url).netloc
-    if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout):
-        return Offline(
-            f"Cannot reach {host} ({error}).",
-            "Check the internet connection and the address of the model server "
-            "(models.hub_endpoint); the download resumes where it stopped.",
-        )
-    return ServerError(
-        f"The connection to {host} kept failing ({type(error).__name__}: {error}).", _RETRY_HINT
-    )
+    raise ServerRefused(f"The server refused {where} (HTTP {status}).", RETRY_HINT, status)
 
 
 def _reject(request: DownloadRequest, part: _PartFile, check: Check, problem: str) -> FileRejected:
     """Move the part aside as ``<name>.rejected``; the error to raise."""
     kept_at = rejected_path(request.destination)
-    os.replace(part.path, kept_at)
+    try:
+        os.replace(part.path, kept_at)
+    except OSError as error:  # a folder came in the way during the download
+        part.remove()  # it is damaged: nothing to resume
+        cannot = _cannot_put(kept_at, error)
+        raise DownloadFailed(
+            f"The downloaded {request.destination.name} {problem}, and it could not be "
+            f"kept aside: {cannot.args[0]}",
+            cannot.hint,
+        ) from error
     part.forget()
     return FileRejected(
         f"The downloaded {request.destination.name} {problem}; "
@@ -425,12 +454,6 @@ def _reject(request: DownloadRequest, part: _PartFile, check: Check, problem: st
         check,
         kept_at,
     )
-
-
-def _display_url(url: str) -> str:
-    """*url* without its query: a CDN's signed query string is a credential."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
 
 
 def _size(count: int) -> str:
@@ -446,6 +469,21 @@ class _Sidecar:
     etag: str | None
     server_sha256: str | None
     total: int | None
+
+    @classmethod
+    def of(cls, data: object) -> _Sidecar | None:
+        """The sidecar *data* (parsed JSON) describes; None if it is not one."""
+        if not isinstance(data, dict) or set(data) != {f.name for f in fields(cls)}:
+            return None
+        sidecar = cls(**data)
+        texts = (sidecar.expected_sha256, sidecar.etag, sidecar.server_sha256)
+        sizes = (sidecar.expected_size, sidecar.total)
+        valid = (
+            isinstance(sidecar.url, str)
+            and all(value is None or isinstance(value, str) for value in texts)
+            and all(value is None or (type(value) is int and value >= 0) for value in sizes)
+        )
+        return sidecar if valid else None
 
 
 class _PartFile:
@@ -467,7 +505,7 @@ class _PartFile:
     def _resume_from_disk(self) -> None:
         """Take over a part left by an earlier run, if its sidecar matches this request."""
         sidecar = self._read_sidecar()
-        if sidecar is None or not self.path.is_file():
+        if sidecar is None:
             return
         request = self._request
         same = (sidecar.url, sidecar.expected_size, sidecar.expected_sha256) == (
@@ -475,23 +513,29 @@ class _PartFile:
             request.expected_size,
             request.expected_sha256,
         )
-        if not same or sidecar.etag is None or sidecar.etag.startswith("W/"):
-            return  # a weak ETag cannot vouch for bytes (RFC 9110), so no If-Range with it
+        if not same or usable_etag(sidecar.etag) is None:
+            return
+        try:
+            handle = open_to_read(self.path)
+        except FileNotFoundError:
+            return
         self.etag, self.server_sha256, self.total = (
             sidecar.etag,
             sidecar.server_sha256,
             sidecar.total,
         )
-        with self.path.open("rb") as handle:
+        with _disk_errors(self), handle:
             while block := handle.read(HASH_READ):
                 self._hash.update(block)
                 self.received += len(block)
 
     def _read_sidecar(self) -> _Sidecar | None:
         try:
-            return _Sidecar(**json.loads(self._sidecar_path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, TypeError):
-            return None  # missing or unreadable: the part cannot be trusted
+            with open_to_read(self._sidecar_path) as handle:
+                data = json.loads(handle.read().decode("utf-8"))
+            return _Sidecar.of(data)
+        except (OSError, ValueError, RecursionError):
+            return None  # missing or unreadable (too deep, too): the part cannot be trusted
 
     def complete(self) -> bool:
         """Whether an earlier run left the whole file here (it only needs its checks)."""
@@ -499,19 +543,18 @@ class _PartFile:
 
     def take(self, response: httpx.Response) -> None:
         """Learn the file from *response*; forget the bytes so far unless it resumes them."""
-        if not _resumes_at(response, self.received):
+        if not resumes_at(response, self.received):
             self.discard()
-        self.etag = response.headers.get("ETag")
-        self.server_sha256 = _server_sha256(response)
+        self.etag = usable_etag(response.headers.get("ETag"))
+        self.server_sha256 = server_sha256(response)
         expected = self._request.expected_size
-        self.total = expected if expected is not None else _total_size(response)
+        self.total = expected if expected is not None else total_size(response)
 
     def open(self) -> None:
         """Record the sidecar and open the part where the answer continues it."""
         self._write_sidecar()
         with _disk_errors(self):
-            flags = os.O_WRONLY | os.O_CREAT | (0 if self.received else os.O_TRUNC)
-            fd = os.open(self.path, flags | getattr(os, "O_BINARY", 0), 0o600)
+            fd = open_to_write(self.path, keep=self.received > 0)
             os.lseek(fd, self.received, os.SEEK_SET)
             self._writer = PartWriter(fd, self._hash.update)
 
@@ -530,7 +573,7 @@ class _PartFile:
 
     def sync(self) -> None:
         """Flush the finished part to the disk before it replaces anything."""
-        with self.path.open("rb") as handle:
+        with _disk_errors(self), open_to_read(self.path) as handle:
             os.fsync(handle.fileno())
 
     def sha256(self) -> str:
@@ -561,8 +604,11 @@ class _PartFile:
             self.server_sha256,
             self.total,
         )
-        with _disk_errors(self):
-            self._sidecar_path.write_text(json.dumps(asdict(sidecar)), encoding="utf-8")
+        with (
+            _disk_errors(self),
+            os.fdopen(open_to_write(self._sidecar_path, keep=False), "wb") as f,
+        ):
+            f.write(json.dumps(asdict(sidecar)).encode("utf-8"))
 
 
 @contextmanager
@@ -575,28 +621,16 @@ def _disk_errors(part: _PartFile) -> Iterator[None]:
                 f"The disk filled up while downloading {part.name}.",
                 "Free some space and download again: it resumes where it stopped.",
             ) from error
+        if error.errno == errno.EFBIG:  # FAT32, on many USB drives, holds at most 4 GB a file
+            raise DownloadFailed(
+                f"{part.name} is too large for the file system of {part.path.parent}.",
+                "Keep Reverie's data on a drive formatted with another file system "
+                "(not FAT32), or choose a smaller model.",
+            ) from error
         raise DownloadFailed(
             f"Cannot write {part.path}: {error.strerror}.",
             "Check that the models folder is writable.",
         ) from error
-
-
-def _server_sha256(response: httpx.Response) -> str | None:
-    """The file's sha256 as the Hub tells it: ``X-Linked-Etag`` on its redirect, else the ETag."""
-    for answer in (*response.history, response):
-        for header in ("X-Linked-Etag", "ETag"):
-            value = str(answer.headers.get(header, "")).removeprefix("W/").strip('"').lower()
-            if _SHA256.fullmatch(value):
-                return value
-    return None
-
-
-def _total_size(response: httpx.Response) -> int | None:
-    content_range = response.headers.get("Content-Range", "")
-    if "/" in content_range and content_range.rsplit("/", 1)[1].isdigit():
-        return int(content_range.rsplit("/", 1)[1])
-    length = response.headers.get("Content-Length")
-    return int(length) if length is not None and length.isdigit() else None
 
 
 class _ProgressMeter:

@@ -18,8 +18,9 @@ The CDN address is always ``127.0.0.1``; reaching the Hub as ``localhost``
 ``huggingface_hub`` reads the file's metadata from the redirect itself.
 
 Knobs for tests (set them between requests): ``corrupt``, ``ignore_range``,
-``fail_next()``, ``cut_after``, ``stall_after``, ``throttle``; every request
-is recorded in ``requests`` and the body bytes sent are counted.
+``fail_next()``, ``retry_after``, ``cut_after``, ``stall_after``, ``throttle``,
+``cdn_headers``, ``redirect_to``; every request is recorded in ``requests``
+and the body bytes sent are counted.
 """
 
 from __future__ import annotations
@@ -105,6 +106,13 @@ class HubServer:
         self.stalled = threading.Event()
         self.throttle: float | None = None
         """Send CDN bodies at about this many bytes per second."""
+        self.retry_after = "1"
+        """The ``Retry-After`` of the failures ``fail_next`` queues (latin-1 on the wire)."""
+        self.cdn_headers: dict[str, str] = {}
+        """Headers that replace or join those of every CDN answer (latin-1 on the wire)."""
+        self.redirect_to: str | None = None
+        """Answer every resolve request with a ``302`` to this address (a resolve URL
+        itself: a loop, as a misconfigured mirror makes)."""
         self._httpd = _Httpd((HOST, 0), _Handler, self)
         self.port = int(self._httpd.server_address[1])
         self._thread = threading.Thread(
@@ -272,7 +280,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
         )
         if failure is not None:
-            self._send_empty(failure, {"Retry-After": "1"})
+            self._send_empty(failure, {"Retry-After": hub.retry_after})
         elif path.startswith(CDN_PREFIX):
             self._serve_cdn(path.removeprefix(CDN_PREFIX), with_body)
         else:
@@ -280,6 +288,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- the Hub: /{repo}/resolve/{revision}/{file} ------------------------------
     def _serve_resolve(self, path: str) -> None:
+        if self.server.hub.redirect_to is not None:
+            self._send_empty(HTTPStatus.FOUND, {"Location": self.server.hub.redirect_to})
+            return
         repo, sep, rest = unquote(path).lstrip("/").partition("/resolve/")
         _revision, _, file = rest.partition("/")
         entry, blob = self.server.hub._lookup(repo, file) if sep else (None, None)
@@ -351,7 +362,8 @@ class _Handler(BaseHTTPRequestHandler):
             headers["Content-Range"] = f"bytes {start}-{end}/{size}"
         status = HTTPStatus.PARTIAL_CONTENT if wanted is not None else HTTPStatus.OK
         self.send_response(status)
-        for name, value in {**headers, "Content-Length": str(end - start + 1)}.items():
+        length = {"Content-Length": str(end - start + 1)}
+        for name, value in {**headers, **length, **hub.cdn_headers}.items():
             self.send_header(name, value)
         self.end_headers()
         if with_body:

@@ -7,9 +7,11 @@ server, retries and refusals, and the checks before a file is put in place.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import itertools
 import logging
+import os
 import random
 import socket
 import struct
@@ -20,6 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from models import part_writer
 from models.download import (
     Downloader,
     DownloadProgress,
@@ -478,19 +481,29 @@ def test_the_margin_counts_against_the_free_space(
         loader.close()
 
 
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_a_disk_filling_up_mid_download_keeps_the_part_and_existing_files(
-    downloader: Downloader, url: str, models_dir: Path
+    downloader: Downloader, url: str, models_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     destination = models_dir / FILE
     old = gguf_bytes(5000, seed=7)
     destination.write_bytes(old)
-    part_path(destination).symlink_to("/dev/full")  # every write fails with ENOSPC
+    write_all = part_writer.write_all
+    written = 0
+
+    def fills_up(fd: int, chunks: list[bytes]) -> None:
+        """Writes like the real one until CUT bytes are on the disk, then the disk is full."""
+        nonlocal written
+        if written >= CUT:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        write_all(fd, chunks)
+        written += sum(map(len, chunks))
+
+    monkeypatch.setattr(part_writer, "write_all", fills_up)
     with pytest.raises(DiskFull, match="disk filled up") as caught:
         downloader.download(request_for(url, models_dir), DownloadState())
     assert caught.value.hint
     assert destination.read_bytes() == old
-    assert part_path(destination).is_symlink()  # kept, to resume once there is space
+    assert part_path(destination).stat().st_size == written  # kept, to resume once there is space
     assert_other_model_untouched(models_dir)
 
 
