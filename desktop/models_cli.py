@@ -52,7 +52,8 @@ from models.memory_estimate import (
     estimate_memory,
     fits,
 )
-from models.server_http import DIALECTS
+from models.model_file import resolved_model_file
+from models.server_http import DIALECTS, api_key_problem
 
 API_KEY_VARIABLE = "REVERIE_API_KEY"
 ROLES = ("chat", "background", "embeddings")
@@ -219,7 +220,7 @@ def _progress(progress: DownloadProgress, out: TextIO) -> None:
 def _add(
     library: ModelLibrary, settings: Settings, path: Path, paths: AppPaths, out: TextIO
 ) -> int:
-    path = model_path(path).resolve()
+    path = resolved_model_file(model_path(path))
     option = library.added_option(path, settings.models.context_length)
     if option.problem is not None:
         print(f"reverie: {option.problem}", file=sys.stderr)
@@ -314,7 +315,7 @@ def _chosen_backend(args: argparse.Namespace, library: ModelLibrary, settings: S
     if args.model == EMBEDDED:
         return Backend()
     if is_path(args.model):
-        path = model_path(args.model).resolve()
+        path = resolved_model_file(model_path(args.model))
         option = library.added_option(path, settings.models.context_length)
         if option.problem is not None:
             raise _UsageError(option.problem)
@@ -342,14 +343,18 @@ def _check_kind(found: str, wanted: str, name: str) -> None:
 
 
 def _store_key(url: str, ask: bool) -> None:
-    """The server's API key from the environment or a prompt, into the keyring."""
-    key = os.environ.get(API_KEY_VARIABLE, "")
+    """The server's API key from the environment or a prompt, into the keyring;
+    a key that cannot be one is refused here, never quoted."""
+    key, where = os.environ.get(API_KEY_VARIABLE, ""), f"in {API_KEY_VARIABLE}"
     if not key and ask:
         if sys.stdin is None or not sys.stdin.isatty():  # it would echo, or wait for nothing
             raise _UsageError(f"no terminal to ask for the key on: set {API_KEY_VARIABLE}")
-        key = getpass.getpass(f"API key for {url}: ")
-    if key.strip():
-        SecretStore().set(api_key_name(url), key.strip())
+        key, where = getpass.getpass(f"API key for {url}: "), "typed"
+    key = key.strip()
+    if problem := api_key_problem(key):
+        raise _UsageError(f"the API key {where} {problem}: give it again as plain text")
+    if key:
+        SecretStore().set(api_key_name(url), key)
 
 
 def _describe(backend: Backend, library: ModelLibrary) -> str:

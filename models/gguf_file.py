@@ -12,12 +12,17 @@ import ctypes
 import logging
 import os
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import llama_cpp
+from llama_cpp import llama_chat_format
 
 from models.errors import ModelFileInvalid
+from models.model_file import stat_model_file, unreadable_model_file
 
 log = logging.getLogger("llama.cpp")
 
@@ -27,17 +32,12 @@ _HEADER_BYTES = 24  # magic, version, tensor count, metadata count
 
 def check_gguf_file(path: Path) -> None:
     """Raise ``ModelFileInvalid`` unless *path* looks like a GGUF file."""
-    if path.is_dir():
-        raise ModelFileInvalid(
-            f"{path} is a folder, not a .gguf model file.", "Choose a .gguf file, not its folder."
-        )
-    if not path.is_file():
-        raise ModelFileInvalid(f"Model file not found: {path}.", "Choose an existing .gguf file.")
+    stat_model_file(path)
     try:
         with path.open("rb") as handle:
             header = handle.read(_HEADER_BYTES)
     except OSError as error:
-        raise ModelFileInvalid(f"Cannot read model file {path}: {error.strerror}.") from error
+        raise unreadable_model_file(path, error) from error
     if len(header) < _HEADER_BYTES or not header.startswith(GGUF_MAGIC):
         raise ModelFileInvalid(
             f"{path.name} is not a GGUF model file (or it is truncated).",
@@ -83,6 +83,52 @@ def _route_llama_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> No
         log.log(level, "%s", message)
 
 
+class _CompiledWhenUsed:
+    """Stands in for llama-cpp-python's Jinja2ChatFormatter while a model
+    loads: the template is compiled only if ``create_chat_completion`` is
+    ever called (by a comparison test or a benchmark, never by Reverie)."""
+
+    def __init__(self, **arguments: Any) -> None:
+        self._arguments = arguments
+
+    def to_chat_handler(self) -> Any:
+        def handler(*args: Any, **kwargs: Any) -> Any:
+            formatter = _ORIGINAL_FORMATTER(**self._arguments)
+            return formatter.to_chat_handler()(*args, **kwargs)
+
+        return handler
+
+
+_ORIGINAL_FORMATTER = llama_chat_format.Jinja2ChatFormatter
+_loading_lock = threading.Lock()
+_loading = [0]
+
+
+@contextmanager
+def _chat_templates_not_compiled() -> Iterator[None]:
+    """Keep llama-cpp-python from compiling the file's chat templates.
+
+    ``Llama()`` compiles every template in the metadata, for its
+    ``create_chat_completion`` (which Reverie never calls), in a plain sandbox
+    that folds constants while compiling: a hostile ``"x" * 3000000000`` in a
+    branch never taken costs gigabytes at load.  Reverie renders the
+    template itself, within bounds (``models.chat_template``).  Counted, so
+    models loading at once on two threads restore the original only when
+    the last one is done.
+    """
+    with _loading_lock:
+        if _loading[0] == 0:
+            llama_chat_format.Jinja2ChatFormatter = _CompiledWhenUsed  # type: ignore[misc,assignment]  # a stand-in for loading only
+        _loading[0] += 1
+    try:
+        yield
+    finally:
+        with _loading_lock:
+            _loading[0] -= 1
+            if _loading[0] == 0:
+                llama_chat_format.Jinja2ChatFormatter = _ORIGINAL_FORMATTER  # type: ignore[misc]  # restored
+
+
 def open_llama(path: Path, *, n_ctx: int, **params: Any) -> llama_cpp.Llama:
     """Load *path* with llama.cpp; every failure becomes ``ModelFileInvalid``."""
     llama_cpp.llama_log_set(_route_llama_log, ctypes.c_void_p(0))
@@ -90,7 +136,8 @@ def open_llama(path: Path, *, n_ctx: int, **params: Any) -> llama_cpp.Llama:
     params.setdefault("n_threads", default_threads())
     params.setdefault("n_threads_batch", default_threads())
     try:
-        return llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, **params)
+        with _chat_templates_not_compiled():
+            return llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, **params)
     except (ValueError, RuntimeError, OSError) as error:
         raise ModelFileInvalid(
             f"llama.cpp could not load {path.name}: {error}.",

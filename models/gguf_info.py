@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import mmap
+import os
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from typing import TypeGuard
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType, LlamaFileType
 
 from models.errors import ModelFileInvalid
+from models.model_file import stat_model_file, unreadable_model_file
 
 GGUF_MAGIC = b"GGUF"
 _SUPPORTED_VERSIONS = (2, 3)  # what llama.cpp reads; version 1 had 32-bit counts
@@ -349,22 +351,16 @@ def _parse(data: mmap.mmap) -> tuple[dict[str, _Value], list[_Tensor]]:
 # -- interpreting it ---------------------------------------------------------------
 def read_gguf_info(path: Path) -> GgufInfo:
     """Read *path*'s header; ``ModelFileInvalid`` for anything llama.cpp could not load."""
-    if path.is_dir():
-        raise ModelFileInvalid(f"{path} is a folder, not a model file.", "Choose a .gguf file.")
-    if not path.is_file():
-        raise ModelFileInvalid(f"Model file not found: {path}.", "Choose an existing .gguf file.")
+    stat_model_file(path)
     try:
         with path.open("rb") as handle:
-            file_size = path.stat().st_size
+            file_size = os.fstat(handle.fileno()).st_size
             if file_size < 4:
                 raise _Malformed("it is empty or too short")
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 metadata, tensors = _parse(data)
     except OSError as error:
-        raise ModelFileInvalid(
-            f"Cannot read model file {path}: {error.strerror or error}.",
-            "Check that the file is readable.",
-        ) from error
+        raise unreadable_model_file(path, error) from error
     except _Malformed as error:
         raise ModelFileInvalid(
             f"{path.name} is not a usable GGUF model file: {error}.", _HINT

@@ -1,8 +1,9 @@
 """The llama.cpp chat model: prompt formatting, prompt-cache reuse and
 streaming generation with cancellation between tokens.
 
-The chat template comes from the GGUF's own metadata and is rendered by
-llama-cpp-python's sandboxed Jinja formatter.  Consecutive prompts share
+The chat template comes from the GGUF's own metadata and is rendered in a
+sandbox with bounds on work and size (``models.chat_template``), checked on
+a sample conversation when the model loads.  Consecutive prompts share
 their longest common token prefix with what is already in the KV cache, so
 only the new tail is read.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import codecs
 import logging
 import random
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +23,7 @@ import llama_cpp
 import numpy as np
 from llama_cpp import llama_chat_format
 
+from models.chat_template import ChatTemplate
 from models.errors import ModelError, ModelFileInvalid
 from models.gguf_file import default_threads, open_llama
 from models.gguf_info import read_gguf_info
@@ -62,9 +65,16 @@ class LlamaChatModel:
             path, n_ctx=context_length, n_threads=self.threads, n_threads_batch=self.threads
         )
         self.name = path.stem  # what the user chose; metadata names are often cryptic
-        self._format = _chat_formatter(self._llm)
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
-        self._control_texts = _control_token_texts(self._llm, self._vocab)
+        self._special_pattern = _special_token_pattern(self._llm, self._vocab)
+        try:
+            self._template = _chat_template(self._llm, path)
+            if self._template is not None:
+                self._template.check()
+            self._check_prompt()
+        except ModelError:
+            self._llm.close()
+            raise
         self._last_prompt_reuse = 0
 
     @property
@@ -87,26 +97,37 @@ class LlamaChatModel:
 
     def prompt_tokens(self, messages: Sequence[ChatMessage]) -> list[int]:
         """The token ids of *messages* rendered with the model's chat template."""
-        rendered = self._format(
-            messages=[{"role": m.role, "content": self._defuse(m.content)} for m in messages]
-        )
+        turns = [{"role": m.role, "content": self._defuse(m.content)} for m in messages]
+        if self._template is None:
+            prompt, added_special = llama_chat_format.format_chatml(messages=turns).prompt, False
+        else:
+            # The template writes the BOS itself (llama-cpp-python's "added_special").
+            prompt, added_special = self._template.render(turns), True
         tokens: list[int] = self._llm.tokenize(
-            _utf8(rendered.prompt), add_bos=not rendered.added_special, special=True
+            _utf8(prompt), add_bos=not added_special, special=True
         )
         return tokens
 
+    def _check_prompt(self) -> None:
+        """``ModelFileInvalid`` unless a one-message conversation makes tokens."""
+        if not self.prompt_tokens([ChatMessage("user", "Hello.")]):
+            raise _no_tokens(self.path)
+
     def _defuse(self, content: str) -> str:
-        """*content* with the model's control-token texts broken up.
+        """*content* with the texts of the model's special tokens broken up.
 
         The rendered prompt is tokenized with special tokens enabled (the
         template's own markers must become control tokens), so a message,
         memory or document containing e.g. ``<|im_end|>`` would otherwise end
         its turn and let text pose as the system.  A word joiner after the
-        first character keeps the text readable but no longer a token.
+        first character keeps the text readable but no longer a token.  A
+        text broken up may still hold a shorter special text (``<|im|>``
+        around ``im``), hence the passes until none is left.
         """
-        for text in self._control_texts:
-            if text in content:
-                content = content.replace(text, f"{text[0]}\u2060{text[1:]}")
+        if self._special_pattern is None:
+            return content
+        while self._special_pattern.search(content):
+            content = self._special_pattern.sub(_break_up, content)
         return content
 
     def stream(
@@ -117,6 +138,8 @@ class LlamaChatModel:
     ) -> Iterator[Chunk]:
         stop_requested = should_stop or (lambda: False)
         tokens = self.prompt_tokens(messages)
+        if not tokens:  # llama.cpp would sample from no logits at all and abort the process
+            raise _no_tokens(self.path)
         if len(tokens) >= self.context_length:
             raise ContextOverflow(len(tokens), self.context_length)
         if not self._read_prompt(tokens, stop_requested):
@@ -235,20 +258,59 @@ def _refuse_embedding_model(path: Path) -> None:
         )
 
 
+def _no_tokens(path: Path) -> ModelFileInvalid:
+    return ModelFileInvalid(
+        f"{path.name} turns a conversation into no tokens at all "
+        "(its chat template or its vocabulary is empty).",
+        "Download the model again or choose another .gguf file.",
+    )
+
+
 def _utf8(text: str) -> bytes:
     # A lone surrogate (e.g. from a JSON "\\ud83d" escape) cannot be encoded;
     # it becomes "?" rather than failing every later turn that includes it.
     return text.encode("utf-8", errors="replace")
 
 
-def _control_token_texts(llm: llama_cpp.Llama, vocab: Any) -> tuple[str, ...]:
-    """The texts of the vocabulary's control tokens (longest first)."""
-    texts = {
-        llm._model.token_get_text(token)
-        for token in range(llm.n_vocab())
-        if llama_cpp.llama_vocab_get_attr(vocab, token) & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
-    }
-    return tuple(sorted((t for t in texts if len(t) > 1), key=len, reverse=True))
+# What llama.cpp's tokenizer matches as one token wherever its text appears in
+# a prompt (llama-vocab's special-token cache): not only CONTROL tokens but
+# USER_DEFINED ones (some conversions mark turn markers and tool-call tags
+# so) and UNKNOWN ones; USER_DEFINED texts even with special tokens off.
+_PARSED_AS_SPECIAL = (
+    llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
+    | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+    | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+)
+
+
+def _special_token_pattern(llm: llama_cpp.Llama, vocab: Any) -> re.Pattern[str] | None:
+    """A pattern matching the text of every token llama.cpp parses as
+    special (longest first); None if the vocabulary has none.
+
+    A USER_DEFINED text of whitespace alone is left as it is: some
+    vocabularies (Gemma's) keep runs of spaces and newlines as such tokens,
+    which mean just that text and never mark a turn, and breaking them up
+    would put a joiner in every paragraph break.
+    """
+    texts = set()
+    for token in range(llm.n_vocab()):
+        attr = llama_cpp.llama_vocab_get_attr(vocab, token)
+        if not attr & _PARSED_AS_SPECIAL:
+            continue
+        text = llm._model.token_get_text(token)
+        plain = attr & llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED and not text.strip()
+        # A text holding the joiner itself could be re-formed by breaking up
+        # another, and breaking it up again would never end.
+        if len(text) > 1 and not plain and "\u2060" not in text:
+            texts.add(text)
+    if not texts:
+        return None
+    return re.compile("|".join(re.escape(t) for t in sorted(texts, key=len, reverse=True)))
+
+
+def _break_up(match: re.Match[str]) -> str:
+    text = match.group()
+    return f"{text[0]}\u2060{text[1:]}"
 
 
 def _common_prefix(cached: np.ndarray[Any, Any], tokens: list[int]) -> int:
@@ -259,16 +321,17 @@ def _common_prefix(cached: np.ndarray[Any, Any], tokens: list[int]) -> int:
     return int(differs[0]) if differs.size else size
 
 
-def _chat_formatter(llm: llama_cpp.Llama) -> Any:
-    """The GGUF's own chat template (sandboxed Jinja), or ChatML if it has none."""
+def _chat_template(llm: llama_cpp.Llama, path: Path) -> ChatTemplate | None:
+    """The GGUF's own chat template, or None (ChatML) if it has none."""
     template = llm.metadata.get("tokenizer.chat_template")
     if not template:
         log.warning("model has no chat template; using ChatML")
-        return llama_chat_format.format_chatml
+        return None
     model = llm._model
     eos, bos = llm.token_eos(), llm.token_bos()
-    return llama_chat_format.Jinja2ChatFormatter(
-        template=template,
+    return ChatTemplate(
+        template,
+        file_name=path.name,
         eos_token=model.token_get_text(eos) if eos != -1 else "",
         bos_token=model.token_get_text(bos) if bos != -1 else "",
     )

@@ -10,7 +10,9 @@ catalog's numbers, and never by loading it.
 
 from __future__ import annotations
 
+import errno
 import logging
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +25,13 @@ from models.download import (
     DownloadRequest,
     DownloadState,
     part_path,
-    rejected_path,
     sidecar_path,
 )
 from models.embedded import default_chat_model_path
 from models.errors import ModelError, ModelFileInvalid, ModelUnavailable
 from models.gguf_info import read_gguf_info
 from models.memory_estimate import MemoryEstimate, estimate_embedder_memory, estimate_memory
+from models.model_file import unreadable_model_file
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +97,10 @@ class ModelLibrary:
                 f"{error}", "Choose a model on the Models page or give a .gguf file's path."
             ) from error
         path = self.file_of(entry)
-        if not path.is_file():
+        present, problem = _file_state(path)
+        if problem is not None:
+            raise ModelFileInvalid(problem)
+        if not present:
             raise NotDownloaded(
                 f"{entry.name} is not downloaded yet.",
                 f"Download it on the Models page, or with: reverie models download {entry.id}",
@@ -156,9 +161,16 @@ class ModelLibrary:
     def _embedded_embedder(self) -> ModelOption:
         """MiniLM, converted to GGUF in the models folder on the first start."""
         path = self.models_dir / DEFAULT_GGUF_NAME
-        if not path.is_file():
+        present, problem = _file_state(path)
+        if not present:
             return ModelOption(
-                EMBEDDED, EMBEDDED_EMBEDDER_NAME, "embedding", "embedded", None, None
+                EMBEDDED,
+                EMBEDDED_EMBEDDER_NAME,
+                "embedding",
+                "embedded",
+                None,
+                None,
+                problem=problem,
             )
         try:
             info = read_gguf_info(path)
@@ -185,18 +197,20 @@ class ModelLibrary:
 
     def _catalog_option(self, entry: CatalogEntry, context: int) -> ModelOption:
         path = self.file_of(entry)
-        on_disk = path if path.is_file() else None
+        present, problem = _file_state(path)
         partial = part_path(path)
+        partial_present, _ = _file_state(partial)
         return ModelOption(
             entry.id,
             entry.name,
             entry.kind,
             "catalog",
-            on_disk,
+            path if present else None,
             entry.size,
             entry,
             catalog_estimate(entry, context),
-            partial=partial.stat().st_size if partial.is_file() else 0,
+            problem=problem,
+            partial=partial.stat().st_size if partial_present else 0,
         )
 
     # -- getting one ---------------------------------------------------------
@@ -209,10 +223,9 @@ class ModelLibrary:
         downloader: Downloader,
     ) -> Path:
         """Download *entry* into the models folder (resuming a part kept
-        from before), checked against its size and sha256; its path."""
-        self.models_dir.mkdir(parents=True, exist_ok=True)
-        # A copy a check rejected before only takes room: this download replaces it.
-        rejected_path(self.file_of(entry)).unlink(missing_ok=True)
+        from before), checked against its size and sha256; its path.  The
+        downloader makes the folder, names what is in the way and removes a
+        copy a check rejected before."""
         request = DownloadRequest(
             url=entry.download_url(endpoint),
             destination=self.file_of(entry),
@@ -236,6 +249,18 @@ def catalog_estimate(entry: CatalogEntry, context: int) -> MemoryEstimate | None
     if entry.kind == "embedding":
         return estimate_embedder_memory(entry.size, entry.shape)
     return estimate_memory(entry.size, entry.shape, context)
+
+
+def _file_state(path: Path) -> tuple[bool, str | None]:
+    """Whether a regular file is at *path* in the models folder, and why that
+    cannot be told (``pathlib``'s ``is_file()`` raises for a name too long for
+    the file system, which a long models folder makes of every file in it)."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode), None
+    except OSError as error:
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            return False, None
+        return False, str(unreadable_model_file(path, error))
 
 
 def model_path(ref: str | Path) -> Path:

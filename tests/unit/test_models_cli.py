@@ -249,3 +249,18 @@ def test_a_context_out_of_bounds_is_refused(
     with pytest.raises(SystemExit):
         main(["models", "estimate", str(smollm2_path), "--context", context])
     assert "--context" in capsys.readouterr().err
+
+
+def test_a_path_that_cannot_be_looked_at_is_refused_with_the_reason(
+    user_dirs: AppPaths, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "loop.gguf").symlink_to(tmp_path / "loop.gguf")
+    refused = {
+        str(tmp_path / ("a" * 300 + ".gguf")): "too long for the file system",
+        str(tmp_path / "loop.gguf"): "loop of symbolic links",
+    }
+    for ref, reason in refused.items():
+        for command in (["add", ref], ["use", ref], ["estimate", ref]):
+            assert main(["models", *command]) == 1, command
+            assert reason in capsys.readouterr().err
+    assert _settings(user_dirs).models.added == ()

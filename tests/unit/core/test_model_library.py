@@ -148,3 +148,32 @@ def test_an_embedding_models_estimate_has_no_kv_cache(catalog: Catalog) -> None:
     assert estimate.kv_cache == 0
     # Its output buffer holds a batch of logits over 250,002 tokens: it dominates.
     assert estimate.total > 2 * catalog.get("bge-m3").size
+
+
+def test_an_added_path_too_long_for_the_file_system_is_a_problem_not_a_crash(
+    library: ModelLibrary, tmp_path: Path
+) -> None:
+    too_long = [tmp_path / ("a" * 300 + ".gguf"), tmp_path.joinpath(*["b" * 200] * 30, "m.gguf")]
+
+    options = library.options([str(path) for path in too_long], 2048)[-2:]
+
+    for option in options:
+        assert not option.installed
+        assert option.problem is not None and "too long for the file system" in option.problem
+
+
+def test_a_models_folder_too_long_for_its_files_says_so_for_each_model(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    # Under PATH_MAX itself, but a file name inside takes it over.
+    folder = tmp_path.joinpath(*["d" * 200] * 20)
+    library = ModelLibrary(folder, catalog)
+
+    options = library.options((), 2048)
+
+    catalog_options = [o for o in options if o.source == "catalog"]
+    assert catalog_options and all(
+        o.problem and "too long for the file system" in o.problem for o in catalog_options
+    )
+    with pytest.raises(ModelUnavailable, match="too long for the file system"):
+        library.local_path(catalog.entries[0].id)

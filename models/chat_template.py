@@ -1,0 +1,375 @@
+"""A model's own chat template, rendered within bounds of work and size.
+
+The template is Jinja kept in the GGUF's metadata (``tokenizer.chat_template``),
+so a damaged or hostile file brings one that does not parse, raises at every
+reply, loops for hours or builds gigabytes of text.  It is rendered as
+llama-cpp-python renders it (jinja2's immutable sandbox, its extensions and
+``tojson``), with bounds added: every loop item, call, attribute lookup,
+operator and piece of output is a step against a budget of steps and a
+deadline, every text made is held to a size, and the output too.  The loops
+and the output are reached by rewriting the parsed template (a filter
+around every loop's items and every output), since Jinja compiles them to
+plain Python that no sandbox hook sees.
+
+``ChatTemplate.check`` renders a sample conversation when the model loads,
+so a template that cannot work fails there, naming the file; a template
+that fails on a later conversation fails that reply, typed, never hangs.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import jinja2
+from jinja2 import nodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.visitor import NodeTransformer
+from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+from models.errors import ModelFileInvalid
+
+log = logging.getLogger(__name__)
+
+MAX_STEPS = 1_000_000
+"""Far above any real template's need (SmolLM2's takes ~20 steps a message)."""
+MAX_SECONDS = 2.0
+_MIN_TEXT = 1 << 20
+"""Texts may grow to four times the conversation, and at least this."""
+_MAX_INT_ARGUMENT = 1 << 20
+"""No real template passes a larger number (a width, a count) to a call."""
+_MAX_INT_BITS = 4096
+_WIDE_FORMAT = re.compile(r"\d{6,}")
+"""A format width or precision of a million or more characters."""
+_SAMPLE = ({"role": "user", "content": "Hello."},)
+_HINT = "Download the model again or choose another .gguf file."
+
+_ITEMS = "_reverie_items"
+_EMIT = "_reverie_emit"
+_TEXT = "_reverie_text"
+
+
+class _TooCostly(jinja2.TemplateError):
+    """The template went past its budget of steps, time or size."""
+
+
+class _Refused(Exception):
+    """The template called ``raise_exception``."""
+
+
+class _Budget:
+    def __init__(self, max_chars: int) -> None:
+        self.steps = MAX_STEPS
+        self.deadline = time.monotonic() + MAX_SECONDS
+        self.max_chars = max_chars
+        self.emitted = 0
+
+    def step(self) -> None:
+        self.steps -= 1
+        if self.steps < 0 or time.monotonic() > self.deadline:
+            raise _TooCostly("too much work")
+
+    def emit(self, text: str) -> None:
+        self.emitted += len(text)
+        if self.emitted > self.max_chars:
+            raise _TooCostly("too much output")
+
+
+class _Bounder(NodeTransformer):
+    """Routes every loop's items, every output and every ``~`` through the
+    budget's filters."""
+
+    def visit_For(self, node: nodes.For) -> nodes.Node:
+        self.generic_visit(node)
+        node.iter = _filtered(_expression(node.iter), _ITEMS)
+        return node
+
+    def visit_Output(self, node: nodes.Output) -> nodes.Node:
+        self.generic_visit(node)
+        node.nodes = [_filtered(_expression(child), _EMIT) for child in node.nodes]
+        return node
+
+    def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
+        self.generic_visit(node)
+        return _filtered(node, _TEXT)
+
+
+def _expression(node: nodes.Node) -> nodes.Expr:
+    if isinstance(node, nodes.TemplateData):
+        return nodes.Const(node.data, lineno=node.lineno)
+    assert isinstance(node, nodes.Expr)  # an Output holds template data and expressions only
+    return node
+
+
+def _filtered(node: nodes.Expr, name: str) -> nodes.Filter:
+    return nodes.Filter(node, name, [], [], None, None, lineno=node.lineno)
+
+
+class _BoundedEnvironment(ImmutableSandboxedEnvironment):
+    """llama-cpp-python's chat-template environment, with every step counted."""
+
+    intercepted_binops = frozenset({"*", "**", "+", "%"})
+
+    def __init__(self) -> None:
+        super().__init__(
+            loader=jinja2.BaseLoader(),
+            trim_blocks=True,
+            lstrip_blocks=True,
+            extensions=[Jinja2ChatFormatter.IgnoreGenerationTags, jinja2.ext.loopcontrols],
+        )
+        self.budget: _Budget | None = None
+        self.filters["tojson"] = Jinja2ChatFormatter.tojson
+        self.filters = {name: self._guarded(f) for name, f in self.filters.items()}
+        # pass_context: never evaluated while compiling, only under a budget.
+        self.filters[_ITEMS] = jinja2.pass_context(lambda _context, items: self._items(items))
+        self.filters[_EMIT] = jinja2.pass_context(lambda _context, value: self._emit(value))
+        self.filters[_TEXT] = jinja2.pass_context(lambda _context, value: self._text(value))
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+        template = super()._parse(source, name, filename)
+        _Bounder().visit(template)
+        return template
+
+    # -- the budget's filters ------------------------------------------------------
+    def _items(self, iterable: Any) -> Iterator[Any]:
+        for item in iterable:
+            self._step()
+            yield item
+
+    def _emit(self, value: Any) -> str:
+        self._step()
+        text = str(value)
+        if self.budget is not None:
+            self.budget.emit(text)
+        return text
+
+    def _text(self, value: Any) -> Any:
+        self._check_size(value)
+        return value
+
+    # -- the sandbox's hooks --------------------------------------------------------
+    # jinja2's own signature: the names keep *kwargs* free for any key.
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        __self._step()
+        __self._check_arguments(args, kwargs)
+        # The sandbox wraps str.format; the bound method is kept as __wrapped__.
+        method = getattr(__obj, "__wrapped__", __obj)
+        name, text = getattr(method, "__name__", ""), getattr(method, "__self__", None)
+        if name in ("format", "format_map"):
+            __self._check_format(text)
+        elif name == "replace" and isinstance(text, str):
+            __self._check_replace(text, args)
+        elif name == "join" and isinstance(text, str) and args:
+            __self._check_join(args[0], text)
+        result = super().call(__context, __obj, *args, **kwargs)
+        __self._check_size(result)
+        return result
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        self._step()
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        self._step()
+        return super().getitem(obj, argument)
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        self._step()
+        if operator == "*":
+            self._check_product(left, right)
+        elif operator == "**":
+            self._check_power(left, right)
+        elif operator == "%":
+            self._check_format(left)
+            self._check_arguments(right if isinstance(right, tuple) else (right,), {})
+        result = super().call_binop(context, operator, left, right)
+        self._check_size(result)
+        return result
+
+    def _guarded(self, function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)  # keeps jinja2's pass_context marks
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            self._step()
+            self._check_arguments(args, kwargs)
+            if function.__name__ in ("do_replace", "do_indent", "do_format", "do_join"):
+                self._check_text_filter(function.__name__, args)
+            result = function(*args, **kwargs)
+            self._check_size(result)
+            return result
+
+        return guarded
+
+    # -- the checks -----------------------------------------------------------------
+    def _step(self) -> None:
+        if self.budget is not None:
+            self.budget.step()
+
+    @property
+    def _max_chars(self) -> int:
+        return self.budget.max_chars if self.budget is not None else _MIN_TEXT
+
+    def _check_size(self, value: Any) -> None:
+        if isinstance(value, str | bytes | list | tuple | dict) and len(value) > self._max_chars:
+            raise _TooCostly("too long a value")
+        if type(value) is int and value.bit_length() > _MAX_INT_BITS:
+            raise _TooCostly("too large a number")
+
+    def _check_arguments(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+        for value in (*args, *kwargs.values()):
+            if type(value) is int and abs(value) > _MAX_INT_ARGUMENT:
+                raise _TooCostly("too large a number passed to a call")
+
+    def _check_product(self, left: Any, right: Any) -> None:
+        if type(left) is int and type(right) is int:
+            if left.bit_length() + right.bit_length() > _MAX_INT_BITS:
+                raise _TooCostly("too large a number")
+            return
+        for sized, count in ((left, right), (right, left)):
+            if (
+                hasattr(sized, "__len__")
+                and type(count) is int
+                and len(sized) * count > self._max_chars
+            ):
+                raise _TooCostly("too long a repetition")
+
+    def _check_power(self, left: Any, right: Any) -> None:
+        numbers = isinstance(left, int | float) and isinstance(right, int | float)
+        if numbers and abs(right) > 64 and abs(left) > 1:
+            raise _TooCostly("too large a power")
+
+    def _check_format(self, pattern: Any) -> None:
+        if isinstance(pattern, str) and _WIDE_FORMAT.search(pattern):
+            raise _TooCostly("too wide a format")
+
+    def _check_replace(self, text: str, args: Sequence[Any]) -> None:
+        if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+            found = text.count(args[0]) if args[0] else len(text) + 1
+            if found * len(args[1]) > self._max_chars:
+                raise _TooCostly("too long a replacement")
+
+    def _check_join(self, items: Any, separator: str) -> None:
+        if hasattr(items, "__len__") and len(items) * len(separator) > self._max_chars:
+            raise _TooCostly("too long a separator")
+
+    def _check_text_filter(self, name: str, args: Sequence[Any]) -> None:
+        # The filters are called with the environment or context first for
+        # some; the text they work on is the first str argument.
+        texts = [a for a in args if isinstance(a, str)]
+        if not texts:
+            return
+        sized = [a for a in args if hasattr(a, "__len__")]
+        if name == "do_join":
+            if len(sized) >= 2 and isinstance(sized[-1], str):  # (items, separator)
+                self._check_join(sized[-2], sized[-1])
+        elif name == "do_format":
+            self._check_format(texts[0])
+        elif name == "do_replace":
+            self._check_replace(texts[0], texts[1:])
+        elif len(texts) > 1 and (texts[0].count("\n") + 1) * len(texts[1]) > self._max_chars:
+            raise _TooCostly("too wide an indent")  # an indent by a text: before every line
+
+
+class ChatTemplateFailed(ModelFileInvalid):
+    """A model file's chat template cannot format a conversation; ``why`` says how."""
+
+    def __init__(self, file_name: str, why: str, hint: str = _HINT) -> None:
+        super().__init__(f"The chat template in {file_name} {why}.", hint)
+        self.why = why
+
+
+class ChatTemplate:
+    """A GGUF's chat template, compiled once and rendered within bounds."""
+
+    def __init__(self, source: str, *, file_name: str, bos_token: str, eos_token: str) -> None:
+        self.file_name = file_name
+        self._bos = bos_token
+        self._eos = eos_token
+        self._environment = _BoundedEnvironment()
+        try:
+            self._template = self._environment.from_string(source)
+        except jinja2.TemplateSyntaxError as error:
+            raise ModelFileInvalid(
+                f"The chat template in {file_name} is broken (a Jinja syntax error on its "
+                f"line {error.lineno}), so Reverie cannot format a conversation for it.",
+                _HINT,
+            ) from error
+        except (jinja2.TemplateError, RecursionError, MemoryError) as error:
+            raise ModelFileInvalid(
+                f"The chat template in {file_name} cannot be read.", _HINT
+            ) from error
+
+    def check(self) -> None:
+        """Render a one-message conversation: ``ModelFileInvalid`` if the
+        template cannot format even that."""
+        try:
+            prompt = self.render(list(_SAMPLE))
+        except ChatTemplateFailed as error:
+            raise ChatTemplateFailed(
+                self.file_name, f"cannot format even a one-message conversation: it {error.why}"
+            ) from error
+        if _SAMPLE[0]["content"] not in prompt:
+            raise ChatTemplateFailed(self.file_name, "leaves the conversation out of its prompt")
+
+    def render(self, messages: Sequence[Mapping[str, str]]) -> str:
+        """The prompt for *messages*, ending where the assistant's turn starts."""
+        size = sum(len(m.get("content", "")) for m in messages)
+        self._environment.budget = _Budget(max(_MIN_TEXT, 4 * size))
+        try:
+            return "".join(self._template.generate(self._variables(messages)))
+        except _TooCostly as error:
+            log.warning("chat template of %s stopped: %s", self.file_name, error)
+            raise ChatTemplateFailed(
+                self.file_name, "takes too long or makes too much text (it was stopped)"
+            ) from error
+        except _Refused as error:
+            # Not its words: a template may put the conversation in them.
+            log.warning("chat template of %s refused the conversation", self.file_name)
+            raise ChatTemplateFailed(
+                self.file_name,
+                "refuses to format this conversation",
+                "Choose another chat model; this one may need its conversation shaped another way.",
+            ) from error
+        except (
+            jinja2.TemplateError,
+            ArithmeticError,
+            AttributeError,
+            LookupError,
+            RecursionError,
+            MemoryError,
+            TypeError,
+            ValueError,
+        ) as error:
+            # The template is a program from the file; whatever it fails with is its fault.
+            log.warning("chat template of %s failed: %s", self.file_name, type(error).__name__)
+            raise ChatTemplateFailed(
+                self.file_name, "fails while formatting the conversation"
+            ) from error
+        finally:
+            self._environment.budget = None
+
+    def _variables(self, messages: Sequence[Mapping[str, str]]) -> dict[str, Any]:
+        return {
+            "messages": [dict(m) for m in messages],
+            "eos_token": self._eos,
+            "bos_token": self._bos,
+            "raise_exception": _raise_exception,
+            "add_generation_prompt": True,
+            "functions": None,
+            "function_call": None,
+            "tools": None,
+            "tool_choice": None,
+            "strftime_now": _strftime_now,
+        }
+
+
+def _raise_exception(message: str) -> None:
+    raise _Refused(message)
+
+
+def _strftime_now(pattern: str) -> str:
+    return datetime.now().strftime(pattern)
