@@ -20,7 +20,7 @@ import os
 import shutil
 from pathlib import Path
 
-from desktop.core.db import Database, DiskFull, open_copy
+from desktop.core.db import Database, DatabaseBusy, DiskFull, open_copy
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.files import make_private_folder, make_tree_private, sync_to_disk
 
@@ -54,6 +54,7 @@ def take_snapshot(
     final = folder / f"{SNAPSHOT_PREFIX}{stamp}{SNAPSHOT_SUFFIX}"
     try:
         make_private_folder(folder)
+        roll_back_cut(folder, database)  # a copy a kill left mid-change counts again
         remove_leftovers(folder)  # before writing: their space may be what is missing
         _write(database, final, skills_dir)
         rotate(folder, keep)
@@ -70,17 +71,25 @@ def roll_back_cut(folder: Path, like: Database) -> None:
     SQLite rolls a hot journal back when it takes the copy's write lock; a
     journal still there then is one SQLite ignores (cut before its header
     was written: the copy itself was never touched), removed while the lock
-    keeps any other writer out.  A copy that does not open (an older
-    version's copy cut short while it was written) stays a leftover."""
+    keeps any other writer out.  A copy being changed now is left to its
+    changer; one that does not open as a database (an older version's copy
+    cut short while it was written) loses its journal and is judged, and
+    removed, as the interrupted copy it is."""
     for path in sorted(folder.glob(f"{SNAPSHOT_PREFIX}*{SNAPSHOT_SUFFIX}")):
         journal = Path(f"{path}-journal")
         if not (journal.is_file() and path.is_file()):
             continue
         try:
-            with open_copy(path, like) as copy, copy.transaction():
-                journal.unlink(missing_ok=True)
+            with open_copy(path, like) as copy:
+                copy.set_pragma("busy_timeout", 0)  # one being changed now is its changer's
+                with copy.transaction():
+                    journal.unlink(missing_ok=True)
+        except DatabaseBusy:
+            log.info("snapshot %s is being changed; left to that change", path.name)
         except (EnvironmentProblem, OSError) as problem:
-            log.warning("snapshot %s is left to be removed: %s", path.name, problem)
+            log.warning("snapshot %s is no whole database: %s", path.name, problem)
+            with contextlib.suppress(OSError):
+                journal.unlink()
 
 
 def complete_snapshots(folder: Path) -> list[Path]:
@@ -143,7 +152,11 @@ def _leftover(path: Path) -> bool:
     if not name.startswith(SNAPSHOT_PREFIX):
         return False  # not ours: left alone
     if name.endswith(_SIDE_FILES):
-        return True
+        # A copy's journal is what rolls it back (a sweep or a purge on it,
+        # now or cut short): it goes only with its copy.
+        return not path.with_name(name.rsplit("-", 1)[0]).exists()
+    if name.endswith(SNAPSHOT_SUFFIX) and Path(f"{path}-journal").exists():
+        return False  # mid-change: rolled back by the next reader (``roll_back_cut``)
     return name.endswith(SNAPSHOT_SUFFIX) and not _complete(path)
 
 
