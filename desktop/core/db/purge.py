@@ -282,7 +282,18 @@ def _drafts_of_erased(reader: Database | Transaction) -> list[ErasedDraft]:
 
 
 def _forget_skills(tx: Transaction, skill_ids: Sequence[int]) -> None:
+    """Delete the draft skills *skill_ids* and blank the changes that made
+    them (one recorded after its conversations were erased still holds the
+    model's words about them)."""
     for chunk in _chunks(skill_ids):
+        rows = tx.fetch_all(
+            "SELECT DISTINCT c.id, c.status, c.payload, c.before, c.after, c.note"
+            " FROM dream_changes c JOIN json_each(c.after, '$.created') made"
+            f" WHERE c.kind = 'skill_draft' AND made.value IN ({_marks(chunk)})",
+            chunk,
+        )
+        for row in rows:
+            _retract(tx, row)
         tx.execute(
             f"DELETE FROM skills WHERE id IN ({_marks(chunk)})"
             f" AND status IN ({_marks(_DRAFT_GONE_WITH)})",
@@ -312,12 +323,18 @@ def _retract_changes(
     rows = tx.fetch_all("SELECT id, status, payload, before, after, note FROM dream_changes")
     for row in rows:
         payload = json.loads(row["payload"])
-        if not isinstance(payload, dict) or not (
+        if isinstance(payload, dict) and (
             _names(payload, _NAMING_MEMORIES, memory_ids)
             or _names(payload, _NAMING_MESSAGES, message_ids)
             or _names(payload, _NAMING_CONVERSATIONS, conversation_ids)
         ):
-            continue
+            _retract(tx, row)
+
+
+def _retract(tx: Transaction, row: Any) -> None:
+    """Blank the dream change *row* (a pending one is rejected)."""
+    payload = json.loads(row["payload"])
+    if isinstance(payload, dict):
         pending = row["status"] == "pending"
         note = RETRACTED_NOTE if pending else None if row["note"] is None else ERASED
         tx.execute(

@@ -6,10 +6,12 @@ for the next dream, which judges it as it is then, and the dream log says so."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 
 import pytest
 
+from desktop.core.db import ConversationStore, Database
 from desktop.core.db.memory_rows import MemoryStatus
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.skills import SkillLibrary
@@ -89,3 +91,38 @@ def test_a_skill_edited_while_the_model_condenses_it_keeps_the_edit(
     assert not model.meanwhile, "the condensing was asked for"
     assert skills.read(tea.id).text == edited
     assert "left for the next dream: skill “brew-tea”" in report.outcomes["skills"]
+
+
+def test_conversations_erased_while_the_model_drafts_from_them_leave_no_word_of_it(
+    make_dreaming: Callable[..., Dreaming],
+    skills: SkillLibrary,
+    model: Meanwhile,
+    database: Database,
+) -> None:
+    dreaming = make_dreaming(skills=skills)
+    store = ConversationStore(database, clock=dreaming.clock)
+    said = []
+    for title in ("monday", "friday"):
+        conversation = store.create(title)
+        store.add_message(conversation.id, "user", "Sort my quillfern receipts into the ledger.")
+        said.append(conversation.id)
+    draft = {"name": "quillfern receipts", "text": "Sort quillfern receipts\n1. Sort. 2. File."}
+    model.queue(json.dumps({"skills": [draft]}))
+    model.meanwhile["several conversations"] = lambda: dreaming.dreamer.eraser.erase_conversations(
+        said
+    )
+
+    dreaming.dreamer.run("manual", DreamControl())
+
+    assert not model.meanwhile, "the draft was asked for"
+    assert skills.list(statuses=("draft",)) == []
+    held = [
+        name
+        for name in os.listdir(dreaming.folder)
+        if (dreaming.folder / name).is_file()
+        and b"quillfern" in (dreaming.folder / name).read_bytes().lower()
+    ]
+    assert held == []
+    recorded = database.fetch_all("SELECT summary, payload, before, after FROM dream_changes")
+    assert recorded, "the draft's change was recorded"
+    assert not any("quillfern" in str(value).lower() for row in recorded for value in row)
