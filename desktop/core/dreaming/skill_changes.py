@@ -11,10 +11,12 @@ or status back, unless the skill changed since.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.db import DreamChange
+from desktop.core.db.skills import Skill
 from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal
 from desktop.core.errors import ReverieError
 from desktop.core.skills import (
@@ -28,6 +30,27 @@ from desktop.core.skills import (
 )
 
 KEY = "skills"
+IDS = ("skill", "into")
+"""The payload keys naming the skills a change touches."""
+
+
+def digests(texts: dict[int, str]) -> dict[str, str]:
+    """What a change records of the skills' texts it was made from, to know
+    them changed: a digest of each, by id."""
+    return {str(skill_id): _digest(text) for skill_id, text in texts.items()}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _digest_now(library: SkillLibrary, skill: Skill) -> str | None:
+    """The digest of *skill*'s file as it is now (None if it cannot be read:
+    making the change then fails, and says why)."""
+    try:
+        return _digest(library.read(skill.id).text)
+    except ReverieError:
+        return None
 
 
 @dataclass
@@ -65,16 +88,20 @@ class SkillChanges:
         return _moved(at, (change.before or {}).get(KEY, {}))
 
     def moved_since(self, at: Applying, proposal: Proposal, read_at: float) -> str:
-        if proposal.kind == "skill_draft":
-            return ""
-        store = at.skill_library().store
-        for key in ("skill", "into"):
-            if key in proposal.payload:
-                skill = store.get(int(proposal.payload[key]))
-                if skill is None:
-                    return f"skill #{proposal.payload[key]} no longer exists"
-                if skill.updated_at > read_at:
-                    return f"skill “{skill.name}” changed since the dream read it"
+        # Its row (a rename, a status, an edit in the app), and its file's text
+        # (an edit in another editor, which the row learns only later).
+        library = at.skill_library()
+        read: dict[str, str] = proposal.payload.get("read", {})
+        for key in dict.fromkeys(
+            [*read, *(str(proposal.payload[k]) for k in IDS if k in proposal.payload)]
+        ):
+            skill = library.store.get(int(key)) if key.isdecimal() else None
+            if skill is None:
+                return f"skill #{key} no longer exists"
+            if skill.updated_at > read_at or (
+                key in read and _digest_now(library, skill) not in (None, read[key])
+            ):
+                return f"skill “{skill.name}” changed since the dream read it"
         return ""
 
     def undo(self, at: Applying, change: DreamChange) -> None:

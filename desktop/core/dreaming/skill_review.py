@@ -38,6 +38,7 @@ from desktop.core.db.skills import Skill
 from desktop.core.dreaming.evidence import kept_share, lost_specifics
 from desktop.core.dreaming.passes import PassContext, numbered, one_line
 from desktop.core.dreaming.proposals import Proposal
+from desktop.core.dreaming.skill_changes import digests
 from desktop.core.errors import ReverieError
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.skills import SkillLibrary, skill_name, summary_of
@@ -139,7 +140,7 @@ class SkillPass:
         condensed = _with_summary(answer.text, summary_of(text))
         if count([condensed])[0] >= count([text])[0]:
             return None  # not shorter: nothing gained
-        return rewrite(skill, condensed, [text], f"Condensed the skill “{skill.name}”.")
+        return rewrite(skill, condensed, {skill.id: text}, f"Condensed the skill “{skill.name}”.")
 
     # -- merging -----------------------------------------------------------
     def _merges(
@@ -170,14 +171,15 @@ class SkillPass:
             keep, retire = sorted((first, second), key=lambda s: (-s.use_count, s.id))
             kept_text = texts[0] if keep is first else texts[1]
             taken.update((first.id, second.id))
+            read = {first.id: texts[0], second.id: texts[1]}
             merged = rewrite(
                 keep,
                 _with_summary(answer.text, summary_of(kept_text)),
-                texts,
+                read,
                 f"The skill “{keep.name}” now also covers “{retire.name}”.",
             )
             # Retiring goes with the merged text: both wait when that does.
-            payload: dict[str, Any] = {"skill": retire.id, "into": keep.id}
+            payload: dict[str, Any] = {"skill": retire.id, "into": keep.id, "read": digests(read)}
             if merged.needs_approval:
                 payload["waits"] = f"it goes with the merged text of “{keep.name}”, which waits"
             proposals += [
@@ -243,12 +245,15 @@ class SkillPass:
         return proposals
 
 
-def rewrite(skill: Skill, text: str, originals: list[str], summary: str) -> Proposal:
-    """A proposal to give *skill* the new *text*, written from *originals*:
-    it waits for the user's approval when the text drops any of their
-    commands, paths, URLs, code or numbers (the payload's "lost" says which)."""
+def rewrite(skill: Skill, text: str, read: dict[int, str], summary: str) -> Proposal:
+    """A proposal to give *skill* the new *text*, written from the skills'
+    texts *read* (by id): it waits for the user's approval when the text
+    drops any of their commands, paths, URLs, code or numbers (the payload's
+    "lost" says which); it is left for the next dream if any of them is
+    changed before it applies (the payload's "read" holds their digests)."""
+    originals = list(read.values())
     lost = lost_specifics(originals, text)
-    payload: dict[str, Any] = {"skill": skill.id, "text": text}
+    payload: dict[str, Any] = {"skill": skill.id, "text": text, "read": digests(read)}
     if lost:
         payload["lost"] = lost
         payload["waits"] = "the new text leaves out " + ", ".join(f"“{s}”" for s in lost[:8])

@@ -93,6 +93,23 @@ def test_a_skill_edited_while_the_model_condenses_it_keeps_the_edit(
     assert "left for the next dream: skill “brew-tea”" in report.outcomes["skills"]
 
 
+def test_a_skill_file_saved_in_another_editor_while_the_model_condenses_it_keeps_the_edit(
+    make_dreaming: Callable[..., Dreaming], skills: SkillLibrary, model: Meanwhile
+) -> None:
+    dreaming = make_dreaming(skills=skills)
+    tea = skills.create("brew-tea", LONG)
+    edited = LONG + "\nAdd honey (the user's own step).\n"
+    model.queue(json.dumps({"text": SHORTER}))
+    # The editor writes the file; the library's row learns of it only later.
+    model.meanwhile["Condense"] = lambda: skills.path(tea).write_text(edited)
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert not model.meanwhile, "the condensing was asked for"
+    assert skills.read(tea.id).text == edited
+    assert "left for the next dream: skill “brew-tea”" in report.outcomes["skills"]
+
+
 def test_conversations_erased_while_the_model_drafts_from_them_leave_no_word_of_it(
     make_dreaming: Callable[..., Dreaming],
     skills: SkillLibrary,
