@@ -135,6 +135,19 @@ def side_file_in_the_way(side: Path, database: Path, kind: str) -> DatabaseUnava
     )
 
 
+def hard_linked(database: Path) -> DatabaseUnavailable:
+    """The error for a database file that has another name too (a hard link,
+    as a backup restored as links leaves): every write would change that
+    other file as well."""
+    return DatabaseUnavailable(
+        f"Reverie cannot use its database {database}: the file has another name too "
+        "(a hard link, as a backup restored with links leaves), so every change would "
+        "change that other file as well. Nothing was changed.",
+        hint=f"Make it a file of its own: copy it (cp, without -l) next to itself, then move "
+        f"the copy over {database.name}.",
+    )
+
+
 def stray_wal(wal: Path, database: Path) -> DatabaseUnavailable:
     """The error for a write-ahead log beside *database* that is not its own
     (replaying it would overwrite the database with another one's pages)."""

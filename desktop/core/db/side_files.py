@@ -42,6 +42,7 @@ from desktop.core.db.errors import (
     DatabaseBusy,
     DatabaseTooNew,
     DatabaseUnavailable,
+    hard_linked,
     side_file_in_the_way,
     stray_wal,
     unavailable,
@@ -76,8 +77,16 @@ def refuse_odd_side_files(path: Path) -> None:
     for good opening a named pipe (and so would reading one here), and
     write through a symbolic or a hard link into the file it shares (a hard
     link is left by a backup restored as links: ``cp -al``, rsnapshot); so
-    these are named from ``lstat`` alone, before anything opens them.
+    these are named from ``lstat`` alone, before anything opens them.  So
+    is a hard link at the database itself: its other name is a backup's.
     """
+    try:
+        own = os.lstat(path)
+    except OSError:
+        pass  # missing (made with one name), or its folder's own checks say why
+    else:
+        if stat.S_ISREG(own.st_mode) and own.st_nlink > 1:
+            raise hard_linked(path)
     for suffix in SIDE_FILES:
         side = side_file(path, suffix)
         try:

@@ -54,3 +54,17 @@ def test_a_restored_snapshot_refuses_the_live_databases_wal(tmp_path: Path) -> N
 
     assert f"{live}-wal" in str(refused.value)
     assert live.read_bytes() == restored
+
+
+def test_a_database_with_a_second_name_is_named_and_the_other_file_untouched(
+    kept: Path, tmp_path: Path
+) -> None:
+    backup = tmp_path / "backup.sqlite3"
+    os.link(kept, backup)  # a backup restored with cp -al
+    before = backup.read_bytes()
+
+    with pytest.raises(DatabaseUnavailable) as refused:
+        open_database(kept).close()
+
+    assert "has another name too" in str(refused.value)
+    assert backup.read_bytes() == before
