@@ -243,9 +243,11 @@ class ChatService:
     def send(self, conversation_id: int, text: str) -> Turn:
         """Store *text* as the user's message, with any secret in it replaced
         by a placeholder (the model, the search index and the snapshots only
-        ever see that); the returned turn answers it."""
+        ever see that); the returned turn answers it.  ``MessageRefused``
+        says why a text cannot be a message (nothing is stored then)."""
+        text = _sendable(text)
         after = [m.content for m in self._conversations.last_messages(conversation_id)]
-        cleaned = redact(scrub(text), after=after, said=self._said)
+        cleaned = redact(text, after=after, said=self._said)
         # In memory only, for this run: a secret said again later, in this
         # conversation or another, goes too.
         self._said = tuple(dict.fromkeys((*self._said, *cleaned.values)))[-_SAID_KEPT:]
@@ -277,7 +279,8 @@ class ChatService:
 
     def edit_last(self, conversation_id: int, text: str) -> Turn:
         """Replace the user's latest message (and everything after it) with
-        *text*, and answer that instead."""
+        *text*, and answer that instead (a text refused replaces nothing)."""
+        _sendable(text)
         asked = self.last_user_message(conversation_id)
         if asked is not None:
             self._conversations.delete_messages_from(conversation_id, asked.id, keep=SEED)
@@ -613,6 +616,20 @@ class ChatService:
         if chosen:
             return self._memories.set_status([chosen[0].id], "deleted"), []
         return [], hits
+
+
+class MessageRefused(ReverieError):
+    """A text cannot be sent as a message; ``str()`` says why."""
+
+
+def _sendable(text: str) -> str:
+    """*text* as a message stores it (lone surrogates replaced), or
+    ``MessageRefused`` if it holds nothing to read (line breaks, control
+    characters: no title, nothing to answer)."""
+    text = scrub(text)
+    if not any(c.isprintable() and not c.isspace() for c in text):
+        raise MessageRefused("There is nothing to send in it.")
+    return text
 
 
 def _row_id(digits: str) -> int | None:
