@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from pydantic import ValidationError
 
@@ -221,6 +221,7 @@ def _add(
     library: ModelLibrary, settings: Settings, path: Path, paths: AppPaths, out: TextIO
 ) -> int:
     path = resolved_model_file(model_path(path))
+    _backend(kind="local", model=str(path))  # what ``use`` takes, ``add`` takes
     option = library.added_option(path, settings.models.context_length)
     if option.problem is not None:
         print(f"reverie: {option.problem}", file=sys.stderr)
@@ -298,18 +299,23 @@ def _use(
     return 0
 
 
+def _backend(**fields: Any) -> Backend:
+    """A role's backend of *fields*, or ``_UsageError`` saying why it cannot be one."""
+    try:
+        return Backend(**fields)
+    except ValidationError as error:
+        reason = str(error.errors(include_url=False)[0]["msg"]).removeprefix("Value error, ")
+        raise _UsageError(reason) from error
+
+
 def _chosen_backend(args: argparse.Namespace, library: ModelLibrary, settings: Settings) -> Backend:
     kind = "embedding" if args.role == "embeddings" else "chat"
     if args.server or args.server_model:
         if args.model or not (args.server and args.server_model):
             raise _UsageError("give either a model, or --server URL with --model NAME")
-        try:
-            return Backend(
-                kind="server", url=args.server, model=args.server_model, dialect=args.dialect
-            )
-        except ValidationError as error:
-            reason = str(error.errors(include_url=False)[0]["msg"]).removeprefix("Value error, ")
-            raise _UsageError(reason) from error
+        return _backend(
+            kind="server", url=args.server, model=args.server_model, dialect=args.dialect
+        )
     if not args.model:
         raise _UsageError("give a catalog id, a .gguf path, or --server URL --model NAME")
     if args.model == EMBEDDED:
@@ -320,7 +326,7 @@ def _chosen_backend(args: argparse.Namespace, library: ModelLibrary, settings: S
         if option.problem is not None:
             raise _UsageError(option.problem)
         _check_kind(option.kind, kind, option.name)
-        return Backend(kind="local", model=str(path))
+        return _backend(kind="local", model=str(path))
     try:
         entry = library.catalog.get(args.model)
     except UnknownModel as error:

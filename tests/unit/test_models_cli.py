@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -263,4 +264,19 @@ def test_a_path_that_cannot_be_looked_at_is_refused_with_the_reason(
         for command in (["add", ref], ["use", ref], ["estimate", ref]):
             assert main(["models", *command]) == 1, command
             assert reason in capsys.readouterr().err
+    assert _settings(user_dirs).models.added == ()
+
+
+def test_add_and_use_agree_on_a_file_named_with_an_invisible_character(
+    user_dirs: AppPaths, smollm2_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hidden = tmp_path / "smol\u200blm.gguf"
+    if smollm2_path.stat().st_dev == tmp_path.stat().st_dev:
+        os.link(smollm2_path, hidden)  # a second name, not a copy of 100 MB
+    else:
+        shutil.copyfile(smollm2_path, hidden)
+
+    for action in ("add", "use"):
+        assert main(["models", action, str(hidden)]) == 1
+        assert "invisible or control character (U+200B)" in capsys.readouterr().err
     assert _settings(user_dirs).models.added == ()
