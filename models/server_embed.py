@@ -132,9 +132,12 @@ class ServerEmbedder:
                 f"an embedding answer that is not {len(texts)} vectors indexed 0..{len(texts) - 1}"
             )
         try:
-            vectors = np.asarray(rows, dtype=np.float32)
-        except (TypeError, ValueError) as error:  # ragged, or not numbers
+            with np.errstate(over="ignore"):  # past a float32: found just below
+                vectors = np.asarray(rows, dtype=np.float32)
+        except (TypeError, ValueError, OverflowError) as error:  # ragged, or no float at all
             raise self._connection.invalid("embeddings that are not lists of numbers") from error
+        if not np.isfinite(vectors).all():
+            raise self._connection.invalid("embeddings holding numbers out of range")
         if vectors.ndim != 2 or vectors.shape[1] == 0:
             raise self._connection.invalid("embeddings of different lengths")
         if not self.dimension:
@@ -157,7 +160,10 @@ def _rows_by_index(answer: Any, count: int) -> list[list[float]] | None:
     for item in data:
         index = item.get("index") if isinstance(item, dict) else None
         vector = item.get("embedding") if isinstance(item, dict) else None
-        if not isinstance(index, int) or not isinstance(vector, list) or index in rows:
+        if type(index) is not int or not isinstance(vector, list) or index in rows:
+            return None
+        # Read as strictly as a local model's answer: true is no 1, "0.5" no number.
+        if not all(type(number) in (int, float) for number in vector):
             return None
         rows[index] = vector
     if sorted(rows) != list(range(count)):
