@@ -162,7 +162,13 @@ class ModelLibrary:
         """MiniLM, converted to GGUF in the models folder on the first start."""
         path = self.models_dir / DEFAULT_GGUF_NAME
         present, problem = _file_state(path)
-        if not present:
+        info = None
+        if present:
+            try:
+                info = read_gguf_info(path)
+            except ModelFileInvalid as error:
+                problem = str(error)
+        if info is None:
             return ModelOption(
                 EMBEDDED,
                 EMBEDDED_EMBEDDER_NAME,
@@ -171,18 +177,6 @@ class ModelLibrary:
                 None,
                 None,
                 problem=problem,
-            )
-        try:
-            info = read_gguf_info(path)
-        except ModelFileInvalid as error:
-            return ModelOption(
-                EMBEDDED,
-                EMBEDDED_EMBEDDER_NAME,
-                "embedding",
-                "embedded",
-                None,
-                None,
-                problem=str(error),
             )
         estimate = estimate_embedder_memory(info.tensor_bytes, info.shape)
         return ModelOption(

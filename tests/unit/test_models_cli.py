@@ -280,3 +280,26 @@ def test_add_and_use_agree_on_a_file_named_with_an_invisible_character(
         assert main(["models", action, str(hidden)]) == 1
         assert "invisible or control character (U+200B)" in capsys.readouterr().err
     assert _settings(user_dirs).models.added == ()
+
+
+@pytest.mark.parametrize(
+    ("key", "said"),
+    [("sk-SECRET123\nX: 1", "line break"), ("\u201csk-SECRET123\u201d", "quotes")],
+)
+def test_a_key_that_cannot_be_sent_is_refused_and_nothing_is_kept(
+    user_dirs: AppPaths,
+    keys: MemoryKeyring,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    key: str,
+    said: str,
+) -> None:
+    monkeypatch.setenv(models_cli.API_KEY_VARIABLE, key)
+
+    assert main(["models", "use", "--server", "http://box/v1", "--model", "m"]) == 1
+
+    err = capsys.readouterr().err
+    assert said in err and models_cli.API_KEY_VARIABLE in err
+    assert "SECRET" not in err
+    assert keys.passwords == {}
+    assert _settings(user_dirs).models == Settings().models
