@@ -28,7 +28,7 @@ from models.download import (
     sidecar_path,
 )
 from models.embedded import default_chat_model_path
-from models.errors import ModelError, ModelFileInvalid, ModelUnavailable
+from models.errors import DownloadFailed, ModelError, ModelFileInvalid, ModelUnavailable
 from models.gguf_info import read_gguf_info
 from models.memory_estimate import MemoryEstimate, estimate_embedder_memory, estimate_memory
 from models.model_file import unreadable_model_file
@@ -229,10 +229,17 @@ class ModelLibrary:
         return downloader.download(request, state)
 
     def discard_partial(self, entry: CatalogEntry) -> None:
-        """Remove what a paused download of *entry* kept (its part and sidecar)."""
+        """Remove what a paused download of *entry* kept (its part and sidecar);
+        ``DownloadFailed`` names what could not be removed."""
         target = self.file_of(entry)
         for path in (part_path(target), sidecar_path(target)):
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as error:
+                raise DownloadFailed(
+                    f"{path} could not be removed: {error.strerror or error}.",
+                    "Move it out of the models folder yourself; the download then starts over.",
+                ) from error
 
 
 def catalog_estimate(entry: CatalogEntry, context: int) -> MemoryEstimate | None:

@@ -37,6 +37,7 @@ from desktop.ui.memory_views import named
 from desktop.ui.model_cards import ModelCard
 from desktop.ui.role_editor import InvalidBackend, Probe, RoleEditor, reason, unstretching
 from models.broker import Role
+from models.errors import ModelError
 from models.memory_estimate import available_memory
 
 Save = Callable[[Settings], bool]
@@ -253,7 +254,11 @@ class ModelsPage(QWidget):
             self._downloads.cancel(model_id)
             return
         # A paused download: its kept part goes, and with it what was said of it.
-        self._library.discard_partial(self._library.catalog.get(model_id))
+        try:
+            self._library.discard_partial(self._library.catalog.get(model_id))
+        except ModelError as error:
+            self._say(str(error), problem=True)
+            return
         self._updates.pop(model_id, None)
         self.refresh(keep_edits=True)
 

@@ -15,7 +15,7 @@ import pytest
 
 from desktop.core.model_library import ModelLibrary
 from models.catalog import load_catalog
-from models.download import Downloader, DownloadState, rejected_path
+from models.download import Downloader, DownloadState, part_path, rejected_path
 from models.errors import DownloadFailed
 from tests.hub_server import HubServer
 
@@ -79,3 +79,17 @@ def test_a_copy_rejected_before_is_removed_when_the_download_starts(
     with pytest.raises(DownloadFailed):  # the local hub does not have the catalog's files
         library.download(entry, DownloadState(), endpoint=hub.endpoint, downloader=downloader)
     assert not old.exists()
+
+
+def test_discarding_a_paused_download_with_a_folder_in_its_place_says_so(
+    tmp_path: Path,
+) -> None:
+    library = ModelLibrary(tmp_path / "models", load_catalog())
+    entry = library.catalog.entries[0]
+    in_the_way = part_path(library.file_of(entry))
+    in_the_way.mkdir(parents=True)
+
+    with pytest.raises(DownloadFailed, match=str(in_the_way)):
+        library.discard_partial(entry)
+
+    assert in_the_way.is_dir(), "what stands there is the user's"

@@ -335,6 +335,29 @@ def test_cancelling_a_paused_download_leaves_nothing_and_says_so(
         downloads.stop()
 
 
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_cancelling_a_paused_download_with_a_folder_in_its_way_says_what_is_there(
+    qtbot: QtBot, library: ModelLibrary, secrets: SecretStore, hub: HubServer
+) -> None:
+    hub.throttle = 100_000
+    downloads = Downloads(library, lambda: hub.endpoint)
+    models_page = ModelsPage(Settings(), library, downloads, secrets, Saved(), _no_probe)
+    qtbot.addWidget(models_page)
+    try:
+        _download_then_pause(qtbot, models_page, downloads)
+        [sidecar] = library.models_dir.glob("*.part.json")
+        sidecar.unlink()
+        sidecar.mkdir()  # something of the user's where the download kept its notes
+
+        models_page.cards["chat:tiny"].cancel_button.click()
+
+        assert str(sidecar) in models_page.message.text()
+        assert models_page.message.property("problem") is True
+        assert sidecar.is_dir()
+    finally:
+        downloads.stop()
+
+
 def test_choices_not_used_yet_survive_another_pages_save_and_are_asked_about(
     qtbot: QtBot, library: ModelLibrary, secrets: SecretStore, tmp_path: Path
 ) -> None:
