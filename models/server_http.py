@@ -52,6 +52,11 @@ DEFAULT_READ_TIMEOUT_S = 300.0
 server can take minutes before the first token."""
 _WRITE_TIMEOUT_S = 30.0
 _ERROR_TEXT_LIMIT = 300
+MAX_ANSWER_BYTES = 64 << 20
+"""The largest answer read that is not streamed: an embedding answer for a
+batch of 64 texts at 4,096 dimensions is about 6 MB of JSON, a model list a
+few kilobytes."""
+_SENT_AS = {"content-encoding", "content-length", "transfer-encoding"}
 MAX_JSON_DEPTH = 64
 """The deepest answer parsed.  The API's answers are a few levels deep (an
 embedding is ``{"data": [{"embedding": [...]}]}``, a streamed event five);
@@ -306,11 +311,27 @@ class ServerConnection:
             raise self._lost(error, mid_reply=answered) from error
 
     def _send(self, method: str, path: str, body: Any, at_root: bool) -> httpx.Response:
+        """The whole answer to one request that is not streamed, read up to
+        ``MAX_ANSWER_BYTES`` (a server sending more is refused, not held)."""
         url = self._url(path, at_root)
         try:
-            return self._client.request(method, url, json=body, extensions=self._extensions)
+            with self._client.stream(
+                method, url, json=body, extensions=self._extensions
+            ) as response:
+                content = bytearray()
+                for chunk in response.iter_bytes():
+                    content += chunk
+                    if len(content) > MAX_ANSWER_BYTES:
+                        raise self.invalid(
+                            f"an answer to {path} larger than {MAX_ANSWER_BYTES >> 20} MB"
+                        )
         except httpx.TransportError as error:
             raise self._lost(error, mid_reply=False) from error
+        # As read: decoded already, so without the headers saying how it was sent.
+        kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _SENT_AS]
+        return httpx.Response(
+            response.status_code, headers=kept, content=bytes(content), request=response.request
+        )
 
     def _url(self, path: str, at_root: bool) -> str:
         return f"{self.root_url if at_root else self.base_url}{path}"

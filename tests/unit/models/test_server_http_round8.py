@@ -7,8 +7,9 @@ tell that a server was never asked.
 
 from __future__ import annotations
 
+import gzip
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -17,6 +18,7 @@ from models.errors import ModelError
 from models.server_chat import ServerChatModel
 from models.server_embed import ServerEmbedder
 from models.server_http import (
+    MAX_ANSWER_BYTES,
     ServerAnswerInvalid,
     ServerConnection,
     ServerKeyInvalid,
@@ -169,3 +171,35 @@ def test_parse_json_refuses_depth_beyond_what_any_api_answer_has() -> None:
             parse_json(text)
     with pytest.raises(ValueError):
         parse_json("not json")
+
+
+def test_an_answer_larger_than_any_the_api_sends_is_refused_not_held() -> None:
+    sent = []
+
+    def endless() -> Iterator[bytes]:
+        while True:
+            sent.append(1)
+            yield b" " * (1 << 20)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=endless())
+
+    connection = ServerConnection(URL, transport=Recording(answer))
+    try:
+        with pytest.raises(ServerAnswerInvalid, match="larger than 64 MB"):
+            connection.get_json("/models")
+    finally:
+        connection.close()
+    assert len(sent) <= (MAX_ANSWER_BYTES >> 20) + 2
+
+
+def test_a_compressed_answer_is_read_once_decoded() -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = gzip.compress(json.dumps(MODELS).encode())
+        return httpx.Response(200, content=body, headers={"content-encoding": "gzip"})
+
+    connection = ServerConnection(URL, transport=Recording(answer))
+    try:
+        assert connection.get_json("/models") == MODELS
+    finally:
+        connection.close()
