@@ -221,29 +221,41 @@ def _download_then_pause(qtbot: QtBot, models_page: ModelsPage, downloads: Downl
         models_page.cards["chat:tiny"].pause_button.click()
 
 
-@pytest.mark.allow_hosts(["127.0.0.1"])
-def test_a_paused_download_keeps_its_part_and_resumes(
-    qtbot: QtBot, library: ModelLibrary, secrets: SecretStore, hub: HubServer, tiny: bytes
-) -> None:
+@pytest.fixture
+def paused(
+    qtbot: QtBot, library: ModelLibrary, secrets: SecretStore, hub: HubServer
+) -> Iterator[tuple[ModelsPage, Downloads]]:
+    """The Models page with the tiny model's download paused part-way."""
     hub.throttle = 100_000  # four seconds for the whole file: time to pause
     downloads = Downloads(library, lambda: hub.endpoint)
     models_page = ModelsPage(Settings(), library, downloads, secrets, Saved(), _no_probe)
     qtbot.addWidget(models_page)
     try:
         _download_then_pause(qtbot, models_page, downloads)
-
-        card = models_page.cards["chat:tiny"]
-        assert card.download_button.text() == "Resume"
-        assert card.option.partial > 0
-        hub.throttle = None
-        with qtbot.waitSignal(
-            downloads.changed, check_params_cb=lambda u: u.state == "done", timeout=WAIT_MS
-        ):
-            card.download_button.click()
-        assert (library.models_dir / "tiny-q4_k_m.gguf").read_bytes() == tiny
-        assert "bytes=" in (hub.ranges()[-1] or "")  # the second request resumed
+        yield models_page, downloads
     finally:
         downloads.stop()
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_a_paused_download_keeps_its_part_and_resumes(
+    qtbot: QtBot,
+    paused: tuple[ModelsPage, Downloads],
+    library: ModelLibrary,
+    hub: HubServer,
+    tiny: bytes,
+) -> None:
+    models_page, downloads = paused
+    card = models_page.cards["chat:tiny"]
+    assert card.download_button.text() == "Resume"
+    assert card.option.partial > 0
+    hub.throttle = None
+    with qtbot.waitSignal(
+        downloads.changed, check_params_cb=lambda u: u.state == "done", timeout=WAIT_MS
+    ):
+        card.download_button.click()
+    assert (library.models_dir / "tiny-q4_k_m.gguf").read_bytes() == tiny
+    assert "bytes=" in (hub.ranges()[-1] or "")  # the second request resumed
 
 
 def test_files_are_added_by_drop_and_a_bad_one_says_why(
@@ -316,46 +328,32 @@ def test_an_address_that_cannot_be_one_is_not_asked(
 
 @pytest.mark.allow_hosts(["127.0.0.1"])
 def test_cancelling_a_paused_download_leaves_nothing_and_says_so(
-    qtbot: QtBot, library: ModelLibrary, secrets: SecretStore, hub: HubServer
+    paused: tuple[ModelsPage, Downloads], library: ModelLibrary
 ) -> None:
-    hub.throttle = 100_000
-    downloads = Downloads(library, lambda: hub.endpoint)
-    models_page = ModelsPage(Settings(), library, downloads, secrets, Saved(), _no_probe)
-    qtbot.addWidget(models_page)
-    try:
-        _download_then_pause(qtbot, models_page, downloads)
+    models_page, _ = paused
 
-        models_page.cards["chat:tiny"].cancel_button.click()
+    models_page.cards["chat:tiny"].cancel_button.click()
 
-        card = models_page.cards["chat:tiny"]
-        assert card.state.text() == "Not downloaded."
-        assert card.download_button.text() == "Download"
-        assert list(library.models_dir.iterdir()) == []
-    finally:
-        downloads.stop()
+    card = models_page.cards["chat:tiny"]
+    assert card.state.text() == "Not downloaded."
+    assert card.download_button.text() == "Download"
+    assert list(library.models_dir.iterdir()) == []
 
 
 @pytest.mark.allow_hosts(["127.0.0.1"])
 def test_cancelling_a_paused_download_with_a_folder_in_its_way_says_what_is_there(
-    qtbot: QtBot, library: ModelLibrary, secrets: SecretStore, hub: HubServer
+    paused: tuple[ModelsPage, Downloads], library: ModelLibrary
 ) -> None:
-    hub.throttle = 100_000
-    downloads = Downloads(library, lambda: hub.endpoint)
-    models_page = ModelsPage(Settings(), library, downloads, secrets, Saved(), _no_probe)
-    qtbot.addWidget(models_page)
-    try:
-        _download_then_pause(qtbot, models_page, downloads)
-        [sidecar] = library.models_dir.glob("*.part.json")
-        sidecar.unlink()
-        sidecar.mkdir()  # something of the user's where the download kept its notes
+    models_page, _ = paused
+    [sidecar] = library.models_dir.glob("*.part.json")
+    sidecar.unlink()
+    sidecar.mkdir()  # something of the user's where the download kept its notes
 
-        models_page.cards["chat:tiny"].cancel_button.click()
+    models_page.cards["chat:tiny"].cancel_button.click()
 
-        assert str(sidecar) in models_page.message.text()
-        assert models_page.message.property("problem") is True
-        assert sidecar.is_dir()
-    finally:
-        downloads.stop()
+    assert str(sidecar) in models_page.message.text()
+    assert models_page.message.property("problem") is True
+    assert sidecar.is_dir()
 
 
 def test_choices_not_used_yet_survive_another_pages_save_and_are_asked_about(

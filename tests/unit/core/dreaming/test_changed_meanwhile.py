@@ -72,8 +72,9 @@ def test_a_memory_deleted_or_archived_while_the_model_merges_it_stays_so(
     assert "left for the next dream: memory #1" in report.outcomes["dedup"]
 
 
+@pytest.mark.parametrize("where", ["the skill editor", "another editor"])
 def test_a_skill_edited_while_the_model_condenses_it_keeps_the_edit(
-    make_dreaming: Callable[..., Dreaming], skills: SkillLibrary, model: Meanwhile
+    make_dreaming: Callable[..., Dreaming], skills: SkillLibrary, model: Meanwhile, where: str
 ) -> None:
     dreaming = make_dreaming(skills=skills)
     tea = skills.create("brew-tea", LONG)
@@ -82,26 +83,12 @@ def test_a_skill_edited_while_the_model_condenses_it_keeps_the_edit(
 
     def user_saves() -> None:
         dreaming.clock.advance(1)
-        skills.update_text(tea.id, edited)
+        if where == "the skill editor":
+            skills.update_text(tea.id, edited)
+        else:  # the file alone: the library's row learns of it only later
+            skills.path(tea).write_text(edited)
 
     model.meanwhile["Condense"] = user_saves
-
-    report = dreaming.dreamer.run("manual", DreamControl())
-
-    assert not model.meanwhile, "the condensing was asked for"
-    assert skills.read(tea.id).text == edited
-    assert "left for the next dream: skill “brew-tea”" in report.outcomes["skills"]
-
-
-def test_a_skill_file_saved_in_another_editor_while_the_model_condenses_it_keeps_the_edit(
-    make_dreaming: Callable[..., Dreaming], skills: SkillLibrary, model: Meanwhile
-) -> None:
-    dreaming = make_dreaming(skills=skills)
-    tea = skills.create("brew-tea", LONG)
-    edited = LONG + "\nAdd honey (the user's own step).\n"
-    model.queue(json.dumps({"text": SHORTER}))
-    # The editor writes the file; the library's row learns of it only later.
-    model.meanwhile["Condense"] = lambda: skills.path(tea).write_text(edited)
 
     report = dreaming.dreamer.run("manual", DreamControl())
 
