@@ -303,3 +303,13 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
     def delete_password(self, service: str, username: str) -> None:
         if self.passwords.pop((service, username), None) is None:
             raise keyring.errors.PasswordDeleteError("not found")
+
+
+class RecordedSleep:
+    """Stands in for the back-off sleep: remembers each delay and returns at once."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)

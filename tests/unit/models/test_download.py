@@ -16,7 +16,6 @@ import random
 import socket
 import struct
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -42,6 +41,7 @@ from models.errors import (
     ServerError,
     ServerRefused,
 )
+from tests.fakes import RecordedSleep
 from tests.hub_server import HubServer
 
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
@@ -62,16 +62,6 @@ def gguf_bytes(size: int = SIZE, seed: int = 1) -> bytes:
 
 def sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
-
-
-class RecordedSleep:
-    """Stands in for the back-off sleep: remembers each delay and returns at once."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
 
 
 class SteppingClock:
@@ -108,25 +98,6 @@ class Running:
         self._thread.join(timeout)
         assert not self._thread.is_alive(), f"the download did not stop within {timeout} s"
         return self.outcome
-
-
-@pytest.fixture
-def hub() -> Iterator[HubServer]:
-    with HubServer() as server:
-        yield server
-
-
-@pytest.fixture
-def sleep() -> RecordedSleep:
-    return RecordedSleep()
-
-
-@pytest.fixture
-def downloader(hub: HubServer, sleep: RecordedSleep) -> Iterator[Downloader]:
-    # Depends on ``hub`` so that it closes (and drops its connections) first.
-    loader = Downloader(sleep=sleep, disk_margin=0)
-    yield loader
-    loader.close()
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,12 +31,12 @@ from models.download import (
     sidecar_path,
 )
 from models.errors import DownloadFailed, FileRejected, Offline, ServerError
+from tests.fakes import RecordedSleep
 from tests.hub_server import HubServer
 from tests.unit.models.test_download import (
     CUT,
     FILE,
     SIZE,
-    RecordedSleep,
     gguf_bytes,
     leave_part,
     request_for,
@@ -48,24 +47,6 @@ from tests.unit.models.test_download import (
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 
 NOTES = b"the user's notes\n"
-
-
-@pytest.fixture
-def hub() -> Iterator[HubServer]:
-    with HubServer() as server:
-        yield server
-
-
-@pytest.fixture
-def sleep() -> RecordedSleep:
-    return RecordedSleep()
-
-
-@pytest.fixture
-def downloader(hub: HubServer, sleep: RecordedSleep) -> Iterator[Downloader]:
-    loader = Downloader(sleep=sleep, disk_margin=0)
-    yield loader
-    loader.close()
 
 
 @pytest.fixture
