@@ -293,7 +293,8 @@ def _forget_skills(tx: Transaction, skill_ids: Sequence[int]) -> None:
             chunk,
         )
         for row in rows:
-            _retract(tx, row)
+            payload = json.loads(row["payload"])
+            _retract(tx, row, payload if isinstance(payload, dict) else {})
         tx.execute(
             f"DELETE FROM skills WHERE id IN ({_marks(chunk)})"
             f" AND status IN ({_marks(_DRAFT_GONE_WITH)})",
@@ -328,30 +329,29 @@ def _retract_changes(
             or _names(payload, _NAMING_MESSAGES, message_ids)
             or _names(payload, _NAMING_CONVERSATIONS, conversation_ids)
         ):
-            _retract(tx, row)
+            _retract(tx, row, payload)
 
 
-def _retract(tx: Transaction, row: Any) -> None:
-    """Blank the dream change *row* (a pending one is rejected)."""
-    payload = json.loads(row["payload"])
-    if isinstance(payload, dict):
-        pending = row["status"] == "pending"
-        note = RETRACTED_NOTE if pending else None if row["note"] is None else ERASED
-        tx.execute(
-            "UPDATE dream_changes SET summary = ?, payload = ?, before = ?, after = ?, note = ?,"
-            " status = ?, decided_at = CASE WHEN ? THEN (julianday('now') - 2440587.5) * 86400.0"
-            " ELSE decided_at END WHERE id = ?",
-            (
-                ERASED,
-                json.dumps(_blanked_texts(payload)),
-                _blanked_skill_states(row["before"]),
-                _blanked_skill_states(row["after"]),
-                note,
-                "rejected" if pending else row["status"],
-                int(pending),
-                row["id"],
-            ),
-        )
+def _retract(tx: Transaction, row: Any, payload: dict[str, Any]) -> None:
+    """Blank the dream change *row*, whose payload is *payload* (a pending
+    one is rejected)."""
+    pending = row["status"] == "pending"
+    note = RETRACTED_NOTE if pending else None if row["note"] is None else ERASED
+    tx.execute(
+        "UPDATE dream_changes SET summary = ?, payload = ?, before = ?, after = ?, note = ?,"
+        " status = ?, decided_at = CASE WHEN ? THEN (julianday('now') - 2440587.5) * 86400.0"
+        " ELSE decided_at END WHERE id = ?",
+        (
+            ERASED,
+            json.dumps(_blanked_texts(payload)),
+            _blanked_skill_states(row["before"]),
+            _blanked_skill_states(row["after"]),
+            note,
+            "rejected" if pending else row["status"],
+            int(pending),
+            row["id"],
+        ),
+    )
 
 
 def _blanked_texts(recorded: dict[str, Any]) -> dict[str, Any]:
