@@ -52,7 +52,7 @@ from desktop.ui.erase_outcome import erased_or_unfinished, erasure_notice
 from desktop.ui.memory_commands import MemoryCommands
 from desktop.ui.message_input import EditingBar, MessageInput
 from desktop.ui.transcript import MessageView, Transcript
-from desktop.ui.worker import TaskDone, TaskFailed, WorkerThread
+from desktop.ui.worker import TaskDone, TaskFailed, TaskQueue, WorkerThread
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +122,11 @@ class ChatWindow(QMainWindow):
         self._conversation_id = conversation_id
         self._turn: Turn | None = None
         self._busy = False
+        """Whether a task runs on the worker (a turn, a compaction, an erasure)."""
+        self._reading = False
+        """Whether a sent message is being read (for secrets) and stored."""
+        self._announced = False
+        """What ``busy_changed`` last said."""
         self._queued: Turn | None = None
         """A message sent while the greeting is written: answered right after it."""
         self._editing = False
@@ -142,6 +147,10 @@ class ChatWindow(QMainWindow):
         )
         self._worker = WorkerThread("chat-worker", self)
         self._connect_worker()
+        # Reading a long paste for secrets takes seconds: off the UI thread,
+        # and beside the worker, so a message sent during the greeting is
+        # stored (and shown) at once.
+        self._reader = TaskQueue("chat-reader", self)
         self._available = False  # until the chat model is loaded: set_chat_available
         self._show_conversation(conversation_id)
         self.set_status(self._idle_status())
@@ -301,7 +310,7 @@ class ChatWindow(QMainWindow):
 
     def open_conversation(self, conversation_id: int, message_id: int | None = None) -> None:
         """Show the conversation, at *message_id* if given (a memory's source)."""
-        if self._busy:
+        if self.busy:
             self.set_status("Stop the reply (Esc) before switching conversations")
             self._refresh_list()
             return
@@ -316,7 +325,7 @@ class ChatWindow(QMainWindow):
         """A new conversation, which Reverie opens with a greeting."""
         if self._chat is None:
             return
-        if self._busy:
+        if self.busy:
             self.set_status("Stop the reply (Esc) before starting a new conversation")
             return
         self._guarded(lambda chat: self.open_conversation(chat.new_conversation(off_record).id))
@@ -334,7 +343,7 @@ class ChatWindow(QMainWindow):
             self._refresh_list()
 
     def delete_conversation(self, conversation_id: int) -> None:
-        if self._chat is None or (self._busy and conversation_id == self._conversation_id):
+        if self._chat is None or (self.busy and conversation_id == self._conversation_id):
             return
         answer = QMessageBox.question(
             self,
@@ -359,7 +368,7 @@ class ChatWindow(QMainWindow):
     def erase_conversation(self, conversation_id: int) -> None:
         """Erase a conversation for good (the list asked first), on the worker:
         erasing rewrites the database file."""
-        if self._chat is None or self._busy:
+        if self._chat is None or self.busy:
             self.set_status("Stop the reply (Esc) before deleting for good")
             return
         if conversation_id == self._conversation_id:  # out of the list first, then away from it
@@ -428,7 +437,19 @@ class ChatWindow(QMainWindow):
 
     @property
     def busy(self) -> bool:
-        return self._busy
+        """Is Reverie replying, or reading a message just sent?"""
+        return self._busy or self._reading
+
+    @property
+    def reading(self) -> bool:
+        """Is a message just sent still being read and stored?"""
+        return self._reading
+
+    def _announce(self) -> None:
+        """Say ``busy_changed`` when ``busy`` changed since it was last said."""
+        if self.busy != self._announced:
+            self._announced = self.busy
+            self.busy_changed.emit(self._announced)
 
     @property
     def chat_available(self) -> bool:
@@ -442,7 +463,10 @@ class ChatWindow(QMainWindow):
         """Send is on while there is something to send and a way to send it."""
         can_queue = self._greeting() and self._queued is None
         self.send_button.setEnabled(
-            self._chat is not None and self.input.has_text() and (not self._busy or can_queue)
+            self._chat is not None
+            and self.input.has_text()
+            and not self._reading
+            and (not self._busy or can_queue)
         )
 
     def copy_last_reply(self) -> None:
@@ -458,6 +482,8 @@ class ChatWindow(QMainWindow):
         typed = self.input.toPlainText()
         if not typed.strip() or self._chat is None or self._conversation_id is None:
             return
+        if self._reading:  # the box holds what is being sent
+            return
         parsed = commands.parse(typed)
         if isinstance(parsed, Command):
             self._typed_command(parsed)
@@ -469,15 +495,45 @@ class ChatWindow(QMainWindow):
             self._send_message(self._chat, self._conversation_id, parsed)
 
     def _send_message(self, chat: ChatService, conversation_id: int, text: str) -> None:
+        """Store *text* (read for secrets first, on the reader: a long paste
+        takes seconds), then answer it; the box keeps it until it is stored."""
         editing = self._editing
-        try:
-            if editing:
-                turn = chat.edit_last(conversation_id, text)
-            else:
-                turn = chat.send(conversation_id, text)
-        except ReverieError as error:
-            self.show_problem(f"Your message was not sent: {error}")  # the text stays in the box
+
+        def store() -> Turn | ReverieError:
+            try:
+                if editing:
+                    return chat.edit_last(conversation_id, text)
+                return chat.send(conversation_id, text)
+            except ReverieError as error:  # for the banner, not the log
+                return error
+
+        self._reading = True
+        self.input.setReadOnly(True)
+        self._update_send()
+        self._announce()
+        self.set_status("Sending…")
+        self._reader.run(store, lambda result: self._stored(result, editing), self._not_stored)
+
+    def _not_stored(self, problem: str) -> None:
+        self._read()
+        self.show_problem(f"Your message was not sent: {problem}")  # the text stays in the box
+        self.set_status(self._idle_status())
+        self._announce()
+
+    def _read(self) -> None:
+        self._reading = False
+        self.input.setReadOnly(False)
+        self._update_send()
+
+    def _stored(self, result: object, editing: bool) -> None:
+        if not self._worker.qthread.isRunning():  # the app quit meanwhile
             return
+        if isinstance(result, ReverieError):
+            self._not_stored(str(result))
+            return
+        assert isinstance(result, Turn)
+        turn = result
+        self._read()
         self.input.clear()
         self.cancel_edit()
         if editing:
@@ -494,6 +550,7 @@ class ChatWindow(QMainWindow):
             self.set_status("Greeting you first; your message is answered next…")
         else:
             self._start_turn(turn)
+        self._announce()
 
     def _tell_why_redacted(self, kinds: tuple[str, ...]) -> None:
         """Under the first message a secret was taken out of, once per run of
@@ -503,7 +560,7 @@ class ChatWindow(QMainWindow):
             self._on_notice(redaction_notice(kinds))
 
     def _typed_command(self, command: Command) -> None:
-        if command.name in _MODEL_COMMANDS and self._busy:
+        if command.name in _MODEL_COMMANDS and self.busy:
             self.set_status(f"/{command.name} waits for the reply: wait, or stop it (Esc)")
         elif command.name in _MODEL_COMMANDS and not self._available:
             self.set_status(f"/{command.name} needs a chat model: choose one in Settings → Models")
@@ -513,7 +570,7 @@ class ChatWindow(QMainWindow):
 
     def regenerate(self) -> None:
         """Answer the last message again, in place of the last answer."""
-        if self._chat is None or self._conversation_id is None or self._busy:
+        if self._chat is None or self._conversation_id is None or self.busy:
             return
         if not self._available:
             self.set_status("Replies need a chat model: choose one in Settings → Models")
@@ -532,7 +589,7 @@ class ChatWindow(QMainWindow):
 
     def edit_last_message(self) -> None:
         """Put the last message in the box, to send in place of the old one."""
-        if self._chat is None or self._conversation_id is None or self._busy:
+        if self._chat is None or self._conversation_id is None or self.busy:
             return
         last = self._chat.last_user_message(self._conversation_id)
         if last is None:
@@ -563,7 +620,7 @@ class ChatWindow(QMainWindow):
         user may already write."""
         if self._chat is None or self._conversation_id is None:
             return
-        if self._busy or not self._available:
+        if self.busy or not self._available:
             return
         conversation_id = self._conversation_id
         if turn := self._guarded(lambda chat: chat.greeting(conversation_id)):
@@ -582,13 +639,13 @@ class ChatWindow(QMainWindow):
         self._failed_as = failed_as
         self._busy = True
         self._offer_actions()  # none while Reverie is busy
-        self.busy_changed.emit(True)
+        self._announce()
         self._update_send()
         self.stop_button.setEnabled(True)
         self._worker.submit(task)
 
     def stop(self) -> None:
-        if self._editing and not self._busy:
+        if self._editing and not self.busy:
             self.cancel_edit()
         elif self._turn is not None:
             self._turn.cancel()
@@ -624,7 +681,7 @@ class ChatWindow(QMainWindow):
                 if given
                 else "No memories are given to the model right now."
             )
-        if not self._busy:
+        if not self.busy:
             self.set_status(self._idle_status())
         self.turn_ended.emit(self.statusBar().currentMessage())
 
@@ -683,7 +740,7 @@ class ChatWindow(QMainWindow):
         for button in self._actions:
             button.deleteLater()
         self._actions = []
-        if self._chat is not None and self._conversation_id is not None and not self._busy:
+        if self._chat is not None and self._conversation_id is not None and not self.busy:
             asked = self._chat.last_user_message(self._conversation_id)
             self._actions = offer_actions(
                 self.transcript, asked, self.edit_last_message, self.regenerate
@@ -723,7 +780,7 @@ class ChatWindow(QMainWindow):
     def _end_turn(self, status: str) -> None:
         self._turn = None
         self._busy = False
-        self.busy_changed.emit(False)
+        self._announce()
         self.stop_button.setEnabled(False)
         self._update_send()
         self.set_status(status)
@@ -745,6 +802,7 @@ class ChatWindow(QMainWindow):
         if self._turn is not None:
             self._turn.cancel()
         self._worker.stop()  # the worker finishes the stopped turn, storing the partial reply
+        self._reader.stop()  # a message being read is stored, to answer at the next start
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # The user closing the window (a spontaneous event) only hides it: the

@@ -403,7 +403,11 @@ def test_a_due_task_speaks_up_in_the_open_conversation_and_the_tray_when_the_clo
         with qtbot.waitSignal(app.tasks.ran, timeout=WAIT_MS):
             app.clock.run_soon(TASKS_JOB)
 
-        qtbot.waitUntil(lambda: "Reminder: Water the plants" in app.window.transcript.plain_text())
+        # shown once the greeting (a real model, on a loaded machine) has ended
+        qtbot.waitUntil(
+            lambda: "Reminder: Water the plants" in app.window.transcript.plain_text(),
+            timeout=WAIT_MS,
+        )
         assert notified == [("Reminder", "Water the plants")]
     finally:
         app.shutdown()

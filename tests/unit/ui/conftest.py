@@ -68,9 +68,12 @@ def say(qtbot: QtBot, window: ChatWindow, text: str) -> None:
 
 
 def send_by_enter(qtbot: QtBot, window: ChatWindow, text: str) -> None:
+    """Type *text* and press Enter; return once the message was stored (the
+    reply may still be on its way)."""
     window.input.setFocus()
     qtbot.keyClicks(window.input, text)
     qtbot.keyClick(window.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not window.reading, timeout=WAIT_MS)
 
 
 @pytest.fixture

@@ -168,9 +168,31 @@ def test_a_full_disk_keeps_the_message_in_the_input_box(
     huge = "a long paste " * 20_000
     window.input.setPlainText(huge)
     window.send()
+    qtbot.waitUntil(lambda: not window.reading, timeout=WAIT_MS)
     assert window.input.toPlainText() == huge
     assert "not sent" in window.banner.text()
     assert model.requests == []
+
+
+def test_a_message_is_read_and_stored_off_the_ui_thread(
+    qtbot: QtBot, window: ChatWindow, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    """Reading a long paste for secrets takes seconds: send() hands it to the
+    reader and returns; the box holds the text, read-only, until it is stored."""
+    say(qtbot, window, "hello")
+    window.input.setPlainText("and another thing")
+    window.send()
+    assert window.reading and window.busy
+    assert window.input.isReadOnly() and not window.send_button.isEnabled()
+    assert window.statusBar().currentMessage() == "Sending…"
+    window.send()  # Enter pressed again while it is read: sent once
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        pass
+    assert not window.input.isReadOnly() and window.input.toPlainText() == ""
+    assert [text for role, text in _stored(store) if role == "user"] == [
+        "hello",
+        "and another thing",
+    ]
 
 
 def test_a_one_megabyte_paste_is_kept_whole_and_cut_only_for_the_model(
