@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
+from desktop.core import text_scan
 from desktop.core.text_fold import folded
 
 # Words naming a credential, as typed; folded when compiled.
@@ -281,7 +282,7 @@ def _credential_words(text: str) -> Iterator[re.Match[str]]:
     looked like a typo of one is read again from its next character
     ("pass4wifi" holds "wifi")."""
     position = 0
-    while (match := _names().search(text, position)) is not None:
+    while (match := next(text_scan.matches(_names(), text, position), None)) is not None:
         if match["typo"] is not None and not _a_typo(match["typo"].casefold()):
             position = match.start() + 1
             continue

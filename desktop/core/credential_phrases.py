@@ -33,6 +33,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from desktop.core import text_scan
 from desktop.core.credential_nearby import (
     NOT_A_PASS,
     PAIR_NAMED,
@@ -480,7 +481,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
 
 def _spans(text: str) -> Iterator[tuple[int, int]]:
     for pattern, needs in _PATTERNS:
-        for match in pattern.finditer(text):
+        for match in text_scan.matches(pattern, text):
             if (span := _secret_of(match, needs)) is not None:
                 yield span
     if "|" in text:
