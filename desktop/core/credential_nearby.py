@@ -253,7 +253,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     nothing."""
     markers = Markers(text)
     seen, origins = folded(text)
-    for match in _credential_words(seen):
+    for match in credential_words(seen):
         start, stop = origins[match.start()], origins[match.end() - 1] + 1
         inside = _IN_PLACEHOLDER.search(seen, max(0, match.start() - 30), match.start())
         if not inside and not markers.within(start, stop):
@@ -277,7 +277,7 @@ class Markers:
         return self.spans[first:last]
 
 
-def _credential_words(text: str) -> Iterator[re.Match[str]]:
+def credential_words(text: str) -> Iterator[re.Match[str]]:
     """The words naming a credential in *text*, in order; a word that only
     looked like a typo of one is read again from its next character
     ("pass4wifi" holds "wifi")."""
@@ -452,7 +452,7 @@ _LAST_WORD = re.compile(r"\S+(?:\r?\n|\Z)")
 
 def names_a_credential(text: str) -> bool:
     """Does *text* hold a word naming a credential ("$env:DB_PASSWORD", "login")?"""
-    return next(_credential_words(folded(text)[0]), None) is not None
+    return next(credential_words(folded(text)[0]), None) is not None
 
 
 def about_hardware(text: str, start: int, end: int) -> bool:

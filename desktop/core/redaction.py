@@ -24,7 +24,7 @@ from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.keyword import KeywordDetector
 from detect_secrets.settings import default_settings
 
-from desktop.core import credential_nearby, credential_phrases
+from desktop.core import credential_nearby, credential_phrases, credential_sweep
 
 # A public IP address is not a credential.  A URL's user and password are
 # found by ``credential_phrases``, which keeps the user, and so is an npm
@@ -230,6 +230,8 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
     for start, stop in credential_phrases.secret_spans(text):
         yield start, stop, "password"
     for start, stop in credential_nearby.secret_spans(text):
+        yield start, stop, "password"
+    for start, stop in credential_sweep.secret_spans(text):
         yield start, stop, "password"
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()) and not _a_path(match.group()):
