@@ -16,12 +16,16 @@ in one transaction, but compacting the file, purging the snapshots and
 writing ``MEMORIES.md`` again come after.  A mark beside the database
 (``<database>-erasing``) is written before the rows can go and removed only
 when all of it is done; while it is there every erasure compacts the file
-and writes ``MEMORIES.md`` again.  Every erasure also purges each snapshot
+and writes ``MEMORIES.md`` again.  Anything but a file where the mark goes
+(a named pipe, a folder, a link) is named and the erasure refused: it is
+never opened (a pipe would keep the erasure, and every job queued behind
+it, waiting for good).  Every erasure also purges each snapshot
 still holding an erased id, one a cut purge left with a journal included,
 and removes what interrupted copies left in the snapshots folder (as
 ``remove_leftovers`` does), but only files older than ``LEFTOVER_AGE_S``:
 a dream may be writing its copy at that moment, and a copy in progress is
-always younger than that.
+always younger than that.  A snapshot SQLite finds damaged can be neither
+purged nor restored: it is removed, and the erasure says so.
 
 A draft skill a dream made only from erased conversations (and the user
 did not accept) goes too: every erasure looks for such drafts, whatever it
@@ -43,16 +47,18 @@ the tables, and the mark left beside the database makes the next erasure
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.core.db import Database, DreamStore, MemoryStore
+from desktop.core.db import Database, DatabaseUnavailable, DreamStore, MemoryStore
 from desktop.core.db.purge import Compacted, Erasable, ErasedDraft, PurgeStore
 from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.skill_notes import ChangeNotes
@@ -61,11 +67,13 @@ from desktop.core.dreaming.snapshots import (
     SNAPSHOT_PREFIX,
     SNAPSHOT_SUFFIX,
     complete_snapshots,
+    damaged,
+    discard,
     roll_back_cut,
 )
 from desktop.core.dreaming.working_set import write_working_set
 from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.files import open_private
+from desktop.core.files import kind_of, open_private
 from desktop.core.settings import DreamSettings
 from desktop.core.skills import DELETED, DRAFTS, SkillLibrary
 
@@ -108,9 +116,27 @@ class Erasure:
     wal_truncated: bool
     finished_earlier: bool = False
     """An erasure cut short before was finished by this one."""
+    damaged_removed: tuple[str, ...] = ()
+    """Snapshots (file names) removed because they were damaged: they could
+    be neither purged nor restored."""
 
     def describe(self) -> str:
         """A sentence for a dream report or a banner."""
+        said = self._what_was_erased()
+        if len(self.damaged_removed) == 1:
+            said += (
+                f" Removed the damaged snapshot {self.damaged_removed[0]}: it could be "
+                "neither purged nor used to restore the database."
+            )
+        elif self.damaged_removed:
+            said += (
+                f" Removed {len(self.damaged_removed)} damaged snapshots "
+                f"({', '.join(self.damaged_removed)}): they could be neither purged nor "
+                "used to restore the database."
+            )
+        return said
+
+    def _what_was_erased(self) -> str:
         if not (self.memories or self.conversations):
             copies = _count(self.snapshots, "snapshot", "snapshots")
             if self.finished_earlier:
@@ -216,8 +242,8 @@ class Eraser:
             return self._erase_alone(items)
 
     def _erase_alone(self, items: Erasable) -> Erasure:
+        unfinished = self._left_unfinished()  # first: nothing is done past an odd mark
         self._settle_skill_changes()
-        unfinished = self._unfinished.exists()
         if items:
             self._mark_unfinished()  # before the rows can go: a kill after it is finished later
         erased = self._purge.erase(items, self._clock()) if items else Erasable()
@@ -239,8 +265,9 @@ class Eraser:
         with _finished_later(erased, "Compacting the database file", "its free space"):
             if erased or unfinished or drafts:
                 compacted = self._purge.compact()
+        damaged_removed: list[str] = []
         with _finished_later(erased, "Purging the snapshots taken before dreams", "a snapshot"):
-            snapshots = self._purge_snapshots()
+            snapshots = self._purge_snapshots(damaged_removed)
         if erased.memory_ids or unfinished:
             self._rewrite_working_set()
         self._unfinished.unlink(missing_ok=True)
@@ -250,6 +277,7 @@ class Eraser:
             snapshots,
             compacted.wal_truncated,
             finished_earlier=unfinished,
+            damaged_removed=tuple(damaged_removed),
         )
 
     def _settle_skill_changes(self) -> None:
@@ -304,34 +332,87 @@ class Eraser:
         )
         return True
 
-    def _mark_unfinished(self) -> None:
+    def _left_unfinished(self) -> bool:
+        """Whether an erasure cut short left its mark.  Anything but a file
+        there is named, never opened (a named pipe would keep its opener
+        waiting for good, a link lead elsewhere)."""
         try:
-            descriptor = open_private(str(self._unfinished), os.O_WRONLY | os.O_CREAT)
-            try:
-                os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
+            found = os.lstat(self._unfinished)
+        except FileNotFoundError:
+            return False
         except OSError as error:
-            raise EnvironmentProblem(
-                f"Nothing was erased: {self._unfinished} could not be written: {error}",
-                "Free some disk space or fix the folder's permissions, then try again.",
-            ) from error
+            raise self._mark_unusable(error.strerror or "it cannot be looked at") from error
+        if not stat.S_ISREG(found.st_mode):
+            raise self._mark_in_the_way(kind_of(found.st_mode))
+        return True
 
-    def _purge_snapshots(self) -> int:
-        """Erase everything ever erased from every snapshot; how many held some."""
+    def _mark_unfinished(self) -> None:
+        # Not blocking and not following a link: what stands there was
+        # looked at when this erasure began, but may have been swapped since.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            descriptor = open_private(str(self._unfinished), flags)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise self._mark_in_the_way("a symbolic link") from error
+            if error.errno == errno.ENXIO:  # a named pipe with no reader
+                raise self._mark_in_the_way("a named pipe") from error
+            if error.errno == errno.EISDIR:
+                raise self._mark_in_the_way("a folder") from error
+            raise self._mark_unusable(error.strerror or "it cannot be written") from error
+        try:
+            mode = os.fstat(descriptor).st_mode
+            if not stat.S_ISREG(mode):
+                raise self._mark_in_the_way(kind_of(mode))
+            os.fsync(descriptor)
+        except OSError as error:
+            raise self._mark_unusable(error.strerror or "it cannot be written") from error
+        finally:
+            os.close(descriptor)
+
+    def _mark_in_the_way(self, kind: str) -> EnvironmentProblem:
+        return EnvironmentProblem(
+            f"Nothing was erased: {self._unfinished} is {kind}, where Reverie marks an "
+            "erasure that is not finished yet.",
+            "Move or rename it, then try again; the database itself is untouched.",
+        )
+
+    def _mark_unusable(self, why: str) -> EnvironmentProblem:
+        return EnvironmentProblem(
+            f"Nothing was erased: {self._unfinished} could not be written ({why}).",
+            "Free some disk space or fix the folder's permissions, then try again.",
+        )
+
+    def _purge_snapshots(self, damaged_removed: list[str]) -> int:
+        """Erase everything ever erased from every snapshot; how many held
+        some.  A damaged copy cannot be purged (nor restored): it is removed
+        and its name added to *damaged_removed*, so it never blocks an erasure."""
         if not self._snapshots_dir.is_dir():
             return 0
         # A copy a kill left mid-change (a cut purge or sweep) counts again.
         roll_back_cut(self._snapshots_dir, self._database)
         everything = self._purge.erased()
         purged = 0
-        if everything:
-            purged = sum(
-                self._purge.purge_copy(path, everything)
-                for path in complete_snapshots(self._snapshots_dir)
-            )
+        for path in complete_snapshots(self._snapshots_dir) if everything else []:
+            try:
+                purged += self._purge.purge_copy(path, everything)
+            except DatabaseUnavailable:
+                if not damaged(path, self._database):
+                    raise
+                self._discard_damaged(path)
+                damaged_removed.append(path.name)
         self._remove_old_leftovers()
         return purged
+
+    def _discard_damaged(self, path: Path) -> None:
+        log.warning("snapshot %s is damaged and cannot be purged: removed", path.name)
+        try:
+            discard(path)
+        except OSError as error:
+            raise EnvironmentProblem(
+                f"The damaged snapshot {path} could not be removed ({error.strerror}).",
+                "Remove it by hand: it may hold erased text, and cannot restore anything.",
+            ) from error
 
     def _remove_old_leftovers(self) -> None:
         """What interrupted copies and purges left (see ``remove_leftovers``),

@@ -23,7 +23,7 @@ from desktop.core.db import migrations as _migrations
 from desktop.core.db import schema_v8
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
-from desktop.core.db.errors import translate, unavailable
+from desktop.core.db.errors import DatabaseUnavailable, translate, unavailable
 from desktop.core.db.side_files import SIDE_FILES, refuse_odd_side_files, refuse_stray_wal
 from desktop.core.db.writable import probe_write, refuse_read_only, unreachable
 from desktop.core.errors import EnvironmentProblem, ReverieError
@@ -43,6 +43,18 @@ def _only_comments(sql: str) -> bool:
 
 class SnapshotUnusable(EnvironmentProblem):
     """A copy of the database could not be made whole: nothing of it was kept."""
+
+
+class CopyGone(DatabaseUnavailable):
+    """The copy of a database asked for is not there (any more): a snapshot
+    the dream's rotation removed after it was listed.  Nothing was created."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"The copy {path} is gone (removed since it was listed). Nothing was changed.",
+            hint="Nothing to do: the copies still there are used.",
+        )
+        self.path = path
 
 
 class Row(Protocol):
@@ -299,10 +311,11 @@ def _table_names(database: Database) -> set[str]:
     return {row[0] for row in rows}
 
 
-def _connect(path: Path, driver: Driver, *, view: str = "") -> Database:
+def _connect(path: Path, driver: Driver, *, view: str = "", create: bool = True) -> Database:
     """A connection to *path*; with *view* (URI parameters such as
-    ``mode=ro``), one that opens the file only as they say."""
-    _make_files_private(path)
+    ``mode=ro``), one that opens the file only as they say.  A missing file
+    is created (a new database) only if *create*."""
+    _make_files_private(path, create=create)
     module = driver.module
     target, uri = (f"{path.absolute().as_uri()}?{view}", {"uri": True}) if view else (str(path), {})
     try:
@@ -335,7 +348,7 @@ def _connect(path: Path, driver: Driver, *, view: str = "") -> Database:
     return database
 
 
-def _make_files_private(path: Path) -> None:
+def _make_files_private(path: Path, *, create: bool = True) -> None:
     """The database and its side files readable by the user alone.
 
     SQLite creates a new database with the umask's mode and gives its WAL,
@@ -349,7 +362,7 @@ def _make_files_private(path: Path) -> None:
         missing = not path.exists() and path.parent.is_dir()
     except OSError as error:
         raise unreachable(path, error) from error
-    if missing:
+    if missing and create:
         try:
             os.close(open_private(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
         except OSError as error:
@@ -364,8 +377,23 @@ def _make_files_private(path: Path) -> None:
 
 def open_copy(path: Path, like: Database) -> Database:
     """The copy of a database at *path* (a snapshot) as it is, opened with
-    *like*'s driver: neither migrated nor switched to WAL."""
-    return _connect(path, like._driver)
+    *like*'s driver: neither migrated nor switched to WAL.
+
+    A copy is never created: one removed since it was listed (the dream's
+    rotation, on another thread) raises ``CopyGone``, also when it goes
+    between this look and SQLite's open (``mode=rw`` does not create)."""
+    try:
+        gone = not path.is_file()
+    except OSError as error:  # a folder on the way closed to this user
+        raise unreachable(path, error) from error
+    if gone:
+        raise CopyGone(path)
+    try:
+        return _connect(path, like._driver, view="mode=rw", create=False)
+    except DatabaseUnavailable:
+        if not path.exists():
+            raise CopyGone(path) from None
+        raise
 
 
 def open_database(

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.core.db.connection import Database, Transaction, open_copy
+from desktop.core.db.connection import CopyGone, Database, Transaction, open_copy
 from desktop.core.db.errors import QueryFailed
 from desktop.core.dreaming.tally import notes_of
 
@@ -205,8 +205,12 @@ class PurgeStore:
         """Erase *items* from the copy of the database at *path* and compact
         it; False if it held none of them (it is left untouched).  A purge
         of the copy that a kill cut short left a journal beside it: SQLite
-        rolls it back on the first read, and the copy is purged again."""
-        copy = open_copy(path, self._db)
+        rolls it back on the first read, and the copy is purged again.  A
+        copy gone meanwhile (the dream's rotation) holds nothing: False."""
+        try:
+            copy = open_copy(path, self._db)
+        except CopyGone:
+            return False
         try:
             if not _holds_any(copy, items):
                 return False

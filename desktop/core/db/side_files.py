@@ -25,6 +25,13 @@ one.  Each database has a random identity since ``schema_v8``, which no WAL
 of its own ever changes, so the identity seen through the WAL is compared
 with the file's own; a file that has none yet (older, or not checkpointed
 since) is judged by soundness alone, as before.
+
+A copy (a snapshot, taken with ``VACUUM INTO``) was never run in WAL mode:
+its header still says rollback journal (bytes 18 and 19 are 1), which
+opening a database as Reverie's switches for good, before any WAL of its
+own can exist.  So a WAL with frames beside such a file is never its own,
+whatever identity the copy carries (that of a live database it was put back
+as before, or none: an older version's copy), and is refused outright.
 """
 
 from __future__ import annotations
@@ -62,6 +69,8 @@ OpenView = Callable[[str], "Database"]
 _WAL_MAGIC = (0x377F0682, 0x377F0683)  # the low bit is the checksums' byte order
 _WAL_HEADER = struct.Struct(">IIII")  # magic, format version, page size, checkpoint number
 _WAL_FRAME_HEADER_SIZE = 24
+_VERSIONS_START, _VERSIONS_END = 18, 20  # the file format's write and read versions
+_LEGACY_VERSIONS = b"\x01\x01"  # rollback journal; WAL mode writes 2 and 2
 
 
 def side_file(path: Path, suffix: str) -> Path:
@@ -116,6 +125,8 @@ def refuse_stray_wal(
         # Making a database WAL writes its first page first: an empty file
         # never has a WAL of its own (SQLite would delete this one).
         raise stray_wal(wal, path)
+    if _never_in_wal_mode(path):
+        raise stray_wal(wal, path)  # a copy put back: it has no WAL of its own
     try:
         with open_view("mode=ro") as replayed:
             _check_sound(replayed, migrations)
@@ -198,6 +209,23 @@ def _has_frames(wal: Path, database: Path) -> bool:
         return False
     magic, _version, page_size, _checkpoint = _WAL_HEADER.unpack(header)
     return magic in _WAL_MAGIC and status.st_size >= 32 + _WAL_FRAME_HEADER_SIZE + page_size
+
+
+def _never_in_wal_mode(path: Path) -> bool:
+    """Whether the header of the database file *path* says SQLite never ran
+    it in WAL mode (read and write versions 1: legacy, rollback journal).
+
+    Switching a database to WAL writes version 2 there through a rollback
+    journal, before the first frame of its WAL (SQLite's file format,
+    section 1.3.3), so a file still at 1 never wrote the WAL beside it.  An
+    unreadable or short header says nothing here: the checks after it judge."""
+    try:
+        descriptor = open_regular(path)
+    except OSError:
+        return False
+    with os.fdopen(descriptor, "rb") as file:
+        header = file.read(_VERSIONS_END)
+    return header[_VERSIONS_START:_VERSIONS_END] == _LEGACY_VERSIONS
 
 
 def _size(path: Path) -> int:

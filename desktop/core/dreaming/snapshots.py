@@ -9,6 +9,13 @@ toward the ones kept; what an interrupted copy left (temporaries, journals,
 an empty or truncated file an older version wrote in place, a skills folder
 without its database) is removed each time.  A copy that cannot be written
 raises ``SnapshotFailed``: the dream does not start.
+
+The skills folder is copied file by file.  A link to a file (a skill kept
+in a dotfiles folder) is copied as the file, since a dream rewrites the
+skill through it; any other link (to a folder elsewhere, or to nothing any
+more) is copied as the link it is, never followed; and what is neither (a
+named pipe, a socket) is left out, said in the log.  None of them stops the
+dream.
 """
 
 from __future__ import annotations
@@ -18,11 +25,12 @@ import errno
 import logging
 import os
 import shutil
+import stat
 from pathlib import Path
 
 from desktop.core.db import Database, DatabaseBusy, DiskFull, open_copy
 from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import make_private_folder, make_tree_private, sync_to_disk
+from desktop.core.files import kind_of, make_private_folder, make_tree_private, sync_to_disk
 
 SNAPSHOT_PREFIX = "before-dream-"
 SNAPSHOT_SUFFIX = ".sqlite3"
@@ -30,6 +38,7 @@ SKILLS_SUFFIX = ".skills"
 TEMPORARY_SUFFIX = ".part"
 _SIDE_FILES = ("-journal", "-wal", "-shm")
 _HEADER = b"SQLite format 3\x00"
+_DAMAGED_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB (https://www.sqlite.org/rescode.html)
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +46,14 @@ log = logging.getLogger(__name__)
 class SnapshotFailed(EnvironmentProblem):
     """The safety copy before a dream could not be written; the dream did not start."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, disk_full: bool = False) -> None:
         super().__init__(
             f"The dream did not start: the safety copy of the database could not be "
             f"written: {reason}.",
-            "Nothing was changed; free some disk space and dream again.",
+            "Nothing was changed; free some disk space and dream again."
+            if disk_full
+            else "Nothing was changed; check that the snapshots and skills folders can be "
+            "read and written, then dream again.",
         )
         self.reason = reason
 
@@ -59,7 +71,7 @@ def take_snapshot(
         _write(database, final, skills_dir)
         rotate(folder, keep)
     except (OSError, EnvironmentProblem) as error:
-        raise SnapshotFailed(_reason(error)) from error
+        raise SnapshotFailed(_reason(error), disk_full=_disk_full(error)) from error
     return final
 
 
@@ -107,6 +119,30 @@ def rotate(folder: Path, keep: int) -> None:
         shutil.rmtree(old.with_suffix(SKILLS_SUFFIX), ignore_errors=True)
 
 
+def damaged(path: Path, like: Database) -> bool:
+    """Whether the copy at *path* fails SQLite's quick check (a bad sector,
+    a page overwritten): whole in size and header, so it counts as complete,
+    but no copy to restore, nor one a purge can take text out of.  SQLite
+    may also refuse to read it at all as damaged; any other reason it cannot
+    be looked at (permissions, a busy copy) is not damage: False."""
+    try:
+        with open_copy(path, like) as copy:
+            verdict = [row[0] for row in copy.fetch_all("PRAGMA quick_check")]
+    except EnvironmentProblem as problem:
+        code = getattr(problem.__cause__, "sqlite_errorcode", None)
+        return isinstance(code, int) and code & 0xFF in _DAMAGED_CODES
+    return verdict != ["ok"]
+
+
+def discard(path: Path) -> None:
+    """Remove the copy at *path*, its journal and its skills folder.  Raises ``OSError``."""
+    path.unlink(missing_ok=True)
+    Path(f"{path}-journal").unlink(missing_ok=True)
+    skills = path.with_suffix(SKILLS_SUFFIX)
+    if skills.is_dir() and not skills.is_symlink():
+        shutil.rmtree(skills)
+
+
 def remove_leftovers(folder: Path) -> None:
     """Remove what an interrupted copy left in *folder*: temporaries, journals,
     incomplete copies and skills folders whose database copy is gone."""
@@ -125,7 +161,7 @@ def _write(database: Database, final: Path, skills_dir: Path | None) -> None:
     try:
         database.snapshot_to(temporary)  # checked before it returns
         if skills_dir is not None and skills_dir.is_dir():
-            shutil.copytree(skills_dir, temporary_skills)
+            _copy_skills(skills_dir, temporary_skills)
             make_tree_private(temporary_skills)  # copytree keeps the source's modes
             # Skill files cannot share a pass's transaction, so a crash between
             # a rewritten file and its record would leave no undo: the copy
@@ -139,6 +175,40 @@ def _write(database: Database, final: Path, skills_dir: Path | None) -> None:
             with contextlib.suppress(OSError):  # the first error is the one to report
                 _remove(path)
         raise
+
+
+def _copy_skills(source: Path, target: Path) -> None:
+    """Copy the skills folder *source* to *target* (see the module docstring).
+    Raises ``OSError`` at the first entry that cannot be copied."""
+    target.mkdir()
+    for entry in sorted(os.scandir(source), key=lambda e: e.name):
+        try:
+            _copy_entry(entry, target / entry.name)
+        except FileNotFoundError as gone:
+            if gone.filename != entry.path:
+                raise  # the copy's side is missing, not the entry
+            log.info("%s went while the snapshot was taken", entry.path)
+
+
+def _copy_entry(entry: os.DirEntry[str], into: Path) -> None:
+    own = entry.stat(follow_symlinks=False).st_mode
+    if stat.S_ISDIR(own):
+        _copy_skills(Path(entry.path), into)
+    elif stat.S_ISREG(own) or (stat.S_ISLNK(own) and _links_to_a_file(entry.path)):
+        # A linked skill is a skill (a dream rewrites it through its link):
+        # the copy keeps its text as it was.
+        shutil.copy2(entry.path, into)
+    elif stat.S_ISLNK(own):
+        os.symlink(os.readlink(entry.path), into)  # a folder elsewhere, or nothing
+    else:
+        log.warning("%s is %s: left out of the snapshot", entry.path, kind_of(own))
+
+
+def _links_to_a_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # dangling, or a loop: kept as the link it is
 
 
 def _temporary(path: Path) -> Path:
@@ -193,8 +263,14 @@ def _remove(path: Path) -> None:
 
 
 def _reason(error: OSError | EnvironmentProblem) -> str:
-    if isinstance(error, DiskFull) or getattr(error, "errno", None) == errno.ENOSPC:
+    if _disk_full(error):
         return "the disk is full"
     if isinstance(error, EnvironmentProblem):
         return str(error.args[0]).rstrip(".")
+    if error.filename is not None and error.strerror:
+        return f"{error.filename} could not be copied ({error.strerror.lower()})"
     return str(error)
+
+
+def _disk_full(error: OSError | EnvironmentProblem) -> bool:
+    return isinstance(error, DiskFull) or getattr(error, "errno", None) == errno.ENOSPC
