@@ -11,16 +11,26 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import os
 import stat
-import tempfile
+import sys
+import uuid
 from pathlib import Path
+
+if sys.platform != "win32":
+    import fcntl
 
 PRIVATE_UMASK = 0o077
 """The process umask while Reverie runs: nothing new is group/other readable."""
 PRIVATE_FOLDER_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
 _SHARED_BITS = 0o077
+PART = ".part"
+"""How the temporary files of a write end (``write_atomically``, ``create_locked``)."""
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_CREATE_ATTEMPTS = 5
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -28,7 +38,9 @@ def write_atomically(path: Path, text: str) -> None:
 
     The text goes to a temporary file beside *path* (readable by the user
     only), reaches the disk, then takes the old file's place in one rename;
-    a crash or a full disk never leaves a half-written file.  A symlink is
+    a crash or a full disk never leaves a half-written file.  A kill between
+    leaves the temporary file (it may hold what was since erased): the next
+    write of the same file removes it (``remove_leftovers``).  A symlink is
     written through: its target is replaced and the link kept (a dotfile
     manager's link would otherwise become a copy that stops being shared).
     Raises ``OSError``, after removing the temporary file.
@@ -36,27 +48,95 @@ def write_atomically(path: Path, text: str) -> None:
     # realpath, not Path.resolve: a symlink loop stays as it is (then fails
     # or is replaced like a file) instead of raising RuntimeError.
     target = Path(os.path.realpath(path))
-    temporary: Path | None = None
+    remove_leftovers(target.parent, leftovers_of(target.name))
+    # The rename must stay on the target's file system: beside it.
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}{PART}")
+    descriptor = -1
     try:
-        with tempfile.NamedTemporaryFile(
-            "w",
-            encoding="utf-8",
-            newline="\n",
-            dir=target.parent,  # the rename must stay on the target's file system
-            prefix=f".{target.name}.",
-            suffix=".part",
-            delete=False,
-        ) as handle:
-            temporary = Path(handle.name)
+        descriptor = create_locked(temporary)  # locked: no sweep takes it while written
+        with os.fdopen(os.dup(descriptor), "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)
     except BaseException:
-        if temporary is not None:
+        if descriptor >= 0:  # else the name may be another's (it existed)
             with contextlib.suppress(OSError):  # the first error is the one to report
                 temporary.unlink()
         raise
+    finally:
+        if descriptor >= 0:
+            os.close(descriptor)
+
+
+def leftovers_of(name: str) -> str:
+    """The pattern (``Path.glob``) of the temporary files ``write_atomically``
+    makes for the file *name*."""
+    return f".{glob.escape(name)}.*{PART}"
+
+
+def create_locked(path: Path) -> int:
+    """A new, empty file at *path* (0600; never an existing file, nor through
+    a link), open for writing and locked (``lock``) by this open file until
+    it is closed.  A sweep (``remove_leftovers``) may take the file for a
+    leftover in the instant between its creation and its lock: then it is
+    made again.  Raises ``OSError`` (``FileExistsError`` if *path* exists)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW | _CLOEXEC
+    for _ in range(_CREATE_ATTEMPTS):
+        descriptor = os.open(path, flags, PRIVATE_FILE_MODE)
+        try:
+            lock(descriptor, wait=True)  # a sweep holds it an instant at most
+            if os.fstat(descriptor).st_nlink > 0:
+                return descriptor
+        except BaseException:
+            os.close(descriptor)
+            with contextlib.suppress(OSError):  # made by this call (O_EXCL): not kept
+                path.unlink()
+            raise
+        os.close(descriptor)  # removed by a sweep before it was locked: made again
+    raise FileNotFoundError(errno.ENOENT, "removed as a leftover each time it was made", str(path))
+
+
+def lock(descriptor: int, *, wait: bool) -> bool:
+    """Lock *descriptor*'s file for this open file (True), or find it held by
+    another (False).  Windows has no ``flock``: there every file is taken as
+    unheld (and an open file cannot be removed there anyway)."""
+    if sys.platform == "win32":
+        return True
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def remove_leftovers(folder: Path, pattern: str) -> None:
+    """Remove the regular files matching *pattern* (``Path.glob``) in *folder*
+    that no live writer holds (``create_locked``): temporary files a kill
+    left, which may hold text since erased.  Anything else that matches (a
+    folder, a link, a named pipe) is not Reverie's, and stays.  Raises
+    ``OSError`` if a leftover cannot be removed."""
+    for path in folder.glob(pattern):
+        try:
+            descriptor = open_regular(path)
+        except OSError:  # gone meanwhile, or not a file a writer left
+            continue
+        try:
+            # st_nlink: removed by another sweep while this one opened it.
+            if lock(descriptor, wait=False) and os.fstat(descriptor).st_nlink > 0:
+                _remove_unless_open(path)
+        finally:
+            os.close(descriptor)
+
+
+def _remove_unless_open(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except PermissionError:
+        if sys.platform != "win32":
+            raise
+        # Windows (no flock): a file open in another process cannot be
+        # removed there, and one open is a live writer's.
 
 
 def make_private_folder(folder: Path) -> None:

@@ -10,8 +10,9 @@ dreaming, waiting for the user) in ``skills/.drafts/``, deleted ones in
 Files change outside Reverie: every listing first syncs the index with the
 folder (a file added by hand appears, a summary follows its file's first
 line, a file removed by hand takes its skill with it), and a skill is read
-from its file each time.  A file that is not UTF-8 is reported, and nothing
-is changed because of it.
+from its file each time.  A file that is not UTF-8, or larger than a skill
+can be (``FILE_BYTES``: a notes export put there by hand, never read), is
+reported, and nothing is changed because of it.
 
 Every file move is undone when the index write after it fails, and one lock
 keeps the folder and the index agreeing across threads (the chat worker
@@ -49,7 +50,13 @@ from desktop.core.db.skills import (
     name_key,
 )
 from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.files import write_atomically
+from desktop.core.files import (
+    PART,
+    NotARegularFile,
+    open_regular,
+    remove_leftovers,
+    write_atomically,
+)
 from desktop.core.prompt_assembly import SkillLine
 from desktop.core.text import readable, scrub
 
@@ -59,6 +66,10 @@ SUFFIX = ".md"
 NAME_CHARS = 64
 SUMMARY_CHARS = 200
 TEXT_CHARS = 100_000
+FILE_BYTES = 512 << 10
+"""The largest skill file read: past the most 100,000 characters take in UTF-8
+(400,000 bytes), so a file Reverie wrote always fits; a larger one put in the
+folder by hand (a notes export) would cost its size on every chat turn."""
 DRAFTS = ".drafts"
 DELETED = ".deleted"
 RENAMING = ".renaming.json"
@@ -78,6 +89,15 @@ _RENAMING_BYTES = 64 << 10
 
 class SkillRefused(ReverieError):
     """A skill name or text that cannot be used; nothing was changed."""
+
+
+class SkillChangedMeanwhile(ReverieError):
+    """A write decided on the skill's text as it was: it changed since (an
+    edit saved meanwhile), so nothing was written over it."""
+
+    def __init__(self, skill: Skill) -> None:
+        super().__init__(f"{skill.name!r} was changed meanwhile; nothing was written over it.")
+        self.skill = skill
 
 
 class SkillFileError(EnvironmentProblem):
@@ -160,6 +180,18 @@ def file_text(text: str) -> str:
             f"A skill is at most {TEXT_CHARS:,} characters; this one has {len(text):,}."
         )
     return text + "\n"
+
+
+def same_text(first: str, second: str) -> bool:
+    """Whether *first* and *second* are the same once written to a skill file."""
+    return _as_written(first) == _as_written(second)
+
+
+def _as_written(text: str) -> str:
+    try:
+        return file_text(text)
+    except SkillRefused:
+        return text
 
 
 class SkillLibrary:
@@ -271,14 +303,22 @@ class SkillLibrary:
                 path.unlink(missing_ok=True)
                 raise
 
-    def update_text(self, skill_id: int, text: str) -> Skill:
-        """Replace the skill's text; its summary follows the new first line."""
+    def update_text(self, skill_id: int, text: str, *, expected: str | None = None) -> Skill:
+        """Replace the skill's text; its summary follows the new first line.
+        With *expected*, only if the file still holds that text (as written):
+        else ``SkillChangedMeanwhile``, and nothing is changed."""
         text = file_text(text)
         with self._lock:
             skill = self._require(skill_id, ("active", "draft"))
+            path = self.path(skill)
+            # Checked under the lock the app's editor saves under, just before
+            # the write: a change decided on the old text (a dream's) never
+            # overwrites an edit saved meanwhile.
+            if expected is not None and not same_text(self._read(path), expected):
+                raise SkillChangedMeanwhile(skill)
             # The file first: if the index write then fails, the next read or
             # sync takes the summary from the file anyway.
-            self._write(self.path(skill), text)
+            self._write(path, text)
             return self.store.update(skill.id, summary=summary_of(text))
 
     def rename(self, skill_id: int, new_name: str) -> Skill:
@@ -340,6 +380,22 @@ class SkillLibrary:
             except OSError as error:
                 raise _file_error(path, "removed", error) from error
             return self.store.set_status(skill.id, "deleted", from_statuses=("draft",))
+
+    def clear_leftovers(self) -> None:
+        """Remove the temporary files of skill writes a kill cut short (one may
+        hold a draft's text, since erased), but not one a live write holds."""
+        with self._lock:
+            for folder in _FOLDERS.values():
+                place = self.directory / folder
+                try:
+                    if place.is_dir():
+                        remove_leftovers(place, f".*{PART}")
+                except OSError as error:
+                    raise SkillFileError(
+                        f"A temporary file left in {place} could not be removed: "
+                        f"{error.strerror or error}.",
+                        hint="Check that the skills folder is writable.",
+                    ) from error
 
     # -- the folder --------------------------------------------------------
 
@@ -477,10 +533,23 @@ class SkillLibrary:
 
     @staticmethod
     def _read(path: Path) -> str:
+        """The file at *path*, whole; a file larger than a skill can be is
+        refused unread (``SkillFileError``), as one that is not UTF-8 is."""
         try:
-            data = path.read_bytes()
+            data = _read_bounded(path)
+        except NotARegularFile as odd:
+            raise SkillFileError(
+                f"The skill file {path} is {odd.kind}, not a file; it was not read.",
+                hint="Move it out of the skills folder.",
+            ) from odd
         except OSError as error:
             raise _file_error(path, "read", error) from error
+        if data is None:
+            raise SkillFileError(
+                f"The skill file {path} is larger than a skill can be (at most "
+                f"{TEXT_CHARS:,} characters); it was not read and nothing was changed.",
+                hint="Split it into smaller skills, or move it out of the skills folder.",
+            )
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -561,6 +630,19 @@ def _check_rename(note: _RenameNote) -> None:
             raise _DamagedRename("naming a place outside the skills folder")
     if target.name != note.file_name:
         raise _DamagedRename("naming a file that is not the skill's name")
+
+
+def _read_bounded(path: Path) -> bytes | None:
+    """The bytes of *path* (a link is followed: a skill file may be one), or
+    None if it holds more than ``FILE_BYTES``: never more is read.  Raises
+    ``OSError``, ``NotARegularFile`` if it is not a regular file (a named pipe
+    would block)."""
+    descriptor = open_regular(Path(os.path.realpath(path)))
+    with os.fdopen(descriptor, "rb") as file:
+        if os.fstat(descriptor).st_size > FILE_BYTES:
+            return None
+        data = file.read(FILE_BYTES + 1)  # it may grow meanwhile
+    return None if len(data) > FILE_BYTES else data
 
 
 def _make_room(path: Path) -> None:

@@ -75,10 +75,11 @@ class ChangeBook:
         self._notes = None if skills is None else ChangeNotes(skills.directory)
         self._in_flight: dict[Path, dict[str, Any]] = {}
         self._held: dict[Path, int] = {}  # the notes in flight, open and locked
-        if self._notes is not None:
+        if self._notes is not None and skills is not None:
             self._notes.clear_leftovers()
             try:
                 self.finish_interrupted()
+                skills.clear_leftovers()  # a kill mid-write leaves a draft's text
             except ReverieError as error:
                 # Not lost: the note stays, and the next use of the book tries
                 # again and raises this to whoever asked.
@@ -224,7 +225,9 @@ class ChangeBook:
                         change.id,
                         [(proposal, change.before or {})],
                     )
-                    after = handler.apply(at, proposal)
+                    # Checked again just before its write: an edit saved while
+                    # the note was written is not written over.
+                    after = self._files.apply(at, proposal, change.before)
             with self._db.transaction() as tx:
                 now = self._dreams.now()
                 if handler.in_transaction:

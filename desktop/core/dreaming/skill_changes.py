@@ -12,6 +12,8 @@ or status back, unless the skill changed since.
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,11 +25,14 @@ from desktop.core.skills import (
     DELETED,
     DRAFTS,
     SUFFIX,
+    SkillChangedMeanwhile,
     SkillLibrary,
-    SkillRefused,
     file_text,
+    same_text,
     skill_name,
 )
+
+log = logging.getLogger(__name__)
 
 KEY = "skills"
 IDS = ("skill", "into")
@@ -72,14 +77,27 @@ class SkillChanges:
             return {KEY: {}}
         return {KEY: {str(proposal.payload["skill"]): _state(at, int(proposal.payload["skill"]))}}
 
-    def apply(self, at: Applying, proposal: Proposal) -> dict[str, Any]:
+    def apply(
+        self, at: Applying, proposal: Proposal, before: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Make *proposal*'s change; with *before* (its skills as the change
+        was decided on them), a rewrite is refused (``ChangeRefused``) if the
+        file changed since, checked just before the write."""
         library, payload = at.skill_library(), proposal.payload
         if proposal.kind == "skill_draft":
             made = library.create(str(payload["name"]), str(payload["text"]), draft=True)
             return {KEY: {str(made.id): _state(at, made.id)}, "created": [made.id]}
         skill_id = int(payload["skill"])
         if proposal.kind == "skill_rewrite":
-            library.update_text(skill_id, str(payload["text"]))
+            was = (before or {}).get(KEY, {}).get(str(skill_id))
+            try:
+                library.update_text(
+                    skill_id, str(payload["text"]), expected=None if was is None else was["text"]
+                )
+            except SkillChangedMeanwhile as changed:
+                raise ChangeRefused(
+                    f"Not applied: skill “{changed.skill.name}” changed since"
+                ) from changed
         else:
             library.delete(skill_id)
         return {KEY: {str(skill_id): _state(at, skill_id)}}
@@ -98,9 +116,19 @@ class SkillChanges:
             skill = library.store.get(int(key)) if key.isdecimal() else None
             if skill is None:
                 return f"skill #{key} no longer exists"
-            if skill.updated_at > read_at or (
-                key in read and _digest_now(library, skill) not in (None, read[key])
-            ):
+            if skill.updated_at > read_at:
+                return f"skill “{skill.name}” changed since the dream read it"
+            if not os.path.lexists(library.path(skill)):
+                # Removed by hand meanwhile (the index learns it at its next
+                # sync): the change waits.  A file there that cannot be read
+                # fails the pass instead, saying why.
+                log.warning(
+                    "the file of skill “%s” (#%d) was removed: its dream change waits",
+                    skill.name,
+                    skill.id,
+                )
+                return f"skill “{skill.name}” was removed since the dream read it"
+            if key in read and _digest_now(library, skill) not in (None, read[key]):
                 return f"skill “{skill.name}” changed since the dream read it"
         return ""
 
@@ -183,7 +211,7 @@ class SkillChanges:
 
 def _put(library: SkillLibrary, skill_id: int, now: dict[str, Any], state: dict[str, Any]) -> None:
     """The skill from *now* to *state* (text and status)."""
-    text_differs = not _same_text(now["text"], state["text"])
+    text_differs = not same_text(now["text"], state["text"])
     if text_differs and now["status"] != "deleted":  # a deleted skill's text cannot change
         library.update_text(skill_id, state["text"])
         text_differs = False
@@ -197,17 +225,14 @@ def _take_back_draft(library: SkillLibrary, name: str, text: str, done: PutBack)
     """The draft *name* with *text* a change made, removed (False: it is
     not as the change made it, and stays)."""
     skill = library.store.find(name)
-    if skill is None:  # killed between its file and its row: the file alone
-        orphan = library.directory / DRAFTS / f"{name}{SUFFIX}"
-        try:
-            if orphan.is_file() and _same_text(orphan.read_text(encoding="utf-8"), text):
-                orphan.unlink()
-        except (OSError, UnicodeError):
-            return False  # named among those left as they are
-        return True
-    if skill.status != "draft":
-        return skill.status == "deleted"
-    if not _same_text(library.read(skill.id).text, text):
+    if skill is None or skill.status != "draft":
+        # Killed between its file and its row: the file alone, in the drafts
+        # folder, where no row points (a deleted skill of that name, whose row
+        # the draft would have revived, has its own file in the deleted ones).
+        if not _remove_orphan(library, name, text):
+            return False
+        return skill is None or skill.status == "deleted"
+    if not same_text(library.read(skill.id).text, text):
         return False
     if library.uses(skill.id) or (library.directory / DELETED / skill.file_name).exists():
         # It took the name of a deleted skill, whose uses and file stay.
@@ -218,24 +243,24 @@ def _take_back_draft(library: SkillLibrary, name: str, text: str, done: PutBack)
     return True
 
 
+def _remove_orphan(library: SkillLibrary, name: str, text: str) -> bool:
+    """The draft file *name* with *text*, which no row holds, removed (or
+    absent); False if it cannot be read or holds other text (then it stays)."""
+    orphan = library.directory / DRAFTS / f"{name}{SUFFIX}"
+    try:
+        if orphan.is_file() and same_text(orphan.read_text(encoding="utf-8"), text):
+            orphan.unlink()
+    except (OSError, UnicodeError):
+        return False  # named among those left as they are
+    return True
+
+
 def _same(first: dict[str, Any], second: dict[str, Any]) -> bool:
     return (
         first["name"] == second["name"]
         and first["status"] == second["status"]
-        and _same_text(first["text"], second["text"])
+        and same_text(first["text"], second["text"])
     )
-
-
-def _same_text(first: str, second: str) -> bool:
-    """The same once written to a skill file."""
-    return _as_written(first) == _as_written(second)
-
-
-def _as_written(text: str) -> str:
-    try:
-        return file_text(text)
-    except SkillRefused:
-        return text
 
 
 def _state(at: Applying, skill_id: int) -> dict[str, Any]:

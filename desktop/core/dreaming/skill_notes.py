@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,16 +48,15 @@ from pydantic import (
 )
 
 from desktop.core.files import (
-    PRIVATE_FILE_MODE,
     NotARegularFile,
+    create_locked,
+    lock,
     make_private_folder,
     open_regular,
+    remove_leftovers,
     sync_to_disk,
 )
 from desktop.core.skills import SkillFileError
-
-if sys.platform != "win32":
-    import fcntl
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +67,6 @@ DAMAGED = ".damaged"
 MAX_NOTE_BYTES = 16 << 20
 """A note holds a few skills (each at most 100,000 characters); past this it is not one."""
 _ROW_ID = Annotated[int, Field(ge=1, le=2**63 - 1)]  # an SQLite rowid
-_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _SKILL_KEY = Annotated[str, StringConstraints(pattern=r"^[1-9][0-9]{0,17}$")]
 
 
@@ -152,10 +149,9 @@ class ChangeNotes:
         descriptor = -1
         try:
             make_private_folder(self.folder)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW
-            descriptor = os.open(temporary, flags, PRIVATE_FILE_MODE)
-            # Locked before it has its name: no other process settles it under way.
-            _lock(descriptor, wait=True)
+            # Locked before it has its name: no other process settles it under
+            # way, and no sweep (``clear_leftovers``) takes it for a leftover.
+            descriptor = create_locked(temporary)
             with os.fdopen(os.dup(descriptor), "wb") as file:
                 file.write(data)
                 file.flush()
@@ -218,17 +214,8 @@ class ChangeNotes:
     def clear_leftovers(self) -> None:
         """Remove the temporary files of notes never written whole (they may
         hold a skill's text), but not one a live process is writing."""
-        if not self.folder.is_dir():
-            return
-        for part in self.folder.glob(f".*{PART}"):
-            try:
-                descriptor = _open_locked(part)
-            except (_NotANote, OSError):
-                continue  # not a temporary file a note left
-            if descriptor is not None:
-                with contextlib.suppress(FileNotFoundError):
-                    part.unlink()
-                os.close(descriptor)
+        if self.folder.is_dir():
+            remove_leftovers(self.folder, f".*{PART}")
 
     def _take(self, path: Path) -> Found | None:
         """The note at *path*, locked; None if a live process holds it or it
@@ -271,26 +258,13 @@ def _open_locked(path: Path) -> int | None:
     try:
         # Not held: a live process's change under way, or one settled and
         # removed by another while this one opened it.
-        if _lock(descriptor, wait=False) and os.fstat(descriptor).st_nlink > 0:
+        if lock(descriptor, wait=False) and os.fstat(descriptor).st_nlink > 0:
             return descriptor
     except BaseException:
         os.close(descriptor)
         raise
     os.close(descriptor)
     return None
-
-
-def _lock(descriptor: int, *, wait: bool) -> bool:
-    """Lock *descriptor*'s file for this open file (True), or find it held by
-    another (False).  Windows has no ``flock``: there every note is taken as
-    unheld (as all were before notes were locked)."""
-    if sys.platform == "win32":
-        return True
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
 
 
 def _read_note(descriptor: int) -> dict[str, Any]:
