@@ -437,7 +437,8 @@ class MemoryStore:
         external_refs: Iterable[str] = (),
         dream_run_id: int | None = None,
     ) -> Memory:
-        """The memory was seen again: bump its count and last-seen time."""
+        """The memory was seen again: bump its count and last-seen time, unless
+        every source named already is one of its own (a message counts once)."""
         with self.writing(actor, dream_run_id=dream_run_id) as writes:
             writes.reinforce(memory_id, source_message_ids, external_refs)
         return self._require(memory_id)

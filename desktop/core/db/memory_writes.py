@@ -160,9 +160,22 @@ class MemoryWrites:
         memory_id: int,
         source_message_ids: Iterable[int] = (),
         external_refs: Iterable[str] = (),
-    ) -> None:
+    ) -> bool:
         """The memory was seen again: bump its count and last-seen time; it
-        no longer fades (decay starts again from now)."""
+        no longer fades (decay starts again from now).  Whether it counted.
+
+        A message (or external source) is counted once however many readers
+        find the memory in it (a dream's preference pass, then the harvest
+        of the same conversation): when every source named is already one of
+        the memory's, nothing was seen again and nothing changes.  Naming no
+        source at all counts (nothing says it was counted before).
+        """
+        messages, refs = set(source_message_ids), set(external_refs)
+        if messages or refs:
+            known = self.sources(memory_id)
+            if messages <= set(known.message_ids) and refs <= set(known.external_refs):
+                self.current(memory_id)  # RowNotFound for a memory that is not there
+                return False
         count = self._tx.fetch_value(
             "UPDATE memories SET reinforcement_count = reinforcement_count + 1,"
             " last_seen_at = ?, updated_at = ?, faded_importance = NULL, decayed_through = NULL"
@@ -171,8 +184,9 @@ class MemoryWrites:
         )
         if count is None:
             raise RowNotFound("memories", memory_id)
-        self.add_sources(memory_id, source_message_ids, external_refs)
+        self.add_sources(memory_id, sorted(messages), sorted(refs))
         self._record(memory_id, "reinforce", details={"reinforcement_count": count})
+        return True
 
     def set_status(
         self,

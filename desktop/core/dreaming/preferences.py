@@ -9,7 +9,9 @@ pushback twice, a casual remark three times.  The host counts them from the
 messages themselves, never from the model's label alone: a cited message
 counts only when it shares a content word with the preference, the same
 text twice counts once, and a "strong correction" needs a message that
-reads as one ("No", "stop", "don't"...) or it needs two messages.  One
+reads as one ("No", "stop", "don't"...) or it needs two messages.  A
+preference the answer names twice (or near enough: case, spacing, a word
+more) is added once, from the messages of both.  One
 that touches security, credentials or money waits for the user's approval;
 one already known, or one the user deleted before, is left alone.
 
@@ -26,6 +28,7 @@ import logging
 import re
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop.core.db import ConversationStore, Message
@@ -34,6 +37,8 @@ from desktop.core.dreaming.evidence import corrects, normalised, supports
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.memory_gate import GatedText, MemoryRefused
+from desktop.core.memory_service import DUPLICATE_SIMILARITY, merge_problem
+from desktop.core.text_fold import folded
 from desktop.core.tokens import cut_middle
 from models.structured import Numbers
 
@@ -101,7 +106,7 @@ class PreferencePass:
             for found in answer.preferences
             if (proposal := self._proposal(context, found, messages)) is not None
         ]
-        return with_vectors(context, proposals)
+        return one_each(with_vectors(context, proposals))
 
     @staticmethod
     def _proposal(
@@ -188,6 +193,53 @@ def not_a_preference(text: str, said: list[str]) -> str:
     if any(words == _WORD.findall(message.casefold()) for message in said):
         return "it repeats a message word for word"
     return ""
+
+
+def one_each(proposals: list[Proposal]) -> list[Proposal]:
+    """*proposals* with each preference once: a small model names one twice
+    (the same words, or another case, spacing, final stop, an invisible
+    character, a word such as "any" more), and two memories from one
+    message would later merge as "seen 2 times".  A repeat joins the first
+    saying it: the messages of both, approval if either needs it."""
+    kept: list[Proposal] = []
+    for proposal in proposals:
+        twin = next((i for i, first in enumerate(kept) if _same_preference(first, proposal)), None)
+        if twin is None:
+            kept.append(proposal)
+        else:
+            kept[twin] = _joined(kept[twin], proposal)
+    return kept
+
+
+def _same_preference(first: Proposal, second: Proposal) -> bool:
+    """Whether two proposals add one preference: the same text as a reader
+    sees it, or (given both vectors) texts as close as the write-time
+    deduplication finds near duplicates, the longer standing for both."""
+    a, b = str(first.payload["content"]), str(second.payload["content"])
+    if _as_read(a) == _as_read(b):
+        return True
+    va, vb = first.vectors.get(a), second.vectors.get(b)
+    if va is None or vb is None:
+        return False
+    cosine = float(np.dot(va, vb) / ((np.linalg.norm(va) * np.linalg.norm(vb)) or 1.0))
+    return cosine >= DUPLICATE_SIMILARITY and merge_problem([a, b], max(a, b, key=len)) is None
+
+
+def _as_read(text: str) -> str:
+    return normalised(folded(text)[0]).rstrip(".!? ")
+
+
+def _joined(first: Proposal, repeat: Proposal) -> Proposal:
+    said = {int(i) for p in (first, repeat) for i in p.payload["message_ids"]}
+    return Proposal(
+        first.kind,
+        first.summary,
+        {**first.payload, "message_ids": sorted(said)},
+        touches=first.touches,
+        retires=first.retires,
+        vectors=first.vectors,
+        needs_approval=first.needs_approval or repeat.needs_approval,
+    )
 
 
 def schema(shown: int) -> dict[str, Any]:
