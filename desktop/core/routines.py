@@ -18,13 +18,18 @@ conversation, or whose conversation was deleted, speaks as a system event
 instead: an ``event`` message in the most recent conversation (the model
 reads it with the next message there); the UI notifies either way.
 
-After a run, failed or not, the task is marked run, so its next run moves on
-and a failing routine is tried again only at its next time, never in a
-loop.  A ``once`` routine that ran is completed (it did what it was for); a
-``once`` reminder stays active with no next run (the to-do is still to do).
-A run stopped because the app quits is not marked: it runs once at the next
-start, like a run missed while the computer slept.  A task still running is
-never started again.
+A reminder is said and its run recorded in one transaction: both or
+neither, so a kill or a power cut never says it twice nor loses it.  A
+routine's model call cannot wait inside a transaction, so its run is
+recorded before the call: a kill while the model answers (or before its
+answer is stored) never asks, nor says, that run twice; the user sees
+nothing for that one run, and the routine speaks again at its next time.
+A failing run is likewise not tried again before its next time, never in
+a loop.  A ``once`` routine that ran is completed (it did what it was for);
+a ``once`` reminder stays active with no next run (the to-do is still to
+do).  A run stopped because the app quits is taken back: it runs once at
+the next start, like a run missed while the computer slept (unless the
+task was changed meanwhile).  A task still running is never started again.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from desktop.core.db import ConversationStore, Message, RowNotFound
+from desktop.core.db import ConversationStore, Message, RowNotFound, Transaction
 from desktop.core.db.tasks import Task
 from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.jobs import JobControl
@@ -150,29 +155,17 @@ class RoutineRunner:
 
     def run(self, task: Task, control: JobControl | None = None) -> TaskRun | None:
         """Run *task* now and record that it ran; None if it is already
-        running or was stopped (then it stays due)."""
+        running, its run could not be recorded, or it was stopped (then it
+        stays due)."""
         control = control or JobControl()
         with self._claimed(task.id) as claimed:
             if not claimed:
                 return None
             started = self._tasks.now()
             due_at = started if task.next_run_at is None else self._local(task.next_run_at)
-            run: TaskRun | None = None
-            stopped = False
-            try:
-                with control.scope():  # its memory search stops with it too
-                    run = self._run(task, due_at, control)
-            except GenerationCancelled:
-                stopped = True
-                log.info("task #%d was stopped before it finished; it stays due", task.id)
-            except (ModelError, EnvironmentProblem, RoutineFailed) as error:
-                log.warning("task #%d could not run: %s", task.id, error)
-                kind: RunKind = "routine" if task.is_routine else "reminder"
-                run = TaskRun(task, kind, due_at, "", task.conversation_id, problem=str(error))
-            finally:
-                if not stopped:  # even after a bug: never run the same time again and again
-                    self._record(task, started, done=run is not None and run.ok)
-            return run
+            if not task.is_routine:
+                return self._remind(task, started, due_at)
+            return self._routine(task, started, due_at, control)
 
     # -- running -------------------------------------------------------------
     def _next_due(self, tried: set[int]) -> Task | None:
@@ -188,14 +181,56 @@ class RoutineRunner:
         reminders = [task for task in due if not task.is_routine]
         return next(iter(reminders or due), None)
 
-    def _run(self, task: Task, due_at: datetime, control: JobControl) -> TaskRun:
-        if not task.is_routine:
-            late = self._tasks.now() - due_at > LATE
-            if late:
-                line = self._words("reminder_late", task, due_at, "task", "due")
-            else:
-                line = self._words("reminder", task, due_at, "task")
-            return self._say(task, "reminder", line, due_at)
+    def _remind(self, task: Task, started: datetime, due_at: datetime) -> TaskRun | None:
+        """Say a reminder and record its run in one transaction: both or
+        neither, so a kill never says it twice nor loses it."""
+        late = self._tasks.now() - due_at > LATE
+        if late:
+            line = self._words("reminder_late", task, due_at, "task", "due")
+        else:
+            line = self._words("reminder", task, due_at, "task")
+        try:
+            with self._tasks.running(task.id, started) as (_, tx):
+                run = self._say(task, "reminder", line, due_at, tx)
+        except EnvironmentProblem as error:  # the database failed: said nowhere
+            log.warning("task #%d could not run: %s", task.id, error)
+            if self._record(task, started) is None:
+                return None
+            return TaskRun(task, "reminder", due_at, "", task.conversation_id, problem=str(error))
+        except ReverieError as error:  # its schedule went meanwhile
+            self._unrecordable(task, error)
+            return None
+        except Exception:  # a bug: never said again and again at the same time
+            self._record(task, started)
+            raise
+        self._recorded(task)
+        return run
+
+    def _routine(
+        self, task: Task, started: datetime, due_at: datetime, control: JobControl
+    ) -> TaskRun | None:
+        """Ask the model and say its answer.  The run is recorded before the
+        model call (no transaction may wait on a model): a kill while the
+        model answers never asks it, nor says its answer, twice."""
+        recorded = self._record(task, started)
+        if recorded is None:
+            return None
+        try:
+            with control.scope():  # its memory search stops with it too
+                answer = self._run(task, due_at, control)
+                run = self._say(task, "routine", answer, due_at)
+        except GenerationCancelled:
+            self._take_back(task, recorded)
+            return None
+        except (ModelError, EnvironmentProblem, RoutineFailed) as error:
+            log.warning("task #%d could not run: %s", task.id, error)
+            return TaskRun(task, "routine", due_at, "", task.conversation_id, problem=str(error))
+        if isinstance(recorded.schedule, Once) and recorded.next_run_at is None:
+            self._complete(task)
+        return run
+
+    def _run(self, task: Task, due_at: datetime, control: JobControl) -> str:
+        """The routine's run: the model's answer to its prompt."""
         prompt = [
             ChatMessage("system", self._section("instructions")),
             ChatMessage(
@@ -221,16 +256,25 @@ class RoutineRunner:
         answer = str(awaited(job, control)).strip()
         if not answer:
             raise RoutineFailed("the model's answer was empty")
-        return self._say(task, "routine", answer, due_at)
+        return answer
 
-    def _say(self, task: Task, kind: RunKind, text: str, due_at: datetime) -> TaskRun:
+    def _say(
+        self,
+        task: Task,
+        kind: RunKind,
+        text: str,
+        due_at: datetime,
+        tx: Transaction | None = None,
+    ) -> TaskRun:
         """*text* in the task's conversation, or as a system event in the
-        most recent one when the task has none (any more)."""
+        most recent one when the task has none (any more); in *tx* if given."""
         metadata = {KIND: kind, TASK: task.id}
         own = task.conversation_id
         if own is not None:
             try:
-                message = self._conversations.add_message(own, "assistant", text, metadata=metadata)
+                message = self._conversations.add_message(
+                    own, "assistant", text, metadata=metadata, tx=tx
+                )
             except RowNotFound:  # the user deleted the conversation
                 log.info("task #%d's conversation is gone; it speaks as an event", task.id)
             else:
@@ -243,7 +287,9 @@ class RoutineRunner:
         else:
             reply = safe_for_prompt(text, "paragraphs")  # read by the model with the next message
             event = self._words("event_routine", task, due_at, "id", "task", "time", reply=reply)
-        message = self._conversations.add_message(latest[0].id, "event", event, metadata=metadata)
+        message = self._conversations.add_message(
+            latest[0].id, "event", event, metadata=metadata, tx=tx
+        )
         return TaskRun(task, kind, due_at, text, latest[0].id, as_event=True, message=message)
 
     def _recalled(self, task: Task) -> str:
@@ -256,24 +302,49 @@ class RoutineRunner:
         lines = [memory_line(r.memory).render(quoted) for r in found]
         return "\n".join(lines) or "- (nothing yet)"
 
-    def _record(self, task: Task, started: datetime, *, done: bool) -> None:
-        """The task ran: its next run moves on; a ``once`` routine that did
-        its work is completed."""
+    def _record(self, task: Task, started: datetime) -> Task | None:
+        """The task runs now: its next run moves on (the task as recorded),
+        or None when that cannot be recorded, and then it does not run."""
         try:
-            ran = self._tasks.mark_run(task.id, started)
+            recorded = self._tasks.mark_run(task.id, started)
         except ReverieError as error:  # its schedule went meanwhile, or the database failed
-            log.warning("could not record that task #%d ran: %s", task.id, error)
-            with self._lock:
-                self._unrecorded[task.id] = task.next_run_at
-            return
+            self._unrecordable(task, error)
+            return None
+        self._recorded(task)
+        return recorded
+
+    def _unrecordable(self, task: Task, error: ReverieError) -> None:
+        """Its run cannot be recorded: it is not run, nor tried again at the
+        same time (the database failed; it would fail again)."""
+        log.warning("task #%d was not run: its run could not be recorded: %s", task.id, error)
+        with self._lock:
+            self._unrecorded[task.id] = task.next_run_at
+
+    def _recorded(self, task: Task) -> None:
         with self._lock:
             self._unrecorded.pop(task.id, None)
-        once = isinstance(ran.schedule, Once) and ran.next_run_at is None
-        if done and task.is_routine and once:
-            try:
-                self._tasks.complete(task.id)
-            except ReverieError as error:  # completed or deleted meanwhile
-                log.info("task #%d ran once and was not completed: %s", task.id, error)
+
+    def _take_back(self, task: Task, recorded: Task) -> None:
+        """A run stopped before it spoke (the app quits) is not a run: the
+        task is due again, and runs once at the next start."""
+        try:
+            taken = self._tasks.take_back_run(recorded, task)
+        except ReverieError as error:  # the database failed: the run is lost, not repeated
+            log.warning("task #%d was stopped and stays marked run: %s", task.id, error)
+            return
+        if taken:
+            log.info("task #%d was stopped before it finished; it stays due", task.id)
+        else:
+            log.info(
+                "task #%d was stopped and changed meanwhile; it runs at its next time", task.id
+            )
+
+    def _complete(self, task: Task) -> None:
+        """A ``once`` routine that did its work is completed."""
+        try:
+            self._tasks.complete(task.id)
+        except ReverieError as error:  # completed or deleted meanwhile
+            log.info("task #%d ran once and was not completed: %s", task.id, error)
 
     @contextmanager
     def _claimed(self, task_id: int) -> Iterator[bool]:

@@ -14,10 +14,12 @@ from __future__ import annotations
 import builtins
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, tzinfo
 
 from desktop.core.credential_nearby import MARKER
+from desktop.core.db.connection import Transaction
 from desktop.core.db.purge import ERASED
 from desktop.core.db.tasks import (
     DEFAULT_PRIORITY,
@@ -158,10 +160,13 @@ class TaskService:
     def restore(self, task_id: int) -> Task:
         return self.store.restore(task_id, self._upcoming(task_id))
 
-    def mark_run(self, task_id: int, ran_at: datetime | None = None) -> Task:
+    def mark_run(
+        self, task_id: int, ran_at: datetime | None = None, *, tx: Transaction | None = None
+    ) -> Task:
         """The task ran (spoke up, or its routine ran) at *ran_at* (now); its
         next run is the first after that, skipping any missed meanwhile.  A
-        ``once`` task then has no next run and stays active until completed."""
+        ``once`` task then has no next run and stays active until completed.
+        In *tx* (a caller's transaction) if given."""
         ran = ran_at or self._clock()
         task = self.store.get(task_id)
         upcoming = None if task is None else self.next_run(task, max(ran, self._clock()))
@@ -169,7 +174,21 @@ class TaskService:
             task_id,
             ran_at=ran.timestamp(),
             next_run_at=None if upcoming is None else upcoming.timestamp(),
+            tx=tx,
         )
+
+    @contextmanager
+    def running(self, task_id: int, ran_at: datetime) -> Iterator[tuple[Task, Transaction]]:
+        """Record that the task runs at *ran_at* in a transaction that what
+        the run says joins: both are kept, or (if anything raises) neither."""
+        with self.store.transaction() as tx:
+            yield self.mark_run(task_id, ran_at, tx=tx), tx
+
+    def take_back_run(self, recorded: Task, before: Task) -> bool:
+        """The run ``mark_run`` *recorded* did not happen (stopped before it
+        spoke): the task as it was *before*, due again, unless it changed
+        meanwhile.  Whether it was taken back."""
+        return self.store.take_back_run(recorded, before)
 
     def _first_run(self, schedule: Schedule | None) -> float | None:
         if schedule is None:

@@ -229,12 +229,14 @@ class ConversationStore:
         content: str,
         token_count: int | None = None,
         metadata: Mapping[str, Any] | None = None,
+        tx: Transaction | None = None,
     ) -> Message:
-        """Append a message and mark the conversation as active now."""
+        """Append a message and mark the conversation as active now (in *tx*,
+        a caller's transaction it commits with, if given)."""
         now = self._clock()
-        with self._db.transaction() as tx:
-            self._touch(tx, conversation_id, now)
-            row = tx.fetch_one(
+        with self._db.writing(tx) as writing:
+            self._touch(writing, conversation_id, now)
+            row = writing.fetch_one(
                 "INSERT INTO messages (conversation_id, role, content, created_at,"
                 " token_count, metadata) VALUES (?, ?, ?, ?, ?, ?) RETURNING "
                 + ", ".join(_MESSAGE_FIELDS),

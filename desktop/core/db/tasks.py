@@ -14,6 +14,7 @@ import builtins
 import enum
 import json
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -272,9 +273,21 @@ class TaskStore:
         """A deleted task as it was (a paused one active), next running at *next_run_at*."""
         return self._step(task_id, "restore", next_run_at=next_run_at)
 
-    def record_run(self, task_id: int, *, ran_at: float, next_run_at: float | None) -> Task:
+    def transaction(self) -> AbstractContextManager[Transaction]:
+        """A transaction of the tasks' database, for a run's record and what
+        the run says (a message) to commit together."""
+        return self._db.transaction()
+
+    def record_run(
+        self,
+        task_id: int,
+        *,
+        ran_at: float,
+        next_run_at: float | None,
+        tx: Transaction | None = None,
+    ) -> Task:
         """A scheduled task ran at *ran_at*; it runs next at *next_run_at* (None: never)."""
-        with self._db.transaction() as tx:
+        with self._db.writing(tx) as tx:
             row = tx.fetch_one(
                 "UPDATE tasks SET last_run_at = ?, next_run_at = ?, updated_at = ?"
                 " WHERE id = ? AND schedule_kind IS NOT NULL RETURNING *",
@@ -285,6 +298,28 @@ class TaskStore:
                     raise TaskNotFound(task_id)
                 raise TaskStateError(f"Task #{task_id} has no schedule, so it never runs.")
         return _task(row)
+
+    def take_back_run(self, recorded: Task, before: Task) -> bool:
+        """Undo ``record_run``: the task as it was *before* the run was
+        *recorded* (its run did not happen after all: the app quit while it
+        waited for the model), so it is due again.  Only while the task is
+        still as recorded: a change made meanwhile (an edit, a pause) stays.
+        Whether it was taken back."""
+        with self._db.transaction() as tx:
+            taken = tx.execute(
+                "UPDATE tasks SET last_run_at = ?, next_run_at = ?, updated_at = ?"
+                " WHERE id = ? AND last_run_at IS ? AND next_run_at IS ? AND updated_at IS ?",
+                (
+                    before.last_run_at,
+                    before.next_run_at,
+                    before.updated_at,
+                    recorded.id,
+                    recorded.last_run_at,
+                    recorded.next_run_at,
+                    recorded.updated_at,
+                ),
+            ).rowcount
+        return taken == 1
 
     def purge_completed(self, completed_before: float) -> int:
         """Delete for good the tasks completed before *completed_before*; how many went."""
