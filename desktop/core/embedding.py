@@ -3,6 +3,13 @@
 Search by meaning is optional: without an embedder (not loaded yet, or
 failed to load) memories are still stored and found by their words, and get
 their vectors later.  That is said once in the log, not on every call.
+
+What comes back is always storable: one finite, non-zero row per text, of a
+multiple of 8 numbers.  The store's fast first pass compares sign bits a
+byte at a time, so a model of another size (300 dimensions, as word2vec's)
+gets zeros added to its rows, which changes neither cosines nor sign bits.
+An answer that cannot be stored is the model failing: its memories are kept
+and found by their words, as without an embedder.
 """
 
 from __future__ import annotations
@@ -20,6 +27,12 @@ from models.errors import GenerationCancelled, ModelError
 log = logging.getLogger(__name__)
 
 Vectors = npt.NDArray[np.float32]
+SIGN_BITS = 8
+"""Dimensions per byte of sign bits: vectors are made a multiple of it long."""
+
+
+class UnusableVectors(ModelError):
+    """An embedding model answered with vectors that cannot be stored."""
 
 
 class Embeddings:
@@ -40,7 +53,7 @@ class Embeddings:
         if (control := active_control()) is not None:
             control.run(job)  # stopping the work stops this embedding too
         try:
-            vectors: Vectors = job.result()
+            return storable(job.result(), len(texts), self.model_name)
         except GenerationCancelled:
             raise  # stopped, not unavailable: the work it was for ends
         except ModelError as error:
@@ -48,8 +61,25 @@ class Embeddings:
                 log.warning("memory search by meaning is unavailable: %s", error)
                 self._said_unavailable = True
             return None
-        return vectors
 
     def queries(self, texts: Sequence[str]) -> Vectors | None:
         """Vectors to search with, for the chat (ahead of background work)."""
         return self(texts, Priority.USER, query=True)
+
+
+def storable(answer: object, count: int, model: str | None) -> Vectors:
+    """*answer*, an embedder's vectors of *count* texts, as the store keeps
+    them: widened with zeros to a multiple of ``SIGN_BITS``; ``UnusableVectors``
+    if it is not one finite, non-zero row per text."""
+    said = f"The embedding model {model or 'in use'}"
+    if not isinstance(answer, np.ndarray) or answer.ndim != 2 or answer.shape[0] != count:
+        raise UnusableVectors(f"{said} did not give one vector per text.")
+    vectors = answer.astype(np.float32, copy=False)
+    if count and (vectors.shape[1] == 0 or not np.isfinite(vectors).all()):
+        raise UnusableVectors(f"{said} gave empty vectors, or numbers out of range.")
+    if not np.any(vectors, axis=1).all():
+        raise UnusableVectors(f"{said} gave a vector of zeros.")
+    if short := -vectors.shape[1] % SIGN_BITS:
+        # Zeros: no weight in a cosine, and the same sign bit in every vector.
+        vectors = np.pad(vectors, ((0, 0), (0, short)))
+    return vectors

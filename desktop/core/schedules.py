@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import calendar
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
@@ -303,6 +304,13 @@ _SEPARATORS = frozenset({",", "and"})
 _WEEKDAY_ALIASES = {"weds": 2}
 _ALL_WEEK = tuple(range(len(WEEKDAYS)))
 _MOST_DAYS_AHEAD = 100 * 366
+_TOO_FAR = "is too far ahead; give a date within a century."
+_MOST_DIGITS = 9
+"""Digits a typed count may have, leading zeros aside: more than any
+schedule can use (a century is 52,704,000 minutes).  A longer one is refused
+before ``int`` reads it, which refuses over 4,300 digits with Python's words."""
+_MOST_SHOWN = 60
+"""Characters of a typed phrase quoted in a message: a pasted page is not."""
 
 
 def parse_schedule(text: str, now: datetime | None = None) -> Schedule | None:
@@ -318,9 +326,9 @@ def parse_schedule(text: str, now: datetime | None = None) -> Schedule | None:
     words = _normalised(text)
     if words in _NO_SCHEDULE:
         return None
-    typed = _Typed(text.strip(), now)
+    typed = _Typed(_shown(text.strip()), now)
     if found := _INTERVAL.fullmatch(words):
-        return _interval(found)
+        return _interval(found, typed)
     if found := _FROM_NOW.fullmatch(words):
         return _from_now(found, typed)
     # Each way of parting the words is tried in turn ("midday monthly on day
@@ -364,7 +372,8 @@ def _read_parted(
 
 @dataclass(frozen=True)
 class _Typed:
-    """A phrase being read: as typed (for messages), and the time it was typed."""
+    """A phrase being read: as typed (for messages, shortened), and the time
+    it was typed."""
 
     shown: str
     now: datetime | None
@@ -456,8 +465,13 @@ def _typed_time(token: str, *, bare_hour: bool = True) -> time:
     return time(hour, minute)
 
 
-def _interval(found: re.Match[str]) -> Interval:
-    count = int(found["count"] or 1)
+def _interval(found: re.Match[str], typed: _Typed) -> Interval:
+    count = _count(
+        found["count"] or "1",
+        typed,
+        f"is not a schedule: the interval is 1 to {MAX_INTERVAL_MINUTES} minutes (longer ones "
+        "are daily, weekly or monthly).",
+    )
     minutes = count if found["unit"] and found["unit"].startswith("m") else count * 60
     window = None
     if found["start"] is not None:
@@ -470,7 +484,7 @@ def _interval(found: re.Match[str]) -> Interval:
 def _from_now(found: re.Match[str], typed: _Typed) -> Once:
     """A ``once`` so long after now, on the minute at or after it."""
     now = typed.clock()
-    count = 30 if found["half"] else _count(found["count"])
+    count = 30 if found["half"] else _count(found["count"], typed, _TOO_FAR)
     unit = "minutes" if found["half"] else found["unit"]
     if count == 0:
         raise ScheduleError(
@@ -485,15 +499,23 @@ def _from_now(found: re.Match[str], typed: _Typed) -> Once:
     return Once((whole if whole == moment else whole + timedelta(minutes=1)).replace(tzinfo=None))
 
 
-def _count(word: str) -> int:
-    return 1 if word in ("a", "an", "one") else int(word)
+def _count(word: str, typed: _Typed, too_many: str) -> int:
+    """*word* as a count: "a", "an", "one" or digits, leading zeros aside;
+    ``ScheduleError`` (the phrase, then *too_many*) past ``_MOST_DIGITS``."""
+    if word in ("a", "an", "one"):
+        return 1
+    # \d matches the digits of every script, so Arabic-Indic zeros lead too.
+    lead = next((at for at, digit in enumerate(word) if unicodedata.digit(digit) != 0), len(word))
+    if len(word) - lead > _MOST_DIGITS:
+        raise ScheduleError(f"{typed.shown!r} {too_many}")
+    return int(word[lead:] or "0")
 
 
 def _span(count: int, unit: str, typed: _Typed) -> timedelta:
     """*count* minutes, hours, days or weeks (*unit*); refused past a century."""
     minutes = count * {"m": 1, "h": 60, "d": 24 * 60, "w": 7 * 24 * 60}[unit[0]]
     if minutes > _MOST_DAYS_AHEAD * 24 * 60:
-        raise ScheduleError(f"{typed.shown!r} is too far ahead; give a date within a century.")
+        raise ScheduleError(f"{typed.shown!r} {_TOO_FAR}")
     return timedelta(minutes=minutes)
 
 
@@ -514,7 +536,8 @@ def _days(tokens: list[str], typed: _Typed) -> _Days | None:
         today = typed.clock().date()
         if found["word"] is not None:
             return _Days(words, on=today + timedelta(days=found["word"] == "tomorrow"))
-        return _Days(words, on=today + _span(_count(found["count"]), found["unit"], typed))
+        count = _count(found["count"], typed, _TOO_FAR)
+        return _Days(words, on=today + _span(count, found["unit"], typed))
     return _weekday_list(tokens, typed)
 
 
@@ -666,6 +689,11 @@ def _whole(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{value!r} is not a whole number")
     return value
+
+
+def _shown(text: str) -> str:
+    """*text* to quote in a message: its first ``_MOST_SHOWN`` characters."""
+    return text if len(text) <= _MOST_SHOWN else f"{text[: _MOST_SHOWN - 1]}\u2026"
 
 
 def _capitalised(text: str) -> str:
