@@ -639,7 +639,7 @@ def _row_id(digits: str) -> int | None:
     significant = digits.lstrip("0")
     if not digits.isdecimal() or len(significant) > len(str(ROW_ID_MAX)):
         return None
-    number = int(digits)
+    number = int(significant or "0")  # not the zeros: int() refuses 4,300 digits
     return number if 1 <= number <= ROW_ID_MAX else None
 
 
