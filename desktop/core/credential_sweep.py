@@ -84,9 +84,12 @@ _BETWEEN = re.compile(r"[,;:]")
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each value-shaped word around a credential word in *text* is."""
     seen, origins = folded(text)
+    named = [match for match in credential_nearby.credential_words(seen) if _strong(seen, match)]
+    if not named:  # most long pastes name none: their words are not split
+        return
     words = _Words(seen)
-    for match in credential_nearby.credential_words(seen):
-        if not _strong(seen, match) or words.markers.within(*match.span()):
+    for match in named:
+        if words.markers.within(*match.span()):
             continue
         low, high, block = _region(seen, words, *match.span())
         for start, stop in words.between(low, high):
