@@ -9,9 +9,11 @@ pause and cancel through a small ``DownloadState``, as long jobs do here.
 On disk, beside the final file: ``<name>.part`` (the bytes so far) and
 ``<name>.part.json`` (the URL, the server's ETag and the expected size and
 checksum), so that a download resumes after the app quits with ``Range`` and
-``If-Range``.  The finished file is checked (size, sha256, GGUF magic) before
-one atomic ``os.replace`` puts it in place; a file that fails is kept aside
-as ``<name>.rejected``.  A failed download never touches the destination, and
+``If-Range``; and ``<name>.part.lock`` while it runs, so that a second
+download of the same file is told at once that one is under way.  The
+finished file is checked (size, sha256, GGUF magic) before one atomic
+``os.replace`` puts it in place; a file that fails is kept aside as
+``<name>.rejected``.  A failed download never touches the destination, and
 nothing is written through a link (``models.download_files``); headers are
 read, and failures told, in ``models.download_answers``.
 """
@@ -50,6 +52,7 @@ from models.download_answers import (
 from models.download_files import (
     check_renamed_onto,
     check_written_in_place,
+    downloading_alone,
     in_the_way,
     make_folder,
     open_to_read,
@@ -73,6 +76,7 @@ log = logging.getLogger(__name__)
 
 PART_SUFFIX = ".part"
 SIDECAR_SUFFIX = ".part.json"
+LOCK_SUFFIX = ".part.lock"
 REJECTED_SUFFIX = ".rejected"
 DISK_MARGIN = 100 * 1024 * 1024
 """Free space left over after a download; a disk filled to the last byte breaks other programs."""
@@ -187,6 +191,10 @@ def sidecar_path(destination: Path) -> Path:
     return destination.with_name(destination.name + SIDECAR_SUFFIX)
 
 
+def lock_path(destination: Path) -> Path:
+    return destination.with_name(destination.name + LOCK_SUFFIX)
+
+
 def rejected_path(destination: Path) -> Path:
     return destination.with_name(destination.name + REJECTED_SUFFIX)
 
@@ -242,16 +250,20 @@ class Downloader:
 
         Raises a ``DownloadFailed`` subclass, or ``DownloadPaused`` /
         ``DownloadCancelled`` when *state* asked to stop.  What stands in the
-        way of its files is named before anything is asked of the server.
+        way of its files is named before anything is asked of the server, and
+        so is another download of the same file under way (``DownloadFailed``).
         """
-        _clear_the_way(request.destination)
-        part = _PartFile(request)
-        try:
-            self._fetch(request, state, part)
-        except DownloadCancelled:
-            part.remove()
-            raise
-        return self._put_in_place(request, part)
+        destination = request.destination
+        make_folder(destination.parent)
+        with downloading_alone(lock_path(destination), destination.name):
+            _clear_the_way(destination)
+            part = _PartFile(request)
+            try:
+                self._fetch(request, state, part)
+            except DownloadCancelled:
+                part.remove()
+                raise
+            return self._put_in_place(request, part)
 
     # -- fetching, with retries ---------------------------------------------------
     def _fetch(self, request: DownloadRequest, state: DownloadState, part: _PartFile) -> None:
@@ -346,9 +358,8 @@ class Downloader:
 
 
 def _clear_the_way(destination: Path) -> None:
-    """Make the folder and check the download's files can go where they go (a copy
-    rejected before only takes room: this download replaces it)."""
-    make_folder(destination.parent)
+    """Check the download's files can go where they go (a copy rejected
+    before only takes room: this download replaces it)."""
     for path in (destination, rejected_path(destination)):
         check_renamed_onto(path)
     for path in (part_path(destination), sidecar_path(destination)):

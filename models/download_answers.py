@@ -19,7 +19,12 @@ from models.errors import DownloadFailed, Offline, ServerError
 RETRY_HINT = "Try again later; the download resumes where it stopped."
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _DIGITS = re.compile(r"[0-9]+")  # HTTP's numbers: never other scripts' digits, nor '²'
-_CONTENT_RANGE = re.compile(r"bytes (?:([0-9]+)-[0-9]+|\*)/([0-9]+|\*)")
+_NUMBER = "[0-9]{1,19}"
+"""A size or an offset: at most 19 digits.  No file has 10^19 bytes, so a
+longer number is no size (and ``int`` refuses more than 4,300 digits with a
+bare ``ValueError``)."""
+_SIZE = re.compile(_NUMBER)
+_CONTENT_RANGE = re.compile(rf"bytes (?:({_NUMBER})-{_NUMBER}|\*)/({_NUMBER}|\*)")
 _STRONG_ETAG = re.compile(r'"[\x21\x23-\x7e]*"')  # one httpx can send back in If-Range
 _BROKEN: tuple[tuple[type[httpx.TransportError], str], ...] = (
     (httpx.TimeoutException, "it stopped answering"),
@@ -59,7 +64,7 @@ def total_size(response: httpx.Response) -> int | None:
     if content_range is not None and content_range.group(2) != "*":
         return int(content_range.group(2))
     length = response.headers.get("Content-Length", "")
-    return int(length) if _DIGITS.fullmatch(length) else None
+    return int(length) if _SIZE.fullmatch(length) else None
 
 
 def usable_etag(etag: str | None) -> str | None:

@@ -7,6 +7,13 @@ bytes into another file and overwrite it; a named pipe would hang the
 download; a folder cannot be renamed onto.  Each is named, as a
 ``DownloadFailed``, before a byte is downloaded, and the files are opened so
 that one appearing afterwards is still never written through.
+
+One download of a file at a time: a download holds a lock on
+``<name>.part.lock`` (``downloading_alone``), so a second one of the same file
+(the Models page and ``reverie models download``, or two terminals) is told at
+once that it is under way, instead of writing the same ``.part`` and failing
+when the first moves it into place.  The lock is the system's (``flock``):
+a download killed midway holds it no longer.
 """
 
 from __future__ import annotations
@@ -14,12 +21,18 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import BinaryIO
 
 from models.errors import DownloadFailed
+
+if sys.platform == "win32":
+    import msvcrt
+else:
+    import fcntl
 
 PRIVATE_FILE_MODE = 0o600
 # A link is never followed; a named pipe opens at once (then is refused) instead of
@@ -30,6 +43,8 @@ _OPEN_FLAGS = (
     | getattr(os, "O_BINARY", 0)
     | getattr(os, "O_CLOEXEC", 0)
 )
+_LOCK_ATTEMPTS = 5
+"""Lock files taken in turn when each was removed as its holder finished."""
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISLNK, "a symbolic link"),
@@ -114,6 +129,69 @@ def open_to_read(path: Path) -> BinaryIO:
         os.close(fd)
         raise
     return os.fdopen(fd, "rb")
+
+
+@contextmanager
+def downloading_alone(lock: Path, name: str) -> Iterator[None]:
+    """Hold *lock* while the block downloads *name*; ``DownloadFailed`` at once
+    if another download (in this process or another) holds it."""
+    descriptor = _take_lock(lock, name)
+    try:
+        yield
+    finally:
+        # Removed while still held: a newcomer finds no file, or makes a new one.
+        with suppress(OSError):
+            lock.unlink()
+        os.close(descriptor)
+
+
+def _take_lock(lock: Path, name: str) -> int:
+    for _ in range(_LOCK_ATTEMPTS):
+        descriptor = open_to_write(lock, keep=True)
+        try:
+            if not _lock_now(descriptor):
+                raise under_way(name)
+            if _still_named(descriptor, lock):
+                return descriptor
+        except BaseException:
+            os.close(descriptor)
+            raise
+        os.close(descriptor)  # its holder finished and removed it meanwhile: take the new one
+    raise under_way(name)
+
+
+def _lock_now(descriptor: int) -> bool:
+    """Lock *descriptor*'s file for this open file (True), or find it held (False)."""
+    try:
+        if sys.platform == "win32":
+            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+        else:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as error:  # BlockingIOError, or EACCES from msvcrt
+        if error.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES, errno.EDEADLK):
+            return False
+        raise
+    return True
+
+
+def _still_named(descriptor: int, path: Path) -> bool:
+    """Whether *path* still names the file open at *descriptor*."""
+    try:
+        named = path.lstat()
+    except FileNotFoundError:
+        return False
+    held = os.fstat(descriptor)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+
+
+def under_way(name: str) -> DownloadFailed:
+    """The error for a second download of *name* while one is under way."""
+    return DownloadFailed(
+        f"{name} is being downloaded already (on the Models page, or by a "
+        "`reverie models download` command).",
+        "Wait for that download to finish: the model is ready then. To start over, "
+        "cancel it first.",
+    )
 
 
 def in_the_way(path: Path, kind: str) -> DownloadFailed:

@@ -18,6 +18,12 @@ Every reply ends, whatever the server sends: an event larger than
 well past ``max_tokens`` is cut with finish "length" (``reply_bounds``), and
 no event for the read timeout (keep-alive comments do not count) is a
 timeout.
+
+The text is whole characters (``whole_characters``): JSON escapes text as
+UTF-16, so a server streaming code units may send an emoji's two surrogates
+in two events, or a lone one; a pair is joined across events, and a lone
+surrogate becomes U+FFFD, before the text is shown or stored (SQLite, and
+any UTF-8 file, refuses a surrogate).
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from models.server_http import (
     parse_json,
     resolve_model,
     survey,
+    whole_text,
 )
 
 log = logging.getLogger(__name__)
@@ -82,6 +89,8 @@ _TOP_K_AND_REPEAT = {
 }
 _SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]")
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_HIGH_SURROGATES = ("\ud800", "\udbff")
 
 
 class ServerChatModel:
@@ -159,7 +168,7 @@ class ServerChatModel:
         with _Watchdog(stop_requested, self._connection.interrupt) as watchdog:
             try:
                 body = chat_request(self._ready().dialect, self.name, messages, options)
-                yield from self._reply(body, stop_requested, options.max_tokens)
+                yield from whole_characters(self._reply(body, stop_requested, options.max_tokens))
             except ServerUnavailable:
                 if not (watchdog.fired or stop_requested()):
                     raise
@@ -374,6 +383,27 @@ def reply_bounds(max_tokens: int) -> tuple[int, int]:
         _EVENTS_PER_TOKEN * max_tokens + _EVENTS_SLACK,
         _CHARS_PER_TOKEN * max_tokens + _CHARS_SLACK,
     )
+
+
+def whole_characters(chunks: Iterable[Chunk]) -> Iterator[Chunk]:
+    """*chunks* with surrogate pairs joined across chunks and lone surrogates
+    replaced by U+FFFD: text that encodes as UTF-8."""
+    held = ""  # a high surrogate that may pair with the next chunk's first character
+    for chunk in chunks:
+        text = held + chunk.text
+        held = ""
+        if _SURROGATE.search(text) is not None:
+            if chunk.finish_reason is None and _is_high_surrogate(text[-1]):
+                text, held = text[:-1], text[-1]
+            text = whole_text(text)
+        if text or chunk.finish_reason is not None:
+            yield Chunk(text, chunk.finish_reason)
+    if held:  # the chunks ended without a finish: what is held pairs with nothing
+        yield Chunk(whole_text(held))
+
+
+def _is_high_surrogate(char: str) -> bool:
+    return _HIGH_SURROGATES[0] <= char <= _HIGH_SURROGATES[1]
 
 
 class EventTooLarge(ValueError):

@@ -20,16 +20,30 @@ Two promises hold for every request:
 
 Every answer is parsed by ``parse_json``, which refuses nesting deeper than
 any answer of the API has (``MAX_JSON_DEPTH``) instead of recursing into it.
+
+Every answer that is not streamed ends in time: besides the read timeout (the
+longest silence), it has a total time limit (``answer_timeout``, and a
+connection's ``deadline``), so a server that drips its answer a byte at a time
+times out too.  A ``ServerProbe`` (the settings window's Test) ends within its
+timeout, and at once when stopped from another thread (quitting Reverie).
+
+A model list is bounded (``MAX_MODEL_ID_CHARS``, ``MAX_LISTED_MODELS``): a
+longer id is no model's name, and such a list an invalid answer; ids are
+shown shortened (``shown_models``), never as a wall of text.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
-from collections.abc import Iterator, Mapping
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
@@ -50,6 +64,13 @@ DEFAULT_CONNECT_TIMEOUT_S = 3.0
 DEFAULT_READ_TIMEOUT_S = 300.0
 """The longest silence while waiting for an answer: a big prompt on a slow
 server can take minutes before the first token."""
+DEFAULT_ANSWER_TIMEOUT_S = 600.0
+"""The longest an answer that is not streamed may take in all (an embedding
+batch, a token count, a model list): twice the longest silence, so a slow
+server that keeps working is not cut, and one dripping bytes is."""
+DEFAULT_PROBE_TIMEOUT_S = 10.0
+"""The longest a probe (the settings window's Test) takes, all its requests together."""
+_DEADLINE_POLL_S = 0.05
 _WRITE_TIMEOUT_S = 30.0
 _ERROR_TEXT_LIMIT = 300
 MAX_ANSWER_BYTES = 64 << 20
@@ -61,6 +82,15 @@ MAX_JSON_DEPTH = 64
 """The deepest answer parsed.  The API's answers are a few levels deep (an
 embedding is ``{"data": [{"embedding": [...]}]}``, a streamed event five);
 schema-bound output arrives as a string, so its own depth does not count."""
+MAX_MODEL_ID_CHARS = 1024
+"""The longest model id taken from a model list.  Real ones are a name
+(``llama3.1:8b``), a Hub path with a quantisation (about 60 characters) or,
+for llama-server, the path of the model file."""
+MAX_LISTED_MODELS = 10_000
+"""The most models a list may name (the largest public lists have a few hundred)."""
+SHOWN_MODEL_CHARS = 64
+"""How much of a model id a message shows; a longer one is cut in its middle."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_BREAKS = "\r\n"
 _TYPOGRAPHIC_QUOTES = "\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a"
 
@@ -118,6 +148,11 @@ class ServerInfo:
     models: tuple[str, ...]
     """The names of the models it serves (empty if it does not list them)."""
 
+    @property
+    def listing(self) -> str:
+        """The models it serves as a message shows them: the first eight, each shortened."""
+        return shown_models(self.models, 8)
+
 
 @dataclass(frozen=True)
 class ServerSurvey:
@@ -170,6 +205,31 @@ def api_key_problem(key: str) -> str | None:
     if any(not char.isprintable() for char in key):
         return "has a control character (a tab, say) in it"
     return None
+
+
+def whole_text(text: str) -> str:
+    """*text* as UTF-8 can hold it: each surrogate pair made the character it
+    stands for, each lone surrogate U+FFFD (JSON escapes text as UTF-16, so a
+    server may send either)."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def shown_model(model: str) -> str:
+    """*model*'s id as a message shows it: at most ``SHOWN_MODEL_CHARS``
+    characters, cut in the middle (where a path or a Hub id is least telling)."""
+    model = whole_text(model)
+    if len(model) <= SHOWN_MODEL_CHARS:
+        return model
+    half = (SHOWN_MODEL_CHARS - 1) // 2
+    return f"{model[:half]}…{model[-half:]}"
+
+
+def shown_models(models: tuple[str, ...], most: int) -> str:
+    """The first *most* of *models*, shortened, joined by commas ("…" if there are more)."""
+    shown = ", ".join(shown_model(model) for model in models[:most])
+    return shown + (", …" if len(models) > most else "")
 
 
 def parse_json(text: str | bytes) -> Any:
@@ -227,6 +287,7 @@ class ServerConnection:
         *,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT_S,
         read_timeout: float = DEFAULT_READ_TIMEOUT_S,
+        answer_timeout: float = DEFAULT_ANSWER_TIMEOUT_S,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         """*transport* replaces the default one (tests record requests with it);
@@ -236,6 +297,12 @@ class ServerConnection:
         """Where the servers' own endpoints (/props, /tokenize, /api/...) live."""
         self.read_timeout = read_timeout
         """The longest wait for the server to say something."""
+        self.answer_timeout = answer_timeout
+        """The longest an answer that is not streamed takes in all."""
+        self.deadline: float | None = None
+        """A moment (``time.monotonic``) no answer that is not streamed may
+        go past, whatever is left of its own time (a probe's whole time)."""
+        self._closed = False
         if api_key and (problem := api_key_problem(api_key)):
             raise ServerKeyInvalid(
                 f"The API key for the server at {self.base_url} cannot be used: it {problem}.",
@@ -312,26 +379,48 @@ class ServerConnection:
 
     def _send(self, method: str, path: str, body: Any, at_root: bool) -> httpx.Response:
         """The whole answer to one request that is not streamed, read up to
-        ``MAX_ANSWER_BYTES`` (a server sending more is refused, not held)."""
+        ``MAX_ANSWER_BYTES`` (a server sending more is refused, not held)
+        within its time limit (``_until``: a server still sending then times out)."""
         url = self._url(path, at_root)
-        try:
-            with self._client.stream(
-                method, url, json=body, extensions=self._extensions
-            ) as response:
-                content = bytearray()
-                for chunk in response.iter_bytes():
-                    content += chunk
-                    if len(content) > MAX_ANSWER_BYTES:
-                        raise self.invalid(
-                            f"an answer to {path} larger than {MAX_ANSWER_BYTES >> 20} MB"
-                        )
-        except httpx.TransportError as error:
-            raise self._lost(error, mid_reply=False) from error
+        until = self._until()
+        with _Deadline(until, self.interrupt) as deadline:
+            try:
+                with self._client.stream(
+                    method, url, json=body, extensions=self._extensions
+                ) as response:
+                    content = bytearray()
+                    for chunk in response.iter_bytes():
+                        content += chunk
+                        if len(content) > MAX_ANSWER_BYTES:
+                            raise self.invalid(
+                                f"an answer to {path} larger than {MAX_ANSWER_BYTES >> 20} MB"
+                            )
+                        if time.monotonic() >= until:
+                            raise self.timed_out()
+            except httpx.TransportError as error:
+                if deadline.passed:  # the connection was cut because time was up
+                    raise self.timed_out() from error
+                raise self._lost(error, mid_reply=False) from error
+            except RuntimeError as error:  # httpx: the client was closed meanwhile
+                if not self._closed:
+                    raise
+                raise self._was_closed() from error
         # As read: decoded already, so without the headers saying how it was sent.
         kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _SENT_AS]
         return httpx.Response(
             response.status_code, headers=kept, content=bytes(content), request=response.request
         )
+
+    def _until(self) -> float:
+        """When the answer to a request sent now must be in (``time.monotonic``)."""
+        if self._closed:
+            raise self._was_closed()
+        until = time.monotonic() + self.answer_timeout
+        if self.deadline is not None:
+            until = min(until, self.deadline)
+            if until <= time.monotonic():
+                raise self.timed_out()
+        return until
 
     def _url(self, path: str, at_root: bool) -> str:
         return f"{self.root_url if at_root else self.base_url}{path}"
@@ -350,7 +439,9 @@ class ServerConnection:
         return True
 
     def close(self) -> None:
-        """Close the connection; usable from any thread."""
+        """Close the connection; usable from any thread.  A request waiting
+        for its answer ends (``ServerUnavailable``), and none is sent after."""
+        self._closed = True
         self.interrupt()
         self._client.close()
 
@@ -440,6 +531,7 @@ class ServerConnection:
             ) from error
 
     def _scrub(self, text: str) -> str:
+        text = whole_text(text)
         if not self._key:
             return text
         key = self._key.value
@@ -447,6 +539,12 @@ class ServerConnection:
         for shown in {key, repr(key)[1:-1], repr(key.encode())[2:-1]}:
             text = text.replace(shown, "[api key]")
         return text
+
+    def _was_closed(self) -> ServerUnavailable:
+        return ServerUnavailable(
+            f"The connection to the server at {self.base_url} was closed.",
+            "Reverie is quitting, or the server's settings changed.",
+        )
 
     def timed_out(self, kind: str = "answer") -> ServerUnavailable:
         """The error for a server that did not *kind* ("connect", "answer") in time."""
@@ -462,6 +560,45 @@ class ServerConnection:
     def scrub(self, text: str) -> str:
         """*text* from the server, safe to put in a message: without the API key."""
         return self._scrub(text)[:_ERROR_TEXT_LIMIT]
+
+
+class _Deadline:
+    """Cuts a request's connection (*interrupt*) when the moment *until*
+    (``time.monotonic``) comes before the block ends.
+
+    Needed because a read blocked on a socket cannot be woken otherwise: a
+    server may send one byte just within each read timeout, for hours.
+    """
+
+    def __init__(self, until: float, interrupt: Callable[[], bool]) -> None:
+        self.passed = False
+        self._until = until
+        self._interrupt = interrupt
+        self._done = threading.Event()
+        self._thread = threading.Thread(
+            target=self._watch, name="reverie-server-deadline", daemon=True
+        )
+
+    def __enter__(self) -> _Deadline:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        if self._done.wait(max(0.0, self._until - time.monotonic())):
+            return
+        self.passed = True
+        # No socket yet (still connecting): try again until there is one.
+        while not self._interrupt() and not self._done.wait(_DEADLINE_POLL_S):
+            pass
 
 
 def _names_missing_model(reason: str) -> bool:
@@ -534,8 +671,8 @@ def resolve_model(connection: ServerConnection, wanted: str, served: tuple[str, 
         return served[0]
     if ":" not in wanted and f"{wanted}:latest" in served:
         return wanted
-    names = ", ".join(served[:20]) + (", …" if len(served) > 20 else "")
-    said = f"has no model named {wanted!r}" if wanted else "serves several models"
+    names = shown_models(served, 20)
+    said = f"has no model named {shown_model(wanted)!r}" if wanted else "serves several models"
     raise ServerModelNotFound(
         f"The server at {connection.base_url} {said}.", f"It serves: {names}."
     )
@@ -551,29 +688,76 @@ def model_entries(connection: ServerConnection) -> tuple[Mapping[str, Any], ...]
         isinstance(entry, dict) and isinstance(entry.get("id"), str) for entry in data
     ):
         raise connection.invalid("a model list (/models) without a list of models with ids")
+    if len(data) > MAX_LISTED_MODELS:
+        raise connection.invalid(
+            f"a model list (/models) of more than {MAX_LISTED_MODELS:,} models"
+        )
+    if any(len(entry["id"]) > MAX_MODEL_ID_CHARS for entry in data):
+        raise connection.invalid(
+            f"a model list (/models) with an id longer than {MAX_MODEL_ID_CHARS:,} characters"
+        )
     return tuple(data)
+
+
+class ServerProbe:
+    """One look at a server for the settings window (``run``), which another
+    thread can end at once (``stop``, as Reverie quits).
+
+    The address and key are checked on construction (their typed errors);
+    nothing is sent until ``run``.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = DEFAULT_PROBE_TIMEOUT_S,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        """*timeout*: the longest the whole probe takes, all its requests together."""
+        self.timeout = timeout
+        self._connection = ServerConnection(
+            base_url,
+            api_key,
+            connect_timeout=min(timeout, DEFAULT_CONNECT_TIMEOUT_S),
+            read_timeout=timeout,
+            answer_timeout=timeout,
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:
+        return f"ServerProbe({self._connection.base_url!r})"
+
+    def run(self) -> ServerInfo:
+        """Is the server there, which dialect does it speak, which models does it serve?
+
+        Raises the same typed errors as the backends; ``ServerUnavailable``
+        once ``timeout`` has passed, or once stopped.
+        """
+        connection = self._connection
+        connection.deadline = time.monotonic() + self.timeout
+        try:
+            found = survey(connection)
+        finally:
+            connection.close()
+        return ServerInfo(connection.base_url, found.dialect, found.models)
+
+    def stop(self) -> None:
+        """End the probe at once, from any thread (it raises ``ServerUnavailable``)."""
+        self._connection.close()
 
 
 def probe(
     base_url: str,
     api_key: str | None = None,
     *,
-    timeout: float = 10.0,
+    timeout: float = DEFAULT_PROBE_TIMEOUT_S,
     transport: httpx.BaseTransport | None = None,
 ) -> ServerInfo:
     """Is the server there, which dialect does it speak, which models does it serve?
 
-    For the settings window; raises the same typed errors as the backends.
+    For the settings window; raises the same typed errors as the backends,
+    within *timeout* seconds in all (``ServerProbe``).
     """
-    connection = ServerConnection(
-        base_url,
-        api_key,
-        connect_timeout=min(timeout, DEFAULT_CONNECT_TIMEOUT_S),
-        read_timeout=timeout,
-        transport=transport,
-    )
-    try:
-        found = survey(connection)
-    finally:
-        connection.close()
-    return ServerInfo(connection.base_url, found.dialect, found.models)
+    return ServerProbe(base_url, api_key, timeout=timeout, transport=transport).run()

@@ -33,7 +33,7 @@ from models.catalog import CatalogEntry
 from models.errors import ModelError
 from models.gguf_file import default_threads
 from models.memory_estimate import available_memory
-from models.server_http import ServerInfo, probe
+from models.server_http import ServerInfo, ServerProbe
 
 if TYPE_CHECKING:
     from desktop.app import Core
@@ -105,6 +105,8 @@ class ModelManager(QObject):
             core.library, lambda: self._core.settings.models.hub_endpoint, self
         )
         self._probes = TaskQueue("server-probe", self)
+        self._asking: set[ServerProbe] = set()
+        """Probes asked for and not yet ended: quitting stops them."""
         self.page = ModelsPage(
             core.settings, core.library, self.downloads, core.secrets, self._save, self._probe
         )
@@ -264,23 +266,40 @@ class ModelManager(QObject):
         done: Callable[[object], None],
         failed: Callable[[str], None],
     ) -> None:
+        """Ask the server at *url* about itself, off the UI thread.  Each probe
+        ends within its timeout (a server dripping its answer times out), and
+        at once when Reverie quits."""
+        try:
+            asking = ServerProbe(url, key)
+        except ModelError as error:  # an address or key that cannot be used: nothing sent
+            failed(str(error))
+            return
+        self._asking.add(asking)
+
         def ask() -> ServerInfo | ModelError:
             try:
-                return probe(url, key)
+                return asking.run()
             except ModelError as error:  # an answer for the user, not a bug to log
                 return error
 
         def answered(result: object) -> None:
+            self._asking.discard(asking)
             if isinstance(result, ServerInfo):
                 done(result)
             else:
                 failed(str(result))
 
-        self._probes.run(ask, answered, failed)
+        def broke(message: str) -> None:
+            self._asking.discard(asking)
+            failed(message)
+
+        self._probes.run(ask, answered, broke)
 
     def shutdown(self) -> None:
         self._shut_down = True
         self._core.broker.set_health_listener(None)
         self.downloads.stop()
+        for asking in list(self._asking):  # else quitting waits for each to time out
+            asking.stop()
         self._probes.stop()
         self.settings_window.deleteLater()

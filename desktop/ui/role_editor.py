@@ -249,7 +249,7 @@ class BackendRow(QWidget):
     def _tested(self, info: object) -> None:
         assert isinstance(info, ServerInfo)
         self.test_button.setEnabled(True)
-        served = ", ".join(info.models[:8]) + ("…" if len(info.models) > 8 else "")
+        served = info.listing
         self._say(
             f"Reached a {info.dialect} server"
             + (f"; it serves: {served}" if served else "; it does not list its models")
