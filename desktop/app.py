@@ -141,7 +141,8 @@ def build_core(paths: AppPaths) -> Core:
         core.problems.append(f"Reverie cannot create its folders: {error}.")
     if is_absent(paths.settings_file):  # written once, so users find it to edit
         try:
-            save_settings(settings, paths.settings_file)
+            # one a `reverie models` command wrote meanwhile is kept
+            save_settings(settings, paths.settings_file, since=settings)
         except SettingsProblem as error:
             core.problems.append(str(error))
     try:

@@ -5,9 +5,11 @@ environment variable (tests and portable installs use this).  ``REVERIE_HOME``
 moves all of them at once under one folder.  An override must be an absolute
 path (``~`` counts): a relative one would follow the folder Reverie was
 started from, so it is refused (``RelativeFolder``), and so is a ``~user``
-whose home cannot be found (``UnknownHomeFolder``).  The shipped ``data/`` and
-``resources/`` folders are found both in a source checkout and in an
-installed wheel, where they travel inside the ``desktop`` package.
+whose home cannot be found (``UnknownHomeFolder``), and so is a data or
+cache folder at the settings file's path (``FolderOnSettingsFile``).  The
+shipped ``data/`` and ``resources/`` folders are found both in a source
+checkout and in an installed wheel, where they travel inside the
+``desktop`` package.
 """
 
 from __future__ import annotations
@@ -238,6 +240,20 @@ class UnknownHomeFolder(FolderOverrideProblem):
         )
 
 
+class FolderOnSettingsFile(FolderOverrideProblem):
+    """A data or cache folder override names the settings file's path (or a
+    folder inside it): the first start would make that folder, and every
+    later one would find a folder where the settings file belongs."""
+
+    def __init__(self, variable: str, value: str, settings_file: Path) -> None:
+        super().__init__(
+            variable,
+            f"{variable} is set to {value!r}, which is where Reverie keeps its settings "
+            f"file ({settings_file}): a folder there would stand in the file's place.",
+            f"Set {variable} to another folder, or unset it.",
+        )
+
+
 def _override(env: dict[str, str], variable: str) -> Path | None:
     """The folder *variable* names in *env* (None if unset or empty);
     ``RelativeFolder`` if that is not an absolute path, ``UnknownHomeFolder``
@@ -269,11 +285,25 @@ def resolve_paths(env: dict[str, str] | None = None) -> AppPaths:
     env = dict(os.environ) if env is None else env
     for variable in (ENV_HOME, ENV_DATA, ENV_CONFIG, ENV_CACHE):
         _override(env, variable)  # each one set is checked, used or not
-    return AppPaths(
+    paths = AppPaths(
         data_dir=_pick(env, ENV_DATA, "data", platformdirs.user_data_dir(APP_NAME, False)),
         config_dir=_pick(env, ENV_CONFIG, "config", platformdirs.user_config_dir(APP_NAME, False)),
         cache_dir=_pick(env, ENV_CACHE, "cache", platformdirs.user_cache_dir(APP_NAME, False)),
     )
+    _refuse_folder_on_settings_file(paths, env)
+    return paths
+
+
+def _refuse_folder_on_settings_file(paths: AppPaths, env: dict[str, str]) -> None:
+    """``FolderOnSettingsFile`` if the data or cache folder is the settings
+    file's path or inside it (named by its own variable, else by the one
+    that placed it)."""
+    settings_file = Path(os.path.realpath(paths.settings_file))
+    for folder, variable in ((paths.data_dir, ENV_DATA), (paths.cache_dir, ENV_CACHE)):
+        found = Path(os.path.realpath(folder))
+        if found == settings_file or settings_file in found.parents:
+            named = next((v for v in (variable, ENV_CONFIG, ENV_HOME) if env.get(v)), variable)
+            raise FolderOnSettingsFile(named, env.get(named, str(folder)), paths.settings_file)
 
 
 def _shipped_dir(name: str) -> Path:

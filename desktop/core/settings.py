@@ -6,7 +6,10 @@ set aside (never silently overwritten) and the defaults are used; a value
 that cannot be used falls back to its default alone, named in the problem
 (one spoiled by bytes that are not UTF-8 or written twice too, the file
 then set aside); a file written by a newer Reverie is left untouched.
-Reading the file is ``desktop.core.settings_file``'s part.  Numbers are
+Reading the file is ``desktop.core.settings_file``'s part.  Every write
+holds the file's lock, and a save made on settings read earlier (``since``:
+the app's, while ``reverie models`` writes too) writes only what it changed
+over the file as it is now, so neither drops the other's change.  Numbers are
 finite (JSON has no infinity: one would be saved as null), and every count
 and duration has an upper bound (``MAX_DAYS`` and friends).
 """
@@ -37,7 +40,15 @@ from desktop.core.files import write_atomically
 from desktop.core.invalid_values import dotted, key_name, reason
 from desktop.core.paths import explain
 from desktop.core.settings_file import MAX_SETTINGS_BYTES as MAX_SETTINGS_BYTES
-from desktop.core.settings_file import Unreachable, Unreadable, read_raw, set_aside
+from desktop.core.settings_file import (
+    NotASettingsFile,
+    SettingsBusy,
+    Unreachable,
+    Unreadable,
+    read_raw,
+    set_aside,
+    settings_lock,
+)
 from desktop.core.time_zones import SYSTEM_ZONE, zone_named
 from models.server_http import Dialect
 
@@ -530,6 +541,8 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
             return Settings(), None
         raw = found.values
         version = _version_of(raw)
+    except NotASettingsFile as error:
+        return Settings(), _not_a_file(error)
     except Unreachable as error:
         return Settings(), SettingsProblem(
             f"The settings file {path} cannot be read: {error}.",
@@ -555,6 +568,14 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
     if found.keep_aside:  # the file cannot be saved back as it is: keep it as it was
         hint = f"The other settings are in use. {_kept_aside(path)}"
     return settings, SettingsProblem(f"Some settings in {path} cannot be used: {said}", hint)
+
+
+def _not_a_file(error: NotASettingsFile) -> SettingsProblem:
+    return SettingsProblem(
+        f"{error}; it was left as it is.",
+        "Defaults are in use, and settings cannot be saved. Move or rename it (it may hold "
+        "files of yours), then start Reverie again.",
+    )
 
 
 def _kept_aside(path: Path) -> str:
@@ -598,10 +619,37 @@ def is_absent(path: Path) -> bool:
     return False
 
 
-def save_settings(settings: Settings, path: Path) -> None:
-    """Write *settings* atomically: a crash never leaves a half-written file,
-    and a file written by a newer Reverie is never overwritten."""
-    _refuse_newer(path)
+def save_settings(settings: Settings, path: Path, *, since: Settings | None = None) -> Settings:
+    """Write *settings* atomically, holding the file's lock (``settings_lock``):
+    a crash never leaves a half-written file, a file written by a newer
+    Reverie is never overwritten, and anything but a regular file at *path*
+    (a folder) is left alone.  With *since* (the settings *settings* were
+    made from), only what differs from it is written, over the file as it
+    is now: what another wrote meanwhile stays (``_merged``).  What was
+    written; ``SettingsProblem`` if nothing was."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with settings_lock(path):
+            if since is not None:
+                settings = _merged(_current(path, since), since, settings)
+            else:
+                _refuse_unusable(path)
+            _write(settings, path)
+    except SettingsBusy as error:
+        raise SettingsProblem(
+            f"Could not save settings to {path}: another Reverie (the app or a "
+            "`reverie models` command) is still writing it.",
+            "Your previous settings file is unchanged; try again in a moment.",
+        ) from error
+    except OSError as error:
+        raise SettingsProblem(
+            f"Could not save settings to {path}: {explain(error)}.",
+            "Your previous settings file is unchanged.",
+        ) from error
+    return settings
+
+
+def _write(settings: Settings, path: Path) -> None:
     try:
         text = settings.model_dump_json(indent=2) + "\n"
     except PydanticSerializationError as error:
@@ -611,27 +659,76 @@ def save_settings(settings: Settings, path: Path) -> None:
             f"Could not save settings to {path}: a value holds characters that are not UTF-8 text.",
             "Your previous settings file is unchanged.",
         ) from error
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, text)
-    except OSError as error:
-        raise SettingsProblem(
-            f"Could not save settings to {path}: {explain(error)}.",
-            "Your previous settings file is unchanged.",
-        ) from error
+    write_atomically(path, text)
 
 
-def _refuse_newer(path: Path) -> None:
+def _current(path: Path, since: Settings) -> Settings:
+    """The settings in the file now, for a save's changes to go over (the
+    lock held); ``SettingsProblem`` if they cannot be known.  No file, or a
+    damaged one (set aside, as at start), holds nothing another wrote to
+    keep: *since* then stands for it, so the save is written whole."""
+    readable = _refuse_unusable(path)
+    settings, problem = load_settings(path)
+    if problem is not None:  # not its text: it may quote the user's values
+        log.warning("%s changed since it was read and not all of it could be used", path)
+    return settings if readable else since
+
+
+def _merged(current: Settings, since: Settings, settings: Settings) -> Settings:
+    """*current* with each setting *settings* changed from *since*; the
+    files added to (or removed from) ``models.added`` one by one, so a file
+    added by another meanwhile stays."""
+    groups: dict[str, BaseModel] = {}
+    for name in Settings.model_fields:
+        was, now = getattr(since, name), getattr(settings, name)
+        if name == "version" or was == now:
+            continue
+        there = getattr(current, name)
+        changes = {
+            field: getattr(now, field)
+            for field in type(now).model_fields
+            if getattr(was, field) != getattr(now, field)
+        }
+        if name == "models" and "added" in changes:
+            changes["added"] = _added(there.added, was.added, now.added)
+        # Validated one by one already; no group has a rule across its keys.
+        groups[name] = there.model_copy(update=changes)
+    return current.model_copy(update=groups)
+
+
+def _added(there: tuple[str, ...], was: tuple[str, ...], now: tuple[str, ...]) -> tuple[str, ...]:
+    """The files *there* (in the file now), less those removed from *was*
+    to *now*, and those added, each once."""
+    kept = tuple(file for file in there if file in now or file not in was)
+    return kept + tuple(dict.fromkeys(file for file in now if file not in kept))
+
+
+def _refuse_unusable(path: Path) -> bool:
+    """``SettingsProblem`` if the file at *path* is not to be written over:
+    written by a newer Reverie, not a file (a folder), or out of reach.  A
+    damaged file may be: nothing a newer Reverie needs is lost.  Whether a
+    file that can be read as settings is there."""
     try:
         found = read_raw(path)
         version = 0 if found is None else _version_of(found.values)
+    except NotASettingsFile as error:
+        raise SettingsProblem(
+            f"Could not save settings to {path}: {error}; it was left as it is.",
+            "Move or rename it (it may hold files of yours), then save again.",
+        ) from error
+    except Unreachable as error:  # what is there is unknown: never written over
+        raise SettingsProblem(
+            f"Could not save settings to {path}: it cannot be read ({error}).",
+            "Your previous settings file is unchanged.",
+        ) from error
     except Unreadable:
-        return  # damaged: nothing a newer Reverie needs is lost
+        return False
     if version > SETTINGS_VERSION:
         raise SettingsProblem(
             f"{path} was written by a newer Reverie (settings version {version}).",
             "It was not overwritten; update Reverie to change these settings.",
         )
+    return found is not None
 
 
 def _version_of(raw: dict[str, Any]) -> int:

@@ -12,27 +12,45 @@ too long for ``int`` to read (over 4,300 digits), and a value nested past
 ``MAX_NESTING`` lists and objects deep.  A group written twice is
 read as one.  A file whose entries a save could not write back as they were
 (stray bytes, a key written twice) is to be set aside (``keep_aside``).
+Anything but a regular file at the settings path (a folder, a named pipe)
+is ``NotASettingsFile``: it may be the user's (once, the data folder), so it
+is named and left alone, never set aside nor saved over.  Every writer of
+the file holds ``settings_lock`` from its read to its write, so two writers
+(the app and ``reverie models``, or two commands) never drop each other's
+change.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import itertools
 import json
 import os
 import re
 import stat
+import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop.core.files import kind_of
 from desktop.core.invalid_values import key_name
 from desktop.core.paths import explain
 
+if sys.platform != "win32":
+    import fcntl
+
 MAX_SETTINGS_BYTES = 1 << 20
 """A settings file is a few kilobytes; anything past this is not one (and is not read)."""
+
+LOCK_WAIT_SECONDS = 10.0
+"""How long a writer waits for another to finish with the settings file (a
+write takes milliseconds: one held this long is stuck)."""
+_LOCK_POLL_SECONDS = 0.02
 
 MAX_NESTING = 8
 """Lists and objects in one another in a file (settings use 3: ``models``
@@ -47,6 +65,20 @@ class Unreachable(Unreadable):
     """The settings file cannot be got at (a folder closed to this user, a
     file where its folder should be, a name too long): nothing is known of
     its content, so it is neither set aside nor overwritten."""
+
+
+class NotASettingsFile(Unreachable):
+    """Something other than a regular file stands at the settings path (a
+    folder, a named pipe): it may be the user's, so it is left alone."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{path} is {kind}, not a settings file")
+        self.path = path
+        self.kind = kind
+
+
+class SettingsBusy(Exception):
+    """Another writer held the settings file longer than ``LOCK_WAIT_SECONDS``."""
 
 
 @dataclass(frozen=True)
@@ -72,9 +104,10 @@ def read_raw(path: Path) -> RawSettings | None:
         return None
     except OSError as error:
         raise Unreachable(explain(error)) from error
-    # A FIFO would block the start, /dev/zero would never end.
+    # A FIFO would block the start, /dev/zero would never end, and a folder
+    # may be the user's own (once, the data folder): none is set aside.
     if not stat.S_ISREG(found.st_mode):
-        raise Unreadable("it is not a regular file")
+        raise NotASettingsFile(path, kind_of(found.st_mode))
     try:
         with path.open("rb") as file:
             data = file.read(MAX_SETTINGS_BYTES + 1)  # the size may change after stat
@@ -110,6 +143,38 @@ def set_aside(path: Path) -> Path:
         kept = path.with_name(f"{path.name}.damaged-{stamp}-{count}")
     path.replace(kept)
     return kept
+
+
+@contextlib.contextmanager
+def settings_lock(path: Path) -> Iterator[None]:
+    """Hold the lock of the settings file *path*: every process and thread
+    that writes the file holds it from its read to its write.  The lock is
+    on the folder holding the file (it is never replaced, as the file is by
+    each write, and no lock file is left beside the settings).  Raises
+    ``SettingsBusy`` after ``LOCK_WAIT_SECONDS``, ``OSError`` if the folder
+    cannot be opened.  Windows has no ``flock``: there it locks nothing."""
+    if sys.platform == "win32":
+        yield
+        return
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+    descriptor = os.open(path.parent, flags)
+    try:
+        _wait_for_lock(descriptor)
+        yield  # flock ends with the descriptor, and with the process if it is killed
+    finally:
+        os.close(descriptor)
+
+
+def _wait_for_lock(descriptor: int) -> None:
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:  # bounded: a stuck writer never freezes the app
+                raise SettingsBusy from None
+            time.sleep(_LOCK_POLL_SECONDS)
 
 
 # Longest first: a UTF-32 LE mark begins with the UTF-16 LE one.

@@ -407,7 +407,9 @@ class SettingsWindow(AppWindow):
         untouched, and what is typed stays."""
         changed = changed_settings(self._settings, settings)
         try:
-            save_settings(settings, self._file)
+            # Only what was changed here goes over the file as it is now: a
+            # model `reverie models add` wrote meanwhile stays, and is shown.
+            settings = save_settings(settings, self._file, since=self._settings)
         except SettingsProblem as refused:
             self.show_problem(f"{refused} Your changes are still here.")
             return False
