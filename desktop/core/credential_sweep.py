@@ -19,16 +19,23 @@ it takes every word shaped like a value:
 
 Shaped like a value: four characters or more with a digit, and not a time,
 date, amount, unit, version or address (``credential_nearby.looks_like_a_value``),
-an id or a reference ("uid=1002", "#4411", "SUP-2291", "sshd[2211]",
-"argon2", "4-digit").  A bare number goes only after the word, ending its
-clause, and not as a year or a count ("the PIN is 4821", not "2019", "1024
-failed tries" or "I'd guess 8192").  A word before the credential word goes
-only if no comma or colon stands between them ("kate88, the password I'll
-give you later" keeps the user name).
+an id, a reference, a file or a path ("uid=1002", "#4411", "SUP-2291",
+"BA2490", "argon2", "4-digit", "report_2024.pdf"), nor after a word naming
+what it is ("user id 88231", "room B204").  A number, or a word and its
+number ("tiger7", as "Pixel8"), goes only where a value stands: ending its
+clause, not right after a name ("my iPhone15", "the Fitbit Sense2"), and a
+bare number only after the credential word, and not as a year or a count
+("the PIN is 4821", not "2019", "1024 failed tries" or "I'd guess 8192").
+A word before the credential word goes only if at most six words and no
+comma or colon stand between them ("kate88, the password I'll give you
+later" keeps the user name).
 
-Measured on the attack rounds' phrasings (round 9's were new to the other
-readers): leaks of values inside the bar fell from 643 to 378 of 4,769
-trials, sentences changed that hold no secret rose from 37 to 40 of 2,023.
+Measured on the attack rounds' phrasings: on rounds 5-9 (held in) leaks
+of values inside the bar fell from 643 to 399 of 4,769 trials, sentences
+changed that hold no secret went from 37 to 38 of 2,023; on round 10's
+new everyday phrasings (not tuned on) leaks fell from 506 to 219 of 2,926;
+its sentences built to bait this module (products, flights, ids and files
+beside the word) changed 73 of 487, against 48 without it (tuned on).
 """
 
 from __future__ import annotations
@@ -71,6 +78,14 @@ _NOT_A_VALUE = re.compile(
     r"|[$\u20ac\u00a3\u00a5][\d.,]+/\w+"  # a price: $3/month
     r"|.*\d[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af].*"  # 10자리
     r"|\d{4}-\d\d-\d\dT[\d:.]+Z?"  # a timestamp
+    r"|[A-Z]{1,3}-?\d{3,}[A-Z]?"  # a flight, a room, a model, an error: BA2490, B204, RTX4090
+    r"|\+?\d+(?:[-.]\d+){2,}"  # a phone number: 1-800-275-2273
+    r"|[0-9A-F]{2,}(?:-[0-9A-F]{2,})+"  # a device id: 8F3A-22C1
+    r"|@.*"  # a handle: @mike_2000
+    r"|.+\.(?i:pdf|docx?|xlsx?|pptx?|odt|txt|csv|py|js|ts|java|rb|go|rs|c|h|cpp|md|json|ya?ml"
+    r"|toml|ini|cfg|conf|html?|css|png|jpe?g|gif|svg|zip|tar|gz|7z|log|sh|exe|dmg|pkg|apk|msi)"
+    r"|/.*"  # a path: /api/v2/login
+    r"|[a-z]\d+[a-z]?\.\w+"  # an instance type: m5.large
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _CLAUSE_ENDS = re.compile(r"\s*(?:[,;.!?)]|\n|\Z|(?:and|or|but)\b)")
@@ -78,7 +93,33 @@ _NOT_THE_VALUE_AFTER = frozenset(
     ["like", "guess", "size", "about", "around", "over", "under", "than", "least", "most", "not"]
 )
 """Words after which a number is a count or an example, not the value."""
+_LABELS = frozenset(
+    [
+        *("id", "user", "username", "userid", "employee", "account", "order", "ticket"),
+        *("invoice", "case", "ref", "reference", "flight", "room", "box", "apt", "suite"),
+        *("floor", "page", "seat", "ending", "model", "serial", "part", "sku", "item"),
+        *("build", "version", "error", "kb", "ext", "zip", "tracking", "device"),
+    ]
+)
+"""Words naming what a following value is, when that is no secret ("user id
+88231", "flight BA2490", "card ending 4417", "PO Box 7720")."""
+_WORDS_BEFORE = 6
+"""The most words between a value written first and the credential word
+("would X work as a password?", not "kate88 and I forgot my password")."""
 _BETWEEN = re.compile(r"[,;:]")
+_PLAIN = re.compile(r"\d+|[^\W\d_]+\d+[^\W\d_]?")
+"""A number, or a word and its number: the shape of a password ("tiger7",
+"4821") and of a product, a version or a count ("Pixel8", "Win11", "1024"),
+taken in a sentence only where a value stands: ending its clause, and not
+right after a name or a word that makes it one ("my iPhone15", "the Fitbit
+Sense2", "after the Win11 update")."""
+_BEFORE_A_NAME = frozenset(
+    [
+        *("the", "a", "an", "my", "your", "his", "her", "our", "their", "this", "that"),
+        *("on", "of", "at", "in", "with", "from", "after", "before", "via", "by", "new", "old"),
+    ]
+)
+_LAST_WORD = re.compile(r"(\S+)\s+\Z")
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -153,24 +194,45 @@ def _taken(text: str, words: _Words, start: int, stop: int, word: tuple[int, int
     *word* in its sentence (None: of a heading or a footer, in its block)?"""
     if not words.shaped(start, stop):
         return False
+    value = text[start:stop]
     before = word is not None and stop <= word[0]
-    if word is not None and before and _BETWEEN.search(text, stop, word[0]):
+    if word is not None and before:
+        between = text[stop : word[0]]
+        if _BETWEEN.search(between) or len(between.split()) > _WORDS_BEFORE:
+            return False
+    previous = [w.strip("([{'\":#.").lower() for w in text[max(0, start - 24) : start].split()[-2:]]
+    if previous and (
+        previous[-1] in _LABELS or (previous[-1] in ("is", "=") and previous[0] in _LABELS)
+    ):
+        return False  # "user id 88231", "flight BA2490", "my username is kate88"
+    ends_clause = _CLAUSE_ENDS.match(text, stop) is not None
+    if value.isdigit() and (
+        before
+        or not ends_clause
+        or _YEAR.fullmatch(value)
+        or (previous and (previous[-1].isdigit() or previous[-1] in _NOT_THE_VALUE_AFTER))
+    ):
         return False
-    if text[start:stop].isdigit():
-        previous = text[max(0, start - 16) : start].split()
-        return not (
-            before
-            or _YEAR.fullmatch(text, start, stop)
-            or not _CLAUSE_ENDS.match(text, stop)
-            or (
-                previous
-                and (
-                    previous[-1].isdigit()
-                    or previous[-1].strip("([{'\"").lower() in _NOT_THE_VALUE_AFTER
-                )
-            )
-        )
+    if word is not None and _PLAIN.fullmatch(value):
+        return ends_clause and not _after_a_name(text, start, word)
     return True
+
+
+def _after_a_name(text: str, start: int, word: tuple[int, int]) -> bool:
+    """Does the word at *start* follow a name or a word that makes it one
+    ("my", "the", "on", "Fitbit" mid-sentence), not its credential word?"""
+    found = _LAST_WORD.search(text, max(0, start - 40), start)
+    if found is None or found.end(1) == word[1]:
+        return False
+    last = found.group(1)
+    if last.lower() in _BEFORE_A_NAME:
+        return True
+    before_it = text[max(0, found.start(1) - 3) : found.start(1)].rstrip()
+    return (
+        last[:1].isupper()
+        and last[-1].isalnum()
+        and before_it[-1:] not in ("", ".", "!", "?", "\n")
+    )
 
 
 def _region(text: str, words: _Words, start: int, end: int) -> tuple[int, int, bool]:

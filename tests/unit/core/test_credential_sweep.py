@@ -83,6 +83,17 @@ def test_a_value_in_the_next_message_goes(earlier: str, text: str, value: str) -
         ("My password manager costs $3/month.", "$3/month"),
         ("\ube44\ubc00\ubc88\ud638\ub294 10\uc790\ub9ac \uc774\uc0c1", "10\uc790\ub9ac"),
         ("docker run -e DB_PASSWORD=Hx7#kQ2m -p 5432:5432 postgres:16", "5432:5432 postgres:16"),
+        # products, places and references beside the word (round 10)
+        ("the PIN pad on my Pixel8 keeps freezing after the update", "Pixel8"),
+        ("my password manager crashed because of the Fitbit Sense2", "Sense2"),
+        ("I was typing my PIN while the Win11 update ran", "Win11"),
+        ("I changed my password yesterday. My flight is BA2490 on Friday.", "BA2490"),
+        ("my username is kate88 and I forgot my password", "kate88"),
+        ("@mike_2000 do you know the wifi password", "@mike_2000"),
+        ("the password policy is in report_2024.pdf", "report_2024.pdf"),
+        ("call 1-800-275-2273 if you forget your Apple ID password", "1-800-275-2273"),
+        ("password reset done for user id 88231", "88231"),
+        ("the password reset took me to room B204", "B204"),
     ],
 )
 def test_what_is_no_secret_beside_the_word_stays(text: str, kept: str) -> None:
