@@ -517,7 +517,8 @@ class ChatWindow(QMainWindow):
     def _not_stored(self, problem: str) -> None:
         self._read()
         self.show_problem(f"Your message was not sent: {problem}")  # the text stays in the box
-        self.set_status(self._idle_status())
+        if not self._busy:  # else the greeting's status stands
+            self.set_status(self._idle_status())
         self._announce()
 
     def _read(self) -> None:
