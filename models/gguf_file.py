@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import llama_cpp
-from llama_cpp import llama_chat_format
+from llama_cpp import _internals, llama_chat_format
 
 from models.errors import ModelFileInvalid
+from models.gguf_info import read_gguf_info
 from models.model_file import stat_model_file, unreadable_model_file
 
 log = logging.getLogger("llama.cpp")
@@ -112,13 +113,15 @@ def _chat_templates_not_compiled() -> Iterator[None]:
     ``create_chat_completion`` (which Reverie never calls), in a plain sandbox
     that folds constants while compiling: a hostile ``"x" * 3000000000`` in a
     branch never taken costs gigabytes at load.  Reverie renders the
-    template itself, within bounds (``models.chat_template``).  Counted, so
-    models loading at once on two threads restore the original only when
+    template itself, within bounds (``models.chat_template``).  While
+    loading, the model itself comes from ``_shared_weights``.  Counted, so
+    models loading at once on two threads restore the originals only when
     the last one is done.
     """
     with _loading_lock:
         if _loading[0] == 0:
             llama_chat_format.Jinja2ChatFormatter = _CompiledWhenUsed  # type: ignore[misc,assignment]  # a stand-in for loading only
+            _internals.LlamaModel = _shared_weights  # type: ignore[misc,assignment]  # see _SharedWeights
         _loading[0] += 1
     try:
         yield
@@ -127,14 +130,93 @@ def _chat_templates_not_compiled() -> Iterator[None]:
             _loading[0] -= 1
             if _loading[0] == 0:
                 llama_chat_format.Jinja2ChatFormatter = _ORIGINAL_FORMATTER  # type: ignore[misc]  # restored
+                _internals.LlamaModel = _ORIGINAL_MODEL  # type: ignore[misc]  # restored
+
+
+# -- weights read into memory, shared ------------------------------------------------
+# llama.cpp maps the weights from the file by default (use_mmap): a file
+# overwritten in place while loaded (``cp new.gguf chat.gguf``, ``curl -o``,
+# ``wget -O`` all truncate it first) then kills the whole process with SIGBUS
+# at its next reply.  Reverie reads the weights into its own memory instead
+# (``use_mmap=False``), so the file may change or vanish once loaded.  Measured
+# with SmolLM2 (94 MB): the same resident memory (129 MB), a load 30 ms slower.
+# A mapped file was shared by the chat model and its fork (a second context
+# for background work); copied weights would be held twice, so every model
+# opened on the same unchanged file shares one llama.cpp model instead.
+_ORIGINAL_MODEL = _internals.LlamaModel
+_weights_lock = threading.Lock()
+_weights: dict[tuple[object, ...], _SharedWeights] = {}
+
+
+class _SharedWeights:
+    """One llama.cpp model (the weights) under every ``Llama`` opened on the
+    same file; freed when the last of them closes.  Stands in for
+    llama-cpp-python's ``LlamaModel``, whose attributes it passes through.
+    The contexts sharing it (a chat model and its fork) live on one lane,
+    which runs one job at a time, so they never decode at once."""
+
+    def __init__(self, model: Any, key: tuple[object, ...]) -> None:
+        self._model = model
+        self._key = key
+        self.users = 1
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    def close(self) -> None:
+        with _weights_lock:
+            if self.users == 0:
+                return
+            self.users -= 1
+            if self.users:
+                return
+            if _weights.get(self._key) is self:
+                del _weights[self._key]
+        self._model.close()
+
+
+def _shared_weights(*, path_model: str, params: Any, verbose: bool = True) -> _SharedWeights:
+    """What ``Llama()`` gets for its model while Reverie loads one: the
+    weights already loaded from this very file (same inode, size and time),
+    or a new load."""
+    status = os.stat(path_model)
+    key = (
+        path_model,
+        status.st_dev,
+        status.st_ino,
+        status.st_size,
+        status.st_mtime_ns,
+        params.load_mode,
+        params.n_gpu_layers,
+        params.vocab_only,
+    )
+    with _weights_lock:
+        shared = _weights.get(key)
+        if shared is not None:
+            shared.users += 1
+            return shared
+    model: Any = _ORIGINAL_MODEL(path_model=path_model, params=params, verbose=verbose)
+    with _weights_lock:
+        shared = _weights.get(key)
+        if shared is None:  # the usual case: nobody loaded it meanwhile
+            shared = _weights[key] = _SharedWeights(model, key)
+            return shared
+        shared.users += 1
+    model.close()
+    return shared
 
 
 def open_llama(path: Path, *, n_ctx: int, **params: Any) -> llama_cpp.Llama:
-    """Load *path* with llama.cpp; every failure becomes ``ModelFileInvalid``."""
+    """Load *path* with llama.cpp; every failure becomes ``ModelFileInvalid``.
+
+    The whole header is read first (``read_gguf_info``): metadata llama.cpp
+    asserts on would abort the process, not fail the load.
+    """
     llama_cpp.llama_log_set(_route_llama_log, ctypes.c_void_p(0))
-    check_gguf_file(path)
+    read_gguf_info(path)
     params.setdefault("n_threads", default_threads())
     params.setdefault("n_threads_batch", default_threads())
+    params.setdefault("use_mmap", False)  # see _SharedWeights
     try:
         with _chat_templates_not_compiled():
             return llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, **params)

@@ -7,7 +7,12 @@ array for every tokenizer entry (2 s for SmolLM2's 49k-token vocabulary
 against 45 ms here, far more for 150k-token ones) and, given an array that
 claims billions of entries, loops over them even past the end of the
 file.  Here every count is checked against the bytes left before anything
-is looped over, so every bad file fails at once with ``ModelFileInvalid``.
+is looped over, and the whole header's work is bounded (``_MAX_HEADER_ITEMS``),
+so every bad file fails at once with ``ModelFileInvalid``.  So does metadata
+llama.cpp would abort the whole process on (``_check_llama_asserts``): every
+load goes through here first (``models.gguf_file.open_llama``).  The file's
+own texts (name, size label, architecture) come out with control characters
+made visible, as messages and the command line show them.
 The ``gguf`` package still supplies the format's constants (value types,
 tensor types and their sizes, file-type names).
 
@@ -29,7 +34,7 @@ from typing import TypeGuard
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType, LlamaFileType
 
 from models.errors import ModelFileInvalid
-from models.model_file import stat_model_file, unreadable_model_file
+from models.model_file import shown_path, shown_text, stat_model_file, unreadable_model_file
 
 GGUF_MAGIC = b"GGUF"
 _SUPPORTED_VERSIONS = (2, 3)  # what llama.cpp reads; version 1 had 32-bit counts
@@ -47,6 +52,19 @@ _MAX_ARRAY_ENTRIES = 1 << 22
 """No real array comes close (the largest vocabularies have ~260k tokens and
 ~500k merges); a larger claim over a sparse hole would otherwise be walked
 string by string for minutes."""
+_MAX_HEADER_ITEMS = 1 << 21
+"""Strings in arrays, metadata entries and tensors walked in one header, all
+arrays together: real models need under a million (tokens plus merges), and
+this many are walked in about half a second.  Each array alone within
+``_MAX_ARRAY_ENTRIES`` is not enough: a sparse file holds as many arrays of
+empty strings as its apparent size allows, at no cost on disk."""
+_INT32_MAX = 2**31 - 1
+"""llama-cpp-python reads the model's sizes (``n_ctx_train``, ``n_embd``,
+``n_vocab``) as C ``int``: a larger value comes back negative."""
+_TOKENS_KEY = "tokenizer.ggml.tokens"
+_MAX_TOKENS = 1 << 20
+"""Four times the largest vocabulary (262k): each token's text is hashed to
+find repeats (about 1.5 µs a token), so a claim of millions would take seconds."""
 
 _HINT = "Download the model again or choose another .gguf file."
 
@@ -152,6 +170,9 @@ class _Array:
     count: int
     values: tuple[int | float | bool, ...] | None
     """Decoded for short numeric arrays only."""
+    item_type: int = -1
+    repeated: bytes | None = None
+    """For the token list: a text two tokens share (see ``repeated_token``)."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +209,8 @@ _SCALARS: dict[int, struct.Struct] = {
 }
 _STRING = int(GGUFValueType.STRING)
 _ARRAY = int(GGUFValueType.ARRAY)
+_FLOAT32 = int(GGUFValueType.FLOAT32)
+_INT32 = int(GGUFValueType.INT32)
 _MIN_KV_BYTES = 8 + 4 + 1  # key length, value type, the smallest value
 _MIN_TENSOR_INFO_BYTES = 8 + 4 + 4 + 8  # name length, dims count, type, offset
 
@@ -198,6 +221,13 @@ class _Cursor:
     def __init__(self, data: mmap.mmap) -> None:
         self._data = data
         self.offset = 0
+        self._items_left = _MAX_HEADER_ITEMS
+
+    def spend(self, items: int, what: str) -> None:
+        """Count *items* against the header's bound on work (``_MAX_HEADER_ITEMS``)."""
+        self._items_left -= items
+        if self._items_left < 0:
+            raise _Malformed(f"{what} takes the header past {_MAX_HEADER_ITEMS} entries")
 
     @property
     def remaining(self) -> int:
@@ -235,6 +265,39 @@ class _Cursor:
         self.skip(length, what)
         return start, length
 
+    def skip_strings(self, count: int, what: str) -> None:
+        """Step over *count* strings (a tight loop: an array may hold 500k)."""
+        data, offset, end, unpack = self._data, self.offset, len(self._data), _U64.unpack_from
+        for _ in range(count):
+            if offset + 8 > end:
+                raise _Malformed(f"{what} runs past the end of the file")
+            offset += 8 + unpack(data, offset)[0]
+        if offset > end:
+            raise _Malformed(f"{what} runs past the end of the file")
+        self.offset = offset
+
+    def repeated_token(self, count: int, what: str) -> bytes | None:
+        """Step over *count* token texts; the first text llama.cpp would see
+        twice, or None.  llama.cpp reads each as a C string (up to its first
+        NUL) and names an empty one ``[EMPTY_<index>]`` (llama-vocab.cpp), then
+        asserts that no two are equal: a repeat aborts the process."""
+        data, offset, end, unpack = self._data, self.offset, len(self._data), _U64.unpack_from
+        seen: set[bytes] = set()
+        repeated: bytes | None = None
+        for index in range(count):
+            if offset + 8 > end:
+                raise _Malformed(f"{what} runs past the end of the file")
+            start = offset + 8
+            offset = start + unpack(data, offset)[0]
+            if offset > end:
+                raise _Malformed(f"{what} runs past the end of the file")
+            text = data[start:offset].partition(b"\0")[0] or b"[EMPTY_%d]" % index
+            if repeated is None and text in seen:
+                repeated = text
+            seen.add(text)
+        self.offset = offset
+        return repeated
+
 
 def _read_value(cursor: _Cursor, value_type: int, key: str) -> _Value:
     if value_type == _STRING:
@@ -252,17 +315,21 @@ def _read_array(cursor: _Cursor, key: str) -> _Array:
     count = cursor.count(key)
     if item_type == _STRING:
         _check_count(count, 8, cursor, key)
-        for _ in range(count):
-            cursor.skip(cursor.count(key), key)
-        return _Array(count, None)
+        cursor.spend(count, key)
+        if key == _TOKENS_KEY:
+            if count > _MAX_TOKENS:
+                raise _Malformed(f"{key} claims {count} tokens, more than any model has")
+            return _Array(count, None, item_type, cursor.repeated_token(count, key))
+        cursor.skip_strings(count, key)
+        return _Array(count, None, item_type)
     fmt = _SCALARS.get(item_type)
     if fmt is None:  # llama.cpp reads no nested arrays either
         raise _Malformed(f"{key} is an array of unsupported type {item_type}")
     _check_count(count, fmt.size, cursor, key)
     if count > _MAX_DECODED_ARRAY:
         cursor.skip(count * fmt.size, key)
-        return _Array(count, None)
-    return _Array(count, tuple(cursor.scalar(fmt, key) for _ in range(count)))
+        return _Array(count, None, item_type)
+    return _Array(count, tuple(cursor.scalar(fmt, key) for _ in range(count)), item_type)
 
 
 def _check_count(count: int, item_bytes: int, cursor: _Cursor, what: str) -> None:
@@ -276,6 +343,7 @@ def _read_metadata(cursor: _Cursor, count: int) -> dict[str, _Value]:
     _check_count(count, _MIN_KV_BYTES, cursor, "the metadata")
     metadata: dict[str, _Value] = {}
     for _ in range(count):
+        cursor.spend(1, "the metadata")
         key = cursor.text("a metadata key")
         if key in metadata:
             raise _Malformed(f"the metadata key {key!r} appears twice")
@@ -288,6 +356,7 @@ def _read_tensor_infos(cursor: _Cursor, count: int) -> list[_Tensor]:
     tensors: list[_Tensor] = []
     names: set[str] = set()
     for _ in range(count):
+        cursor.spend(1, "the tensor table")
         tensor = _read_tensor_info(cursor)
         if tensor.name in names:
             raise _Malformed(f"the tensor {tensor.name!r} appears twice")
@@ -363,7 +432,8 @@ def read_gguf_info(path: Path) -> GgufInfo:
         raise unreadable_model_file(path, error) from error
     except _Malformed as error:
         raise ModelFileInvalid(
-            f"{path.name} is not a usable GGUF model file: {error}.", _HINT
+            f"{shown_path(path.name)} is not a usable GGUF model file: {shown_text(str(error))}.",
+            _HINT,
         ) from error
     return _interpret(path, file_size, metadata, tensors)
 
@@ -373,18 +443,25 @@ def _interpret(
 ) -> GgufInfo:
     architecture = metadata.get("general.architecture")
     if not isinstance(architecture, str) or not architecture:
-        raise ModelFileInvalid(f"{path.name} does not say its model architecture.", _HINT)
+        raise ModelFileInvalid(
+            f"{shown_path(path.name)} does not say its model architecture.", _HINT
+        )
     keys = _ArchKeys(path, architecture, metadata)
+    _check_llama_asserts(keys, metadata)
     has_template = bool(metadata.get("tokenizer.chat_template"))
     parameters = sum(tensor.elements for tensor in tensors)
     name = metadata.get("general.name")
     label = metadata.get("general.size_label")
+    # The file's own words are shown (the Models page, the command line):
+    # escapes and controls in them are made visible here, once.
     return GgufInfo(
         path=path,
-        architecture=architecture,
-        name=name if isinstance(name, str) and name else path.stem,
+        architecture=shown_text(architecture),
+        name=shown_text(name) if isinstance(name, str) and name else path.stem,
         parameters=parameters,
-        size_label=label if isinstance(label, str) and label else _round_count(parameters),
+        size_label=(
+            shown_text(label) if isinstance(label, str) and label else _round_count(parameters)
+        ),
         quantization=_quantization(metadata, tensors),
         context_length=keys.required("context_length"),
         is_embedding=_is_embedding(architecture, keys, has_template),
@@ -406,14 +483,19 @@ class _ArchKeys:
     def get(self, key: str) -> _Value | None:
         return self._metadata.get(f"{self._arch}.{key}")
 
-    def required(self, key: str, maximum: int | None = None) -> int:
+    def required(self, key: str, maximum: int = _INT32_MAX) -> int:
         value = self.get(key)
-        if not _is_int(value) or value <= 0 or (maximum is not None and value > maximum):
-            raise ModelFileInvalid(
-                f"{self._path.name} lacks a valid {self._arch}.{key}: llama.cpp cannot load it.",
-                _HINT,
-            )
+        if not _is_int(value) or value <= 0 or value > maximum:
+            raise self.invalid(f"lacks a valid {self.name(key)}: llama.cpp cannot load it")
         return value
+
+    def name(self, key: str) -> str:
+        """The full key, as a message shows it."""
+        return shown_text(f"{self._arch}.{key}")
+
+    def invalid(self, problem: str) -> ModelFileInvalid:
+        """``ModelFileInvalid`` naming the file, saying *problem*."""
+        return ModelFileInvalid(f"{shown_path(self._path.name)} {problem}.", _HINT)
 
     def per_layer(self, key: str, default: list[int], layers: int) -> list[int]:
         value = self.get(key)
@@ -425,11 +507,99 @@ class _ArchKeys:
             counts = [v for v in value.values if _is_int(v) and v >= 0]
             if len(counts) == layers:
                 return counts
-        raise ModelFileInvalid(f"{self._path.name} has an invalid {self._arch}.{key}.", _HINT)
+        raise self.invalid(f"has an invalid {self.name(key)}")
 
     def optional(self, key: str, default: int) -> int:
         value = self.get(key)
         return value if _is_int(value) and value > 0 else default
+
+
+# -- what llama.cpp asserts on ------------------------------------------------------
+# llama.cpp checks these values with GGML_ASSERT, which aborts the whole
+# process instead of failing the load; each rule below is the assert's own
+# condition (llama-vocab.cpp, llama-model.cpp's load_hparams, ggml's norm
+# ops), checked before llama.cpp ever sees the file.  A value of the wrong
+# type is left to llama.cpp, which refuses it with an error of its own.
+_NO_VOCABULARY = frozenset(["none", "no_vocab"])  # LLAMA_VOCAB_TYPE_NONE: nothing to tokenize with
+_ROPE_SCALING_TYPES = frozenset(["none", "linear", "yarn", "longrope"])
+_MAX_EXPERTS = 1024  # LLAMA_MAX_EXPERTS: the bundled llama.cpp loads 1024 and aborts at 1025
+_EPSILON_KEYS = ("attention.layer_norm_epsilon", "attention.layer_norm_rms_epsilon")
+_PER_TOKEN_KEYS = {"tokenizer.ggml.scores": _FLOAT32, "tokenizer.ggml.token_type": _INT32}
+
+
+def _check_llama_asserts(keys: _ArchKeys, metadata: Mapping[str, _Value]) -> None:
+    """``ModelFileInvalid`` naming the file and the value for metadata that
+    would make llama.cpp abort (loading it, or at the first reply)."""
+    _check_vocabulary(keys, metadata)
+    scaling = keys.get("rope.scaling.type")
+    if isinstance(scaling, str) and scaling not in _ROPE_SCALING_TYPES:
+        raise keys.invalid(
+            f"names a RoPE scaling llama.cpp does not know ({keys.name('rope.scaling.type')} "
+            f"is {shown_text(repr(scaling), 60)})"
+        )
+    _check_experts(keys)
+    for key in _EPSILON_KEYS:
+        epsilon = keys.get(key)
+        if isinstance(epsilon, float) and not epsilon >= 0.0:  # NaN fails it too
+            raise keys.invalid(
+                f"has an invalid {keys.name(key)} ({epsilon:g}): it must be 0 or more"
+            )
+
+
+def _check_vocabulary(keys: _ArchKeys, metadata: Mapping[str, _Value]) -> None:
+    model = metadata.get("tokenizer.ggml.model")
+    if isinstance(model, str) and model in _NO_VOCABULARY:
+        raise keys.invalid(
+            f"has no vocabulary (tokenizer.ggml.model is {model!r}): it cannot read or write text"
+        )
+    tokens = metadata.get(_TOKENS_KEY)
+    if not isinstance(tokens, _Array):
+        return
+    if tokens.repeated is not None:
+        shown = shown_text(tokens.repeated.decode("utf-8", errors="replace"), 60)
+        raise keys.invalid(f"lists the token {shown!r} twice in {_TOKENS_KEY}")
+    for key, item_type in _PER_TOKEN_KEYS.items():
+        # llama.cpp reads one entry per token without looking at the length.
+        values = metadata.get(key)
+        if (
+            isinstance(values, _Array)
+            and values.item_type == item_type
+            and values.count < tokens.count
+        ):
+            raise keys.invalid(f"has {values.count} entries in {key} for {tokens.count} tokens")
+
+
+def _check_experts(keys: _ArchKeys) -> None:
+    experts = _int_or_zero(keys.get("expert_count"))
+    used = keys.get("expert_used_count")  # one count, or one per layer
+    if isinstance(used, _Array):
+        used_max = max((v for v in used.values or () if _is_int(v)), default=0)
+    else:
+        used_max = _int_or_zero(used)
+    groups = _int_or_zero(keys.get("expert_group_count"))
+    groups_used = _int_or_zero(keys.get("expert_group_used_count"))
+    count, used_name = keys.name("expert_count"), keys.name("expert_used_count")
+    if experts > _MAX_EXPERTS:
+        raise keys.invalid(
+            f"has {experts} experts ({count}); llama.cpp loads at most {_MAX_EXPERTS}"
+        )
+    if used_max > experts:
+        raise keys.invalid(f"uses {used_max} experts ({used_name}) of {experts} ({count})")
+    if experts and not used_max:
+        raise keys.invalid(f"has {experts} experts ({count}) but uses none ({used_name})")
+    if groups and groups >= experts:  # and no groups without experts
+        raise keys.invalid(
+            f"has {groups} expert groups ({keys.name('expert_group_count')}) for {experts} experts"
+        )
+    if groups > 1 and (experts % groups or not 0 < groups_used < groups):
+        raise keys.invalid(
+            f"has {experts} experts in {groups} groups, {groups_used} of them used "
+            f"({keys.name('expert_group_used_count')}): llama.cpp cannot load that"
+        )
+
+
+def _int_or_zero(value: object) -> int:
+    return value if _is_int(value) else 0
 
 
 def _is_int(value: object) -> TypeGuard[int]:

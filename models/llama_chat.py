@@ -83,7 +83,8 @@ class LlamaChatModel:
         return self._last_prompt_reuse
 
     def fork(self) -> LlamaChatModel:
-        """A second context on the same weights (memory-mapped, so shared).
+        """A second context on the same weights (read into memory once and
+        shared: ``models.gguf_file``).
 
         Background jobs run here, so the chat's prompt cache survives them.
         """

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -26,14 +27,37 @@ _LONGEST_SHOWN = 160
 """A path longer than this is shown by its start and its end: the message
 must name it without thousands of characters of folder names."""
 _PERMISSION_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
+_UNSHOWABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""Control characters (a terminal runs ESC and BEL sequences: retitling,
+clearing, colours, OSC 52 setting the clipboard), bidirectional overrides
+(which reorder what follows) and lone surrogates (which cannot be printed)."""
+
+
+def shown_text(text: str, limit: int = _LONGEST_SHOWN) -> str:
+    """*text* read from a file (a path, a model's metadata) as a message or a
+    terminal may show it: every character in ``_UNSHOWABLE`` written as a
+    visible escape (NUL as ``\\0``, ESC as ``\\x1b``), and a very long one
+    shortened to its start and its end."""
+    visible = _UNSHOWABLE.sub(_escaped, text)
+    if len(visible) <= limit:
+        return visible
+    head = limit // 2
+    return f"{visible[:head]}…{visible[-(limit - head - 1) :]}"
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code == 0:
+        return "\\0"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def shown_path(path: Path | str) -> str:
-    """*path* as a message names it: NULs visible, a very long one shortened."""
-    text = str(path).replace("\0", "\\0")
-    if len(text) <= _LONGEST_SHOWN:
-        return text
-    return f"{text[:80]}…{text[-70:]}"
+    """*path* as a message names it (``shown_text``: NULs and escapes visible,
+    a very long one shortened)."""
+    return shown_text(str(path))
 
 
 def stat_model_file(path: Path) -> os.stat_result:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -89,11 +90,19 @@ def _logged_mib(log: pytest.LogCaptureFixture, what: str) -> float | None:
 @pytest.mark.model
 @pytest.mark.parametrize("context", [1000, 4096])
 def test_the_smollm2_estimate_matches_what_llama_cpp_allocates(
-    smollm2_path: Path, smollm2_info: GgufInfo, llama_log: pytest.LogCaptureFixture, context: int
+    smollm2_path: Path,
+    smollm2_info: GgufInfo,
+    llama_log: pytest.LogCaptureFixture,
+    context: int,
+    tmp_path: Path,
 ) -> None:
     estimate = estimate_memory(smollm2_info.tensor_bytes, smollm2_info.shape, context)
+    # A copy: models open on the same file share their weights (the session's
+    # SmolLM2 would lend them), and these are to be loaded and logged.
+    copy = tmp_path / "smollm2.gguf"
+    shutil.copyfile(smollm2_path, copy)
 
-    llm = open_llama(smollm2_path, n_ctx=context)  # as LlamaChatModel opens it
+    llm = open_llama(copy, n_ctx=context)  # as LlamaChatModel opens it
     llm.close()
 
     # llama.cpp rounds the context up to 256 cells: 1000 tokens cost 1024.
