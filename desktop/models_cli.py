@@ -3,8 +3,8 @@
 ``list`` (the catalog and the installed models, with sizes and memory
 estimates), ``download ID``, ``add PATH``, ``estimate PATH [--context N]`` and
 ``use (ID | PATH | --server URL --model NAME) [--role ROLE]``, which writes the
-settings the app reads (a running app picks them up on its next start; its
-settings window applies them at once).  An API key for a server comes from
+settings the app reads (a running app keeps them when it saves its own
+settings, and picks them up on its next start).  An API key for a server comes from
 ``REVERIE_API_KEY`` or, with ``--ask-key``, from a prompt, and goes only to
 the system keyring; without either, none is used and nothing waits for input.
 """
@@ -52,7 +52,7 @@ from models.memory_estimate import (
     estimate_memory,
     fits,
 )
-from models.model_file import resolved_model_file
+from models.model_file import resolved_model_file, shown_path
 from models.server_http import DIALECTS, api_key_problem
 
 API_KEY_VARIABLE = "REVERIE_API_KEY"
@@ -154,7 +154,7 @@ def _row(option: ModelOption, available: int, roles: str) -> str:
     size = size_text(option.size) if option.size else "?"
     need = _need(option.estimate, available)
     used = f"  [{roles}]" if roles else ""
-    return f"  {option.ref:<28} {option.name:<36} {size:>9}  {need:<30} {state}{used}"
+    return f"  {shown_path(option.ref):<28} {option.name:<36} {size:>9}  {need:<30} {state}{used}"
 
 
 def _need(estimate: MemoryEstimate | None, available: int) -> str:
@@ -226,14 +226,18 @@ def _add(
     if option.problem is not None:
         print(f"reverie: {option.problem}", file=sys.stderr)
         return 1
+    shown = shown_path(path)  # a name holding escapes is not a terminal's command
     if str(path) in settings.models.added:
-        print(f"Already on the list: {option.name} ({option.kind} model): {path}", file=out)
+        print(f"Already on the list: {option.name} ({option.kind} model): {shown}", file=out)
     else:
         models = settings.models.model_copy(update={"added": (*settings.models.added, str(path))})
-        save_settings(settings.model_copy(update={"models": models}), paths.settings_file)
-        print(f"Added {option.name} ({option.kind} model): {path}", file=out)
+        # since: over the file as it is now (another command or the app may have written it)
+        save_settings(
+            settings.model_copy(update={"models": models}), paths.settings_file, since=settings
+        )
+        print(f"Added {option.name} ({option.kind} model): {shown}", file=out)
     print(f"  {_need(option.estimate, available_memory())}", file=out)
-    print(f"  Use it with: reverie models use {path}", file=out)
+    print(f"  Use it with: reverie models use {shown}", file=out)
     return 0
 
 
@@ -246,16 +250,15 @@ def _estimate(library: ModelLibrary, ref: str, context: int, out: TextIO) -> int
         print(f"{entry.name}: {entry.kind} model from the catalog ({entry.quantization})", file=out)
         return _print_estimate(estimate, out)
     path = model_path(ref)
-    info = read_gguf_info(path)
+    info = read_gguf_info(path)  # its texts come with escapes made visible
+    name = shown_path(path.name)
     if info.is_embedding:
         estimate = estimate_embedder_memory(info.tensor_bytes, info.shape)
-        print(
-            f"{path.name}: an embedding model ({info.architecture}, {info.quantization})", file=out
-        )
+        print(f"{name}: an embedding model ({info.architecture}, {info.quantization})", file=out)
     else:
         estimate = estimate_memory(info.tensor_bytes, info.shape, context)
         print(
-            f"{path.name}: a chat model ({info.architecture}, {info.size_label}, "
+            f"{name}: a chat model ({info.architecture}, {info.size_label}, "
             f"{info.quantization}), trained for {info.context_length} tokens",
             file=out,
         )
@@ -294,6 +297,7 @@ def _use(
     save_settings(
         settings.model_copy(update={"models": models.model_copy(update=update)}),
         paths.settings_file,
+        since=settings,  # only this role is written over the file as it is now
     )
     print(f"The {args.role} role now uses {_describe(backend, library)}.", file=out)
     return 0
