@@ -41,6 +41,7 @@ def test_quitting_stops_a_test_of_a_server_that_holds_its_answer(
             manager.shutdown()
             took = time.monotonic() - started
     finally:
+        window.shutdown()
         core.close()
     assert took < 2.0
     assert answers == []  # quitting: nothing is left to show it in
@@ -59,4 +60,5 @@ def test_an_address_that_cannot_be_one_is_answered_at_once(qtbot: QtBot, tmp_pat
         ]
     finally:
         manager.shutdown()
+        window.shutdown()
         core.close()
