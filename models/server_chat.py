@@ -35,7 +35,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -52,6 +51,7 @@ from models.server_http import (
     ServerRequestRejected,
     ServerSurvey,
     ServerUnavailable,
+    Watchdog,
     parse_json,
     resolve_model,
     survey,
@@ -165,7 +165,9 @@ class ServerChatModel:
         if stop_requested():
             yield Chunk("", "cancelled")
             return
-        with _Watchdog(stop_requested, self._connection.interrupt) as watchdog:
+        with Watchdog(
+            stop_requested, self._connection.interrupt, poll=STOP_POLL_S, name="reverie-server-stop"
+        ) as watchdog:
             try:
                 body = chat_request(self._ready().dialect, self.name, messages, options)
                 yield from whole_characters(self._reply(body, stop_requested, options.max_tokens))
@@ -504,41 +506,3 @@ def _either(should_stop: ShouldStop | None, closed: ShouldStop) -> ShouldStop:
     if should_stop is None:
         return closed
     return lambda: closed() or should_stop()
-
-
-class _Watchdog:
-    """Polls *should_stop* beside a request that may block; once it says stop,
-    calls *interrupt* (which cuts the connection) until that succeeds.
-
-    Needed because a read blocked on a socket cannot be woken otherwise: the
-    server may be silent for minutes while it reads a long prompt.
-    """
-
-    def __init__(self, should_stop: ShouldStop, interrupt: Callable[[], bool]) -> None:
-        self.fired = False
-        self._should_stop = should_stop
-        self._interrupt = interrupt
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._watch, name="reverie-server-stop", daemon=True)
-
-    def __enter__(self) -> _Watchdog:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self._done.set()
-        self._thread.join()
-
-    def _watch(self) -> None:
-        while not self._done.wait(STOP_POLL_S):
-            if self._should_stop():
-                self.fired = True
-                break
-        # No socket yet (still connecting): try again until there is one.
-        while self.fired and not self._interrupt() and not self._done.wait(STOP_POLL_S):
-            pass

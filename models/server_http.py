@@ -383,7 +383,12 @@ class ServerConnection:
         within its time limit (``_until``: a server still sending then times out)."""
         url = self._url(path, at_root)
         until = self._until()
-        with _Deadline(until, self.interrupt) as deadline:
+        with Watchdog(
+            lambda: time.monotonic() >= until,
+            self.interrupt,
+            poll=_DEADLINE_POLL_S,
+            name="reverie-server-deadline",
+        ) as deadline:
             try:
                 with self._client.stream(
                     method, url, json=body, extensions=self._extensions
@@ -398,7 +403,7 @@ class ServerConnection:
                         if time.monotonic() >= until:
                             raise self.timed_out()
             except httpx.TransportError as error:
-                if deadline.passed:  # the connection was cut because time was up
+                if deadline.fired:  # the connection was cut because time was up
                     raise self.timed_out() from error
                 raise self._lost(error, mid_reply=False) from error
             except RuntimeError as error:  # httpx: the client was closed meanwhile
@@ -562,24 +567,27 @@ class ServerConnection:
         return self._scrub(text)[:_ERROR_TEXT_LIMIT]
 
 
-class _Deadline:
-    """Cuts a request's connection (*interrupt*) when the moment *until*
-    (``time.monotonic``) comes before the block ends.
+class Watchdog:
+    """Watches beside a request that may block: once *fires* says so
+    (asked every *poll* seconds), calls *interrupt* (which cuts the
+    connection) until that succeeds (no socket yet while connecting).
 
     Needed because a read blocked on a socket cannot be woken otherwise: a
-    server may send one byte just within each read timeout, for hours.
+    server may be silent for minutes while it reads a long prompt, or send
+    one byte just within each read timeout, for hours.
     """
 
-    def __init__(self, until: float, interrupt: Callable[[], bool]) -> None:
-        self.passed = False
-        self._until = until
+    def __init__(
+        self, fires: Callable[[], bool], interrupt: Callable[[], bool], *, poll: float, name: str
+    ) -> None:
+        self.fired = False
+        self._fires = fires
         self._interrupt = interrupt
+        self._poll = poll
         self._done = threading.Event()
-        self._thread = threading.Thread(
-            target=self._watch, name="reverie-server-deadline", daemon=True
-        )
+        self._thread = threading.Thread(target=self._watch, name=name, daemon=True)
 
-    def __enter__(self) -> _Deadline:
+    def __enter__(self) -> Watchdog:
         self._thread.start()
         return self
 
@@ -593,11 +601,11 @@ class _Deadline:
         self._thread.join()
 
     def _watch(self) -> None:
-        if self._done.wait(max(0.0, self._until - time.monotonic())):
-            return
-        self.passed = True
-        # No socket yet (still connecting): try again until there is one.
-        while not self._interrupt() and not self._done.wait(_DEADLINE_POLL_S):
+        while not self._done.wait(self._poll):
+            if self._fires():
+                self.fired = True
+                break
+        while self.fired and not self._interrupt() and not self._done.wait(self._poll):
             pass
 
 
