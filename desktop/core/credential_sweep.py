@@ -11,8 +11,8 @@ only name a credential (password, PIN, passcode, passphrase, in any language,
 and their typos; not "key", "token" or "pass", which name other things too)
 it takes every word shaped like a value:
 
-- in the sentence holding the word (within its line), and in the next one
-  if it is short ("My password is X. Wrong one, it's Y.");
+- in the sentence holding the word (within its line), and in the next three
+  if they are short ("My password is X. Wrong one, it's Y.");
 - where the word's line is a heading or a footer (a few words and no value:
   "Passwords", "PINs:", "(my passwords)", "^ these are my passwords"), in the
   lines above and below it up to a blank line.
@@ -33,8 +33,9 @@ later" keeps the user name).
 Measured on the attack rounds' phrasings: on rounds 5-9 (held in) leaks
 of values inside the bar fell from 643 to 399 of 4,769 trials, sentences
 changed that hold no secret went from 37 to 38 of 2,023; on round 10's
-new everyday phrasings (not tuned on) leaks fell from 506 to 219 of 2,926;
-its sentences built to bait this module (products, flights, ids and files
+new everyday phrasings leaks fell from 506 to 213 of 2,926 (not tuned on,
+but for the reach of three next sentences); its sentences built to bait this
+module (products, flights, ids and files
 beside the word) changed 73 of 487, against 48 without it (tuned on).
 """
 
@@ -50,8 +51,11 @@ from desktop.core.text_fold import folded
 _REACH = 400
 """How far from the credential word a value is taken, in characters (each
 word then costs the same, however long the line)."""
-_NEXT_SENTENCE = 100
-"""The longest next sentence read with the word's own, in characters."""
+_NEXT_SENTENCE = 160
+"""How far the next sentences read with the word's own reach, in characters."""
+_NEXT_SENTENCES = 3
+"""How many short sentences after the word's own are read ("My password? Hold
+on. It's X.")."""
 _BLOCK_LINES = 12
 """How many lines of a heading's or a footer's block are read, each way."""
 _HEADING_WORDS = 8
@@ -254,12 +258,15 @@ def _region(text: str, words: _Words, start: int, end: int) -> tuple[int, int, b
         left = sentence_end.end()
     stop = _SENTENCE_END.search(text, end, line_end)
     right = stop.end() if stop else line_end
-    if right < high:  # the next sentence, if short: "Wrong one, it's Y."
-        reach = min(high, right + _NEXT_SENTENCE)
+    reach = min(high, right + _NEXT_SENTENCE)
+    for _ in range(_NEXT_SENTENCES):  # the next sentences, if short: "Wrong one, it's Y."
+        if right >= reach:
+            break
         more = _SENTENCE_END.search(text, right, reach)
         ends = more.end() if more else reach
-        if (more or ends == len(text)) and "\n\n" not in text[right:ends]:
-            right = ends
+        if not (more or ends == len(text)) or "\n\n" in text[right:ends]:
+            break
+        right = ends
     return left, right, False
 
 

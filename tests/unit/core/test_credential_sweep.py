@@ -19,6 +19,7 @@ VALUES_AROUND_THE_WORD = [
     ("the password isn't Pass1234 anymore, it's Xy7!ab", ["Pass1234", "Xy7!ab"]),
     ("the password I gave you is outdated, use Xy7!ab instead", ["Xy7!ab"]),
     ("the old PIN stopped working, try 4821", ["4821"]),
+    ("The wifi password? Hold on. Let me check. Ok it's Xy7!ab", ["Xy7!ab"]),
     ("my old passcode was 112233, my new one is 445566", ["112233", "445566"]),
     # a clause between the word and the value
     ("I got the password wrong, it's actually 9731", ["9731"]),
