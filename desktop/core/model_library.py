@@ -24,9 +24,11 @@ from models.download import (
     Downloader,
     DownloadRequest,
     DownloadState,
+    lock_path,
     part_path,
     sidecar_path,
 )
+from models.download_files import downloading_alone
 from models.embedded import default_chat_model_path
 from models.errors import DownloadFailed, ModelError, ModelFileInvalid, ModelUnavailable
 from models.gguf_info import read_gguf_info
@@ -230,16 +232,19 @@ class ModelLibrary:
 
     def discard_partial(self, entry: CatalogEntry) -> None:
         """Remove what a paused download of *entry* kept (its part and sidecar);
-        ``DownloadFailed`` names what could not be removed."""
+        ``DownloadFailed`` names what could not be removed, or that the
+        download is under way (in a terminal, say): its part is not pulled
+        from under it."""
         target = self.file_of(entry)
-        for path in (part_path(target), sidecar_path(target)):
-            try:
-                path.unlink(missing_ok=True)
-            except OSError as error:
-                raise DownloadFailed(
-                    f"{path} could not be removed: {error.strerror or error}.",
-                    "Move it out of the models folder yourself; the download then starts over.",
-                ) from error
+        with downloading_alone(lock_path(target), entry.name):
+            for path in (part_path(target), sidecar_path(target)):
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError as error:
+                    raise DownloadFailed(
+                        f"{path} could not be removed: {error.strerror or error}.",
+                        "Move it out of the models folder yourself; the download then starts over.",
+                    ) from error
 
 
 def catalog_estimate(entry: CatalogEntry, context: int) -> MemoryEstimate | None:

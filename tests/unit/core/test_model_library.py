@@ -15,8 +15,9 @@ from desktop.core.model_library import (
     is_path,
 )
 from models.catalog import Catalog, load_catalog
-from models.download import part_path, sidecar_path
-from models.errors import ModelUnavailable
+from models.download import lock_path, part_path, sidecar_path
+from models.download_files import downloading_alone
+from models.errors import DownloadFailed, ModelUnavailable
 from models.gguf_info import read_gguf_info
 
 
@@ -85,6 +86,23 @@ def test_an_unfinished_download_is_offered_as_resumable_and_can_be_discarded(
     library.discard_partial(entry)
 
     assert not part_path(target).exists() and not sidecar_path(target).exists()
+
+
+def test_a_download_under_way_elsewhere_is_not_discarded(
+    library: ModelLibrary, catalog: Catalog
+) -> None:
+    entry = catalog.get("bge-small-en-v1.5")
+    target = library.file_of(entry)
+    library.models_dir.mkdir()
+    part_path(target).write_bytes(b"x" * 1000)
+
+    with (
+        downloading_alone(lock_path(target), entry.name),  # as `reverie models download` holds it
+        pytest.raises(DownloadFailed, match="being downloaded already"),
+    ):
+        library.discard_partial(entry)
+
+    assert part_path(target).read_bytes() == b"x" * 1000
 
 
 def test_an_added_file_is_read_from_its_header(library: ModelLibrary, smollm2_path: Path) -> None:
