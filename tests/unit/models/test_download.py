@@ -101,22 +101,10 @@ class Running:
 
 
 @pytest.fixture
-def models_dir(tmp_path: Path) -> Path:
+def models_dir(models_dir: Path) -> Path:
     """The models folder, already holding a model no download may touch."""
-    folder = tmp_path / "models"
-    folder.mkdir()
-    (folder / "other.gguf").write_bytes(gguf_bytes(1000, seed=99))
-    return folder
-
-
-@pytest.fixture
-def content() -> bytes:
-    return gguf_bytes()
-
-
-@pytest.fixture
-def url(hub: HubServer, content: bytes) -> str:
-    return hub.add(REPO, FILE, content)
+    (models_dir / "other.gguf").write_bytes(gguf_bytes(1000, seed=99))
+    return models_dir
 
 
 def request_for(

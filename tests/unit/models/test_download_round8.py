@@ -37,7 +37,6 @@ from tests.unit.models.test_download import (
     CUT,
     FILE,
     SIZE,
-    gguf_bytes,
     leave_part,
     request_for,
     sha256,
@@ -47,23 +46,6 @@ from tests.unit.models.test_download import (
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 
 NOTES = b"the user's notes\n"
-
-
-@pytest.fixture
-def models_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "models"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def content() -> bytes:
-    return gguf_bytes()
-
-
-@pytest.fixture
-def url(hub: HubServer, content: bytes) -> str:
-    return hub.add("reverie/tiny-model", FILE, content)
 
 
 @pytest.fixture

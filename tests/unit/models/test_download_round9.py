@@ -28,10 +28,8 @@ from tests.unit.models.test_download import (
     CUT,
     FILE,
     JOIN_S,
-    REPO,
     SIZE,
     Running,
-    gguf_bytes,
     leave_part,
     request_for,
     stalling_downloader,
@@ -41,23 +39,6 @@ pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 
 LONG = "9" * 5000
 """More digits than ``int`` converts (4,300)."""
-
-
-@pytest.fixture
-def models_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "models"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def content() -> bytes:
-    return gguf_bytes()
-
-
-@pytest.fixture
-def url(hub: HubServer, content: bytes) -> str:
-    return hub.add(REPO, FILE, content)
 
 
 def leftovers(models_dir: Path) -> list[str]:
