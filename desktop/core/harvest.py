@@ -493,8 +493,9 @@ class Harvester:
                 except MemoryRefused as error:  # deleted by the user meanwhile
                     refused.append((text, str(error)))
                     continue
-                kept = added if remembered.outcome == "added" else reinforced
-                kept[remembered.memory.id] = remembered.memory
+                if remembered.outcome != "known":  # read before: nothing changed
+                    kept = added if remembered.outcome == "added" else reinforced
+                    kept[remembered.memory.id] = remembered.memory
             through = window.through_message_id
             if gap is None:
                 self._conversations.mark_harvested(conversation_id, through, batch.transaction)

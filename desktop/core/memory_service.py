@@ -60,7 +60,8 @@ _STOP = frozenset(
     )
 )
 
-Outcome = Literal["added", "reinforced"]
+Outcome = Literal["added", "reinforced", "known"]
+"""``known``: already remembered from the very sources named, so not counted again."""
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,10 @@ class MemoryBatch:
         if known is not None:
             outcome = self._outcomes.get(known.id)
             if outcome is None:
-                self.writes.reinforce(known.id, planned.message_ids)
-                outcome = self._outcomes[known.id] = "reinforced"
+                counted = self.writes.reinforce(known.id, planned.message_ids)
+                outcome = "reinforced" if counted else "known"
+                if counted:
+                    self._outcomes[known.id] = outcome
             else:
                 self.writes.add_sources(known.id, planned.message_ids, ())
             return Remembered(outcome, self.writes.current(known.id), planned.redactions)

@@ -76,6 +76,24 @@ def test_the_same_text_reinforces_and_unites_provenance(
     assert [h.operation for h in memories.store.history(a.memory.id)] == ["add", "reinforce"]
 
 
+def test_a_fact_found_again_in_the_same_message_is_known_not_reinforced(
+    memories: MemoryService, store: ConversationStore
+) -> None:
+    conversation = store.create("c")
+    said = store.add_message(conversation.id, "user", "I play the cello")
+    first = memories.remember(
+        "The user plays the cello.", source_kind="harvested", actor="harvest", message_ids=[said.id]
+    )
+    again = memories.remember(
+        "The user plays the cello.", source_kind="harvested", actor="harvest", message_ids=[said.id]
+    )
+
+    # Nothing was seen again, so nothing may be reported as reinforced.
+    assert again.outcome == "known" and again.memory.id == first.memory.id
+    assert again.memory.reinforcement_count == 1
+    assert "Already remembered" in again.describe()
+
+
 def test_a_near_duplicate_reinforces(memories: MemoryService) -> None:
     a = _remember(memories, "The user lives in Berlin.")
     b = _remember(memories, "The user lives in Berlin now.")

@@ -93,14 +93,16 @@ def test_append_memory_stores_the_fact_with_the_users_message_as_its_source(
 
 
 def test_a_fact_said_again_is_reinforced_not_duplicated(
-    toolbox: Toolbox, memories: MemoryService, context: ToolContext
+    toolbox: Toolbox, memories: MemoryService, context: ToolContext, store: ConversationStore
 ) -> None:
-    for _ in range(2):
-        call = toolbox.call(
-            _call("append_memory", content="The user's dog is called Rex."), context, EVERY
-        )
+    remember = _call("append_memory", content="The user's dog is called Rex.")
+    toolbox.call(remember, context, EVERY)
+    twice = toolbox.call(remember, context, EVERY)  # the same message: counted once
+    later = store.add_message(context.conversation_id, "user", "Rex is my dog, remember.")
+    again = toolbox.call(remember, ToolContext(context.conversation_id, (later.id,)), EVERY)
 
-    assert call.result.content["result"] == "reinforced"
+    assert twice.result.content["result"] == "known"
+    assert again.result.content["result"] == "reinforced"
     assert _all(memories) == ["The user's dog is called Rex."]
 
 
