@@ -9,10 +9,11 @@ back the memories it created, unless something changed them since.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from desktop.core.db import DreamChange, Memory, NewMemory
+from desktop.core.db import DreamChange, Memory, MemorySources, NewMemory
 from desktop.core.db.memory_writes import RESTORED_FIELDS, MemoryWrites, from_snapshot, snapshot
 from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal
 from desktop.core.errors import ReverieError
@@ -31,6 +32,16 @@ _FIELD_WORDS = {
     "decayed_through": "how far it faded",
     "valid_to": "when it stopped being true",
 }
+
+
+def _sightings(sources: Sequence[Memory], provenance: Sequence[MemorySources]) -> int:
+    """How often the merged fact was seen: its sources' counts, with a
+    message (or outside reference) that several of them were read from
+    counted once."""
+    named = Counter(s for p in provenance for s in (*p.message_ids, *p.external_refs))
+    repeats = sum(times - 1 for times in named.values())
+    counts = [m.reinforcement_count for m in sources]
+    return max(sum(counts) - repeats, *counts)
 
 
 def _merge(writes: MemoryWrites, payload: Mapping[str, Any], proposal: Proposal) -> list[int]:
@@ -52,7 +63,7 @@ def _merge(writes: MemoryWrites, payload: Mapping[str, Any], proposal: Proposal)
         embedding_model=payload.get("embedding_model"),
         first_seen_at=min(m.created_at for m in sources),
         last_seen_at=max(m.last_seen_at for m in sources),
-        reinforcement_count=sum(m.reinforcement_count for m in sources),
+        reinforcement_count=_sightings(sources, provenance),
         pinned=any(m.pinned for m in sources),
     )
     merged_id = writes.add(merged, None if vector is None else writes.blob(vector))

@@ -127,6 +127,21 @@ def test_a_merged_memory_replaces_its_sources_whatever_to_delete_repeats(
     assert {dreaming.get(first.id).status, dreaming.get(second.id).status} == {"superseded"}
 
 
+def test_duplicates_read_from_one_message_are_counted_once_when_merged(
+    dreaming: Dreaming, model: ScriptedChatModel
+) -> None:
+    # Two wordings of one thing the user said once, and a later sighting.
+    dreaming.add(REX, source_message_ids=(4,), reinforcement_count=1)
+    twin = dreaming.add(REX_TWIN, source_message_ids=(4, 9), reinforcement_count=2)
+    model.queue(_merge("The user has a dog named Rex.", [1, 2]))
+
+    dreaming.dreamer.run("manual", DreamControl())
+
+    merged = dreaming.get(dreaming.get(twin.id).superseded_by or 0)
+    assert merged.reinforcement_count == 2  # messages 4 and 9, not 1 + 2
+    assert dreaming.memories.store.sources(merged.id).message_ids == (4, 9)
+
+
 def test_the_model_sees_small_numbers_and_a_schema_allowing_only_those(
     dreaming: Dreaming, model: ScriptedChatModel
 ) -> None:
