@@ -150,7 +150,7 @@ def build_core(paths: AppPaths) -> Core:
     except EnvironmentProblem as error:
         core.problems.append(f"Conversations and memory are unavailable: {error}")
     if core.database is not None:
-        prompts = PromptLibrary(paths.config_dir / "prompts")
+        prompts = PromptLibrary(paths.prompts_dir)
         core.conversations = conversations = ConversationStore(core.database)
         core.memories = MemoryService.over(core.database, broker, prompts)
         core.tasks = TaskService(TaskStore(core.database), zone_named(settings.tasks.time_zone))

@@ -170,6 +170,8 @@ def make_tree_private(root: Path) -> None:
     if not root.exists():
         return
     make_private(root)
+    if root.is_symlink() or not root.is_dir():
+        return
     for folder, folders, files in os.walk(root, onerror=_raise):
         for name in (*folders, *files):
             make_private(Path(folder, name))

@@ -72,22 +72,63 @@ class AppPaths:
         return self.config_dir / "settings.json"
 
     @property
+    def prompts_dir(self) -> Path:
+        """The user's own versions of the prompt templates."""
+        return self.config_dir / "prompts"
+
+    @property
     def log_dir(self) -> Path:
         return self.cache_dir / "logs"
+
+    @property
+    def style_dir(self) -> Path:
+        """The style sheets made for the chosen appearance."""
+        return self.cache_dir / "style"
 
     def ensure(self) -> None:
         """Create the directories (not the files) if they are missing, readable
         by the user alone, and take back what an older version left readable
-        by others in them.  Raises ``FolderUnusable`` (an ``OSError``) saying
-        what is in the way."""
+        by others in them.  Only Reverie's own entries are touched: a folder
+        override may name a folder other programs use too (``~/.cache``).
+        Raises ``FolderUnusable`` (an ``OSError``) saying what is in the way."""
         try:
             for top in (self.data_dir, self.config_dir, self.cache_dir):
-                make_private_folder(top)
-                make_tree_private(top)
+                self._take_back(top)
             for directory in (self.models_dir, self.skills_dir, self.snapshots_dir, self.log_dir):
                 make_private_folder(directory)
         except OSError as error:
             raise FolderUnusable(error) from error
+
+    def _take_back(self, top: Path) -> None:
+        """*top* made (or made private) with Reverie's entries in it; a folder
+        that also holds what is not Reverie's keeps its mode, and so do they."""
+        if not top.exists():
+            make_private_folder(top)
+            return
+        entries = list(top.iterdir())
+        own = [entry for entry in entries if self._is_own(entry.name)]
+        if len(own) == len(entries):
+            make_tree_private(top)
+            return
+        for entry in own:
+            make_tree_private(entry)
+
+    def _is_own(self, name: str) -> bool:
+        """Whether *name*, in one of the three folders, is Reverie's: one of
+        its folders, or one of its files with their side files and the
+        temporary files of their writes."""
+        folders = (
+            self.models_dir,
+            self.skills_dir,
+            self.snapshots_dir,
+            self.prompts_dir,
+            self.log_dir,
+            self.style_dir,
+        )
+        files = (self.database_file, self.settings_file, self.working_set_file)
+        return name in {f.name for f in folders} or any(
+            name.lstrip(".").startswith(f.name) for f in files
+        )
 
 
 class FolderUnusable(OSError):

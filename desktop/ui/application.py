@@ -98,9 +98,7 @@ class ReverieApplication(QObject):
         self.qt = qt_application()
         self.qt.setApplicationName("Reverie")
         self.qt.setWindowIcon(app_icon())
-        self.theme = Theme(
-            self.qt, core.paths.cache_dir / "style", core.settings.chat.appearance, self
-        )
+        self.theme = Theme(self.qt, core.paths.style_dir, core.settings.chat.appearance, self)
         self.has_tray = tray_available()
         self.qt.setQuitOnLastWindowClosed(not self.has_tray)
         self.window = ChatWindow(

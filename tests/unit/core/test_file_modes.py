@@ -12,7 +12,7 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -88,6 +88,39 @@ def test_files_an_older_version_left_readable_are_taken_back_at_start(home: AppP
     assert {_mode(path) for path in left} == {0o600}
     assert _mode(home.models_dir / "tool") == 0o700  # the user's own bits are kept
     assert _mode(shared) == 0o755  # what a symlink points to is not Reverie's
+
+
+OWN_FILES: dict[str, Callable[[AppPaths], Path]] = {
+    ENV_CACHE: lambda paths: paths.log_dir / "reverie.log",
+    ENV_DATA: lambda paths: paths.database_file,
+    ENV_CONFIG: lambda paths: paths.settings_file,
+}
+
+
+@pytest.mark.parametrize("variable", OWN_FILES)
+def test_a_folder_override_holding_other_files_keeps_their_modes(
+    tmp_path: Path, variable: str
+) -> None:
+    shared = tmp_path / "dot-cache"  # e.g. REVERIE_CACHE_DIR=~/.cache
+    other = shared / "some-other-app"
+    other.mkdir(parents=True)
+    (other / "data.txt").write_text("another program's file\n")
+    (shared / "notes.txt").write_text("the user's own notes\n")
+    for path, mode in ((shared, 0o755), (other, 0o750), (other / "data.txt", 0o644)):
+        path.chmod(mode)
+    (shared / "notes.txt").chmod(0o640)
+    ours = resolve_paths({ENV_HOME: str(tmp_path / "home"), variable: str(shared)})
+    left = OWN_FILES[variable](ours)  # an older version's file, readable by others
+    left.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+    left.write_text("")
+    left.chmod(0o644)
+    theirs = [shared, other, other / "data.txt", shared / "notes.txt"]
+    before = {path: _mode(path) for path in theirs}
+
+    ours.ensure()
+
+    assert {path: _mode(path) for path in theirs} == before
+    assert _mode(left) == 0o600
 
 
 def test_the_database_its_wal_and_shared_memory_are_private(tmp_path: Path) -> None:
