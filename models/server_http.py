@@ -29,7 +29,10 @@ timeout, and at once when stopped from another thread (quitting Reverie).
 
 A model list is bounded (``MAX_MODEL_ID_CHARS``, ``MAX_LISTED_MODELS``): a
 longer id is no model's name, and such a list an invalid answer; ids are
-shown shortened (``shown_models``), never as a wall of text.
+shown shortened (``shown_models``), never as a wall of text.  What a server
+says (its model ids, its words about an error) is shown through
+``shown_text``: a control character is written visibly, never run by a
+terminal (``reverie --check``) or a log viewer.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from models.errors import ModelError, ModelUnavailable
+from models.model_file import shown_text
 
 log = logging.getLogger(__name__)
 
@@ -217,13 +221,10 @@ def whole_text(text: str) -> str:
 
 
 def shown_model(model: str) -> str:
-    """*model*'s id as a message shows it: at most ``SHOWN_MODEL_CHARS``
-    characters, cut in the middle (where a path or a Hub id is least telling)."""
-    model = whole_text(model)
-    if len(model) <= SHOWN_MODEL_CHARS:
-        return model
-    half = (SHOWN_MODEL_CHARS - 1) // 2
-    return f"{model[:half]}…{model[-half:]}"
+    """*model*'s id as a message shows it (``shown_text``): its control
+    characters visible, at most ``SHOWN_MODEL_CHARS`` characters, cut in the
+    middle (where a path or a Hub id is least telling)."""
+    return shown_text(whole_text(model), SHOWN_MODEL_CHARS)
 
 
 def shown_models(models: tuple[str, ...], most: int) -> str:
@@ -383,8 +384,10 @@ class ServerConnection:
         within its time limit (``_until``: a server still sending then times out)."""
         url = self._url(path, at_root)
         until = self._until()
+        # close() from another thread cuts the request too: while it still
+        # connects there is no socket to cut, so the watchdog tries until there is.
         with Watchdog(
-            lambda: time.monotonic() >= until,
+            lambda: self._closed or time.monotonic() >= until,
             self.interrupt,
             poll=_DEADLINE_POLL_S,
             name="reverie-server-deadline",
@@ -400,9 +403,13 @@ class ServerConnection:
                             raise self.invalid(
                                 f"an answer to {path} larger than {MAX_ANSWER_BYTES >> 20} MB"
                             )
+                        if self._closed:
+                            raise self._was_closed()
                         if time.monotonic() >= until:
                             raise self.timed_out()
             except httpx.TransportError as error:
+                if self._closed:  # cut by close(), or failed as it was closed
+                    raise self._was_closed() from error
                 if deadline.fired:  # the connection was cut because time was up
                     raise self.timed_out() from error
                 raise self._lost(error, mid_reply=False) from error
@@ -445,7 +452,8 @@ class ServerConnection:
 
     def close(self) -> None:
         """Close the connection; usable from any thread.  A request waiting
-        for its answer ends (``ServerUnavailable``), and none is sent after."""
+        for its answer ends (``ServerUnavailable``), one still connecting as
+        soon as it is connected (its watchdog cuts it), and none is sent after."""
         self._closed = True
         self.interrupt()
         self._client.close()
@@ -478,7 +486,7 @@ class ServerConnection:
                 f"The server at {url} stopped answering in the middle of a reply.",
                 "Check that it is still running.",
             )
-        reason = self._scrub(str(error)).rstrip(".") or type(error).__name__
+        reason = self.scrub(str(error)).rstrip(".") or type(error).__name__
         return ServerUnavailable(
             f"Cannot reach the server at {url} ({reason}).",
             "Check that the server is running and that the address is right.",
@@ -524,7 +532,7 @@ class ServerConnection:
         except ValueError:
             answer = response.text
         text = _error_text(answer) if not isinstance(answer, str) else answer
-        return self._scrub(text.strip())[:_ERROR_TEXT_LIMIT] or response.reason_phrase
+        return self.scrub(text.strip()) or response.reason_phrase
 
     def _json(self, response: httpx.Response) -> Any:
         try:
@@ -563,8 +571,9 @@ class ServerConnection:
         return ServerAnswerInvalid(f"The server at {self.base_url} sent {what}.")
 
     def scrub(self, text: str) -> str:
-        """*text* from the server, safe to put in a message: without the API key."""
-        return self._scrub(text)[:_ERROR_TEXT_LIMIT]
+        """*text* from the server, safe to put in a message: without the API
+        key, its control characters visible, shortened (``shown_text``)."""
+        return shown_text(self._scrub(text), _ERROR_TEXT_LIMIT)
 
 
 class Watchdog:
