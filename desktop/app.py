@@ -70,6 +70,7 @@ from desktop.core.time_zones import zone_named
 from desktop.core.tools import Toolbox
 from models.broker import InferenceBroker, Job, Role
 from models.catalog import Catalog, CatalogInvalid, load_catalog
+from models.errors import ModelError
 from models.interfaces import ChatMessage, GenerationOptions
 
 log = logging.getLogger("reverie")
@@ -316,17 +317,30 @@ def run_check(paths: AppPaths, prompt: str) -> int:
         for role in Role:
             if failures.get(role) is None:
                 print(f"{role} model: {describe_role(core.broker, role)}")
-        if failures.get(Role.CHAT) is None:
-            reply = core.broker.chat(
-                [ChatMessage("user", prompt)], GenerationOptions(max_tokens=48, temperature=0.0)
-            )
-            print("reply: ", end="")
-            for chunk in reply.chunks():
-                print(chunk.text, end="", flush=True)
-            print()
+        if failures.get(Role.CHAT) is None and (unanswered := _reply_once(core, prompt)):
+            print(f"problem: {unanswered}", file=sys.stderr)
+            problems.append(unanswered)
         return 1 if problems else 0
     finally:
         core.close()
+
+
+def _reply_once(core: Core, prompt: str) -> str | None:
+    """Stream one short reply to *prompt*; what went wrong if the chat model
+    could not give it (a server loads lazily: down, or not serving the model,
+    is found out only now)."""
+    print("reply: ", end="")
+    try:
+        reply = core.broker.chat(
+            [ChatMessage("user", prompt)], GenerationOptions(max_tokens=48, temperature=0.0)
+        )
+        for chunk in reply.chunks():
+            print(chunk.text, end="", flush=True)
+    except ModelError as error:
+        return f"{ROLE_NAMES[Role.CHAT]} could not reply: {error}"
+    finally:
+        print()
+    return None
 
 
 def run_gui(paths: AppPaths, *, start_hidden: bool) -> int:
