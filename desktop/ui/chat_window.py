@@ -6,6 +6,9 @@ signals update the transcript.  The window never blocks on the model.
 
 A new conversation greets the user while they may already write: a message
 sent meanwhile waits (``_queued``) and is answered right after the greeting.
+A message stored just as the chat model went away (the user chose another
+in Settings while it was read) waits the same way, in the transcript, and is
+answered once a chat model is there again; a turn never starts without one.
 This module is longer than most because it is the one owner of a turn's
 state (busy, greeting, the queued message, editing the last message); what
 does not touch that state lives beside it: the banners, the button row, the
@@ -64,6 +67,7 @@ _STAGE_STATUS = {
 }
 _OFF_RECORD = "Off the record: nothing said here is kept in Reverie's memory."
 _NO_DREAMING = "Dreaming is not available yet: memory consolidation arrives in a later version."
+_WAITS_FOR_MODEL = "Your message is answered once the chat model is ready"
 _MODEL_COMMANDS = ("new", "compact")
 """Commands that wait on the chat model; the others work without one."""
 
@@ -128,7 +132,8 @@ class ChatWindow(QMainWindow):
         self._announced = False
         """What ``busy_changed`` last said."""
         self._queued: Turn | None = None
-        """A message sent while the greeting is written: answered right after it."""
+        """A message sent while the greeting is written, or stored while no
+        chat model is there: answered right after the greeting, or once one is."""
         self._editing = False
         self._actions: list[QToolButton] = []
         """Regenerate and Edit, on the messages they act on."""
@@ -304,6 +309,8 @@ class ChatWindow(QMainWindow):
         """Show *conversation_id*; the conversations nobody wrote in go."""
         self._conversation_id = conversation_id
         self.cancel_edit()
+        if self._queued is not None and self._queued.conversation_id != conversation_id:
+            self._queued = None  # it stays in its conversation, to regenerate there
         if self._chat is not None:
             self._guarded(lambda chat: chat.discard_unused(keep=conversation_id))
         self._load_history()
@@ -419,7 +426,11 @@ class ChatWindow(QMainWindow):
         self._update_send()
         self.set_status(self._idle_status())
         self.chat_availability_changed.emit(self._available)
-        self._greet()
+        if self._queued is not None and self._available and not self.busy:
+            queued, self._queued = self._queued, None  # stored while there was no model
+            self._start_turn(queued)
+        else:
+            self._greet()
 
     def show_problem(self, message: str, fix: str = "") -> None:
         """*message* in the banner; *fix* labels a button to the Models page."""
@@ -431,6 +442,8 @@ class ChatWindow(QMainWindow):
     def _idle_status(self) -> str:
         if self._available:
             return "Ready"
+        if self._queued is not None:
+            return _WAITS_FOR_MODEL
         if self._chat is None:
             return "Chat is unavailable"
         return "No chat model: commands work, replies need a model"
@@ -545,13 +558,22 @@ class ChatWindow(QMainWindow):
             self._refresh_list()  # the conversation moved to the top, maybe with a new title
         self._tell_why_redacted(turn.redacted)
         self.transcript.scroll_to_bottom()
+        self._answer_or_hold(turn)
+        self._announce()
+
+    def _answer_or_hold(self, turn: Turn) -> None:
+        """Answer *turn* now, or hold it (``_queued``) until the greeting is
+        written or, if the chat model went away while it was stored, until
+        one is there again."""
         if self._busy:
             self._queued = turn
             self._update_send()
             self.set_status("Greeting you first; your message is answered next…")
+        elif not self._available:
+            self._queued = turn
+            self.set_status(self._idle_status())
         else:
             self._start_turn(turn)
-        self._announce()
 
     def _tell_why_redacted(self, kinds: tuple[str, ...]) -> None:
         """Under the first message a secret was taken out of, once per run of
@@ -764,11 +786,12 @@ class ChatWindow(QMainWindow):
         if after is not None:
             after(done.result)
         stopped = self._turn is not None and self._turn.control.cancelled
-        if self._queued is not None:  # the message sent while Reverie said hello
+        if self._queued is not None and self._available:  # sent while Reverie said hello
             queued, self._queued = self._queued, None
             self._start_turn(queued)
             return
-        self._end_turn("Stopped" if stopped else "Ready")
+        # Without a chat model now, "Ready" would contradict the banner.
+        self._end_turn("Stopped" if stopped and self._queued is None else self._idle_status())
 
     def _on_failed(self, failure: TaskFailed) -> None:
         self._after = None
