@@ -28,7 +28,13 @@ bare number only after the credential word, and not as a year or a count
 ("the PIN is 4821", not "2019", "1024 failed tries" or "I'd guess 8192").
 A word before the credential word goes only if at most six words and no
 comma or colon stand between them ("kate88, the password I'll give you
-later" keeps the user name).
+later" keeps the user name).  Where a word sets the value ("it's", "is",
+"use", "enter", "went with"), what follows it goes whatever its shape
+("It's tiger7", "went with 4093", "it's 4093 now"), and so does a bare
+number before the credential word ("I think it was 4093? the password I
+mean").  A PIN written digit by digit ("7 3 1 9") is one value; a date is
+one only where a value is set or right after the word ("the PIN is
+31/08/1994", not "changed my password on 31/08/2024").
 
 Measured on the attack rounds' phrasings: on rounds 5-9 (held in) leaks
 of values inside the bar fell from 643 to 399 of 4,769 trials, sentences
@@ -37,6 +43,11 @@ new everyday phrasings leaks fell from 506 to 213 of 2,926 (not tuned on,
 but for the reach of three next sentences); its sentences built to bait this
 module (products, flights, ids and files
 beside the word) changed 73 of 487, against 48 without it (tuned on).
+Round 11's additions (set values, digit-by-digit PINs, dates; with the
+passphrase tail in ``redaction``), on rounds 5-10 (held in): leaks 1,070
+to 890 of 9,977 trials, sentences changed that hold no secret 111 to 113
+of 2,534; on round 11's set (written before them; its summary and 20
+examples were read): leaks 375 to 224 of 1,822, changed 66 to 66 of 501.
 """
 
 from __future__ import annotations
@@ -92,7 +103,23 @@ _NOT_A_VALUE = re.compile(
     r"|[a-z]\d+[a-z]?\.\w+"  # an instance type: m5.large
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_CLAUSE_ENDS = re.compile(r"\s*(?:[,;.!?)]|\n|\Z|(?:and|or|but)\b)")
+_SPACED_DIGITS = re.compile(r"(?<![\w.,:/-])\d(?: \d){3,9}(?![\w.,:/-]|\s\d)")
+"""A PIN written digit by digit: "7 3 1 9"."""
+_DATE = re.compile(r"\d{1,2}([/.-])\d{1,2}\1(?:\d\d)?\d\d|(?:19|20)\d\d-\d\d-\d\d")
+"""A date, which people choose as a PIN or a password too."""
+_SETTING = frozenset(
+    ["is", "was", "be", "it's", "its", "it\u2019s", "use", "enter", "type", "try", "to", "as"]
+)
+"""Words after which a value is being set or given ("it's 4093", "enter 0408",
+"set it to 31/08/1994"), even before the credential word or after a name."""
+_SET_VALUE = re.compile(r"(?=\S*\d)(?=\S*[^\W\d])[^\s/@]{4,40}")
+"""A word with a digit and a letter or sign: a value, where a value is set."""
+_CHOOSING = frozenset(["went", "go", "going", "gone", "chose", "picked"])
+_CLAUSE_ENDS = re.compile(
+    r"\s*(?:[,;.!?()]|\n|\Z|(?:and|or|but|now|lol|haha|btw|though|too|again)\b)"
+)
+"""Where a clause ends: a sign, a line's end, a word joining the next one, or
+a word people add after what they said ("it's 4093 now", "0408 lol")."""
 _NOT_THE_VALUE_AFTER = frozenset(
     ["like", "guess", "size", "about", "around", "over", "under", "than", "least", "most", "not"]
 )
@@ -168,6 +195,10 @@ class _Words:
                 stop -= 1
             if start < stop:
                 self.spans.append((start, stop))
+        for spaced in reversed(list(_SPACED_DIGITS.finditer(text))):  # "7 3 1 9": one value
+            first = bisect.bisect_left(self.spans, (spaced.start(), 0))
+            last = bisect.bisect_left(self.spans, (spaced.end(), 0))
+            self.spans[first:last] = [spaced.span()]
         self._starts = [start for start, _ in self.spans]
         self._shaped: dict[int, bool] = {}
 
@@ -185,6 +216,8 @@ class _Words:
 
 
 def _shaped(value: str) -> bool:
+    if _SPACED_DIGITS.fullmatch(value) or _DATE.fullmatch(value):
+        return True  # taken only where a value stands (``_taken``)
     return (
         len(value) >= 4
         and any(c.isdigit() for c in value)
@@ -196,30 +229,54 @@ def _shaped(value: str) -> bool:
 def _taken(text: str, words: _Words, start: int, stop: int, word: tuple[int, int] | None) -> bool:
     """Is the word at *start*..*stop* a value of the credential word at
     *word* in its sentence (None: of a heading or a footer, in its block)?"""
-    if not words.shaped(start, stop):
-        return False
     value = text[start:stop]
     before = word is not None and stop <= word[0]
+    shaped = words.shaped(start, stop)
+    if not shaped and (word is None or before or not _SET_VALUE.fullmatch(value)):
+        return False
+    previous = [w.strip("([{'\":#.").lower() for w in text[max(0, start - 24) : start].split()[-2:]]
+    linked = _linked(previous)
+    if not shaped and not (
+        # "It's tiger7", "it's 123abc": what is set there is the value, whatever its shape.
+        linked
+        and not words.markers.within(start, stop)
+        and _CLAUSE_ENDS.match(text, stop) is not None
+    ):
+        return False
+    if _DATE.fullmatch(value):  # a date is a value only where one is set: "the PIN is 31/08/94"
+        return word is not None and not before and (linked or _right_after(text, start, word))
     if word is not None and before:
         between = text[stop : word[0]]
         if _BETWEEN.search(between) or len(between.split()) > _WORDS_BEFORE:
             return False
-    previous = [w.strip("([{'\":#.").lower() for w in text[max(0, start - 24) : start].split()[-2:]]
     if previous and (
         previous[-1] in _LABELS or (previous[-1] in ("is", "=") and previous[0] in _LABELS)
     ):
         return False  # "user id 88231", "flight BA2490", "my username is kate88"
     ends_clause = _CLAUSE_ENDS.match(text, stop) is not None
-    if value.isdigit() and (
-        before
+    if value.replace(" ", "").isdigit() and (
+        (before and not linked)
         or not ends_clause
-        or _YEAR.fullmatch(value)
+        or _YEAR.fullmatch(value.replace(" ", ""))
         or (previous and (previous[-1].isdigit() or previous[-1] in _NOT_THE_VALUE_AFTER))
     ):
         return False
     if word is not None and _PLAIN.fullmatch(value):
-        return ends_clause and not _after_a_name(text, start, word)
+        return ends_clause and (linked or not _after_a_name(text, start, word))
     return True
+
+
+def _linked(previous: list[str]) -> bool:
+    """Do the words before a value set it ("it's", "use", "went with")?"""
+    return bool(previous) and (
+        previous[-1] in _SETTING or (previous[-1] == "with" and previous[0] in _CHOOSING)
+    )
+
+
+def _right_after(text: str, start: int, word: tuple[int, int]) -> bool:
+    """Does the value at *start* follow its credential word with nothing but
+    a sign between ("PIN 31/08/94", "password: 7 3 1 9")?"""
+    return not text[word[1] : start].strip(" \t:=-\u2013\u2014'\"")
 
 
 def _after_a_name(text: str, start: int, word: tuple[int, int]) -> bool:

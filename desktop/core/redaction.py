@@ -227,16 +227,43 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
         for pattern in patterns:
             for match in pattern.finditer(text):
                 yield match.start(), match.end(), kind
-    for start, stop in credential_phrases.secret_spans(text):
-        yield start, stop, "password"
-    for start, stop in credential_nearby.secret_spans(text):
-        yield start, stop, "password"
-    for start, stop in credential_sweep.secret_spans(text):
-        yield start, stop, "password"
+    for reader in (credential_phrases, credential_nearby, credential_sweep):
+        for start, stop in reader.secret_spans(text):
+            yield start, _passphrase_end(text, stop), "password"
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()) and not _a_path(match.group()):
             yield match.start(), match.end(), "credential"
     yield from _keyword_spans(text)
+
+
+def _passphrase_end(text: str, stop: int) -> int:
+    """Where a password found ending at *stop* ends, if it is the first word
+    of a passphrase that goes on to its clause's end ("is Rain on Tuesday
+    4ever", "purple elephant 12 dance"): a few more words, one with a digit,
+    none that starts what is said next ("hunter2 for the 2 accounts")."""
+    tail = _PASSPHRASE_TAIL.match(text, stop)
+    if tail is None:
+        return stop
+    words = tail.group().split()
+    if any(c.isdigit() for c in tail.group()) and not any(
+        w.lower() in _NOT_IN_A_PASSPHRASE for w in words
+    ):
+        return tail.end()
+    return stop
+
+
+_PASSPHRASE_TAIL = re.compile(
+    r"(?:[ \t]+[^\s,;:.!?()\[\]{}\"]{1,20}){1,4}"
+    r"(?=[ \t]*(?:[,;.!?)]|\n|\Z|(?:lol|haha|btw|now|though|too|again)\b))"
+)
+_NOT_IN_A_PASSPHRASE = frozenset(
+    [
+        *("for", "when", "if", "because", "cause", "since", "until", "till", "so", "which"),
+        *("that", "but", "and", "or", "at", "by", "from", "with", "per", "each", "every"),
+        *("is", "was", "are", "were", "will", "i", "you", "we", "it", "my", "your", "please"),
+        *("lol", "haha", "btw", "now", "though", "too", "again", "thanks", "days", "times"),
+    ]
+)
 
 
 def _a_path(run: str) -> bool:

@@ -39,6 +39,18 @@ VALUES_AROUND_THE_WORD = [
     ("1) Amazon - Xy7!ab\n2) eBay - Kr4k3n!\n(my passwords)", ["Xy7!ab", "Kr4k3n"]),
     ("email Xy7!ab / bank Kr4k3n! (passwords)", ["Xy7!ab", "Kr4k3n"]),
     ("work laptop\nXy7!ab\nphone\nKr4k3n!\n(passcodes)", ["Xy7!ab", "Kr4k3n"]),
+    # a PIN digit by digit, a date, a value set after "it's"/"went with" (round 11)
+    ("sorry I meant the PIN is 7 3 1 9", ["7 3 1 9"]),
+    ("the password to the school portal is 31/08/1994", ["31/08/1994"]),
+    ("we set the alarm PIN to 31.08.94 after the break-in", ["31.08.94"]),
+    ("ok so about my password. I never change it. It's tiger7.", ["tiger7"]),
+    ("my bank made me change my password, went with 4093", ["4093"]),
+    ("ah no the garage PIN changed, it's 4093 now", ["4093"]),
+    ("I think it was 4093? the password I mean", ["4093"]),
+    ("passwords: Pelican!42 (home) 6152 (work)", ["Pelican!42", "6152"]),
+    # a passphrase goes whole, not its first word
+    ("password for the laptop is Rain on Tuesday 4ever", ["Tuesday 4ever"]),
+    ("your password has been reset to purple elephant 12 dance.", ["elephant 12 dance"]),
     # tables
     ("Account\tPIN\nVisa\t4821\nAmex\t6053", ["4821", "6053"]),
     ("Device   PIN\niPad     4821\nPhone    6053", ["4821", "6053"]),
@@ -95,6 +107,12 @@ def test_a_value_in_the_next_message_goes(earlier: str, text: str, value: str) -
         ("call 1-800-275-2273 if you forget your Apple ID password", "1-800-275-2273"),
         ("password reset done for user id 88231", "88231"),
         ("the password reset took me to room B204", "B204"),
+        # dates, digits and passphrase tails that are not the value (round 11)
+        ("I changed my password on 31/08/2024", "31/08/2024"),
+        ("password expires 01/09/2025", "01/09/2025"),
+        ("call 1 2 3 4 later about the password", "1 2 3 4"),
+        ("my password is Xk9!aa for the 2 accounts", "for the 2 accounts"),
+        ("my password is Xk9!aa since 2019", "since 2019"),
     ],
 )
 def test_what_is_no_secret_beside_the_word_stays(text: str, kept: str) -> None:
