@@ -61,6 +61,10 @@ empty strings as its apparent size allows, at no cost on disk."""
 _INT32_MAX = 2**31 - 1
 """llama-cpp-python reads the model's sizes (``n_ctx_train``, ``n_embd``,
 ``n_vocab``) as C ``int``: a larger value comes back negative."""
+_MAX_CONTEXT = 1 << 24
+"""The longest training context a model may claim (16M tokens; the longest
+real ones claim 10M): llama-cpp-python allocates a buffer that long at each
+``tokenize``, 4 GB a call for a claim of 2**30."""
 _TOKENS_KEY = "tokenizer.ggml.tokens"
 _MAX_TOKENS = 1 << 20
 """Four times the largest vocabulary (262k): each token's text is hashed to
@@ -463,7 +467,7 @@ def _interpret(
             shown_text(label) if isinstance(label, str) and label else _round_count(parameters)
         ),
         quantization=_quantization(metadata, tensors),
-        context_length=keys.required("context_length"),
+        context_length=keys.required("context_length", _MAX_CONTEXT),
         is_embedding=_is_embedding(architecture, keys, has_template),
         has_chat_template=has_template,
         shape=_shape(architecture, keys, metadata),

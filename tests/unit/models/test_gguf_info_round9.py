@@ -146,6 +146,9 @@ ABORTING: dict[str, tuple[dict[str, Any], str]] = {
     # llama-cpp-python reads n_ctx_train as a C int: these come back negative.
     "a context of 2**31": ({"context_length": 2**31}, "llama.context_length"),
     "a context of 2**32 - 1": ({"context_length": 2**32 - 1}, "llama.context_length"),
+    # each tokenize allocates a buffer of the whole context: 4 GB for 2**30
+    "a context of 2**30": ({"context_length": 2**30}, "llama.context_length"),
+    "a context of 2**24 + 1": ({"context_length": 2**24 + 1}, "llama.context_length"),
 }
 
 
@@ -174,7 +177,8 @@ ACCEPTED: dict[str, dict[str, Any]] = {
     "experts used per layer": {"edit": _experts(8, [2, 2, 0, 2])},
     "grouped experts": {"edit": _experts(8, 2, groups=4, groups_used=2)},
     "an epsilon of 0": {"edit": lambda w: w.add_layer_norm_rms_eps(0.0)},
-    "a context of 2**31 - 1": {"context_length": 2**31 - 1},
+    "a context of 10M (Llama 4 Scout)": {"context_length": 10_485_760},
+    "a context of 2**24": {"context_length": 2**24},
 }
 
 
