@@ -194,8 +194,6 @@ class ModelLibrary:
     def _catalog_option(self, entry: CatalogEntry, context: int) -> ModelOption:
         path = self.file_of(entry)
         present, problem = _file_state(path)
-        partial = part_path(path)
-        partial_present, _ = _file_state(partial)
         return ModelOption(
             entry.id,
             entry.name,
@@ -206,7 +204,7 @@ class ModelLibrary:
             entry,
             catalog_estimate(entry, context),
             problem=problem,
-            partial=partial.stat().st_size if partial_present else 0,
+            partial=_partial_size(part_path(path)),
         )
 
     # -- getting one ---------------------------------------------------------
@@ -267,6 +265,16 @@ def _file_state(path: Path) -> tuple[bool, str | None]:
         if error.errno in (errno.ENOENT, errno.ENOTDIR):
             return False, None
         return False, str(unreadable_model_file(path, error))
+
+
+def _partial_size(part: Path) -> int:
+    """How much a paused download kept at *part*: a link or anything but a
+    regular file there is none (downloads never write through one)."""
+    try:
+        found = part.lstat()
+    except OSError:
+        return 0
+    return found.st_size if stat.S_ISREG(found.st_mode) else 0
 
 
 def model_path(ref: str | Path) -> Path:

@@ -88,6 +88,20 @@ def test_an_unfinished_download_is_offered_as_resumable_and_can_be_discarded(
     assert not part_path(target).exists() and not sidecar_path(target).exists()
 
 
+def test_a_link_at_a_downloads_part_is_not_offered_as_its_progress(
+    library: ModelLibrary, catalog: Catalog, tmp_path: Path
+) -> None:
+    entry = catalog.get("bge-small-en-v1.5")
+    elsewhere = tmp_path / "someone-elses.bin"
+    elsewhere.write_bytes(b"x" * 1000)
+    library.models_dir.mkdir()
+    part_path(library.file_of(entry)).symlink_to(elsewhere)  # downloads never write through it
+
+    option = next(o for o in library.options((), 4096) if o.ref == entry.id)
+
+    assert option.partial == 0
+
+
 def test_a_download_under_way_elsewhere_is_not_discarded(
     library: ModelLibrary, catalog: Catalog
 ) -> None:
