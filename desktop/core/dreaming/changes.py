@@ -159,7 +159,9 @@ class ChangeBook:
         note = self._note("apply", run_id, pass_name, None, made)
         counts = {"applied": 0, "pending": 0}
         try:
-            afters = {id(p): self._files.apply(at, p) for p, _ in made}
+            # Checked again just before each write, as approving does: an
+            # edit saved while the note was written is not written over.
+            afters = {id(p): self._files.apply(at, p, before) for p, before in made}
             with self._db.transaction() as tx:
                 now = self._dreams.now()
                 for proposal, is_risky in zip(proposals, risky, strict=True):

@@ -1,7 +1,7 @@
 """Dream changes to skills cut short or raced: a draft under a deleted
 skill's name killed before its row, a draft's write killed before its
 rename, a skill's file removed during a condense, and a hand edit saved
-while an approval writes its note."""
+while an approval or a pass writes its note."""
 
 from __future__ import annotations
 
@@ -141,3 +141,26 @@ def test_a_hand_edit_saved_while_an_approval_writes_its_note_is_not_overwritten(
 
     assert world.skills.read(tea.id).text == USER_EDIT
     assert DreamStore(world.database).change(change_id).status == "pending"
+
+
+def test_a_hand_edit_saved_while_a_pass_writes_its_note_is_not_overwritten(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tea = world.skills.create("tea", TEA)
+    run = DreamStore(world.database).start("manual")
+    condense = Proposal(
+        "skill_rewrite", "Condensed “tea”.", {"skill": tea.id, "text": SHORT_TEA, "read": {}}
+    )
+    real_write = ChangeNotes.write
+
+    def edit_then_write(notes: ChangeNotes, path: Path, note: dict[str, object]) -> int:
+        world.skills.update_text(tea.id, USER_EDIT)  # saved in the editor meanwhile
+        return real_write(notes, path, note)
+
+    monkeypatch.setattr(ChangeNotes, "write", edit_then_write)
+
+    with pytest.raises(ChangeRefused, match="changed since"):
+        world.book.apply_pass(run.id, "skills", [condense], None)
+
+    assert world.skills.read(tea.id).text == USER_EDIT
+    assert DreamStore(world.database).changes(run.id) == []
