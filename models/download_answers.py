@@ -102,7 +102,7 @@ def transport_failure(url: str, error: httpx.TransportError) -> DownloadFailed:
     host = _host_of(url, error)
     if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout):
         return Offline(
-            f"Cannot reach {host}: {_why_unreachable(error)}.",
+            f"Cannot reach {host}: {why_unreachable(error)}.",
             "Check the internet connection and the address of the model server "
             "(models.hub_endpoint); the download resumes where it stopped.",
         )
@@ -110,7 +110,7 @@ def transport_failure(url: str, error: httpx.TransportError) -> DownloadFailed:
     return ServerError(f"The connection to {host} kept failing: {what}.", RETRY_HINT)
 
 
-def _why_unreachable(error: httpx.TransportError) -> str:
+def why_unreachable(error: httpx.TransportError) -> str:
     """In words: the system's reason the connection failed, not httpx's text of it."""
     if isinstance(error, httpx.ConnectTimeout):
         return "it did not answer in time"

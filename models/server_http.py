@@ -52,6 +52,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from models.download_answers import why_unreachable
 from models.errors import ModelError, ModelUnavailable
 from models.model_file import shown_text
 
@@ -486,7 +487,11 @@ class ServerConnection:
                 f"The server at {url} stopped answering in the middle of a reply.",
                 "Check that it is still running.",
             )
-        reason = self.scrub(str(error)).rstrip(".") or type(error).__name__
+        reason = (
+            why_unreachable(error)
+            if isinstance(error, httpx.TransportError)
+            else self.scrub(str(error)).rstrip(".") or type(error).__name__
+        )
         return ServerUnavailable(
             f"Cannot reach the server at {url} ({reason}).",
             "Check that the server is running and that the address is right.",

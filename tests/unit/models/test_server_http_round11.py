@@ -12,6 +12,7 @@ ESC and BEL sequences live: now they pass through ``shown_text``.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 
@@ -158,3 +159,15 @@ def test_a_probe_of_a_server_listing_such_ids_shows_none_of_its_controls() -> No
     listing = {"data": [{"id": TERMINAL_TRICKS, "owned_by": "llamacpp"}]}
     info = probe("http://box:8080/v1", transport=_answering(200, listing))
     _shows_no_controls(info.listing)
+
+
+def test_a_server_that_is_down_is_named_in_words_not_an_error_number() -> None:
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+
+    with pytest.raises(ServerUnavailable) as raised:
+        probe(f"http://127.0.0.1:{port}/v1")
+
+    assert "connection refused" in str(raised.value).lower()
+    assert "Errno" not in str(raised.value)
