@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from models.errors import DownloadFailed
+from models.file_kinds import kind_of
 
 if sys.platform == "win32":
     import msvcrt
@@ -45,14 +46,6 @@ _OPEN_FLAGS = (
 )
 _LOCK_ATTEMPTS = 5
 """Lock files taken in turn when each was removed as its holder finished."""
-_KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISLNK, "a symbolic link"),
-    (stat.S_ISFIFO, "a named pipe"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a device"),
-    (stat.S_ISBLK, "a device"),
-)
 
 
 def make_folder(folder: Path) -> None:
@@ -215,7 +208,7 @@ def in_the_way(path: Path, kind: str) -> DownloadFailed:
 
 def _check_regular(path: Path, status: os.stat_result) -> None:
     if not stat.S_ISREG(status.st_mode):
-        raise in_the_way(path, _kind_of(status.st_mode))
+        raise in_the_way(path, kind_of(status.st_mode))
     if status.st_nlink > 1:
         raise DownloadFailed(
             f"{path} is another name of a file (a hard link): writing the download there "
@@ -237,7 +230,3 @@ def _cannot_look_at(path: Path, error: OSError) -> DownloadFailed:
     return DownloadFailed(
         f"Cannot look at {path}: {error.strerror}.", "Check that the models folder is readable."
     )
-
-
-def _kind_of(mode: int) -> str:
-    return next((kind for test, kind in _KINDS if test(mode)), "a special file")

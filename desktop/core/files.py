@@ -18,6 +18,8 @@ import sys
 import uuid
 from pathlib import Path
 
+from models.file_kinds import kind_of as kind_of  # the application names it here
+
 if sys.platform != "win32":
     import fcntl
 
@@ -207,19 +209,6 @@ def open_regular(path: Path) -> int:
         os.close(descriptor)
         raise NotARegularFile(path, kind_of(mode))
     return descriptor
-
-
-def kind_of(mode: int) -> str:
-    """What a file of *mode* (``st_mode``) is, in words: "a named pipe"."""
-    kinds = (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISFIFO, "a named pipe"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-    )
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def sync_to_disk(path: Path) -> None:
