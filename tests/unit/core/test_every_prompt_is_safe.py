@@ -367,7 +367,7 @@ NO_USER_TEXT = {"prompts/SEED_"}
 comes through ``chat_reply``'s system prompt)."""
 
 BUILDERS: dict[str, str] = {
-    "desktop/app.py:run_check": "none: the prompt typed on the command line, nothing stored",
+    "desktop/app.py:_reply_once": "none: the prompt typed on the command line, nothing stored",
     "desktop/core/agenda.py:AgendaReviewer._prompt": "agenda_review",
     "desktop/core/chat.py:ChatService._trimmed": "chat_reply (cuts an assembled message)",
     "desktop/core/chat.py:_prompt_history": "chat_reply",
