@@ -26,7 +26,7 @@ from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
 from desktop.core.dreaming.passes import DreamPass, PassContext, PassRejected
-from desktop.core.dreaming.proposals import Applied, Proposal
+from desktop.core.dreaming.proposals import Applied, ChangeRefused, Proposal
 from desktop.core.dreaming.snapshots import SnapshotFailed, take_snapshot
 from desktop.core.dreaming.tally import described
 from desktop.core.dreaming.working_set import write_working_set
@@ -209,6 +209,12 @@ class Dreamer:
         except PassRejected as rejected:
             message = f"Nothing changed: {rejected}."
             self.dreams.log(run_id, name, "rolled_back", message, rejected.raw_output)
+            outcomes[name] = message
+            return Applied()
+        except ChangeRefused as refused:  # edited by hand as it was written: a race, not a fault
+            why = str(refused).removeprefix("Not applied: ")
+            message = f"Nothing changed: {why}; the next dream looks again."
+            self.dreams.log(run_id, name, "rolled_back", message)
             outcomes[name] = message
             return Applied()
         except Exception as error:  # each pass is independent: the others go on

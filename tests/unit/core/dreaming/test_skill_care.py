@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.dreaming.evidence import lost_specifics, skill_specifics
+from desktop.core.dreaming.skill_notes import ChangeNotes
 from desktop.core.skills import SkillLibrary
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import Dreaming
@@ -162,3 +164,30 @@ def test_a_merge_into_other_words_altogether_waits_even_without_specifics(
     assert all(skills.read(s.id).skill.status == "active" for s in (first, second))
     [rewrite, _] = dreaming.dreamer.dreams.changes(report.run.id)
     assert rewrite.payload["waits"] == "the new text keeps little of what the skill said"
+
+
+def test_a_skill_edited_while_the_pass_writes_is_left_for_the_next_dream(
+    dreaming: Dreaming,
+    skills: SkillLibrary,
+    model: ScriptedChatModel,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    blog = skills.create("deploy-blog", DEPLOY)
+    edited = DEPLOY + "4. The user's own step: tell the team.\n"
+    model.queue(json.dumps({"text": DEPLOY.split("Take care")[0]}))  # keeps every specific
+    real_write = ChangeNotes.write
+
+    def edit_then_write(notes: ChangeNotes, path: Path, note: dict[str, object]) -> int:
+        skills.update_text(blog.id, edited)  # saved in the editor meanwhile
+        return real_write(notes, path, note)
+
+    monkeypatch.setattr(ChangeNotes, "write", edit_then_write)
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert skills.read(blog.id).text == edited
+    assert _skill_changes(dreaming, report.run.id) == []
+    assert "changed since" in report.outcomes["skills"]
+    assert "next dream" in report.outcomes["skills"]
+    assert not [r for r in caplog.records if r.exc_info]  # a race, not a failure
