@@ -417,13 +417,22 @@ class Eraser:
     def _remove_old_leftovers(self) -> None:
         """What interrupted copies and purges left (see ``remove_leftovers``),
         but only once it is old: young, it may be a copy a dream writes now.
-        Their age is the file system's, so it is read on the real clock."""
+        Their age is the file system's, so it is read on the real clock.
+        One that cannot be removed is named (``EnvironmentProblem``): a
+        partial copy may hold erased text."""
         complete = complete_snapshots(self._snapshots_dir)
         kept = {*complete, *(path.with_suffix(SKILLS_SUFFIX) for path in complete)}
         for path in self._snapshots_dir.iterdir():
             old = time.time() - path.lstat().st_mtime >= LEFTOVER_AGE_S
             if old and path not in kept and _ours(path.name):
-                _remove(path)
+                try:
+                    _remove(path)
+                except OSError as error:
+                    why = (error.strerror or type(error).__name__).lower()
+                    raise EnvironmentProblem(
+                        f"{path}, left by an interrupted copy, could not be removed ({why}).",
+                        "Remove it by hand: it may hold erased text.",
+                    ) from error
 
     def _rewrite_working_set(self) -> None:
         if not self._working_set_file.exists():

@@ -7,8 +7,10 @@ way.  A kill or a full disk therefore leaves at most a temporary, never a
 0-byte or partial ``before-dream-*.sqlite3``.  Only complete copies count
 toward the ones kept; what an interrupted copy left (temporaries, journals,
 an empty or truncated file an older version wrote in place, a skills folder
-without its database) is removed each time.  A copy that cannot be written
-raises ``SnapshotFailed``: the dream does not start.
+without its database) is removed each time, and so is anything at a copy's
+journal name that is no file SQLite wrote (a folder, a pipe, a link): left,
+it would keep the copy "mid-change", out of every purge, for good.  A copy
+that cannot be written raises ``SnapshotFailed``: the dream does not start.
 
 The skills folder is copied file by file.  A link to a file (a skill kept
 in a dotfiles folder) is copied as the file, since a dream rewrites the
@@ -86,8 +88,12 @@ def roll_back_cut(folder: Path, like: Database) -> None:
     keeps any other writer out.  A copy being changed now is left to its
     changer; one that does not open as a database (an older version's copy
     cut short while it was written) loses its journal and is judged, and
-    removed, as the interrupted copy it is."""
+    removed, as the interrupted copy it is.  What stands at a copy's journal
+    name and is no journal at all goes first (``_clear_odd_side_entries``).
+    Raises ``EnvironmentProblem`` for a copy that can be neither mended nor
+    removed."""
     for path in sorted(folder.glob(f"{SNAPSHOT_PREFIX}*{SNAPSHOT_SUFFIX}")):
+        _clear_odd_side_entries(path)
         journal = Path(f"{path}-journal")
         if not (journal.is_file() and path.is_file()):
             continue
@@ -102,6 +108,46 @@ def roll_back_cut(folder: Path, like: Database) -> None:
             log.warning("snapshot %s is no whole database: %s", path.name, problem)
             with contextlib.suppress(OSError):
                 journal.unlink()
+
+
+def _clear_odd_side_entries(path: Path) -> None:
+    """Remove what stands at a side file's name of the copy *path* (its
+    journal, WAL or shared memory) and is no file SQLite wrote: a folder, a
+    named pipe, a socket, a link (only the link goes, never what it points
+    to).  SQLite could never write there, and the copy would count as
+    mid-change for good, so no purge, rotation or sweep would ever
+    reach it.  The name is the copy's, so nothing there is the user's.
+
+    An entry that cannot be removed takes its copy with it, as a damaged
+    copy goes: a copy no purge can reach must not keep erased text.  Raises
+    ``EnvironmentProblem`` when neither can be removed."""
+    for side in _SIDE_FILES:
+        entry = Path(f"{path}{side}")
+        try:
+            mode = entry.lstat().st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(mode):
+            continue
+        log.warning("%s is %s, not SQLite's: removed", entry.name, kind_of(mode))
+        try:
+            _remove(entry)
+        except OSError as error:
+            log.warning("%s could not be removed: its copy %s goes", entry.name, path.name)
+            try:
+                _discard_copy(path)
+            except OSError:
+                raise _unmendable(path, entry, kind_of(mode), error) from error
+            return
+
+
+def _unmendable(path: Path, entry: Path, kind: str, error: OSError) -> EnvironmentProblem:
+    why = (error.strerror or type(error).__name__).lower()
+    return EnvironmentProblem(
+        f"The snapshot {path} cannot be purged or rotated: {entry} is {kind}, and "
+        f"neither could be removed ({why}).",
+        "Remove both by hand: the snapshot may hold erased text.",
+    )
 
 
 def complete_snapshots(folder: Path) -> list[Path]:
@@ -136,8 +182,12 @@ def damaged(path: Path, like: Database) -> bool:
 
 def discard(path: Path) -> None:
     """Remove the copy at *path*, its journal and its skills folder.  Raises ``OSError``."""
-    path.unlink(missing_ok=True)
+    _discard_copy(path)
     Path(f"{path}-journal").unlink(missing_ok=True)
+
+
+def _discard_copy(path: Path) -> None:
+    path.unlink(missing_ok=True)
     skills = path.with_suffix(SKILLS_SUFFIX)
     if skills.is_dir() and not skills.is_symlink():
         shutil.rmtree(skills)
