@@ -26,6 +26,8 @@ from desktop.core.compaction import (
 )
 from desktop.core.condenser import Condenser
 from desktop.core.db import Conversation, ConversationStore, Memory, Message
+from desktop.core.db.conversations import REPLACES, replaced_ids
+from desktop.core.digits import without_leading_zeros
 from desktop.core.erasure import Eraser, Erasure
 from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.jobs import JobControl
@@ -240,18 +242,22 @@ class ChatService:
         return greeting_first(self._conversations.messages(conversation_id, include_archived))
 
     # -- turns -------------------------------------------------------------------
-    def send(self, conversation_id: int, text: str) -> Turn:
+    def send(self, conversation_id: int, text: str, *, replaces: Sequence[int] = ()) -> Turn:
         """Store *text* as the user's message, with any secret in it replaced
         by a placeholder (the model, the search index and the snapshots only
         ever see that); the returned turn answers it.  ``MessageRefused``
-        says why a text cannot be a message (nothing is stored then)."""
+        says why a text cannot be a message (nothing is stored then).
+        *replaces*: the messages an edit removed for it (``REPLACES``)."""
         text = _sendable(text)
         after = [m.content for m in self._conversations.last_messages(conversation_id)]
         cleaned = redact(text, after=after, said=self._said)
         # In memory only, for this run: a secret said again later, in this
         # conversation or another, goes too.
         self._said = tuple(dict.fromkeys((*self._said, *cleaned.values)))[-_SAID_KEPT:]
-        message = self._conversations.add_message(conversation_id, "user", cleaned.text)
+        metadata = {REPLACES: list(replaces)} if replaces else None
+        message = self._conversations.add_message(
+            conversation_id, "user", cleaned.text, metadata=metadata
+        )
         self._title_from_first_message(conversation_id, cleaned.text)
         return Turn(conversation_id, message, seed=False, redacted=cleaned.kinds)
 
@@ -282,9 +288,11 @@ class ChatService:
         *text*, and answer that instead (a text refused replaces nothing)."""
         _sendable(text)
         asked = self.last_user_message(conversation_id)
-        if asked is not None:
-            self._conversations.delete_messages_from(conversation_id, asked.id, keep=SEED)
-        return self.send(conversation_id, text)
+        if asked is None:
+            return self.send(conversation_id, text)
+        self._conversations.delete_messages_from(conversation_id, asked.id, keep=SEED)
+        # An edit replaces a message, it does not say it again.
+        return self.send(conversation_id, text, replaces=(*replaced_ids(asked), asked.id))
 
     def run(self, turn: Turn, listener: TurnListener) -> None:
         """Run *turn*: the greeting or the answer, streamed to *listener*."""
@@ -636,8 +644,10 @@ def _row_id(digits: str) -> int | None:
     """The id *digits* (all ``str.isdigit``) stand for; None where no row can
     have it: a digit ``int`` does not read (a superscript ``²``), a number
     past what SQLite stores, or one too long for ``int`` at all."""
-    significant = digits.lstrip("0")
-    if not digits.isdecimal() or len(significant) > len(str(ROW_ID_MAX)):
+    if not digits.isdecimal():
+        return None
+    significant = without_leading_zeros(digits)  # of any script, as schedules read them
+    if len(significant) > len(str(ROW_ID_MAX)):
         return None
     number = int(significant or "0")  # not the zeros: int() refuses 4,300 digits
     return number if 1 <= number <= ROW_ID_MAX else None

@@ -46,7 +46,7 @@ from desktop.core.db.conversations import HarvestGap
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_gate import HARVEST_PROMPT, MemoryRefused
-from desktop.core.memory_service import MemoryCategory, MemoryService, PlannedMemory
+from desktop.core.memory_service import MemoryCategory, MemoryService, PlannedMemory, one_each
 from desktop.core.prompt_assembly import COMPONENTS, memory_line
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
@@ -446,7 +446,10 @@ class Harvester:
                     refused.append((text, str(error)))
                 except ModelError as error:  # the embedding of a fact
                     raise HarvestFailed(f"the facts could not be embedded: {error}") from error
-        return _Learned(tuple(planned), tuple(refused))
+        # A fact the answer names twice in other words is one fact, read from
+        # the messages of both (the write counts it once).
+        once = one_each(planned, lambda fact: fact[1].saying, _joined)
+        return _Learned(tuple(once), tuple(refused))
 
     def _ask(self, window: _Window, attempt: int, control: JobControl) -> HarvestAnswer:
         options = GenerationOptions(
@@ -509,6 +512,12 @@ class Harvester:
             tuple(refused),
             learned_again=gap,
         )
+
+
+def _joined(
+    first: tuple[str, PlannedMemory], repeat: tuple[str, PlannedMemory]
+) -> tuple[str, PlannedMemory]:
+    return first[0], first[1].joined(repeat[1])
 
 
 def _check_users_words(cited: Sequence[Message]) -> None:

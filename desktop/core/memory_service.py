@@ -17,10 +17,13 @@ from __future__ import annotations
 import re
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+import numpy.typing as npt
 
 from desktop.core.db import (
     MAX_K,
@@ -41,6 +44,7 @@ from desktop.core.memory_category import MemoryCategory as MemoryCategory  # its
 from desktop.core.memory_gate import GatedText, MemoryRefused, WriteGate
 from desktop.core.prompts import PromptLibrary
 from desktop.core.retrieval import RRF_K, MemoryRetriever
+from desktop.core.text_fold import folded, normalised
 from models.broker import InferenceBroker, Priority
 
 DUPLICATE_SIMILARITY = 0.9
@@ -59,6 +63,11 @@ _STOP = frozenset(
         "her she him you your about from into also very really does did who which been"
     )
 )
+
+_Item = TypeVar("_Item")
+Saying = tuple[str, npt.NDArray[np.floating[Any]] | None]
+"""A memory about to be written, as ``one_each`` compares it: its text and
+its vector (one row; None when there is none)."""
 
 Outcome = Literal["added", "reinforced", "known"]
 """``known``: already remembered from the very sources named, so not counted again."""
@@ -112,6 +121,21 @@ class PlannedMemory:
     def explicit(self) -> bool:
         """Said by the user themselves: it may bring back what they deleted."""
         return self.source_kind == "user_explicit"
+
+    @property
+    def saying(self) -> Saying:
+        """What ``one_each`` compares."""
+        return self.text, None if self.vector is None else self.vector[0]
+
+    def joined(self, repeat: PlannedMemory) -> PlannedMemory:
+        """This write standing for *repeat* too (``one_each``): the messages
+        of both, the flags and redactions of either."""
+        return replace(
+            self,
+            message_ids=tuple(sorted({*self.message_ids, *repeat.message_ids})),
+            flags=tuple(dict.fromkeys((*self.flags, *repeat.flags))),
+            redactions=tuple(dict.fromkeys((*self.redactions, *repeat.redactions))),
+        )
 
 
 class MemoryBatch:
@@ -435,6 +459,48 @@ def lost_specifics(sources: Sequence[str], merged: str) -> list[str]:
         their_numbers, their_names, _, _ = _specifics(source)
         lost += sorted((their_numbers - numbers) | (their_names - names))
     return list(dict.fromkeys(lost))
+
+
+def one_each(
+    items: Iterable[_Item],
+    saying: Callable[[_Item], Saying],
+    joined: Callable[[_Item, _Item], _Item],
+) -> list[_Item]:
+    """*items*, the memories one model answer would write (a harvest's
+    facts, a dream's preferences), with each fact once.  A small model
+    names one twice: the same words, or another case, spacing, final stop,
+    an invisible character, a word more ("a lot", "any").  Two memories
+    read from one message would then merge in the next dream as "seen 2
+    times".  A repeat is *joined* to the first item saying it, in order.
+
+    Two items say one fact when they read the same (case, spacing, unseen
+    characters and the final stop aside), or when (given both vectors)
+    write-time deduplication would find one a near duplicate of the other:
+    as close, with the same numbers, names and negation, and the words of
+    one all in the other ("likes green tea" and "likes black tea" are two)."""
+    kept: list[_Item] = []
+    for item in items:
+        said = saying(item)
+        twin = next((i for i, first in enumerate(kept) if _same(saying(first), said)), None)
+        if twin is None:
+            kept.append(item)
+        else:
+            kept[twin] = joined(kept[twin], item)
+    return kept
+
+
+def _same(first: Saying, second: Saying) -> bool:
+    (a, va), (b, vb) = first, second
+    if _as_read(a) == _as_read(b):
+        return True
+    if va is None or vb is None:
+        return False
+    cosine = float(np.dot(va, vb) / ((np.linalg.norm(va) * np.linalg.norm(vb)) or 1.0))
+    return cosine >= DUPLICATE_SIMILARITY and _same_fact(a, b)
+
+
+def _as_read(text: str) -> str:
+    return normalised(folded(text)[0]).rstrip(".!? ")
 
 
 def merge_problem(duplicates: Sequence[str], merged: str) -> str | None:

@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import calendar
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any, Literal
 
+from desktop.core.digits import without_leading_zeros
 from desktop.core.errors import ReverieError
 
 ScheduleKind = Literal["once", "daily", "weekly", "monthly", "interval"]
@@ -272,7 +272,7 @@ SCHEDULE_PATTERN = (
 grammar; ``parse_schedule`` reads more than this."""
 
 _NOT_A_TIME = (
-    "{!r} is not a time of day; write it as HH:MM on a 24-hour clock, 00:00 to 23:59, "
+    "{} is not a time of day; write it as HH:MM on a 24-hour clock, 00:00 to 23:59, "
     "or as 9am or 9:15pm."
 )
 _TIME_WORDS = {"noon": time(12), "midday": time(12), "midnight": time(0)}
@@ -311,6 +311,9 @@ schedule can use (a century is 52,704,000 minutes).  A longer one is refused
 before ``int`` reads it, which refuses over 4,300 digits with Python's words."""
 _MOST_SHOWN = 60
 """Characters of a typed phrase quoted in a message: a pasted page is not."""
+_MOST_SUGGESTED = 120
+"""Characters of typed days a message suggests to copy ("every Monday, ...
+and Sunday" is 90): longer, they were pasted, and a plain example stands."""
 
 
 def parse_schedule(text: str, now: datetime | None = None) -> Schedule | None:
@@ -326,7 +329,7 @@ def parse_schedule(text: str, now: datetime | None = None) -> Schedule | None:
     words = _normalised(text)
     if words in _NO_SCHEDULE:
         return None
-    typed = _Typed(_shown(text.strip()), now)
+    typed = _Typed(_quoted(text), now)
     if found := _INTERVAL.fullmatch(words):
         return _interval(found, typed)
     if found := _FROM_NOW.fullmatch(words):
@@ -342,7 +345,7 @@ def parse_schedule(text: str, now: datetime | None = None) -> Schedule | None:
         except ScheduleError as error:
             refusal = refusal or error
     raise refusal or ScheduleError(
-        f"{typed.shown!r} is not a schedule Reverie understands; write "
+        f"{typed.quoted} is not a schedule Reverie understands; write "
         + (f"{EXAMPLES}." if now is None else f"e.g. {TYPED_EXAMPLES}.")
     )
 
@@ -357,7 +360,7 @@ def _read_parted(
             return None
         _typed_time(clock)
         raise ScheduleError(
-            f"{typed.shown!r} needs a day: write e.g. 'today at {clock}', "
+            f"{typed.quoted} needs a day: write e.g. 'today at {clock}', "
             f"'tomorrow at {clock}' or 'every day at {clock}'."
         )
     days = _days(tokens, typed)
@@ -365,23 +368,24 @@ def _read_parted(
         return None
     if clock is None:
         raise ScheduleError(
-            f"{typed.shown!r} needs a time of day: write e.g. '{days.words} at 9am'."
+            f"{typed.quoted} needs a time of day: write e.g. "
+            f"'{_example(days.words, 'every monday')} at 9am'."
         )
     return days.at(_typed_time(clock))
 
 
 @dataclass(frozen=True)
 class _Typed:
-    """A phrase being read: as typed (for messages, shortened), and the time
-    it was typed."""
+    """A phrase being read: as typed (quoted for messages, shortened), and
+    the time it was typed."""
 
-    shown: str
+    quoted: str
     now: datetime | None
 
     def clock(self) -> datetime:
         if self.now is None:
             raise ScheduleError(
-                f"{self.shown!r} counts from now, which is not known here; write the date "
+                f"{self.quoted} counts from now, which is not known here; write the date "
                 "instead, e.g. 'once on 2026-12-01 09:00'."
             )
         return self.now
@@ -449,19 +453,19 @@ def _typed_time(token: str, *, bare_hour: bool = True) -> time:
         return _TIME_WORDS[token]
     found = _TIME_SHAPE.fullmatch(token)
     if found is None or not (bare_hour or found["minute"] or found["half"]):
-        raise ScheduleError(_NOT_A_TIME.format(token))
+        raise ScheduleError(_NOT_A_TIME.format(_quoted(token)))
     hour, minute = int(found["hour"]), int(found["minute"] or 0)
     if minute > 59:
-        raise ScheduleError(_NOT_A_TIME.format(token))
+        raise ScheduleError(_NOT_A_TIME.format(_quoted(token)))
     if found["half"] is not None:
         if not 1 <= hour <= 12:
             raise ScheduleError(
-                f"{token!r} is not a time of day: with am or pm the hour is 1 to 12; "
+                f"{_quoted(token)} is not a time of day: with am or pm the hour is 1 to 12; "
                 "write e.g. 9pm, or 21:00 on a 24-hour clock."
             )
         hour = hour % 12 + (12 if found["half"] == "pm" else 0)
     if hour > 23:
-        raise ScheduleError(_NOT_A_TIME.format(token))
+        raise ScheduleError(_NOT_A_TIME.format(_quoted(token)))
     return time(hour, minute)
 
 
@@ -488,7 +492,7 @@ def _from_now(found: re.Match[str], typed: _Typed) -> Once:
     unit = "minutes" if found["half"] else found["unit"]
     if count == 0:
         raise ScheduleError(
-            f"{typed.shown!r} is now; give a time still to come, e.g. 'in 5 minutes'."
+            f"{typed.quoted} is now; give a time still to come, e.g. 'in 5 minutes'."
         )
     span = _span(count, unit, typed)
     if unit.startswith(("d", "w")):  # aware arithmetic keeps the time of day, as calendars do
@@ -505,17 +509,17 @@ def _count(word: str, typed: _Typed, too_many: str) -> int:
     if word in ("a", "an", "one"):
         return 1
     # \d matches the digits of every script, so Arabic-Indic zeros lead too.
-    lead = next((at for at, digit in enumerate(word) if unicodedata.digit(digit) != 0), len(word))
-    if len(word) - lead > _MOST_DIGITS:
-        raise ScheduleError(f"{typed.shown!r} {too_many}")
-    return int(word[lead:] or "0")
+    significant = without_leading_zeros(word)
+    if len(significant) > _MOST_DIGITS:
+        raise ScheduleError(f"{typed.quoted} {too_many}")
+    return int(significant or "0")
 
 
 def _span(count: int, unit: str, typed: _Typed) -> timedelta:
     """*count* minutes, hours, days or weeks (*unit*); refused past a century."""
     minutes = count * {"m": 1, "h": 60, "d": 24 * 60, "w": 7 * 24 * 60}[unit[0]]
     if minutes > _MOST_DAYS_AHEAD * 24 * 60:
-        raise ScheduleError(f"{typed.shown!r} {_TOO_FAR}")
+        raise ScheduleError(f"{typed.quoted} {_TOO_FAR}")
     return timedelta(minutes=minutes)
 
 
@@ -556,7 +560,7 @@ def _weekday_list(tokens: list[str], typed: _Typed) -> _Days | None:
         if (found := _weekday_word(word)) is None:
             if every[:1] == ("weekly",) or word.endswith(("day", "days")):
                 raise ScheduleError(
-                    f"{word!r} is not a weekday; write one of {', '.join(WEEKDAYS)}."
+                    f"{_quoted(word)} is not a weekday; write one of {', '.join(WEEKDAYS)}."
                 )
             return None
         days.append(found[0])
@@ -566,8 +570,8 @@ def _weekday_list(tokens: list[str], typed: _Typed) -> _Days | None:
         return _Days(words, tuple(days))
     if len(days) > 1:
         raise ScheduleError(
-            f"{typed.shown!r} could mean once or every week; write 'every {listed(named)} at "
-            "9am' for every week, or one day for once."
+            f"{typed.quoted} could mean once or every week; write 'every "
+            f"{_example(listed(named), 'monday')} at 9am' for every week, or one day for once."
         )
     today = typed.clock().date()
     return _Days(words, on=today + timedelta(days=(days[0] - today.weekday() - 1) % 7 + 1))
@@ -604,7 +608,7 @@ def parse_time(text: str) -> time:
     found = _CLOCK.fullmatch(text.strip())
     if found is None or int(found["hour"]) > 23 or int(found["minute"]) > 59:
         raise ScheduleError(
-            f"{text.strip()!r} is not a time of day; write it as HH:MM on a 24-hour clock, "
+            f"{_quoted(text)} is not a time of day; write it as HH:MM on a 24-hour clock, "
             "00:00 to 23:59."
         )
     return time(int(found["hour"]), int(found["minute"]))
@@ -620,7 +624,7 @@ def parse_date(text: str) -> date:
         return date(year, month, day)
     except ValueError:
         raise ScheduleError(
-            f"{text.strip()!r} is not a date; write it as YYYY-MM-DD, e.g. 2026-12-01."
+            f"{_quoted(text)} is not a date; write it as YYYY-MM-DD, e.g. 2026-12-01."
         ) from None
 
 
@@ -630,7 +634,7 @@ def parse_weekday(text: str) -> int:
     for number, weekday in enumerate(WEEKDAYS):
         if len(name) >= 3 and weekday.lower().startswith(name):
             return number
-    raise ScheduleError(f"{text.strip()!r} is not a weekday; write one of {', '.join(WEEKDAYS)}.")
+    raise ScheduleError(f"{_quoted(text)} is not a weekday; write one of {', '.join(WEEKDAYS)}.")
 
 
 # -- storage -----------------------------------------------------------------
@@ -694,6 +698,19 @@ def _whole(value: Any) -> int:
 def _shown(text: str) -> str:
     """*text* to quote in a message: its first ``_MOST_SHOWN`` characters."""
     return text if len(text) <= _MOST_SHOWN else f"{text[: _MOST_SHOWN - 1]}\u2026"
+
+
+def _example(days: str, plain: str) -> str:
+    """Typed *days* for a message to suggest whole (it must read as typed,
+    so it is never shortened); the *plain* example when they are too long."""
+    return days if len(days) <= _MOST_SUGGESTED else plain
+
+
+def _quoted(typed: str) -> str:
+    """What was *typed* (a phrase, a time, a word of it), quoted in a
+    message as every schedule message quotes it: shortened to ``_MOST_SHOWN``
+    characters, spacing around it aside."""
+    return repr(_shown(typed.strip()))
 
 
 def _capitalised(text: str) -> str:

@@ -96,3 +96,13 @@ DEFAULT_IGNORABLE = (
 of Unicode 15.1: 4,174 code points, adjacent ranges merged), which Python's
 ``unicodedata`` does not offer: characters a renderer shows as nothing, such
 as U+3164 HANGUL FILLER, a letter and no format character."""
+
+
+APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+"""Curly apostrophes typed by one keyboard, straight by another: one mark."""
+_SPACE = re.compile(r"\s+")
+
+
+def normalised(text: str) -> str:
+    """*text* for comparing what was said: case, spacing and curly apostrophes aside."""
+    return _SPACE.sub(" ", text.translate(APOSTROPHES).casefold()).strip()

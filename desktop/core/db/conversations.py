@@ -27,6 +27,10 @@ _LIKE_SPECIAL = re.compile(r"[\\%_]")
 _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 _SWEEP_FOLLOW_UP = "secret sweep: titles and search index"
 """The job a secret sweep leaves queued until its titles and index are done."""
+REPLACES = "replaces"
+"""A message's metadata key: the ids of the messages an edit replaced with
+it, oldest first (``ChatService.edit_last``): what was read from them is
+not counted again when read from it (``MemoryWrites.reinforce``)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,14 @@ def _message(row: Row) -> Message:
 
 _MESSAGE_FIELDS = columns(Message)
 _MESSAGE_COLUMNS = select_list(Message, "m")
+
+
+def replaced_ids(message: Message) -> tuple[int, ...]:
+    """The messages an edit replaced with *message*, oldest first (``REPLACES``)."""
+    named = (message.metadata or {}).get(REPLACES)
+    if not isinstance(named, list):
+        return ()
+    return tuple(n for n in named if isinstance(n, int) and not isinstance(n, bool))
 
 
 def _returned(row: Row | None) -> Row:
@@ -218,8 +230,8 @@ class ConversationStore:
             self._touch(tx, conversation_id, self._clock())
             return tx.execute(
                 "DELETE FROM messages WHERE conversation_id = ? AND id >= ?"
-                " AND json_extract(metadata, '$.kind') IS NOT ?",
-                (conversation_id, message_id, keep),
+                " AND (? IS NULL OR json_extract(metadata, '$.kind') IS NOT ?)",
+                (conversation_id, message_id, keep, keep),
             ).rowcount
 
     def add_message(
@@ -469,6 +481,27 @@ class ConversationStore:
                 [m.id for m in checked],
             )
         return len(checked), len(changed)
+
+    @staticmethod
+    def replaced_by_edits(
+        tx: Transaction, message_ids: Iterable[int]
+    ) -> dict[int, tuple[int, ...]]:
+        """For each of *message_ids* said instead of messages an edit removed,
+        those messages (``REPLACES``), as read inside *tx*."""
+        ids = sorted(set(message_ids))
+        found: dict[int, tuple[int, ...]] = {}
+        for start in range(0, len(ids), _IDS_PER_QUERY):
+            chunk = ids[start : start + _IDS_PER_QUERY]
+            rows = tx.fetch_all(
+                f"SELECT {', '.join(_MESSAGE_FIELDS)} FROM messages"
+                f" WHERE id IN ({', '.join('?' * len(chunk))})"
+                f" AND json_extract(metadata, '$.{REPLACES}') IS NOT NULL",
+                chunk,
+            )
+            for row in rows:
+                message = _message(row)
+                found[message.id] = replaced_ids(message)
+        return found
 
     @staticmethod
     def is_live(tx: Transaction, conversation_id: int) -> bool:

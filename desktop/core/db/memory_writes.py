@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop.core.db.connection import Transaction
+from desktop.core.db.conversations import ConversationStore
 from desktop.core.db.errors import EditConflict, RowNotFound, UnusableVector
 from desktop.core.db.memory_rows import (
     MEMORY_STATUSES,
@@ -169,12 +170,21 @@ class MemoryWrites:
         of the same conversation): when every source named is already one of
         the memory's, nothing was seen again and nothing changes.  Naming no
         source at all counts (nothing says it was counted before).
+
+        An edit replaces a message, it does not say it again: a message said
+        instead of one already a source (``REPLACES``, directly or through
+        earlier edits) is that same sighting.  It joins the sources, taking
+        the old one's place, and counts nothing.
         """
         messages, refs = set(source_message_ids), set(external_refs)
         if messages or refs:
             known = self.sources(memory_id)
-            if messages <= set(known.message_ids) and refs <= set(known.external_refs):
+            seen = set(known.message_ids)
+            edits = ConversationStore.replaced_by_edits(self._tx, messages - seen)
+            unseen = {m for m in messages - seen if not seen.intersection(edits.get(m, ()))}
+            if not unseen and refs <= set(known.external_refs):
                 self.current(memory_id)  # RowNotFound for a memory that is not there
+                self.add_sources(memory_id, sorted(messages - seen), ())
                 return False
         count = self._tx.fetch_value(
             "UPDATE memories SET reinforcement_count = reinforcement_count + 1,"

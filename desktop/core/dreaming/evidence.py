@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from desktop.core.db import Message
+from desktop.core.text_fold import APOSTROPHES, normalised
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -42,8 +43,6 @@ _LIST_NUMBER = re.compile(r"^(\s*)\d+[.)](?=\s)", re.MULTILINE)
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _QUOTE_MARKS = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e`"
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
-"""Curly apostrophes typed by one keyboard, straight by another: one mark."""
 _STEM = 4
 _STOP = frozenset(
     str.split(
@@ -112,11 +111,6 @@ def kept_share(originals: Iterable[str], rewritten: str) -> float:
     return len(theirs & stems(rewritten)) / len(theirs)
 
 
-def normalised(text: str) -> str:
-    """*text* for comparing what was said: case, spacing and curly apostrophes aside."""
-    return _SPACE.sub(" ", text.translate(_APOSTROPHES).casefold()).strip()
-
-
 def quote_words(quote: str) -> int:
     return len(_WORD.findall(quote))
 
@@ -144,7 +138,7 @@ def quoted_message(quote: str, messages: Sequence[Message], after: float) -> Mes
 def stems(text: str) -> frozenset[str]:
     """The content words of *text*, cut to their first letters ("watered",
     "water" and "watering" are one)."""
-    words = _WORD.findall(text.translate(_APOSTROPHES).casefold())
+    words = _WORD.findall(text.translate(APOSTROPHES).casefold())
     return frozenset(w[:_STEM] for w in words if len(w) >= 3 and w not in _STOP)
 
 

@@ -28,17 +28,16 @@ import logging
 import re
 from typing import Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop.core.db import ConversationStore, Message
 from desktop.core.dreaming.dedup import with_vectors
-from desktop.core.dreaming.evidence import corrects, normalised, supports
+from desktop.core.dreaming.evidence import corrects, supports
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.memory_gate import GatedText, MemoryRefused
-from desktop.core.memory_service import DUPLICATE_SIMILARITY, merge_problem
-from desktop.core.text_fold import folded
+from desktop.core.memory_service import Saying, one_each
+from desktop.core.text_fold import normalised
 from desktop.core.tokens import cut_middle
 from models.structured import Numbers
 
@@ -106,7 +105,9 @@ class PreferencePass:
             for found in answer.preferences
             if (proposal := self._proposal(context, found, messages)) is not None
         ]
-        return one_each(with_vectors(context, proposals))
+        # A preference named twice (or near enough) is added once, from the
+        # messages of both, approval if either needs it.
+        return one_each(with_vectors(context, proposals), _saying, _joined)
 
     @staticmethod
     def _proposal(
@@ -195,38 +196,9 @@ def not_a_preference(text: str, said: list[str]) -> str:
     return ""
 
 
-def one_each(proposals: list[Proposal]) -> list[Proposal]:
-    """*proposals* with each preference once: a small model names one twice
-    (the same words, or another case, spacing, final stop, an invisible
-    character, a word such as "any" more), and two memories from one
-    message would later merge as "seen 2 times".  A repeat joins the first
-    saying it: the messages of both, approval if either needs it."""
-    kept: list[Proposal] = []
-    for proposal in proposals:
-        twin = next((i for i, first in enumerate(kept) if _same_preference(first, proposal)), None)
-        if twin is None:
-            kept.append(proposal)
-        else:
-            kept[twin] = _joined(kept[twin], proposal)
-    return kept
-
-
-def _same_preference(first: Proposal, second: Proposal) -> bool:
-    """Whether two proposals add one preference: the same text as a reader
-    sees it, or (given both vectors) texts as close as the write-time
-    deduplication finds near duplicates, the longer standing for both."""
-    a, b = str(first.payload["content"]), str(second.payload["content"])
-    if _as_read(a) == _as_read(b):
-        return True
-    va, vb = first.vectors.get(a), second.vectors.get(b)
-    if va is None or vb is None:
-        return False
-    cosine = float(np.dot(va, vb) / ((np.linalg.norm(va) * np.linalg.norm(vb)) or 1.0))
-    return cosine >= DUPLICATE_SIMILARITY and merge_problem([a, b], max(a, b, key=len)) is None
-
-
-def _as_read(text: str) -> str:
-    return normalised(folded(text)[0]).rstrip(".!? ")
+def _saying(proposal: Proposal) -> Saying:
+    text = str(proposal.payload["content"])
+    return text, proposal.vectors.get(text)
 
 
 def _joined(first: Proposal, repeat: Proposal) -> Proposal:

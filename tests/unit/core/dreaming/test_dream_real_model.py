@@ -17,7 +17,7 @@ from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.dreaming.dreamer import Dreamer
 from desktop.core.dreaming.evidence import lost_specifics as lost_skill_specifics
-from desktop.core.dreaming.evidence import normalised, supports
+from desktop.core.dreaming.evidence import supports
 from desktop.core.dreaming.passes import DreamPass
 from desktop.core.dreaming.preferences import PreferencePass, not_a_preference
 from desktop.core.dreaming.skill_review import SkillPass
@@ -28,6 +28,7 @@ from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
 from desktop.core.skills import SkillLibrary
 from desktop.core.tasks import TaskService
+from desktop.core.text_fold import normalised
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from models.llama_chat import LlamaChatModel
