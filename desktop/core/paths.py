@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from pathlib import Path
 import platformdirs
 
 from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import make_private_folder, make_tree_private
+from desktop.core.files import PART, make_private, make_private_folder, make_tree_private
 
 APP_NAME = "Reverie"
 
@@ -88,35 +89,42 @@ class AppPaths:
     def ensure(self) -> None:
         """Create the directories (not the files) if they are missing, readable
         by the user alone, and take back what an older version left readable
-        by others in them.  Only Reverie's own entries are touched: a folder
+        by others in them.  Only what is Reverie's is touched: a folder
         override may name a folder other programs use too (``~/.cache``).
         Raises ``FolderUnusable`` (an ``OSError``) saying what is in the way."""
         try:
             for top in (self.data_dir, self.config_dir, self.cache_dir):
                 self._take_back(top)
             for directory in (self.models_dir, self.skills_dir, self.snapshots_dir, self.log_dir):
-                make_private_folder(directory)
+                if not directory.is_dir():  # else made private above, if it is Reverie's
+                    make_private_folder(directory)
         except OSError as error:
             raise FolderUnusable(error) from error
 
     def _take_back(self, top: Path) -> None:
-        """*top* made (or made private) with Reverie's entries in it; a folder
-        that also holds what is not Reverie's keeps its mode, and so do they."""
+        """*top* made, or made private with all in it if all in it is
+        Reverie's (a folder it was given through a link too).  A folder that
+        also holds what is not Reverie's keeps its mode, and so does all of
+        it but Reverie's own files: a folder there named like one of
+        Reverie's may be another program's."""
         if not top.exists():
             make_private_folder(top)
             return
-        entries = list(top.iterdir())
+        real = Path(os.path.realpath(top))
+        entries = list(real.iterdir())
         own = [entry for entry in entries if self._is_own(entry.name)]
         if len(own) == len(entries):
-            make_tree_private(top)
+            make_tree_private(real)
             return
         for entry in own:
-            make_tree_private(entry)
+            if entry.is_symlink() or not entry.is_dir():
+                make_private(entry)
 
     def _is_own(self, name: str) -> bool:
         """Whether *name*, in one of the three folders, is Reverie's: one of
-        its folders, or one of its files with their side files and the
-        temporary files of their writes."""
+        its folders, or one of its files with their side files (SQLite's,
+        a damaged settings file set aside) and the temporary files of their
+        writes (``files.write_atomically``)."""
         folders = (
             self.models_dir,
             self.skills_dir,
@@ -126,9 +134,20 @@ class AppPaths:
             self.style_dir,
         )
         files = (self.database_file, self.settings_file, self.working_set_file)
-        return name in {f.name for f in folders} or any(
-            name.lstrip(".").startswith(f.name) for f in files
-        )
+        return name in {f.name for f in folders} or any(_own_file(name, f.name) for f in files)
+
+
+def _own_file(name: str, own: str) -> bool:
+    """Is *name* the file *own*, one of its side files, or a temporary file
+    of a write of it?"""
+    if name.startswith(f".{own}.") and name.endswith(PART):
+        return True
+    return name.startswith(own) and _SIDE_FILE.fullmatch(name[len(own) :]) is not None
+
+
+_SIDE_FILE = re.compile(r"|-(?:wal|shm|journal|erasing)|\.damaged-[\w-]+")
+"""What follows a file's name in its side files: SQLite's, an erasure's mark,
+a damaged settings file set aside."""
 
 
 class FolderUnusable(OSError):

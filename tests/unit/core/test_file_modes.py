@@ -91,10 +91,13 @@ def test_files_an_older_version_left_readable_are_taken_back_at_start(home: AppP
 
 
 OWN_FILES: dict[str, Callable[[AppPaths], Path]] = {
-    ENV_CACHE: lambda paths: paths.log_dir / "reverie.log",
+    ENV_CACHE: lambda paths: paths.cache_dir / "reverie.sqlite3",  # the database beside
     ENV_DATA: lambda paths: paths.database_file,
     ENV_CONFIG: lambda paths: paths.settings_file,
 }
+"""Reverie's file in the shared folder (its log folder there is left as
+found, as another program's folder of that name would be; the log files
+are taken back when logging starts)."""
 
 
 @pytest.mark.parametrize("variable", OWN_FILES)
@@ -121,6 +124,40 @@ def test_a_folder_override_holding_other_files_keeps_their_modes(
 
     assert {path: _mode(path) for path in theirs} == before
     assert _mode(left) == 0o600
+
+
+def test_a_shared_folder_keeps_folders_and_files_only_named_like_reveries(
+    tmp_path: Path,
+) -> None:
+    shared = tmp_path / "shared"  # REVERIE_DATA_DIR at a folder another program uses
+    theirs = [shared / "models", shared / "models" / "their.bin", shared / "reverie.sqlite3.mine"]
+    theirs[0].mkdir(parents=True)
+    theirs[1].write_text("another program's model")
+    theirs[2].write_text("a copy the user made")
+    (shared / "notes.txt").write_text("")
+    for path, mode in zip(theirs, (0o775, 0o664, 0o644), strict=True):
+        path.chmod(mode)
+    shared.chmod(0o755)
+    before = {path: _mode(path) for path in [shared, *theirs]}
+
+    resolve_paths({ENV_HOME: str(tmp_path / "home"), ENV_DATA: str(shared)}).ensure()
+
+    assert {path: _mode(path) for path in before} == before
+
+
+def test_a_data_folder_given_through_a_link_is_taken_back(tmp_path: Path) -> None:
+    real = tmp_path / "real-data"
+    real.mkdir(mode=0o755)
+    old = real / "reverie.sqlite3"
+    old.write_bytes(b"")
+    old.chmod(0o644)
+    (tmp_path / "data-link").symlink_to(real)
+
+    resolve_paths(
+        {ENV_HOME: str(tmp_path / "home"), ENV_DATA: str(tmp_path / "data-link")}
+    ).ensure()
+
+    assert (_mode(real), _mode(old)) == (0o700, 0o600)
 
 
 def test_the_database_its_wal_and_shared_memory_are_private(tmp_path: Path) -> None:
