@@ -201,7 +201,10 @@ class ChatService:
         return self._conversations.discard_unused(SEED, keep)
 
     def rename(self, conversation_id: int, title: str) -> Conversation:
-        return self._conversations.rename(conversation_id, title.strip() or NEW_CONVERSATION_TITLE)
+        # One line: a name pasted over two lines would break out of its
+        # heading in an export.
+        title = " ".join(title.split())
+        return self._conversations.rename(conversation_id, title or NEW_CONVERSATION_TITLE)
 
     def delete(self, conversation_id: int) -> None:
         """Delete, restorably until the restore window has passed."""

@@ -100,9 +100,17 @@ class ErasedNotFinished(EnvironmentProblem):
             f"{erasure.describe()} {step} failed ({_first_sentence(problem)}) and will be "
             "finished later, by the next erasure or the next start; until then "
             f"{still_holding} may still hold the text.",
-            "Free some disk space.",
+            _advice(problem),
         )
         self.erasure = erasure
+
+
+def _advice(problem: EnvironmentProblem) -> str:
+    """What to do about the step that failed: its own advice (remove a file
+    by hand, fix a folder's permissions), not always "free some disk space"."""
+    if isinstance(problem, DatabaseUnavailable):  # its advice is about the live database
+        return "Check that the file named and its folder are readable and writable by you."
+    return problem.hint or "Free some disk space."
 
 
 @dataclass(frozen=True)
@@ -397,6 +405,8 @@ class Eraser:
             try:
                 purged += self._purge.purge_copy(path, everything)
             except DatabaseUnavailable:
+                if _gone(path):
+                    continue
                 if not damaged(path, self._database):
                     raise
                 self._discard_damaged(path)
@@ -423,7 +433,10 @@ class Eraser:
         complete = complete_snapshots(self._snapshots_dir)
         kept = {*complete, *(path.with_suffix(SKILLS_SUFFIX) for path in complete)}
         for path in self._snapshots_dir.iterdir():
-            old = time.time() - path.lstat().st_mtime >= LEFTOVER_AGE_S
+            try:
+                old = time.time() - path.lstat().st_mtime >= LEFTOVER_AGE_S
+            except FileNotFoundError:  # removed since listed (a dream's rotation): done
+                continue
             if old and path not in kept and _ours(path.name):
                 try:
                     _remove(path)
@@ -453,6 +466,16 @@ def _ours(name: str) -> bool:
     return name.startswith(SNAPSHOT_PREFIX) and name.endswith(
         (SNAPSHOT_SUFFIX, SKILLS_SUFFIX, "-journal", "-wal", "-shm")
     )
+
+
+def _gone(path: Path) -> bool:
+    """Whether the copy at *path* was removed (the dream's rotation) while it
+    was purged: SQLite then refuses to write it, as if it were read-only
+    ("moved") or could not be opened.  It holds nothing any more: done."""
+    try:
+        return not path.exists()
+    except OSError:  # unreachable, not gone: the purge's own error says why
+        return False
 
 
 @contextlib.contextmanager

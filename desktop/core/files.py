@@ -33,6 +33,11 @@ PART = ".part"
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _CREATE_ATTEMPTS = 5
+_NAME_MAX = 255
+"""The longest file name, in bytes, of the usual file systems (ext4, APFS, NTFS...)."""
+_RANDOM_HEX = 12
+_STEM_BYTES = _NAME_MAX - len(f"..{PART}") - _RANDOM_HEX
+"""How much of the target's name a temporary name keeps: all of it up to 236 bytes."""
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -51,8 +56,7 @@ def write_atomically(path: Path, text: str) -> None:
     # or is replaced like a file) instead of raising RuntimeError.
     target = Path(os.path.realpath(path))
     remove_leftovers(target.parent, leftovers_of(target.name))
-    # The rename must stay on the target's file system: beside it.
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}{PART}")
+    temporary = temporary_path(target)
     descriptor = -1
     try:
         descriptor = create_locked(temporary)  # locked: no sweep takes it while written
@@ -71,10 +75,26 @@ def write_atomically(path: Path, text: str) -> None:
             os.close(descriptor)
 
 
+def temporary_path(target: Path) -> Path:
+    """A new temporary name for writing *target*: beside it (the rename must
+    stay on its file system), hidden, ending ``PART``, and never longer than
+    a file name may be, however long *target*'s name (a name of 237 to 255
+    bytes would otherwise be refused as too long)."""
+    return target.with_name(f".{_stem(target.name)}.{uuid.uuid4().hex[:_RANDOM_HEX]}{PART}")
+
+
 def leftovers_of(name: str) -> str:
     """The pattern (``Path.glob``) of the temporary files ``write_atomically``
-    makes for the file *name*."""
-    return f".{glob.escape(name)}.*{PART}"
+    makes for the file *name* (``temporary_path``)."""
+    return f".{glob.escape(_stem(name))}.*{PART}"
+
+
+def _stem(name: str) -> str:
+    """As much of *name* as a temporary name has room for, cut between characters."""
+    stem = name
+    while len(os.fsencode(stem)) > _STEM_BYTES:
+        stem = stem[:-1]
+    return stem
 
 
 def create_locked(path: Path) -> int:

@@ -49,6 +49,10 @@ SOURCE_LABELS = {
 _ROLE_LABELS = {"user": "your message", "assistant": "Reverie's reply"}
 # Markdown that would turn a line of a memory into a heading, list or fence.
 _BLOCK_MARKUP = re.compile(r"^(?:[#>*+=|-]|\d+[.)]|```|~~~)")
+# Where Markdown ends a line (U+2028 and the like are text to it).
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+# What opens raw HTML (a comment hides everything after it, a tag is rendered).
+_HTML_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
 _HINTS = {
     errno.ENOSPC: "Free some disk space and try again.",
     getattr(errno, "EDQUOT", errno.ENOSPC): "Free some disk space and try again.",
@@ -221,7 +225,7 @@ def _markdown_memory(item: ExportedMemory) -> list[str]:
     seen = "once" if memory.reinforcement_count <= 1 else f"{memory.reinforcement_count} times"
     lines = [
         heading,
-        *(f"> {escaped_markdown(line)}" if line else ">" for line in memory.content.split("\n")),
+        *(f"> {escaped_markdown(line)}" if line else ">" for line in lines_of(memory.content)),
         "",
         f"- {SOURCE_LABELS.get(memory.source_kind, memory.source_kind).capitalize()}"
         f" · importance {memory.importance:.2g} · seen {seen}",
@@ -255,8 +259,20 @@ def _readable_time(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
 
 
-def escaped_markdown(line: str) -> str:
-    """*line* shown as text, not as Markdown block syntax."""
+def lines_of(text: str) -> list[str]:
+    """*text*'s lines, as a Markdown reader sees them."""
+    return _LINE_BREAK.split(text)
+
+
+def escaped_markdown(text: str) -> str:
+    """*text* shown as one line of plain text: never Markdown block syntax
+    nor raw HTML, and never more than one line.
+
+    Every text the Markdown files write (titles, memory lines, categories,
+    references) goes through here, so none leaves its line or quote: line
+    breaks are folded to spaces, an HTML opener is escaped.
+    """
+    line = _HTML_OPENER.sub(r"\\<", _LINE_BREAK.sub(" ", text))
     return "\\" + line if _BLOCK_MARKUP.match(line) else line
 
 

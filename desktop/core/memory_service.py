@@ -37,7 +37,7 @@ from desktop.core.db import (
     Transaction,
 )
 from desktop.core.db import content_hash as hash_of
-from desktop.core.db.memory_writes import MemoryWrites, checked_blob
+from desktop.core.db.memory_writes import MemoryWrites, NoLongerActive, checked_blob
 from desktop.core.embedding import Embeddings, Vectors
 from desktop.core.memory_category import CategoryGuesser
 from desktop.core.memory_category import MemoryCategory as MemoryCategory  # its old home
@@ -326,19 +326,23 @@ class MemoryService:
         """The user rewrote a memory that read *expected* when they started.
 
         Re-embedded and re-checked by the gate; ``EditConflict`` if someone
-        else (a harvest, a dream) changed it meanwhile.
+        else (a harvest, a dream) changed it meanwhile, ``MemoryRefused``
+        naming what happened if it was merged, archived or deleted meanwhile.
         """
         gated: GatedText = self._gate.check(text)
         vector = self.embed([gated.text], Priority.USER)
-        memory = self.store.update_content(
-            memory_id,
-            gated.text,
-            None if vector is None else vector[0],
-            "user",
-            embedding_model=self._model_name(vector),
-            expected_content=expected,
-            flags=gated.flags,
-        )
+        try:
+            memory = self.store.update_content(
+                memory_id,
+                gated.text,
+                None if vector is None else vector[0],
+                "user",
+                embedding_model=self._model_name(vector),
+                expected_content=expected,
+                flags=gated.flags,
+            )
+        except NoLongerActive as error:  # the browser shows a refusal as "Not saved: ..."
+            raise MemoryRefused(str(error)) from error
         return Remembered("added", memory, gated.redactions)
 
     def set_status(self, memory_ids: Iterable[int], status: MemoryStatus) -> list[Memory]:

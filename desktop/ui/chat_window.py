@@ -301,9 +301,8 @@ class ChatWindow(QMainWindow):
                 self.conversation_list.show_deleted(*deleted)
             return
         text = self.conversation_list.search.text() if query is None else query
-        self.conversation_list.show_conversations(
-            self._chat.conversations(text), self._conversation_id
-        )
+        if (found := self._guarded(lambda chat: chat.conversations(text))) is not None:
+            self.conversation_list.show_conversations(found, self._conversation_id)
 
     def _show_conversation(self, conversation_id: int | None) -> None:
         """Show *conversation_id*; the conversations nobody wrote in go."""

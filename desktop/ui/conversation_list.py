@@ -26,10 +26,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.db import Conversation
+from desktop.core.db.conversations import SEARCH_MAX_CHARS
 from desktop.ui.erase_confirm import ask_to_erase
 from desktop.ui.flow_layout import FlowLayout
 
 _SEARCH_DELAY_MS = 200  # search once typing pauses, not on every key
+_SHOWN_SEARCH_CHARS = 60  # of the text searched for, in "No conversation matches"
 _NOT_LEARNED = (
     "Reverie could not learn from part of this conversation: the model's answers "
     "were unusable several times, so it moved on. Right-click to learn it again."
@@ -70,6 +72,7 @@ class ConversationList(QWidget):
         self.search.setPlaceholderText("Search conversations")
         self.search.setAccessibleName("Search conversations")
         self.search.setClearButtonEnabled(True)
+        self.search.setMaxLength(SEARCH_MAX_CHARS)  # a longer paste is cut, and told
         self.nothing_found = QLabel()
         self.nothing_found.setObjectName("conversation-search-empty")
         self.nothing_found.setWordWrap(True)
@@ -187,9 +190,19 @@ class ConversationList(QWidget):
             if conversation.id == current:
                 self.items.setCurrentItem(item)
         self.items.blockSignals(False)
-        searched = self.search.text().strip()
-        self.nothing_found.setText(f"No conversation matches “{searched}”.")
-        self.nothing_found.setVisible(bool(searched) and not conversations)
+        self._say_what_was_searched(found=bool(conversations))
+
+    def _say_what_was_searched(self, found: bool) -> None:
+        """Say so when nothing matches, and when the search text was cut."""
+        text = self.search.text()
+        searched = text.strip()
+        if len(searched) > _SHOWN_SEARCH_CHARS:
+            searched = searched[: _SHOWN_SEARCH_CHARS - 1].rstrip() + "…"
+        notes = [] if found or not searched else [f"No conversation matches “{searched}”."]
+        if len(text) >= SEARCH_MAX_CHARS:
+            notes.append(f"Only the first {SEARCH_MAX_CHARS:,} characters are searched for.")
+        self.nothing_found.setText(" ".join(notes))
+        self.nothing_found.setVisible(bool(notes))
 
     def current_id(self) -> int | None:
         item = self.items.currentItem()

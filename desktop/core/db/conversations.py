@@ -24,6 +24,10 @@ from desktop.core.db.rows import columns, from_row, json_or_none, select_list
 MessageRole = Literal["system", "user", "assistant", "tool", "event"]
 
 _LIKE_SPECIAL = re.compile(r"[\\%_]")
+SEARCH_MAX_CHARS = 1_000
+"""How much of a search text is searched for.  SQLite refuses a LIKE pattern
+over 50,000 bytes ("too complex"), which a pasted text reaches; no title is
+found by more than its first thousand characters."""
 _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 _SWEEP_FOLLOW_UP = "secret sweep: titles and search index"
 """The job a secret sweep leaves queued until its titles and index are done."""
@@ -152,7 +156,9 @@ class ConversationStore:
 
     def search(self, query: str, limit: int = 100) -> builtins.list[Conversation]:
         """Conversations whose title contains *query* or whose messages hold
-        all of its words, most recently active first."""
+        all of its words, most recently active first.  Only the first
+        ``SEARCH_MAX_CHARS`` characters of *query* are searched for."""
+        query = query[:SEARCH_MAX_CHARS]
         words = match_query(query, every_word=True)
         if words is None or limit < 1:
             return []

@@ -34,6 +34,7 @@ from desktop.core.db.memory_rows import (
     memory_from_row,
     select_columns,
 )
+from desktop.core.errors import ReverieError
 
 Embedding = npt.NDArray[np.floating[Any]]
 
@@ -54,6 +55,27 @@ RESTORED_FIELDS = (
     "decayed_through",
 )
 """What ``restore`` puts back: everything a dream may change but the text."""
+
+
+class NoLongerActive(ReverieError):
+    """A memory left the active list (merged, archived, deleted) after the
+    writer read it; the edit was not applied.  ``str()`` says so, for the user."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory_id = memory.id
+        self.status = memory.status
+        self.superseded_by = memory.superseded_by
+        if memory.status == "superseded" and memory.superseded_by is not None:
+            what = f"was merged into memory #{memory.superseded_by}"
+            then = f"Correct memory #{memory.superseded_by} instead: it is the one Reverie uses."
+        elif memory.status == "superseded":
+            what, then = "was replaced by a newer memory", "Correct the newer memory instead."
+        else:
+            what, then = f"was {memory.status}", "Restore it first, then edit it again."
+        super().__init__(
+            f"Memory #{memory.id} {what} while you edited it, so your edit was not saved"
+            f" into it. {then}"
+        )
 
 
 def vector_blob(embedding: Embedding) -> bytes:
@@ -243,11 +265,15 @@ class MemoryWrites:
         """Rewrite a memory's text; the vector is replaced (or dropped if *blob* is None).
 
         With *expected_content* (the text the writer started from), a memory
-        changed by someone else meanwhile raises ``EditConflict``.
+        changed by someone else meanwhile raises ``EditConflict``, and one
+        merged, archived or deleted meanwhile ``NoLongerActive``: an edit saved
+        into a superseded memory would be reported saved and never used.
         """
         if not new_content.strip():
             raise ValueError("a memory needs some content")
         old = self.current(memory_id)
+        if expected_content is not None and old.status != "active":
+            raise NoLongerActive(old)
         if expected_content is not None and old.content != expected_content:
             raise EditConflict(memory_id, old.content)
         flag_list = list(old.flags if flags is None else flags)

@@ -161,7 +161,7 @@ def rotate(folder: Path, keep: int) -> None:
     remove_leftovers(folder)
     complete = complete_snapshots(folder)
     for old in complete[: max(len(complete) - keep, 0)]:
-        old.unlink()
+        old.unlink(missing_ok=True)  # an erasure may have discarded it, damaged, meanwhile
         shutil.rmtree(old.with_suffix(SKILLS_SUFFIX), ignore_errors=True)
 
 

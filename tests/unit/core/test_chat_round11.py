@@ -55,3 +55,11 @@ def test_the_message_an_edit_sends_names_the_ones_it_replaced(
     [final, after] = [m for m in store.messages(conversation.id) if m.role == "user"]
     assert (final.id, final.metadata) == (ids[2], {"replaces": ids[:2]})
     assert later is not None and (after.id, after.metadata) == (later.id, None)
+
+
+def test_a_name_pasted_over_two_lines_is_one_line(chat: ChatService) -> None:
+    conversation = chat.new_conversation()
+
+    renamed = chat.rename(conversation.id, "Trip\r\n<!--\n  to Porto ")
+
+    assert renamed.title == "Trip <!-- to Porto"
