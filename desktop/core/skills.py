@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -57,6 +58,7 @@ from desktop.core.files import (
     remove_leftovers,
     write_atomically,
 )
+from desktop.core.paths import NAME_MAX_BYTES
 from desktop.core.prompt_assembly import SkillLine
 from desktop.core.text import readable, scrub
 
@@ -64,6 +66,14 @@ log = logging.getLogger(__name__)
 
 SUFFIX = ".md"
 NAME_CHARS = 64
+_LONGEST_ADDITION = len(f".{SUFFIX}.{'0' * 12}{PART}")
+"""What the longest file name made of a skill's name adds to it: the
+temporary file of a write, ``.<name>.md.<12 hex>.part`` (``write_atomically``,
+whether or not it cuts a long name short); an older deleted copy,
+``<name> (9999).md``, adds less."""
+NAME_BYTES = NAME_MAX_BYTES - _LONGEST_ADDITION
+"""The most bytes a skill name takes in UTF-8: a file system counts a file
+name in bytes, and each of its files (and their temporary files) must fit."""
 SUMMARY_CHARS = 200
 TEXT_CHARS = 100_000
 FILE_BYTES = 512 << 10
@@ -143,6 +153,13 @@ def skill_name(raw: str) -> str:
         raise SkillRefused("A skill needs a name.")
     if len(name) > NAME_CHARS:
         raise SkillRefused(f"A skill name is at most {NAME_CHARS} characters; {name!r} is longer.")
+    if (size := len(name.encode("utf-8"))) > NAME_BYTES:
+        # Checked here, where create, rename and a sync all name a skill: a
+        # name accepted once can always be written again.
+        raise SkillRefused(
+            f"A skill name is too long as a file name: {size} bytes in UTF-8, at most "
+            f"{NAME_BYTES} (an emoji takes 4). Choose a shorter name."
+        )
     if _FORBIDDEN.search(name) or any(unicodedata.category(ch) == "Cc" for ch in name):
         raise SkillRefused(
             f'A skill name cannot contain path separators or any of < > : " | ? *; {name!r} does.'
@@ -660,9 +677,25 @@ def _make_room(path: Path) -> None:
     raise SkillFileError(f"{path.parent} holds too many old copies of {path.name}.")
 
 
+_HINTS = {
+    errno.ENAMETOOLONG: "Its name is too long for this file system: rename the skill to a "
+    "shorter name, or move the file out of the skills folder.",
+    errno.ENOSPC: "Free some space on the disk that holds the skills folder.",
+    errno.EROFS: "The skills folder is on a read-only disk; make it writable.",
+    errno.EACCES: "Check that the skills folder and the file are yours and writable.",
+    errno.EPERM: "Check that the skills folder and the file are yours and writable.",
+    errno.ENOENT: "Check that the skills folder exists.",
+}
+
+
 def _file_error(path: Path, done: str, error: OSError) -> SkillFileError:
+    """*error* as the user reads it, with the hint for what went wrong (a
+    name too long is not a full disk)."""
     reason = error.strerror or str(error)
     return SkillFileError(
         f"The skill file {path} could not be {done}: {reason}. Nothing was changed.",
-        hint="Check that the skills folder exists and is writable, and that the disk has space.",
+        hint=_HINTS.get(
+            error.errno or 0,
+            "Check that the skills folder exists and is writable, and that the disk has space.",
+        ),
     )

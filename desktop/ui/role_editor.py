@@ -5,13 +5,16 @@ search): the first, then fallbacks for when it cannot answer (not for memory
 search: vectors of two models are never mixed).  Each ``BackendRow`` is a
 model from the list, or a server: its address, the model's name there, how it
 takes structured output, and an API key that goes only to the system keyring.
-"Test connection" asks the server what it is and which models it serves.
+"Test connection" asks the server what it is and which models it serves; the
+answer goes to the row on screen then (``PendingTest``): the rows may have
+been rebuilt meanwhile (a download finishing, Revert) or the row removed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import shiboken6
 from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -44,6 +47,36 @@ class InvalidBackend(ValueError):
     """What the user typed cannot be a backend; the message says why."""
 
 
+class PendingTest:
+    """A server Test waiting for its answer, and the row the answer goes to.
+
+    The probe answers later, on the UI thread, through ``answered`` or
+    ``failed``; by then the row that asked may be gone.  A rebuilt row that
+    shows the same server takes the Test over (``RoleEditor.set_backends``);
+    otherwise the answer is dropped (``row`` None), never given to a deleted
+    widget.
+    """
+
+    def __init__(self, row: BackendRow, url: str) -> None:
+        self.row: BackendRow | None = row
+        self.url = url
+
+    def answered(self, info: object) -> None:
+        if (row := self._live_row()) is not None:
+            row._tested(info)
+
+    def failed(self, message: str) -> None:
+        if (row := self._live_row()) is not None:
+            row._test_failed(message)
+
+    def _live_row(self) -> BackendRow | None:
+        row, self.row = self.row, None  # one answer per Test
+        if row is None or not shiboken6.isValid(row) or row.testing is not self:
+            return None  # gone (the whole window may have been), or asked again since
+        row.testing = None
+        return row
+
+
 class BackendRow(QWidget):
     """One backend of a role.
 
@@ -68,6 +101,8 @@ class BackendRow(QWidget):
         super().__init__()
         self._secrets = secrets
         self._probe = probe
+        self.testing: PendingTest | None = None
+        """The Test waiting for its answer, if any."""
         self.source = named(QComboBox(), "backend-source", "Model")
         if same_as_chat:
             self.source.addItem("The chat's model", None)
@@ -224,9 +259,31 @@ class BackendRow(QWidget):
         if not self._check_key():
             return
         key = self.typed_key() or self._stored_key(url)
+        testing = PendingTest(self, url)
+        self.take_over(testing)
+        self._probe(url, key, testing.answered, testing.failed)
+
+    def take_over(self, testing: PendingTest) -> None:
+        """Show *testing* as this row's Test, and take its answer."""
+        testing.row = self
+        self.testing = testing
         self.test_button.setEnabled(False)
         self._say("Asking the server…")
-        self._probe(url, key, self._tested, self._test_failed)
+
+    def shows_server(self, url: str) -> bool:
+        """Does the row show the server at *url* (as Test would ask it)?"""
+        if self.source.currentData() != SERVER:
+            return False
+        try:
+            return base_url(self.url.text()) == url
+        except ValueError:
+            return False
+
+    def let_go(self) -> None:
+        """The row is going: its Test's answer, if one is awaited, is dropped."""
+        if self.testing is not None:
+            self.testing.row = None
+            self.testing = None
 
     def _check_key(self) -> bool:
         """Say at once what is wrong with the key typed in (never the key);
@@ -317,12 +374,19 @@ class RoleEditor(QGroupBox):
     def set_backends(self, backends: Sequence[Backend], options: Sequence[ModelOption]) -> None:
         """Show *backends* (none: the chat's model), choosing among *options*."""
         self._options = options
+        waiting = [row.testing for row in self.rows]
         for row in self.rows:
+            row.let_go()
             row.deleteLater()
         self.rows = []
         shown: Sequence[Backend | None] = backends or [None]
         for backend in shown:
             self._add_row(backend)
+        # A Test asked before the rows were rebuilt: its answer goes to the
+        # row in its place that shows the same server, else it is dropped.
+        for row, testing in zip(self.rows, waiting, strict=False):
+            if testing is not None and row.shows_server(testing.url):
+                row.take_over(testing)
         self._update_buttons()
 
     def backends(self) -> tuple[Backend, ...]:
@@ -369,6 +433,7 @@ class RoleEditor(QGroupBox):
 
     def _remove_row(self, row: BackendRow) -> None:
         self.rows.remove(row)
+        row.let_go()
         row.deleteLater()
         self._update_buttons()
         self.changed.emit()
