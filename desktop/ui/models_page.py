@@ -11,7 +11,6 @@ this computer has free.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -148,11 +147,15 @@ class ModelsPage(QWidget):
 
     def refresh(self, keep_edits: bool = False) -> None:
         """Read the models and the roles again; the roles as saved, or (with
-        *keep_edits*) as edited, where they can be read."""
+        *keep_edits*) as edited: an edit not finished (an address with no
+        model name yet) stays as typed, only the model cards are read again."""
         models = self._settings.models
         if keep_edits:
-            with contextlib.suppress(InvalidBackend, ValidationError):  # else: as saved
+            try:
                 models = self._chosen()
+            except (InvalidBackend, ValidationError):  # an edit not finished: keep it as typed
+                self._show_cards(self._library.options(models.added, models.context_length))
+                return
         options = self._library.options(self._settings.models.added, models.context_length)
         self.roles[Role.CHAT].set_backends(models.chat, options)
         self.roles[Role.BACKGROUND].set_backends(models.background, options)

@@ -388,3 +388,19 @@ def test_choices_not_used_yet_survive_another_pages_save_and_are_asked_about(
         assert saved.chat.memories_top_k == 7
     finally:
         downloads.stop()
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_an_unfinished_edit_survives_a_cancelled_download(
+    qtbot: QtBot, paused: tuple[ModelsPage, Downloads]
+) -> None:
+    models_page, _ = paused
+    row = models_page.roles[Role.CHAT].rows[0]
+    row.source.setCurrentIndex(row.source.findData(SERVER))
+    qtbot.keyClicks(row.url, "http://box:8080/v1")  # no model name yet: not a backend
+
+    models_page.cards["chat:tiny"].cancel_button.click()  # the page reads the models again
+
+    row = models_page.roles[Role.CHAT].rows[0]
+    assert row.source.currentData() == SERVER
+    assert row.url.text() == "http://box:8080/v1"
