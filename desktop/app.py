@@ -72,6 +72,7 @@ from models.broker import InferenceBroker, Job, Role
 from models.catalog import Catalog, CatalogInvalid, load_catalog
 from models.errors import ModelError
 from models.interfaces import ChatMessage, GenerationOptions
+from models.model_file import shown_text
 
 log = logging.getLogger("reverie")
 
@@ -328,14 +329,21 @@ def run_check(paths: AppPaths, prompt: str) -> int:
 def _reply_once(core: Core, prompt: str) -> str | None:
     """Stream one short reply to *prompt*; what went wrong if the chat model
     could not give it (a server loads lazily: down, or not serving the model,
-    is found out only now)."""
+    is found out only now).
+
+    The reply is shown as every text a server sends is (``shown_text``): its
+    control characters visible, never run by the terminal, and its line
+    breaks too, so that it stays on its one line and cannot forge another
+    line of the check ("chat: ok")."""
     print("reply: ", end="")
     try:
         reply = core.broker.chat(
             [ChatMessage("user", prompt)], GenerationOptions(max_tokens=48, temperature=0.0)
         )
         for chunk in reply.chunks():
-            print(chunk.text, end="", flush=True)
+            # Escaped piece by piece (a control character is one character, so
+            # no sequence split between chunks survives), and never shortened.
+            print(shown_text(chunk.text, limit=sys.maxsize), end="", flush=True)
     except ModelError as error:
         return f"{ROLE_NAMES[Role.CHAT]} could not reply: {error}"
     finally:

@@ -13,11 +13,13 @@ trigger, then JSON) has no server equivalent, so such a request goes out
 unconstrained and the caller's validation decides.  Sampling options a server
 does not know are left out: OpenAI's own API rejects unknown fields.
 
-Every reply ends, whatever the server sends: an event larger than
-``MAX_EVENT_CHARS`` is an invalid answer (read no further), a reply going on
-well past ``max_tokens`` is cut with finish "length" (``reply_bounds``), and
-no event for the read timeout (keep-alive comments do not count) is a
-timeout.
+Every reply ends, whatever the server sends: at its finish (nothing after
+it is waited for: a server may follow it with keep-alive comments only), an
+event larger than ``MAX_EVENT_CHARS`` is an invalid answer (read no further),
+a reply going on well past ``max_tokens`` is cut with finish "length"
+(``reply_bounds``), and no event for the read timeout (keep-alive comments do
+not count) is a timeout.  An error answer ends within the connection's limits
+(``ServerConnection.stream``), and so do the checks of which server it is.
 
 The text is whole characters (``whole_characters``): JSON escapes text as
 UTF-16, so a server streaming code units may send an emoji's two surrogates
@@ -45,7 +47,6 @@ from models.server_http import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_READ_TIMEOUT_S,
     Dialect,
-    ServerAnswerInvalid,
     ServerConnection,
     ServerDialect,
     ServerRequestRejected,
@@ -77,8 +78,6 @@ _CHARS_PER_TOKEN = 32
 _CHARS_SLACK = 1024
 """A token is about 4 characters of prose; the longest in common
 vocabularies (runs of spaces or '=' in code) about 16 to 64, never all of them."""
-_TAIL_EVENTS = 8
-"""Events read after the finish (a usage report, ``[DONE]``) before giving up on the rest."""
 
 # Servers that take llama.cpp's own sampling fields beside OpenAI's.
 _TOP_K_AND_REPEAT = {
@@ -183,37 +182,32 @@ class ServerChatModel:
         final: Chunk | None = None
         most_events, most_chars = reply_bounds(max_tokens)
         events = chars = 0
-        try:
-            with self._connection.stream("/chat/completions", body, model=self.name) as response:
-                for data in self._events(response):
-                    events += 1
-                    if data == "[DONE]" or (final is not None and events > _TAIL_EVENTS):
-                        break
-                    if final is not None:
-                        continue  # read to the end, so the connection can be used again
-                    text, finish = self._event(data)
-                    chars += len(text)
-                    if finish is not None:
-                        final = Chunk(text, finish)
-                        events = 0  # now counting the tail
-                    elif stop_requested():
-                        yield Chunk(text, "cancelled")
-                        return  # leaving the stream closes it: the server stops
-                    elif events > most_events or chars > most_chars:
-                        log.warning(
-                            "the server at %s went on past %d tokens; the reply was cut",
-                            self.base_url,
-                            max_tokens,
-                        )
-                        final = Chunk("", "length")
-                        break  # leaving the stream closes it: the server stops
-                    elif text:
-                        yield Chunk(text)
-        except (ServerUnavailable, ServerAnswerInvalid):
-            if final is None:
-                raise
-            # The reply was complete; only reading past its end failed (e.g. a
-            # stop cut the connection).  The next request reconnects.
+        with self._connection.stream("/chat/completions", body, model=self.name) as response:
+            for data in self._events(response):
+                events += 1
+                if data == "[DONE]":
+                    break
+                text, finish = self._event(data)
+                chars += len(text)
+                if finish is not None:
+                    # The reply is whole.  What may follow (a usage report,
+                    # [DONE], or keep-alives for minutes) is not waited for:
+                    # leaving the stream closes it, the next request reconnects.
+                    final = Chunk(text, finish)
+                    break
+                if stop_requested():
+                    yield Chunk(text, "cancelled")
+                    return  # leaving the stream closes it: the server stops
+                if events > most_events or chars > most_chars:
+                    log.warning(
+                        "the server at %s went on past %d tokens; the reply was cut",
+                        self.base_url,
+                        max_tokens,
+                    )
+                    final = Chunk("", "length")
+                    break  # leaving the stream closes it: the server stops
+                if text:
+                    yield Chunk(text)
         if final is None:
             log.warning("the server at %s ended a reply without a finish reason", self.base_url)
             final = Chunk("", "stop")

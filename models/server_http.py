@@ -24,8 +24,13 @@ any answer of the API has (``MAX_JSON_DEPTH``) instead of recursing into it.
 Every answer that is not streamed ends in time: besides the read timeout (the
 longest silence), it has a total time limit (``answer_timeout``, and a
 connection's ``deadline``), so a server that drips its answer a byte at a time
-times out too.  A ``ServerProbe`` (the settings window's Test) ends within its
-timeout, and at once when stopped from another thread (quitting Reverie).
+times out too.  So does the error body of a streamed request, which is read
+no further than ``MAX_ERROR_BODY_BYTES`` (only its start is shown anyway).
+A check of which server it is (``probe_json``: ``/api/version``, ``/props``)
+takes at most ``probe_timeout``, a probe's time, whatever the connection's
+limits; one never answered means "not that server".  A ``ServerProbe`` (the
+settings window's Test) ends within its timeout, and at once when stopped
+from another thread (quitting Reverie).
 
 A model list is bounded (``MAX_MODEL_ID_CHARS``, ``MAX_LISTED_MODELS``): a
 longer id is no model's name, and such a list an invalid answer; ids are
@@ -82,6 +87,9 @@ MAX_ANSWER_BYTES = 64 << 20
 """The largest answer read that is not streamed: an embedding answer for a
 batch of 64 texts at 4,096 dimensions is about 6 MB of JSON, a model list a
 few kilobytes."""
+MAX_ERROR_BODY_BYTES = 64 << 10
+"""The most of an error answer's body read: its message is shown shortened
+(300 characters), and a server may send an endless one."""
 _SENT_AS = {"content-encoding", "content-length", "transfer-encoding"}
 MAX_JSON_DEPTH = 64
 """The deepest answer parsed.  The API's answers are a few levels deep (an
@@ -116,6 +124,10 @@ _OWNERS: Mapping[str, ServerDialect] = {
 
 class ServerUnavailable(ModelUnavailable):
     """The server cannot be reached, timed out, failed (5xx) or went away mid-reply."""
+
+
+class ServerTimedOut(ServerUnavailable):
+    """The server did not connect or answer within a time limit."""
 
 
 class ServerAuthRejected(ModelUnavailable):
@@ -290,6 +302,7 @@ class ServerConnection:
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT_S,
         read_timeout: float = DEFAULT_READ_TIMEOUT_S,
         answer_timeout: float = DEFAULT_ANSWER_TIMEOUT_S,
+        probe_timeout: float = DEFAULT_PROBE_TIMEOUT_S,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         """*transport* replaces the default one (tests record requests with it);
@@ -301,6 +314,8 @@ class ServerConnection:
         """The longest wait for the server to say something."""
         self.answer_timeout = answer_timeout
         """The longest an answer that is not streamed takes in all."""
+        self.probe_timeout = probe_timeout
+        """The longest a check of which server it is (``probe_json``) takes."""
         self.deadline: float | None = None
         """A moment (``time.monotonic``) no answer that is not streamed may
         go past, whatever is left of its own time (a probe's whole time)."""
@@ -345,10 +360,21 @@ class ServerConnection:
         self._check(response, model)
         return self._json(response)
 
-    def probe_json(self, path: str, *, at_root: bool = True) -> Any:
+    def probe_json(self, path: str, *, at_root: bool = True, by: float | None = None) -> Any:
         """GET *path*, or ``None`` if the server has no such endpoint (any
-        answer but 200 with JSON).  Only an unreachable server raises."""
-        response = self._send("GET", path, None, at_root)
+        answer but 200 with JSON, or none by *by*: ``time.monotonic``, by
+        default ``probe_timeout`` from now).  Only an unreachable server
+        raises, or one past the connection's own limits."""
+        limit = time.monotonic() + self.probe_timeout if by is None else by
+        until = self._until()
+        if limit <= time.monotonic():
+            return None  # the checks before it took all their time
+        try:
+            response = self._send("GET", path, None, at_root, until=min(until, limit))
+        except ServerTimedOut:
+            if until <= limit or time.monotonic() < limit:
+                raise  # the connection's own limit (a probe's whole time), or no connection
+            return None  # a server that keeps such a check waiting is not that server
         if response.status_code != 200:
             return None
         try:
@@ -368,46 +394,31 @@ class ServerConnection:
             with self._client.stream(
                 "POST", self._url(path, False), json=body, extensions=self._extensions
             ) as response:
-                if response.status_code != 200:
-                    response.read()
-                    self._check(response, model)
-                answered = True
                 self._remember_socket(response)
+                if response.status_code != 200:
+                    self._check(self._read_error(response, path), model)
+                answered = True
                 yield response
         except httpx.TransportError as error:
             raise self._lost(error, mid_reply=answered) from error
         except httpx.StreamError as error:  # e.g. read after close(): the answer is cut
             raise self._lost(error, mid_reply=answered) from error
 
-    def _send(self, method: str, path: str, body: Any, at_root: bool) -> httpx.Response:
-        """The whole answer to one request that is not streamed, read up to
-        ``MAX_ANSWER_BYTES`` (a server sending more is refused, not held)
-        within its time limit (``_until``: a server still sending then times out)."""
+    def _send(
+        self, method: str, path: str, body: Any, at_root: bool, *, until: float | None = None
+    ) -> httpx.Response:
+        """The whole answer to one request that is not streamed (``_read``),
+        by *until* (``time.monotonic``; default ``_until()``)."""
         url = self._url(path, at_root)
-        until = self._until()
+        until = self._until() if until is None else until
         # close() from another thread cuts the request too: while it still
         # connects there is no socket to cut, so the watchdog tries until there is.
-        with Watchdog(
-            lambda: self._closed or time.monotonic() >= until,
-            self.interrupt,
-            poll=_DEADLINE_POLL_S,
-            name="reverie-server-deadline",
-        ) as deadline:
+        with self._watchdog(until) as deadline:
             try:
                 with self._client.stream(
                     method, url, json=body, extensions=self._extensions
                 ) as response:
-                    content = bytearray()
-                    for chunk in response.iter_bytes():
-                        content += chunk
-                        if len(content) > MAX_ANSWER_BYTES:
-                            raise self.invalid(
-                                f"an answer to {path} larger than {MAX_ANSWER_BYTES >> 20} MB"
-                            )
-                        if self._closed:
-                            raise self._was_closed()
-                        if time.monotonic() >= until:
-                            raise self.timed_out()
+                    return self._read(response, path, until, deadline)
             except httpx.TransportError as error:
                 if self._closed:  # cut by close(), or failed as it was closed
                     raise self._was_closed() from error
@@ -418,10 +429,56 @@ class ServerConnection:
                 if not self._closed:
                     raise
                 raise self._was_closed() from error
+
+    def _read_error(self, response: httpx.Response, path: str) -> httpx.Response:
+        """The error answer a streamed request got, read as ``_send`` reads
+        an answer (``_read``), within its own time limit from now."""
+        until = self._until()
+        with self._watchdog(until) as deadline:
+            return self._read(response, path, until, deadline)
+
+    def _watchdog(self, until: float) -> Watchdog:
+        """Cuts the connection once *until* has passed, or once it is closed."""
+        return Watchdog(
+            lambda: self._closed or time.monotonic() >= until,
+            self.interrupt,
+            poll=_DEADLINE_POLL_S,
+            name="reverie-server-deadline",
+        )
+
+    def _read(
+        self, response: httpx.Response, path: str, until: float, deadline: Watchdog
+    ) -> httpx.Response:
+        """*response* read whole by *until*, with *deadline* cutting a read
+        blocked then: an answer up to ``MAX_ANSWER_BYTES`` (a server sending
+        more is refused, not held; one still sending then times out).  Of an
+        error answer, what came by then, up to ``MAX_ERROR_BODY_BYTES``: only
+        its start is shown, and it says why the request failed."""
+        failed = response.status_code != 200
+        most = MAX_ERROR_BODY_BYTES if failed else MAX_ANSWER_BYTES
+        content = bytearray()
+        try:
+            for chunk in response.iter_bytes():
+                content += chunk
+                if self._closed:
+                    raise self._was_closed()
+                if failed and (len(content) >= most or time.monotonic() >= until):
+                    break  # enough to say why; leaving the stream closes it
+                if len(content) > most:
+                    raise self.invalid(f"an answer to {path} larger than {most >> 20} MB")
+                if time.monotonic() >= until:
+                    raise self.timed_out()
+        except httpx.TransportError:
+            if self._closed or not (failed and deadline.fired):
+                raise
+            # An error answer cut because its time was up: what came says why.
         # As read: decoded already, so without the headers saying how it was sent.
         kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _SENT_AS]
         return httpx.Response(
-            response.status_code, headers=kept, content=bytes(content), request=response.request
+            response.status_code,
+            headers=kept,
+            content=bytes(content[:most]),
+            request=response.request,
         )
 
     def _until(self) -> float:
@@ -564,9 +621,9 @@ class ServerConnection:
             "Reverie is quitting, or the server's settings changed.",
         )
 
-    def timed_out(self, kind: str = "answer") -> ServerUnavailable:
+    def timed_out(self, kind: str = "answer") -> ServerTimedOut:
         """The error for a server that did not *kind* ("connect", "answer") in time."""
-        return ServerUnavailable(
+        return ServerTimedOut(
             f"The server at {self.base_url} did not {kind} in time.",
             "It may be busy or stuck; check it, or raise the time limit.",
         )
@@ -659,16 +716,18 @@ def detect_dialect(
     """Which server this is: its ``owned_by`` where that names it, else cheap probes.
 
     Anything unrecognised is treated as OpenAI's own API, the shape every
-    compatible server accepts.
+    compatible server accepts.  The probes take ``probe_timeout`` in all,
+    whatever the connection's limits; one unanswered then says "not that server".
     """
     for entry in entries:
         owner = entry.get("owned_by")
         if isinstance(owner, str) and owner in _OWNERS:
             return _OWNERS[owner]
-    version = connection.probe_json("/api/version")
+    by = time.monotonic() + connection.probe_timeout
+    version = connection.probe_json("/api/version", by=by)
     if isinstance(version, dict) and "version" in version:
         return "ollama"
-    props = connection.probe_json("/props")
+    props = connection.probe_json("/props", by=by)
     if isinstance(props, dict) and "default_generation_settings" in props:
         return "llama-server"
     return "openai"
@@ -745,6 +804,7 @@ class ServerProbe:
             connect_timeout=min(timeout, DEFAULT_CONNECT_TIMEOUT_S),
             read_timeout=timeout,
             answer_timeout=timeout,
+            probe_timeout=timeout,
             transport=transport,
         )
 
