@@ -19,6 +19,11 @@ What was done is said in the conversation as a short assistant message
 did; when nothing was done, nothing is shown or stored.  A conversation is
 reviewed again only when something changed since its last review (a
 message, or one of its tasks edited or run), so an idle one costs nothing.
+
+The prompt fits the model's context (``dreaming.passes.fitted_prefix``,
+as the dream's do): the newest messages take up to half of it, the most
+urgent tasks the rest; tasks that do not fit are left out of that review
+(the app's log says how many), older messages when there is no room.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from desktop.core.chat import is_seed, visible_text
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
+from desktop.core.dreaming.passes import fitted_prefix
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_gate import MemoryRefused
@@ -62,6 +68,8 @@ ACTIONS = "actions"
 MAX_ACTIONS = 6
 ANSWER_TOKENS = 400
 MESSAGE_CHARS = 600
+MESSAGES_SHARE = 0.5
+"""Of the prompt's room, what the messages may take before the tasks are fitted."""
 FACT_CHARS = 400
 _MARGIN_TOKENS = 32
 _SPEAKERS = {"user": "User", "assistant": "Reverie"}
@@ -195,8 +203,8 @@ class AgendaReviewer:
             return AgendaReview(conversation_id, (), (), None)
         control = control or JobControl()
         with control.scope():  # what it looks up stops with it too
-            answer = self._ask(tasks, self._transcript(conversation_id), control)
-        done, refused, applied = self._apply(conversation_id, tasks, answer)
+            shown, answer = self._ask(tasks, self._transcript(conversation_id), control)
+        done, refused, applied = self._apply(conversation_id, shown, answer)
         notice = None
         if done:
             text = fill(self._section("notice"), actions="\n".join(f"- {line}" for line in done))
@@ -238,24 +246,45 @@ class AgendaReviewer:
         )
         return [ChatMessage("system", self._section("instructions")), ChatMessage("user", text)]
 
-    def _fitted(self, tasks: Sequence[Task], lines: list[str]) -> list[ChatMessage]:
-        """The prompt, without its oldest messages as far as needed to fit the context."""
+    def _fitted(
+        self, tasks: Sequence[Task], lines: list[str]
+    ) -> tuple[list[ChatMessage], Sequence[Task]]:
+        """The prompt that fits the context, and the tasks it shows: the
+        newest messages take up to half of it, the most urgent tasks what
+        is left (the others wait for a later review), then older messages
+        any room the tasks did not need."""
         room = self._context_length - ANSWER_TOKENS - _MARGIN_TOKENS - 2 * MESSAGE_OVERHEAD
-        while True:
-            prompt = self._prompt(tasks, lines)
-            if sum(self._count_tokens([m.content for m in prompt])) <= room:
-                return prompt
-            if not lines:
-                raise AgendaFailed("the model's context is too small for this many tasks")
-            lines = lines[1:]
+        newest = lines[::-1]
+        listed = [_task_line(task) for task in tasks]
+
+        def talk(shown: Sequence[Task], share: float) -> list[str]:
+            def build(count: int) -> list[ChatMessage]:
+                return self._prompt(shown, newest[:count][::-1])
+
+            fitted = fitted_prefix(build, newest, self._count_tokens, room, share)
+            return newest[: fitted.shown][::-1]
+
+        said = talk([], MESSAGES_SHARE)
+        shown = fitted_prefix(
+            lambda count: self._prompt(tasks[:count], said), listed, self._count_tokens, room
+        ).shown
+        if not shown:
+            raise AgendaFailed("the model's context is too small for even one task")
+        if shown < len(tasks):
+            log.info("agenda review: %d of %d tasks fit the model's context", shown, len(tasks))
+        said = talk(tasks[:shown], 1.0)
+        return self._prompt(tasks[:shown], said), tasks[:shown]
 
     # -- the answer --------------------------------------------------------------
-    def _ask(self, tasks: Sequence[Task], lines: list[str], control: JobControl) -> AgendaAnswer:
-        options = GenerationOptions(
-            max_tokens=ANSWER_TOKENS, temperature=0.0, json_schema=schema(len(tasks))
-        )
+    def _ask(
+        self, tasks: Sequence[Task], lines: list[str], control: JobControl
+    ) -> tuple[Sequence[Task], AgendaAnswer]:
+        """The tasks shown (those that fit) and the model's answer about them."""
         try:
-            prompt = self._fitted(tasks, lines)
+            prompt, tasks = self._fitted(tasks, lines)
+            options = GenerationOptions(
+                max_tokens=ANSWER_TOKENS, temperature=0.0, json_schema=schema(len(tasks))
+            )
             job = control.run(self._broker.chat(prompt, options, Priority.BACKGROUND))
             raw = str(awaited(job, control))
             answer = parse_answer(raw)
@@ -269,7 +298,7 @@ class AgendaReviewer:
         if any(not 1 <= n <= len(tasks) for n in named):
             # Not the answer itself: it quotes the tasks, and this reaches the log.
             raise AgendaFailed("the model named tasks it was not shown")
-        return answer
+        return tasks, answer
 
     def _apply(
         self, conversation_id: int, shown: Sequence[Task], answer: AgendaAnswer

@@ -201,7 +201,7 @@ class Dreamer:
                 outcomes[name] = tripped
                 return Applied()
             context.control.give_way(context.progress)
-            applied = self.book.apply_pass(run_id, name, proposals, context.now, read_at)
+            applied = self.book.apply_pass(run_id, name, proposals, context.mark, read_at)
         except DreamStopped:
             raise
         except GenerationCancelled as stopped:  # an embedding of the pass, stopped with it

@@ -7,16 +7,25 @@ after waiting for the user, validated, and kept in the run's checkpoint so
 a dream resumed after a pause or a crash does not ask again.  An answer
 that cannot be used raises ``PassRejected``: nothing of that pass is
 applied, its raw text goes to the run's log.
+
+A prompt never outgrows the model's context: ``PassContext.fit`` takes, of
+a list a pass would show (messages, tasks), as many as fit with room for
+the answer, in the order the pass gives (what matters most first), and
+says how many.  A pass that leaves some out says so in its outcome and,
+when what it left out is news, keeps its mark before it
+(``leave_for_next``, ``mark``), so the next dream shows it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from desktop.core.db import Message
 from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.errors import ReverieError
@@ -24,14 +33,22 @@ from desktop.core.memory_service import MemoryService
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.settings import DreamSettings
+from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, TokenCounter, cut_middle
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError, StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions
+from models.jobs import Role
 from models.structured import parse_structured
 
 T = TypeVar("T", bound=BaseModel)
 
 ANSWER_TOKENS = 600
+DEFAULT_CONTEXT = 4096
+"""The context assumed when the model does not say its own (as a server's may not)."""
+_MARGIN_TOKENS = 32
+"""Room for what counting text by text misses (a chat template's own words)."""
+_LINE_TOKENS = 4
+"""What a line adds to its text when listed, at most ("[12] " and its line break)."""
 
 
 class PassRejected(ReverieError):
@@ -46,7 +63,7 @@ class PassRejected(ReverieError):
 class PassContext:
     run_id: int
     now: float
-    """The run's time: memories changed after it are judged by the next run."""
+    """The run's time: what changed after it is judged by the next run."""
     judged_through: float | None
     """Up to when this pass judged memories before (None: never)."""
     memories: MemoryService
@@ -61,6 +78,106 @@ class PassContext:
     broker: InferenceBroker
     notes: list[str] = field(default_factory=list)
     """What the pass left alone and why, for the run's log."""
+    count_tokens: CountTokens | None = None
+    """Counts the model's tokens in each text (default: the broker's chat model's)."""
+    context_length: int | None = None
+    """The model's context in tokens (default: what the loaded model says)."""
+    left_from: float | None = None
+    """What changed after this was left out of the pass (``leave_for_next``)."""
+
+    @property
+    def mark(self) -> float:
+        """Up to when this pass judged: the run's time, or earlier where it
+        left something out for the next dream."""
+        return self.now if self.left_from is None else min(self.now, self.left_from)
+
+    def leave_for_next(self, since: float) -> None:
+        """What changed after *since* was left out of this pass (no room in
+        its prompt): the pass's mark stops there, so the next dream judges it."""
+        self.left_from = since if self.left_from is None else min(self.left_from, since)
+
+    def fit(
+        self,
+        template: str,
+        listed: str,
+        items: Sequence[str],
+        max_tokens: int = ANSWER_TOKENS,
+        share: float = 1.0,
+        **values: str,
+    ) -> Fitted:
+        """The prompt of *template* (see ``prompt``) with *values* and, as
+        its *listed* value, the first of *items* (numbered from 1) that fit
+        the model's context with room for a *max_tokens* answer: with
+        *share* below 1, they take at most that share of the room the rest
+        of the prompt leaves.  ``shown`` says how many; none fit: 0 (then
+        the list reads "(none)")."""
+        lines = numbered(items).split("\n") if items else []
+
+        def build(shown: int) -> list[ChatMessage]:
+            return self.prompt(template, **{**values, listed: "\n".join(lines[:shown]) or "(none)"})
+
+        bare = build(0)
+        room = self._room(len(bare), max_tokens)
+        return fitted_prefix(build, lines, self._count, room, share)
+
+    def fits(self, messages: Sequence[ChatMessage], max_tokens: int = ANSWER_TOKENS) -> bool:
+        """Whether *messages* fit the model's context with room for a *max_tokens* answer."""
+        tokens = sum(self._count([m.content for m in messages]))
+        return tokens <= self._room(len(messages), max_tokens)
+
+    def _room(self, messages: int, max_tokens: int) -> int:
+        """The tokens a prompt of so many *messages* may have."""
+        return self._context() - max_tokens - _MARGIN_TOKENS - messages * MESSAGE_OVERHEAD
+
+    def fit_messages(
+        self,
+        template: str,
+        listed: str,
+        messages: Sequence[Message],
+        chars: int,
+        max_tokens: int = ANSWER_TOKENS,
+        share: float = 1.0,
+        **values: str,
+    ) -> tuple[Fitted, list[Message]]:
+        """``fit`` for the user's *messages* (each cut to about *chars*
+        characters), and the ones shown, in the order shown: first those
+        that arrived since the pass's mark, oldest first, then the others,
+        newest first.  When some that arrived since are left out, the
+        pass's mark stops before the first of them, and the report says so."""
+        since = self.judged_through or 0.0
+        news = sorted((m for m in messages if m.created_at > since), key=_arrival)
+        seen = sorted((m for m in messages if m.created_at <= since), key=_arrival, reverse=True)
+        ordered = news + seen
+        texts = [cut_middle(m.content, len(m.content), chars) for m in ordered]
+        fitted = self.fit(template, listed, texts, max_tokens, share, **values)
+        if fitted.shown < len(news):
+            self.notes.append(left_out("messages", fitted.shown, len(ordered)))
+            self.leave_for_next(just_before(news[fitted.shown].created_at))
+        elif fitted.shown < len(ordered):
+            self.notes.append(
+                f"Only {fitted.shown} of {len(ordered)} messages fit the model's context: "
+                "those left out were read by an earlier dream."
+            )
+        return fitted, ordered[: fitted.shown]
+
+    def _count(self, texts: Sequence[str]) -> list[int]:
+        if self.count_tokens is None:
+            self.count_tokens = TokenCounter(self.broker)
+        return self.count_tokens(texts)
+
+    def _context(self) -> int:
+        """The smallest context of the models a dream's prompt may go to."""
+        if self.context_length is None:
+            self._count([""])  # a model unloaded while idle is loaded again: then it says
+            known = [
+                int(length)
+                for role in (Role.CHAT, Role.BACKGROUND)
+                if isinstance(
+                    length := getattr(self.broker.model(role), "context_length", None), int
+                )
+            ]
+            self.context_length = min(known, default=DEFAULT_CONTEXT)
+        return self.context_length
 
     def ask(
         self,
@@ -110,6 +227,60 @@ class PassContext:
 
 
 DREAM_MEMORIES_PROMPT = "DREAM_MEMORIES_PROMPT.txt"
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A prompt fitted to the model's context (``PassContext.fit``)."""
+
+    messages: list[ChatMessage]
+    shown: int
+    """How many of the items given it shows: the first ones."""
+
+
+def fitted_prefix(
+    build: Callable[[int], list[ChatMessage]],
+    lines: Sequence[str],
+    count: CountTokens,
+    room: int,
+    share: float = 1.0,
+) -> Fitted:
+    """The prompt *build* makes with the first of *lines* (``build(n)``: with
+    the first *n*) that fit *room* tokens as *count* counts them: with
+    *share* below 1, the lines take at most that share of what the rest of
+    the prompt leaves.  Every prompt that shows a list the model's context
+    may not hold goes through here (the dream's passes, the agenda review)."""
+    bare = build(0)
+    counts = count([m.content for m in bare] + list(lines))
+    free = int((room - sum(counts[: len(bare)])) * min(share, 1.0))
+    shown, used = 0, 0
+    for tokens in counts[len(bare) :]:
+        if used + tokens + _LINE_TOKENS > free:
+            break
+        shown, used = shown + 1, used + tokens + _LINE_TOKENS
+    while shown:  # checked whole: counting line by line is close, not exact
+        messages = build(shown)
+        if sum(count([m.content for m in messages])) <= room:
+            return Fitted(messages, shown)
+        shown -= 1
+    return Fitted(bare, 0)
+
+
+def _arrival(message: Message) -> tuple[float, int]:
+    return message.created_at, message.id
+
+
+def just_before(moment: float) -> float:
+    """The mark that leaves what happened at *moment* for the next dream."""
+    return math.nextafter(moment, -math.inf)
+
+
+def left_out(what: str, shown: int, given: int) -> str:
+    """The note of a pass that showed only *shown* of *given* *what*."""
+    return (
+        f"Only {shown} of {given} {what} fit the model's context: "
+        "the others are left for the next dream."
+    )
 
 
 class DreamPass(Protocol):

@@ -33,12 +33,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from desktop.core.db import ConversationStore, Message
 from desktop.core.dreaming.dedup import with_vectors
 from desktop.core.dreaming.evidence import corrects, supports
-from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
+from desktop.core.dreaming.passes import PassContext, PassRejected
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.memory_gate import GatedText, MemoryRefused
 from desktop.core.memory_service import Saying, one_each
 from desktop.core.text_fold import normalised
-from desktop.core.tokens import cut_middle
 from models.structured import Numbers
 
 log = logging.getLogger(__name__)
@@ -92,10 +91,12 @@ class PreferencePass:
         messages = self._conversations.user_messages_since(window, MAX_MESSAGES)
         if not any(m.created_at > since for m in messages):
             return []  # nothing new to learn from
+        fitted, messages = context.fit_messages(TEMPLATE, "messages", messages, MESSAGE_CHARS)
+        if not messages:
+            context.notes.append("The model's context is too small to show even one message.")
+            return []
         step = "preferences:" + ",".join(str(m.id) for m in messages)
-        texts = [cut_middle(m.content, len(m.content), MESSAGE_CHARS) for m in messages]
-        prompt = context.prompt(TEMPLATE, messages=numbered(texts))
-        answer = context.ask(step, prompt, PreferenceAnswer, schema(len(messages)))
+        answer = context.ask(step, fitted.messages, PreferenceAnswer, schema(len(messages)))
         if any(not 1 <= n <= len(messages) for p in answer.preferences for n in p.messages):
             raise PassRejected(
                 "the model named messages it was not shown", answer.model_dump_json()

@@ -15,7 +15,9 @@ proposed as drafts.
   third of the skill's words (``evidence.kept_share``).
 - Requests the user made in two conversations or more (words shared across
   conversations point the model at them) may become new skills, proposed as
-  drafts the user accepts, edits or rejects in the skill editor.  A draft's
+  drafts the user accepts, edits or rejects in the skill editor (as many
+  requests as fit the model's context, see ``PassContext.fit_messages``;
+  a skill too long to condense or merge within it is left as it is).  A draft's
   change names the messages and conversations it was made from: erasing
   them retracts it, and takes a draft made only from them (see
   ``desktop.core.db.purge``).  A draft
@@ -36,14 +38,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.skills import Skill
 from desktop.core.dreaming.evidence import kept_share, lost_specifics
-from desktop.core.dreaming.passes import PassContext, numbered, one_line
+from desktop.core.dreaming.passes import PassContext, one_line
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.dreaming.skill_changes import digests
 from desktop.core.errors import ReverieError
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.skills import SkillLibrary, skill_name, summary_of
 from desktop.core.text_fold import folded
-from desktop.core.tokens import TokenCounter, cut_middle
+from desktop.core.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +135,9 @@ class SkillPass:
             text=safe_for_prompt(text, "document"),
             tokens=str(CONDENSED_TOKENS),
         )
+        if not context.fits(prompt, CONDENSED_TOKENS * 2):
+            context.notes.append(_too_long(skill.name))
+            return None
         answer = context.ask(step, prompt, Condensed, max_tokens=CONDENSED_TOKENS * 2)
         if _blank(answer.text):  # nothing but the summary would be left
             log.info("dream %d: a blank condensed skill was left out", context.run_id)
@@ -159,6 +164,12 @@ class SkillPass:
                 first=f"{one_line(first.name)}\n{safe_for_prompt(texts[0], 'document')}",
                 second=f"{one_line(second.name)}\n{safe_for_prompt(texts[1], 'document')}",
             )
+            if not context.fits(prompt, CONDENSED_TOKENS * 4):
+                context.notes.append(
+                    f"“{first.name}” and “{second.name}” look alike, but together they are "
+                    "too long for the model's context: both were kept as they are."
+                )
+                continue
             answer = context.ask(step, prompt, Overlap, max_tokens=CONDENSED_TOKENS * 4)
             if not answer.overlap or answer.text is None or _blank(answer.text):
                 continue
@@ -202,18 +213,24 @@ class SkillPass:
         terms = recurring_terms(said)
         if not terms:
             return []  # nothing asked for in two conversations
-        shown = [m for m in said if set(_words(m.content)) & set(terms)]
-        step = "propose:" + ",".join(str(m.id) for m in shown)
-        prompt = context.prompt(
+        fitted, shown = context.fit_messages(
             PROPOSE,
+            "messages",
+            [m for m in said if set(_words(m.content)) & set(terms)],
+            MESSAGE_CHARS,
+            max_tokens=CONDENSED_TOKENS * 5,
             terms=", ".join(terms),
-            messages=numbered(
-                [cut_middle(m.content, len(m.content), MESSAGE_CHARS) for m in shown]
-            ),
             skills="\n".join(f"- {one_line(s.name)}: {one_line(s.summary)}" for s in skills)
             or "(none)",
         )
-        answer = context.ask(step, prompt, Drafts, max_tokens=CONDENSED_TOKENS * 5)
+        if not shown:
+            context.notes.append(
+                "No new skill was proposed: the model's context is too small to show "
+                "even one request."
+            )
+            return []
+        step = "propose:" + ",".join(str(m.id) for m in shown)
+        answer = context.ask(step, fitted.messages, Drafts, max_tokens=CONDENSED_TOKENS * 5)
         known = {s.name.casefold() for s in self._skills.list(statuses=("active", "draft"))}
         proposals = []
         for draft in answer.skills:
@@ -310,6 +327,10 @@ def _close_pairs(
     ]
     found.sort(key=lambda item: -item[0])
     return [(first, second) for _, first, second in found]
+
+
+def _too_long(name: str) -> str:
+    return f"“{name}” was not condensed: it is too long for the model's context."
 
 
 def _steps(text: str) -> int:

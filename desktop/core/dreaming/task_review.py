@@ -15,7 +15,14 @@ the report.  A quote that shares no word with the task waits for the
 user's approval.  A new text records the messages (and their
 conversations) it was written from, so erasing them retracts the change.
 Completed tasks older than ``task_purge_days`` are
-purged: deleted, restorable, like every change here.
+purged: deleted, restorable, like every change here; planned on the host,
+whatever the model's context holds.
+
+The prompt fits the model's context (``PassContext.fit``): the messages
+take up to half of it, the oldest first (those left out keep the pass's
+mark before them, for the next dream); the tasks are then shown in as many
+parts as it takes, one model call each.  A context too small for even one
+task leaves the tasks as they are, said in the report.
 """
 
 from __future__ import annotations
@@ -32,10 +39,13 @@ from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.tasks import TaskService, schedule_words
 from desktop.core.tokens import cut_middle
+from models.interfaces import ChatMessage
 
 TEMPLATE = "DREAM_TASK_PROMPT.txt"
 DAY = 86_400.0
 MAX_MESSAGES = 40
+MESSAGES_SHARE = 0.5
+"""Of the prompt's room, what the messages may take: the rest is for the tasks."""
 MESSAGE_CHARS = 300
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -87,12 +97,32 @@ class TaskPass:
         said = self._conversations.user_messages_since(since, MAX_MESSAGES)
         if not tasks or (not said and all(t.updated_at <= since for t in tasks)):
             return []
-        messages = context.prompt(
-            TEMPLATE,
-            tasks=numbered([_line(t) for t in tasks]),
-            messages=numbered([cut_middle(m.content, len(m.content), MESSAGE_CHARS) for m in said])
-            or "(none)",
+        _, said = context.fit_messages(
+            TEMPLATE, "messages", said, MESSAGE_CHARS, share=MESSAGES_SHARE, tasks="[1]"
         )
+        listed = numbered([cut_middle(m.content, len(m.content), MESSAGE_CHARS) for m in said])
+        proposals: list[Proposal] = []
+        rest = tasks
+        while rest:
+            fitted = context.fit(
+                TEMPLATE, "tasks", [_line(t) for t in rest], messages=listed or "(none)"
+            )
+            if not fitted.shown:
+                context.notes.append(
+                    f"{len(rest)} of the {len(tasks)} open tasks were left as they are: the "
+                    "model's context is too small to show them with your messages."
+                )
+                context.leave_for_next(since)
+                break
+            part, rest = rest[: fitted.shown], rest[fitted.shown :]
+            proposals += self._part(context, part, fitted.messages, said)
+        return proposals
+
+    @staticmethod
+    def _part(
+        context: PassContext, tasks: list[Task], messages: list[ChatMessage], said: list[Message]
+    ) -> list[Proposal]:
+        """The changes the model makes to *tasks*, shown by *messages*."""
         step = "tasks:" + ",".join(f"{t.id}@{t.updated_at}" for t in tasks)
         answer = context.ask(step, messages, TaskAnswer, schema(len(tasks)))
         named = [action.task for action in answer.actions]
