@@ -156,6 +156,8 @@ def build_core(paths: AppPaths) -> Core:
         core.conversations = conversations = ConversationStore(core.database)
         core.memories = MemoryService.over(core.database, broker, prompts)
         core.tasks = TaskService(TaskStore(core.database), zone_named(settings.tasks.time_zone))
+        if core.tasks.problem:  # the runs could not be moved to a new time zone
+            core.problems.append(core.tasks.problem)
         core.skills = SkillLibrary(SkillStore(core.database), paths.skills_dir)
         core.eraser = Eraser(
             core.database,

@@ -24,12 +24,17 @@ routine's model call cannot wait inside a transaction, so its run is
 recorded before the call: a kill while the model answers (or before its
 answer is stored) never asks, nor says, that run twice; the user sees
 nothing for that one run, and the routine speaks again at its next time.
-A failing run is likewise not tried again before its next time, never in
-a loop.  A ``once`` routine that ran is completed (it did what it was for);
-a ``once`` reminder stays active with no next run (the to-do is still to
-do).  A run stopped because the app quits is taken back: it runs once at
-the next start, like a run missed while the computer slept (unless the
-task was changed meanwhile).  A task still running is never started again.
+A run belongs to the task as it is when the run is recorded: one the user
+paused, completed, deleted or rescheduled after the due list was read is
+not made (the record checks it), and a routine paused, completed or deleted
+while the model answered says nothing (checked in the transaction that
+stores the answer).  A failing run is likewise not tried again before its
+next time, never in a loop.  A ``once`` routine that ran is completed (it
+did what it was for); a ``once`` reminder stays active with no next run
+(the to-do is still to do).  A run stopped because the app quits is taken
+back: it runs once at the next start, like a run missed while the computer
+slept (unless the task was changed meanwhile).  A task still running is
+never started again.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from desktop.core.db import ConversationStore, Message, RowNotFound, Transaction
-from desktop.core.db.tasks import Task
+from desktop.core.db.tasks import RunOvertaken, Task
 from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_service import MemoryService
@@ -184,14 +189,16 @@ class RoutineRunner:
     def _remind(self, task: Task, started: datetime, due_at: datetime) -> TaskRun | None:
         """Say a reminder and record its run in one transaction: both or
         neither, so a kill never says it twice nor loses it."""
-        late = self._tasks.now() - due_at > LATE
-        if late:
-            line = self._words("reminder_late", task, due_at, "task", "due")
-        else:
-            line = self._words("reminder", task, due_at, "task")
         try:
-            with self._tasks.running(task.id, started) as (_, tx):
-                run = self._say(task, "reminder", line, due_at, tx)
+            with self._tasks.running(task.id, started, due_at=task.next_run_at) as (current, tx):
+                # Worded from the task as recorded: an edit made since the
+                # due list was read is what is said.
+                line = self._reminder(current, due_at)
+                run = self._say(current, "reminder", line, due_at, tx)
+        except RunOvertaken as error:  # the user paused, completed, deleted or moved it
+            log.info("task #%d was not run: %s", task.id, error)
+            self._recorded(task)
+            return None
         except EnvironmentProblem as error:  # the database failed: said nowhere
             log.warning("task #%d could not run: %s", task.id, error)
             if self._record(task, started) is None:
@@ -206,21 +213,34 @@ class RoutineRunner:
         self._recorded(task)
         return run
 
+    def _reminder(self, task: Task, due_at: datetime) -> str:
+        """The line a reminder says; with when it was due if it is said late
+        (in real time: across a change of the clocks wall clocks differ)."""
+        if self._tasks.now().timestamp() - due_at.timestamp() > LATE.total_seconds():
+            return self._words("reminder_late", task, due_at, "task", "due")
+        return self._words("reminder", task, due_at, "task")
+
     def _routine(
         self, task: Task, started: datetime, due_at: datetime, control: JobControl
     ) -> TaskRun | None:
         """Ask the model and say its answer.  The run is recorded before the
         model call (no transaction may wait on a model): a kill while the
-        model answers never asks it, nor says its answer, twice."""
+        model answers never asks it, nor says its answer, twice.  A routine
+        the user paused, completed or deleted while the model answered says
+        nothing (checked in the transaction that stores the answer)."""
         recorded = self._record(task, started)
         if recorded is None:
             return None
         try:
             with control.scope():  # its memory search stops with it too
                 answer = self._run(task, due_at, control)
-                run = self._say(task, "routine", answer, due_at)
+                with self._tasks.still_running(task.id) as (current, tx):
+                    run = self._say(current, "routine", answer, due_at, tx)
         except GenerationCancelled:
             self._take_back(task, recorded)
+            return None
+        except RunOvertaken as error:
+            log.info("task #%d's answer was not said: %s", task.id, error)
             return None
         except (ModelError, EnvironmentProblem, RoutineFailed) as error:
             log.warning("task #%d could not run: %s", task.id, error)
@@ -306,7 +326,11 @@ class RoutineRunner:
         """The task runs now: its next run moves on (the task as recorded),
         or None when that cannot be recorded, and then it does not run."""
         try:
-            recorded = self._tasks.mark_run(task.id, started)
+            recorded = self._tasks.mark_run(task.id, started, due_at=task.next_run_at)
+        except RunOvertaken as error:  # the user paused, completed, deleted or moved it
+            log.info("task #%d was not run: %s", task.id, error)
+            self._recorded(task)
+            return None
         except ReverieError as error:  # its schedule went meanwhile, or the database failed
             self._unrecordable(task, error)
             return None

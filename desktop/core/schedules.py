@@ -186,6 +186,26 @@ def check_upcoming(schedule: Schedule, now: datetime, zone: tzinfo) -> datetime:
     return run
 
 
+def realigned(schedule: Schedule, stored: datetime, now: datetime, zone: tzinfo) -> datetime:
+    """The run a stored next run (*stored*, computed in some zone, perhaps
+    another than *zone*) stands for when *schedule* is read in *zone*.
+
+    In the zone it was computed in, *stored* is its own answer, so reading
+    the same zone again never moves a run (a run missed while the computer
+    slept stays due).  In another zone: a ``once`` runs at its wall-clock
+    time there (said late if that has passed, never dropped); a recurring
+    schedule's missed run becomes its first run in *zone* at or after the
+    one missed, and a run still to come its first run in *zone* after now.
+    """
+    if isinstance(schedule, Once):
+        return _instant(schedule.at.date(), schedule.at.time(), zone).astimezone(zone)
+    # Runs fall on whole minutes: a second before *stored* asks "at or after"
+    # it; a run at *now* itself may have been made already (strictly after).
+    run = next_run(schedule, min(stored - timedelta(seconds=1), now), zone)
+    assert run is not None  # only a ``once`` runs out of runs
+    return run
+
+
 def _runs_on(schedule: Daily | Weekly | Monthly, day: date) -> bool:
     if isinstance(schedule, Weekly):
         return day.weekday() in schedule.weekdays

@@ -4,7 +4,10 @@ around ``TaskStore``.
 The service reads the clock and the time zone, so the store only keeps
 times: a new or changed schedule gets its next run (``ScheduleInPast`` if
 it has none), a resumed or restored task its next run from now (runs missed
-while it was paused are skipped), and a run that happened its next one.
+while it was paused are skipped), and a run that happened its next one
+(only the run that came due, of a task still active).  Built in a zone (at
+every start), it moves each open task's next run to the time its schedule
+has in that zone (``use_zone``), so a change of zone never keeps old times.
 Refusals are ``TaskRefused``, ``TaskNotFound`` or ``TaskStateError``, each
 worded for the user (and the model), and nothing is changed by one.
 """
@@ -12,6 +15,7 @@ worded for the user (and the model), and nothing is changed by one.
 from __future__ import annotations
 
 import builtins
+import logging
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
@@ -32,11 +36,13 @@ from desktop.core.db.tasks import (
     TaskStatus,
     TaskStore,
 )
-from desktop.core.errors import ReverieError
+from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.prompt_assembly import TaskLine
-from desktop.core.schedules import Schedule, check_upcoming, describe, next_run
+from desktop.core.schedules import Schedule, check_upcoming, describe, next_run, realigned
 from desktop.core.text import readable, scrub
 from desktop.core.text_fold import folded
+
+log = logging.getLogger(__name__)
 
 TEXT_CHARS = 1_000
 PROMPT_CHARS = 2_000
@@ -51,7 +57,15 @@ def _local_now() -> datetime:
 
 
 class TaskService:
-    """Tasks with their schedules read in the user's time zone."""
+    """Tasks with their schedules read in the user's time zone.
+
+    The zone is applied in one place, ``use_zone`` (at construction, that
+    is at every start): each open task's stored next run, an instant
+    computed in the zone of its time, is computed again from its schedule
+    in the zone now in use, so after a change of ``tasks.time_zone`` or of
+    the system's zone "daily at 09:00" runs at 09:00 there, not at the
+    instant 09:00 was in the old zone.  In an unchanged zone nothing moves.
+    """
 
     def __init__(
         self, store: TaskStore, zone: tzinfo, *, clock: Callable[[], datetime] = _local_now
@@ -59,6 +73,34 @@ class TaskService:
         self.store = store
         self.zone = zone
         self._clock = clock
+        self.problem: str | None = None
+        """Why the runs could not be moved to the zone in use, for the user
+        (None when they were): they keep the times of the old zone."""
+        try:
+            self.use_zone(zone)
+        except EnvironmentProblem as error:  # the database failed: the app starts anyway
+            log.warning("task runs were not moved to the time zone in use: %s", error)
+            self.problem = (
+                f"The times of scheduled tasks could not be moved to the time zone {zone}: "
+                f"{error} Until Reverie starts again, a task made in another zone runs at "
+                "the time it had there."
+            )
+
+    def use_zone(self, zone: tzinfo) -> int:
+        """Read schedules in *zone* from now on, and move each open task's
+        next run to the run its schedule has in *zone* (``realigned``: a
+        missed run stays due, a ``once`` is never dropped); how many moved."""
+        self.zone = zone
+        now = self._clock()
+        moves = []
+        for task in self.store.list(OPEN):
+            if task.schedule is None or task.next_run_at is None:
+                continue
+            stored = datetime.fromtimestamp(task.next_run_at, zone)
+            run = realigned(task.schedule, stored, now, zone).timestamp()
+            if run != task.next_run_at:
+                moves.append((task, run))
+        return self.store.move_runs(moves) if moves else 0
 
     # -- reading -----------------------------------------------------------
 
@@ -161,28 +203,52 @@ class TaskService:
         return self.store.restore(task_id, self._upcoming(task_id))
 
     def mark_run(
-        self, task_id: int, ran_at: datetime | None = None, *, tx: Transaction | None = None
+        self,
+        task_id: int,
+        ran_at: datetime | None = None,
+        *,
+        due_at: float | Keep | None = KEEP,
+        tx: Transaction | None = None,
     ) -> Task:
         """The task ran (spoke up, or its routine ran) at *ran_at* (now); its
         next run is the first after that, skipping any missed meanwhile.  A
         ``once`` task then has no next run and stays active until completed.
-        In *tx* (a caller's transaction) if given."""
+
+        *due_at* is the next run the task had when it was read as due: if
+        the user paused, completed, deleted or rescheduled it since, that
+        run is ``RunOvertaken`` and nothing is recorded (the store checks it
+        in the write).  The task is read, and its next run computed, in the
+        same transaction: *tx* (a caller's) if given."""
         ran = ran_at or self._clock()
-        task = self.store.get(task_id)
-        upcoming = None if task is None else self.next_run(task, max(ran, self._clock()))
-        return self.store.record_run(
-            task_id,
-            ran_at=ran.timestamp(),
-            next_run_at=None if upcoming is None else upcoming.timestamp(),
-            tx=tx,
-        )
+        with self.store.writing(tx) as writing:
+            task = self.store.get(task_id, writing)
+            upcoming = None if task is None else self.next_run(task, max(ran, self._clock()))
+            return self.store.record_run(
+                task_id,
+                ran_at=ran.timestamp(),
+                next_run_at=None if upcoming is None else upcoming.timestamp(),
+                due_at=due_at,
+                tx=writing,
+            )
 
     @contextmanager
-    def running(self, task_id: int, ran_at: datetime) -> Iterator[tuple[Task, Transaction]]:
-        """Record that the task runs at *ran_at* in a transaction that what
-        the run says joins: both are kept, or (if anything raises) neither."""
+    def running(
+        self, task_id: int, ran_at: datetime, *, due_at: float | Keep | None = KEEP
+    ) -> Iterator[tuple[Task, Transaction]]:
+        """Record that the task runs at *ran_at* (``mark_run``, *due_at* as
+        there) in a transaction that what the run says joins: both are kept,
+        or (if anything raises) neither.  The task given is as recorded:
+        what it says is worded from its text as it is now."""
         with self.store.transaction() as tx:
-            yield self.mark_run(task_id, ran_at, tx=tx), tx
+            yield self.mark_run(task_id, ran_at, due_at=due_at, tx=tx), tx
+
+    @contextmanager
+    def still_running(self, task_id: int) -> Iterator[tuple[Task, Transaction]]:
+        """A transaction for what a run says after its model call, given the
+        task as it is now: ``RunOvertaken`` (and nothing is said) if the user
+        paused, completed or deleted it while the model answered."""
+        with self.store.transaction() as tx:
+            yield self.store.check_running(tx, task_id), tx
 
     def take_back_run(self, recorded: Task, before: Task) -> bool:
         """The run ``mark_run`` *recorded* did not happen (stopped before it

@@ -51,6 +51,17 @@ class TaskStateError(ReverieError):
     """A step the task's status does not allow (pausing a completed task)."""
 
 
+class RunOvertaken(TaskStateError):
+    """The run that came due is not the task's any more: the user paused,
+    completed, deleted or rescheduled it since it was read.  Nothing was
+    recorded, and nothing of that run is to be said."""
+
+    def __init__(self, task_id: int, status: str) -> None:
+        change = "rescheduled" if status == "active" else status
+        super().__init__(f"Task #{task_id} was {change} meanwhile; that run is not made.")
+        self.task_id = task_id
+
+
 @dataclass(frozen=True)
 class Task:
     id: int
@@ -139,9 +150,10 @@ class TaskStore:
 
     # -- reading -----------------------------------------------------------
 
-    def get(self, task_id: int) -> Task | None:
-        """The task, deleted or not; None if there never was one."""
-        row = self._db.fetch_one("SELECT * FROM tasks WHERE id = ?", (task_id,))
+    def get(self, task_id: int, tx: Transaction | None = None) -> Task | None:
+        """The task, deleted or not; None if there never was one.  As *tx* sees it if given."""
+        reader: Database | Transaction = self._db if tx is None else tx
+        row = reader.fetch_one("SELECT * FROM tasks WHERE id = ?", (task_id,))
         return None if row is None else _task(row)
 
     def list(
@@ -278,26 +290,77 @@ class TaskStore:
         the run says (a message) to commit together."""
         return self._db.transaction()
 
+    def writing(self, tx: Transaction | None) -> AbstractContextManager[Transaction]:
+        """*tx* (a caller's transaction), or a transaction of its own."""
+        return self._db.writing(tx)
+
     def record_run(
         self,
         task_id: int,
         *,
         ran_at: float,
         next_run_at: float | None,
+        due_at: float | Keep | None = KEEP,
         tx: Transaction | None = None,
     ) -> Task:
-        """A scheduled task ran at *ran_at*; it runs next at *next_run_at* (None: never)."""
+        """A scheduled task ran at *ran_at*; it runs next at *next_run_at* (None: never).
+
+        Only an active task runs, and (given *due_at*, the next run it had
+        when it was read as due) only the run that came due: one paused,
+        completed, deleted or rescheduled since is ``RunOvertaken`` and
+        nothing is recorded.  Checked by the write itself, so a click that
+        lands between the runner's read and this write is never run over.
+        """
+        where = "id = ? AND schedule_kind IS NOT NULL AND status = 'active'"
+        params: builtins.list[Any] = [ran_at, next_run_at, self._clock(), task_id]
+        if not isinstance(due_at, Keep):
+            where += " AND next_run_at IS ?"
+            params.append(due_at)
         with self._db.writing(tx) as tx:
             row = tx.fetch_one(
                 "UPDATE tasks SET last_run_at = ?, next_run_at = ?, updated_at = ?"
-                " WHERE id = ? AND schedule_kind IS NOT NULL RETURNING *",
-                (ran_at, next_run_at, self._clock(), task_id),
+                f" WHERE {where} RETURNING *",
+                params,
             )
             if row is None:
-                if tx.fetch_one("SELECT 1 FROM tasks WHERE id = ?", (task_id,)) is None:
-                    raise TaskNotFound(task_id)
-                raise TaskStateError(f"Task #{task_id} has no schedule, so it never runs.")
+                self._refuse_run(tx, task_id)
+        assert row is not None  # _refuse_run raised
         return _task(row)
+
+    def check_running(self, tx: Transaction, task_id: int) -> Task:
+        """The task as *tx* sees it, if it is still active (what its run
+        says may still be said); ``RunOvertaken`` if the user paused,
+        completed or deleted it since (or it was purged)."""
+        row = tx.fetch_one("SELECT * FROM tasks WHERE id = ?", (task_id,))
+        if row is None:
+            raise RunOvertaken(task_id, "deleted")
+        if row["status"] != "active":
+            raise RunOvertaken(task_id, row["status"])
+        return _task(row)
+
+    @staticmethod
+    def _refuse_run(tx: Transaction, task_id: int) -> None:
+        row = tx.fetch_one("SELECT status, schedule_kind FROM tasks WHERE id = ?", (task_id,))
+        if row is None:
+            raise TaskNotFound(task_id)
+        if row["schedule_kind"] is None:
+            raise TaskStateError(f"Task #{task_id} has no schedule, so it never runs.")
+        raise RunOvertaken(task_id, row["status"])
+
+    def move_runs(self, moves: Sequence[tuple[Task, float]]) -> int:
+        """Give each task (as read) its new next run, all in one transaction
+        (the schedules read in another time zone); a task changed since it
+        was read, or no longer to do, is left as it is.  How many moved."""
+        moved = 0
+        with self._db.transaction() as tx:
+            for task, next_run_at in moves:
+                moved += tx.execute(
+                    "UPDATE tasks SET next_run_at = ?, updated_at = ? WHERE id = ?"
+                    " AND status IN ('active', 'paused') AND next_run_at IS ?"
+                    " AND updated_at IS ?",
+                    (next_run_at, self._clock(), task.id, task.next_run_at, task.updated_at),
+                ).rowcount
+        return moved
 
     def take_back_run(self, recorded: Task, before: Task) -> bool:
         """Undo ``record_run``: the task as it was *before* the run was
