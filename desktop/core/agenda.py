@@ -20,7 +20,7 @@ did; when nothing was done, nothing is shown or stored.  A conversation is
 reviewed again only when something changed since its last review (a
 message, or one of its tasks edited or run), so an idle one costs nothing.
 
-The prompt fits the model's context (``dreaming.passes.fitted_prefix``,
+The prompt fits the model's context (``tokens.fitted_prefix``,
 as the dream's do): the newest messages take up to half of it, the most
 urgent tasks the rest; tasks that do not fit are left out of that review
 (the app's log says how many), older messages when there is no room.
@@ -39,7 +39,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from desktop.core.chat import is_seed, visible_text
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
-from desktop.core.dreaming.passes import fitted_prefix
 from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_gate import MemoryRefused
@@ -51,7 +50,7 @@ from desktop.core.schedules import parse_schedule
 from desktop.core.settings import TaskSettings
 from desktop.core.task_tools import TEXT_CHARS, ScheduleWords
 from desktop.core.tasks import TaskService, schedule_words
-from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle
+from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle, fitted_prefix
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError, StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions

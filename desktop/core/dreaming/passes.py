@@ -33,7 +33,14 @@ from desktop.core.memory_service import MemoryService
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.settings import DreamSettings
-from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, TokenCounter, cut_middle
+from desktop.core.tokens import (
+    MESSAGE_OVERHEAD,
+    CountTokens,
+    Fitted,
+    TokenCounter,
+    cut_middle,
+    fitted_prefix,
+)
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError, StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions
@@ -47,8 +54,6 @@ DEFAULT_CONTEXT = 4096
 """The context assumed when the model does not say its own (as a server's may not)."""
 _MARGIN_TOKENS = 32
 """Room for what counting text by text misses (a chat template's own words)."""
-_LINE_TOKENS = 4
-"""What a line adds to its text when listed, at most ("[12] " and its line break)."""
 
 
 class PassRejected(ReverieError):
@@ -227,43 +232,6 @@ class PassContext:
 
 
 DREAM_MEMORIES_PROMPT = "DREAM_MEMORIES_PROMPT.txt"
-
-
-@dataclass(frozen=True)
-class Fitted:
-    """A prompt fitted to the model's context (``PassContext.fit``)."""
-
-    messages: list[ChatMessage]
-    shown: int
-    """How many of the items given it shows: the first ones."""
-
-
-def fitted_prefix(
-    build: Callable[[int], list[ChatMessage]],
-    lines: Sequence[str],
-    count: CountTokens,
-    room: int,
-    share: float = 1.0,
-) -> Fitted:
-    """The prompt *build* makes with the first of *lines* (``build(n)``: with
-    the first *n*) that fit *room* tokens as *count* counts them: with
-    *share* below 1, the lines take at most that share of what the rest of
-    the prompt leaves.  Every prompt that shows a list the model's context
-    may not hold goes through here (the dream's passes, the agenda review)."""
-    bare = build(0)
-    counts = count([m.content for m in bare] + list(lines))
-    free = int((room - sum(counts[: len(bare)])) * min(share, 1.0))
-    shown, used = 0, 0
-    for tokens in counts[len(bare) :]:
-        if used + tokens + _LINE_TOKENS > free:
-            break
-        shown, used = shown + 1, used + tokens + _LINE_TOKENS
-    while shown:  # checked whole: counting line by line is close, not exact
-        messages = build(shown)
-        if sum(count([m.content for m in messages])) <= room:
-            return Fitted(messages, shown)
-        shown -= 1
-    return Fitted(bare, 0)
 
 
 def _arrival(message: Message) -> tuple[float, int]:
