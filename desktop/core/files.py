@@ -33,10 +33,10 @@ PART = ".part"
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _CREATE_ATTEMPTS = 5
-_NAME_MAX = 255
-"""The longest file name, in bytes, of the usual file systems (ext4, APFS, NTFS...)."""
+NAME_MAX_BYTES = 255
+"""The longest name of one file or folder most file systems allow (ext4, APFS, NTFS...)."""
 _RANDOM_HEX = 12
-_STEM_BYTES = _NAME_MAX - len(f"..{PART}") - _RANDOM_HEX
+_STEM_BYTES = NAME_MAX_BYTES - len(f"..{PART}") - _RANDOM_HEX
 """How much of the target's name a temporary name keeps: all of it up to 236 bytes."""
 
 

@@ -24,7 +24,13 @@ from pathlib import Path
 import platformdirs
 
 from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import PART, make_private, make_private_folder, make_tree_private
+from desktop.core.files import (
+    NAME_MAX_BYTES,
+    PART,
+    make_private,
+    make_private_folder,
+    make_tree_private,
+)
 
 APP_NAME = "Reverie"
 
@@ -160,10 +166,6 @@ class FolderUnusable(OSError):
 
     def __str__(self) -> str:
         return self.explanation
-
-
-NAME_MAX_BYTES = 255
-"""The longest name of one file or folder most file systems allow."""
 
 
 def explain(error: OSError) -> str:

@@ -52,13 +52,13 @@ from desktop.core.db.skills import (
 )
 from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.files import (
+    NAME_MAX_BYTES,
     PART,
     NotARegularFile,
     open_regular,
     remove_leftovers,
     write_atomically,
 )
-from desktop.core.paths import NAME_MAX_BYTES
 from desktop.core.prompt_assembly import SkillLine
 from desktop.core.text import readable, scrub
 

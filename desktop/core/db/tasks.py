@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NoReturn, get_args
 
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
@@ -324,7 +324,6 @@ class TaskStore:
             )
             if row is None:
                 self._refuse_run(tx, task_id)
-        assert row is not None  # _refuse_run raised
         return _task(row)
 
     def check_running(self, tx: Transaction, task_id: int) -> Task:
@@ -339,7 +338,7 @@ class TaskStore:
         return _task(row)
 
     @staticmethod
-    def _refuse_run(tx: Transaction, task_id: int) -> None:
+    def _refuse_run(tx: Transaction, task_id: int) -> NoReturn:
         row = tx.fetch_one("SELECT status, schedule_kind FROM tasks WHERE id = ?", (task_id,))
         if row is None:
             raise TaskNotFound(task_id)
