@@ -21,14 +21,13 @@ from functools import lru_cache
 def folded(text: str) -> tuple[str, list[int]]:
     """*text* with each character in its compatibility form and unseen
     characters dropped, and where each folded character came from."""
-    if text.isascii() and _ASCII_CONTROL.search(text) is None:
-        return text, list(range(len(text)))
     folded: list[str] = []
     origins: list[int] = []
-    for index, char in enumerate(text):
-        form = fold(char)
+    for run in _PLAIN_RUN_OR_CHAR.finditer(text):
+        start, stop = run.span()
+        form = run.group() if run.lastgroup == "plain" else fold(run.group())
         folded.append(form)
-        origins += [index] * len(form)
+        origins += range(start, stop) if run.lastgroup == "plain" else [start] * len(form)
     return "".join(folded), origins
 
 
@@ -69,6 +68,10 @@ confusables.txt), read as those: "password" written with a Cyrillic a
 _HANGUL, _HANGUL_END = "\uac00", "\ud7a3"
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
 """ASCII control characters that are no whitespace."""
+_PLAIN_RUN_OR_CHAR = re.compile(r"(?P<plain>[\t-\r\x1c-\x7e]+)|.", re.DOTALL)
+"""A run of ASCII characters that read as themselves (all but the control
+characters above), or any other one character: a long paste with one emoji
+is folded a run at a time, not a character at a time."""
 _UNSEEN_CATEGORIES = frozenset({"Cf", "Cc", "Mn", "Me"})
 _BLANKS = frozenset({"\u2800", "\U0001d159"})
 """Blank glyphs that are neither whitespace nor default-ignorable: the
