@@ -21,7 +21,7 @@ from typing import cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.plugins.base import RegexBasedDetector
-from detect_secrets.plugins.keyword import KeywordDetector
+from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
 from detect_secrets.settings import default_settings
 
 from desktop.core import credential_nearby, credential_phrases, credential_sweep
@@ -290,6 +290,8 @@ def _keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
     detector = KeywordDetector()
     with default_settings():
         for offset, line in _pieces(text):
+            if _KEYWORD_NAME.search(line) is None:  # every one of its rules needs one
+                continue
             for found in detector.analyze_line(filename="memory.txt", line=line, line_number=1):
                 # detect-secrets says what the value is, not where: every
                 # place it stands on the line goes.
@@ -299,6 +301,9 @@ def _keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
                         yield offset + match.start(), offset + match.end(), "password"
 
 
+_KEYWORD_NAME = re.compile("|".join(DENYLIST), re.IGNORECASE)
+"""The names detect-secrets' keyword rules look for ("api_?key", "password"…):
+a piece of text naming none is not read by them (most of a long paste)."""
 _ABOUT_A_PASSWORD = re.compile(
     r"(?:pass(?:word)?|pwd|secret|token|key)[_-](?:policy|hash|length|min\w*|max\w*|reset|hint"
     r"|rules?|strength|expir\w*|changed\w*|required|type|field|label|prompt|age|header|name"
