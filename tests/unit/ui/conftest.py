@@ -60,10 +60,10 @@ def browser(
     window.shutdown()
 
 
-def say(qtbot: QtBot, window: ChatWindow, text: str) -> None:
+def say(qtbot: QtBot, window: ChatWindow, text: str, *, wait_ms: int = WAIT_MS) -> None:
     """Type *text* and press Enter; return once the turn ended."""
     window.input.setPlainText(text)
-    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+    with qtbot.waitSignal(window.turn_ended, timeout=wait_ms):
         qtbot.keyClick(window.input, Qt.Key.Key_Return)
 
 

@@ -201,7 +201,10 @@ def test_a_one_megabyte_paste_is_kept_whole_and_cut_only_for_the_model(
     say(qtbot, window, "hello")
     paste = "🧑‍🚀 مرحبا " + "words " * 200_000 + "the end"  # 1.2 MB
 
-    say(qtbot, window, paste)
+    # Reading 1.2 MB for secrets takes about 8 s on an idle 2-core machine,
+    # and half as long again under CI's load: this test is about what is
+    # kept, not how fast (the window stays responsive meanwhile, above).
+    say(qtbot, window, paste, wait_ms=60_000)
 
     assert _stored(store)[-2] == ("user", paste.strip())
     assert "longer than the model can read" in window.transcript.plain_text()
