@@ -53,6 +53,7 @@ from desktop.core.memory_tools import memory_tools
 from desktop.core.model_library import ModelLibrary
 from desktop.core.paths import AppPaths, FolderOverrideProblem, explain, resolve_paths
 from desktop.core.prompts import PromptLibrary
+from desktop.core.redaction import Redactor
 from desktop.core.routines import RoutineRunner
 from desktop.core.secrets import SecretStore
 from desktop.core.settings import (
@@ -153,12 +154,15 @@ def build_core(paths: AppPaths) -> Core:
         core.problems.append(f"Conversations and memory are unavailable: {error}")
     if core.database is not None:
         prompts = PromptLibrary(paths.prompts_dir)
+        redactor = Redactor()  # one, so a secret caught anywhere goes everywhere it is typed again
         core.conversations = conversations = ConversationStore(core.database)
-        core.memories = MemoryService.over(core.database, broker, prompts)
-        core.tasks = TaskService(TaskStore(core.database), zone_named(settings.tasks.time_zone))
+        core.memories = MemoryService.over(core.database, broker, prompts, redactor)
+        core.tasks = TaskService(
+            TaskStore(core.database), zone_named(settings.tasks.time_zone), redactor=redactor
+        )
         if core.tasks.problem:  # the runs could not be moved to a new time zone
             core.problems.append(core.tasks.problem)
-        core.skills = SkillLibrary(SkillStore(core.database), paths.skills_dir)
+        core.skills = SkillLibrary(SkillStore(core.database), paths.skills_dir, redactor=redactor)
         core.eraser = Eraser(
             core.database,
             core.memories.store,
@@ -184,6 +188,7 @@ def build_core(paths: AppPaths) -> Core:
             tasks=core.tasks,
             skills=core.skills,
             eraser=core.eraser,
+            redactor=redactor,
         )
         core.harvester = Harvester(
             conversations,

@@ -25,6 +25,7 @@ from desktop.core.memory_service import MemoryService
 from desktop.core.memory_tools import memory_tools
 from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
 from desktop.core.prompts import PromptLibrary
+from desktop.core.redaction import Redactor
 from desktop.core.settings import ChatSettings, ModelSettings
 from desktop.core.skill_tools import skill_tools
 from desktop.core.skills import SkillLibrary
@@ -182,18 +183,26 @@ def prompts(user_dirs: AppPaths) -> PromptLibrary:
 
 
 @pytest.fixture
-def memories(database: Database, broker: InferenceBroker, prompts: PromptLibrary) -> MemoryService:
-    return MemoryService.over(database, broker, prompts)
+def redactor() -> Redactor:
+    """One for the services of a test, as the app has one."""
+    return Redactor()
 
 
 @pytest.fixture
-def task_service(database: Database) -> TaskService:
-    return TaskService(TaskStore(database), ZoneInfo("Europe/Berlin"))
+def memories(
+    database: Database, broker: InferenceBroker, prompts: PromptLibrary, redactor: Redactor
+) -> MemoryService:
+    return MemoryService.over(database, broker, prompts, redactor)
 
 
 @pytest.fixture
-def skill_library(database: Database, user_dirs: AppPaths) -> SkillLibrary:
-    return SkillLibrary(SkillStore(database), user_dirs.skills_dir)
+def task_service(database: Database, redactor: Redactor) -> TaskService:
+    return TaskService(TaskStore(database), ZoneInfo("Europe/Berlin"), redactor=redactor)
+
+
+@pytest.fixture
+def skill_library(database: Database, user_dirs: AppPaths, redactor: Redactor) -> SkillLibrary:
+    return SkillLibrary(SkillStore(database), user_dirs.skills_dir, redactor=redactor)
 
 
 @pytest.fixture
@@ -212,6 +221,7 @@ def chat(
     task_service: TaskService,
     skill_library: SkillLibrary,
     eraser: Eraser,
+    redactor: Redactor,
 ) -> ChatService:
     tools = [*memory_tools(memories), *task_tools(task_service), *skill_tools(skill_library)]
     return ChatService(  # as the app builds it
@@ -225,4 +235,5 @@ def chat(
         tasks=task_service,
         skills=skill_library,
         eraser=eraser,
+        redactor=redactor,
     )

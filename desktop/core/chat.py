@@ -42,7 +42,7 @@ from desktop.core.prompt_assembly import (
 )
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
-from desktop.core.redaction import redact, redact_within
+from desktop.core.redaction import Redactor, redact_within
 from desktop.core.settings import ChatSettings, ModelSettings
 from desktop.core.skills import SkillLibrary
 from desktop.core.tasks import TaskService
@@ -74,8 +74,6 @@ where it would repeat them (a small model writes "**SYSTEM EVENT**" too)."""
 USED_MEMORIES = "memories"
 """Message metadata key: the ids of the memories a reply was given."""
 _TITLE_CHARS = 48
-_SAID_KEPT = 50
-"""How many of the secrets typed in a conversation are looked for again."""
 _PROMPT_ROLES = {"user": "user", "assistant": "assistant", "event": "user", "tool": "user"}
 MAX_TOOL_CALLS = 3
 """Tool calls in one answer; after them the model must answer in words."""
@@ -150,11 +148,11 @@ class ChatService:
         tasks: TaskService | None = None,
         skills: SkillLibrary | None = None,
         eraser: Eraser | None = None,
+        redactor: Redactor | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
         self._conversations = conversations
-        self._said: tuple[str, ...] = ()
-        """Secrets the user typed this run, in any conversation (never stored)."""
+        self._redact = redactor or Redactor()
         self._eraser = eraser
         self._tasks = tasks
         self._skills = skills
@@ -173,6 +171,7 @@ class ChatService:
             self.count_tokens,
             context_length=model_settings.context_length,
             keep_recent=self._chat_settings.keep_recent_messages,
+            redactor=self._redact,
         )
         self.condenser = Condenser(broker, prompts)
         self._limits = ComponentLimits(
@@ -203,7 +202,7 @@ class ChatService:
     def rename(self, conversation_id: int, title: str) -> Conversation:
         # One line: a name pasted over two lines would break out of its
         # heading in an export.
-        title = " ".join(title.split())
+        title = " ".join(self._redact.text(title).split())
         return self._conversations.rename(conversation_id, title or NEW_CONVERSATION_TITLE)
 
     def delete(self, conversation_id: int) -> None:
@@ -253,10 +252,7 @@ class ChatService:
         *replaces*: the messages an edit removed for it (``REPLACES``)."""
         text = _sendable(text)
         after = [m.content for m in self._conversations.last_messages(conversation_id)]
-        cleaned = redact(text, after=after, said=self._said)
-        # In memory only, for this run: a secret said again later, in this
-        # conversation or another, goes too.
-        self._said = tuple(dict.fromkeys((*self._said, *cleaned.values)))[-_SAID_KEPT:]
+        cleaned = self._redact(text, after=after)
         metadata = {REPLACES: list(replaces)} if replaces else None
         message = self._conversations.add_message(
             conversation_id, "user", cleaned.text, metadata=metadata
@@ -415,7 +411,7 @@ class ChatService:
             TOOL: call.name,
             "arguments": redact_within(call.arguments),
             "ok": result.ok,
-            "summary": redact(result.summary).text,
+            "summary": self._redact.text(result.summary),
         }
         content = json.dumps(redact_within(result.content), ensure_ascii=False)
         self._conversations.add_message(turn.conversation_id, "tool", content, metadata=metadata)
@@ -429,7 +425,7 @@ class ChatService:
         that repeats a secret must not write it to the database."""
         if not text.strip():
             return None
-        text = redact(text).text
+        text = self._redact.text(text)
         metadata: dict[str, object] = {}
         if kind == "seed":
             metadata["kind"] = SEED
@@ -590,7 +586,7 @@ class ChatService:
         source = None
         if conversation_id is not None:
             # The memory is redacted by the memory gate; its source, here.
-            command = redact(scrub(f"/remember {text.strip()}")).text
+            command = self._redact.text(scrub(f"/remember {text.strip()}"))
             source = self._conversations.add_message(
                 conversation_id, "user", command, metadata={"kind": COMMAND}
             )
@@ -607,9 +603,11 @@ class ChatService:
             if source is not None:  # nothing was kept, so there is nothing to source
                 self._conversations.delete_messages_from(source.conversation_id, source.id)
             raise
-        if source is not None:  # the conversation is named as if it were a message
-            self._title_from_first_message(source.conversation_id, source.content)
-        return remembered
+        if source is None:
+            return remembered
+        # the conversation is named as if it were a message
+        self._title_from_first_message(source.conversation_id, source.content)
+        return replace(remembered, source=source)
 
     def forget(self, text: str) -> tuple[list[Memory], list[Memory]]:
         """``/forget``: (forgotten, candidates).  ``#id`` or text matching one memory
@@ -657,18 +655,6 @@ def _row_id(digits: str) -> int | None:
 
 
 _SEED = {"kind": SEED}
-
-
-def redaction_notice(kinds: Sequence[str]) -> str:
-    """What the user is told when secrets were taken out of a message:
-    which kinds, the placeholder they see instead, and why."""
-    named = list(dict.fromkeys(kinds))  # each kind once, in the order found
-    what = " and ".join(f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}" for kind in named)
-    markers = " and ".join(f"[redacted {kind}]" for kind in named)
-    return (
-        f"Reverie replaced {what} with {markers}: secrets are never stored. "
-        "Keep them in a password manager."
-    )
 
 
 def is_seed(message: Message) -> bool:

@@ -27,6 +27,7 @@ from desktop.core.errors import ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary
+from desktop.core.redaction import Redactor
 from desktop.core.tokens import CountTokens, cut_middle
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled
@@ -64,8 +65,10 @@ class Compactor:
         *,
         context_length: int,
         keep_recent: int = 10,
+        redactor: Redactor | None = None,
     ) -> None:
         self._conversations = conversations
+        self._redact = redactor or Redactor()
         self._broker = broker
         self._prompts = prompts
         self._count_tokens = count_tokens
@@ -122,7 +125,8 @@ class Compactor:
             raise CompactionCancelled("the compaction was stopped")
         if not text:
             raise CompactionFailed("the model returned an empty summary")
-        return text
+        # Stored, and in every later prompt: redacted as replies are.
+        return self._redact.text(text)
 
     def _chunks(self, messages: Sequence[Message], prior: str) -> list[list[str]]:
         """The messages as transcript lines, in chunks that fit one model call."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from desktop.core.errors import ReverieError
 from desktop.core.prompt_safety import has_prompt_markup
 from desktop.core.prompts import PromptLibrary
-from desktop.core.redaction import redact
+from desktop.core.redaction import Redactor
 from desktop.core.text import readable, scrub
 
 HARVEST_PROMPT = "MEMORY_HARVEST_PROMPT.txt"
@@ -71,17 +71,19 @@ class GatedText:
 
 
 class WriteGate:
-    def __init__(self, prompt_texts: Iterable[str] = ()) -> None:
-        """*prompt_texts*: the model's own instructions, which memories must not echo."""
+    def __init__(self, prompt_texts: Iterable[str] = (), redactor: Redactor | None = None) -> None:
+        """*prompt_texts*: the model's own instructions, which memories must
+        not echo; *redactor*: what takes secrets out (the application's)."""
+        self._redact = redactor or Redactor()
         texts = list(prompt_texts)
         self._prompt_shingles = {s for text in texts for s in _shingles(text)}
         self._prompt_words = " ".join(" ".join(_words(text)) for text in texts)
 
     @classmethod
-    def for_prompts(cls, prompts: PromptLibrary) -> WriteGate:
+    def for_prompts(cls, prompts: PromptLibrary, redactor: Redactor | None = None) -> WriteGate:
         """A gate refusing echoes of the instructions in *prompts*' templates."""
         names = [n for n in (*_INSTRUCTION_TEMPLATES, HARVEST_PROMPT) if prompts.exists(n)]
-        return cls(section.text for name in names for section in prompts.sections(name))
+        return cls((section.text for name in names for section in prompts.sections(name)), redactor)
 
     def check(self, text: str) -> GatedText:
         """*text* fit to store, or ``MemoryRefused`` with the reason."""
@@ -97,7 +99,7 @@ class WriteGate:
             reason = problem(cleaned)
             if reason:
                 raise MemoryRefused(reason)
-        redacted = redact(cleaned)
+        redacted = self._redact(cleaned)
         if len(_WORD.findall(_without_markers(redacted.text))) < 2:
             raise MemoryRefused("It holds a secret and little else; secrets are never stored.")
         flags = [REDACTED] if redacted.kinds else []

@@ -32,6 +32,7 @@ from desktop.core.db import (
     MemoryQuery,
     MemoryStatus,
     MemoryStore,
+    Message,
     NewMemory,
     SourceKind,
     Transaction,
@@ -43,6 +44,7 @@ from desktop.core.memory_category import CategoryGuesser
 from desktop.core.memory_category import MemoryCategory as MemoryCategory  # its old home
 from desktop.core.memory_gate import GatedText, MemoryRefused, WriteGate
 from desktop.core.prompts import PromptLibrary
+from desktop.core.redaction import Redactor
 from desktop.core.retrieval import RRF_K, MemoryRetriever
 from desktop.core.text_fold import folded, normalised
 from models.broker import InferenceBroker, Priority
@@ -79,6 +81,8 @@ class Remembered:
     memory: Memory
     redactions: tuple[str, ...] = ()
     """Kinds of secrets taken out of the text before it was stored."""
+    source: Message | None = None
+    """The message asking for it (``/remember`` typed in a conversation), as stored."""
 
     def describe(self) -> str:
         """What happened, in a sentence for the user."""
@@ -211,15 +215,21 @@ class MemoryService:
 
     @classmethod
     def over(
-        cls, database: Database, broker: InferenceBroker | None, prompts: PromptLibrary
+        cls,
+        database: Database,
+        broker: InferenceBroker | None,
+        prompts: PromptLibrary,
+        redactor: Redactor | None = None,
     ) -> MemoryService:
         """The service for *database*'s memories, embedding through *broker*
-        (None: found by words only), refusing echoes of *prompts*."""
+        (None: found by words only), refusing echoes of *prompts*, taking
+        secrets out with *redactor*."""
+        gate = WriteGate.for_prompts(prompts, redactor)
         if broker is None:
-            return cls(MemoryStore(database), None, WriteGate.for_prompts(prompts))
+            return cls(MemoryStore(database), None, gate)
         # Searches compare only the vectors of the embedding model in use.
         store = MemoryStore(database, embedding_model=lambda: broker.embedder_name)
-        return cls(store, Embeddings(broker), WriteGate.for_prompts(prompts))
+        return cls(store, Embeddings(broker), gate)
 
     # -- writing -------------------------------------------------------------
     def remember(

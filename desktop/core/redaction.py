@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import cast
@@ -25,6 +27,7 @@ from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
 from detect_secrets.settings import default_settings
 
 from desktop.core import credential_nearby, credential_phrases, credential_sweep
+from desktop.core.credential_nearby import MARKER
 
 # A public IP address is not a credential.  A URL's user and password are
 # found by ``credential_phrases``, which keeps the user, and so is an npm
@@ -130,6 +133,58 @@ def redact(text: str, *, after: Iterable[str] = (), said: Iterable[str] = ()) ->
     parts.append(text[end:])
     values = tuple(dict.fromkeys(text[start:stop] for start, stop, _ in spans))
     return Redacted("".join(parts), tuple(kinds), values)
+
+
+SAID_KEPT = 50
+"""How many of the secrets found this run a ``Redactor`` looks for again."""
+
+
+class Redactor:
+    """``redact`` with a memory of this run: each secret it takes out is
+    taken out again wherever it is typed next, in a message, a memory, a
+    task, a skill or a title ("hunter2" caught in a sentence that named it,
+    then typed alone into a memory).  One per application, shared by
+    everything that stores text; the secrets are held in memory only."""
+
+    def __init__(self) -> None:
+        self._said: tuple[str, ...] = ()
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str, *, after: Iterable[str] = ()) -> Redacted:
+        """*text* redacted (see ``redact``), read after *after*."""
+        cleaned = redact(text, after=after, said=self._said)
+        if cleaned.values:
+            with self._lock:
+                self._said = tuple(dict.fromkeys((*self._said, *cleaned.values)))[-SAID_KEPT:]
+        return cleaned
+
+    def text(self, text: str) -> str:
+        """*text* with its secrets taken out (the text alone)."""
+        return self(text).text
+
+
+def redaction_notice(kinds: Sequence[str]) -> str:
+    """What the user is told when secrets were taken out of a message:
+    which kinds, the placeholder they see instead, and why."""
+    named = list(dict.fromkeys(kinds))  # each kind once, in the order found
+    what = " and ".join(f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}" for kind in named)
+    markers = " and ".join(f"[redacted {kind}]" for kind in named)
+    return (
+        f"Reverie replaced {what} with {markers}: secrets are never stored. "
+        "Keep them in a password manager."
+    )
+
+
+def taken_out(typed: str, stored: str) -> tuple[str, ...]:
+    """The kinds of the secrets taken out of *typed* to make *stored*: the
+    markers *stored* holds that *typed* did not (one typed as such stays)."""
+    kinds = Counter(_kind_named(match.group()) for match in MARKER.finditer(stored))
+    kinds.subtract(_kind_named(match.group()) for match in MARKER.finditer(typed))
+    return tuple(kind for kind, count in kinds.items() for _ in range(max(count, 0)))
+
+
+def _kind_named(marker: str) -> str:
+    return marker.removeprefix("[redacted ").removesuffix("]")
 
 
 def redact_within(value: object) -> object:

@@ -33,7 +33,7 @@ import re
 import stat
 import threading
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -60,6 +60,7 @@ from desktop.core.files import (
     write_atomically,
 )
 from desktop.core.prompt_assembly import SkillLine
+from desktop.core.redaction import Redacted, Redactor, redact
 from desktop.core.text import readable, scrub
 
 log = logging.getLogger(__name__)
@@ -181,13 +182,14 @@ def summary_of(text: str) -> str:
     return ""
 
 
-def file_text(text: str) -> str:
-    """What a skill file holds once *text* is written to it; ``SkillRefused``
-    says why *text* cannot be a skill."""
+def file_text(text: str, redactor: Callable[[str], Redacted] = redact) -> str:
+    """What a skill file holds once *text* is written to it, its secrets
+    taken out by *redactor*; ``SkillRefused`` says why *text* cannot be a skill."""
     # As a reader sees it, as memories and tasks are kept: no control
     # character, no override reordering what is shown, no letters only a
     # model reads (a skill's text reaches the model whole).
     text = readable(scrub(text)).replace("\r\n", "\n").strip("\n")
+    text = redactor(text).text
     if not summary_of(text):
         raise SkillRefused(
             "A skill needs some text; its first line is the one-line summary of what it is for."
@@ -214,9 +216,12 @@ def _as_written(text: str) -> str:
 class SkillLibrary:
     """The skills folder and its index."""
 
-    def __init__(self, store: SkillStore, directory: Path) -> None:
+    def __init__(
+        self, store: SkillStore, directory: Path, *, redactor: Redactor | None = None
+    ) -> None:
         self.store = store
         self.directory = directory
+        self._redact = redactor or Redactor()
         self.last_sync = SyncReport()
         self._lock = threading.RLock()
 
@@ -302,7 +307,7 @@ class SkillLibrary:
     def create(self, name: str, text: str, *, draft: bool = False) -> Skill:
         """A new skill (a draft, for the user to accept or reject, if *draft*).
         The name of a deleted skill may be taken again: its uses carry over."""
-        name, text = skill_name(name), file_text(text)
+        name, text = skill_name(name), file_text(text, self._redact)
         status: SkillStatus = "draft" if draft else "active"
         with self._lock:
             self.sync()  # a file of that name made by hand is a skill already
@@ -324,7 +329,7 @@ class SkillLibrary:
         """Replace the skill's text; its summary follows the new first line.
         With *expected*, only if the file still holds that text (as written):
         else ``SkillChangedMeanwhile``, and nothing is changed."""
-        text = file_text(text)
+        text = file_text(text, self._redact)
         with self._lock:
             skill = self._require(skill_id, ("active", "draft"))
             path = self.path(skill)

@@ -38,6 +38,7 @@ from desktop.core.db.tasks import (
 )
 from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.prompt_assembly import TaskLine
+from desktop.core.redaction import Redactor
 from desktop.core.schedules import Schedule, check_upcoming, describe, next_run, realigned
 from desktop.core.text import readable, scrub
 from desktop.core.text_fold import folded
@@ -68,10 +69,16 @@ class TaskService:
     """
 
     def __init__(
-        self, store: TaskStore, zone: tzinfo, *, clock: Callable[[], datetime] = _local_now
+        self,
+        store: TaskStore,
+        zone: tzinfo,
+        *,
+        clock: Callable[[], datetime] = _local_now,
+        redactor: Redactor | None = None,
     ) -> None:
         self.store = store
         self.zone = zone
+        self._redact = redactor or Redactor()
         self._clock = clock
         self.problem: str | None = None
         """Why the runs could not be moved to the zone in use, for the user
@@ -146,9 +153,9 @@ class TaskService:
     ) -> Task:
         """A new active task, belonging to *conversation_id* (the one that asked);
         with *ai_prompt* a routine, which runs that prompt when it is due."""
-        text = _checked_text(text)
+        text = _checked_text(text, self._redact)
         _check_priority(priority)
-        ai_prompt = _checked_prompt(ai_prompt)
+        ai_prompt = _checked_prompt(ai_prompt, self._redact)
         return self.store.add(
             text,
             conversation_id=conversation_id,
@@ -169,11 +176,11 @@ class TaskService:
     ) -> Task:
         """Change the text, priority, schedule or routine prompt (``None``
         removes a schedule, or makes a routine a plain task)."""
-        text = None if text is None else _checked_text(text)
+        text = None if text is None else _checked_text(text, self._redact)
         if priority is not None:
             _check_priority(priority)
         if not isinstance(ai_prompt, Keep):
-            ai_prompt = _checked_prompt(ai_prompt)
+            ai_prompt = _checked_prompt(ai_prompt, self._redact)
         if isinstance(schedule, Keep):
             return self.store.update(task_id, text=text, priority=priority, ai_prompt=ai_prompt)
         return self.store.update(
@@ -273,12 +280,12 @@ def schedule_words(task: Task) -> str | None:
     return None if task.schedule is None else describe(task.schedule)
 
 
-def _checked_text(text: str) -> str:
+def _checked_text(text: str, redact: Redactor) -> str:
     # As a reader sees it (as memories are kept): no control character, no
-    # override reordering what is shown, no letters only a model reads.  One
-    # line: the prompt lists a task per line, and a task's text must not be
-    # able to add lines of its own there.
-    text = " ".join(readable(scrub(text)).split())
+    # override reordering what is shown, no letters only a model reads, no
+    # secret.  One line: the prompt lists a task per line, and a task's text
+    # must not be able to add lines of its own there.
+    text = " ".join(redact.text(readable(scrub(text))).split())
     if not _says_something(text):
         raise TaskRefused("A task needs some text saying what to do.")
     if len(text) > TEXT_CHARS:
@@ -289,11 +296,11 @@ def _checked_text(text: str) -> str:
     return text
 
 
-def _checked_prompt(prompt: str | None) -> str | None:
-    """A routine's prompt, cleaned; None for a plain task."""
+def _checked_prompt(prompt: str | None, redact: Redactor) -> str | None:
+    """A routine's prompt, cleaned, its secrets taken out; None for a plain task."""
     if prompt is None:
         return None
-    prompt = readable(scrub(prompt)).strip()
+    prompt = redact.text(readable(scrub(prompt))).strip()
     if not _says_something(prompt):
         raise TaskRefused("A routine needs a prompt saying what Reverie should do.")
     if len(prompt) > PROMPT_CHARS:

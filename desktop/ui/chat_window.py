@@ -41,11 +41,11 @@ from desktop.core.chat import (
     Stage,
     Turn,
     TurnListener,
-    redaction_notice,
 )
 from desktop.core.commands import Command
 from desktop.core.compaction import CompactionResult
 from desktop.core.errors import ReverieError
+from desktop.core.redaction import redaction_notice
 from desktop.core.tools import ToolCall
 from desktop.ui.chat_banners import ProblemBanner, RolesBanner, SuggestionCard
 from desktop.ui.chat_buttons import ChatButtons

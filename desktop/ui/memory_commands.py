@@ -42,7 +42,11 @@ class MemoryCommands:
             self._retype(f"/remember {text}")
             return
         # Shown as stored: its source, with any secret taken out.
-        self._transcript.add_message("user", redact(f"/remember {text.strip()}").text)
+        if remembered.source is not None:
+            source = remembered.source
+            self._transcript.add_message("user", source.content, source.id)
+        else:
+            self._transcript.add_message("user", redact(f"/remember {text.strip()}").text)
         self.updated(remembered)
 
     def updated(self, remembered: Remembered) -> None:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.db.skills import EVERY_STATUS, Skill, SkillStatus
 from desktop.core.errors import ReverieError
+from desktop.core.redaction import redaction_notice, taken_out
 from desktop.core.skills import SkillLibrary
 from desktop.ui.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.memory_views import count, named
@@ -343,7 +344,7 @@ class SkillEditorWindow(AppWindow):
         skill = pane.skill
         if skill is None or not pane.dirty():
             return True
-        saved_text = pane.text_dirty()
+        saved_text, why = pane.text_dirty(), ""
         if saved_text:
             if not pane.readable or not self._unchanged_outside(skill):
                 return False
@@ -353,6 +354,9 @@ class SkillEditorWindow(AppWindow):
             except ReverieError as error:
                 pane.show_problem(f"Not saved: {_sentence(error)}")
                 return False
+            why = self._why(pane, skill)
+            if why:
+                pane.editor.setPlainText(pane.base_text)  # as saved, the marker in place
         if pane.name_dirty():
             try:
                 skill = self._library.rename(skill.id, pane.typed_name())
@@ -363,8 +367,16 @@ class SkillEditorWindow(AppWindow):
                 pane.show_problem(f"{said}: {_sentence(error)}")
                 return False
             pane.name_edit.setText(skill.name)  # as the library spelt it
-        self._changed(f"Saved “{skill.name}”.")
+        self._changed(f"Saved “{skill.name}”.{why}")
         return True
+
+    def _why(self, pane: SkillPane, skill: Skill) -> str:
+        """Why the file holds a marker where *pane*'s text had a secret (or "")."""
+        try:
+            kinds = taken_out(pane.typed_text(), self._library.read(skill.id).text)
+        except ReverieError:  # unreadable just after the write: said when it is shown
+            return ""
+        return f" {redaction_notice(kinds)}" if kinds else ""
 
     def _unchanged_outside(self, skill: Skill) -> bool:
         """Is the file still as the user started editing it? If not, say so."""
@@ -399,7 +411,9 @@ class SkillEditorWindow(AppWindow):
         self.tabs.blockSignals(True)
         self.show_tab("active")
         self.tabs.blockSignals(False)
-        self._changed(f"Created the skill “{skill.name}”: Reverie can use it now.")
+        self._changed(
+            f"Created the skill “{skill.name}”: Reverie can use it now.{self._why(pane, skill)}"
+        )
         return True
 
     def rename(self) -> None:

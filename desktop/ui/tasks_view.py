@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from desktop.core.db import Conversation, ConversationStore
 from desktop.core.db.tasks import EVERY_STATUS, KEEP, OPEN, Keep, Task, TaskStatus
 from desktop.core.errors import ReverieError
+from desktop.core.redaction import redaction_notice, taken_out
 from desktop.core.schedules import Schedule, parse_schedule
 from desktop.core.tasks import TaskService, schedule_words
 from desktop.ui.app_window import AppWindow, ListOrEmpty
@@ -430,7 +431,7 @@ class TasksWindow(AppWindow):
             return False
         detail.task = saved
         detail.reset_fields()
-        self._changed(f"Saved task #{saved.id}.")
+        self._changed(_with_why(f"Saved task #{saved.id}.", text, saved.text))
         return True
 
     def revert(self) -> None:
@@ -480,7 +481,7 @@ class TasksWindow(AppWindow):
         detail.show_summary("")  # the form closes; the new task is shown instead
         if "active" not in FILTERS[self.filter_box.currentData()][1]:
             self.filter_box.setCurrentIndex(self.filter_box.findData("open"))
-        self._changed(f"Added task #{task.id}.")
+        self._changed(_with_why(f"Added task #{task.id}.", text, task.text))
         self._go_to(("task", task.id))
         item = self.tree.currentItem()
         if item is not None:
@@ -616,3 +617,9 @@ class TasksWindow(AppWindow):
     def shutdown(self) -> None:
         """Close any question still open; call before the app quits."""
         self.unsaved.dismiss()
+
+
+def _with_why(said: str, typed: str, stored: str) -> str:
+    """*said*, and why the stored text holds a marker where a secret was typed."""
+    kinds = taken_out(typed, stored)
+    return f"{said} {redaction_notice(kinds)}" if kinds else said

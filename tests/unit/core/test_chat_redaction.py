@@ -7,8 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop.core.chat import ChatService, redaction_notice
+import pytest
+
+from desktop.core.chat import ChatService
 from desktop.core.db import ConversationStore, Database
+from desktop.core.jobs import JobControl
+from desktop.core.memory_service import MemoryService
+from desktop.core.redaction import redaction_notice
+from desktop.core.skills import SkillLibrary
+from desktop.core.tasks import TaskRefused, TaskService
 from tests.fakes import Recorder, ScriptedChatModel
 
 SECRET = "hunter2"
@@ -143,3 +150,111 @@ def test_a_message_after_a_question_keeps_its_ordinary_words(chat: ChatService) 
 
     assert turn.user_message is not None
     assert turn.user_message.content == "I tried it 3 times at 7:30 today"
+
+
+# -- every other place text is stored: one redactor, which remembers ----------
+CAUGHT = "Zq8!said1"
+"""A value redaction catches only where a credential word names it."""
+
+
+def _caught_in_chat(chat: ChatService) -> int:
+    conversation = chat.new_conversation()
+    turn = chat.send(conversation.id, f"the router password is {CAUGHT}")
+    assert turn.redacted == ("password",)
+    return conversation.id
+
+
+def test_a_secret_caught_in_chat_is_taken_out_of_a_remember_typed_later(
+    chat: ChatService, database: Database, store: ConversationStore
+) -> None:
+    conversation_id = _caught_in_chat(chat)
+
+    remembered = chat.remember(f"The router still takes {CAUGHT} after the reset", conversation_id)
+
+    assert CAUGHT not in remembered.memory.content
+    assert remembered.source is not None and CAUGHT not in remembered.source.content
+    assert rows_holding(database, CAUGHT) == []
+    assert CAUGHT not in database.fetch_value("SELECT group_concat(content) FROM memories")
+
+
+def test_a_secret_caught_in_chat_is_taken_out_of_a_memory_edited_later(
+    chat: ChatService, memories: MemoryService, database: Database
+) -> None:
+    remembered = chat.remember("The user has a cat named Rex")
+    _caught_in_chat(chat)
+
+    edited = memories.edit(
+        remembered.memory.id, f"The cat Rex knows {CAUGHT}", expected=remembered.memory.content
+    )
+
+    assert edited.memory.content == "The cat Rex knows [redacted password]"
+    assert CAUGHT not in database.fetch_value("SELECT group_concat(content) FROM memories")
+
+
+def test_tasks_and_routines_are_stored_without_secrets(
+    chat: ChatService, task_service: TaskService, database: Database
+) -> None:
+    _caught_in_chat(chat)
+
+    task = task_service.add("Call the bank about the card, PIN 4822", conversation_id=None)
+    routine = task_service.add(
+        "Check the router",
+        conversation_id=None,
+        ai_prompt="Log into the router with the password Ro7!tn55 and report",
+    )
+    task_service.update(routine.id, text=f"Check the router still takes {CAUGHT}")
+
+    rows = " ".join(
+        str(v) for row in database.fetch_all("SELECT text, ai_prompt FROM tasks") for v in row
+    )
+    assert task.text == "Call the bank about the card, PIN [redacted password]"
+    assert "4822" not in rows and "Ro7!tn55" not in rows and CAUGHT not in rows
+    with pytest.raises(TaskRefused):  # nothing but the secret is left to do
+        task_service.add(f"{CAUGHT}", conversation_id=None)
+
+
+def test_skills_are_written_without_secrets(chat: ChatService, skill_library: SkillLibrary) -> None:
+    _caught_in_chat(chat)
+
+    skill = skill_library.create("router", "Restart the router\nLog in with password Sk1!ll99.\n")
+    skill_library.update_text(skill.id, f"Restart the router\nIt takes {CAUGHT} now.\n")
+
+    written = skill_library.path(skill_library.store.get(skill.id) or skill).read_text()
+    assert "Sk1!ll99" not in written and CAUGHT not in written
+    assert "[redacted password]" in written
+
+
+def test_a_conversation_renamed_to_a_secret_keeps_the_marker(
+    chat: ChatService, database: Database
+) -> None:
+    conversation_id = _caught_in_chat(chat)
+
+    renamed = chat.rename(conversation_id, f"router {CAUGHT}")
+
+    assert renamed.title == "router [redacted password]"
+    assert CAUGHT not in database.fetch_value("SELECT group_concat(title) FROM conversations")
+
+
+def test_a_summary_the_model_writes_is_stored_without_secrets(
+    chat: ChatService, database: Database, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    for i in range(14):
+        chat.send(conversation.id, f"message number {i} about the garden and the roses")
+    model.queue("The user talked about the garden. The user's wifi password is Co6!mp88.")
+
+    result = chat.compact(conversation.id, JobControl())
+
+    assert result is not None and "Co6!mp88" not in result.summary
+    assert "Co6!mp88" not in str(database.fetch_value("SELECT summary FROM conversations"))
+
+
+def test_a_secret_caught_in_a_task_is_taken_out_of_the_next_message(
+    chat: ChatService, task_service: TaskService, database: Database
+) -> None:
+    task_service.add("Change the router password from Ta5k!pw1", conversation_id=None)
+    conversation = chat.new_conversation()
+
+    chat.send(conversation.id, "Ta5k!pw1 did not work")
+
+    assert rows_holding(database, "Ta5k!pw1") == []

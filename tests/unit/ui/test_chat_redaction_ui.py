@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from desktop.core.chat import redaction_notice
+from desktop.core.redaction import redaction_notice
 from desktop.ui.chat_window import ChatWindow
 from tests.unit.ui.conftest import say
 

@@ -140,6 +140,26 @@ def test_saving_writes_the_file_and_the_summary_follows(
     assert editor.pane.editor.toPlainText() == "Brew black tea\n\nWith milk."  # cursor kept
 
 
+def test_a_secret_saved_in_a_skill_is_a_marker_in_the_file_and_the_editor(
+    qtbot: QtBot, editor: SkillEditorWindow, skill_library: SkillLibrary, folder: Path
+) -> None:
+    skill_library.create("Router", "Restart the router\n")
+    editor.refresh()
+
+    type_text(editor, "Restart the router\n\nLog in with password Sk1!ll99.")
+    with qtbot.waitSignal(editor.skills_changed):
+        click(qtbot, editor.pane.save_button)
+
+    stored = "Restart the router\n\nLog in with password [redacted password]."
+    assert (folder / "Router.md").read_text(encoding="utf-8") == stored + "\n"
+    assert editor.pane.editor.toPlainText() == stored + "\n"  # the file, as shown when opened
+    assert not editor.pane.dirty() and not editor.pane.save_button.isEnabled()
+    assert editor.notice.text() == (
+        "Saved “Router”. Reverie replaced a password with [redacted password]: secrets are "
+        "never stored. Keep them in a password manager."
+    )
+
+
 def test_an_empty_summary_is_refused_and_the_text_is_kept(
     qtbot: QtBot, editor: SkillEditorWindow, skill_library: SkillLibrary, folder: Path
 ) -> None:

@@ -344,6 +344,23 @@ def test_new_task_adds_what_was_typed_and_shows_it_selected(
     assert view.row_texts(task.id)[3:5] == ["once on 2026-11-23 09:00", "tomorrow 09:00"]
 
 
+def test_a_secret_typed_into_a_task_is_stored_as_a_marker_and_the_notice_says_why(
+    qtbot: QtBot, view: TasksWindow, tasks: TaskService
+) -> None:
+    open_form(qtbot, view)
+    edit(view, "Call the bank about the card, PIN 4822")
+    with qtbot.waitSignal(view.tasks_changed):
+        click(qtbot, view.detail.create_button)
+
+    [task] = tasks.list()
+    assert task.text == "Call the bank about the card, PIN [redacted password]"
+    assert view.detail.fields()[0] == task.text
+    assert view.notice.text() == (
+        f"Added task #{task.id}. Reverie replaced a password with [redacted password]: "
+        "secrets are never stored. Keep them in a password manager."
+    )
+
+
 @pytest.mark.parametrize(
     ("typed", "reason"),
     [
