@@ -33,7 +33,7 @@ from models.embedded import default_chat_model_path
 from models.errors import DownloadFailed, ModelError, ModelFileInvalid, ModelUnavailable
 from models.gguf_info import read_gguf_info
 from models.memory_estimate import MemoryEstimate, estimate_embedder_memory, estimate_memory
-from models.model_file import unreadable_model_file
+from models.model_file import shown_path, unreadable_model_file
 
 log = logging.getLogger(__name__)
 
@@ -135,16 +135,18 @@ class ModelLibrary:
             info = read_gguf_info(path)
         except (ModelUnavailable, ModelFileInvalid) as error:
             kind: ModelKind = "chat"
-            return ModelOption(str(path), path.name, kind, "added", path, None, problem=str(error))
+            name = shown_path(path.name)
+            return ModelOption(str(path), name, kind, "added", path, None, problem=str(error))
         estimate = (
             estimate_embedder_memory(info.tensor_bytes, info.shape)
             if info.is_embedding
             else estimate_memory(info.tensor_bytes, info.shape, context)
         )
-        # The file's name: what the user chose, where metadata names are often cryptic.
+        # The file's name: what the user chose, where metadata names are often
+        # cryptic; with its escapes visible (a name is no terminal's command).
         kind = "embedding" if info.is_embedding else "chat"
         return ModelOption(
-            str(path), path.name, kind, "added", path, info.file_size, estimate=estimate
+            str(path), shown_path(path.name), kind, "added", path, info.file_size, estimate=estimate
         )
 
     def _embedded_chat(self, context: int) -> ModelOption:

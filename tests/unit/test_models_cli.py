@@ -303,3 +303,22 @@ def test_a_key_that_cannot_be_sent_is_refused_and_nothing_is_kept(
     assert "SECRET" not in err
     assert keys.passwords == {}
     assert _settings(user_dirs).models == Settings().models
+
+
+def test_list_shows_the_escapes_of_an_added_files_name(
+    user_dirs: AppPaths, smollm2_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file dropped on the Models page may be named anything: its name is
+    no terminal's command (round 13: ESC and BEL reached stdout raw)."""
+    named = tmp_path / "model\x1b]0;PWNED\x07\x1b[2J.gguf"
+    named.symlink_to(smollm2_path)
+    models = _settings(user_dirs).models.model_copy(update={"added": (str(named),)})
+    save_settings(
+        _settings(user_dirs).model_copy(update={"models": models}), user_dirs.settings_file
+    )
+
+    assert main(["models", "list"]) == 0
+
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out, ascii(out)
+    assert "model\\x1b]0;PWNED\\x07\\x1b[2J.gguf" in out
