@@ -47,6 +47,10 @@ DAY = 86_400.0
 MESSAGE_CHARS = 400
 MAX_MESSAGES = 60
 THRESHOLDS = {"strong_correction": 1, "mild_pushback": 2, "casual_remark": 3}
+MAX_CITED = 10
+"""Messages one preference may cite: the answer's grammar closes the list
+there, so a small model repeating a number cannot run its answer out of
+tokens mid-list (it did: "1, 1, 1, ..." until the answer was cut)."""
 _SENSITIVE = re.compile(
     r"\b(?:passwords?|passcodes?|pins?|credentials?|log ?ins?|2fa|security|secrets?|keys?|"
     r"tokens?|money|bank(?:ing)?|accounts?|pay(?:ments?|ing)?|cards?|credit|debit|crypto|"
@@ -69,7 +73,7 @@ class Preference(BaseModel):
     strength: Strength
     sensitive: bool
     """About security, credentials or money."""
-    messages: Numbers = Field(min_length=1)
+    messages: Numbers = Field(min_length=1, max_length=MAX_CITED)
 
 
 class PreferenceAnswer(BaseModel):

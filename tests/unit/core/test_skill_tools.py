@@ -186,10 +186,13 @@ def test_a_skill_the_real_small_model_writes_under_the_schema_is_saved(
     assert call.result.ok, call.result.content
     [skill] = skill_library.list()
     assert skill.name == call.arguments["name"] == call.result.content["name"]
-    # What the user asked to keep is in the saved text: its steps and its number.
+    # What the user asked to keep is in the saved text: its steps and its
+    # number, in the model's words ("boil water, steep 2 minutes" came back
+    # as "two minutes of boiling water" from another build of llama.cpp).
     saved = (user_dirs.skills_dir / f"{skill.name}.md").read_text(encoding="utf-8")
     assert saved == call.arguments["text"].rstrip("\n") + "\n"
-    assert "boil water" in saved and "2 minutes" in saved
+    words = saved.casefold()
+    assert "water" in words and "minute" in words and ("2" in words or "two" in words), saved
 
 
 def test_a_refused_call_is_logged_by_its_kind_not_by_the_users_words(
