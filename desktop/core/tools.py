@@ -166,15 +166,19 @@ class Toolbox:
             return ToolCall(name, {}, ToolResult.error("The arguments are one JSON object."))
         tool = self._tools.get(name)
         if tool is None or name not in set(offered):
+            # Named as written, cut: a model ignoring the grammar (a server's)
+            # may write a megabyte of name, which every later prompt would carry.
             known = ", ".join(sorted(offered)) or "none"
+            name = _cut(name)
             return ToolCall(
-                name, arguments, ToolResult.error(f"There is no tool {name!r}; tools: {known}.")
+                name, {}, ToolResult.error(f"There is no tool {name!r}; tools: {known}.")
             )
         try:
             # Strict: true is not the id 1, nor "3" the priority 3; the model hears the mistake.
             checked = tool.arguments.model_validate(arguments, strict=True)
         except ValidationError as error:
-            return ToolCall(name, arguments, ToolResult.error(_argument_problem(name, error)))
+            # Not kept: what it wrote may be anything of any size, and is wrong.
+            return ToolCall(name, {}, ToolResult.error(_argument_problem(name, error)))
         try:
             result = tool.run(checked, context)
         except ReverieError as error:  # refused, or the storage failed: the model hears why
@@ -245,7 +249,16 @@ def _kind(spec: dict[str, Any]) -> str:
 
 def _argument_problem(name: str, error: ValidationError) -> str:
     problems: Sequence[str] = [
-        f"{'.'.join(str(part) for part in issue['loc']) or 'arguments'}: {issue['msg']}"
+        f"{_cut('.'.join(str(part) for part in issue['loc'])) or 'arguments'}: {issue['msg']}"
         for issue in error.errors()[:3]
     ]
     return f"Wrong arguments for {name}: {'; '.join(problems)}."
+
+
+_QUOTED_CHARS = 60
+"""The most of a name the model wrote that a refusal quotes back to it."""
+
+
+def _cut(written: str) -> str:
+    """*written* as a refusal quotes it: at most ``_QUOTED_CHARS`` characters."""
+    return written if len(written) <= _QUOTED_CHARS else written[: _QUOTED_CHARS - 1] + "…"

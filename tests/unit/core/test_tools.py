@@ -161,6 +161,26 @@ def test_a_tool_not_offered_is_refused(
     assert _all(memories) == []
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        json.dumps({"name": "x" * 1_000_000, "arguments": {"query": "tea"}}),
+        json.dumps({"name": "search_memory", "arguments": {"q" * 1_000_000: "tea"}}),
+    ],
+    ids=["a megabyte of name", "a megabyte of argument name"],
+)
+def test_a_refusal_quotes_what_the_model_wrote_cut_short(
+    toolbox: Toolbox, context: ToolContext, written: str
+) -> None:
+    """A model ignoring the grammar (a server's) wrote a megabyte of name:
+    the refusal, stored and read by every later prompt, quoted it whole."""
+    call = toolbox.call(written, context, EVERY)
+
+    assert not call.result.ok
+    assert len(call.result.summary) < 300 and len(json.dumps(call.result.content)) < 300
+    assert len(call.name) < 100 and call.arguments == {}  # kept nowhere
+
+
 def test_off_the_record_only_tools_that_do_not_learn_are_offered(toolbox: Toolbox) -> None:
     assert toolbox.offered(off_record=False) == EVERY
     assert toolbox.offered(off_record=True) == {"search_memory"}
