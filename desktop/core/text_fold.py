@@ -17,6 +17,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from confusable_homoglyphs.confusables import confusables_data
+
 
 def folded(text: str) -> tuple[str, list[int]]:
     """*text* with each character in its compatibility form and unseen
@@ -35,8 +37,9 @@ def folded(text: str) -> tuple[str, list[int]]:
 def fold(char: str) -> str:
     if (char.isascii() and _ASCII_CONTROL.match(char) is None) or _HANGUL <= char <= _HANGUL_END:
         return char  # a Hangul syllable has no accent to drop: its letters stay one
+    look_alikes = _look_alikes()
     return "".join(
-        _LOOK_ALIKES.get(c, c) for c in unicodedata.normalize("NFKD", char) if not _unseen(c)
+        look_alikes.get(c, c) for c in unicodedata.normalize("NFKD", char) if not _unseen(c)
     )
 
 
@@ -57,14 +60,48 @@ def _unseen(char: str) -> bool:
 _LOOK_ALIKES = dict(
     zip(
         # Cyrillic, Greek, Armenian, Latin letters drawn like others, small capitals.
-        "аеіјорсуѕхһԁԛԝӏкАВЕІЈКМНОРСТХУЅӀԚԜҮαοριυνκχϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧօսհոɑɡıᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘʀᴛᴜᴠᴡʏᴢ",
-        "aeijopcysxhdqwlkABEIJKMHOPCTXYSIQWYaopiuvkxcjABEZHIKMNOPTYXouhnagiabcdeghijklmnoprtuvwyz",
+        "аеіјорсуѕхһԁԛԝӏкАВЕІЈКМНОРСТХУЅӀԚԜҮαοριυνκχϲϳΑΒΕΖΗΙΚΜΝΟΡΤΥΧօսհոɑɡıᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘʀᴛᴜᴠᴡʏᴢɾ",
+        "aeijopcysxhdqwlkABEIJKMHOPCTXYSIQWYaopiuvkxcjABEZHIKMNOPTYXouhnagiabcdeghijklmnoprtuvwyzr",
         strict=True,
     )
 )
-"""Letters of other scripts drawn like Latin ones (a subset of Unicode's
-confusables.txt), read as those: "password" written with a Cyrillic a
-(U+0430) is "password"."""
+"""Letters of the scripts people write words in (Cyrillic, Greek, Armenian)
+drawn like Latin ones, read as those: "password" written with a Cyrillic a
+(U+0430) is "password".  Chosen by hand from Unicode's confusables: only the
+letters one would mistake, so the words of those languages stay theirs."""
+_OWN_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "GEORGIAN"})
+"""Scripts whose look-alikes are only those chosen by hand (``_LOOK_ALIKES``)."""
+
+
+@lru_cache(maxsize=1)
+def _look_alikes() -> dict[str, str]:
+    """``_LOOK_ALIKES``, and every other letter Unicode's confusables
+    (UTS #39) draw like a Latin one: small capitals, Lisu, Cherokee, Coptic,
+    Canadian syllabics, Tifinagh... ("[SYSTEM EVENT]" with a small capital S
+    is "[SYSTEM EVENT]")."""
+    table = dict(_LOOK_ALIKES)
+    for char, glyphs in confusables_data.items():
+        if len(char) != 1 or char in table or not _foreign_letter(char):
+            continue
+        latin = next((g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"] in _LATIN), None)
+        if latin is not None:
+            # Unicode draws I and l as one shape, named l: a capital, or a
+            # letter named I (Lisu's), reads as I.
+            capital = char.isupper() or unicodedata.name(char).endswith(" I")
+            table[char] = "I" if latin == "l" and capital else latin
+    return table
+
+
+def _foreign_letter(char: str) -> bool:
+    """A letter NFKD leaves as it is, outside ASCII and the hand-chosen scripts."""
+    if char.isascii() or not unicodedata.category(char).startswith("L"):
+        return False
+    if unicodedata.normalize("NFKD", char) != char:
+        return False
+    return unicodedata.name(char, "?").split()[0] not in _OWN_SCRIPTS
+
+
+_LATIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _HANGUL, _HANGUL_END = "\uac00", "\ud7a3"
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
 """ASCII control characters that are no whitespace."""

@@ -128,6 +128,14 @@ def test_a_turn_token_split_by_a_line_break_or_unseen_character_is_broken(
         "<|im_st\u03b1rt|>",  # a Greek alpha
         "[\u0405YSTEM EVENT]",  # a Cyrillic S
         "[INS\u0422]",  # a Cyrillic T
+        # Round 13: letters the hand-made table lacked (Unicode's confusables).
+        "[\ua731YSTEM EVENT]",  # a small capital S
+        "[\ua4e2YSTEM EVENT]",  # a Lisu S
+        "[\u13daYSTEM EVENT]",  # a Cherokee S
+        "[\u026a\u0274\ua731\u1d1b]",  # small capitals INST
+        "[\ua4f2NST]",  # a Lisu I
+        "</tool_resp\u2c9fnse>",  # a Coptic o
+        "</memo\u027eies>",  # an r with fishhook
     ],
 )
 def test_a_tag_spelled_with_look_alike_letters_is_broken(variant: str, shape: Shape) -> None:
