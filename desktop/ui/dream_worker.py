@@ -110,6 +110,7 @@ class DreamRunner(QObject):
         self.worker.failed.connect(self._on_failed)
         self._running = False
         self._paused = False
+        self._resume_when_stopped = False
         self.state: DreamState = "idle"
         self.qthread.start()
 
@@ -133,18 +134,26 @@ class DreamRunner(QObject):
     def pause(self) -> None:
         """Stop the dream at its next step and start none until ``resume``."""
         self._paused = True
+        self._resume_when_stopped = False
         self.worker.stop("paused")
         if not self._running:
             self._set_state("paused")
 
     def resume(self) -> None:
-        """Dreaming may go on; a paused dream continues from its checkpoint."""
+        """Dreaming may go on; a paused dream continues from its checkpoint
+        (once it has stopped, if it is still winding down)."""
         if not self._paused:
             return
         self._paused = False
-        self._set_state("idle")
-        if self.dreamer.dreams.unfinished() is not None:
-            self.dream("resume")
+        if self._running:
+            self._resume_when_stopped = True
+            self._set_state("dreaming")
+            return
+        self._go_on()
+
+    def _go_on(self) -> None:
+        if self.dreamer.dreams.unfinished() is None or not self.dream("resume"):
+            self._set_state("idle")
 
     def stop(self) -> None:
         """Quit: stop the dream in flight (it resumes next time) and the thread."""
@@ -157,14 +166,25 @@ class DreamRunner(QObject):
             self._set_state("waiting" if progress.waiting else "dreaming")
 
     def _on_finished(self, report: DreamReport) -> None:
-        self._running = False
-        self._set_state("paused" if self._paused else "idle")
+        self._stopped()
         self.finished.emit(report)
+        self._resume_if_asked()
 
     def _on_failed(self, message: str) -> None:
-        self._running = False
-        self._set_state("paused" if self._paused else "idle")
+        self._stopped()
         self.failed.emit(message)
+        self._resume_if_asked()
+
+    def _stopped(self) -> None:
+        self._running = False
+        if not self._resume_when_stopped:
+            self._set_state("paused" if self._paused else "idle")
+
+    def _resume_if_asked(self) -> None:
+        """Resume pressed while the paused dream was still winding down."""
+        if self._resume_when_stopped:
+            self._resume_when_stopped = False
+            self._go_on()
 
     def _set_state(self, state: DreamState) -> None:
         if state != self.state:

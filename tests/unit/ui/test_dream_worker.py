@@ -113,7 +113,37 @@ def test_pausing_stops_the_dream_and_resuming_goes_on_from_its_checkpoint(
     report: DreamReport = resumed.args[0]
     assert report.run.id == stopped.args[0].run.id
     assert report.run.status == "completed" and report.applied == 1
-    assert states == ["dreaming", "paused", "idle", "dreaming", "idle"]
+    assert states == ["dreaming", "paused", "dreaming", "idle"]
+
+
+def test_resuming_while_the_paused_dream_winds_down_goes_on_once_it_has_stopped(
+    qtbot: QtBot, runner: DreamRunner, memories: MemoryService, model: ScriptedChatModel
+) -> None:
+    """Round 13: Resume pressed at once after Pause showed idle while the
+    dream still ran, and left it unfinished with nothing to go on with it."""
+    add_memory(memories, REX)
+    add_memory(memories, REX_TWIN)
+    gate = StepGate(allowed=1)
+    model.gate = gate
+    model.queue(MERGE, MERGE)
+    states: list[str] = []
+    runner.state_changed.connect(states.append)
+    runner.dream("manual")
+    gate.wait_for_arrival(2)  # the dream's model call is under way
+
+    runner.pause()
+    runner.resume()  # the user changes their mind before the dream has stopped
+    assert runner.state == "dreaming" and runner.running
+    with qtbot.waitSignal(runner.finished, timeout=WAIT_MS) as stopped:
+        gate.open()
+    assert stopped.args[0].run.status == "paused"
+    with qtbot.waitSignal(runner.finished, timeout=WAIT_MS) as resumed:
+        pass
+
+    assert resumed.args[0].run.id == stopped.args[0].run.id
+    assert resumed.args[0].run.status == "completed"
+    assert runner.dreamer.dreams.unfinished() is None
+    assert states == ["dreaming", "idle"]  # dreaming all along, idle once it is done
 
 
 def test_a_user_turn_during_a_dream_is_answered_while_the_dream_waits(
