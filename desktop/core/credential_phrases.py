@@ -173,6 +173,8 @@ _NOT_ADDRESS = rf"(?!{_EMAIL}(?![\w@]))"
 is the password, as a second user would be a whole address."""
 _BEFORE = rf"(?:{_QUOTED}|(?<![^\s(])(?!\()(?P<before>{_LONG}{_TOKEN}[!?]*))"
 _OWNER = r"(?:(?:my|the|our|your|his|her|their|its|a|an)\s+)?"
+_USING = r"use[sd]?|using|set|chose|choose|picked|pick|made|make|have|had|keep|kept|took|take"
+"""Verbs that put a value before "as": "I use X as my password"."""
 _STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
 _SIGNED_EVEN_QUOTED = "a digit or sign, quoted or not"
 """After a weak word a quoted value must look like one too ("the code is
@@ -201,11 +203,24 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "password X for the drive", "PIN 4821": no verb, so only a value
         # with a digit or a sign counts ("password sunshine" may be a noun).
         (rf"\b{_KEYWORD}\s+(?!(?:code|number)\b)(?:{_QUOTED}|{_LOOKS_LIKE})", _SIGNED),
-        # "X is my password", "'X' is the wifi password at the cabin", "I use X as my PIN".
+        # "X is my password", "'X' is the wifi password at the cabin".
         (
-            rf"{_BEFORE}\s+(?:is|was|as)\s+{_OWNER}"
+            rf"{_BEFORE}\s+(?:is|was)\s+{_OWNER}"
             rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}){_AFTER_WORD}",
             _STRONG,
+        ),
+        # "I use X as my PIN"; without "use" (or the like) the word before
+        # "as" may be a verb ("why doesn't it work as my password?"), so
+        # only a value with a digit or sign.
+        (
+            rf"\b(?:{_USING})\s+{_BEFORE}\s+as\s+{_OWNER}"
+            rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}){_AFTER_WORD}",
+            _STRONG,
+        ),
+        (
+            rf"{_BEFORE}\s+as\s+{_OWNER}"
+            rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}){_AFTER_WORD}",
+            _SIGNED,
         ),
         # "X, my password", "X - my password", "X = wifi password",
         # "X (the router password)", "X is the code".

@@ -105,8 +105,10 @@ _NOT_A_VALUE = re.compile(
     r"|[a-z]\d+[a-z]?\.\w+"  # an instance type: m5.large
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_SPACED_DIGITS = re.compile(r"(?<![\w.,:/-])\d(?: \d){3,9}(?![\w.,:/-]|\s\d)")
-"""A PIN written digit by digit: "7 3 1 9"."""
+_SPACED_DIGITS = re.compile(
+    r"(?<![\w.,:/-])\d(?:(?: |, ?| ?[-\u2013] ?)\d){3,9}(?![\w.:/-]|,\s*\d|\s\d)"
+)
+"""A PIN written digit by digit: "7 3 1 9", "7, 3, 1, 9", "7 - 3 - 1 - 9"."""
 _DATE = re.compile(r"\d{1,2}([/.-])\d{1,2}\1(?:\d\d)?\d\d|(?:19|20)\d\d-\d\d-\d\d")
 """A date, which people choose as a PIN or a password too."""
 _SETTING = frozenset(

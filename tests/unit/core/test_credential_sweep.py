@@ -41,6 +41,8 @@ VALUES_AROUND_THE_WORD = [
     ("work laptop\nXy7!ab\nphone\nKr4k3n!\n(passcodes)", ["Xy7!ab", "Kr4k3n"]),
     # a PIN digit by digit, a date, a value set after "it's"/"went with" (round 11)
     ("sorry I meant the PIN is 7 3 1 9", ["7 3 1 9"]),
+    ("card PIN 2, 5, 3, 8 don't tell anyone", ["2, 5, 3, 8"]),  # round 13
+    ("the door code is 2 - 4 - 1 - 2", ["2 - 4 - 1 - 2"]),
     ("the password to the school portal is 31/08/1994", ["31/08/1994"]),
     ("we set the alarm PIN to 31.08.94 after the break-in", ["31.08.94"]),
     ("ok so about my password. I never change it. It's tiger7.", ["tiger7"]),
@@ -113,6 +115,9 @@ def test_a_value_in_the_next_message_goes(earlier: str, text: str, value: str) -
         ("call 1 2 3 4 later about the password", "1 2 3 4"),
         ("my password is Xk9!aa for the 2 accounts", "for the 2 accounts"),
         ("my password is Xk9!aa since 2019", "since 2019"),
+        # a verb before "as" is no value (round 13: "work" was taken)
+        ("why doesn't it work as my netflix password?", "work as"),
+        ("the old one still works as the wifi password", "works as"),
     ],
 )
 def test_what_is_no_secret_beside_the_word_stays(text: str, kept: str) -> None:
