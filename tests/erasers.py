@@ -4,11 +4,15 @@ working set of 50, a 30-day restore window unless told otherwise)."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from desktop.core.db import Database, MemoryStore
 from desktop.core.db.skills import SkillStore
+from desktop.core.dreaming import snapshots
 from desktop.core.erasure import Eraser
 from desktop.core.paths import AppPaths
 from desktop.core.skills import SkillLibrary
@@ -33,3 +37,30 @@ def eraser_for(
         clock=clock,
         skills=SkillLibrary(SkillStore(database), paths.skills_dir),
     )
+
+
+class _SaysWaiting(logging.Handler):
+    def __init__(self, event: threading.Event) -> None:
+        super().__init__()
+        self._event = event
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "waits" in record.getMessage():
+            self._event.set()
+
+
+@contextlib.contextmanager
+def waiting_for_snapshots() -> Iterator[threading.Event]:
+    """An event set when a holder of the snapshots' lock (an erasure, a
+    dream's copy) has to wait for another: what a test waits on instead of
+    sleeping, while the other holder is held."""
+    event = threading.Event()
+    logger = logging.getLogger(snapshots.__name__)
+    handler, level = _SaysWaiting(event), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield event
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)

@@ -27,6 +27,13 @@ a dream may be writing its copy at that moment, and a copy in progress is
 always younger than that.  A snapshot SQLite finds damaged can be neither
 purged nor restored: it is removed, and the erasure says so.
 
+An erasure holds the snapshots (``SnapshotsLock``, which a dream's copy
+takes too) from its first step to its last: a copy being written when it
+starts is waited for, then purged with the others; one a dream starts
+meanwhile waits, and is read from the database without the erased rows.
+Else a copy read before the rows went would land after the purge, holding
+what the user was told is gone.
+
 A draft skill a dream made only from erased conversations (and the user
 did not accept) goes too: every erasure looks for such drafts, whatever it
 is asked, so one a kill left is removed by the next; its file first (in
@@ -66,6 +73,7 @@ from desktop.core.dreaming.snapshots import (
     SKILLS_SUFFIX,
     SNAPSHOT_PREFIX,
     SNAPSHOT_SUFFIX,
+    SnapshotsLock,
     complete_snapshots,
     damaged,
     discard,
@@ -193,6 +201,8 @@ class Eraser:
         # One erasure at a time (a dream's and a "Delete now" may meet): the
         # mark is removed only when no other erasure still needs it.
         self._one_at_a_time = threading.Lock()
+        self.snapshots_lock = SnapshotsLock(snapshots_dir)
+        """Held by every erasure; a dream's copy is written under it too."""
         self._store = store
         self._snapshots_dir = snapshots_dir
         self._working_set_file = working_set_file
@@ -246,7 +256,16 @@ class Eraser:
 
     def _erase(self, items: Erasable) -> Erasure:
         """Erase *items*, finishing first what an earlier erasure left undone."""
-        with self._one_at_a_time:
+        with self._one_at_a_time, contextlib.ExitStack() as held:
+            try:
+                held.enter_context(self.snapshots_lock.held("An erasure"))
+            except OSError as error:
+                why = (error.strerror or type(error).__name__).lower()
+                raise EnvironmentProblem(
+                    f"Nothing was erased: the snapshots folder {self._snapshots_dir} could "
+                    f"not be opened ({why}).",
+                    "Fix the folder's permissions, then try again.",
+                ) from error
             return self._erase_alone(items)
 
     def _erase_alone(self, items: Erasable) -> Erasure:

@@ -253,6 +253,7 @@ class Dreamer:
             stamp,
             skills_dir=self._skills_dir,
             keep=self._settings.snapshots_kept,
+            under=self.eraser.snapshots_lock,  # never beside an erasure ("Delete now")
         )
 
     def _record_failure(self, trigger: str, failed: SnapshotFailed) -> None:

@@ -12,6 +12,10 @@ journal name that is no file SQLite wrote (a folder, a pipe, a link): left,
 it would keep the copy "mid-change", out of every purge, for good.  A copy
 that cannot be written raises ``SnapshotFailed``: the dream does not start.
 
+A copy is written under a ``SnapshotsLock``, which an erasure holds too
+while it erases: else a copy read before an erasure took the rows out
+would land after it purged the others, holding the erased text.
+
 The skills folder is copied file by file.  A link to a file (a skill kept
 in a dotfiles folder) is copied as the file, since a dream rewrites the
 skill through it; any other link (to a folder elsewhere, or to nothing any
@@ -28,11 +32,14 @@ import logging
 import os
 import shutil
 import stat
+import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from desktop.core.db import Database, DatabaseBusy, DiskFull, open_copy
 from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import kind_of, make_private_folder, make_tree_private, sync_to_disk
+from desktop.core.files import kind_of, lock, make_private_folder, make_tree_private, sync_to_disk
 
 SNAPSHOT_PREFIX = "before-dream-"
 SNAPSHOT_SUFFIX = ".sqlite3"
@@ -60,18 +67,81 @@ class SnapshotFailed(EnvironmentProblem):
         self.reason = reason
 
 
+class SnapshotsLock:
+    """One at a time over the copies in a folder: a dream writing its copy,
+    or an erasure taking text out of them (see the module docstring).
+
+    Held across threads (a lock of this object: the dream and the erasure
+    share their eraser's) and across processes (``flock`` on the folder
+    itself, opened anew by each holder, so two holders in one process
+    exclude each other too, and no lock file stands among the copies).
+    Windows has no ``flock`` (``files.lock``): there only the threads
+    sharing this object wait for each other."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._threads = threading.Lock()
+
+    @contextlib.contextmanager
+    def held(self, by: str) -> Iterator[None]:
+        """Hold the copies for *by* (who waits, as the log says while it
+        waits).  A folder that is not there (or no folder) holds no copy:
+        only the threads are held.  Raises ``OSError`` if the folder
+        cannot be opened."""
+        if not self._threads.acquire(blocking=False):
+            _say_waiting(by, self.folder)
+            self._threads.acquire()
+        try:
+            descriptor = _open_folder(self.folder)
+            try:
+                if descriptor >= 0 and not lock(descriptor, wait=False):
+                    _say_waiting(by, self.folder)
+                    lock(descriptor, wait=True)
+                yield
+            finally:
+                if descriptor >= 0:
+                    os.close(descriptor)  # and its flock with it
+        finally:
+            self._threads.release()
+
+
+def _open_folder(folder: Path) -> int:
+    """A descriptor of *folder* to lock, or -1 where there is nothing to
+    lock: no folder there, or Windows (no ``flock``, no folder opens)."""
+    if sys.platform == "win32":
+        return -1
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        return os.open(folder, flags)
+    except (FileNotFoundError, NotADirectoryError):
+        return -1
+
+
+def _say_waiting(by: str, folder: Path) -> None:
+    log.info("%s waits: the snapshots in %s are being written or purged", by, folder)
+
+
 def take_snapshot(
-    database: Database, folder: Path, stamp: str, *, skills_dir: Path | None, keep: int
+    database: Database,
+    folder: Path,
+    stamp: str,
+    *,
+    skills_dir: Path | None,
+    keep: int,
+    under: SnapshotsLock | None = None,
 ) -> Path:
     """Copy *database* (and *skills_dir*) into *folder* as ``before-dream-<stamp>``,
-    then keep only the newest *keep* complete copies.  Raises ``SnapshotFailed``."""
+    then keep only the newest *keep* complete copies, all *under* a lock
+    (the eraser's ``snapshots_lock``; without one, a lock of the folder's
+    own).  Raises ``SnapshotFailed``."""
     final = folder / f"{SNAPSHOT_PREFIX}{stamp}{SNAPSHOT_SUFFIX}"
     try:
         make_private_folder(folder)
-        roll_back_cut(folder, database)  # a copy a kill left mid-change counts again
-        remove_leftovers(folder)  # before writing: their space may be what is missing
-        _write(database, final, skills_dir)
-        rotate(folder, keep)
+        with (under or SnapshotsLock(folder)).held("A dream's safety copy"):
+            roll_back_cut(folder, database)  # a copy a kill left mid-change counts again
+            remove_leftovers(folder)  # before writing: their space may be what is missing
+            _write(database, final, skills_dir)
+            rotate(folder, keep)
     except (OSError, EnvironmentProblem) as error:
         raise SnapshotFailed(_reason(error), disk_full=_disk_full(error)) from error
     return final

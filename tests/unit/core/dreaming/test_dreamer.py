@@ -16,6 +16,7 @@ from desktop.core.dreaming.control import DreamControl, DreamProgress
 from desktop.core.dreaming.dreamer import DreamReport
 from desktop.core.settings import DreamSettings
 from desktop.core.skills import SkillLibrary
+from tests.erasers import waiting_for_snapshots
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import DAY, Dreaming
 
@@ -460,6 +461,26 @@ def test_a_snapshot_is_taken_before_each_dream_and_only_the_last_few_kept(
         "Brew the user's tea\nBlack now.\n",
         "Brew the user's tea\nWhite.\n",
     ]
+
+
+def test_a_dream_copies_the_database_only_once_an_erasure_under_way_is_done(
+    dreaming: Dreaming,
+) -> None:
+    dreaming.add(REX)
+    folder = dreaming.folder / "snapshots"
+    dream = threading.Thread(target=_dream, args=(dreaming,))
+    erasing = dreaming.dreamer.eraser.snapshots_lock.held("An erasure")
+    try:
+        with waiting_for_snapshots() as waiting, erasing:
+            dream.start()
+            assert waiting.wait(60)
+            assert list(folder.glob("*before-dream-*")) == []  # nothing copied meanwhile
+    finally:  # the erasure is over: the dream goes on
+        if dream.ident is not None:
+            dream.join(60)
+
+    assert not dream.is_alive()
+    assert len(list(folder.glob("before-dream-*.sqlite3"))) == 1
 
 
 def test_the_working_set_lists_the_most_used_memories(dreaming: Dreaming) -> None:
