@@ -44,7 +44,12 @@ from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.erasure import Eraser
 from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import PRIVATE_UMASK, make_private_folder, make_tree_private
+from desktop.core.files import (
+    PRIVATE_UMASK,
+    NotARegularFile,
+    make_private_folder,
+    make_tree_private,
+)
 from desktop.core.harvest import Harvester
 from desktop.core.jobs import ROLE_NAMES, failure_message
 from desktop.core.log_privacy import PrivateRotatingFileHandler, RedactingFilter
@@ -122,7 +127,9 @@ class Core:
             self.database.close()
 
 
-def build_core(paths: AppPaths) -> Core:
+def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
+    """Every Qt-free part, in order; *early_problems* (found before, such as
+    a log file that cannot be written) lead ``Core.problems``."""
     settings, settings_problem = load_settings(paths.settings_file)
     activity = UserActivity()
     quiet = settings.dream.quiet_seconds
@@ -133,7 +140,15 @@ def build_core(paths: AppPaths) -> Core:
     preparation = PreparationProgress()
     roles = RoleSwitch(broker, BackendMaker(library, secrets, preparation))
     core = Core(
-        paths, settings, broker, secrets, library, roles, activity=activity, preparation=preparation
+        paths,
+        settings,
+        broker,
+        secrets,
+        library,
+        roles,
+        activity=activity,
+        preparation=preparation,
+        problems=list(early_problems),
     )
     for problem in (settings_problem, catalog_problem):
         if problem is not None:
@@ -295,19 +310,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     # alone (SQLite's and the log's are also fixed one by one).
     previous_umask = os.umask(PRIVATE_UMASK)
     try:
-        with _logging(paths, args.verbose):
+        with _logging(paths, args.verbose) as log_problems:
             if args.command == "models":
+                for said in log_problems:  # no window to show them
+                    print(f"Reverie: {said}", file=sys.stderr)
                 return models_cli.run(args, paths)
             if args.check:
-                return run_check(paths, args.prompt)
-            return run_gui(paths, start_hidden=args.hidden)
+                return run_check(paths, args.prompt, log_problems)
+            return run_gui(paths, start_hidden=args.hidden, early_problems=log_problems)
     finally:
         os.umask(previous_umask)  # main() also runs inside other programs (the tests)
 
 
-def run_check(paths: AppPaths, prompt: str) -> int:
+def run_check(paths: AppPaths, prompt: str, early_problems: Sequence[str] = ()) -> int:
     """Start every part without a window, report it, and stream one short reply."""
-    core = build_core(paths)
+    core = build_core(paths, early_problems)
     core.preparation.add_listener(PreparationPrinter())
     try:
         loads = load_models(core)
@@ -358,7 +375,7 @@ def _reply_once(core: Core, prompt: str) -> str | None:
     return None
 
 
-def run_gui(paths: AppPaths, *, start_hidden: bool) -> int:
+def run_gui(paths: AppPaths, *, start_hidden: bool, early_problems: Sequence[str] = ()) -> int:
     from desktop.ui.application import ReverieApplication, qt_application
     from desktop.ui.single_instance import (
         SingleInstance,
@@ -377,7 +394,7 @@ def run_gui(paths: AppPaths, *, start_hidden: bool) -> int:
         # Refusing to start would leave the user without Reverie over a
         # socket file; a second copy is the lesser harm, and it is said.
         unguarded = f"{error} Reverie started anyway; another launch may start a second copy."
-    core = build_core(paths)
+    core = build_core(paths, early_problems)
     if unguarded:
         core.problems.insert(0, unguarded)
     for problem in core.problems:
@@ -407,12 +424,15 @@ def _parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 @contextmanager
-def _logging(paths: AppPaths, verbose: bool) -> Iterator[None]:
+def _logging(paths: AppPaths, verbose: bool) -> Iterator[list[str]]:
     """Log to the console (warnings, or everything with --verbose) and to a
-    rotating file readable by the user alone; every line redacted first."""
+    rotating file readable by the user alone; every line redacted first.
+    Yields why there is no log file, as problems to show at start (none
+    when there is one): never a wait, nor lines written through a link."""
     console = logging.StreamHandler()
     console.setLevel(logging.DEBUG if verbose else logging.WARNING)
     handlers: list[logging.Handler] = [console]
+    problems: list[str] = []
     try:
         make_private_folder(paths.log_dir)
         make_tree_private(paths.log_dir)  # logs an older version left readable by others
@@ -421,8 +441,13 @@ def _logging(paths: AppPaths, verbose: bool) -> Iterator[None]:
                 paths.log_dir / LOG_FILE_NAME, max_bytes=LOG_FILE_BYTES, backups=LOG_BACKUPS
             )
         )
+    except NotARegularFile as odd:
+        problems.append(
+            f"No log file is written: {odd}, where the log goes. Move or remove it; "
+            "the next start writes the log there again."
+        )
     except OSError as error:
-        print(f"Reverie: not writing a log file: {explain(error)}", file=sys.stderr)
+        problems.append(f"No log file is written: {explain(error)}.")
     root = logging.getLogger()
     # httpx logs every request at INFO: noise beside Reverie's own lines.
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -435,7 +460,7 @@ def _logging(paths: AppPaths, verbose: bool) -> Iterator[None]:
         handler.addFilter(redacting)
         root.addHandler(handler)
     try:
-        yield
+        yield problems
     finally:
         for handler in handlers:
             root.removeHandler(handler)

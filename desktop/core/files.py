@@ -212,17 +212,21 @@ class NotARegularFile(OSError):
         self.kind = kind
 
 
-def open_regular(path: Path) -> int:
-    """A read-only descriptor of *path*, which must be a regular file: a
-    named pipe would block its reader, a device never end, a link lead
-    elsewhere.  ``NotARegularFile`` names what stands there instead;
-    ``FileNotFoundError`` and other ``OSError`` as ``os.open`` raises them."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+def open_regular(path: Path, flags: int = os.O_RDONLY) -> int:
+    """A descriptor of *path* opened with *flags* (read-only unless told;
+    with ``O_CREAT``, a new file is made 0600), which must be a regular
+    file: a named pipe would block its reader or writer, a device never
+    end, a link lead elsewhere.  ``NotARegularFile`` names what stands
+    there instead; ``FileNotFoundError`` and other ``OSError`` as
+    ``os.open`` raises them."""
+    flags |= getattr(os, "O_NONBLOCK", 0) | _NO_FOLLOW | _CLOEXEC
     try:
-        descriptor = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+        descriptor = os.open(path, flags, PRIVATE_FILE_MODE)
     except OSError as error:
         if error.errno == errno.ELOOP:  # O_NOFOLLOW met a symbolic link
             raise NotARegularFile(path, "a symbolic link") from error
+        if error.errno in (errno.ENXIO, errno.EISDIR):  # a pipe with no reader, a socket, a folder
+            raise NotARegularFile(path, kind_of(path.lstat().st_mode)) from error
         raise
     mode = os.fstat(descriptor).st_mode
     if not stat.S_ISREG(mode):

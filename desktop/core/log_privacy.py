@@ -7,6 +7,9 @@ the message formatted with its arguments, an exception's traceback and a
 stack.  The log file is created 0600 whatever the umask, and rotates so it
 never grows without bound.  A log file that cannot be written (a full disk)
 is said once on stderr and then left alone: logging never stops the app.
+Anything but a regular file at the log's name (a named pipe, a link, a
+folder) is never opened, nor written through: ``NotARegularFile`` names it,
+and Reverie runs without a log file (``desktop.app`` says so at start).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import logging.handlers
 import sys
 from pathlib import Path
 
-from desktop.core.files import make_private, open_private
+from desktop.core.files import make_private, open_regular
 from desktop.core.redaction import redact
 
 _REDACTED = "_reverie_redacted"
@@ -91,7 +94,14 @@ class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
             "a",
             encoding=self.encoding,
             errors=self.errors,
-            opener=open_private,
+            opener=_open_log_file,
         )
         make_private(Path(self.baseFilename))  # a file an older version left 0644
         return stream
+
+
+def _open_log_file(path: str, flags: int) -> int:
+    """The ``opener`` of the log file, at start and after each rotation:
+    a regular file, or ``NotARegularFile`` (a named pipe would keep the
+    opener waiting for a reader for good, a link lead the lines elsewhere)."""
+    return open_regular(Path(path), flags)

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QPushButton, QToolButton
 from pytestqt.qtbot import QtBot
 
-from desktop.app import PreparationPrinter, build_core, load_models, main
+from desktop.app import LOG_FILE_NAME, PreparationPrinter, build_core, load_models, main
 from desktop.core.backends import Preparation, PreparationProgress
 from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, AppPaths, resolve_paths
 from desktop.core.schedules import Daily
@@ -44,6 +44,7 @@ from desktop.ui.tray import Tray
 from desktop.ui.worker import TaskDone
 from models.broker import Role, RoleHealth
 from models.convert_bert import DEFAULT_GGUF_NAME, Progress
+from tests.pipes import a_reader_comes_late
 
 WAIT_MS = 60_000
 
@@ -648,6 +649,38 @@ def test_check_refuses_a_database_it_cannot_write(
         assert f"The database {app_paths.database_file} is read-only" in err
     finally:
         app_paths.database_file.chmod(0o600)
+
+
+@pytest.mark.model
+def test_a_named_pipe_where_the_log_goes_is_a_problem_at_start_not_a_hang(
+    app_paths: AppPaths, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _run_in(app_paths, monkeypatch)
+    pipe = app_paths.log_dir / LOG_FILE_NAME
+    os.mkfifo(pipe, 0o600)
+
+    with a_reader_comes_late(pipe):
+        assert main(["--check", "--prompt", "Say hi."]) == 1
+
+    problems = [line for line in capsys.readouterr().err.splitlines() if "problem: " in line]
+    assert problems == [
+        f"problem: No log file is written: {pipe} is a named pipe, not a regular file, where "
+        "the log goes. Move or remove it; the next start writes the log there again."
+    ]
+
+
+def test_a_log_file_reverie_cannot_write_is_said_by_a_models_command_too(
+    user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    user_dirs.log_dir.mkdir(parents=True)
+    pipe = user_dirs.log_dir / LOG_FILE_NAME
+    os.mkfifo(pipe, 0o600)
+
+    with a_reader_comes_late(pipe):
+        assert main(["models", "list"]) == 0
+
+    err = capsys.readouterr().err
+    assert f"Reverie: No log file is written: {pipe} is a named pipe" in err
 
 
 @pytest.mark.model

@@ -1,15 +1,21 @@
-"""Nothing reaches Reverie's log unredacted, and the log file rotates."""
+"""Nothing reaches Reverie's log unredacted, the log file rotates, and
+only a regular file is ever a log file."""
 
 from __future__ import annotations
 
 import logging
+import os
+import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from desktop import app
 from desktop.app import LOG_BACKUPS, LOG_FILE_NAME, _logging
+from desktop.core.log_privacy import PrivateRotatingFileHandler
 from desktop.core.paths import AppPaths
+from tests.pipes import a_reader_comes_late
 
 SECRET = "hunter2"
 log = logging.getLogger("reverie.test")
@@ -106,3 +112,72 @@ def test_a_record_handled_twice_is_redacted_once_and_stays_readable(
     assert (tmp_path / "second.log").read_text(encoding="utf-8") == (
         "pin: [redacted password] for the door\n"
     )
+
+
+def _pipe(path: Path) -> None:
+    os.mkfifo(path, 0o600)
+
+
+def _link(path: Path) -> None:
+    path.symlink_to(path.parent.parent / "the-users-notes.txt")
+
+
+def _folder(path: Path) -> None:
+    path.mkdir()
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [(_pipe, "a named pipe"), (_link, "a symbolic link"), (_folder, "a folder")],
+    ids=["pipe", "link", "folder"],
+)
+def test_anything_but_a_file_at_the_logs_place_is_a_problem_at_start_and_no_log_is_written(
+    user_dirs: AppPaths,
+    capsys: pytest.CaptureFixture[str],
+    make: Callable[[Path], None],
+    kind: str,
+) -> None:
+    notes = user_dirs.cache_dir / "the-users-notes.txt"  # where the link leads
+    notes.parent.mkdir(parents=True)
+    notes.write_text("the user's own notes\n")
+    user_dirs.log_dir.mkdir(parents=True)
+    odd = user_dirs.log_dir / LOG_FILE_NAME
+    make(odd)
+    found = stat.S_IFMT(odd.lstat().st_mode)
+
+    with a_reader_comes_late(odd), _logging(user_dirs, verbose=False) as problems:
+        log.warning("Reverie goes on without its log file")
+
+    assert problems == [
+        f"No log file is written: {odd} is {kind}, not a regular file, where the log goes. "
+        "Move or remove it; the next start writes the log there again."
+    ]
+    assert "Reverie goes on without its log file" in capsys.readouterr().err  # the console still
+    assert notes.read_text() == "the user's own notes\n"  # nothing written through the link
+    assert stat.S_IFMT(odd.lstat().st_mode) == found  # left where it was
+    assert sorted(p.name for p in user_dirs.log_dir.iterdir()) == [LOG_FILE_NAME]
+
+
+def test_a_named_pipe_met_when_the_log_rotates_stops_the_file_and_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / LOG_FILE_NAME
+    handler = PrivateRotatingFileHandler(path, max_bytes=200, backups=2)
+
+    def rotate_then_a_pipe_appears(source: str, dest: str) -> None:
+        os.rename(source, dest)
+        _pipe(Path(source))  # where the log's next file is opened
+
+    handler.rotator = rotate_then_a_pipe_appears
+    with a_reader_comes_late(path):
+        for n in range(20):
+            handler.handle(logging.makeLogRecord({"msg": f"line {n} of a log that rotates"}))
+        handler.close()
+
+    said = capsys.readouterr().err.splitlines()
+    assert said == [
+        f"Reverie: the log file {path} cannot be written ({path} is a named pipe, not a "
+        "regular file); logging to it stopped."
+    ]
+    assert stat.S_ISFIFO(path.lstat().st_mode)
+    assert "line 0 of a log" in Path(f"{path}.1").read_text(encoding="utf-8")
