@@ -38,6 +38,7 @@ import safetensors
 from safetensors.numpy import load_file
 
 from models.errors import ModelConversionError, ModelError, ModelUnavailable
+from models.folders import make_missing_folders
 from models.llama_embedder import LlamaEmbedder
 
 CONVERTER_VERSION = 1
@@ -111,7 +112,7 @@ def convert_minilm_to_gguf(
     left as it was.
     """
     report = progress or _ignore
-    out_path.parent.mkdir(parents=True, exist_ok=True)
+    make_missing_folders(out_path.parent)
     try:
         tempfile.gettempdir()  # it writes a file in each folder it tries
     except FileNotFoundError as exc:  # not the source's fault: it is not read yet
@@ -170,7 +171,7 @@ def _extract(source_zip: Path, workdir: Path, report: Progress) -> Path:
         pooling = _pooling_config(json.loads(archive.read(prefix + "modules.json")))
         for member in (*_MEMBERS, pooling):
             target = workdir / member
-            target.parent.mkdir(parents=True, exist_ok=True)
+            make_missing_folders(target.parent)
             if member == "model.safetensors":
                 _inflate(archive, prefix + member, target, report)
             else:

@@ -29,6 +29,7 @@ from typing import BinaryIO
 
 from models.errors import DownloadFailed
 from models.file_kinds import kind_of
+from models.folders import make_missing_folders
 
 if sys.platform == "win32":
     import msvcrt
@@ -49,9 +50,12 @@ _LOCK_ATTEMPTS = 5
 
 
 def make_folder(folder: Path) -> None:
-    """Make *folder* and its parents if need be; ``DownloadFailed`` names what is in the way."""
+    """Make *folder* and its parents if need be (0700 each, whatever the
+    umask); ``DownloadFailed`` names what is in the way."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_missing_folders(folder)
+        if not folder.is_dir():
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(folder))
     except OSError as error:
         in_the_way = error.errno in (errno.EEXIST, errno.ENOTDIR)
         raise DownloadFailed(

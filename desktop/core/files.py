@@ -19,13 +19,14 @@ import uuid
 from pathlib import Path
 
 from models.file_kinds import kind_of as kind_of  # the application names it here
+from models.folders import PRIVATE_FOLDER_MODE as PRIVATE_FOLDER_MODE
+from models.folders import make_missing_folders as make_missing_folders
 
 if sys.platform != "win32":
     import fcntl
 
 PRIVATE_UMASK = 0o077
 """The process umask while Reverie runs: nothing new is group/other readable."""
-PRIVATE_FOLDER_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
 _SHARED_BITS = 0o077
 PART = ".part"
@@ -163,16 +164,10 @@ def _remove_unless_open(path: Path) -> None:
 
 def make_private_folder(folder: Path) -> None:
     """Create *folder* (and the missing folders above it) 0700, or make an
-    existing one 0700.  Raises ``OSError``."""
-    missing: list[Path] = []
-    current = folder
-    while not current.exists():
-        missing.append(current)
-        if current.parent == current:
-            break
-        current = current.parent
-    for created in reversed(missing):
-        created.mkdir(mode=PRIVATE_FOLDER_MODE, exist_ok=True)
+    existing one 0700.  A folder that may be another program's too (a
+    folder override's, ``~/.config``) is made with ``make_missing_folders``
+    instead, which leaves one that is there as it is.  Raises ``OSError``."""
+    make_missing_folders(folder)
     make_private(folder)
 
 

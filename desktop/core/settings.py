@@ -36,7 +36,7 @@ from pydantic import (
 from pydantic_core import PydanticSerializationError
 
 from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import write_atomically
+from desktop.core.files import make_missing_folders, write_atomically
 from desktop.core.invalid_values import dotted, key_name, reason
 from desktop.core.paths import explain
 from desktop.core.settings_file import MAX_SETTINGS_BYTES as MAX_SETTINGS_BYTES
@@ -628,7 +628,7 @@ def save_settings(settings: Settings, path: Path, *, since: Settings | None = No
     is now: what another wrote meanwhile stays (``_merged``).  What was
     written; ``SettingsProblem`` if nothing was."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_missing_folders(path.parent)  # 0700; one there may be ~/.config, left as it is
         with settings_lock(path):
             if since is not None:
                 settings = _merged(_current(path, since), since, settings)

@@ -55,6 +55,7 @@ from desktop.core.files import (
     NAME_MAX_BYTES,
     PART,
     NotARegularFile,
+    make_missing_folders,
     open_regular,
     remove_leftovers,
     write_atomically,
@@ -443,7 +444,7 @@ class SkillLibrary:
             yield
             return
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            make_missing_folders(target.parent)  # .drafts, .deleted: 0700
             os.replace(source, target)
         except OSError as error:
             raise _file_error(source, "moved", error) from error
@@ -584,7 +585,7 @@ class SkillLibrary:
     @staticmethod
     def _write(path: Path, text: str) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_missing_folders(path.parent)
             write_atomically(path, text)
         except OSError as error:
             raise _file_error(path, "written", error) from error

@@ -30,7 +30,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from desktop.core import paths
-from desktop.core.files import write_atomically
+from desktop.core.files import make_missing_folders, write_atomically
 from desktop.core.settings import Appearance, Settings
 
 log = logging.getLogger(__name__)
@@ -336,7 +336,7 @@ def render_icons(palette: Palette, directory: Path) -> Path:
     """Write the style sheet's images in *palette*'s colours to a folder of
     *directory* (one per scheme), and return that folder."""
     folder = directory / palette.scheme
-    folder.mkdir(parents=True, exist_ok=True)
+    make_missing_folders(folder)
     for name, (template, colour) in ICONS.items():
         svg = (_styles_dir() / "icons" / f"{template}.svg").read_text(encoding="utf-8")
         drawn = string.Template(svg).substitute(ink=getattr(palette, colour))

@@ -39,7 +39,14 @@ from pathlib import Path
 
 from desktop.core.db import Database, DatabaseBusy, DiskFull, open_copy
 from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import kind_of, lock, make_private_folder, make_tree_private, sync_to_disk
+from desktop.core.files import (
+    PRIVATE_FOLDER_MODE,
+    kind_of,
+    lock,
+    make_private_folder,
+    make_tree_private,
+    sync_to_disk,
+)
 
 SNAPSHOT_PREFIX = "before-dream-"
 SNAPSHOT_SUFFIX = ".sqlite3"
@@ -300,7 +307,7 @@ def _write(database: Database, final: Path, skills_dir: Path | None) -> None:
 def _copy_skills(source: Path, target: Path) -> None:
     """Copy the skills folder *source* to *target* (see the module docstring).
     Raises ``OSError`` at the first entry that cannot be copied."""
-    target.mkdir()
+    target.mkdir(mode=PRIVATE_FOLDER_MODE)
     for entry in sorted(os.scandir(source), key=lambda e: e.name):
         try:
             _copy_entry(entry, target / entry.name)

@@ -13,7 +13,7 @@ from itertools import groupby
 from pathlib import Path
 
 from desktop.core.db import Memory, MemoryQuery, MemoryStore
-from desktop.core.files import write_atomically
+from desktop.core.files import make_missing_folders, write_atomically
 from desktop.core.memory_export import escaped_markdown
 from desktop.core.redaction import redact
 
@@ -53,6 +53,6 @@ def write_working_set(store: MemoryStore, path: Path, size: int, now: float | No
                 f"- {escaped_markdown(text)}{pin} — #{memory.id}, seen "
                 f"{memory.reinforcement_count} times"
             )
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_missing_folders(path.parent)
     write_atomically(path, "\n".join(lines) + "\n")
     return len(chosen)

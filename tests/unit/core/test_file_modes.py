@@ -3,10 +3,13 @@
 Each test runs under the usual umask (0o022, which makes new files 0644),
 starts one part on a fresh home and looks at the modes with ``os.stat``;
 files an older version left readable by others are taken back at start.
+Folders made later, after the start, are private under no umask at all
+(0): the core may run without ``main``, which sets the umask.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
@@ -19,9 +22,12 @@ import pytest
 
 from desktop.app import _logging
 from desktop.core.db import Database, MemoryStore, open_database
+from desktop.core.db.skills import SkillStore
 from desktop.core.dreaming.snapshots import take_snapshot
 from desktop.core.dreaming.working_set import write_working_set
 from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
+from desktop.core.settings import Settings, save_settings
+from desktop.core.skills import DELETED, DRAFTS, SkillLibrary
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -241,6 +247,60 @@ def test_the_working_set_file_is_private(database: Database, home: AppPaths) -> 
     write_working_set(MemoryStore(database), home.working_set_file, 10)
 
     assert _mode(home.working_set_file) == 0o600
+
+
+@contextlib.contextmanager
+def _no_umask() -> Iterator[None]:
+    """Nothing taken off the modes of what is made in the block (umask 0)."""
+    previous = os.umask(0)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def _draft(database: Database, home: AppPaths) -> Path:
+    home.ensure()
+    with _no_umask():
+        SkillLibrary(SkillStore(database), home.skills_dir).create(
+            "Brew tea", "Steep.\n", draft=True
+        )
+    return home.skills_dir / DRAFTS
+
+
+def _deleted(database: Database, home: AppPaths) -> Path:
+    home.ensure()
+    skills = SkillLibrary(SkillStore(database), home.skills_dir)
+    tea = skills.create("Brew tea", "Steep.\n")
+    with _no_umask():
+        skills.delete(tea.id)
+    return home.skills_dir / DELETED
+
+
+def _settings(_database: Database, home: AppPaths) -> Path:
+    with _no_umask():  # the config folder and the home above it are new
+        save_settings(Settings(), home.settings_file)
+    return home.config_dir
+
+
+def _working_set(database: Database, home: AppPaths) -> Path:
+    with _no_umask():  # the data folder is new
+        write_working_set(MemoryStore(database), home.working_set_file, 10)
+    return home.data_dir
+
+
+@pytest.mark.parametrize(
+    "make",
+    [_draft, _deleted, _settings, _working_set],
+    ids=["skill-drafts", "deleted-skills", "settings-folder", "working-set-folder"],
+)
+def test_a_folder_made_after_the_start_is_private_whatever_the_umask(
+    database: Database, home: AppPaths, make: Callable[[Database, AppPaths], Path]
+) -> None:
+    folder = make(database, home)
+
+    assert folder.is_dir()
+    assert _shared(home.data_dir.parent) == []
 
 
 @pytest.mark.slow

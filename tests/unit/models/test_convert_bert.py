@@ -289,6 +289,22 @@ def test_corrupt_source_raises_and_leaves_no_file(
     assert _names(out_dir) == []
 
 
+def test_the_folders_made_for_the_converted_model_are_private_whatever_the_umask(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "model.zip"
+    source.write_bytes(b"this is not a zip")  # the folders are made before it is read
+    out_dir = tmp_path / "home" / "models"
+    previous = os.umask(0)
+    try:
+        with pytest.raises(ModelConversionError):
+            convert_minilm_to_gguf(source, out_dir / "model.gguf")
+    finally:
+        os.umask(previous)
+
+    assert [oct(p.stat().st_mode & 0o777) for p in (out_dir.parent, out_dir)] == ["0o700"] * 2
+
+
 def test_failed_check_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A converter whose output tokenizes differently than expected must not install it.
     monkeypatch.setattr(convert_bert, "GOLDEN_IDS", (101, 1, 102))

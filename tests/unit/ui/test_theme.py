@@ -5,6 +5,7 @@ the scheme changes."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -154,6 +155,16 @@ def test_the_rendered_sheet_holds_the_palettes_colours_and_images(
     images = re.findall(r'url\("([^"]+)"\)', sheet)
     assert images and all(Path(image).is_file() for image in images)
     assert palette.on_primary in (icons / "check.svg").read_text(encoding="utf-8")
+
+
+def test_the_images_folder_is_private_whatever_the_umask(tmp_path: Path) -> None:
+    previous = os.umask(0)
+    try:
+        icons = render_icons(LIGHT, tmp_path / "style")
+    finally:
+        os.umask(previous)
+
+    assert [oct(p.stat().st_mode & 0o777) for p in (icons.parent, icons)] == ["0o700"] * 2
 
 
 def test_a_misspelt_colour_is_an_error_not_a_default(tmp_path: Path) -> None:
