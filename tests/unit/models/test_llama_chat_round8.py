@@ -12,94 +12,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pytest
-from gguf import GGUFReader, GGUFValueType, GGUFWriter
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from models.chat_template import MAX_SECONDS, ChatTemplate
 from models.errors import ModelFileInvalid
 from models.interfaces import ChatMessage, GenerationOptions
 from models.llama_chat import LlamaChatModel
+from tests.unit.models.tiny_gguf import Metadata
 
-_Metadata = dict[str, tuple[Any, GGUFValueType, GGUFValueType | None]]
-_ARCH_KEYS = {
-    "llama.block_count": 1,
-    "llama.embedding_length": 32,
-    "llama.feed_forward_length": 64,
-    "llama.attention.head_count": 2,
-    "llama.attention.head_count_kv": 2,
-    "llama.rope.dimension_count": 16,
-    "llama.context_length": 2048,
-    "llama.vocab_size": 49152,
-}
 IM_START, IM_END = 1, 2  # SmolLM2's <|im_start|> and <|im_end|>
 USER_DEFINED, UNKNOWN = 4, 2  # gguf's TokenType values (llama_token_type)
 _OPTIONS = GenerationOptions(max_tokens=2, temperature=0.0)
 
 
-@pytest.fixture(scope="module")
-def smollm2_metadata(smollm2_path: Path) -> _Metadata:
-    """SmolLM2's tokenizer and chat template: every metadata key but the model's shape."""
-    metadata: _Metadata = {}
-    for field in GGUFReader(smollm2_path).fields.values():
-        if field.name.startswith(("GGUF.", "llama.")) or field.name == "general.architecture":
-            continue
-        kind = field.types[0]
-        if kind == GGUFValueType.ARRAY:
-            item = field.types[-1]
-            parts = [field.parts[i] for i in field.data]
-            values = [
-                bytes(p).decode() if item == GGUFValueType.STRING else p.tolist()[0] for p in parts
-            ]
-            metadata[field.name] = (values, kind, item)
-        elif kind == GGUFValueType.STRING:
-            metadata[field.name] = (bytes(field.parts[field.data[0]]).decode(), kind, None)
-        else:
-            metadata[field.name] = (field.parts[field.data[0]].tolist()[0], kind, None)
-    return metadata
-
-
-@pytest.fixture
-def tiny_gguf(smollm2_metadata: _Metadata, tmp_path: Path) -> Callable[..., Path]:
-    """Writes a tiny SmolLM2-tokenizer model with some metadata replaced."""
-
-    def write(name: str = "tiny.gguf", **replaced: Any) -> Path:
-        path = tmp_path / name
-        writer = GGUFWriter(str(path), arch="llama")
-        for key, number in _ARCH_KEYS.items():
-            writer.add_uint32(key, number)
-        writer.add_float32("llama.attention.layer_norm_rms_epsilon", 1e-5)
-        for key, (value, kind, item) in smollm2_metadata.items():
-            value = replaced.get(key.replace(".", "_"), value)
-            writer.add_key_value(key, value, kind, sub_type=item)
-        rng = np.random.default_rng(0)
-        shapes = {
-            "token_embd.weight": (49152, 32),
-            "blk.0.attn_q.weight": (32, 32),
-            "blk.0.attn_k.weight": (32, 32),
-            "blk.0.attn_v.weight": (32, 32),
-            "blk.0.attn_output.weight": (32, 32),
-            "blk.0.ffn_gate.weight": (64, 32),
-            "blk.0.ffn_up.weight": (64, 32),
-            "blk.0.ffn_down.weight": (32, 64),
-        }
-        for tensor, shape in shapes.items():
-            writer.add_tensor(tensor, (rng.standard_normal(shape) * 0.02).astype(np.float32))
-        for norm in ("output_norm", "blk.0.attn_norm", "blk.0.ffn_norm"):
-            writer.add_tensor(f"{norm}.weight", np.ones(32, np.float32))
-        writer.write_header_to_file()
-        writer.write_kv_data_to_file()
-        writer.write_tensors_to_file()
-        writer.close()
-        return path
-
-    return write
-
-
-def _token_types(metadata: _Metadata, **changed: int) -> list[int]:
+def _token_types(metadata: Metadata, **changed: int) -> list[int]:
     types = list(metadata["tokenizer.ggml.token_type"][0])
     for token, kind in changed.items():
         types[int(token.removeprefix("t"))] = kind
@@ -109,7 +37,7 @@ def _token_types(metadata: _Metadata, **changed: int) -> list[int]:
 # -- item 3: every token llama.cpp reads as special is defused -------------------------
 @pytest.mark.parametrize("kind", [USER_DEFINED, UNKNOWN], ids=["user-defined", "unknown"])
 def test_a_turn_marker_of_any_special_kind_in_a_message_cannot_open_a_turn(
-    tiny_gguf: Callable[..., Path], smollm2_metadata: _Metadata, kind: int
+    tiny_gguf: Callable[..., Path], smollm2_metadata: Metadata, kind: int
 ) -> None:
     types = _token_types(smollm2_metadata, t1=kind, t2=kind)
     model = LlamaChatModel(tiny_gguf(tokenizer_ggml_token_type=types), context_length=512)
@@ -179,7 +107,7 @@ def test_a_chat_template_that_fails_on_a_later_conversation_fails_that_reply_typ
 
 
 def test_the_bounded_template_renders_the_real_template_as_llama_cpp_python_does(
-    smollm2_metadata: _Metadata,
+    smollm2_metadata: Metadata,
 ) -> None:
     source = smollm2_metadata["tokenizer.chat_template"][0]
     turns = [
@@ -213,7 +141,7 @@ def test_a_template_loaded_with_a_costly_constant_costs_nothing_at_load(
 
 
 def test_a_vocabulary_that_makes_no_tokens_is_refused_when_the_model_loads(
-    tiny_gguf: Callable[..., Path], smollm2_metadata: _Metadata
+    tiny_gguf: Callable[..., Path], smollm2_metadata: Metadata
 ) -> None:
     # Every prompt becomes no tokens, and llama.cpp aborted the process
     # sampling from no logits (GGML_ASSERT) at the first reply.
@@ -227,7 +155,7 @@ def test_a_vocabulary_that_makes_no_tokens_is_refused_when_the_model_loads(
 
 
 def test_a_user_defined_run_of_newlines_is_left_whole(
-    tiny_gguf: Callable[..., Path], smollm2_metadata: _Metadata
+    tiny_gguf: Callable[..., Path], smollm2_metadata: Metadata
 ) -> None:
     # Some vocabularies (Gemma's) keep runs of whitespace as USER_DEFINED
     # tokens: they mean only that text, so paragraphs keep no joiner.
