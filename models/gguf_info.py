@@ -9,8 +9,9 @@ claims billions of entries, loops over them even past the end of the
 file.  Here every count is checked against the bytes left before anything
 is looped over, and the whole header's work is bounded (``_MAX_HEADER_ITEMS``),
 so every bad file fails at once with ``ModelFileInvalid``.  So does metadata
-llama.cpp would abort the whole process on (``_check_llama_asserts``): every
-load goes through here first (``models.gguf_file.open_llama``).  The file's
+llama.cpp would abort the whole process on (``_check_llama_asserts``), and a
+vocabulary its tokenizer would abort on (``models.gguf_vocab``):
+every load goes through here first (``models.gguf_file.open_llama``).  The file's
 own texts (name, size label, architecture) come out with control characters
 made visible, as messages and the command line show them.
 The ``gguf`` package still supplies the format's constants (value types,
@@ -27,6 +28,7 @@ import mmap
 import os
 import struct
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
@@ -34,6 +36,7 @@ from typing import TypeGuard
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType, LlamaFileType
 
 from models.errors import ModelFileInvalid
+from models.gguf_vocab import vocabulary_problem
 from models.model_file import shown_path, shown_text, stat_model_file, unreadable_model_file
 
 GGUF_MAGIC = b"GGUF"
@@ -175,8 +178,10 @@ class _Array:
     values: tuple[int | float | bool, ...] | None
     """Decoded for short numeric arrays only."""
     item_type: int = -1
+    texts: AbstractSet[bytes] = frozenset()
+    """For the token list: the token texts as llama.cpp keys them (``token_texts``)."""
     repeated: bytes | None = None
-    """For the token list: a text two tokens share (see ``repeated_token``)."""
+    """For the token list: a text two tokens share (``token_texts``)."""
 
 
 @dataclass(frozen=True)
@@ -280,11 +285,12 @@ class _Cursor:
             raise _Malformed(f"{what} runs past the end of the file")
         self.offset = offset
 
-    def repeated_token(self, count: int, what: str) -> bytes | None:
-        """Step over *count* token texts; the first text llama.cpp would see
-        twice, or None.  llama.cpp reads each as a C string (up to its first
-        NUL) and names an empty one ``[EMPTY_<index>]`` (llama-vocab.cpp), then
-        asserts that no two are equal: a repeat aborts the process."""
+    def token_texts(self, count: int, what: str) -> tuple[set[bytes], bytes | None]:
+        """Step over *count* token texts: the texts as llama.cpp keys them, and
+        the first it would see twice (or None).  llama.cpp reads each as a C
+        string (up to its first NUL) and names an empty one ``[EMPTY_<index>]``
+        (llama-vocab.cpp), then asserts that no two are equal: a repeat
+        aborts the process."""
         data, offset, end, unpack = self._data, self.offset, len(self._data), _U64.unpack_from
         seen: set[bytes] = set()
         repeated: bytes | None = None
@@ -300,7 +306,7 @@ class _Cursor:
                 repeated = text
             seen.add(text)
         self.offset = offset
-        return repeated
+        return seen, repeated
 
 
 def _read_value(cursor: _Cursor, value_type: int, key: str) -> _Value:
@@ -323,7 +329,8 @@ def _read_array(cursor: _Cursor, key: str) -> _Array:
         if key == _TOKENS_KEY:
             if count > _MAX_TOKENS:
                 raise _Malformed(f"{key} claims {count} tokens, more than any model has")
-            return _Array(count, None, item_type, cursor.repeated_token(count, key))
+            texts, repeated = cursor.token_texts(count, key)
+            return _Array(count, None, item_type, texts, repeated)
         cursor.skip_strings(count, key)
         return _Array(count, None, item_type)
     fmt = _SCALARS.get(item_type)
@@ -557,8 +564,8 @@ def _check_vocabulary(keys: _ArchKeys, metadata: Mapping[str, _Value]) -> None:
             f"has no vocabulary (tokenizer.ggml.model is {model!r}): it cannot read or write text"
         )
     tokens = metadata.get(_TOKENS_KEY)
-    if not isinstance(tokens, _Array):
-        return
+    if not isinstance(tokens, _Array) or tokens.item_type != _STRING:
+        return  # llama.cpp refuses a token list of another type with an error of its own
     if tokens.repeated is not None:
         shown = shown_text(tokens.repeated.decode("utf-8", errors="replace"), 60)
         raise keys.invalid(f"lists the token {shown!r} twice in {_TOKENS_KEY}")
@@ -571,6 +578,9 @@ def _check_vocabulary(keys: _ArchKeys, metadata: Mapping[str, _Value]) -> None:
             and values.count < tokens.count
         ):
             raise keys.invalid(f"has {values.count} entries in {key} for {tokens.count} tokens")
+    problem = vocabulary_problem(model, tokens.texts)
+    if problem:
+        raise keys.invalid(problem)
 
 
 def _check_experts(keys: _ArchKeys) -> None:

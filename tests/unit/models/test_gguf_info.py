@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 import random
 import struct
+import subprocess
+import sys
+import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -256,3 +260,63 @@ def test_the_weights_of_a_huge_file_are_never_read(smollm2_path: Path, tmp_path:
     assert info.architecture == "llama"
     assert info.file_size == 256 * GIB
     assert info.tensor_bytes == read_gguf_info(smollm2_path).tensor_bytes
+
+
+# -- vocabularies llama.cpp's tokenizer aborts on ---------------------------------------
+# SmolLM2's GPT-2 (BPE) vocabulary labelled as another kind: SentencePiece
+# ("llama") aborts the process at the load's "Hello." (no <0xNN> byte tokens).
+MISLABELLED = {"llama": "<0x00>, <0x01>"}
+
+
+@pytest.mark.timeout(FAST_S)
+@pytest.mark.parametrize("kind", MISLABELLED)
+def test_a_bpe_vocabulary_labelled_another_kind_is_refused_naming_the_keys(
+    tiny_gguf: Callable[..., Path], kind: str
+) -> None:
+    path = tiny_gguf(f"as-{kind}.gguf", tokenizer_ggml_model=kind)
+
+    with pytest.raises(ModelFileInvalid) as raised:
+        read_gguf_info(path)
+
+    message = str(raised.value)
+    assert f"as-{kind}.gguf" in message
+    assert f"tokenizer.ggml.model is '{kind}'" in message
+    assert f"in tokenizer.ggml.tokens ({MISLABELLED[kind]}, " in message
+    assert raised.value.hint
+
+
+_LOAD_IN_A_CHILD = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from models.errors import ModelFileInvalid
+    from models.llama_chat import LlamaChatModel
+    try:
+        model = LlamaChatModel(Path(sys.argv[1]), context_length=256, threads=1)
+    except ModelFileInvalid as error:
+        print("refused:", error)
+    else:
+        print("counted:", model.count_tokens("Grüße"))
+    """
+)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("kind", MISLABELLED)
+def test_a_mislabelled_vocabulary_never_reaches_llama_cpp(
+    tiny_gguf: Callable[..., Path], kind: str
+) -> None:
+    # In a child: llama.cpp would abort this process.
+    path = tiny_gguf(f"as-{kind}.gguf", tokenizer_ggml_model=kind)
+
+    child = subprocess.run(
+        [sys.executable, "-c", _LOAD_IN_A_CHILD, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=FAST_S,
+        cwd=Path(__file__).parents[3],
+        env={**os.environ, "GGML_NO_BACKTRACE": "1"},  # an abort would otherwise try gdb
+    )
+
+    assert child.returncode == 0, f"the child died (exit {child.returncode})"
+    assert child.stdout.startswith(f"refused: as-{kind}.gguf has ")

@@ -27,6 +27,9 @@ from models.model_file import shown_path, shown_text
 
 FAST_S = 10
 _Edit = Callable[[GGUFWriter], None]
+# A SentencePiece vocabulary needs a token for each byte (models.gguf_vocab).
+_BYTE_TOKENS = [f"<0x{byte:02X}>" for byte in range(256)]
+_VOCAB = 100 + len(_BYTE_TOKENS)
 
 
 def _write(
@@ -36,16 +39,18 @@ def _write(
     tokens: list[str] | None = None,
     context_length: int = 2048,
 ) -> Path:
-    """A small llama GGUF with an SPM vocabulary; *edit* adds or changes keys."""
+    """A small llama GGUF with an SPM vocabulary (*tokens*, then the byte
+    tokens); *edit* adds or changes keys."""
     writer = GGUFWriter(path, "llama")
     writer.add_block_count(4)
     writer.add_uint32("llama.context_length", context_length)
     writer.add_embedding_length(64)
     writer.add_head_count(4)
     writer.add_tokenizer_model("llama")
-    writer.add_token_list(tokens if tokens is not None else [f"t{i}" for i in range(100)])
+    listed = tokens if tokens is not None else [f"t{i}" for i in range(100)]
+    writer.add_token_list(listed + _BYTE_TOKENS)
     edit(writer)
-    writer.add_tensor("token_embd.weight", np.zeros((100, 64), np.float16))
+    writer.add_tensor("token_embd.weight", np.zeros((len(listed) + 256, 64), np.float16))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
@@ -97,10 +102,10 @@ ABORTING: dict[str, tuple[dict[str, Any], str]] = {
     ),
     "scores shorter than the tokens": (
         {"edit": lambda w: w.add_token_scores([0.0] * 10)},
-        "10 entries in tokenizer.ggml.scores for 100 tokens",
+        f"10 entries in tokenizer.ggml.scores for {_VOCAB} tokens",
     ),
     "token types shorter than the tokens": (
-        {"edit": lambda w: w.add_token_types([1] * 99)},
+        {"edit": lambda w: w.add_token_types([1] * (_VOCAB - 1))},
         "tokenizer.ggml.token_type",
     ),
     "an unknown RoPE scaling": (
@@ -171,7 +176,7 @@ def test_metadata_llama_cpp_asserts_on_is_refused_naming_the_file_and_the_value(
 ACCEPTED: dict[str, dict[str, Any]] = {
     # llama.cpp names each empty token by its index, so two are not alike.
     "two empty tokens": {"tokens": [*_tokens_with(50, ""), ""]},
-    "as many scores as tokens": {"edit": lambda w: w.add_token_scores([0.0] * 100)},
+    "as many scores as tokens": {"edit": lambda w: w.add_token_scores([0.0] * _VOCAB)},
     "yarn": {"edit": _key("llama.rope.scaling.type", "yarn", GGUFValueType.STRING)},
     "1024 experts, 8 used": {"edit": _experts(1024, 8)},
     "experts used per layer": {"edit": _experts(8, [2, 2, 0, 2])},
