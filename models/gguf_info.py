@@ -10,7 +10,7 @@ file.  Here every count is checked against the bytes left before anything
 is looped over, and the whole header's work is bounded (``_MAX_HEADER_ITEMS``),
 so every bad file fails at once with ``ModelFileInvalid``.  So does metadata
 llama.cpp would abort the whole process on (``_check_llama_asserts``), and a
-vocabulary its tokenizer would abort on (``models.gguf_vocab``):
+vocabulary its tokenizer would abort or loop forever on (``models.gguf_vocab``):
 every load goes through here first (``models.gguf_file.open_llama``).  The file's
 own texts (name, size label, architecture) come out with control characters
 made visible, as messages and the command line show them.
