@@ -5,7 +5,8 @@ The chat template comes from the GGUF's own metadata and is rendered in a
 sandbox with bounds on work and size (``models.chat_template``), checked on
 a sample conversation when the model loads.  Consecutive prompts share
 their longest common token prefix with what is already in the KV cache, so
-only the new tail is read.
+only the new tail is read.  Every text is tokenized by ``models.llama_tokens``
+(in pieces no pre-tokenizer can overflow the stack on).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from models.errors import ModelError, ModelFileInvalid
 from models.gguf_file import default_threads, open_llama
 from models.gguf_info import read_gguf_info
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
+from models.llama_tokens import tokenize
 from models.sampling import ConstrainedSampler, SamplerChain, grammar_for_schema
 from models.streaming import StopScanner
 
@@ -94,7 +96,7 @@ class LlamaChatModel:
         self._llm.close()
 
     def count_tokens(self, text: str) -> int:
-        return len(self._llm.tokenize(_utf8(text), add_bos=False, special=False))
+        return len(tokenize(self._vocab, text, add_special=False, parse_special=False))
 
     def prompt_tokens(self, messages: Sequence[ChatMessage]) -> list[int]:
         """The token ids of *messages* rendered with the model's chat template."""
@@ -104,10 +106,13 @@ class LlamaChatModel:
         else:
             # The template writes the BOS itself (llama-cpp-python's "added_special").
             prompt, added_special = self._template.render(turns), True
-        tokens: list[int] = self._llm.tokenize(
-            _utf8(prompt), add_bos=not added_special, special=True
+        return tokenize(
+            self._vocab,
+            prompt,
+            add_special=not added_special,
+            parse_special=True,
+            specials=self._special_pattern,
         )
-        return tokens
 
     def _check_prompt(self) -> None:
         """``ModelFileInvalid`` unless a one-message conversation makes tokens."""
@@ -240,8 +245,7 @@ class LlamaChatModel:
         yield Chunk(text.flush(), "length")
 
     def _tokens(self, text: str) -> list[int]:
-        tokens: list[int] = self._llm.tokenize(_utf8(text), add_bos=False, special=False)
-        return tokens
+        return tokenize(self._vocab, text, add_special=False, parse_special=False)
 
 
 def _refuse_embedding_model(path: Path) -> None:
@@ -265,12 +269,6 @@ def _no_tokens(path: Path) -> ModelFileInvalid:
         "(its chat template or its vocabulary is empty).",
         "Download the model again or choose another .gguf file.",
     )
-
-
-def _utf8(text: str) -> bytes:
-    # A lone surrogate (e.g. from a JSON "\\ud83d" escape) cannot be encoded;
-    # it becomes "?" rather than failing every later turn that includes it.
-    return text.encode("utf-8", errors="replace")
 
 
 # What llama.cpp's tokenizer matches as one token wherever its text appears in

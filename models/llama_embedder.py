@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from models.errors import ModelError, ModelFileInvalid
 from models.gguf_file import default_threads, open_llama
+from models.llama_tokens import tokenize
 
 DEFAULT_BATCH_TOKENS = 512
 """Tokens per decode.  One full 512-token window fits; larger batches gain
@@ -55,6 +56,7 @@ class LlamaEmbedder:
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
         self._llama = _load(model_path, batch_tokens, n_threads or default_threads())
+        self._vocab = llama_cpp.llama_model_get_vocab(self._llama.model)
         self.dimension = int(self._llama.n_embd())
         self._window = min(batch_tokens, llama_cpp.llama_model_n_ctx_train(self._llama.model))
         self._max_sequences = int(llama_cpp.llama_n_seq_max(self._llama.ctx))
@@ -64,8 +66,7 @@ class LlamaEmbedder:
 
     def tokenize(self, text: str) -> list[int]:
         """The token ids the model sees for *text*, special tokens included, untruncated."""
-        # errors="replace": a lone surrogate must not abort a whole batch.
-        return self._llama.tokenize(text.encode("utf-8", errors="replace"), add_bos=True)
+        return tokenize(self._vocab, text, add_special=True, parse_special=False)
 
     def count_tokens(self, text: str) -> int:
         """How many tokens *text* has before truncation to the window."""
