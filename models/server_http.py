@@ -20,6 +20,10 @@ Two promises hold for every request:
 
 Every answer is parsed by ``parse_json``, which refuses nesting deeper than
 any answer of the API has (``MAX_JSON_DEPTH``) instead of recursing into it.
+Every answer is asked for uncompressed (``Accept-Encoding: identity``) and
+read as sent: a compressed one is refused unread (``ServerAnswerInvalid``),
+since a few kilobytes of gzip can inflate to gigabytes before any bound on
+the answer's size would see them.
 
 Every answer that is not streamed ends in time: besides the read timeout (the
 longest silence), it has a total time limit (``answer_timeout``, and a
@@ -326,7 +330,9 @@ class ServerConnection:
                 "Enter the key again in the settings (Models), as plain text.",
             )
         self._key = _Secret(api_key) if api_key else None
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        headers = {"Accept-Encoding": "identity"}  # httpx asks for gzip, deflate, br, zstd
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
         self._client = httpx.Client(
             headers=headers,
             timeout=httpx.Timeout(
@@ -364,7 +370,8 @@ class ServerConnection:
         """GET *path*, or ``None`` if the server has no such endpoint (any
         answer but 200 with JSON, or none by *by*: ``time.monotonic``, by
         default ``probe_timeout`` from now).  Only an unreachable server
-        raises, or one past the connection's own limits."""
+        raises, one past the connection's own limits, or one whose answer
+        cannot be read (larger than ``MAX_ANSWER_BYTES``, or compressed)."""
         limit = time.monotonic() + self.probe_timeout if by is None else by
         until = self._until()
         if limit <= time.monotonic():
@@ -397,6 +404,7 @@ class ServerConnection:
                 self._remember_socket(response)
                 if response.status_code != 200:
                     self._check(self._read_error(response, path), model)
+                self._refuse_encoded(response, path)
                 answered = True
                 yield response
         except httpx.TransportError as error:
@@ -457,8 +465,13 @@ class ServerConnection:
         failed = response.status_code != 200
         most = MAX_ERROR_BODY_BYTES if failed else MAX_ANSWER_BYTES
         content = bytearray()
+        if failed and _encoding(response):
+            most = 0  # its words cannot be read unpacked; the status says enough
+        elif not failed:
+            self._refuse_encoded(response, path)
         try:
-            for chunk in response.iter_bytes():
+            # Sent as is (or not read): nothing here is inflated.
+            for chunk in response.iter_bytes() if most else ():
                 content += chunk
                 if self._closed:
                     raise self._was_closed()
@@ -472,7 +485,7 @@ class ServerConnection:
             if self._closed or not (failed and deadline.fired):
                 raise
             # An error answer cut because its time was up: what came says why.
-        # As read: decoded already, so without the headers saying how it was sent.
+        # As read, so without the headers saying how it was sent.
         kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _SENT_AS]
         return httpx.Response(
             response.status_code,
@@ -480,6 +493,17 @@ class ServerConnection:
             content=bytes(content[:most]),
             request=response.request,
         )
+
+    def _refuse_encoded(self, response: httpx.Response, path: str) -> None:
+        """``ServerAnswerInvalid`` if *response* comes compressed (or in any
+        content coding), though it was asked for as it is."""
+        encoding = _encoding(response)
+        if encoding:
+            raise ServerAnswerInvalid(
+                f"The server at {self.base_url} sent its answer to {path} compressed "
+                f"({self.scrub(encoding)}), though Reverie asks for answers uncompressed.",
+                "Turn compression off on the server (or on a proxy in front of it).",
+            )
 
     def _until(self) -> float:
         """When the answer to a request sent now must be in (``time.monotonic``)."""
@@ -678,6 +702,16 @@ class Watchdog:
                 break
         while self.fired and not self._interrupt() and not self._done.wait(self._poll):
             pass
+
+
+def _encoding(response: httpx.Response) -> str:
+    """The content codings *response* says it is sent in ("gzip, gzip"), or ""
+    if none but ``identity``."""
+    listed = response.headers.get_list("content-encoding", split_commas=True)
+    codings = [coding.strip() for coding in listed]
+    if all(coding.lower() in ("", "identity") for coding in codings):
+        return ""
+    return ", ".join(codings)
 
 
 def _names_missing_model(reason: str) -> bool:

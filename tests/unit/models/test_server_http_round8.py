@@ -7,7 +7,6 @@ tell that a server was never asked.
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Callable, Iterator
 
@@ -191,15 +190,3 @@ def test_an_answer_larger_than_any_the_api_sends_is_refused_not_held() -> None:
     finally:
         connection.close()
     assert len(sent) <= (MAX_ANSWER_BYTES >> 20) + 2
-
-
-def test_a_compressed_answer_is_read_once_decoded() -> None:
-    def answer(request: httpx.Request) -> httpx.Response:
-        body = gzip.compress(json.dumps(MODELS).encode())
-        return httpx.Response(200, content=body, headers={"content-encoding": "gzip"})
-
-    connection = ServerConnection(URL, transport=Recording(answer))
-    try:
-        assert connection.get_json("/models") == MODELS
-    finally:
-        connection.close()
