@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from desktop.core.content_words import related, stems
 from desktop.core.db import Message
-from desktop.core.text_fold import APOSTROPHES, normalised
+from desktop.core.text_fold import normalised
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -43,16 +44,6 @@ _LIST_NUMBER = re.compile(r"^(\s*)\d+[.)](?=\s)", re.MULTILINE)
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _QUOTE_MARKS = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e`"
-_STEM = 4
-_STOP = frozenset(
-    str.split(
-        "the and for are was were has have had with that this they them their user user's "
-        "users his her she him you your about from into also very really does did who which "
-        "been will would could should when what there then than just like some more much "
-        "please thanks thank reverie always not but can all any how why yes one get got let "
-        "its our out now too may say see way off own per via don't doesn't isn't"
-    )
-)
 MIN_QUOTE_WORDS = 2
 """A quote of one word ("done", "yes") could be about anything."""
 _CORRECTION = re.compile(
@@ -133,18 +124,6 @@ def quoted_message(quote: str, messages: Sequence[Message], after: float) -> Mes
         ):
             return message
     return None
-
-
-def stems(text: str) -> frozenset[str]:
-    """The content words of *text*, cut to their first letters ("watered",
-    "water" and "watering" are one)."""
-    words = _WORD.findall(text.translate(APOSTROPHES).casefold())
-    return frozenset(w[:_STEM] for w in words if len(w) >= 3 and w not in _STOP)
-
-
-def related(first: str, second: str) -> bool:
-    """Do *first* and *second* share a content word?"""
-    return bool(stems(first) & stems(second))
 
 
 def supports(point: str, message: str) -> bool:
