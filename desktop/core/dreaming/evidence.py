@@ -6,9 +6,8 @@ A 135M model's word is not enough to change what the user wrote or said:
   original's specifics: commands and code spans, paths and file names,
   URLs, flags, environment variables and numbers (``lost_specifics``), and
   a fair share of its words (``kept_share``).
-- A task is done only when the user said so: the model quotes the user's
-  own words, and the quote must occur in a message the user typed after the
-  task was made (``quoted_message``), and should name the task (``related``).
+- A task is done only when the user said so: that rule is shared with the
+  agenda review, in ``desktop.core.task_evidence``.
 - A preference counts the user's messages that say it (``supports``) and is
   a firm correction only when a message reads as one (``corrects``).
 
@@ -19,11 +18,9 @@ what was missing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from desktop.core.content_words import related, stems
-from desktop.core.db import Message
-from desktop.core.text_fold import normalised
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -42,10 +39,6 @@ _NUMBER = re.compile(r"(?<![\d.])\d+(?:[.,:]\d+)*")
 _LIST_NUMBER = re.compile(r"^(\s*)\d+[.)](?=\s)", re.MULTILINE)
 """A step's own number ("2. Boil water"): renumbering steps loses nothing."""
 _SPACE = re.compile(r"\s+")
-_WORD = re.compile(r"\w+", re.UNICODE)
-_QUOTE_MARKS = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e`"
-MIN_QUOTE_WORDS = 2
-"""A quote of one word ("done", "yes") could be about anything."""
 _CORRECTION = re.compile(
     r"\b(?:no|nope|stop|don'?t|do not|never|not|wrong|quit|enough|"
     r"i said|i told you|i asked)\b|n't\b",
@@ -100,30 +93,6 @@ def kept_share(originals: Iterable[str], rewritten: str) -> float:
     if not theirs:
         return 1.0
     return len(theirs & stems(rewritten)) / len(theirs)
-
-
-def quote_words(quote: str) -> int:
-    return len(_WORD.findall(quote))
-
-
-def quoted_message(quote: str, messages: Sequence[Message], after: float) -> Message | None:
-    """The user's own message after *after* in which *quote* occurs, or None.
-
-    Only what the user typed counts: role "user", not a command or a
-    conversation's seed.  The quote's own quotation marks and final
-    punctuation do not have to be in the message."""
-    wanted = normalised(quote.strip().strip(_QUOTE_MARKS).strip().rstrip(".!?,;:"))
-    if quote_words(wanted) < MIN_QUOTE_WORDS:
-        return None
-    for message in messages:
-        if (
-            message.role == "user"
-            and message.created_at > after
-            and (message.metadata or {}).get("kind") not in ("seed", "command")
-            and wanted in normalised(message.content)
-        ):
-            return message
-    return None
 
 
 def supports(point: str, message: str) -> bool:

@@ -9,14 +9,16 @@ nothing (the same words, the same priority) is no change.  The numbers are
 mapped back to tasks; an action on a number it was not shown, two actions
 on one task or an empty text refuse the whole pass.  A task is completed
 only on the user's own word: the answer quotes it (``evidence``), and the
-quote must occur in a message the user typed after the task was made
-(not a command, not a seed); without that the task stays open, said in
-the report.  A quote that shares no word with the task waits for the
-user's approval.  A new text records the messages (and their
-conversations) it was written from, so erasing them retracts the change.
-Completed tasks older than ``task_purge_days`` are
-purged: deleted, restorable, like every change here; planned on the host,
-whatever the model's context holds.
+host reads it in the message the user typed after the task was made
+(``task_evidence.said_done``, the rule the agenda review shares): no quote
+found, or one cut out of a denial, a question, a condition or a plan,
+leaves the task open, said in the report.  Words that only might say it is
+done (a quote that shares no word with the task, a negation elsewhere in
+its sentence, a hedge) wait for the user's approval.  A new text records
+the messages (and their conversations) it was written from, so erasing
+them retracts the change.  Completed tasks older than ``task_purge_days``
+are purged: deleted, restorable, like every change here; planned on the
+host, whatever the model's context holds.
 
 The prompt fits the model's context (``PassContext.fit``): the messages
 take up to half of it, the oldest first (those left out keep the pass's
@@ -34,9 +36,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.tasks import OPEN, Task
-from desktop.core.dreaming.evidence import quoted_message, related
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
+from desktop.core.task_evidence import said_done
 from desktop.core.tasks import TaskService, schedule_words
 from desktop.core.tokens import cut_middle
 from models.interfaces import ChatMessage
@@ -146,25 +148,25 @@ class TaskPass:
 def _completion(
     context: PassContext, task: Task, quote: str | None, said: list[Message]
 ) -> Proposal | None:
-    """Completing *task*, if the user's own words (*quote*, found in what
-    they typed after the task was made) say so; None otherwise.  Words that
-    share nothing with the task's wait for the user's approval."""
-    found = quoted_message(quote or "", said, task.created_at)
-    if found is None or quote is None:
-        context.notes.append(
-            f"Task #{task.id} was left open: the model thought it done, but quoted "
-            "nothing you said about it."
-        )
+    """Completing *task*, if the user's own words (*quote*) say so
+    (``said_done``); None otherwise, said in the report.  Words that only
+    might say so wait for the user's approval."""
+    evidence = said_done(task.text, task.created_at, quote, said)
+    if evidence.message is None or evidence.against or quote is None:
+        context.notes.append(f"Task #{task.id} was left open: {evidence.reason}.")
         return None
-    payload: dict[str, Any] = {"task": task.id, "evidence": quote.strip(), "message": found.id}
-    fitting = related(task.text, found.content)
-    if not fitting:
-        payload["waits"] = "the words quoted as yours do not mention the task"
+    payload: dict[str, Any] = {
+        "task": task.id,
+        "evidence": quote.strip(),
+        "message": evidence.message.id,
+    }
+    if evidence.doubt:
+        payload["waits"] = evidence.reason
     return Proposal(
         "task_complete",
         f"Completed task #{task.id}: {task.text}",
         payload,
-        needs_approval=not fitting,
+        needs_approval=not evidence.done,
     )
 
 

@@ -1,9 +1,13 @@
 """A dream completes a task only on the user's own words, quoted and found.
 
 The small model says a task is done and quotes what the user said; the host
-looks for the quote in what the user typed after the task was made.  No
-quote, a quote nobody typed, words of Reverie's, a command or an older
-message: the task stays open and the report says why.
+looks for the quote in what the user typed after the task was made, and
+reads it in its sentence.  No quote, a quote nobody typed, words of
+Reverie's, a command, an older message, or words cut out of a denial, a
+question, a condition or a plan: the task stays open and the report says
+why.  Words that only might say so wait for the user's approval.  (The
+phrasings themselves are tested on ``said_done``, in
+tests/unit/core/test_task_evidence.py.)
 """
 
 from __future__ import annotations
@@ -175,3 +179,71 @@ def test_quoted_words_that_do_not_name_the_task_wait_for_approval(
     dreaming.dreamer.book.approve(change.id)
 
     assert _status(tasks, taxes.id) == "completed"
+
+
+@pytest.mark.parametrize(
+    ("said", "quote", "why"),
+    [
+        # Round 13: fragments cut out of a denial and a question.
+        ("I have not filed the taxes yet, I will do it tomorrow.", "filed the taxes", "not done"),
+        (
+            "Please don't tell me the taxes are filed, they are not.",
+            "the taxes are filed",
+            "not done",
+        ),
+        ("Did I file the taxes? I can't remember.", "file the taxes", "ask whether"),
+        ("If I file the taxes today, tell me.", "file the taxes", "a condition"),
+        ("I need to file the taxes this week.", "file the taxes", "still to do"),
+        ("Remind me to file the taxes on Monday.", "file the taxes", "still to do"),
+    ],
+)
+def test_words_cut_out_of_a_denial_question_condition_or_plan_leave_the_task_open(
+    dreaming: Dreaming,
+    tasks: TaskService,
+    model: ScriptedChatModel,
+    store: ConversationStore,
+    conversation: Conversation,
+    said: str,
+    quote: str,
+    why: str,
+) -> None:
+    taxes = tasks.add(TASK, conversation_id=conversation.id)
+    dreaming.clock.advance(60)
+    store.add_message(conversation.id, "user", said)
+    model.queue(_complete(quote))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert _status(tasks, taxes.id) == "active"
+    assert report.pending == 0 and dreaming.dreamer.dreams.changes(report.run.id) == []
+    note = _tasks_log(dreaming, report.run.id)
+    assert f"Task #{taxes.id} was left open: the model thought it done, but" in note
+    assert why in note
+
+
+@pytest.mark.parametrize(
+    ("said", "quote"),
+    [
+        ("Maybe I filed the taxes last week.", "filed the taxes"),
+        ("I didn't forget, I filed the taxes.", "filed the taxes"),
+    ],
+)
+def test_words_that_only_might_say_it_is_done_wait_for_approval(
+    dreaming: Dreaming,
+    tasks: TaskService,
+    model: ScriptedChatModel,
+    store: ConversationStore,
+    conversation: Conversation,
+    said: str,
+    quote: str,
+) -> None:
+    taxes = tasks.add(TASK, conversation_id=conversation.id)
+    dreaming.clock.advance(60)
+    store.add_message(conversation.id, "user", said)
+    model.queue(_complete(quote))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert report.pending == 1 and _status(tasks, taxes.id) == "active"
+    [change] = dreaming.dreamer.dreams.changes(report.run.id)
+    assert change.payload["waits"].startswith("the sentence quoted as yours")
