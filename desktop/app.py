@@ -231,7 +231,7 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             ],
             snapshots_dir=paths.snapshots_dir,
             working_set_file=paths.working_set_file,
-            tasks=core.tasks.store,
+            tasks=core.tasks,
             skills=core.skills,
             eraser=core.eraser,
         )

@@ -53,7 +53,7 @@ def make_dreamer(
         passes,
         snapshots_dir=folder / "snapshots",
         working_set_file=folder / "MEMORIES.md",
-        tasks=None if tasks is None else tasks.store,
+        tasks=tasks,
         skills=skills,
         clock=clock or time.time,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from desktop.core.db import Database, DreamStore, MemoryStore, open_database
 from desktop.core.db.skills import SkillStore
@@ -12,6 +13,7 @@ from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.settings import DreamSettings
 from desktop.core.skills import SkillLibrary
+from desktop.core.tasks import TaskService
 
 TEA = (
     "How to brew tea the way the user likes it\n"
@@ -42,7 +44,7 @@ def open_world(home: Path) -> World:
         MemoryStore(database),
         DreamStore(database),
         DreamSettings(),
-        tasks=TaskStore(database),
+        tasks=TaskService(TaskStore(database), ZoneInfo("UTC")),
         skills=skills,
     )
     return World(database, skills, book)

@@ -153,7 +153,7 @@ class TaskService:
     ) -> Task:
         """A new active task, belonging to *conversation_id* (the one that asked);
         with *ai_prompt* a routine, which runs that prompt when it is due."""
-        text = _checked_text(text, self._redact)
+        text = self.checked_text(text)
         _check_priority(priority)
         ai_prompt = _checked_prompt(ai_prompt, self._redact)
         return self.store.add(
@@ -173,16 +173,20 @@ class TaskService:
         priority: int | None = None,
         schedule: Schedule | Keep | None = KEEP,
         ai_prompt: str | Keep | None = KEEP,
+        tx: Transaction | None = None,
     ) -> Task:
         """Change the text, priority, schedule or routine prompt (``None``
-        removes a schedule, or makes a routine a plain task)."""
-        text = None if text is None else _checked_text(text, self._redact)
+        removes a schedule, or makes a routine a plain task); inside *tx* if
+        given (a dream changes several tasks all or nothing)."""
+        text = None if text is None else self.checked_text(text)
         if priority is not None:
             _check_priority(priority)
         if not isinstance(ai_prompt, Keep):
             ai_prompt = _checked_prompt(ai_prompt, self._redact)
         if isinstance(schedule, Keep):
-            return self.store.update(task_id, text=text, priority=priority, ai_prompt=ai_prompt)
+            return self.store.update(
+                task_id, text=text, priority=priority, ai_prompt=ai_prompt, tx=tx
+            )
         return self.store.update(
             task_id,
             text=text,
@@ -190,7 +194,14 @@ class TaskService:
             schedule=schedule,
             next_run_at=self._first_run(schedule),
             ai_prompt=ai_prompt,
+            tx=tx,
         )
+
+    def checked_text(self, text: str) -> str:
+        """*text* as a task keeps it (one line, as a reader sees it, its
+        secrets taken out), or ``TaskRefused`` saying why it cannot be one:
+        the check of every task text, whoever writes it."""
+        return _checked_text(text, self._redact)
 
     def pause(self, task_id: int) -> Task:
         return self.store.pause(task_id)

@@ -31,7 +31,6 @@ from desktop.core.db import (
     Transaction,
 )
 from desktop.core.db.purge import PurgeStore
-from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.memory_changes import MemoryChanges
 from desktop.core.dreaming.proposals import (
     Applied,
@@ -46,6 +45,7 @@ from desktop.core.dreaming.task_changes import TaskChanges
 from desktop.core.errors import ReverieError
 from desktop.core.settings import DreamSettings
 from desktop.core.skills import SkillLibrary
+from desktop.core.tasks import TaskService
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class ChangeBook:
         dreams: DreamStore,
         settings: DreamSettings,
         *,
-        tasks: TaskStore | None = None,
+        tasks: TaskService | None = None,
         skills: SkillLibrary | None = None,
     ) -> None:
         self._db = database

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.db import Database, DreamRun, DreamStore, MemoryStore, RunStatus
-from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
 from desktop.core.dreaming.passes import DreamPass, PassContext, PassRejected
@@ -36,6 +35,7 @@ from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.settings import DreamSettings
 from desktop.core.skills import SkillLibrary
+from desktop.core.tasks import TaskService
 from models.broker import InferenceBroker
 from models.errors import GenerationCancelled
 
@@ -67,7 +67,7 @@ class Dreamer:
         *,
         snapshots_dir: Path,
         working_set_file: Path,
-        tasks: TaskStore | None = None,
+        tasks: TaskService | None = None,
         skills: SkillLibrary | None = None,
         eraser: Eraser | None = None,
         clock: Callable[[], float] = time.time,

@@ -20,6 +20,7 @@ from desktop.core.db.memory_writes import MemoryWrites
 from desktop.core.db.tasks import TaskStore
 from desktop.core.errors import ReverieError
 from desktop.core.skills import SkillLibrary
+from desktop.core.tasks import TaskService
 
 Vector = npt.NDArray[np.floating[Any]]
 
@@ -66,7 +67,9 @@ class Applying:
     actor: str
     dream_run_id: int
     dream_change_id: int | None = None
-    tasks: TaskStore | None = None
+    tasks: TaskService | None = None
+    """Tasks are written through the service, so a dream's text passes the
+    checks every task text passes (``TaskService.checked_text``)."""
     skills: SkillLibrary | None = None
 
     def memory_writes(self) -> MemoryWrites:
@@ -78,10 +81,13 @@ class Applying:
             dream_change_id=self.dream_change_id,
         )
 
-    def task_store(self) -> TaskStore:
+    def task_service(self) -> TaskService:
         if self.tasks is None:
             raise ChangeRefused("Tasks are not available.")
         return self.tasks
+
+    def task_store(self) -> TaskStore:
+        return self.task_service().store
 
     def skill_library(self) -> SkillLibrary:
         if self.skills is None:

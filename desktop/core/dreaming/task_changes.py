@@ -1,6 +1,8 @@
 """Dream changes to tasks: complete, update (text, priority), purge.
 
-Applied through the task store inside the pass's transaction.  The record
+Applied inside the pass's transaction: a new text through the task
+service, so it is checked as every task text is (one line, as a reader
+sees it, secrets taken out), the rest through the task store.  The record
 keeps what a dream may change of each task (text, priority, status,
 completion, next run) before and after; undoing puts it back unless the
 task changed since.  A purge is soft: the task is deleted, and restorable.
@@ -32,7 +34,9 @@ class TaskChanges:
         elif proposal.kind == "task_purge":
             tasks.delete(task_id, tx=at.tx)
         else:
-            tasks.update(
+            # Through the service: the model's text passes the checks of every
+            # task text (a refusal here rolls the pass back).
+            at.task_service().update(
                 task_id, text=payload.get("text"), priority=payload.get("priority"), tx=at.tx
             )
         return {KEY: self._state(at, proposal)}

@@ -7,7 +7,10 @@ which answers with one action per task it acts on: ``complete``,
 ``update`` (new text or priority) or ``keep``.  An update that changes
 nothing (the same words, the same priority) is no change.  The numbers are
 mapped back to tasks; an action on a number it was not shown, two actions
-on one task or an empty text refuse the whole pass.  A task is completed
+on one task or an empty text refuse the whole pass.  A new text is kept as
+every task text is (``TaskService.checked_text``: one line, as a reader
+sees it, secrets taken out); one that cannot be a task's is refused, with
+its reason in the report, and that task is left as it is.  A task is completed
 only on the user's own word: the answer quotes it (``evidence``), and the
 host reads it in the message the user typed after the task was made
 (``task_evidence.said_done``, the rule the agenda review shares): no quote
@@ -39,7 +42,7 @@ from desktop.core.db.tasks import OPEN, Task
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.task_evidence import said_done
-from desktop.core.tasks import TaskService, schedule_words
+from desktop.core.tasks import TaskRefused, TaskService, schedule_words
 from desktop.core.tokens import cut_middle
 from models.interfaces import ChatMessage
 
@@ -120,9 +123,12 @@ class TaskPass:
             proposals += self._part(context, part, fitted.messages, said)
         return proposals
 
-    @staticmethod
     def _part(
-        context: PassContext, tasks: list[Task], messages: list[ChatMessage], said: list[Message]
+        self,
+        context: PassContext,
+        tasks: list[Task],
+        messages: list[ChatMessage],
+        said: list[Message],
     ) -> list[Proposal]:
         """The changes the model makes to *tasks*, shown by *messages*."""
         step = "tasks:" + ",".join(f"{t.id}@{t.updated_at}" for t in tasks)
@@ -139,7 +145,7 @@ class TaskPass:
             if action.action == "complete":
                 proposal = _completion(context, task, action.evidence, said)
             else:
-                proposal = _proposal(task, action, raw, said)
+                proposal = _update(self._tasks, context, task, action, raw, said)
             if proposal is not None:
                 proposals.append(proposal)
         return proposals
@@ -170,12 +176,28 @@ def _completion(
     )
 
 
-def _proposal(task: Task, action: TaskAction, raw: str, said: list[Message]) -> Proposal | None:
+def _update(
+    tasks: TaskService,
+    context: PassContext,
+    task: Task,
+    action: TaskAction,
+    raw: str,
+    said: list[Message],
+) -> Proposal | None:
+    """Updating *task* as *action* says, None if that changes nothing; a
+    new text as every task text is kept (``TaskService.checked_text``), or
+    refused with its reason in the report, and then nothing is changed."""
     if action.action == "keep":
         return None
     text = action.text.strip() if action.text is not None else None
     if text == "":
         raise PassRejected("the model would empty a task's text", raw)
+    if text is not None:
+        try:
+            text = tasks.checked_text(text)
+        except TaskRefused as refused:
+            context.notes.append(f"Task #{task.id} was not updated: {refused}")
+            return None
     changes: dict[str, Any] = {}
     if text is not None and _words(text) != _words(task.text):
         changes["text"] = text  # a new full stop or capital is no new text

@@ -220,7 +220,7 @@ def one_pass(
             [dream_pass],
             snapshots_dir=tmp_path / "snapshots",
             working_set_file=tmp_path / "MEMORIES.md",
-            tasks=None if tasks is None else tasks.store,
+            tasks=tasks,
             skills=skills,
         )
         return RealPass(dreamer, memories, ConversationStore(database))

@@ -82,7 +82,7 @@ def test_120_open_tasks_are_reviewed_in_parts_that_fit_the_real_models_context(
             [TaskPass(tasks, conversations)],
             snapshots_dir=tmp_path / "snapshots",
             working_set_file=tmp_path / "MEMORIES.md",
-            tasks=tasks.store,
+            tasks=tasks,
         )
 
         report = dreamer.run("manual", DreamControl())
