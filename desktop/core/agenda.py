@@ -12,7 +12,12 @@ nothing.  Each action is then checked and applied on its own: one that
 cannot be (a schedule in the past, a task changed while the model thought,
 two actions on one task, a memory the write gate turns away) is refused
 with a log line (the kinds of action and refusal, never their words) and
-changes nothing.
+changes nothing.  A ``complete`` quotes the user's own words
+(``evidence``) and is applied by the dream's rule
+(``task_evidence.said_done``): only when a message the user typed after
+the task was made, among those shown, plainly says it is done; words cut
+out of a denial, a question, a condition or a plan are refused, and so
+are words that only might say so, since the review has nobody to ask.
 
 What was done is said in the conversation as a short assistant message
 (metadata ``kind``: ``agenda_review``), the model's own notice of what it
@@ -48,6 +53,7 @@ from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.routines import KIND, awaited, spoken_time
 from desktop.core.schedules import parse_schedule
 from desktop.core.settings import TaskSettings
+from desktop.core.task_evidence import QUOTE_CHARS, DoneEvidence, said_done
 from desktop.core.task_tools import TEXT_CHARS, ScheduleWords
 from desktop.core.tasks import TaskService, schedule_words
 from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle, fitted_prefix
@@ -79,6 +85,8 @@ class CompleteTask(BaseModel):
 
     action: Literal["complete"]
     task: int = Field(ge=1)
+    evidence: str | None = Field(None, max_length=QUOTE_CHARS)
+    """The user's own words saying the task is done (``said_done`` reads them)."""
 
 
 class AddTask(BaseModel):
@@ -123,6 +131,20 @@ class AgendaFailed(ReverieError):
 
 class ActionRefused(ReverieError):
     """One action of a review that cannot be applied; nothing was changed by it."""
+
+
+class NotSaidDone(ActionRefused):
+    """A completion the user's own words do not (plainly) back; ``kind`` is
+    why, a key of ``task_evidence.AGAINST`` or ``DOUBTS``, which a log may
+    name (the reason itself may quote the task)."""
+
+    def __init__(self, task: Task, evidence: DoneEvidence) -> None:
+        self.kind = evidence.against or evidence.doubt
+        if evidence.against:
+            reason = evidence.reason
+        else:  # a dream would ask the user; the review has nobody to ask
+            reason = f"{evidence.reason}, and the review cannot ask you"
+        super().__init__(f"task #{task.id} was left open: {reason}")
 
 
 @dataclass(frozen=True)
@@ -202,8 +224,8 @@ class AgendaReviewer:
             return AgendaReview(conversation_id, (), (), None)
         control = control or JobControl()
         with control.scope():  # what it looks up stops with it too
-            shown, answer = self._ask(tasks, self._transcript(conversation_id), control)
-        done, refused, applied = self._apply(conversation_id, shown, answer)
+            shown, said, answer = self._ask(tasks, self._transcript(conversation_id), control)
+        done, refused, applied = self._apply(conversation_id, shown, said, answer)
         notice = None
         if done:
             text = fill(self._section("notice"), actions="\n".join(f"- {line}" for line in done))
@@ -219,21 +241,15 @@ class AgendaReviewer:
         return AgendaReview(conversation_id, tuple(done), tuple(refused), notice)
 
     # -- what it reads -----------------------------------------------------------
-    def _transcript(self, conversation_id: int) -> list[str]:
-        """The latest messages, oldest first, one line each (a line of a
-        message's own could pose as the next speaker)."""
+    def _transcript(self, conversation_id: int) -> list[Message]:
+        """The latest messages the review may show, oldest first."""
         limit = self._settings.agenda_messages
         readable = [
             m
             for m in self._conversations.messages(conversation_id)
             if m.role in _SPEAKERS and not is_seed(m) and visible_text(m).strip()
         ]
-        lines = []
-        for message in readable[-limit:] if limit else []:
-            text = visible_text(message).strip()
-            text = cut_middle(text, len(text), MESSAGE_CHARS)
-            lines.append(f"{_SPEAKERS[message.role]}: {safe_for_prompt(text, 'message')}")
-        return lines
+        return readable[-limit:] if limit else []
 
     def _prompt(self, tasks: Sequence[Task], lines: Sequence[str]) -> list[ChatMessage]:
         listed = "\n".join(f"[{n}] {_task_line(task)}" for n, task in enumerate(tasks, start=1))
@@ -246,14 +262,14 @@ class AgendaReviewer:
         return [ChatMessage("system", self._section("instructions")), ChatMessage("user", text)]
 
     def _fitted(
-        self, tasks: Sequence[Task], lines: list[str]
-    ) -> tuple[list[ChatMessage], Sequence[Task]]:
-        """The prompt that fits the context, and the tasks it shows: the
-        newest messages take up to half of it, the most urgent tasks what
-        is left (the others wait for a later review), then older messages
-        any room the tasks did not need."""
+        self, tasks: Sequence[Task], messages: list[Message]
+    ) -> tuple[list[ChatMessage], Sequence[Task], list[Message]]:
+        """The prompt that fits the context, the tasks and the messages it
+        shows: the newest messages take up to half of it, the most urgent
+        tasks what is left (the others wait for a later review), then older
+        messages any room the tasks did not need."""
         room = self._context_length - ANSWER_TOKENS - _MARGIN_TOKENS - 2 * MESSAGE_OVERHEAD
-        newest = lines[::-1]
+        newest = [_message_line(m) for m in messages[::-1]]
         listed = [_task_line(task) for task in tasks]
 
         def talk(shown: Sequence[Task], share: float) -> list[str]:
@@ -272,15 +288,17 @@ class AgendaReviewer:
         if shown < len(tasks):
             log.info("agenda review: %d of %d tasks fit the model's context", shown, len(tasks))
         said = talk(tasks[:shown], 1.0)
-        return self._prompt(tasks[:shown], said), tasks[:shown]
+        read = messages[len(messages) - len(said) :]  # the newest, as many as the lines shown
+        return self._prompt(tasks[:shown], said), tasks[:shown], read
 
     # -- the answer --------------------------------------------------------------
     def _ask(
-        self, tasks: Sequence[Task], lines: list[str], control: JobControl
-    ) -> tuple[Sequence[Task], AgendaAnswer]:
-        """The tasks shown (those that fit) and the model's answer about them."""
+        self, tasks: Sequence[Task], messages: list[Message], control: JobControl
+    ) -> tuple[Sequence[Task], list[Message], AgendaAnswer]:
+        """The tasks and messages shown (those that fit) and the model's
+        answer about them."""
         try:
-            prompt, tasks = self._fitted(tasks, lines)
+            prompt, tasks, messages = self._fitted(tasks, messages)
             options = GenerationOptions(
                 max_tokens=ANSWER_TOKENS, temperature=0.0, json_schema=schema(len(tasks))
             )
@@ -297,10 +315,14 @@ class AgendaReviewer:
         if any(not 1 <= n <= len(tasks) for n in named):
             # Not the answer itself: it quotes the tasks, and this reaches the log.
             raise AgendaFailed("the model named tasks it was not shown")
-        return tasks, answer
+        return tasks, messages, answer
 
     def _apply(
-        self, conversation_id: int, shown: Sequence[Task], answer: AgendaAnswer
+        self,
+        conversation_id: int,
+        shown: Sequence[Task],
+        said: Sequence[Message],
+        answer: AgendaAnswer,
     ) -> tuple[list[str], list[tuple[str, str]], list[dict[str, Any]]]:
         done: list[str] = []
         refused: list[tuple[str, str]] = []
@@ -308,20 +330,29 @@ class AgendaReviewer:
         touched: set[int] = set()
         for action in answer.actions:
             try:
-                line = self._apply_one(conversation_id, shown, action, touched)
+                line = self._apply_one(conversation_id, shown, said, action, touched)
             except ReverieError as error:  # refused: a past schedule, a task gone, the gate
                 # Kinds only: the action and the refusal quote the
                 # conversation, which the log would keep after it is erased.
                 kind = type(error).__name__
+                if isinstance(error, NotSaidDone):
+                    kind = f"{kind}: {error.kind}"
                 log.info("agenda review refused an action: %s (%s)", action.action, kind)
                 refused.append((action.model_dump_json(), str(error)))
                 continue
             done.append(line)
-            applied.append(action.model_dump())
+            # Not the quote: the user's words stay in their message, and
+            # go when it is erased; a copy here would outlive it.
+            applied.append(action.model_dump(exclude={"evidence"}))
         return done, refused, applied
 
     def _apply_one(
-        self, conversation_id: int, shown: Sequence[Task], action: AgendaAction, touched: set[int]
+        self,
+        conversation_id: int,
+        shown: Sequence[Task],
+        said: Sequence[Message],
+        action: AgendaAction,
+        touched: set[int],
     ) -> str:
         if isinstance(action, AddTask):
             return self._add(conversation_id, action)
@@ -329,6 +360,11 @@ class AgendaReviewer:
             return self._remember(conversation_id, action)
         task = self._unchanged(shown[action.task - 1], touched)
         if isinstance(action, CompleteTask):
+            # The dream's rule: only the user's own words, after the task
+            # was made, plainly saying it is done.
+            evidence = said_done(task.text, task.created_at, action.evidence, said)
+            if not evidence.done:
+                raise NotSaidDone(task, evidence)
             done = self._tasks.complete(task.id)
             return fill(self._section("did_complete"), id=str(done.id), task=done.text)
         schedule = parse_schedule(action.schedule, self._tasks.now())
@@ -408,6 +444,14 @@ def schema(shown: int) -> dict[str, Any]:
     for name in ("CompleteTask", "RescheduleTask"):
         defs[name]["properties"]["task"] = {"type": "integer", "enum": list(range(1, shown + 1))}
     return {"anyOf": [{"const": NO_ACTION}, answer], "$defs": defs}
+
+
+def _message_line(message: Message) -> str:
+    """*message* on one line of the transcript (a line of its own could
+    pose as the next speaker)."""
+    text = visible_text(message).strip()
+    text = cut_middle(text, len(text), MESSAGE_CHARS)
+    return f"{_SPEAKERS[message.role]}: {safe_for_prompt(text, 'message')}"
 
 
 def _task_line(task: Task) -> str:

@@ -39,6 +39,8 @@ from desktop.core.text_fold import APOSTROPHES, normalised
 
 MIN_QUOTE_WORDS = 2
 """A quote of one word ("done", "yes") could be about anything."""
+QUOTE_CHARS = 300
+"""The longest quote an answer may give (its schema says so)."""
 NOT_EVIDENCE_KINDS = ("seed", "command")
 """Message metadata ``kind`` of what the user did not say as news: a
 conversation's seed, a command."""

@@ -41,7 +41,7 @@ from desktop.core.db import ConversationStore, Message
 from desktop.core.db.tasks import OPEN, Task
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
-from desktop.core.task_evidence import said_done
+from desktop.core.task_evidence import QUOTE_CHARS, said_done
 from desktop.core.tasks import TaskRefused, TaskService, schedule_words
 from desktop.core.tokens import cut_middle
 from models.interfaces import ChatMessage
@@ -62,7 +62,7 @@ class TaskAction(BaseModel):
     action: Literal["complete", "update", "keep"]
     text: str | None = Field(None, max_length=300)
     priority: int | None = Field(None, ge=1, le=10)
-    evidence: str | None = Field(None, max_length=300)
+    evidence: str | None = Field(None, max_length=QUOTE_CHARS)
     """With ``complete``: the user's own words saying the task is done."""
 
 

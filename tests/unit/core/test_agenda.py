@@ -5,10 +5,12 @@ nothing."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -176,7 +178,7 @@ def test_actions_land_on_the_tasks_named_and_are_said_in_the_conversation(
 ) -> None:
     model.queue(
         _actions(
-            {"action": "complete", "task": 2},
+            {"action": "complete", "task": 2, "evidence": "I posted the letter to the bank"},
             {"action": "reschedule", "task": 1, "schedule": "daily at 18:00"},
             {"action": "add", "text": "Buy stamps", "priority": 4, "schedule": None},
             {
@@ -230,7 +232,7 @@ def test_bad_actions_are_refused_with_a_log_line_and_change_nothing(
     model.queue(
         _actions(
             {"action": "reschedule", "task": 1, "schedule": "once on 2026-11-01 09:00"},
-            {"action": "complete", "task": 2},
+            {"action": "complete", "task": 2, "evidence": "posted the letter to the bank"},
             {"action": "reschedule", "task": 2, "schedule": "daily at 10:00"},
             {"action": "add", "text": "call ana"},
             {"action": "update_memory", "fact": "short"},
@@ -349,7 +351,10 @@ def test_one_failed_review_does_not_stop_the_others(
 ) -> None:
     other = store.create("other").id
     tasks.add("Water the plants", conversation_id=other)
-    model.queue("not json", _actions({"action": "complete", "task": 1}))
+    store.add_message(other, "user", "I watered the plants.")
+    model.queue(
+        "not json", _actions({"action": "complete", "task": 1, "evidence": "watered the plants"})
+    )
 
     reviews = reviewer.review_due()
 
@@ -403,6 +408,158 @@ def test_too_small_a_context_drops_the_oldest_messages_first(
     [asked] = _review_requests(model)
     assert "User: Newest message." in asked
     assert "posted the letter" not in asked and "word word" not in asked
+
+
+# -- completing a task only on the user's own words ------------------------------------
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A task the user asked for (Reverie said it noted it), on one clock
+    for messages and tasks that ticks a second a call: what was said before
+    the task was made is older than it."""
+
+    task: Task
+    tasks: TaskService
+    store: ConversationStore
+
+    @property
+    def conversation_id(self) -> int:
+        assert self.task.conversation_id is not None
+        return self.task.conversation_id
+
+
+@pytest.fixture
+def asked(database: Database) -> Asked:
+    ticks = itertools.count(NOW.timestamp())
+
+    def clock() -> float:
+        return float(next(ticks))
+
+    store = ConversationStore(database, clock=clock)
+    tasks = TaskService(TaskStore(database, clock=clock), BERLIN, clock=lambda: NOW)
+    conversation = store.create("taxes").id
+    store.add_message(conversation, "user", "Please remind me to file the taxes.")
+    task = tasks.add("File the taxes", conversation_id=conversation)
+    store.add_message(conversation, "assistant", "Noted: I will remind you to file the taxes.")
+    return Asked(task, tasks, store)
+
+
+def _review_completing(
+    asked: Asked,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    evidence: str | None,
+    caplog: pytest.LogCaptureFixture,
+    context_length: int = 4096,
+) -> AgendaReview:
+    action: dict[str, Any] = {"action": "complete", "task": 1}
+    if evidence is not None:
+        action["evidence"] = evidence
+    model.queue(_actions(action))
+    reviewer = reviewer_for(asked.tasks, asked.store, None, broker, prompts, context_length)
+    with caplog.at_level(logging.INFO, logger="desktop.core.agenda"):
+        return reviewer.review(asked.conversation_id)
+
+
+@pytest.mark.parametrize(
+    ("said", "evidence", "kind"),
+    [
+        # Round 13: completed on the model's word alone.
+        (None, None, "unquoted"),
+        ("I still haven't filed the taxes, remind me later.", None, "unquoted"),
+        # Reverie's own words, and the user's asking before the task was made.
+        (None, "remind you to file the taxes", "unquoted"),
+        (None, "remind me to file the taxes", "unquoted"),
+        # Words cut out of a denial, a question, a condition or a plan.
+        ("I still haven't filed the taxes, remind me later.", "filed the taxes", "negated"),
+        ("I have not filed the taxes yet.", "filed the taxes", "negated"),
+        ("Did I file the taxes? I forget.", "file the taxes", "question"),
+        ("Have I filed the taxes already", "filed the taxes", "question"),
+        ("If I file the taxes this week, tell Ana.", "file the taxes", "conditional"),
+        ("I will file the taxes on Monday.", "file the taxes", "intent"),
+        ("I need to file the taxes.", "file the taxes", "intent"),
+        # Words that only might say so: the review cannot ask, so it is refused.
+        ("Maybe I filed the taxes last week.", "filed the taxes", "hedged"),
+        ("I bought the milk and the bread.", "I bought the milk", "unrelated"),
+    ],
+)
+def test_a_completion_without_the_users_words_saying_it_is_done_is_refused(
+    asked: Asked,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    caplog: pytest.LogCaptureFixture,
+    said: str | None,
+    evidence: str | None,
+    kind: str,
+) -> None:
+    if said is not None:
+        asked.store.add_message(asked.conversation_id, "user", said)
+    before = asked.store.messages(asked.conversation_id)
+
+    review = _review_completing(asked, broker, prompts, model, evidence, caplog)
+
+    assert asked.tasks.get(asked.task.id) == asked.task
+    assert review.done == () and review.notice is None
+    assert asked.store.messages(asked.conversation_id) == before
+    [(_, reason)] = review.refused
+    assert reason.startswith(f"task #{asked.task.id} was left open: ")
+    assert f"agenda review refused an action: complete (NotSaidDone: {kind})" in caplog.text
+    for word in ("taxes", "milk", "filed"):  # the log names kinds, never the words
+        assert word not in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("said", "evidence"),
+    [
+        ("I filed the taxes this morning.", "I filed the taxes"),
+        ("Done: filed the taxes.", "done: filed the taxes"),
+        ("Finally, the taxes are filed!", "the taxes are filed"),
+        ("Ana filed the taxes for us yesterday.", "filed the taxes"),
+    ],
+)
+def test_a_completion_on_the_users_words_saying_it_is_done_is_applied(
+    asked: Asked,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    caplog: pytest.LogCaptureFixture,
+    said: str,
+    evidence: str,
+) -> None:
+    asked.store.add_message(asked.conversation_id, "user", said)
+
+    review = _review_completing(asked, broker, prompts, model, evidence, caplog)
+
+    done = asked.tasks.get(asked.task.id)
+    assert done is not None and done.status == "completed"
+    assert review.refused == ()
+    assert review.notice is not None and review.notice.metadata is not None
+    # The quote stays in the user's message only: erasing that erases it.
+    assert review.notice.metadata[ACTIONS] == [{"action": "complete", "task": 1}]
+
+
+def test_words_the_review_did_not_show_are_no_evidence(
+    asked: Asked,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    asked.store.add_message(asked.conversation_id, "user", "I filed the taxes this morning.")
+    asked.store.add_message(asked.conversation_id, "user", "word " * 300)
+    asked.store.add_message(asked.conversation_id, "user", "Newest message.")
+
+    review = _review_completing(
+        asked, broker, prompts, model, "I filed the taxes", caplog, context_length=800
+    )
+
+    [shown] = _review_requests(model)
+    assert "filed the taxes" not in shown  # too old to fit the small context
+    assert asked.tasks.get(asked.task.id) == asked.task and len(review.refused) == 1
+    assert "(NotSaidDone: unquoted)" in caplog.text
 
 
 # -- the real small model ------------------------------------------------------------

@@ -63,7 +63,8 @@ def test_a_conversation_with_more_tasks_than_fit_reviews_the_most_urgent(
     for n in range(30):
         store.add_message(chat, "user", f"Some words about the flat, note {n}. " * 8)
     store.add_message(chat, "user", "I replied to the landlord about item 0.")
-    model.queue(json.dumps({"actions": [{"action": "complete", "task": 1}]}))
+    replied = {"action": "complete", "task": 1, "evidence": "I replied to the landlord"}
+    model.queue(json.dumps({"actions": [replied]}))
     reviewer = reviewer_for(tasks, store, None, broker, prompts)
 
     review = reviewer.review(chat)

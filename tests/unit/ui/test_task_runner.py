@@ -207,10 +207,13 @@ def test_an_agenda_review_is_reported_with_what_it_said(
     runner: TaskRunner,
     tasks: TaskService,
     model: ScriptedChatModel,
+    store: ConversationStore,
     conversation_id: int,
 ) -> None:
     task = tasks.add("Post the letter", conversation_id=conversation_id)
-    model.queue(json.dumps({"actions": [{"action": "complete", "task": 1}]}))
+    store.add_message(conversation_id, "user", "I posted the letter this morning.")
+    done = {"action": "complete", "task": 1, "evidence": "I posted the letter"}
+    model.queue(json.dumps({"actions": [done]}))
 
     with qtbot.waitSignal(runner.reviewed, timeout=WAIT_MS) as reviewed:
         assert runner.review()
