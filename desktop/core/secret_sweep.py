@@ -26,7 +26,7 @@ from pathlib import Path
 from desktop.core.db import ConversationStore, Database, Message, migrate, open_copy
 from desktop.core.db.errors import MigrationFailed
 from desktop.core.db.purge import compact
-from desktop.core.dreaming.snapshots import complete_snapshots, roll_back_cut
+from desktop.core.dreaming.snapshots import SnapshotsLock, complete_snapshots, roll_back_cut
 from desktop.core.errors import EnvironmentProblem
 from desktop.core.jobs import JobControl
 from desktop.core.redaction import redact, redact_within
@@ -67,11 +67,23 @@ _UNUSABLE = (EnvironmentProblem, MigrationFailed)
 """A copy unreadable, damaged, newer, busy, on a full disk or not migratable."""
 
 
-def sweep_snapshots(database: Database, folder: Path, control: JobControl | None = None) -> int:
+def sweep_snapshots(
+    database: Database,
+    folder: Path,
+    control: JobControl | None = None,
+    *,
+    under: SnapshotsLock | None = None,
+) -> int:
     """Sweep every snapshot in *folder* as ``sweep_stored_secrets`` sweeps
     *database*; how many copies changed.  A copy that cannot be opened or
-    brought up to date is left as it is, said in the log."""
-    control = control or JobControl()
+    brought up to date is left as it is, said in the log.  All *under* the
+    snapshots' lock (the eraser's): a dream's copy being written is no copy
+    a kill cut short, to roll back."""
+    with (under or SnapshotsLock(folder)).held("The secret sweep of the snapshots"):
+        return _sweep_snapshots(database, folder, control or JobControl())
+
+
+def _sweep_snapshots(database: Database, folder: Path, control: JobControl) -> int:
     changed = 0
     if folder.is_dir():
         roll_back_cut(folder, database)  # a sweep killed mid-copy is swept again

@@ -133,9 +133,11 @@ class ReverieApplication(QObject):
         self._sweep = JobControl()
         if (conversations := core.conversations) is not None:  # stored by an older version
             self.maintenance.submit(lambda _: sweep_stored_secrets(conversations, self._sweep))
-        if (database := core.database) is not None:  # and in the snapshots it took
-            snapshots = core.paths.snapshots_dir
-            self.maintenance.submit(lambda _: sweep_snapshots(database, snapshots, self._sweep))
+        if (database := core.database) is not None and eraser is not None:  # and in its snapshots
+            snapshots, held = core.paths.snapshots_dir, eraser.snapshots_lock
+            self.maintenance.submit(
+                lambda _: sweep_snapshots(database, snapshots, self._sweep, under=held)
+            )
         if core.memories is not None:
             memories = core.memories  # a new embedder: every memory gets its vector again
             self.models.embedder_changed.connect(

@@ -6,14 +6,16 @@ redacted and left alone."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 from desktop.core.db import ConversationStore, open_database
 from desktop.core.db.migrations import MIGRATIONS
-from desktop.core.dreaming.snapshots import take_snapshot
+from desktop.core.dreaming.snapshots import SnapshotsLock, take_snapshot
 from desktop.core.jobs import JobControl
 from desktop.core.redaction import redact
 from desktop.core.secret_sweep import BATCH, _redacted, sweep_snapshots, sweep_stored_secrets
+from tests.erasers import waiting_for_snapshots
 
 SECRET = "hunter2zq"
 
@@ -127,6 +129,21 @@ def test_the_snapshots_an_older_version_took_lose_the_secrets_too(tmp_path: Path
             assert ConversationStore(copy).messages(1)[0].content == (
                 "note 0: the wifi password at the cabin is [redacted password]"
             )
+
+
+def test_the_snapshots_are_swept_only_once_no_copy_is_being_written(tmp_path: Path) -> None:
+    """A dream's copy being written has a journal beside it, as one a kill
+    cut short does: the sweep, not waiting, would roll it back (round 13)."""
+    folder = tmp_path / "snapshots"
+    folder.mkdir()
+    held = SnapshotsLock(folder)
+    with open_database(tmp_path / "reverie.sqlite3") as database:
+        sweep = threading.Thread(target=sweep_snapshots, args=(database, folder), daemon=True)
+        with waiting_for_snapshots() as waiting, held.held("A dream's safety copy"):
+            sweep.start()
+            assert waiting.wait(60)  # the sweep waits for the copy
+        sweep.join(60)
+        assert not sweep.is_alive()
 
 
 def test_a_damaged_snapshot_is_left_as_it_is(tmp_path: Path) -> None:
