@@ -42,7 +42,7 @@ from desktop.core.prompt_assembly import (
 )
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
-from desktop.core.redaction import Redactor, redact_within
+from desktop.core.redaction import Redactor
 from desktop.core.settings import ChatSettings, ModelSettings
 from desktop.core.skills import SkillLibrary
 from desktop.core.tasks import TaskService
@@ -409,11 +409,11 @@ class ChatService:
         result = call.result
         metadata = {
             TOOL: call.name,
-            "arguments": redact_within(call.arguments),
+            "arguments": self._redact.within(call.arguments),
             "ok": result.ok,
             "summary": self._redact.text(result.summary),
         }
-        content = json.dumps(redact_within(result.content), ensure_ascii=False)
+        content = json.dumps(self._redact.within(result.content), ensure_ascii=False)
         self._conversations.add_message(turn.conversation_id, "tool", content, metadata=metadata)
         return call
 

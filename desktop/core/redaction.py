@@ -16,7 +16,7 @@ import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import cast
@@ -162,6 +162,10 @@ class Redactor:
         """*text* with its secrets taken out (the text alone)."""
         return self(text).text
 
+    def within(self, value: object) -> object:
+        """``redact_within`` *value*, by this redactor."""
+        return redact_within(value, self)
+
 
 def redaction_notice(kinds: Sequence[str]) -> str:
     """What the user is told when secrets were taken out of a message:
@@ -187,15 +191,16 @@ def _kind_named(marker: str) -> str:
     return marker.removeprefix("[redacted ").removesuffix("]")
 
 
-def redact_within(value: object) -> object:
-    """*value* (JSON-like: dicts, lists, text) with every text in it redacted;
-    keys and the structure stay, so the result is as valid as it was."""
+def redact_within(value: object, redactor: Callable[[str], Redacted] = redact) -> object:
+    """*value* (JSON-like: dicts, lists, text) with every text in it redacted
+    (by *redactor*); keys and the structure stay, so the result is as valid
+    as it was."""
     if isinstance(value, str):
-        return redact(value).text
+        return redactor(value).text
     if isinstance(value, dict):
-        return {key: redact_within(item) for key, item in value.items()}
+        return {key: redact_within(item, redactor) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_within(item) for item in value]
+        return [redact_within(item, redactor) for item in value]
     return value
 
 

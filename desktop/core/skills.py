@@ -176,9 +176,11 @@ def skill_name(raw: str) -> str:
 def summary_of(text: str) -> str:
     """The first line that says something, without a Markdown heading mark,
     as a reader sees it (a file edited by hand may hold what no one sees, and
-    the summary goes into every prompt)."""
+    the summary goes into every prompt), its secrets taken out (a file written
+    by hand is the user's, but its summary is stored in the database)."""
     for line in readable(text).splitlines():
         if line := _HEADING.sub("", line).strip():
+            line = redact(line).text
             return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
     return ""
 
@@ -308,7 +310,7 @@ class SkillLibrary:
     def create(self, name: str, text: str, *, draft: bool = False) -> Skill:
         """A new skill (a draft, for the user to accept or reject, if *draft*).
         The name of a deleted skill may be taken again: its uses carry over."""
-        name, text = skill_name(name), file_text(text, self._redact)
+        name, text = skill_name(self._redact.text(name)), file_text(text, self._redact)
         status: SkillStatus = "draft" if draft else "active"
         with self._lock:
             self.sync()  # a file of that name made by hand is a skill already
@@ -345,7 +347,7 @@ class SkillLibrary:
             return self.store.update(skill.id, summary=summary_of(text))
 
     def rename(self, skill_id: int, new_name: str) -> Skill:
-        name = skill_name(new_name)
+        name = skill_name(self._redact.text(new_name))
         with self._lock:
             self.sync()
             skill = self._require(skill_id, ("active", "draft"))

@@ -5,6 +5,7 @@ secret; the turn says what was taken out, so the user can be told why."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from desktop.core.memory_service import MemoryService
 from desktop.core.redaction import redaction_notice
 from desktop.core.skills import SkillLibrary
 from desktop.core.tasks import TaskRefused, TaskService
+from desktop.core.tools import TOOL_CALL_START
 from tests.fakes import Recorder, ScriptedChatModel
 
 SECRET = "hunter2"
@@ -258,3 +260,45 @@ def test_a_secret_caught_in_a_task_is_taken_out_of_the_next_message(
     chat.send(conversation.id, "Ta5k!pw1 did not work")
 
     assert rows_holding(database, "Ta5k!pw1") == []
+
+
+def test_a_skill_named_with_a_secret_keeps_the_marker(
+    chat: ChatService, skill_library: SkillLibrary, database: Database
+) -> None:
+    _caught_in_chat(chat)
+
+    made = skill_library.create("router password Sk1!ll99", "Restart the router\n")
+    renamed = skill_library.rename(made.id, f"router {CAUGHT}")
+
+    assert "Sk1!ll99" not in made.name and renamed.name == "router [redacted password]"
+    names = database.fetch_value("SELECT group_concat(name || file_name) FROM skills")
+    assert "Sk1!ll99" not in names and CAUGHT not in names
+    assert all(CAUGHT not in p.name for p in skill_library.directory.rglob("*"))
+
+
+def test_a_skill_file_written_by_hand_keeps_its_secret_out_of_the_database(
+    skill_library: SkillLibrary, database: Database
+) -> None:
+    """The file is the user's own; its summary, stored and in every prompt, is not."""
+    skill_library.directory.mkdir(parents=True, exist_ok=True)
+    (skill_library.directory / "NAS access.md").write_text("NAS password is Gz2!Wm63\nOpen it.\n")
+
+    skill_library.sync()
+
+    [skill] = skill_library.list()
+    assert skill.summary == "NAS password is [redacted password]"
+    assert "Gz2!Wm63" not in database.fetch_value("SELECT group_concat(summary) FROM skills")
+
+
+def test_a_tool_calls_arguments_are_stored_without_a_secret_caught_earlier(
+    chat: ChatService, database: Database, model: ScriptedChatModel
+) -> None:
+    conversation_id = _caught_in_chat(chat)
+    call = json.dumps({"name": "task", "arguments": {"action": "add", "text": f"Log in {CAUGHT}"}})
+    model.queue(TOOL_CALL_START + call, "Added.")
+
+    chat.run(chat.send(conversation_id, "add a task to change it"), Recorder())
+
+    assert rows_holding(database, CAUGHT) == []
+    metadata = database.fetch_value("SELECT group_concat(metadata) FROM messages")
+    assert CAUGHT not in metadata and "[redacted password]" in metadata
