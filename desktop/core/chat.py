@@ -42,7 +42,7 @@ from desktop.core.prompt_assembly import (
 )
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
-from desktop.core.redaction import Redactor
+from desktop.core.redaction import Redactor, without
 from desktop.core.settings import ChatSettings, ModelSettings
 from desktop.core.skills import SkillLibrary
 from desktop.core.tasks import TaskService
@@ -128,7 +128,11 @@ class Turn:
     control: JobControl = field(default_factory=JobControl)
     redacted: tuple[str, ...] = ()
     """The kinds of secrets taken out of *user_message* before it was
-    stored, one per secret (``redaction_notice`` tells the user why)."""
+    stored, or out of what was said before it once it named them, one per
+    secret (``redaction_notice`` tells the user why)."""
+    rewrote: int = 0
+    """How many messages said before took a secret out that this one named:
+    the transcript shows them again."""
 
     def cancel(self) -> None:
         self.control.cancel()
@@ -258,7 +262,14 @@ class ChatService:
             conversation_id, "user", cleaned.text, metadata=metadata
         )
         self._title_from_first_message(conversation_id, cleaned.text)
-        return Turn(conversation_id, message, seed=False, redacted=cleaned.kinds)
+        # A value typed before it was named ("Zx8!pre55", then "that's my
+        # email password") goes from what this conversation stored before.
+        found = (*cleaned.values, *cleaned.earlier)
+        rewrote = self._conversations.rewrite_conversation(
+            conversation_id, found, lambda stored: without(stored, found)
+        )
+        kinds = (*cleaned.kinds, *("password" for _ in cleaned.earlier))
+        return Turn(conversation_id, message, seed=False, redacted=kinds, rewrote=rewrote)
 
     def greeting(self, conversation_id: int) -> Turn | None:
         """The turn that greets the user in a conversation nothing was said

@@ -95,6 +95,10 @@ class Redacted:
     values: tuple[str, ...] = field(default=(), repr=False)
     """The secrets themselves, for a caller to find them again in what
     follows (``said``); held in memory only, never stored or logged."""
+    earlier: tuple[str, ...] = field(default=(), repr=False)
+    """Secrets found in what *text* was read after (``after``) once *text*
+    named them ("Zx8!pre55", then "^ that's my email password"): for the
+    caller to take out of what it stored before (``without``)."""
 
 
 def redact(text: str, *, after: Iterable[str] = (), said: Iterable[str] = ()) -> Redacted:
@@ -110,29 +114,41 @@ def redact(text: str, *, after: Iterable[str] = (), said: Iterable[str] = ()) ->
     # question, "my password is") and the start of this one (a long paste is
     # not read three times).
     head = text[: 2 * _CONTEXT_CHARS]
+    named_before: list[str] = []
     for whole in filter(None, after):
         before = whole[-_CONTEXT_CHARS:]
         offset = len(before) + 1
         joined = f"{before}\n{head}"
-        found += [
-            (max(start, offset) - offset, stop - offset, kind)
-            for start, stop, kind in _outside_markers(joined, list(_secret_spans(joined)))
-            if offset < stop and start < offset + _CONTEXT_CHARS
-        ]
-    earlier = [(value, "password") for value in said]
-    spans = _merged(sorted(found + list(_repeats(text, found, earlier))))
+        for start, stop, kind in _outside_markers(joined, list(_secret_spans(joined))):
+            if offset < stop and start < offset + _CONTEXT_CHARS:
+                found.append((max(start, offset) - offset, stop - offset, kind))
+            elif stop < offset:  # wholly in what came before: named only now
+                named_before.append(joined[start:stop])
+    repeated = [(value, "password") for value in (*said, *named_before)]
+    spans = _merged(sorted(found + list(_repeats(text, found, repeated))))
+    earlier = tuple(dict.fromkeys(v for v in named_before if len(v) >= _MIN_REPEATED))
     if not spans:
-        return Redacted(text, ())
+        return Redacted(text, (), earlier=earlier)
+    values = tuple(dict.fromkeys(text[start:stop] for start, stop, _ in spans))
+    return Redacted(_replaced(text, spans), tuple(kind for *_, kind in spans), values, earlier)
+
+
+def without(text: str, values: Iterable[str]) -> str:
+    """*text* with each of *values* (secrets found elsewhere) taken out
+    wherever it stands alone, as ``redact`` takes out what it was *said*."""
+    spans = _merged(sorted(_repeats(text, [], [(value, "password") for value in values])))
+    return _replaced(text, spans) if spans else text
+
+
+def _replaced(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """*text* with each span replaced by the marker of its kind."""
     parts: list[str] = []
-    kinds: list[str] = []
     end = 0
     for start, stop, kind in spans:
         parts += [text[end:start], f"[redacted {kind}]"]
-        kinds.append(kind)
         end = stop
     parts.append(text[end:])
-    values = tuple(dict.fromkeys(text[start:stop] for start, stop, _ in spans))
-    return Redacted("".join(parts), tuple(kinds), values)
+    return "".join(parts)
 
 
 SAID_KEPT = 50
@@ -153,9 +169,9 @@ class Redactor:
     def __call__(self, text: str, *, after: Iterable[str] = ()) -> Redacted:
         """*text* redacted (see ``redact``), read after *after*."""
         cleaned = redact(text, after=after, said=self._said)
-        if cleaned.values:
+        if found := (*cleaned.values, *cleaned.earlier):
             with self._lock:
-                self._said = tuple(dict.fromkeys((*self._said, *cleaned.values)))[-SAID_KEPT:]
+                self._said = tuple(dict.fromkeys((*self._said, *found)))[-SAID_KEPT:]
         return cleaned
 
     def text(self, text: str) -> str:

@@ -549,7 +549,7 @@ class ChatWindow(QMainWindow):
         self._read()
         self.input.clear()
         self.cancel_edit()
-        if editing:
+        if editing or turn.rewrote:  # messages before it changed too
             self._load_history()
         else:
             assert turn.user_message is not None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -105,6 +105,21 @@ def _conversation(row: Row) -> Conversation:
 
 def _message(row: Row) -> Message:
     return from_row(Message, row, metadata=json_or_none)
+
+
+def _rewritten(metadata: dict[str, Any] | None, rewrite: Callable[[str], str]) -> str | None:
+    """*metadata* as stored, with *rewrite* made of every text in it."""
+
+    def each(value: object) -> object:
+        if isinstance(value, str):
+            return rewrite(value)
+        if isinstance(value, dict):
+            return {key: each(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [each(item) for item in value]
+        return value
+
+    return None if metadata is None else json.dumps(each(metadata))
 
 
 _MESSAGE_FIELDS = columns(Message)
@@ -527,6 +542,48 @@ class ConversationStore:
             (_SWEEP_FOLLOW_UP,),
         )
         return bool(queued)
+
+    def rewrite_conversation(
+        self, conversation_id: int, holding: Sequence[str], rewrite: Callable[[str], str]
+    ) -> int:
+        """Give each message of a conversation that holds one of *holding*
+        (in its text or its metadata), its title and its summary what
+        *rewrite* makes of them, then drop the old words from the search index
+        and the write-ahead log (``finish_sweep``); how many messages changed."""
+        if not holding:
+            return 0
+        # The metadata is stored as JSON, where a value is written escaped.
+        places = [(value, json.dumps(value)[1:-1]) for value in holding]
+        found = " OR ".join(
+            ["instr(m.content, ?) OR instr(coalesce(m.metadata, ''), ?)"] * len(places)
+        )
+        rows = self._db.fetch_all(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ? AND ({found})",
+            (conversation_id, *(text for place in places for text in place)),
+        )
+        messages = [_message(row) for row in rows]
+        named = self._db.fetch_one(
+            "SELECT title, summary FROM conversations WHERE id = ?", (conversation_id,)
+        )
+        if not messages and (named is None or all(rewrite(t or "") == (t or "") for t in named)):
+            return 0
+        with self._db.transaction() as tx:
+            for message in messages:
+                tx.execute(
+                    "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
+                    (rewrite(message.content), _rewritten(message.metadata, rewrite), message.id),
+                )
+            row = tx.fetch_one(
+                "SELECT title, summary FROM conversations WHERE id = ?", (conversation_id,)
+            )
+            if row is not None:
+                summary = None if row[1] is None else rewrite(row[1])
+                tx.execute(
+                    "UPDATE conversations SET title = ?, summary = ? WHERE id = ?",
+                    (rewrite(row[0]), summary, conversation_id),
+                )
+        self.finish_sweep()
+        return len(messages)
 
     def rewrite_titles(self, rewrite: Callable[[str], str]) -> int:
         """Give every conversation the title and summary *rewrite* makes of

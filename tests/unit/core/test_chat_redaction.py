@@ -302,3 +302,47 @@ def test_a_tool_calls_arguments_are_stored_without_a_secret_caught_earlier(
     assert rows_holding(database, CAUGHT) == []
     metadata = database.fetch_value("SELECT group_concat(metadata) FROM messages")
     assert CAUGHT not in metadata and "[redacted password]" in metadata
+
+
+def test_a_value_sent_alone_goes_from_its_message_once_the_next_one_names_it(
+    chat: ChatService, database: Database, store: ConversationStore
+) -> None:
+    conversation = chat.new_conversation()
+    chat.send(conversation.id, "Bn5Qt62Wx")
+
+    turn = chat.send(conversation.id, "^ that's my email password")
+
+    assert (turn.redacted, turn.rewrote) == (("password",), 1)
+    assert [m.content for m in store.messages(conversation.id)] == [
+        "[redacted password]",
+        "^ that's my email password",
+    ]
+    assert rows_holding(database, "Bn5Qt62Wx") == [] and files_holding(database, "Bn5Qt62Wx") == []
+    named = chat.conversation(conversation.id)
+    assert named is not None and "Bn5Qt62Wx" not in named.title
+
+
+def test_a_value_typed_before_it_was_named_goes_from_every_message_of_the_conversation(
+    chat: ChatService, database: Database, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    chat.run(chat.send(conversation.id, "to get into the router type Kd8Rv31Hm"), Recorder())
+    chat.run(chat.send(conversation.id, "the router password is Kd8Rv31Hm by the way"), Recorder())
+    model.requests.clear()
+
+    chat.run(chat.send(conversation.id, "what else should I secure?"), Recorder())
+
+    assert rows_holding(database, "Kd8Rv31Hm") == []
+    assert all("Kd8Rv31Hm" not in m.content for prompt, _ in model.requests for m in prompt)
+
+
+def test_what_was_said_before_stays_when_this_message_names_nothing_in_it(
+    chat: ChatService, store: ConversationStore
+) -> None:
+    conversation = chat.new_conversation()
+    chat.send(conversation.id, "see you at 7:30 by the station")
+
+    turn = chat.send(conversation.id, "my password is Zq8!new5 now")
+
+    assert turn.rewrote == 0
+    assert store.messages(conversation.id)[0].content == "see you at 7:30 by the station"

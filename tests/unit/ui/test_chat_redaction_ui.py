@@ -31,3 +31,16 @@ def test_the_user_sees_the_placeholder_and_is_told_why_once(
     assert text.count(WHY) == 1
     assert text.index(WHY) > text.index(shown[1])  # under the message it explains
     assert "hunter2" not in text and "4821" not in text
+
+
+def test_a_value_named_by_the_next_message_turns_into_its_placeholder_on_screen(
+    qtbot: QtBot, window: ChatWindow
+) -> None:
+    say(qtbot, window, "Bn5Qt62Wx")
+
+    say(qtbot, window, "^ that's my email password")
+
+    shown = [view.text for view in window.transcript.messages if view.role == "user"]
+    assert shown == ["[redacted password]", "^ that's my email password"]
+    assert "Bn5Qt62Wx" not in window.transcript.plain_text()
+    assert WHY in window.transcript.plain_text()
