@@ -717,11 +717,21 @@ def _prompt_history(
     return [
         ChatMessage(
             _PROMPT_ROLES[m.role],  # type: ignore[arg-type]  # mapped roles
-            # A tool's result carries memories, tasks and skills: made safe like them.
-            fill(tool_response, result=safe_for_prompt(m.content, "document"))
-            if m.role == "tool"
-            else m.content,
+            _as_read(m, tool_response),
         )
         for m in ordered
         if m.role in _PROMPT_ROLES and not is_command(m)
     ]
+
+
+def _as_read(message: Message, tool_response: str) -> str:
+    """What the model reads of a stored message.  A tool's result, and what
+    Reverie said (a reminder or an agenda review quotes tasks and memories),
+    carry memories, tasks and skills: made safe like them, a reply's own tool
+    call kept as it wrote it.  The user's words are theirs to write."""
+    if message.role == "tool":
+        return fill(tool_response, result=safe_for_prompt(message.content, "document"))
+    if message.role == "assistant":
+        said, call_start, call = message.content.partition(TOOL_CALL_START)
+        return safe_for_prompt(said, "document") + call_start + call
+    return message.content

@@ -159,7 +159,7 @@ def _tool_result() -> str:
 # -- one case per prompt builder -------------------------------------------------------
 def chat_reply(parts: Parts) -> list[list[ChatMessage]]:
     """``ChatService`` (``prompt_assembly.assemble``, ``chat._prompt_history``):
-    memories, tasks, the summary, skills and tool results."""
+    memories, tasks, the summary, skills, tool results and Reverie's own words."""
     parts.poisoned_memory()
     parts.tasks.add(POISON, conversation_id=None)
     parts.skills.create("boat", f"{POISON}\n1. Sail.")
@@ -170,6 +170,8 @@ def chat_reply(parts: Parts) -> list[list[ChatMessage]]:
     parts.store.add_message(
         conversation.id, "tool", _tool_result(), metadata={"tool": "search_memory"}
     )
+    # What Reverie said quotes tasks and memories (a reminder, an agenda review's notice).
+    parts.store.add_message(conversation.id, "assistant", f"Reminder: {POISON}")
     turn = parts.chat.send(conversation.id, "What is the wifi password of my boat?")
     parts.chat.run(turn, Recorder())
     return parts.sent()
@@ -328,7 +330,8 @@ def dream_skills(parts: Parts) -> list[list[ChatMessage]]:
 Case = Callable[[Parts], list[list[ChatMessage]]]
 CASES: dict[str, tuple[Case, int]] = {
     # name: (the case, how many poisoned texts its prompts take in)
-    "chat_reply": (chat_reply, 5),  # a memory, a task, the summary, a skill, a tool result
+    # a memory, a task, the summary, a skill, a tool result, a reminder quoting a task
+    "chat_reply": (chat_reply, 6),
     "compaction": (compaction, 2),  # the prior summary, a tool result
     "condensing": (condensing, 5),  # five memory lines
     "harvest": (harvest, 2),  # a memory, a message
