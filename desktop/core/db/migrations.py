@@ -23,6 +23,7 @@ from desktop.core.db import (
     schema_v6,
     schema_v7,
     schema_v8,
+    schema_v9,
 )
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
@@ -48,6 +49,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "the ids of what was erased for good", schema_v6.SQL),
     Migration(7, "which messages were checked for secrets", schema_v7.SQL),
     Migration(8, "a random identity of the database, to know its own WAL by", schema_v8.SQL),
+    Migration(9, "when a completed task was opened again", schema_v9.SQL),
 )
 
 _CREATE_RECORD_TABLE = """

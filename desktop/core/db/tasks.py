@@ -79,6 +79,9 @@ class Task:
     completed_at: float | None
     last_run_at: float | None
     next_run_at: float | None
+    reopened_at: float | None = None
+    """When it was last taken from completed back to open (a dream's
+    completion undone); None if never.  Words said before do not complete it."""
 
     @property
     def is_routine(self) -> bool:
@@ -124,6 +127,7 @@ def _task(row: Row) -> Task:
         completed_at=row["completed_at"],
         last_run_at=row["last_run_at"],
         next_run_at=row["next_run_at"],
+        reopened_at=row["reopened_at"],
     )
 
 
@@ -434,11 +438,15 @@ class TaskStore:
         return {name: row[name] for name in _PUT_BACK}
 
     def put_back(self, tx: Transaction, task_id: int, state: dict[str, Any]) -> None:
-        """Give a task back the *state* it had (undoing a dream's change)."""
+        """Give a task back the *state* it had (undoing a dream's change); a
+        completed task put back open is reopened now (``Task.reopened_at``)."""
         assignments = ", ".join(f"{name} = ?" for name in _PUT_BACK)
+        now = self._clock()
         changed = tx.execute(
-            f"UPDATE tasks SET {assignments}, updated_at = ? WHERE id = ?",
-            [*(state[name] for name in _PUT_BACK), self._clock(), task_id],
+            f"UPDATE tasks SET {assignments}, updated_at = ?, reopened_at = CASE"
+            " WHEN status = 'completed' AND ? IN ('active', 'paused') THEN ? ELSE reopened_at END"
+            " WHERE id = ?",
+            [*(state[name] for name in _PUT_BACK), now, state["status"], now, task_id],
         ).rowcount
         if changed == 0:
             raise TaskNotFound(task_id)
