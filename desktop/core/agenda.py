@@ -15,9 +15,9 @@ with a log line (the kinds of action and refusal, never their words) and
 changes nothing.  A ``complete`` quotes the user's own words
 (``evidence``) and is applied by the dream's rule
 (``task_evidence.said_done``): only when a message the user typed after
-the task was made, among those shown, plainly says it is done; words cut
-out of a denial, a question, a condition or a plan are refused, and so
-are words that only might say so, since the review has nobody to ask.
+the task was made, among those shown, positively says it is done and no
+later one takes it back or asks; anything else is refused, words that only
+might say so too, since the review has nobody to ask.
 
 What was done is said in the conversation as a short assistant message
 (metadata ``kind``: ``agenda_review``), the model's own notice of what it
@@ -360,9 +360,9 @@ class AgendaReviewer:
             return self._remember(conversation_id, action)
         task = self._unchanged(shown[action.task - 1], touched)
         if isinstance(action, CompleteTask):
-            # The dream's rule: only the user's own words, after the task
-            # was made, plainly saying it is done.
-            evidence = said_done(task.text, task.created_at, action.evidence, said)
+            # The dream's rule: only the user's own words, typed after the
+            # task was made, positively saying it is done.
+            evidence = said_done(task, action.evidence, said)
             if not evidence.done:
                 raise NotSaidDone(task, evidence)
             done = self._tasks.complete(task.id)

@@ -8,6 +8,7 @@ Plain and English-only, as everything the host reads of what was said.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from desktop.core.text_fold import APOSTROPHES
 
@@ -27,7 +28,11 @@ _STOP = frozenset(
 def stems(text: str) -> frozenset[str]:
     """The content words of *text*, cut to their first letters ("watered",
     "water" and "watering" are one)."""
-    words = _WORD.findall(text.translate(APOSTROPHES).casefold())
+    return stems_of(_WORD.findall(text.translate(APOSTROPHES).casefold()))
+
+
+def stems_of(words: Iterable[str]) -> frozenset[str]:
+    """``stems`` of words already split and in lower case."""
     return frozenset(w[:_STEM] for w in words if len(w) >= 3 and w not in _STOP)
 
 

@@ -1,41 +1,50 @@
 """Whether the user's own words say a task is done: the one rule by which
 the dream's task pass and the agenda review complete a task.
 
-The model quotes the user (``quote``); the host finds the quote in a
-message the user typed after the task was made (role "user", not a
-command or a conversation's seed) and reads the sentence holding it.
-Words cut out of a sentence that denies the task is done ("I have *not*
-watered the plants"), asks about it ("*Did I* call the dentist?"), sets a
-condition ("*if* I water the plants") or says it is still to do ("I *will*
-water the plants", "*remind me to* …") are no evidence:
-``against`` says which.  A cue counts when it comes before the quote in
-its clause (the part of the sentence between commas, colons, dashes or a
-"but"), or inside the quote.
+Safe by construction: a whitelist.  The model quotes the user
+(``quote``); the host finds the quote, at word boundaries, in a message
+the user typed after the task was made, role "user", not a command or a
+conversation's seed.  The sentence holding it must positively say the
+thing is done (``done_words``: a completion word or a past form of the
+task's own verb, said by the user or by someone for them); anything else
+is no evidence, with its kind:
 
-Words that only might not say it are a ``doubt``: a negation or a
-condition elsewhere in the sentence ("I didn't forget, I watered the
-plants"), a hedge ("maybe", "I think"), a time to come after the quote
-("… tomorrow"), the same words said both ways in one message, or a
-sentence that does not name the task.  The dream
-asks the user's approval for those; the agenda review, which cannot ask,
-leaves the task open.
+- a negation, question, condition, plan, wish, obligation, something under
+  way or done in part, a habit or an earlier time in that sentence, or in
+  any other sentence of the message that names the task or has no content
+  word of its own ("No, I haven't."); a joke taken back anywhere in the
+  message ("just kidding");
+- a sentence that says nothing done ("Water the plants.", "Move the dentist
+  call to Friday");
+- a later message that talks about the task (names it, or points back at it
+  with a denial, "No I didn't", or a question, "Did I?") and does not say
+  it is done: the newest word on the task decides, whatever the model
+  quoted.
 
-The cues are English, as is everything else the host reads of what the
-user said (``content_words``, ``dreaming.evidence``); a quote in another
-language is found, and read for questions only.  Each refusal is a kind
-(a key of ``AGAINST`` or ``DOUBTS``), so a log can name it without the
-user's words.
+Two doubts are kept apart, for the dream to ask the user's approval (the
+agenda review, which cannot ask, refuses them too): a hedge ("maybe",
+"I think") and a done word in a sentence that does not name the task
+("All done!").  Other languages: only a completion word the host is sure
+of counts (``done_words``), otherwise no evidence.
+
+Text is read folded (``text_fold.folded``: full-width, look-alike and
+invisible characters as plain ones; every apostrophe as one), so no
+spelling hides a cue; reading is linear in the messages' length.  Each
+refusal is a kind (a key of ``AGAINST`` or ``DOUBTS``), so a log can name
+it without the user's words.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from desktop.core.content_words import related
 from desktop.core.db import Message
-from desktop.core.text_fold import APOSTROPHES, normalised
+from desktop.core.db.tasks import Task
+from desktop.core.done_words import Sentence, TaskWords, read_sentence, words
+from desktop.core.text_fold import APOSTROPHES, folded_text
 
 MIN_QUOTE_WORDS = 2
 """A quote of one word ("done", "yes") could be about anything."""
@@ -45,82 +54,38 @@ NOT_EVIDENCE_KINDS = ("seed", "command")
 """Message metadata ``kind`` of what the user did not say as news: a
 conversation's seed, a command."""
 
-# The word lists are kept as paragraphs (``fmt: skip``): one word a line
-# would make them five screens long.
-_CUES: dict[str, tuple[str, ...]] = {
-    "negated": (
-        "not", "n't", "no", "never", "nothing", "none", "neither", "nor", "without",
-        "no longer", "yet to", "forgot to", "forget to", "failed to", "unable to",
-        "almost", "nearly", "cannot", "dont", "didnt", "doesnt", "havent", "hasnt",
-        "hadnt", "cant", "wont", "isnt", "arent", "wasnt", "werent", "couldnt",
-    ),
-    "conditional": (
-        "if", "unless", "in case", "whether", "as soon as", "provided", "assuming",
-        "supposing",
-    ),
-    "intent": (
-        "will", "'ll", "shall", "going to", "gonna", "about to", "need to", "needs to",
-        "have to", "has to", "got to", "must", "should", "ought to", "want to", "wants to",
-        "would like to", "'d like to", "plan to", "planning to", "intend to", "hope to",
-        "try to", "trying to", "tried to", "remind me", "remember to", "let me", "let's",
-        "please", "still need", "still have to", "todo", "to-do", "to do",
-    ),
-    "hedged": (
-        "maybe", "perhaps", "probably", "possibly", "might", "i think", "i guess",
-        "i believe", "i suppose",
-    ),
-}  # fmt: skip
-"""What each kind of cue is made of, as typed (apostrophes straightened)."""
-_LATER = (
-    "tomorrow", "tonight", "next week", "next month", "next year", "next time", "someday",
-)  # fmt: skip
-"""Times after the quote that may put it in the future ("call the dentist tomorrow")."""
-
 AGAINST = {
     "unquoted": "quoted nothing you said about it",
+    "unsaid": "the words it quoted do not say it is done",
+    "newer": "you said more about it after the words it quoted",
     "negated": "the words it quoted say it is not done",
     "question": "the words it quoted ask whether it is done",
     "conditional": "the words it quoted are a condition, not news",
     "intent": "the words it quoted say it is still to do",
+    "wish": "the words it quoted wish it were done",
+    "obligation": "the words it quoted say it has yet to be done",
+    "progress": "the words it quoted say it is under way, not done",
+    "habit": "the words it quoted say what is usually done",
+    "earlier": "the words it quoted speak of an earlier time",
+    "retracted": "you took the words it quoted back",
 }
 """Why quoted words are no evidence, after "the model thought it done, but"."""
 DOUBTS = {
     "unrelated": "the words quoted as yours do not mention the task",
-    "negation": "the sentence quoted as yours also says something is not so",
-    "condition": "the sentence quoted as yours also sets a condition",
     "hedged": "the sentence quoted as yours is not sure",
-    "both ways": "your message says the words quoted both as done and as not done",
-    "later": "the sentence quoted as yours speaks of a time to come",
 }
-"""Why quoted words may not say the task is done (the user decides)."""
+"""Why quoted words may not say the task is done (the dream asks the user)."""
 
-
-def _cue_pattern(phrases: Sequence[str]) -> re.Pattern[str]:
-    # A phrase starting or ending with a letter stands as a word there ("no"
-    # is not the start of "note"); "n't" and "'ll" hang on the word before.
-    def one(phrase: str) -> str:
-        body = r"\s+".join(re.escape(word) for word in phrase.split())
-        head = r"(?<!\w)" if phrase[0].isalnum() and not phrase.startswith("n'") else ""
-        tail = r"(?!\w)" if phrase[-1].isalnum() else ""
-        return head + body + tail
-
-    return re.compile("|".join(one(p) for p in sorted(phrases, key=len, reverse=True)))
-
-
-_CUE = {kind: _cue_pattern(phrases) for kind, phrases in _CUES.items()}
-_LATER_CUE = _cue_pattern(_LATER)
-_SENTENCE_END = re.compile(r"[!?\n\u2026]|\.(?!\w)")
-"""Where a sentence ends ("3.5" and "example.org" go on)."""
-_CLAUSE_BREAK = re.compile(r"[,;()\[\]\u2013\u2014]|\s-\s|(?<!\w)(?:but|however)(?!\w)")
-"""Where a clause ends (not at a colon: "todo: call the dentist" is one)."""
-_QUESTION = re.compile(
-    r"\s*(?:(?:when|where|why|how|what|who|which)\s+)?"
-    r"(?:(?:did|do|does|can|could|would|will|should|shall)\s+(?:i|you|we|they|he|she)"
-    r"|(?:have|has|had|is|are|was|were|am)\s+(?:i|you|we|they|he|she|the|my|our))(?!\w)"
-)
-"""A sentence or clause opening as a question, its question mark left out."""
 _QUOTE_MARKS = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e`"
-_WORD = re.compile(r"\w+", re.UNICODE)
+_SENTENCE_END = re.compile(
+    "[!?\n\u2026\u3002\u2753\u2754\u2757\u2755\u203c\u2047\u2048\u2049\u203d\u061f]+"
+    r"|\.(?!\w)"
+)
+"""Where a sentence ends ("3.5" and "example.org" go on); it keeps its mark."""
+_SPACES = re.compile(r"[^\S\n]+")
+_LINE_BREAKS = re.compile(r" ?\n[\s]*")
+_DASHES = re.compile(r"(?<=\s)[-\u2013\u2014](?=\s)|[\u2013\u2014]")
+"""A dash between spaces ends a clause ("I watered them - NOT"); one inside a word does not."""
 
 
 @dataclass(frozen=True)
@@ -147,92 +112,166 @@ class DoneEvidence:
         return DOUBTS[self.doubt] if self.doubt else ""
 
 
-@dataclass(frozen=True)
-class _Reading:
-    message: Message
-    sentence: str
-    against: str
-    doubt: str
-
-
-def said_done(
-    task_text: str, made_at: float, quote: str | None, messages: Sequence[Message]
-) -> DoneEvidence:
-    """Whether *quote*, found in *messages* the user typed after *made_at*,
-    says the task *task_text* is done.  The newest message holding the
-    quote decides (the user may have done it since saying it was not done);
-    every place the quote occurs in it is read."""
-    wanted = _wanted(quote or "")
-    if len(_WORD.findall(wanted)) < MIN_QUOTE_WORDS:
+def said_done(task: Task, quote: str | None, messages: Sequence[Message]) -> DoneEvidence:
+    """Whether *quote*, found in *messages* the user typed since *task* was
+    made, says *task* is done; the newest of them that talks
+    about the task decides."""
+    wanted = fold(_unmarked(quote or "")).replace("\n", " ")
+    if len([w for w in words(wanted) if w.isalnum()]) < MIN_QUOTE_WORDS:
         return DoneEvidence(None, against="unquoted")
-    newest: list[_Reading] = []
-    for message in sorted(messages, key=lambda m: m.created_at):
-        if (
-            message.role == "user"
-            and message.created_at > made_at
-            and (message.metadata or {}).get("kind") not in NOT_EVIDENCE_KINDS
-        ):
-            newest = _readings(wanted, message) or newest
-    if not newest:
+    current = sorted(
+        (m for m in messages if _news(m, task.created_at)),
+        key=lambda m: (m.created_at, m.id),
+        reverse=True,
+    )
+    about = TaskWords.of(fold(task.text))
+    readings = [_Message(m, about) for m in current]
+    quoted = next((r for r in readings if r.holding(wanted)), None)
+    if quoted is None:
         return DoneEvidence(None, against="unquoted")
-    message = newest[0].message
-    saying = [r for r in newest if not r.against]
-    if not saying:
-        return DoneEvidence(message, against=newest[-1].against)
-    if len(saying) < len(newest):
-        return DoneEvidence(message, doubt="both ways")
-    if any(r.doubt for r in saying):
-        return DoneEvidence(message, doubt=next(r.doubt for r in saying if r.doubt))
-    if not any(related(task_text, r.sentence) for r in saying):
-        return DoneEvidence(message, doubt="unrelated")
-    return DoneEvidence(message)
+    newest = next(r for r in readings if r is quoted or r.talks)
+    if newest is not quoted:
+        against, doubt = newest.verdict(newest.naming())
+        if against or doubt:
+            return DoneEvidence(quoted.message, against=_later(against), doubt=doubt)
+    against, doubt = quoted.verdict(quoted.holding(wanted))
+    return DoneEvidence(quoted.message, against=against, doubt=doubt)
 
 
-def _wanted(quote: str) -> str:
+def fold(text: str) -> str:
+    """*text* as it is read: folded (``text_fold.folded``), every apostrophe
+    one, lower case, spaces single, line breaks kept (they end sentences)."""
+    plain = folded_text(text.translate(APOSTROPHES)).translate(APOSTROPHES).casefold()
+    plain = _LINE_BREAKS.sub("\n", _SPACES.sub(" ", plain)).strip()
+    return _DASHES.sub("\u2014", plain)
+
+
+def _unmarked(quote: str) -> str:
     """The quote as compared: its own quotation marks and final punctuation
     need not be in the message."""
-    return normalised(quote.strip().strip(_QUOTE_MARKS).strip().rstrip(".!?,;:"))
+    return quote.strip().strip(_QUOTE_MARKS).strip().rstrip(".!?,;:")
 
 
-def _readings(wanted: str, message: Message) -> list[_Reading]:
-    """How each place *wanted* occurs in *message* reads."""
-    # Lines are sentences too: spaces are folded as ``normalised`` folds
-    # them, except that a line break stays one.
-    text = re.sub(r"[^\S\n]+", " ", message.content.translate(APOSTROPHES).casefold())
-    text = re.sub(r" ?\n\s*", "\n", text).strip()
-    found = re.finditer(r"[ \n]".join(re.escape(w) for w in wanted.split(" ")), text)
-    return [_reading(message, text, match.start(), match.end()) for match in found]
+def _news(message: Message, made_at: float) -> bool:
+    return (
+        message.role == "user"
+        and message.created_at > made_at
+        and (message.metadata or {}).get("kind") not in NOT_EVIDENCE_KINDS
+    )
 
 
-def _reading(message: Message, text: str, start: int, end: int) -> _Reading:
-    ends = list(_SENTENCE_END.finditer(text, 0, start))
-    first = ends[-1].end() if ends else 0
-    after = _SENTENCE_END.search(text, end)
-    last = after.start() if after else len(text)
-    breaks = list(_CLAUSE_BREAK.finditer(text, first, start))
-    clause = breaks[-1].end() if breaks else first
-    broken = _CLAUSE_BREAK.search(text, end, last)
-    clause_end = broken.start() if broken else last
-    lead, tail = text[clause:end], text[end:clause_end]
-    rest = text[first:clause] + " | " + text[clause_end:last]
-    sentence = text[first:last]
+def _later(against: str) -> str:
+    """A later message's kind as the reason: one that says nothing done is "newer"."""
+    return "newer" if against == "unsaid" else against
 
-    def has(kind: str, *parts: str) -> bool:
-        return any(_CUE[kind].search(part) for part in parts)
 
-    if (after is not None and after.group() == "?") or any(
-        _QUESTION.match(text, at) for at in (first, clause)
-    ):
-        against = "question"
-    else:
-        against = next((k for k in ("negated", "conditional", "intent") if has(k, lead)), "")
-    doubt = ""
-    if has("hedged", sentence):
-        doubt = "hedged"
-    elif _LATER_CUE.search(tail):
-        doubt = "later"
-    elif has("negated", tail, rest):
-        doubt = "negation"
-    elif has("conditional", tail, rest):
-        doubt = "condition"
-    return _Reading(message, sentence, against, doubt)
+class _Message:
+    """One message, folded and cut into sentences, each read once."""
+
+    def __init__(self, message: Message, task: TaskWords) -> None:
+        self.message = message
+        self._task = task
+        self._text = fold(message.content)
+        self._flat = self._text.replace("\n", " ")  # a quote may run over a line break
+        ends = [end.end() for end in _SENTENCE_END.finditer(self._text)]
+        if not ends or ends[-1] < len(self._text):
+            ends.append(len(self._text))
+        self._spans = list(zip([0, *ends[:-1]], ends, strict=True))
+        self._starts = [start for start, _ in self._spans]
+        self._read: list[Sentence] | None = None
+        self._held: dict[str, set[int]] = {}
+
+    @property
+    def _sentences(self) -> list[Sentence]:
+        """Each sentence read, once, when first asked for."""
+        if self._read is None:
+            known: dict[str, Sentence] = {}  # a paste repeats its lines
+            self._read = []
+            for start, end in self._spans:
+                text = self._text[start:end]
+                if text not in known:
+                    known[text] = read_sentence(text, self._task)
+                self._read.append(known[text])
+        return self._read
+
+    @property
+    def talks(self) -> bool:
+        """It talks about the task: names it, or points back at it with a
+        denial, a question or words taken back ("No I didn't.", "Did I?")."""
+        return any(
+            s.names_task
+            or s.cue == "retracted"
+            or (s.elliptical and s.points_back and s.cue in ("negated", "question"))
+            for s in self._sentences
+        )
+
+    def naming(self) -> set[int]:
+        """The sentences that name the task."""
+        return {i for i, s in enumerate(self._sentences) if s.names_task}
+
+    def holding(self, wanted: str) -> set[int]:
+        """The sentences holding *wanted* at word boundaries (none: not here)."""
+        if wanted not in self._held:
+            self._held[wanted] = self._find(wanted)
+        return self._held[wanted]
+
+    def _find(self, wanted: str) -> set[int]:
+        found: set[int] = set()
+        at = self._flat.find(wanted)
+        while at >= 0:
+            end = at + len(wanted)
+            if _bounded(self._flat, at, end):
+                first = bisect.bisect_right(self._starts, at) - 1
+                last = bisect.bisect_left(self._starts, end) - 1
+                found.update(range(first, max(last, first) + 1))
+                # Once a sentence holds it, only a place running past its end adds one.
+                at = max(at + 1, self._spans[last][1] - len(wanted) + 1)
+            else:
+                at += 1
+            at = self._flat.find(wanted, at)
+        return found
+
+    def verdict(self, focus: set[int]) -> tuple[str, str]:
+        """(against, doubt) of this message read for the sentences in *focus*."""
+        sentences = self._sentences
+        if any(s.cue == "retracted" for s in sentences):
+            return "retracted", ""
+        hedged = False
+        for index, sentence in enumerate(sentences):
+            if index in focus or sentence.names_task:
+                cue = sentence.cue
+            elif sentence.elliptical:  # "No.", "Not yet!", but not "How are you?"
+                asking_back = sentence.cue == "question" and sentence.points_back
+                cue = sentence.cue if sentence.cue != "question" or asking_back else ""
+            else:
+                continue
+            if cue:
+                return cue, ""
+            hedged = hedged or sentence.hedged
+        saying = [sentences[i] for i in focus if sentences[i].positive]
+        if not saying:
+            return "unsaid", ""
+        if hedged:
+            return "", "hedged"
+        return ("", "") if any(s.names_task for s in saying) else ("", "unrelated")
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] starts and ends at word boundaries (a hyphen
+    inside a word is inside it: "un-locked")."""
+    return not (_inside(text, start - 1, text[start]) or _inside(text, end, text[end - 1]))
+
+
+def _inside(text: str, at: int, edge: str) -> bool:
+    """Whether the character at *at* continues the word *edge* ends or begins."""
+    if not _wordly(edge) or not 0 <= at < len(text):
+        return False
+    return _wordly(text[at]) or (text[at] == "-" and _hyphen_joins(text, at))
+
+
+def _hyphen_joins(text: str, at: int) -> bool:
+    return 0 < at < len(text) - 1 and _wordly(text[at - 1]) and _wordly(text[at + 1])
+
+
+def _wordly(char: str) -> bool:
+    return char.isalnum() or char == "_"

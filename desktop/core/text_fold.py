@@ -33,6 +33,14 @@ def folded(text: str) -> tuple[str, list[int]]:
     return "".join(folded), origins
 
 
+def folded_text(text: str) -> str:
+    """``folded(text)[0]``, without the way back: one translation of the
+    text, so a long paste of other scripts is folded at the speed of
+    ``str.translate`` (each distinct character folded once)."""
+    table = {ord(c): fold(c) for c in set(text) if c not in _PLAIN}
+    return text.translate(table) if table else text
+
+
 @lru_cache(maxsize=8192)
 def fold(char: str) -> str:
     if (char.isascii() and _ASCII_CONTROL.match(char) is None) or _HANGUL <= char <= _HANGUL_END:
@@ -109,6 +117,8 @@ _PLAIN_RUN_OR_CHAR = re.compile(r"(?P<plain>[\t-\r\x1c-\x7e]+)|.", re.DOTALL)
 """A run of ASCII characters that read as themselves (all but the control
 characters above), or any other one character: a long paste with one emoji
 is folded a run at a time, not a character at a time."""
+_PLAIN = frozenset(map(chr, [*range(0x09, 0x0E), *range(0x1C, 0x7F)]))
+"""The characters ``_PLAIN_RUN_OR_CHAR`` keeps as they are."""
 _UNSEEN_CATEGORIES = frozenset({"Cf", "Cc", "Mn", "Me"})
 _BLANKS = frozenset({"\u2800", "\U0001d159"})
 """Blank glyphs that are neither whitespace nor default-ignorable: the
@@ -138,8 +148,12 @@ of Unicode 15.1: 4,174 code points, adjacent ranges merged), which Python's
 as U+3164 HANGUL FILLER, a letter and no format character."""
 
 
-APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
-"""Curly apostrophes typed by one keyboard, straight by another: one mark."""
+APOSTROPHES = str.maketrans(
+    dict.fromkeys("\u2019\u2018`\u00b4\u02bc\u02bb\u02bd\u02b9\u2032\u2035\ua78c\uff07", "'")
+)
+"""Apostrophes as keyboards type them (curly, straight, a backtick, an
+acute accent, the modifier letters U+02BC and U+02BB, a prime, the
+full-width one): one mark."""
 _SPACE = re.compile(r"\s+")
 
 

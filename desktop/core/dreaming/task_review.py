@@ -13,11 +13,12 @@ sees it, secrets taken out); one that cannot be a task's is refused, with
 its reason in the report, and that task is left as it is.  A task is completed
 only on the user's own word: the answer quotes it (``evidence``), and the
 host reads it in the message the user typed after the task was made
-(``task_evidence.said_done``, the rule the agenda review shares): no quote
-found, or one cut out of a denial, a question, a condition or a plan,
-leaves the task open, said in the report.  Words that only might say it is
-done (a quote that shares no word with the task, a negation elsewhere in
-its sentence, a hedge) wait for the user's approval.  A new text records
+(``task_evidence.said_done``, the rule the agenda review shares): only a
+sentence positively saying it is done, with no later word taking it back,
+completes it; anything else (no quote found, a denial, a question, a plan,
+a task merely named) leaves it open, said in the report.  Only the two
+doubts of that rule (a hedge, a done word that does not name the task)
+wait for the user's approval.  A new text records
 the messages (and their conversations) it was written from, so erasing
 them retracts the change.  Completed tasks older than ``task_purge_days``
 are purged: deleted, restorable, like every change here; planned on the
@@ -156,8 +157,8 @@ def _completion(
 ) -> Proposal | None:
     """Completing *task*, if the user's own words (*quote*) say so
     (``said_done``); None otherwise, said in the report.  Words that only
-    might say so wait for the user's approval."""
-    evidence = said_done(task.text, task.created_at, quote, said)
+    might say so (``task_evidence.DOUBTS``) wait for the user's approval."""
+    evidence = said_done(task, quote, said)
     if evidence.message is None or evidence.against or quote is None:
         context.notes.append(f"Task #{task.id} was left open: {evidence.reason}.")
         return None

@@ -479,10 +479,11 @@ def _review_completing(
         ("Have I filed the taxes already", "filed the taxes", "question"),
         ("If I file the taxes this week, tell Ana.", "file the taxes", "conditional"),
         ("I will file the taxes on Monday.", "file the taxes", "intent"),
-        ("I need to file the taxes.", "file the taxes", "intent"),
+        ("I need to file the taxes.", "file the taxes", "obligation"),
+        ("I bought the milk and the bread.", "I bought the milk", "unsaid"),
         # Words that only might say so: the review cannot ask, so it is refused.
         ("Maybe I filed the taxes last week.", "filed the taxes", "hedged"),
-        ("I bought the milk and the bread.", "I bought the milk", "unrelated"),
+        ("All done, finally.", "all done, finally", "unrelated"),
     ],
 )
 def test_a_completion_without_the_users_words_saying_it_is_done_is_refused(

@@ -4,8 +4,10 @@ The small model says a task is done and quotes what the user said; the host
 looks for the quote in what the user typed after the task was made, and
 reads it in its sentence.  No quote, a quote nobody typed, words of
 Reverie's, a command, an older message, or words cut out of a denial, a
-question, a condition or a plan: the task stays open and the report says
-why.  Words that only might say so wait for the user's approval.  (The
+question, a condition or a plan, or words that do not positively say it is
+done: the task stays open and the report says why.  Words that only might
+say so (a hedge, a done word not naming the task) wait for the user's
+approval.  (The
 phrasings themselves are tested on ``said_done``, in
 tests/unit/core/test_task_evidence.py.)
 """
@@ -158,7 +160,7 @@ def test_the_users_quoted_words_complete_the_task_and_the_change_keeps_them(
     assert change.payload["message"] == said.id
 
 
-def test_quoted_words_that_do_not_name_the_task_wait_for_approval(
+def test_a_done_word_that_does_not_name_the_task_waits_for_approval(
     dreaming: Dreaming,
     tasks: TaskService,
     model: ScriptedChatModel,
@@ -167,8 +169,8 @@ def test_quoted_words_that_do_not_name_the_task_wait_for_approval(
 ) -> None:
     taxes = tasks.add(TASK, conversation_id=conversation.id)
     dreaming.clock.advance(60)
-    store.add_message(conversation.id, "user", "I bought the milk this morning.")
-    model.queue(_complete("I bought the milk"))
+    store.add_message(conversation.id, "user", "All done this morning.")
+    model.queue(_complete("all done this morning"))
 
     report = dreaming.dreamer.run("manual", DreamControl())
 
@@ -193,7 +195,12 @@ def test_quoted_words_that_do_not_name_the_task_wait_for_approval(
         ),
         ("Did I file the taxes? I can't remember.", "file the taxes", "ask whether"),
         ("If I file the taxes today, tell me.", "file the taxes", "a condition"),
-        ("I need to file the taxes this week.", "file the taxes", "still to do"),
+        ("I need to file the taxes this week.", "file the taxes", "yet to be done"),
+        ("I will file the taxes this week.", "file the taxes", "still to do"),
+        # A negation anywhere in the sentence, or words that say nothing done.
+        ("I didn't forget, I filed the taxes.", "filed the taxes", "not done"),
+        ("I bought the milk this morning.", "I bought the milk", "do not say it is done"),
+        ("File the taxes, please.", "file the taxes", "still to do"),
         ("Remind me to file the taxes on Monday.", "file the taxes", "still to do"),
     ],
 )
@@ -225,7 +232,7 @@ def test_words_cut_out_of_a_denial_question_condition_or_plan_leave_the_task_ope
     ("said", "quote"),
     [
         ("Maybe I filed the taxes last week.", "filed the taxes"),
-        ("I didn't forget, I filed the taxes.", "filed the taxes"),
+        ("I think I filed the taxes yesterday.", "filed the taxes"),
     ],
 )
 def test_words_that_only_might_say_it_is_done_wait_for_approval(

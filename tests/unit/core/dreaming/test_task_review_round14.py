@@ -1,0 +1,116 @@
+"""Round 14, through whole dreams with a scripted model: the task pass
+completes a task only on words positively saying it is done
+(``task_evidence.said_done``), asks the user only for the rule's two
+doubts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from desktop.core.db import ConversationStore, Database
+from desktop.core.db.tasks import Task
+from desktop.core.dreaming.control import DreamControl
+from desktop.core.dreaming.dreamer import DreamReport
+from desktop.core.schedules import parse_schedule
+from desktop.core.tasks import TaskService
+from tests.fakes import ScriptedChatModel
+from tests.unit.core.dreaming.conftest import Dreaming
+
+
+@pytest.fixture
+def dreaming(make_dreaming: Callable[..., Dreaming], tasks: TaskService) -> Dreaming:
+    return make_dreaming(tasks=tasks)
+
+
+@pytest.fixture
+def store(database: Database, dreaming: Dreaming) -> ConversationStore:
+    return ConversationStore(database, clock=dreaming.clock)
+
+
+def _dream(
+    dreaming: Dreaming,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    task_text: str,
+    said: list[str],
+    quote: str,
+    schedule: str | None = None,
+) -> tuple[Task, DreamReport]:
+    """A task, what the user said after, and a dream whose model completes it quoting *quote*."""
+    conversation = store.create("c").id
+    when = None if schedule is None else parse_schedule(schedule, tasks.now())
+    task = tasks.add(task_text, conversation_id=conversation, schedule=when)
+    for text in said:
+        dreaming.clock.advance(30)
+        store.add_message(conversation, "user", text)
+    model.queue(json.dumps({"actions": [{"task": 1, "action": "complete", "evidence": quote}]}))
+    report = dreaming.dreamer.run("manual", DreamControl())
+    now = tasks.get(task.id)
+    assert now is not None
+    return now, report
+
+
+NOT_DONE = [
+    # Round 14's repros: (task, what the user typed, the quote)
+    ("Call the dentist", ["Move the dentist call to Friday at 10."], "dentist call"),
+    ("Water the plants", ["Water the plants."], "water the plants"),
+    ("Water the plants", ["I am watering the plants right now."], "watering the plants"),
+    ("Water the plants", ["I keep forgetting to water the plants."], "water the plants"),
+    ("Water the plants", ["I wish I had watered the plants."], "watered the plants"),
+    ("Water the plants", ["I watered the plants... just kidding."], "watered the plants"),
+    ("Water the plants", ["Has anyone watered the plants"], "watered the plants"),
+    ("Water the plants", ["I have n\u200bot watered the plants."], "watered the plants"),
+    ("Water the plants", ["I watered the plants\uff1f"], "watered the plants"),
+    ("Pflanzen gie\u00dfen", ["Ich habe die Pflanzen noch nicht gegossen."],
+     "die Pflanzen noch nicht gegossen"),
+    ("Arroser les plantes", ["Je n'ai pas encore arros\u00e9 les plantes."],
+     "pas encore arros\u00e9 les plantes"),
+    ("Water the plants",
+     ["I watered the plants this morning.",
+      "Sorry, scratch that: I haven't watered the plants, the can was empty."],
+     "watered the plants this morning"),
+    ("Lock the door", ["I unlocked the door."], "locked the door"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "said", "quote"), NOT_DONE, ids=[c[1][-1][:40] for c in NOT_DONE])
+def test_words_that_do_not_positively_say_it_is_done_leave_the_task_open_unasked(
+    dreaming: Dreaming,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    text: str,
+    said: list[str],
+    quote: str,
+) -> None:
+    task, report = _dream(dreaming, tasks, store, model, text, said, quote)
+
+    assert task.status == "active"
+    assert report.pending == 0 and dreaming.dreamer.dreams.changes(report.run.id) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "quote"),
+    [
+        ("Water the plants", ["I watered the plants this morning."], "I watered the plants"),
+        ("File the taxes", ["Done: filed the taxes."], "done: filed the taxes"),
+        ("Call the dentist", ["My husband called the dentist for me."], "called the dentist"),
+        ("Regar las plantas", ["Regar las plantas: hecho."], "regar las plantas: hecho"),
+    ],
+)
+def test_words_positively_saying_it_is_done_complete_it_without_asking(
+    dreaming: Dreaming,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    text: str,
+    said: list[str],
+    quote: str,
+) -> None:
+    task, report = _dream(dreaming, tasks, store, model, text, said, quote)
+
+    assert task.status == "completed" and report.pending == 0

@@ -1,0 +1,201 @@
+"""Round 14, through whole agenda reviews with a scripted model: a task is
+completed only on the user's words positively saying it is done
+(``task_evidence.said_done``, a whitelist)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from desktop.core.agenda import AgendaReview, AgendaReviewer
+from desktop.core.db import ConversationStore, Database
+from desktop.core.db.tasks import Task, TaskStore
+from desktop.core.memory_service import MemoryService
+from desktop.core.prompts import PromptLibrary
+from desktop.core.schedules import parse_schedule
+from desktop.core.tasks import TaskService
+from models.broker import InferenceBroker
+from tests.fakes import ScriptedChatModel
+from tests.reviewers import reviewer_for
+from tests.unit.core.db.conftest import START, FakeClock
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+@pytest.fixture
+def model() -> ScriptedChatModel:
+    """Answers a dream's memory passes with "nothing to do"."""
+    return ScriptedChatModel(default='{"toSave": [], "toDelete": []}')
+
+
+@dataclass
+class Chat:
+    clock: FakeClock
+    store: ConversationStore
+    tasks: TaskService
+    reviewer: AgendaReviewer
+
+
+@pytest.fixture
+def chat(
+    database: Database, broker: InferenceBroker, prompts: PromptLibrary, memories: MemoryService
+) -> Chat:
+    clock = FakeClock(START)
+    store = ConversationStore(database, clock=clock)
+    tasks = TaskService(
+        TaskStore(database, clock=clock),
+        BERLIN,
+        clock=lambda: datetime.fromtimestamp(clock(), UTC),
+    )
+    return Chat(clock, store, tasks, reviewer_for(tasks, store, memories, broker, prompts))
+
+
+def _asked(chat: Chat, text: str, schedule: str | None = None) -> Task:
+    """A task the user asked for in a conversation of its own."""
+    conversation = chat.store.create("chores").id
+    chat.store.add_message(conversation, "user", f"Please remind me: {text}.")
+    chat.clock.advance(10)
+    when = None if schedule is None else parse_schedule(schedule, chat.tasks.now())
+    task = chat.tasks.add(text, conversation_id=conversation, schedule=when)
+    chat.clock.advance(30)
+    chat.store.add_message(conversation, "assistant", "Noted.")
+    return task
+
+
+def _says(chat: Chat, task: Task, *said: str) -> None:
+    assert task.conversation_id is not None
+    for text in said:
+        chat.clock.advance(30)
+        chat.store.add_message(task.conversation_id, "user", text)
+
+
+def _completing(chat: Chat, model: ScriptedChatModel, task: Task, quote: str) -> AgendaReview:
+    model.queue(json.dumps({"actions": [{"action": "complete", "task": 1, "evidence": quote}]}))
+    assert task.conversation_id is not None
+    return chat.reviewer.review(task.conversation_id)
+
+
+def _status(chat: Chat, task: Task) -> str:
+    now = chat.tasks.get(task.id)
+    assert now is not None
+    return now.status
+
+
+NOT_DONE = [
+    # Round 14's repros, word for word: (task, what the user typed, the quote).
+    # F1: a task named, moved, asked for or under way.
+    ("Call the dentist", "Move the dentist call to Friday at 10.", "dentist call"),
+    ("Call the dentist", "Call the dentist on Friday at 9.", "call the dentist on friday"),
+    ("Water the plants", "Water the plants.", "water the plants"),
+    ("Water the plants", "I am watering the plants right now.", "watering the plants"),
+    ("File the taxes", "File the taxes is my biggest worry this month.", "file the taxes"),
+    # F2: denials and plans no list had.
+    ("Water the plants", "I keep forgetting to water the plants.", "water the plants"),
+    ("Water the plants", "I was supposed to water the plants.", "water the plants"),
+    ("Water the plants", "I meant to water the plants.", "water the plants"),
+    ("Water the plants", "I wish I had watered the plants.", "watered the plants"),
+    ("Water the plants", "I skipped watering the plants.", "watering the plants"),
+    ("Water the plants", "I postponed watering the plants.", "watering the plants"),
+    ("Water the plants", "Stop reminding me to water the plants.", "water the plants"),
+    ("Water the plants", "I watered the plants... just kidding.", "watered the plants"),
+    ("Water the plants", "I barely watered the plants.", "watered the plants"),
+    ("Water the plants", "I doubt I watered the plants.", "watered the plants"),
+    ("Water the plants", "Has anyone watered the plants", "watered the plants"),
+    # F3: a denial or a question in other characters.
+    ("Water the plants", "I have \uff4e\uff4f\uff54 watered the plants.", "watered the plants"),
+    ("Water the plants", "I have n\u03bft watered the plants.", "watered the plants"),
+    ("Water the plants", "I have n\u200bot watered the plants.", "watered the plants"),
+    ("Water the plants", "I didn\u02bct water the plants.", "water the plants"),
+    ("Water the plants", "I watered the plants\uff1f", "watered the plants"),
+    ("Water the plants", "I watered the plants\u2753", "watered the plants"),
+    # F4: a denial in German, French, Spanish.
+    ("Pflanzen gie\u00dfen", "Ich habe die Pflanzen noch nicht gegossen.",
+     "die Pflanzen noch nicht gegossen"),
+    ("Arroser les plantes", "Je n'ai pas encore arros\u00e9 les plantes.",
+     "pas encore arros\u00e9 les plantes"),
+    ("Regar las plantas", "Todav\u00eda no he regado las plantas.", "no he regado las plantas"),
+    # F6: a quote cut out of a word.
+    ("Lock the door", "I unlocked the door.", "locked the door"),
+    ("Pack the boxes", "I unpacked the boxes.", "packed the boxes"),
+    ("Install the update", "I uninstalled the update.", "installed the update"),
+]  # fmt: skip
+
+DONE = [
+    ("Water the plants", "I watered the plants this morning.", "I watered the plants"),
+    ("File the taxes", "Finally, the taxes are filed!", "the taxes are filed"),
+    ("Call the dentist", "My husband called the dentist for me.", "called the dentist"),
+    ("Buy milk", "I bought the milk on the way home.", "bought the milk"),
+    ("Pflanzen gie\u00dfen", "Pflanzen gie\u00dfen ist erledigt.",
+     "Pflanzen gie\u00dfen ist erledigt"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "said", "quote"), NOT_DONE, ids=[c[1][:40] for c in NOT_DONE])
+def test_words_that_do_not_positively_say_it_is_done_leave_the_task_open(
+    chat: Chat, model: ScriptedChatModel, text: str, said: str, quote: str
+) -> None:
+    task = _asked(chat, text)
+    _says(chat, task, said)
+
+    review = _completing(chat, model, task, quote)
+
+    assert _status(chat, task) == "active"
+    assert review.notice is None and len(review.refused) == 1
+
+
+@pytest.mark.parametrize(("text", "said", "quote"), DONE, ids=[c[1][:40] for c in DONE])
+def test_words_positively_saying_it_is_done_complete_the_task_and_say_so(
+    chat: Chat, model: ScriptedChatModel, text: str, said: str, quote: str
+) -> None:
+    task = _asked(chat, text)
+    _says(chat, task, said)
+
+    review = _completing(chat, model, task, quote)
+
+    assert _status(chat, task) == "completed"
+    assert review.notice is not None and f"completed #{task.id}" in review.notice.content
+
+
+@pytest.mark.parametrize(
+    ("said", "quote"),
+    [
+        (
+            ["I watered the plants this morning.",
+             "Sorry, scratch that: I haven't watered the plants, the can was empty."],
+            "I watered the plants",
+        ),
+        (
+            ["I watered the plants this morning.",
+             "Sorry, scratch that: I haven't watered the plants, the can was empty."],
+            "watered the plants this morning",
+        ),
+        (["I watered the plants. Actually no, I have not watered the plants."],
+         "I watered the plants"),
+    ],
+)  # fmt: skip
+def test_words_taken_back_later_leave_the_task_open_whatever_the_quote(
+    chat: Chat, model: ScriptedChatModel, said: list[str], quote: str
+) -> None:
+    # Round 14, F5: a longer quote, found only in the older words, made them decide.
+    task = _asked(chat, "Water the plants")
+    _says(chat, task, *said)
+
+    review = _completing(chat, model, task, quote)
+
+    assert _status(chat, task) == "active" and review.notice is None
+
+
+@pytest.mark.timeout(30)
+def test_a_long_pasted_list_is_read_quickly(chat: Chat, model: ScriptedChatModel) -> None:
+    # Round 14, F9: quadratic; an 18 kB list had not been read after 20 s.
+    task = _asked(chat, "Water the plants")
+    paste = " ".join(f"{verb} the plants" for verb in ("water", "repot", "feed", "prune") * 275)
+    _says(chat, task, "My garden list: " + paste)
+
+    review = _completing(chat, model, task, "the plants")
+
+    assert _status(chat, task) == "active" and len(review.refused) == 1
