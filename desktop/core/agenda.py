@@ -17,7 +17,8 @@ changes nothing.  A ``complete`` quotes the user's own words
 (``task_evidence.said_done``): only when a message the user typed after
 the task was made, among those shown, positively says it is done and no
 later one takes it back or asks; anything else is refused, words that only
-might say so too, since the review has nobody to ask.
+might say so too, since the review has nobody to ask, and a repeating task
+always (it is the user's to complete or delete).
 
 What was done is said in the conversation as a short assistant message
 (metadata ``kind``: ``agenda_review``), the model's own notice of what it

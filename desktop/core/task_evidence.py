@@ -19,7 +19,11 @@ is no evidence, with its kind:
 - a later message that talks about the task (names it, or points back at it
   with a denial, "No I didn't", or a question, "Did I?") and does not say
   it is done: the newest word on the task decides, whatever the model
-  quoted.
+  quoted;
+- a repeating task (a schedule other than ``once``): "I watered the plants
+  today" is one run, not the task ended; a background job never completes
+  one, the user completes or deletes it ("I don't need this reminder any
+  more" is theirs to act on too).
 
 Two doubts are kept apart, for the dream to ask the user's approval (the
 agenda review, which cannot ask, refuses them too): a hedge ("maybe",
@@ -44,6 +48,7 @@ from dataclasses import dataclass
 from desktop.core.db import Message
 from desktop.core.db.tasks import Task
 from desktop.core.done_words import Sentence, TaskWords, read_sentence, words
+from desktop.core.schedules import Once
 from desktop.core.text_fold import APOSTROPHES, folded_text
 
 MIN_QUOTE_WORDS = 2
@@ -56,6 +61,7 @@ conversation's seed, a command."""
 
 AGAINST = {
     "unquoted": "quoted nothing you said about it",
+    "repeating": "it repeats, and a repeating task is yours to complete or delete",
     "unsaid": "the words it quoted do not say it is done",
     "newer": "you said more about it after the words it quoted",
     "negated": "the words it quoted say it is not done",
@@ -129,6 +135,8 @@ def said_done(task: Task, quote: str | None, messages: Sequence[Message]) -> Don
     quoted = next((r for r in readings if r.holding(wanted)), None)
     if quoted is None:
         return DoneEvidence(None, against="unquoted")
+    if task.schedule is not None and not isinstance(task.schedule, Once):
+        return DoneEvidence(quoted.message, against="repeating")
     newest = next(r for r in readings if r is quoted or r.talks)
     if newest is not quoted:
         against, doubt = newest.verdict(newest.naming())

@@ -1,6 +1,6 @@
 """Round 14, through whole agenda reviews with a scripted model: a task is
 completed only on the user's words positively saying it is done
-(``task_evidence.said_done``, a whitelist)."""
+(``task_evidence.said_done``, a whitelist), never a repeating one."""
 
 from __future__ import annotations
 
@@ -187,6 +187,20 @@ def test_words_taken_back_later_leave_the_task_open_whatever_the_quote(
     review = _completing(chat, model, task, quote)
 
     assert _status(chat, task) == "active" and review.notice is None
+
+
+def test_a_daily_task_is_not_ended_by_one_days_words(
+    chat: Chat, model: ScriptedChatModel, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Round 14, F8: "today" ended a daily task for good.
+    task = _asked(chat, "Water the plants", "daily at 09:00")
+    _says(chat, task, "I watered the plants today.")
+
+    with caplog.at_level("INFO", logger="desktop.core.agenda"):
+        review = _completing(chat, model, task, "I watered the plants today")
+
+    assert _status(chat, task) == "active" and review.notice is None
+    assert "(NotSaidDone: repeating)" in caplog.text
 
 
 @pytest.mark.timeout(30)

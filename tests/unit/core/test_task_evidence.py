@@ -9,13 +9,15 @@ kind; a few go through a whole agenda review and a whole dream too
 from __future__ import annotations
 
 import time
+from datetime import datetime
+from datetime import time as time_of_day
 
 import pytest
 
 from desktop.core.db import Message
 from desktop.core.db.conversations import MessageRole
 from desktop.core.db.tasks import Task
-from desktop.core.schedules import Schedule
+from desktop.core.schedules import Daily, Interval, Once, Schedule
 from desktop.core.task_evidence import AGAINST, DOUBTS, DoneEvidence, fold, said_done
 from tests.growth import LINEAR, growth
 
@@ -375,6 +377,32 @@ def test_words_not_typed_by_the_user_after_the_task_was_made_are_no_evidence(
     evidence = said_done(_task("Water the plants"), quote, [message])
 
     assert (evidence.message, evidence.against) == (None, "unquoted")
+
+
+@pytest.mark.parametrize(
+    "schedule", [Daily(time_of_day(9)), Interval(90)], ids=["daily", "every 90 minutes"]
+)
+def test_a_repeating_task_is_never_completed_by_what_the_user_said(schedule: Schedule) -> None:
+    # Round 14, F8: "today" ended a daily task for good.
+    evidence = said_done(
+        _task("Water the plants", schedule=schedule),
+        "I watered the plants today",
+        [_message("I watered the plants today.")],
+    )
+
+    assert (evidence.against, evidence.done) == ("repeating", False)
+
+
+def test_a_task_that_runs_once_is_completed_as_any_other() -> None:
+    once = Once(datetime(2030, 1, 1, 9))
+
+    evidence = said_done(
+        _task("Call the dentist", schedule=once),
+        "I called the dentist",
+        [_message("I called the dentist.")],
+    )
+
+    assert evidence.done
 
 
 # -- spelling and time ---------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Round 14, through whole dreams with a scripted model: the task pass
 completes a task only on words positively saying it is done
 (``task_evidence.said_done``), asks the user only for the rule's two
-doubts."""
+doubts, and never completes a repeating task."""
 
 from __future__ import annotations
 
@@ -114,3 +114,25 @@ def test_words_positively_saying_it_is_done_complete_it_without_asking(
     task, report = _dream(dreaming, tasks, store, model, text, said, quote)
 
     assert task.status == "completed" and report.pending == 0
+
+
+def test_a_daily_task_is_never_completed_by_a_dream(
+    dreaming: Dreaming, tasks: TaskService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    # Round 14, F8: "today" ended a daily task for good, unasked.
+    task, report = _dream(
+        dreaming,
+        tasks,
+        store,
+        model,
+        "Water the plants",
+        ["I watered the plants today."],
+        "I watered the plants today",
+        "daily at 09:00",
+    )
+
+    assert task.status == "active" and report.pending == 0
+    [entry] = [
+        e for e in dreaming.dreamer.dreams.log_entries(report.run.id) if e.pass_name == "tasks"
+    ]
+    assert "a repeating task is yours to complete or delete" in entry.message
