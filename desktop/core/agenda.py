@@ -15,10 +15,10 @@ with a log line (the kinds of action and refusal, never their words) and
 changes nothing.  A ``complete`` quotes the user's own words
 (``evidence``) and is applied by the dream's rule
 (``task_evidence.said_done``): only when a message the user typed after
-the task was made, among those shown, positively says it is done and no
-later one takes it back or asks; anything else is refused, words that only
-might say so too, since the review has nobody to ask, and a repeating task
-always (it is the user's to complete or delete).
+the task was made (or reopened), among those shown, positively says it is
+done and no later one takes it back or asks; anything else is refused,
+words that only might say so too, since the review has nobody to ask, and
+a repeating task always (it is the user's to complete or delete).
 
 What was done is said in the conversation as a short assistant message
 (metadata ``kind``: ``agenda_review``), the model's own notice of what it
@@ -362,7 +362,7 @@ class AgendaReviewer:
         task = self._unchanged(shown[action.task - 1], touched)
         if isinstance(action, CompleteTask):
             # The dream's rule: only the user's own words, typed after the
-            # task was made, positively saying it is done.
+            # task was made or reopened, positively saying it is done.
             evidence = said_done(task, action.evidence, said)
             if not evidence.done:
                 raise NotSaidDone(task, evidence)

@@ -3,11 +3,12 @@ the dream's task pass and the agenda review complete a task.
 
 Safe by construction: a whitelist.  The model quotes the user
 (``quote``); the host finds the quote, at word boundaries, in a message
-the user typed after the task was made, role "user", not a command or a
-conversation's seed.  The sentence holding it must positively say the
-thing is done (``done_words``: a completion word or a past form of the
-task's own verb, said by the user or by someone for them); anything else
-is no evidence, with its kind:
+the user typed after the task was made (or last reopened, ``reopened_at``:
+a completion the user undid is not made again from the same words), role
+"user", not a command or a conversation's seed.  The sentence holding it
+must positively say the thing is done (``done_words``: a completion word
+or a past form of the task's own verb, said by the user or by someone for
+them); anything else is no evidence, with its kind:
 
 - a negation, question, condition, plan, wish, obligation, something under
   way or done in part, a habit or an earlier time in that sentence, or in
@@ -61,6 +62,7 @@ conversation's seed, a command."""
 
 AGAINST = {
     "unquoted": "quoted nothing you said about it",
+    "reopened": "you reopened it after the words it quoted",
     "repeating": "it repeats, and a repeating task is yours to complete or delete",
     "unsaid": "the words it quoted do not say it is done",
     "newer": "you said more about it after the words it quoted",
@@ -120,21 +122,24 @@ class DoneEvidence:
 
 def said_done(task: Task, quote: str | None, messages: Sequence[Message]) -> DoneEvidence:
     """Whether *quote*, found in *messages* the user typed since *task* was
-    made, says *task* is done; the newest of them that talks
+    made or reopened, says *task* is done; the newest of them that talks
     about the task decides."""
     wanted = fold(_unmarked(quote or "")).replace("\n", " ")
     if len([w for w in words(wanted) if w.isalnum()]) < MIN_QUOTE_WORDS:
         return DoneEvidence(None, against="unquoted")
-    current = sorted(
+    typed = sorted(
         (m for m in messages if _news(m, task.created_at)),
         key=lambda m: (m.created_at, m.id),
         reverse=True,
     )
+    since = max(task.created_at, task.reopened_at or 0.0)
+    current = [m for m in typed if m.created_at > since]
     about = TaskWords.of(fold(task.text))
     readings = [_Message(m, about) for m in current]
     quoted = next((r for r in readings if r.holding(wanted)), None)
     if quoted is None:
-        return DoneEvidence(None, against="unquoted")
+        gone = any(_Message(m, about).holding(wanted) for m in typed if m.created_at <= since)
+        return DoneEvidence(None, against="reopened" if gone else "unquoted")
     if task.schedule is not None and not isinstance(task.schedule, Once):
         return DoneEvidence(quoted.message, against="repeating")
     newest = next(r for r in readings if r is quoted or r.talks)

@@ -12,13 +12,13 @@ every task text is (``TaskService.checked_text``: one line, as a reader
 sees it, secrets taken out); one that cannot be a task's is refused, with
 its reason in the report, and that task is left as it is.  A task is completed
 only on the user's own word: the answer quotes it (``evidence``), and the
-host reads it in the message the user typed after the task was made
-(``task_evidence.said_done``, the rule the agenda review shares): only a
-sentence positively saying it is done, with no later word taking it back,
-completes it; anything else (no quote found, a denial, a question, a plan,
-a task merely named, a repeating task) leaves it open, said in the report.
-Only the two doubts of that rule (a hedge, a done word that does not name
-the task) wait for the user's approval.  A new text records
+host reads it in the message the user typed after the task was made or
+reopened (``task_evidence.said_done``, the rule the agenda review shares):
+only a sentence positively saying it is done, with no later word taking it
+back, completes it; anything else (no quote found, a denial, a question, a
+plan, a task merely named, a repeating task) leaves it open, said in the
+report.  Only the two doubts of that rule (a hedge, a done word that does
+not name the task) wait for the user's approval.  A new text records
 the messages (and their conversations) it was written from, so erasing
 them retracts the change.  Completed tasks older than ``task_purge_days``
 are purged: deleted, restorable, like every change here; planned on the

@@ -1,12 +1,14 @@
 """Round 14, through whole agenda reviews with a scripted model: a task is
 completed only on the user's words positively saying it is done
-(``task_evidence.said_done``, a whitelist), never a repeating one."""
+(``task_evidence.said_done``, a whitelist), never a repeating one, never
+again on words the user overruled by undoing a dream's completion."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -14,11 +16,14 @@ import pytest
 from desktop.core.agenda import AgendaReview, AgendaReviewer
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import Task, TaskStore
+from desktop.core.dreaming.control import DreamControl
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
 from desktop.core.schedules import parse_schedule
+from desktop.core.settings import DreamSettings
 from desktop.core.tasks import TaskService
 from models.broker import InferenceBroker
+from tests.dreams import make_dreamer
 from tests.fakes import ScriptedChatModel
 from tests.reviewers import reviewer_for
 from tests.unit.core.db.conftest import START, FakeClock
@@ -201,6 +206,46 @@ def test_a_daily_task_is_not_ended_by_one_days_words(
 
     assert _status(chat, task) == "active" and review.notice is None
     assert "(NotSaidDone: repeating)" in caplog.text
+
+
+def test_a_completion_the_user_undid_is_not_made_again_from_the_same_words(
+    chat: Chat,
+    model: ScriptedChatModel,
+    database: Database,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    tmp_path: Path,
+) -> None:
+    # Round 14, F7: the next review read the same message and completed it again.
+    dreamer = make_dreamer(
+        database,
+        memories,
+        broker,
+        prompts,
+        tmp_path,
+        DreamSettings(quiet_seconds=0, max_retired_floor=10),
+        chat.clock,
+        tasks=chat.tasks,
+    )
+    task = _asked(chat, "Call the dentist")
+    _says(chat, task, "I called the dentist's office.")
+    called = {"task": 1, "action": "complete", "evidence": "I called the dentist"}
+    model.queue(json.dumps({"actions": [called]}))
+    run = dreamer.run("manual", DreamControl()).run
+    [change] = [c for c in dreamer.dreams.changes(run.id) if c.kind == "task_complete"]
+    assert _status(chat, task) == "completed"
+    chat.clock.advance(600)
+    dreamer.book.revert(change.id)
+    chat.clock.advance(3600)
+
+    review = _completing(chat, model, task, "I called the dentist")
+
+    assert _status(chat, task) == "active" and review.notice is None
+    assert "you reopened it after the words it quoted" in review.refused[0][1]
+    _says(chat, task, "OK, now I really called the dentist.")
+    _completing(chat, model, task, "now I really called the dentist")
+    assert _status(chat, task) == "completed"
 
 
 @pytest.mark.timeout(30)

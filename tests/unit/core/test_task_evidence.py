@@ -379,6 +379,18 @@ def test_words_not_typed_by_the_user_after_the_task_was_made_are_no_evidence(
     assert (evidence.message, evidence.against) == (None, "unquoted")
 
 
+def test_only_words_typed_after_the_task_was_reopened_count() -> None:
+    # Round 14, F7: a completion the user undid was made again from the same words.
+    said = _message("I called the dentist's office.", at=MADE_AT + 10)
+    reopened = _task("Call the dentist", reopened_at=MADE_AT + 20)
+
+    evidence = said_done(reopened, "I called the dentist", [said])
+
+    assert (evidence.message, evidence.against) == (None, "reopened")
+    again = _message("Now I really called the dentist.", at=MADE_AT + 30, message_id=2)
+    assert said_done(reopened, "I really called the dentist", [said, again]).done
+
+
 @pytest.mark.parametrize(
     "schedule", [Daily(time_of_day(9)), Interval(90)], ids=["daily", "every 90 minutes"]
 )

@@ -1,7 +1,8 @@
 """Round 14, through whole dreams with a scripted model: the task pass
 completes a task only on words positively saying it is done
 (``task_evidence.said_done``), asks the user only for the rule's two
-doubts, and never completes a repeating task."""
+doubts, never completes a repeating task, and does not complete again a
+task the user reopened by undoing its completion."""
 
 from __future__ import annotations
 
@@ -136,3 +137,29 @@ def test_a_daily_task_is_never_completed_by_a_dream(
         e for e in dreaming.dreamer.dreams.log_entries(report.run.id) if e.pass_name == "tasks"
     ]
     assert "a repeating task is yours to complete or delete" in entry.message
+
+
+def test_a_dream_does_not_complete_again_what_the_user_reopened(
+    dreaming: Dreaming, tasks: TaskService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    task, report = _dream(
+        dreaming,
+        tasks,
+        store,
+        model,
+        "Call the dentist",
+        ["I called the dentist's office."],
+        "I called the dentist",
+    )
+    [change] = dreaming.dreamer.dreams.changes(report.run.id)
+    dreaming.clock.advance(600)
+    dreaming.dreamer.book.revert(change.id)
+    dreaming.clock.advance(3600)
+    tasks.update(task.id, priority=2)  # so the next dream looks at it again
+    again = {"task": 1, "action": "complete", "evidence": "I called the dentist"}
+    model.queue(json.dumps({"actions": [again]}))
+
+    second = dreaming.dreamer.run("manual", DreamControl())
+
+    now = tasks.get(task.id)
+    assert now is not None and now.status == "active" and second.pending == 0
