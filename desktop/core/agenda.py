@@ -22,7 +22,10 @@ a repeating task always (it is the user's to complete or delete).
 
 What was done is said in the conversation as a short assistant message
 (metadata ``kind``: ``agenda_review``), the model's own notice of what it
-did; when nothing was done, nothing is shown or stored.  A conversation is
+did; when nothing was done, nothing is shown or stored.  The actions and
+the notice commit in one transaction (memories are planned before it, the
+model's part of a memory write): a kill or a failure midway leaves none of
+them, never a change nobody was told of.  A conversation is
 reviewed again only when something changed since its last review (a
 message, or one of its tasks edited or run), so an idle one costs nothing.
 
@@ -36,19 +39,25 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop.core.chat import is_seed, visible_text
-from desktop.core.db import ConversationStore, Message
+from desktop.core.db import ConversationStore, Message, Transaction
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
-from desktop.core.errors import ReverieError
+from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.jobs import JobControl
 from desktop.core.memory_gate import MemoryRefused
-from desktop.core.memory_service import MemoryCategory, MemoryService
+from desktop.core.memory_service import (
+    MemoryBatch,
+    MemoryCategory,
+    MemoryService,
+    PlannedMemory,
+)
 from desktop.core.prompt_safety import safe_for_prompt
 from desktop.core.prompts import PromptLibrary, fill
 from desktop.core.routines import KIND, awaited, spoken_time
@@ -161,6 +170,16 @@ class AgendaReview:
     """The message saying what was done; None when nothing was."""
 
 
+@dataclass(frozen=True)
+class _Shown:
+    """What the model was shown (the tasks and messages that fit) and the
+    memories its answer would note, planned."""
+
+    tasks: Sequence[Task]
+    messages: Sequence[Message]
+    memories: dict[int, PlannedMemory | ActionRefused]
+
+
 class AgendaReviewer:
     def __init__(
         self,
@@ -226,13 +245,21 @@ class AgendaReviewer:
         control = control or JobControl()
         with control.scope():  # what it looks up stops with it too
             shown, said, answer = self._ask(tasks, self._transcript(conversation_id), control)
-        done, refused, applied = self._apply(conversation_id, shown, said, answer)
-        notice = None
-        if done:
-            text = fill(self._section("notice"), actions="\n".join(f"- {line}" for line in done))
-            notice = self._conversations.add_message(
-                conversation_id, "assistant", text, metadata={KIND: AGENDA_REVIEW, ACTIONS: applied}
+            memories = self._planned(conversation_id, answer)
+        with self._writing() as (tx, batch):
+            done, refused, applied = self._apply(
+                conversation_id, _Shown(shown, said, memories), answer, tx, batch
             )
+            notice = None
+            if done:
+                lines = "\n".join(f"- {line}" for line in done)
+                notice = self._conversations.add_message(
+                    conversation_id,
+                    "assistant",
+                    fill(self._section("notice"), actions=lines),
+                    metadata={KIND: AGENDA_REVIEW, ACTIONS: applied},
+                    tx=tx,
+                )
         log.info(
             "agenda review of conversation %d: %d done, %d refused",
             conversation_id,
@@ -318,20 +345,52 @@ class AgendaReviewer:
             raise AgendaFailed("the model named tasks it was not shown")
         return tasks, messages, answer
 
+    def _planned(
+        self, conversation_id: int, answer: AgendaAnswer
+    ) -> dict[int, PlannedMemory | ActionRefused]:
+        """Each memory the answer notes, planned before anything is written
+        (the write gate and the embedding may wait on a model, and no
+        transaction waits on a model), or why it is not noted; by action."""
+        planned: dict[int, PlannedMemory | ActionRefused] = {}
+        for index, action in enumerate(answer.actions):
+            if isinstance(action, UpdateMemory):
+                try:
+                    planned[index] = self._plan_memory(conversation_id, action)
+                except ActionRefused as error:
+                    planned[index] = error
+        return planned
+
+    @contextmanager
+    def _writing(self) -> Iterator[tuple[Transaction, MemoryBatch | None]]:
+        """One transaction for everything a review does and says: a kill or
+        a failure anywhere leaves all of it undone, never changes unsaid."""
+        if self._memories is None:
+            with self._tasks.transaction() as tx:
+                yield tx, None
+        else:
+            with self._memories.writing("tool") as batch:
+                yield batch.transaction, batch
+
     def _apply(
         self,
         conversation_id: int,
-        shown: Sequence[Task],
-        said: Sequence[Message],
+        shown: _Shown,
         answer: AgendaAnswer,
+        tx: Transaction,
+        batch: MemoryBatch | None,
     ) -> tuple[list[str], list[tuple[str, str]], list[dict[str, Any]]]:
         done: list[str] = []
         refused: list[tuple[str, str]] = []
         applied: list[dict[str, Any]] = []
         touched: set[int] = set()
-        for action in answer.actions:
+        for index, action in enumerate(answer.actions):
             try:
-                line = self._apply_one(conversation_id, shown, said, action, touched)
+                if isinstance(action, UpdateMemory):
+                    line = self._remember(shown.memories[index], batch)
+                else:
+                    line = self._apply_one(conversation_id, shown, action, touched, tx)
+            except EnvironmentProblem:
+                raise  # the database failed: the whole review is undone
             except ReverieError as error:  # refused: a past schedule, a task gone, the gate
                 # Kinds only: the action and the refusal quote the
                 # conversation, which the log would keep after it is erased.
@@ -350,26 +409,24 @@ class AgendaReviewer:
     def _apply_one(
         self,
         conversation_id: int,
-        shown: Sequence[Task],
-        said: Sequence[Message],
-        action: AgendaAction,
+        shown: _Shown,
+        action: CompleteTask | AddTask | RescheduleTask,
         touched: set[int],
+        tx: Transaction,
     ) -> str:
         if isinstance(action, AddTask):
-            return self._add(conversation_id, action)
-        if isinstance(action, UpdateMemory):
-            return self._remember(conversation_id, action)
-        task = self._unchanged(shown[action.task - 1], touched)
+            return self._add(conversation_id, action, tx)
+        task = self._unchanged(shown.tasks[action.task - 1], touched)
         if isinstance(action, CompleteTask):
             # The dream's rule: only the user's own words, typed after the
             # task was made or reopened, positively saying it is done.
-            evidence = said_done(task, action.evidence, said)
+            evidence = said_done(task, action.evidence, shown.messages)
             if not evidence.done:
                 raise NotSaidDone(task, evidence)
-            done = self._tasks.complete(task.id)
+            done = self._tasks.complete(task.id, tx=tx)
             return fill(self._section("did_complete"), id=str(done.id), task=done.text)
         schedule = parse_schedule(action.schedule, self._tasks.now())
-        moved = self._tasks.update(task.id, schedule=schedule)
+        moved = self._tasks.update(task.id, schedule=schedule, tx=tx)
         words = schedule_words(moved) or "no schedule"
         return fill(
             self._section("did_reschedule"), id=str(moved.id), task=moved.text, schedule=words
@@ -386,7 +443,7 @@ class AgendaReviewer:
             raise ActionRefused(f"task #{task.id} changed while the review was thinking")
         return task
 
-    def _add(self, conversation_id: int, action: AddTask) -> str:
+    def _add(self, conversation_id: int, action: AddTask, tx: Transaction) -> str:
         wanted = " ".join(action.text.split()).casefold()
         open_tasks = self._tasks.list(conversation_id=conversation_id)
         if any(" ".join(t.text.split()).casefold() == wanted for t in open_tasks):
@@ -399,6 +456,7 @@ class AgendaReviewer:
             conversation_id=conversation_id,
             priority=action.priority,
             schedule=schedule,
+            tx=tx,
         )
         words = schedule_words(task)
         return fill(
@@ -408,19 +466,27 @@ class AgendaReviewer:
             schedule=f" [{words}]" if words else "",
         )
 
-    def _remember(self, conversation_id: int, action: UpdateMemory) -> str:
+    def _plan_memory(self, conversation_id: int, action: UpdateMemory) -> PlannedMemory:
         conversation = self._conversations.get(conversation_id)
         if self._memories is None or conversation is None or conversation.off_record:
             raise ActionRefused("memories are not kept from this conversation")
         try:
-            remembered = self._memories.remember(
+            return self._memories.plan(
                 action.fact,
                 source_kind="inferred",
-                actor="tool",
                 category=action.category,
                 priority=Priority.BACKGROUND,
             )
         except MemoryRefused as error:
+            raise ActionRefused(f"not remembered: {error}") from error
+
+    def _remember(self, planned: PlannedMemory | ActionRefused, batch: MemoryBatch | None) -> str:
+        if isinstance(planned, ActionRefused):
+            raise planned
+        assert batch is not None  # planned only with a memory service
+        try:
+            remembered = batch.write(planned)
+        except MemoryRefused as error:  # the user deleted one like it meanwhile
             raise ActionRefused(f"not remembered: {error}") from error
         return fill(self._section("did_update_memory"), fact=remembered.memory.content)
 

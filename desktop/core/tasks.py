@@ -19,7 +19,7 @@ import logging
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, tzinfo
 
 from desktop.core.credential_nearby import MARKER
@@ -150,9 +150,11 @@ class TaskService:
         priority: int = DEFAULT_PRIORITY,
         schedule: Schedule | None = None,
         ai_prompt: str | None = None,
+        tx: Transaction | None = None,
     ) -> Task:
         """A new active task, belonging to *conversation_id* (the one that asked);
-        with *ai_prompt* a routine, which runs that prompt when it is due."""
+        with *ai_prompt* a routine, which runs that prompt when it is due.
+        Inside *tx* if given (a review's actions commit with what it says)."""
         text = self.checked_text(text)
         _check_priority(priority)
         ai_prompt = _checked_prompt(ai_prompt, self._redact)
@@ -163,6 +165,7 @@ class TaskService:
             schedule=schedule,
             next_run_at=self._first_run(schedule),
             ai_prompt=ai_prompt,
+            tx=tx,
         )
 
     def update(
@@ -210,8 +213,13 @@ class TaskService:
         """A paused task active again; its schedule goes on from now."""
         return self.store.resume(task_id, self._upcoming(task_id))
 
-    def complete(self, task_id: int) -> Task:
-        return self.store.complete(task_id)
+    def complete(self, task_id: int, tx: Transaction | None = None) -> Task:
+        return self.store.complete(task_id, tx=tx)
+
+    def transaction(self) -> AbstractContextManager[Transaction]:
+        """A transaction of the tasks' database, for task changes and what
+        is said of them (a message) to commit together."""
+        return self.store.transaction()
 
     def delete(self, task_id: int) -> Task:
         """Soft: ``restore`` brings it back."""

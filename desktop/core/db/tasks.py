@@ -203,15 +203,16 @@ class TaskStore:
         schedule: Schedule | None = None,
         next_run_at: float | None = None,
         ai_prompt: str | None = None,
+        tx: Transaction | None = None,
     ) -> Task:
-        """A new active task."""
+        """A new active task (inside *tx*, a caller's transaction, if given)."""
         _check(text, priority)
         if schedule is None and next_run_at is not None:
             raise ValueError("only a scheduled task has a next run")
         kind, spec = _stored(schedule)
         now = self._clock()
-        with self._db.transaction() as tx:
-            row = tx.fetch_one(
+        with self._db.writing(tx) as writing:
+            row = writing.fetch_one(
                 "INSERT INTO tasks (conversation_id, text, priority, schedule_kind,"
                 " schedule_spec, ai_prompt, created_at, updated_at, next_run_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",

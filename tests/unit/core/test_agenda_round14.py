@@ -1,11 +1,15 @@
 """Round 14, through whole agenda reviews with a scripted model: a task is
 completed only on the user's words positively saying it is done
 (``task_evidence.said_done``, a whitelist), never a repeating one, never
-again on words the user overruled by undoing a dream's completion."""
+again on words the user overruled by undoing a dream's completion; and
+what a review does is stored in one transaction with the notice that says
+it, so a kill or a full disk between them leaves nothing changed unsaid."""
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,16 +17,19 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.agenda import AgendaReview, AgendaReviewer
-from desktop.core.db import ConversationStore, Database
+from desktop.core.agenda import AGENDA_REVIEW, AgendaReview, AgendaReviewer
+from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.db.errors import DiskFull
 from desktop.core.db.tasks import Task, TaskStore
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.memory_service import MemoryService
 from desktop.core.prompts import PromptLibrary
+from desktop.core.routines import KIND
 from desktop.core.schedules import parse_schedule
 from desktop.core.settings import DreamSettings
 from desktop.core.tasks import TaskService
 from models.broker import InferenceBroker
+from tests.children import READY_S, start_ready
 from tests.dreams import make_dreamer
 from tests.fakes import ScriptedChatModel
 from tests.reviewers import reviewer_for
@@ -258,3 +265,164 @@ def test_a_long_pasted_list_is_read_quickly(chat: Chat, model: ScriptedChatModel
     review = _completing(chat, model, task, "the plants")
 
     assert _status(chat, task) == "active" and len(review.refused) == 1
+
+
+# -- one transaction ------------------------------------------------------------------
+
+FERN_ANSWER = json.dumps(
+    {
+        "actions": [
+            {"action": "complete", "task": 1, "evidence": "I watered the fern plants"},
+            {"action": "update_memory", "fact": "The user keeps fern plants on the balcony."},
+            {"action": "add", "text": "Buy fern fertiliser"},
+            {"action": "reschedule", "task": 2, "schedule": "daily at 18:00"},
+        ]
+    }
+)
+
+
+def _ferns(database: Database) -> int:
+    """A conversation with two tasks, the user saying one is done: its id."""
+    clock = FakeClock(START)
+    store = ConversationStore(database, clock=clock)
+    tasks = TaskService(TaskStore(database, clock=clock), BERLIN)
+    conversation = store.create("Ferns").id
+    store.add_message(conversation, "user", "Remind me to water the fern plants and call Grandma.")
+    clock.advance(10)
+    tasks.add("Water the fern plants", conversation_id=conversation, priority=1)
+    tasks.add("Call Grandma", conversation_id=conversation, priority=2)
+    clock.advance(10)
+    store.add_message(conversation, "user", "I watered the fern plants this morning.")
+    return conversation
+
+
+def _as_left(database: Database) -> tuple[list[tuple[str, str]], int, int]:
+    """The tasks (text, status), the memories and the notices a database holds."""
+    tasks = [
+        (r["text"], r["status"]) for r in database.fetch_all("SELECT * FROM tasks ORDER BY id")
+    ]
+    memories = database.fetch_value("SELECT count(*) FROM memories")
+    notices = database.fetch_value(
+        "SELECT count(*) FROM messages WHERE json_extract(metadata, '$.kind') = ?",
+        (AGENDA_REVIEW,),
+    )
+    return tasks, memories, notices
+
+
+UNTOUCHED = [("Water the fern plants", "active"), ("Call Grandma", "active")]
+
+
+def test_a_notice_that_cannot_be_stored_undoes_the_whole_review(
+    database: Database,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    memories: MemoryService,
+    model: ScriptedChatModel,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    conversation = _ferns(database)
+    schedules_before = database.fetch_all("SELECT schedule_kind FROM tasks ORDER BY id")
+    real = ConversationStore.add_message
+
+    def add_message(self: ConversationStore, *args: object, **kwargs: object) -> object:
+        metadata = kwargs.get("metadata")
+        if isinstance(metadata, dict) and metadata.get(KIND) == AGENDA_REVIEW:
+            raise DiskFull("the disk is full")
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ConversationStore, "add_message", add_message)
+    model.queue(FERN_ANSWER)
+    tasks = TaskService(TaskStore(database), BERLIN)
+    reviewer = reviewer_for(tasks, ConversationStore(database), memories, broker, prompts)
+
+    with pytest.raises(DiskFull):
+        reviewer.review(conversation)
+
+    assert _as_left(database) == (UNTOUCHED, 0, 0)
+    assert database.fetch_all("SELECT schedule_kind FROM tasks ORDER BY id") == schedules_before
+
+
+# The child reviews the conversation the test made, and stops dead just
+# before its notice is stored: it says "ready" there and waits to be killed.
+CHILD = """
+import json, sys, time
+from pathlib import Path
+from zoneinfo import ZoneInfo
+from desktop.core.db import ConversationStore, open_database
+from desktop.core.db.tasks import TaskStore
+from desktop.core.memory_service import MemoryService
+from desktop.core.prompts import PromptLibrary
+from desktop.core.tasks import TaskService
+from models.broker import InferenceBroker
+from tests.fakes import HashingEmbedder, ScriptedChatModel
+from tests.reviewers import reviewer_for
+
+path, conversation, answer = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+database = open_database(Path(path))
+model = ScriptedChatModel()
+model.queue(answer)
+broker = InferenceBroker()
+broker.start()
+broker.load_chat_model(lambda: model).result(timeout=30)
+broker.load_embedder(lambda: HashingEmbedder()).result(timeout=30)
+prompts = PromptLibrary(Path(path).parent / "prompts")
+memories = MemoryService.over(database, broker, prompts)
+real = ConversationStore.add_message
+
+def add_message(self, *args, **kwargs):
+    if (kwargs.get("metadata") or {}).get("kind") == "agenda_review":
+        print("ready", flush=True)
+        time.sleep(600)  # killed here: every action is applied, nothing said yet
+    return real(self, *args, **kwargs)
+
+ConversationStore.add_message = add_message
+tasks = TaskService(TaskStore(database), ZoneInfo("Europe/Berlin"))
+reviewer_for(tasks, ConversationStore(database), memories, broker, prompts).review(conversation)
+print("not killed", flush=True)
+"""
+
+
+def test_a_review_killed_before_its_notice_leaves_nothing_changed_and_the_next_one_says_all(
+    tmp_path: Path,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+) -> None:
+    # Round 14 (storage, finding 1): each action committed on its own, the
+    # notice after: a kill between left tasks completed, added and moved
+    # with no word in the conversation, and the next review never said it.
+    path = tmp_path / "reverie.sqlite3"
+    with open_database(path) as database:
+        conversation = _ferns(database)
+
+    child = start_ready(["-c", CHILD, str(path), str(conversation), FERN_ANSWER], "reviewing")
+    child.send_signal(signal.SIGKILL)
+    try:
+        child.wait(READY_S)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a child that would not die
+        child.kill()
+        raise
+    assert child.stdout is not None
+    child.stdout.close()
+    assert child.returncode == -signal.SIGKILL
+
+    with open_database(path) as database:
+        assert _as_left(database) == (UNTOUCHED, 0, 0)
+        model.queue(FERN_ANSWER)  # the next hourly review, as the model answers again
+        memories = MemoryService.over(database, broker, prompts)
+        tasks = TaskService(TaskStore(database), BERLIN)
+        review = reviewer_for(tasks, ConversationStore(database), memories, broker, prompts).review(
+            conversation
+        )
+        left = _as_left(database)
+
+    assert left == (
+        [
+            ("Water the fern plants", "completed"),
+            ("Call Grandma", "active"),
+            ("Buy fern fertiliser", "active"),
+        ],
+        1,
+        1,
+    )
+    assert review.notice is not None and len(review.done) == 4
