@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from models.errors import DownloadFailed
-from models.file_kinds import kind_of
+from models.file_kinds import kind_of, kind_refused
 from models.folders import make_missing_folders
 
 if sys.platform == "win32":
@@ -91,11 +91,7 @@ def opening(path: Path) -> Iterator[None]:
     try:
         yield
     except OSError as error:
-        kind = {
-            errno.ELOOP: "a symbolic link",  # O_NOFOLLOW met one
-            errno.ENXIO: "a named pipe",  # opened to write without a reader
-            errno.EISDIR: "a folder",
-        }.get(error.errno or 0)
+        kind = kind_refused(path, error)
         if kind is None:
             raise
         raise in_the_way(path, kind) from error

@@ -54,7 +54,6 @@ the tables, and the mark left beside the database makes the next erasure
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import os
 import shutil
@@ -81,7 +80,7 @@ from desktop.core.dreaming.snapshots import (
 )
 from desktop.core.dreaming.working_set import write_working_set
 from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.files import kind_of, open_private
+from desktop.core.files import kind_of, kind_refused, open_private
 from desktop.core.settings import DreamSettings
 from desktop.core.skills import DELETED, DRAFTS, SkillLibrary
 
@@ -380,12 +379,9 @@ class Eraser:
         try:
             descriptor = open_private(str(self._unfinished), flags)
         except OSError as error:
-            if error.errno == errno.ELOOP:
-                raise self._mark_in_the_way("a symbolic link") from error
-            if error.errno == errno.ENXIO:  # a named pipe with no reader
-                raise self._mark_in_the_way("a named pipe") from error
-            if error.errno == errno.EISDIR:
-                raise self._mark_in_the_way("a folder") from error
+            kind = kind_refused(self._unfinished, error)
+            if kind is not None:
+                raise self._mark_in_the_way(kind) from error
             raise self._mark_unusable(error.strerror or "it cannot be written") from error
         try:
             mode = os.fstat(descriptor).st_mode

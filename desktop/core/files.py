@@ -19,6 +19,7 @@ import uuid
 from pathlib import Path
 
 from models.file_kinds import kind_of as kind_of  # the application names it here
+from models.file_kinds import kind_refused as kind_refused
 from models.folders import PRIVATE_FOLDER_MODE as PRIVATE_FOLDER_MODE
 from models.folders import make_missing_folders as make_missing_folders
 
@@ -218,11 +219,10 @@ def open_regular(path: Path, flags: int = os.O_RDONLY) -> int:
     try:
         descriptor = os.open(path, flags, PRIVATE_FILE_MODE)
     except OSError as error:
-        if error.errno == errno.ELOOP:  # O_NOFOLLOW met a symbolic link
-            raise NotARegularFile(path, "a symbolic link") from error
-        if error.errno in (errno.ENXIO, errno.EISDIR):  # a pipe with no reader, a socket, a folder
-            raise NotARegularFile(path, kind_of(path.lstat().st_mode)) from error
-        raise
+        kind = kind_refused(path, error)
+        if kind is None:
+            raise
+        raise NotARegularFile(path, kind) from error
     mode = os.fstat(descriptor).st_mode
     if not stat.S_ISREG(mode):
         os.close(descriptor)
