@@ -10,6 +10,7 @@ one of the typed errors in ``desktop.core.db.errors``.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import threading
@@ -23,7 +24,7 @@ from desktop.core.db import migrations as _migrations
 from desktop.core.db import schema_v8
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
-from desktop.core.db.errors import DatabaseUnavailable, translate, unavailable
+from desktop.core.db.errors import DatabaseUnavailable, disk_full, translate, unavailable
 from desktop.core.db.side_files import SIDE_FILES, refuse_odd_side_files, refuse_stray_wal
 from desktop.core.db.writable import probe_write, refuse_read_only, unreachable
 from desktop.core.errors import EnvironmentProblem, ReverieError
@@ -366,6 +367,8 @@ def _make_files_private(path: Path, *, create: bool = True) -> None:
         try:
             os.close(open_private(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
         except OSError as error:
+            if error.errno == errno.ENOSPC:
+                raise disk_full(path) from error
             raise unavailable(path, f"the file cannot be created ({error})") from error
     for file in (path, *(Path(f"{path}{suffix}") for suffix in SIDE_FILES)):
         try:

@@ -8,9 +8,12 @@ each with its own exception classes).  Problems the user can fix are
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 from desktop.core.errors import EnvironmentProblem, ReverieError
+from desktop.core.text import size_text
 
 # SQLite's primary result codes (https://www.sqlite.org/rescode.html).
 _SQLITE_PERM = 3
@@ -36,6 +39,13 @@ _CODE_BY_MESSAGE = {
     "attempt to write a readonly database": _SQLITE_READONLY,
     "access permission denied": _SQLITE_PERM,
 }
+
+_NEARLY_FULL_BYTES = 1 << 20
+"""Free space under which an I/O error is the disk being full.  SQLite
+reports a WAL index (``-shm``) it cannot grow, 32 kB at a time, as an I/O
+error rather than SQLITE_FULL: a cleanly closed database, with no index
+beside it, fails so at its first read on a full disk (round 14).  A write
+of the database or its log needs a few pages; a megabyte is ample."""
 
 _UNAVAILABLE_REASONS = {
     _SQLITE_PERM: "permission was denied",
@@ -103,6 +113,40 @@ def unavailable(path: Path, reason: str) -> DatabaseUnavailable:
             "or restore it from a backup."
         ),
     )
+
+
+def disk_full(path: Path) -> DiskFull:
+    """The error for a write to the database at *path* that found its disk
+    full: the folder and what is free there named, and the file said to be
+    whole (a user told it may be damaged would move it aside, and start
+    with an empty memory)."""
+    folder = Path(os.path.realpath(path)).parent  # where SQLite writes its side files
+    free = free_space(folder)
+    left = "" if free is None else f" ({size_text(free)} free in {folder})"
+    hint = "Free some disk space and try again."
+    if free is not None and free >= _NEARLY_FULL_BYTES:
+        # Room for small writes, not for this one; or the full disk is the one
+        # SQLite writes its temporary files to (a VACUUM's, a large sort's).
+        hint = "Free some disk space there, or in the system's temporary folder, and try again."
+    return DiskFull(
+        f"The disk holding {path} is full{left}: what was being written was not saved, "
+        "and nothing already saved was lost. The database itself is not damaged.",
+        hint=hint,
+    )
+
+
+def free_space(folder: Path) -> int | None:
+    """The bytes this user may still write on *folder*'s disk; None if the
+    folder cannot be looked at."""
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
+def _disk_nearly_full(path: Path) -> bool:
+    free = free_space(Path(os.path.realpath(path)).parent)
+    return free is not None and free < _NEARLY_FULL_BYTES
 
 
 def folder_in_the_way(path: Path) -> DatabaseUnavailable:
@@ -183,11 +227,7 @@ def translate(exc: BaseException, path: Path) -> ReverieError:
     """The typed error for a driver exception *exc* raised on database *path*."""
     code = _result_code(exc)
     if code == _SQLITE_FULL:
-        return DiskFull(
-            f"The disk holding {path} is full: the last change was not saved, "
-            "and nothing already saved was lost.",
-            hint="Free some disk space and try again.",
-        )
+        return disk_full(path)
     if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
         return DatabaseBusy(
             f"The database {path} is locked by another program; the change was not saved.",
@@ -195,6 +235,8 @@ def translate(exc: BaseException, path: Path) -> ReverieError:
         )
     if code == _SQLITE_CANTOPEN and path.is_dir():
         return folder_in_the_way(path)
+    if code in (_SQLITE_IOERR, _SQLITE_CANTOPEN) and _disk_nearly_full(path):
+        return disk_full(path)  # SQLite could not make or grow a file beside it
     if code is not None and code in _UNAVAILABLE_REASONS:
         return unavailable(path, f"{_UNAVAILABLE_REASONS[code]} ({exc})")
     return QueryFailed(f"SQLite rejected a statement on {path}: {exc}")

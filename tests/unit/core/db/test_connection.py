@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import random
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 import sqlean
 
+from desktop.core.db import connection
 from desktop.core.db.connection import BUSY_TIMEOUT_MS, Database, open_database
 from desktop.core.db.drivers import DriverCandidate
-from desktop.core.db.errors import DatabaseUnavailable, QueryFailed
+from desktop.core.db.errors import DatabaseUnavailable, DiskFull, QueryFailed
 from desktop.core.db.migrations import latest_version
 
 
@@ -282,3 +287,74 @@ def test_a_missing_folder_is_refused(tmp_path: Path) -> None:
 def test_a_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(DatabaseUnavailable):
         open_database(tmp_path)
+
+
+_OPEN_ON_A_FULL_DISK = """
+import resource, shutil, signal, sys
+from collections import namedtuple
+from pathlib import Path
+# No file may grow past 4 kB: SQLite cannot make the WAL index beside the
+# database, as on a full disk (the child, not the test: pytest writes files).
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+if sys.argv[2] == "full":
+    usage = namedtuple("usage", "total used free")
+    shutil.disk_usage = lambda folder: usage(10**9, 10**9, 0)
+from desktop.core.db import open_database
+from desktop.core.errors import EnvironmentProblem
+try:
+    open_database(Path(sys.argv[1])).close()
+except EnvironmentProblem as error:
+    print(type(error).__name__, error)
+"""
+
+
+def _open_in_a_child(database: Path, disk: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", _OPEN_ON_A_FULL_DISK, str(database), disk],
+        cwd=Path(__file__).resolve().parents[4],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no file size limit to stand for a full disk")
+def test_a_database_closed_cleanly_opened_on_a_full_disk_says_the_disk_is_full(
+    kept: Path,
+) -> None:
+    # SQLite calls the WAL index it cannot make an I/O error: the start said
+    # "If the file is damaged, move it aside" (round 14), and a user who did
+    # started with an empty memory.
+    assert _sidecars(kept) == []
+
+    said = _open_in_a_child(kept, "full")
+
+    assert said.startswith(f"DiskFull The disk holding {kept} is full (0 B free in {kept.parent})")
+    assert "aside" not in said
+    with open_database(kept) as database:  # space back: all there
+        assert database.fetch_value("SELECT count(*) FROM conversations") == 1
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no file size limit to stand for a full disk")
+def test_a_failing_disk_with_room_on_it_is_still_a_failing_disk(kept: Path) -> None:
+    said = _open_in_a_child(kept, "room")
+
+    assert said.startswith("DatabaseUnavailable ")
+    assert "disk I/O error" in said
+
+
+def test_a_new_database_on_a_full_disk_says_the_disk_is_full(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_room(path: str, flags: int) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+
+    monkeypatch.setattr(connection, "open_private", no_room)
+
+    with pytest.raises(DiskFull, match=f"The disk holding {db_path} is full") as caught:
+        open_database(db_path)
+    assert "aside" not in str(caught.value)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -117,3 +119,54 @@ def test_opening_a_folder_as_the_database_says_it_is_a_folder(tmp_path: Path) ->
     with pytest.raises(DatabaseUnavailable, match="is a folder, not a database file"):
         open_database(folder)
     assert list(folder.iterdir()) == []
+
+
+class _Usage(NamedTuple):
+    total: int
+    used: int
+    free: int
+
+
+def _free_bytes(monkeypatch: pytest.MonkeyPatch, free: int) -> None:
+    monkeypatch.setattr(shutil, "disk_usage", lambda _folder: _Usage(10**9, 10**9 - free, free))
+
+
+@pytest.mark.parametrize("code", [10, 4874, 14], ids=["IOERR", "IOERR_SHMSIZE", "CANTOPEN"])
+def test_an_io_error_on_a_full_disk_says_the_disk_is_full_not_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    # SQLite reports a WAL index it cannot grow as an I/O error: a database
+    # closed cleanly, started on a full disk, was called possibly damaged
+    # and the user told to move it aside (round 14).
+    _free_bytes(monkeypatch, 0)
+    database = tmp_path / "reverie.sqlite3"
+
+    error = translate(_CodedError("disk I/O error", code), database)
+
+    assert isinstance(error, DiskFull)
+    said = str(error)
+    assert f"The disk holding {database} is full (0 B free in {tmp_path})" in said
+    assert "not damaged" in said
+    assert "aside" not in said and "backup" not in said
+    assert "Free some disk space" in said
+
+
+def test_an_io_error_with_room_on_the_disk_stays_an_io_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _free_bytes(monkeypatch, 5 * 10**9)
+
+    error = translate(_CodedError("disk I/O error", 10), tmp_path / "reverie.sqlite3")
+
+    assert isinstance(error, DatabaseUnavailable)
+    assert "reading or writing the disk failed" in str(error)
+
+
+def test_a_full_disk_names_the_folder_and_what_is_free_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _free_bytes(monkeypatch, 12_000)
+
+    said = str(translate(_CodedError("database or disk is full", 13), tmp_path / "r.sqlite3"))
+
+    assert f"(12 KB free in {tmp_path})" in said
