@@ -9,11 +9,11 @@ each with its own exception classes).  Problems the user can fix are
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from desktop.core.errors import EnvironmentProblem, ReverieError
 from desktop.core.text import size_text
+from models.folders import NEARLY_FULL_BYTES, free_space, nearly_full
 
 # SQLite's primary result codes (https://www.sqlite.org/rescode.html).
 _SQLITE_PERM = 3
@@ -39,13 +39,6 @@ _CODE_BY_MESSAGE = {
     "attempt to write a readonly database": _SQLITE_READONLY,
     "access permission denied": _SQLITE_PERM,
 }
-
-_NEARLY_FULL_BYTES = 1 << 20
-"""Free space under which an I/O error is the disk being full.  SQLite
-reports a WAL index (``-shm``) it cannot grow, 32 kB at a time, as an I/O
-error rather than SQLITE_FULL: a cleanly closed database, with no index
-beside it, fails so at its first read on a full disk (round 14).  A write
-of the database or its log needs a few pages; a megabyte is ample."""
 
 _UNAVAILABLE_REASONS = {
     _SQLITE_PERM: "permission was denied",
@@ -120,11 +113,11 @@ def disk_full(path: Path) -> DiskFull:
     full: the folder and what is free there named, and the file said to be
     whole (a user told it may be damaged would move it aside, and start
     with an empty memory)."""
-    folder = Path(os.path.realpath(path)).parent  # where SQLite writes its side files
+    folder = _folder_of(path)
     free = free_space(folder)
     left = "" if free is None else f" ({size_text(free)} free in {folder})"
     hint = "Free some disk space and try again."
-    if free is not None and free >= _NEARLY_FULL_BYTES:
+    if free is not None and free >= NEARLY_FULL_BYTES:
         # Room for small writes, not for this one; or the full disk is the one
         # SQLite writes its temporary files to (a VACUUM's, a large sort's).
         hint = "Free some disk space there, or in the system's temporary folder, and try again."
@@ -135,18 +128,9 @@ def disk_full(path: Path) -> DiskFull:
     )
 
 
-def free_space(folder: Path) -> int | None:
-    """The bytes this user may still write on *folder*'s disk; None if the
-    folder cannot be looked at."""
-    try:
-        return shutil.disk_usage(folder).free
-    except OSError:
-        return None
-
-
-def _disk_nearly_full(path: Path) -> bool:
-    free = free_space(Path(os.path.realpath(path)).parent)
-    return free is not None and free < _NEARLY_FULL_BYTES
+def _folder_of(path: Path) -> Path:
+    """Where SQLite writes the files beside the database at *path* (past a link)."""
+    return Path(os.path.realpath(path)).parent
 
 
 def folder_in_the_way(path: Path) -> DatabaseUnavailable:
@@ -235,8 +219,11 @@ def translate(exc: BaseException, path: Path) -> ReverieError:
         )
     if code == _SQLITE_CANTOPEN and path.is_dir():
         return folder_in_the_way(path)
-    if code in (_SQLITE_IOERR, _SQLITE_CANTOPEN) and _disk_nearly_full(path):
-        return disk_full(path)  # SQLite could not make or grow a file beside it
+    if code in (_SQLITE_IOERR, _SQLITE_CANTOPEN) and nearly_full(_folder_of(path)):
+        # SQLite reports a WAL index (-shm) it cannot grow, 32 kB at a time, as
+        # an I/O error: a database closed cleanly, with no index beside it,
+        # fails so at its first read on a full disk (round 14).
+        return disk_full(path)
     if code is not None and code in _UNAVAILABLE_REASONS:
         return unavailable(path, f"{_UNAVAILABLE_REASONS[code]} ({exc})")
     return QueryFailed(f"SQLite rejected a statement on {path}: {exc}")
