@@ -4,42 +4,37 @@ Everything Reverie creates is readable by the user alone: folders 0700,
 files 0600.  The app sets its umask to 0o077 at start, but files made by
 SQLite (the database, its WAL, ``VACUUM INTO`` copies) and anything left by
 an older version with group or other bits are fixed here explicitly, so the
-guarantee does not rest on the umask alone.
+guarantee does not rest on the umask alone.  The temporary files of a
+write, locked while written and removed once a kill left them, are the
+model layer's too (``models.temporary_files``); the application names them
+here.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import glob
 import os
 import stat
-import sys
-import uuid
 from pathlib import Path
 
-from models.file_kinds import kind_of as kind_of  # the application names it here
+from models.file_kinds import kind_of as kind_of  # the application names them here
 from models.file_kinds import kind_refused as kind_refused
 from models.folders import PRIVATE_FOLDER_MODE as PRIVATE_FOLDER_MODE
 from models.folders import make_missing_folders as make_missing_folders
-
-if sys.platform != "win32":
-    import fcntl
+from models.temporary_files import NAME_MAX_BYTES as NAME_MAX_BYTES
+from models.temporary_files import PART as PART
+from models.temporary_files import create_locked as create_locked
+from models.temporary_files import leftovers_of as leftovers_of
+from models.temporary_files import lock as lock
+from models.temporary_files import remove_leftovers as remove_leftovers
+from models.temporary_files import temporary_path as temporary_path
 
 PRIVATE_UMASK = 0o077
 """The process umask while Reverie runs: nothing new is group/other readable."""
 PRIVATE_FILE_MODE = 0o600
 _SHARED_BITS = 0o077
-PART = ".part"
-"""How the temporary files of a write end (``write_atomically``, ``create_locked``)."""
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_CREATE_ATTEMPTS = 5
-NAME_MAX_BYTES = 255
-"""The longest name of one file or folder most file systems allow (ext4, APFS, NTFS...)."""
-_RANDOM_HEX = 12
-_STEM_BYTES = NAME_MAX_BYTES - len(f"..{PART}") - _RANDOM_HEX
-"""How much of the target's name a temporary name keeps: all of it up to 236 bytes."""
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -75,92 +70,6 @@ def write_atomically(path: Path, text: str) -> None:
     finally:
         if descriptor >= 0:
             os.close(descriptor)
-
-
-def temporary_path(target: Path) -> Path:
-    """A new temporary name for writing *target*: beside it (the rename must
-    stay on its file system), hidden, ending ``PART``, and never longer than
-    a file name may be, however long *target*'s name (a name of 237 to 255
-    bytes would otherwise be refused as too long)."""
-    return target.with_name(f".{_stem(target.name)}.{uuid.uuid4().hex[:_RANDOM_HEX]}{PART}")
-
-
-def leftovers_of(name: str) -> str:
-    """The pattern (``Path.glob``) of the temporary files ``write_atomically``
-    makes for the file *name* (``temporary_path``)."""
-    return f".{glob.escape(_stem(name))}.*{PART}"
-
-
-def _stem(name: str) -> str:
-    """As much of *name* as a temporary name has room for, cut between characters."""
-    stem = name
-    while len(os.fsencode(stem)) > _STEM_BYTES:
-        stem = stem[:-1]
-    return stem
-
-
-def create_locked(path: Path) -> int:
-    """A new, empty file at *path* (0600; never an existing file, nor through
-    a link), open for writing and locked (``lock``) by this open file until
-    it is closed.  A sweep (``remove_leftovers``) may take the file for a
-    leftover in the instant between its creation and its lock: then it is
-    made again.  Raises ``OSError`` (``FileExistsError`` if *path* exists)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW | _CLOEXEC
-    for _ in range(_CREATE_ATTEMPTS):
-        descriptor = os.open(path, flags, PRIVATE_FILE_MODE)
-        try:
-            lock(descriptor, wait=True)  # a sweep holds it an instant at most
-            if os.fstat(descriptor).st_nlink > 0:
-                return descriptor
-        except BaseException:
-            os.close(descriptor)
-            with contextlib.suppress(OSError):  # made by this call (O_EXCL): not kept
-                path.unlink()
-            raise
-        os.close(descriptor)  # removed by a sweep before it was locked: made again
-    raise FileNotFoundError(errno.ENOENT, "removed as a leftover each time it was made", str(path))
-
-
-def lock(descriptor: int, *, wait: bool) -> bool:
-    """Lock *descriptor*'s file for this open file (True), or find it held by
-    another (False).  Windows has no ``flock``: there every file is taken as
-    unheld (and an open file cannot be removed there anyway)."""
-    if sys.platform == "win32":
-        return True
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
-
-
-def remove_leftovers(folder: Path, pattern: str) -> None:
-    """Remove the regular files matching *pattern* (``Path.glob``) in *folder*
-    that no live writer holds (``create_locked``): temporary files a kill
-    left, which may hold text since erased.  Anything else that matches (a
-    folder, a link, a named pipe) is not Reverie's, and stays.  Raises
-    ``OSError`` if a leftover cannot be removed."""
-    for path in folder.glob(pattern):
-        try:
-            descriptor = open_regular(path)
-        except OSError:  # gone meanwhile, or not a file a writer left
-            continue
-        try:
-            # st_nlink: removed by another sweep while this one opened it.
-            if lock(descriptor, wait=False) and os.fstat(descriptor).st_nlink > 0:
-                _remove_unless_open(path)
-        finally:
-            os.close(descriptor)
-
-
-def _remove_unless_open(path: Path) -> None:
-    try:
-        path.unlink(missing_ok=True)
-    except PermissionError:
-        if sys.platform != "win32":
-            raise
-        # Windows (no flock): a file open in another process cannot be
-        # removed there, and one open is a live writer's.
 
 
 def make_private_folder(folder: Path) -> None:
