@@ -138,7 +138,8 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
     catalog, catalog_problem = _catalog()
     library = ModelLibrary(paths.models_dir, catalog)
     preparation = PreparationProgress()
-    roles = RoleSwitch(broker, BackendMaker(library, secrets, preparation))
+    maker = BackendMaker(library, secrets, preparation, preparing_dir=paths.preparing_dir)
+    roles = RoleSwitch(broker, maker)
     core = Core(
         paths,
         settings,

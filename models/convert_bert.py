@@ -8,6 +8,10 @@ and the weights through the numpy API of ``safetensors``.
 A conversion writes to a temporary file beside the target and moves it into
 place only after llama.cpp has loaded it and it passed a golden check, so a
 failed conversion never leaves a half-written or unverified file behind.
+The weights are unpacked into a folder of their own, in Reverie's cache
+folder when the caller names one.  Both are held locked while in use, so
+what a kill left of them is removed by the next conversion, never what a
+live one in another process holds (``models.temporary_files``).
 ``ensure_default_embedder_gguf`` converts once and caches the result with a
 sidecar JSON, so an unchanged source costs two ``stat`` calls at startup.
 
@@ -40,6 +44,14 @@ from safetensors.numpy import load_file
 from models.errors import ModelConversionError, ModelError, ModelUnavailable
 from models.folders import make_missing_folders
 from models.llama_embedder import LlamaEmbedder
+from models.temporary_files import (
+    create_locked,
+    leftovers_of,
+    remove_left_folders,
+    remove_leftovers,
+    temporary_path,
+    working_folder,
+)
 
 CONVERTER_VERSION = 1
 """Bump when the written GGUF changes; cached conversions are then redone."""
@@ -97,47 +109,79 @@ _DISK_FULL = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
 """A write that failed for want of room (a full disk, a quota, a file size limit)."""
 ROOM_NEEDED_MB = 140
 """Free space a conversion needs: 91 MB of weights unpacked in the
-temporary folder while 46 MB of GGUF are written beside the target."""
+working folder while 46 MB of GGUF are written beside the target."""
+UNPACKING_PREFIX = "reverie-minilm-"
+"""How the folders the weights are unpacked in begin (``working_folder``)."""
 
 
 def convert_minilm_to_gguf(
-    source_zip: Path, out_path: Path, progress: Progress | None = None
+    source_zip: Path,
+    out_path: Path,
+    progress: Progress | None = None,
+    work_root: Path | None = None,
 ) -> Path:
     """Convert the zipped sentence-transformers BERT *source_zip* to an f16 GGUF at *out_path*.
 
     *progress* hears each stage and tensor, ending with ``(1.0, DONE)``.
+    The weights are unpacked in a folder of their own in *work_root*
+    (Reverie's cache folder; the system's temporary folder if None).  What
+    a killed conversion left there and beside *out_path* goes first.
     Raises ``ModelConversionError`` if the source is unreadable or the result
-    fails its check, ``ModelUnavailable`` if the disk is full (see ``no_room``),
-    ``OSError`` if *out_path*'s folder cannot be written; *out_path* is then
-    left as it was.
+    fails its check, ``ModelUnavailable`` if the disk is full (see ``no_room``)
+    or *work_root* cannot be written, ``OSError`` if *out_path*'s folder
+    cannot be written; *out_path* is then left as it was.
     """
     report = progress or _ignore
     make_missing_folders(out_path.parent)
+    root = _system_temporary_folder() if work_root is None else work_root
+    remove_leftovers(out_path.parent, leftovers_of(out_path.name))
+    with _temporary_sibling(out_path) as partial:
+        with _unpacking_folder(root) as workdir:
+            _convert(source_zip, workdir, partial, report)
+        report(_CHECK_AT, CHECKING)
+        _verify(partial)
+        os.replace(partial, out_path)
+    report(1.0, DONE)
+    return out_path
+
+
+def _system_temporary_folder() -> Path:
     try:
-        tempfile.gettempdir()  # it writes a file in each folder it tries
+        return Path(tempfile.gettempdir())  # it writes a file in each folder it tries
     except FileNotFoundError as exc:  # not the source's fault: it is not read yet
         raise ModelUnavailable(
             f"Reverie finds no temporary folder it can write to prepare the memory model ({exc}).",
             f"Free about {ROOM_NEEDED_MB} MB on the disk (or set TMPDIR to a folder you can "
             "write) and start Reverie again.",
         ) from exc
-    with _temporary_sibling(out_path) as partial:
+
+
+@contextlib.contextmanager
+def _unpacking_folder(root: Path) -> Iterator[Path]:
+    """A new folder in *root* to unpack the weights in, removed after the
+    block, and the folders killed conversions left there removed first;
+    ``ModelUnavailable`` if *root* cannot be written."""
+    with contextlib.ExitStack() as unpacking:
         try:
-            with tempfile.TemporaryDirectory(prefix="reverie-minilm-") as workdir:
-                model_dir = _extract(source_zip, Path(workdir), report)
-                _write_gguf(model_dir, partial, report)
-        except _SOURCE_ERRORS as exc:
-            if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
-                raise no_room(out_path.parent, exc) from exc
-            raise ModelConversionError(
-                f"Cannot convert {source_zip}: {exc!r}. The file may be corrupt; "
-                "reinstall the package that ships it."
-            ) from exc
-        report(_CHECK_AT, CHECKING)
-        _verify(partial)
-        os.replace(partial, out_path)
-    report(1.0, DONE)
-    return out_path
+            remove_left_folders(root, UNPACKING_PREFIX)
+            folder = unpacking.enter_context(working_folder(root, UNPACKING_PREFIX))
+        except OSError as exc:
+            raise unwritable(root, exc) from exc
+        yield folder
+
+
+def _convert(source_zip: Path, workdir: Path, partial: Path, report: Progress) -> None:
+    """Unpack *source_zip* into *workdir* and write the GGUF to *partial*."""
+    try:
+        model_dir = _extract(source_zip, workdir, report)
+        _write_gguf(model_dir, partial, report)
+    except _SOURCE_ERRORS as exc:
+        if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
+            raise no_room(partial.parent, exc) from exc
+        raise ModelConversionError(
+            f"Cannot convert {source_zip}: {exc!r}. The file may be corrupt; "
+            "reinstall the package that ships it."
+        ) from exc
 
 
 def _ignore(_fraction: float, _stage: str) -> None:
@@ -151,16 +195,18 @@ def _within(span: tuple[float, float], done: int, total: int) -> float:
 
 @contextlib.contextmanager
 def _temporary_sibling(out_path: Path) -> Iterator[Path]:
-    # Same directory as the target so os.replace is an atomic rename.
-    handle, name = tempfile.mkstemp(
-        dir=out_path.parent, prefix=f".{out_path.name}.", suffix=".part"
-    )
-    os.close(handle)
-    partial = Path(name)
+    """A new file beside *out_path* (so that ``os.replace`` is a rename),
+    locked while the block writes it, and gone after it (moved into place,
+    or removed)."""
+    partial = temporary_path(out_path)
+    descriptor = create_locked(partial)
     try:
         yield partial
     finally:
-        partial.unlink(missing_ok=True)
+        try:
+            partial.unlink(missing_ok=True)  # while locked: no sweep takes it meanwhile
+        finally:
+            os.close(descriptor)
 
 
 def _extract(source_zip: Path, workdir: Path, report: Progress) -> Path:
@@ -354,15 +400,19 @@ class _Record:
 
 
 def ensure_default_embedder_gguf(
-    source_zip: Path, cache_dir: Path, progress: Progress | None = None
+    source_zip: Path,
+    cache_dir: Path,
+    progress: Progress | None = None,
+    work_root: Path | None = None,
 ) -> Path:
     """The converted GGUF in *cache_dir*, converting *source_zip* only when needed.
 
     A sidecar JSON records the source's size, mtime and sha256 and the
     converter version; while they match, startup costs two ``stat`` calls.
-    *progress* hears a conversion (see ``convert_minilm_to_gguf``); with the
-    cached file it hears nothing.  A *cache_dir* that cannot be written is a
-    ``ModelUnavailable`` saying what is in the way (see ``unwritable``).
+    *progress* hears a conversion and *work_root* is where it unpacks the
+    weights (see ``convert_minilm_to_gguf``); with the cached file it hears
+    nothing.  A *cache_dir* that cannot be written is a ``ModelUnavailable``
+    saying what is in the way (see ``unwritable``).
     """
     out_path = cache_dir / DEFAULT_GGUF_NAME
     sidecar = out_path.with_name(out_path.name + ".json")
@@ -380,7 +430,7 @@ def ensure_default_embedder_gguf(
         digest = _sha256(source_zip)
     try:
         sidecar.unlink(missing_ok=True)
-        convert_minilm_to_gguf(source_zip, out_path, progress)
+        convert_minilm_to_gguf(source_zip, out_path, progress, work_root)
         _write_sidecar(sidecar, _Record(_with_hash(current, digest), out_path.stat().st_size))
     except OSError as exc:  # the cache folder's, not the source's: that is checked above
         raise unwritable(cache_dir, exc) from exc

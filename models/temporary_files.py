@@ -1,4 +1,4 @@
-"""Temporary files held locked while written, and removing what a kill left.
+"""Temporary files and folders held locked while in use, and removing what a kill left.
 
 A write that must land whole goes to a temporary file beside its target
 (``temporary_path``: hidden, ending ``PART``), made with ``create_locked``:
@@ -6,6 +6,12 @@ the lock (``flock``, the system's) lasts while the writer's file is open,
 and a kill ends it with the process.  So the next write or start removes
 what a kill left (``remove_leftovers``: the matching files nobody holds)
 and never a temporary a live writer in another process is filling.
+
+Work too large for one file (the memory model's weights, unpacked while it
+is prepared) gets a folder of its own (``working_folder``), whose lock is a
+file beside it (``<folder>.lock``), made before the folder and removed
+after it: a folder whose lock is gone was left by a kill, and one whose lock
+nobody holds is removed with it (``remove_left_folders``).
 
 The application reaches these through ``desktop.core.files``.
 """
@@ -15,17 +21,26 @@ from __future__ import annotations
 import contextlib
 import errno
 import glob
+import logging
 import os
+import shutil
 import stat
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
+
+from models.folders import PRIVATE_FOLDER_MODE, make_missing_folders
 
 if sys.platform != "win32":
     import fcntl
 
+log = logging.getLogger(__name__)
+
 PART = ".part"
 """How the temporary files of a write end (``temporary_path``, ``create_locked``)."""
+LOCK = ".lock"
+"""How the lock file beside a working folder ends (``working_folder``)."""
 NAME_MAX_BYTES = 255
 """The longest name of one file or folder most file systems allow (ext4, APFS, NTFS...)."""
 _PRIVATE_FILE_MODE = 0o600
@@ -138,3 +153,56 @@ def _remove_unless_open(path: Path) -> None:
             raise
         # Windows (no flock): a file open in another process cannot be
         # removed there, and one open is a live writer's.
+
+
+@contextlib.contextmanager
+def working_folder(root: Path, prefix: str) -> Iterator[Path]:
+    """A new folder in *root* (made if missing, 0700) named *prefix* and a
+    random part, for the block's files, removed with them afterwards.  Its
+    lock file beside it, held meanwhile, tells ``remove_left_folders`` it is
+    in use.  Raises ``OSError`` if it cannot be made."""
+    make_missing_folders(root)
+    folder = root / f"{prefix}{_random()}"
+    held = _lock_of(folder)
+    descriptor = create_locked(held)  # first: a folder never stands without its lock
+    try:
+        folder.mkdir(mode=PRIVATE_FOLDER_MODE)
+        yield folder
+    finally:
+        try:
+            _remove_folder(folder)
+            _remove_unless_open(held)  # last, and only once the folder is gone
+        except OSError as error:  # the block's own error, if any, is the one to report
+            # Left with its lock, unheld once closed: the next sweep removes both.
+            log.warning("%s could not be removed: %s", folder, error)
+        finally:
+            os.close(descriptor)
+
+
+def remove_left_folders(root: Path, prefix: str) -> None:
+    """Remove the folders ``working_folder`` made in *root* with *prefix*
+    that a kill left: those whose lock file nobody holds, and those whose
+    lock is gone (a sweep cut short between the two).  Lock files left
+    without their folder go too; anything else there stays.  Raises
+    ``OSError`` if a leftover cannot be removed."""
+    if not root.is_dir():
+        return
+    pattern = f"{glob.escape(prefix)}{'[0-9a-f]' * _RANDOM_HEX}"
+    remove_leftovers(root, pattern + LOCK)  # first: a live folder's lock is held
+    for folder in root.glob(pattern):
+        if not _lock_of(folder).exists():
+            _remove_folder(folder)
+
+
+def _lock_of(folder: Path) -> Path:
+    return folder.with_name(folder.name + LOCK)
+
+
+def _remove_folder(folder: Path) -> None:
+    """*folder* and all in it, if it is a folder (a link is not followed)."""
+    try:
+        found = folder.lstat()
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(found.st_mode):
+        shutil.rmtree(folder)

@@ -124,6 +124,9 @@ class BackendMaker:
     secrets: SecretStore
     preparation: PreparationProgress = field(default_factory=PreparationProgress)
     """Hears the embedded embedder's conversion on the first start."""
+    preparing_dir: Path | None = None
+    """Where that conversion unpacks the weights (``AppPaths.preparing_dir``;
+    None: the system's temporary folder)."""
 
     def for_role(self, role: Role, settings: ModelSettings) -> list[Backend]:
         """*role*'s backends, in order (background work: none means the chat's)."""
@@ -156,11 +159,12 @@ class BackendMaker:
             return self._server(backend, ServerEmbedder)
         if backend.kind == "embedded":
             models_dir, preparation = self.library.models_dir, self.preparation
+            preparing_dir = self.preparing_dir
 
             def load_embedded() -> LlamaEmbedder:
                 with preparation.reporting() as progress:
                     source = default_embedding_source()
-                    path = ensure_default_embedder_gguf(source, models_dir, progress)
+                    path = ensure_default_embedder_gguf(source, models_dir, progress, preparing_dir)
                 return LlamaEmbedder(path, name=DEFAULT_EMBEDDER_NAME, n_threads=threads)
 
             key = f"embedder:{DEFAULT_EMBEDDER_NAME}/{threads}"

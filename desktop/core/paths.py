@@ -92,6 +92,13 @@ class AppPaths:
         """The style sheets made for the chosen appearance."""
         return self.cache_dir / "style"
 
+    @property
+    def preparing_dir(self) -> Path:
+        """Where a model's preparation unpacks its files while it runs (the
+        memory model's weights on the first start): Reverie's, so what a
+        kill left there is found and removed by the next preparation."""
+        return self.cache_dir / "preparing"
+
     def ensure(self) -> None:
         """Create the directories (not the files) if they are missing, readable
         by the user alone, and take back what an older version left readable
@@ -138,6 +145,7 @@ class AppPaths:
             self.prompts_dir,
             self.log_dir,
             self.style_dir,
+            self.preparing_dir,
         )
         files = (self.database_file, self.settings_file, self.working_set_file)
         return name in {f.name for f in folders} or any(_own_file(name, f.name) for f in files)

@@ -21,8 +21,10 @@ from desktop.core.backends import (
 from desktop.core.model_library import ModelLibrary, NotDownloaded
 from desktop.core.secrets import SecretStore
 from desktop.core.settings import Backend, ModelSettings
+from models import convert_bert
 from models.broker import InferenceBroker, Role
 from models.catalog import load_catalog
+from models.convert_bert import Progress
 from models.errors import ModelConversionError, ModelFileInvalid
 from models.llama_chat import LlamaChatModel
 from models.server_chat import ServerChatModel
@@ -235,3 +237,28 @@ def test_the_embedded_embedder_already_converted_loads_without_preparing(
 
     assert embedder.name == DEFAULT_EMBEDDER_NAME
     assert heard == []
+
+
+@pytest.mark.model
+def test_the_embedded_embedder_is_prepared_in_reveries_own_cache_folder(
+    secrets: SecretStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not the system's temporary folder: what a kill leaves there is
+    # Reverie's to find and remove (round 14).
+    library = ModelLibrary(tmp_path / "models", load_catalog())
+    preparing = tmp_path / "cache" / "preparing"
+    unpacked_in: list[Path] = []
+    write = convert_bert._write_gguf
+
+    def watched(model_dir: Path, out_path: Path, report: Progress) -> None:
+        unpacked_in.append(model_dir.parent)
+        write(model_dir, out_path, report)
+
+    monkeypatch.setattr(convert_bert, "_write_gguf", watched)
+    maker = BackendMaker(library, secrets, preparing_dir=preparing)
+    [backend] = maker.for_role(Role.EMBEDDINGS, ModelSettings())
+
+    backend.load().close()
+
+    assert unpacked_in == [preparing]
+    assert list(preparing.iterdir()) == []

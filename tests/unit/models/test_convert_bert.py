@@ -12,6 +12,9 @@ import itertools
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +37,7 @@ from models.convert_bert import (
 )
 from models.embedded import default_embedding_source
 from models.errors import ModelConversionError
+from models.temporary_files import create_locked, temporary_path, working_folder
 
 pytestmark = pytest.mark.model
 
@@ -65,9 +69,14 @@ def _count_conversions(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     calls: list[Path] = []
     real = convert_bert.convert_minilm_to_gguf
 
-    def counting(source_zip: Path, out_path: Path, progress: Progress | None = None) -> Path:
+    def counting(
+        source_zip: Path,
+        out_path: Path,
+        progress: Progress | None = None,
+        work_root: Path | None = None,
+    ) -> Path:
         calls.append(out_path)
-        return real(source_zip, out_path, progress)
+        return real(source_zip, out_path, progress, work_root)
 
     monkeypatch.setattr(convert_bert, "convert_minilm_to_gguf", counting)
     return calls
@@ -325,3 +334,97 @@ def test_failed_conversion_keeps_the_previous_file(private_cache: Path, tmp_path
         convert_minilm_to_gguf(garbage, target)
     assert _identity(target) == before
     assert _names(private_cache) == [DEFAULT_GGUF_NAME, SIDECAR_NAME]
+
+
+# --- what a killed conversion left goes at the next one -------------------
+
+_CONVERSION = """
+import os, signal, sys
+from pathlib import Path
+from models import convert_bert
+from models.embedded import default_embedding_source
+
+write = convert_bert._write_gguf
+
+def write_then_die(*args):
+    write(*args)  # the weights unpacked, the whole GGUF in its temporary file
+    os.kill(os.getpid(), signal.SIGKILL)  # as a logout or a power cut would
+
+if sys.argv[2] == "killed":
+    convert_bert._write_gguf = write_then_die
+convert_bert.ensure_default_embedder_gguf(default_embedding_source(), Path(sys.argv[1]))
+"""
+
+
+def _convert_in_a_child(models: Path, temporary: Path, how: str) -> int:
+    """Convert into *models* in a child whose temporary folder is *temporary*."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CONVERSION, str(models), how],
+        cwd=Path(__file__).resolve().parents[3],
+        env={**os.environ, "TMPDIR": str(temporary)},
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode in (0, -signal.SIGKILL), done.stderr
+    return done.returncode
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="no SIGKILL")
+def test_what_a_killed_conversion_left_goes_at_the_next_one(tmp_path: Path) -> None:
+    # A kill ran neither the temporary file's nor the extraction folder's
+    # cleanup, and nothing looked for them again: 46 MB hidden beside the
+    # model and 91 MB in the temporary folder per killed first start (round 14).
+    models, temporary = tmp_path / "models", tmp_path / "tmp"
+    temporary.mkdir()
+
+    assert _convert_in_a_child(models, temporary, "killed") == -signal.SIGKILL
+    [part] = [p for p in models.iterdir() if p.name.endswith(".part")]
+    assert part.stat().st_size > 40_000_000
+    assert any(p.is_dir() for p in temporary.iterdir())
+
+    assert _convert_in_a_child(models, temporary, "whole") == 0
+    assert _names(models) == [DEFAULT_GGUF_NAME, SIDECAR_NAME]
+    assert _names(temporary) == []
+
+
+def test_a_conversion_unpacks_in_the_folder_it_is_given_and_leaves_it_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unpacking = tmp_path / "cache" / "preparing"
+    seen: list[Path] = []
+    write = convert_bert._write_gguf
+
+    def watched(model_dir: Path, out_path: Path, report: Progress) -> None:
+        seen.append(model_dir)
+        write(model_dir, out_path, report)
+
+    monkeypatch.setattr(convert_bert, "_write_gguf", watched)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "not-used"))  # never the system's
+
+    convert_minilm_to_gguf(default_embedding_source(), tmp_path / "model.gguf", None, unpacking)
+
+    [model_dir] = seen
+    assert model_dir.parent == unpacking
+    assert _names(unpacking) == []
+    assert oct(unpacking.stat().st_mode & 0o777) == "0o700"
+
+
+def test_the_temporaries_of_a_live_conversion_elsewhere_are_left_alone(
+    private_cache: Path, tmp_path: Path
+) -> None:
+    unpacking = tmp_path / "preparing"
+    target = private_cache / DEFAULT_GGUF_NAME
+    live_part = temporary_path(target)
+    holder = create_locked(live_part)  # as another process's conversion holds it
+    try:
+        with working_folder(unpacking, convert_bert.UNPACKING_PREFIX) as live_folder:
+            (private_cache / SIDECAR_NAME).unlink()  # so that it converts again
+
+            ensure_default_embedder_gguf(default_embedding_source(), private_cache, None, unpacking)
+
+            assert live_part.exists() and live_folder.is_dir()
+    finally:
+        os.close(holder)
