@@ -41,8 +41,8 @@ import numpy.typing as npt
 import safetensors
 from safetensors.numpy import load_file
 
-from models.errors import ModelConversionError, ModelError, ModelUnavailable
-from models.folders import make_missing_folders
+from models.errors import ModelConversionError, ModelError, ModelUnavailable, NoRoomToPrepare
+from models.folders import NEARLY_FULL_BYTES, free_space, make_missing_folders, nearly_full
 from models.llama_embedder import LlamaEmbedder
 from models.temporary_files import (
     create_locked,
@@ -127,9 +127,9 @@ def convert_minilm_to_gguf(
     (Reverie's cache folder; the system's temporary folder if None).  What
     a killed conversion left there and beside *out_path* goes first.
     Raises ``ModelConversionError`` if the source is unreadable or the result
-    fails its check, ``ModelUnavailable`` if the disk is full (see ``no_room``)
-    or *work_root* cannot be written, ``OSError`` if *out_path*'s folder
-    cannot be written; *out_path* is then left as it was.
+    fails its check, ``NoRoomToPrepare`` if a disk is full (see ``no_room``),
+    ``ModelUnavailable`` if *work_root* cannot be written, ``OSError`` if
+    *out_path*'s folder cannot be written; *out_path* is then left as it was.
     """
     report = progress or _ignore
     make_missing_folders(out_path.parent)
@@ -176,8 +176,11 @@ def _convert(source_zip: Path, workdir: Path, partial: Path, report: Progress) -
         model_dir = _extract(source_zip, workdir, report)
         _write_gguf(model_dir, partial, report)
     except _SOURCE_ERRORS as exc:
-        if isinstance(exc, OSError) and exc.errno in _DISK_FULL:
-            raise no_room(partial.parent, exc) from exc
+        if isinstance(exc, OSError):
+            # Asked before the unpacked weights go: the disk is as the write left it.
+            full = _out_of_room(exc, (partial.parent, workdir.parent))
+            if full is not None:
+                raise no_room(full, exc) from exc
         raise ModelConversionError(
             f"Cannot convert {source_zip}: {exc!r}. The file may be corrupt; "
             "reinstall the package that ships it."
@@ -437,20 +440,37 @@ def ensure_default_embedder_gguf(
     return out_path
 
 
-def no_room(folder: Path, error: OSError) -> ModelUnavailable:
-    """The error of a conversion into *folder* that ran out of room."""
-    return ModelUnavailable(
-        f"There is no room on the disk to prepare the memory model ({error.strerror}).",
-        f"Free about {ROOM_NEEDED_MB} MB (in {folder} and the temporary folder "
-        f"{tempfile.gettempdir()}) and start Reverie again.",
+def _out_of_room(error: OSError, written: tuple[Path, ...]) -> Path | None:
+    """The folder of *written* whose disk the failed write *error* found
+    full; None if it did not fail for want of room.  numpy's short write
+    says nothing of why (an ``OSError`` with no errno: "589824 requested and
+    52464 written"), so the disks are asked."""
+    if error.errno is not None and error.errno not in _DISK_FULL:
+        return None  # a permission, a link in the way...: said as it is
+    full = next((folder for folder in written if nearly_full(folder)), None)
+    return full or (written[0] if error.errno in _DISK_FULL else None)
+
+
+def no_room(folder: Path, error: OSError) -> NoRoomToPrepare:
+    """The error of a conversion that ran out of room writing in *folder*:
+    the folder named, and what is free there."""
+    free = free_space(folder)
+    if free is not None and free < NEARLY_FULL_BYTES:
+        said = f"The disk holding {folder} is full ({free / 1e6:.1f} MB free)"
+    else:  # a quota or a file size limit: the disk itself has room
+        said = f"Reverie has no room to write in {folder} ({error.strerror or error})"
+    return NoRoomToPrepare(
+        f"{said}: the memory model cannot be prepared. Nothing is wrong with its package.",
+        f"Free about {ROOM_NEEDED_MB} MB there and start Reverie again.",
+        folder,
     )
 
 
 def unwritable(folder: Path, error: OSError) -> ModelUnavailable:
     """The error of a conversion that cannot write into *folder*: what is in the way."""
-    if error.errno in _DISK_FULL:
+    if _out_of_room(error, (folder,)) is not None:
         return no_room(folder, error)
-    why = _in_the_way(folder) or f"{error.strerror} ({error.filename or folder})"
+    why = _in_the_way(folder) or f"{error.strerror or error} ({error.filename or folder})"
     return ModelUnavailable(
         f"Reverie cannot keep the memory model it prepares: {why}.",
         f"Make {folder} a folder you can write to and start Reverie again.",

@@ -42,6 +42,15 @@ class ModelConversionError(ModelUnavailable):
     """
 
 
+class NoRoomToPrepare(ModelUnavailable):
+    """A model could not be prepared (converted) for want of disk space:
+    the source is fine.  ``folder`` is where the write failed."""
+
+    def __init__(self, message: str, hint: str, folder: Path) -> None:
+        super().__init__(message, hint)
+        self.folder = folder
+
+
 class GenerationCancelled(ModelError):
     """A generation was stopped by its caller before it finished."""
 

@@ -8,6 +8,7 @@ One such conversion, with what it reported, is shared by this module's tests.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import os
@@ -19,7 +20,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import gguf
 import pytest
@@ -36,7 +37,7 @@ from models.convert_bert import (
     ensure_default_embedder_gguf,
 )
 from models.embedded import default_embedding_source
-from models.errors import ModelConversionError
+from models.errors import ModelConversionError, NoRoomToPrepare
 from models.temporary_files import create_locked, temporary_path, working_folder
 
 pytestmark = pytest.mark.model
@@ -428,3 +429,67 @@ def test_the_temporaries_of_a_live_conversion_elsewhere_are_left_alone(
             assert live_part.exists() and live_folder.is_dir()
     finally:
         os.close(holder)
+
+
+# --- a full disk is said to be one -------------------------------------------
+
+
+class _Usage(NamedTuple):
+    total: int
+    used: int
+    free: int
+
+
+def _full_under(monkeypatch: pytest.MonkeyPatch, full: Path) -> None:
+    """The disk of every folder under *full* has no byte free; others have plenty."""
+
+    def usage(folder: str | os.PathLike[str]) -> _Usage:
+        free = 0 if Path(folder).is_relative_to(full) else 10**12
+        return _Usage(10**12, 10**12 - free, free)
+
+    monkeypatch.setattr(shutil, "disk_usage", usage)
+
+
+def test_a_short_write_on_a_full_disk_says_the_disk_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # numpy's short write raises an OSError with no errno: the full disk was
+    # called a corrupt package to reinstall (round 14).
+    models = tmp_path / "models"
+
+    def short_write(writer: gguf.GGUFWriter) -> None:
+        raise OSError("589824 requested and 52464 written")
+
+    monkeypatch.setattr(gguf.GGUFWriter, "write_tensors_to_file", short_write)
+    _full_under(monkeypatch, models)
+
+    with pytest.raises(NoRoomToPrepare) as caught:
+        convert_minilm_to_gguf(default_embedding_source(), models / DEFAULT_GGUF_NAME)
+
+    said = str(caught.value)
+    assert caught.value.folder == models
+    assert f"The disk holding {models} is full (0.0 MB free)" in said
+    assert "Free about 140 MB" in said
+    assert "corrupt" not in said and "reinstall" not in said
+    assert _names(models) == []
+
+
+def test_a_full_disk_where_the_weights_are_unpacked_names_that_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unpacking = tmp_path / "cache" / "preparing"
+
+    def no_space(*_args: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(convert_bert, "_inflate", no_space)
+    _full_under(monkeypatch, unpacking)
+
+    with pytest.raises(NoRoomToPrepare) as caught:
+        ensure_default_embedder_gguf(
+            default_embedding_source(), tmp_path / "models", None, unpacking
+        )
+
+    assert caught.value.folder == unpacking
+    assert f"The disk holding {unpacking} is full (0.0 MB free)" in str(caught.value)
+    assert _names(unpacking) == []
