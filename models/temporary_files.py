@@ -205,4 +205,6 @@ def _remove_folder(folder: Path) -> None:
     except FileNotFoundError:
         return
     if stat.S_ISDIR(found.st_mode):
-        shutil.rmtree(folder)
+        # Gone under it: another sweep, or its finishing owner, removes it too.
+        with contextlib.suppress(FileNotFoundError):
+            shutil.rmtree(folder)
