@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from desktop import __version__, models_cli
-from desktop.core.agenda import AgendaReviewer
-from desktop.core.backends import (
+from desktop.core.backends.library import ModelLibrary
+from desktop.core.backends.roles import (
     BackendMaker,
     Preparation,
     PreparationProgress,
@@ -30,7 +30,30 @@ from desktop.core.backends import (
     describe_role,
     preparing_text,
 )
-from desktop.core.chat import ChatService
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.files import (
+    PRIVATE_UMASK,
+    NotARegularFile,
+    make_private_folder,
+    make_tree_private,
+)
+from desktop.core.base.jobs import ROLE_NAMES, failure_message
+from desktop.core.base.paths import AppPaths, FolderOverrideProblem, explain, resolve_paths
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.secrets import SecretStore
+from desktop.core.base.settings import (
+    Settings,
+    SettingsProblem,
+    is_absent,
+    load_settings,
+    save_settings,
+)
+from desktop.core.base.time_zones import zone_named
+from desktop.core.chat.service import ChatService
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.skills import skill_tools
+from desktop.core.chat.tools.tasks import task_tools
+from desktop.core.chat.tools.toolbox import Toolbox
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.tasks import TaskStore
@@ -38,42 +61,19 @@ from desktop.core.dreaming.activity import UserActivity
 from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.dreamer import Dreamer
+from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
-from desktop.core.erasure import Eraser
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import (
-    PRIVATE_UMASK,
-    NotARegularFile,
-    make_private_folder,
-    make_tree_private,
-)
-from desktop.core.harvest import Harvester
-from desktop.core.jobs import ROLE_NAMES, failure_message
-from desktop.core.log_privacy import PrivateRotatingFileHandler, RedactingFilter
-from desktop.core.memory_service import MemoryService
-from desktop.core.memory_tools import memory_tools
-from desktop.core.model_library import ModelLibrary
-from desktop.core.paths import AppPaths, FolderOverrideProblem, explain, resolve_paths
-from desktop.core.prompts import PromptLibrary
-from desktop.core.redaction import Redactor
-from desktop.core.routines import RoutineRunner
-from desktop.core.secrets import SecretStore
-from desktop.core.settings import (
-    Settings,
-    SettingsProblem,
-    is_absent,
-    load_settings,
-    save_settings,
-)
-from desktop.core.skill_tools import skill_tools
-from desktop.core.skills import SkillLibrary
-from desktop.core.task_tools import task_tools
-from desktop.core.tasks import TaskService
-from desktop.core.time_zones import zone_named
-from desktop.core.tools import Toolbox
+from desktop.core.memory.harvest import Harvester
+from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.log_privacy import PrivateRotatingFileHandler, RedactingFilter
+from desktop.core.privacy.redaction import Redactor
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.agenda import AgendaReviewer
+from desktop.core.tasks.routines import RoutineRunner
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Job, Role
 from models.catalog import Catalog, CatalogInvalid, load_catalog
 from models.errors import ModelError
@@ -377,8 +377,8 @@ def _reply_once(core: Core, prompt: str) -> str | None:
 
 
 def run_gui(paths: AppPaths, *, start_hidden: bool, early_problems: Sequence[str] = ()) -> int:
-    from desktop.ui.application import ReverieApplication, qt_application
-    from desktop.ui.single_instance import (
+    from desktop.ui.shell.application import ReverieApplication, qt_application
+    from desktop.ui.shell.single_instance import (
         SingleInstance,
         SingleInstanceUnavailable,
         instance_key,

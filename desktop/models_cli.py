@@ -21,9 +21,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from desktop.core.backends import api_key_name
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.model_library import (
+from desktop.core.backends.library import (
     EMBEDDED,
     ModelLibrary,
     ModelOption,
@@ -31,16 +29,18 @@ from desktop.core.model_library import (
     is_path,
     model_path,
 )
-from desktop.core.paths import AppPaths
-from desktop.core.secrets import SecretStore
-from desktop.core.settings import (
+from desktop.core.backends.roles import api_key_name
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.secrets import SecretStore
+from desktop.core.base.settings import (
     Backend,
     ModelSettings,
     Settings,
     load_settings,
     save_settings,
 )
-from desktop.core.text import duration_text, size_text
+from desktop.core.base.text import duration_text, size_text
 from models.catalog import UnknownModel, load_catalog
 from models.download import Downloader, DownloadProgress, DownloadState
 from models.errors import DownloadPaused, ModelError

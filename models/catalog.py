@@ -34,7 +34,7 @@ from models.gguf_info import ModelShape
 CATALOG_FILE = "models_catalog.json"
 
 # models/ never imports desktop/, so the shipped data folder is found the way
-# desktop.core.paths.data_dir() finds it, relative to the installed packages.
+# desktop.core.base.paths.data_dir() finds it, relative to the installed packages.
 _PACKAGES_ROOT = Path(__file__).resolve().parent.parent
 _MAX_REPORTED_ERRORS = 5
 

@@ -2,7 +2,7 @@
 
 The model layer's downloads and the application's files (settings, the
 database's side files, snapshots, erasure's mark) name it the same way; the
-application reaches it through ``desktop.core.files``.
+application reaches it through ``desktop.core.base.files``.
 """
 
 from __future__ import annotations

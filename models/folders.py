@@ -1,7 +1,7 @@
 """Making folders readable by the user alone, whatever the process umask.
 
 The model layer makes the folders it writes models in (a download's, a
-conversion's); the application makes its own through ``desktop.core.files``,
+conversion's); the application makes its own through ``desktop.core.base.files``,
 which builds on this.  ``Path.mkdir(parents=True, mode=...)`` gives the mode
 to the last folder only: the ones above it would take the umask's.  What is
 free on a folder's disk is asked here too.

@@ -13,7 +13,7 @@ file beside it (``<folder>.lock``), made before the folder and removed
 after it: a folder whose lock is gone was left by a kill, and one whose lock
 nobody holds is removed with it (``remove_left_folders``).
 
-The application reaches these through ``desktop.core.files``.
+The application reaches these through ``desktop.core.base.files``.
 """
 
 from __future__ import annotations

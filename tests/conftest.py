@@ -16,22 +16,29 @@ from zoneinfo import ZoneInfo
 import pytest
 from hypothesis import settings
 
-from desktop.core.chat import ChatService
+from desktop.core.base.paths import (
+    ENV_CACHE,
+    ENV_CONFIG,
+    ENV_DATA,
+    ENV_HOME,
+    AppPaths,
+    resolve_paths,
+)
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ChatSettings, ModelSettings
+from desktop.core.chat.service import ChatService
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.skills import skill_tools
+from desktop.core.chat.tools.tasks import task_tools
+from desktop.core.chat.tools.toolbox import Toolbox
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.tasks import TaskStore
-from desktop.core.erasure import Eraser
-from desktop.core.memory_service import MemoryService
-from desktop.core.memory_tools import memory_tools
-from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
-from desktop.core.prompts import PromptLibrary
-from desktop.core.redaction import Redactor
-from desktop.core.settings import ChatSettings, ModelSettings
-from desktop.core.skill_tools import skill_tools
-from desktop.core.skills import SkillLibrary
-from desktop.core.task_tools import task_tools
-from desktop.core.tasks import TaskService
-from desktop.core.tools import Toolbox
+from desktop.core.dreaming.erasure import Eraser
+from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.redaction import Redactor
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source
@@ -78,7 +85,7 @@ def plain_application_look() -> Iterator[None]:
 
     app = QApplication.instance()
     if isinstance(app, QApplication):
-        from desktop.ui.theme import SCHEME_PROPERTY
+        from desktop.ui.widgets.theme import SCHEME_PROPERTY
 
         app.setStyleSheet("")
         app.setProperty(SCHEME_PROPERTY, None)

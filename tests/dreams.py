@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import ConversationStore, Database, Memory, NewMemory
 from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.dedup import DedupPass
@@ -15,11 +17,9 @@ from desktop.core.dreaming.passes import DreamPass
 from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
+from desktop.core.memory.service import MemoryService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 
 

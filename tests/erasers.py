@@ -10,12 +10,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+from desktop.core.base.paths import AppPaths
 from desktop.core.db import Database, MemoryStore
 from desktop.core.db.skills import SkillStore
 from desktop.core.dreaming import snapshots
-from desktop.core.erasure import Eraser
-from desktop.core.paths import AppPaths
-from desktop.core.skills import SkillLibrary
+from desktop.core.dreaming.erasure import Eraser
+from desktop.core.skills.library import SkillLibrary
 
 
 def eraser_for(

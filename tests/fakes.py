@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 from keyring.compat import properties
 
-from desktop.core.chat import Reply, ReplyKind, Stage
-from desktop.core.tools import ToolCall
+from desktop.core.chat.service import Reply, ReplyKind, Stage
+from desktop.core.chat.tools.toolbox import ToolCall
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 
 _WORD = re.compile(r"\w+", re.UNICODE)

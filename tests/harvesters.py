@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import MemorySettings
+from desktop.core.base.tokens import TokenCounter
 from desktop.core.db import ConversationStore, Message
-from desktop.core.harvest import Harvester
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import MemorySettings
-from desktop.core.tokens import TokenCounter
+from desktop.core.memory.harvest import Harvester
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 
 NOW = 1_800_000_000.0

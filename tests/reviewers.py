@@ -4,13 +4,13 @@ default task settings unless told otherwise."""
 
 from __future__ import annotations
 
-from desktop.core.agenda import AgendaReviewer
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import TaskSettings
+from desktop.core.base.tokens import TokenCounter
 from desktop.core.db import ConversationStore
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import TaskSettings
-from desktop.core.tasks import TaskService
-from desktop.core.tokens import TokenCounter
+from desktop.core.memory.service import MemoryService
+from desktop.core.tasks.agenda import AgendaReviewer
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 
 

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import Database, DreamStore, MemoryStore, open_database
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.changes import ChangeBook
-from desktop.core.settings import DreamSettings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 
 TEA = (
     "How to brew tea the way the user likes it\n"

@@ -34,13 +34,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from desktop.core.chat import ChatService, Reply, ReplyKind, Stage
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ChatSettings, ModelSettings
+from desktop.core.chat.service import ChatService, Reply, ReplyKind, Stage
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.toolbox import Toolbox, ToolCall
 from desktop.core.db import ConversationStore, Database, open_database
-from desktop.core.memory_service import MemoryService
-from desktop.core.memory_tools import memory_tools
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import ChatSettings, ModelSettings
-from desktop.core.tools import Toolbox, ToolCall
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker, Priority
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source
@@ -211,9 +211,9 @@ def bench_ui_stall(replies: int) -> dict[str, Any]:
     from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from desktop.ui.application import settle_garbage_collector
-    from desktop.ui.chat_window import ChatWindow
-    from desktop.ui.markdown import warm_up
+    from desktop.ui.chat.markdown import warm_up
+    from desktop.ui.chat.window import ChatWindow
+    from desktop.ui.shell.application import settle_garbage_collector
 
     qt = QApplication.instance() or QApplication(sys.argv[:1])
     stalls: list[float] = []

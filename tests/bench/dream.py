@@ -37,15 +37,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from desktop.core.chat import ChatService
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ChatSettings, DreamSettings, ModelSettings
+from desktop.core.chat.service import ChatService
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.toolbox import Toolbox
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.dreaming.activity import UserActivity
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.memory_service import MemoryService
-from desktop.core.memory_tools import memory_tools
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import ChatSettings, DreamSettings, ModelSettings
-from desktop.core.tools import Toolbox
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker, Job, Priority
 from models.embedded import default_chat_model_path
 from models.interfaces import ChatMessage, GenerationOptions

@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop.core.db import Database, MemoryStore, NewMemory, open_database
-from desktop.core.retrieval import CANDIDATES, MemoryRetriever
+from desktop.core.memory.retrieval import CANDIDATES, MemoryRetriever
 
 DIMENSION = 384  # the default embedder's (all-MiniLM-L6-v2)
 

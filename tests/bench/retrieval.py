@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.db import MemoryStore, NewMemory, open_database
-from desktop.core.retrieval import MemoryRetriever
+from desktop.core.memory.retrieval import MemoryRetriever
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
 from models.llama_embedder import LlamaEmbedder

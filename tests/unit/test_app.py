@@ -16,10 +16,9 @@ from PySide6.QtWidgets import QApplication, QPushButton, QToolButton
 from pytestqt.qtbot import QtBot
 
 from desktop.app import LOG_FILE_NAME, PreparationPrinter, build_core, load_models, main
-from desktop.core.backends import Preparation, PreparationProgress
-from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, AppPaths, resolve_paths
-from desktop.core.schedules import Daily
-from desktop.core.settings import (
+from desktop.core.backends.roles import Preparation, PreparationProgress
+from desktop.core.base.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, AppPaths, resolve_paths
+from desktop.core.base.settings import (
     Backend,
     DreamSettings,
     ModelSettings,
@@ -28,8 +27,11 @@ from desktop.core.settings import (
     load_settings,
     save_settings,
 )
-from desktop.ui import application
-from desktop.ui.application import (
+from desktop.core.tasks.schedules import Daily
+from desktop.ui.chat.transcript_rows import ActionNotice
+from desktop.ui.chat.window import ChatWindow
+from desktop.ui.shell import application
+from desktop.ui.shell.application import (
     AGENDA_JOB,
     COMPACTION_JOB,
     DREAM_INTERVAL,
@@ -38,10 +40,8 @@ from desktop.ui.application import (
     TASKS_JOB,
     ReverieApplication,
 )
-from desktop.ui.chat_window import ChatWindow
-from desktop.ui.transcript_rows import ActionNotice
-from desktop.ui.tray import Tray
-from desktop.ui.worker import TaskDone
+from desktop.ui.shell.tray import Tray
+from desktop.ui.widgets.worker import TaskDone
 from models.broker import Role, RoleHealth
 from models.convert_bert import DEFAULT_GGUF_NAME, Progress
 from tests.pipes import a_reader_comes_late

@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from desktop.app import main
-from desktop.core.paths import AppPaths
+from desktop.core.base.paths import AppPaths
 from tests.unit.test_app_round11 import TERMINAL_TRICKS, _chat_on_server
 
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])

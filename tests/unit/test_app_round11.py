@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from desktop.app import main
-from desktop.core.paths import AppPaths
+from desktop.core.base.paths import AppPaths
 
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 

@@ -14,10 +14,10 @@ import pytest
 
 from desktop import models_cli
 from desktop.app import main
-from desktop.core.backends import api_key_name
-from desktop.core.paths import AppPaths
-from desktop.core.settings import Backend, Settings, load_settings, save_settings
-from desktop.core.text import size_text
+from desktop.core.backends.roles import api_key_name
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.settings import Backend, Settings, load_settings, save_settings
+from desktop.core.base.text import size_text
 from models.catalog import Catalog, load_catalog
 from models.memory_estimate import estimate_for_file
 from tests.fakes import MemoryKeyring

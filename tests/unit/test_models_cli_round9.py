@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from desktop.app import main
-from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths
-from desktop.core.settings import Backend, Settings, load_settings, save_settings
+from desktop.core.base.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths
+from desktop.core.base.settings import Backend, Settings, load_settings, save_settings
 
 _ADD = "import sys; from desktop.app import main; sys.exit(main(['models', 'add', sys.argv[1]]))"
 _REPO = Path(__file__).resolve().parents[2]

@@ -21,15 +21,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from desktop.core.model_library import (
+from desktop.core.backends.library import (
     EMBEDDED_CHAT_NAME,
     EMBEDDED_EMBEDDER_NAME,
     ModelLibrary,
     is_path,
 )
-from desktop.core.secrets import SecretStore
-from desktop.core.settings import Backend as BackendSettings
-from desktop.core.settings import ModelSettings
+from desktop.core.base.secrets import SecretStore
+from desktop.core.base.settings import Backend as BackendSettings
+from desktop.core.base.settings import ModelSettings
 from models.broker import InferenceBroker
 from models.convert_bert import CONVERTER_VERSION, Progress, ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from desktop.core.text_fold import APOSTROPHES
+from desktop.core.base.text_fold import APOSTROPHES
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STEM = 4

@@ -1,7 +1,7 @@
 """A pydantic validation error in the words of a settings file: which key,
 and what its value must be.
 
-Used where a user's own file is read (``desktop.core.settings``), so a
+Used where a user's own file is read (``desktop.core.base.settings``), so a
 problem names the key to fix and never echoes the value itself (it may be a
 mistyped secret).
 """

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from desktop.core.errors import EnvironmentProblem
+from desktop.core.base.errors import EnvironmentProblem
 from models.broker import Job, Role
 from models.errors import ModelError
 

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import platformdirs
 
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import (
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.files import (
     NAME_MAX_BYTES,
     PART,
     make_private,
@@ -39,7 +39,7 @@ ENV_DATA = "REVERIE_DATA_DIR"
 ENV_CONFIG = "REVERIE_CONFIG_DIR"
 ENV_CACHE = "REVERIE_CACHE_DIR"
 
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent  # .../desktop
+_PACKAGE_DIR = Path(__file__).resolve().parents[2]  # .../desktop
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from collections.abc import Set
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.core import paths
+from desktop.core.base import paths
 
 # A marker may be indented (users edit their copies by hand); it is never prompt text.
 _SECTION_MARKER = re.compile(r"^[ \t]*<!--\s*section:(.*?)-->[ \t]*$", re.MULTILINE)

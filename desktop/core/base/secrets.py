@@ -11,7 +11,7 @@ import keyring.backend
 import keyring.errors
 from keyring.backends import fail, null
 
-from desktop.core.errors import EnvironmentProblem
+from desktop.core.base.errors import EnvironmentProblem
 
 SERVICE = "Reverie"
 

@@ -1,12 +1,12 @@
 """User settings: a declared, versioned schema stored as JSON in the config dir.
 
 Every option is declared once here, with its type, default and description.
-Secrets never live here (see ``desktop.core.secrets``).  A damaged file is
+Secrets never live here (see ``desktop.core.base.secrets``).  A damaged file is
 set aside (never silently overwritten) and the defaults are used; a value
 that cannot be used falls back to its default alone, named in the problem
 (one spoiled by bytes that are not UTF-8 or written twice too, the file
 then set aside); a file written by a newer Reverie is left untouched.
-Reading the file is ``desktop.core.settings_file``'s part.  Every write
+Reading the file is ``desktop.core.base.settings_file``'s part.  Every write
 holds the file's lock, and a save made on settings read earlier (``since``:
 the app's, while ``reverie models`` writes too) writes only what it changed
 over the file as it is now, so neither drops the other's change.  Numbers are
@@ -35,12 +35,12 @@ from pydantic import (
 )
 from pydantic_core import PydanticSerializationError
 
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import make_missing_folders, write_atomically
-from desktop.core.invalid_values import dotted, key_name, reason
-from desktop.core.paths import explain
-from desktop.core.settings_file import MAX_SETTINGS_BYTES as MAX_SETTINGS_BYTES
-from desktop.core.settings_file import (
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.files import make_missing_folders, write_atomically
+from desktop.core.base.invalid_values import dotted, key_name, reason
+from desktop.core.base.paths import explain
+from desktop.core.base.settings_file import MAX_SETTINGS_BYTES as MAX_SETTINGS_BYTES
+from desktop.core.base.settings_file import (
     NotASettingsFile,
     SettingsBusy,
     Unreachable,
@@ -49,7 +49,7 @@ from desktop.core.settings_file import (
     set_aside,
     settings_lock,
 )
-from desktop.core.time_zones import SYSTEM_ZONE, zone_named
+from desktop.core.base.time_zones import SYSTEM_ZONE, zone_named
 from models.server_http import Dialect
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """The settings file as JSON: found, read, decoded, and set aside when damaged.
 
-``desktop.core.settings`` makes settings of what is read here.  A file that
+``desktop.core.base.settings`` makes settings of what is read here.  A file that
 cannot be read as a JSON object at all is ``Unreadable`` (and is set aside
 by the caller); one that cannot even be got at is ``Unreachable`` (and is
 left alone).  What spoils one entry costs that entry alone: it is left out
@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.core.files import kind_of
-from desktop.core.invalid_values import key_name
-from desktop.core.paths import explain
+from desktop.core.base.files import kind_of
+from desktop.core.base.invalid_values import key_name
+from desktop.core.base.paths import explain
 
 if sys.platform != "win32":
     import fcntl

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 # The one list of characters that show nothing (Unicode's default-ignorable
 # code points) lives with the folding that reads text as a reader sees it.
-from desktop.core.text_fold import DEFAULT_IGNORABLE
+from desktop.core.base.text_fold import DEFAULT_IGNORABLE
 
 
 def scrub(text: str) -> str:

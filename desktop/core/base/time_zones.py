@@ -17,7 +17,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from desktop.core.errors import ReverieError
+from desktop.core.base.errors import ReverieError
 
 log = logging.getLogger(__name__)
 

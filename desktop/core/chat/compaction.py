@@ -22,13 +22,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from desktop.core.base.errors import ReverieError
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.tokens import CountTokens, cut_middle
 from desktop.core.db import ConversationStore, Message
-from desktop.core.errors import ReverieError
-from desktop.core.jobs import JobControl
-from desktop.core.prompt_safety import safe_for_prompt
-from desktop.core.prompts import PromptLibrary
-from desktop.core.redaction import Redactor
-from desktop.core.tokens import CountTokens, cut_middle
+from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.privacy.redaction import Redactor
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled
 from models.interfaces import ChatMessage, GenerationOptions

@@ -15,8 +15,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from desktop.core.prompt_assembly import Oversized
-from desktop.core.prompts import PromptLibrary
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.chat.prompt import Oversized
 from models.broker import InferenceBroker, Job, Priority
 from models.interfaces import ChatMessage, GenerationOptions
 

@@ -30,10 +30,10 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from desktop.core.base.prompts import SECTION_SEPARATOR, PromptLibrary, fill
 from desktop.core.db import Memory
-from desktop.core.memory_gate import INSTRUCTION_LIKE, is_instruction_like
-from desktop.core.prompt_safety import has_prompt_markup, safe_for_prompt
-from desktop.core.prompts import SECTION_SEPARATOR, PromptLibrary, fill
+from desktop.core.memory.gate import INSTRUCTION_LIKE, is_instruction_like
+from desktop.core.privacy.prompt_safety import has_prompt_markup, safe_for_prompt
 from models.interfaces import ChatMessage
 
 COMPONENTS = "PROMPT_COMPONENTS.txt"

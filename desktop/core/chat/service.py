@@ -18,21 +18,21 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal, Protocol
 
-from desktop.core.compaction import (
+from desktop.core.base.digits import without_leading_zeros
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.prompts import PromptLibrary, fill
+from desktop.core.base.settings import ChatSettings, ModelSettings
+from desktop.core.base.text import scrub
+from desktop.core.base.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
+from desktop.core.chat.compaction import (
     CompactionCancelled,
     CompactionFailed,
     CompactionResult,
     Compactor,
 )
-from desktop.core.condenser import Condenser
-from desktop.core.db import Conversation, ConversationStore, Memory, Message
-from desktop.core.db.conversations import REPLACES, replaced_ids
-from desktop.core.digits import without_leading_zeros
-from desktop.core.erasure import Eraser, Erasure
-from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.jobs import JobControl
-from desktop.core.memory_service import MemoryService, Remembered
-from desktop.core.prompt_assembly import (
+from desktop.core.chat.condenser import Condenser
+from desktop.core.chat.prompt import (
     COMPONENTS,
     AssembledPrompt,
     ComponentLimits,
@@ -40,15 +40,7 @@ from desktop.core.prompt_assembly import (
     assemble,
     memory_line,
 )
-from desktop.core.prompt_safety import safe_for_prompt
-from desktop.core.prompts import PromptLibrary, fill
-from desktop.core.redaction import Redactor, without
-from desktop.core.settings import ChatSettings, ModelSettings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
-from desktop.core.text import scrub
-from desktop.core.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
-from desktop.core.tools import (
+from desktop.core.chat.tools.toolbox import (
     ROW_ID_MAX,
     TOOL_CALL_START,
     Toolbox,
@@ -56,6 +48,14 @@ from desktop.core.tools import (
     ToolContext,
     ToolResult,
 )
+from desktop.core.db import Conversation, ConversationStore, Memory, Message
+from desktop.core.db.conversations import REPLACES, replaced_ids
+from desktop.core.dreaming.erasure import Eraser, Erasure
+from desktop.core.memory.service import MemoryService, Remembered
+from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.privacy.redaction import Redactor, without
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Priority
 from models.errors import ModelError
 from models.interfaces import ChatMessage, GenerationOptions
@@ -607,7 +607,7 @@ class ChatService:
                 source_kind="user_explicit",
                 actor="user",
                 importance=0.8,
-                category=None,  # filed by what it says (desktop/core/memory_category.py)
+                category=None,  # filed by what it says (desktop/core/memory/category.py)
                 message_ids=() if source is None else (source.id,),
             )
         except ReverieError:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.files import make_private, open_private, sync_to_disk
 from desktop.core.db import migrations as _migrations
 from desktop.core.db import schema_v8
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
@@ -27,8 +29,6 @@ from desktop.core.db.drivers import load_vector_extension as _load_vector_extens
 from desktop.core.db.errors import DatabaseUnavailable, disk_full, translate, unavailable
 from desktop.core.db.side_files import SIDE_FILES, refuse_odd_side_files, refuse_stray_wal
 from desktop.core.db.writable import probe_write, refuse_read_only, unreachable
-from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.files import make_private, open_private, sync_to_disk
 
 BUSY_TIMEOUT_MS = 5000
 

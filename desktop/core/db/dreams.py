@@ -17,7 +17,7 @@ from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import RowNotFound
 from desktop.core.db.rows import from_row, json_or_none, select_list
-from desktop.core.redaction import redact
+from desktop.core.privacy.redaction import redact
 
 RAW_OUTPUT_KEPT = 4000
 """Characters of an unusable model answer kept in the dream log."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.text import size_text
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.text import size_text
 from models.folders import NEARLY_FULL_BYTES, free_space, nearly_full
 
 # SQLite's primary result codes (https://www.sqlite.org/rescode.html).

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db.connection import Transaction
 from desktop.core.db.conversations import ConversationStore
 from desktop.core.db.errors import EditConflict, RowNotFound, UnusableVector
@@ -34,7 +35,6 @@ from desktop.core.db.memory_rows import (
     memory_from_row,
     select_columns,
 )
-from desktop.core.errors import ReverieError
 
 Embedding = npt.NDArray[np.floating[Any]]
 

@@ -49,7 +49,7 @@ from typing import Any
 
 from desktop.core.db.connection import CopyGone, Database, Transaction, open_copy
 from desktop.core.db.errors import QueryFailed
-from desktop.core.dreaming.tally import notes_of
+from desktop.core.db.tally import notes_of
 
 ERASED = "[erased]"
 """What an erased text reads as where it was quoted (a dream's change or log)."""

@@ -2,7 +2,7 @@
 
 Messages are redacted as they are written since this version; those written
 before were stored as typed.  They are marked unchecked here (new ones are
-checked by default) and ``desktop.core.secret_sweep`` redacts them once, in
+checked by default) and ``desktop.core.dreaming.secret_sweep`` redacts them once, in
 the background, a batch at a time.
 """
 

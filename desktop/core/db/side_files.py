@@ -43,6 +43,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop.core.base.errors import ReverieError
+from desktop.core.base.files import NotARegularFile, kind_of, open_regular
 from desktop.core.db import migrations as _migrations
 from desktop.core.db import schema_v8
 from desktop.core.db.errors import (
@@ -54,8 +56,6 @@ from desktop.core.db.errors import (
     stray_wal,
     unavailable,
 )
-from desktop.core.errors import ReverieError
-from desktop.core.files import NotARegularFile, kind_of, open_regular
 
 if TYPE_CHECKING:
     from desktop.core.db.connection import Database

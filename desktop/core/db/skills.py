@@ -1,6 +1,6 @@
 """``SkillStore``: all the SQL of ``skills`` and ``skill_usage``.
 
-A skill's text lives in its Markdown file (see ``desktop.core.skills``);
+A skill's text lives in its Markdown file (see ``desktop.core.skills.library``);
 its row is the index: name, summary (the file's first line), file name,
 status, and every use.  Names are unique ignoring case in every script (the
 table's ``COLLATE NOCASE`` folds ASCII only), which is checked here, in the
@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import QueryFailed
 from desktop.core.db.rows import from_row
-from desktop.core.errors import ReverieError
 
 SkillStatus = Literal["active", "draft", "deleted"]
 EVERY_STATUS: tuple[SkillStatus, ...] = ("active", "draft", "deleted")

@@ -5,7 +5,7 @@ one, resume a paused one, complete either, delete anything not deleted,
 restore a deleted one); each step is one ``UPDATE ... WHERE status IN``, so
 two writers cannot both take it.  Deleting is soft: a deleted task keeps its
 text and comes back with ``restore``.  Times are unix seconds; the task
-service (``desktop.core.tasks``) decides them, this store only keeps them.
+service (``desktop.core.tasks.service``) decides them, this store only keeps them.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, NoReturn, get_args
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import QueryFailed
-from desktop.core.errors import ReverieError
-from desktop.core.schedules import Schedule, from_spec, to_spec
+from desktop.core.tasks.schedules import Schedule, from_spec, to_spec
 
 TaskStatus = Literal["active", "paused", "completed", "deleted"]
 OPEN: tuple[TaskStatus, ...] = ("active", "paused")

@@ -15,9 +15,9 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop.core.base.paths import explain, owner_name
 from desktop.core.db.errors import DatabaseUnavailable
 from desktop.core.db.side_files import SIDE_FILES
-from desktop.core.paths import explain, owner_name
 
 if TYPE_CHECKING:
     from desktop.core.db.connection import Database

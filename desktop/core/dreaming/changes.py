@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from desktop.core.base.errors import ReverieError
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import (
     Database,
     DreamChange,
@@ -42,10 +44,8 @@ from desktop.core.dreaming.proposals import (
 from desktop.core.dreaming.skill_changes import SkillChanges
 from desktop.core.dreaming.skill_notes import ChangeNotes
 from desktop.core.dreaming.task_changes import TaskChanges
-from desktop.core.errors import ReverieError
-from desktop.core.settings import DreamSettings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from desktop.core.base.errors import ReverieError
+from desktop.core.base.jobs import JobControl
 from desktop.core.dreaming.activity import UserActivity
-from desktop.core.errors import ReverieError
-from desktop.core.jobs import JobControl
 
 StopReason = Literal["paused", "cancelled"]
 

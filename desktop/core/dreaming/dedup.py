@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from desktop.core.db import Memory
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
-from desktop.core.memory_gate import MemoryRefused
-from desktop.core.memory_service import MemoryCategory, lost_specifics, merge_problem
+from desktop.core.memory.gate import MemoryRefused
+from desktop.core.memory.service import MemoryCategory, lost_specifics, merge_problem
 from models.structured import Numbers
 
 TEMPLATE = "DREAM_DEDUP_PROMPT.txt"

@@ -21,21 +21,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import Database, DreamRun, DreamStore, MemoryStore, RunStatus
+from desktop.core.db.tally import described
 from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
+from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.passes import DreamPass, PassContext, PassRejected
 from desktop.core.dreaming.proposals import Applied, ChangeRefused, Proposal
 from desktop.core.dreaming.snapshots import SnapshotFailed, take_snapshot
-from desktop.core.dreaming.tally import described
 from desktop.core.dreaming.working_set import write_working_set
-from desktop.core.erasure import Eraser
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
+from desktop.core.memory.service import MemoryService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.errors import GenerationCancelled
 

@@ -64,6 +64,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.files import kind_of, kind_refused, open_private
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import Database, DatabaseUnavailable, DreamStore, MemoryStore
 from desktop.core.db.purge import Compacted, Erasable, ErasedDraft, PurgeStore
 from desktop.core.dreaming.changes import ChangeBook
@@ -79,10 +82,7 @@ from desktop.core.dreaming.snapshots import (
     roll_back_cut,
 )
 from desktop.core.dreaming.working_set import write_working_set
-from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.files import kind_of, kind_refused, open_private
-from desktop.core.settings import DreamSettings
-from desktop.core.skills import DELETED, DRAFTS, SkillLibrary
+from desktop.core.skills.library import DELETED, DRAFTS, SkillLibrary
 
 log = logging.getLogger(__name__)
 

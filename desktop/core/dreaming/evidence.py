@@ -7,7 +7,7 @@ A 135M model's word is not enough to change what the user wrote or said:
   URLs, flags, environment variables and numbers (``lost_specifics``), and
   a fair share of its words (``kept_share``).
 - A task is done only when the user said so: that rule is shared with the
-  agenda review, in ``desktop.core.task_evidence``.
+  agenda review, in ``desktop.core.tasks.evidence``.
 - A preference counts the user's messages that say it (``supports``) and is
   a firm correction only when a message reads as one (``corrects``).
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from desktop.core.content_words import related, stems
+from desktop.core.base.content_words import related, stems
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")

@@ -13,10 +13,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db import DreamChange, Memory, MemorySources, NewMemory
 from desktop.core.db.memory_writes import RESTORED_FIELDS, MemoryWrites, from_snapshot, snapshot
 from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal
-from desktop.core.errors import ReverieError
 
 KEY = "memories"
 JUDGED_FIELDS = ("content", "status", "superseded_by", "category", "pinned", "importance")

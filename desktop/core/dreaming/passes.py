@@ -25,15 +25,10 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from desktop.core.db import Message
-from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
-from desktop.core.dreaming.proposals import Proposal
-from desktop.core.errors import ReverieError
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompt_safety import safe_for_prompt
-from desktop.core.prompts import PromptLibrary, fill
-from desktop.core.settings import DreamSettings
-from desktop.core.tokens import (
+from desktop.core.base.errors import ReverieError
+from desktop.core.base.prompts import PromptLibrary, fill
+from desktop.core.base.settings import DreamSettings
+from desktop.core.base.tokens import (
     MESSAGE_OVERHEAD,
     CountTokens,
     Fitted,
@@ -41,6 +36,11 @@ from desktop.core.tokens import (
     cut_middle,
     fitted_prefix,
 )
+from desktop.core.db import Message
+from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
+from desktop.core.dreaming.proposals import Proposal
+from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.prompt_safety import safe_for_prompt
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError, StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions

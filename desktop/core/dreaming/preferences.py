@@ -30,14 +30,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop.core.base.text_fold import normalised
 from desktop.core.db import ConversationStore, Message
 from desktop.core.dreaming.dedup import with_vectors
 from desktop.core.dreaming.evidence import corrects, supports
 from desktop.core.dreaming.passes import PassContext, PassRejected
 from desktop.core.dreaming.proposals import Proposal
-from desktop.core.memory_gate import GatedText, MemoryRefused
-from desktop.core.memory_service import Saying, one_each
-from desktop.core.text_fold import normalised
+from desktop.core.memory.gate import GatedText, MemoryRefused
+from desktop.core.memory.service import Saying, one_each
 from models.structured import Numbers
 
 log = logging.getLogger(__name__)

@@ -15,12 +15,12 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db import DreamChange, MemoryStore, Transaction
 from desktop.core.db.memory_writes import MemoryWrites
 from desktop.core.db.tasks import TaskStore
-from desktop.core.errors import ReverieError
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 
 Vector = npt.NDArray[np.floating[Any]]
 

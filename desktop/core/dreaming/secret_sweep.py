@@ -23,13 +23,13 @@ import logging
 from dataclasses import replace
 from pathlib import Path
 
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.jobs import JobControl
 from desktop.core.db import ConversationStore, Database, Message, migrate, open_copy
 from desktop.core.db.errors import MigrationFailed
 from desktop.core.db.purge import compact
 from desktop.core.dreaming.snapshots import SnapshotsLock, complete_snapshots, roll_back_cut
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.jobs import JobControl
-from desktop.core.redaction import redact, redact_within
+from desktop.core.privacy.redaction import redact, redact_within
 
 log = logging.getLogger(__name__)
 

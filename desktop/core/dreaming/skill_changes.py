@@ -17,11 +17,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db import DreamChange
 from desktop.core.db.skills import Skill
 from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal
-from desktop.core.errors import ReverieError
-from desktop.core.skills import (
+from desktop.core.skills.library import (
     DELETED,
     DRAFTS,
     SUFFIX,

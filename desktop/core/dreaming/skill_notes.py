@@ -47,7 +47,7 @@ from pydantic import (
     model_validator,
 )
 
-from desktop.core.files import (
+from desktop.core.base.files import (
     NotARegularFile,
     create_locked,
     lock,
@@ -56,7 +56,7 @@ from desktop.core.files import (
     remove_leftovers,
     sync_to_disk,
 )
-from desktop.core.skills import SkillFileError
+from desktop.core.skills.library import SkillFileError
 
 log = logging.getLogger(__name__)
 

@@ -35,17 +35,17 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop.core.base.errors import ReverieError
+from desktop.core.base.text_fold import folded
+from desktop.core.base.tokens import TokenCounter
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.skills import Skill
 from desktop.core.dreaming.evidence import kept_share, lost_specifics
 from desktop.core.dreaming.passes import PassContext, one_line
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.dreaming.skill_changes import digests
-from desktop.core.errors import ReverieError
-from desktop.core.prompt_safety import safe_for_prompt
-from desktop.core.skills import SkillLibrary, skill_name, summary_of
-from desktop.core.text_fold import folded
-from desktop.core.tokens import TokenCounter
+from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.skills.library import SkillLibrary, skill_name, summary_of
 
 log = logging.getLogger(__name__)
 

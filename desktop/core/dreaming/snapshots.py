@@ -37,9 +37,8 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from desktop.core.db import Database, DatabaseBusy, DiskFull, open_copy
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import (
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.files import (
     PRIVATE_FOLDER_MODE,
     kind_of,
     lock,
@@ -47,6 +46,7 @@ from desktop.core.files import (
     make_tree_private,
     sync_to_disk,
 )
+from desktop.core.db import Database, DatabaseBusy, DiskFull, open_copy
 
 SNAPSHOT_PREFIX = "before-dream-"
 SNAPSHOT_SUFFIX = ".sqlite3"

@@ -38,13 +38,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop.core.base.tokens import cut_middle
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.tasks import OPEN, Task
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
-from desktop.core.task_evidence import QUOTE_CHARS, said_done
-from desktop.core.tasks import TaskRefused, TaskService, schedule_words
-from desktop.core.tokens import cut_middle
+from desktop.core.tasks.evidence import QUOTE_CHARS, said_done
+from desktop.core.tasks.service import TaskRefused, TaskService, schedule_words
 from models.interfaces import ChatMessage
 
 TEMPLATE = "DREAM_TASK_PROMPT.txt"

@@ -12,10 +12,10 @@ from datetime import datetime
 from itertools import groupby
 from pathlib import Path
 
+from desktop.core.base.files import make_missing_folders, write_atomically
 from desktop.core.db import Memory, MemoryQuery, MemoryStore
-from desktop.core.files import make_missing_folders, write_atomically
-from desktop.core.memory_export import escaped_markdown
-from desktop.core.redaction import redact
+from desktop.core.memory.export import escaped_markdown
+from desktop.core.privacy.redaction import redact
 
 
 def working_set(store: MemoryStore, size: int) -> list[Memory]:

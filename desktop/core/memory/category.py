@@ -5,7 +5,7 @@ answers at once).
 The harvest files what it learns under ``MemoryCategory``; a memory typed
 with ``/remember`` is filed the same way, so the browser's category filter
 finds it beside the rest.  Two ways to guess, measured on phrasings that
-neither was built from (tests/unit/core/test_memory_category.py):
+neither was built from (tests/unit/core/memory/test_memory_category.py):
 
 - By meaning: the category whose shipped examples
   (``data/memory_category_examples.txt``) the text is closest to, by the
@@ -32,8 +32,8 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from desktop.core import paths
-from desktop.core.embedding import Vectors
+from desktop.core.base import paths
+from desktop.core.memory.embedding import Vectors
 
 MemoryCategory = Literal["personal", "people", "preferences", "work", "health", "plans", "other"]
 """The categories memories are filed under (the harvest's schema lists them)."""

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from desktop.core.jobs import active_control
+from desktop.core.base.jobs import active_control
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError
 

@@ -25,12 +25,12 @@ from itertools import count, groupby
 from pathlib import Path
 from typing import Any
 
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.files import write_atomically
 from desktop.core.db import ConversationStore, Memory, MemoryQuery, MemoryStatus, MemoryStore
 from desktop.core.db.memory_rows import MEMORY_STATUSES
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.files import write_atomically
-from desktop.core.memory_gate import INSTRUCTION_LIKE, REDACTED
-from desktop.core.memory_service import MemoryService
+from desktop.core.memory.gate import INSTRUCTION_LIKE, REDACTED
+from desktop.core.memory.service import MemoryService
 
 _PAGE = 1000
 STATUS_TITLES: dict[MemoryStatus, str] = {

@@ -17,11 +17,11 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from desktop.core.errors import ReverieError
-from desktop.core.prompt_safety import has_prompt_markup
-from desktop.core.prompts import PromptLibrary
-from desktop.core.redaction import Redactor
-from desktop.core.text import readable, scrub
+from desktop.core.base.errors import ReverieError
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.text import readable, scrub
+from desktop.core.privacy.prompt_safety import has_prompt_markup
+from desktop.core.privacy.redaction import Redactor
 
 HARVEST_PROMPT = "MEMORY_HARVEST_PROMPT.txt"
 _INSTRUCTION_TEMPLATES = ("BASE_PROMPT.txt", "PROMPT_COMPONENTS.txt")

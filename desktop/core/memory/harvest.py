@@ -40,19 +40,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop.core.chat import is_command, is_seed, visible_text
+from desktop.core.base.errors import ReverieError
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.prompts import PromptLibrary, fill
+from desktop.core.base.settings import MemorySettings
+from desktop.core.base.text import readable
+from desktop.core.base.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle
+from desktop.core.chat.prompt import COMPONENTS, memory_line
+from desktop.core.chat.service import is_command, is_seed, visible_text
 from desktop.core.db import ConversationStore, Memory, Message
 from desktop.core.db.conversations import HarvestGap
-from desktop.core.errors import ReverieError
-from desktop.core.jobs import JobControl
-from desktop.core.memory_gate import HARVEST_PROMPT, MemoryRefused
-from desktop.core.memory_service import MemoryCategory, MemoryService, PlannedMemory, one_each
-from desktop.core.prompt_assembly import COMPONENTS, memory_line
-from desktop.core.prompt_safety import safe_for_prompt
-from desktop.core.prompts import PromptLibrary, fill
-from desktop.core.settings import MemorySettings
-from desktop.core.text import readable
-from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle
+from desktop.core.memory.gate import HARVEST_PROMPT, MemoryRefused
+from desktop.core.memory.service import MemoryCategory, MemoryService, PlannedMemory, one_each
+from desktop.core.privacy.prompt_safety import safe_for_prompt
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError, ModelUnavailable, StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions

@@ -25,6 +25,8 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.text_fold import folded, normalised
 from desktop.core.db import (
     MAX_K,
     Database,
@@ -39,14 +41,12 @@ from desktop.core.db import (
 )
 from desktop.core.db import content_hash as hash_of
 from desktop.core.db.memory_writes import MemoryWrites, NoLongerActive, checked_blob
-from desktop.core.embedding import Embeddings, Vectors
-from desktop.core.memory_category import CategoryGuesser
-from desktop.core.memory_category import MemoryCategory as MemoryCategory  # its old home
-from desktop.core.memory_gate import GatedText, MemoryRefused, WriteGate
-from desktop.core.prompts import PromptLibrary
-from desktop.core.redaction import Redactor
-from desktop.core.retrieval import RRF_K, MemoryRetriever
-from desktop.core.text_fold import folded, normalised
+from desktop.core.memory.category import CategoryGuesser
+from desktop.core.memory.category import MemoryCategory as MemoryCategory  # its old home
+from desktop.core.memory.embedding import Embeddings, Vectors
+from desktop.core.memory.gate import GatedText, MemoryRefused, WriteGate
+from desktop.core.memory.retrieval import RRF_K, MemoryRetriever
+from desktop.core.privacy.redaction import Redactor
 from models.broker import InferenceBroker, Priority
 
 DUPLICATE_SIMILARITY = 0.9

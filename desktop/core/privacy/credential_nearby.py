@@ -35,8 +35,8 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from desktop.core import text_scan
-from desktop.core.text_fold import folded
+from desktop.core.base import text_scan
+from desktop.core.base.text_fold import folded
 
 # Words naming a credential, as typed; folded when compiled.
 _NAMES = str.split(

@@ -33,8 +33,9 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from desktop.core import text_scan
-from desktop.core.credential_nearby import (
+from desktop.core.base import text_scan
+from desktop.core.base.text_fold import folded
+from desktop.core.privacy.credential_nearby import (
     NOT_A_PASS,
     PAIR_NAMED,
     PLACEHOLDER,
@@ -45,7 +46,6 @@ from desktop.core.credential_nearby import (
     names_an_amount,
     plainly_no_secret,
 )
-from desktop.core.text_fold import folded
 
 _QUOTES = (
     "\"'`\u201c\u201d\u201e\u2018\u2019\u201a\u00ab\u00bb\u2039\u203a\u300c\u300d\u300e\u300f"

@@ -58,8 +58,8 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from desktop.core import credential_nearby
-from desktop.core.text_fold import folded
+from desktop.core.base.text_fold import folded
+from desktop.core.privacy import credential_nearby
 
 _REACH = 400
 """How far from the credential word a value is taken, in characters (each

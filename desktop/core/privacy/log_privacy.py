@@ -2,7 +2,7 @@
 
 A log line may carry what the user typed or what a model answered (an
 exception's text, a warning quoting an answer), so every record passes the
-one redaction path (``desktop.core.redaction``) before any handler writes it:
+one redaction path (``desktop.core.privacy.redaction``) before any handler writes it:
 the message formatted with its arguments, an exception's traceback and a
 stack.  The log file is created 0600 whatever the umask, and rotates so it
 never grows without bound.  A log file that cannot be written (a full disk)
@@ -20,8 +20,8 @@ import logging.handlers
 import sys
 from pathlib import Path
 
-from desktop.core.files import make_private, open_regular
-from desktop.core.redaction import redact
+from desktop.core.base.files import make_private, open_regular
+from desktop.core.privacy.redaction import redact
 
 _REDACTED = "_reverie_redacted"
 """Set on a record once redacted: the second handler need not do it again."""

@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Literal
 
-from desktop.core.redaction import redact
-from desktop.core.text_fold import fold, folded
+from desktop.core.base.text_fold import fold, folded
+from desktop.core.privacy.redaction import redact
 
 Shape = Literal["line", "message", "paragraphs", "document"]
 """What the block expects: ``line``, one line (a memory, a task, a skill's

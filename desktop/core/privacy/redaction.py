@@ -26,8 +26,8 @@ from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
 from detect_secrets.settings import default_settings
 
-from desktop.core import credential_nearby, credential_phrases, credential_sweep
-from desktop.core.credential_nearby import MARKER
+from desktop.core.privacy import credential_nearby, credential_phrases, credential_sweep
+from desktop.core.privacy.credential_nearby import MARKER
 
 # A public IP address is not a credential.  A URL's user and password are
 # found by ``credential_phrases``, which keeps the user, and so is an npm

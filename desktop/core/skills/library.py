@@ -39,6 +39,18 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.files import (
+    NAME_MAX_BYTES,
+    PART,
+    NotARegularFile,
+    make_missing_folders,
+    open_regular,
+    remove_leftovers,
+    write_atomically,
+)
+from desktop.core.base.text import readable, scrub
+from desktop.core.chat.prompt import SkillLine
 from desktop.core.db.skills import (
     EVERY_STATUS,
     Skill,
@@ -50,19 +62,7 @@ from desktop.core.db.skills import (
     SkillUse,
     name_key,
 )
-from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.files import (
-    NAME_MAX_BYTES,
-    PART,
-    NotARegularFile,
-    make_missing_folders,
-    open_regular,
-    remove_leftovers,
-    write_atomically,
-)
-from desktop.core.prompt_assembly import SkillLine
-from desktop.core.redaction import Redacted, Redactor, redact
-from desktop.core.text import readable, scrub
+from desktop.core.privacy.redaction import Redacted, Redactor, redact
 
 log = logging.getLogger(__name__)
 

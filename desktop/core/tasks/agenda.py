@@ -46,27 +46,27 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop.core.chat import is_seed, visible_text
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.prompts import PromptLibrary, fill
+from desktop.core.base.settings import TaskSettings
+from desktop.core.base.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle, fitted_prefix
+from desktop.core.chat.service import is_seed, visible_text
+from desktop.core.chat.tools.tasks import TEXT_CHARS, ScheduleWords
 from desktop.core.db import ConversationStore, Message, Transaction
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
-from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.jobs import JobControl
-from desktop.core.memory_gate import MemoryRefused
-from desktop.core.memory_service import (
+from desktop.core.memory.gate import MemoryRefused
+from desktop.core.memory.service import (
     MemoryBatch,
     MemoryCategory,
     MemoryService,
     PlannedMemory,
 )
-from desktop.core.prompt_safety import safe_for_prompt
-from desktop.core.prompts import PromptLibrary, fill
-from desktop.core.routines import KIND, awaited, spoken_time
-from desktop.core.schedules import parse_schedule
-from desktop.core.settings import TaskSettings
-from desktop.core.task_evidence import QUOTE_CHARS, DoneEvidence, said_done
-from desktop.core.task_tools import TEXT_CHARS, ScheduleWords
-from desktop.core.tasks import TaskService, schedule_words
-from desktop.core.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle, fitted_prefix
+from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.tasks.evidence import QUOTE_CHARS, DoneEvidence, said_done
+from desktop.core.tasks.routines import KIND, awaited, spoken_time
+from desktop.core.tasks.schedules import parse_schedule
+from desktop.core.tasks.service import TaskService, schedule_words
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError, StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions

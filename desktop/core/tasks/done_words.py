@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from desktop.core.content_words import stems, stems_of
+from desktop.core.base.content_words import stems, stems_of
 
 Phrase = tuple[str, ...]
 

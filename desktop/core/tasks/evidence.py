@@ -46,11 +46,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from desktop.core.base.text_fold import APOSTROPHES, folded_text
 from desktop.core.db import Message
 from desktop.core.db.tasks import Task
-from desktop.core.done_words import Sentence, TaskWords, read_sentence, words
-from desktop.core.schedules import Once
-from desktop.core.text_fold import APOSTROPHES, folded_text
+from desktop.core.tasks.done_words import Sentence, TaskWords, read_sentence, words
+from desktop.core.tasks.schedules import Once
 
 MIN_QUOTE_WORDS = 2
 """A quote of one word ("done", "yes") could be about anything."""

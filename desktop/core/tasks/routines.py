@@ -47,17 +47,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.prompts import PromptLibrary, fill
+from desktop.core.base.settings import ModelSettings
+from desktop.core.chat.prompt import memory_line
 from desktop.core.db import ConversationStore, Message, RowNotFound, Transaction
 from desktop.core.db.tasks import RunOvertaken, Task
-from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.jobs import JobControl
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompt_assembly import memory_line
-from desktop.core.prompt_safety import safe_for_prompt
-from desktop.core.prompts import PromptLibrary, fill
-from desktop.core.schedules import Once
-from desktop.core.settings import ModelSettings
-from desktop.core.tasks import TaskService
+from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.tasks.schedules import Once
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Job, Priority
 from models.errors import GenerationCancelled, ModelError
 from models.interfaces import ChatMessage, GenerationOptions

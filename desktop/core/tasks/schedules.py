@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any, Literal
 
-from desktop.core.digits import without_leading_zeros
-from desktop.core.errors import ReverieError
+from desktop.core.base.digits import without_leading_zeros
+from desktop.core.base.errors import ReverieError
 
 ScheduleKind = Literal["once", "daily", "weekly", "monthly", "interval"]
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")

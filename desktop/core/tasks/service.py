@@ -22,7 +22,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, tzinfo
 
-from desktop.core.credential_nearby import MARKER
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.text import readable, scrub
+from desktop.core.base.text_fold import folded
+from desktop.core.chat.prompt import TaskLine
 from desktop.core.db.connection import Transaction
 from desktop.core.db.purge import ERASED
 from desktop.core.db.tasks import (
@@ -36,12 +39,9 @@ from desktop.core.db.tasks import (
     TaskStatus,
     TaskStore,
 )
-from desktop.core.errors import EnvironmentProblem, ReverieError
-from desktop.core.prompt_assembly import TaskLine
-from desktop.core.redaction import Redactor
-from desktop.core.schedules import Schedule, check_upcoming, describe, next_run, realigned
-from desktop.core.text import readable, scrub
-from desktop.core.text_fold import folded
+from desktop.core.privacy.credential_nearby import MARKER
+from desktop.core.privacy.redaction import Redactor
+from desktop.core.tasks.schedules import Schedule, check_upcoming, describe, next_run, realigned
 
 log = logging.getLogger(__name__)
 

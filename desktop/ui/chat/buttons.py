@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
-from desktop.ui.flow_layout import FlowLayout
+from desktop.ui.widgets.flow_layout import FlowLayout
 
 
 def _button(label: str, name: str, accessible: str, tip: str) -> QPushButton:

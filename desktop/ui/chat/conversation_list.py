@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from desktop.core.db import Conversation
 from desktop.core.db.conversations import SEARCH_MAX_CHARS
-from desktop.ui.erase_confirm import ask_to_erase
-from desktop.ui.flow_layout import FlowLayout
+from desktop.ui.widgets.erase_confirm import ask_to_erase
+from desktop.ui.widgets.flow_layout import FlowLayout
 
 _SEARCH_DELAY_MS = 200  # search once typing pauses, not on every key
 _SHOWN_SEARCH_CHARS = 60  # of the text searched for, in "No conversation matches"

@@ -10,11 +10,11 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QToolButton
 
-from desktop.core import agenda, routines
-from desktop.core.chat import ChatService, stored_tool_call, visible_text
+from desktop.core.chat.service import ChatService, stored_tool_call, visible_text
+from desktop.core.chat.tools.toolbox import ToolCall
 from desktop.core.db import Conversation, Message
-from desktop.core.tools import ToolCall
-from desktop.ui.transcript import Transcript
+from desktop.core.tasks import agenda, routines
+from desktop.ui.chat.transcript import Transcript
 
 CUT_SHORT = (
     "The reply above stopped at the longest reply allowed (Settings → Models: "

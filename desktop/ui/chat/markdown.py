@@ -31,7 +31,7 @@ from pygments.lexers.special import TextLexer  # type: ignore[import-untyped]
 from pygments.token import Token as PygmentsToken  # type: ignore[import-untyped]
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 
-from desktop.core.text import scrub
+from desktop.core.base.text import scrub
 
 MAX_RENDERED_CHARS = 100_000
 """Longer messages show only their start; Copy still copies all of them."""

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from desktop.core.chat import ChatService
-from desktop.core.errors import ReverieError
-from desktop.core.memory_service import Remembered
-from desktop.core.redaction import redact
-from desktop.ui.transcript import Transcript
-from desktop.ui.transcript_rows import MemoryUpdate
+from desktop.core.base.errors import ReverieError
+from desktop.core.chat.service import ChatService
+from desktop.core.memory.service import Remembered
+from desktop.core.privacy.redaction import redact
+from desktop.ui.chat.transcript import Transcript
+from desktop.ui.chat.transcript_rows import MemoryUpdate
 
 
 class MemoryCommands:

@@ -52,16 +52,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.db import Memory
-from desktop.ui.flow_layout import FlowLayout
-from desktop.ui.line_breaks import breakable_html
-from desktop.ui.markdown import MAX_RENDERED_CHARS, render_markdown, render_plain
-from desktop.ui.transcript_rows import (
+from desktop.ui.chat.line_breaks import breakable_html
+from desktop.ui.chat.markdown import MAX_RENDERED_CHARS, render_markdown, render_plain
+from desktop.ui.chat.transcript_rows import (
     TEXT_FLAGS,
     ActionNotice,
     MemoryUpdate,
     ToolCallView,
     WrappedLabel,
 )
+from desktop.ui.widgets.flow_layout import FlowLayout
 
 STREAM_RENDER_MS = 100
 """While a reply streams, its Markdown is rendered at most this often."""

@@ -34,28 +34,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core import commands
-from desktop.core.chat import (
+from desktop.core.base.errors import ReverieError
+from desktop.core.chat import commands
+from desktop.core.chat.commands import Command
+from desktop.core.chat.compaction import CompactionResult
+from desktop.core.chat.service import (
     ChatService,
     Reply,
     Stage,
     Turn,
     TurnListener,
 )
-from desktop.core.commands import Command
-from desktop.core.compaction import CompactionResult
-from desktop.core.errors import ReverieError
-from desktop.core.redaction import redaction_notice
-from desktop.core.tools import ToolCall
-from desktop.ui.chat_banners import ProblemBanner, RolesBanner, SuggestionCard
-from desktop.ui.chat_buttons import ChatButtons
-from desktop.ui.chat_history import CUT_SHORT, offer_actions, show_history, show_tool_call
-from desktop.ui.conversation_list import ConversationList
-from desktop.ui.erase_outcome import erased_or_unfinished, erasure_notice
-from desktop.ui.memory_commands import MemoryCommands
-from desktop.ui.message_input import EditingBar, MessageInput
-from desktop.ui.transcript import MessageView, Transcript
-from desktop.ui.worker import TaskDone, TaskFailed, TaskQueue, WorkerThread
+from desktop.core.chat.tools.toolbox import ToolCall
+from desktop.core.privacy.redaction import redaction_notice
+from desktop.ui.chat.banners import ProblemBanner, RolesBanner, SuggestionCard
+from desktop.ui.chat.buttons import ChatButtons
+from desktop.ui.chat.conversation_list import ConversationList
+from desktop.ui.chat.history import CUT_SHORT, offer_actions, show_history, show_tool_call
+from desktop.ui.chat.memory_commands import MemoryCommands
+from desktop.ui.chat.message_input import EditingBar, MessageInput
+from desktop.ui.chat.transcript import MessageView, Transcript
+from desktop.ui.widgets.erase_outcome import erased_or_unfinished, erasure_notice
+from desktop.ui.widgets.worker import TaskDone, TaskFailed, TaskQueue, WorkerThread
 
 log = logging.getLogger(__name__)
 

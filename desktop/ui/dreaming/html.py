@@ -15,8 +15,8 @@ from typing import Any
 
 from desktop.core.db import DreamChange, Memory
 from desktop.core.db.memory_writes import from_snapshot
-from desktop.ui.memory_views import count
-from desktop.ui.theme import active_palette
+from desktop.ui.memory.views import count
+from desktop.ui.widgets.theme import active_palette
 
 _SHOWN_FADED = 5
 """Faded memories listed before "Show all" (a decay change may hold hundreds)."""

@@ -46,15 +46,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db import DreamChange, DreamRun, DreamStore
 from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.proposals import ChangeRefused
-from desktop.core.embedding import Vectors
-from desktop.core.errors import ReverieError
-from desktop.core.memory_service import MemoryService
-from desktop.ui.app_window import AppWindow, ListOrEmpty, card_list
-from desktop.ui.cards import CardDelegate, draw_chip, draw_line, small_font
-from desktop.ui.dream_views import (
+from desktop.core.memory.embedding import Vectors
+from desktop.core.memory.service import MemoryService
+from desktop.ui.dreaming.views import (
     RUN_ROLE,
     RUN_STATUS,
     STATUS_COLOURS,
@@ -66,9 +64,11 @@ from desktop.ui.dream_views import (
     run_started,
     when,
 )
-from desktop.ui.memory_views import count, named
-from desktop.ui.theme import active_palette
-from desktop.ui.worker import TaskQueue
+from desktop.ui.memory.views import count, named
+from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
+from desktop.ui.widgets.cards import CardDelegate, draw_chip, draw_line, small_font
+from desktop.ui.widgets.theme import active_palette
+from desktop.ui.widgets.worker import TaskQueue
 from models.broker import Priority
 
 RUNS_SHOWN = 50

@@ -4,8 +4,8 @@ raw answer behind a toggle, the detail pane holding them, and what the runs
 list's delegate draws with.
 
 They show what they are given (dream changes carry their memories as they
-were before and after; ``desktop.ui.dream_html`` writes those out) and
-change nothing; ``desktop.ui.dream_report`` does the approving and undoing.
+were before and after; ``desktop.ui.dreaming.html`` writes those out) and
+change nothing; ``desktop.ui.dreaming.report`` does the approving and undoing.
 A pass's line counts its changes as they stand now, not as the pass left
 them, so an approval, a rejection or an undo shows at once.
 """
@@ -30,15 +30,15 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.db import DreamChange, DreamLogEntry, DreamRun
+from desktop.core.db.tally import outcome_now, recounted
 from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
-from desktop.core.dreaming.tally import outcome_now, recounted
 from desktop.core.dreaming.task_review import TaskPass
-from desktop.ui.dream_html import before_after_html, risk_reason
-from desktop.ui.memory_views import count, named
+from desktop.ui.dreaming.html import before_after_html, risk_reason
+from desktop.ui.memory.views import count, named
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a runs-list line's ``RunLine``."""

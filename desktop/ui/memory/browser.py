@@ -37,19 +37,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db import ConversationStore, EditConflict, Memory, MemoryQuery, MemorySort
 from desktop.core.db import MemoryStatus as Status
 from desktop.core.db.memory_rows import MEMORY_STATUSES
-from desktop.core.erasure import Eraser
-from desktop.core.errors import ReverieError
-from desktop.core.memory_export import export_jsonl, export_markdown
-from desktop.core.memory_gate import MemoryRefused
-from desktop.core.memory_service import MemoryService, Remembered
-from desktop.ui.app_window import AppWindow, ListOrEmpty, card_list
-from desktop.ui.erase_confirm import ask_to_erase
-from desktop.ui.erase_outcome import erased_or_unfinished, erasure_details, erasure_notice
-from desktop.ui.memory_filters import MemoryFilters
-from desktop.ui.memory_views import (
+from desktop.core.dreaming.erasure import Eraser
+from desktop.core.memory.export import export_jsonl, export_markdown
+from desktop.core.memory.gate import MemoryRefused
+from desktop.core.memory.service import MemoryService, Remembered
+from desktop.ui.memory.filters import MemoryFilters
+from desktop.ui.memory.views import (
     MEMORY_ROLE,
     ForgetPreview,
     MemoryDelegate,
@@ -60,7 +57,10 @@ from desktop.ui.memory_views import (
     named,
     sorted_memories,
 )
-from desktop.ui.worker import TaskQueue
+from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
+from desktop.ui.widgets.erase_confirm import ask_to_erase
+from desktop.ui.widgets.erase_outcome import erased_or_unfinished, erasure_details, erasure_notice
+from desktop.ui.widgets.worker import TaskQueue
 
 ExportFormat = Literal["jsonl", "markdown"]
 

@@ -3,7 +3,7 @@ detail pane (its text to edit, warnings, sources and history) and the
 "forget everything about…" preview.
 
 They read what they show (one memory's sources and history are quick reads)
-but change nothing; ``desktop.ui.memory_browser`` does the changing.
+but change nothing; ``desktop.ui.memory.browser`` does the changing.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ from desktop.core.db import (
     Message,
     SourceKind,
 )
-from desktop.core.memory_gate import INSTRUCTION_LIKE, REDACTED
-from desktop.ui.cards import CardDelegate, draw_line, small_font
-from desktop.ui.theme import active_palette
+from desktop.core.memory.gate import INSTRUCTION_LIKE, REDACTED
+from desktop.ui.widgets.cards import CardDelegate, draw_line, small_font
+from desktop.ui.widgets.theme import active_palette
 
 MEMORY_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a list item's ``Memory`` (or a preview item's id)."""

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.core.model_library import ModelLibrary
-from desktop.ui.worker import TaskDone, TaskFailed, WorkerThread
+from desktop.core.backends.library import ModelLibrary
+from desktop.ui.widgets.worker import TaskDone, TaskFailed, WorkerThread
 from models.catalog import CatalogEntry
 from models.download import Downloader, DownloadProgress, DownloadState
 from models.errors import DownloadCancelled, DownloadPaused

@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.model_library import ModelOption
-from desktop.core.text import duration_text, size_text
-from desktop.ui.downloads import DownloadUpdate
-from desktop.ui.memory_views import named
-from desktop.ui.role_editor import unstretching
+from desktop.core.backends.library import ModelOption
+from desktop.core.base.text import duration_text, size_text
+from desktop.ui.memory.views import named
+from desktop.ui.settings.downloads import DownloadUpdate
+from desktop.ui.settings.role_editor import unstretching
 from models.memory_estimate import fits
 
 _FIT_WORDS = {

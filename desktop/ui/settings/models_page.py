@@ -27,14 +27,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.backends import api_key_name
-from desktop.core.model_library import ModelLibrary, ModelOption
-from desktop.core.secrets import SecretStore, SecretsUnavailable
-from desktop.core.settings import ModelSettings, Settings
-from desktop.ui.downloads import Downloads, DownloadUpdate
-from desktop.ui.memory_views import named
-from desktop.ui.model_cards import ModelCard
-from desktop.ui.role_editor import InvalidBackend, Probe, RoleEditor, reason, unstretching
+from desktop.core.backends.library import ModelLibrary, ModelOption
+from desktop.core.backends.roles import api_key_name
+from desktop.core.base.secrets import SecretStore, SecretsUnavailable
+from desktop.core.base.settings import ModelSettings, Settings
+from desktop.ui.memory.views import named
+from desktop.ui.settings.downloads import Downloads, DownloadUpdate
+from desktop.ui.settings.model_cards import ModelCard
+from desktop.ui.settings.role_editor import InvalidBackend, Probe, RoleEditor, reason, unstretching
 from models.broker import Role
 from models.errors import ModelError
 from models.memory_estimate import available_memory

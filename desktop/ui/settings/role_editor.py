@@ -30,11 +30,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.backends import api_key_name
-from desktop.core.model_library import EMBEDDED, ModelKind, ModelOption
-from desktop.core.secrets import SecretStore, SecretsUnavailable
-from desktop.core.settings import Backend, base_url
-from desktop.ui.memory_views import named
+from desktop.core.backends.library import EMBEDDED, ModelKind, ModelOption
+from desktop.core.backends.roles import api_key_name
+from desktop.core.base.secrets import SecretStore, SecretsUnavailable
+from desktop.core.base.settings import Backend, base_url
+from desktop.ui.memory.views import named
 from models.server_http import DIALECTS, ServerInfo, api_key_problem
 
 SERVER = "server"

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.settings import (
+from desktop.core.base.settings import (
     ChatSettings,
     DreamSettings,
     MemorySettings,
@@ -49,10 +49,10 @@ from desktop.core.settings import (
     load_settings,
     save_settings,
 )
-from desktop.ui.app_window import AppWindow
-from desktop.ui.memory_views import named
-from desktop.ui.settings_form import SettingsForm, Suggestions, plain_words
-from desktop.ui.unsaved import UnsavedGuard
+from desktop.ui.memory.views import named
+from desktop.ui.settings.form import SettingsForm, Suggestions, plain_words
+from desktop.ui.widgets.app_window import AppWindow
+from desktop.ui.widgets.unsaved import UnsavedGuard
 
 Live = Callable[[str], bool]
 """Whether a saved change of the setting with this dotted name

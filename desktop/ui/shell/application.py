@@ -15,32 +15,32 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from desktop.core import paths
-from desktop.core.backends import Preparation, preparing_text
-from desktop.core.errors import ReverieError
-from desktop.core.jobs import JobControl
-from desktop.core.secret_sweep import sweep_snapshots, sweep_stored_secrets
-from desktop.ui.chat_window import ChatWindow
-from desktop.ui.dream_report import DreamReportWindow
-from desktop.ui.dream_worker import DreamRunner
-from desktop.ui.job_watcher import ProgressWatcher
-from desktop.ui.markdown import warm_up
-from desktop.ui.memory_browser import MemoryBrowser
-from desktop.ui.model_manager import ModelManager
-from desktop.ui.scheduler import MISSED_RUN_GRACE_S, Clock
-from desktop.ui.skill_editor import SkillEditorWindow
-from desktop.ui.task_runner import TaskRunner
-from desktop.ui.tasks_view import TasksWindow
-from desktop.ui.theme import Theme
-from desktop.ui.tray import Tray, tray_available
-from desktop.ui.worker import WorkerThread
+from desktop.core.backends.roles import Preparation, preparing_text
+from desktop.core.base import paths
+from desktop.core.base.errors import ReverieError
+from desktop.core.base.jobs import JobControl
+from desktop.core.dreaming.secret_sweep import sweep_snapshots, sweep_stored_secrets
+from desktop.ui.chat.markdown import warm_up
+from desktop.ui.chat.window import ChatWindow
+from desktop.ui.dreaming.report import DreamReportWindow
+from desktop.ui.dreaming.worker import DreamRunner
+from desktop.ui.memory.browser import MemoryBrowser
+from desktop.ui.shell.model_manager import ModelManager
+from desktop.ui.shell.scheduler import MISSED_RUN_GRACE_S, Clock
+from desktop.ui.shell.tray import Tray, tray_available
+from desktop.ui.skills.editor import SkillEditorWindow
+from desktop.ui.tasks.runner import TaskRunner
+from desktop.ui.tasks.window import TasksWindow
+from desktop.ui.widgets.job_watcher import ProgressWatcher
+from desktop.ui.widgets.theme import Theme
+from desktop.ui.widgets.worker import WorkerThread
 from models.broker import Job, Role
 
 if TYPE_CHECKING:
     from desktop.app import Core
-    from desktop.core.agenda import AgendaReview
     from desktop.core.dreaming.dreamer import Dreamer, DreamReport
-    from desktop.core.routines import TaskRun
+    from desktop.core.tasks.agenda import AgendaReview
+    from desktop.core.tasks.routines import TaskRun
 
 log = logging.getLogger(__name__)
 

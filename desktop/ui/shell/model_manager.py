@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.core.backends import describe_role
-from desktop.core.jobs import ROLE_NAMES, failure_message
-from desktop.core.model_library import ModelLibrary
-from desktop.core.settings import ModelSettings, Settings
-from desktop.core.text import size_text
-from desktop.ui.downloads import Downloads
-from desktop.ui.job_watcher import JobWatcher
-from desktop.ui.models_page import ModelsPage
-from desktop.ui.settings_window import SettingsWindow
-from desktop.ui.worker import TaskQueue
+from desktop.core.backends.library import ModelLibrary
+from desktop.core.backends.roles import describe_role
+from desktop.core.base.jobs import ROLE_NAMES, failure_message
+from desktop.core.base.settings import ModelSettings, Settings
+from desktop.core.base.text import size_text
+from desktop.ui.settings.downloads import Downloads
+from desktop.ui.settings.models_page import ModelsPage
+from desktop.ui.settings.window import SettingsWindow
+from desktop.ui.widgets.job_watcher import JobWatcher
+from desktop.ui.widgets.worker import TaskQueue
 from models.broker import Job, Role, RoleHealth
 from models.catalog import CatalogEntry
 from models.errors import ModelError
@@ -37,7 +37,7 @@ from models.server_http import ServerInfo, ServerProbe
 
 if TYPE_CHECKING:
     from desktop.app import Core
-    from desktop.ui.chat_window import ChatWindow
+    from desktop.ui.chat.window import ChatWindow
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QDir, QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from desktop.core.errors import EnvironmentProblem
+from desktop.core.base.errors import EnvironmentProblem
 
 _CONNECT_TIMEOUT_MS = 500
 _SOCKET_PATH_MAX = 104  # bytes of a Unix socket's path: 108 on Linux, 104 on macOS

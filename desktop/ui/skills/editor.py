@@ -33,13 +33,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db.skills import EVERY_STATUS, Skill, SkillStatus
-from desktop.core.errors import ReverieError
-from desktop.core.redaction import redaction_notice, taken_out
-from desktop.core.skills import SkillLibrary
-from desktop.ui.app_window import AppWindow, ListOrEmpty, card_list
-from desktop.ui.memory_views import count, named
-from desktop.ui.skill_views import (
+from desktop.core.privacy.redaction import redaction_notice, taken_out
+from desktop.core.skills.library import SkillLibrary
+from desktop.ui.memory.views import count, named
+from desktop.ui.skills.views import (
     SKILL_ROLE,
     UNREADABLE_ROLE,
     SkillDelegate,
@@ -48,7 +47,8 @@ from desktop.ui.skill_views import (
     skipped_text,
     uses_words,
 )
-from desktop.ui.unsaved import UnsavedGuard
+from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
+from desktop.ui.widgets.unsaved import UnsavedGuard
 
 TABS: tuple[tuple[SkillStatus, str], ...] = (
     ("active", "Skills"),

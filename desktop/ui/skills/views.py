@@ -2,7 +2,7 @@
 for its use and for files that could not be read, and the pane that edits
 one skill with a live preview of its summary and of its line in the prompt.
 
-They show what they are given and change nothing; ``desktop.ui.skill_editor``
+They show what they are given and change nothing; ``desktop.ui.skills.editor``
 does the saving, renaming and moving.
 """
 
@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.chat.prompt import SkillLine
 from desktop.core.db.skills import Skill
-from desktop.core.prompt_assembly import SkillLine
-from desktop.core.skills import (
+from desktop.core.skills.library import (
     DELETED,
     SUMMARY_CHARS,
     SkillRefused,
@@ -35,10 +35,10 @@ from desktop.core.skills import (
     skill_name,
     summary_of,
 )
-from desktop.ui.cards import CardDelegate, draw_chip, draw_line, small_font
-from desktop.ui.dream_views import when
-from desktop.ui.memory_views import count, named
-from desktop.ui.theme import active_palette
+from desktop.ui.dreaming.views import when
+from desktop.ui.memory.views import count, named
+from desktop.ui.widgets.cards import CardDelegate, draw_chip, draw_line, small_font
+from desktop.ui.widgets.theme import active_palette
 
 SKILL_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a list item's ``Skill``."""

@@ -22,9 +22,9 @@ from typing import Any, Literal
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from desktop.core.agenda import AgendaReviewer
-from desktop.core.jobs import JobControl
-from desktop.core.routines import RoutineRunner
+from desktop.core.base.jobs import JobControl
+from desktop.core.tasks.agenda import AgendaReviewer
+from desktop.core.tasks.routines import RoutineRunner
 
 log = logging.getLogger(__name__)
 

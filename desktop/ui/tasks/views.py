@@ -3,7 +3,7 @@ and run times, the grouping by conversation, and the detail pane that edits
 one task or, as the New task form, a task still to add (the same fields, so
 the same schedule field and its live reading).
 
-They show what they are given and change nothing; ``desktop.ui.tasks_view``
+They show what they are given and change nothing; ``desktop.ui.tasks.window``
 does the changing.
 """
 
@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db import Conversation
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatus
-from desktop.core.errors import ReverieError
-from desktop.core.schedules import (
+from desktop.core.tasks.schedules import (
     TYPED_EXAMPLES,
     WEEKDAYS,
     Daily,
@@ -44,9 +44,9 @@ from desktop.core.schedules import (
     listed,
     parse_schedule,
 )
-from desktop.core.tasks import schedule_words
-from desktop.ui.memory_views import count, named
-from desktop.ui.theme import active_palette
+from desktop.core.tasks.service import schedule_words
+from desktop.ui.memory.views import count, named
+from desktop.ui.widgets.theme import active_palette
 
 ROW_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a row's ``Task``, or a group row's ``TaskGroup``."""

@@ -39,15 +39,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.base.errors import ReverieError
 from desktop.core.db import Conversation, ConversationStore
 from desktop.core.db.tasks import EVERY_STATUS, KEEP, OPEN, Keep, Task, TaskStatus
-from desktop.core.errors import ReverieError
-from desktop.core.redaction import redaction_notice, taken_out
-from desktop.core.schedules import Schedule, parse_schedule
-from desktop.core.tasks import TaskService, schedule_words
-from desktop.ui.app_window import AppWindow, ListOrEmpty
-from desktop.ui.memory_views import named
-from desktop.ui.task_views import (
+from desktop.core.privacy.redaction import redaction_notice, taken_out
+from desktop.core.tasks.schedules import Schedule, parse_schedule
+from desktop.core.tasks.service import TaskService, schedule_words
+from desktop.ui.memory.views import named
+from desktop.ui.tasks.views import (
     COLUMNS,
     ROW_ROLE,
     TEXT,
@@ -62,7 +61,8 @@ from desktop.ui.task_views import (
     read_schedule,
     stored_reading,
 )
-from desktop.ui.unsaved import UnsavedGuard
+from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty
+from desktop.ui.widgets.unsaved import UnsavedGuard
 
 FILTERS: dict[str, tuple[str, tuple[TaskStatus, ...]]] = {
     "open": ("To do", OPEN),

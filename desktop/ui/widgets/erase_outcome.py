@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from desktop.core.erasure import ErasedNotFinished, Erasure
+from desktop.core.dreaming.erasure import ErasedNotFinished, Erasure
 
 
 def erased_or_unfinished(erase: Callable[[], Erasure]) -> Erasure | ErasedNotFinished:

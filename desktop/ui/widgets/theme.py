@@ -29,9 +29,9 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from desktop.core import paths
-from desktop.core.files import make_missing_folders, write_atomically
-from desktop.core.settings import Appearance, Settings
+from desktop.core.base import paths
+from desktop.core.base.files import make_missing_folders, write_atomically
+from desktop.core.base.settings import Appearance, Settings
 
 log = logging.getLogger(__name__)
 

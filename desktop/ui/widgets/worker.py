@@ -1,7 +1,7 @@
 """Runs chat work (a turn, a compaction, maintenance) off the UI thread.
 
 ``Worker`` is a QObject that lives on its own QThread.  A task is a plain
-function given a listener (``desktop.core.chat.TurnListener``); the worker is
+function given a listener (``desktop.core.chat.service.TurnListener``); the worker is
 that listener and re-emits what it hears as queued signals, so the window
 never waits on the model and the core never sees Qt.
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from desktop.core.chat import Reply, ReplyKind, Stage, TurnListener
-from desktop.core.tools import ToolCall
+from desktop.core.chat.service import Reply, ReplyKind, Stage, TurnListener
+from desktop.core.chat.tools.toolbox import ToolCall
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.paths import data_dir
+from desktop.core.base.paths import data_dir
 from models.catalog import (
     CATALOG_FILE,
     Catalog,

@@ -11,23 +11,23 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from desktop.core.chat import ChatService
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings, Settings
+from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database
 from desktop.core.dreaming.dedup import DedupPass
 from desktop.core.dreaming.dreamer import Dreamer
+from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.fading import DecayPass, StalePass
-from desktop.core.erasure import Eraser
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings, Settings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
-from desktop.ui.chat_window import ChatWindow
-from desktop.ui.dream_report import DreamReportWindow
-from desktop.ui.memory_browser import MemoryBrowser
-from desktop.ui.settings_window import SettingsWindow
-from desktop.ui.skill_editor import SkillEditorWindow
-from desktop.ui.tasks_view import TasksWindow
+from desktop.core.memory.service import MemoryService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
+from desktop.ui.chat.window import ChatWindow
+from desktop.ui.dreaming.report import DreamReportWindow
+from desktop.ui.memory.browser import MemoryBrowser
+from desktop.ui.settings.window import SettingsWindow
+from desktop.ui.skills.editor import SkillEditorWindow
+from desktop.ui.tasks.window import TasksWindow
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
 

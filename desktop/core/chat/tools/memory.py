@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop.core.memory_gate import MemoryRefused
-from desktop.core.memory_service import MemoryCategory, MemoryService
-from desktop.core.prompt_assembly import memory_line
-from desktop.core.tools import Tool, ToolContext, ToolResult
+from desktop.core.chat.prompt import memory_line
+from desktop.core.chat.tools.toolbox import Tool, ToolContext, ToolResult
+from desktop.core.memory.gate import MemoryRefused
+from desktop.core.memory.service import MemoryCategory, MemoryService
 
 SEARCH_LIMIT = 5
 # Lengths a model may write.  llama-cpp-python spells a length limit out as

@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop.core.chat.tools.toolbox import Tool, ToolContext, ToolResult
 from desktop.core.db.skills import SkillNotFound
-from desktop.core.skills import NAME_CHARS, SkillLibrary
-from desktop.core.tools import Tool, ToolContext, ToolResult
+from desktop.core.skills.library import NAME_CHARS, SkillLibrary
 
 # What a model may write, and read back at once: a skill longer than this
 # reaches the model cut (and says so), so it cannot crowd out the conversation.

@@ -6,7 +6,7 @@ written in the words the prompt shows (``daily at 09:00``), held to them by
 a pattern in the grammar and read by ``parse_schedule``.  A task with a
 ``routine`` (what Reverie itself should do each time it runs, e.g. "Suggest
 a short stretching exercise") runs that prompt when due instead of only
-reminding (see ``desktop.core.routines``); ``none`` makes it a plain task
+reminding (see ``desktop.core.tasks.routines``); ``none`` makes it a plain task
 again.  What an action
 needs (an id, a text) is checked with the arguments, so a call missing it
 comes back as wrong arguments; a refusal (a schedule in the past, a
@@ -20,10 +20,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolResult
 from desktop.core.db.tasks import DEFAULT_PRIORITY, KEEP, LOW, URGENT, Task
-from desktop.core.schedules import SCHEDULE_PATTERN, parse_schedule
-from desktop.core.tasks import TaskService, schedule_words
-from desktop.core.tools import RowId, Tool, ToolContext, ToolResult
+from desktop.core.tasks.schedules import SCHEDULE_PATTERN, parse_schedule
+from desktop.core.tasks.service import TaskService, schedule_words
 
 TaskAction = Literal["add", "complete", "update", "pause", "resume", "delete", "list"]
 # What a model may write; longer tasks belong in a skill or a memory.

@@ -28,9 +28,9 @@ from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
 
-from desktop.core.errors import ReverieError
-from desktop.core.memory_service import Remembered
-from desktop.core.prompts import PromptLibrary
+from desktop.core.base.errors import ReverieError
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.memory.service import Remembered
 from models.errors import StructuredOutputError
 from models.structured import parse_structured
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.backends import (
+from desktop.core.backends.library import ModelLibrary, NotDownloaded
+from desktop.core.backends.roles import (
     DEFAULT_EMBEDDER_NAME,
     BackendMaker,
     Preparation,
@@ -18,9 +19,8 @@ from desktop.core.backends import (
     describe_role,
     preparing_text,
 )
-from desktop.core.model_library import ModelLibrary, NotDownloaded
-from desktop.core.secrets import SecretStore
-from desktop.core.settings import Backend, ModelSettings
+from desktop.core.base.secrets import SecretStore
+from desktop.core.base.settings import Backend, ModelSettings
 from models import convert_bert
 from models.broker import InferenceBroker, Role
 from models.catalog import load_catalog

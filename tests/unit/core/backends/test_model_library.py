@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.model_library import (
+from desktop.core.backends.library import (
     EMBEDDED,
     ModelLibrary,
     NotDownloaded,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.model_library import ModelLibrary
+from desktop.core.backends.library import ModelLibrary
 from models.catalog import load_catalog
 from models.download import Downloader, DownloadState, part_path, rejected_path
 from models.errors import DownloadFailed

@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.backends import BackendMaker, api_key_name
-from desktop.core.chat import ChatService, Stage
+from desktop.core.backends.library import ModelLibrary
+from desktop.core.backends.roles import BackendMaker, api_key_name
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.secrets import SecretStore
+from desktop.core.base.settings import Backend, DreamSettings, ModelSettings
+from desktop.core.chat.service import ChatService, Stage
 from desktop.core.db import ConversationStore, Database
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.memory_service import MemoryService
-from desktop.core.model_library import ModelLibrary
-from desktop.core.prompts import PromptLibrary
-from desktop.core.secrets import SecretStore
-from desktop.core.settings import Backend, DreamSettings, ModelSettings
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker, Job, Priority, Role
 from models.catalog import load_catalog
 from models.interfaces import ChatMessage, GenerationOptions

@@ -21,15 +21,22 @@ from pathlib import Path
 import pytest
 
 from desktop.app import _logging
+from desktop.core.base.paths import (
+    ENV_CACHE,
+    ENV_CONFIG,
+    ENV_DATA,
+    ENV_HOME,
+    AppPaths,
+    resolve_paths,
+)
+from desktop.core.base.settings import Settings, save_settings
 from desktop.core.db import Database, MemoryStore, open_database
 from desktop.core.db.skills import SkillStore
 from desktop.core.dreaming.snapshots import take_snapshot
 from desktop.core.dreaming.working_set import write_working_set
-from desktop.core.paths import ENV_CACHE, ENV_CONFIG, ENV_DATA, ENV_HOME, AppPaths, resolve_paths
-from desktop.core.settings import Settings, save_settings
-from desktop.core.skills import DELETED, DRAFTS, SkillLibrary
+from desktop.core.skills.library import DELETED, DRAFTS, SkillLibrary
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 @pytest.fixture(autouse=True)

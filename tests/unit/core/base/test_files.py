@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.files import write_atomically
+from desktop.core.base.files import write_atomically
 
 
 def test_a_failed_write_keeps_the_previous_file(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core import files
-from desktop.core.files import leftovers_of, write_atomically
+from desktop.core.base import files
+from desktop.core.base.files import leftovers_of, write_atomically
 
 NAME_MAX = 255
 LONG_NAMES = [

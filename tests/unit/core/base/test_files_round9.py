@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core import files
-from desktop.core.files import write_atomically
+from desktop.core.base import files
+from desktop.core.base.files import write_atomically
 
 MEMORY = "The user files the quillfern receipts on Fridays"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from desktop.core import paths
-from desktop.core.paths import (
+from desktop.core.base import paths
+from desktop.core.base.paths import (
     APP_NAME,
     ENV_CACHE,
     ENV_CONFIG,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.paths import (
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.paths import (
     ENV_CACHE,
     ENV_CONFIG,
     ENV_DATA,

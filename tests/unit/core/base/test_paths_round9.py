@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop.app import main
-from desktop.core.paths import (
+from desktop.core.base.paths import (
     ENV_CACHE,
     ENV_CONFIG,
     ENV_DATA,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core import paths
-from desktop.core.paths import AppPaths
-from desktop.core.prompts import PromptLibrary, fill
+from desktop.core.base import paths
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.prompts import PromptLibrary, fill
 
 SHIPPED_BASE = """<!-- section: core always -->
 You are a test companion.

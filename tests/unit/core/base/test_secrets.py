@@ -11,9 +11,9 @@ import keyring.errors
 import pytest
 from keyring.backends import fail, null
 
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.paths import AppPaths
-from desktop.core.secrets import SERVICE, SecretStore, SecretsUnavailable
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.secrets import SERVICE, SecretStore, SecretsUnavailable
 from tests.fakes import MemoryKeyring
 
 SECRET = "sk-very-secret-value-123"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.paths import AppPaths
-from desktop.core.settings import (
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.settings import (
     MAX_SETTINGS_BYTES,
     SETTINGS_VERSION,
     Backend,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.paths import AppPaths
-from desktop.core.settings import Settings, SettingsProblem, load_settings, save_settings
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.settings import Settings, SettingsProblem, load_settings, save_settings
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ import annotated_types
 import pytest
 from pydantic import BaseModel
 
-from desktop.core.paths import AppPaths
-from desktop.core.settings import Settings, SettingsProblem, load_settings, save_settings
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.settings import Settings, SettingsProblem, load_settings, save_settings
 
 
 @pytest.fixture

@@ -18,16 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core import settings_file
-from desktop.core.paths import AppPaths
-from desktop.core.settings import (
+from desktop.core.base import settings_file
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.settings import (
     Backend,
     Settings,
     SettingsProblem,
     load_settings,
     save_settings,
 )
-from desktop.core.settings_file import settings_lock
+from desktop.core.base.settings_file import settings_lock
 
 
 @pytest.fixture

@@ -24,11 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.db import open_database
-from desktop.core.db.errors import DatabaseUnavailable
-from desktop.core.db.writable import refuse_read_only
-from desktop.core.paths import AppPaths
-from desktop.core.settings import (
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.settings import (
     SETTINGS_VERSION,
     Settings,
     SettingsProblem,
@@ -36,11 +33,14 @@ from desktop.core.settings import (
     load_settings,
     save_settings,
 )
+from desktop.core.db import open_database
+from desktop.core.db.errors import DatabaseUnavailable
+from desktop.core.db.writable import refuse_read_only
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
 from models.errors import ModelUnavailable
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 NOBODY = 65534
 
 
@@ -153,7 +153,7 @@ def test_a_config_folder_closed_to_the_user_is_a_problem_not_a_crash(shared_tmp:
 
     done = _child(
         "from pathlib import Path\n"
-        "from desktop.core.settings import is_absent, load_settings\n"
+        "from desktop.core.base.settings import is_absent, load_settings\n"
         f"path = Path({str(settings_file)!r})\n"
         "settings, problem = load_settings(path)\n"
         "print(settings.chat.language, is_absent(path))\n"
@@ -178,7 +178,7 @@ def test_a_log_file_on_a_full_disk_says_so_once_and_the_app_goes_on(tmp_path: Pa
     done = _child(
         "import logging\n"
         "from pathlib import Path\n"
-        "from desktop.core.log_privacy import PrivateRotatingFileHandler\n"
+        "from desktop.core.privacy.log_privacy import PrivateRotatingFileHandler\n"
         f"handler = PrivateRotatingFileHandler(Path({str(log_file)!r}), "
         "max_bytes=1000000, backups=3)\n"
         "log = logging.getLogger('reverie')\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop.core.text_fold import APOSTROPHES, fold, folded, folded_text, normalised
+from desktop.core.base.text_fold import APOSTROPHES, fold, folded, folded_text, normalised
 
 _SOME = "ab Z\t\n\x00\x1b\x1c\x7f\u0301\u00e9\u200b\u0430\uff50\U0001f9d1\u200d\ud55c\u3164"
 """Plain letters and spaces, controls, accents, invisibles, look-alikes, emoji, Hangul."""

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from desktop.core import credential_nearby, credential_phrases, text_scan
+from desktop.core.base import text_scan
+from desktop.core.privacy import credential_nearby, credential_phrases
 
 PIECES = [
     "my password is hunter2x9 ",
@@ -63,7 +64,7 @@ def test_a_match_running_into_the_window_end_is_read_again_over_the_whole_text(
 def test_redaction_of_a_long_text_is_the_same_read_by_windows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from desktop.core.redaction import redact
+    from desktop.core.privacy.redaction import redact
 
     text = _text(7, 3_000)
     whole = redact(text).text

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.time_zones import UnknownTimeZone, local_zone, zone_named
+from desktop.core.base.time_zones import UnknownTimeZone, local_zone, zone_named
 
 ZONEINFO = Path("/usr/share/zoneinfo")
 needs_zone_files = pytest.mark.skipif(

@@ -11,15 +11,15 @@ from collections.abc import Callable
 
 import pytest
 
-from desktop.core.chat import SYSTEM_EVENT, ChatService, Stage, Turn
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.paths import resolve_paths
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ChatSettings, ModelSettings
+from desktop.core.chat.service import SYSTEM_EVENT, ChatService, Stage, Turn
 from desktop.core.db import ConversationStore, Database, MessageRole
-from desktop.core.jobs import JobControl
-from desktop.core.memory_category import CATEGORIES
-from desktop.core.memory_gate import MemoryRefused
-from desktop.core.memory_service import MemoryService
-from desktop.core.paths import resolve_paths
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import ChatSettings, ModelSettings
+from desktop.core.memory.category import CATEGORIES
+from desktop.core.memory.gate import MemoryRefused
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from models.llama_chat import LlamaChatModel
@@ -396,7 +396,7 @@ def test_a_failed_compaction_leaves_the_conversation_as_it_was(
 def test_an_empty_summary_is_a_failure(
     chat: ChatService, store: ConversationStore, model: ScriptedChatModel
 ) -> None:
-    from desktop.core.compaction import CompactionFailed
+    from desktop.core.chat.compaction import CompactionFailed
 
     conversation = chat.new_conversation()
     _fill(store, conversation.id, 14)

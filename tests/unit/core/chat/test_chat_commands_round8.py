@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.chat import ChatService
-from desktop.core.tools import ROW_ID_MAX
+from desktop.core.chat.service import ChatService
+from desktop.core.chat.tools.toolbox import ROW_ID_MAX
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.chat import ChatService, MessageRefused
+from desktop.core.chat.service import ChatService, MessageRefused
 from desktop.core.db import ConversationStore
 
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.chat import ChatService
+from desktop.core.base.jobs import JobControl
+from desktop.core.chat.service import ChatService
+from desktop.core.chat.tools.toolbox import TOOL_CALL_START
 from desktop.core.db import ConversationStore, Database
-from desktop.core.jobs import JobControl
-from desktop.core.memory_service import MemoryService
-from desktop.core.redaction import redaction_notice
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskRefused, TaskService
-from desktop.core.tools import TOOL_CALL_START
+from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.redaction import redaction_notice
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskRefused, TaskService
 from tests.fakes import Recorder, ScriptedChatModel
 
 SECRET = "hunter2"

@@ -2,14 +2,14 @@
 do.  Only ASCII "0" was taken off, so an id written after many Arabic-Indic
 or fullwidth zeros was "no memory can have it" while the memory was there.
 And the message an edit sends names the ones it replaced (the harvest then
-does not count what they said twice: tests/unit/core/test_harvest_round11.py).
+does not count what they said twice: tests/unit/core/memory/test_harvest_round11.py).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from desktop.core.chat import ChatService
+from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore
 from tests.fakes import Recorder, ScriptedChatModel
 

@@ -9,16 +9,16 @@ from __future__ import annotations
 import json
 from datetime import time
 
-from desktop.core.chat import ChatService
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ChatSettings, ModelSettings
+from desktop.core.chat.service import ChatService
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.toolbox import TOOL_CALL_START, Toolbox
 from desktop.core.db import ConversationStore
-from desktop.core.memory_service import MemoryService
-from desktop.core.memory_tools import memory_tools
-from desktop.core.prompts import PromptLibrary
-from desktop.core.schedules import Daily
-from desktop.core.settings import ChatSettings, ModelSettings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
-from desktop.core.tools import TOOL_CALL_START, Toolbox
+from desktop.core.memory.service import MemoryService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.schedules import Daily
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from tests.fakes import Recorder, ScriptedChatModel
 

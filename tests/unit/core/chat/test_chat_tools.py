@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 
-from desktop.core.chat import MAX_TOOL_CALLS, SYSTEM_EVENT, ChatService, visible_text
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ChatSettings, ModelSettings
+from desktop.core.chat.service import MAX_TOOL_CALLS, SYSTEM_EVENT, ChatService, visible_text
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.toolbox import TOOL_CALL_START, Toolbox, ToolCall
 from desktop.core.db import ConversationStore, MemoryQuery
-from desktop.core.memory_service import MemoryService
-from desktop.core.memory_tools import memory_tools
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import ChatSettings, ModelSettings
-from desktop.core.tools import TOOL_CALL_START, Toolbox, ToolCall
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.fakes import Recorder, ScriptedChatModel
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.commands import COMMANDS, Command, help_text, parse
+from desktop.core.chat.commands import COMMANDS, Command, help_text, parse
 
 
 @pytest.mark.parametrize(

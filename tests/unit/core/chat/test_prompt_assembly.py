@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from desktop.core.db import Memory
-from desktop.core.paths import AppPaths
-from desktop.core.prompt_assembly import (
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.chat.prompt import (
     ComponentLimits,
     MemoryLine,
     PromptInputs,
@@ -21,7 +21,7 @@ from desktop.core.prompt_assembly import (
     content_hash,
     memory_line,
 )
-from desktop.core.prompts import PromptLibrary
+from desktop.core.db import Memory
 from models.interfaces import ChatMessage
 from tests.prompt_markup import live_count, tag_variant, turn_variant
 

@@ -17,13 +17,13 @@ from dataclasses import replace
 
 import pytest
 
-from desktop.core.chat import ChatService
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ChatSettings, ModelSettings
+from desktop.core.chat.service import ChatService
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.toolbox import TOOL_CALL_START, Toolbox
 from desktop.core.db import ConversationStore, Database, MemoryQuery
-from desktop.core.memory_service import MemoryService
-from desktop.core.memory_tools import memory_tools
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import ChatSettings, ModelSettings
-from desktop.core.tools import TOOL_CALL_START, Toolbox
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.llama_chat import LlamaChatModel

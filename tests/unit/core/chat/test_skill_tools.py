@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.chat.tools.skills import READ_CHARS, skill_tools
+from desktop.core.chat.tools.toolbox import Toolbox, ToolContext
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.skills import EVERY_STATUS, SkillStore
-from desktop.core.paths import AppPaths
-from desktop.core.prompts import PromptLibrary
-from desktop.core.skill_tools import READ_CHARS, skill_tools
-from desktop.core.skills import SkillLibrary
-from desktop.core.tools import Toolbox, ToolContext
+from desktop.core.skills.library import SkillLibrary
 from models.interfaces import ChatMessage, GenerationOptions
 from models.llama_chat import LlamaChatModel
 from models.sampling import grammar_for_schema

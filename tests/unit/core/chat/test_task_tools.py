@@ -12,17 +12,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.chat.tools.tasks import TaskCall, task_tools
+from desktop.core.chat.tools.toolbox import Toolbox, ToolContext
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import EVERY_STATUS, Task, TaskStore
-from desktop.core.prompts import PromptLibrary
-from desktop.core.schedules import Daily
-from desktop.core.task_tools import TaskCall, task_tools
-from desktop.core.tasks import TaskService
-from desktop.core.tools import Toolbox, ToolContext
+from desktop.core.tasks.schedules import Daily
+from desktop.core.tasks.service import TaskService
 from models.interfaces import ChatMessage, GenerationOptions
 from models.llama_chat import LlamaChatModel
 from models.sampling import grammar_for_schema
-from tests.unit.core.tool_checks import TOOL_ERROR
+from tests.unit.core.chat.tool_checks import TOOL_ERROR
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 22, 12, tzinfo=BERLIN)

@@ -13,15 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.toolbox import Toolbox, ToolCall, ToolContext
 from desktop.core.db import ConversationStore, MemoryQuery
-from desktop.core.memory_service import MemoryService
-from desktop.core.memory_tools import memory_tools
-from desktop.core.prompts import PromptLibrary
-from desktop.core.tools import Toolbox, ToolCall, ToolContext
+from desktop.core.memory.service import MemoryService
 from models.interfaces import ChatMessage, GenerationOptions
 from models.llama_chat import LlamaChatModel
 from models.sampling import grammar_for_schema
-from tests.unit.core.tool_checks import TOOL_ERROR
+from tests.unit.core.chat.tool_checks import TOOL_ERROR
 
 EVERY = frozenset({"append_memory", "search_memory"})
 

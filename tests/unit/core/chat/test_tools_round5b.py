@@ -14,19 +14,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from desktop.core.chat import ChatService
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.chat.service import ChatService
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.skills import skill_tools
+from desktop.core.chat.tools.tasks import task_tools
+from desktop.core.chat.tools.toolbox import TOOL_CALL_START, Toolbox, ToolCall, ToolContext
 from desktop.core.db import ConversationStore, Database, MemoryQuery
 from desktop.core.db.tasks import EVERY_STATUS, Task
-from desktop.core.memory_service import MemoryService
-from desktop.core.memory_tools import memory_tools
-from desktop.core.prompts import PromptLibrary
-from desktop.core.skill_tools import skill_tools
-from desktop.core.skills import SkillLibrary
-from desktop.core.task_tools import task_tools
-from desktop.core.tasks import TaskService
-from desktop.core.tools import TOOL_CALL_START, Toolbox, ToolCall, ToolContext
+from desktop.core.memory.service import MemoryService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 from tests.fakes import Recorder, ScriptedChatModel
-from tests.unit.core.tool_checks import TOOL_ERROR
+from tests.unit.core.chat.tool_checks import TOOL_ERROR
 
 NEEDS_ID = ["complete", "update", "pause", "resume", "delete"]
 HUGE = [2**63, 2**63 + 1, 2**64, 10**30]

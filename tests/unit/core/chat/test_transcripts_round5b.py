@@ -11,16 +11,16 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.compaction import Compactor
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import MemorySettings
+from desktop.core.base.tokens import TokenCounter
+from desktop.core.chat.compaction import Compactor
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import TaskStore
-from desktop.core.harvest import Harvester
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompt_safety import SHOWN_LINE_BREAK, has_prompt_markup, safe_for_prompt
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import MemorySettings
-from desktop.core.tasks import TaskService
-from desktop.core.tokens import TokenCounter
+from desktop.core.memory.harvest import Harvester
+from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.prompt_safety import SHOWN_LINE_BREAK, has_prompt_markup, safe_for_prompt
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
 from tests.reviewers import reviewer_for

@@ -10,4 +10,4 @@ TOOL_ERROR = re.compile(
     r"|Wrong arguments for \w+: .+\.|\w+ failed: .+",
     re.DOTALL,
 )
-"""Every error a call can come back with (``desktop.core.tools``)."""
+"""Every error a call can come back with (``desktop.core.chat.tools.toolbox``)."""

@@ -1,7 +1,7 @@
 """Work done in a process of its own until it is killed, for the kill loops
 (``test_kill_loops``):
 
-    python -m tests.unit.core.kill_child dream|writes DATABASE JOURNAL SEED
+    python -m tests.unit.core.db.kill_child dream|writes DATABASE JOURNAL SEED
 
 ``dream``: dream after dream over the database (snapshots beside it), a
 scripted model merging the duplicates each round plants.  ``writes``: a
@@ -24,13 +24,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import ConversationStore, Database, MemoryStore, open_database
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.embedding import Embeddings
-from desktop.core.memory_gate import WriteGate
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings
+from desktop.core.memory.embedding import Embeddings
+from desktop.core.memory.gate import WriteGate
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from tests.dreams import add_memory, make_dreamer

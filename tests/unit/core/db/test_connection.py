@@ -301,7 +301,7 @@ if sys.argv[2] == "full":
     usage = namedtuple("usage", "total used free")
     shutil.disk_usage = lambda folder: usage(10**9, 10**9, 0)
 from desktop.core.db import open_database
-from desktop.core.errors import EnvironmentProblem
+from desktop.core.base.errors import EnvironmentProblem
 try:
     open_database(Path(sys.argv[1])).close()
 except EnvironmentProblem as error:

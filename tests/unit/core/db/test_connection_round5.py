@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.db import Database
 from desktop.core.db.connection import open_copy
 from desktop.core.db.errors import DatabaseUnavailable
-from desktop.core.errors import EnvironmentProblem
 
 
 @pytest.fixture

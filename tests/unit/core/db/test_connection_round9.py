@@ -11,7 +11,7 @@ import pytest
 
 from desktop.core.db import Database
 from desktop.core.db.connection import CopyGone, open_copy
-from desktop.core.secret_sweep import sweep_snapshots
+from desktop.core.dreaming.secret_sweep import sweep_snapshots
 
 
 def test_a_missing_copy_is_gone_and_not_created(database: Database, tmp_path: Path) -> None:
@@ -30,7 +30,7 @@ def test_the_sweep_does_not_bring_back_a_copy_rotated_away_after_it_was_listed(
     folder = tmp_path / "snapshots"
     folder.mkdir()
     listed = folder / "before-dream-20260101-000000.sqlite3"  # then rotated away
-    monkeypatch.setattr("desktop.core.secret_sweep.complete_snapshots", lambda _: [listed])
+    monkeypatch.setattr("desktop.core.dreaming.secret_sweep.complete_snapshots", lambda _: [listed])
 
     assert sweep_snapshots(database, folder) == 0
     assert not listed.exists()

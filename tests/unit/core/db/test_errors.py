@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import pytest
 
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.db import open_database
 from desktop.core.db.errors import (
     DatabaseBusy,
@@ -19,7 +20,6 @@ from desktop.core.db.errors import (
     translate,
     unavailable,
 )
-from desktop.core.errors import EnvironmentProblem, ReverieError
 
 PATH = Path("/home/someone/reverie.sqlite3")
 

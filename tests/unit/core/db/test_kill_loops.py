@@ -9,7 +9,7 @@ or not at all), and every safety copy that counts must be whole.
 
 The test runs a modest round; a bigger one by hand:
 
-    python -m tests.unit.core.test_kill_loops [--trials 100]
+    python -m tests.unit.core.db.test_kill_loops [--trials 100]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from desktop.core.db.errors import QueryFailed
 from desktop.core.dreaming.snapshots import complete_snapshots
 from tests.children import READY_S, start_ready
 
-CHILD = "tests.unit.core.kill_child"
+CHILD = "tests.unit.core.db.kill_child"
 CHILD_ROUNDS = 10_000
 """More rounds than a child lives (it is killed within seconds)."""
 TRIALS = 10

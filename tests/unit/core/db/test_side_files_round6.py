@@ -30,7 +30,7 @@ _OPEN_IN_CHILD = """
 import json, sys
 from pathlib import Path
 from desktop.core.db import open_database
-from desktop.core.errors import ReverieError
+from desktop.core.base.errors import ReverieError
 try:
     open_database(Path(sys.argv[1])).close()
 except ReverieError as problem:

@@ -15,7 +15,7 @@ import pytest
 
 from desktop.core.db import Database
 from desktop.core.db.tasks import RunOvertaken, Task, TaskNotFound, TaskStateError, TaskStore
-from desktop.core.schedules import Daily
+from desktop.core.tasks.schedules import Daily
 
 START = 1_795_000_000.0
 NEXT = START + 86_400

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import sqlean
 
+from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.db.connection import open_database
 from desktop.core.db.drivers import DriverCandidate
 from desktop.core.db.errors import DatabaseUnavailable
-from desktop.core.errors import EnvironmentProblem
 
 
 class _ReadOnlySqlean:

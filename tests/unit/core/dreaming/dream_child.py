@@ -15,13 +15,13 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import MemoryStore, open_database
 from desktop.core.dreaming.control import DreamControl, DreamProgress
-from desktop.core.embedding import Embeddings
-from desktop.core.memory_gate import WriteGate
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings
+from desktop.core.memory.embedding import Embeddings
+from desktop.core.memory.gate import WriteGate
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from tests.dreams import make_dreamer

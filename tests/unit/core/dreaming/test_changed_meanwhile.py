@@ -14,7 +14,7 @@ import pytest
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.memory_rows import MemoryStatus
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.skills import SkillLibrary
+from desktop.core.skills.library import SkillLibrary
 from models.interfaces import ChatMessage
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import Dreaming

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import ConversationStore, Database
 from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.control import DreamControl, DreamProgress
@@ -29,11 +31,9 @@ from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
+from desktop.core.memory.service import MemoryService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from tests.dreams import add_memory
 from tests.fakes import ScriptedChatModel

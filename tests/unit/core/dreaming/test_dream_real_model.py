@@ -10,8 +10,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
+from desktop.core.base.text_fold import normalised
 from desktop.core.db import ConversationStore, Database, DreamChange, Memory, NewMemory
 from desktop.core.db.skills import SkillStore
+from desktop.core.db.tally import notes_of
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.control import DreamControl
@@ -21,14 +25,10 @@ from desktop.core.dreaming.evidence import supports
 from desktop.core.dreaming.passes import DreamPass
 from desktop.core.dreaming.preferences import PreferencePass, not_a_preference
 from desktop.core.dreaming.skill_review import SkillPass
-from desktop.core.dreaming.tally import notes_of
 from desktop.core.dreaming.task_review import TaskPass
-from desktop.core.memory_service import MemoryService, lost_specifics, merge_problem
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
-from desktop.core.text_fold import normalised
+from desktop.core.memory.service import MemoryService, lost_specifics, merge_problem
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from models.llama_chat import LlamaChatModel

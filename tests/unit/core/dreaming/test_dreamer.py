@@ -10,12 +10,12 @@ from collections.abc import Callable
 
 import pytest
 
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import Database, NewMemory, open_database
 from desktop.core.dreaming.activity import UserActivity
 from desktop.core.dreaming.control import DreamControl, DreamProgress
 from desktop.core.dreaming.dreamer import DreamReport
-from desktop.core.settings import DreamSettings
-from desktop.core.skills import SkillLibrary
+from desktop.core.skills.library import SkillLibrary
 from tests.erasers import waiting_for_snapshots
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import DAY, Dreaming

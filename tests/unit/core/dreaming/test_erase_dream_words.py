@@ -8,6 +8,9 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import ConversationStore, Database, DreamStore, MemoryStore, open_database
 from desktop.core.db.purge import ERASED, RETRACTED_NOTE
 from desktop.core.dreaming.control import DreamControl
@@ -15,10 +18,7 @@ from desktop.core.dreaming.dreamer import Dreamer
 from desktop.core.dreaming.passes import PassContext, PassRejected
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.dreaming.snapshots import SNAPSHOT_PREFIX
-from desktop.core.memory_service import MemoryService
-from desktop.core.paths import AppPaths
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.erasers import eraser_for
 

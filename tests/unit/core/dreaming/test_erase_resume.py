@@ -5,7 +5,7 @@ went but before the file was compacted, the snapshots purged or
 
 The kill loop (slow) kills a real erasure with SIGKILL at random moments:
 
-    python -m pytest tests/unit/core/test_erase_resume.py -m slow
+    python -m pytest tests/unit/core/dreaming/test_erase_resume.py -m slow
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from desktop.core.db import ConversationStore, Database, DreamStore, MemoryStore, open_database
+from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.snapshots import SNAPSHOT_PREFIX, complete_snapshots
 from desktop.core.dreaming.working_set import write_working_set
-from desktop.core.erasure import Eraser
 from tests.children import READY_S, start_ready
 
 MARKER = "glimmerwharf"
@@ -38,7 +38,7 @@ import os, signal, sys
 from pathlib import Path
 from desktop.core.db import MemoryStore, open_database
 from desktop.core.db.purge import PurgeStore
-from desktop.core.erasure import Eraser
+from desktop.core.dreaming.erasure import Eraser
 
 how, home, memory_id, conversation_id = sys.argv[1:5]
 home = Path(home)

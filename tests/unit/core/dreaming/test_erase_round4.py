@@ -19,22 +19,22 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.chat import ChatService
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import MemorySettings
+from desktop.core.base.tokens import TokenCounter
+from desktop.core.chat.service import ChatService
+from desktop.core.chat.tools.toolbox import TOOL_CALL_START
 from desktop.core.db import ConversationStore, Database, DiskFull
 from desktop.core.db.purge import ERASED, Erasable, PurgeStore
 from desktop.core.db.skills import EVERY_STATUS
 from desktop.core.dreaming.control import DreamControl
+from desktop.core.dreaming.erasure import UNFINISHED_SUFFIX, ErasedNotFinished
 from desktop.core.dreaming.snapshots import take_snapshot
-from desktop.core.erasure import UNFINISHED_SUFFIX, ErasedNotFinished
-from desktop.core.harvest import Harvester
-from desktop.core.memory_service import MemoryService
-from desktop.core.paths import AppPaths
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import MemorySettings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
-from desktop.core.tokens import TokenCounter
-from desktop.core.tools import TOOL_CALL_START
+from desktop.core.memory.harvest import Harvester
+from desktop.core.memory.service import MemoryService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from tests.dreams import make_dreamer

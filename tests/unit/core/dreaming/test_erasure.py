@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.paths import AppPaths
 from desktop.core.db import Database, MemoryStore
+from desktop.core.dreaming.erasure import Eraser, Erasure
 from desktop.core.dreaming.snapshots import SNAPSHOT_PREFIX, complete_snapshots, take_snapshot
-from desktop.core.erasure import Eraser, Erasure
-from desktop.core.paths import AppPaths
 from tests.erasers import waiting_for_snapshots
 
 SECRET = "The user's safe combination is kept with Quillibrant the notary."

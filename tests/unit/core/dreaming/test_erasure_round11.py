@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from desktop.core.db import ConversationStore, Database, MemoryStore
+from desktop.core.dreaming.erasure import LEFTOVER_AGE_S, ErasedNotFinished, Eraser
 from desktop.core.dreaming.snapshots import take_snapshot
-from desktop.core.erasure import LEFTOVER_AGE_S, ErasedNotFinished, Eraser
 
 
 def test_a_leftover_that_cannot_be_removed_is_named_and_the_erasure_finishes_later(

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.paths import AppPaths
 from desktop.core.db import Database, MemoryStore, purge
+from desktop.core.dreaming.erasure import LEFTOVER_AGE_S, ErasedNotFinished, Eraser
 from desktop.core.dreaming.snapshots import complete_snapshots, take_snapshot
-from desktop.core.erasure import LEFTOVER_AGE_S, ErasedNotFinished, Eraser
-from desktop.core.paths import AppPaths
 
 SECRET = "The user's locker code is in the blue notebook."
 

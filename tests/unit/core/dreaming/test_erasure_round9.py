@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.db import ConversationStore, Database, MemoryStore
 from desktop.core.db.purge import Erasable, PurgeStore
+from desktop.core.dreaming.erasure import UNFINISHED_SUFFIX, Eraser
 from desktop.core.dreaming.snapshots import complete_snapshots, take_snapshot
-from desktop.core.erasure import UNFINISHED_SUFFIX, Eraser
-from desktop.core.errors import EnvironmentProblem
 
 MARKER = "quillfern"
 WAIT_S = 10.0

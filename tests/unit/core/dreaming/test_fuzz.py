@@ -19,13 +19,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import Database, MemoryStore, open_database
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.embedding import Embeddings
-from desktop.core.memory_gate import WriteGate
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings
+from desktop.core.memory.embedding import Embeddings
+from desktop.core.memory.gate import WriteGate
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.dreams import add_memory, make_dreamer
 from tests.fakes import HashingEmbedder, ScriptedChatModel

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
 from desktop.core.db import Database, MemoryStore, open_database
-from desktop.core.embedding import Embeddings
-from desktop.core.memory_gate import WriteGate
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
+from desktop.core.memory.embedding import Embeddings
+from desktop.core.memory.gate import WriteGate
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.dreams import add_memory
 from tests.fakes import HashingEmbedder

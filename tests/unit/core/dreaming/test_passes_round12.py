@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from desktop.core.base.tokens import MESSAGE_OVERHEAD
 from desktop.core.db import ConversationStore, Database
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
-from desktop.core.tokens import MESSAGE_OVERHEAD
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.llama_chat import ContextOverflow
 from tests.fakes import ScriptedChatModel

@@ -10,18 +10,18 @@ from pathlib import Path
 import pytest
 
 from desktop.app import _logging
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import ConversationStore, Database, DreamStore, MemoryStore, open_database
 from desktop.core.db.migrations import MIGRATIONS, applied_versions, latest_version
 from desktop.core.db.purge import ERASED, Erasable, PurgeStore
 from desktop.core.dreaming.control import DreamControl
+from desktop.core.dreaming.erasure import DAY
 from desktop.core.dreaming.snapshots import SNAPSHOT_PREFIX
 from desktop.core.dreaming.working_set import write_working_set
-from desktop.core.erasure import DAY
-from desktop.core.memory_export import export_jsonl, export_markdown
-from desktop.core.memory_service import MemoryService
-from desktop.core.paths import AppPaths
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings
+from desktop.core.memory.export import export_jsonl, export_markdown
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.dreams import make_dreamer
 from tests.erasers import eraser_for

@@ -9,12 +9,17 @@ import json
 import threading
 from pathlib import Path
 
+from desktop.core.base.jobs import JobControl
 from desktop.core.db import ConversationStore, open_database
 from desktop.core.db.migrations import MIGRATIONS
+from desktop.core.dreaming.secret_sweep import (
+    BATCH,
+    _redacted,
+    sweep_snapshots,
+    sweep_stored_secrets,
+)
 from desktop.core.dreaming.snapshots import SnapshotsLock, take_snapshot
-from desktop.core.jobs import JobControl
-from desktop.core.redaction import redact
-from desktop.core.secret_sweep import BATCH, _redacted, sweep_snapshots, sweep_stored_secrets
+from desktop.core.privacy.redaction import redact
 from tests.erasers import waiting_for_snapshots
 
 SECRET = "hunter2zq"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from desktop.core.db import ConversationStore, MemoryStore, open_database
 from desktop.core.db.migrations import MIGRATIONS
+from desktop.core.dreaming.erasure import Eraser
+from desktop.core.dreaming.secret_sweep import sweep_snapshots
 from desktop.core.dreaming.snapshots import complete_snapshots, take_snapshot
-from desktop.core.erasure import Eraser
-from desktop.core.secret_sweep import sweep_snapshots
-from tests.unit.core.test_secret_sweep import SECRET, _old_database
+from tests.unit.core.dreaming.test_secret_sweep import SECRET, _old_database
 
 # Opens the copy as any SQLite program would, changes it, and dies before
 # the commit: the copy's rollback journal stays beside it, hot.

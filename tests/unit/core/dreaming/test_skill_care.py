@@ -16,7 +16,7 @@ import pytest
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.dreaming.evidence import lost_specifics, skill_specifics
 from desktop.core.dreaming.skill_notes import ChangeNotes
-from desktop.core.skills import SkillLibrary
+from desktop.core.skills.library import SkillLibrary
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import Dreaming
 

@@ -15,7 +15,7 @@ from desktop.core.db import DreamStore
 from desktop.core.dreaming.proposals import ChangeRefused, Proposal
 from desktop.core.dreaming.skill_changes import digests
 from desktop.core.dreaming.skill_notes import ChangeNotes, Note
-from desktop.core.skills import file_text
+from desktop.core.skills.library import file_text
 from tests.skill_worlds import SHORT_TEA, TEA, World, open_world
 
 OLD_LEDGER = "Ledger\n1. Old steps.\n2. More.\n"

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from desktop.core.base.paths import AppPaths
 from desktop.core.db import ConversationStore, DreamStore
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.dreaming.skill_changes import SkillChanges
-from desktop.core.paths import AppPaths
-from desktop.core.skills import SkillFileError
+from desktop.core.skills.library import SkillFileError
 from tests.erasers import eraser_for
 from tests.skill_worlds import (
     COFFEE,

@@ -12,7 +12,7 @@ import pytest
 from desktop.core.db import ConversationStore, Database, Message
 from desktop.core.dreaming.control import DreamControl, DreamProgress
 from desktop.core.dreaming.skill_review import recurring_terms
-from desktop.core.skills import SkillLibrary
+from desktop.core.skills.library import SkillLibrary
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import Dreaming
 

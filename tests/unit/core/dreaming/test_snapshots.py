@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import Database, DiskFull, open_database
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.dreaming.snapshots import SnapshotFailed, take_snapshot
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.settings import DreamSettings
 from tests.unit.core.dreaming.conftest import Dreaming
 
 REX = "The user has a dog named Rex"

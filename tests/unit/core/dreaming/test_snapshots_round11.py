@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.db import ConversationStore, Database, MemoryStore
+from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.snapshots import complete_snapshots, roll_back_cut, take_snapshot
-from desktop.core.erasure import Eraser
-from desktop.core.errors import EnvironmentProblem
 
 MARKER = b"quillfern"
 KINDS = ["a folder", "a named pipe", "a link to a folder"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.dreaming.tally import described, notes_of, outcome_now, recounted
+from desktop.core.db.tally import described, notes_of, outcome_now, recounted
 
 NOTE = "A merge of #1, #2 was refused: it dropped 10."
 

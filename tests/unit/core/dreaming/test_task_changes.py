@@ -12,8 +12,8 @@ from desktop.core.db import Database, MemoryStore
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.proposals import Applying, Proposal
 from desktop.core.dreaming.task_changes import TaskChanges
-from desktop.core.redaction import Redactor
-from desktop.core.tasks import TaskRefused, TaskService
+from desktop.core.privacy.redaction import Redactor
+from desktop.core.tasks.service import TaskRefused, TaskService
 
 CAUGHT = "Zq8!said1"
 """A value redaction catches only where a credential word names it."""

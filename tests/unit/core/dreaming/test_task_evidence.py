@@ -9,7 +9,7 @@ done: the task stays open and the report says why.  Words that only might
 say so (a hedge, a done word not naming the task) wait for the user's
 approval.  (The
 phrasings themselves are tested on ``said_done``, in
-tests/unit/core/test_task_evidence.py.)
+tests/unit/core/tasks/test_task_evidence.py.)
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 from desktop.core.db import Conversation, ConversationStore, Database
 from desktop.core.db.conversations import MessageRole
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.tasks import TaskService
+from desktop.core.tasks.service import TaskService
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import Dreaming
 

@@ -10,7 +10,7 @@ import pytest
 
 from desktop.core.db import ConversationStore, Database
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.tasks import TaskService
+from desktop.core.tasks.service import TaskService
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import DAY, Dreaming
 

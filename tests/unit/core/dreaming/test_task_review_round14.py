@@ -15,8 +15,8 @@ from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import Task
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.dreaming.dreamer import DreamReport
-from desktop.core.schedules import parse_schedule
-from desktop.core.tasks import TaskService
+from desktop.core.tasks.schedules import parse_schedule
+from desktop.core.tasks.service import TaskService
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import Dreaming
 

@@ -1,5 +1,5 @@
 """A harvest in a process of its own, for the kill test: ``python -m
-tests.unit.core.harvest_child DATABASE FOLDER KILL_AT``.
+tests.unit.core.memory.harvest_child DATABASE FOLDER KILL_AT``.
 
 It harvests every conversation of DATABASE that has new messages, over a
 fake model that states each user message of the transcript as a fact.
@@ -21,12 +21,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import MemorySettings
+from desktop.core.base.tokens import TokenCounter
 from desktop.core.db import ConversationStore, Database, open_database
-from desktop.core.harvest import Harvester
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import MemorySettings
-from desktop.core.tokens import TokenCounter
+from desktop.core.memory.harvest import Harvester
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from tests.fakes import HashingEmbedder, ScriptedChatModel

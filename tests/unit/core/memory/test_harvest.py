@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
 from desktop.core.db import ConversationStore, Database
-from desktop.core.harvest import RETRY_AFTER_HOURS, Harvester, HarvestFailed
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
+from desktop.core.memory.harvest import RETRY_AFTER_HOURS, Harvester, HarvestFailed
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.errors import ModelError
 from models.llama_chat import LlamaChatModel

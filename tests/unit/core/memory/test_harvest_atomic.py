@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
 from desktop.core.db import ConversationStore, Database, DiskFull, NewMemory, open_database
 from desktop.core.db.memory_writes import MemoryWrites
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
 from tests.harvesters import Clock, harvest_answer, harvester_for, talk
-from tests.unit.core.harvest_child import harvest_all
+from tests.unit.core.memory.harvest_child import harvest_all
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 KILLS = 10
 
 
@@ -133,7 +133,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int]
 
 
 def _killed_harvest(database: Path, kill_at: int) -> subprocess.CompletedProcess[str]:
-    child = ["-m", "tests.unit.core.harvest_child", str(database), str(database.parent)]
+    child = ["-m", "tests.unit.core.memory.harvest_child", str(database), str(database.parent)]
     return subprocess.run(
         [sys.executable, *child, str(kill_at)],
         cwd=ROOT,

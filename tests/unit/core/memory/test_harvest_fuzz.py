@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import MemorySettings
+from desktop.core.base.tokens import TokenCounter
 from desktop.core.db import ConversationStore, open_database
-from desktop.core.harvest import Harvester, HarvestFailed, UnusableAnswer
-from desktop.core.memory_category import MemoryCategory
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import MemorySettings
-from desktop.core.tokens import TokenCounter
+from desktop.core.memory.category import MemoryCategory
+from desktop.core.memory.harvest import Harvester, HarvestFailed, UnusableAnswer
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
 from tests.harvesters import talk

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.prompts import PromptLibrary
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.migrations import MIGRATIONS
-from desktop.core.harvest import ATTEMPTS, RETRY_AFTER_HOURS, Harvester, HarvestFailed
-from desktop.core.jobs import JobControl
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
+from desktop.core.memory.harvest import ATTEMPTS, RETRY_AFTER_HOURS, Harvester, HarvestFailed
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.errors import GenerationCancelled, ModelUnavailable
 from models.interfaces import GenerationOptions

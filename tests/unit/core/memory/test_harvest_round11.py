@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.chat import ChatService
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore
-from desktop.core.harvest import Harvester
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
+from desktop.core.memory.harvest import Harvester
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.llama_embedder import LlamaEmbedder
 from tests.fakes import Recorder, ScriptedChatModel

@@ -8,14 +8,14 @@ import json
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.text import readable
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.toolbox import Toolbox, ToolContext
 from desktop.core.db import ConversationStore, MemoryQuery
-from desktop.core.harvest import Harvester, NotTheUsersWords
-from desktop.core.memory_gate import MemoryRefused
-from desktop.core.memory_service import MemoryService
-from desktop.core.memory_tools import memory_tools
-from desktop.core.prompts import PromptLibrary
-from desktop.core.text import readable
-from desktop.core.tools import Toolbox, ToolContext
+from desktop.core.memory.gate import MemoryRefused
+from desktop.core.memory.harvest import Harvester, NotTheUsersWords
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
 from tests.harvesters import Clock, harvest_answer, harvester_for, talk

@@ -9,15 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from desktop.core.embedding import Vectors
-from desktop.core.memory_category import (
+from desktop.core.memory.category import (
     CATEGORIES,
     CategoryGuesser,
     MemoryCategory,
     guess_category,
     load_examples,
 )
-from desktop.core.memory_service import MemoryService
+from desktop.core.memory.embedding import Vectors
+from desktop.core.memory.service import MemoryService
 from models.llama_embedder import LlamaEmbedder
 
 HELD_OUT: list[tuple[str, MemoryCategory]] = [

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.db import ConversationStore, Database, MemoryStore
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.memory_export import (
+from desktop.core.memory.export import (
     export_jsonl,
     export_markdown,
     iso_time,
 )
-from desktop.core.memory_gate import INSTRUCTION_LIKE, REDACTED
-from desktop.core.memory_service import MemoryService
+from desktop.core.memory.gate import INSTRUCTION_LIKE, REDACTED
+from desktop.core.memory.service import MemoryService
 
 ODD = 'Zoë\u2019s café 🐝 has\u2028a line separator, "quotes", a \\ and עברית\nand a second line'
 

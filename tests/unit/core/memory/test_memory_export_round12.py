@@ -12,7 +12,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from desktop.core.db import ConversationStore, Database, MemoryStore
-from desktop.core.memory_export import escaped_markdown, export_markdown
+from desktop.core.memory.export import escaped_markdown, export_markdown
 
 FACTS = ("The user keeps bees.", "The user likes tea.", "The user lives in Lyon.")
 BREAKING = [

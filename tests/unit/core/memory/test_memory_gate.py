@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.memory_gate import (
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.memory.gate import (
     INSTRUCTION_LIKE,
     MAX_CHARS,
     REDACTED,
@@ -12,7 +13,6 @@ from desktop.core.memory_gate import (
     WriteGate,
     is_instruction_like,
 )
-from desktop.core.prompts import PromptLibrary
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
 from desktop.core.db import (
     ConversationStore,
     Database,
@@ -16,10 +17,9 @@ from desktop.core.db import (
     MemoryStore,
     NewMemory,
 )
-from desktop.core.embedding import Embeddings, Vectors
-from desktop.core.memory_gate import INSTRUCTION_LIKE, MemoryRefused, WriteGate
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
+from desktop.core.memory.embedding import Embeddings, Vectors
+from desktop.core.memory.gate import INSTRUCTION_LIKE, MemoryRefused, WriteGate
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker, Priority
 from tests.fakes import HashingEmbedder
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from desktop.core.memory_service import Saying, one_each
+from desktop.core.memory.service import Saying, one_each
 
 CLOSE = np.array([1.0, 0.0], dtype=np.float32)
 

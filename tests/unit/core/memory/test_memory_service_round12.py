@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from desktop.core.db import Memory, MemoryStatus
-from desktop.core.memory_gate import MemoryRefused
-from desktop.core.memory_service import MemoryService
+from desktop.core.memory.gate import MemoryRefused
+from desktop.core.memory.service import MemoryService
 
 OLD = "The user's sister Ana lives in Lyon."
 NEW = "The user's sister Ana lives in Paris now."

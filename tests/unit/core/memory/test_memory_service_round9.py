@@ -11,9 +11,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
 from desktop.core.db import Database, MemoryQuery
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
+from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker, Priority
 from models.errors import ModelError
 from tests.fakes import HashingEmbedder

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from desktop.core.db import Database, Memory, MemoryStore
-from desktop.core.retrieval import MemoryRetriever
+from desktop.core.memory.retrieval import MemoryRetriever
 from tests.fakes import HashingEmbedder
 
 NOW = 1_800_000_000.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.redaction import redact
+from desktop.core.privacy.redaction import redact
 
 VALUES_AROUND_THE_WORD = [
     # several values, the second after "and", a comma or a correction

@@ -24,9 +24,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.chat import ChatService
-from desktop.core.compaction import Compactor
-from desktop.core.condenser import Condenser
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings, MemorySettings, ModelSettings
+from desktop.core.base.tokens import TokenCounter
+from desktop.core.chat.compaction import Compactor
+from desktop.core.chat.condenser import Condenser
+from desktop.core.chat.prompt import ComponentLimits, PromptInputs, assemble, memory_line
+from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database, Memory
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.contradictions import ContradictionPass
@@ -36,22 +40,18 @@ from desktop.core.dreaming.passes import PassContext, PassRejected
 from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
-from desktop.core.harvest import Harvester
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompt_assembly import ComponentLimits, PromptInputs, assemble, memory_line
-from desktop.core.prompts import PromptLibrary
-from desktop.core.routines import RoutineRunner
-from desktop.core.schedules import Once
-from desktop.core.settings import DreamSettings, MemorySettings, ModelSettings
-from desktop.core.skills import SkillLibrary
-from desktop.core.tasks import TaskService
-from desktop.core.tokens import TokenCounter
+from desktop.core.memory.harvest import Harvester
+from desktop.core.memory.service import MemoryService
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.routines import RoutineRunner
+from desktop.core.tasks.schedules import Once
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from tests.fakes import Recorder, ScriptedChatModel
 from tests.reviewers import reviewer_for
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 BERLIN = ZoneInfo("Europe/Berlin")
 
 MARK = "Zanzibar"
@@ -371,15 +371,15 @@ comes through ``chat_reply``'s system prompt)."""
 
 BUILDERS: dict[str, str] = {
     "desktop/app.py:_reply_once": "none: the prompt typed on the command line, nothing stored",
-    "desktop/core/agenda.py:AgendaReviewer._prompt": "agenda_review",
-    "desktop/core/chat.py:ChatService._trimmed": "chat_reply (cuts an assembled message)",
-    "desktop/core/chat.py:_prompt_history": "chat_reply",
-    "desktop/core/compaction.py:Compactor._summarise": "compaction",
-    "desktop/core/condenser.py:Condenser.submit": "condensing",
+    "desktop/core/tasks/agenda.py:AgendaReviewer._prompt": "agenda_review",
+    "desktop/core/chat/service.py:ChatService._trimmed": "chat_reply (cuts an assembled message)",
+    "desktop/core/chat/service.py:_prompt_history": "chat_reply",
+    "desktop/core/chat/compaction.py:Compactor._summarise": "compaction",
+    "desktop/core/chat/condenser.py:Condenser.submit": "condensing",
     "desktop/core/dreaming/passes.py:PassContext.prompt": "every dream_* case",
-    "desktop/core/harvest.py:Harvester._prompt": "harvest",
-    "desktop/core/prompt_assembly.py:AssembledPrompt.messages": "chat_reply",
-    "desktop/core/routines.py:RoutineRunner._run": "routine",
+    "desktop/core/memory/harvest.py:Harvester._prompt": "harvest",
+    "desktop/core/chat/prompt.py:AssembledPrompt.messages": "chat_reply",
+    "desktop/core/tasks/routines.py:RoutineRunner._run": "routine",
 }
 """Every function in ``desktop`` that makes a ``ChatMessage``, and the case
 that feeds it poison (or why it needs none)."""

@@ -13,8 +13,8 @@ import pytest
 
 from desktop import app
 from desktop.app import LOG_BACKUPS, LOG_FILE_NAME, _logging
-from desktop.core.log_privacy import PrivateRotatingFileHandler
-from desktop.core.paths import AppPaths
+from desktop.core.base.paths import AppPaths
+from desktop.core.privacy.log_privacy import PrivateRotatingFileHandler
 from tests.pipes import a_reader_comes_late
 
 SECRET = "hunter2"

@@ -13,14 +13,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from desktop.core.chat import SYSTEM_EVENT
-from desktop.core.prompt_safety import (
+from desktop.core.chat.service import SYSTEM_EVENT
+from desktop.core.privacy.prompt_safety import (
     PROMPT_MARKUP_NAMES,
     Shape,
     has_prompt_markup,
     safe_for_prompt,
 )
-from desktop.core.redaction import redact
+from desktop.core.privacy.redaction import redact
 from tests.growth import LINEAR, growth
 from tests.prompt_markup import INVISIBLE, live, seen, tag_variant, template_tags, turn_variant
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.prompt_safety import (
+from desktop.core.privacy.prompt_safety import (
     PROMPT_MARKUP_NAMES,
     Shape,
     has_prompt_markup,

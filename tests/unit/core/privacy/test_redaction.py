@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.redaction import redact
+from desktop.core.privacy.redaction import redact
 
 # Shapes of real credentials; none of them is live.
 SECRETS = [

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 
-from desktop.core.chat import ChatService
+from desktop.core.chat.service import ChatService
+from desktop.core.chat.tools.toolbox import TOOL_CALL_START
 from desktop.core.db import ConversationStore, Database
-from desktop.core.tools import TOOL_CALL_START
 from tests.fakes import Recorder, ScriptedChatModel
-from tests.unit.core.test_chat_redaction import files_holding, rows_holding
+from tests.unit.core.chat.test_chat_redaction import files_holding, rows_holding
 
 SECRET = "hunter2zq"
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from desktop.core.redaction import redact
+from desktop.core.privacy.redaction import redact
 
 MARKER = "[redacted password]"
 EXAMPLES = settings(max_examples=60, deadline=None)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core import credential_nearby
-from desktop.core.redaction import redact
+from desktop.core.privacy import credential_nearby
+from desktop.core.privacy.redaction import redact
 
 VALUES = ("Orca#Wave8", "9931", "t1gerLily")
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from desktop.core.redaction import redact
+from desktop.core.privacy.redaction import redact
 from tests.growth import LINEAR, growth
 
 

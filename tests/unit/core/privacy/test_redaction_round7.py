@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.redaction import redact
+from desktop.core.privacy.redaction import redact
 
 _MARK = "[redacted password]"
 

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.paths import AppPaths
+from desktop.core.chat.prompt import SkillLine
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.skills import (
     SkillNameTaken,
@@ -15,10 +18,7 @@ from desktop.core.db.skills import (
     SkillStatus,
     SkillStore,
 )
-from desktop.core.errors import EnvironmentProblem
-from desktop.core.paths import AppPaths
-from desktop.core.prompt_assembly import SkillLine
-from desktop.core.skills import (
+from desktop.core.skills.library import (
     SkillFileError,
     SkillLibrary,
     SkillRefused,

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from desktop.core.base.paths import AppPaths
 from desktop.core.db import Database
 from desktop.core.db.skills import SkillStore
-from desktop.core.paths import AppPaths
-from desktop.core.skills import (
+from desktop.core.skills.library import (
     NAME_BYTES,
     NAME_CHARS,
     SkillFileError,

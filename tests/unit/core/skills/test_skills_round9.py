@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from desktop.core.base.paths import AppPaths
 from desktop.core.db import Database
 from desktop.core.db.skills import SkillStore
-from desktop.core.paths import AppPaths
-from desktop.core.skills import FILE_BYTES, TEXT_CHARS, SkillFileError, SkillLibrary
+from desktop.core.skills.library import FILE_BYTES, TEXT_CHARS, SkillFileError, SkillLibrary
 
 HUGE = 64 << 20
 

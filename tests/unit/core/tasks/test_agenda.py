@@ -17,7 +17,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.agenda import (
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.db import ConversationStore, Database
+from desktop.core.db.tasks import Task, TaskStore
+from desktop.core.memory.service import MemoryService
+from desktop.core.tasks.agenda import (
     ACTIONS,
     AGENDA_REVIEW,
     NO_ACTION,
@@ -26,14 +31,9 @@ from desktop.core.agenda import (
     AgendaReviewer,
     schema,
 )
-from desktop.core.db import ConversationStore, Database
-from desktop.core.db.tasks import Task, TaskStore
-from desktop.core.jobs import JobControl
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.routines import KIND
-from desktop.core.schedules import Daily
-from desktop.core.tasks import TaskService
+from desktop.core.tasks.routines import KIND
+from desktop.core.tasks.schedules import Daily
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.llama_chat import LlamaChatModel
 from models.sampling import grammar_for_schema
@@ -240,7 +240,7 @@ def test_bad_actions_are_refused_with_a_log_line_and_change_nothing(
         )
     )
 
-    with caplog.at_level(logging.INFO, logger="desktop.core.agenda"):
+    with caplog.at_level(logging.INFO, logger="desktop.core.tasks.agenda"):
         review = reviewer.review(conversation_id)
 
     reasons = [reason for _, reason in review.refused]
@@ -459,7 +459,7 @@ def _review_completing(
         action["evidence"] = evidence
     model.queue(_actions(action))
     reviewer = reviewer_for(asked.tasks, asked.store, None, broker, prompts, context_length)
-    with caplog.at_level(logging.INFO, logger="desktop.core.agenda"):
+    with caplog.at_level(logging.INFO, logger="desktop.core.tasks.agenda"):
         return reviewer.review(asked.conversation_id)
 
 

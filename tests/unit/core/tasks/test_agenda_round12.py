@@ -12,11 +12,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.tokens import MESSAGE_OVERHEAD
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import TaskStore
-from desktop.core.prompts import PromptLibrary
-from desktop.core.tasks import TaskService
-from desktop.core.tokens import MESSAGE_OVERHEAD
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.llama_chat import ContextOverflow

@@ -17,17 +17,17 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.agenda import AGENDA_REVIEW, AgendaReview, AgendaReviewer
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.errors import DiskFull
 from desktop.core.db.tasks import Task, TaskStore
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.routines import KIND
-from desktop.core.schedules import parse_schedule
-from desktop.core.settings import DreamSettings
-from desktop.core.tasks import TaskService
+from desktop.core.memory.service import MemoryService
+from desktop.core.tasks.agenda import AGENDA_REVIEW, AgendaReview, AgendaReviewer
+from desktop.core.tasks.routines import KIND
+from desktop.core.tasks.schedules import parse_schedule
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from tests.children import READY_S, start_ready
 from tests.dreams import make_dreamer
@@ -208,7 +208,7 @@ def test_a_daily_task_is_not_ended_by_one_days_words(
     task = _asked(chat, "Water the plants", "daily at 09:00")
     _says(chat, task, "I watered the plants today.")
 
-    with caplog.at_level("INFO", logger="desktop.core.agenda"):
+    with caplog.at_level("INFO", logger="desktop.core.tasks.agenda"):
         review = _completing(chat, model, task, "I watered the plants today")
 
     assert _status(chat, task) == "active" and review.notice is None
@@ -350,9 +350,9 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 from desktop.core.db import ConversationStore, open_database
 from desktop.core.db.tasks import TaskStore
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.tasks import TaskService
+from desktop.core.memory.service import MemoryService
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from tests.fakes import HashingEmbedder, ScriptedChatModel
 from tests.reviewers import reviewer_for

@@ -11,12 +11,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.agenda import AgendaReviewer
+from desktop.core.base.prompts import PromptLibrary
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import TaskStore
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.tasks import TaskService
+from desktop.core.memory.service import MemoryService
+from desktop.core.tasks.agenda import AgendaReviewer
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
 from tests.reviewers import reviewer_for

@@ -12,15 +12,15 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ModelSettings
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import TaskStore
-from desktop.core.jobs import JobControl
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.routines import KIND, TASK, RoutineRunner, TaskRun
-from desktop.core.schedules import Daily, Interval, Once, TimeWindow
-from desktop.core.settings import ModelSettings
-from desktop.core.tasks import TaskService
+from desktop.core.memory.service import MemoryService
+from desktop.core.tasks.routines import KIND, TASK, RoutineRunner, TaskRun
+from desktop.core.tasks.schedules import Daily, Interval, Once, TimeWindow
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.llama_chat import LlamaChatModel
 from tests.fakes import ForkableChatModel, HashingEmbedder, StepGate, eventually

@@ -1,4 +1,4 @@
-"""Round 12 tests of desktop.core.routines: a task the user changed while it
+"""Round 12 tests of desktop.core.tasks.routines: a task the user changed while it
 ran, and lateness across a change of the clocks.
 
 - A reminder the user paused, completed, deleted or rescheduled after the
@@ -29,18 +29,18 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ModelSettings
 from desktop.core.db import ConversationStore, Database, Transaction
 from desktop.core.db.tasks import Task, TaskStore
-from desktop.core.prompts import PromptLibrary
-from desktop.core.routines import KIND, RoutineRunner
-from desktop.core.schedules import Daily
-from desktop.core.settings import ModelSettings
-from desktop.core.tasks import TaskService
+from desktop.core.tasks.routines import KIND, RoutineRunner
+from desktop.core.tasks.schedules import Daily
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from tests.fakes import HashingEmbedder, ScriptedChatModel
-from tests.unit.core.test_routines import BERLIN, Clock, at
-from tests.unit.core.test_routines_round9 import Killed, KilledAfterSaying
+from tests.unit.core.tasks.test_routines import BERLIN, Clock, at
+from tests.unit.core.tasks.test_routines_round9 import Killed, KilledAfterSaying
 
 NEW_YORK = ZoneInfo("America/New_York")
 NEWS = "Here is the news."

@@ -1,4 +1,4 @@
-"""Round 9 tests of desktop.core.routines: a run is said at most once.
+"""Round 9 tests of desktop.core.tasks.routines: a run is said at most once.
 
 A reminder (or a routine's answer) was said in one transaction and its run
 recorded in another: a kill between the two said the same 9:00 run again
@@ -19,17 +19,17 @@ from typing import Any
 
 import pytest
 
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ModelSettings
 from desktop.core.db import ConversationStore, Database, Message
 from desktop.core.db.tasks import Task, TaskStore
-from desktop.core.jobs import JobControl
-from desktop.core.prompts import PromptLibrary
-from desktop.core.routines import KIND, RoutineRunner
-from desktop.core.schedules import Daily
-from desktop.core.settings import ModelSettings
-from desktop.core.tasks import TaskService
+from desktop.core.tasks.routines import KIND, RoutineRunner
+from desktop.core.tasks.schedules import Daily
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Job
 from tests.fakes import ForkableChatModel
-from tests.unit.core.test_routines import BERLIN, STRETCH, Clock, at
+from tests.unit.core.tasks.test_routines import BERLIN, STRETCH, Clock, at
 
 
 class Killed(BaseException):
@@ -145,7 +145,7 @@ def test_a_kill_right_after_speaking_does_not_speak_again(
     clock: Clock,
 ) -> None:
     # A reminder; a routine's answer is stored in the transaction that checks
-    # it is still running (tests/unit/core/test_routines_round12.py).
+    # it is still running (tests/unit/core/tasks/test_routines_round12.py).
     routine = False
     conversation = store.create("plants").id
     task = _water(_tasks(database, clock), conversation, routine)

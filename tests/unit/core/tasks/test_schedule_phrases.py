@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop.core.schedules import (
+from desktop.core.tasks.schedules import (
     WEEKDAYS,
     Daily,
     Interval,

@@ -16,7 +16,7 @@ from apscheduler.triggers.base import BaseTrigger
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop.core.schedules import (
+from desktop.core.tasks.schedules import (
     SCHEDULE_PATTERN,
     Daily,
     Interval,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop.core.schedules import (
+from desktop.core.tasks.schedules import (
     ScheduleError,
     parse_date,
     parse_schedule,

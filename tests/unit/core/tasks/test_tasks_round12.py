@@ -1,4 +1,4 @@
-"""Round 12 tests of desktop.core.tasks: the time zone in use changes.
+"""Round 12 tests of desktop.core.tasks.service: the time zone in use changes.
 
 A task's next run is an instant, computed in the zone of the time it was
 set.  Nothing computed it again when the zone changed (``tasks.time_zone``,
@@ -19,12 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ModelSettings
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.errors import DiskFull
 from desktop.core.db.tasks import Task, TaskStore
-from desktop.core.prompts import PromptLibrary
-from desktop.core.routines import KIND, RoutineRunner
-from desktop.core.schedules import (
+from desktop.core.tasks.routines import KIND, RoutineRunner
+from desktop.core.tasks.schedules import (
     Daily,
     Interval,
     Monthly,
@@ -34,8 +35,7 @@ from desktop.core.schedules import (
     Weekly,
     realigned,
 )
-from desktop.core.settings import ModelSettings
-from desktop.core.tasks import TaskService
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 
 BERLIN = ZoneInfo("Europe/Berlin")

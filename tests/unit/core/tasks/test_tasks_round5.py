@@ -10,13 +10,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.chat.tools.tasks import task_tools
+from desktop.core.chat.tools.toolbox import Toolbox, ToolContext
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.purge import ERASED
 from desktop.core.db.tasks import EVERY_STATUS, TaskStore
-from desktop.core.prompts import PromptLibrary
-from desktop.core.task_tools import task_tools
-from desktop.core.tasks import TaskRefused, TaskService
-from desktop.core.tools import Toolbox, ToolContext
+from desktop.core.tasks.service import TaskRefused, TaskService
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 22, 12, tzinfo=BERLIN)

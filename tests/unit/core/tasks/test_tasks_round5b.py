@@ -12,14 +12,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.chat.tools.tasks import task_tools
+from desktop.core.chat.tools.toolbox import Toolbox, ToolContext
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import EVERY_STATUS, Task, TaskStore
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.schedules import parse_schedule
-from desktop.core.task_tools import task_tools
-from desktop.core.tasks import TaskService
-from desktop.core.tools import Toolbox, ToolContext
+from desktop.core.memory.service import MemoryService
+from desktop.core.tasks.schedules import parse_schedule
+from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
 from tests.reviewers import reviewer_for

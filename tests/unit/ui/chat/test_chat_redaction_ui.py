@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from desktop.core.redaction import redaction_notice
-from desktop.ui.chat_window import ChatWindow
+from desktop.core.privacy.redaction import redaction_notice
+from desktop.ui.chat.window import ChatWindow
 from tests.unit.ui.conftest import say
 
 WHY = redaction_notice(("password",))

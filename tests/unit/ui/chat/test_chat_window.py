@@ -14,14 +14,14 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QSplitter, QToolButton
 from pytestqt.qtbot import QtBot
 
-from desktop.core.chat import ChatService
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ModelSettings
+from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database, DiskFull, MemoryStore, open_database
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import ModelSettings
-from desktop.ui.chat_window import ChatWindow
-from desktop.ui.markdown import MAX_RENDERED_CHARS
-from desktop.ui.transcript_rows import ActionNotice, MemoryUpdate, ToolCallView
+from desktop.core.memory.service import MemoryService
+from desktop.ui.chat.markdown import MAX_RENDERED_CHARS
+from desktop.ui.chat.transcript_rows import ActionNotice, MemoryUpdate, ToolCallView
+from desktop.ui.chat.window import ChatWindow
 from models.broker import InferenceBroker
 from models.interfaces import Chunk
 from tests.fakes import ScriptedChatModel, StepGate

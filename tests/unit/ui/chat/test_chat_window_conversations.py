@@ -7,7 +7,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore, Database
-from desktop.ui.chat_window import ChatWindow
+from desktop.ui.chat.window import ChatWindow
 
 WAIT_MS = 10_000
 MARKER = b"quillferonic"

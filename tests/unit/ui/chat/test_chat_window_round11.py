@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from desktop.core.chat import ChatService
-from desktop.ui.chat_window import ChatWindow
+from desktop.core.chat.service import ChatService
+from desktop.ui.chat.window import ChatWindow
 from tests.fakes import ScriptedChatModel, StepGate
 from tests.unit.ui.conftest import WAIT_MS
 

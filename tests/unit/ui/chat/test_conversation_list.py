@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from desktop.ui.chat_window import ChatWindow
+from desktop.ui.chat.window import ChatWindow
 from tests.unit.ui.conftest import WAIT_MS, say
 
 

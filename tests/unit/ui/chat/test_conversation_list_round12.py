@@ -8,7 +8,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db.conversations import SEARCH_MAX_CHARS
-from desktop.ui.chat_window import ChatWindow
+from desktop.ui.chat.window import ChatWindow
 from tests.unit.ui.conftest import WAIT_MS, say
 
 

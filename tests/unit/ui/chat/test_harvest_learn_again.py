@@ -6,7 +6,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import Conversation
-from desktop.ui.conversation_list import ConversationList
+from desktop.ui.chat.conversation_list import ConversationList
 
 LEARN_AGAIN = "Learn the skipped part again"
 

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication
 
-from desktop.ui.markdown import (
+from desktop.ui.chat.markdown import (
     MAX_HIGHLIGHTED_CHARS,
     MAX_RENDERED_CHARS,
     render_markdown,

@@ -13,10 +13,10 @@ from PySide6.QtWidgets import QAbstractSlider, QApplication, QVBoxLayout, QWidge
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import Memory
-from desktop.core.memory_service import MemoryService
-from desktop.ui.chat_window import ChatWindow
-from desktop.ui.transcript import READING_WIDTH, MessageView, Transcript
-from desktop.ui.transcript_rows import ToolCallView
+from desktop.core.memory.service import MemoryService
+from desktop.ui.chat.transcript import READING_WIDTH, MessageView, Transcript
+from desktop.ui.chat.transcript_rows import ToolCallView
+from desktop.ui.chat.window import ChatWindow
 from tests.fakes import ScriptedChatModel
 from tests.unit.ui.conftest import say
 

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import DreamSettings
 from desktop.core.db import (
     ConversationStore,
     Database,
@@ -36,15 +38,13 @@ from desktop.core.dreaming.dreamer import Dreamer, DreamReport
 from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.dreaming.passes import DreamPass
 from desktop.core.dreaming.preferences import PreferencePass
-from desktop.core.embedding import Embeddings
-from desktop.core.memory_gate import WriteGate
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.settings import DreamSettings
-from desktop.ui.dream_html import before_after_html
-from desktop.ui.dream_report import EMPTY_REPORT, WAITING, DreamReportWindow
-from desktop.ui.dream_views import ChangeView, LogView
-from desktop.ui.theme import DARK, LIGHT, SCHEME_PROPERTY, qt_palette
+from desktop.core.memory.embedding import Embeddings
+from desktop.core.memory.gate import WriteGate
+from desktop.core.memory.service import MemoryService
+from desktop.ui.dreaming.html import before_after_html
+from desktop.ui.dreaming.report import EMPTY_REPORT, WAITING, DreamReportWindow
+from desktop.ui.dreaming.views import ChangeView, LogView
+from desktop.ui.widgets.theme import DARK, LIGHT, SCHEME_PROPERTY, qt_palette
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, GenerationOptions
 from tests.fakes import ScriptedChatModel, StepGate

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from desktop.core.chat import ChatService
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.chat.service import ChatService
 from desktop.core.db import Database
 from desktop.core.dreaming.activity import UserActivity
 from desktop.core.dreaming.dreamer import DreamReport
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.ui.chat_window import ChatWindow
-from desktop.ui.dream_worker import DreamRunner
+from desktop.core.memory.service import MemoryService
+from desktop.ui.chat.window import ChatWindow
+from desktop.ui.dreaming.worker import DreamRunner
 from models.broker import InferenceBroker
 from tests.dreams import add_memory, make_dreamer
 from tests.fakes import HashingEmbedder, ScriptedChatModel, StepGate

@@ -9,12 +9,12 @@ from PySide6.QtWidgets import QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore, Database, Memory
-from desktop.core.erasure import DAY, Eraser
-from desktop.core.memory_service import MemoryService
-from desktop.ui.conversation_list import ConversationList
-from desktop.ui.erase_confirm import CANNOT_BE_UNDONE
-from desktop.ui.memory_browser import MemoryBrowser
-from desktop.ui.memory_views import erase_deadline
+from desktop.core.dreaming.erasure import DAY, Eraser
+from desktop.core.memory.service import MemoryService
+from desktop.ui.chat.conversation_list import ConversationList
+from desktop.ui.memory.browser import MemoryBrowser
+from desktop.ui.memory.views import erase_deadline
+from desktop.ui.widgets.erase_confirm import CANNOT_BE_UNDONE
 
 WAIT_MS = 10_000
 MARKER = b"zorblattian"

@@ -11,9 +11,9 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore, DiskFull
 from desktop.core.db.purge import PurgeStore
-from desktop.core.memory_service import MemoryService
-from desktop.ui.chat_window import ChatWindow
-from desktop.ui.memory_browser import MemoryBrowser
+from desktop.core.memory.service import MemoryService
+from desktop.ui.chat.window import ChatWindow
+from desktop.ui.memory.browser import MemoryBrowser
 
 WAIT_MS = 10_000
 

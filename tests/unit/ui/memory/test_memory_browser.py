@@ -26,10 +26,10 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore, Memory, MemoryQuery
 from desktop.core.db.memory_rows import SourceKind
-from desktop.core.memory_service import MemoryService
-from desktop.ui.memory_browser import EMPTY_STORE, MemoryBrowser
-from desktop.ui.memory_views import INSTRUCTION_WARNING, REDACTED_NOTE, meta_line
-from desktop.ui.theme import SCHEME_PROPERTY, Theme
+from desktop.core.memory.service import MemoryService
+from desktop.ui.memory.browser import EMPTY_STORE, MemoryBrowser
+from desktop.ui.memory.views import INSTRUCTION_WARNING, REDACTED_NOTE, meta_line
+from desktop.ui.widgets.theme import SCHEME_PROPERTY, Theme
 
 WAIT_MS = 10_000
 

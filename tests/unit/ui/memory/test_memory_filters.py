@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.db import MemoryQuery
 from desktop.core.db.memory_rows import MEMORY_STATUSES
-from desktop.ui.memory_filters import SEARCH_DELAY_MS, MemoryFilters
+from desktop.ui.memory.filters import SEARCH_DELAY_MS, MemoryFilters
 
 
 def test_the_widgets_make_one_query(qtbot: QtBot) -> None:

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.db import Database, MemoryQuery, MemorySort, MemoryStore
 from desktop.core.db.clock import Clock
-from desktop.ui.memory_views import HistoryView, first_line, meta_line, sorted_memories
+from desktop.ui.memory.views import HistoryView, first_line, meta_line, sorted_memories
 
 
 class Ticking:

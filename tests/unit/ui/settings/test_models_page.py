@@ -15,15 +15,15 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from pytestqt.qtbot import QtBot
 
-from desktop.core.backends import api_key_name
-from desktop.core.model_library import ModelLibrary
-from desktop.core.secrets import SecretStore
-from desktop.core.settings import Backend, Settings, load_settings
-from desktop.ui.downloads import Downloads, DownloadUpdate
-from desktop.ui.model_manager import suggested_model
-from desktop.ui.models_page import ModelsPage
-from desktop.ui.role_editor import SERVER
-from desktop.ui.settings_window import SettingsWindow
+from desktop.core.backends.library import ModelLibrary
+from desktop.core.backends.roles import api_key_name
+from desktop.core.base.secrets import SecretStore
+from desktop.core.base.settings import Backend, Settings, load_settings
+from desktop.ui.settings.downloads import Downloads, DownloadUpdate
+from desktop.ui.settings.models_page import ModelsPage
+from desktop.ui.settings.role_editor import SERVER
+from desktop.ui.settings.window import SettingsWindow
+from desktop.ui.shell.model_manager import suggested_model
 from models.broker import Role
 from models.catalog import Catalog, load_catalog
 from models.server_http import ServerInfo

@@ -14,12 +14,12 @@ from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from desktop.core.model_library import ModelLibrary
-from desktop.core.secrets import SecretStore
-from desktop.core.settings import Settings
-from desktop.ui.downloads import Downloads
-from desktop.ui.models_page import ModelsPage
-from desktop.ui.role_editor import SERVER, BackendRow
+from desktop.core.backends.library import ModelLibrary
+from desktop.core.base.secrets import SecretStore
+from desktop.core.base.settings import Settings
+from desktop.ui.settings.downloads import Downloads
+from desktop.ui.settings.models_page import ModelsPage
+from desktop.ui.settings.role_editor import SERVER, BackendRow
 from models.broker import Role
 from models.catalog import load_catalog
 from models.server_http import ServerInfo

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from desktop.core.settings import ChatSettings
-from desktop.ui.settings_form import INT_LIMIT, SettingsForm, clean_message, plain_words
+from desktop.core.base.settings import ChatSettings
+from desktop.ui.settings.form import INT_LIMIT, SettingsForm, clean_message, plain_words
 
 W = TypeVar("W", bound=QWidget)
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from desktop.core.settings import (
+from desktop.core.base.settings import (
     Backend,
     ChatSettings,
     ModelSettings,
@@ -33,7 +33,7 @@ from desktop.core.settings import (
     load_settings,
     save_settings,
 )
-from desktop.ui.settings_window import Live, SettingsWindow, changed_settings, setting_words
+from desktop.ui.settings.window import Live, SettingsWindow, changed_settings, setting_words
 
 W = TypeVar("W", bound=QWidget)
 PAGES = ["Chat", "Memory", "Dreaming", "Tasks", "Model options"]

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import QSpinBox
 from pytestqt.qtbot import QtBot
 
 from desktop.app import main
-from desktop.core.paths import AppPaths
-from desktop.core.settings import Settings, load_settings, save_settings
-from desktop.ui.settings_window import SettingsWindow
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.settings import Settings, load_settings, save_settings
+from desktop.ui.settings.window import SettingsWindow
 
 
 @pytest.fixture

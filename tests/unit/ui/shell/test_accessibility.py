@@ -7,8 +7,8 @@ from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from desktop.ui.chat_window import ChatWindow
-from desktop.ui.settings_window import SettingsWindow
+from desktop.ui.chat.window import ChatWindow
+from desktop.ui.settings.window import SettingsWindow
 from tests.unit.ui.conftest import Windows, focus_stops
 
 

@@ -16,9 +16,9 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.app import build_core
-from desktop.core.paths import resolve_paths
-from desktop.ui.chat_window import ChatWindow
-from desktop.ui.model_manager import ModelManager
+from desktop.core.base.paths import resolve_paths
+from desktop.ui.chat.window import ChatWindow
+from desktop.ui.shell.model_manager import ModelManager
 from tests.unit.models.test_server_http_round9 import JOIN_S, SlowServer
 
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from PySide6.QtCore import QThread
 from pytestqt.qtbot import QtBot
 
-from desktop.ui.scheduler import MINUTE_GRACE_S, MISSED_RUN_GRACE_S, Clock
+from desktop.ui.shell.scheduler import MINUTE_GRACE_S, MISSED_RUN_GRACE_S, Clock
 
 
 def test_a_due_job_arrives_as_a_signal_on_the_receivers_thread(qtbot: QtBot) -> None:

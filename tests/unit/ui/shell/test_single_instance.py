@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from desktop.ui.single_instance import (
+from desktop.ui.shell.single_instance import (
     SingleInstance,
     SingleInstanceUnavailable,
     instance_key,

@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtGui import QIcon
 from pytestqt.qtbot import QtBot
 
-from desktop.ui.application import tray_icons
-from desktop.ui.tray import Tray
+from desktop.ui.shell.application import tray_icons
+from desktop.ui.shell.tray import Tray
 
 
 @pytest.fixture

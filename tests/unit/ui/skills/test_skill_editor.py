@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QMessageBox, QPushB
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db.skills import Skill
-from desktop.core.skills import SkillLibrary
-from desktop.ui.skill_editor import EMPTY_SKILLS, SkillEditorWindow
-from desktop.ui.skill_views import NO_SUMMARY
+from desktop.core.skills.library import SkillLibrary
+from desktop.ui.skills.editor import EMPTY_SKILLS, SkillEditorWindow
+from desktop.ui.skills.views import NO_SUMMARY
 
 TEA = "# Brew the user's tea\n\n1. Boil water.\n2. Steep green tea for 2 minutes.\n"
 BREAD = "Bake the sourdough\n\nFeed the starter the night before.\n"

@@ -13,17 +13,17 @@ from zoneinfo import ZoneInfo
 import pytest
 from pytestqt.qtbot import QtBot
 
-from desktop.core.agenda import NO_ACTION, AgendaReview, AgendaReviewer
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ModelSettings
+from desktop.core.base.tokens import TokenCounter
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import TaskStore
-from desktop.core.memory_service import MemoryService
-from desktop.core.prompts import PromptLibrary
-from desktop.core.routines import RoutineRunner, TaskRun
-from desktop.core.schedules import Daily
-from desktop.core.settings import ModelSettings
-from desktop.core.tasks import TaskService
-from desktop.core.tokens import TokenCounter
-from desktop.ui.task_runner import TaskRunner
+from desktop.core.memory.service import MemoryService
+from desktop.core.tasks.agenda import NO_ACTION, AgendaReview, AgendaReviewer
+from desktop.core.tasks.routines import RoutineRunner, TaskRun
+from desktop.core.tasks.schedules import Daily
+from desktop.core.tasks.service import TaskService
+from desktop.ui.tasks.runner import TaskRunner
 from models.broker import InferenceBroker
 from tests.fakes import HashingEmbedder, ScriptedChatModel, StepGate
 from tests.unit.ui.conftest import WAIT_MS

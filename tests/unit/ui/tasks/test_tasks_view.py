@@ -12,13 +12,13 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QAbstractButton, QApplication, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
+from desktop.core.base.time_zones import local_zone
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.tasks import EVERY_STATUS, Task, TaskStore
-from desktop.core.schedules import Daily, Interval, parse_schedule
-from desktop.core.tasks import TaskService
-from desktop.core.time_zones import local_zone
-from desktop.ui.task_views import NO_CONVERSATION, when_words
-from desktop.ui.tasks_view import EMPTY_TASKS, TasksWindow
+from desktop.core.tasks.schedules import Daily, Interval, parse_schedule
+from desktop.core.tasks.service import TaskService
+from desktop.ui.tasks.views import NO_CONVERSATION, when_words
+from desktop.ui.tasks.window import EMPTY_TASKS, TasksWindow
 
 ZONE = local_zone()
 NOON = datetime(2026, 11, 22, 12, 0, tzinfo=ZONE)  # a Sunday

@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from desktop.core.settings import Appearance, Settings
-from desktop.ui.chat_window import ChatWindow
-from desktop.ui.settings_window import SettingsWindow
-from desktop.ui.theme import (
+from desktop.core.base.settings import Appearance, Settings
+from desktop.ui.chat.window import ChatWindow
+from desktop.ui.settings.window import SettingsWindow
+from desktop.ui.widgets.theme import (
     BODY_TEXT_CONTRAST,
     DARK,
     FOCUS_PAIRS,
