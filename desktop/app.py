@@ -18,7 +18,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from desktop import __version__, models_cli
 from desktop.core.backends.library import ModelLibrary
@@ -42,7 +41,6 @@ from desktop.core.base.paths import AppPaths, FolderOverrideProblem, explain, re
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.secrets import SecretStore
 from desktop.core.base.settings import (
-    Settings,
     SettingsProblem,
     is_absent,
     load_settings,
@@ -54,7 +52,7 @@ from desktop.core.chat.tools.memory import memory_tools
 from desktop.core.chat.tools.skills import skill_tools
 from desktop.core.chat.tools.tasks import task_tools
 from desktop.core.chat.tools.toolbox import Toolbox
-from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.db import ConversationStore, open_database
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.activity import UserActivity
@@ -74,6 +72,7 @@ from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.agenda import AgendaReviewer
 from desktop.core.tasks.routines import RoutineRunner
 from desktop.core.tasks.service import TaskService
+from desktop.ui.shell.parts import Core
 from models.broker import InferenceBroker, Job, Role
 from models.catalog import Catalog, CatalogInvalid, load_catalog
 from models.errors import ModelError
@@ -92,39 +91,6 @@ PRINT_EVERY_S = 2.0
 """Within a stage of preparing a model, a progress line at most this often..."""
 PRINT_EVERY_FRACTION = 0.1
 """...and only once it moved this much."""
-
-
-@dataclass
-class Core:
-    """The Qt-free parts, built in order; ``problems`` lists what could not start."""
-
-    paths: AppPaths
-    settings: Settings
-    broker: InferenceBroker
-    secrets: SecretStore
-    library: ModelLibrary
-    roles: RoleSwitch
-    database: Database | None = None
-    conversations: ConversationStore | None = None
-    memories: MemoryService | None = None
-    tasks: TaskService | None = None
-    skills: SkillLibrary | None = None
-    chat: ChatService | None = None
-    harvester: Harvester | None = None
-    dreamer: Dreamer | None = None
-    eraser: Eraser | None = None
-    routines: RoutineRunner | None = None
-    agenda: AgendaReviewer | None = None
-    activity: UserActivity = field(default_factory=UserActivity)
-    """When the user is chatting: background work gives way."""
-    preparation: PreparationProgress = field(default_factory=PreparationProgress)
-    """How the first start's conversion of the memory model goes."""
-    problems: list[str] = field(default_factory=list)
-
-    def close(self) -> None:
-        self.broker.stop()
-        if self.database is not None:
-            self.database.close()
 
 
 def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
@@ -203,7 +169,6 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             toolbox=Toolbox(tools, prompts),
             tasks=core.tasks,
             skills=core.skills,
-            eraser=core.eraser,
             redactor=redactor,
         )
         core.harvester = Harvester(

@@ -227,7 +227,6 @@ def chat(
     chat_settings: ChatSettings,
     task_service: TaskService,
     skill_library: SkillLibrary,
-    eraser: Eraser,
     redactor: Redactor,
 ) -> ChatService:
     tools = [*memory_tools(memories), *task_tools(task_service), *skill_tools(skill_library)]
@@ -241,6 +240,5 @@ def chat(
         toolbox=Toolbox(tools, prompts),
         tasks=task_service,
         skills=skill_library,
-        eraser=eraser,
         redactor=redactor,
     )

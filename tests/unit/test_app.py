@@ -27,7 +27,7 @@ from desktop.core.base.settings import (
     load_settings,
     save_settings,
 )
-from desktop.core.tasks.schedules import Daily
+from desktop.core.db.schedules import Daily
 from desktop.ui.chat.transcript_rows import ActionNotice
 from desktop.ui.chat.window import ChatWindow
 from desktop.ui.shell import application

@@ -31,64 +31,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from desktop.core.base.prompts import SECTION_SEPARATOR, PromptLibrary, fill
-from desktop.core.db import Memory
-from desktop.core.memory.gate import INSTRUCTION_LIKE, is_instruction_like
-from desktop.core.privacy.prompt_safety import has_prompt_markup, safe_for_prompt
+from desktop.core.memory.lines import COMPONENTS, MemoryLine
+from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.skills.library import SkillLine
+from desktop.core.tasks.service import TaskLine
 from models.interfaces import ChatMessage
 
-COMPONENTS = "PROMPT_COMPONENTS.txt"
 _CUT_MARK = "[…]"
-
-
-@dataclass(frozen=True)
-class MemoryLine:
-    id: int
-    text: str
-    quoted: bool = False
-    """Reads like an instruction: shown only as a quotation (``memory_quoted``)."""
-
-    def render(self, quoted_template: str = '"{text}"', *, numbered: bool = True) -> str:
-        """``- (#id) text`` (``- text`` unless *numbered*), the text made safe
-        for the prompt however the line was made."""
-        text = safe_for_prompt(self.text)
-        text = fill(quoted_template, text=text) if self.quoted else text
-        return f"- (#{self.id}) {text}" if numbered else f"- {text}"
-
-
-def memory_line(memory: Memory) -> MemoryLine:
-    """A memory as the model sees it: one line, secrets taken out again (the
-    patterns may have grown since it was stored), no markup that could close
-    the ``<memories>`` block or open a turn, an order-like text only quoted."""
-    text = safe_for_prompt(memory.content)
-    quoted = (
-        INSTRUCTION_LIKE in memory.flags
-        or is_instruction_like(memory.content)
-        or has_prompt_markup(memory.content)
-    )
-    return MemoryLine(memory.id, text, quoted)
-
-
-@dataclass(frozen=True)
-class TaskLine:
-    id: int
-    text: str
-    priority: int
-    schedule: str | None = None
-    """In words, e.g. ``daily at 09:00``."""
-
-    def render(self) -> str:
-        when = f" [{self.schedule}]" if self.schedule else ""
-        return f"[P{self.priority}] #{self.id}: {safe_for_prompt(self.text)}{when}"
-
-
-@dataclass(frozen=True)
-class SkillLine:
-    name: str
-    summary: str
-
-    def render(self) -> str:
-        name, summary = safe_for_prompt(self.name), safe_for_prompt(self.summary)
-        return f"- {name}: {summary}" if summary else f"- {name}"
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Literal, Protocol
 
 from desktop.core.base.digits import without_leading_zeros
-from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.errors import ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import ChatSettings, ModelSettings
@@ -32,25 +32,19 @@ from desktop.core.chat.compaction import (
     Compactor,
 )
 from desktop.core.chat.condenser import Condenser
-from desktop.core.chat.prompt import (
-    COMPONENTS,
-    AssembledPrompt,
-    ComponentLimits,
-    PromptInputs,
-    assemble,
-    memory_line,
-)
-from desktop.core.chat.tools.toolbox import (
-    ROW_ID_MAX,
-    TOOL_CALL_START,
-    Toolbox,
-    ToolCall,
-    ToolContext,
-    ToolResult,
-)
+from desktop.core.chat.prompt import AssembledPrompt, ComponentLimits, PromptInputs, assemble
+from desktop.core.chat.tools.toolbox import ROW_ID_MAX, Toolbox, ToolCall, ToolContext, ToolResult
 from desktop.core.db import Conversation, ConversationStore, Memory, Message
 from desktop.core.db.conversations import REPLACES, replaced_ids
-from desktop.core.dreaming.erasure import Eraser, Erasure
+from desktop.core.db.message_kinds import (
+    COMMAND,
+    SEED,
+    TOOL_CALL_START,
+    greeting_first,
+    is_command,
+    is_seed,
+)
+from desktop.core.memory.lines import COMPONENTS, memory_line
 from desktop.core.memory.service import MemoryService, Remembered
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.privacy.redaction import Redactor, without
@@ -64,10 +58,6 @@ from models.streaming import StopScanner
 log = logging.getLogger(__name__)
 
 NEW_CONVERSATION_TITLE = "New conversation"
-SEED = "seed"
-COMMAND = "command"
-"""Message metadata kind of a command the user typed (``/remember``): kept
-in the transcript as the source of what it did, never read by the model."""
 SYSTEM_EVENT = "SYSTEM EVENT"
 """The words the hidden instructions to the model begin with; a reply stops
 where it would repeat them (a small model writes "**SYSTEM EVENT**" too)."""
@@ -151,13 +141,11 @@ class ChatService:
         toolbox: Toolbox | None = None,
         tasks: TaskService | None = None,
         skills: SkillLibrary | None = None,
-        eraser: Eraser | None = None,
         redactor: Redactor | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
         self._conversations = conversations
         self._redact = redactor or Redactor()
-        self._eraser = eraser
         self._tasks = tasks
         self._skills = skills
         self._memories = memories
@@ -213,26 +201,12 @@ class ChatService:
         """Delete, restorably until the restore window has passed."""
         self._conversations.delete(conversation_id)
 
-    def deleted_conversations(self) -> tuple[list[Conversation], dict[int, float]]:
-        """The deleted conversations, and when each is erased for good, by id."""
-        deleted = self._conversations.deleted()
-        eraser = self._eraser
-        if eraser is None:
-            return deleted, {}
-        return deleted, {
-            c.id: eraser.conversation_erased_on(c.deleted_at)
-            for c in deleted
-            if c.deleted_at is not None
-        }
+    def deleted_conversations(self) -> list[Conversation]:
+        """The deleted conversations, restorable until they are erased."""
+        return self._conversations.deleted()
 
     def restore(self, conversation_id: int) -> Conversation:
         return self._conversations.restore(conversation_id)
-
-    def erase(self, conversation_id: int) -> Erasure:
-        """Erase a conversation for good, now (seconds: off the UI thread)."""
-        if self._eraser is None:
-            raise EnvironmentProblem("Reverie cannot erase here: its database is not open.")
-        return self._eraser.erase_conversations([conversation_id])
 
     def learn_again(self, conversation_id: int) -> int:
         """Have the next harvest read the parts of a conversation it gave up
@@ -666,26 +640,6 @@ def _row_id(digits: str) -> int | None:
 
 
 _SEED = {"kind": SEED}
-
-
-def is_seed(message: Message) -> bool:
-    return (message.metadata or {}).get("kind") == SEED
-
-
-def greeting_first(messages: Sequence[Message]) -> list[Message]:
-    return [m for m in messages if is_seed(m)] + [m for m in messages if not is_seed(m)]
-
-
-def is_command(message: Message) -> bool:
-    return (message.metadata or {}).get("kind") == COMMAND
-
-
-def visible_text(message: Message) -> str:
-    """What the user is shown of a message: a reply without the tool call it
-    ended with (the call is shown as a call)."""
-    if message.role != "assistant":
-        return message.content
-    return message.content.partition(TOOL_CALL_START)[0].rstrip()
 
 
 def stored_tool_call(message: Message) -> ToolCall:

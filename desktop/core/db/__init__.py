@@ -5,14 +5,7 @@ tables.  sqlite3, sqlean and sqlite_vec are imported only inside this package.
 """
 
 from desktop.core.db.clock import Clock, system_clock
-from desktop.core.db.connection import (
-    Database,
-    ExecResult,
-    Row,
-    Transaction,
-    open_copy,
-    open_database,
-)
+from desktop.core.db.connection import Database, ExecResult, Row, Transaction
 from desktop.core.db.conversations import (
     Conversation,
     ConversationStore,
@@ -56,6 +49,7 @@ from desktop.core.db.memory_rows import (
     content_hash,
 )
 from desktop.core.db.migrations import MIGRATIONS, Migration, latest_version, migrate
+from desktop.core.db.opening import open_copy, open_database
 
 __all__ = [
     "DEFAULT_CANDIDATES",

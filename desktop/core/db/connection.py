@@ -1,11 +1,9 @@
-"""The one way to open Reverie's SQLite file, and the guarded connection.
+"""The guarded connection to Reverie's SQLite file (``opening`` opens it).
 
-``open_database`` picks a driver that can load sqlite-vec (see ``drivers``),
-checks the file is a readable Reverie database no newer than this code,
-switches it to WAL and applies the missing migrations.  ``Database`` owns the
-single connection: every use holds its lock (the connection is shared between
-threads), writes go through ``transaction()`` and every driver error leaves as
-one of the typed errors in ``desktop.core.db.errors``.
+``Database`` owns the single connection: every use holds its lock (the
+connection is shared between threads), writes go through ``transaction()``
+and every driver error leaves as one of the typed errors in
+``desktop.core.db.errors``.
 """
 
 from __future__ import annotations
@@ -22,15 +20,14 @@ from typing import Any, Protocol, cast
 
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.files import make_private, open_private, sync_to_disk
-from desktop.core.db import migrations as _migrations
 from desktop.core.db import schema_v8
-from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
+from desktop.core.db.drivers import Driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
-from desktop.core.db.errors import DatabaseUnavailable, disk_full, translate, unavailable
-from desktop.core.db.side_files import SIDE_FILES, refuse_odd_side_files, refuse_stray_wal
-from desktop.core.db.writable import probe_write, refuse_read_only, unreachable
+from desktop.core.db.errors import DatabaseUnavailable, disk_full, translate, unavailable, unreachable
 
 BUSY_TIMEOUT_MS = 5000
+SIDE_FILES = ("-wal", "-shm", "-journal")
+"""Files SQLite keeps beside the database, which it must write too."""
 
 Params = Sequence[Any] | Mapping[str, Any]
 
@@ -202,11 +199,11 @@ class Database(_Reads):
         try:
             # The tables are read on the copier too: this connection may be
             # held by a long transaction on another thread.
-            with _connect(self.path, self._driver) as copier:
+            with connect(self.path, self._driver) as copier:
                 copier._execute("VACUUM INTO ?", (str(path),))
                 tables = _table_names(copier)
             if schema_v8.IDENTITY_TABLE in tables:  # a database of its own (``schema_v8``)
-                with _connect(path, self._driver) as copy:
+                with connect(path, self._driver) as copy:
                     copy._execute(schema_v8.RENEWED_IDENTITY, ())
             sync_to_disk(path)  # VACUUM INTO leaves that to its caller
             self._check_copy(path, tables)
@@ -220,7 +217,7 @@ class Database(_Reads):
         """Raise ``SnapshotUnusable`` unless the copy at *path* opens, passes
         SQLite's quick check and has all of *tables*."""
         try:
-            with _connect(path, self._driver) as copy:
+            with connect(path, self._driver) as copy:
                 verdict = [row[0] for row in copy.fetch_all("PRAGMA quick_check")]
                 missing = tables - _table_names(copy)
         except ReverieError as error:
@@ -312,7 +309,7 @@ def _table_names(database: Database) -> set[str]:
     return {row[0] for row in rows}
 
 
-def _connect(path: Path, driver: Driver, *, view: str = "", create: bool = True) -> Database:
+def connect(path: Path, driver: Driver, *, view: str = "", create: bool = True) -> Database:
     """A connection to *path*; with *view* (URI parameters such as
     ``mode=ro``), one that opens the file only as they say.  A missing file
     is created (a new database) only if *create*."""
@@ -376,55 +373,3 @@ def _make_files_private(path: Path, *, create: bool = True) -> None:
                 make_private(file)
         except OSError as error:
             raise unavailable(file, f"it cannot be made private to you ({error})") from error
-
-
-def open_copy(path: Path, like: Database) -> Database:
-    """The copy of a database at *path* (a snapshot) as it is, opened with
-    *like*'s driver: neither migrated nor switched to WAL.
-
-    A copy is never created: one removed since it was listed (the dream's
-    rotation, on another thread) raises ``CopyGone``, also when it goes
-    between this look and SQLite's open (``mode=rw`` does not create)."""
-    try:
-        gone = not path.is_file()
-    except OSError as error:  # a folder on the way closed to this user
-        raise unreachable(path, error) from error
-    if gone:
-        raise CopyGone(path)
-    try:
-        return _connect(path, like._driver, view="mode=rw", create=False)
-    except DatabaseUnavailable:
-        if not path.exists():
-            raise CopyGone(path) from None
-        raise
-
-
-def open_database(
-    path: Path,
-    *,
-    drivers: Sequence[DriverCandidate] = DEFAULT_CANDIDATES,
-    migrations: Sequence[_migrations.Migration] = _migrations.MIGRATIONS,
-) -> Database:
-    """Open (creating if missing) the database at *path*, migrated to the latest schema.
-
-    A file that is unreadable, not a database, damaged, someone else's or
-    newer than this code is refused before anything is written to it; so is
-    one this user cannot write (now, not at the first message saved), and
-    so is a write-ahead log beside it that is not its own (see ``side_files``).
-    """
-    refuse_odd_side_files(path)
-    refuse_read_only(path)
-    driver = select_driver(drivers)
-    # Before the read-write open: that one replays a WAL into the file.
-    refuse_stray_wal(path, lambda view: _connect(path, driver, view=view), migrations)
-    database = _connect(path, driver)
-    try:
-        _migrations.check_openable(database, migrations)
-        database.journal_mode = str(database.set_pragma("journal_mode", "wal"))
-        database.set_pragma("synchronous", "normal")
-        _migrations.migrate(database, migrations)
-        probe_write(database)
-    except BaseException:
-        database.close()
-        raise
-    return database

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.paths import explain
 from desktop.core.base.text import size_text
 from models.folders import NEARLY_FULL_BYTES, free_space, nearly_full
 
@@ -239,3 +240,11 @@ class EditConflict(ReverieError):
         )
         self.memory_id = memory_id
         self.current_content = current_content
+
+
+def unreachable(path: Path, error: OSError) -> DatabaseUnavailable:
+    """The error for a database file that cannot even be looked at: what is in the way."""
+    return DatabaseUnavailable(
+        f"The database {path} cannot be reached: {explain(error)}.",
+        hint="Nothing was changed.",
+    )

@@ -47,8 +47,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop.core.db.connection import CopyGone, Database, Transaction, open_copy
+from desktop.core.db.connection import CopyGone, Database, Transaction
 from desktop.core.db.errors import QueryFailed
+from desktop.core.db.opening import open_copy
 from desktop.core.db.tally import notes_of
 
 ERASED = "[erased]"

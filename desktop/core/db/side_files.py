@@ -41,12 +41,12 @@ import stat
 import struct
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from desktop.core.base.errors import ReverieError
 from desktop.core.base.files import NotARegularFile, kind_of, open_regular
 from desktop.core.db import migrations as _migrations
 from desktop.core.db import schema_v8
+from desktop.core.db.connection import SIDE_FILES, Database
 from desktop.core.db.errors import (
     DatabaseBusy,
     DatabaseTooNew,
@@ -56,12 +56,6 @@ from desktop.core.db.errors import (
     stray_wal,
     unavailable,
 )
-
-if TYPE_CHECKING:
-    from desktop.core.db.connection import Database
-
-SIDE_FILES = ("-wal", "-shm", "-journal")
-"""Files SQLite keeps beside the database, which it must write too."""
 
 OpenView = Callable[[str], "Database"]
 """Opens the database with the given URI parameters (``mode=ro``, ``immutable=1``)."""

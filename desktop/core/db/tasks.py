@@ -22,7 +22,7 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import QueryFailed
-from desktop.core.tasks.schedules import Schedule, from_spec, to_spec
+from desktop.core.db.schedules import Schedule, from_spec, to_spec
 
 TaskStatus = Literal["active", "paused", "completed", "deleted"]
 OPEN: tuple[TaskStatus, ...] = ("active", "paused")

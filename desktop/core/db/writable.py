@@ -15,9 +15,9 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.core.base.paths import explain, owner_name
-from desktop.core.db.errors import DatabaseUnavailable
-from desktop.core.db.side_files import SIDE_FILES
+from desktop.core.base.paths import owner_name
+from desktop.core.db.connection import SIDE_FILES
+from desktop.core.db.errors import DatabaseUnavailable, unreachable
 
 if TYPE_CHECKING:
     from desktop.core.db.connection import Database
@@ -53,14 +53,6 @@ def unreadable(path: Path) -> DatabaseUnavailable:
         "Reverie needs to read and write it.",
         hint="Run Reverie as the user it belongs to, or give it back to yourself "
         "(its folder's other files too).",
-    )
-
-
-def unreachable(path: Path, error: OSError) -> DatabaseUnavailable:
-    """The error for a database file that cannot even be looked at: what is in the way."""
-    return DatabaseUnavailable(
-        f"The database {path} cannot be reached: {explain(error)}.",
-        hint="Nothing was changed.",
     )
 
 

@@ -46,11 +46,11 @@ from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import MemorySettings
 from desktop.core.base.text import readable
 from desktop.core.base.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle
-from desktop.core.chat.prompt import COMPONENTS, memory_line
-from desktop.core.chat.service import is_command, is_seed, visible_text
 from desktop.core.db import ConversationStore, Memory, Message
 from desktop.core.db.conversations import HarvestGap
+from desktop.core.db.message_kinds import is_command, is_seed, visible_text
 from desktop.core.memory.gate import HARVEST_PROMPT, MemoryRefused
+from desktop.core.memory.lines import COMPONENTS, memory_line
 from desktop.core.memory.service import MemoryCategory, MemoryService, PlannedMemory, one_each
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 from models.broker import InferenceBroker, Priority

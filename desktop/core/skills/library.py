@@ -50,7 +50,6 @@ from desktop.core.base.files import (
     write_atomically,
 )
 from desktop.core.base.text import readable, scrub
-from desktop.core.chat.prompt import SkillLine
 from desktop.core.db.skills import (
     EVERY_STATUS,
     Skill,
@@ -62,6 +61,7 @@ from desktop.core.db.skills import (
     SkillUse,
     name_key,
 )
+from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.privacy.redaction import Redacted, Redactor, redact
 
 log = logging.getLogger(__name__)
@@ -214,6 +214,16 @@ def _as_written(text: str) -> str:
         return file_text(text)
     except SkillRefused:
         return text
+
+
+@dataclass(frozen=True)
+class SkillLine:
+    name: str
+    summary: str
+
+    def render(self) -> str:
+        name, summary = safe_for_prompt(self.name), safe_for_prompt(self.summary)
+        return f"- {name}: {summary}" if summary else f"- {name}"
 
 
 class SkillLibrary:

@@ -51,9 +51,8 @@ from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import TaskSettings
 from desktop.core.base.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle, fitted_prefix
-from desktop.core.chat.service import is_seed, visible_text
-from desktop.core.chat.tools.tasks import TEXT_CHARS, ScheduleWords
 from desktop.core.db import ConversationStore, Message, Transaction
+from desktop.core.db.message_kinds import is_seed, visible_text
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
 from desktop.core.memory.gate import MemoryRefused
 from desktop.core.memory.service import (
@@ -65,8 +64,8 @@ from desktop.core.memory.service import (
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.tasks.evidence import QUOTE_CHARS, DoneEvidence, said_done
 from desktop.core.tasks.routines import KIND, awaited, spoken_time
-from desktop.core.tasks.schedules import parse_schedule
-from desktop.core.tasks.service import TaskService, schedule_words
+from desktop.core.tasks.schedules import ScheduleWords, parse_schedule
+from desktop.core.tasks.service import MODEL_TEXT_CHARS, TaskService, schedule_words
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError, StructuredOutputError
 from models.interfaces import ChatMessage, GenerationOptions
@@ -103,7 +102,7 @@ class AddTask(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     action: Literal["add"]
-    text: str = Field(min_length=1, max_length=TEXT_CHARS)
+    text: str = Field(min_length=1, max_length=MODEL_TEXT_CHARS)
     priority: int = Field(DEFAULT_PRIORITY, ge=URGENT, le=LOW)
     schedule: ScheduleWords | None = None
 

@@ -48,9 +48,9 @@ from dataclasses import dataclass
 
 from desktop.core.base.text_fold import APOSTROPHES, folded_text
 from desktop.core.db import Message
+from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import Task
 from desktop.core.tasks.done_words import Sentence, TaskWords, read_sentence, words
-from desktop.core.tasks.schedules import Once
 
 MIN_QUOTE_WORDS = 2
 """A quote of one word ("done", "yes") could be about anything."""

@@ -51,12 +51,12 @@ from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import ModelSettings
-from desktop.core.chat.prompt import memory_line
 from desktop.core.db import ConversationStore, Message, RowNotFound, Transaction
+from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import RunOvertaken, Task
+from desktop.core.memory.lines import memory_line
 from desktop.core.memory.service import MemoryService
 from desktop.core.privacy.prompt_safety import safe_for_prompt
-from desktop.core.tasks.schedules import Once
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Job, Priority
 from models.errors import GenerationCancelled, ModelError

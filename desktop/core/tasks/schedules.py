@@ -32,119 +32,32 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from typing import Any, Literal
+from typing import Annotated
+
+from pydantic import Field
 
 from desktop.core.base.digits import without_leading_zeros
-from desktop.core.base.errors import ReverieError
+from desktop.core.db.schedules import (
+    MAX_INTERVAL_MINUTES,
+    WEEKDAYS,
+    Daily,
+    Interval,
+    Monthly,
+    Once,
+    Schedule,
+    ScheduleError,
+    TimeWindow,
+    Weekly,
+    hhmm,
+    parse_date,
+    quoted,
+)
 
-ScheduleKind = Literal["once", "daily", "weekly", "monthly", "interval"]
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-MAX_INTERVAL_MINUTES = 24 * 60
-"""Longer gaps are daily, weekly or monthly schedules."""
 _LOOKAHEAD_DAYS = 64  # runs of a monthly schedule are at most 31 days apart
-
-
-class ScheduleError(ReverieError):
-    """A schedule that cannot be used: misspelt, impossible, or out of range."""
 
 
 class ScheduleInPast(ScheduleError):
     """A schedule whose every run lies in the past (a ``once`` already gone)."""
-
-
-@dataclass(frozen=True)
-class Once:
-    at: datetime
-    """Naive wall-clock time, to the minute."""
-
-    def __post_init__(self) -> None:
-        _check_wall_clock(self.at.time(), self.at.tzinfo)
-
-
-@dataclass(frozen=True)
-class Daily:
-    at: time
-
-    def __post_init__(self) -> None:
-        _check_wall_clock(self.at, self.at.tzinfo)
-
-
-@dataclass(frozen=True)
-class Weekly:
-    weekdays: tuple[int, ...]
-    """0 is Monday, as in ``date.weekday()``; kept in order, each once.  All
-    seven is a ``Daily`` schedule, so it is refused here."""
-    at: time
-
-    def __post_init__(self) -> None:
-        _check_wall_clock(self.at, self.at.tzinfo)
-        for weekday in self.weekdays:
-            if not 0 <= weekday <= 6:
-                raise ScheduleError(f"{weekday} is not a weekday (0 is Monday, 6 Sunday).")
-        days = tuple(sorted(set(self.weekdays)))
-        if not days or len(days) == len(WEEKDAYS):
-            raise ScheduleError(
-                "A weekly schedule runs on one to six days of the week (every day is daily)."
-            )
-        object.__setattr__(self, "weekdays", days)  # one spelling of each set: equal when equal
-
-
-@dataclass(frozen=True)
-class Monthly:
-    day: int
-    """Day of the month; a month without it runs on its last day."""
-    at: time
-
-    def __post_init__(self) -> None:
-        _check_wall_clock(self.at, self.at.tzinfo)
-        if not 1 <= self.day <= 31:
-            raise ScheduleError(f"{self.day} is not a day of the month (1 to 31).")
-
-
-@dataclass(frozen=True)
-class TimeWindow:
-    start: time
-    end: time
-    """Included; before ``start`` means the window runs past midnight."""
-
-    def __post_init__(self) -> None:
-        _check_wall_clock(self.start, self.start.tzinfo)
-        _check_wall_clock(self.end, self.end.tzinfo)
-        if self.start == self.end:
-            raise ScheduleError(
-                f"The time window {_hhmm(self.start)}-{_hhmm(self.end)} is empty: it closes "
-                "the minute it opens. Give a window such as 08:00-20:00."
-            )
-
-    def describe(self) -> str:
-        return f"{_hhmm(self.start)}-{_hhmm(self.end)}"
-
-
-@dataclass(frozen=True)
-class Interval:
-    minutes: int
-    window: TimeWindow | None = None
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.minutes <= MAX_INTERVAL_MINUTES:
-            raise ScheduleError(
-                f"Every {self.minutes} minutes is not a schedule: the interval is 1 to "
-                f"{MAX_INTERVAL_MINUTES} minutes (longer ones are daily, weekly or monthly)."
-            )
-
-
-Schedule = Once | Daily | Weekly | Monthly | Interval
-
-
-def kind_of(schedule: Schedule) -> ScheduleKind:
-    kinds: dict[type[Any], ScheduleKind] = {
-        Once: "once",
-        Daily: "daily",
-        Weekly: "weekly",
-        Monthly: "monthly",
-        Interval: "interval",
-    }
-    return kinds[type(schedule)]
 
 
 # -- when --------------------------------------------------------------------
@@ -254,14 +167,14 @@ def describe(schedule: Schedule) -> str:
     if isinstance(schedule, Once):
         return f"once on {schedule.at:%Y-%m-%d %H:%M}"
     if isinstance(schedule, Daily):
-        return f"daily at {_hhmm(schedule.at)}"
+        return f"daily at {hhmm(schedule.at)}"
     if isinstance(schedule, Weekly):
         if schedule.weekdays in _NAMED_WEEKS:
-            return f"{_NAMED_WEEKS[schedule.weekdays]} at {_hhmm(schedule.at)}"
+            return f"{_NAMED_WEEKS[schedule.weekdays]} at {hhmm(schedule.at)}"
         days = listed([WEEKDAYS[weekday] for weekday in schedule.weekdays])
-        return f"weekly on {days} at {_hhmm(schedule.at)}"
+        return f"weekly on {days} at {hhmm(schedule.at)}"
     if isinstance(schedule, Monthly):
-        return f"monthly on day {schedule.day} at {_hhmm(schedule.at)}"
+        return f"monthly on day {schedule.day} at {hhmm(schedule.at)}"
     every = "every minute" if schedule.minutes == 1 else f"every {schedule.minutes} minutes"
     return f"{every} {schedule.window.describe()}" if schedule.window else every
 
@@ -329,11 +242,19 @@ _MOST_DIGITS = 9
 """Digits a typed count may have, leading zeros aside: more than any
 schedule can use (a century is 52,704,000 minutes).  A longer one is refused
 before ``int`` reads it, which refuses over 4,300 digits with Python's words."""
-_MOST_SHOWN = 60
-"""Characters of a typed phrase quoted in a message: a pasted page is not."""
 _MOST_SUGGESTED = 120
 """Characters of typed days a message suggests to copy ("every Monday, ...
 and Sunday" is 90): longer, they were pasted, and a plain example stands."""
+
+
+SCHEDULE_CHARS = 60
+"""The longest schedule a model may write."""
+ScheduleWords = Annotated[
+    str,
+    # In the grammar only: a phrase outside it gets parse_schedule's clearer message.
+    Field(min_length=1, max_length=SCHEDULE_CHARS, json_schema_extra={"pattern": SCHEDULE_PATTERN}),
+]
+"""A schedule as a model writes it, in words the grammar reads."""
 
 
 def parse_schedule(text: str, now: datetime | None = None) -> Schedule | None:
@@ -349,7 +270,7 @@ def parse_schedule(text: str, now: datetime | None = None) -> Schedule | None:
     words = _normalised(text)
     if words in _NO_SCHEDULE:
         return None
-    typed = _Typed(_quoted(text), now)
+    typed = _Typed(quoted(text), now)
     if found := _INTERVAL.fullmatch(words):
         return _interval(found, typed)
     if found := _FROM_NOW.fullmatch(words):
@@ -473,19 +394,19 @@ def _typed_time(token: str, *, bare_hour: bool = True) -> time:
         return _TIME_WORDS[token]
     found = _TIME_SHAPE.fullmatch(token)
     if found is None or not (bare_hour or found["minute"] or found["half"]):
-        raise ScheduleError(_NOT_A_TIME.format(_quoted(token)))
+        raise ScheduleError(_NOT_A_TIME.format(quoted(token)))
     hour, minute = int(found["hour"]), int(found["minute"] or 0)
     if minute > 59:
-        raise ScheduleError(_NOT_A_TIME.format(_quoted(token)))
+        raise ScheduleError(_NOT_A_TIME.format(quoted(token)))
     if found["half"] is not None:
         if not 1 <= hour <= 12:
             raise ScheduleError(
-                f"{_quoted(token)} is not a time of day: with am or pm the hour is 1 to 12; "
+                f"{quoted(token)} is not a time of day: with am or pm the hour is 1 to 12; "
                 "write e.g. 9pm, or 21:00 on a 24-hour clock."
             )
         hour = hour % 12 + (12 if found["half"] == "pm" else 0)
     if hour > 23:
-        raise ScheduleError(_NOT_A_TIME.format(_quoted(token)))
+        raise ScheduleError(_NOT_A_TIME.format(quoted(token)))
     return time(hour, minute)
 
 
@@ -580,7 +501,7 @@ def _weekday_list(tokens: list[str], typed: _Typed) -> _Days | None:
         if (found := _weekday_word(word)) is None:
             if every[:1] == ("weekly",) or word.endswith(("day", "days")):
                 raise ScheduleError(
-                    f"{_quoted(word)} is not a weekday; write one of {', '.join(WEEKDAYS)}."
+                    f"{quoted(word)} is not a weekday; write one of {', '.join(WEEKDAYS)}."
                 )
             return None
         days.append(found[0])
@@ -623,101 +544,7 @@ def listed(items: Sequence[str]) -> str:
     return f"{', '.join(items[:-1])} and {items[-1]}"
 
 
-def parse_time(text: str) -> time:
-    """``HH:MM`` on a 24-hour clock (``9:05`` too), as stored."""
-    found = _CLOCK.fullmatch(text.strip())
-    if found is None or int(found["hour"]) > 23 or int(found["minute"]) > 59:
-        raise ScheduleError(
-            f"{_quoted(text)} is not a time of day; write it as HH:MM on a 24-hour clock, "
-            "00:00 to 23:59."
-        )
-    return time(int(found["hour"]), int(found["minute"]))
-
-
-_CLOCK = re.compile(r"(?P<hour>\d{1,2}):(?P<minute>\d{2})")
-
-
-def parse_date(text: str) -> date:
-    """``YYYY-MM-DD``."""
-    try:
-        year, month, day = (int(part) for part in text.strip().split("-"))
-        return date(year, month, day)
-    except ValueError:
-        raise ScheduleError(
-            f"{_quoted(text)} is not a date; write it as YYYY-MM-DD, e.g. 2026-12-01."
-        ) from None
-
-
-def parse_weekday(text: str) -> int:
-    """A weekday by its English name or its first three letters (0 is Monday)."""
-    name = text.strip().lower()
-    for number, weekday in enumerate(WEEKDAYS):
-        if len(name) >= 3 and weekday.lower().startswith(name):
-            return number
-    raise ScheduleError(f"{_quoted(text)} is not a weekday; write one of {', '.join(WEEKDAYS)}.")
-
-
 # -- storage -----------------------------------------------------------------
-
-
-def to_spec(schedule: Schedule) -> tuple[ScheduleKind, dict[str, Any]]:
-    """The schedule as ``tasks.schedule_kind`` and the JSON of ``schedule_spec``."""
-    kind = kind_of(schedule)
-    if isinstance(schedule, Once):
-        return kind, {"at": f"{schedule.at:%Y-%m-%dT%H:%M}"}
-    if isinstance(schedule, Daily):
-        return kind, {"at": _hhmm(schedule.at)}
-    if isinstance(schedule, Weekly):
-        # One day is stored as before several could be, so older copies still read it.
-        names = [WEEKDAYS[weekday].lower() for weekday in schedule.weekdays]
-        days: dict[str, Any] = {"weekday": names[0]} if len(names) == 1 else {"weekdays": names}
-        return kind, {**days, "at": _hhmm(schedule.at)}
-    if isinstance(schedule, Monthly):
-        return kind, {"day": schedule.day, "at": _hhmm(schedule.at)}
-    spec: dict[str, Any] = {"minutes": schedule.minutes}
-    if schedule.window is not None:
-        spec["window"] = {"start": _hhmm(schedule.window.start), "end": _hhmm(schedule.window.end)}
-    return kind, spec
-
-
-def from_spec(kind: str, spec: Any) -> Schedule:
-    """The schedule ``to_spec`` stored; ``ScheduleError`` for a damaged one."""
-    try:
-        if kind == "once":
-            day, _, at = str(spec["at"]).partition("T")
-            return Once(datetime.combine(parse_date(day), parse_time(at)))
-        if kind == "daily":
-            return Daily(parse_time(str(spec["at"])))
-        if kind == "weekly":
-            names = spec["weekdays"] if "weekdays" in spec else [spec["weekday"]]
-            if not isinstance(names, list):
-                raise TypeError(f"{names!r} is not a list of weekdays")
-            days = tuple(parse_weekday(str(name)) for name in names)
-            return Weekly(days, parse_time(str(spec["at"])))
-        if kind == "monthly":
-            return Monthly(_whole(spec["day"]), parse_time(str(spec["at"])))
-        if kind == "interval":
-            window = spec.get("window")
-            return Interval(
-                _whole(spec["minutes"]),
-                None
-                if window is None
-                else TimeWindow(parse_time(str(window["start"])), parse_time(str(window["end"]))),
-            )
-    except (KeyError, TypeError, AttributeError, ScheduleError) as error:
-        raise ScheduleError(f"The stored {kind} schedule {spec!r} is damaged: {error}") from error
-    raise ScheduleError(f"There is no schedule kind {kind!r}.")
-
-
-def _whole(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{value!r} is not a whole number")
-    return value
-
-
-def _shown(text: str) -> str:
-    """*text* to quote in a message: its first ``_MOST_SHOWN`` characters."""
-    return text if len(text) <= _MOST_SHOWN else f"{text[: _MOST_SHOWN - 1]}\u2026"
 
 
 def _example(days: str, plain: str) -> str:
@@ -726,23 +553,5 @@ def _example(days: str, plain: str) -> str:
     return days if len(days) <= _MOST_SUGGESTED else plain
 
 
-def _quoted(typed: str) -> str:
-    """What was *typed* (a phrase, a time, a word of it), quoted in a
-    message as every schedule message quotes it: shortened to ``_MOST_SHOWN``
-    characters, spacing around it aside."""
-    return repr(_shown(typed.strip()))
-
-
 def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def _hhmm(at: time) -> str:
-    return f"{at:%H:%M}"
-
-
-def _check_wall_clock(at: time, zone: tzinfo | None) -> None:
-    if zone is not None:
-        raise ScheduleError("A schedule's times are wall-clock times, without a time zone.")
-    if at.second or at.microsecond:
-        raise ScheduleError(f"A schedule runs on whole minutes, not at {at.isoformat()}.")

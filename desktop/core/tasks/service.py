@@ -20,14 +20,15 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.text import readable, scrub
 from desktop.core.base.text_fold import folded
-from desktop.core.chat.prompt import TaskLine
 from desktop.core.db.connection import Transaction
 from desktop.core.db.purge import ERASED
+from desktop.core.db.schedules import Schedule
 from desktop.core.db.tasks import (
     DEFAULT_PRIORITY,
     KEEP,
@@ -40,12 +41,16 @@ from desktop.core.db.tasks import (
     TaskStore,
 )
 from desktop.core.privacy.credential_nearby import MARKER
+from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.privacy.redaction import Redactor
-from desktop.core.tasks.schedules import Schedule, check_upcoming, describe, next_run, realigned
+from desktop.core.tasks.schedules import check_upcoming, describe, next_run, realigned
 
 log = logging.getLogger(__name__)
 
 TEXT_CHARS = 1_000
+MODEL_TEXT_CHARS = 300
+"""What a model may write as a task (its tool, an agenda review): longer
+tasks belong in a skill or a memory."""
 PROMPT_CHARS = 2_000
 
 
@@ -55,6 +60,19 @@ class TaskRefused(ReverieError):
 
 def _local_now() -> datetime:
     return datetime.now().astimezone()
+
+
+@dataclass(frozen=True)
+class TaskLine:
+    id: int
+    text: str
+    priority: int
+    schedule: str | None = None
+    """In words, e.g. ``daily at 09:00``."""
+
+    def render(self) -> str:
+        when = f" [{self.schedule}]" if self.schedule else ""
+        return f"[P{self.priority}] #{self.id}: {safe_for_prompt(self.text)}{when}"
 
 
 class TaskService:

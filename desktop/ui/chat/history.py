@@ -10,9 +10,10 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QToolButton
 
-from desktop.core.chat.service import ChatService, stored_tool_call, visible_text
+from desktop.core.chat.service import ChatService, stored_tool_call
 from desktop.core.chat.tools.toolbox import ToolCall
 from desktop.core.db import Conversation, Message
+from desktop.core.db.message_kinds import visible_text
 from desktop.core.tasks import agenda, routines
 from desktop.ui.chat.transcript import Transcript
 

@@ -46,6 +46,8 @@ from desktop.core.chat.service import (
     TurnListener,
 )
 from desktop.core.chat.tools.toolbox import ToolCall
+from desktop.core.db import Conversation
+from desktop.core.dreaming.erasure import Eraser
 from desktop.core.privacy.redaction import redaction_notice
 from desktop.ui.chat.banners import ProblemBanner, RolesBanner, SuggestionCard
 from desktop.ui.chat.buttons import ChatButtons
@@ -115,9 +117,16 @@ class ChatWindow(QMainWindow):
     suggestion_dismissed = Signal()
 
     def __init__(
-        self, chat: ChatService | None, conversation_id: int | None, *, hide_on_close: bool
+        self,
+        chat: ChatService | None,
+        conversation_id: int | None,
+        *,
+        hide_on_close: bool,
+        eraser: Eraser | None = None,
     ) -> None:
         super().__init__()
+        self._eraser = eraser
+        """Erases a deleted conversation for good (*Delete now*); None: nothing to erase with."""
         self._hide_on_close = hide_on_close
         self.setWindowTitle("Reverie")
         self.resize(960, 680)
@@ -297,12 +306,23 @@ class ChatWindow(QMainWindow):
         if self._chat is None:
             return
         if self.conversation_list.showing_deleted:
-            if deleted := self._guarded(lambda chat: chat.deleted_conversations()):
-                self.conversation_list.show_deleted(*deleted)
+            if (deleted := self._guarded(lambda chat: chat.deleted_conversations())) is not None:
+                self.conversation_list.show_deleted(deleted, self._erased_on(deleted))
             return
         text = self.conversation_list.search.text() if query is None else query
         if (found := self._guarded(lambda chat: chat.conversations(text))) is not None:
             self.conversation_list.show_conversations(found, self._conversation_id)
+
+    def _erased_on(self, deleted: list[Conversation]) -> dict[int, float]:
+        """When each deleted conversation is erased for good, by id."""
+        eraser = self._eraser
+        if eraser is None:
+            return {}
+        return {
+            c.id: eraser.conversation_erased_on(c.deleted_at)
+            for c in deleted
+            if c.deleted_at is not None
+        }
 
     def _show_conversation(self, conversation_id: int | None) -> None:
         """Show *conversation_id*; the conversations nobody wrote in go."""
@@ -377,12 +397,15 @@ class ChatWindow(QMainWindow):
         if self._chat is None or self.busy:
             self.set_status("Stop the reply (Esc) before deleting for good")
             return
+        eraser = self._eraser
+        if eraser is None:
+            self.show_problem("Reverie cannot erase here: its database is not open.")
+            return
         if conversation_id == self._conversation_id:  # out of the list first, then away from it
             self._guarded(lambda chat: chat.delete(conversation_id))
             self._guarded(
                 lambda chat: self._show_conversation(chat.latest_or_new_conversation().id)
             )
-        chat = self._chat
 
         def erased(result: object) -> None:
             self._refresh_list()
@@ -391,7 +414,7 @@ class ChatWindow(QMainWindow):
 
         self.set_status("Erasing the conversation for good…")
         self._run(
-            lambda _: erased_or_unfinished(lambda: chat.erase(conversation_id)),
+            lambda _: erased_or_unfinished(lambda: eraser.erase_conversations([conversation_id])),
             erased,
             failed_as="It was not erased",
         )

@@ -15,7 +15,7 @@ from typing import Any
 
 from desktop.core.db import DreamChange, Memory
 from desktop.core.db.memory_writes import from_snapshot
-from desktop.ui.memory.views import count
+from desktop.ui.widgets.labels import count
 from desktop.ui.widgets.theme import active_palette
 
 _SHOWN_FADED = 5

@@ -62,11 +62,10 @@ from desktop.ui.dreaming.views import (
     line_text,
     run_facts,
     run_started,
-    when,
 )
-from desktop.ui.memory.views import count, named
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.widgets.cards import CardDelegate, draw_chip, draw_line, small_font
+from desktop.ui.widgets.labels import count, named, when
 from desktop.ui.widgets.theme import active_palette
 from desktop.ui.widgets.worker import TaskQueue
 from models.broker import Priority

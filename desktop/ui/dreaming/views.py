@@ -16,7 +16,6 @@ import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -38,7 +37,7 @@ from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.ui.dreaming.html import before_after_html, risk_reason
-from desktop.ui.memory.views import count, named
+from desktop.ui.widgets.labels import count, named, when
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a runs-list line's ``RunLine``."""
@@ -114,11 +113,6 @@ def pass_title(name: str) -> str:
     """A pass as the user knows it ("Merging duplicates"); a pass this
     window does not know yet reads as its name."""
     return _PASS_TITLES.get(name, name.replace("_", " ").capitalize())
-
-
-def when(timestamp: float) -> str:
-    moment = datetime.fromtimestamp(timestamp)
-    return f"{moment.day} {moment:%b %Y, %H:%M}"
 
 
 def run_started(run: DreamRun) -> float:

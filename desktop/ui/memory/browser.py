@@ -51,15 +51,14 @@ from desktop.ui.memory.views import (
     ForgetPreview,
     MemoryDelegate,
     MemoryDetail,
-    count,
     first_line,
     meta_line,
-    named,
     sorted_memories,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.widgets.erase_confirm import ask_to_erase
 from desktop.ui.widgets.erase_outcome import erased_or_unfinished, erasure_details, erasure_notice
+from desktop.ui.widgets.labels import count, named
 from desktop.ui.widgets.worker import TaskQueue
 
 ExportFormat = Literal["jsonl", "markdown"]

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLa
 
 from desktop.core.db import MemoryQuery, MemorySort, MemoryStatus
 from desktop.core.db.memory_rows import MEMORY_STATUSES, SOURCE_KINDS
-from desktop.ui.memory.views import SOURCE_NAMES, named
+from desktop.ui.memory.views import SOURCE_NAMES
+from desktop.ui.widgets.labels import named
 
 SEARCH_DELAY_MS = 250  # search once typing pauses, not on every key
 _STATUS_FILTERS: dict[str, tuple[str, tuple[MemoryStatus, ...]]] = {

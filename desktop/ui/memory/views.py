@@ -11,7 +11,6 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TypeVar
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QPainter, QPen, QTextDocumentFragment
@@ -41,6 +40,7 @@ from desktop.core.db import (
 )
 from desktop.core.memory.gate import INSTRUCTION_LIKE, REDACTED
 from desktop.ui.widgets.cards import CardDelegate, draw_line, small_font
+from desktop.ui.widgets.labels import count, named
 from desktop.ui.widgets.theme import active_palette
 
 MEMORY_ROLE = Qt.ItemDataRole.UserRole
@@ -78,20 +78,6 @@ _ORDER: dict[MemorySort, Callable[[Memory], tuple[float, float, float, float]]] 
     "importance": lambda m: (-m.pinned, -m.importance, -m.last_seen_at, -m.id),
     "reinforced": lambda m: (-m.reinforcement_count, -m.last_seen_at, -m.id, 0),
 }
-
-W = TypeVar("W", bound=QWidget)
-
-
-def named(widget: W, name: str, accessible: str = "") -> W:
-    """*widget* with an object name (for the style sheet and tests) and an accessible name."""
-    widget.setObjectName(name)
-    if accessible:
-        widget.setAccessibleName(accessible)
-    return widget
-
-
-def count(n: int, one: str = "memory", many: str = "memories") -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def _date(timestamp: float) -> str:

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.ui.memory.views import named
+from desktop.ui.widgets.labels import named
 
 INT_LIMIT = 2**31 - 1
 """A spin box holds a C int: the upper step bound of an unbounded int field."""

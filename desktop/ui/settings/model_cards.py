@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 
 from desktop.core.backends.library import ModelOption
 from desktop.core.base.text import duration_text, size_text
-from desktop.ui.memory.views import named
 from desktop.ui.settings.downloads import DownloadUpdate
 from desktop.ui.settings.role_editor import unstretching
+from desktop.ui.widgets.labels import named
 from models.memory_estimate import fits
 
 _FIT_WORDS = {

@@ -31,10 +31,10 @@ from desktop.core.backends.library import ModelLibrary, ModelOption
 from desktop.core.backends.roles import api_key_name
 from desktop.core.base.secrets import SecretStore, SecretsUnavailable
 from desktop.core.base.settings import ModelSettings, Settings
-from desktop.ui.memory.views import named
 from desktop.ui.settings.downloads import Downloads, DownloadUpdate
 from desktop.ui.settings.model_cards import ModelCard
 from desktop.ui.settings.role_editor import InvalidBackend, Probe, RoleEditor, reason, unstretching
+from desktop.ui.widgets.labels import named
 from models.broker import Role
 from models.errors import ModelError
 from models.memory_estimate import available_memory

@@ -34,7 +34,7 @@ from desktop.core.backends.library import EMBEDDED, ModelKind, ModelOption
 from desktop.core.backends.roles import api_key_name
 from desktop.core.base.secrets import SecretStore, SecretsUnavailable
 from desktop.core.base.settings import Backend, base_url
-from desktop.ui.memory.views import named
+from desktop.ui.widgets.labels import named
 from models.server_http import DIALECTS, ServerInfo, api_key_problem
 
 SERVER = "server"

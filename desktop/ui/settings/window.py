@@ -49,9 +49,9 @@ from desktop.core.base.settings import (
     load_settings,
     save_settings,
 )
-from desktop.ui.memory.views import named
 from desktop.ui.settings.form import SettingsForm, Suggestions, plain_words
 from desktop.ui.widgets.app_window import AppWindow
+from desktop.ui.widgets.labels import named
 from desktop.ui.widgets.unsaved import UnsavedGuard
 
 Live = Callable[[str], bool]

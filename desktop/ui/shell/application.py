@@ -37,10 +37,10 @@ from desktop.ui.widgets.worker import WorkerThread
 from models.broker import Job, Role
 
 if TYPE_CHECKING:
-    from desktop.app import Core
     from desktop.core.dreaming.dreamer import Dreamer, DreamReport
     from desktop.core.tasks.agenda import AgendaReview
     from desktop.core.tasks.routines import TaskRun
+    from desktop.ui.shell.parts import Core
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ class ReverieApplication(QObject):
         self.has_tray = tray_available()
         self.qt.setQuitOnLastWindowClosed(not self.has_tray)
         self.window = ChatWindow(
-            core.chat, self._conversation_id(core), hide_on_close=self.has_tray
+            core.chat, self._conversation_id(core), hide_on_close=self.has_tray, eraser=core.eraser
         )
         self.window.set_chat_available(False, "")
         self.window.set_status("Loading the chat model…")

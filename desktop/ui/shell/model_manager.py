@@ -36,8 +36,8 @@ from models.memory_estimate import available_memory
 from models.server_http import ServerInfo, ServerProbe
 
 if TYPE_CHECKING:
-    from desktop.app import Core
     from desktop.ui.chat.window import ChatWindow
+    from desktop.ui.shell.parts import Core
 
 log = logging.getLogger(__name__)
 

@@ -37,7 +37,6 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.db.skills import EVERY_STATUS, Skill, SkillStatus
 from desktop.core.privacy.redaction import redaction_notice, taken_out
 from desktop.core.skills.library import SkillLibrary
-from desktop.ui.memory.views import count, named
 from desktop.ui.skills.views import (
     SKILL_ROLE,
     UNREADABLE_ROLE,
@@ -48,6 +47,7 @@ from desktop.ui.skills.views import (
     uses_words,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
+from desktop.ui.widgets.labels import count, named
 from desktop.ui.widgets.unsaved import UnsavedGuard
 
 TABS: tuple[tuple[SkillStatus, str], ...] = (

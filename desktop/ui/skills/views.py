@@ -25,19 +25,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.chat.prompt import SkillLine
 from desktop.core.db.skills import Skill
 from desktop.core.skills.library import (
     DELETED,
     SUMMARY_CHARS,
+    SkillLine,
     SkillRefused,
     SkippedFile,
     skill_name,
     summary_of,
 )
-from desktop.ui.dreaming.views import when
-from desktop.ui.memory.views import count, named
 from desktop.ui.widgets.cards import CardDelegate, draw_chip, draw_line, small_font
+from desktop.ui.widgets.labels import count, named, when
 from desktop.ui.widgets.theme import active_palette
 
 SKILL_ROLE = Qt.ItemDataRole.UserRole

@@ -30,22 +30,11 @@ from PySide6.QtWidgets import (
 
 from desktop.core.base.errors import ReverieError
 from desktop.core.db import Conversation
+from desktop.core.db.schedules import WEEKDAYS, Daily, Interval, Monthly, Once, Schedule, Weekly
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatus
-from desktop.core.tasks.schedules import (
-    TYPED_EXAMPLES,
-    WEEKDAYS,
-    Daily,
-    Interval,
-    Monthly,
-    Once,
-    Schedule,
-    Weekly,
-    check_upcoming,
-    listed,
-    parse_schedule,
-)
+from desktop.core.tasks.schedules import TYPED_EXAMPLES, check_upcoming, listed, parse_schedule
 from desktop.core.tasks.service import schedule_words
-from desktop.ui.memory.views import count, named
+from desktop.ui.widgets.labels import count, named
 from desktop.ui.widgets.theme import active_palette
 
 ROW_ROLE = Qt.ItemDataRole.UserRole

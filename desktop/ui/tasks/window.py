@@ -41,11 +41,11 @@ from PySide6.QtWidgets import (
 
 from desktop.core.base.errors import ReverieError
 from desktop.core.db import Conversation, ConversationStore
+from desktop.core.db.schedules import Schedule
 from desktop.core.db.tasks import EVERY_STATUS, KEEP, OPEN, Keep, Task, TaskStatus
 from desktop.core.privacy.redaction import redaction_notice, taken_out
-from desktop.core.tasks.schedules import Schedule, parse_schedule
+from desktop.core.tasks.schedules import parse_schedule
 from desktop.core.tasks.service import TaskService, schedule_words
-from desktop.ui.memory.views import named
 from desktop.ui.tasks.views import (
     COLUMNS,
     ROW_ROLE,
@@ -62,6 +62,7 @@ from desktop.ui.tasks.views import (
     stored_reading,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty
+from desktop.ui.widgets.labels import named
 from desktop.ui.widgets.unsaved import UnsavedGuard
 
 FILTERS: dict[str, tuple[str, tuple[TaskStatus, ...]]] = {

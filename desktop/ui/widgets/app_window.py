@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QListWidget, QStackedWidget, QStyledItemDelegate, QWidget
 
-from desktop.ui.memory.views import named
+from desktop.ui.widgets.labels import named
 
 
 class AppWindow(QWidget):

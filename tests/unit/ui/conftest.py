@@ -36,8 +36,10 @@ Windows = dict[str, QWidget]
 
 
 @pytest.fixture
-def window(qtbot: QtBot, chat: ChatService, model: ScriptedChatModel) -> Iterator[ChatWindow]:
-    win = ChatWindow(chat, chat.latest_or_new_conversation().id, hide_on_close=False)
+def window(
+    qtbot: QtBot, chat: ChatService, model: ScriptedChatModel, eraser: Eraser
+) -> Iterator[ChatWindow]:
+    win = ChatWindow(chat, chat.latest_or_new_conversation().id, hide_on_close=False, eraser=eraser)
     qtbot.addWidget(win)
     with qtbot.waitSignal(win.turn_ended, timeout=WAIT_MS):  # the new conversation's greeting
         win.set_chat_available(True, "")

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop.core.chat.prompt import memory_line
 from desktop.core.chat.tools.toolbox import Tool, ToolContext, ToolResult
 from desktop.core.memory.gate import MemoryRefused
+from desktop.core.memory.lines import memory_line
 from desktop.core.memory.service import MemoryCategory, MemoryService
 
 SEARCH_LIMIT = 5

@@ -16,19 +16,16 @@ nothing is changed.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolResult
 from desktop.core.db.tasks import DEFAULT_PRIORITY, KEEP, LOW, URGENT, Task
-from desktop.core.tasks.schedules import SCHEDULE_PATTERN, parse_schedule
-from desktop.core.tasks.service import TaskService, schedule_words
+from desktop.core.tasks.schedules import ScheduleWords, parse_schedule
+from desktop.core.tasks.service import MODEL_TEXT_CHARS, TaskService, schedule_words
 
 TaskAction = Literal["add", "complete", "update", "pause", "resume", "delete", "list"]
-# What a model may write; longer tasks belong in a skill or a memory.
-TEXT_CHARS = 300
-SCHEDULE_CHARS = 60
 ROUTINE_CHARS = 500
 _NEEDS_ID = frozenset({"complete", "update", "pause", "resume", "delete"})
 _DONE = {
@@ -40,19 +37,13 @@ _DONE = {
     "delete": "deleted",
 }
 
-ScheduleWords = Annotated[
-    str,
-    # In the grammar only: a phrase outside it gets parse_schedule's clearer message.
-    Field(min_length=1, max_length=SCHEDULE_CHARS, json_schema_extra={"pattern": SCHEDULE_PATTERN}),
-]
-
 
 class TaskCall(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     action: TaskAction
     id: RowId | None = None
-    text: str | None = Field(None, min_length=1, max_length=TEXT_CHARS)
+    text: str | None = Field(None, min_length=1, max_length=MODEL_TEXT_CHARS)
     priority: int | None = Field(None, ge=URGENT, le=LOW)
     schedule: ScheduleWords | None = None
     routine: str | None = Field(None, min_length=1, max_length=ROUTINE_CHARS)

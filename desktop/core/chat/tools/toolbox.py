@@ -36,7 +36,6 @@ from models.structured import parse_structured
 
 log = logging.getLogger(__name__)
 
-TOOL_CALL_START = "<tool_call>"
 TOOLS_TEMPLATE = "TOOLS.txt"
 _JSON_TYPES = {
     "string": "text",

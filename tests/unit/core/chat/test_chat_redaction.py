@@ -12,8 +12,8 @@ import pytest
 
 from desktop.core.base.jobs import JobControl
 from desktop.core.chat.service import ChatService
-from desktop.core.chat.tools.toolbox import TOOL_CALL_START
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.message_kinds import TOOL_CALL_START
 from desktop.core.memory.service import MemoryService
 from desktop.core.privacy.redaction import redaction_notice
 from desktop.core.skills.library import SkillLibrary

@@ -13,11 +13,12 @@ from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ChatSettings, ModelSettings
 from desktop.core.chat.service import ChatService
 from desktop.core.chat.tools.memory import memory_tools
-from desktop.core.chat.tools.toolbox import TOOL_CALL_START, Toolbox
+from desktop.core.chat.tools.toolbox import Toolbox
 from desktop.core.db import ConversationStore
+from desktop.core.db.message_kinds import TOOL_CALL_START
+from desktop.core.db.schedules import Daily
 from desktop.core.memory.service import MemoryService
 from desktop.core.skills.library import SkillLibrary
-from desktop.core.tasks.schedules import Daily
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from tests.fakes import Recorder, ScriptedChatModel

@@ -10,10 +10,11 @@ import json
 
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ChatSettings, ModelSettings
-from desktop.core.chat.service import MAX_TOOL_CALLS, SYSTEM_EVENT, ChatService, visible_text
+from desktop.core.chat.service import MAX_TOOL_CALLS, SYSTEM_EVENT, ChatService
 from desktop.core.chat.tools.memory import memory_tools
-from desktop.core.chat.tools.toolbox import TOOL_CALL_START, Toolbox, ToolCall
+from desktop.core.chat.tools.toolbox import Toolbox, ToolCall
 from desktop.core.db import ConversationStore, MemoryQuery
+from desktop.core.db.message_kinds import TOOL_CALL_START, visible_text
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.fakes import Recorder, ScriptedChatModel

@@ -11,17 +11,11 @@ from hypothesis import HealthCheck, given, settings
 
 from desktop.core.base.paths import AppPaths
 from desktop.core.base.prompts import PromptLibrary
-from desktop.core.chat.prompt import (
-    ComponentLimits,
-    MemoryLine,
-    PromptInputs,
-    SkillLine,
-    TaskLine,
-    assemble,
-    content_hash,
-    memory_line,
-)
+from desktop.core.chat.prompt import ComponentLimits, PromptInputs, assemble, content_hash
 from desktop.core.db import Memory
+from desktop.core.memory.lines import MemoryLine, memory_line
+from desktop.core.skills.library import SkillLine
+from desktop.core.tasks.service import TaskLine
 from models.interfaces import ChatMessage
 from tests.prompt_markup import live_count, tag_variant, turn_variant
 

@@ -21,8 +21,9 @@ from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ChatSettings, ModelSettings
 from desktop.core.chat.service import ChatService
 from desktop.core.chat.tools.memory import memory_tools
-from desktop.core.chat.tools.toolbox import TOOL_CALL_START, Toolbox
+from desktop.core.chat.tools.toolbox import Toolbox
 from desktop.core.db import ConversationStore, Database, MemoryQuery
+from desktop.core.db.message_kinds import TOOL_CALL_START
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop

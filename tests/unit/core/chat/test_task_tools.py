@@ -16,8 +16,8 @@ from desktop.core.base.prompts import PromptLibrary
 from desktop.core.chat.tools.tasks import TaskCall, task_tools
 from desktop.core.chat.tools.toolbox import Toolbox, ToolContext
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.schedules import Daily
 from desktop.core.db.tasks import EVERY_STATUS, Task, TaskStore
-from desktop.core.tasks.schedules import Daily
 from desktop.core.tasks.service import TaskService
 from models.interfaces import ChatMessage, GenerationOptions
 from models.llama_chat import LlamaChatModel

@@ -19,8 +19,9 @@ from desktop.core.chat.service import ChatService
 from desktop.core.chat.tools.memory import memory_tools
 from desktop.core.chat.tools.skills import skill_tools
 from desktop.core.chat.tools.tasks import task_tools
-from desktop.core.chat.tools.toolbox import TOOL_CALL_START, Toolbox, ToolCall, ToolContext
+from desktop.core.chat.tools.toolbox import Toolbox, ToolCall, ToolContext
 from desktop.core.db import ConversationStore, Database, MemoryQuery
+from desktop.core.db.message_kinds import TOOL_CALL_START
 from desktop.core.db.tasks import EVERY_STATUS, Task
 from desktop.core.memory.service import MemoryService
 from desktop.core.skills.library import SkillLibrary

@@ -14,10 +14,11 @@ import pytest
 import sqlean
 
 from desktop.core.db import connection
-from desktop.core.db.connection import BUSY_TIMEOUT_MS, Database, open_database
+from desktop.core.db.connection import BUSY_TIMEOUT_MS, Database
 from desktop.core.db.drivers import DriverCandidate
 from desktop.core.db.errors import DatabaseUnavailable, DiskFull, QueryFailed
 from desktop.core.db.migrations import latest_version
+from desktop.core.db.opening import open_database
 
 
 def _sidecars(path: Path) -> list[Path]:

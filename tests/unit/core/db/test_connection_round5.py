@@ -22,8 +22,8 @@ import pytest
 
 from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.db import Database
-from desktop.core.db.connection import open_copy
 from desktop.core.db.errors import DatabaseUnavailable
+from desktop.core.db.opening import open_copy
 
 
 @pytest.fixture

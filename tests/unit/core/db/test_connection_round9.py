@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from desktop.core.db import Database
-from desktop.core.db.connection import CopyGone, open_copy
+from desktop.core.db.connection import CopyGone
+from desktop.core.db.opening import open_copy
 from desktop.core.dreaming.secret_sweep import sweep_snapshots
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from desktop.core.db import schema_v1, schema_v3
-from desktop.core.db.connection import Database, Transaction, open_database
+from desktop.core.db.connection import Database, Transaction
 from desktop.core.db.errors import DatabaseTooNew, DiskFull, MigrationFailed, QueryFailed
 from desktop.core.db.memories import MemoryStore
 from desktop.core.db.migrations import (
@@ -18,6 +18,7 @@ from desktop.core.db.migrations import (
     latest_version,
     migrate,
 )
+from desktop.core.db.opening import open_database
 from tests.unit.core.db.conftest import FakeClock
 
 

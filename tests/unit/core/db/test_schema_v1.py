@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.db.connection import Database, open_database
+from desktop.core.db.connection import Database
 from desktop.core.db.errors import QueryFailed
 from desktop.core.db.migrations import MIGRATIONS
+from desktop.core.db.opening import open_database
 from desktop.core.db.schema_v1 import APPLICATION_ID, VECTOR_DIMENSION
 
 NOW = 1_700_000_000.0

@@ -9,8 +9,8 @@ from datetime import datetime, time
 import pytest
 
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.schedules import Daily, Interval, Once, ScheduleError, TimeWindow
 from desktop.core.db.tasks import Task, TaskNotFound, TaskStateError, TaskStore
-from desktop.core.tasks.schedules import Daily, Interval, Once, ScheduleError, TimeWindow
 from tests.unit.core.db.conftest import START, FakeClock
 
 NEXT = START + 3600.0

@@ -14,8 +14,8 @@ from datetime import time
 import pytest
 
 from desktop.core.db import Database
+from desktop.core.db.schedules import Daily
 from desktop.core.db.tasks import RunOvertaken, Task, TaskNotFound, TaskStateError, TaskStore
-from desktop.core.tasks.schedules import Daily
 
 START = 1_795_000_000.0
 NEXT = START + 86_400

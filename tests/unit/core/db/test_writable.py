@@ -18,9 +18,9 @@ import pytest
 import sqlean
 
 from desktop.core.base.errors import EnvironmentProblem
-from desktop.core.db.connection import open_database
 from desktop.core.db.drivers import DriverCandidate
 from desktop.core.db.errors import DatabaseUnavailable
+from desktop.core.db.opening import open_database
 
 
 class _ReadOnlySqlean:

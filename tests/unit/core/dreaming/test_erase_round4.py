@@ -24,8 +24,8 @@ from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import MemorySettings
 from desktop.core.base.tokens import TokenCounter
 from desktop.core.chat.service import ChatService
-from desktop.core.chat.tools.toolbox import TOOL_CALL_START
 from desktop.core.db import ConversationStore, Database, DiskFull
+from desktop.core.db.message_kinds import TOOL_CALL_START
 from desktop.core.db.purge import ERASED, Erasable, PurgeStore
 from desktop.core.db.skills import EVERY_STATUS
 from desktop.core.dreaming.control import DreamControl

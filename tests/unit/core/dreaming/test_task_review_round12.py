@@ -16,12 +16,12 @@ import pytest
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import DreamSettings
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.schedules import Daily
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.dreaming.dreamer import Dreamer
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.memory.service import MemoryService
-from desktop.core.tasks.schedules import Daily
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, GenerationOptions

@@ -29,9 +29,10 @@ from desktop.core.base.settings import DreamSettings, MemorySettings, ModelSetti
 from desktop.core.base.tokens import TokenCounter
 from desktop.core.chat.compaction import Compactor
 from desktop.core.chat.condenser import Condenser
-from desktop.core.chat.prompt import ComponentLimits, PromptInputs, assemble, memory_line
+from desktop.core.chat.prompt import ComponentLimits, PromptInputs, assemble
 from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database, Memory
+from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.control import DreamControl, DreamProgress
@@ -41,10 +42,10 @@ from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.memory.harvest import Harvester
+from desktop.core.memory.lines import memory_line
 from desktop.core.memory.service import MemoryService
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.routines import RoutineRunner
-from desktop.core.tasks.schedules import Once
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 from desktop.core.chat.service import ChatService
-from desktop.core.chat.tools.toolbox import TOOL_CALL_START
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.message_kinds import TOOL_CALL_START
 from tests.fakes import Recorder, ScriptedChatModel
 from tests.unit.core.chat.test_chat_redaction import files_holding, rows_holding
 

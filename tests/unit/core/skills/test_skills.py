@@ -9,7 +9,6 @@ import pytest
 
 from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.base.paths import AppPaths
-from desktop.core.chat.prompt import SkillLine
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.skills import (
     SkillNameTaken,
@@ -21,6 +20,7 @@ from desktop.core.db.skills import (
 from desktop.core.skills.library import (
     SkillFileError,
     SkillLibrary,
+    SkillLine,
     SkillRefused,
     SkippedFile,
     skill_name,

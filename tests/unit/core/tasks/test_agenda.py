@@ -20,6 +20,7 @@ import pytest
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.schedules import Daily
 from desktop.core.db.tasks import Task, TaskStore
 from desktop.core.memory.service import MemoryService
 from desktop.core.tasks.agenda import (
@@ -32,7 +33,6 @@ from desktop.core.tasks.agenda import (
     schema,
 )
 from desktop.core.tasks.routines import KIND
-from desktop.core.tasks.schedules import Daily
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.llama_chat import LlamaChatModel

@@ -16,10 +16,10 @@ from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ModelSettings
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.schedules import Daily, Interval, Once, TimeWindow
 from desktop.core.db.tasks import TaskStore
 from desktop.core.memory.service import MemoryService
 from desktop.core.tasks.routines import KIND, TASK, RoutineRunner, TaskRun
-from desktop.core.tasks.schedules import Daily, Interval, Once, TimeWindow
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.llama_chat import LlamaChatModel

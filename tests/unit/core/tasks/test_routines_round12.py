@@ -32,9 +32,9 @@ import pytest
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ModelSettings
 from desktop.core.db import ConversationStore, Database, Transaction
+from desktop.core.db.schedules import Daily
 from desktop.core.db.tasks import Task, TaskStore
 from desktop.core.tasks.routines import KIND, RoutineRunner
-from desktop.core.tasks.schedules import Daily
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop

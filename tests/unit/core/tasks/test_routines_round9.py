@@ -23,9 +23,9 @@ from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ModelSettings
 from desktop.core.db import ConversationStore, Database, Message
+from desktop.core.db.schedules import Daily
 from desktop.core.db.tasks import Task, TaskStore
 from desktop.core.tasks.routines import KIND, RoutineRunner
-from desktop.core.tasks.schedules import Daily
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Job
 from tests.fakes import ForkableChatModel

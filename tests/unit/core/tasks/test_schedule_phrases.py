@@ -17,17 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop.core.tasks.schedules import (
-    WEEKDAYS,
-    Daily,
-    Interval,
-    Once,
-    ScheduleError,
-    Weekly,
-    describe,
-    next_run,
-    parse_schedule,
-)
+from desktop.core.db.schedules import WEEKDAYS, Daily, Interval, Once, ScheduleError, Weekly
+from desktop.core.tasks.schedules import describe, next_run, parse_schedule
 
 ZONES = [
     ZoneInfo("Europe/Berlin"),

@@ -16,23 +16,25 @@ from apscheduler.triggers.base import BaseTrigger
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop.core.tasks.schedules import (
-    SCHEDULE_PATTERN,
+from desktop.core.db.schedules import (
     Daily,
     Interval,
     Monthly,
     Once,
     Schedule,
     ScheduleError,
-    ScheduleInPast,
     TimeWindow,
     Weekly,
+    from_spec,
+    to_spec,
+)
+from desktop.core.tasks.schedules import (
+    SCHEDULE_PATTERN,
+    ScheduleInPast,
     check_upcoming,
     describe,
-    from_spec,
     next_run,
     parse_schedule,
-    to_spec,
 )
 
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -11,13 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop.core.tasks.schedules import (
-    ScheduleError,
-    parse_date,
-    parse_schedule,
-    parse_time,
-    parse_weekday,
-)
+from desktop.core.db.schedules import ScheduleError, parse_date, parse_time, parse_weekday
+from desktop.core.tasks.schedules import parse_schedule
 
 NOW = datetime(2026, 11, 24, 9, 0, tzinfo=ZoneInfo("Europe/London"))
 ZEROS = "0" * 5000

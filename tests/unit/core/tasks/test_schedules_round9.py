@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop.core.tasks.schedules import ScheduleError, parse_schedule
+from desktop.core.db.schedules import ScheduleError
+from desktop.core.tasks.schedules import parse_schedule
 
 NOW = datetime(2026, 11, 24, 9, 0, tzinfo=ZoneInfo("Europe/London"))
 HUGE = "9" * 5000  # past int()'s 4,300-digit limit

@@ -15,9 +15,9 @@ import pytest
 
 from desktop.core.db import Message
 from desktop.core.db.conversations import MessageRole
+from desktop.core.db.schedules import Daily, Interval, Once, Schedule
 from desktop.core.db.tasks import Task
 from desktop.core.tasks.evidence import AGAINST, DOUBTS, DoneEvidence, fold, said_done
-from desktop.core.tasks.schedules import Daily, Interval, Once, Schedule
 from tests.growth import LINEAR, growth
 
 MADE_AT = 100.0

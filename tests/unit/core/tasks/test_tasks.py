@@ -9,11 +9,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from desktop.core.chat.prompt import TaskLine
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.schedules import Daily, Interval, Once, TimeWindow
 from desktop.core.db.tasks import TaskStore
-from desktop.core.tasks.schedules import Daily, Interval, Once, ScheduleInPast, TimeWindow
-from desktop.core.tasks.service import TaskRefused, TaskService
+from desktop.core.tasks.schedules import ScheduleInPast
+from desktop.core.tasks.service import TaskLine, TaskRefused, TaskService
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

@@ -23,18 +23,10 @@ from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ModelSettings
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.errors import DiskFull
+from desktop.core.db.schedules import Daily, Interval, Monthly, Once, Schedule, TimeWindow, Weekly
 from desktop.core.db.tasks import Task, TaskStore
 from desktop.core.tasks.routines import KIND, RoutineRunner
-from desktop.core.tasks.schedules import (
-    Daily,
-    Interval,
-    Monthly,
-    Once,
-    Schedule,
-    TimeWindow,
-    Weekly,
-    realigned,
-)
+from desktop.core.tasks.schedules import realigned
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 

@@ -17,11 +17,11 @@ from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ModelSettings
 from desktop.core.base.tokens import TokenCounter
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.schedules import Daily
 from desktop.core.db.tasks import TaskStore
 from desktop.core.memory.service import MemoryService
 from desktop.core.tasks.agenda import NO_ACTION, AgendaReview, AgendaReviewer
 from desktop.core.tasks.routines import RoutineRunner, TaskRun
-from desktop.core.tasks.schedules import Daily
 from desktop.core.tasks.service import TaskService
 from desktop.ui.tasks.runner import TaskRunner
 from models.broker import InferenceBroker

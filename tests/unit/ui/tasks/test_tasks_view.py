@@ -14,8 +14,9 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.base.time_zones import local_zone
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.schedules import Daily, Interval
 from desktop.core.db.tasks import EVERY_STATUS, Task, TaskStore
-from desktop.core.tasks.schedules import Daily, Interval, parse_schedule
+from desktop.core.tasks.schedules import parse_schedule
 from desktop.core.tasks.service import TaskService
 from desktop.ui.tasks.views import NO_CONVERSATION, when_words
 from desktop.ui.tasks.window import EMPTY_TASKS, TasksWindow

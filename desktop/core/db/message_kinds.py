@@ -1,0 +1,40 @@
+"""What kind of message a stored message is, read off its metadata and text.
+
+The chat, the harvest and the agenda review all read conversations; these
+say which messages are the greeting, which a command the user typed, and
+what the user was shown of a reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from desktop.core.db.conversations import Message
+
+SEED = "seed"
+"""Message metadata kind of the greeting a conversation opens with."""
+COMMAND = "command"
+"""Message metadata kind of a command the user typed (``/remember``): kept
+in the transcript as the source of what it did, never read by the model."""
+TOOL_CALL_START = "<tool_call>"
+"""What opens a tool call at the end of a reply the model wrote."""
+
+
+def is_seed(message: Message) -> bool:
+    return (message.metadata or {}).get("kind") == SEED
+
+
+def greeting_first(messages: Sequence[Message]) -> list[Message]:
+    return [m for m in messages if is_seed(m)] + [m for m in messages if not is_seed(m)]
+
+
+def is_command(message: Message) -> bool:
+    return (message.metadata or {}).get("kind") == COMMAND
+
+
+def visible_text(message: Message) -> str:
+    """What the user is shown of a message: a reply without the tool call it
+    ended with (the call is shown as a call)."""
+    if message.role != "assistant":
+        return message.content
+    return message.content.partition(TOOL_CALL_START)[0].rstrip()

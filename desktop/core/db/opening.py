@@ -1,0 +1,71 @@
+"""The one way to open Reverie's SQLite file.
+
+``open_database`` picks a driver that can load sqlite-vec (see ``drivers``),
+checks the file is a readable Reverie database no newer than this code,
+switches it to WAL and applies the missing migrations; ``open_copy`` opens a
+snapshot beside it.  The connection itself is ``connection.Database``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from desktop.core.db import migrations as _migrations
+from desktop.core.db.connection import CopyGone, Database, connect
+from desktop.core.db.drivers import DEFAULT_CANDIDATES, DriverCandidate, select_driver
+from desktop.core.db.errors import DatabaseUnavailable, unreachable
+from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal
+from desktop.core.db.writable import probe_write, refuse_read_only
+
+
+def open_copy(path: Path, like: Database) -> Database:
+    """The copy of a database at *path* (a snapshot) as it is, opened with
+    *like*'s driver: neither migrated nor switched to WAL.
+
+    A copy is never created: one removed since it was listed (the dream's
+    rotation, on another thread) raises ``CopyGone``, also when it goes
+    between this look and SQLite's open (``mode=rw`` does not create)."""
+    try:
+        gone = not path.is_file()
+    except OSError as error:  # a folder on the way closed to this user
+        raise unreachable(path, error) from error
+    if gone:
+        raise CopyGone(path)
+    try:
+        return connect(path, like._driver, view="mode=rw", create=False)
+    except DatabaseUnavailable:
+        if not path.exists():
+            raise CopyGone(path) from None
+        raise
+
+
+def open_database(
+    path: Path,
+    *,
+    drivers: Sequence[DriverCandidate] = DEFAULT_CANDIDATES,
+    migrations: Sequence[_migrations.Migration] = _migrations.MIGRATIONS,
+) -> Database:
+    """Open (creating if missing) the database at *path*, migrated to the latest schema.
+
+    A file that is unreadable, not a database, damaged, someone else's or
+    newer than this code is refused before anything is written to it; so is
+    one this user cannot write (now, not at the first message saved), and
+    so is a write-ahead log beside it that is not its own (see ``side_files``).
+    """
+    refuse_odd_side_files(path)
+    refuse_read_only(path)
+    driver = select_driver(drivers)
+    # Before the read-write open: that one replays a WAL into the file.
+    refuse_stray_wal(path, lambda view: connect(path, driver, view=view), migrations)
+    database = connect(path, driver)
+    try:
+        _migrations.check_openable(database, migrations)
+        database.journal_mode = str(database.set_pragma("journal_mode", "wal"))
+        database.set_pragma("synchronous", "normal")
+        _migrations.migrate(database, migrations)
+        probe_write(database)
+    except BaseException:
+        database.close()
+        raise
+    return database

@@ -1,0 +1,45 @@
+"""A memory as a prompt shows it: one line, made safe however it was made.
+
+The chat's system prompt, a routine's and the harvest's list of what is
+known, and the memory tool's results all show memories this way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from desktop.core.base.prompts import fill
+from desktop.core.db import Memory
+from desktop.core.memory.gate import INSTRUCTION_LIKE, is_instruction_like
+from desktop.core.privacy.prompt_safety import has_prompt_markup, safe_for_prompt
+
+COMPONENTS = "PROMPT_COMPONENTS.txt"
+"""The template of the prompt's parts, with how a memory is quoted (``memory_quoted``)."""
+
+
+@dataclass(frozen=True)
+class MemoryLine:
+    id: int
+    text: str
+    quoted: bool = False
+    """Reads like an instruction: shown only as a quotation (``memory_quoted``)."""
+
+    def render(self, quoted_template: str = '"{text}"', *, numbered: bool = True) -> str:
+        """``- (#id) text`` (``- text`` unless *numbered*), the text made safe
+        for the prompt however the line was made."""
+        text = safe_for_prompt(self.text)
+        text = fill(quoted_template, text=text) if self.quoted else text
+        return f"- (#{self.id}) {text}" if numbered else f"- {text}"
+
+
+def memory_line(memory: Memory) -> MemoryLine:
+    """A memory as the model sees it: one line, secrets taken out again (the
+    patterns may have grown since it was stored), no markup that could close
+    the ``<memories>`` block or open a turn, an order-like text only quoted."""
+    text = safe_for_prompt(memory.content)
+    quoted = (
+        INSTRUCTION_LIKE in memory.flags
+        or is_instruction_like(memory.content)
+        or has_prompt_markup(memory.content)
+    )
+    return MemoryLine(memory.id, text, quoted)
