@@ -23,7 +23,13 @@ from desktop.core.base.files import make_private, open_private, sync_to_disk
 from desktop.core.db import schema_v8
 from desktop.core.db.drivers import Driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
-from desktop.core.db.errors import DatabaseUnavailable, disk_full, translate, unavailable, unreachable
+from desktop.core.db.errors import (
+    DatabaseUnavailable,
+    disk_full,
+    translate,
+    unavailable,
+    unreachable,
+)
 
 BUSY_TIMEOUT_MS = 5000
 SIDE_FILES = ("-wal", "-shm", "-journal")

@@ -24,10 +24,8 @@ from typing import TypeVar
 from PySide6.QtCore import QKeyCombination, Qt, Signal, SignalInstance
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QInputDialog,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -46,17 +44,16 @@ from desktop.core.chat.service import (
     TurnListener,
 )
 from desktop.core.chat.tools.toolbox import ToolCall
-from desktop.core.db import Conversation
 from desktop.core.dreaming.erasure import Eraser
 from desktop.core.privacy.redaction import redaction_notice
 from desktop.ui.chat.banners import ProblemBanner, RolesBanner, SuggestionCard
 from desktop.ui.chat.buttons import ChatButtons
+from desktop.ui.chat.conversation_actions import ConversationActions
 from desktop.ui.chat.conversation_list import ConversationList
 from desktop.ui.chat.history import CUT_SHORT, offer_actions, show_history, show_tool_call
 from desktop.ui.chat.memory_commands import MemoryCommands
 from desktop.ui.chat.message_input import EditingBar, MessageInput
 from desktop.ui.chat.transcript import MessageView, Transcript
-from desktop.ui.widgets.erase_outcome import erased_or_unfinished, erasure_notice
 from desktop.ui.widgets.worker import TaskDone, TaskFailed, TaskQueue, WorkerThread
 
 log = logging.getLogger(__name__)
@@ -125,8 +122,6 @@ class ChatWindow(QMainWindow):
         eraser: Eraser | None = None,
     ) -> None:
         super().__init__()
-        self._eraser = eraser
-        """Erases a deleted conversation for good (*Delete now*); None: nothing to erase with."""
         self._hide_on_close = hide_on_close
         self.setWindowTitle("Reverie")
         self.resize(960, 680)
@@ -153,7 +148,7 @@ class ChatWindow(QMainWindow):
         self._told_why_redacted = False
         """Whether this run of the app said why a secret became a placeholder."""
         self.dreaming_available = False
-        self._build()
+        self._build(eraser)
         self._memory_commands = (
             None
             if chat is None
@@ -166,11 +161,11 @@ class ChatWindow(QMainWindow):
         # stored (and shown) at once.
         self._reader = TaskQueue("chat-reader", self)
         self._available = False  # until the chat model is loaded: set_chat_available
-        self._show_conversation(conversation_id)
+        self.show_conversation(conversation_id)
         self.set_status(self._idle_status())
 
     # -- construction --------------------------------------------------------
-    def _build(self) -> None:
+    def _build(self, eraser: Eraser | None) -> None:
         self.banner = ProblemBanner()
         self.banner.fix_requested.connect(self.models_requested)
         self.off_record_label = _named(QLabel(_OFF_RECORD), "off-record")
@@ -212,18 +207,21 @@ class ChatWindow(QMainWindow):
         chat_pane = QWidget()
         chat_pane.setLayout(layout)
         self.conversation_list = ConversationList()
+        self.conversations = ConversationActions(
+            self._chat, eraser, self.conversation_list, self, self
+        )
         self.conversation_list.selected.connect(self.open_conversation)
-        self.conversation_list.search_changed.connect(self._refresh_list)
+        self.conversation_list.search_changed.connect(self.conversations.refresh)
         self.conversation_list.new_requested.connect(self.new_conversation)
         self.conversation_list.off_record_requested.connect(
             lambda: self.new_conversation(off_record=True)
         )
-        self.conversation_list.rename_requested.connect(self.rename_conversation)
-        self.conversation_list.delete_requested.connect(self.delete_conversation)
-        self.conversation_list.deleted_shown.connect(lambda _: self._refresh_list())
-        self.conversation_list.restore_requested.connect(self.restore_conversation)
-        self.conversation_list.erase_requested.connect(self.erase_conversation)
-        self.conversation_list.learn_again_requested.connect(self.learn_again)
+        self.conversation_list.rename_requested.connect(self.conversations.rename)
+        self.conversation_list.delete_requested.connect(self.conversations.delete)
+        self.conversation_list.deleted_shown.connect(lambda _: self.conversations.refresh())
+        self.conversation_list.restore_requested.connect(self.conversations.restore)
+        self.conversation_list.erase_requested.connect(self.conversations.erase)
+        self.conversation_list.learn_again_requested.connect(self.conversations.learn_again)
         splitter = QSplitter()
         splitter.addWidget(self.conversation_list)
         splitter.addWidget(chat_pane)
@@ -286,7 +284,7 @@ class ChatWindow(QMainWindow):
             signal.connect(slot)
 
     def _load_history(self) -> None:
-        self._refresh_list()
+        self.conversations.refresh()
         self.transcript.clear()
         if self._chat is None or self._conversation_id is None:
             return
@@ -302,45 +300,23 @@ class ChatWindow(QMainWindow):
     def conversation_id(self) -> int | None:
         return self._conversation_id
 
-    def _refresh_list(self, query: str | None = None) -> None:
-        if self._chat is None:
-            return
-        if self.conversation_list.showing_deleted:
-            if (deleted := self._guarded(lambda chat: chat.deleted_conversations())) is not None:
-                self.conversation_list.show_deleted(deleted, self._erased_on(deleted))
-            return
-        text = self.conversation_list.search.text() if query is None else query
-        if (found := self._guarded(lambda chat: chat.conversations(text))) is not None:
-            self.conversation_list.show_conversations(found, self._conversation_id)
-
-    def _erased_on(self, deleted: list[Conversation]) -> dict[int, float]:
-        """When each deleted conversation is erased for good, by id."""
-        eraser = self._eraser
-        if eraser is None:
-            return {}
-        return {
-            c.id: eraser.conversation_erased_on(c.deleted_at)
-            for c in deleted
-            if c.deleted_at is not None
-        }
-
-    def _show_conversation(self, conversation_id: int | None) -> None:
+    def show_conversation(self, conversation_id: int | None) -> None:
         """Show *conversation_id*; the conversations nobody wrote in go."""
         self._conversation_id = conversation_id
         self.cancel_edit()
         if self._queued is not None and self._queued.conversation_id != conversation_id:
             self._queued = None  # it stays in its conversation, to regenerate there
         if self._chat is not None:
-            self._guarded(lambda chat: chat.discard_unused(keep=conversation_id))
+            self.conversations.guarded(lambda chat: chat.discard_unused(keep=conversation_id))
         self._load_history()
 
     def open_conversation(self, conversation_id: int, message_id: int | None = None) -> None:
         """Show the conversation, at *message_id* if given (a memory's source)."""
         if self.busy:
             self.set_status("Stop the reply (Esc) before switching conversations")
-            self._refresh_list()
+            self.conversations.refresh()
             return
-        self._show_conversation(conversation_id)
+        self.show_conversation(conversation_id)
         self.input.setFocus()
         if message_id is not None and not self.transcript.show_message(message_id):
             self.set_status("That message is no longer shown in this conversation")
@@ -354,87 +330,9 @@ class ChatWindow(QMainWindow):
         if self.busy:
             self.set_status("Stop the reply (Esc) before starting a new conversation")
             return
-        self._guarded(lambda chat: self.open_conversation(chat.new_conversation(off_record).id))
-
-    def rename_conversation(self, conversation_id: int) -> None:
-        if self._chat is None:
-            return
-        conversation = self._chat.conversation(conversation_id)
-        current = conversation.title if conversation is not None else ""
-        title, accepted = QInputDialog.getText(
-            self, "Rename conversation", "New name:", text=current
+        self.conversations.guarded(
+            lambda chat: self.open_conversation(chat.new_conversation(off_record).id)
         )
-        if accepted:
-            self._guarded(lambda chat: chat.rename(conversation_id, title))
-            self._refresh_list()
-
-    def delete_conversation(self, conversation_id: int) -> None:
-        if self._chat is None or (self.busy and conversation_id == self._conversation_id):
-            return
-        answer = QMessageBox.question(
-            self,
-            "Delete conversation",
-            "Delete this conversation? It disappears from the list; what Reverie "
-            "learned from it stays in its memory.",
-        )
-        if answer != QMessageBox.StandardButton.Yes:
-            return
-        self._guarded(lambda chat: chat.delete(conversation_id))
-        if conversation_id == self._conversation_id:
-            self._guarded(lambda chat: self.open_conversation(chat.latest_or_new_conversation().id))
-        self._refresh_list()
-
-    def restore_conversation(self, conversation_id: int) -> None:
-        if self._chat is None:
-            return
-        if self._guarded(lambda chat: chat.restore(conversation_id)) is not None:
-            self.set_status("Restored: the conversation is back in the list")
-        self._refresh_list()
-
-    def erase_conversation(self, conversation_id: int) -> None:
-        """Erase a conversation for good (the list asked first), on the worker:
-        erasing rewrites the database file."""
-        if self._chat is None or self.busy:
-            self.set_status("Stop the reply (Esc) before deleting for good")
-            return
-        eraser = self._eraser
-        if eraser is None:
-            self.show_problem("Reverie cannot erase here: its database is not open.")
-            return
-        if conversation_id == self._conversation_id:  # out of the list first, then away from it
-            self._guarded(lambda chat: chat.delete(conversation_id))
-            self._guarded(
-                lambda chat: self._show_conversation(chat.latest_or_new_conversation().id)
-            )
-
-        def erased(result: object) -> None:
-            self._refresh_list()
-            if (notice := erasure_notice(result)) is not None:
-                self._on_notice(notice)
-
-        self.set_status("Erasing the conversation for good…")
-        self._run(
-            lambda _: erased_or_unfinished(lambda: eraser.erase_conversations([conversation_id])),
-            erased,
-            failed_as="It was not erased",
-        )
-
-    def learn_again(self, conversation_id: int) -> None:
-        if self._chat is None:
-            return
-        if self._guarded(lambda chat: chat.learn_again(conversation_id)):
-            self.set_status("The skipped part is read again at the next harvest check")
-        self._refresh_list()
-
-    def _guarded(self, action: Callable[[ChatService], R]) -> R | None:
-        """What *action* on the chat service gives; None, with the problem in
-        the banner, if storage failed."""
-        assert self._chat is not None
-        try:
-            return action(self._chat)
-        except ReverieError as error:
-            self.show_problem(f"That did not work: {error}")
-            return None
 
     # -- state ---------------------------------------------------------------
     def set_chat_available(self, available: bool, reason: str) -> None:
@@ -577,7 +475,7 @@ class ChatWindow(QMainWindow):
         else:
             assert turn.user_message is not None
             self.transcript.add_message("user", turn.user_message.content, turn.user_message.id)
-            self._refresh_list()  # the conversation moved to the top, maybe with a new title
+            self.conversations.refresh()  # moved to the top, maybe with a new title
         self._tell_why_redacted(turn.redacted)
         self.transcript.scroll_to_bottom()
         self._answer_or_hold(turn)
@@ -655,7 +553,7 @@ class ChatWindow(QMainWindow):
         assert self._chat is not None
         chat = self._chat
         self._turn = turn
-        self._run(lambda listener: chat.run(turn, listener))
+        self.run(lambda listener: chat.run(turn, listener))
         if turn.seed:  # shown at once, so a message written meanwhile comes after it
             self._streaming = self.transcript.add_message("seed")
             self.set_status("Saying hello… you can write meanwhile")
@@ -668,10 +566,10 @@ class ChatWindow(QMainWindow):
         if self.busy or not self._available:
             return
         conversation_id = self._conversation_id
-        if turn := self._guarded(lambda chat: chat.greeting(conversation_id)):
+        if turn := self.conversations.guarded(lambda chat: chat.greeting(conversation_id)):
             self._start_turn(turn)
 
-    def _run(
+    def run(
         self,
         task: Callable[[TurnListener], object],
         after: Callable[[object], None] | None = None,
@@ -734,7 +632,7 @@ class ChatWindow(QMainWindow):
         """``/compact`` waits on the model: it runs on the worker like a turn."""
         self._turn = Turn(conversation_id, None, seed=False)
         control = self._turn.control
-        self._run(lambda _: chat.compact(conversation_id, control), self._compacted)
+        self.run(lambda _: chat.compact(conversation_id, control), self._compacted)
         self.set_status("Summarising older messages…")
 
     def _on_tool_called(self, call: ToolCall) -> None:
@@ -830,7 +728,7 @@ class ChatWindow(QMainWindow):
         self.stop_button.setEnabled(False)
         self._update_send()
         self.set_status(status)
-        self._refresh_list()
+        self.conversations.refresh()
         self._offer_actions()
         self.input.setFocus()
         self.turn_ended.emit(status)

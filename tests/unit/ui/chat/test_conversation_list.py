@@ -73,7 +73,7 @@ def test_rename_asks_for_the_new_name(
 ) -> None:
     monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("Holiday", True))
     assert window.conversation_id is not None
-    window.rename_conversation(window.conversation_id)
+    window.conversations.rename(window.conversation_id)
     assert titles(window) == ["Holiday"]
 
 
@@ -84,11 +84,11 @@ def test_delete_asks_first_and_a_no_keeps_the_conversation(
     current = window.conversation_id
     assert current is not None
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
-    window.delete_conversation(current)
+    window.conversations.delete(current)
     assert titles(window) == ["Keep me"]
 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
-    window.delete_conversation(current)
+    window.conversations.delete(current)
     assert titles(window) == ["New conversation"]  # a fresh one replaces the deleted current
     assert window.conversation_id != current
 

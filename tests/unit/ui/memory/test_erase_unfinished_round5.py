@@ -57,7 +57,7 @@ def test_the_chat_window_says_calmly_what_is_gone_and_what_finishes_later(
     store.add_message(gone.id, "user", "The quince jam recipe is in the blue folder.")
 
     with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
-        window.erase_conversation(gone.id)
+        window.conversations.erase(gone.id)
 
     assert store.get(gone.id) is None
     assert not window.banner.isVisible()
