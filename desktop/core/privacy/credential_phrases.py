@@ -173,6 +173,11 @@ _NOT_ADDRESS = rf"(?!{_EMAIL}(?![\w@]))"
 is the password, as a second user would be a whole address."""
 _BEFORE = rf"(?:{_QUOTED}|(?<![^\s(])(?!\()(?P<before>{_LONG}{_TOKEN}[!?]*))"
 _OWNER = r"(?:(?:my|the|our|your|his|her|their|its|a|an)\s+)?"
+_WAY_IN = (
+    r"(?:log|sign)(?:s|ged|ging|ing|ed)?[ -]?(?:in|into|on|onto)|get(?:ting)?\s+in(?:to)?|"
+    r"connect(?:s|ed|ing)?\s+to|unlock(?:s|ed|ing)?"
+)
+"""Words for getting in: "log in", "signing into", "get into", "connect to", "unlock"."""
 _USING = r"use[sd]?|using|set|chose|choose|picked|pick|made|make|have|had|keep|kept|took|take"
 """Verbs that put a value before "as": "I use X as my password"."""
 _STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
@@ -236,6 +241,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"(?:[\w'\u2019-]+\s+){{0,2}}?{_KEYWORD}\s+to\s+(?:{_QUOTED}|{_LOOKS_LIKE})",
             _SIGNED,
         ),
+        # "I changed the password from X to Y", "password updated: X -> Y": the
+        # new one (the old one is a value of the phrases above).
+        (
+            rf"\b{_KEYWORD}\s+(?:from\s+\S{{1,100}}\s+to|[^\n.?!]{{0,20}}?\S{{1,100}}\s*"
+            rf"(?:->|\u2192|=>))\s+(?:{_QUOTED}|{_LOOKS_LIKE})",
+            _SIGNED,
+        ),
         # "my netflix login is bob / X", "login: bob password: X", "sign-in is bob, X".
         (
             rf"\b{_LOGIN}{_PLACE}{_VERB}\s*{_USER}+\s*{_PAIR}\s*"
@@ -277,8 +289,33 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"(?![^\s.,;!?)]|\s*(?:{_PAIR}|(?:the\s+|my\s+)?{_PASS}\b))",
             _STRONG,
         ),
-        # "log in with X", "use X to log in", "the door opens with X".
-        (rf"\b(?:log|sign)[ -]?in\s+with\s+{_NOT_EMAIL}{_LOOKS_LIKE}", _SIGNED),
+        # "log in with X", "sign in as bob@example.com using X", "tried logging
+        # into my Xbox with X", "to get into gmail type X", "connect to the
+        # wifi with X": a way in, then what it takes.
+        (
+            rf"\b(?:{_WAY_IN})\b(?:[^\n.?!]|\.(?=\S)){{0,50}}?"
+            rf"\b(?:with|using|type|typing|enter|entering)\s+{_NOT_EMAIL}{_LOOKS_LIKE}",
+            _SIGNED,
+        ),
+        # "I entered X three times and now I'm locked out", "enter X when it
+        # asks for the password", "it says wrong password when I type X".
+        (
+            rf"\b(?:enter(?:ed)?|typed?|tried|put in)\s+{_NOT_EMAIL}{_LOOKS_LIKE}"
+            rf"[^\n.?!]{{0,50}}?\b(?:locked out|{_WAY_IN}|{_KEYWORD}|{_LOGIN})\b",
+            _SIGNED,
+        ),
+        (
+            rf"\b(?:{_KEYWORD}|{_LOGIN})\b[^\n.?!]{{0,40}}?\b(?:when|if|whenever)\s+"
+            rf"(?:i|you|we)\s+(?:type|enter|use|put in)\s+{_NOT_EMAIL}{_LOOKS_LIKE}",
+            _SIGNED,
+        ),
+        # "Is X strong enough as my password?", "a better password than X".
+        (
+            rf"\b(?:is|isn't|are|was)\s+{_BEFORE}\s+(?:\w+\s+)?(?:strong|secure|safe|good|long)"
+            rf"\s+enough\b[^\n.?!]{{0,40}}?\b(?:{_KEYWORD}|{_LOGIN})",
+            _SIGNED,
+        ),
+        (rf"\b{_KEYWORD}\s+than\s+{_LOOKS_LIKE}", _SIGNED),
         (rf"\buse\s+{_NOT_EMAIL}{_BEFORE}\s+to\s+(?:log|sign)[ -]?in\b", _SIGNED),
         (rf"\b(?:door|gate|lock|safe|locker)\s+opens\s+with\s+{_LOOKS_LIKE}", _SIGNED),
         # "X is how I unlock the door", "to get in the door type X".
@@ -674,13 +711,54 @@ def _describes(value: str) -> bool:
     )
 
 
+_CASE_INSIDE = re.compile(r"[a-z][A-Z]|(?<=[A-Z]{2})[a-z]+[A-Z]")
+"""A capital after a small letter, or small letters inside capitals: a
+value's case ("zLhkahUM", "MonkeyGinger", "shadoW"), not prose's.  Names
+have it too ("PayPal", "iCloud"), so it counts only where a phrase of
+this module says a value follows (or comes before), never beside a weak
+word alone ("wifi CabinNet" names the network)."""
+
+
+_CAMEL_CASED_NAMES = frozenset(
+    str.split(
+        """
+        iphone ipad imac ipod itunes icloud imessage ios ipados macos macbook airpods airdrop
+        airtag faceid touchid facetime applepay appleid appletv homekit homepod filevault
+        paypal lastpass keepass keepassxc bitwarden dashlane nordpass onepassword roboform
+        protonmail protonvpn nordvpn expressvpn surfshark tunnelbear mullvad
+        github gitlab bitbucket youtube whatsapp linkedin tiktok wechat snapchat facebook
+        playstation xbox nintendo doordash ubereats grubhub airbnb ebay aliexpress alipay
+        dropbox onedrive sharepoint onenote powerpoint outlook skype teams webex gotomeeting
+        googlepay samsungpass smartthings bitlocker chatgpt openai deepseek
+        webauthn oauth openid passkey yubikey authy duckduckgo soundcloud deviantart
+        wordpress javascript typescript mysql postgresql sqlite mongodb nodejs
+        fritzbox netgear truenas unifi freenas openwrt pfsense synology quickbooks turbotax
+        """
+    )
+)
+"""Names of products and services written with a capital inside ("PayPal",
+"iCloud", "LastPass"): said beside a way in ("sign in with iCloud"), they
+name how, not the password."""
+
+
+def _cased_like_a_value(word: str) -> bool:
+    """A case that changes inside the word, as a value's may and a word's does
+    not, and not a product's name."""
+    bare = word.strip(".,;:!?)\"'")
+    return (
+        len(bare) >= 3
+        and _CASE_INSIDE.search(bare) is not None
+        and bare.removesuffix("'s").casefold() not in _CAMEL_CASED_NAMES
+    )
+
+
 def _looks_like(value: str, needs: str) -> bool:
     # "tomorrow!" ends a sentence; "p@ss!" has a sign of its own.
     # A passphrase after a weak sign starts with a word that looks like one:
     # "Passwort ist seit 2019 das gleiche" holds a number, not a password.
     inside = value.split()[0].rstrip("!?") if value.split() else value
     if needs in (_SIGNED, _SIGNED_EVEN_QUOTED):
-        return looks_like_a_value(inside)
+        return looks_like_a_value(inside) or _cased_like_a_value(inside)
     if needs == _MIXED:
         return looks_like_a_value(inside) and _LETTER.search(inside) is not None
     return True

@@ -162,7 +162,7 @@ def value_before(draw: st.DrawFn) -> Phrasing:
     )
     opening, closing = draw(st.sampled_from(QUOTES))
     value = draw(signed_values() | plain_words() | (passphrases if opening else plain_words()))
-    if verb == " as ":
+    if verb.casefold() == " as ":  # cased: " AS " too
         lead = lead + "I use "
     return Phrasing(lead + opening, value, closing + verb + owner + keyword + place + tail)
 
