@@ -10,6 +10,7 @@ point through ``Turn.cancel()``.
 from __future__ import annotations
 
 import enum
+import itertools
 import json
 import logging
 import time
@@ -668,24 +669,30 @@ def _prompt_history(
     itself is written seeing only the seed event); a tool's result comes back
     to it as a message wrapped in *tool_response*."""
     ordered = [m for m in messages if is_seed(m)] if kind == "seed" else greeting_first(messages)
+    read = [m for m in ordered if m.role in _PROMPT_ROLES and not is_command(m)]
+    # A reply called a tool when the tool's result follows it; a reminder or
+    # a review's notice that quotes a "<tool_call>" has none after it.
+    called = [m.role == "assistant" and n.role == "tool" for m, n in itertools.pairwise(read)]
     return [
         ChatMessage(
             _PROMPT_ROLES[m.role],  # type: ignore[arg-type]  # mapped roles
-            _as_read(m, tool_response),
+            _as_read(m, tool_response, called=i < len(called) and called[i]),
         )
-        for m in ordered
-        if m.role in _PROMPT_ROLES and not is_command(m)
+        for i, m in enumerate(read)
     ]
 
 
-def _as_read(message: Message, tool_response: str) -> str:
+def _as_read(message: Message, tool_response: str, *, called: bool) -> str:
     """What the model reads of a stored message.  A tool's result, and what
     Reverie said (a reminder or an agenda review quotes tasks and memories),
-    carry memories, tasks and skills: made safe like them, a reply's own tool
-    call kept as it wrote it.  The user's words are theirs to write."""
+    carry memories, tasks and skills: made safe like them; a reply that
+    *called* a tool keeps its call as it wrote it.  The user's words are
+    theirs to write."""
     if message.role == "tool":
         return fill(tool_response, result=safe_for_prompt(message.content, "document"))
     if message.role == "assistant":
         said, call_start, call = message.content.partition(TOOL_CALL_START)
+        if not called:
+            return safe_for_prompt(message.content, "document")
         return safe_for_prompt(said, "document") + call_start + call
     return message.content
