@@ -209,6 +209,7 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             settings.models,
             memories=core.memories,
             memories_k=settings.tasks.routine_memories,
+            redactor=redactor,
         )
         core.agenda = AgendaReviewer(
             core.tasks,
@@ -219,6 +220,7 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             core.chat.count_tokens,
             context_length=settings.models.context_length,
             settings=settings.tasks,
+            redactor=redactor,
         )
     broker.start()
     return core

@@ -62,6 +62,7 @@ from desktop.core.memory.service import (
     PlannedMemory,
 )
 from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.privacy.redaction import Redactor
 from desktop.core.tasks.evidence import QUOTE_CHARS, DoneEvidence, said_done
 from desktop.core.tasks.routines import KIND, awaited, spoken_time
 from desktop.core.tasks.schedules import ScheduleWords, parse_schedule
@@ -191,8 +192,12 @@ class AgendaReviewer:
         *,
         context_length: int,
         settings: TaskSettings | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         self._tasks = tasks
+        self._redact = redactor or Redactor()
+        """Takes secrets out of the actions kept with the notice, as the
+        task and memory services do out of what the actions write."""
         self._conversations = conversations
         self._memories = memories
         self._broker = broker
@@ -256,7 +261,7 @@ class AgendaReviewer:
                     conversation_id,
                     "assistant",
                     fill(self._section("notice"), actions=lines),
-                    metadata={KIND: AGENDA_REVIEW, ACTIONS: applied},
+                    metadata={KIND: AGENDA_REVIEW, ACTIONS: self._redact.within(applied)},
                     tx=tx,
                 )
         log.info(

@@ -57,6 +57,7 @@ from desktop.core.db.tasks import RunOvertaken, Task
 from desktop.core.memory.lines import memory_line
 from desktop.core.memory.service import MemoryService
 from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.privacy.redaction import Redactor
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Job, Priority
 from models.errors import GenerationCancelled, ModelError
@@ -118,8 +119,11 @@ class RoutineRunner:
         *,
         memories: MemoryService | None = None,
         memories_k: int = 5,
+        redactor: Redactor | None = None,
     ) -> None:
         self._tasks = tasks
+        self._redact = redactor or Redactor()
+        """Takes secrets out of an answer before it is said, as out of a chat reply."""
         self._conversations = conversations
         self._broker = broker
         self._prompts = prompts
@@ -276,7 +280,7 @@ class RoutineRunner:
         answer = str(awaited(job, control)).strip()
         if not answer:
             raise RoutineFailed("the model's answer was empty")
-        return answer
+        return self._redact.text(answer)
 
     def _say(
         self,

@@ -631,3 +631,32 @@ def test_the_real_small_model_completes_a_task_the_user_said_was_done(
     completed = tasks.get(letter.id)
     assert completed is not None and completed.status == "completed"
     assert review.notice is not None and f"#{letter.id}" in review.notice.content
+
+
+def test_the_actions_kept_with_the_notice_hold_no_secret(
+    reviewer: AgendaReviewer,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+) -> None:
+    # Round 15: the task added and the memory noted were redacted, the
+    # actions kept as the model wrote them in the notice's metadata were not.
+    model.queue(
+        _actions(
+            {"action": "add", "text": "Change the router password Tb4Wq71Ns", "schedule": None},
+            {
+                "action": "update_memory",
+                "fact": "The user's router password is Rm6Jc28Vd.",
+                "category": "other",
+            },
+        )
+    )
+
+    review = reviewer.review(conversation_id)
+
+    assert review.notice is not None
+    kept = json.dumps(review.notice.metadata)
+    assert "Tb4Wq71Ns" not in kept and "Rm6Jc28Vd" not in kept
+    assert "[redacted password]" in kept
+    assert all("Tb4Wq71Ns" not in m.content for m in store.messages(conversation_id))

@@ -553,3 +553,28 @@ def test_a_routine_runs_end_to_end_on_the_real_small_model(
     assert run.ok, run.problem
     [said] = store.messages(own)
     assert said.role == "assistant" and said.content == run.said and said.content.strip()
+
+
+def test_a_secret_in_a_routines_answer_is_taken_out_before_it_is_said(
+    runner: RoutineRunner,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ForkableChatModel,
+    clock: Clock,
+    conversation_id: int,
+) -> None:
+    # Round 15: a chat reply was redacted, a routine's answer was stored as written.
+    model.default = "Guests join HomeNet; the wifi password is Gu5Xe62Mo."
+    tasks.add(
+        "Guest note",
+        conversation_id=conversation_id,
+        schedule=Daily(time(15)),
+        ai_prompt="Write the note for my guests.",
+    )
+
+    clock.set("2026-11-22 15:00")
+    [run] = runner.run_due()
+
+    said = [content for _, content, kind in _said(store, conversation_id) if kind == "routine"]
+    assert said == ["Guests join HomeNet; the wifi password is [redacted password]."]
+    assert "Gu5Xe62Mo" not in run.said
