@@ -99,7 +99,12 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
     settings, settings_problem = load_settings(paths.settings_file)
     activity = UserActivity()
     quiet = settings.dream.quiet_seconds
-    broker = InferenceBroker(background_allowed=lambda: activity.quiet(quiet))
+    # One redactor, so a secret caught anywhere goes everywhere it is typed
+    # again, and from everything a model is sent.
+    redactor = Redactor()
+    broker = InferenceBroker(
+        background_allowed=lambda: activity.quiet(quiet), text_filter=redactor.known
+    )
     secrets = SecretStore()
     catalog, catalog_problem = _catalog()
     library = ModelLibrary(paths.models_dir, catalog)
@@ -136,7 +141,6 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
         core.problems.append(f"Conversations and memory are unavailable: {error}")
     if core.database is not None:
         prompts = PromptLibrary(paths.prompts_dir)
-        redactor = Redactor()  # one, so a secret caught anywhere goes everywhere it is typed again
         core.conversations = conversations = ConversationStore(core.database)
         core.memories = MemoryService.over(core.database, broker, prompts, redactor)
         core.tasks = TaskService(

@@ -90,12 +90,16 @@ class InferenceBroker:
         background_allowed: Callable[[], bool] | None = None,
         on_health: HealthListener | None = None,
         clock: Callable[[], float] = time.monotonic,
+        text_filter: Callable[[str], str] | None = None,
     ) -> None:
         """*background_allowed* says whether background work on local models
         may run now (e.g. not while the user is in the middle of a chat
         turn); while it says no, such jobs wait and one in flight is cut.
-        *on_health* hears when a role's backend stops or starts answering."""
+        *on_health* hears when a role's backend stops or starts answering.
+        *text_filter* is given every text a model is sent (each message of
+        a prompt, each text to embed) and says what is sent instead."""
         self._lock = threading.RLock()
+        self._filter = text_filter
         self._local = Lane(LOCAL, self, hold=background_allowed)
         self._lanes: dict[str, Lane] = {LOCAL: self._local}
         self._retired: list[Lane] = []
@@ -215,12 +219,16 @@ class InferenceBroker:
         priority: Priority = Priority.USER,
     ) -> Job:
         role = Role.CHAT if priority == Priority.USER else Role.BACKGROUND
+        if (sent := self._filter) is not None:
+            messages = [ChatMessage(m.role, sent(m.content)) for m in messages]
         return self._submit(ChatRequest(tuple(messages), options), priority, role)
 
     def embed(
         self, texts: Sequence[str], priority: Priority = Priority.USER, *, query: bool = False
     ) -> Job:
         """Vectors of *texts*, to be found, or to search with if *query*."""
+        if (sent := self._filter) is not None:
+            texts = [sent(text) for text in texts]
         return self._submit(EmbedRequest(tuple(texts), query), priority, Role.EMBEDDINGS)
 
     def count_tokens(self, texts: Sequence[str], priority: Priority = Priority.USER) -> Job:

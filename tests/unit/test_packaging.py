@@ -47,7 +47,9 @@ def test_wheel_contains_shipped_folders(wheel: Path) -> None:
 def test_installed_wheel_finds_its_data(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    probe = "from desktop.core.base import paths; print(paths.data_dir()); print(paths.resources_dir())"
+    probe = (
+        "from desktop.core.base import paths; print(paths.data_dir()); print(paths.resources_dir())"
+    )
     result = subprocess.run(
         [sys.executable, "-c", probe],
         env={"PYTHONPATH": str(site), "PATH": ""},

@@ -243,6 +243,8 @@ class ChatService:
         rewrote = self._conversations.rewrite_conversation(
             conversation_id, found, lambda stored: without(stored, found)
         )
+        # ... and from the memories made of it ("/remember when it asks, type X").
+        self._memories.take_out(found)
         kinds = (*cleaned.kinds, *("password" for _ in cleaned.earlier))
         return Turn(conversation_id, message, seed=False, redacted=kinds, rewrote=rewrote)
 

@@ -30,6 +30,7 @@ from desktop.core.db.memory_rows import (
     NewMemory,
     SourceKind,
     check_actor,
+    content_hash,
     history_from_row,
     memory_from_row,
     select_columns,
@@ -103,6 +104,50 @@ class MemoryStore:
             (digest, status, status),
         )
         return [memory_from_row(row) for row in rows]
+
+    def rewrite_holding(self, holding: Sequence[str], rewrite: Callable[[str], str]) -> list[int]:
+        """Give every memory holding one of *holding*, whatever its status,
+        and every old text its history keeps, what *rewrite* makes of them,
+        in place (no new version: the text is taken out, not changed), with
+        its vector dropped (it was made from the old text; the next
+        re-index makes one from the new); then drop the old words from the
+        search index and the write-ahead log.  The ids of the memories
+        rewritten."""
+        if not holding:
+            return []
+        found = " OR ".join(["instr(content, ?)"] * len(holding))
+        rows = self._db.fetch_all(f"SELECT id, content FROM memories WHERE {found}", holding)
+        lived = " OR ".join(
+            ["instr(coalesce(old_content, ''), ?) OR instr(coalesce(new_content, ''), ?)"]
+            * len(holding)
+        )
+        history = self._db.fetch_all(
+            f"SELECT id, old_content, new_content FROM memory_history WHERE {lived}",
+            [value for value in holding for _ in range(2)],
+        )
+        if not rows and not history:
+            return []
+        with self._db.transaction() as tx:
+            for memory_id, content in rows:
+                text = rewrite(content)
+                tx.execute(
+                    "UPDATE memories SET content = ?, content_hash = ?, embedding_model = NULL"
+                    " WHERE id = ?",
+                    (text, content_hash(text), memory_id),
+                )
+                tx.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
+            for entry_id, old, new in history:
+                tx.execute(
+                    "UPDATE memory_history SET old_content = ?, new_content = ? WHERE id = ?",
+                    (
+                        None if old is None else rewrite(old),
+                        None if new is None else rewrite(new),
+                        entry_id,
+                    ),
+                )
+            tx.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+        self._db.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
+        return [memory_id for memory_id, _ in rows]
 
     def listed(self, status: MemoryStatus = "active", limit: int = 200) -> list[Memory]:
         """Memories with *status*: pinned first, then the most important and

@@ -46,7 +46,7 @@ from desktop.core.memory.category import MemoryCategory as MemoryCategory  # its
 from desktop.core.memory.embedding import Embeddings, Vectors
 from desktop.core.memory.gate import GatedText, MemoryRefused, WriteGate
 from desktop.core.memory.retrieval import RRF_K, MemoryRetriever
-from desktop.core.privacy.redaction import Redactor
+from desktop.core.privacy.redaction import Redactor, without
 from models.broker import InferenceBroker, Priority
 
 DUPLICATE_SIMILARITY = 0.9
@@ -232,6 +232,12 @@ class MemoryService:
         return cls(store, Embeddings(broker), gate)
 
     # -- writing -------------------------------------------------------------
+    def take_out(self, values: Sequence[str]) -> list[int]:
+        """Take *values*, secrets named after a memory was made of them
+        ("when the NAS asks, type X", then "X is my NAS password"), out of
+        every memory and its history; the ids of the memories changed."""
+        return self.store.rewrite_holding(values, lambda text: without(text, values))
+
     def remember(
         self,
         text: str,

@@ -178,6 +178,14 @@ class Redactor:
         """*text* with its secrets taken out (the text alone)."""
         return self(text).text
 
+    def known(self, text: str) -> str:
+        """*text* with the secrets caught this run taken out wherever they
+        stand, and nothing else read: what goes to a model, which may quote
+        text stored before its secret was named ("when it asks, type X",
+        then "X is my NAS password")."""
+        said = self._said
+        return without(text, said) if said else text
+
     def within(self, value: object) -> object:
         """``redact_within`` *value*, by this redactor."""
         return redact_within(value, self)

@@ -681,3 +681,25 @@ def test_a_cancelled_job_ends_at_once_even_while_background_work_is_held(
         assert not also_held.done() and _asked(model) == []
     finally:
         broker.stop()
+
+
+def test_every_text_a_model_is_sent_passes_the_filter_first(
+    model: ScriptedChatModel, embedder: HashingEmbedder
+) -> None:
+    # The application takes out the secrets caught this run (Redactor.known):
+    # a memory stored before its value was named reaches no model with it.
+    broker = InferenceBroker(text_filter=lambda text: text.replace("Qz2Fv84Mt", "[redacted]"))
+    loads = [broker.load_chat_model(lambda: model), broker.load_embedder(lambda: embedder)]
+    broker.start()
+    try:
+        for load in loads:
+            load.result(TIMEOUT)
+        said = [ChatMessage("system", "memory: type Qz2Fv84Mt"), *_say("and the NAS?")]
+        broker.chat(said, OPTIONS).result(TIMEOUT)
+        broker.embed(["when the NAS asks, type Qz2Fv84Mt"]).result(TIMEOUT)
+    finally:
+        broker.stop()
+
+    [(sent, _)] = model.requests
+    assert [m.content for m in sent] == ["memory: type [redacted]", "and the NAS?"]
+    assert embedder.calls == [["when the NAS asks, type [redacted]"]]

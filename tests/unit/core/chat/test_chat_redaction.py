@@ -346,3 +346,31 @@ def test_what_was_said_before_stays_when_this_message_names_nothing_in_it(
 
     assert turn.rewrote == 0
     assert store.messages(conversation.id)[0].content == "see you at 7:30 by the station"
+
+
+def test_a_memory_made_before_its_value_was_named_loses_it_when_it_is(
+    chat: ChatService, memories: MemoryService, database: Database
+) -> None:
+    # Round 15: "/remember when it asks, type X" keeps X (nothing names it a
+    # secret); "X is my NAS password" then took it out of the conversation only.
+    value = "Qz2Fv84Mt"
+    conversation = chat.new_conversation()
+    remembered = chat.remember(f"when the NAS asks, type {value}", conversation.id)
+    assert value in remembered.memory.content  # the wording redaction misses
+
+    chat.send(conversation.id, f"the NAS password is {value}")
+
+    memory = memories.store.get(remembered.memory.id)
+    assert memory is not None and memory.content == "when the NAS asks, type [redacted password]"
+    everything = database.fetch_value(
+        "SELECT group_concat(coalesce(old_content, '') || coalesce(new_content, ''))"
+        " FROM memory_history"
+    )
+    assert value not in everything
+    assert (
+        database.fetch_all(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", (f'"{value}"',)
+        )
+        == []
+    )
+    assert files_holding(database, value) == []

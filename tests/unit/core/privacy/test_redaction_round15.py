@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.core.privacy.redaction import redact
+from desktop.core.privacy.redaction import Redactor, redact
 
 _MARK = "[redacted password]"
 
@@ -82,3 +82,13 @@ def test_the_new_value_of_a_change_goes() -> None:
 )
 def test_a_way_in_or_a_name_stays(text: str) -> None:
     assert redact(text).text == text
+
+
+def test_what_a_model_is_sent_loses_the_secrets_caught_this_run() -> None:
+    redactor = Redactor()
+    assert redactor.known("type Qz2Fv84Mt when the NAS asks") == "type Qz2Fv84Mt when the NAS asks"
+
+    redactor("the NAS password is Qz2Fv84Mt")
+
+    assert redactor.known("type Qz2Fv84Mt when the NAS asks") == f"type {_MARK} when the NAS asks"
+    assert redactor.known("nothing here") == "nothing here"
