@@ -17,8 +17,9 @@ reopened (``task_evidence.said_done``, the rule the agenda review shares):
 only a sentence positively saying it is done, with no later word taking it
 back, completes it; anything else (no quote found, a denial, a question, a
 plan, a task merely named, a repeating task) leaves it open, said in the
-report.  Only the two doubts of that rule (a hedge, a done word that does
-not name the task) wait for the user's approval.  A new text records
+report.  Even then a dream does not complete it: the completion waits for
+the user's approval in the dream report, with the words it was read from
+(a model reading the user wrong would end a task for good).  A new text records
 the messages (and their conversations) it was written from, so erasing
 them retracts the change.  Completed tasks older than ``task_purge_days``
 are purged: deleted, restorable, like every change here; planned on the
@@ -152,12 +153,16 @@ class TaskPass:
         return proposals
 
 
+_SHOWN_QUOTE = 120
+"""How much of the user's words the report says a completion was read from."""
+
+
 def _completion(
     context: PassContext, task: Task, quote: str | None, said: list[Message]
 ) -> Proposal | None:
-    """Completing *task*, if the user's own words (*quote*) say so
-    (``said_done``); None otherwise, said in the report.  Words that only
-    might say so (``task_evidence.DOUBTS``) wait for the user's approval."""
+    """Completing *task*, waiting for the user's approval, if their own
+    words (*quote*) say so (``said_done``), or might (a doubt); None
+    otherwise, said in the report."""
     evidence = said_done(task, quote, said)
     if evidence.message is None or evidence.against or quote is None:
         context.notes.append(f"Task #{task.id} was left open: {evidence.reason}.")
@@ -167,13 +172,14 @@ def _completion(
         "evidence": quote.strip(),
         "message": evidence.message.id,
     }
-    if evidence.doubt:
-        payload["waits"] = evidence.reason
+    # A model read the words, and words read wrong end a task for good
+    # ("I'm so done with these plants", "Correction: I haven't"): a dream
+    # never completes one on its own, the user approves what it read.
+    said = quote.strip()
+    said = said if len(said) <= _SHOWN_QUOTE else said[: _SHOWN_QUOTE - 1] + "…"
+    payload["waits"] = evidence.reason if evidence.doubt else f"you said “{said}”"
     return Proposal(
-        "task_complete",
-        f"Completed task #{task.id}: {task.text}",
-        payload,
-        needs_approval=not evidence.done,
+        "task_complete", f"Completed task #{task.id}: {task.text}", payload, needs_approval=True
     )
 
 

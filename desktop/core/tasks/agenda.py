@@ -13,12 +13,13 @@ cannot be (a schedule in the past, a task changed while the model thought,
 two actions on one task, a memory the write gate turns away) is refused
 with a log line (the kinds of action and refusal, never their words) and
 changes nothing.  A ``complete`` quotes the user's own words
-(``evidence``) and is applied by the dream's rule
-(``task_evidence.said_done``): only when a message the user typed after
-the task was made (or reopened), among those shown, positively says it is
-done and no later one takes it back or asks; anything else is refused,
-words that only might say so too, since the review has nobody to ask, and
-a repeating task always (it is the user's to complete or delete).
+(``evidence``), read by the dream's rule (``task_evidence.said_done``): when
+a message the user typed after the task was made (or reopened), among those
+shown, says it is done (or might: a hedge, a done word not naming the task)
+and no later one takes it back or asks, the review asks the user whether it
+is done, once for those words; it never completes a task itself (a model
+reading the user wrong would end it for good).  Anything else is refused, a
+repeating task always (it is the user's to complete or delete).
 
 What was done is said in the conversation as a short assistant message
 (metadata ``kind``: ``agenda_review``), the model's own notice of what it
@@ -80,6 +81,8 @@ AGENDA_REVIEW = "agenda_review"
 """Message metadata ``kind`` of what a review said it did."""
 ACTIONS = "actions"
 """Message metadata key: the actions a review applied, as the model wrote them."""
+ASKED, ASKED_FROM = "asked", "asked_from"
+"""An action's keys: the task a review asked about, and the message whose words it asked from."""
 MAX_ACTIONS = 6
 ANSWER_TOKENS = 400
 MESSAGE_CHARS = 600
@@ -149,12 +152,8 @@ class NotSaidDone(ActionRefused):
     name (the reason itself may quote the task)."""
 
     def __init__(self, task: Task, evidence: DoneEvidence) -> None:
-        self.kind = evidence.against or evidence.doubt
-        if evidence.against:
-            reason = evidence.reason
-        else:  # a dream would ask the user; the review has nobody to ask
-            reason = f"{evidence.reason}, and the review cannot ask you"
-        super().__init__(f"task #{task.id} was left open: {reason}")
+        self.kind = evidence.against
+        super().__init__(f"task #{task.id} was not asked about: {evidence.reason}")
 
 
 @dataclass(frozen=True)
@@ -389,10 +388,11 @@ class AgendaReviewer:
         touched: set[int] = set()
         for index, action in enumerate(answer.actions):
             try:
+                asked: dict[str, Any] = {}
                 if isinstance(action, UpdateMemory):
                     line = self._remember(shown.memories[index], batch)
                 else:
-                    line = self._apply_one(conversation_id, shown, action, touched, tx)
+                    line, asked = self._apply_one(conversation_id, shown, action, touched, tx)
             except EnvironmentProblem:
                 raise  # the database failed: the whole review is undone
             except ReverieError as error:  # refused: a past schedule, a task gone, the gate
@@ -407,7 +407,7 @@ class AgendaReviewer:
             done.append(line)
             # Not the quote: the user's words stay in their message, and
             # go when it is erased; a copy here would outlive it.
-            applied.append(action.model_dump(exclude={"evidence"}))
+            applied.append(action.model_dump(exclude={"evidence"}) | asked)
         return done, refused, applied
 
     def _apply_one(
@@ -417,24 +417,45 @@ class AgendaReviewer:
         action: CompleteTask | AddTask | RescheduleTask,
         touched: set[int],
         tx: Transaction,
-    ) -> str:
+    ) -> tuple[str, dict[str, Any]]:
+        """What *action* did, in the notice's words, and what to keep of it
+        beyond the action itself."""
         if isinstance(action, AddTask):
-            return self._add(conversation_id, action, tx)
+            return self._add(conversation_id, action, tx), {}
         task = self._unchanged(shown.tasks[action.task - 1], touched)
         if isinstance(action, CompleteTask):
-            # The dream's rule: only the user's own words, typed after the
-            # task was made or reopened, positively saying it is done.
-            evidence = said_done(task, action.evidence, shown.messages)
-            if not evidence.done:
-                raise NotSaidDone(task, evidence)
-            done = self._tasks.complete(task.id, tx=tx)
-            return fill(self._section("did_complete"), id=str(done.id), task=done.text)
+            return self._ask_if_done(conversation_id, task, action.evidence, shown)
         schedule = parse_schedule(action.schedule, self._tasks.now())
         moved = self._tasks.update(task.id, schedule=schedule, tx=tx)
         words = schedule_words(moved) or "no schedule"
-        return fill(
+        line = fill(
             self._section("did_reschedule"), id=str(moved.id), task=moved.text, schedule=words
         )
+        return line, {}
+
+    def _ask_if_done(
+        self, conversation_id: int, task: Task, quote: str | None, shown: _Shown
+    ) -> tuple[str, dict[str, Any]]:
+        """The question whether *task* is done, when the user's own words
+        (*quote*) say so by the dream's rule: typed after the task was made
+        or reopened, positively saying it is done.  A review never completes
+        a task itself (a model reading the user wrong would end it for good:
+        "I'm so done with these plants"); the user says yes, or completes it
+        in Tasks.  Words it already asked about are not asked about again."""
+        evidence = said_done(task, quote, shown.messages)
+        if evidence.against or evidence.message is None:  # a doubt is asked about too
+            raise NotSaidDone(task, evidence)
+        asked = {ASKED: task.id, ASKED_FROM: evidence.message.id}
+        if any(asked.items() <= action.items() for action in self._asked(conversation_id)):
+            raise ActionRefused(f"task #{task.id} was asked about those words already")
+        return fill(self._section("ask_complete"), id=str(task.id), task=task.text), asked
+
+    def _asked(self, conversation_id: int) -> Iterator[dict[str, Any]]:
+        """The actions this conversation's reviews said before."""
+        for message in self._conversations.messages(conversation_id, include_archived=True):
+            metadata = message.metadata or {}
+            if metadata.get(KIND) == AGENDA_REVIEW:
+                yield from (a for a in metadata.get(ACTIONS, ()) if isinstance(a, dict))
 
     def _unchanged(self, task: Task, touched: set[int]) -> Task:
         """*task* as the model saw it; refused if this review already acted

@@ -45,13 +45,17 @@ def test_tasks_the_model_finds_done_or_changed_are_completed_and_updated(
         )
     )
 
-    dreaming.dreamer.run("manual", DreamControl())
+    report = dreaming.dreamer.run("manual", DreamControl())
 
     prompt = next(r[0][-1].content for r in model.requests if "The tasks:" in r[0][-1].content)
     assert "[1] (P5) Water the plants\n[2] (P5) File the taxes" in prompt
     assert "[1] I watered the plants." in prompt
-    assert [t.id for t in tasks.list(("completed",))] == [taxes.id]
     assert tasks.get(plants.id).priority == 2  # type: ignore[union-attr]
+    # A completion waits for the user's approval; approved, it is made.
+    assert tasks.list(("completed",)) == []
+    [pending] = [c for c in dreaming.dreamer.dreams.changes(report.run.id) if c.status == "pending"]
+    dreaming.dreamer.book.approve(pending.id)
+    assert [t.id for t in tasks.list(("completed",))] == [taxes.id]
 
 
 def test_a_task_named_twice_or_unknown_rolls_the_pass_back(
@@ -93,6 +97,8 @@ def test_undoing_a_completion_brings_the_task_back(
     model.queue(_actions({"task": 1, "action": "complete", "evidence": "watered the plants"}))
     report = dreaming.dreamer.run("manual", DreamControl())
     [change] = [c for c in dreaming.dreamer.dreams.changes(report.run.id) if c.pass_name == "tasks"]
+    dreaming.dreamer.book.approve(change.id)
+    assert tasks.get(chore.id).status == "completed"  # type: ignore[union-attr]
 
     dreaming.dreamer.book.revert(change.id)
 

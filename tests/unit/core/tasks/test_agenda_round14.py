@@ -160,7 +160,7 @@ def test_words_that_do_not_positively_say_it_is_done_leave_the_task_open(
 
 
 @pytest.mark.parametrize(("text", "said", "quote"), DONE, ids=[c[1][:40] for c in DONE])
-def test_words_positively_saying_it_is_done_complete_the_task_and_say_so(
+def test_words_positively_saying_it_is_done_ask_whether_it_is(
     chat: Chat, model: ScriptedChatModel, text: str, said: str, quote: str
 ) -> None:
     task = _asked(chat, text)
@@ -168,8 +168,9 @@ def test_words_positively_saying_it_is_done_complete_the_task_and_say_so(
 
     review = _completing(chat, model, task, quote)
 
-    assert _status(chat, task) == "completed"
-    assert review.notice is not None and f"completed #{task.id}" in review.notice.content
+    # Round 15: a review never completes a task on words a model read.
+    assert _status(chat, task) == "active"
+    assert review.notice is not None and f"is #{task.id} “{text}” done" in review.notice.content
 
 
 @pytest.mark.parametrize(
@@ -241,6 +242,7 @@ def test_a_completion_the_user_undid_is_not_made_again_from_the_same_words(
     model.queue(json.dumps({"actions": [called]}))
     run = dreamer.run("manual", DreamControl()).run
     [change] = [c for c in dreamer.dreams.changes(run.id) if c.kind == "task_complete"]
+    dreamer.book.approve(change.id)
     assert _status(chat, task) == "completed"
     chat.clock.advance(600)
     dreamer.book.revert(change.id)
@@ -251,8 +253,8 @@ def test_a_completion_the_user_undid_is_not_made_again_from_the_same_words(
     assert _status(chat, task) == "active" and review.notice is None
     assert "you reopened it after the words it quoted" in review.refused[0][1]
     _says(chat, task, "OK, now I really called the dentist.")
-    _completing(chat, model, task, "now I really called the dentist")
-    assert _status(chat, task) == "completed"
+    again = _completing(chat, model, task, "now I really called the dentist")
+    assert again.notice is not None and f"is #{task.id} " in again.notice.content
 
 
 @pytest.mark.timeout(30)
@@ -418,7 +420,7 @@ def test_a_review_killed_before_its_notice_leaves_nothing_changed_and_the_next_o
 
     assert left == (
         [
-            ("Water the fern plants", "completed"),
+            ("Water the fern plants", "active"),  # asked about, never completed by a review
             ("Call Grandma", "active"),
             ("Buy fern fertiliser", "active"),
         ],

@@ -220,7 +220,7 @@ def test_an_agenda_review_is_reported_with_what_it_said(
         assert not runner.review()  # one at a time; the second is dropped
 
     review: AgendaReview = reviewed.args[0]
-    assert review.notice is not None and f"completed #{task.id}" in review.notice.content
+    assert review.notice is not None and f"is #{task.id} " in review.notice.content
     qtbot.waitUntil(lambda: not runner.busy("agenda"))
 
 
