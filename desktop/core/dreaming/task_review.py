@@ -175,9 +175,9 @@ def _completion(
     # A model read the words, and words read wrong end a task for good
     # ("I'm so done with these plants", "Correction: I haven't"): a dream
     # never completes one on its own, the user approves what it read.
-    said = quote.strip()
-    said = said if len(said) <= _SHOWN_QUOTE else said[: _SHOWN_QUOTE - 1] + "…"
-    payload["waits"] = evidence.reason if evidence.doubt else f"you said “{said}”"
+    words = quote.strip()
+    words = words if len(words) <= _SHOWN_QUOTE else words[: _SHOWN_QUOTE - 1] + "…"
+    payload["waits"] = evidence.reason if evidence.doubt else f"you said “{words}”"
     return Proposal(
         "task_complete", f"Completed task #{task.id}: {task.text}", payload, needs_approval=True
     )
