@@ -233,18 +233,22 @@ class ChatService:
         after = [m.content for m in self._conversations.last_messages(conversation_id)]
         cleaned = self._redact(text, after=after)
         metadata = {REPLACES: list(replaces)} if replaces else None
-        message = self._conversations.add_message(
-            conversation_id, "user", cleaned.text, metadata=metadata
-        )
-        self._title_from_first_message(conversation_id, cleaned.text)
         # A value typed before it was named ("Zx8!pre55", then "that's my
-        # email password") goes from what this conversation stored before.
+        # email password") goes from what this conversation stored before,
+        # and from the memories made of it ("/remember when it asks, type X"):
+        # with the message, so no kill or full disk keeps one without the other.
         found = (*cleaned.values, *cleaned.earlier)
-        rewrote = self._conversations.rewrite_conversation(
-            conversation_id, found, lambda stored: without(stored, found)
-        )
-        # ... and from the memories made of it ("/remember when it asks, type X").
-        self._memories.take_out(found)
+        with self._conversations.transaction() as tx:
+            message = self._conversations.add_message(
+                conversation_id, "user", cleaned.text, metadata=metadata, tx=tx
+            )
+            rewrote = self._conversations.rewrite_conversation(
+                conversation_id, found, lambda stored: without(stored, found), tx
+            )
+            self._memories.take_out(found, tx)
+        if found:
+            self._conversations.finish_rewrite()  # the old words, out of the indexes and the WAL
+        self._title_from_first_message(conversation_id, cleaned.text)
         kinds = (*cleaned.kinds, *("password" for _ in cleaned.earlier))
         return Turn(conversation_id, message, seed=False, redacted=kinds, rewrote=rewrote)
 

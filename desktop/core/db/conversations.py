@@ -12,6 +12,7 @@ import builtins
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +31,9 @@ over 50,000 bytes ("too complex"), which a pasted text reaches; no title is
 found by more than its first thousand characters."""
 _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 _SWEEP_FOLLOW_UP = "secret sweep: titles and search index"
+_REWRITE_FOLLOW_UP = "secret named later: search index"
+"""A rewrite of earlier messages (``rewrite_conversation``) whose old words
+may still be in the search indexes and the WAL (``finish_rewrite``)."""
 """The job a secret sweep leaves queued until its titles and index are done."""
 REPLACES = "replaces"
 """A message's metadata key: the ids of the messages an edit replaced with
@@ -481,12 +485,7 @@ class ConversationStore:
         changed = [new for old in checked if (new := rewrite(old)) != old]
         with self._db.transaction() as tx:
             if checked:  # what follows the messages is due, until ``finish_sweep``
-                tx.execute(
-                    "INSERT INTO background_jobs (kind, created_at, updated_at)"
-                    " SELECT ?1, ?2, ?2 WHERE NOT EXISTS"
-                    " (SELECT 1 FROM background_jobs WHERE kind = ?1 AND status = 'queued')",
-                    (_SWEEP_FOLLOW_UP, self._clock()),
-                )
+                self._queue_follow_up(tx, _SWEEP_FOLLOW_UP)
             for message in changed:
                 tx.execute(
                     "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
@@ -538,18 +537,25 @@ class ConversationStore:
         index were last swept (``finish_sweep``)?  A sweep cut short after
         its last batch says so at the next start."""
         queued = self._db.fetch_value(
-            "SELECT count(*) FROM background_jobs WHERE kind = ? AND status = 'queued'",
-            (_SWEEP_FOLLOW_UP,),
+            "SELECT count(*) FROM background_jobs WHERE kind IN (?, ?) AND status = 'queued'",
+            (_SWEEP_FOLLOW_UP, _REWRITE_FOLLOW_UP),
         )
         return bool(queued)
 
     def rewrite_conversation(
-        self, conversation_id: int, holding: Sequence[str], rewrite: Callable[[str], str]
+        self,
+        conversation_id: int,
+        holding: Sequence[str],
+        rewrite: Callable[[str], str],
+        tx: Transaction | None = None,
     ) -> int:
         """Give each message of a conversation that holds one of *holding*
         (in its text or its metadata), its title and its summary what
         *rewrite* makes of them, then drop the old words from the search index
-        and the write-ahead log (``finish_sweep``); how many messages changed."""
+        and the write-ahead log (``finish_sweep``); how many messages changed.
+        In *tx*, a caller's transaction, the caller calls ``finish_sweep``
+        once it committed; a kill before that leaves it queued for the next
+        start (``sweep_unfinished``), as the sweep of old messages does."""
         if not holding:
             return 0
         # The metadata is stored as JSON, where a value is written escaped.
@@ -557,33 +563,48 @@ class ConversationStore:
         found = " OR ".join(
             ["instr(m.content, ?) OR instr(coalesce(m.metadata, ''), ?)"] * len(places)
         )
-        rows = self._db.fetch_all(
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ? AND ({found})",
-            (conversation_id, *(text for place in places for text in place)),
-        )
-        messages = [_message(row) for row in rows]
-        named = self._db.fetch_one(
-            "SELECT title, summary FROM conversations WHERE id = ?", (conversation_id,)
-        )
-        if not messages and (named is None or all(rewrite(t or "") == (t or "") for t in named)):
-            return 0
-        with self._db.transaction() as tx:
+        with self._db.writing(tx) as writing:
+            rows = writing.fetch_all(
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages m"
+                f" WHERE m.conversation_id = ? AND ({found})",
+                (conversation_id, *(text for place in places for text in place)),
+            )
+            messages = [_message(row) for row in rows]
+            named = writing.fetch_one(
+                "SELECT title, summary FROM conversations WHERE id = ?", (conversation_id,)
+            )
+            if named is None or (
+                not messages and all(rewrite(t or "") == (t or "") for t in named)
+            ):
+                return 0
+            self._queue_follow_up(writing, _REWRITE_FOLLOW_UP)
             for message in messages:
-                tx.execute(
+                writing.execute(
                     "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
                     (rewrite(message.content), _rewritten(message.metadata, rewrite), message.id),
                 )
-            row = tx.fetch_one(
-                "SELECT title, summary FROM conversations WHERE id = ?", (conversation_id,)
+            summary = None if named[1] is None else rewrite(named[1])
+            writing.execute(
+                "UPDATE conversations SET title = ?, summary = ? WHERE id = ?",
+                (rewrite(named[0]), summary, conversation_id),
             )
-            if row is not None:
-                summary = None if row[1] is None else rewrite(row[1])
-                tx.execute(
-                    "UPDATE conversations SET title = ?, summary = ? WHERE id = ?",
-                    (rewrite(row[0]), summary, conversation_id),
-                )
-        self.finish_sweep()
+        if tx is None:
+            self.finish_rewrite()
         return len(messages)
+
+    def _queue_follow_up(self, tx: Transaction, kind: str) -> None:
+        """Say *kind* of follow-up is due (until ``finish_sweep`` or ``finish_rewrite``)."""
+        tx.execute(
+            "INSERT INTO background_jobs (kind, created_at, updated_at)"
+            " SELECT ?1, ?2, ?2 WHERE NOT EXISTS"
+            " (SELECT 1 FROM background_jobs WHERE kind = ?1 AND status = 'queued')",
+            (kind, self._clock()),
+        )
+
+    def transaction(self) -> AbstractContextManager[Transaction]:
+        """A transaction for writes that must commit together (a message and
+        what it takes out of the messages before it)."""
+        return self._db.transaction()
 
     def rewrite_titles(self, rewrite: Callable[[str], str]) -> int:
         """Give every conversation the title and summary *rewrite* makes of
@@ -610,15 +631,24 @@ class ConversationStore:
             )
 
     def finish_sweep(self) -> None:
-        """Drop the words of rewritten messages from the search index (FTS5
-        keeps a replaced text's words until its segments merge) and from the
-        write-ahead log; the sweep is finished."""
+        """Drop the words of rewritten messages and memories from the search
+        indexes (FTS5 keeps a replaced text's words until its segments merge)
+        and from the write-ahead log; the sweep is finished."""
+        self._finish((_SWEEP_FOLLOW_UP, _REWRITE_FOLLOW_UP))
+
+    def finish_rewrite(self) -> None:
+        """``finish_sweep`` after ``rewrite_conversation``: a sweep of old
+        messages that may run meanwhile is left to finish itself."""
+        self._finish((_REWRITE_FOLLOW_UP,))
+
+    def _finish(self, kinds: tuple[str, ...]) -> None:
         with self._db.transaction() as tx:
             tx.execute("INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")
+            tx.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
             tx.execute(
                 "UPDATE background_jobs SET status = 'done', updated_at = ?"
-                " WHERE kind = ? AND status = 'queued'",
-                (self._clock(), _SWEEP_FOLLOW_UP),
+                f" WHERE kind IN ({', '.join('?' * len(kinds))}) AND status = 'queued'",
+                (self._clock(), *kinds),
             )
         self._db.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
 

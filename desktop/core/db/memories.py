@@ -105,39 +105,43 @@ class MemoryStore:
         )
         return [memory_from_row(row) for row in rows]
 
-    def rewrite_holding(self, holding: Sequence[str], rewrite: Callable[[str], str]) -> list[int]:
+    def rewrite_holding(
+        self,
+        holding: Sequence[str],
+        rewrite: Callable[[str], str],
+        tx: Transaction | None = None,
+    ) -> list[int]:
         """Give every memory holding one of *holding*, whatever its status,
         and every old text its history keeps, what *rewrite* makes of them,
         in place (no new version: the text is taken out, not changed), with
         its vector dropped (it was made from the old text; the next
         re-index makes one from the new); then drop the old words from the
-        search index and the write-ahead log.  The ids of the memories
-        rewritten."""
+        search index and the write-ahead log, unless in *tx*, a caller's
+        transaction (the caller does, ``ConversationStore.finish_sweep``).
+        The ids of the memories rewritten."""
         if not holding:
             return []
         found = " OR ".join(["instr(content, ?)"] * len(holding))
-        rows = self._db.fetch_all(f"SELECT id, content FROM memories WHERE {found}", holding)
         lived = " OR ".join(
             ["instr(coalesce(old_content, ''), ?) OR instr(coalesce(new_content, ''), ?)"]
             * len(holding)
         )
-        history = self._db.fetch_all(
-            f"SELECT id, old_content, new_content FROM memory_history WHERE {lived}",
-            [value for value in holding for _ in range(2)],
-        )
-        if not rows and not history:
-            return []
-        with self._db.transaction() as tx:
+        with self._db.writing(tx) as writing:
+            rows = writing.fetch_all(f"SELECT id, content FROM memories WHERE {found}", holding)
+            history = writing.fetch_all(
+                f"SELECT id, old_content, new_content FROM memory_history WHERE {lived}",
+                [value for value in holding for _ in range(2)],
+            )
             for memory_id, content in rows:
                 text = rewrite(content)
-                tx.execute(
+                writing.execute(
                     "UPDATE memories SET content = ?, content_hash = ?, embedding_model = NULL"
                     " WHERE id = ?",
                     (text, content_hash(text), memory_id),
                 )
-                tx.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
+                writing.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
             for entry_id, old, new in history:
-                tx.execute(
+                writing.execute(
                     "UPDATE memory_history SET old_content = ?, new_content = ? WHERE id = ?",
                     (
                         None if old is None else rewrite(old),
@@ -145,8 +149,10 @@ class MemoryStore:
                         entry_id,
                     ),
                 )
-            tx.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
-        self._db.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
+            if tx is None and (rows or history):
+                writing.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+        if tx is None and (rows or history):
+            self._db.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
         return [memory_id for memory_id, _ in rows]
 
     def listed(self, status: MemoryStatus = "active", limit: int = 200) -> list[Memory]:

@@ -232,11 +232,12 @@ class MemoryService:
         return cls(store, Embeddings(broker), gate)
 
     # -- writing -------------------------------------------------------------
-    def take_out(self, values: Sequence[str]) -> list[int]:
+    def take_out(self, values: Sequence[str], tx: Transaction | None = None) -> list[int]:
         """Take *values*, secrets named after a memory was made of them
         ("when the NAS asks, type X", then "X is my NAS password"), out of
-        every memory and its history; the ids of the memories changed."""
-        return self.store.rewrite_holding(values, lambda text: without(text, values))
+        every memory and its history (in *tx* if given, see
+        ``MemoryStore.rewrite_holding``); the ids of the memories changed."""
+        return self.store.rewrite_holding(values, lambda text: without(text, values), tx)
 
     def remember(
         self,

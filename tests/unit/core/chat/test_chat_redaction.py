@@ -13,7 +13,9 @@ import pytest
 from desktop.core.base.jobs import JobControl
 from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.errors import DiskFull
 from desktop.core.db.message_kinds import TOOL_CALL_START
+from desktop.core.dreaming.secret_sweep import sweep_stored_secrets
 from desktop.core.memory.service import MemoryService
 from desktop.core.privacy.redaction import redaction_notice
 from desktop.core.skills.library import SkillLibrary
@@ -374,3 +376,46 @@ def test_a_memory_made_before_its_value_was_named_loses_it_when_it_is(
         == []
     )
     assert files_holding(database, value) == []
+
+
+def test_a_message_and_what_it_takes_out_of_the_ones_before_commit_together(
+    chat: ChatService,
+    memories: MemoryService,
+    store: ConversationStore,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Round 15: stored in one transaction and taken out of the earlier message
+    # in another, a kill or a full disk between them kept the value for good.
+    conversation = chat.new_conversation()
+    chat.send(conversation.id, "Zx8!pre55")
+    before = store.messages(conversation.id)
+
+    def full_disk(*_: object, **__: object) -> None:
+        raise DiskFull("The disk is full.")
+
+    monkeypatch.setattr(memories.store, "rewrite_holding", full_disk)
+    with pytest.raises(DiskFull):
+        chat.send(conversation.id, "^ that's my email password")
+
+    assert store.messages(conversation.id) == before  # neither the message nor the rewrite
+    monkeypatch.undo()
+    chat.send(conversation.id, "^ that's my email password")
+    assert all("Zx8!pre55" not in m.content for m in store.messages(conversation.id))
+
+
+def test_a_rewrite_cut_short_before_its_index_was_swept_is_swept_at_the_next_start(
+    store: ConversationStore, database: Database
+) -> None:
+    conversation = store.create("c")
+    store.add_message(conversation.id, "user", "Zx8pre55 is it")
+    with store.transaction() as tx:  # as ChatService.send, killed before finish_rewrite
+        store.rewrite_conversation(
+            conversation.id, ["Zx8pre55"], lambda t: t.replace("Zx8pre55", "[redacted]"), tx
+        )
+    assert store.sweep_unfinished()
+
+    sweep_stored_secrets(store)
+
+    assert not store.sweep_unfinished()
+    assert rows_holding(database, "Zx8pre55") == []
+    assert files_holding(database, "Zx8pre55") == []
