@@ -496,7 +496,9 @@ _DESCRIBING_WORDS = _WHERE | frozenset(
         "active inactive pending available unavailable taped stuck pinned glued scribbled "
         "noted jotted attached engraved labelled labeled marked listed use via through "
         "probably about around roughly approximately hashed encrypted salted encoded open "
-        "face touch fingerprint biometric biometrics"
+        "face touch fingerprint biometric biometrics case much more less better worse "
+        "stronger weaker longer shorter harder easier safer "
+        "scaduta scaduto abgelaufen expiré expirée caducada caducado vencida vencido"
     )
 )
 """Words beside "password is" that describe it or point at it rather than

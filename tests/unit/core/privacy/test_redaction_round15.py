@@ -78,6 +78,11 @@ def test_the_new_value_of_a_change_goes() -> None:
         "I moved the password from the notebook to the manager",
         "password updated: old -> new",
         "the wifi CabinNet is slow today",
+        # Words describing the password, not being it.
+        "the password is case sensitive",
+        "the new password is much longer than the old one",
+        "passphrases are better than short passwords",
+        "the password is stronger now",
     ],
 )
 def test_a_way_in_or_a_name_stays(text: str) -> None:
