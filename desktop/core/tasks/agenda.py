@@ -437,11 +437,12 @@ class AgendaReviewer:
         self, conversation_id: int, task: Task, quote: str | None, shown: _Shown
     ) -> tuple[str, dict[str, Any]]:
         """The question whether *task* is done, when the user's own words
-        (*quote*) say so by the dream's rule: typed after the task was made
-        or reopened, positively saying it is done.  A review never completes
-        a task itself (a model reading the user wrong would end it for good:
-        "I'm so done with these plants"); the user says yes, or completes it
-        in Tasks.  Words it already asked about are not asked about again."""
+        (*quote*) say so, or might, by the dream's rule: typed after the task
+        was made or reopened, and nothing later taking them back.  A review
+        never completes a task itself (a model reading the user wrong would
+        end it for good: "I'm so done with these plants"); the user says yes,
+        or completes it in Tasks.  Words it already asked about are not
+        asked about again."""
         evidence = said_done(task, quote, shown.messages)
         if evidence.against or evidence.message is None:  # a doubt is asked about too
             raise NotSaidDone(task, evidence)

@@ -1,5 +1,6 @@
 """Whether the user's own words say a task is done: the one rule by which
-the dream's task pass and the agenda review complete a task.
+the dream's task pass proposes completing a task (the user approves it)
+and the agenda review asks whether it is done; neither completes one.
 
 Safe by construction: a whitelist.  The model quotes the user
 (``quote``); the host finds the quote, at word boundaries, in a message
@@ -26,11 +27,11 @@ them); anything else is no evidence, with its kind:
   one, the user completes or deletes it ("I don't need this reminder any
   more" is theirs to act on too).
 
-Two doubts are kept apart, for the dream to ask the user's approval (the
-agenda review, which cannot ask, refuses them too): a hedge ("maybe",
-"I think") and a done word in a sentence that does not name the task
-("All done!").  Other languages: only a completion word the host is sure
-of counts (``done_words``), otherwise no evidence.
+Two doubts are kept apart, for the dream's report and the review's
+question to say so: a hedge ("maybe", "I think") and a done word in a
+sentence that does not name the task ("All done!").  Other languages:
+only a completion word the host is sure of counts (``done_words``),
+otherwise no evidence.
 
 Text is read folded (``text_fold.folded``: full-width, look-alike and
 invisible characters as plain ones; every apostrophe as one), so no
