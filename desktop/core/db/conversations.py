@@ -31,10 +31,10 @@ over 50,000 bytes ("too complex"), which a pasted text reaches; no title is
 found by more than its first thousand characters."""
 _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 _SWEEP_FOLLOW_UP = "secret sweep: titles and search index"
+"""The job a secret sweep leaves queued until its titles and index are done."""
 _REWRITE_FOLLOW_UP = "secret named later: search index"
 """A rewrite of earlier messages (``rewrite_conversation``) whose old words
 may still be in the search indexes and the WAL (``finish_rewrite``)."""
-"""The job a secret sweep leaves queued until its titles and index are done."""
 REPLACES = "replaces"
 """A message's metadata key: the ids of the messages an edit replaced with
 it, oldest first (``ChatService.edit_last``): what was read from them is
@@ -552,8 +552,8 @@ class ConversationStore:
         """Give each message of a conversation that holds one of *holding*
         (in its text or its metadata), its title and its summary what
         *rewrite* makes of them, then drop the old words from the search index
-        and the write-ahead log (``finish_sweep``); how many messages changed.
-        In *tx*, a caller's transaction, the caller calls ``finish_sweep``
+        and the write-ahead log (``finish_rewrite``); how many messages changed.
+        In *tx*, a caller's transaction, the caller calls ``finish_rewrite``
         once it committed; a kill before that leaves it queued for the next
         start (``sweep_unfinished``), as the sweep of old messages does."""
         if not holding:

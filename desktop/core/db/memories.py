@@ -117,7 +117,7 @@ class MemoryStore:
         its vector dropped (it was made from the old text; the next
         re-index makes one from the new); then drop the old words from the
         search index and the write-ahead log, unless in *tx*, a caller's
-        transaction (the caller does, ``ConversationStore.finish_sweep``).
+        transaction (the caller does, ``ConversationStore.finish_rewrite``).
         The ids of the memories rewritten."""
         if not holding:
             return []
