@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 from desktop.core.base.digits import without_leading_zeros
 from desktop.core.base.errors import ReverieError
@@ -50,6 +50,8 @@ from desktop.core.memory.service import MemoryService, Remembered
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.privacy.redaction import Redactor, without
 from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.agenda import AGENDA_REVIEW
+from desktop.core.tasks.routines import RunKind
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Priority
 from models.errors import ModelError
@@ -271,7 +273,7 @@ class ChatService:
         asked = self.last_user_message(conversation_id)
         if asked is None:
             return None
-        self._conversations.delete_messages_from(conversation_id, asked.id + 1, keep=SEED)
+        self._conversations.delete_messages_from(conversation_id, asked.id + 1, keep=_KEPT)
         return Turn(conversation_id, asked, seed=False)
 
     def edit_last(self, conversation_id: int, text: str) -> Turn:
@@ -281,7 +283,7 @@ class ChatService:
         asked = self.last_user_message(conversation_id)
         if asked is None:
             return self.send(conversation_id, text)
-        self._conversations.delete_messages_from(conversation_id, asked.id, keep=SEED)
+        self._conversations.delete_messages_from(conversation_id, asked.id, keep=_KEPT)
         # An edit replaces a message, it does not say it again.
         return self.send(conversation_id, text, replaces=(*replaced_ids(asked), asked.id))
 
@@ -647,6 +649,10 @@ def _row_id(digits: str) -> int | None:
 
 
 _SEED = {"kind": SEED}
+_KEPT = (SEED, *get_args(RunKind), AGENDA_REVIEW)
+"""What regenerating or editing the last message does not remove with the
+reply: the greeting, and what Reverie said on its own meanwhile (a reminder,
+a routine's answer, an agenda review's question), which no reply replaces."""
 
 
 def stored_tool_call(message: Message) -> ToolCall:

@@ -245,18 +245,20 @@ class ConversationStore:
             ).rowcount
 
     def delete_messages_from(
-        self, conversation_id: int, message_id: int, keep: str | None = None
+        self, conversation_id: int, message_id: int, keep: Sequence[str] = ()
     ) -> int:
         """Remove for good *message_id* and every message after it in the
         conversation (a reply to regenerate, a message to edit), except those
-        of kind *keep* (a greeting stored after a message sent while it was
-        written); how many."""
+        of a kind in *keep* (a greeting stored after a message sent while it
+        was written, a reminder said meanwhile); how many."""
+        kinds = ", ".join("?" * len(keep))
+        unkept = f" AND coalesce(json_extract(metadata, '$.kind'), '') NOT IN ({kinds})"
         with self._db.transaction() as tx:
             self._touch(tx, conversation_id, self._clock())
             return tx.execute(
                 "DELETE FROM messages WHERE conversation_id = ? AND id >= ?"
-                " AND (? IS NULL OR json_extract(metadata, '$.kind') IS NOT ?)",
-                (conversation_id, message_id, keep, keep),
+                + (unkept if keep else ""),
+                (conversation_id, message_id, *keep),
             ).rowcount
 
     def add_message(

@@ -167,6 +167,36 @@ def test_edit_last_replaces_the_message_and_everything_after_it(
     ]
 
 
+def test_regenerate_and_edit_keep_what_reverie_said_on_its_own_meanwhile(
+    chat: ChatService, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    # Both removed everything after the user's last message: a reminder said
+    # meanwhile, a routine's answer, an agenda review's question went for good.
+    conversation = chat.new_conversation()
+    model.queue("Paris.", "Paris, again.", "It is Lyon.")
+    chat.run(chat.send(conversation.id, "Capital of France?"), Recorder())
+    said = [
+        ("Reminder: call Ana", {"kind": "reminder", "task_id": 1}),
+        ("Stretch your back.", {"kind": "routine", "task_id": 2}),
+        ("I went over your tasks: …", {"kind": "agenda_review", "actions": []}),
+    ]
+    for text, metadata in said:
+        store.add_message(conversation.id, "assistant", text, metadata=metadata)
+
+    again = chat.regenerate(conversation.id)
+    assert again is not None
+    chat.run(again, Recorder())
+    chat.run(chat.edit_last(conversation.id, "Second city of France?"), Recorder())
+
+    assert _stored(store, conversation.id) == [
+        ("assistant", "Reminder: call Ana"),
+        ("assistant", "Stretch your back."),
+        ("assistant", "I went over your tasks: …"),
+        ("user", "Second city of France?"),
+        ("assistant", "It is Lyon."),
+    ]
+
+
 def test_nothing_to_regenerate_in_an_empty_conversation(chat: ChatService) -> None:
     conversation = chat.new_conversation()
     assert chat.regenerate(conversation.id) is None
