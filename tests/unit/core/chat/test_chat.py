@@ -175,7 +175,7 @@ def test_regenerate_and_edit_keep_what_reverie_said_on_its_own_meanwhile(
     conversation = chat.new_conversation()
     model.queue("Paris.", "Paris, again.", "It is Lyon.")
     chat.run(chat.send(conversation.id, "Capital of France?"), Recorder())
-    said = [
+    said: list[tuple[str, dict[str, object]]] = [
         ("Reminder: call Ana", {"kind": "reminder", "task_id": 1}),
         ("Stretch your back.", {"kind": "routine", "task_id": 2}),
         ("I went over your tasks: …", {"kind": "agenda_review", "actions": []}),
