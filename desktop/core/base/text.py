@@ -62,6 +62,11 @@ def _is_variation_selector(char: str) -> bool:
     return "\ufe00" <= char <= "\ufe0f" or "\U000e0100" <= char <= "\U000e01ef"
 
 
+def cut(text: str, limit: int) -> str:
+    """*text* up to *limit* characters, "…" marking a cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def size_text(count: int | None) -> str:
     """*count* bytes as people read sizes: "1.1 GB", "98 MB", "300 KB"."""
     if count is None:

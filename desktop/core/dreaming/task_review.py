@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop.core.base.text import cut
 from desktop.core.base.tokens import cut_middle
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.tasks import OPEN, Task
@@ -175,9 +176,8 @@ def _completion(
     # A model read the words, and words read wrong end a task for good
     # ("I'm so done with these plants", "Correction: I haven't"): a dream
     # never completes one on its own, the user approves what it read.
-    words = quote.strip()
-    words = words if len(words) <= _SHOWN_QUOTE else words[: _SHOWN_QUOTE - 1] + "…"
-    payload["waits"] = evidence.reason if evidence.doubt else f"you said “{words}”"
+    said_it = f"you said “{cut(quote.strip(), _SHOWN_QUOTE)}”"
+    payload["waits"] = evidence.reason if evidence.doubt else said_it
     return Proposal(
         "task_complete", f"Completed task #{task.id}: {task.text}", payload, needs_approval=True
     )

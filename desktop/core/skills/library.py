@@ -49,7 +49,7 @@ from desktop.core.base.files import (
     remove_leftovers,
     write_atomically,
 )
-from desktop.core.base.text import readable, scrub
+from desktop.core.base.text import cut, readable, scrub
 from desktop.core.db.skills import (
     EVERY_STATUS,
     Skill,
@@ -181,7 +181,7 @@ def summary_of(text: str) -> str:
     for line in readable(text).splitlines():
         if line := _HEADING.sub("", line).strip():
             line = redact(line).text
-            return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+            return cut(line, SUMMARY_CHARS)
     return ""
 
 

@@ -13,6 +13,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from desktop.core.base.text import cut
 from desktop.core.db import DreamChange, Memory
 from desktop.core.db.memory_writes import from_snapshot
 from desktop.ui.widgets.labels import count
@@ -217,11 +218,6 @@ def _skill_html(change: DreamChange) -> str:
 
 def _excerpt(text: object) -> str:
     return html.escape(cut(str(text or ""), _SKILL_CHARS)).replace("\n", "<br>")
-
-
-def cut(text: str, limit: int) -> str:
-    """*text* up to *limit* characters, "…" marking a cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def risk_reason(change: DreamChange) -> str:

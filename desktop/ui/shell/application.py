@@ -19,6 +19,7 @@ from desktop.core.backends.roles import Preparation, preparing_text
 from desktop.core.base import paths
 from desktop.core.base.errors import ReverieError
 from desktop.core.base.jobs import JobControl
+from desktop.core.base.text import cut
 from desktop.core.dreaming.secret_sweep import sweep_snapshots, sweep_stored_secrets
 from desktop.ui.chat.markdown import warm_up
 from desktop.ui.chat.window import ChatWindow
@@ -468,5 +469,4 @@ def _run_notice(run: TaskRun) -> tuple[str, str]:
 
 
 def _shortened(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _NOTIFICATION_CHARS else text[: _NOTIFICATION_CHARS - 1] + "…"
+    return cut(" ".join(text.split()), _NOTIFICATION_CHARS)

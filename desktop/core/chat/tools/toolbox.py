@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
 
 from desktop.core.base.errors import ReverieError
 from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.text import cut
 from desktop.core.memory.service import Remembered
 from models.errors import StructuredOutputError
 from models.structured import parse_structured
@@ -260,4 +261,4 @@ _QUOTED_CHARS = 60
 
 def _cut(written: str) -> str:
     """*written* as a refusal quotes it: at most ``_QUOTED_CHARS`` characters."""
-    return written if len(written) <= _QUOTED_CHARS else written[: _QUOTED_CHARS - 1] + "…"
+    return cut(written, _QUOTED_CHARS)
