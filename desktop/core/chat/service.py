@@ -247,7 +247,8 @@ class ChatService:
             rewrote = self._conversations.rewrite_conversation(
                 conversation_id, found, lambda stored: without(stored, found), tx
             )
-            self._memories.take_out(found, tx)
+            if self._memories.take_out(found, tx):
+                self._conversations.rewrote(tx)
         if found:
             self._conversations.finish_rewrite()  # the old words, out of the indexes and the WAL
         self._title_from_first_message(conversation_id, cleaned.text)

@@ -579,7 +579,7 @@ class ConversationStore:
                 not messages and all(rewrite(t or "") == (t or "") for t in named)
             ):
                 return 0
-            self._queue_follow_up(writing, _REWRITE_FOLLOW_UP)
+            self.rewrote(writing)
             for message in messages:
                 writing.execute(
                     "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
@@ -638,10 +638,23 @@ class ConversationStore:
         and from the write-ahead log; the sweep is finished."""
         self._finish((_SWEEP_FOLLOW_UP, _REWRITE_FOLLOW_UP))
 
+    def rewrote(self, tx: Transaction) -> None:
+        """Say, in *tx*, that stored text was rewritten (a message's, a
+        memory's) and its old words are to be dropped from the search indexes
+        and the WAL: by ``finish_rewrite``, or at the next start if a kill
+        comes first (``sweep_unfinished``)."""
+        self._queue_follow_up(tx, _REWRITE_FOLLOW_UP)
+
     def finish_rewrite(self) -> None:
-        """``finish_sweep`` after ``rewrite_conversation``: a sweep of old
-        messages that may run meanwhile is left to finish itself."""
-        self._finish((_REWRITE_FOLLOW_UP,))
+        """``finish_sweep`` after a rewrite (``rewrote``), and nothing when
+        there was none: a sweep of old messages that may run meanwhile is
+        left to finish itself."""
+        queued = self._db.fetch_value(
+            "SELECT count(*) FROM background_jobs WHERE kind = ? AND status = 'queued'",
+            (_REWRITE_FOLLOW_UP,),
+        )
+        if queued:
+            self._finish((_REWRITE_FOLLOW_UP,))
 
     def _finish(self, kinds: tuple[str, ...]) -> None:
         with self._db.transaction() as tx:

@@ -118,7 +118,7 @@ class MemoryStore:
         re-index makes one from the new); then drop the old words from the
         search index and the write-ahead log, unless in *tx*, a caller's
         transaction (the caller does, ``ConversationStore.finish_rewrite``).
-        The ids of the memories rewritten."""
+        The ids of the memories whose text or history was rewritten."""
         if not holding:
             return []
         found = " OR ".join(["instr(content, ?)"] * len(holding))
@@ -129,7 +129,7 @@ class MemoryStore:
         with self._db.writing(tx) as writing:
             rows = writing.fetch_all(f"SELECT id, content FROM memories WHERE {found}", holding)
             history = writing.fetch_all(
-                f"SELECT id, old_content, new_content FROM memory_history WHERE {lived}",
+                f"SELECT id, memory_id, old_content, new_content FROM memory_history WHERE {lived}",
                 [value for value in holding for _ in range(2)],
             )
             for memory_id, content in rows:
@@ -140,7 +140,7 @@ class MemoryStore:
                     (text, content_hash(text), memory_id),
                 )
                 writing.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
-            for entry_id, old, new in history:
+            for entry_id, _, old, new in history:
                 writing.execute(
                     "UPDATE memory_history SET old_content = ?, new_content = ? WHERE id = ?",
                     (
@@ -153,7 +153,7 @@ class MemoryStore:
                 writing.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
         if tx is None and (rows or history):
             self._db.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
-        return [memory_id for memory_id, _ in rows]
+        return sorted({row[0] for row in rows} | {row[1] for row in history})
 
     def listed(self, status: MemoryStatus = "active", limit: int = 200) -> list[Memory]:
         """Memories with *status*: pinned first, then the most important and

@@ -419,3 +419,40 @@ def test_a_rewrite_cut_short_before_its_index_was_swept_is_swept_at_the_next_sta
     assert not store.sweep_unfinished()
     assert rows_holding(database, "Zx8pre55") == []
     assert files_holding(database, "Zx8pre55") == []
+
+
+def test_a_memory_rewritten_in_a_message_s_transaction_is_swept_at_the_next_start(
+    store: ConversationStore, memories: MemoryService, database: Database
+) -> None:
+    # Its search index kept the old words if a kill came before finish_rewrite,
+    # and nothing was queued for the next start when no message changed.
+    memories.remember(
+        "when the NAS asks, type Qz2Fv84Mt", source_kind="user_explicit", actor="user"
+    )
+    with store.transaction() as tx:  # as ChatService.send, killed before finish_rewrite
+        assert memories.take_out(["Qz2Fv84Mt"], tx)
+        store.rewrote(tx)
+    assert store.sweep_unfinished()
+
+    sweep_stored_secrets(store)
+
+    assert not store.sweep_unfinished()
+    assert (
+        database.fetch_all(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", ('"Qz2Fv84Mt"',)
+        )
+        == []
+    )
+    assert files_holding(database, "Qz2Fv84Mt") == []
+
+
+def test_a_secret_with_nothing_before_it_to_take_out_sweeps_nothing(
+    chat: ChatService, store: ConversationStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    swept: list[str] = []
+    monkeypatch.setattr(store, "_finish", lambda kinds: swept.extend(kinds))
+    conversation = chat.new_conversation()
+
+    chat.send(conversation.id, TYPED)
+
+    assert swept == []
