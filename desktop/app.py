@@ -15,6 +15,7 @@ import argparse
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -66,6 +67,7 @@ from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.memory.harvest import Harvester
 from desktop.core.memory.service import MemoryService
+from desktop.core.privacy import known_words
 from desktop.core.privacy.log_privacy import PrivateRotatingFileHandler, RedactingFilter
 from desktop.core.privacy.redaction import Redactor
 from desktop.core.skills.library import SkillLibrary
@@ -372,6 +374,7 @@ def run_gui(paths: AppPaths, *, start_hidden: bool, early_problems: Sequence[str
     for problem in core.problems:
         print(f"Reverie: {problem}", file=sys.stderr)
     core.preparation.add_listener(PreparationPrinter())
+    threading.Thread(target=known_words.load, name="known-words", daemon=True).start()
     loads = load_models(core)
     try:
         app = ReverieApplication(core, loads)

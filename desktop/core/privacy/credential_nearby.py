@@ -37,6 +37,7 @@ from functools import cache
 
 from desktop.core.base import text_scan
 from desktop.core.base.text_fold import folded
+from desktop.core.privacy import known_words
 
 # Words naming a credential, as typed; folded when compiled.
 _NAMES = str.split(
@@ -293,13 +294,19 @@ def credential_words(text: str) -> Iterator[re.Match[str]]:
 def looks_like_a_value(value: str) -> bool:
     """Three characters or more, a digit or a sign in it, a letter or digit
     ("==>" is a sign), and no time, date, amount, ordinal, number with its
-    unit or address."""
+    unit or address; or a made-up word ("Tolzanwensho", not "passphrases")."""
     return (
         len(value) >= 3
         and _SIGN.search(value) is not None
         and _ALNUM.search(value) is not None
         and not plainly_no_secret(value)
-    )
+    ) or made_up(value)
+
+
+def made_up(word: str) -> bool:
+    """Is *word* no word of any language, nor one naming a credential
+    ("passphrases")?"""
+    return known_words.made_up(word) and _names().fullmatch(word) is None
 
 
 def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:

@@ -35,6 +35,7 @@ from collections.abc import Iterator
 
 from desktop.core.base import text_scan
 from desktop.core.base.text_fold import folded
+from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import (
     NOT_A_PASS,
     PAIR_NAMED,
@@ -721,28 +722,6 @@ this module says a value follows (or comes before), never beside a weak
 word alone ("wifi CabinNet" names the network)."""
 
 
-_CAMEL_CASED_NAMES = frozenset(
-    str.split(
-        """
-        iphone ipad imac ipod itunes icloud imessage ios ipados macos macbook airpods airdrop
-        airtag faceid touchid facetime applepay appleid appletv homekit homepod filevault
-        paypal lastpass keepass keepassxc bitwarden dashlane nordpass onepassword roboform
-        protonmail protonvpn nordvpn expressvpn surfshark tunnelbear mullvad
-        github gitlab bitbucket youtube whatsapp linkedin tiktok wechat snapchat facebook
-        playstation xbox nintendo doordash ubereats grubhub airbnb ebay aliexpress alipay
-        dropbox onedrive sharepoint onenote powerpoint outlook skype teams webex gotomeeting
-        googlepay samsungpass smartthings bitlocker chatgpt openai deepseek
-        webauthn oauth openid passkey yubikey authy duckduckgo soundcloud deviantart
-        wordpress javascript typescript mysql postgresql sqlite mongodb nodejs
-        fritzbox netgear truenas unifi freenas openwrt pfsense synology quickbooks turbotax
-        """
-    )
-)
-"""Names of products and services written with a capital inside ("PayPal",
-"iCloud", "LastPass"): said beside a way in ("sign in with iCloud"), they
-name how, not the password."""
-
-
 def _cased_like_a_value(word: str) -> bool:
     """A case that changes inside the word, as a value's may and a word's does
     not, and not a product's name."""
@@ -750,7 +729,7 @@ def _cased_like_a_value(word: str) -> bool:
     return (
         len(bare) >= 3
         and _CASE_INSIDE.search(bare) is not None
-        and bare.removesuffix("'s").casefold() not in _CAMEL_CASED_NAMES
+        and bare.removesuffix("'s").casefold() not in known_words.PRODUCT_NAMES
     )
 
 

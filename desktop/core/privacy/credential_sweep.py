@@ -36,6 +36,22 @@ mean").  A PIN written digit by digit ("7 3 1 9") is one value; a date is
 one only where a value is set or right after the word ("the PIN is
 31/08/1994", not "changed my password on 31/08/2024").
 
+A word that is no word of any language (``known_words.made_up``:
+"Tolzanwensho") is shaped like a value too, taken where a number would
+be.  And a passphrase: three words or more joined by one kind of space or
+sign, none one of a language's most used nor a word said of passwords
+("field", "reset", "hint"), ending their clause, and given as a value: at
+a line's start, after a sign that links, or after a word that gives one
+("is", "ist", "now") or the credential word with one frequent word at
+most among them ("pw harbor quartz canyon", not "debe tener mayúsculas
+minúsculas números").  On round 15's set (tuned on) these took leaks from
+37.2% to 26.6% of 2,142 trials, sentences changed that hold no secret
+17 of 670 before and after; on round 14's (not read this round) 19.2% to
+16.1% of 1,824, 29 to 30 of 644; on round 16's, written for this round by
+someone who saw neither the code nor the earlier sets, 45.3% to 36.0% of
+2,360, and 30 to 32 of 740 (its false changes were counted by family
+while the rules were tried, never read).
+
 Measured on the attack rounds' phrasings: on rounds 5-9 (held in) leaks
 of values inside the bar fell from 643 to 399 of 4,769 trials, sentences
 changed that hold no secret went from 37 to 38 of 2,023; on round 10's
@@ -59,7 +75,7 @@ import re
 from collections.abc import Iterator
 
 from desktop.core.base.text_fold import folded
-from desktop.core.privacy import credential_nearby
+from desktop.core.privacy import credential_nearby, known_words
 
 _REACH = 400
 """How far from the credential word a value is taken, in characters (each
@@ -155,6 +171,42 @@ _BEFORE_A_NAME = frozenset(
     ]
 )
 _LAST_WORD = re.compile(r"(\S+)\s+\Z")
+_PASSPHRASE_BEFORE = 3
+"""The most words between a passphrase written first and its credential word."""
+_PASSPHRASE_WORDS = 3
+_BULLETS = " \t-*\u2022>#0123456789.)"
+_LINKS = ":=>\u2192\u2014\u2013-|"
+_GIVING = frozenset(
+    str.split(
+        """
+        is was are it's its it\u2019s now use using enter type to ist lautet sind est c'est
+        es son era \u00e8 \u00e9 sono er \u00e4r on jest je s\u0105 ir yra olan dir l\u00e0 adalah
+        """
+    )
+)
+"""Words after which a value is given, in the languages people type in."""
+"""The fewest words of a passphrase: two are a name as often ("Hazel Cactus")."""
+_RUN = re.compile(r"[^\W\d_]{3,14}(?:([ \t]|[-._])[^\W\d_]{3,14})(?:\1[^\W\d_]{3,14})+")
+"""Words of letters joined by one kind of space or sign, three or more."""
+_LETTERS = re.compile(r"[^\W\d_]+")
+_DOING = re.compile(r"\w{3,}(?:ing|ed|ly)")
+"""A verb's or an adverb's ending: words that say something of a password."""
+_TALK = frozenset(
+    str.split(
+        """
+        reset link field manager policy rules requirements requirement hint hints strength
+        expired expires expiry change changes login logins account accounts email emails
+        page screen settings setting prompt form box app apps portal site website browser
+        vault keychain generator autofill recovery verification update upgrade sync backup
+        error message attempts attempt question questions answer security admin user users
+        username usernames support team office work home phone laptop tablet computer device
+        characters digits letters numbers symbols words long minimum maximum length one two
+        three four five six seven eight nine ten eleven twelve
+        """
+    )
+)
+"""Words said of passwords and where they are typed: "password reset link",
+"PIN change screen", "login page": no passphrase's."""
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -171,6 +223,9 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         for start, stop in words.between(low, high):
             beside = stop <= match.start() or match.end() <= start
             if beside and _taken(seen, words, start, stop, None if block else match.span()):
+                yield origins[start], origins[stop - 1] + 1
+        for start, stop in _passphrases(seen, low, high):
+            if match.end() <= start and not words.markers.within(start, stop):
                 yield origins[start], origins[stop - 1] + 1
 
 
@@ -227,7 +282,7 @@ def _shaped(value: str) -> bool:
         and any(c.isdigit() for c in value)
         and credential_nearby.looks_like_a_value(value)
         and not _NOT_A_VALUE.fullmatch(value)
-    )
+    ) or credential_nearby.made_up(value)
 
 
 def _taken(text: str, words: _Words, start: int, stop: int, word: tuple[int, int] | None) -> bool:
@@ -265,9 +320,77 @@ def _taken(text: str, words: _Words, start: int, stop: int, word: tuple[int, int
         or (previous and (previous[-1].isdigit() or previous[-1] in _NOT_THE_VALUE_AFTER))
     ):
         return False
-    if word is not None and _PLAIN.fullmatch(value):
+    if word is not None and (_PLAIN.fullmatch(value) or value.isalpha()):
         return ends_clause and (linked or not _after_a_name(text, start, word))
     return True
+
+
+def _passphrases(text: str, low: int, high: int) -> Iterator[tuple[int, int]]:
+    """Runs of three words or more joined by one kind of space or sign that
+    none but a passphrase strings together: "glacier noodle drift dolphin",
+    "orchard-otter-yonder", "Harbor Lantern Fjord" (not "the password
+    field", "reset link expired", "die PIN meiner Karte")."""
+    for found in _RUN.finditer(text, low, high):
+        run: list[re.Match[str]] = []
+        for word in [*_LETTERS.finditer(text, *found.span()), None]:
+            if word is not None and _in_a_passphrase(word[0]):
+                run.append(word)
+                continue
+            start, stop = (run[0].start(), run[-1].end()) if run else (0, 0)
+            if (
+                len(run) >= _PASSPHRASE_WORDS
+                and _CLAUSE_ENDS.match(text, stop) is not None
+                and _introduced(text, run)
+            ):
+                yield start, stop
+            run = []
+
+
+def _introduced(text: str, run: list[re.Match[str]]) -> bool:
+    """Is the *run* of words given as a value: joined by a sign ("orchard-
+    otter-yonder"), at its line's start (a list's item, an answer), after a
+    sign that links ("pw: X", "-> X"), or after a word that gives a value
+    ("is X", "ist X", "now X") or a credential word ("pw harbor quartz
+    canyon") with one frequent word at most among them (not "contraseña
+    caduca cada noventa días", "debe tener mayúsculas minúsculas")?"""
+    start = run[0].start()
+    if text[run[0].end()] not in " \t":
+        return True
+    line = text[text.rfind("\n", 0, start) + 1 : start].rstrip(" \t")
+    if not line.strip(_BULLETS):
+        return True
+    if line[-1] in _LINKS:  # unless it says what the password is like: "password hint: X"
+        said = line.rstrip(_LINKS + " \t").split()
+        return not said or said[-1].casefold() not in _TALK
+    last = line.split()[-1].casefold().strip("\"'(")
+    if sum(known_words.frequent(word[0]) for word in run) > 1:
+        return False
+    return last in _GIVING or next(credential_nearby.credential_words(last), None) is not None
+
+
+def a_passphrase(words: re.Match[str]) -> bool:
+    """Could the words *words* found be the rest of a passphrase?"""
+    return all(_in_a_passphrase(word) for word in words[0].split())
+
+
+def _in_a_passphrase(word: str) -> bool:
+    """Could *word* be one of a passphrase's: not one of a language's most used,
+    nor one speaking of a password ("field", "reset", "expired", "Passwort")?"""
+    folded_word = word.casefold()
+    return not (
+        folded_word in _TALK
+        or _DOING.fullmatch(folded_word)
+        or known_words.common(folded_word)
+        or next(credential_nearby.credential_words(word), None) is not None
+    )
+
+
+def _close_before(text: str, stop: int, word: int) -> bool:
+    """Does a passphrase ending at *stop* come close enough before the
+    credential word at *word* to be its ("Thistle Pebble Otter meets the
+    password rules?", not "btw kenji keeps asking me for the password")?"""
+    between = text[stop:word]
+    return not _BETWEEN.search(between) and len(between.split()) <= _PASSPHRASE_BEFORE
 
 
 def _linked(previous: list[str]) -> bool:

@@ -313,18 +313,22 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
                 yield match.start(), match.end(), kind
     for reader in (credential_phrases, credential_nearby, credential_sweep):
         for start, stop in reader.secret_spans(text):
-            yield start, _passphrase_end(text, stop), "password"
+            yield start, _passphrase_end(text, start, stop), "password"
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()) and not _a_path(match.group()):
             yield match.start(), match.end(), "credential"
     yield from _keyword_spans(text)
 
 
-def _passphrase_end(text: str, stop: int) -> int:
-    """Where a password found ending at *stop* ends, if it is the first word
-    of a passphrase that goes on to its clause's end ("is Rain on Tuesday
-    4ever", "purple elephant 12 dance"): a few more words, one with a digit,
-    none that starts what is said next ("hunter2 for the 2 accounts")."""
+def _passphrase_end(text: str, start: int, stop: int) -> int:
+    """Where a password found at *start*..*stop* ends, if it is the first word
+    of a passphrase that goes on to its clause's end: a few more words, one
+    with a digit, none that starts what is said next ("is Rain on Tuesday
+    4ever", "purple elephant 12 dance", not "hunter2 for the 2 accounts"),
+    or words a passphrase's words could be ("login is pebble velvet saffron")."""
+    rest = _WORDS_TAIL.match(text, stop)
+    if rest is not None and text[start:stop].isalpha() and credential_sweep.a_passphrase(rest):
+        return rest.end()
     tail = _PASSPHRASE_TAIL.match(text, stop)
     if tail is None:
         return stop
@@ -338,6 +342,10 @@ def _passphrase_end(text: str, stop: int) -> int:
 
 _PASSPHRASE_TAIL = re.compile(
     r"(?:[ \t]+[^\s,;:.!?()\[\]{}\"]{1,20}){1,4}"
+    r"(?=[ \t]*(?:[,;.!?)]|\n|\Z|(?:lol|haha|btw|now|though|too|again)\b))"
+)
+_WORDS_TAIL = re.compile(
+    r"(?:[ \t]+[^\W\d_]{3,14}){2,7}"
     r"(?=[ \t]*(?:[,;.!?)]|\n|\Z|(?:lol|haha|btw|now|though|too|again)\b))"
 )
 _NOT_IN_A_PASSPHRASE = frozenset(
