@@ -283,11 +283,13 @@ def _repeats(
 
 
 def _stands_alone(text: str, start: int, stop: int) -> bool:
-    """Is ``text[start:stop]`` not part of a longer word ("4821" in "48210")?"""
+    """Is ``text[start:stop]`` not part of a longer word ("4821" in "48210")?
+    An underscore beside it joins it to nothing ("@Walnut1_" holds the
+    "@Walnut1" found before)."""
     return not (start and _WORDISH.match(text, start - 1)) and not _WORDISH.match(text, stop)
 
 
-_WORDISH = re.compile(r"[\w-]")
+_WORDISH = re.compile(r"[^\W_]|-")
 
 
 def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:

@@ -1,4 +1,5 @@
-"""Round 16: passwords that are no word, and passphrases of ordinary words.
+"""Round 16: passwords that are no word, passphrases of ordinary words, and a
+secret with an underscore stuck to it.
 
 Values that are letters only ("Tolzanwensho") and passphrases ("kettle
 juniper lobster cactus") leaked in three of four trials of the held-out
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop.core.privacy import known_words
-from desktop.core.privacy.redaction import redact
+from desktop.core.privacy.redaction import Redactor, redact
 
 MARKER = "[redacted password]"
 
@@ -103,6 +104,16 @@ def test_made_up_words_and_passphrases_are_taken_out(
 )
 def test_talk_about_passwords_stays(text: str) -> None:
     assert redact(text).text == text
+
+
+def test_a_secret_found_before_is_found_again_with_an_underscore_stuck_to_it() -> None:
+    """The value was taken out without its trailing "_"; when the model
+    said it back with the "_", the known value was not found beside the
+    underscore, a word character."""
+    redactor = Redactor()
+    first = redactor("sure: @Walnut1_", after=["what was the old password?"])
+    assert "@Walnut1" not in first.text
+    assert redactor.text("Noted: sure: @Walnut1_") == f"Noted: sure: {MARKER}_"
 
 
 PASSPHRASE_WORDS = [
