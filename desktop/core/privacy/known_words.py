@@ -10,12 +10,15 @@ The words are wordfreq's (Robyn Speer; data CC BY-SA 4.0), in the 27
 languages written in Latin letters that it has: each word seen at least
 once in 3 million words (once in a million where wordfreq keeps no longer
 list), about a million words in all.  They are kept as a sorted array of
-their hashes (8 MB, not a set of strings: 150 MB), read once, on first
+their hashes (9 MB, not a set of strings: 150 MB), read once, on first
 use or when the application starts (a few seconds).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
 import re
 import threading
 from collections.abc import Iterator
@@ -150,7 +153,16 @@ def _hashes() -> tuple[_Hashes, ...]:
                 for tier, zipf in zip(tiers, _TIERS, strict=True):
                     tier.append(hashes[: sum(map(len, buckets[: _bucket(zipf)]))])
             _loaded.append(tuple(np.unique(np.concatenate(tier)) for tier in tiers))
+            del tiers, buckets, hashes
+            _give_back_memory()
         return _loaded[0]
+
+
+def _give_back_memory() -> None:
+    """Hand the lists' freed memory back to the system: glibc keeps the pages
+    of a million small strings (80 MB) for the process otherwise."""
+    with contextlib.suppress(OSError, AttributeError):  # no glibc: its allocator decides
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
 
 
 def _folded(buckets: list[list[str]]) -> Iterator[str]:
