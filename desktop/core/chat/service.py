@@ -44,6 +44,7 @@ from desktop.core.db.message_kinds import (
     greeting_first,
     is_command,
     is_seed,
+    kind_of,
 )
 from desktop.core.memory.lines import COMPONENTS, memory_line
 from desktop.core.memory.service import MemoryService, Remembered
@@ -267,6 +268,21 @@ class ChatService:
         messages = self._conversations.messages(conversation_id)
         said = [m for m in messages if m.role == "user" and not is_command(m)]
         return said[-1] if said else None
+
+    def last_answer(self, conversation_id: int) -> Message | None:
+        """The model's answer to the user's latest message, which ``regenerate``
+        replaces (so the one the chat offers it on); None before one is
+        written.  Never what Reverie said on its own after the message (a
+        reminder, a routine's answer, a review's question): regenerating keeps it."""
+        asked = self.last_user_message(conversation_id)
+        if asked is None:
+            return None
+        answers = [
+            m
+            for m in self._conversations.messages(conversation_id)
+            if m.id > asked.id and m.role == "assistant" and kind_of(m) not in _KEPT
+        ]
+        return answers[-1] if answers else None
 
     def regenerate(self, conversation_id: int) -> Turn | None:
         """Forget the answer to the user's latest message (and the tool calls

@@ -20,8 +20,13 @@ TOOL_CALL_START = "<tool_call>"
 """What opens a tool call at the end of a reply the model wrote."""
 
 
+def kind_of(message: Message) -> object:
+    """The kind in *message*'s metadata; None for a plain message or reply."""
+    return (message.metadata or {}).get("kind")
+
+
 def is_seed(message: Message) -> bool:
-    return (message.metadata or {}).get("kind") == SEED
+    return kind_of(message) == SEED
 
 
 def greeting_first(messages: Sequence[Message]) -> list[Message]:
@@ -29,7 +34,7 @@ def greeting_first(messages: Sequence[Message]) -> list[Message]:
 
 
 def is_command(message: Message) -> bool:
-    return (message.metadata or {}).get("kind") == COMMAND
+    return kind_of(message) == COMMAND
 
 
 def visible_text(message: Message) -> str:

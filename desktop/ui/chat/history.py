@@ -22,6 +22,10 @@ CUT_SHORT = (
     "Max reply tokens). Regenerate it, or ask Reverie to go on."
 )
 
+_EDIT = ("Edit", "Edit your last message", "Rewrite it and send it again (Up in the empty box)")
+_REGENERATE = ("Regenerate", "Answer your last message again", "Answer again (Ctrl+R)")
+"""The actions' buttons: their text, accessible name and tip."""
+
 
 def show_history(transcript: Transcript, chat: ChatService, conversation: Conversation) -> None:
     """Fill the (cleared) *transcript* with *conversation*'s messages."""
@@ -72,23 +76,30 @@ def unprompted(message: Message) -> str:
 def offer_actions(
     transcript: Transcript,
     asked: Message | None,
+    answer: Message | None,
     edit: Callable[[], object],
     regenerate: Callable[[], object],
 ) -> list[QToolButton]:
-    """Edit on *asked* (the user's last message) and Regenerate on the answer
-    to it, when they are shown; the buttons added."""
-    views = transcript.messages
-    shown = [i for i, v in enumerate(views) if asked is not None and v.message_id == asked.id]
-    if not shown:
+    """Edit on *asked* (the user's last message) and Regenerate on *answer*
+    (the model's answer to it), when they are shown; the buttons added.
+    What Reverie said on its own after them gets neither: regenerating keeps it."""
+    return [
+        *_action_on(transcript, asked, edit, _EDIT),
+        *_action_on(transcript, answer, regenerate, _REGENERATE),
+    ]
+
+
+def _action_on(
+    transcript: Transcript,
+    message: Message | None,
+    act: Callable[[], object],
+    words: tuple[str, str, str],
+) -> list[QToolButton]:
+    """A button that does *act* on *message* (*words*: its text, accessible
+    name and tip), if the message is shown."""
+    view = None if message is None else transcript.view_of(message.id)
+    if view is None:
         return []
-    edit_button = views[shown[0]].add_action(
-        "Edit", "Edit your last message", "Rewrite it and send it again (Up in the empty box)"
-    )
-    edit_button.clicked.connect(edit)
-    if shown[0] == len(views) - 1 or views[-1].role != "assistant":
-        return [edit_button]
-    again = views[-1].add_action(
-        "Regenerate", "Answer your last message again", "Answer again (Ctrl+R)"
-    )
-    again.clicked.connect(regenerate)
-    return [edit_button, again]
+    button = view.add_action(*words)
+    button.clicked.connect(act)
+    return [button]

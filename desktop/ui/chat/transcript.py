@@ -378,10 +378,14 @@ class Transcript(QScrollArea):
                 parts.append(widget.text())
         return "\n\n".join(parts)
 
+    def view_of(self, message_id: int) -> MessageView | None:
+        """The shown message with *message_id*; None if it is not shown."""
+        return next((v for v in self.messages if v.message_id == message_id), None)
+
     def show_message(self, message_id: int) -> bool:
         """Scroll to the message with *message_id* and mark it as the one asked
         for; False if it is not shown (a system event, or deleted)."""
-        view = next((v for v in self.messages if v.message_id == message_id), None)
+        view = self.view_of(message_id)
         for other in self.messages:
             if other.property("found") and other is not view:
                 _mark_found(other, False)

@@ -685,8 +685,9 @@ class ChatWindow(QMainWindow):
         self._actions = []
         if self._chat is not None and self._conversation_id is not None and not self.busy:
             asked = self._chat.last_user_message(self._conversation_id)
+            answer = self._chat.last_answer(self._conversation_id)
             self._actions = offer_actions(
-                self.transcript, asked, self.edit_last_message, self.regenerate
+                self.transcript, asked, answer, self.edit_last_message, self.regenerate
             )
 
     def _on_notice(self, text: str) -> None:

@@ -197,10 +197,31 @@ def test_regenerate_and_edit_keep_what_reverie_said_on_its_own_meanwhile(
     ]
 
 
+def test_the_last_answer_is_the_models_never_what_reverie_said_on_its_own(
+    chat: ChatService, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    # The chat offers Regenerate on it: it was offered on the last message
+    # shown, a reminder or a review's question that regenerating keeps.
+    greeting = _greeted(chat)
+    conversation_id = greeting.conversation_id
+    asked = chat.send(conversation_id, "hi")  # sent while the greeting was written
+    store.add_message(conversation_id, "assistant", "Rain today.", metadata={"kind": "routine"})
+    assert chat.last_answer(conversation_id) is None
+    model.queue("Hello, I am Reverie.", "Hi to you.")
+    chat.run(greeting, Recorder())  # the greeting, stored after the message
+    assert chat.last_answer(conversation_id) is None
+    chat.run(asked, Recorder())
+    store.add_message(conversation_id, "assistant", "Call Ana.", metadata={"kind": "reminder"})
+
+    answer = chat.last_answer(conversation_id)
+    assert answer is not None and answer.content == "Hi to you."
+
+
 def test_nothing_to_regenerate_in_an_empty_conversation(chat: ChatService) -> None:
     conversation = chat.new_conversation()
     assert chat.regenerate(conversation.id) is None
     assert chat.last_user_message(conversation.id) is None
+    assert chat.last_answer(conversation.id) is None
 
 
 def test_conversations_nobody_wrote_in_are_discarded_but_the_one_kept(

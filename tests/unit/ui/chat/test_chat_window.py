@@ -713,10 +713,7 @@ def test_the_last_exchange_offers_edit_and_regenerate_and_they_act(
     say(qtbot, window, "one")
     say(qtbot, window, "two")
 
-    labels = {
-        v.text: [b.text() for b in v.findChildren(QToolButton, "message-action")]
-        for v in window.transcript.messages
-    }
+    labels = _actions(window)
     assert labels["one"] == [] and labels["First answer."] == []
     assert labels["two"] == ["Edit"] and labels["Second answer."] == ["Regenerate"]
 
@@ -727,6 +724,55 @@ def test_the_last_exchange_offers_edit_and_regenerate_and_they_act(
     [edit] = window.transcript.messages[-2].findChildren(QToolButton, "message-action")
     qtbot.mouseClick(edit, Qt.MouseButton.LeftButton)
     assert window.input.toPlainText() == "two" and window.editing_bar.isVisible()
+
+
+def _actions(window: ChatWindow) -> dict[str, list[str]]:
+    """The buttons on each message shown, by its text."""
+    return {
+        v.text: [b.text() for b in v.findChildren(QToolButton, "message-action")]
+        for v in window.transcript.messages
+    }
+
+
+def test_regenerate_stays_on_the_reply_when_reverie_said_something_after_it(
+    qtbot: QtBot, window: ChatWindow, model: ScriptedChatModel, store: ConversationStore
+) -> None:
+    model.queue("An answer.", "Answered again.")
+    say(qtbot, window, "one")
+    assert window.conversation_id is not None
+    conversation = window.conversation_id
+    reminder = {"kind": "reminder", "task_id": 4}
+    store.add_message(conversation, "assistant", "Water the plants.", metadata=reminder)
+    store.add_message(conversation, "assistant", "Done #4?", metadata={"kind": "agenda_review"})
+    window.open_conversation(conversation)
+
+    labels = _actions(window)
+    assert labels["An answer."] == ["Regenerate"]
+    assert labels["Water the plants."] == [] and labels["Done #4?"] == []
+
+    [again] = window.transcript.messages[2].findChildren(QToolButton, "message-action")
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        qtbot.mouseClick(again, Qt.MouseButton.LeftButton)
+    assert [v.text for v in window.transcript.messages[1:]] == [
+        "one",
+        "Water the plants.",
+        "Done #4?",
+        "Answered again.",
+    ]
+    assert _actions(window)["Answered again."] == ["Regenerate"]
+
+
+def test_nothing_reverie_said_on_its_own_offers_regenerate(
+    window: ChatWindow, store: ConversationStore
+) -> None:
+    assert window.conversation_id is not None
+    conversation = window.conversation_id
+    store.add_message(conversation, "user", "one")  # never answered: the model was away
+    store.add_message(conversation, "assistant", "Rain today.", metadata={"kind": "routine"})
+    window.open_conversation(conversation)
+
+    labels = _actions(window)
+    assert labels["one"] == ["Edit"] and labels["Rain today."] == []
 
 
 def test_a_notice_with_an_action_runs_it(qtbot: QtBot, window: ChatWindow) -> None:
