@@ -669,6 +669,26 @@ def test_a_named_pipe_where_the_log_goes_is_a_problem_at_start_not_a_hang(
     ]
 
 
+@pytest.mark.model
+def test_a_named_pipe_at_the_database_is_named_by_check_not_waited_on(
+    app_paths: AppPaths, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SQLite read it as a failing disk, and the user was told to check the disk.
+    _run_in(app_paths, monkeypatch)
+    pipe = app_paths.database_file
+    os.mkfifo(pipe, 0o600)
+
+    with a_reader_comes_late(pipe):
+        assert main(["--check", "--prompt", "Say hi."]) == 1
+
+    problems = [line for line in capsys.readouterr().err.splitlines() if "problem: " in line]
+    assert problems == [
+        "problem: Conversations and memory are unavailable: Reverie cannot use its database: "
+        f"{pipe} is a named pipe, not a database file. Nothing was changed. Move it away "
+        "(or rename it); Reverie then starts a new database there."
+    ]
+
+
 def test_a_log_file_reverie_cannot_write_is_said_by_a_models_command_too(
     user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -117,6 +117,18 @@ class NotARegularFile(OSError):
         self.kind = kind
 
 
+def kind_in_the_way(path: Path) -> str | None:
+    """What stands at *path* where a file was expected, in words ("a named
+    pipe"), looked at past a symbolic link (as an open would follow it) and
+    never opened: a named pipe would block its reader.  None for a regular
+    file, or when nothing can be looked at there (missing, say)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else kind_of(mode)
+
+
 def open_regular(path: Path, flags: int = os.O_RDONLY) -> int:
     """A descriptor of *path* opened with *flags* (read-only unless told;
     with ``O_CREAT``, a new file is made 0600), which must be a regular

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
+from desktop.core.base.files import kind_in_the_way
 from desktop.core.base.paths import explain
 from desktop.core.base.text import size_text
 from models.folders import NEARLY_FULL_BYTES, free_space, nearly_full
@@ -134,13 +135,14 @@ def _folder_of(path: Path) -> Path:
     return Path(os.path.realpath(path)).parent
 
 
-def folder_in_the_way(path: Path) -> DatabaseUnavailable:
-    """The error for a folder where the database file should be (SQLite
-    only says it is "unable to open database file")."""
+def not_a_database_file(path: Path, kind: str) -> DatabaseUnavailable:
+    """The error for something other than a file (*kind*: "a folder", "a
+    named pipe", "a socket"...) where the database file should be: SQLite
+    only says it is "unable to open database file", or that the disk failed."""
     return DatabaseUnavailable(
-        f"Reverie cannot use its database: {path} is a folder, not a database file. "
+        f"Reverie cannot use its database: {path} is {kind}, not a database file. "
         "Nothing was changed.",
-        hint="Move or rename that folder; Reverie then starts a new database there.",
+        hint="Move it away (or rename it); Reverie then starts a new database there.",
     )
 
 
@@ -218,8 +220,8 @@ def translate(exc: BaseException, path: Path) -> ReverieError:
             f"The database {path} is locked by another program; the change was not saved.",
             hint="Close any other copy of Reverie (or tool using the file) and try again.",
         )
-    if code == _SQLITE_CANTOPEN and path.is_dir():
-        return folder_in_the_way(path)
+    if code in (_SQLITE_IOERR, _SQLITE_CANTOPEN) and (kind := kind_in_the_way(path)):
+        return not_a_database_file(path, kind)
     if code in (_SQLITE_IOERR, _SQLITE_CANTOPEN) and nearly_full(_folder_of(path)):
         # SQLite reports a WAL index (-shm) it cannot grow, 32 kB at a time, as
         # an I/O error: a database closed cleanly, with no index beside it,

@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from desktop.core.base.errors import ReverieError
-from desktop.core.base.files import NotARegularFile, kind_of, open_regular
+from desktop.core.base.files import NotARegularFile, kind_in_the_way, kind_of, open_regular
 from desktop.core.db import migrations as _migrations
 from desktop.core.db import schema_v8
 from desktop.core.db.connection import SIDE_FILES, Database
@@ -52,6 +52,7 @@ from desktop.core.db.errors import (
     DatabaseTooNew,
     DatabaseUnavailable,
     hard_linked,
+    not_a_database_file,
     side_file_in_the_way,
     stray_wal,
     unavailable,
@@ -81,8 +82,12 @@ def refuse_odd_side_files(path: Path) -> None:
     write through a symbolic or a hard link into the file it shares (a hard
     link is left by a backup restored as links: ``cp -al``, rsnapshot); so
     these are named from ``lstat`` alone, before anything opens them.  So
-    is a hard link at the database itself: its other name is a backup's.
+    is a hard link at the database itself: its other name is a backup's;
+    and anything but a file there (``not_a_database_file``): SQLite calls a
+    named pipe a failing disk, a socket a file it cannot open.
     """
+    if (kind := kind_in_the_way(path)) is not None:
+        raise not_a_database_file(path, kind)
     try:
         own = os.lstat(path)
     except OSError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import NamedTuple
@@ -119,6 +120,18 @@ def test_opening_a_folder_as_the_database_says_it_is_a_folder(tmp_path: Path) ->
     with pytest.raises(DatabaseUnavailable, match="is a folder, not a database file"):
         open_database(folder)
     assert list(folder.iterdir()) == []
+
+
+def test_a_disk_error_on_a_named_pipe_at_the_database_names_the_pipe(tmp_path: Path) -> None:
+    # SQLite reads a named pipe as a failing disk: the user was told to check it.
+    pipe = tmp_path / "reverie.sqlite3"
+    os.mkfifo(pipe)
+
+    error = translate(_CodedError("disk I/O error", 10), pipe)
+
+    assert isinstance(error, DatabaseUnavailable)
+    assert f"{pipe} is a named pipe, not a database file" in str(error)
+    assert "I/O error" not in str(error)
 
 
 class _Usage(NamedTuple):

@@ -9,6 +9,10 @@ already were.
 
 Each open runs in a child process with a time limit, so that a hang fails
 the test instead of stopping the suite.
+
+At the database's own name, a named pipe was reported as a failing disk and
+a socket as a file SQLite cannot open: both are now named too, before
+anything opens them, as a folder was.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -68,6 +74,35 @@ def test_a_named_pipe_where_a_side_file_goes_is_named_without_hanging(
     assert f"{pipe} is a named pipe" in str(outcome["message"])
     assert kept.read_bytes() == before
     assert pipe.exists(), "what stands in the way is the user's to move, not ours to delete"
+
+
+def _socket(path: Path) -> None:
+    with socket.socket(socket.AF_UNIX) as unix:
+        unix.bind(path.name)  # relative: a socket's path is limited to about 100 bytes
+
+
+IN_THE_WAY: list[tuple[Callable[[Path], None], str]] = [
+    (os.mkfifo, "a named pipe"),
+    (_socket, "a socket"),
+    (Path.mkdir, "a folder"),
+]
+
+
+@pytest.mark.parametrize(("make", "kind"), IN_THE_WAY, ids=[kind for _, kind in IN_THE_WAY])
+def test_anything_but_a_file_at_the_database_is_named_without_opening_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: Callable[[Path], None], kind: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "reverie.sqlite3"
+    make(path)
+
+    outcome = _open_in_child(path)
+
+    assert outcome["error"] == "DatabaseUnavailable"
+    message = str(outcome["message"])
+    assert f"{path} is {kind}, not a database file" in message
+    assert "Move it away" in message
+    assert [p.name for p in tmp_path.iterdir()] == [path.name], "nothing made beside it"
 
 
 @pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
