@@ -287,8 +287,12 @@ def test_the_conversation_is_intact_after_a_restart(
 
     first_db = open_database(path)
     chat = app(first_db)
-    window = _open(qtbot, chat, chat.latest_or_new_conversation().id)
     model.queue("Welcome.", "Lisbon is lovely in May.")
+    # The greeting's turn ends first: waited for here, "say" waits for the reply's.
+    window = ChatWindow(chat, chat.latest_or_new_conversation().id, hide_on_close=False)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        window.set_chat_available(True, "")
     say(qtbot, window, "Plan a trip to **Lisbon**")
     before = [(v.role, v.text) for v in window.transcript.messages]
     window.shutdown()
