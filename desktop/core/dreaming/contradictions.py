@@ -8,7 +8,10 @@ conflict), ``keep_first`` / ``keep_second`` (one replaces the other) or
 wins is the host's rule, not the model's: what the user said themselves
 wins over anything inferred, otherwise the newer wins.  The loser is
 superseded, with its validity ending when the winner was learned; nothing
-is erased.
+is erased.  A merged sentence replaces both only when it is faithful to them
+(``dedup.unfaithful``): a merge that drops the newer one's news ("divorced",
+"stopped taking"), denies what neither denied or adds a fact is refused, and
+the report says why; both memories stay.
 """
 
 from __future__ import annotations

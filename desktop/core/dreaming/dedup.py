@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop.core.base.content_words import DENIED, changes, new_words
 from desktop.core.db import Memory
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
@@ -35,6 +36,18 @@ MergeCheck = Callable[[Sequence[str], str], str | None]
 """Why a merged text cannot replace the texts it merges (None: it can)."""
 NEIGHBOURS = 8
 MAX_CLUSTER = 8
+_WHEN = frozenset(str.split("until since before after later earlier"))
+_NOW = frozenset({"now"})
+"""Words (and the change "now") that only place what the merged memories
+say in time, as a merge of a change over time must ("lived in Rome until
+2024", "now lives in Oslo"): not a new fact."""
+_CHANGES_SAY = {
+    "ended": "something ended",
+    "died": "someone died",
+    "divorced": "a marriage ended",
+    "now": "it holds now",
+    DENIED: "something is not so",
+}
 
 
 class SavedMemory(BaseModel):
@@ -119,16 +132,39 @@ def faithful(proposed: str, duplicates: Sequence[str]) -> str:
     return max(standing, key=len, default=proposed)
 
 
-def _drops(sources: Sequence[str], merged: str) -> str | None:
+def unfaithful(sources: Sequence[str], merged: str) -> str | None:
+    """Why *merged* cannot replace *sources* (None: it can), the check of a
+    merge of memories that contradict each other: it keeps their names,
+    numbers and dates, adds no content word none of them has, and says
+    exactly the changes and denials they say (``content_words.changes``),
+    words placing them in time aside (``_WHEN``).  A small model's merge
+    reverses the news ("happily married to Anna" for "divorced Anna") or
+    invents ("... and is allergic to penicillin")."""
     lost = lost_specifics(sources, merged)
-    return f"it dropped {', '.join(lost)}" if lost else None
+    if lost:
+        return f"it dropped {', '.join(lost)}"
+    added = [word for word in new_words(merged, sources) if word not in _WHEN]
+    if added:
+        return f"it added {', '.join(added)}"
+    theirs = frozenset().union(*map(changes, sources))
+    said = changes(merged)
+    if theirs - said:
+        return f"it dropped that {_saying(theirs - said)}"
+    if said - theirs - _NOW:
+        return f"it says {_saying(said - theirs - _NOW)}, which none of them says"
+    return None
+
+
+def _saying(found: frozenset[str]) -> str:
+    """What the ``changes`` *found* say, for the report."""
+    return " and ".join(_CHANGES_SAY[name] for name in sorted(found))
 
 
 def merge_proposals(
-    context: PassContext, merges: Sequence[Merge], problem: MergeCheck = _drops
+    context: PassContext, merges: Sequence[Merge], problem: MergeCheck = unfaithful
 ) -> list[Proposal]:
-    """The merges with no *problem* (by default: every name, number and date
-    kept) that pass the write gate."""
+    """The merges with no *problem* (by default: ``unfaithful``) that pass
+    the write gate."""
     proposals = []
     for merge in merges:
         replaced = ", ".join(f"#{m.id}" for m in merge.sources)
