@@ -7,10 +7,11 @@ under a schema that allows only those numbers: ``toSave`` (merged memories,
 each naming the numbers it combines: those it replaces) and ``toDelete``
 (numbers to retire, each one replaced by a merged memory: a number no merged
 memory replaces is refused, and so is one merged into two).  The host maps
-the numbers back and computes everything else.  A merged text must stand for what it replaces: keep
-every name, number and date (coverage check), deny what they deny and add
-no word none of them has; if the model's does not, the longest of the
-replaced texts that does is kept instead, and with none the merge is
+the numbers back and computes everything else.  A merged text must stand for what it replaces: be
+faithful to them (``unfaithful``, the check of every merge, the
+contradiction pass's too), deny what they deny and say all that the fullest
+of them says (``merge_problem``); if the model's does not, the longest of
+the replaced texts that does is kept instead, and with none the merge is
 refused, as is one the write gate refuses.  Sources are superseded,
 pointing at the merged memory, never deleted.
 """
@@ -84,7 +85,7 @@ class DedupPass:
                 merged = [Merge(cluster[0].content, cluster[0].category, cluster)]
             else:
                 merged = self._ask(context, cluster)
-            proposals += merge_proposals(context, merged, merge_problem)
+            proposals += merge_proposals(context, merged, stands_for)
         return with_vectors(context, proposals)
 
     def _ask(self, context: PassContext, cluster: list[Memory]) -> list[Merge]:
@@ -123,22 +124,31 @@ class DedupPass:
 
 def faithful(proposed: str, duplicates: Sequence[str]) -> str:
     """The text of a merge of *duplicates*: *proposed* if it stands for them
-    all (``merge_problem``), else the longest of them that does (the model
+    all (``stands_for``), else the longest of them that does (the model
     judged which are one; their own words say it safely), else *proposed*,
     which ``merge_proposals`` then refuses with the reason."""
-    if merge_problem(duplicates, proposed) is None:
+    if stands_for(duplicates, proposed) is None:
         return proposed
-    standing = [text for text in duplicates if merge_problem(duplicates, text) is None]
+    standing = [text for text in duplicates if stands_for(duplicates, text) is None]
     return max(standing, key=len, default=proposed)
 
 
+def stands_for(duplicates: Sequence[str], merged: str) -> str | None:
+    """Why *merged* cannot replace *duplicates*, memories saying one thing
+    (None: it can): it must deny what they deny and say all that the
+    fullest says (``merge_problem``), and be faithful to each of them
+    (``unfaithful``)."""
+    return merge_problem(duplicates, merged) or unfaithful(duplicates, merged)
+
+
 def unfaithful(sources: Sequence[str], merged: str) -> str | None:
-    """Why *merged* cannot replace *sources* (None: it can), the check of a
-    merge of memories that contradict each other: it keeps their names,
-    numbers and dates, adds no content word none of them has, and says
-    exactly the changes and denials they say (``content_words.changes``),
-    words placing them in time aside (``_WHEN``).  A small model's merge
-    reverses the news ("happily married to Anna" for "divorced Anna") or
+    """Why *merged* cannot replace *sources* (None: it can), the check of
+    every merged memory: it keeps their names, numbers and dates, adds no
+    content word none of them has, and says exactly the changes and denials
+    they say (``content_words.changes``), words placing them in time aside
+    (``_WHEN``).  A small model's merge reverses the news
+    ("happily married to Anna" for "divorced Anna"), keeps only the fuller
+    memory ("takes warfarin daily" beside "stopped taking warfarin"), or
     invents ("... and is allergic to penicillin")."""
     lost = lost_specifics(sources, merged)
     if lost:
