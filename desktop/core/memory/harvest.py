@@ -11,7 +11,8 @@ repeat, and answers in JSON under a schema: facts, each with a category and
 the numbers of the messages it comes from (the schema allows only numbers
 it was shown; they are mapped back to message ids for provenance).  A fact
 citing only Reverie's own messages is refused (``NotTheUsersWords``): what
-is kept about the user rests on the user's words.  Each fact, stored as a
+is kept about the user rests on the user's words (the agenda review's
+facts too, which cite nothing: ``users_words_for``).  Each fact, stored as a
 reader sees it (``text.readable``), then goes through the memory service
 (write gate, deduplication): everything that runs a model (the answer,
 the facts' vectors) comes first, then one transaction stores all the facts
@@ -40,6 +41,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop.core.base.content_words import related
 from desktop.core.base.errors import ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
@@ -93,15 +95,16 @@ class HarvestAnswer(BaseModel):
 
 
 class NotTheUsersWords(MemoryRefused):
-    """A fact that cites only Reverie's own messages: what is kept about the
-    user rests on something the user said (a reply may still be cited beside
-    it, for the question it answers)."""
+    """A fact that nothing the user said is behind: it cites only Reverie's
+    own messages (a reply may still be cited beside the user's, for the
+    question it answers), or, cited by nobody, speaks of nothing the user's
+    messages do (``users_words_for``).  What is kept about the user rests
+    on something the user said."""
 
-    def __init__(self) -> None:
-        super().__init__(
-            "It rests only on Reverie's own messages, not on anything you said; "
-            "facts about you come from your own words."
-        )
+    def __init__(
+        self, why: str = "It rests only on Reverie's own messages, not on anything you said"
+    ) -> None:
+        super().__init__(f"{why}; facts about you come from your own words.")
 
 
 class HarvestFailed(ReverieError):
@@ -518,6 +521,17 @@ def _joined(
     first: tuple[str, PlannedMemory], repeat: tuple[str, PlannedMemory]
 ) -> tuple[str, PlannedMemory]:
     return first[0], first[1].joined(repeat[1])
+
+
+def users_words_for(fact: str, messages: Sequence[Message]) -> list[Message]:
+    """The user's messages among *messages* that speak of *fact* (a content
+    word in common): the sources of a fact its model cited none for (an
+    agenda review's); ``NotTheUsersWords`` when none does ("User is
+    allergic to penicillin" after "hi, how are you?")."""
+    said = [m for m in messages if m.role == "user" and related(fact, visible_text(m))]
+    if not said:
+        raise NotTheUsersWords("Nothing you said in the messages read speaks of it")
+    return said
 
 
 def _check_users_words(cited: Sequence[Message]) -> None:

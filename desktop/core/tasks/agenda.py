@@ -5,7 +5,9 @@ left alone: there is nowhere to say what was done), one background model
 call reads those tasks, numbered from 1, and the latest messages, and
 answers under a JSON schema: ``[NO_ACTION]`` when nothing needs attention,
 or actions: ``complete`` a task, ``add`` one, ``reschedule`` one, or
-``update_memory`` (through the memory service, like every memory write).
+``update_memory`` (through the memory service, like every memory write,
+kept only when a message of the user's among those shown speaks of it,
+which it then names as its source: ``harvest.users_words_for``).
 The schema allows only the task numbers shown; they are mapped back to ids.
 An answer off the schema, or naming a task it was not shown, changes
 nothing.  Each action is then checked and applied on its own: one that
@@ -56,6 +58,7 @@ from desktop.core.db import ConversationStore, Message, Transaction
 from desktop.core.db.message_kinds import is_seed, visible_text
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
 from desktop.core.memory.gate import MemoryRefused
+from desktop.core.memory.harvest import users_words_for
 from desktop.core.memory.service import (
     MemoryBatch,
     MemoryCategory,
@@ -248,7 +251,7 @@ class AgendaReviewer:
         control = control or JobControl()
         with control.scope():  # what it looks up stops with it too
             shown, said, answer = self._ask(tasks, self._transcript(conversation_id), control)
-            memories = self._planned(conversation_id, answer)
+            memories = self._planned(conversation_id, answer, said)
         with self._writing() as (tx, batch):
             done, refused, applied = self._apply(
                 conversation_id, _Shown(shown, said, memories), answer, tx, batch
@@ -349,16 +352,17 @@ class AgendaReviewer:
         return tasks, messages, answer
 
     def _planned(
-        self, conversation_id: int, answer: AgendaAnswer
+        self, conversation_id: int, answer: AgendaAnswer, said: Sequence[Message]
     ) -> dict[int, PlannedMemory | ActionRefused]:
         """Each memory the answer notes, planned before anything is written
         (the write gate and the embedding may wait on a model, and no
-        transaction waits on a model), or why it is not noted; by action."""
+        transaction waits on a model), or why it is not noted; by action.
+        The messages *said* (those shown) are what a fact may rest on."""
         planned: dict[int, PlannedMemory | ActionRefused] = {}
         for index, action in enumerate(answer.actions):
             if isinstance(action, UpdateMemory):
                 try:
-                    planned[index] = self._plan_memory(conversation_id, action)
+                    planned[index] = self._plan_memory(conversation_id, action, said)
                 except ActionRefused as error:
                     planned[index] = error
         return planned
@@ -492,15 +496,22 @@ class AgendaReviewer:
             schedule=f" [{words}]" if words else "",
         )
 
-    def _plan_memory(self, conversation_id: int, action: UpdateMemory) -> PlannedMemory:
+    def _plan_memory(
+        self, conversation_id: int, action: UpdateMemory, said: Sequence[Message]
+    ) -> PlannedMemory:
+        """*action*'s fact, planned with the user's messages it rests on as
+        its sources (``users_words_for``, the harvest's rule: a fact about
+        the user nothing they said speaks of is a model's guess)."""
         conversation = self._conversations.get(conversation_id)
         if self._memories is None or conversation is None or conversation.off_record:
             raise ActionRefused("memories are not kept from this conversation")
         try:
+            sources = users_words_for(action.fact, said)
             return self._memories.plan(
                 action.fact,
                 source_kind="inferred",
                 category=action.category,
+                message_ids=[m.id for m in sources],
                 priority=Priority.BACKGROUND,
             )
         except MemoryRefused as error:

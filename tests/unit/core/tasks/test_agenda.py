@@ -236,7 +236,7 @@ def test_bad_actions_are_refused_with_a_log_line_and_change_nothing(
             {"action": "complete", "task": 2, "evidence": "posted the letter to the bank"},
             {"action": "reschedule", "task": 2, "schedule": "daily at 10:00"},
             {"action": "add", "text": "call ana"},
-            {"action": "update_memory", "fact": "short"},
+            {"action": "update_memory", "fact": "banks"},  # the user's word, too short
             {"action": "reschedule", "task": 1, "schedule": "daily at 25:00"},
         )
     )
