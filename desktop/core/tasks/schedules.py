@@ -114,7 +114,10 @@ def realigned(schedule: Schedule, stored: datetime, now: datetime, zone: tzinfo)
         return _instant(schedule.at.date(), schedule.at.time(), zone).astimezone(zone)
     # Runs fall on whole minutes: a second before *stored* asks "at or after"
     # it; a run at *now* itself may have been made already (strictly after).
-    run = next_run(schedule, min(stored - timedelta(seconds=1), now), zone)
+    # In UTC: a second before 03:00 on the night clocks skip 02:00-03:00 is
+    # 02:59:59 on the wall, a time that never comes, read an hour later.
+    before = stored.astimezone(UTC) - timedelta(seconds=1)
+    run = next_run(schedule, min(before, now.astimezone(UTC)), zone)
     assert run is not None  # only a ``once`` runs out of runs
     return run
 

@@ -253,6 +253,20 @@ def test_starting_again_in_the_same_zone_never_moves_a_run(
             _checked_restart(database, clock, zone, task.id)
 
 
+def test_a_run_moved_past_the_skipped_hour_stays_when_its_time_comes(database: Database) -> None:
+    """Daily at 02:00 runs at 03:00 on the night Berlin skips 02:00-03:00;
+    starting again at 03:00 moved it to the next day: a second before 03:00
+    was reckoned on the wall (02:59:59, an hour that never comes)."""
+    clock = Clock(at("2026-03-28 02:00", BERLIN))
+    tasks = _service(database, clock, BERLIN)
+    task = tasks.add("Stretch", conversation_id=None, schedule=Daily(time(2)))
+    for due in tasks.due():
+        tasks.mark_run(due.id, due_at=due.next_run_at)
+    assert _next(tasks, task, BERLIN) == "2026-03-29 03:00"
+    clock.now = at("2026-03-29 03:00", BERLIN)
+    _checked_restart(database, clock, BERLIN, task.id)
+
+
 ONCE = Once(datetime(2026, 3, 8, 2, 30))  # a time New York's clocks skip
 
 
