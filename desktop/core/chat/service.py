@@ -701,27 +701,40 @@ def _prompt_history(
     read = [m for m in ordered if m.role in _PROMPT_ROLES and not is_command(m)]
     # A reply called a tool when the tool's result follows it; a reminder or
     # a review's notice that quotes a "<tool_call>" has none after it.
-    called = [m.role == "assistant" and n.role == "tool" for m, n in itertools.pairwise(read)]
+    calls = [
+        stored_tool_call(n) if m.role == "assistant" and n.role == "tool" else None
+        for m, n in itertools.pairwise(read)
+    ]
     return [
         ChatMessage(
             _PROMPT_ROLES[m.role],  # type: ignore[arg-type]  # mapped roles
-            _as_read(m, tool_response, called=i < len(called) and called[i]),
+            _as_read(m, tool_response, calls[i] if i < len(calls) else None),
         )
         for i, m in enumerate(read)
     ]
 
 
-def _as_read(message: Message, tool_response: str, *, called: bool) -> str:
+def _as_read(message: Message, tool_response: str, call: ToolCall | None) -> str:
     """What the model reads of a stored message.  A tool's result, and what
     Reverie said (a reminder or an agenda review quotes tasks and memories),
-    carry memories, tasks and skills: made safe like them; a reply that
-    *called* a tool keeps its call as it wrote it.  The user's words are
-    theirs to write."""
+    carry memories, tasks and skills: made safe like them.  A reply that
+    made *call* ends with the call as it was read, not as it was written:
+    the stored text holds whatever the model wrote after the marker (more
+    text after the JSON, a call no one could read), which a server that
+    ignores the grammar does not bound.  The user's words are theirs to write."""
     if message.role == "tool":
         return fill(tool_response, result=safe_for_prompt(message.content, "document"))
     if message.role == "assistant":
-        said, call_start, call = message.content.partition(TOOL_CALL_START)
-        if not called:
+        if call is None or not call.name:  # no call, or one that could not be read
             return safe_for_prompt(message.content, "document")
-        return safe_for_prompt(said, "document") + call_start + call
+        said = message.content.partition(TOOL_CALL_START)[0]
+        return safe_for_prompt(said, "document") + TOOL_CALL_START + _call_as_read(call)
     return message.content
+
+
+def _call_as_read(call: ToolCall) -> str:
+    """The JSON of *call* as the tool's result records it: its name and
+    arguments, made safe as that result is (the model wrote them, but from
+    the user's words and what the tools returned)."""
+    written = json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
+    return safe_for_prompt(written, "document")

@@ -136,7 +136,8 @@ def test_a_call_the_real_model_writes_in_a_turn_is_run_and_read_back_before_it_a
     # The result reached the next prompt, and the model answered in words.
     assert len(model.requests) == 2
     read_back = model.requests[1][0]
-    assert read_back[-2].content == messages[1].content
+    as_read = json.dumps({"name": "append_memory", "arguments": arguments}, ensure_ascii=False)
+    assert read_back[-2].content == TOOL_CALL_START + as_read  # the call as it was read
     assert read_back[-1].content.endswith(
         f"<tool_response>\n{messages[2].content}\n</tool_response>"
     )

@@ -168,8 +168,16 @@ def chat_reply(parts: Parts) -> list[list[ChatMessage]]:
     first = parts.store.add_message(conversation.id, "user", "Hello.")
     parts.store.apply_compaction(conversation.id, POISON, first.id)
     parts.store.add_message(conversation.id, "user", "What do you remember about my boat?")
+    # The model's call carries what it read (the poison) in its arguments, and
+    # a server that ignores the call's grammar lets it write on after the call.
+    poisoned = {"query": POISON}
+    call = json.dumps({"name": "search_memory", "arguments": poisoned})
+    parts.store.add_message(conversation.id, "assistant", f"Let me look. <tool_call>{call}{POISON}")
     parts.store.add_message(
-        conversation.id, "tool", _tool_result(), metadata={"tool": "search_memory"}
+        conversation.id,
+        "tool",
+        _tool_result(),
+        metadata={"tool": "search_memory", "arguments": poisoned},
     )
     # What Reverie said quotes tasks and memories (a reminder, an agenda review's notice).
     parts.store.add_message(conversation.id, "assistant", f"Reminder: {POISON}")
@@ -335,8 +343,9 @@ def dream_skills(parts: Parts) -> list[list[ChatMessage]]:
 Case = Callable[[Parts], list[list[ChatMessage]]]
 CASES: dict[str, tuple[Case, int]] = {
     # name: (the case, how many poisoned texts its prompts take in)
-    # a memory, a task, the summary, a skill, a tool result, two reminders quoting a task
-    "chat_reply": (chat_reply, 7),
+    # a memory, a task, the summary, a skill, a tool call and its result, two reminders
+    # quoting a task
+    "chat_reply": (chat_reply, 8),
     "compaction": (compaction, 2),  # the prior summary, a tool result
     "condensing": (condensing, 5),  # five memory lines
     "harvest": (harvest, 2),  # a memory, a message
