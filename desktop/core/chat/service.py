@@ -10,7 +10,6 @@ point through ``Turn.cancel()``.
 from __future__ import annotations
 
 import enum
-import itertools
 import json
 import logging
 import time
@@ -73,6 +72,10 @@ MAX_TOOL_CALLS = 3
 """Tool calls in one answer; after them the model must answer in words."""
 TOOL = "tool"
 """Message metadata key of a tool result: the tool's name."""
+CALLED_BY = "called_by"
+"""Message metadata key of a tool result: the id of the reply whose call it
+answers.  Which message is next to which says nothing: a reminder stored
+while the tool ran lands between the call and its result."""
 _MARGIN_TOKENS = 16
 
 ReplyKind = Literal["seed", "answer"]
@@ -344,10 +347,11 @@ class ChatService:
         offered = self._offered_tools(turn, kind)
         for calls in range(MAX_TOOL_CALLS + 1):
             usable = offered if calls < MAX_TOOL_CALLS else frozenset()
-            call = self._say(turn, listener, kind, offered, usable)
-            if call is None:
+            called = self._say(turn, listener, kind, offered, usable)
+            if called is None:
                 return
-            listener.tool_called(self._call_tool(turn, call, usable))
+            reply, call = called
+            listener.tool_called(self._call_tool(turn, reply, call, usable))
 
     def _say(
         self,
@@ -356,9 +360,9 @@ class ChatService:
         kind: ReplyKind,
         offered: frozenset[str],
         usable: frozenset[str],
-    ) -> str | None:
-        """One message from the model, streamed, stored and reported; the
-        JSON of the tool call it ends with, if it makes one."""
+    ) -> tuple[Message, str] | None:
+        """One message from the model, streamed, stored and reported; if it
+        ends with a tool call, the stored message and the call's JSON."""
         fitted = self._fitted_prompt(turn, listener, kind, offered)
         if fitted is None:
             return None
@@ -400,7 +404,9 @@ class ChatService:
         if reason == "cancelled":
             turn.control.cancel()  # a stopped seed also stops the answer after it
             return None
-        return text.partition(TOOL_CALL_START)[2] if called else None
+        if not called or stored is None:  # a reply with a call is never blank, so stored
+            return None
+        return stored, text.partition(TOOL_CALL_START)[2]
 
     def _offered_tools(self, turn: Turn, kind: ReplyKind) -> frozenset[str]:
         """The tools an answer may use (none for a greeting; none that learn
@@ -411,9 +417,12 @@ class ChatService:
         off_record = conversation is not None and conversation.off_record
         return self._toolbox.offered(off_record=off_record)
 
-    def _call_tool(self, turn: Turn, call_json: str, usable: frozenset[str]) -> ToolCall:
-        """Run a call and store its result, which the model reads next; what
-        is stored of both is redacted, as every message is."""
+    def _call_tool(
+        self, turn: Turn, reply: Message, call_json: str, usable: frozenset[str]
+    ) -> ToolCall:
+        """Run the call *reply* ended with and store its result, which the
+        model reads next, naming the reply; what is stored of both is
+        redacted, as every message is."""
         assert self._toolbox is not None  # only offered tools are called
         asked = (turn.user_message.id,) if turn.user_message is not None else ()
         call = self._toolbox.call(call_json, ToolContext(turn.conversation_id, asked), usable)
@@ -423,6 +432,7 @@ class ChatService:
             "arguments": self._redact.within(call.arguments),
             "ok": result.ok,
             "summary": self._redact.text(result.summary),
+            CALLED_BY: reply.id,
         }
         content = json.dumps(self._redact.within(result.content), ensure_ascii=False)
         self._conversations.add_message(turn.conversation_id, "tool", content, metadata=metadata)
@@ -699,19 +709,29 @@ def _prompt_history(
     to it as a message wrapped in *tool_response*."""
     ordered = [m for m in messages if is_seed(m)] if kind == "seed" else greeting_first(messages)
     read = [m for m in ordered if m.role in _PROMPT_ROLES and not is_command(m)]
-    # A reply called a tool when the tool's result follows it; a reminder or
-    # a review's notice that quotes a "<tool_call>" has none after it.
-    calls = [
-        stored_tool_call(n) if m.role == "assistant" and n.role == "tool" else None
-        for m, n in itertools.pairwise(read)
-    ]
+    calls = _calls_made(read)
     return [
         ChatMessage(
             _PROMPT_ROLES[m.role],  # type: ignore[arg-type]  # mapped roles
-            _as_read(m, tool_response, calls[i] if i < len(calls) else None),
+            _as_read(m, tool_response, calls.get(m.id)),
         )
-        for i, m in enumerate(read)
+        for m in read
     ]
+
+
+def _calls_made(messages: Sequence[Message]) -> dict[int, ToolCall]:
+    """The calls among *messages*, by the id of the reply that made each, as
+    its result names it (``CALLED_BY``), never by what was stored next to
+    what.  No result names what Reverie said on its own (a reminder or a
+    review's notice quoting a "<tool_call>"), wherever it was stored; a
+    reply whose result was stored before results named theirs is read as
+    text, made safe."""
+    calls: dict[int, ToolCall] = {}
+    for message in messages:
+        caller = (message.metadata or {}).get(CALLED_BY)
+        if message.role == "tool" and isinstance(caller, int):
+            calls[caller] = stored_tool_call(message)
+    return calls
 
 
 def _as_read(message: Message, tool_response: str, call: ToolCall | None) -> str:

@@ -30,7 +30,7 @@ from desktop.core.base.tokens import TokenCounter
 from desktop.core.chat.compaction import Compactor
 from desktop.core.chat.condenser import Condenser
 from desktop.core.chat.prompt import ComponentLimits, PromptInputs, assemble
-from desktop.core.chat.service import ChatService
+from desktop.core.chat.service import CALLED_BY, ChatService
 from desktop.core.db import ConversationStore, Database, Memory
 from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import TaskStore
@@ -172,12 +172,14 @@ def chat_reply(parts: Parts) -> list[list[ChatMessage]]:
     # a server that ignores the call's grammar lets it write on after the call.
     poisoned = {"query": POISON}
     call = json.dumps({"name": "search_memory", "arguments": poisoned})
-    parts.store.add_message(conversation.id, "assistant", f"Let me look. <tool_call>{call}{POISON}")
+    reply = parts.store.add_message(
+        conversation.id, "assistant", f"Let me look. <tool_call>{call}{POISON}"
+    )
     parts.store.add_message(
         conversation.id,
         "tool",
         _tool_result(),
-        metadata={"tool": "search_memory", "arguments": poisoned},
+        metadata={"tool": "search_memory", "arguments": poisoned, CALLED_BY: reply.id},
     )
     # What Reverie said quotes tasks and memories (a reminder, an agenda review's notice).
     parts.store.add_message(conversation.id, "assistant", f"Reminder: {POISON}")
