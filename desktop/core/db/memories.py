@@ -36,6 +36,7 @@ from desktop.core.db.memory_rows import (
     select_columns,
 )
 from desktop.core.db.memory_writes import MemoryWrites, checked_blob, vector_blob
+from desktop.core.db.purge import rewrite_quotes
 from desktop.core.db.vector_search import VectorSearch
 
 Embedding = npt.NDArray[np.floating[Any]]
@@ -115,10 +116,13 @@ class MemoryStore:
         and every old text its history keeps, what *rewrite* makes of them,
         in place (no new version: the text is taken out, not changed), with
         its vector dropped (it was made from the old text; the next
-        re-index makes one from the new); then drop the old words from the
-        search index and the write-ahead log, unless in *tx*, a caller's
-        transaction (the caller does, ``ConversationStore.finish_rewrite``).
-        The ids of the memories whose text or history was rewritten."""
+        re-index makes one from the new); and the same to every quote of
+        them in the dream tables (a change's summary and recorded texts, a
+        pass's log: ``purge.rewrite_quotes``), kept for good otherwise.
+        Then drop the old words from the search index and the write-ahead
+        log, unless in *tx*, a caller's transaction (the caller does,
+        ``ConversationStore.finish_rewrite``).  The ids of the memories
+        whose text or history was rewritten."""
         if not holding:
             return []
         found = " OR ".join(["instr(content, ?)"] * len(holding))
@@ -149,9 +153,10 @@ class MemoryStore:
                         entry_id,
                     ),
                 )
+            quoted = rewrite_quotes(writing, holding, rewrite)
             if tx is None and (rows or history):
                 writing.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
-        if tx is None and (rows or history):
+        if tx is None and (rows or history or quoted):
             self._db.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
         return sorted({row[0] for row in rows} | {row[1] for row in history})
 

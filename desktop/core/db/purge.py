@@ -37,13 +37,17 @@ The ids erased are recorded (``erased_items``, see schema_v6) and
 ``purge_copy`` erases the same items from a copy of the database (the
 snapshots taken before dreams), so a copy made before the erasure does not
 keep what the user asked to be gone.
+
+A value named a secret only after a memory was made of it is taken out of
+the same dream tables as an erased memory's text (``rewrite_quotes``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence, Sized
+from collections.abc import Callable, Iterable, Sequence, Sized
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -270,6 +274,39 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
     return Erasable(memory_ids, conversation_ids)
 
 
+def rewrite_quotes(tx: Transaction, holding: Sequence[str], rewrite: Callable[[str], str]) -> bool:
+    """Give every text of the dream tables that quotes one of *holding* (a
+    change's summary, payload, before and after, a pass's log, a run's
+    checkpoint, a job's payload) what *rewrite* makes of it, inside *tx*:
+    a value named a secret after a dream quoted the memory holding it
+    (``MemoryStore.rewrite_holding``).  They are copies of the memory, as
+    an erasure treats them (``_unquote``).  A JSON column is rewritten
+    string by string, so it stays JSON.  Whether any row changed."""
+    needles = list(dict.fromkeys(needle for value in holding for needle in _needles(value)))
+    in_text = _escaped_too(holding, rewrite)
+    return bool(needles) and _requote(tx, _tables(tx), needles, rewrite, in_text)
+
+
+def _escaped_too(holding: Sequence[str], rewrite: Callable[[str], str]) -> Callable[[str], str]:
+    """*rewrite* for a plain text column, which may hold JSON as it came (a
+    model's answer in the log): each of *holding* written escaped there is
+    replaced by what *rewrite* makes of it, escaped the same way."""
+    escaped = {
+        form: _in_json_string(rewrite(value), ascii_only)
+        for value in holding
+        for ascii_only in (True, False)
+        if (form := _in_json_string(value, ascii_only)) != value
+    }
+
+    def rewritten(text: str) -> str:
+        text = rewrite(text)
+        for form, replacement in escaped.items():
+            text = text.replace(form, replacement)
+        return text
+
+    return rewritten
+
+
 def _drafts_of_erased(reader: Database | Transaction) -> list[ErasedDraft]:
     rows = reader.fetch_all(
         "SELECT DISTINCT s.id, s.status, s.file_name FROM dream_changes c"
@@ -408,12 +445,13 @@ def _unquote_tool_results(
                 continue  # it goes whole
             content = row["content"]
             try:
-                content = json.dumps(_replaced(json.loads(content), text), ensure_ascii=False)
+                erased = _each_string(json.loads(content), _erasing(text))
+                content = json.dumps(erased, ensure_ascii=False)
             except ValueError:  # a result stored as plain text
                 content = _scrub_text(content, needles)
             tx.execute(
                 "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
-                (content, _scrub_json(row["metadata"], text), row["id"]),
+                (content, _json_changed(row["metadata"], _erasing(text)), row["id"]),
             )
             changed = True
     return changed
@@ -557,57 +595,82 @@ def _conversation_texts(tx: Transaction, conversation_ids: Sequence[int]) -> set
 def _unquote(tx: Transaction, texts: set[str], tables: set[str]) -> None:
     """Replace *texts* wherever the dream tables quote them."""
     quoted = sorted((t for t in texts if len(t.strip()) >= MIN_QUOTED_CHARS), key=len, reverse=True)
-    if not quoted:
-        return
+    for text in quoted:
+        needles = _needles(text)
+        _requote(tx, tables, needles, _erasing(text), partial(_scrub_text, needles=needles))
+
+
+def _requote(
+    tx: Transaction,
+    tables: set[str],
+    needles: Sequence[str],
+    in_json: Callable[[str], str],
+    in_text: Callable[[str], str],
+) -> bool:
+    """Change each row of the dream tables holding one of *needles*: each
+    string inside its JSON columns by *in_json*, its plain text columns by
+    *in_text*.  Whether any row changed."""
+    changed = False
     for table, key, json_columns, text_columns in _QUOTING_TABLES:
         if table not in tables:
             continue
         columns = [*json_columns, *text_columns]
-        for text in quoted:
-            needles = _needles(text)
-            found = " OR ".join(f"instr({c}, ?) > 0" for c in columns for _ in needles)
-            params = [needle for _ in columns for needle in needles]
-            rows = tx.fetch_all(
-                f"SELECT {key}, {', '.join(columns)} FROM {table} WHERE {found}", params
-            )
-            for row in rows:
-                values = [_scrub_json(row[c], text) for c in json_columns]
-                values += [_scrub_text(row[c], needles) for c in text_columns]
+        found = " OR ".join(f"instr({c}, ?) > 0" for c in columns for _ in needles)
+        params = [needle for _ in columns for needle in needles]
+        rows = tx.fetch_all(
+            f"SELECT {key}, {', '.join(columns)} FROM {table} WHERE {found}", params
+        )
+        for row in rows:
+            values = [_json_changed(row[c], in_json) for c in json_columns]
+            values += [None if row[c] is None else in_text(row[c]) for c in text_columns]
+            if values != [row[c] for c in columns]:
                 assignments = ", ".join(f"{c} = ?" for c in columns)
                 tx.execute(f"UPDATE {table} SET {assignments} WHERE {key} = ?", [*values, row[0]])
+                changed = True
+    return changed
 
 
 def _needles(text: str) -> list[str]:
     """*text* as it may appear: itself, and inside a JSON string either way of escaping."""
-    forms = [text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]]
+    forms = [text, _in_json_string(text, True), _in_json_string(text, False)]
     return list(dict.fromkeys(forms))
 
 
-def _scrub_text(value: str | None, needles: Sequence[str]) -> str | None:
-    if value is None:
-        return None
+def _in_json_string(text: str, ascii_only: bool) -> str:
+    """*text* as written inside a JSON string (non-ASCII escaped or not)."""
+    return json.dumps(text, ensure_ascii=ascii_only)[1:-1]
+
+
+def _scrub_text(value: str, needles: Sequence[str]) -> str:
     for needle in needles:
         value = value.replace(needle, ERASED)
     return value
 
 
-def _scrub_json(value: str | None, text: str) -> str | None:
-    """*value* (JSON) with *text* replaced inside every string of it: the
-    replacement is made on the decoded data, so the JSON stays valid."""
+def _json_changed(value: str | None, change: Callable[[str], str]) -> str | None:
+    """*value* (JSON) with *change* made to every string of it: made on the
+    decoded data, so the JSON stays valid; *value* itself if nothing changed."""
     if value is None:
         return None
     data = _json_column(value)
-    return json.dumps(_replaced(data, text))
+    changed = _each_string(data, change)
+    return value if changed == data else json.dumps(changed)
 
 
-def _replaced(data: Any, text: str) -> Any:
+def _each_string(data: Any, change: Callable[[str], str]) -> Any:
+    """*data* (decoded JSON) with *change* made to each string in it, keys too."""
     if isinstance(data, str):
-        return data.replace(text, ERASED)
+        return change(data)
     if isinstance(data, list):
-        return [_replaced(item, text) for item in data]
+        return [_each_string(item, change) for item in data]
     if isinstance(data, dict):
-        return {_replaced(k, text): _replaced(v, text) for k, v in data.items()}
+        return {_each_string(k, change): _each_string(v, change) for k, v in data.items()}
     return data
+
+
+def _erasing(text: str) -> Callable[[str], str]:
+    """What takes *text* out of a string, leaving ``ERASED`` in its place."""
+    return lambda found_in: found_in.replace(text, ERASED)
 
 
 def _delete_ids(tx: Transaction, table: str, column: str, ids: Sequence[int]) -> None:
