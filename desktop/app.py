@@ -160,6 +160,8 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             kept_days=lambda: settings.dream.deleted_kept_days,
             skills=core.skills,
         )
+        # A value named a secret later leaves MEMORIES.md with the memories.
+        core.memories.when_taken_out(core.eraser.memories_rewritten)
         tools = [
             *memory_tools(core.memories),
             *task_tools(core.tasks),

@@ -12,7 +12,7 @@ import errno
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,6 +103,15 @@ class Transaction(_Reads):
     def __init__(self, database: Database) -> None:
         self._database = database
         self._open = True
+        self._after_commit: list[Callable[[], None]] = []
+
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Call *action* once this transaction committed, never if it rolls
+        back: what follows its writes outside the database (a file written
+        from its rows) neither comes before them nor without them.  It runs
+        outside the database's lock, and raises nothing: the writes are in."""
+        self._check_open()
+        self._after_commit.append(action)
 
     def execute(self, sql: str, params: Params = ()) -> ExecResult:
         cursor = self._run(sql, params)
@@ -174,6 +183,8 @@ class Database(_Reads):
             finally:
                 transaction._end()
                 self._in_transaction = False
+        for action in transaction._after_commit:
+            action()
 
     @contextmanager
     def writing(self, tx: Transaction | None) -> Iterator[Transaction]:

@@ -462,16 +462,35 @@ class Eraser:
                         "Remove it by hand: it may hold erased text.",
                     ) from error
 
-    def _rewrite_working_set(self) -> None:
-        if not self._working_set_file.exists():
-            return  # no dream wrote one yet: nothing in it to take out
+    def memories_rewritten(self) -> None:
+        """Memories were rewritten in place (a value named a secret later,
+        taken out: ``MemoryService.take_out``): write ``MEMORIES.md`` again,
+        as after an erasure, so it no longer lists the value.  One that
+        cannot be written is said in the log and keeps the value until the
+        next dream writes it: the rewrite is done, and the message that
+        named the value is stored."""
         try:
-            write_working_set(self._store, self._working_set_file, self._working_set_size())
+            self._write_working_set_again()
+        except OSError as error:
+            log.warning(
+                "MEMORIES.md could not be written again after a value was taken out of the "
+                "memories; the next dream writes it: %s",
+                error.strerror or type(error).__name__,
+            )
+
+    def _rewrite_working_set(self) -> None:
+        try:
+            self._write_working_set_again()
         except OSError as error:
             raise EnvironmentProblem(
                 f"The memories were erased, but MEMORIES.md could not be written again: {error}",
                 "It still lists them until it is written; free some disk space, then dream.",
             ) from error
+
+    def _write_working_set_again(self) -> None:
+        """Write ``MEMORIES.md`` again, if a dream wrote one.  Raises ``OSError``."""
+        if self._working_set_file.exists():  # else nothing in it to take out
+            write_working_set(self._store, self._working_set_file, self._working_set_size())
 
 
 def _ours(name: str) -> bool:

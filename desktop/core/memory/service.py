@@ -212,6 +212,14 @@ class MemoryService:
             None if embeddings is None else self._background_queries,
         )
         """For background work (harvest, routines): it waits behind the chat."""
+        self._taken_out: tuple[Callable[[], None], ...] = ()
+
+    def when_taken_out(self, action: Callable[[], None]) -> None:
+        """Call *action* after each ``take_out`` that changed a memory, once
+        committed: a file written from the memories (``MEMORIES.md``, which
+        the composition root ties here; the memories know no files) must
+        not keep the value either."""
+        self._taken_out = (*self._taken_out, action)
 
     @classmethod
     def over(
@@ -236,8 +244,15 @@ class MemoryService:
         """Take *values*, secrets named after a memory was made of them
         ("when the NAS asks, type X", then "X is my NAS password"), out of
         every memory and its history (in *tx* if given, see
-        ``MemoryStore.rewrite_holding``); the ids of the memories changed."""
-        return self.store.rewrite_holding(values, lambda text: without(text, values), tx)
+        ``MemoryStore.rewrite_holding``), then from what was written from
+        them (``when_taken_out``); the ids of the memories changed."""
+        changed = self.store.rewrite_holding(values, lambda text: without(text, values), tx)
+        for action in self._taken_out if changed else ():
+            if tx is None:
+                action()
+            else:
+                tx.after_commit(action)
+        return changed
 
     def remember(
         self,
