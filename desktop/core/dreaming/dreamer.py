@@ -31,7 +31,7 @@ from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStop
 from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.passes import DreamPass, PassContext, PassRejected
 from desktop.core.dreaming.proposals import Applied, ChangeRefused, Proposal
-from desktop.core.dreaming.snapshots import SnapshotFailed, take_snapshot
+from desktop.core.dreaming.snapshots import SnapshotFailed, snapshot_stamp, take_snapshot
 from desktop.core.dreaming.working_set import write_working_set
 from desktop.core.memory.service import MemoryService
 from desktop.core.skills.library import SkillLibrary
@@ -246,11 +246,10 @@ class Dreamer:
     def _snapshot(self) -> None:
         """Copy the database and the skills folder before dreaming (see
         ``snapshots``); keep the newest few copies.  Raises ``SnapshotFailed``."""
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self._clock()))
         take_snapshot(
             self._db,
             self._snapshots_dir,
-            stamp,
+            snapshot_stamp(self._clock()),
             skills_dir=self._skills_dir,
             keep=self._settings.snapshots_kept,
             under=self.eraser.snapshots_lock,  # never beside an erasure ("Delete now")

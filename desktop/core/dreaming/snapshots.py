@@ -12,6 +12,15 @@ journal name that is no file SQLite wrote (a folder, a pipe, a link): left,
 it would keep the copy "mid-change", out of every purge, for good.  A copy
 that cannot be written raises ``SnapshotFailed``: the dream does not start.
 
+A copy is named by when it was taken, in UTC (``snapshot_stamp``), and
+the copies are kept and rotated in that order, read from their names
+(``complete_snapshots``): a local time goes back with the clock, a time
+zone or DST, and a copy just taken would sort oldest and be rotated out at
+once.  An older version's copies, named by local time in a zone no
+longer known, count as taken before this version's, in the order of their
+names.  The copy just taken is always kept, and a name already taken gets
+a sequence number: a copy never replaces another.
+
 A copy is written under a ``SnapshotsLock``, which an erasure holds too
 while it erases: else a copy read before an erasure took the rows out
 would land after it purged the others, holding the erased text.
@@ -30,10 +39,12 @@ import contextlib
 import errno
 import logging
 import os
+import re
 import shutil
 import stat
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,6 +66,10 @@ TEMPORARY_SUFFIX = ".part"
 _SIDE_FILES = ("-journal", "-wal", "-shm")
 _HEADER = b"SQLite format 3\x00"
 _DAMAGED_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB (https://www.sqlite.org/rescode.html)
+_TAKEN_AT = "%Y%m%dT%H%M%SZ"
+"""A copy's stamp: when it was taken, in UTC, so names sort as copies were taken."""
+_STAMP = re.compile(r"(?P<utc>\d{8}T\d{6}Z)(?:-(?P<sequence>\d+))?")
+"""A copy's stamp as ``snapshot_stamp`` and ``_free_name`` write it."""
 
 log = logging.getLogger(__name__)
 
@@ -137,21 +152,51 @@ def take_snapshot(
     keep: int,
     under: SnapshotsLock | None = None,
 ) -> Path:
-    """Copy *database* (and *skills_dir*) into *folder* as ``before-dream-<stamp>``,
-    then keep only the newest *keep* complete copies, all *under* a lock
-    (the eraser's ``snapshots_lock``; without one, a lock of the folder's
-    own).  Raises ``SnapshotFailed``."""
-    final = folder / f"{SNAPSHOT_PREFIX}{stamp}{SNAPSHOT_SUFFIX}"
+    """Copy *database* (and *skills_dir*) into *folder* as ``before-dream-<stamp>``
+    (``snapshot_stamp``; with a sequence number if that name is taken),
+    then keep it and the newest others, *keep* complete copies in all,
+    all *under* a lock (the eraser's ``snapshots_lock``; without one, a
+    lock of the folder's own).  Raises ``SnapshotFailed``."""
     try:
         make_private_folder(folder)
         with (under or SnapshotsLock(folder)).held("A dream's safety copy"):
             roll_back_cut(folder, database)  # a copy a kill left mid-change counts again
             remove_leftovers(folder)  # before writing: their space may be what is missing
+            final = _free_name(folder, stamp)
             _write(database, final, skills_dir)
-            rotate(folder, keep)
+            rotate(folder, keep, taken=final)
     except (OSError, EnvironmentProblem) as error:
         raise SnapshotFailed(_reason(error), disk_full=_disk_full(error)) from error
     return final
+
+
+def snapshot_stamp(when: float) -> str:
+    """The stamp of a copy taken at *when* (seconds since the epoch): UTC,
+    so copies' names sort as they were taken whatever the clock's zone."""
+    return time.strftime(_TAKEN_AT, time.gmtime(when))
+
+
+def _free_name(folder: Path, stamp: str) -> Path:
+    """The copy's path for *stamp* in *folder*, with a sequence number after
+    the stamp if a copy has it already (two in one second; two in one local
+    second an older version named): a copy never replaces another."""
+    name, sequence = f"{SNAPSHOT_PREFIX}{stamp}", 1
+    while any(os.path.lexists(folder / f"{name}{end}") for end in (SNAPSHOT_SUFFIX, SKILLS_SUFFIX)):
+        sequence += 1
+        name = f"{SNAPSHOT_PREFIX}{stamp}-{sequence}"
+    return folder / f"{name}{SNAPSHOT_SUFFIX}"
+
+
+def _taken_order(path: Path) -> tuple[bool, str, int]:
+    """Where the copy at *path* stands among the others, in the order they
+    were taken, read from its name: its UTC stamp (which sorts as time does)
+    and sequence number.  An older version's copy (a local stamp, in a zone
+    no longer known) was taken before any of this version's: first, by name."""
+    stamp = path.name.removeprefix(SNAPSHOT_PREFIX).removesuffix(SNAPSHOT_SUFFIX)
+    found = _STAMP.fullmatch(stamp)
+    if found is None:
+        return (False, path.name, 0)
+    return (True, found["utc"], int(found["sequence"] or 1))
 
 
 def roll_back_cut(folder: Path, like: Database) -> None:
@@ -228,16 +273,20 @@ def _unmendable(path: Path, entry: Path, kind: str, error: OSError) -> Environme
 
 
 def complete_snapshots(folder: Path) -> list[Path]:
-    """The copies in *folder* that are whole, oldest first."""
+    """The copies in *folder* that are whole, oldest first (as taken, by
+    their names' stamps: ``_taken_order``)."""
     found = folder.glob(f"{SNAPSHOT_PREFIX}*{SNAPSHOT_SUFFIX}")
-    return sorted(path for path in found if _complete(path))
+    return sorted((path for path in found if _complete(path)), key=_taken_order)
 
 
-def rotate(folder: Path, keep: int) -> None:
-    """Remove leftovers and all but the newest *keep* complete copies."""
+def rotate(folder: Path, keep: int, taken: Path | None = None) -> None:
+    """Remove leftovers and all complete copies but the newest *keep*; of
+    them, always *taken*, the copy just taken: a clock set back since the
+    others were taken must not make it the oldest."""
     remove_leftovers(folder)
-    complete = complete_snapshots(folder)
-    for old in complete[: max(len(complete) - keep, 0)]:
+    others = [path for path in complete_snapshots(folder) if path != taken]
+    kept_others = keep - 1 if taken is not None else keep
+    for old in others[: max(len(others) - kept_others, 0)]:
         old.unlink(missing_ok=True)  # an erasure may have discarded it, damaged, meanwhile
         shutil.rmtree(old.with_suffix(SKILLS_SUFFIX), ignore_errors=True)
 
