@@ -22,9 +22,12 @@ never opened (a pipe would keep the erasure, and every job queued behind
 it, waiting for good).  Every erasure also purges each snapshot
 still holding an erased id, one a cut purge left with a journal included,
 and removes what interrupted copies left in the snapshots folder (as
-``remove_leftovers`` does), but only files older than ``LEFTOVER_AGE_S``:
-a dream may be writing its copy at that moment, and a copy in progress is
-always younger than that.  A snapshot SQLite finds damaged can be neither
+``remove_leftovers`` does), however young: every copy is written under the
+lock the erasure holds (below), so none is being written.  Only where
+that lock holds this process's threads alone (Windows: no ``flock``) are
+just the files older than ``LEFTOVER_AGE_S`` removed: another process may
+be writing its copy at that moment, and a copy in progress is always
+younger than that.  A snapshot SQLite finds damaged can be neither
 purged nor restored: it is removed, and the erasure says so.
 
 An erasure holds the snapshots (``SnapshotsLock``, which a dream's copy
@@ -88,8 +91,9 @@ log = logging.getLogger(__name__)
 
 DAY = 86_400.0
 LEFTOVER_AGE_S = 600.0
-"""What an interrupted snapshot left is removed once it is this old: a
-dream writes its copy in seconds, and its files are new when it starts."""
+"""Where the snapshots' lock does not reach other processes (Windows), what
+an interrupted snapshot left is removed once it is this old: a dream writes
+its copy in seconds, and its files are new when it starts."""
 UNFINISHED_SUFFIX = "-erasing"
 """The mark beside the database while an erasure is not finished."""
 
@@ -426,7 +430,7 @@ class Eraser:
                     raise
                 self._discard_damaged(path)
                 damaged_removed.append(path.name)
-        self._remove_old_leftovers()
+        self._remove_leftovers()
         return purged
 
     def _discard_damaged(self, path: Path) -> None:
@@ -439,20 +443,23 @@ class Eraser:
                 "Remove it by hand: it may hold erased text, and cannot restore anything.",
             ) from error
 
-    def _remove_old_leftovers(self) -> None:
+    def _remove_leftovers(self) -> None:
         """What interrupted copies and purges left (see ``remove_leftovers``),
-        but only once it is old: young, it may be a copy a dream writes now.
-        Their age is the file system's, so it is read on the real clock.
+        however young: a copy killed a moment ago holds the whole database,
+        erased text and all, and none is being written while the snapshots'
+        lock is held across processes.  Where it is not (Windows), only
+        what is old: young, it may be a copy another process writes now.
         One that cannot be removed is named (``EnvironmentProblem``): a
         partial copy may hold erased text."""
         complete = complete_snapshots(self._snapshots_dir)
         kept = {*complete, *(path.with_suffix(SKILLS_SUFFIX) for path in complete)}
+        may_be_written = not self.snapshots_lock.across_processes
         for path in self._snapshots_dir.iterdir():
             try:
-                old = time.time() - path.lstat().st_mtime >= LEFTOVER_AGE_S
+                young = may_be_written and not _old(path)
             except FileNotFoundError:  # removed since listed (a dream's rotation): done
                 continue
-            if old and path not in kept and _ours(path.name):
+            if not young and path not in kept and _ours(path.name):
                 try:
                     _remove(path)
                 except OSError as error:
@@ -491,6 +498,12 @@ class Eraser:
         """Write ``MEMORIES.md`` again, if a dream wrote one.  Raises ``OSError``."""
         if self._working_set_file.exists():  # else nothing in it to take out
             write_working_set(self._store, self._working_set_file, self._working_set_size())
+
+
+def _old(path: Path) -> bool:
+    """Whether *path* is older than ``LEFTOVER_AGE_S``.  Its age is the file
+    system's, so it is read on the real clock.  Raises ``FileNotFoundError``."""
+    return time.time() - path.lstat().st_mtime >= LEFTOVER_AGE_S
 
 
 def _ours(name: str) -> bool:

@@ -103,6 +103,15 @@ class SnapshotsLock:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._threads = threading.Lock()
+        self._flocked = False
+
+    @property
+    def across_processes(self) -> bool:
+        """Whether its holder holds it across processes too (``flock`` on the
+        folder: not on Windows, nor when the folder was not there when it
+        was taken).  Then nobody writes a copy in the folder meanwhile, so
+        what an interrupted copy left there is no live copy, however young."""
+        return self._flocked
 
     @contextlib.contextmanager
     def held(self, by: str) -> Iterator[None]:
@@ -119,8 +128,10 @@ class SnapshotsLock:
                 if descriptor >= 0 and not lock(descriptor, wait=False):
                     _say_waiting(by, self.folder)
                     lock(descriptor, wait=True)
+                self._flocked = descriptor >= 0
                 yield
             finally:
+                self._flocked = False
                 if descriptor >= 0:
                     os.close(descriptor)  # and its flock with it
         finally:
