@@ -229,22 +229,33 @@ class ChatService:
         return greeting_first(self._conversations.messages(conversation_id, include_archived))
 
     # -- turns -------------------------------------------------------------------
-    def send(self, conversation_id: int, text: str, *, replaces: Sequence[int] = ()) -> Turn:
+    def send(self, conversation_id: int, text: str) -> Turn:
         """Store *text* as the user's message, with any secret in it replaced
         by a placeholder (the model, the search index and the snapshots only
         ever see that); the returned turn answers it.  ``MessageRefused``
-        says why a text cannot be a message (nothing is stored then).
-        *replaces*: the messages an edit removed for it (``REPLACES``)."""
+        says why a text cannot be a message (nothing is stored then)."""
+        return self._store(conversation_id, text)
+
+    def _store(self, conversation_id: int, text: str, replacing: Message | None = None) -> Turn:
+        """``send``, in place of *replacing* and everything after it if given."""
         text = _sendable(text)
-        after = [m.content for m in self._conversations.last_messages(conversation_id)]
-        cleaned = self._redact(text, after=after)
-        metadata = {REPLACES: list(replaces)} if replaces else None
+        before = None if replacing is None else replacing.id
+        after = [m.content for m in self._conversations.last_messages(conversation_id, before)]
+        cleaned = self._redact(text, after=after)  # seconds for a long paste: before the writes
+        metadata = None
+        if replacing is not None:  # an edit replaces a message, it does not say it again
+            metadata = {REPLACES: [*replaced_ids(replacing), replacing.id]}
         # A value typed before it was named ("Zx8!pre55", then "that's my
         # email password") goes from what this conversation stored before,
         # and from the memories made of it ("/remember when it asks, type X"):
-        # with the message, so no kill or full disk keeps one without the other.
+        # with the message, and with the message it replaces, so no kill or
+        # full disk keeps one without the other.
         found = (*cleaned.values, *cleaned.earlier)
         with self._conversations.transaction() as tx:
+            if replacing is not None:
+                self._conversations.delete_messages_from(
+                    conversation_id, replacing.id, keep=_KEPT, tx=tx
+                )
             message = self._conversations.add_message(
                 conversation_id, "user", cleaned.text, metadata=metadata, tx=tx
             )
@@ -298,14 +309,9 @@ class ChatService:
 
     def edit_last(self, conversation_id: int, text: str) -> Turn:
         """Replace the user's latest message (and everything after it) with
-        *text*, and answer that instead (a text refused replaces nothing)."""
-        _sendable(text)
-        asked = self.last_user_message(conversation_id)
-        if asked is None:
-            return self.send(conversation_id, text)
-        self._conversations.delete_messages_from(conversation_id, asked.id, keep=_KEPT)
-        # An edit replaces a message, it does not say it again.
-        return self.send(conversation_id, text, replaces=(*replaced_ids(asked), asked.id))
+        *text*, and answer that instead: in one transaction, so a text
+        refused, a kill or a full disk replaces nothing."""
+        return self._store(conversation_id, text, self.last_user_message(conversation_id))
 
     def run(self, turn: Turn, listener: TurnListener) -> None:
         """Run *turn*: the greeting or the answer, streamed to *listener*."""

@@ -245,17 +245,22 @@ class ConversationStore:
             ).rowcount
 
     def delete_messages_from(
-        self, conversation_id: int, message_id: int, keep: Sequence[str] = ()
+        self,
+        conversation_id: int,
+        message_id: int,
+        keep: Sequence[str] = (),
+        tx: Transaction | None = None,
     ) -> int:
         """Remove for good *message_id* and every message after it in the
         conversation (a reply to regenerate, a message to edit), except those
         of a kind in *keep* (a greeting stored after a message sent while it
-        was written, a reminder said meanwhile); how many."""
+        was written, a reminder said meanwhile); how many.  In *tx*, a
+        caller's transaction, it commits with what replaces them (an edit)."""
         kinds = ", ".join("?" * len(keep))
         unkept = f" AND coalesce(json_extract(metadata, '$.kind'), '') NOT IN ({kinds})"
-        with self._db.transaction() as tx:
-            self._touch(tx, conversation_id, self._clock())
-            return tx.execute(
+        with self._db.writing(tx) as writing:
+            self._touch(writing, conversation_id, self._clock())
+            return writing.execute(
                 "DELETE FROM messages WHERE conversation_id = ? AND id >= ?"
                 + (unkept if keep else ""),
                 (conversation_id, message_id, *keep),
@@ -301,15 +306,19 @@ class ConversationStore:
         )
         return [_message(row) for row in rows]
 
-    def last_messages(self, conversation_id: int) -> builtins.list[Message]:
+    def last_messages(
+        self, conversation_id: int, before: int | None = None
+    ) -> builtins.list[Message]:
         """The conversation's latest message and the user's latest, if they
-        differ (what a new message may answer or go on from)."""
+        differ (what a new message may answer or go on from); those before
+        message *before* if given (what an edit of it goes on from)."""
         rows = self._db.fetch_all(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.id IN ("
-            " SELECT max(id) FROM messages WHERE conversation_id = ?1"
-            " UNION SELECT max(id) FROM messages WHERE conversation_id = ?1 AND role = 'user')"
+            " SELECT max(id) FROM messages WHERE conversation_id = ?1 AND id < coalesce(?2, id + 1)"
+            " UNION SELECT max(id) FROM messages"
+            " WHERE conversation_id = ?1 AND id < coalesce(?2, id + 1) AND role = 'user')"
             " ORDER BY m.id",
-            (conversation_id,),
+            (conversation_id, before),
         )
         return [_message(row) for row in rows]
 

@@ -138,7 +138,8 @@ class ChatWindow(QMainWindow):
         self._queued: Turn | None = None
         """A message sent while the greeting is written, or stored while no
         chat model is there: answered right after the greeting, or once one is."""
-        self._editing = False
+        self._editing: int | None = None
+        """The message the box replaces when sent (Up, or Edit), by id."""
         self._actions: list[QToolButton] = []
         """Regenerate and Edit, on the messages they act on."""
         self._streaming: MessageView | None = None
@@ -430,7 +431,7 @@ class ChatWindow(QMainWindow):
     def _send_message(self, chat: ChatService, conversation_id: int, text: str) -> None:
         """Store *text* (read for secrets first, on the reader: a long paste
         takes seconds), then answer it; the box keeps it until it is stored."""
-        editing = self._editing
+        editing = self._editing is not None
 
         def store() -> Turn | ReverieError:
             try:
@@ -449,10 +450,25 @@ class ChatWindow(QMainWindow):
 
     def _not_stored(self, problem: str) -> None:
         self._read()
+        self._edit_only_what_is_shown()
         self.show_problem(f"Your message was not sent: {problem}")  # the text stays in the box
         if not self._busy:  # else the greeting's status stands
             self.set_status(self._idle_status())
         self._announce()
+
+    def _edit_only_what_is_shown(self) -> None:
+        """After a failed edit, stay in edit mode only while the message it
+        replaces is still the user's last: were it gone, sending again would
+        replace the one before it, an unrelated message.  The text stays in
+        the box, and the transcript shows what is stored."""
+        conversation_id = self._conversation_id
+        if self._editing is None or self._chat is None or conversation_id is None:
+            return
+        last = self.conversations.guarded(lambda chat: chat.last_user_message(conversation_id))
+        if last is None or last.id != self._editing:
+            self._editing = None
+            self.editing_bar.hide()
+            self._load_history()
 
     def _read(self) -> None:
         self._reading = False
@@ -537,15 +553,15 @@ class ChatWindow(QMainWindow):
         last = self._chat.last_user_message(self._conversation_id)
         if last is None:
             return
-        self._editing = True
+        self._editing = last.id
         self.input.setPlainText(last.content)
         self.input.moveCursor(self.input.textCursor().MoveOperation.End)
         self.editing_bar.show()
         self.input.setFocus()
 
     def cancel_edit(self) -> None:
-        if self._editing:
-            self._editing = False
+        if self._editing is not None:
+            self._editing = None
             self.editing_bar.hide()
             self.input.clear()
 
@@ -588,7 +604,7 @@ class ChatWindow(QMainWindow):
         self._worker.submit(task)
 
     def stop(self) -> None:
-        if self._editing and not self.busy:
+        if self._editing is not None and not self.busy:
             self.cancel_edit()
         elif self._turn is not None:
             self._turn.cancel()
