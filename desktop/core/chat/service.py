@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Literal, Protocol, get_args
 
 from desktop.core.base.digits import without_leading_zeros
-from desktop.core.base.errors import ReverieError
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import ChatSettings, ModelSettings
@@ -265,10 +265,21 @@ class ChatService:
             if self._memories.take_out(found, tx):
                 self._conversations.rewrote(tx)
         if found:
-            self._conversations.finish_rewrite()  # the old words, out of the indexes and the WAL
+            self._finish_rewrite()
         self._title_from_first_message(conversation_id, cleaned.text)
         kinds = (*cleaned.kinds, *("password" for _ in cleaned.earlier))
         return Turn(conversation_id, message, seed=False, redacted=kinds, rewrote=rewrote)
+
+    def _finish_rewrite(self) -> None:
+        """Drop the old words of what a message took out from the search
+        indexes and the WAL.  The message is stored by now and this is
+        queued for the next start (``ConversationStore.rewrote``), so a full
+        disk or a busy file here is logged, not said as the message not
+        sent: sent again, it would be stored twice."""
+        try:
+            self._conversations.finish_rewrite()
+        except EnvironmentProblem as error:  # says where and why, not what was written
+            log.warning("the search indexes are cleaned of old words at the next start: %s", error)
 
     def greeting(self, conversation_id: int) -> Turn | None:
         """The turn that greets the user in a conversation nothing was said

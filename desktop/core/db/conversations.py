@@ -558,15 +558,17 @@ class ConversationStore:
         conversation_id: int,
         holding: Sequence[str],
         rewrite: Callable[[str], str],
-        tx: Transaction | None = None,
+        tx: Transaction,
     ) -> int:
         """Give each message of a conversation that holds one of *holding*
         (in its text or its metadata), its title and its summary what
-        *rewrite* makes of them, then drop the old words from the search index
-        and the write-ahead log (``finish_rewrite``); how many messages changed.
-        In *tx*, a caller's transaction, the caller calls ``finish_rewrite``
-        once it committed; a kill before that leaves it queued for the next
-        start (``sweep_unfinished``), as the sweep of old messages does."""
+        *rewrite* makes of them, in *tx*, a caller's transaction; how many
+        messages changed.  The old words stay in the search index and the
+        write-ahead log until the caller calls ``finish_rewrite`` once *tx*
+        committed; a kill or a full disk before then leaves it queued for
+        the next start (``sweep_unfinished``), as the sweep of old messages
+        does.  Never in a transaction of its own: that would raise after
+        committing, when only the follow-up failed."""
         if not holding:
             return 0
         # The metadata is stored as JSON, where a value is written escaped.
@@ -574,33 +576,27 @@ class ConversationStore:
         found = " OR ".join(
             ["instr(m.content, ?) OR instr(coalesce(m.metadata, ''), ?)"] * len(places)
         )
-        with self._db.writing(tx) as writing:
-            rows = writing.fetch_all(
-                f"SELECT {_MESSAGE_COLUMNS} FROM messages m"
-                f" WHERE m.conversation_id = ? AND ({found})",
-                (conversation_id, *(text for place in places for text in place)),
+        rows = tx.fetch_all(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ? AND ({found})",
+            (conversation_id, *(text for place in places for text in place)),
+        )
+        messages = [_message(row) for row in rows]
+        named = tx.fetch_one(
+            "SELECT title, summary FROM conversations WHERE id = ?", (conversation_id,)
+        )
+        if named is None or (not messages and all(rewrite(t or "") == (t or "") for t in named)):
+            return 0
+        self.rewrote(tx)
+        for message in messages:
+            tx.execute(
+                "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
+                (rewrite(message.content), _rewritten(message.metadata, rewrite), message.id),
             )
-            messages = [_message(row) for row in rows]
-            named = writing.fetch_one(
-                "SELECT title, summary FROM conversations WHERE id = ?", (conversation_id,)
-            )
-            if named is None or (
-                not messages and all(rewrite(t or "") == (t or "") for t in named)
-            ):
-                return 0
-            self.rewrote(writing)
-            for message in messages:
-                writing.execute(
-                    "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
-                    (rewrite(message.content), _rewritten(message.metadata, rewrite), message.id),
-                )
-            summary = None if named[1] is None else rewrite(named[1])
-            writing.execute(
-                "UPDATE conversations SET title = ?, summary = ? WHERE id = ?",
-                (rewrite(named[0]), summary, conversation_id),
-            )
-        if tx is None:
-            self.finish_rewrite()
+        summary = None if named[1] is None else rewrite(named[1])
+        tx.execute(
+            "UPDATE conversations SET title = ?, summary = ? WHERE id = ?",
+            (rewrite(named[0]), summary, conversation_id),
+        )
         return len(messages)
 
     def _queue_follow_up(self, tx: Transaction, kind: str) -> None:

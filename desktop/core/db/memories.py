@@ -107,10 +107,7 @@ class MemoryStore:
         return [memory_from_row(row) for row in rows]
 
     def rewrite_holding(
-        self,
-        holding: Sequence[str],
-        rewrite: Callable[[str], str],
-        tx: Transaction | None = None,
+        self, holding: Sequence[str], rewrite: Callable[[str], str], tx: Transaction
     ) -> list[int]:
         """Give every memory holding one of *holding*, whatever its status,
         and every old text its history keeps, what *rewrite* makes of them,
@@ -118,11 +115,12 @@ class MemoryStore:
         its vector dropped (it was made from the old text; the next
         re-index makes one from the new); and the same to every quote of
         them in the dream tables (a change's summary and recorded texts, a
-        pass's log: ``purge.rewrite_quotes``), kept for good otherwise.
-        Then drop the old words from the search index and the write-ahead
-        log, unless in *tx*, a caller's transaction (the caller does,
-        ``ConversationStore.finish_rewrite``).  The ids of the memories
-        whose text or history was rewritten."""
+        pass's log: ``purge.rewrite_quotes``), kept for good otherwise; all
+        in *tx*, a caller's transaction.  The caller queues the old words'
+        removal from the search index and the write-ahead log with it, and
+        finishes that once *tx* committed (``ConversationStore.rewrote`` and
+        ``finish_rewrite``).  The ids of the memories whose text or history
+        was rewritten."""
         if not holding:
             return []
         found = " OR ".join(["instr(content, ?)"] * len(holding))
@@ -130,34 +128,29 @@ class MemoryStore:
             ["instr(coalesce(old_content, ''), ?) OR instr(coalesce(new_content, ''), ?)"]
             * len(holding)
         )
-        with self._db.writing(tx) as writing:
-            rows = writing.fetch_all(f"SELECT id, content FROM memories WHERE {found}", holding)
-            history = writing.fetch_all(
-                f"SELECT id, memory_id, old_content, new_content FROM memory_history WHERE {lived}",
-                [value for value in holding for _ in range(2)],
+        rows = tx.fetch_all(f"SELECT id, content FROM memories WHERE {found}", holding)
+        history = tx.fetch_all(
+            f"SELECT id, memory_id, old_content, new_content FROM memory_history WHERE {lived}",
+            [value for value in holding for _ in range(2)],
+        )
+        for memory_id, content in rows:
+            text = rewrite(content)
+            tx.execute(
+                "UPDATE memories SET content = ?, content_hash = ?, embedding_model = NULL"
+                " WHERE id = ?",
+                (text, content_hash(text), memory_id),
             )
-            for memory_id, content in rows:
-                text = rewrite(content)
-                writing.execute(
-                    "UPDATE memories SET content = ?, content_hash = ?, embedding_model = NULL"
-                    " WHERE id = ?",
-                    (text, content_hash(text), memory_id),
-                )
-                writing.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
-            for entry_id, _, old, new in history:
-                writing.execute(
-                    "UPDATE memory_history SET old_content = ?, new_content = ? WHERE id = ?",
-                    (
-                        None if old is None else rewrite(old),
-                        None if new is None else rewrite(new),
-                        entry_id,
-                    ),
-                )
-            quoted = rewrite_quotes(writing, holding, rewrite)
-            if tx is None and (rows or history):
-                writing.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
-        if tx is None and (rows or history or quoted):
-            self._db.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
+            tx.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
+        for entry_id, _, old, new in history:
+            tx.execute(
+                "UPDATE memory_history SET old_content = ?, new_content = ? WHERE id = ?",
+                (
+                    None if old is None else rewrite(old),
+                    None if new is None else rewrite(new),
+                    entry_id,
+                ),
+            )
+        rewrite_quotes(tx, holding, rewrite)
         return sorted({row[0] for row in rows} | {row[1] for row in history})
 
     def listed(self, status: MemoryStatus = "active", limit: int = 200) -> list[Memory]:

@@ -240,18 +240,16 @@ class MemoryService:
         return cls(store, Embeddings(broker), gate)
 
     # -- writing -------------------------------------------------------------
-    def take_out(self, values: Sequence[str], tx: Transaction | None = None) -> list[int]:
+    def take_out(self, values: Sequence[str], tx: Transaction) -> list[int]:
         """Take *values*, secrets named after a memory was made of them
         ("when the NAS asks, type X", then "X is my NAS password"), out of
-        every memory and its history (in *tx* if given, see
+        every memory and its history, in *tx* (see
         ``MemoryStore.rewrite_holding``), then from what was written from
-        them (``when_taken_out``); the ids of the memories changed."""
+        them once *tx* committed (``when_taken_out``); the ids of the
+        memories changed."""
         changed = self.store.rewrite_holding(values, lambda text: without(text, values), tx)
         for action in self._taken_out if changed else ():
-            if tx is None:
-                action()
-            else:
-                tx.after_commit(action)
+            tx.after_commit(action)
         return changed
 
     def remember(
