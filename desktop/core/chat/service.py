@@ -277,9 +277,14 @@ class ChatService:
         disk or a busy file here is logged, not said as the message not
         sent: sent again, it would be stored twice."""
         try:
-            self._conversations.finish_rewrite()
+            finished = self._conversations.finish_rewrite()
         except EnvironmentProblem as error:  # says where and why, not what was written
             log.warning("the search indexes are cleaned of old words at the next start: %s", error)
+            return
+        if not finished:
+            log.info(
+                "the WAL is emptied of old words at the next start: another connection reads it"
+            )
 
     def greeting(self, conversation_id: int) -> Turn | None:
         """The turn that greets the user in a conversation nothing was said

@@ -244,6 +244,17 @@ class Database(_Reads):
         if missing:
             raise SnapshotUnusable(f"the copy {path} lacks tables: {', '.join(sorted(missing))}")
 
+    def truncate_wal(self) -> bool:
+        """Write the WAL back into the file and empty it
+        (``wal_checkpoint(TRUNCATE)``); whether it was emptied.  It is not
+        while another connection reads a snapshot the WAL still holds (a
+        dream's copy, a second Reverie), after the busy timeout.  A file in
+        another journal mode has no WAL to empty."""
+        if str(self.pragma("journal_mode")).lower() != "wal":
+            return True
+        row = self.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
+        return row is not None and int(row[0]) == 0
+
     def pragma(self, name: str) -> Any:
         """The current value of PRAGMA *name* (read-only use)."""
         if not _PRAGMA_NAME.fullmatch(name):

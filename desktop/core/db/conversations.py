@@ -600,11 +600,11 @@ class ConversationStore:
         return len(messages)
 
     def _queue_follow_up(self, tx: Transaction, kind: str) -> None:
-        """Say *kind* of follow-up is due (until ``finish_sweep`` or ``finish_rewrite``)."""
+        """Say *kind* of follow-up is due (until ``finish_sweep`` or
+        ``finish_rewrite``): a job of its own each time, so a finish marks
+        done only the jobs queued before it took the old words out."""
         tx.execute(
-            "INSERT INTO background_jobs (kind, created_at, updated_at)"
-            " SELECT ?1, ?2, ?2 WHERE NOT EXISTS"
-            " (SELECT 1 FROM background_jobs WHERE kind = ?1 AND status = 'queued')",
+            "INSERT INTO background_jobs (kind, created_at, updated_at) VALUES (?1, ?2, ?2)",
             (kind, self._clock()),
         )
 
@@ -637,11 +637,12 @@ class ConversationStore:
                 for title, summary, row in changed
             )
 
-    def finish_sweep(self) -> None:
+    def finish_sweep(self) -> bool:
         """Drop the words of rewritten messages and memories from the search
         indexes (FTS5 keeps a replaced text's words until its segments merge)
-        and from the write-ahead log; the sweep is finished."""
-        self._finish((_SWEEP_FOLLOW_UP, _REWRITE_FOLLOW_UP))
+        and from the write-ahead log; whether the sweep is finished (see
+        ``_finish``)."""
+        return self._finish((_SWEEP_FOLLOW_UP, _REWRITE_FOLLOW_UP))
 
     def rewrote(self, tx: Transaction) -> None:
         """Say, in *tx*, that stored text was rewritten (a message's, a
@@ -650,27 +651,41 @@ class ConversationStore:
         comes first (``sweep_unfinished``)."""
         self._queue_follow_up(tx, _REWRITE_FOLLOW_UP)
 
-    def finish_rewrite(self) -> None:
+    def finish_rewrite(self) -> bool:
         """``finish_sweep`` after a rewrite (``rewrote``), and nothing when
         there was none: a sweep of old messages that may run meanwhile is
-        left to finish itself."""
+        left to finish itself.  Whether no rewrite is left to finish."""
         queued = self._db.fetch_value(
             "SELECT count(*) FROM background_jobs WHERE kind = ? AND status = 'queued'",
             (_REWRITE_FOLLOW_UP,),
         )
-        if queued:
-            self._finish((_REWRITE_FOLLOW_UP,))
+        return not queued or self._finish((_REWRITE_FOLLOW_UP,))
 
-    def _finish(self, kinds: tuple[str, ...]) -> None:
+    def _finish(self, kinds: tuple[str, ...]) -> bool:
+        """Optimize both search indexes, then empty the WAL of the pages
+        that held the old words; whether both were done.  Only then are the
+        jobs of *kinds* queued before the optimize marked done: a kill in
+        between, or a reader keeping the WAL (``Database.truncate_wal``),
+        leaves them queued for the next start (``sweep_unfinished``)."""
+        kind_marks = ", ".join("?" * len(kinds))
         with self._db.transaction() as tx:
+            last = tx.fetch_value(
+                f"SELECT max(id) FROM background_jobs WHERE kind IN ({kind_marks})"
+                " AND status = 'queued'",
+                kinds,
+            )
             tx.execute("INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")
             tx.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
-            tx.execute(
-                "UPDATE background_jobs SET status = 'done', updated_at = ?"
-                f" WHERE kind IN ({', '.join('?' * len(kinds))}) AND status = 'queued'",
-                (self._clock(), *kinds),
-            )
-        self._db.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
+        if not self._db.truncate_wal():
+            return False
+        if last is not None:
+            with self._db.transaction() as tx:
+                tx.execute(
+                    "UPDATE background_jobs SET status = 'done', updated_at = ?"
+                    f" WHERE kind IN ({kind_marks}) AND status = 'queued' AND id <= ?",
+                    (self._clock(), *kinds, last),
+                )
+        return True
 
     def learn_again(self, conversation_id: int) -> int:
         """The user asked to learn the skipped parts of a conversation after

@@ -235,10 +235,7 @@ def compact(database: Database) -> Compacted:
     (TRUNCATE); whether the WAL was emptied (not while another connection reads)."""
     database.set_pragma("secure_delete", "on")
     database._execute("VACUUM", ())
-    if str(database.pragma("journal_mode")).lower() != "wal":
-        return Compacted(wal_truncated=True)
-    row = database.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
-    return Compacted(wal_truncated=row is not None and int(row[0]) == 0)
+    return Compacted(wal_truncated=database.truncate_wal())
 
 
 def erase_in(tx: Transaction, items: Erasable) -> Erasable:
