@@ -52,7 +52,8 @@ def test_a_value_named_later_leaves_the_dream_changes_and_logs_that_quoted_it(
     dreams.log(run.id, "dedup", "rolled_back", "Nothing changed.", json.dumps({"content": SECOND}))
     assert len(_rows_holding(db, VALUE)) >= 4  # the memories, their history, the change, the log
 
-    changed = memories.rewrite_holding([VALUE], lambda text: without(text, [VALUE]))
+    with db.transaction() as tx:
+        changed = memories.rewrite_holding([VALUE], lambda text: without(text, [VALUE]), tx)
 
     assert changed == [first.id, second.id]
     assert _rows_holding(db, VALUE) == []
