@@ -149,15 +149,9 @@ class Job:
         return self._error
 
     def chunks(self, timeout: float | None = None) -> Iterator[Chunk]:
-        """Streamed chunks of a user chat job, ending with the one that has a finish reason.
-
-        Once the job is asked to stop, pieces still on their way are not
-        given: a server streams ahead of the reader, and on a busy machine
-        several had arrived when Stop was pressed, each shown after it."""
+        """Streamed chunks of a user chat job, ending with the one that has a finish reason."""
         while (item := self._chunks.get(timeout=timeout)) is not _END:
             assert isinstance(item, Chunk)
-            if self._cancel.is_set() and item.finish_reason is None:
-                continue
             yield item
         if self._error is not None:
             raise self._error

@@ -703,19 +703,3 @@ def test_every_text_a_model_is_sent_passes_the_filter_first(
     [(sent, _)] = model.requests
     assert [m.content for m in sent] == ["memory: type [redacted]", "and the NAS?"]
     assert embedder.calls == [["when the NAS asks, type [redacted]"]]
-
-
-def test_pieces_on_their_way_when_stop_is_pressed_are_not_given() -> None:
-    """A server streams ahead of the reader: pieces queued before the job was
-    asked to stop were shown after Stop, six on a busy machine."""
-    from models.jobs import ChatRequest
-
-    job = Job(ChatRequest((ChatMessage("user", "hi"),), OPTIONS), Priority.USER)
-    for piece in ("Once", " upon", " a", " time"):
-        job.emit(Chunk(piece))
-    reader = job.chunks(timeout=5)
-    assert next(reader).text == "Once"
-    job.cancel()
-    job.emit(Chunk("", "cancelled"))
-    job.finish("Once")
-    assert list(reader) == [Chunk("", "cancelled")]
