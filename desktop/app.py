@@ -64,6 +64,7 @@ from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
+from desktop.core.dreaming.snapshots import damage_report
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.memory.harvest import Harvester
 from desktop.core.memory.service import MemoryService
@@ -306,6 +307,8 @@ def run_check(paths: AppPaths, prompt: str, early_problems: Sequence[str] = ()) 
         loads = load_models(core)
         failures = {role: failure_message(ROLE_NAMES[role], job) for role, job in loads.items()}
         problems = [*core.problems, *filter(None, failures.values())]
+        if core.database is not None:
+            problems.extend(filter(None, [damage_report(core.database, paths.snapshots_dir)]))
         for problem in problems:
             print(f"problem: {problem}", file=sys.stderr)
         if core.database is not None:

@@ -27,6 +27,7 @@ from desktop.core.base.settings import (
     load_settings,
     save_settings,
 )
+from desktop.core.db import ConversationStore, open_database
 from desktop.core.db.schedules import Daily
 from desktop.ui.chat.transcript_rows import ActionNotice
 from desktop.ui.chat.window import ChatWindow
@@ -44,6 +45,7 @@ from desktop.ui.shell.tray import Tray
 from desktop.ui.widgets.worker import TaskDone
 from models.broker import Role, RoleHealth
 from models.convert_bert import DEFAULT_GGUF_NAME, Progress
+from tests.damage import filled, garble_an_index
 from tests.pipes import a_reader_comes_late
 
 WAIT_MS = 60_000
@@ -739,3 +741,30 @@ def test_a_socket_that_cannot_be_listened_on_is_said_and_reverie_starts_anyway(
     [banner] = seen
     assert "Reverie could not make sure it runs only once" in banner
     assert "the path is too long" in banner
+
+
+def test_a_damaged_database_is_said_at_start_and_nothing_there_writes_to_it(
+    qtbot: QtBot, app_paths: AppPaths
+) -> None:
+    filled(app_paths.database_file)
+    with open_database(app_paths.database_file) as database:
+        store = ConversationStore(database)
+        store.delete(store.create("Long gone").id)
+        with database.transaction() as tx:
+            tx.execute("UPDATE conversations SET deleted_at = 0 WHERE title = 'Long gone'")
+    garble_an_index(app_paths.database_file)
+    core = build_core(app_paths)
+    app = ReverieApplication(core, load_models(core))
+    qtbot.addWidget(app.window)
+    try:
+        qtbot.waitUntil(lambda: "SQLite found" in app.window.banner.text(), timeout=WAIT_MS)
+        assert "no sound copy" in app.window.banner.text()
+        ran = []
+        app.maintenance.submit(lambda _: ran.append(True))  # after the start's jobs
+        qtbot.waitUntil(lambda: bool(ran), timeout=WAIT_MS)
+        # The deletion past its restore window waits for a sound file.
+        assert core.database is not None
+        assert core.database.fetch_value("SELECT count(*) FROM conversations WHERE deleted_at = 0")
+    finally:
+        app.shutdown()
+        core.close()

@@ -5,7 +5,7 @@ tables.  sqlite3, sqlean and sqlite_vec are imported only inside this package.
 """
 
 from desktop.core.db.clock import Clock, system_clock
-from desktop.core.db.connection import Database, ExecResult, Row, Transaction
+from desktop.core.db.connection import Database, ExecResult, Row, Transaction, quick_check
 from desktop.core.db.conversations import (
     Conversation,
     ConversationStore,
@@ -33,6 +33,7 @@ from desktop.core.db.errors import (
     QueryFailed,
     RowNotFound,
     UnusableVector,
+    is_damage,
 )
 from desktop.core.db.memories import MAX_K, MemoryStore
 from desktop.core.db.memory_rows import (
@@ -96,10 +97,12 @@ __all__ = [
     "Transaction",
     "UnusableVector",
     "content_hash",
+    "is_damage",
     "latest_version",
     "migrate",
     "open_copy",
     "open_database",
+    "quick_check",
     "select_driver",
     "system_clock",
 ]

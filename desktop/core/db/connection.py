@@ -26,6 +26,7 @@ from desktop.core.db.drivers import load_vector_extension as _load_vector_extens
 from desktop.core.db.errors import (
     DatabaseUnavailable,
     disk_full,
+    is_damage,
     translate,
     unavailable,
     unreachable,
@@ -235,14 +236,27 @@ class Database(_Reads):
         SQLite's quick check and has all of *tables*."""
         try:
             with connect(path, self._driver) as copy:
-                verdict = [row[0] for row in copy.fetch_all("PRAGMA quick_check")]
+                damage = quick_check(copy)
                 missing = tables - _table_names(copy)
         except ReverieError as error:
             raise SnapshotUnusable(f"the copy {path} cannot be read back: {error}") from error
-        if verdict != ["ok"]:
-            raise SnapshotUnusable(f"the copy {path} is damaged: {'; '.join(verdict[:3])}")
+        if damage:
+            raise SnapshotUnusable(f"the copy {path} is damaged: {'; '.join(damage)}")
         if missing:
             raise SnapshotUnusable(f"the copy {path} lacks tables: {', '.join(sorted(missing))}")
+
+    def damage(self) -> list[str]:
+        """What SQLite's quick check finds wrong in this file (``quick_check``;
+        none: it is sound), read on a connection of its own: reading a large
+        file takes seconds, and in WAL mode that reader never holds this
+        connection up.  A file SQLite refuses to read at all is one finding."""
+        try:
+            with connect(self.path, self._driver, view="mode=ro", create=False) as checker:
+                return quick_check(checker)
+        except ReverieError as error:
+            if is_damage(error):
+                return [str(error.__cause__)]
+            raise
 
     def truncate_wal(self) -> bool:
         """Write the WAL back into the file and empty it
@@ -330,6 +344,17 @@ class Database(_Reads):
             # The original error is the one to report; the failed rollback
             # travels with it rather than replacing it.
             cause.add_note(f"the rollback also failed: {exc}")
+
+
+def quick_check(database: Database) -> list[str]:
+    """What SQLite's quick check finds wrong in *database*: its first three
+    findings, none if the file is sound."""
+    rows = [str(row[0]) for row in database.fetch_all("PRAGMA quick_check(3)")]
+    if rows == ["ok"]:
+        return []
+    # A row may hold several lines, the first naming the schema ("*** in database main ***").
+    lines = (line.strip() for row in rows for line in row.splitlines())
+    return [line for line in lines if line and not line.startswith("*** ")]
 
 
 def _table_names(database: Database) -> set[str]:

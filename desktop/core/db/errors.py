@@ -210,6 +210,13 @@ def _result_code(exc: BaseException) -> int | None:
     return None
 
 
+def is_damage(error: BaseException) -> bool:
+    """Whether *error* (a driver's, or a typed one raised from it) says the
+    file is damaged or not a database at all: a page SQLite cannot read."""
+    cause = error.__cause__ if isinstance(error, ReverieError) else error
+    return cause is not None and _result_code(cause) in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+
+
 def translate(exc: BaseException, path: Path) -> ReverieError:
     """The typed error for a driver exception *exc* raised on database *path*."""
     code = _result_code(exc)

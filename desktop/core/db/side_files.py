@@ -46,7 +46,7 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.base.files import NotARegularFile, kind_in_the_way, kind_of, open_regular
 from desktop.core.db import migrations as _migrations
 from desktop.core.db import schema_v8
-from desktop.core.db.connection import SIDE_FILES, Database
+from desktop.core.db.connection import SIDE_FILES, Database, quick_check
 from desktop.core.db.errors import (
     DatabaseBusy,
     DatabaseTooNew,
@@ -179,9 +179,8 @@ def _identity_alone(open_view: OpenView) -> bytes | None:
 def _check_sound(database: Database, migrations: Sequence[_migrations.Migration]) -> None:
     """Raise unless *database* is Reverie's (or new) and passes SQLite's quick check."""
     _migrations.check_openable(database, migrations)
-    verdict = [row[0] for row in database.fetch_all("PRAGMA quick_check")]
-    if verdict != ["ok"]:
-        raise unavailable(database.path, f"the file is damaged ({'; '.join(verdict[:3])})")
+    if damage := quick_check(database):
+        raise unavailable(database.path, f"the file is damaged ({'; '.join(damage)})")
 
 
 def _has_frames(wal: Path, database: Path) -> bool:

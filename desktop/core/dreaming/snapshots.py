@@ -57,7 +57,7 @@ from desktop.core.base.files import (
     make_tree_private,
     sync_to_disk,
 )
-from desktop.core.db import Database, DatabaseBusy, DiskFull, open_copy
+from desktop.core.db import Database, DatabaseBusy, DiskFull, is_damage, open_copy, quick_check
 
 SNAPSHOT_PREFIX = "before-dream-"
 SNAPSHOT_SUFFIX = ".sqlite3"
@@ -65,7 +65,6 @@ SKILLS_SUFFIX = ".skills"
 TEMPORARY_SUFFIX = ".part"
 _SIDE_FILES = ("-journal", "-wal", "-shm")
 _HEADER = b"SQLite format 3\x00"
-_DAMAGED_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB (https://www.sqlite.org/rescode.html)
 _TAKEN_AT = "%Y%m%dT%H%M%SZ"
 """A copy's stamp: when it was taken, in UTC, so names sort as copies were taken."""
 _STAMP = re.compile(r"(?P<utc>\d{8}T\d{6}Z)(?:-(?P<sequence>\d+))?")
@@ -310,11 +309,50 @@ def damaged(path: Path, like: Database) -> bool:
     be looked at (permissions, a busy copy) is not damage: False."""
     try:
         with open_copy(path, like) as copy:
-            verdict = [row[0] for row in copy.fetch_all("PRAGMA quick_check")]
+            return bool(quick_check(copy))
     except EnvironmentProblem as problem:
-        code = getattr(problem.__cause__, "sqlite_errorcode", None)
-        return isinstance(code, int) and code & 0xFF in _DAMAGED_CODES
-    return verdict != ["ok"]
+        return is_damage(problem)
+
+
+def damage_report(database: Database, folder: Path) -> str | None:
+    """What to tell the user if *database* fails SQLite's quick check (a bad
+    sector, a page overwritten): what is wrong, and the way back to the
+    newest sound copy in *folder*, if there is one; None if it is sound.
+
+    Reading a large file takes seconds, so the start asks it on a worker,
+    before anything there writes to the file."""
+    damage = database.damage()
+    if not damage:
+        return None
+    live = database.path
+    said = (
+        f"Reverie's database {live} is damaged (SQLite found: {'; '.join(damage)}). "
+        "What stands in the damaged part may fail to load or to save, and Reverie "
+        "writes nothing to it at start (deletions past their restore window wait)."
+    )
+    with contextlib.suppress(OSError):  # a folder closed to the user: no copy to offer
+        for copy in reversed(complete_snapshots(folder)):
+            if not damaged(copy, database):
+                return (
+                    f"{said} The newest sound copy is {copy} ({_taken_text(copy)}): to go "
+                    f"back to it, quit Reverie, move {live.name} and its -wal and -shm files "
+                    f"out of {live.parent}, and copy it there as {live.name}. What was said "
+                    "since it was taken is not in it."
+                )
+    return (
+        f"{said} There is no sound copy to go back to: the sqlite3 program's .recover "
+        "command saves what is still readable into a new file."
+    )
+
+
+def _taken_text(path: Path) -> str:
+    """When the copy at *path* was taken, for the user (a name an older
+    version wrote, in local time, is shown as it is)."""
+    in_order, stamp, _sequence = _taken_order(path)
+    if not in_order:
+        return f"taken before a dream, named {path.name}"
+    taken = time.strptime(stamp, _TAKEN_AT)
+    return f"taken before the dream of {time.strftime('%Y-%m-%d %H:%M', taken)} UTC"
 
 
 def discard(path: Path) -> None:

@@ -289,10 +289,14 @@ class ChatWindow(QMainWindow):
         self.transcript.clear()
         if self._chat is None or self._conversation_id is None:
             return
-        conversation = self._chat.conversation(self._conversation_id)
+        shown = self._conversation_id
+        # A damaged database fails here first: said in the banner, not a crash.
+        conversation = self.conversations.guarded(lambda chat: chat.conversation(shown))
         self.off_record_label.setVisible(conversation is not None and conversation.off_record)
         if conversation is not None:
-            show_history(self.transcript, self._chat, conversation)
+            self.conversations.guarded(
+                lambda chat: show_history(self.transcript, chat, conversation)
+            )
         self.transcript.scroll_to_bottom()
         self._offer_actions()
 
@@ -699,12 +703,18 @@ class ChatWindow(QMainWindow):
         for button in self._actions:
             button.deleteLater()
         self._actions = []
-        if self._chat is not None and self._conversation_id is not None and not self.busy:
-            asked = self._chat.last_user_message(self._conversation_id)
-            answer = self._chat.last_answer(self._conversation_id)
-            self._actions = offer_actions(
-                self.transcript, asked, answer, self.edit_last_message, self.regenerate
+        if (
+            self._chat is not None
+            and (shown := self._conversation_id) is not None
+            and not self.busy
+        ):
+            last = self.conversations.guarded(
+                lambda chat: (chat.last_user_message(shown), chat.last_answer(shown))
             )
+            if last is not None:
+                self._actions = offer_actions(
+                    self.transcript, *last, self.edit_last_message, self.regenerate
+                )
 
     def _on_notice(self, text: str) -> None:
         self.transcript.add_notice(text)

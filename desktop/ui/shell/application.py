@@ -8,10 +8,10 @@ import gc
 import logging
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -21,6 +21,7 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.text import cut
 from desktop.core.dreaming.secret_sweep import sweep_snapshots, sweep_stored_secrets
+from desktop.core.dreaming.snapshots import damage_report
 from desktop.ui.chat.markdown import warm_up
 from desktop.ui.chat.window import ChatWindow
 from desktop.ui.dreaming.report import DreamReportWindow
@@ -38,6 +39,10 @@ from desktop.ui.widgets.worker import WorkerThread
 from models.broker import Job, Role
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from desktop.core.chat.service import TurnListener
+    from desktop.core.db import Database
     from desktop.core.dreaming.dreamer import Dreamer, DreamReport
     from desktop.core.tasks.agenda import AgendaReview
     from desktop.core.tasks.routines import TaskRun
@@ -91,7 +96,13 @@ class ReverieApplication(QObject):
     A QObject, so that Qt signals may call its methods: PySide frees a
     connection to a plain Python object's method unsafely once that object
     is gone (a crash seen in the test run).
+
+    Signals:
+        database_damaged(str): the start's check found the database damaged;
+            what to tell the user.
     """
+
+    database_damaged = Signal(str)
 
     def __init__(self, core: Core, loads: Mapping[Role, Job]) -> None:
         """*loads*: the jobs loading each role's models (``desktop.app.load_models``)."""
@@ -128,16 +139,24 @@ class ReverieApplication(QObject):
         self.maintenance.worker.failed.connect(
             lambda failure: log.warning("maintenance failed: %s", failure.message)
         )
+        self.database_damaged.connect(self.window.show_problem)
         self.maintenance.submit(lambda _: warm_up())  # before the first reply needs it
+        self._sound, snapshots = True, core.paths.snapshots_dir
+        if (database := core.database) is not None:  # before anything below writes to it
+            self.maintenance.submit(lambda _: self._check_database(database, snapshots))
         if (eraser := core.eraser) is not None:  # deletions past their restore window
-            self.maintenance.submit(lambda _: eraser.erase_expired())
+            self.maintenance.submit(self._while_sound(eraser.erase_expired))
         self._sweep = JobControl()
         if (conversations := core.conversations) is not None:  # stored by an older version
-            self.maintenance.submit(lambda _: sweep_stored_secrets(conversations, self._sweep))
-        if (database := core.database) is not None and eraser is not None:  # and in its snapshots
-            snapshots, held = core.paths.snapshots_dir, eraser.snapshots_lock
             self.maintenance.submit(
-                lambda _: sweep_snapshots(database, snapshots, self._sweep, under=held)
+                self._while_sound(lambda: sweep_stored_secrets(conversations, self._sweep))
+            )
+        if database is not None and eraser is not None:  # and in its snapshots
+            held = eraser.snapshots_lock
+            self.maintenance.submit(
+                self._while_sound(
+                    lambda: sweep_snapshots(database, snapshots, self._sweep, under=held)
+                )
             )
         if core.memories is not None:
             memories = core.memories  # a new embedder: every memory gets its vector again
@@ -160,6 +179,20 @@ class ReverieApplication(QObject):
         self.tasks = self._task_runner(core)
         self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
+
+    def _check_database(self, database: Database, snapshots: Path) -> None:
+        """On the maintenance worker: say if the database is damaged (and
+        how to go back to a sound copy), and then let nothing at start write
+        to it."""
+        if (report := damage_report(database, snapshots)) is not None:
+            self._sound = False
+            log.error("%s", report)
+            self.database_damaged.emit(report)
+
+    def _while_sound(self, job: Callable[[], object]) -> Callable[[TurnListener], object]:
+        """*job* as a maintenance task that does nothing once the database was
+        found damaged (``_check_database``, which runs first)."""
+        return lambda _: job() if self._sound else None
 
     def _show_preparation(self, step: Preparation) -> None:
         """The memory model's preparation in the status bar; once it is over,

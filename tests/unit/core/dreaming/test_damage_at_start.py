@@ -1,0 +1,56 @@
+"""A database with a damaged page (a bad sector, a page overwritten) used to
+start with nothing said: the first message failed as "damaged", after the
+start's erasure had written to the file (round 16, noticed).  The start
+now runs SQLite's quick check and says what is wrong and the way back to
+the newest sound copy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop.core.db import open_database
+from desktop.core.dreaming.snapshots import damage_report, take_snapshot
+from tests.damage import filled, garble_an_index
+
+
+def test_a_sound_database_has_nothing_to_report(tmp_path: Path) -> None:
+    path = tmp_path / "reverie.sqlite3"
+    filled(path)
+    with open_database(path) as database:
+        assert database.damage() == []
+        assert damage_report(database, tmp_path / "snapshots") is None
+
+
+def test_a_damaged_database_names_the_newest_sound_copy_and_how_to_go_back(
+    tmp_path: Path,
+) -> None:
+    path, folder = tmp_path / "reverie.sqlite3", tmp_path / "snapshots"
+    filled(path)
+    with open_database(path) as database:
+        older = take_snapshot(database, folder, "20261120T010000Z", skills_dir=None, keep=3)
+        newer = take_snapshot(database, folder, "20261127T010000Z", skills_dir=None, keep=3)
+    broken = bytearray(newer.read_bytes())  # the newest copy is damaged too: skipped
+    broken[100:] = b"\xff" * (len(broken) - 100)
+    newer.write_bytes(bytes(broken))
+    garble_an_index(path)
+
+    with open_database(path) as database:  # opening reads no index page
+        assert database.damage()  # SQLite's own findings
+        report = damage_report(database, folder)
+
+    assert report is not None
+    assert f"{path} is damaged" in report
+    assert str(older) in report and str(newer) not in report
+    assert "taken before the dream of 2026-11-20 01:00 UTC" in report
+    assert "reverie.sqlite3 and its -wal and -shm files" in report
+
+
+def test_without_a_sound_copy_the_report_says_what_still_saves_the_readable_part(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "reverie.sqlite3"
+    filled(path)
+    garble_an_index(path)
+    with open_database(path) as database:  # opening reads no index page
+        report = damage_report(database, tmp_path / "snapshots")  # no folder at all
+    assert report is not None and "no sound copy" in report and ".recover" in report
