@@ -44,6 +44,7 @@ from desktop.core.db.message_kinds import (
     is_command,
     is_seed,
     kind_of,
+    visible_text,
 )
 from desktop.core.memory.lines import COMPONENTS, memory_line
 from desktop.core.memory.service import MemoryService, Remembered
@@ -430,6 +431,15 @@ class ChatService:
             return None
         return stored, text.partition(TOOL_CALL_START)[2]
 
+    def _exchange(self, turn: Turn) -> str:
+        """``ToolContext.said``: the user's message *turn* answers, after what
+        Reverie said just before it."""
+        if (asked := turn.user_message) is None:
+            return ""
+        before = self._conversations.last_messages(turn.conversation_id, before=asked.id)
+        prompted = [visible_text(m) for m in before if m.role == "assistant"]
+        return "\n".join([*prompted, visible_text(asked)])
+
     def _offered_tools(self, turn: Turn, kind: ReplyKind) -> frozenset[str]:
         """The tools an answer may use (none for a greeting; none that learn
         off the record)."""
@@ -447,7 +457,8 @@ class ChatService:
         redacted, as every message is."""
         assert self._toolbox is not None  # only offered tools are called
         asked = (turn.user_message.id,) if turn.user_message is not None else ()
-        call = self._toolbox.call(call_json, ToolContext(turn.conversation_id, asked), usable)
+        context = ToolContext(turn.conversation_id, asked, self._exchange(turn))
+        call = self._toolbox.call(call_json, context, usable)
         result = call.result
         metadata = {
             TOOL: call.name,

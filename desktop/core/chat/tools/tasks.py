@@ -16,11 +16,14 @@ nothing is changed.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolResult
+from desktop.core.base.content_words import related
+from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolFailed, ToolResult
+from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import DEFAULT_PRIORITY, KEEP, LOW, URGENT, Task
 from desktop.core.tasks.schedules import ScheduleWords, parse_schedule
 from desktop.core.tasks.service import MODEL_TEXT_CHARS, TaskService, schedule_words
@@ -28,6 +31,8 @@ from desktop.core.tasks.service import MODEL_TEXT_CHARS, TaskService, schedule_w
 TaskAction = Literal["add", "complete", "update", "pause", "resume", "delete", "list"]
 ROUTINE_CHARS = 500
 _NEEDS_ID = frozenset({"complete", "update", "pause", "resume", "delete"})
+_ENDS = frozenset({"complete", "delete"})
+"""Actions that end a task: only on the user's own words (``_check_the_users_call``)."""
 _DONE = {
     "add": "added",
     "complete": "completed",
@@ -108,6 +113,8 @@ def _act(tasks: TaskService, arguments: TaskCall, context: ToolContext) -> Task:
             ai_prompt=_routine(arguments.routine),
         )
     assert arguments.id is not None  # checked with the arguments
+    if arguments.action in _ENDS:
+        _check_the_users_call(tasks.get(arguments.id), arguments.action, context.said)
     if arguments.action == "update":
         return tasks.update(
             arguments.id,
@@ -123,6 +130,28 @@ def _act(tasks: TaskService, arguments: TaskCall, context: ToolContext) -> Task:
         "delete": tasks.delete,
     }
     return steps[arguments.action](arguments.id)
+
+
+def _check_the_users_call(task: Task | None, action: str, said: str) -> None:
+    """``ToolFailed``, which the model reads, unless completing or deleting
+    *task* is the user's call: what they just said (*said*, with Reverie's
+    question before it) speaks of the task, by its words or its #id.  A
+    small model, or words planted in a memory or a tool's result, must not
+    end a task after "hi".  A repeating task is never completed here:
+    that would end every later reminder, not today's one."""
+    if task is None:
+        return  # the store says there is no such task
+    if action == "complete" and task.schedule is not None and not isinstance(task.schedule, Once):
+        raise ToolFailed(
+            f"task #{task.id} repeats ({schedule_words(task)}): completing it would end every "
+            "later reminder, not today's. Nothing is needed for today's; to stop it, pause "
+            "or delete it when the user asks."
+        )
+    if not related(task.text, said) and not re.search(rf"#{task.id}\b", said):
+        raise ToolFailed(
+            f"the user has not spoken of task #{task.id} in this message: ask them before "
+            f"you {action} it"
+        )
 
 
 def _routine(words: str | None) -> str | None:

@@ -70,6 +70,10 @@ class ToolContext:
 
     conversation_id: int
     message_ids: tuple[int, ...] = ()
+    said: str = ""
+    """What the user said in that message, after what Reverie said just
+    before it (the question a "yes" answers): the words a call that ends
+    something of the user's must speak of."""
 
 
 @dataclass(frozen=True)

@@ -276,3 +276,31 @@ def test_a_reminder_stored_while_a_tool_runs_is_not_read_as_the_call(
     call, reminded, _ = model.requests[1][0][-3:]
     assert call.content == f"Let me look. {TOOL_CALL_START}{json.dumps(SEARCH_TEA)}"
     assert reminded.content == safe_for_prompt(reminder, "document")
+
+
+def test_a_tool_hears_what_the_user_said_and_the_question_it_answers(
+    store: ConversationStore,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+) -> None:
+    """What a task's completion must speak of (round 17: "yes" answers
+    Reverie's question, "hi" answers nothing)."""
+    heard: list[str] = []
+
+    def hear(arguments: _Query, context: ToolContext) -> ToolResult:
+        heard.append(context.said)
+        return ToolResult(True, {"memories": []}, "Nothing found.")
+
+    tool = Tool("search_memory", _Query, hear)
+    chat = ChatService(
+        store, memories, broker, prompts, ModelSettings(), toolbox=Toolbox([tool], prompts)
+    )
+    conversation = chat.new_conversation()
+    store.add_message(conversation.id, "assistant", "Have you paid the rent yet?")
+    model.queue(f"Good. {TOOL_CALL_START}{json.dumps(SEARCH_TEA)}", "Noted.")
+
+    chat.run(chat.send(conversation.id, "yes, this morning"), Recorder())
+
+    assert heard == ["Have you paid the rent yet?\nyes, this morning"]

@@ -4,6 +4,7 @@ write it, and every bad call answered with a clear error and no change."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -18,6 +19,7 @@ from desktop.core.chat.tools.toolbox import Toolbox, ToolContext
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.schedules import Daily
 from desktop.core.db.tasks import EVERY_STATUS, Task, TaskStore
+from desktop.core.tasks.schedules import parse_schedule
 from desktop.core.tasks.service import TaskService
 from models.interfaces import ChatMessage, GenerationOptions
 from models.llama_chat import LlamaChatModel
@@ -202,8 +204,10 @@ def test_a_routine_without_a_schedule_or_with_the_wrong_action_is_refused(
 def test_each_action_does_what_it_says(
     toolbox: Toolbox, tasks: TaskService, context: ToolContext
 ) -> None:
+    said = replace(context, said="I paid the rent, and Ana called me herself.")
+
     def run(**arguments: Any) -> dict[str, Any]:
-        call = toolbox.call(_call(**arguments), context, TASK)
+        call = toolbox.call(_call(**arguments), said, TASK)
         assert call.result.ok, call.result.content
         return call.result.content
 
@@ -364,3 +368,42 @@ def test_a_call_the_real_small_model_writes_under_the_schema_is_run(
     assert task.conversation_id == context.conversation_id
     assert "water the plants" in task.text.casefold()
     assert task.schedule == Daily(time(9))
+
+
+@pytest.mark.parametrize("action", ["complete", "delete"])
+def test_a_task_is_ended_only_when_the_user_spoke_of_it(
+    toolbox: Toolbox, tasks: TaskService, context: ToolContext, action: str
+) -> None:
+    """Round 17: the model ended a task after "hi, what's the weather like?"."""
+    task = tasks.add("Pay the rent", conversation_id=context.conversation_id)
+    hello = replace(context, said="hi, what's the weather like?")
+
+    refused = toolbox.call(_call(action=action, id=task.id), hello, TASK)
+
+    assert not refused.result.ok
+    assert "has not spoken of task" in refused.result.content["error"]
+    assert tasks.get(task.id).status == "active"  # type: ignore[union-attr]
+    for words in ("Did you pay the rent?\nyes", "done with #{}, thanks"):
+        again = tasks.add("Pay the rent", conversation_id=context.conversation_id)
+        said = replace(context, said=words.format(again.id))
+        call = toolbox.call(_call(action=action, id=again.id), said, TASK)
+        assert call.result.ok, call.result.content
+
+
+def test_a_repeating_task_is_never_completed_by_the_model(
+    toolbox: Toolbox, tasks: TaskService, context: ToolContext
+) -> None:
+    """Completing a daily task ends every later reminder, not today's."""
+    task = tasks.add(
+        "Take warfarin",
+        conversation_id=context.conversation_id,
+        schedule=parse_schedule("daily at 08:00", tasks.now()),
+    )
+    took = replace(context, said="I took my warfarin")
+
+    call = toolbox.call(_call(action="complete", id=task.id), took, TASK)
+
+    assert not call.result.ok and "repeats (daily at 08:00)" in call.result.content["error"]
+    assert tasks.get(task.id).status == "active"  # type: ignore[union-attr]
+    deleted = toolbox.call(_call(action="delete", id=task.id), took, TASK)
+    assert deleted.result.ok  # what the user asks to stop can still go

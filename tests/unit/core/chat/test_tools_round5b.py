@@ -8,6 +8,7 @@ JSON holds, are refused before anything is stored."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -144,7 +145,7 @@ def test_the_same_call_with_each_key_once_still_runs(
 ) -> None:
     written = json.dumps({"name": "task", "arguments": {"action": "delete", "id": plumber.id}})
 
-    call = toolbox.call(written, context, toolbox.names)
+    call = toolbox.call(written, replace(context, said=f"delete #{plumber.id}"), toolbox.names)
 
     assert call.result.ok
     assert [t.status for t in _all(task_service)] == ["deleted"]
