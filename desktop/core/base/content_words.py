@@ -2,7 +2,8 @@
 whether two texts speak of the same thing (a task and the user's words
 about it, a preference and a message, a skill and its rewrite), and its
 words of change and negation (``changes``): how it tells that a rewrite
-still says what changed, or what is not so.
+still says what changed, or what is not so; with its numbers, whether a
+rewrite says a passage otherwise (``says_otherwise``).
 
 Plain and English-only, as everything the host reads of what was said.
 """
@@ -42,6 +43,8 @@ someone died, a marriage ended, it holds *now*, or it is denied ("not",
 "never", "without", "skip").  A small model's rewrite that loses one of
 them says the opposite ("takes warfarin" for "stopped taking warfarin"),
 one that gains one says what nobody said."""
+NUMBER = re.compile(r"(?<![\d.])\d+(?:[.,:]\d+)*")
+"""A number as written: "3", "08:00", "1.5", "2,000"."""
 DENIED = "denied"
 """The ``changes`` of a text that denies something ("not", "never", "skip")."""
 
@@ -76,3 +79,17 @@ def changes(text: str) -> frozenset[str]:
     "died", "divorced", "now" or ``DENIED``."""
     found = _CHANGES.finditer(text.translate(APOSTROPHES))
     return frozenset(match.lastgroup or DENIED for match in found)
+
+
+def says_otherwise(original: str, rewritten: str) -> str | None:
+    """How *rewritten*, put in the place of *original*, says something else
+    (None: it does not): other numbers, or theirs in another order ("3
+    tablets, never more than 1" for "1 tablet, never more than 3"), or
+    other words of change ("take it with aspirin" for "never take it with
+    aspirin").  A small model's rewrite keeps every number and the word
+    "never" somewhere, and still says the opposite."""
+    if NUMBER.findall(rewritten) != NUMBER.findall(original):
+        return "with other numbers"
+    if changes(rewritten) != changes(original):
+        return "with other words of change or denial"
+    return None

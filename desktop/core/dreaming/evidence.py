@@ -8,7 +8,9 @@ A 135M model's word is not enough to change what the user wrote or said:
   a fair share of its words (``kept_share``); and run what it ran, as it
   ran it (``changed_commands``): nothing added that runs, each command line
   as it was, in its order, nothing said not to run that was run or the
-  reverse.
+  reverse; and say its prose as it said it (``changed_steps``): each
+  sentence with a number or a word of change with the same ones, nothing
+  new added.
 - A task is done only when the user said so: that rule is shared with the
   agenda review, in ``desktop.core.tasks.evidence``.
 - A preference counts the user's messages that say it (``supports``) and is
@@ -24,7 +26,15 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from desktop.core.base.content_words import DENIED, changes, related, stems
+from desktop.core.base.content_words import (
+    DENIED,
+    NUMBER,
+    changes,
+    new_words,
+    related,
+    says_otherwise,
+    stems,
+)
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -46,9 +56,10 @@ _COMMAND = re.compile(
 """A command line, in the order written: a fenced block, a code span or a
 line typed at a shell prompt."""
 _SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n")
-_NUMBER = re.compile(r"(?<![\d.])\d+(?:[.,:]\d+)*")
 _LIST_NUMBER = re.compile(r"^(\s*)\d+[.)](?=\s)", re.MULTILINE)
 """A step's own number ("2. Boil water"): renumbering steps loses nothing."""
+NEW_WORDS = 0
+"""How many content words a skill's rewrite may add that it did not have."""
 _SPACE = re.compile(r"\s+")
 _CORRECTION = re.compile(
     r"\b(?:no|nope|stop|don'?t|do not|never|not|wrong|quit|enough|"
@@ -75,7 +86,7 @@ def skill_specifics(text: str) -> list[str]:
     found += [f for f in _FILE.findall(outside_urls) if f.casefold() not in _NOT_FILES]
     found += _FLAG.findall(outside_urls)
     found += _ENVIRONMENT.findall(text)
-    found += _NUMBER.findall(_LIST_NUMBER.sub(r"\1", outside_urls))
+    found += NUMBER.findall(_LIST_NUMBER.sub(r"\1", outside_urls))
     return list(dict.fromkeys(found))
 
 
@@ -83,11 +94,11 @@ def lost_specifics(originals: Iterable[str], rewritten: str) -> list[str]:
     """The specifics of *originals* that *rewritten* lacks (whitespace aside;
     a number must be there as a number: "3" is not kept by "30")."""
     kept = _spaced(rewritten)
-    numbers = set(_NUMBER.findall(_LIST_NUMBER.sub(r"\1", rewritten)))
+    numbers = set(NUMBER.findall(_LIST_NUMBER.sub(r"\1", rewritten)))
     lost: list[str] = []
     for original in originals:
         for specific in skill_specifics(original):
-            if _NUMBER.fullmatch(specific):
+            if NUMBER.fullmatch(specific):
                 if specific not in numbers:
                     lost.append(specific)
             elif _spaced(specific) not in kept:
@@ -109,7 +120,7 @@ def changed_commands(originals: Sequence[str], rewritten: str) -> str | None:
     added = [
         specific
         for specific in lost_specifics([rewritten], "\n".join(originals))
-        if not _NUMBER.fullmatch(specific)  # a number runs nothing ("Step 1:")
+        if not NUMBER.fullmatch(specific)  # a number runs nothing ("Step 1:")
     ]
     if added:
         return "adds " + _quoted(added)
@@ -126,6 +137,46 @@ def changed_commands(originals: Sequence[str], rewritten: str) -> str | None:
     if not _in_their_order([[c for c, _ in listed] for listed in theirs], [c for c, _ in said]):
         return "does not run the skill's commands in their order"
     return None
+
+
+def changed_steps(originals: Sequence[str], rewritten: str) -> str | None:
+    """How *rewritten* says a step of *originals* otherwise (None: it does
+    not), said after "the new text": it adds more than ``NEW_WORDS``
+    content words none of them has ("5. Take a second tablet before bed"),
+    or a sentence of theirs holding a number or a word of change reads
+    otherwise (``says_otherwise``) in the sentence of *rewritten* sharing
+    the most words with it ("3 tablets, never more than 1"; "never" dropped
+    from one step while another keeps its own; "30 minutes are not
+    needed").  The chat model follows a skill's prose as it follows its
+    commands."""
+    added = new_words(rewritten, originals)
+    if len(added) > NEW_WORDS:
+        return "adds " + _quoted(added)
+    theirs = sentences(rewritten)
+    for original in originals:
+        for sentence in sentences(original):
+            if not NUMBER.search(sentence) and not changes(sentence):
+                continue
+            otherwise = _read_otherwise(sentence, theirs)
+            if otherwise:
+                return f"says “{_spaced(sentence)}” {otherwise}"
+    return None
+
+
+def _read_otherwise(sentence: str, theirs: list[str]) -> str | None:
+    """How the sentences of *theirs* sharing the most words with *sentence*
+    say it otherwise (None: one of them says it as it was; a step's bare
+    number, "2" of "1. Boil. 2. Wait.", shares none and is found anywhere)."""
+    shared = [len(stems(said) & stems(sentence)) for said in theirs]
+    closest = [said for said, count in zip(theirs, shared, strict=True) if count == max(shared)]
+    reasons = [says_otherwise(sentence, said) for said in closest or [""]]
+    return None if None in reasons else reasons[0]
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences and lines of *text*, steps' own numbers left out."""
+    unnumbered = _LIST_NUMBER.sub(r"\1", text)
+    return [part.strip() for part in _SENTENCE_END.split(unnumbered) if part and part.strip()]
 
 
 def commands(text: str) -> list[tuple[str, bool]]:

@@ -14,8 +14,11 @@ proposed as drafts.
   before, after and what went missing; so does one that runs anything
   otherwise: a specific added, a command line changed, said not to run, or
   moved (``evidence.changed_commands``: the skill's file is what the chat
-  model follows), and one that keeps under a third of the skill's words
-  (``evidence.kept_share``).
+  model follows); one whose prose says a step otherwise (a sentence with a
+  number or a word of change not read as it was: numbers swapped, a "never"
+  dropped) or adds a content word the skill lacked
+  (``evidence.changed_steps``); and one that keeps under a third of the
+  skill's words (``evidence.kept_share``).
 - Requests the user made in two conversations or more (words shared across
   conversations point the model at them) may become new skills, proposed as
   drafts the user accepts, edits or rejects in the skill editor (as many
@@ -43,7 +46,12 @@ from desktop.core.base.text_fold import folded
 from desktop.core.base.tokens import TokenCounter
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.skills import Skill
-from desktop.core.dreaming.evidence import changed_commands, kept_share, lost_specifics
+from desktop.core.dreaming.evidence import (
+    changed_commands,
+    changed_steps,
+    kept_share,
+    lost_specifics,
+)
 from desktop.core.dreaming.passes import PassContext, one_line
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.dreaming.skill_changes import digests
@@ -269,7 +277,8 @@ def rewrite(skill: Skill, text: str, read: dict[int, str], summary: str) -> Prop
     """A proposal to give *skill* the new *text*, written from the skills'
     texts *read* (by id): it waits for the user's approval when the text
     drops any of their commands, paths, URLs, code or numbers (the payload's
-    "lost" says which), runs anything otherwise or keeps little of them (the
+    "lost" says which), runs anything otherwise, says a step otherwise or
+    adds to it, or keeps little of them (the
     payload's "waits" says why); it is left for the next dream if any of
     them is changed before it applies (the payload's "read" holds their digests)."""
     originals = list(read.values())
@@ -278,7 +287,7 @@ def rewrite(skill: Skill, text: str, read: dict[int, str], summary: str) -> Prop
     if lost:
         payload["lost"] = lost
         payload["waits"] = "the new text leaves out " + ", ".join(f"“{s}”" for s in lost[:8])
-    elif changed := changed_commands(originals, text):
+    elif changed := changed_commands(originals, text) or changed_steps(originals, text):
         payload["waits"] = f"the new text {changed}"
     elif kept_share(originals, text) < KEPT_SHARE:
         payload["waits"] = "the new text keeps little of what the skill said"

@@ -96,7 +96,8 @@ def test_a_condensed_skill_that_keeps_every_specific_is_applied(
     blog = skills.create("deploy-blog", DEPLOY)
     condensed = (
         "1. `hugo --minify` in ~/blog.\n2. `rsync -av public/ web:/var/www/blog`.\n"
-        "3. Check https://blog.example.org/health within 30 seconds; the server is slow."
+        "3. Check https://blog.example.org/health within 30 seconds; the server is slow; "
+        "wait for it and do not hurry."  # its "not" kept: dropped, the rewrite waits
     )
     model.queue(json.dumps({"text": condensed}))
 
@@ -183,7 +184,8 @@ def test_a_skill_edited_while_the_pass_writes_is_left_for_the_next_dream(
 ) -> None:
     blog = skills.create("deploy-blog", DEPLOY)
     edited = DEPLOY + "4. The user's own step: tell the team.\n"
-    model.queue(json.dumps({"text": DEPLOY.split("Take care")[0]}))  # keeps every specific
+    kept = DEPLOY.split("Take care")[0] + "The server is slow: do not hurry."
+    model.queue(json.dumps({"text": kept}))  # keeps every specific and the "not"
     real_write = ChangeNotes.write
 
     def edit_then_write(notes: ChangeNotes, path: Path, note: dict[str, object]) -> int:
@@ -269,7 +271,8 @@ def test_a_condensed_skill_running_the_same_command_lines_in_order_is_applied(
     condensed = (
         "1. Back up first:\n```\ntar czf backup.tgz site/\n```\n"
         "2. Build: `hugo  --minify`.\n"  # spacing aside
-        "3. Push:\n$ git push origin main\n4. Clean: `rm -rf public/`"
+        "3. Push:\n$ git push origin main\n4. Clean: `rm -rf public/`\n"
+        "Never rush the deployment steps."  # its "never" kept: dropped, the rewrite waits
     )
     model.queue(json.dumps({"text": condensed}))
 

@@ -16,8 +16,9 @@ from desktop.core.skills.library import SkillLibrary
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import Dreaming
 
-LONG = "How to brew tea the way the user likes it\n" + "Boil the water, then wait. " * 60
-SHORTER = "How to brew tea\n1. Boil water. 2. Wait two minutes. 3. Steep green tea for 3 minutes.\n"
+STEPS = "1. Boil water. 2. Wait two minutes. 3. Steep green tea for 3 minutes."
+LONG = f"How to brew tea the way the user likes it\n{STEPS}\n" + "Boil the water, then wait. " * 60
+SHORTER = f"How to brew tea\n{STEPS}\n"
 
 
 @pytest.fixture
