@@ -175,6 +175,9 @@ def _task_html(change: DreamChange) -> str:
     became = (change.after or {}).get("tasks", {}).get(key, {})
     if not became and change.kind == "task_complete":
         became = {**was, "status": "completed"}  # what approving it does
+    elif not became and change.kind == "task_update":
+        asked = {k: change.payload[k] for k in ("text", "priority") if k in change.payload}
+        became = {**was, **asked}  # what approving it does
     old = html.escape(f"{was['text']} (P{was['priority']}, {was['status']})")
     quoted = _evidence(change)
     if not became:
