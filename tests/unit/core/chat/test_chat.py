@@ -6,8 +6,9 @@ word) stands in for llama.cpp.
 
 from __future__ import annotations
 
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -542,13 +543,26 @@ def test_remembered_facts_reach_the_next_prompt_as_data(
 
 
 def test_an_oversized_section_is_condensed_in_the_background(
-    database: Database, broker: InferenceBroker, model: ScriptedChatModel
+    database: Database,
+    broker: InferenceBroker,
+    model: ScriptedChatModel,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     chat = _service(database, broker, ModelSettings(), ChatSettings(memories_chars=300))
     for n in range(20):
         chat.remember(f"Fact number {n} about the user's garden.")
     conversation = chat.new_conversation()
-    model.default = "- (#1) Twenty garden facts."  # every reply, the condensed one too
+    replied = model._next_reply
+
+    def condensing(messages: Sequence[ChatMessage]) -> str:
+        """Each memory's line shorter: its id, its number, no new word."""
+        asked = messages[-1].content
+        if "has grown too long" not in asked:
+            return replied(messages)
+        found = re.findall(r"\(#(\d+)\) \W*Fact number (\d+)", asked)
+        return "\n".join(f"- (#{key}) Fact {n}, garden." for key, n in found)
+
+    monkeypatch.setattr(model, "_next_reply", condensing)
 
     greeting = chat.greeting(conversation.id)
     assert greeting is not None
@@ -564,7 +578,7 @@ def test_an_oversized_section_is_condensed_in_the_background(
         if "has grown too long" in messages[0].content
     ]
     assert any("Fact number 19" in prompt for prompt in condense_prompts)
-    assert "Twenty garden facts" in chat.assembled(conversation.id).memories
+    assert "- (#20) Fact 19, garden." in chat.assembled(conversation.id).memories
 
 
 def test_turns_report_nothing_odd_for_odd_unicode(
