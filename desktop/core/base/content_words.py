@@ -11,7 +11,8 @@ Plain and English-only, as everything the host reads of what was said.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from desktop.core.base.text_fold import APOSTROPHES
 
@@ -47,6 +48,7 @@ NUMBER = re.compile(r"(?<![\d.])\d+(?:[.,:]\d+)*")
 """A number as written: "3", "08:00", "1.5", "2,000"."""
 DENIED = "denied"
 """The ``changes`` of a text that denies something ("not", "never", "skip")."""
+_DENIAL = frozenset({DENIED})
 
 
 def stems(text: str) -> frozenset[str]:
@@ -93,3 +95,225 @@ def says_otherwise(original: str, rewritten: str) -> str | None:
     if changes(rewritten) != changes(original):
         return "with other words of change or denial"
     return None
+
+
+# -- whether the user's words say a claim ------------------------------------------
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_CLAUSE = re.compile(
+    r"[,:;()]|\s[-\u2013\u2014]\s|\b(?:but|though|although|whereas|however)\b", re.IGNORECASE
+)
+"""Where a sentence's clauses part: each says its own thing ("I'm
+vegetarian, I don't eat meat")."""
+_AGAINST = re.compile(
+    r"\b(?:hat(?:es?|ed|ing)|dislik\w*|detest\w*|loath\w*|can't stand|cannot stand)\b",
+    re.IGNORECASE,
+)
+"""Words against something ("hates", "dislikes"): read as a denial, so
+"I hate jokes" does not say "enjoys jokes" and does say "dislikes jokes"."""
+_NAME = re.compile(r"(?<![.!?]\s)(?<=\s)[A-Z][\w-]*")
+"""A capitalised word not at the start: a name, a place, a month."""
+_NUMBER = re.compile(r"\d+")
+_NUMBER_WORDS = dict(
+    zip(
+        str.split(
+            "one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty "
+            "fifty sixty seventy eighty ninety hundred"
+        ),
+        map(str, [*range(1, 20), *range(20, 100, 10), 100]),
+        strict=True,
+    )
+)
+_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+_CLAIMING = stems_of(
+    str.split(
+        "user prefers preferred preference likes loves enjoys wants wished named called "
+        "favourite favorite fond tends usually often recently currently generally "
+        "typically works owns years old aged age person answers replies responses "
+        "mentioned mentions said says told talked"
+    )
+)
+"""Stems of the words a claim about the user is made of ("User prefers...",
+"a dog named Max", "is 34 years old", "User mentioned...", "prefers short
+answers": a preference is of Reverie's answers), not what it claims: the user's words
+need not have them, and having them is not enough."""
+_OPPOSITES = frozenset(
+    frozenset(pair) for pair in (("shor", "long"), ("brie", "long"), ("fast", "slow"))
+)
+"""Stems of words that say each other's opposite: "stop writing long
+answers" says "short answers"; "I love long answers" says the reverse."""
+_CONTRAST = re.compile(r"\s*(?:not|rather than|instead of)\b", re.IGNORECASE)
+"""The start of a claim's contrast ("prefers tea, not coffee")."""
+_NOT_NOW = frozenset({"now"})
+"""What ``changes`` finds that says nothing against a claim ("I live in
+Lisbon now" says "lives in Lisbon")."""
+
+
+@dataclass(frozen=True)
+class Support:
+    """Whether the user's words say a claim (``support``)."""
+
+    reason: str
+    """Why they do not, in a few words without the words themselves, for a
+    log or a report; "" when they do."""
+    sources: tuple[int, ...] = ()
+    """Which of the texts say it."""
+
+    def __bool__(self) -> bool:
+        return not self.reason
+
+
+@dataclass(frozen=True)
+class _Clause:
+    """A clause: its content stems and numbers, what it says changed or
+    is not so, and the text it is from."""
+
+    stems: frozenset[str]
+    changes: frozenset[str]
+    source: int = 0
+    contrast: bool = False
+    """A claim's "..., not Y" after what it claims: it need not be said,
+    only not said otherwise."""
+
+
+def support(claim: str, said: Sequence[str]) -> Support:
+    """Do the user's words *said* say *claim* (a fact or a preference about
+    them)?  Each clause of a sentence is read on its own, and a question
+    says nothing.  The claim's names and numbers must be in the words, and
+    half its other content words in clauses that agree with it on what
+    changed or is not so (``changes``): "not allergic" does not say
+    "allergic", "stopped taking warfarin" not "takes warfarin", "don't make
+    answers short" not "prefers short answers"; a clause that speaks
+    mostly of the claim and says otherwise refuses it, and so does a word
+    of it the user only asked about."""
+    stated, asked = _sentences(said)
+    names = _names(claim)
+    if not _heard(stated) >= names:
+        return Support("it names something you did not say")
+    parts = [c for c in _clauses([claim]) if c.stems]
+    clauses = _clauses(stated)
+    only_asked = frozenset().union(*(c.stems for c in _clauses(asked))) - frozenset().union(
+        *(c.stems for c in clauses)
+    )
+    covered: set[str] = set()
+    against: set[str] = set()
+    sources: set[int] = set()
+    for part in parts:
+        for clause in (_read_for(clause, part.stems) for clause in clauses):
+            common = clause.stems & part.stems
+            if common and _agree(part.changes, clause.changes):
+                covered |= common
+                sources.add(clause.source)
+            elif clause.changes and 2 * len(common) > len(part.stems):
+                against |= common
+    if against - covered:
+        return Support("you said otherwise")
+    if any(part.stems & only_asked for part in parts):
+        return Support("you only asked about it")
+    if not _enough(covered, parts, {name[:_STEM] for name in names}):
+        return Support("too little of it is in your words")
+    return Support("", tuple(sorted(sources)))
+
+
+def _enough(covered: set[str], parts: Sequence[_Clause], names: set[str]) -> bool:
+    """Is at least half of what the claim's *parts* say but its *names*
+    (which must all be said anyway) *covered*, and something: of all the
+    parts, or of them but a contrast ("prefers short answers, not long
+    essays" is said by "shorter answers please")?  With nothing but names,
+    one of them said in agreement is enough ("User's name is Sam")."""
+    if not covered:
+        return False
+    every = frozenset().union(*(part.stems for part in parts)) - names
+    needed = frozenset().union(*(part.stems for part in parts if not part.contrast)) - names
+    return any(2 * len(covered & words) >= len(words) for words in (needed, every))
+
+
+def _sentences(said: Sequence[str]) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """The sentences of *said* (each with the index of its text) that state
+    something, and those that ask."""
+    stated: list[tuple[int, str]] = []
+    asked: list[tuple[int, str]] = []
+    for index, text in enumerate(said):
+        for sentence in _SENTENCE.split(_digits(text.translate(APOSTROPHES)).strip()):
+            if sentence.strip():
+                (asked if sentence.rstrip().endswith("?") else stated).append((index, sentence))
+    return stated, asked
+
+
+def _names(claim: str) -> frozenset[str]:
+    """The names and numbers of *claim* (none in a claim all in capitals),
+    folded: each must be in the user's words."""
+    claim = _digits(claim.translate(APOSTROPHES))
+    capitals = [] if claim.isupper() else _NAME.findall(_CHANGES.sub(" ", claim))
+    words = (_singular(w.casefold()) for w in capitals)
+    named = {w for w in words if w[:_STEM] not in _CLAIMING and w not in ("i", "reverie")}
+    return frozenset(named | set(_NUMBER.findall(claim)))
+
+
+def _heard(stated: Sequence[tuple[int, str]]) -> frozenset[str]:
+    """The words and numbers of the *stated* sentences, folded as ``_names``."""
+    text = " ".join(sentence for _, sentence in stated)
+    words = {_singular(w) for w in _WORD.findall(text.casefold())}
+    return frozenset(words | set(_NUMBER.findall(text)))
+
+
+def _clauses(texts: Iterable[str] | Iterable[tuple[int, str]]) -> list[_Clause]:
+    """The clauses of *texts* (plain, or each with the index of its text)."""
+    found: list[_Clause] = []
+    for item in texts:
+        source, text = item if isinstance(item, tuple) else (0, item)
+        for index, clause in enumerate(_CLAUSE.split(_digits(text.translate(APOSTROPHES)))):
+            against = {DENIED} if _AGAINST.search(clause) else set()
+            found.append(
+                _Clause(
+                    _content(clause),
+                    (changes(clause) | against) - _NOT_NOW,
+                    source,
+                    contrast=index > 0 and bool(_CONTRAST.match(clause)),
+                )
+            )
+    return found
+
+
+def _content(clause: str) -> frozenset[str]:
+    """The stems and numbers of *clause* that say what it claims: not its
+    words of change or against, nor those every claim is made of."""
+    words = _WORD.findall(_CHANGES.sub(" ", _AGAINST.sub(" ", clause)).casefold())
+    plain = (_singular(w) for w in words if not any(c.isdigit() for c in w))
+    return (stems_of(plain) - _CLAIMING) | frozenset(_NUMBER.findall(clause))
+
+
+def _singular(word: str) -> str:
+    """*word* without a plural's or a verb's final s ("runs" is "run")."""
+    if len(word) <= 3 or word in _STOP or not word.endswith("s") or word.endswith("ss"):
+        return word
+    return word[:-1]
+
+
+def _read_for(clause: _Clause, wanted: frozenset[str]) -> _Clause:
+    """*clause* as it bears on the *wanted* stems: a word's opposite in it
+    (and not the word) reads as the word with the changes turned around."""
+    turned = {
+        word: opposite
+        for opposite in clause.stems
+        for word in wanted - clause.stems
+        if frozenset((word, opposite)) in _OPPOSITES
+    }
+    if not turned:
+        return clause
+    stems = (clause.stems - set(turned.values())) | set(turned)
+    return replace(clause, stems=stems, changes=frozenset() if clause.changes else _DENIAL)
+
+
+def _agree(claimed: frozenset[str], said: frozenset[str]) -> bool:
+    """Do a claim's changes agree with those of the user's clause?  Both
+    say something is not so, or neither; and what the claim says ended,
+    died or divorced the user said too ("I quit smoking" says "does not
+    smoke", "I don't smoke" does not say "quit smoking")."""
+    return bool(claimed) == bool(said) and claimed - _DENIAL <= said - _DENIAL
+
+
+def _digits(text: str) -> str:
+    """*text* with its numbers in words as digits ("ten years": "10 years")."""
+    return _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group().casefold()], text)
