@@ -10,9 +10,11 @@ model's context), together with related memories it must not
 repeat, and answers in JSON under a schema: facts, each with a category and
 the numbers of the messages it comes from (the schema allows only numbers
 it was shown; they are mapped back to message ids for provenance).  A fact
-citing only Reverie's own messages is refused (``NotTheUsersWords``): what
-is kept about the user rests on the user's words (the agenda review's
-facts too, which cite nothing: ``users_words_for``).  Each fact, stored as a
+citing only Reverie's own messages, or whose cited user messages do not
+say it (``content_words.support``: not denied, asked, ended or embellished),
+is refused (``NotTheUsersWords``): what is kept about the user rests on
+the user's words (the agenda review's facts too, which cite nothing:
+``users_words_for``).  Each fact, stored as a
 reader sees it (``text.readable``), then goes through the memory service
 (write gate, deduplication): everything that runs a model (the answer,
 the facts' vectors) comes first, then one transaction stores all the facts
@@ -41,7 +43,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop.core.base.content_words import related
+from desktop.core.base.content_words import support
 from desktop.core.base.errors import ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
@@ -97,8 +99,8 @@ class HarvestAnswer(BaseModel):
 class NotTheUsersWords(MemoryRefused):
     """A fact that nothing the user said is behind: it cites only Reverie's
     own messages (a reply may still be cited beside the user's, for the
-    question it answers), or, cited by nobody, speaks of nothing the user's
-    messages do (``users_words_for``).  What is kept about the user rests
+    question it answers), or the user's messages it cites, or those read
+    when it cites none, do not say it (``users_words_for``).  What is kept about the user rests
     on something the user said."""
 
     def __init__(
@@ -432,7 +434,8 @@ class Harvester:
                 text = readable(fact.fact)
                 cited = [window.messages[n - 1] for n in fact.messages]
                 try:
-                    _check_users_words(cited)
+                    self._memories.vet(text)  # junk is said to be junk first
+                    _check_users_words(text, cited)
                     planned.append(
                         (
                             text,
@@ -524,20 +527,24 @@ def _joined(
 
 
 def users_words_for(fact: str, messages: Sequence[Message]) -> list[Message]:
-    """The user's messages among *messages* that speak of *fact* (a content
-    word in common): the sources of a fact its model cited none for (an
-    agenda review's); ``NotTheUsersWords`` when none does ("User is
-    allergic to penicillin" after "hi, how are you?")."""
-    said = [m for m in messages if m.role == "user" and related(fact, visible_text(m))]
+    """The user's messages among *messages* that say *fact*
+    (``content_words.support``): the sources of a fact its model cited none
+    for (an agenda review's); ``NotTheUsersWords`` when they do not say it
+    ("User is allergic to penicillin" after "I'm not allergic to anything")."""
+    users = [m for m in messages if m.role == "user"]
+    said = support(fact, [visible_text(m) for m in users])
     if not said:
-        raise NotTheUsersWords("Nothing you said in the messages read speaks of it")
-    return said
+        raise NotTheUsersWords(f"What you said does not say it ({said.reason})")
+    return [users[index] for index in said.sources]
 
 
-def _check_users_words(cited: Sequence[Message]) -> None:
-    """``NotTheUsersWords`` unless one of the *cited* messages is the user's."""
+def _check_users_words(fact: str, cited: Sequence[Message]) -> None:
+    """``NotTheUsersWords`` unless the user's messages among *cited* say
+    *fact* (``content_words.support``): a small model cites the user's
+    message for whatever it makes up."""
     if not any(message.role == "user" for message in cited):
         raise NotTheUsersWords
+    users_words_for(fact, cited)
 
 
 def _reason(error: HarvestFailed) -> str:

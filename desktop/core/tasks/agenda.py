@@ -6,8 +6,8 @@ call reads those tasks, numbered from 1, and the latest messages, and
 answers under a JSON schema: ``[NO_ACTION]`` when nothing needs attention,
 or actions: ``complete`` a task, ``add`` one, ``reschedule`` one, or
 ``update_memory`` (through the memory service, like every memory write,
-kept only when a message of the user's among those shown speaks of it,
-which it then names as its source: ``harvest.users_words_for``).
+kept only when the user's messages among those shown say it, not deny,
+ask or embellish it, and named as its sources: ``harvest.users_words_for``).
 The schema allows only the task numbers shown; they are mapped back to ids.
 An answer off the schema, or naming a task it was not shown, changes
 nothing.  Each action is then checked and applied on its own: one that
@@ -501,7 +501,7 @@ class AgendaReviewer:
     ) -> PlannedMemory:
         """*action*'s fact, planned with the user's messages it rests on as
         its sources (``users_words_for``, the harvest's rule: a fact about
-        the user nothing they said speaks of is a model's guess)."""
+        the user nothing they said says is a model's guess)."""
         conversation = self._conversations.get(conversation_id)
         if self._memories is None or conversation is None or conversation.off_record:
             raise ActionRefused("memories are not kept from this conversation")

@@ -129,7 +129,7 @@ def test_known_memories_are_shown_so_they_are_not_repeated(
 ) -> None:
     memories.remember("The user has two cats.", source_kind="user_explicit", actor="user")
     conversation = store.create("c")
-    talk(store, conversation.id, "My cats are called Tom and Kit.")
+    talk(store, conversation.id, "My two cats are called Tom and Kit.")
     model.queue(harvest_answer(("The user has two cats.", "personal", [1])))
 
     report = harvester.harvest(conversation.id)

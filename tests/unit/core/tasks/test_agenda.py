@@ -42,6 +42,7 @@ from tests.reviewers import reviewer_for
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 22, 12, tzinfo=BERLIN)  # a Sunday
+POSTED = "The user posted a letter to the bank."
 
 
 @pytest.fixture
@@ -183,7 +184,7 @@ def test_actions_land_on_the_tasks_named_and_are_said_in_the_conversation(
             {"action": "add", "text": "Buy stamps", "priority": 4, "schedule": None},
             {
                 "action": "update_memory",
-                "fact": "The user banks with Sparkasse.",
+                "fact": POSTED,
                 "category": "other",
             },
         )
@@ -197,7 +198,10 @@ def test_actions_land_on_the_tasks_named_and_are_said_in_the_conversation(
     [stamps] = [t for t in tasks.list() if t.text == "Buy stamps"]
     assert (stamps.conversation_id, stamps.priority) == (conversation_id, 4)
     [memory] = memories.store.listed()
-    assert (memory.content, memory.source_kind) == ("The user banks with Sparkasse.", "inferred")
+    assert (memory.content, memory.source_kind) == (
+        POSTED,
+        "inferred",
+    )
     assert review.refused == ()
     assert review.notice is not None
     assert review.notice.content == (
@@ -206,7 +210,7 @@ def test_actions_land_on_the_tasks_named_and_are_said_in_the_conversation(
         "Tell me, or complete it in Tasks.\n"
         f"- moved #{ana.id} “Call Ana” to daily at 18:00\n"
         f"- added #{stamps.id} “Buy stamps”\n"
-        "- noted: The user banks with Sparkasse."
+        f"- noted: {POSTED}"
     )
     assert review.notice.role == "assistant"
     assert review.notice.metadata is not None
