@@ -13,8 +13,9 @@ A 135M model's word is not enough to change what the user wrote or said:
   new added.
 - A task is done only when the user said so: that rule is shared with the
   agenda review, in ``desktop.core.tasks.evidence``.
-- A preference counts the user's messages that say it (``supports``) and is
-  a firm correction only when a message reads as one (``corrects``).
+- A preference counts the user's messages that say it (``supports``: not
+  the reverse, nor only a word of it) and is a firm correction only when
+  one of those reads as one (``corrects``).
 
 Everything is plain regular expressions, so the report can say exactly
 what was missing.
@@ -31,9 +32,9 @@ from desktop.core.base.content_words import (
     NUMBER,
     changes,
     new_words,
-    related,
     says_otherwise,
     stems,
+    support,
 )
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
@@ -241,8 +242,9 @@ def kept_share(originals: Iterable[str], rewritten: str) -> float:
 
 
 def supports(point: str, message: str) -> bool:
-    """Does the user's *message* say something of *point* (a content word in common)?"""
-    return related(point, message)
+    """Does the user's *message* say *point* (``content_words.support``)?
+    One that says the reverse ("No, don't make the answers short") does not."""
+    return bool(support(point, [message]))
 
 
 def corrects(message: str) -> bool:

@@ -7,9 +7,10 @@ messages showing it.  A preference becomes a memory (marked inferred) only
 past a threshold of distinct messages: a strong correction once, mild
 pushback twice, a casual remark three times.  The host counts them from the
 messages themselves, never from the model's label alone: a cited message
-counts only when it shares a content word with the preference, the same
-text twice counts once, and a "strong correction" needs a message that
-reads as one ("No", "stop", "don't"...) or it needs two messages.  A
+counts only when it says the preference (``evidence.supports``: "No,
+don't make the answers short" does not say "prefers short answers"), the
+same text twice counts once, and a "strong correction" needs one of those
+messages to read as one ("No", "stop", "don't"...) or it needs two.  A
 preference the answer names twice (or near enough: case, spacing, a word
 more) is added once, from the messages of both.  One
 that touches security, credentials or money waits for the user's approval;
@@ -149,8 +150,8 @@ class PreferencePass:
 
 def saying_it(preference: str, cited: list[Message]) -> list[Message]:
     """The messages of *cited* that count toward *preference*: typed by the
-    user (no command, no seed), saying something of it (a content word in
-    common), each distinct text once."""
+    user (no command, no seed), saying it (``supports``), each distinct
+    text once."""
     counted: dict[str, Message] = {}
     for message in cited:
         if message.role != "user" or (message.metadata or {}).get("kind") in ("seed", "command"):
@@ -163,7 +164,9 @@ def saying_it(preference: str, cited: list[Message]) -> list[Message]:
 def threshold(strength: Strength, saying: list[Message]) -> int:
     """How many messages a preference of the model's *strength* needs: the
     model's label can only raise it.  A strong correction counts as one only
-    when one of the messages *saying* it reads as a correction; otherwise
+    when one of the messages *saying* it reads as a correction (so the
+    correction is for it: a "No, don't..." against it is not counted at
+    all); otherwise
     it needs as many as mild pushback."""
     if strength == "strong_correction" and not any(corrects(m.content) for m in saying):
         strength = "mild_pushback"

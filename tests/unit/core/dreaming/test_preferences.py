@@ -88,9 +88,11 @@ def test_a_kept_preference_is_marked_inferred_with_its_messages(
 
 
 def test_a_preference_about_money_waits_for_approval(
-    dreaming: Dreaming, model: ScriptedChatModel, said: list[int]
+    dreaming: Dreaming, model: ScriptedChatModel, database: Database, said: list[int]
 ) -> None:
-    model.queue(_answer("The user wants essays on prices in euros.", "strong_correction", [1]))
+    store = ConversationStore(database, clock=dreaming.clock)
+    store.add_message(store.create("prices").id, "user", "No, give me prices in euros!")
+    model.queue(_answer("The user wants prices in euros.", "strong_correction", [4]))
 
     report = dreaming.dreamer.run("manual", DreamControl())
 
