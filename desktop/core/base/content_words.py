@@ -101,7 +101,8 @@ def says_otherwise(original: str, rewritten: str) -> str | None:
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _CLAUSE = re.compile(
-    r"[,:;()]|\s[-\u2013\u2014]\s|\b(?:but|though|although|whereas|however)\b", re.IGNORECASE
+    r"[,:;()]|\s[-\u2013\u2014]\s|\b(?:but|though|although|whereas|however|so|because)\b",
+    re.IGNORECASE,
 )
 """Where a sentence's clauses part: each says its own thing ("I'm
 vegetarian, I don't eat meat")."""

@@ -21,6 +21,9 @@ SAID = [
     ("I'm vegetarian, have been for ten years", "User has been vegetarian for ten years"),
     ("I'm vegetarian, have been for ten years", "User has been vegetarian for 10 years"),
     ("I'm allergic to penicillin, so be careful", "User is allergic to penicillin"),
+    # A denial in a clause after "so" or "because" is that clause's own.
+    ("I'm lactose intolerant so no milk in my coffee please", "User is lactose intolerant"),
+    ("no bread for me because I have coeliac disease", "User has coeliac disease"),
     ("ugh, my back hurts again. I have a herniated disc.", "User has a herniated disc"),
     ("I work as a nurse at St Mary's hospital", "User works as a nurse at St Mary's hospital"),
     ("my wife's name is ana", "User's wife is named Ana"),
