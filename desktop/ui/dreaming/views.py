@@ -318,8 +318,10 @@ _RUN_STATE = {
     "cancelled": "Cancelled: what its finished passes changed is kept.",
 }
 WAITING_INTRO = (
-    "Dreaming leaves a change for you to approve when it touches a memory you hold dear: "
-    "one that is pinned, that you told Reverie yourself, or that was seen many times."
+    "Dreaming leaves a change for you to approve when it touches a memory you hold dear "
+    "(one that is pinned, that you told Reverie yourself, or that was seen many times), "
+    "completes a task, or rewrites a task or a skill in words it cannot check against "
+    "what was there and what you said."
 )
 
 
