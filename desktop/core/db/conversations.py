@@ -19,6 +19,7 @@ from typing import Any, Literal
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import QueryFailed, RowNotFound
+from desktop.core.db.follow_ups import last_owed, mark_done, queue_follow_up
 from desktop.core.db.fts import match_query
 from desktop.core.db.rows import columns, from_row, json_or_none, select_list
 
@@ -547,11 +548,7 @@ class ConversationStore:
         """Were messages checked for secrets since the titles and the search
         index were last swept (``finish_sweep``)?  A sweep cut short after
         its last batch says so at the next start."""
-        queued = self._db.fetch_value(
-            "SELECT count(*) FROM background_jobs WHERE kind IN (?, ?) AND status = 'queued'",
-            (_SWEEP_FOLLOW_UP, _REWRITE_FOLLOW_UP),
-        )
-        return bool(queued)
+        return last_owed(self._db, (_SWEEP_FOLLOW_UP, _REWRITE_FOLLOW_UP)) is not None
 
     def rewrite_conversation(
         self,
@@ -603,10 +600,7 @@ class ConversationStore:
         """Say *kind* of follow-up is due (until ``finish_sweep`` or
         ``finish_rewrite``): a job of its own each time, so a finish marks
         done only the jobs queued before it took the old words out."""
-        tx.execute(
-            "INSERT INTO background_jobs (kind, created_at, updated_at) VALUES (?1, ?2, ?2)",
-            (kind, self._clock()),
-        )
+        queue_follow_up(tx, kind, self._clock())
 
     def transaction(self) -> AbstractContextManager[Transaction]:
         """A transaction for writes that must commit together (a message and
@@ -655,11 +649,8 @@ class ConversationStore:
         """``finish_sweep`` after a rewrite (``rewrote``), and nothing when
         there was none: a sweep of old messages that may run meanwhile is
         left to finish itself.  Whether no rewrite is left to finish."""
-        queued = self._db.fetch_value(
-            "SELECT count(*) FROM background_jobs WHERE kind = ? AND status = 'queued'",
-            (_REWRITE_FOLLOW_UP,),
-        )
-        return not queued or self._finish((_REWRITE_FOLLOW_UP,))
+        owed = last_owed(self._db, (_REWRITE_FOLLOW_UP,))
+        return owed is None or self._finish((_REWRITE_FOLLOW_UP,))
 
     def _finish(self, kinds: tuple[str, ...]) -> bool:
         """Optimize both search indexes, then empty the WAL of the pages
@@ -667,24 +658,15 @@ class ConversationStore:
         jobs of *kinds* queued before the optimize marked done: a kill in
         between, or a reader keeping the WAL (``Database.truncate_wal``),
         leaves them queued for the next start (``sweep_unfinished``)."""
-        kind_marks = ", ".join("?" * len(kinds))
         with self._db.transaction() as tx:
-            last = tx.fetch_value(
-                f"SELECT max(id) FROM background_jobs WHERE kind IN ({kind_marks})"
-                " AND status = 'queued'",
-                kinds,
-            )
+            last = last_owed(tx, kinds)
             tx.execute("INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")
             tx.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
         if not self._db.truncate_wal():
             return False
         if last is not None:
             with self._db.transaction() as tx:
-                tx.execute(
-                    "UPDATE background_jobs SET status = 'done', updated_at = ?"
-                    f" WHERE kind IN ({kind_marks}) AND status = 'queued' AND id <= ?",
-                    (self._clock(), *kinds, last),
-                )
+                mark_done(tx, kinds, last, self._clock())
         return True
 
     def learn_again(self, conversation_id: int) -> int:
