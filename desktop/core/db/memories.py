@@ -19,6 +19,7 @@ import numpy.typing as npt
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Transaction
 from desktop.core.db.errors import RowNotFound
+from desktop.core.db.follow_ups import last_owed, mark_done, queue_follow_up
 from desktop.core.db.fts import any_word, match_query, searchable_words, telling_words
 from desktop.core.db.memory_rows import (
     Memory,
@@ -48,6 +49,9 @@ _NEEDS_VECTOR = (
 )
 MAX_K = 4096  # sqlite-vec's limit on k, kept for the callers that rely on it
 _IN_CHUNK = 500  # ids per IN (...) list, well under SQLite's limit on parameters
+_FILES_FOLLOW_UP = "secret named later: files written from the memories"
+"""A memory rewritten in place whose old text a file written from the
+memories (``MEMORIES.md``) may still hold (``files_owed``)."""
 Ranking = list[tuple[int, float]]
 """Memory ids with their scores (lower is better), best first."""
 TEXT_SEARCH_BUDGET = 2000
@@ -119,8 +123,10 @@ class MemoryStore:
         in *tx*, a caller's transaction.  The caller queues the old words'
         removal from the search index and the write-ahead log with it, and
         finishes that once *tx* committed (``ConversationStore.rewrote`` and
-        ``finish_rewrite``).  The ids of the memories whose text or history
-        was rewritten."""
+        ``finish_rewrite``).  What was written from the memories (a file)
+        is owed again, in *tx* too (``files_owed``): a kill or a full disk
+        after the commit must not keep the old text there.  The ids of the
+        memories whose text or history was rewritten."""
         if not holding:
             return []
         found = " OR ".join(["instr(content, ?)"] * len(holding))
@@ -151,7 +157,21 @@ class MemoryStore:
                 ),
             )
         rewrite_quotes(tx, holding, rewrite)
+        if rows:
+            queue_follow_up(tx, _FILES_FOLLOW_UP, self._clock())
         return sorted({row[0] for row in rows} | {row[1] for row in history})
+
+    def files_owed(self) -> int | None:
+        """Whether a memory was rewritten in place (``rewrite_holding``)
+        since the files written from the memories were last written again
+        (``files_written``): the newest such rewrite (a job's id), or None."""
+        return last_owed(self._db, (_FILES_FOLLOW_UP,))
+
+    def files_written(self, through: int) -> None:
+        """The files written from the memories were written again after the
+        rewrite *through* (``files_owed``): it and those before are done."""
+        with self._db.transaction() as tx:
+            mark_done(tx, (_FILES_FOLLOW_UP,), through, self._clock())
 
     def listed(self, status: MemoryStatus = "active", limit: int = 200) -> list[Memory]:
         """Memories with *status*: pinned first, then the most important and

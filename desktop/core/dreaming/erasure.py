@@ -37,6 +37,11 @@ meanwhile waits, and is read from the database without the erased rows.
 Else a copy read before the rows went would land after the purge, holding
 what the user was told is gone.
 
+A value named a secret later, taken out of the memories in place, owes
+``MEMORIES.md`` too (``memories_rewritten``): the rewrite queues that with
+its rows, and a kill or a full disk before the file is written leaves it
+to the next start (``erase_expired``).
+
 A draft skill a dream made only from erased conversations (and the user
 did not accept) goes too: every erasure looks for such drafts, whatever it
 is asked, so one a kill left is removed by the next; its file first (in
@@ -224,7 +229,10 @@ class Eraser:
         return self._erase(Erasable(conversation_ids=tuple(conversation_ids)))
 
     def erase_expired(self) -> Erasure:
-        """Erase what was deleted longer ago than the restore window."""
+        """Erase what was deleted longer ago than the restore window.  At
+        start, first write ``MEMORIES.md`` again if a value taken out of the
+        memories is still owed to it (``memories_rewritten``, cut short)."""
+        self.memories_rewritten()
         return self._erase(self._purge.expired(self._clock() - self._kept_days() * DAY))
 
     def erase_after_dream(self) -> str:
@@ -472,18 +480,22 @@ class Eraser:
     def memories_rewritten(self) -> None:
         """Memories were rewritten in place (a value named a secret later,
         taken out: ``MemoryService.take_out``): write ``MEMORIES.md`` again,
-        as after an erasure, so it no longer lists the value.  One that
-        cannot be written is said in the log and keeps the value until the
-        next dream writes it: the rewrite is done, and the message that
-        named the value is stored."""
+        as after an erasure, so it no longer lists the value.  The rewrite
+        queued that write with its rows (``MemoryStore.files_owed``), and it
+        is marked done only once the file was written: a kill before then,
+        or a full disk (said in the log: the rewrite is done, and the
+        message that named the value is stored), leaves it owed to the next
+        start (``erase_expired``)."""
+        owed = self._store.files_owed()
+        if owed is None:
+            return
         try:
             self._write_working_set_again()
+            self._store.files_written(owed)
         except OSError as error:
-            log.warning(
-                "MEMORIES.md could not be written again after a value was taken out of the "
-                "memories; the next dream writes it: %s",
-                error.strerror or type(error).__name__,
-            )
+            _working_set_still_owed(error.strerror or type(error).__name__)
+        except EnvironmentProblem as problem:  # written, but not marked so: written again
+            _working_set_still_owed(_first_sentence(problem))
 
     def _rewrite_working_set(self) -> None:
         try:
@@ -548,6 +560,14 @@ def _remove_skill_file(folder: Path, draft: ErasedDraft) -> None:
             f"A draft skill made from what was erased could not be removed: {error}",
             "Fix the skills folder's permissions; the next erasure removes it.",
         ) from error
+
+
+def _working_set_still_owed(why: str) -> None:
+    log.warning(
+        "MEMORIES.md could not be written again after a value was taken out of the "
+        "memories; it is written at the next start: %s",
+        why,
+    )
 
 
 def _first_sentence(problem: EnvironmentProblem) -> str:

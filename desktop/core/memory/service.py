@@ -244,9 +244,9 @@ class MemoryService:
         """Take *values*, secrets named after a memory was made of them
         ("when the NAS asks, type X", then "X is my NAS password"), out of
         every memory and its history, in *tx* (see
-        ``MemoryStore.rewrite_holding``), then from what was written from
-        them once *tx* committed (``when_taken_out``); the ids of the
-        memories changed."""
+        ``MemoryStore.rewrite_holding``, which owes what was written from
+        them in *tx* too), then from what was written from them once *tx*
+        committed (``when_taken_out``); the ids of the memories changed."""
         changed = self.store.rewrite_holding(values, lambda text: without(text, values), tx)
         for action in self._taken_out if changed else ():
             tx.after_commit(action)
