@@ -12,14 +12,16 @@ journal name that is no file SQLite wrote (a folder, a pipe, a link): left,
 it would keep the copy "mid-change", out of every purge, for good.  A copy
 that cannot be written raises ``SnapshotFailed``: the dream does not start.
 
-A copy is named by when it was taken, in UTC (``snapshot_stamp``), and
-the copies are kept and rotated in that order, read from their names
-(``complete_snapshots``): a local time goes back with the clock, a time
-zone or DST, and a copy just taken would sort oldest and be rotated out at
-once.  An older version's copies, named by local time in a zone no
-longer known, count as taken before this version's, in the order of their
-names.  The copy just taken is always kept, and a name already taken gets
-a sequence number: a copy never replaces another.
+A copy is named by its number, one past every copy in the folder, then by
+when it was taken, in UTC (``snapshot_stamp``, for the user), and the
+copies are kept and rotated in the order of their numbers, read from their
+names (``complete_snapshots``): a clock run ahead and set right, a time
+zone or DST would put a copy just taken before older ones, and every later
+dream would rotate out the copy of the dream before it.  An older
+version's copies count as taken before this version's: those named by the
+UTC stamp alone in its order, and before them those named by local time
+in a zone no longer known, in the order of their names.  The copy just
+taken is always kept, and a copy never replaces another.
 
 A copy is written under a ``SnapshotsLock``, which an erasure holds too
 while it erases: else a copy read before an erasure took the rows out
@@ -66,9 +68,13 @@ TEMPORARY_SUFFIX = ".part"
 _SIDE_FILES = ("-journal", "-wal", "-shm")
 _HEADER = b"SQLite format 3\x00"
 _TAKEN_AT = "%Y%m%dT%H%M%SZ"
-"""A copy's stamp: when it was taken, in UTC, so names sort as copies were taken."""
+"""A copy's stamp: when it was taken, in UTC, the same whatever the clock's zone."""
+_NUMBERED = re.compile(r"(?P<number>\d{6})-(?P<stamp>.+)")
+"""A copy's name after the prefix as ``_free_name`` writes it: its number
+(six digits; an older version's local stamp starts with eight), then its stamp."""
 _STAMP = re.compile(r"(?P<utc>\d{8}T\d{6}Z)(?:-(?P<sequence>\d+))?")
-"""A copy's stamp as ``snapshot_stamp`` and ``_free_name`` write it."""
+"""A copy's UTC stamp, as an older version named copies by it alone (with a
+sequence number if two had one stamp)."""
 
 log = logging.getLogger(__name__)
 
@@ -162,8 +168,8 @@ def take_snapshot(
     keep: int,
     under: SnapshotsLock | None = None,
 ) -> Path:
-    """Copy *database* (and *skills_dir*) into *folder* as ``before-dream-<stamp>``
-    (``snapshot_stamp``; with a sequence number if that name is taken),
+    """Copy *database* (and *skills_dir*) into *folder* as
+    ``before-dream-<number>-<stamp>`` (``_free_name``, ``snapshot_stamp``),
     then keep it and the newest others, *keep* complete copies in all,
     all *under* a lock (the eraser's ``snapshots_lock``; without one, a
     lock of the folder's own).  Raises ``SnapshotFailed``."""
@@ -181,32 +187,53 @@ def take_snapshot(
 
 
 def snapshot_stamp(when: float) -> str:
-    """The stamp of a copy taken at *when* (seconds since the epoch): UTC,
-    so copies' names sort as they were taken whatever the clock's zone."""
+    """The stamp of a copy taken at *when* (seconds since the epoch), for the
+    user: UTC, the same whatever the clock's zone."""
     return time.strftime(_TAKEN_AT, time.gmtime(when))
 
 
 def _free_name(folder: Path, stamp: str) -> Path:
-    """The copy's path for *stamp* in *folder*, with a sequence number after
-    the stamp if a copy has it already (two in one second; two in one local
-    second an older version named): a copy never replaces another."""
-    name, sequence = f"{SNAPSHOT_PREFIX}{stamp}", 1
-    while any(os.path.lexists(folder / f"{name}{end}") for end in (SNAPSHOT_SUFFIX, SKILLS_SUFFIX)):
-        sequence += 1
-        name = f"{SNAPSHOT_PREFIX}{stamp}-{sequence}"
-    return folder / f"{name}{SNAPSHOT_SUFFIX}"
+    """The copy's path for *stamp* in *folder*: numbered one past every copy
+    there, so it sorts as the newest whatever the clock did since the others
+    were taken, and never replaces one."""
+    number = 1 + max((_number(path.name) for path in folder.iterdir()), default=0)
+    while any(
+        os.path.lexists(folder / f"{_name(number, stamp)}{end}")
+        for end in (SNAPSHOT_SUFFIX, SKILLS_SUFFIX)
+    ):
+        number += 1
+    return folder / f"{_name(number, stamp)}{SNAPSHOT_SUFFIX}"
 
 
-def _taken_order(path: Path) -> tuple[bool, str, int]:
+def _name(number: int, stamp: str) -> str:
+    return f"{SNAPSHOT_PREFIX}{number:06d}-{stamp}"
+
+
+def _number(name: str) -> int:
+    """The number of the copy (or its skills, its side file) named *name*; 0 if none."""
+    found = _NUMBERED.match(name.removeprefix(SNAPSHOT_PREFIX))
+    return int(found["number"]) if name.startswith(SNAPSHOT_PREFIX) and found else 0
+
+
+def _taken_order(path: Path) -> tuple[int, str, int]:
     """Where the copy at *path* stands among the others, in the order they
-    were taken, read from its name: its UTC stamp (which sorts as time does)
-    and sequence number.  An older version's copy (a local stamp, in a zone
-    no longer known) was taken before any of this version's: first, by name."""
-    stamp = path.name.removeprefix(SNAPSHOT_PREFIX).removesuffix(SNAPSHOT_SUFFIX)
-    found = _STAMP.fullmatch(stamp)
+    were taken, read from its name: its number.  An older version's copy
+    was taken before any numbered one: one named by its UTC stamp (which
+    sorts as time does) and sequence number in that order, and before them
+    one named by a local stamp, in a zone no longer known, by name."""
+    if number := _number(path.name):
+        return (2, "", number)
+    found = _STAMP.fullmatch(_stamp_part(path))
     if found is None:
-        return (False, path.name, 0)
-    return (True, found["utc"], int(found["sequence"] or 1))
+        return (0, path.name, 0)
+    return (1, found["utc"], int(found["sequence"] or 1))
+
+
+def _stamp_part(path: Path) -> str:
+    """What follows the prefix (and the number) in the copy's name."""
+    stamp = path.name.removeprefix(SNAPSHOT_PREFIX).removesuffix(SNAPSHOT_SUFFIX)
+    numbered = _NUMBERED.fullmatch(stamp)
+    return numbered["stamp"] if numbered else stamp
 
 
 def roll_back_cut(folder: Path, like: Database) -> None:
@@ -284,7 +311,7 @@ def _unmendable(path: Path, entry: Path, kind: str, error: OSError) -> Environme
 
 def complete_snapshots(folder: Path) -> list[Path]:
     """The copies in *folder* that are whole, oldest first (as taken, by
-    their names' stamps: ``_taken_order``)."""
+    their names' numbers: ``_taken_order``)."""
     found = folder.glob(f"{SNAPSHOT_PREFIX}*{SNAPSHOT_SUFFIX}")
     return sorted((path for path in found if _complete(path)), key=_taken_order)
 
@@ -348,10 +375,10 @@ def damage_report(database: Database, folder: Path) -> str | None:
 def _taken_text(path: Path) -> str:
     """When the copy at *path* was taken, for the user (a name an older
     version wrote, in local time, is shown as it is)."""
-    in_order, stamp, _sequence = _taken_order(path)
-    if not in_order:
+    found = _STAMP.fullmatch(_stamp_part(path))
+    if found is None:
         return f"taken before a dream, named {path.name}"
-    taken = time.strptime(stamp, _TAKEN_AT)
+    taken = time.strptime(found["utc"], _TAKEN_AT)
     return f"taken before the dream of {time.strftime('%Y-%m-%d %H:%M', taken)} UTC"
 
 

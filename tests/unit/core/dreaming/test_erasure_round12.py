@@ -37,7 +37,7 @@ def test_a_snapshot_the_rotation_removes_mid_purge_is_simply_gone(
     memory = store.add(SECRET, embedding=None, source_kind="harvested", actor="harvest")
     folder = user_dirs.snapshots_dir
     rotated = take_snapshot(database, folder, "20261125-110000", skills_dir=None, keep=3)
-    take_snapshot(database, folder, "20261125-120000", skills_dir=None, keep=3)
+    kept = take_snapshot(database, folder, "20261125-120000", skills_dir=None, keep=3)
     store.set_status(memory.id, "deleted", "user")
 
     def removing_first(real: Callable[..., object]) -> Callable[..., object]:
@@ -60,9 +60,9 @@ def test_a_snapshot_the_rotation_removes_mid_purge_is_simply_gone(
 
     assert erased.memories == 1
     assert not rotated.exists()
-    assert [p.name for p in complete_snapshots(folder)] == ["before-dream-20261125-120000.sqlite3"]
+    assert complete_snapshots(folder) == [kept]
     assert _texts_in(folder) == []
-    assert sorted(p.name for p in folder.iterdir()) == ["before-dream-20261125-120000.sqlite3"]
+    assert sorted(p.name for p in folder.iterdir()) == [kept.name]
 
 
 def test_a_file_the_rotation_removes_while_leftovers_are_looked_at_is_passed_over(

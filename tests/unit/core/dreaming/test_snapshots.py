@@ -143,14 +143,11 @@ def test_the_copy_of_the_skills_travels_with_its_database(
     folder = tmp_path / "snapshots"
 
     final = take_snapshot(database, folder, "20260101-000000", skills_dir=skills, keep=1)
-    take_snapshot(database, folder, "20260102-000000", skills_dir=skills, keep=1)
+    last = take_snapshot(database, folder, "20260102-000000", skills_dir=skills, keep=1)
 
     assert not final.exists()
-    assert _names(folder) == [
-        "before-dream-20260102-000000.skills",
-        "before-dream-20260102-000000.sqlite3",
-    ]
-    assert (folder / "before-dream-20260102-000000.skills" / "brew-tea.md").is_file()
+    assert _names(folder) == [last.with_suffix(".skills").name, last.name]
+    assert (last.with_suffix(".skills") / "brew-tea.md").is_file()
 
 
 def test_a_full_disk_leaves_no_temporary_and_keeps_the_earlier_copies(

@@ -26,11 +26,11 @@ def test_a_copy_being_changed_keeps_its_journal_while_a_dream_takes_its_snapshot
         with open_copy(old, live) as copy:
             with copy.transaction() as tx:  # the sweep, on the maintenance thread
                 tx.execute("UPDATE conversations SET title = title || ' (swept)'")
-                _snapshot(live, folder, 2)  # the dream's, meanwhile
+                new = _snapshot(live, folder, 2)  # the dream's, meanwhile
 
                 assert Path(f"{old}-journal").exists()
             assert copy.fetch_value("SELECT title FROM conversations") == (
                 "kept in the old copy (swept)"
             )
 
-    assert complete_snapshots(folder) == [old, folder / "before-dream-20260102-000000.sqlite3"]
+    assert complete_snapshots(folder) == [old, new]
