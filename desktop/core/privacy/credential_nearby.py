@@ -76,6 +76,8 @@ _NAMES = str.split(
 _NAMES_WITHOUT_SPACES = str.split(
     "パスワード 暗証番号 密码 密碼 口令 비밀번호 비번 암호 รหัสผ่าน كلمة_المرور كلمة_السر "
     "ពាក្យសម្ងាត់ ລະຫັດຜ່ານ စကားဝှက်"
+    # A key or a lock drawn as the label of a note: "🔑 X", "🔒 Netflix → X".
+    " \U0001f511 \U0001f510 \U0001f512 \U0001f5dd"
 )
 """Written without spaces around them, so no word boundary is asked for."""
 _PHRASES = (

@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterator
 
 from desktop.core.base import text_scan
-from desktop.core.base.text_fold import folded
+from desktop.core.base.text_fold import folded, folded_text
 from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import (
     NOT_A_PASS,
@@ -84,6 +84,32 @@ _WEAK = (
     r"(?<!error )(?<!status )(?<!promo )(?<!discount )(?<!tax )(?<!qr )(?<!morse )code)"
 )
 """Words that name a credential only when a value that looks like one follows."""
+_FOREIGN = r"(?:passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord)"
+"""Other languages' words for a password that mean nothing else: after them
+a single word is the password, as after "my password is", unless it is one
+of the words below or among the most used of a language ("muy", "trop")."""
+_FOREIGN_DESCRIBING = frozenset(
+    folded_text(word)
+    for word in str.split(
+        # Spanish, French, German, Portuguese, Dutch, Italian: how a password is.
+        "corta corto larga largo segura seguro insegura débil fuerte incorrecta incorrecto "
+        "correcta correcto errónea equivocada olvidada caducada vencida bloqueada nueva nuevo "
+        "vieja viejo antigua igual misma mismo difícil fácil complicada simple secreta privada "
+        "temporal válida inválida obligatoria "
+        "court courte longue sûr sûre sécurisé sécurisée faible fort forte incorrect "
+        "incorrecte correct correcte erroné erronée oublié oubliée expiré expirée bloqué "
+        "bloquée nouveau nouvelle ancien ancienne pareil même difficile facile compliqué "
+        "secret secrète privé temporaire valide invalide obligatoire "
+        "kurz lang sicher unsicher schwach stark falsch richtig vergessen abgelaufen gesperrt "
+        "neu neue neues alt alte gleich dasselbe derselbe schwer schwierig einfach kompliziert "
+        "geheim privat temporär gültig ungültig "
+        "curta longa fraca errada correta esquecida expirada bloqueada nova velha "
+        "kort veilig onveilig zwak sterk fout verkeerd juist vergeten verlopen geblokkeerd "
+        "nieuw oud hetzelfde moeilijk makkelijk "
+        "nuovo nuova vecchio vecchia sbagliata sbagliato corretta breve lunga sicura debole "
+        "dimenticata difficile facile stessa uguale"
+    )
+)
 _START = r"(?<![^\W_])"
 """A word's start, or after "_" as in ``DB_PASSWORD``."""
 _MARKUP = r"""(?:\*{1,2}|_{1,2}|\)|["'])?"""
@@ -93,6 +119,7 @@ _EMPHASIS = r"(?:\*{1,2}|_{1,2})?"
 
 _PLACE = (
     r"(?:\s+(?:for|of|to|at|on|in|from|with|into|für|fur|von|vom|meiner|meines|de|du|des|"
+    r"para|pour|zum|zur|"
     r"del|da|do|di|della|van|voor)"
     r"(?:\s+(?!(?:and|but|or|so|because|is|was|are)\b)[\w.'\u2019&-]+){1,4}?)?"
 )
@@ -111,6 +138,8 @@ _WEAK_VERB = (
 )
 """Signs that need a value that looks like one: "password? X", "password's X",
 "(it's X)", and the verbs of other languages ("ist" is also "is" in a typo)."""
+_FOREIGN_VERB = r"(?:\s+(?:ist|lautet|est|es|è|é|era|war)\b(?:\s*:)?)"
+"""The verbs of other languages between their word for a password and its value."""
 
 _TOKEN = (
     rf"(?:[^\s{_QUOTES}<\u2014\u2013]|(?<=\w)['\u2019](?=\w)){{0,99}}"
@@ -131,7 +160,8 @@ _GOES_ON = (
     r"there|again|don't|do|dont|remember|keep|just|ok|okay|after|before|during|within|until|"
     r"thx|lol|haha|k|pls|plz|btw|lmao|xd|"
     r"via|per|about|around|like|every|each|yesterday|today|tonight|tomorrow|fyi|back|ago|"
-    r"earlier|lately|recently|already|anyway|anymore|though|cmd)"
+    r"earlier|lately|recently|already|anyway|anymore|though|cmd|"
+    r"stp|svp|merci|bitte|danke|porfa|gracias|obrigad[oa])"
 )
 """Words that go on with the sentence after a value, so are not part of it."""
 _VALUE = (
@@ -149,7 +179,7 @@ word only when glued to it (``PASSWORD=X docker compose up``).
 Better a word too many than a word of it kept."""
 _AFTER_WORD = (
     rf"(?=\s*(?:$|[.,;:!?){_CLOSING}]|(?:for|at|on|in|to|of|from|and|but|so|now|too|"
-    r"again|here|there|which|because|when|until|since)\b))"
+    r"again|here|there|which|because|when|until|since|please|pls|plz|thanks|thx)\b))"
 )
 """What may follow "X is my password": the sentence ends or goes on, as in
 "... my password for the bank"; a noun would make it something else
@@ -179,9 +209,21 @@ _WAY_IN = (
     r"connect(?:s|ed|ing)?\s+to|unlock(?:s|ed|ing)?"
 )
 """Words for getting in: "log in", "signing into", "get into", "connect to", "unlock"."""
-_USING = r"use[sd]?|using|set|chose|choose|picked|pick|made|make|have|had|keep|kept|took|take"
-"""Verbs that put a value before "as": "I use X as my password"."""
+_USING = (
+    r"use[sd]?|using|set|chose|choose|picked|pick|made|make|have|had|keep|kept|took|take|"
+    r"save[sd]?|saving|store[sd]?|storing|remember|note|put"
+)
+"""Verbs that put a value before "as": "I use X as my password", "save X as
+my PIN"."""
+_WORDS_BEFORE = rf"(?:{_QUOTED}|(?<![^\s(])(?P<before>{_LONG}{_TOKEN}(?:[ \t]+{_TOKEN}){{0,4}}))"
+"""A value of one word or a passphrase of up to five, between a verb that
+puts it somewhere and where it goes ("save violet anchor spoon as my PIN")."""
+_PICKED = r"(?:picked|chose|chosen|set|use[ds]?|typed?|entered|made|saved|put)"
+"""Verbs for making a value the password: "X is what I picked as the passcode"."""
+_JUDGED = r"(?:good|bad|strong|weak|safe|secure|decent|ok|okay|fine|reasonable|solid)"
+"""How a question weighs a password: "is X a good password?"."""
 _STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
+_UNCOMMON = "a digit or sign, or a single word that describes nothing"
 _SIGNED_EVEN_QUOTED = "a digit or sign, quoted or not"
 """After a weak word a quoted value must look like one too ("the code is
 'secret sauce'"); after any other, quotes make a value."""
@@ -206,6 +248,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED_EVEN_QUOTED,
         ),
         (rf"{_START}{_PASS}{_MARKUP}{_PLACE}{_MARKUP}{_WEAK_VERB}{_VERB}?{_VALUE}", _SIGNED),
+        # "mi contraseña es Autumn", "mot de passe : Ryme": a plain word too,
+        # but not after "?" ("¿Cómo cambio mi contraseña? tbh").
+        (
+            rf"{_START}{_FOREIGN}{_MARKUP}{_PLACE}{_MARKUP}(?:{_VERB}|{_FOREIGN_VERB}){_VALUE}",
+            _UNCOMMON,
+        ),
         # "password X for the drive", "PIN 4821": no verb, so only a value
         # with a digit or a sign counts ("password sunshine" may be a noun).
         (rf"\b{_KEYWORD}\s+(?!(?:code|number)\b)(?:{_QUOTED}|{_LOOKS_LIKE})", _SIGNED),
@@ -219,7 +267,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "as" may be a verb ("why doesn't it work as my password?"), so
         # only a value with a digit or sign.
         (
-            rf"\b(?:{_USING})\s+{_BEFORE}\s+as\s+{_OWNER}"
+            rf"\b(?:{_USING})\s+{_WORDS_BEFORE}\s+as\s+{_OWNER}"
             rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}){_AFTER_WORD}",
             _STRONG,
         ),
@@ -227,6 +275,19 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"{_BEFORE}\s+as\s+{_OWNER}"
             rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}){_AFTER_WORD}",
             _SIGNED,
+        ),
+        # "X is what I picked as the passcode", "X was the key I typed for
+        # the portal": what someone made their password, named after it.
+        (
+            rf"{_BEFORE}\s+(?:is|was)\s+(?:what\s+(?:i|we)\s+{_PICKED}\s+(?:as|for)\s+{_OWNER}"
+            rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|key|code){_AFTER_WORD}"
+            rf"|{_OWNER}(?:{_KEYWORD}|key|code)\s+(?:i|we)\s+{_PICKED}\b)",
+            _STRONG,
+        ),
+        # "is X a good password for my bank?": a question about the value.
+        (
+            rf"\bis\s+{_WORDS_BEFORE}\s+(?:a|an)\s+(?:{_JUDGED}\s+)?{_KEYWORD}{_AFTER_WORD}",
+            _STRONG,
         ),
         # "X, my password", "X - my password", "X = wifi password",
         # "X (the router password)", "X is the code".
@@ -509,6 +570,8 @@ _DOING = re.compile(
     r"|extremely|incredibly|insanely|way"
 )
 """A first word that describes what follows rather than being a password."""
+_VERB_ENDING = re.compile(r"(?:ing|ed)\Z")
+"""A verb's ending: "expiring", "locked"."""
 _ABOUT_LENGTH = frozenset(
     str.split("digits characters chars letters numbers symbols words bits bytes long")
 )
@@ -699,7 +762,7 @@ def _describes(value: str) -> bool:
     if not words:
         return True
     first = words[0]
-    if _DOING.fullmatch(first):
+    if _DOING.fullmatch(first) and _a_verb_form(first):
         return True  # "rotating every 30 days", "expiring", "super annoying to type"
     if len(words) > 1 and words[1] in _WHERE:
         return True  # "taped under the desk lamp", "somewhere behind the clock"
@@ -712,6 +775,22 @@ def _describes(value: str) -> bool:
         or _GOES_ON_WORD.fullmatch(first) is not None
         or _DESCRIBING_SUFFIX.fullmatch(first) is not None
     )
+
+
+def _a_verb_form(word: str) -> bool:
+    """Is *word* a verb's "-ing" or "-ed" ("expiring", "locked", "running"),
+    not a noun that only ends so ("pudding", "spring", "dumpling")?  What is
+    left without the ending, or with an "e" ("expir-e"), must be a word of
+    four letters or more, or a frequent one ("us-e"; "run" if its last letter
+    was doubled)."""
+    base = _VERB_ENDING.sub("", word)
+    if base == word:
+        return True  # "super", "very": describing words of their own
+    if len(base) >= 4 and known_words.known(base):
+        return True
+    if known_words.known(base + "e") and (len(base) >= 4 or known_words.frequent(base + "e")):
+        return True
+    return len(base) >= 4 and base[-1] == base[-2] and known_words.frequent(base[:-1])
 
 
 _CASE_INSIDE = re.compile(r"[a-z][A-Z]|(?<=[A-Z]{2})[a-z]+[A-Z]")
@@ -740,6 +819,13 @@ def _looks_like(value: str, needs: str) -> bool:
     inside = value.split()[0].rstrip("!?") if value.split() else value
     if needs in (_SIGNED, _SIGNED_EVEN_QUOTED):
         return looks_like_a_value(inside) or _cased_like_a_value(inside)
+    if needs == _UNCOMMON:
+        return looks_like_a_value(inside) or (
+            len(value.split()) == 1
+            and _LETTER.search(inside) is not None
+            and not known_words.common(inside)
+            and folded_text(inside.casefold()) not in _FOREIGN_DESCRIBING
+        )
     if needs == _MIXED:
         return looks_like_a_value(inside) and _LETTER.search(inside) is not None
     return True

@@ -1,0 +1,70 @@
+"""Round 17: a value said before its credential word, a key drawn as an
+emoji, other languages' words for a password.
+
+Each rule has a phrasing that leaked before and its twin that must stay.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.core.privacy.redaction import redact
+
+MARKER = "[redacted password]"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # A noun that only ends like a verb is a value: "-ing", "-ed".
+        ("the garage password is Dumpling", "Dumpling"),
+        ("my bank password is pudding", "pudding"),
+        # A verb that puts the value somewhere, before where it goes.
+        ("store Marzipan77 as my dropbox password please", "Marzipan77"),
+        ("save kettle juniper lobster as the router password", "kettle juniper lobster"),
+        # What someone made their password, named after it.
+        ("Gherkin was the key I typed for the tax site", "Gherkin"),
+        ("CactusOrbitLantern is what I chose as the passphrase", "CactusOrbitLantern"),
+        # A question about the value itself.
+        ("is Nimbus1990 a strong password for email?", "Nimbus1990"),
+        # A key or a lock drawn as the label of a note.
+        ("\U0001f511 Quokka_88", "Quokka_88"),
+        ("\U0001f512 Spotify \u2192 lanternmossgecko", "lanternmossgecko"),
+        # Other languages' words for a password, then a single plain word.
+        ("mi contraseña es Girasol", "Girasol"),
+        ("das Passwort ist Pfannkuchen", "Pfannkuchen"),
+        ("le mot de passe du routeur est tournesol stp", "tournesol"),
+        ("login: jeanne.d / mot de passe: Brioche", "Brioche"),
+    ],
+)
+def test_a_value_named_around_it_is_taken_out(text: str, value: str) -> None:
+    out = redact(text).text
+    assert value not in out
+    assert MARKER in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A verb's ending describes the password.
+        "my password is expiring",
+        "the wifi password is working again",
+        # Nothing but a pronoun or a product before "as" or in the question.
+        "save it as my password please",
+        "remember this as the new password",
+        "is Bitwarden a good password manager?",
+        "is this a strong password?",
+        "that was the key I needed to finish",
+        # An emoji that is only a picture of a lock.
+        "\U0001f512 private channel, members only",
+        "\U0001f510 end-to-end encrypted",
+        # Other languages' words for how a password is.
+        "la contraseña es demasiado corta",
+        "das Passwort ist falsch",
+        "le mot de passe est oublié",
+        "das Passwort ist unsicher",
+        "¿Cómo cambio mi contraseña? tbh",
+    ],
+)
+def test_words_about_a_password_stay(text: str) -> None:
+    assert redact(text).text == text
