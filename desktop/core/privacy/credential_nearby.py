@@ -226,7 +226,7 @@ _NOT_SECRETS = (
     r"bits?|bytes?|kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|°c?|°f|px|pt)"  # a number and its unit
     # A standard or an algorithm by its number: ERC-20, AES-256, SHA256, ISO 8601.
     r"|(?:aes|sha|rsa|erc|eip|bep|iso|rfc|utf|ieee|ecma|ansi|iec|hs|rs|es|ps|md|crc|des|tls|"
-    r"ssl|ipv|ecdsa|ed|curve|secp)[- ]?\d+(?:[-/]\d+)?(?:[a-z]\d*)?"
+    r"ssl|ipv|ecdsa|ed|curve|secp|argon|pbkdf)[- ]?\d+(?:[-/]\d+)?(?:[a-z]\d*|id)?"
     # A column's type and size in a schema: string(64), varchar(255).
     r"|(?:n?varchar|char|string|str|text|int|integer|bool|boolean|bytes?|blob|binary|"
     r"varbinary|decimal|numeric|float|double)\(\d+(?:,\s*\d+)?\)?"
@@ -760,6 +760,8 @@ def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
             glued = _GLUED.match(chunk.group())  # "bob:X (my login)": the password only
             value = _value(text, chunk.start() + (glued.end() if glued else 0), chunk.end())
             value = value or _titled_ending(text, chunks[max(0, index - 4) : index + 1])
+            if value is not None and _a_status_code(text, *value):
+                return  # "the endpoint returns 401 on a bad password"
             if value is not None:
                 yield value
                 yield from _joined_before(text, chunks[:index])
@@ -872,6 +874,20 @@ def names_an_amount(text: str, end: int) -> bool:
     return False
 
 
+def _a_status_code(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` an HTTP status said as what something answers
+    ("returns 401", "HTTP 403", "got a 500")?"""
+    if _STATUS_CODE.fullmatch(text, start, end) is None:
+        return False
+    return _ANSWERING.search(text, max(0, start - 24), start) is not None
+
+
+_ANSWERING = re.compile(
+    r"\b(?:returns?|returned|returning|respond(?:s|ed)?(?:\s+with)?|status|http|error|got|gets|"
+    r"throws?|gives?|sends?|answers?(?:\s+with)?)(?:\s+(?:a|an|the|code))?\s+\Z",
+    re.IGNORECASE,
+)
+"""The words before an HTTP status that say it is one."""
 _STATUS_CODE = re.compile(r"(?<!\d)[1-5]\d\d\Z")
 _STATUS_WORDS = _words(
     "ok created accepted found moved redirect bad unauthorized forbidden not conflict gone "

@@ -659,6 +659,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     value = match[group]
     if _placeholder(value):
         return None  # "password: {{ vault_password }}", "PGPASSWORD=$(cat file)"
+    if _CALL.match(value):
+        return None  # "password = input('Password: ')": code asking for one
     if group == "cmd":  # a command's option, its quotes kept: -p'X'
         quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\""
         # "DB_PASS=X; ok": the sentence's sign, not the value's
@@ -716,6 +718,8 @@ _NO_VALUE = re.compile(
     rf"[\W_]*|\d{{1,2}}|.*:[*_]*|(?:is|was|are|ist|est|es)[:=]+|{PLACEHOLDER.pattern}"
 )
 """What stands where a value would and is none."""
+_CALL = re.compile(r"[A-Za-z_][\w.]*\((?:[\"'`)]|\Z)")
+"""A function called with a string or nothing: the code that asks for a value."""
 _ASSIGNED = re.compile(r"[ \t]*=(?!=)")
 _SENTENCE_GOES_ON = re.compile(r"\s|\Z")
 _ENDS_LINE = re.compile(r"[`'\" ]*(?:\n|\Z)")
@@ -768,6 +772,8 @@ def _describes(value: str) -> bool:
         return True  # "taped under the desk lamp", "somewhere behind the clock"
     if not _ABOUT_LENGTH.isdisjoint(words[1:]):
         return True  # "four digits long", "probably 4 digits"
+    if len(words) > 1 and names_a_credential(words[-1]):
+        return True  # "password: the user's password", "PIN: your usual PIN"
     if len(words) >= 3 and _DESCRIBING_WORDS.isdisjoint(words[1:]):
         return False  # a passphrase: "correct horse battery staple"
     return (

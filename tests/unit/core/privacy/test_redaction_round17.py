@@ -1,5 +1,6 @@
 """Round 17: a value said before its credential word, a key drawn as an
-emoji, other languages' words for a password.
+emoji, other languages' words for a password, and talk about passwords in
+code and in tech that is no password.
 
 Each rule has a phrasing that leaked before and its twin that must stay.
 """
@@ -68,3 +69,33 @@ def test_a_value_named_around_it_is_taken_out(text: str, value: str) -> None:
 )
 def test_words_about_a_password_stay(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Code that asks for a password is not one.
+        "pw = getpass.getpass('Your password: ')",
+        "const password = window.prompt('enter password')",
+        "password = read_line()",
+        # An algorithm, a status code, a description of the field.
+        "our service stores passwords as argon2id hashes",
+        "we moved passwords from pbkdf2 to argon2",
+        "the sign-in API returns 403 on a wrong password",
+        "password: the account owner's password, 12 characters or more",
+    ],
+)
+def test_code_and_tech_talk_about_passwords_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("password = 'Tr0mb0ne!'", "Tr0mb0ne!"),
+        ("the door code is 401", "401"),
+        ("password: the usual one is Walrus42", "Walrus42"),
+    ],
+)
+def test_a_value_beside_code_or_a_number_still_goes(text: str, value: str) -> None:
+    assert value not in redact(text).text
