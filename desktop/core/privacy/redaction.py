@@ -26,7 +26,12 @@ from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
 from detect_secrets.settings import default_settings
 
-from desktop.core.privacy import credential_nearby, credential_phrases, credential_sweep
+from desktop.core.privacy import (
+    credential_nearby,
+    credential_phrases,
+    credential_sweep,
+    seed_phrases,
+)
 from desktop.core.privacy.credential_nearby import MARKER
 
 # A public IP address is not a credential.  A URL's user and password are
@@ -313,7 +318,7 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
         for pattern in patterns:
             for match in pattern.finditer(text):
                 yield match.start(), match.end(), kind
-    for reader in (credential_phrases, credential_nearby, credential_sweep):
+    for reader in (credential_phrases, credential_nearby, credential_sweep, seed_phrases):
         for start, stop in reader.secret_spans(text):
             yield start, _passphrase_end(text, start, stop), "password"
     for match in _KEY_LIKE.finditer(text):

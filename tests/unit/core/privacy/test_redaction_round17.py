@@ -99,3 +99,22 @@ def test_code_and_tech_talk_about_passwords_stay(text: str) -> None:
 )
 def test_a_value_beside_code_or_a_number_still_goes(text: str, value: str) -> None:
     assert value not in redact(text).text
+
+
+def test_a_row_of_words_shaped_like_a_wallet_seed_goes() -> None:
+    seed = "orbit velvet lunar gravel copper tissue meadow raven pulse hollow ember lizard"
+    out = redact(f"{seed}\n^ the words the wallet showed me").text
+    assert seed not in out
+    assert "gravel" not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Eleven words, or prose that runs with its joining words.
+        "orbit velvet lunar gravel copper tissue meadow raven pulse hollow ember",
+        "we walked along the river and then over the bridge to the old mill for lunch",
+    ],
+)
+def test_rows_of_words_that_are_no_seed_stay(text: str) -> None:
+    assert redact(text).text == text

@@ -1,0 +1,33 @@
+"""A crypto wallet's recovery phrase, for ``redaction``.
+
+A wallet's seed (BIP39) is 12, 15, 18, 21 or 24 words, each of three to
+eight small letters, written in a row: "canvas brisk bean collect ...".
+Whoever has it has the wallet, and people paste it with no word naming it
+("^ the words for my trezor").  Prose never runs that many words without
+one of the small words that join them ("the", "and", "to", "with"), and a
+seed has few of those, so a row of exactly so many short words, almost
+none of them among the most used of a language, is taken as one.  The
+word list itself is not needed: the row's shape says enough.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from desktop.core.privacy import known_words
+
+_LENGTHS = frozenset({12, 15, 18, 21, 24})
+"""How many words a BIP39 phrase has."""
+_ROW = re.compile(r"(?<![\w'\u2019.-])[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23}(?![\w'\u2019-])")
+"""Twelve to twenty-four short words of small letters, only spaces between."""
+_JOINING_WORDS = 2
+"""How many of the most used words a seed may hold ("about", "all", "also")."""
+
+
+def secret_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Where each row of words shaped like a wallet's seed is in *text*."""
+    for row in _ROW.finditer(text):
+        words = row.group().split()
+        if len(words) in _LENGTHS and sum(map(known_words.common, words)) <= _JOINING_WORDS:
+            yield row.span()
