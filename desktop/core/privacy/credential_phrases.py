@@ -84,6 +84,35 @@ _WEAK = (
     r"(?<!error )(?<!status )(?<!promo )(?<!discount )(?<!tax )(?<!qr )(?<!morse )code)"
 )
 """Words that name a credential only when a value that looks like one follows."""
+_SECURITY_QUESTION = (
+    r"(?:(?:(?:mother|mom|mum)['\u2019]?s\s+)?maiden\s+name|"
+    r"(?:name\s+of\s+(?:my\s+|your\s+|the\s+)?)?(?:first|childhood)\s+"
+    r"(?:pet|school|car|teacher|boss|job|street|crush|best\s+friend)(?:['\u2019]?s\s+name)?|"
+    r"memorable\s+(?:word|name|place)|(?:security|secret)\s+(?:question\s+)?answer|"
+    r"(?:city|town|street|hospital)\s+(?:you\s+were|i\s+was)\s+born\s+in|"
+    r"favou?rite\s+(?:teacher|childhood\s+\w+))"
+)
+"""The questions a bank or a site asks to let someone back in; their answers
+open an account as a password does."""
+_ANSWER_SIGN = r"\s*\??\s*(?:[:=]|->|\u2192|=>|[\u2014\u2013])"
+"""A sign between a security question and its answer: "first pet: X"."""
+_KEYPAD_CODE = (
+    r"(?P<bare>[#*]?\d{4,8}[#*]?)"
+    r"(?=[ \t]*(?:$|[\n.,;:!?)]|(?:on|then|and|or|to|at|when|if|into|for|before|after)\b))"
+)
+"""What is typed on a door's, a gate's or an alarm's keypad ("4821",
+"#1520"), ending what is said ("2019 renovation" is a year)."""
+_LOCKED_PLACE = (
+    r"(?:door|gate|garage|alarm|panel|keypad|lock|lockbox|padlock|locker|safe|entrance|lobby|"
+    r"shed|storage|bike\s+room|building|beep(?:ing|s)?|siren)"
+)
+"""What a keypad's code opens or stops."""
+_ON_A_KEYPAD = (
+    r"(?:open(?:s|ed)?|unlock(?:s|ed)?|disarm(?:s|ed)?|(?:turn(?:s|ed)?|switch(?:es|ed)?)\s+off)"
+    r"(?:\s+(?:it|the\s+[\w-]+))?\s+with|"
+    r"(?:enter|entering|tap|tapping|punch(?:\s+in)?|key\s+in|type|press|dial)"
+)
+"""Words for putting a code in: "opens with", "disarm with", "tap", "punch in"."""
 _FOREIGN = r"(?:passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord)"
 """Other languages' words for a password that mean nothing else: after them
 a single word is the password, as after "my password is", unless it is one
@@ -224,6 +253,8 @@ _JUDGED = r"(?:good|bad|strong|weak|safe|secure|decent|ok|okay|fine|reasonable|s
 """How a question weighs a password: "is X a good password?"."""
 _STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
 _UNCOMMON = "a digit or sign, or a single word that describes nothing"
+_ANSWER = "a name or a word or two that describe nothing"
+_NAMED_ANSWER = "a capital, a digit, a sign or a made-up word, in a word or two"
 _SIGNED_EVEN_QUOTED = "a digit or sign, quoted or not"
 """After a weak word a quoted value must look like one too ("the code is
 'secret sauce'"); after any other, quotes make a value."""
@@ -248,6 +279,21 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED_EVEN_QUOTED,
         ),
         (rf"{_START}{_PASS}{_MARKUP}{_PLACE}{_MARKUP}{_WEAK_VERB}{_VERB}?{_VALUE}", _SIGNED),
+        # "the side door opens with 5550", "the beeping stops when you enter
+        # 9888", "alarm panel: #6938": a keypad's code, a lock or alarm named
+        # in the same sentence.
+        (
+            rf"\b{_LOCKED_PLACE}\b[^\n.!?]{{0,60}}?\b(?:{_ON_A_KEYPAD})\s+{_KEYPAD_CODE}",
+            _STRONG,
+        ),
+        (rf"\b(?:{_ON_A_KEYPAD})\s+{_KEYPAD_CODE}[^\n.!?]{{0,30}}?\b{_LOCKED_PLACE}\b", _STRONG),
+        (rf"\b{_LOCKED_PLACE}(?:\s+[\w-]+)?\s*:\s*{_KEYPAD_CODE}", _STRONG),
+        (rf"\bdisarm(?:s|ed|ing)?(?:\s+(?:it|the\s+[\w-]+))?\s+with\s+{_KEYPAD_CODE}", _STRONG),
+        # "first pet: Mochi", "mother's maiden name → smith": the answer
+        # after a sign, whatever its shape; after "is" one that looks like a
+        # name ("the memorable word is Lindqvist", not "is a secret").
+        (rf"\b{_SECURITY_QUESTION}{_ANSWER_SIGN}{_VALUE}", _ANSWER),
+        (rf"\b{_SECURITY_QUESTION}\s+(?:is|was){_VALUE}", _NAMED_ANSWER),
         # "mi contraseña es Autumn", "mot de passe : Ryme": a plain word too,
         # but not after "?" ("¿Cómo cambio mi contraseña? tbh").
         (
@@ -825,6 +871,10 @@ def _looks_like(value: str, needs: str) -> bool:
     inside = value.split()[0].rstrip("!?") if value.split() else value
     if needs in (_SIGNED, _SIGNED_EVEN_QUOTED):
         return looks_like_a_value(inside) or _cased_like_a_value(inside)
+    if needs in (_ANSWER, _NAMED_ANSWER) and len(value.split()) > 2:
+        return False  # "first pet: a hamster we called ...": a story, not an answer
+    if needs == _NAMED_ANSWER:
+        return looks_like_a_value(inside) or inside[:1].isupper() or known_words.made_up(inside)
     if needs == _UNCOMMON:
         return looks_like_a_value(inside) or (
             len(value.split()) == 1

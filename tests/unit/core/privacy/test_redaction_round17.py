@@ -118,3 +118,36 @@ def test_a_row_of_words_shaped_like_a_wallet_seed_goes() -> None:
 )
 def test_rows_of_words_that_are_no_seed_stay(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # A security question's answer after a sign, whatever its shape.
+        ("first pet: Biscuit", "Biscuit"),
+        ("mother's maiden name → okafor", "okafor"),
+        ("the security answer is Thistlewood", "Thistlewood"),
+        # A keypad's code with what it opens or stops in the sentence.
+        ("the back gate opens with 7305", "7305"),
+        ("to stop the siren you punch in 90417", "90417"),
+        ("shed keypad: #3318", "#3318"),
+        ("disarm it with 6604 before going in", "6604"),
+    ],
+)
+def test_an_answer_or_a_keypad_code_goes(text: str, value: str) -> None:
+    assert value not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my first pet was a hamster",
+        "first pet: a tabby we named after a singer",
+        "the security answer is case sensitive",
+        "the door opens at 0830 on weekdays",
+        "the lobby: 2019 renovation",
+        "press 1234 to continue",
+    ],
+)
+def test_stories_and_times_beside_such_words_stay(text: str) -> None:
+    assert redact(text).text == text
