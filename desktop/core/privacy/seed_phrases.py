@@ -19,8 +19,9 @@ from desktop.core.privacy import known_words
 
 _LENGTHS = frozenset({12, 15, 18, 21, 24})
 """How many words a BIP39 phrase has."""
-_ROW = re.compile(r"(?<![\w'\u2019.-])[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23}(?![\w'\u2019-])")
-"""Twelve to twenty-four short words of small letters, only spaces between."""
+_ROW = re.compile(r"(?<![\w'\u2019.-])[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,}(?![\w'\u2019-])")
+"""Twelve short words of small letters or more, only spaces between, the
+whole row (so a long run of filler is no seed, nor are its last 24 words)."""
 _JOINING_WORDS = 2
 """How many of the most used words a seed may hold ("about", "all", "also")."""
 

@@ -114,6 +114,9 @@ def test_a_row_of_words_shaped_like_a_wallet_seed_goes() -> None:
         # Eleven words, or prose that runs with its joining words.
         "orbit velvet lunar gravel copper tissue meadow raven pulse hollow ember",
         "we walked along the river and then over the bridge to the old mill for lunch",
+        # A long run of filler: its last 24 words are no seed either.
+        " ".join(["filler"] * 40),
+        " ".join(["orbit", "velvet", "lunar", "gravel", "copper", "tissue", "meadow"] * 5),
     ],
 )
 def test_rows_of_words_that_are_no_seed_stay(text: str) -> None:
