@@ -11,10 +11,11 @@ on one task or an empty text refuse the whole pass.  A new text is kept as
 every task text is (``TaskService.checked_text``: one line, as a reader
 sees it, secrets taken out); one that cannot be a task's is refused, with
 its reason in the report, and that task is left as it is.  A new text
-replaces what the user had only if it is faithful to it (``_unfaithful``:
-the old text's numbers, names, words and denials, save what the user's
-messages since say); any other waits for the user's approval in the dream
-report, with before and after.  A task is completed
+replaces what the user had only if it is faithful to it (``rewrites.unfaithful``:
+the old text's numbers, names, words and denials, each on its side of a
+"not", save what the user's sentences since that speak of the task say);
+any other waits for the user's approval in the dream report, with before
+and after.  A task is completed
 only on the user's own word: the answer quotes it (``evidence``), and the
 host reads it in the message the user typed after the task was made or
 reopened (``task_evidence.said_done``, the rule the agenda review shares):
@@ -43,15 +44,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop.core.base.content_words import changes, new_words
 from desktop.core.base.text import cut
 from desktop.core.base.tokens import cut_middle
 from desktop.core.db import ConversationStore, Message
 from desktop.core.db.tasks import OPEN, Task
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
-from desktop.core.memory.service import lost_specifics
 from desktop.core.tasks.evidence import QUOTE_CHARS, said_done
+from desktop.core.tasks.rewrites import unfaithful
 from desktop.core.tasks.service import TaskRefused, TaskService, schedule_words
 from models.interfaces import ChatMessage
 
@@ -224,7 +224,11 @@ def _update(
         updated["conversations"] = sorted({m.conversation_id for m in said})
     summary = f"“{task.text}” → “{text}”" if "text" in updated else f"priority {action.priority}"
     payload: dict[str, Any] = {"task": task.id, **updated}
-    if text is not None and "text" in updated and (waits := _unfaithful(task.text, text, said)):
+    if (
+        text is not None
+        and "text" in updated
+        and (waits := unfaithful(task.text, text, [m.content for m in said]))
+    ):
         payload["waits"] = waits
     return Proposal(
         "task_update",
@@ -232,31 +236,6 @@ def _update(
         payload,
         needs_approval="waits" in payload,
     )
-
-
-def _unfaithful(old: str, new: str, said: list[Message]) -> str | None:
-    """Why the *new* text of a task waits for the user's approval (None: a
-    dream applies it): as a merged memory must be faithful to what it
-    merges (``dedup.unfaithful``), it keeps the *old* text's numbers and
-    names, adds no content word and says the same changes and denials; the
-    user's messages since (*said*) may bring words, and numbers and names
-    in place of the old ones ("at 09:00 now").  A small model rewrote "Take
-    1 tablet of warfarin at 08:00" as "Take 10 tablets ... at 20:00" and
-    "Do not sign the Acme contract" as "Sign the Acme contract today" after
-    "I had a long day at work"."""
-    yours = [message.content for message in said]
-    unsaid = lost_specifics([new], "\n".join([old, *yours]))
-    if unsaid:
-        return f"it says {', '.join(unsaid)}, which neither the task nor your words say"
-    added = new_words(new, [old, *yours])
-    if added:
-        return f"it adds {', '.join(added)}, which neither the task nor your words say"
-    dropped = lost_specifics([old], new)
-    if dropped and not lost_specifics([new], old):  # not put in place by your words
-        return f"it drops {', '.join(dropped)}"
-    if changes(new) != changes(old):
-        return "it says otherwise what changed or what is not so"
-    return None
 
 
 def _words(text: str) -> list[str]:
