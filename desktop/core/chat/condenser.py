@@ -8,8 +8,9 @@ the component is cut to its limit.  The user's rows are never changed here.
 
 A condensed text is used only if it is faithful (``unfaithful``): it keeps
 every ``#id`` of the original (``(#id)`` for memories) and adds none, each
-line saying its ids' lines with their numbers and words of change, and no
-content word is new; else the cut component stays.  A small model's
+line saying its ids' lines with their numbers and words of change, no word
+of another line's and each on its side of a denial, and no content word is
+new; else the cut component stays.  A small model's
 rewrite of the task list invented a task, dropped them all, or moved a
 dose's time, and the chat model answered from it.
 """
@@ -24,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from desktop.core.base.content_words import new_words, says_otherwise
+from desktop.core.base.denials import moved_across_denials
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.chat.prompt import Oversized
 from models.broker import InferenceBroker, Job, Priority
@@ -99,7 +101,8 @@ def unfaithful(original: str, condensed: str, ids: re.Pattern[str] = _ID) -> str
     """Why *condensed* may not stand for *original* in the prompt (None: it
     may): it adds a content word, drops or adds an id (as *ids* reads
     them), or a line of it says otherwise (``says_otherwise``) what the
-    lines of the ids it holds said; a line with no id says nothing of its
+    lines of the ids it holds said, takes a word from other lines or moves
+    one across a denial (``_moved``); a line with no id says nothing of its
     own.  Without ids (the skills list) the whole text is one line."""
     added = new_words(condensed, [original])
     if added:
@@ -114,7 +117,8 @@ def unfaithful(original: str, condensed: str, ids: re.Pattern[str] = _ID) -> str
         named = dict.fromkeys(ids.findall(line))
         if not named:
             return "a line of it names no id"
-        said = _otherwise("\n".join(theirs[key] for key in named), line, ids)
+        own = "\n".join(theirs[key] for key in named)
+        said = _otherwise(own, line, ids) or _moved(own, line, ids)
         if said:
             return said
     return None
@@ -128,6 +132,17 @@ def _lines_by_id(text: str, ids: re.Pattern[str]) -> dict[str, str]:
         if found:
             lines[found[1]] = line
     return lines
+
+
+def _moved(original: str, condensed: str, ids: re.Pattern[str]) -> str | None:
+    """Words *condensed* takes from other lines than its ids' own, or puts
+    on the other side of a denial ("Call Tom, not Anna" for "Call Anna, not
+    Tom"; "Take aspirin" for "#1 Take warfarin", "#2 Take aspirin")."""
+    added = new_words(ids.sub(" ", condensed), [original])
+    if added:
+        return f"“{condensed.strip()[:80]}” adds {', '.join(added[:8])} to its own lines"
+    moved = moved_across_denials(ids.sub(" ", condensed), ids.sub(" ", original).splitlines())
+    return f"“{condensed.strip()[:80]}” puts words across a denial" if moved else None
 
 
 def _otherwise(original: str, condensed: str, ids: re.Pattern[str]) -> str | None:

@@ -35,7 +35,11 @@ def test_a_moved_or_borrowed_word_waits_for_approval(old: str, new: str, said: s
 @pytest.mark.parametrize(
     ("old", "new", "said"),
     [
-        ("Call the dentist", "Call the dentist on Friday", "Can you move the dentist call to Friday?"),
+        (
+            "Call the dentist",
+            "Call the dentist on Friday",
+            "Can you move the dentist call to Friday?",
+        ),
         (
             "Take 1 tablet of warfarin at 08:00",
             "Take 2 tablets of warfarin at 08:00",
