@@ -368,13 +368,14 @@ class ChatService:
         """The model's reply, with the tool calls it makes on the way: each
         call's result goes back to it, until it answers in words."""
         offered = self._offered_tools(turn, kind)
+        context = self._tool_context(turn)  # one for the turn's calls
         for calls in range(MAX_TOOL_CALLS + 1):
             usable = offered if calls < MAX_TOOL_CALLS else frozenset()
             called = self._say(turn, listener, kind, offered, usable)
             if called is None:
                 return
             reply, call = called
-            listener.tool_called(self._call_tool(turn, reply, call, usable))
+            listener.tool_called(self._call_tool(turn, context, reply, call, usable))
 
     def _say(
         self,
@@ -431,14 +432,16 @@ class ChatService:
             return None
         return stored, text.partition(TOOL_CALL_START)[2]
 
-    def _exchange(self, turn: Turn) -> str:
-        """``ToolContext.said``: the user's message *turn* answers, after what
-        Reverie said just before it."""
-        if (asked := turn.user_message) is None:
-            return ""
-        before = self._conversations.last_messages(turn.conversation_id, before=asked.id)
+    def _tool_context(self, turn: Turn) -> ToolContext:
+        """Where the calls of *turn* are made: the user's message it answers
+        (``ToolContext.said``) and what Reverie said just before it (``asked``)."""
+        if (message := turn.user_message) is None:
+            return ToolContext(turn.conversation_id)
+        before = self._conversations.last_messages(turn.conversation_id, before=message.id)
         prompted = [visible_text(m) for m in before if m.role == "assistant"]
-        return "\n".join([*prompted, visible_text(asked)])
+        return ToolContext(
+            turn.conversation_id, (message.id,), visible_text(message), "\n".join(prompted)
+        )
 
     def _offered_tools(self, turn: Turn, kind: ReplyKind) -> frozenset[str]:
         """The tools an answer may use (none for a greeting; none that learn
@@ -450,14 +453,17 @@ class ChatService:
         return self._toolbox.offered(off_record=off_record)
 
     def _call_tool(
-        self, turn: Turn, reply: Message, call_json: str, usable: frozenset[str]
+        self,
+        turn: Turn,
+        context: ToolContext,
+        reply: Message,
+        call_json: str,
+        usable: frozenset[str],
     ) -> ToolCall:
         """Run the call *reply* ended with and store its result, which the
         model reads next, naming the reply; what is stored of both is
         redacted, as every message is."""
         assert self._toolbox is not None  # only offered tools are called
-        asked = (turn.user_message.id,) if turn.user_message is not None else ()
-        context = ToolContext(turn.conversation_id, asked, self._exchange(turn))
         call = self._toolbox.call(call_json, context, usable)
         result = call.result
         metadata = {

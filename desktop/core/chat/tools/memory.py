@@ -1,7 +1,9 @@
 """The memory tools a model may call: ``append_memory`` and ``search_memory``.
 
 Both go through the memory service like every other reader and writer: a
-fact the model saves passes the write gate (which stores it as a reader
+fact the model saves must be said in the user's message it answers
+(``content_words.support``, the harvest's rule: "hi" says no allergy),
+passes the write gate (which stores it as a reader
 sees it, without invisible characters) and deduplication and keeps the
 user's message as its provenance; what a search returns is shown to the
 model as the prompt shows memories (secrets taken out, order-like text only
@@ -14,8 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop.core.base.content_words import support
 from desktop.core.chat.tools.toolbox import Tool, ToolContext, ToolResult
 from desktop.core.memory.gate import MemoryRefused
+from desktop.core.memory.harvest import NotTheUsersWords
 from desktop.core.memory.lines import memory_line
 from desktop.core.memory.service import MemoryCategory, MemoryService
 
@@ -44,6 +48,12 @@ class SearchMemory(BaseModel):
 def memory_tools(memories: MemoryService) -> list[Tool[Any]]:
     def append(arguments: AppendMemory, context: ToolContext) -> ToolResult:
         try:
+            # The harvest's rule: a fact about the user rests on their own
+            # words, here this turn's message (not Reverie's before it).
+            if not (said := support(arguments.content, [context.said])):
+                raise NotTheUsersWords(
+                    f"What you said in this message does not say it ({said.reason})"
+                )
             remembered = memories.remember(
                 arguments.content,
                 source_kind="harvested",

@@ -10,29 +10,33 @@ reminding (see ``desktop.core.tasks.routines``); ``none`` makes it a plain task
 again.  What an action
 needs (an id, a text) is checked with the arguments, so a call missing it
 comes back as wrong arguments; a refusal (a schedule in the past, a
-completed task paused) comes back as the tool's failure.  Either way
+completed task paused, a change the user did not ask for:
+``_check_the_users_call``) comes back as the tool's failure.  Either way
 nothing is changed.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from desktop.core.base.content_words import related
+from desktop.core.base.content_words import DENIED, changes
+from desktop.core.base.text_fold import APOSTROPHES
 from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolFailed, ToolResult
+from desktop.core.db import Message
 from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import DEFAULT_PRIORITY, KEEP, LOW, URGENT, Task
+from desktop.core.tasks.evidence import said_done
+from desktop.core.tasks.rewrites import speaks_of, unfaithful
 from desktop.core.tasks.schedules import ScheduleWords, parse_schedule
 from desktop.core.tasks.service import MODEL_TEXT_CHARS, TaskService, schedule_words
 
 TaskAction = Literal["add", "complete", "update", "pause", "resume", "delete", "list"]
 ROUTINE_CHARS = 500
 _NEEDS_ID = frozenset({"complete", "update", "pause", "resume", "delete"})
-_ENDS = frozenset({"complete", "delete"})
-"""Actions that end a task: only on the user's own words (``_check_the_users_call``)."""
 _DONE = {
     "add": "added",
     "complete": "completed",
@@ -113,8 +117,10 @@ def _act(tasks: TaskService, arguments: TaskCall, context: ToolContext) -> Task:
             ai_prompt=_routine(arguments.routine),
         )
     assert arguments.id is not None  # checked with the arguments
-    if arguments.action in _ENDS:
-        _check_the_users_call(tasks.get(arguments.id), arguments.action, context.said)
+    found = tasks.get(arguments.id)
+    if found is not None:  # else the store says there is no such task
+        before = context.tasks_before.setdefault(found.id, found)
+        _check_the_users_call(before, arguments, context)
     if arguments.action == "update":
         return tasks.update(
             arguments.id,
@@ -132,26 +138,90 @@ def _act(tasks: TaskService, arguments: TaskCall, context: ToolContext) -> Task:
     return steps[arguments.action](arguments.id)
 
 
-def _check_the_users_call(task: Task | None, action: str, said: str) -> None:
-    """``ToolFailed``, which the model reads, unless completing or deleting
-    *task* is the user's call: what they just said (*said*, with Reverie's
-    question before it) speaks of the task, by its words or its #id.  A
-    small model, or words planted in a memory or a tool's result, must not
-    end a task after "hi".  A repeating task is never completed here:
-    that would end every later reminder, not today's one."""
-    if task is None:
-        return  # the store says there is no such task
-    if action == "complete" and task.schedule is not None and not isinstance(task.schedule, Once):
+def _check_the_users_call(task: Task, arguments: TaskCall, context: ToolContext) -> None:
+    """``ToolFailed``, which the model reads, unless changing *task* (as the
+    turn found it) as *arguments* say is the user's call, in their own
+    message (``context.said``).  A small model, or words planted in a
+    memory or a tool's result, must not end, pause or rewrite a task after
+    "hi", "take care" or "please don't delete it":
+
+    - every action needs the message to speak of the task (its own words,
+      not only its verb, or its #id), or to be a plain "yes" to Reverie's
+      question about it;
+    - complete needs the user's words to say it is done (``said_done``, the
+      dream's and the agenda's rule), and never a repeating task: that
+      would end every later reminder, not today's;
+    - delete needs them to ask for it ("delete", "remove", "don't need"),
+      not denied;
+    - a new text is faithful to the old and to the user's words about it
+      (``rewrites.unfaithful``)."""
+    said, action = context.said, arguments.action
+    by_id = re.search(rf"#{task.id}\b", said) is not None
+    answered = _agrees(said) and context.asked.rstrip().endswith("?")
+    answered = answered and (speaks_of(task.text, context.asked) or f"#{task.id}" in context.asked)
+    if not (speaks_of(task.text, said) or by_id or answered):
+        raise ToolFailed(
+            f"the user has not spoken of task #{task.id} in this message: ask them before "
+            f"you {action} it"
+        )
+    if action == "complete":
+        _check_done(task, context, by_id or answered)
+    if action == "delete" and not _asks_to_delete(said if not answered else context.asked):
+        raise ToolFailed(
+            f"the user has not asked to delete task #{task.id}: ask them before you delete it"
+        )
+    if action == "update" and arguments.text is not None:
+        waits = unfaithful(task.text, arguments.text, [said])
+        if waits:
+            raise ToolFailed(
+                f"the new text of task #{task.id} is not what the user said ({waits}): ask them"
+            )
+
+
+def _check_done(task: Task, context: ToolContext, pointed: bool) -> None:
+    """``ToolFailed`` unless the user's message says *task* is done; a
+    message that says something done without naming it counts when it
+    points at the task (its #id, a "yes" to Reverie's question)."""
+    if task.schedule is not None and not isinstance(task.schedule, Once):
         raise ToolFailed(
             f"task #{task.id} repeats ({schedule_words(task)}): completing it would end every "
             "later reminder, not today's. Nothing is needed for today's; to stop it, pause "
             "or delete it when the user asks."
         )
-    if not related(task.text, said) and not re.search(rf"#{task.id}\b", said):
-        raise ToolFailed(
-            f"the user has not spoken of task #{task.id} in this message: ask them before "
-            f"you {action} it"
-        )
+    # The user's message of this turn, newer than the task as the turn found it.
+    message = Message(0, context.conversation_id, "user", context.said, math.inf, None, None, None)
+    evidence = said_done(task, context.said, [message])
+    pointing = evidence.doubt == "unrelated" or evidence.against in ("unquoted", "unsaid")
+    if evidence.done or (
+        pointed and pointing and not (evidence.against and not _agrees(context.said))
+    ):
+        return
+    raise ToolFailed(
+        f"task #{task.id} is not completed: {evidence.reason or 'the user has not said it is done'}"
+        "; ask the user"
+    )
+
+
+_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|ok|okay|right|correct|indeed|please do)\b", re.I)
+_DELETE = re.compile(
+    r"\b(?:delete|remove|cancel|drop|scrap|get rid of|(?:do not|don't|no longer) need)\b",
+    re.IGNORECASE,
+)
+
+
+def _agrees(said: str) -> bool:
+    """Is *said* a plain "yes", denying nothing and asking nothing?"""
+    return bool(_YES.match(said)) and DENIED not in changes(said) and "?" not in said
+
+
+def _asks_to_delete(said: str) -> bool:
+    """Does *said* ask for a deletion ("delete", "remove", "don't need"),
+    with no denial before it in its sentence ("please don't delete it")?"""
+    for found in _DELETE.finditer(said.translate(APOSTROPHES)):
+        before = re.split(r"[.!?;,]", said.translate(APOSTROPHES)[: found.start()])[-1]
+        if DENIED not in changes(before):
+            return True
+    return False
 
 
 def _routine(words: str | None) -> str | None:

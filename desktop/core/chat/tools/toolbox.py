@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
 from desktop.core.base.errors import ReverieError
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.text import cut
+from desktop.core.db.tasks import Task
 from desktop.core.memory.service import Remembered
 from models.errors import StructuredOutputError
 from models.structured import parse_structured
@@ -71,9 +72,15 @@ class ToolContext:
     conversation_id: int
     message_ids: tuple[int, ...] = ()
     said: str = ""
-    """What the user said in that message, after what Reverie said just
-    before it (the question a "yes" answers): the words a call that ends
-    something of the user's must speak of."""
+    """What the user said in that message: the words a fact the model keeps
+    about them, or a change to their tasks, must rest on."""
+    asked: str = ""
+    """What Reverie said just before it: the question a "yes" answers,
+    which may say what the user agreed to, never stand for it."""
+    tasks_before: dict[int, Task] = field(default_factory=dict, compare=False, hash=False)
+    """Each task as the turn's first call to it found it: a later call is
+    judged by it, not by what an earlier call of the same turn made of it
+    (renamed to the user's words, then ended)."""
 
 
 @dataclass(frozen=True)

@@ -287,10 +287,10 @@ def test_a_tool_hears_what_the_user_said_and_the_question_it_answers(
 ) -> None:
     """What a task's completion must speak of (round 17: "yes" answers
     Reverie's question, "hi" answers nothing)."""
-    heard: list[str] = []
+    heard: list[tuple[str, str]] = []
 
     def hear(arguments: _Query, context: ToolContext) -> ToolResult:
-        heard.append(context.said)
+        heard.append((context.asked, context.said))
         return ToolResult(True, {"memories": []}, "Nothing found.")
 
     tool = Tool("search_memory", _Query, hear)
@@ -303,4 +303,4 @@ def test_a_tool_hears_what_the_user_said_and_the_question_it_answers(
 
     chat.run(chat.send(conversation.id, "yes, this morning"), Recorder())
 
-    assert heard == ["Have you paid the rent yet?\nyes, this morning"]
+    assert heard == [("Have you paid the rent yet?", "yes, this morning")]

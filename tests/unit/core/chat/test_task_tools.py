@@ -166,6 +166,7 @@ def test_update_gives_a_task_a_routine_and_none_takes_it_away(
         _call(action="add", text="Stretch", schedule="daily at 15:00"), context, TASK
     )
     task_id = added.result.content["task"]["id"]
+    context = replace(context, said="Have my stretch reminder suggest a stretch.")
 
     given = toolbox.call(
         _call(action="update", id=task_id, routine="Suggest a stretch."), context, TASK
@@ -204,7 +205,12 @@ def test_a_routine_without_a_schedule_or_with_the_wrong_action_is_refused(
 def test_each_action_does_what_it_says(
     toolbox: Toolbox, tasks: TaskService, context: ToolContext
 ) -> None:
-    said = replace(context, said="I paid the rent, and Ana called me herself.")
+    # Round 18: each change is the user's call, so the user asks for each.
+    said = replace(
+        context,
+        said="I paid the rent. Call Ana back every 30 minutes, then pause the Ana task, "
+        "resume it, and delete it.",
+    )
 
     def run(**arguments: Any) -> dict[str, Any]:
         call = toolbox.call(_call(**arguments), said, TASK)
@@ -282,6 +288,7 @@ def test_a_bad_call_gets_a_clear_error_and_changes_nothing(
 ) -> None:
     existing = tasks.add("Already here", conversation_id=context.conversation_id)
     assert existing.id == 1
+    context = replace(context, said="about #1")  # the user's call: the store refuses
 
     call = toolbox.call(_call(**arguments), context, TASK)
 
@@ -383,9 +390,14 @@ def test_a_task_is_ended_only_when_the_user_spoke_of_it(
     assert not refused.result.ok
     assert "has not spoken of task" in refused.result.content["error"]
     assert tasks.get(task.id).status == "active"  # type: ignore[union-attr]
-    for words in ("Did you pay the rent?\nyes", "done with #{}, thanks"):
+    # Round 18: a "yes" answers Reverie's question, and a deletion is asked for.
+    words = {
+        "complete": [("Did you pay the rent?", "yes"), ("", "done with #{}, thanks")],
+        "delete": [("Shall I delete the rent task?", "yes"), ("", "delete #{}, thanks")],
+    }
+    for asked, answer in words[action]:
         again = tasks.add("Pay the rent", conversation_id=context.conversation_id)
-        said = replace(context, said=words.format(again.id))
+        said = replace(context, asked=asked, said=answer.format(again.id))
         call = toolbox.call(_call(action=action, id=again.id), said, TASK)
         assert call.result.ok, call.result.content
 
@@ -399,7 +411,7 @@ def test_a_repeating_task_is_never_completed_by_the_model(
         conversation_id=context.conversation_id,
         schedule=parse_schedule("daily at 08:00", tasks.now()),
     )
-    took = replace(context, said="I took my warfarin")
+    took = replace(context, said="I took my warfarin, please delete the reminder")
 
     call = toolbox.call(_call(action="complete", id=task.id), took, TASK)
 

@@ -34,8 +34,10 @@ def toolbox(memories: MemoryService, prompts: PromptLibrary) -> Toolbox:
 @pytest.fixture
 def context(store: ConversationStore) -> ToolContext:
     conversation = store.create("tools")
-    message = store.add_message(conversation.id, "user", "My dog is called Rex.")
-    return ToolContext(conversation.id, (message.id,))
+    said = "My dog is called Rex. My sister Ana lives in Porto. My door code is 4821."
+    message = store.add_message(conversation.id, "user", said)
+    # Round 18: a fact the tool keeps rests on the user's words.
+    return ToolContext(conversation.id, (message.id,), said)
 
 
 def _call(name: str, **arguments: Any) -> str:
@@ -99,7 +101,9 @@ def test_a_fact_said_again_is_reinforced_not_duplicated(
     toolbox.call(remember, context, EVERY)
     twice = toolbox.call(remember, context, EVERY)  # the same message: counted once
     later = store.add_message(context.conversation_id, "user", "Rex is my dog, remember.")
-    again = toolbox.call(remember, ToolContext(context.conversation_id, (later.id,)), EVERY)
+    again = toolbox.call(
+        remember, ToolContext(context.conversation_id, (later.id,), context.said), EVERY
+    )
 
     assert twice.result.content["result"] == "known"
     assert again.result.content["result"] == "reinforced"
@@ -130,7 +134,8 @@ def test_a_fact_said_again_is_reinforced_not_duplicated(
             _call("search_memory", query="dog", limit=500),
             "Wrong arguments for search_memory: limit: Input should be less than or equal to 20",
         ),
-        (_call("append_memory", content="ok"), "Not remembered: Too short to be a memory"),
+        # Round 18: "ok" is not in what the user said, refused before its form is.
+        (_call("append_memory", content="ok"), "Not remembered: What you said"),
         (
             _call("append_memory", content='{"a": 1, "b": [2, 3]}'),
             "Not remembered:",
