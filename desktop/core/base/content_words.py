@@ -132,7 +132,7 @@ _CLAIMING = stems_of(
         "user prefers preferred preference likes loves enjoys wants wished named called "
         "favourite favorite fond tends usually often recently currently generally "
         "typically works owns years old aged age person answers replies responses "
-        "mentioned mentions said says told talked"
+        "mentioned mentions said says told talked became become plans planned planning number"
     )
 )
 """Stems of the words a claim about the user is made of ("User prefers...",
@@ -149,6 +149,60 @@ _CONTRAST = re.compile(r"\s*(?:not|rather than|instead of)\b", re.IGNORECASE)
 _NOT_NOW = frozenset({"now"})
 """What ``changes`` finds that says nothing against a claim ("I live in
 Lisbon now" says "lives in Lisbon")."""
+_OTHER_PERSON = re.compile(
+    r"^\W*(?:and\s+|well\s+|oh\s+|also\s+)?(?:my|our)\s+(?:[\w-]+\s+)?"
+    r"(?P<who>(?:ex-)?(?:mother|mom|mum|father|dad|parents?|brother|sister|sibling|son|"
+    r"daughter|kids?|child|children|husband|wife|partner|spouse|boyfriend|girlfriend|"
+    r"fianc\w*|friend|boss|manager|colleague|coworker|neighbou?r|roommate|flatmate|"
+    r"cousin|uncle|aunt|niece|nephew|grand\w+|doctor|teacher|family|baby)s?)"
+    r"(?P<name>\s+(?-i:[A-Z])[\w-]*)?(?P<with_me>\s+and\s+(?:I|me)\b)?",
+    re.IGNORECASE,
+)
+"""A clause whose subject is someone else ("my sister is a nurse", "my
+friend Tom lives in Berlin"), not the user with them ("my wife and I")."""
+_HEDGES = (
+    ("unsure", r"might|(?-i:may)|maybe|perhaps|possibly|probably|wonder\w*|not sure|unsure"),
+    (
+        "wish",
+        r"wants?(?: to)?|wanted to|wanna|wish\w*|hop(?:e|es|ing) to|would (?:like|love) to"
+        r"|'d (?:like|love) to|plan(?:s|ned|ning)? to|thinking (?:of|about)|consider\w*"
+        r"|someday|some day|one day|prefer\w*|tell me|explain|show me|give me|help me"
+        r"|(?:can|could|would|will) you|let me know|describe",
+    ),
+    ("if", r"if|unless|whether|would|'d (?!been)"),
+)
+_HEDGE = re.compile(
+    "|".join(rf"(?P<{kind}>\b(?:{words})\b)" for kind, words in _HEDGES), re.IGNORECASE
+)
+"""Words that say a clause is not so but only possible ("might", "wonder
+if"), wished for ("want to", "hope to") or asked for ("tell me", "can
+you"), or so only if ("if I were", "I'd"): what such a clause says is
+said only of a claim that says it the same way ("wants to quit smoking"
+for "I want to quit smoking"; a preference is a wish)."""
+_IMPLIES = (
+    (r"\b(?:moved|moving|relocated) (?:to|here)\b|\bliv(?:e|es|ed|ing)\b", "lives"),
+    (r"\b(?:kids?|child|children|sons?|daughters?)\b", "children kids"),
+    (r"\b(?:meds|medicines?|medications?|pills|tablets|drugs)\b", "medication meds"),
+    (r"\b(?:every|each) (?:day|morning|evening|night)\b", "daily"),
+    (r"\binstruments?\b", "plays"),
+    (r"\bwork\w* (?:nights|evenings|weekends)\b", "shifts"),
+    (r"\b(?:learn\w*|stud\w*)\b", "learning studying"),
+    (r"\b(?:programmer|developer|coder|software engineer)s?\b", "programmer developer"),
+    (r"\b(?:married|husband|wife|spouse)\b", "married spouse"),
+    (r"\bmarried to\b", "husband wife"),
+    (r"\b(?:mom|mum)\b", "mother"),
+    (r"\bdad\b", "father"),
+    (r"\b(?:had|have|having|expecting) (?:a|our|my) (?:\w+ )?baby\b", "parent father mother"),
+    (r"\b(?:allerg\w*|swell\w*|hives|reaction to)\b", "allergic allergy"),
+)
+"""Words of the common facts about a user said in other words: what a
+phrase of the user's says too ("my kids" says "children", "I moved to
+Berlin" says "lives", "I had a baby" says "parent").  Kept small: each is
+so for any user who says it."""
+_IMPLIED = tuple((re.compile(phrase, re.IGNORECASE), words) for phrase, words in _IMPLIES)
+_CANNOT_HAVE = re.compile(r"\bcan(?:'t|not| not) (?:eat|have|drink|take|tolerate)\b", re.IGNORECASE)
+""""I can't eat peanuts": not a denial but a body's reaction, read as
+"allergic to" (so "does not eat peanuts" is refused, the safer way)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +230,11 @@ class _Clause:
     contrast: bool = False
     """A claim's "..., not Y" after what it claims: it need not be said,
     only not said otherwise."""
+    hedges: frozenset[str] = frozenset()
+    """How it says it only may be, is wished for or holds if (``_HEDGE``)."""
+    about: frozenset[str] = frozenset()
+    """The stems of the other person it is about ("my sister"); none when
+    it is about the user."""
 
 
 def support(claim: str, said: Sequence[str]) -> Support:
@@ -193,7 +252,13 @@ def support(claim: str, said: Sequence[str]) -> Support:
     if not _heard(stated) >= names:
         return Support("it names something you did not say")
     parts = [c for c in _clauses([claim]) if c.stems]
-    clauses = _clauses(stated)
+    whole = frozenset().union(*(part.stems for part in parts))
+    hedged = frozenset().union(*(part.hedges for part in parts))
+    clauses = [
+        c
+        for c in _clauses(stated, implied=True)
+        if c.hedges <= hedged and (not c.about or c.about & whole)
+    ]
     only_asked = frozenset().union(*(c.stems for c in _clauses(asked))) - frozenset().union(
         *(c.stems for c in clauses)
     )
@@ -202,11 +267,11 @@ def support(claim: str, said: Sequence[str]) -> Support:
     sources: set[int] = set()
     for part in parts:
         for clause in (_read_for(clause, part.stems) for clause in clauses):
-            common = clause.stems & part.stems
+            common = _common(clause.stems, part.stems)
             if common and _agree(part.changes, clause.changes):
                 covered |= common
                 sources.add(clause.source)
-            elif clause.changes and 2 * len(common) > len(part.stems):
+            elif clause.changes and 2 * len(common) > min(len(part.stems), len(clause.stems)):
                 against |= common
     if against - covered:
         return Support("you said otherwise")
@@ -218,16 +283,29 @@ def support(claim: str, said: Sequence[str]) -> Support:
 
 
 def _enough(covered: set[str], parts: Sequence[_Clause], names: set[str]) -> bool:
-    """Is at least half of what the claim's *parts* say but its *names*
-    (which must all be said anyway) *covered*, and something: of all the
-    parts, or of them but a contrast ("prefers short answers, not long
-    essays" is said by "shorter answers please")?  With nothing but names,
-    one of them said in agreement is enough ("User's name is Sam")."""
-    if not covered:
-        return False
-    every = frozenset().union(*(part.stems for part in parts)) - names
+    """Is all of what the claim's *parts* say but its *names* (which must
+    all be said anyway) and a contrast *covered* ("prefers short answers,
+    not long essays" is said by "shorter answers please"), and something?
+    A merged or reworded fact may leave words out, never add one: half
+    let "takes metformin and insulin" through on "I take metformin".  With
+    nothing but names, one of them said in agreement is enough ("User's
+    name is Sam")."""
     needed = frozenset().union(*(part.stems for part in parts if not part.contrast)) - names
-    return any(2 * len(covered & words) >= len(words) for words in (needed, every))
+    return bool(covered) and needed <= covered
+
+
+def _common(said: frozenset[str], claimed: frozenset[str]) -> frozenset[str]:
+    """The stems of *claimed* that *said* has, a word of three letters
+    and its endings alike ("eat" is "eating", "run" is "runner")."""
+    return frozenset(word for word in claimed if word in said or _ending(word) & said)
+
+
+def _ending(stem: str) -> frozenset[str]:
+    """The other stem of *stem*'s word of three letters with or without an
+    ending ("eati" and "eat", "runn" and "run")."""
+    if len(stem) == _STEM and (stem[3] in "ie" or stem[3] == stem[2]):
+        return frozenset({stem[:3]})
+    return frozenset({stem + "i", stem + "e", stem + stem[-1]}) if len(stem) == 3 else frozenset()
 
 
 def _sentences(said: Sequence[str]) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
@@ -259,22 +337,60 @@ def _heard(stated: Sequence[tuple[int, str]]) -> frozenset[str]:
     return frozenset(words | set(_NUMBER.findall(text)))
 
 
-def _clauses(texts: Iterable[str] | Iterable[tuple[int, str]]) -> list[_Clause]:
-    """The clauses of *texts* (plain, or each with the index of its text)."""
+def _clauses(
+    texts: Iterable[str] | Iterable[tuple[int, str]], *, implied: bool = False
+) -> list[_Clause]:
+    """The clauses of *texts* (plain, or each with the index of its text);
+    with what their words say too (``_IMPLIES``) when *implied*.  A clause
+    after "if" holds only if too; one that denies but says nothing of its
+    own ("..., but I'm not") denies the clause before."""
     found: list[_Clause] = []
     for item in texts:
         source, text = item if isinstance(item, tuple) else (0, item)
-        for index, clause in enumerate(_CLAUSE.split(_digits(text.translate(APOSTROPHES)))):
+        text = _digits(text.translate(APOSTROPHES))
+        if implied:
+            text = _CANNOT_HAVE.sub("allergic to", text)
+        carried: frozenset[str] = frozenset()
+        first = len(found)
+        for index, clause in enumerate(_CLAUSE.split(text)):
             against = {DENIED} if _AGAINST.search(clause) else set()
-            found.append(
-                _Clause(
-                    _content(clause),
-                    (changes(clause) | against) - _NOT_NOW,
-                    source,
-                    contrast=index > 0 and bool(_CONTRAST.match(clause)),
-                )
+            read = _Clause(
+                _content(clause) | (_implied(clause) if implied else frozenset()),
+                (changes(clause) | against) - _NOT_NOW,
+                source,
+                contrast=index > 0 and bool(_CONTRAST.match(clause)),
+                hedges=_hedges(clause) | carried,
+                about=_about(clause),
             )
+            carried = (
+                read.hedges & {"if"} if clause.strip().casefold().startswith("if") else carried
+            )
+            if not read.stems and read.changes and len(found) > first:
+                found[-1] = replace(found[-1], changes=found[-1].changes | read.changes)
+            elif read.stems or read.changes:
+                found.append(read)
     return found
+
+
+def _hedges(clause: str) -> frozenset[str]:
+    """How *clause* says it only may be, is wished for or holds if (``_HEDGE``)."""
+    return frozenset(match.lastgroup or "" for match in _HEDGE.finditer(clause))
+
+
+def _about(clause: str) -> frozenset[str]:
+    """The stems of the other person *clause* is about (``_OTHER_PERSON``)."""
+    match = _OTHER_PERSON.match(clause)
+    if match is None or match["with_me"]:
+        return frozenset()
+    who = match["who"] + (match["name"] or "")
+    return _content(who) | _implied(who)
+
+
+def _implied(clause: str) -> frozenset[str]:
+    """The stems of what the words of *clause* say too (``_IMPLIES``)."""
+    return stems_of(
+        word for phrase, words in _IMPLIED if phrase.search(clause) for word in words.split()
+    )
 
 
 def _content(clause: str) -> frozenset[str]:

@@ -275,7 +275,7 @@ FERN_ANSWER = json.dumps(
     {
         "actions": [
             {"action": "complete", "task": 1, "evidence": "I watered the fern plants"},
-            {"action": "update_memory", "fact": "The user keeps fern plants on the balcony."},
+            {"action": "update_memory", "fact": "The user waters the fern plants."},
             {"action": "add", "text": "Buy fern fertiliser"},
             {"action": "reschedule", "task": 2, "schedule": "daily at 18:00"},
         ]
