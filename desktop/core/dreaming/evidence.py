@@ -68,6 +68,12 @@ _CORRECTION = re.compile(
     re.IGNORECASE,
 )
 """Words a firm correction is made of ("No, stop doing that!")."""
+_PLEASANTRY = re.compile(
+    r"\b(?:no (?:worries|problem|prob|rush|need|thanks|thank you)|not at all|never ?mind"
+    r"|don'?t (?:worry|mind)|no,? (?:that'?s|it'?s) (?:fine|ok|okay|alright))\b",
+    re.IGNORECASE,
+)
+"""A "no" or "don't" that corrects nothing ("No worries!", "never mind")."""
 
 
 def skill_specifics(text: str) -> list[str]:
@@ -247,9 +253,19 @@ def supports(point: str, message: str) -> bool:
     return bool(support(point, [message]))
 
 
-def corrects(message: str) -> bool:
-    """Does *message* read as a correction ("No, stop that!", "don't ...")?"""
-    return bool(_CORRECTION.search(message))
+def corrects(message: str, point: str) -> bool:
+    """Does *message* correct Reverie toward *point*: a sentence of it reads
+    as a correction ("No, stop that!", "don't ...") and itself says the
+    point ("No, stop writing long answers!")?  Not "No worries! Short
+    answers are fine", nor "No, my husband likes short answers".  A
+    sentence with nothing of its own ("No!") is read with the next."""
+    pending = ""
+    for sentence in sentences(_PLEASANTRY.sub(" ", message)):
+        read = f"{pending}\n{sentence}"
+        if _CORRECTION.search(read) and supports(point, read):
+            return True
+        pending = read if not stems(_CORRECTION.sub(" ", sentence)) else ""
+    return False
 
 
 def _spaced(text: str) -> str:

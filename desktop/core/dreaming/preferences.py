@@ -120,7 +120,7 @@ class PreferencePass:
         context: PassContext, found: Preference, messages: list[Message]
     ) -> Proposal | None:
         saying = saying_it(found.preference, [messages[n - 1] for n in found.messages])
-        if len(saying) < threshold(found.strength, saying):
+        if len(saying) < threshold(found.strength, found.preference, saying):
             return None  # not said firmly or often enough (yet)
         gated = _vetted(context, found.preference, messages)
         if gated is None:
@@ -161,14 +161,14 @@ def saying_it(preference: str, cited: list[Message]) -> list[Message]:
     return list(counted.values())
 
 
-def threshold(strength: Strength, saying: list[Message]) -> int:
+def threshold(strength: Strength, preference: str, saying: list[Message]) -> int:
     """How many messages a preference of the model's *strength* needs: the
     model's label can only raise it.  A strong correction counts as one only
-    when one of the messages *saying* it reads as a correction (so the
+    when one of the messages *saying* it corrects toward *preference* (so the
     correction is for it: a "No, don't..." against it is not counted at
     all); otherwise
     it needs as many as mild pushback."""
-    if strength == "strong_correction" and not any(corrects(m.content) for m in saying):
+    if strength == "strong_correction" and not any(corrects(m.content, preference) for m in saying):
         strength = "mild_pushback"
     return THRESHOLDS[strength]
 

@@ -108,6 +108,6 @@ def test_a_preference_said_enough_keeps_only_the_messages_that_say_it(
 
 def test_a_firm_correction_once_is_enough() -> None:
     said = "No, stop writing long answers!"
-    assert corrects(said) and supports(SHORT, said)
-    assert not corrects("I like short answers in the morning.")
+    assert corrects(said, SHORT) and supports(SHORT, said)
+    assert not corrects("I like short answers in the morning.", SHORT)
     assert not supports(SHORT, "What is the weather in Oslo?")
