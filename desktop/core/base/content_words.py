@@ -434,3 +434,35 @@ def _agree(claimed: frozenset[str], said: frozenset[str]) -> bool:
 def _digits(text: str) -> str:
     """*text* with its numbers in words as digits ("ten years": "10 years")."""
     return _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group().casefold()], text)
+
+
+def moved_across_denials(rewritten: str, sources: Iterable[str]) -> list[str]:
+    """The content stems of *rewritten* that *sources* say only on the other
+    side of a denial (denied where it affirms them, or the reverse), each
+    once; a word the sources do not have is left to ``new_words``.  "Sign
+    the loan, do not sign the lease" has every word, number and "not" of
+    "Sign the lease, do not sign the loan" and says the opposite: word
+    sets cannot see it, clauses can."""
+    said = [(stems(clause), _denies(clause)) for text in sources for clause in _parts(text)]
+    moved: list[str] = []
+    for clause in _parts(rewritten):
+        denies = _denies(clause)
+        for stem in sorted(stems(clause)):
+            sides = {side for words, side in said if stem in words}
+            if sides and denies not in sides:
+                moved.append(stem)
+    return list(dict.fromkeys(moved))
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of *text* (a line is one too), blank ones left out."""
+    return [sentence for sentence in _SENTENCE.split(text) if sentence.strip()]
+
+
+def _parts(text: str) -> list[str]:
+    """The clauses of *text*, sentence by sentence."""
+    return [part for sentence in sentences(text) for part in _CLAUSE.split(sentence)]
+
+
+def _denies(clause: str) -> bool:
+    return DENIED in changes(clause)

@@ -24,8 +24,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from desktop.core.base.content_words import new_words, says_otherwise
-from desktop.core.base.denials import moved_across_denials
+from desktop.core.base.content_words import moved_across_denials, new_words, says_otherwise
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.chat.prompt import Oversized
 from models.broker import InferenceBroker, Job, Priority

@@ -15,16 +15,19 @@ Anna, not Tom".
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from desktop.core.base.content_words import changes, new_words, stems, stems_of
-from desktop.core.base.denials import moved_across_denials
+from desktop.core.base.content_words import (
+    changes,
+    moved_across_denials,
+    new_words,
+    sentences,
+    stems,
+    stems_of,
+)
 from desktop.core.memory.service import lost_specifics
 from desktop.core.tasks.done_words import TaskWords
 from desktop.core.tasks.evidence import fold
-
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
 def named_stems(task_text: str) -> frozenset[str]:
@@ -41,8 +44,8 @@ def speaks_of(task_text: str, words: str) -> bool:
 
 def about(task_text: str, said: Sequence[str]) -> list[str]:
     """The sentences of *said* that speak of the task *task_text*."""
-    sentences = (s for text in said for s in _SENTENCE.split(text) if s.strip())
-    return [s for s in sentences if speaks_of(task_text, s)]
+    told = (sentence for text in said for sentence in sentences(text))
+    return [sentence for sentence in told if speaks_of(task_text, sentence)]
 
 
 def unfaithful(old: str, new: str, said: Sequence[str]) -> str | None:
