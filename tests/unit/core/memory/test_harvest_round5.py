@@ -122,11 +122,13 @@ def test_a_fact_saved_by_the_memory_tool_is_stored_without_invisible_characters(
     store: ConversationStore, memories: MemoryService, prompts: PromptLibrary
 ) -> None:
     conversation = store.create("tools")
-    message = store.add_message(conversation.id, "user", "My sister Ines moved to Porto.")
+    said = "My sister Ines lives in Porto."
+    message = store.add_message(conversation.id, "user", said)
     toolbox = Toolbox(memory_tools(memories), prompts)
     call = json.dumps({"name": "append_memory", "arguments": {"content": POISONED}})
 
-    result = toolbox.call(call, ToolContext(conversation.id, (message.id,)), {"append_memory"})
+    context = ToolContext(conversation.id, (message.id,), said=said)
+    result = toolbox.call(call, context, {"append_memory"})
 
     assert result.result.ok
     assert [m.content for m in memories.browse(MemoryQuery(statuses=()))] == [
