@@ -69,9 +69,10 @@ _SIDE_FILES = ("-journal", "-wal", "-shm")
 _HEADER = b"SQLite format 3\x00"
 _TAKEN_AT = "%Y%m%dT%H%M%SZ"
 """A copy's stamp: when it was taken, in UTC, the same whatever the clock's zone."""
-_NUMBERED = re.compile(r"(?P<number>\d{6})-(?P<stamp>.+)")
+_NUMBERED = re.compile(r"(?P<number>\d{6,})-(?P<stamp>\d{8}T\d{6}Z.*)")
 """A copy's name after the prefix as ``_free_name`` writes it: its number
-(six digits; an older version's local stamp starts with eight), then its stamp."""
+(six digits or more: the millionth copy has seven), then its UTC stamp
+(an older version's local stamp, "20260101-000000", has none after it)."""
 _STAMP = re.compile(r"(?P<utc>\d{8}T\d{6}Z)(?:-(?P<sequence>\d+))?")
 """A copy's UTC stamp, as an older version named copies by it alone (with a
 sequence number if two had one stamp)."""

@@ -40,3 +40,20 @@ def test_an_older_version_s_copies_count_as_taken_before_numbered_ones(
 
     assert complete_snapshots(folder) == [local, utc, first, newest]
     assert "20261" in newest.name  # the stamp stays in the name, for the user
+
+
+def test_the_millionth_copy_still_counts_as_the_newest(database: Database, tmp_path: Path) -> None:
+    """Round 18: a seven-digit number was read back as no number at all, so
+    the copy after 999999 ranked oldest and the next dream rotated it out."""
+    folder = tmp_path / "snapshots"
+    folder.mkdir()
+    last = folder / f"before-dream-999999-{snapshot_stamp(NOW)}.sqlite3"
+    database.snapshot_to(last)
+
+    taken = [
+        take_snapshot(database, folder, snapshot_stamp(NOW + n), skills_dir=None, keep=3)
+        for n in range(1, 4)
+    ]
+
+    assert [path.name.split("-")[2] for path in taken] == ["1000000", "1000001", "1000002"]
+    assert complete_snapshots(folder) == taken
