@@ -157,7 +157,7 @@ class MemoryStore:
                 ),
             )
         rewrite_quotes(tx, holding, rewrite)
-        if rows:
+        if rows or history:  # a file written before an edit holds the old text
             queue_follow_up(tx, _FILES_FOLLOW_UP, self._clock())
         return sorted({row[0] for row in rows} | {row[1] for row in history})
 

@@ -110,3 +110,31 @@ def test_memories_md_written_after_the_commit_is_owed_no_longer(
 
     assert VALUE not in listed.read_text()
     assert memories.store.files_owed() is None
+
+
+def test_a_value_only_in_an_edited_memory_s_history_still_leaves_memories_md(
+    database: Database,
+    user_dirs: AppPaths,
+    eraser: Eraser,
+    memories: MemoryService,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Round 18: the file, written before the edit, holds the old text; the
+    rewrite owed it only when a memory's current text held the value."""
+    listed = _listed(memories, user_dirs)
+    [memory] = memories.store.listed()
+    memories.store.update_content(memory.id, "The user has a NAS at home.", None, "user")
+    assert VALUE in listed.read_text()  # no dream since the edit
+
+    def full_disk(path: Path, text: str) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    memories.when_taken_out(eraser.memories_rewritten)
+    with monkeypatch.context() as patched:
+        patched.setattr(working_set, "write_atomically", full_disk)
+        _take_out(database, memories)
+    assert memories.store.files_owed() is not None
+
+    eraser_for(database, user_dirs).erase_expired()  # the next start
+
+    assert VALUE not in listed.read_text()
