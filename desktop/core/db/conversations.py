@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from desktop.core.db.clock import Clock, deletion_time, system_clock
+from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import QueryFailed, RowNotFound
 from desktop.core.db.follow_ups import last_owed, mark_done, queue_follow_up
@@ -205,12 +205,11 @@ class ConversationStore:
         return _conversation(row)
 
     def delete(self, conversation_id: int) -> None:
-        """Soft-delete: hidden from the list, messages kept for provenance;
-        restorable from the time it was deleted (``deletion_time``)."""
+        """Soft-delete: hidden from the list, messages kept for provenance."""
         with self._db.transaction() as tx:
             changed = tx.execute(
                 "UPDATE conversations SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
-                (deletion_time(tx, self._clock()), conversation_id),
+                (self._clock(), conversation_id),
             ).rowcount
             if changed == 0:
                 raise RowNotFound("conversations", conversation_id)

@@ -20,7 +20,6 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop.core.base.errors import ReverieError
-from desktop.core.db.clock import deletion_time
 from desktop.core.db.connection import Transaction
 from desktop.core.db.conversations import ConversationStore
 from desktop.core.db.errors import EditConflict, RowNotFound, UnusableVector
@@ -241,19 +240,17 @@ class MemoryWrites:
         if superseded_by is not None:
             self.current(superseded_by)
         ended = old.valid_to if valid_to is None else max(valid_to, old.valid_from)
-        # A deletion's time starts its restore window: never older than what is stored.
-        at = deletion_time(self._tx, self.now) if status == "deleted" else self.now
         self._tx.execute(
             "UPDATE memories SET status = ?, superseded_by = ?, valid_to = ?, updated_at = ?"
             " WHERE id = ?",
-            (status, superseded_by, ended, at, memory_id),
+            (status, superseded_by, ended, self.now, memory_id),
         )
         details: dict[str, Any] = {"old_status": old.status, "new_status": status}
         if superseded_by is not None:
             details["superseded_by"] = superseded_by
         if ended != old.valid_to:
             details["valid_to"] = ended
-        self._record(memory_id, _STATUS_OPERATION[status], details=details, at=at)
+        self._record(memory_id, _STATUS_OPERATION[status], details=details)
 
     def update_content(
         self,
@@ -390,9 +387,7 @@ class MemoryWrites:
         old_content: str | None = None,
         new_content: str | None = None,
         details: Mapping[str, Any] | None = None,
-        at: float | None = None,
     ) -> None:
-        """Write the history row of a change to *memory_id*, made *at* (now if None)."""
         self._tx.execute(
             "INSERT INTO memory_history (memory_id, operation, old_content, new_content,"
             " actor, dream_run_id, dream_change_id, details, created_at)"
@@ -406,7 +401,7 @@ class MemoryWrites:
                 self._dream_run_id,
                 self._dream_change_id,
                 None if details is None else json.dumps(details),
-                self.now if at is None else at,
+                self.now,
             ),
         )
 
