@@ -23,6 +23,41 @@ def garble_an_index(path: Path) -> None:
         file.write(os.urandom(page_size))
 
 
+def unmatch_an_index(path: Path) -> None:
+    """Overwrite each message's id in the messages' index of conversations
+    (one leaf page, its root) with 2, as a stray write might: every cell
+    still reads and the keys stay in order, so SQLite's quick check passes,
+    but the entries no longer match their rows."""
+    with open_database(path) as database:
+        root = database.fetch_value(
+            "SELECT rootpage FROM sqlite_schema WHERE name = 'messages_by_conversation'"
+        )
+        page_size = database.pragma("page_size")
+        assert database.truncate_wal()
+    with path.open("r+b") as file:
+        file.seek((root - 1) * page_size)
+        page = bytearray(file.read(page_size))
+        assert page[0] == 0x0A  # a leaf of an index: its cells follow an 8-byte header
+        for n in range(int.from_bytes(page[3:5], "big")):
+            cell = int.from_bytes(page[8 + 2 * n : 10 + 2 * n], "big")
+            # size, header size, the types of the conversation's id (the constant
+            # 1), the message's id and the row id (one byte each, past id 1)
+            if page[cell + 1 : cell + 5] == bytes([4, 9, 1, 1]):
+                page[cell + 5] = 2  # the message's id; the row id after it stays
+        file.seek((root - 1) * page_size)
+        file.write(page)
+
+
+def garble_the_schema(path: Path) -> None:
+    """Overwrite the b-tree header of page 1, the schema's: SQLite cannot
+    open the file at all."""
+    with open_database(path) as database:
+        assert database.truncate_wal()
+    with path.open("r+b") as file:
+        file.seek(100)
+        file.write(b"\xff" * 12)
+
+
 def filled(path: Path) -> None:
     """A database at *path* with one conversation of 40 messages."""
     with open_database(path) as database:

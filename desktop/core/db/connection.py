@@ -246,13 +246,15 @@ class Database(_Reads):
             raise SnapshotUnusable(f"the copy {path} lacks tables: {', '.join(sorted(missing))}")
 
     def damage(self) -> list[str]:
-        """What SQLite's quick check finds wrong in this file (``quick_check``;
-        none: it is sound), read on a connection of its own: reading a large
-        file takes seconds, and in WAL mode that reader never holds this
-        connection up.  A file SQLite refuses to read at all is one finding."""
+        """What SQLite's integrity check finds wrong in this file (none: it is
+        sound), read on a connection of its own: reading a large file takes
+        seconds, and in WAL mode that reader never holds this connection up.
+        Not the quick check: that one passes an index whose entries no longer
+        match their rows, and every write to those rows then fails as
+        damaged.  A file SQLite refuses to read at all is one finding."""
         try:
             with connect(self.path, self._driver, view="mode=ro", create=False) as checker:
-                return quick_check(checker)
+                return _findings(checker, "integrity_check")
         except ReverieError as error:
             if is_damage(error):
                 return [str(error.__cause__)]
@@ -349,7 +351,12 @@ class Database(_Reads):
 def quick_check(database: Database) -> list[str]:
     """What SQLite's quick check finds wrong in *database*: its first three
     findings, none if the file is sound."""
-    rows = [str(row[0]) for row in database.fetch_all("PRAGMA quick_check(3)")]
+    return _findings(database, "quick_check")
+
+
+def _findings(database: Database, check: str) -> list[str]:
+    """The first three findings of SQLite's *check* pragma on *database*."""
+    rows = [str(row[0]) for row in database.fetch_all(f"PRAGMA {check}(3)")]
     if rows == ["ok"]:
         return []
     # A row may hold several lines, the first naming the schema ("*** in database main ***").

@@ -343,7 +343,7 @@ def damaged(path: Path, like: Database) -> bool:
 
 
 def damage_report(database: Database, folder: Path) -> str | None:
-    """What to tell the user if *database* fails SQLite's quick check (a bad
+    """What to tell the user if *database* fails SQLite's integrity check (a bad
     sector, a page overwritten): what is wrong, and the way back to the
     newest sound copy in *folder*, if there is one; None if it is sound.
 

@@ -1,16 +1,16 @@
 """A database with a damaged page (a bad sector, a page overwritten) used to
 start with nothing said: the first message failed as "damaged", after the
 start's erasure had written to the file (round 16, noticed).  The start
-now runs SQLite's quick check and says what is wrong and the way back to
+now runs SQLite's integrity check and says what is wrong and the way back to
 the newest sound copy."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from desktop.core.db import open_database
+from desktop.core.db import open_database, quick_check
 from desktop.core.dreaming.snapshots import damage_report, take_snapshot
-from tests.damage import filled, garble_an_index
+from tests.damage import filled, garble_an_index, unmatch_an_index
 
 
 def test_a_sound_database_has_nothing_to_report(tmp_path: Path) -> None:
@@ -54,3 +54,14 @@ def test_without_a_sound_copy_the_report_says_what_still_saves_the_readable_part
     with open_database(path) as database:  # opening reads no index page
         report = damage_report(database, tmp_path / "snapshots")  # no folder at all
     assert report is not None and "no sound copy" in report and ".recover" in report
+
+
+def test_an_index_whose_entries_no_longer_match_their_rows_is_damage(tmp_path: Path) -> None:
+    # Round 18: the quick check passed it, and every write to those rows failed.
+    path = tmp_path / "reverie.sqlite3"
+    filled(path)
+    unmatch_an_index(path)
+    with open_database(path) as database:
+        assert quick_check(database) == []  # what the start used to ask
+        report = damage_report(database, tmp_path / "snapshots")
+    assert report is not None and "missing from index messages_by_conversation" in report
