@@ -53,7 +53,7 @@ from desktop.core.chat.tools.memory import memory_tools
 from desktop.core.chat.tools.skills import skill_tools
 from desktop.core.chat.tools.tasks import task_tools
 from desktop.core.chat.tools.toolbox import Toolbox
-from desktop.core.db import ConversationStore, open_database
+from desktop.core.db import ConversationStore, is_damage, open_database
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.tasks import TaskStore
 from desktop.core.dreaming.activity import UserActivity
@@ -64,7 +64,7 @@ from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
-from desktop.core.dreaming.snapshots import damage_report
+from desktop.core.dreaming.snapshots import damage_report, unopenable_report
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.memory.harvest import Harvester
 from desktop.core.memory.service import MemoryService
@@ -141,7 +141,11 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
     try:
         core.database = open_database(paths.database_file)
     except EnvironmentProblem as error:
-        core.problems.append(f"Conversations and memory are unavailable: {error}")
+        core.problems.append(
+            unopenable_report(paths.database_file, error, paths.snapshots_dir)
+            if is_damage(error)  # not "start a new one": a sound copy may be beside it
+            else f"Conversations and memory are unavailable: {error}"
+        )
     if core.database is not None:
         prompts = PromptLibrary(paths.prompts_dir)
         core.conversations = conversations = ConversationStore(core.database)

@@ -29,6 +29,7 @@ from desktop.core.base.settings import (
 )
 from desktop.core.db import ConversationStore, open_database
 from desktop.core.db.schedules import Daily
+from desktop.core.dreaming.snapshots import take_snapshot
 from desktop.ui.chat.transcript_rows import ActionNotice
 from desktop.ui.chat.window import ChatWindow
 from desktop.ui.shell import application
@@ -45,7 +46,7 @@ from desktop.ui.shell.tray import Tray
 from desktop.ui.widgets.worker import TaskDone
 from models.broker import Role, RoleHealth
 from models.convert_bert import DEFAULT_GGUF_NAME, Progress
-from tests.damage import filled, garble_an_index
+from tests.damage import filled, garble_an_index, garble_the_schema
 from tests.pipes import a_reader_comes_late
 
 WAIT_MS = 60_000
@@ -768,3 +769,26 @@ def test_a_damaged_database_is_said_at_start_and_nothing_there_writes_to_it(
     finally:
         app.shutdown()
         core.close()
+
+
+@pytest.mark.model
+def test_a_database_too_damaged_to_open_names_the_sound_copy_at_start_and_in_check(
+    app_paths: AppPaths, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    filled(app_paths.database_file)
+    with open_database(app_paths.database_file) as database:
+        copy = take_snapshot(
+            database, app_paths.snapshots_dir, "20261120T010000Z", skills_dir=None, keep=3
+        )
+    garble_the_schema(app_paths.database_file)
+    core = build_core(app_paths)
+    try:
+        assert core.database is None
+        assert any(f"The newest sound copy is {copy}" in said for said in core.problems)
+    finally:
+        core.close()
+    _run_in(app_paths, monkeypatch)
+
+    assert main(["--check", "--prompt", "Say hi."]) == 1
+
+    assert f"The newest sound copy is {copy}" in capsys.readouterr().err

@@ -13,15 +13,16 @@ from pathlib import Path
 
 from desktop.core.db import migrations as _migrations
 from desktop.core.db.connection import CopyGone, Database, connect
-from desktop.core.db.drivers import DEFAULT_CANDIDATES, DriverCandidate, select_driver
+from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.errors import DatabaseUnavailable, unreachable
 from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal
 from desktop.core.db.writable import probe_write, refuse_read_only
 
 
-def open_copy(path: Path, like: Database) -> Database:
+def open_copy(path: Path, like: Database | Driver) -> Database:
     """The copy of a database at *path* (a snapshot) as it is, opened with
-    *like*'s driver: neither migrated nor switched to WAL.
+    *like*'s driver (or the driver *like*, when the live file does not
+    open): neither migrated nor switched to WAL.
 
     A copy is never created: one removed since it was listed (the dream's
     rotation, on another thread) raises ``CopyGone``, also when it goes
@@ -33,7 +34,8 @@ def open_copy(path: Path, like: Database) -> Database:
     if gone:
         raise CopyGone(path)
     try:
-        return connect(path, like._driver, view="mode=rw", create=False)
+        driver = like if isinstance(like, Driver) else like._driver
+        return connect(path, driver, view="mode=rw", create=False)
     except DatabaseUnavailable:
         if not path.exists():
             raise CopyGone(path) from None

@@ -59,7 +59,16 @@ from desktop.core.base.files import (
     make_tree_private,
     sync_to_disk,
 )
-from desktop.core.db import Database, DatabaseBusy, DiskFull, is_damage, open_copy, quick_check
+from desktop.core.db import (
+    Database,
+    DatabaseBusy,
+    DiskFull,
+    Driver,
+    is_damage,
+    open_copy,
+    quick_check,
+    select_driver,
+)
 
 SNAPSHOT_PREFIX = "before-dream-"
 SNAPSHOT_SUFFIX = ".sqlite3"
@@ -329,7 +338,7 @@ def rotate(folder: Path, keep: int, taken: Path | None = None) -> None:
         shutil.rmtree(old.with_suffix(SKILLS_SUFFIX), ignore_errors=True)
 
 
-def damaged(path: Path, like: Database) -> bool:
+def damaged(path: Path, like: Database | Driver) -> bool:
     """Whether the copy at *path* fails SQLite's quick check (a bad sector,
     a page overwritten): whole in size and header, so it counts as complete,
     but no copy to restore, nor one a purge can take text out of.  SQLite
@@ -353,22 +362,44 @@ def damage_report(database: Database, folder: Path) -> str | None:
     if not damage:
         return None
     live = database.path
-    said = (
+    return (
         f"Reverie's database {live} is damaged (SQLite found: {'; '.join(damage)}). "
         "What stands in the damaged part may fail to load or to save, and Reverie "
-        "writes nothing to it at start (deletions past their restore window wait)."
+        "writes nothing to it at start (deletions past their restore window wait). "
+        f"{_way_back(live, folder, database)}"
     )
+
+
+def unopenable_report(live: Path, error: EnvironmentProblem, folder: Path) -> str:
+    """What to tell the user when the database *live* does not open at all
+    because it is damaged or no database (``is_damage(error)``: page 1, the
+    schema, overwritten): the same way back as ``damage_report``'s."""
+    said = (
+        f"Reverie's database {live} is damaged and does not open (SQLite: "
+        f"{error.__cause__ or error}), so conversations and memory are unavailable."
+    )
+    try:
+        driver = select_driver()  # the one that failed to open it: no copy can be checked
+    except EnvironmentProblem:
+        return f"{said} {error.hint}" if error.hint else said
+    return f"{said} {_way_back(live, folder, driver)}"
+
+
+def _way_back(live: Path, folder: Path, like: Database | Driver) -> str:
+    """The way back from the damaged database *live* to the newest sound
+    copy in *folder* (checked with *like*'s driver), or to what of it is
+    still readable when there is none."""
     with contextlib.suppress(OSError):  # a folder closed to the user: no copy to offer
         for copy in reversed(complete_snapshots(folder)):
-            if not damaged(copy, database):
+            if not damaged(copy, like):
                 return (
-                    f"{said} The newest sound copy is {copy} ({_taken_text(copy)}): to go "
+                    f"The newest sound copy is {copy} ({_taken_text(copy)}): to go "
                     f"back to it, quit Reverie, move {live.name} and its -wal and -shm files "
                     f"out of {live.parent}, and copy it there as {live.name}. What was said "
                     "since it was taken is not in it."
                 )
     return (
-        f"{said} There is no sound copy to go back to: the sqlite3 program's .recover "
+        "There is no sound copy to go back to: the sqlite3 program's .recover "
         "command saves what is still readable into a new file."
     )
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop.core.db import open_database, quick_check
-from desktop.core.dreaming.snapshots import damage_report, take_snapshot
-from tests.damage import filled, garble_an_index, unmatch_an_index
+import pytest
+
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.db import is_damage, open_database, quick_check
+from desktop.core.dreaming.snapshots import damage_report, take_snapshot, unopenable_report
+from tests.damage import filled, garble_an_index, garble_the_schema, unmatch_an_index
 
 
 def test_a_sound_database_has_nothing_to_report(tmp_path: Path) -> None:
@@ -65,3 +68,22 @@ def test_an_index_whose_entries_no_longer_match_their_rows_is_damage(tmp_path: P
         assert quick_check(database) == []  # what the start used to ask
         report = damage_report(database, tmp_path / "snapshots")
     assert report is not None and "missing from index messages_by_conversation" in report
+
+
+def test_a_database_too_damaged_to_open_names_the_newest_sound_copy_too(tmp_path: Path) -> None:
+    # Round 18: the one case with no copy named, and the advice was to start anew.
+    path, folder = tmp_path / "reverie.sqlite3", tmp_path / "snapshots"
+    filled(path)
+    with open_database(path) as database:
+        copy = take_snapshot(database, folder, "20261120T010000Z", skills_dir=None, keep=3)
+    garble_the_schema(path)
+    with pytest.raises(EnvironmentProblem) as raised:
+        open_database(path)
+    assert is_damage(raised.value)
+
+    report = unopenable_report(path, raised.value, folder)
+
+    assert f"{path} is damaged and does not open" in report
+    assert f"The newest sound copy is {copy}" in report
+    assert "reverie.sqlite3 and its -wal and -shm files" in report
+    assert "starts a new one" not in report
