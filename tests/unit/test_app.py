@@ -792,3 +792,33 @@ def test_a_database_too_damaged_to_open_names_the_sound_copy_at_start_and_in_che
     assert main(["--check", "--prompt", "Say hi."]) == 1
 
     assert f"The newest sound copy is {copy}" in capsys.readouterr().err
+
+
+def test_on_a_damaged_database_reverie_does_no_background_work_and_says_why_when_asked(
+    qtbot: QtBot, app_paths: AppPaths
+) -> None:
+    # Round 18: a resumed dream, /dream or a vector fill still wrote to the file.
+    filled(app_paths.database_file)
+    garble_an_index(app_paths.database_file)
+    core = build_core(app_paths)
+    app = ReverieApplication(core, load_models(core))
+    qtbot.addWidget(app.window)
+    try:
+        qtbot.waitUntil(lambda: "SQLite found" in app.window.banner.text(), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: app.window.chat_available, timeout=WAIT_MS)
+        for job in (COMPACTION_JOB, MEMORY_JOB, DREAM_NIGHTLY, DREAM_INTERVAL, TASKS_JOB):
+            app._on_due(job)
+        app.models.embedder_changed.emit()
+        assert app.dreams is not None and not app.dreams.dream("resume")  # the tray's resume
+        app.window.input.setPlainText("/dream")
+        app.window.send()
+        assert "database is damaged" in app.window.transcript.plain_text()
+        ran = []
+        app.maintenance.submit(lambda _: ran.append(True))  # after every job above
+        qtbot.waitUntil(lambda: bool(ran), timeout=WAIT_MS)
+        assert core.database is not None
+        assert core.database.fetch_value("SELECT count(*) FROM dream_runs") == 0
+        assert not app.dreams.running
+    finally:
+        app.shutdown()
+        core.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import Literal
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
@@ -96,9 +97,14 @@ class DreamRunner(QObject):
         activity: UserActivity,
         quiet_seconds: float,
         parent: QObject | None = None,
+        *,
+        refusal: Callable[[], str] = str,
     ) -> None:
+        """*refusal*: why no dream may start now ("" if one may), asked of
+        every start, a resumed dream's too."""
         super().__init__(parent)
         self.dreamer = dreamer
+        self.refusal = refusal
         self.qthread = QThread(self)
         self.qthread.setObjectName("dreaming")
         self.worker = DreamWorker(dreamer, activity, quiet_seconds)
@@ -123,8 +129,9 @@ class DreamRunner(QObject):
         return self._paused
 
     def dream(self, trigger: str) -> bool:
-        """Start a dream now; False if one is running or dreaming is paused."""
-        if self._running or self._paused:
+        """Start a dream now; False if one is running, dreaming is paused or
+        ``refusal`` says why not."""
+        if self._running or self._paused or self.refusal():
             return False
         self._running = True
         self._set_state("dreaming")

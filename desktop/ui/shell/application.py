@@ -56,6 +56,8 @@ DREAM_NIGHTLY = "dream-nightly"
 DREAM_INTERVAL = "dream-interval"
 TASKS_JOB = "tasks-due"
 AGENDA_JOB = "agenda-review"
+CHECK_AGAIN_MS = 1000
+"""How soon a job due before the start's damage check answered asks again."""
 _NOTIFICATION_CHARS = 240
 
 
@@ -141,8 +143,11 @@ class ReverieApplication(QObject):
         )
         self.database_damaged.connect(self.window.show_problem)
         self.maintenance.submit(lambda _: warm_up())  # before the first reply needs it
-        self._sound, snapshots = True, core.paths.snapshots_dir
-        if (database := core.database) is not None:  # before anything below writes to it
+        database, snapshots = core.database, core.paths.snapshots_dir
+        # What the start's check found: None until it answers, "" for sound.
+        # Set once, by the check; every gate of Reverie's own writing reads it.
+        self._damage: str | None = None if database is not None else ""
+        if database is not None:  # before anything below writes to it
             self.maintenance.submit(lambda _: self._check_database(database, snapshots))
         if (eraser := core.eraser) is not None:  # deletions past their restore window
             self.maintenance.submit(self._while_sound(eraser.erase_expired))
@@ -161,7 +166,7 @@ class ReverieApplication(QObject):
         if core.memories is not None:
             memories = core.memories  # a new embedder: every memory gets its vector again
             self.models.embedder_changed.connect(
-                lambda: self.maintenance.submit(lambda _: memories.embed_missing())
+                lambda: self.maintenance.submit(self._while_sound(memories.embed_missing))
             )
         self.clock = Clock(self.window)
         self.clock.due.connect(self._on_due)
@@ -184,15 +189,30 @@ class ReverieApplication(QObject):
         """On the maintenance worker: say if the database is damaged (and
         how to go back to a sound copy), and then let nothing at start write
         to it."""
-        if (report := damage_report(database, snapshots)) is not None:
-            self._sound = False
+        report = damage_report(database, snapshots)
+        self._damage = report or ""
+        if report is not None:
             log.error("%s", report)
             self.database_damaged.emit(report)
 
+    def _background_refusal(self) -> str:
+        """Why Reverie's own background writing (dreams, harvests, memory
+        upkeep, summaries, scheduled tasks) may not run now; "" if it may.
+        On a damaged file every page it takes may be one still in use."""
+        if self._damage is None:
+            return "Reverie is still checking its database; ask again in a moment."
+        if self._damage:
+            return (
+                "Reverie's database is damaged (see the message at the top of the chat "
+                "window), so it does no work of its own there: no dreams, no memory "
+                "upkeep, no scheduled tasks, until the file is sound again."
+            )
+        return ""
+
     def _while_sound(self, job: Callable[[], object]) -> Callable[[TurnListener], object]:
         """*job* as a maintenance task that does nothing once the database was
-        found damaged (``_check_database``, which runs first)."""
-        return lambda _: job() if self._sound else None
+        found damaged (``_check_database``, which runs first on that worker)."""
+        return lambda _: None if self._background_refusal() else job()
 
     def _show_preparation(self, step: Preparation) -> None:
         """The memory model's preparation in the status bar; once it is over,
@@ -270,7 +290,13 @@ class ReverieApplication(QObject):
         if core.dreamer is None:
             return None
         settings = core.settings.dream
-        runner = DreamRunner(core.dreamer, core.activity, settings.quiet_seconds, self)
+        runner = DreamRunner(
+            core.dreamer,
+            core.activity,
+            settings.quiet_seconds,
+            self,
+            refusal=self._background_refusal,
+        )
         runner.finished.connect(self._on_dream_finished)
         runner.failed.connect(self._on_dream_failed)
         report = self.dream_report = self._dream_report_window(core.dreamer, core)
@@ -364,6 +390,12 @@ class ReverieApplication(QObject):
     def _dream(self, trigger: str) -> None:
         if self.dreams is None:
             return
+        if refused := self._background_refusal():
+            if trigger == "chat":
+                self.window.notice(refused)
+            elif trigger == "manual" and self.tray is not None:
+                self.tray.notify("Reverie does not dream now", refused)
+            return
         if self.dreams.dream(trigger):
             if trigger == "chat":
                 self.window.notice(
@@ -405,12 +437,21 @@ class ReverieApplication(QObject):
         self.window.open_conversation(conversation_id, message_id)
 
     def _on_due(self, name: str) -> None:
+        if self._shut_down:
+            return
+        if self._damage is None:  # a run missed at start: once the check has answered
+            QTimer.singleShot(CHECK_AGAIN_MS, self, lambda: self._on_due(name))
+            return
+        if self._damage:  # said in the banner; chat itself goes on
+            return
         chat = self._core.chat
         if name == COMPACTION_JOB and chat is not None:
-            self.maintenance.submit(lambda _: chat.compact_idle())
+            self.maintenance.submit(self._while_sound(chat.compact_idle))
         harvester, memories = self._core.harvester, self._core.memories
         if name == MEMORY_JOB and harvester is not None and memories is not None:
-            self.maintenance.submit(lambda _: (memories.embed_missing(), harvester.harvest_due()))
+            self.maintenance.submit(
+                self._while_sound(lambda: (memories.embed_missing(), harvester.harvest_due()))
+            )
         dreamer = self._core.dreamer
         early = name == MEMORY_JOB and self._core.settings.dream.enabled
         if early and dreamer is not None and dreamer.due_early():
