@@ -364,8 +364,9 @@ def damage_report(database: Database, folder: Path) -> str | None:
     live = database.path
     return (
         f"Reverie's database {live} is damaged (SQLite found: {'; '.join(damage)}). "
-        "What stands in the damaged part may fail to load or to save, and Reverie "
-        "writes nothing to it at start (deletions past their restore window wait). "
+        "What stands in the damaged part may fail to load or to save. Chat goes on, "
+        "but Reverie does no work of its own there (dreams, memory upkeep, scheduled "
+        "tasks and deletions past their restore window wait). "
         f"{_way_back(live, folder, database)}"
     )
 
