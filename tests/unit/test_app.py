@@ -766,6 +766,10 @@ def test_a_damaged_database_is_said_at_start_and_nothing_there_writes_to_it(
         # The deletion past its restore window waits for a sound file.
         assert core.database is not None
         assert core.database.fetch_value("SELECT count(*) FROM conversations WHERE deleted_at = 0")
+        # A read failing on the damage later keeps the way back in the banner.
+        app.window.show_problem("That did not work: the file is damaged.")
+        assert "That did not work" in app.window.banner.text()
+        assert "no sound copy" in app.window.banner.text()
     finally:
         app.shutdown()
         core.close()

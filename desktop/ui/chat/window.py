@@ -140,6 +140,8 @@ class ChatWindow(QMainWindow):
         chat model is there: answered right after the greeting, or once one is."""
         self._editing: int | None = None
         """The message the box replaces when sent (Up, or Edit), by id."""
+        self._damage = ""
+        """The start's report of a damaged database (``show_damage``)."""
         self._actions: list[QToolButton] = []
         """Regenerate and Edit, on the messages they act on."""
         self._streaming: MessageView | None = None
@@ -358,8 +360,20 @@ class ChatWindow(QMainWindow):
             self._greet()
 
     def show_problem(self, message: str, fix: str = "") -> None:
-        """*message* in the banner; *fix* labels a button to the Models page."""
-        self.banner.show_problem(message, fix)
+        """*message* in the banner; *fix* labels a button to the Models page.
+        Once the database was found damaged, the way back to a sound copy
+        stays under whatever is said after (``show_damage``)."""
+        said = (
+            f"{message}\n\n{self._damage}" if self._damage and message != self._damage else message
+        )
+        self.banner.show_problem(said, fix)
+
+    def show_damage(self, report: str) -> None:
+        """The start's check found the database damaged: *report* says what
+        and the way back, and stays in the banner (a read that fails on the
+        damage later would otherwise put only "the file is damaged" there)."""
+        self._damage = report
+        self.show_problem(report)
 
     def set_status(self, message: str) -> None:
         self.statusBar().showMessage(message)

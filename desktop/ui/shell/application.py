@@ -141,7 +141,7 @@ class ReverieApplication(QObject):
         self.maintenance.worker.failed.connect(
             lambda failure: log.warning("maintenance failed: %s", failure.message)
         )
-        self.database_damaged.connect(self.window.show_problem)
+        self.database_damaged.connect(self.window.show_damage)
         self.maintenance.submit(lambda _: warm_up())  # before the first reply needs it
         database, snapshots = core.database, core.paths.snapshots_dir
         # What the start's check found: None until it answers, "" for sound.
