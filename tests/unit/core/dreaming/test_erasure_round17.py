@@ -41,6 +41,11 @@ def _listed(memories: MemoryService, user_dirs: AppPaths) -> Path:
     return listed
 
 
+def full_disk(path: Path, text: str) -> None:
+    """``working_set.write_atomically`` on a full disk."""
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
 def _take_out(database: Database, memories: MemoryService) -> None:
     with database.transaction() as tx:
         memories.take_out([VALUE], tx)
@@ -84,9 +89,6 @@ def test_a_full_disk_leaves_memories_md_owed_and_the_next_start_writes_it(
     memories.when_taken_out(eraser.memories_rewritten)
     listed = _listed(memories, user_dirs)
 
-    def full_disk(path: Path, text: str) -> None:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
     with monkeypatch.context() as patched:
         patched.setattr(working_set, "write_atomically", full_disk)
         _take_out(database, memories)  # the message is stored: no error
@@ -125,9 +127,6 @@ def test_a_value_only_in_an_edited_memory_s_history_still_leaves_memories_md(
     [memory] = memories.store.listed()
     memories.store.update_content(memory.id, "The user has a NAS at home.", None, "user")
     assert VALUE in listed.read_text()  # no dream since the edit
-
-    def full_disk(path: Path, text: str) -> None:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     memories.when_taken_out(eraser.memories_rewritten)
     with monkeypatch.context() as patched:
