@@ -217,8 +217,9 @@ def _agrees(said: str) -> bool:
 def _asks_to_delete(said: str) -> bool:
     """Does *said* ask for a deletion ("delete", "remove", "don't need"),
     with no denial before it in its sentence ("please don't delete it")?"""
-    for found in _DELETE.finditer(said.translate(APOSTROPHES)):
-        before = re.split(r"[.!?;,]", said.translate(APOSTROPHES)[: found.start()])[-1]
+    plain = said.translate(APOSTROPHES)
+    for found in _DELETE.finditer(plain):
+        before = re.split(r"[.!?;,]", plain[: found.start()])[-1]
         if DENIED not in changes(before):
             return True
     return False
