@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from desktop.core.base.content_words import DENIED, changes
+from desktop.core.base.content_words import DENIED, changes, new_words
 from desktop.core.base.text_fold import APOSTROPHES
 from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolFailed, ToolResult
 from desktop.core.db import Message
@@ -147,7 +147,9 @@ def _check_the_users_call(task: Task, arguments: TaskCall, context: ToolContext)
 
     - every action needs the message to speak of the task (its own words,
       not only its verb, or its #id), or to be a plain "yes" to Reverie's
-      question about it;
+      question about it, which then asked for that action and named what
+      changes (``_unasked``: "Did you take your warfarin?" "yes" pauses
+      nothing and moves no time);
     - complete needs the user's words to say it is done (``said_done``, the
       dream's and the agenda's rule), and never a repeating task: that
       would end every later reminder, not today's;
@@ -164,6 +166,13 @@ def _check_the_users_call(task: Task, arguments: TaskCall, context: ToolContext)
             f"the user has not spoken of task #{task.id} in this message: ask them before "
             f"you {action} it"
         )
+    if answered and not (speaks_of(task.text, said) or by_id):
+        unasked = _unasked(task, arguments, context.asked)
+        if unasked:
+            raise ToolFailed(
+                f"the user's yes answers your question, which did not ask to {action} task "
+                f"#{task.id} so ({unasked}): ask them"
+            )
     if action == "complete":
         _check_done(task, context, by_id or answered)
     if action == "delete" and not _asks_to_delete(said if not answered else context.asked):
@@ -171,7 +180,7 @@ def _check_the_users_call(task: Task, arguments: TaskCall, context: ToolContext)
             f"the user has not asked to delete task #{task.id}: ask them before you delete it"
         )
     if action == "update" and arguments.text is not None:
-        waits = unfaithful(task.text, arguments.text, [said])
+        waits = unfaithful(task.text, arguments.text, [said, context.asked] if answered else [said])
         if waits:
             raise ToolFailed(
                 f"the new text of task #{task.id} is not what the user said ({waits}): ask them"
@@ -209,9 +218,64 @@ _DELETE = re.compile(
 )
 
 
+_ASKS_FOR = {
+    "pause": re.compile(r"\b(?:pause|hold|suspend|stop|skip|snooze|mute|break)", re.I),
+    "resume": re.compile(r"\b(?:resume|restart|unpause|again|back on)\b", re.I),
+}
+_PRIORITY = re.compile(r"\b(?:priority|urgent|important|matters? most)\b", re.I)
+_CLOCK_TIME = re.compile(
+    r"\b(?P<hour>2[0-3]|[01]?\d)(?!\d)(?::(?P<minute>[0-5]\d))?\s*(?P<half>[ap]\.?m\b\.?)?", re.I
+)
+# The words a schedule is said with, whatever its times and days.
+_SCHEDULE_WORDS = frozenset({"daily", "every", "day", "days", "at", "on", "once", "weekly"})
+
+
 def _agrees(said: str) -> bool:
     """Is *said* a plain "yes", denying nothing and asking nothing?"""
     return bool(_YES.match(said)) and DENIED not in changes(said) and "?" not in said
+
+
+def _unasked(task: Task, arguments: TaskCall, asked: str) -> str | None:
+    """What of *arguments* Reverie's question *asked* did not ask for (None:
+    a "yes" to it agrees to all of it): its verb for a pause or a resume,
+    and each new value of an update (the text faithful to the question,
+    every time and word of the schedule, the priority, the routine)."""
+    action = arguments.action
+    if action in _ASKS_FOR and not _ASKS_FOR[action].search(asked):
+        return f"it did not ask to {action} it"
+    if action != "update":
+        return None
+    if arguments.text is not None and (why := unfaithful(task.text, arguments.text, [asked])):
+        return f"the new text: {why}"
+    if arguments.schedule is not None:
+        schedule = str(arguments.schedule)
+        times = _clock_times(schedule) - _clock_times(asked)
+        words = [w for w in new_words(schedule, [asked]) if w not in _SCHEDULE_WORDS]
+        if times or words:
+            return f"the schedule {schedule!r} is not the one it named"
+    if arguments.priority is not None and not _PRIORITY.search(asked):
+        return "it did not ask about its priority"
+    if arguments.routine is not None and (added := new_words(arguments.routine, [asked])):
+        return f"the routine says {', '.join(added)}, which it did not"
+    return None
+
+
+def _clock_times(text: str) -> set[tuple[int, int]]:
+    """The times of day *text* names, as (hour, minute) on a 24-hour clock:
+    "09:00", "9am", "9 pm", "21:30"."""
+    times = set()
+    for found in _CLOCK_TIME.finditer(text):
+        hour, minute = int(found["hour"]), int(found["minute"] or 0)
+        half = (found["half"] or "").lower().replace(".", "")
+        if half and not found["minute"] and hour > 12:
+            continue
+        if half == "pm" and hour < 12:
+            hour += 12
+        elif half == "am" and hour == 12:
+            hour = 0
+        if found["minute"] or half:
+            times.add((hour, minute))
+    return times
 
 
 def _asks_to_delete(said: str) -> bool:

@@ -1,0 +1,54 @@
+"""A plain "yes" to Reverie's question agrees to what the question asked,
+not to whatever the model then does to the task it spoke of: "Did you take
+your warfarin?" "yes" paused the reminder or moved its time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from desktop.core.chat.tools.tasks import TaskCall, _check_the_users_call
+from desktop.core.chat.tools.toolbox import ToolContext, ToolFailed
+from desktop.core.db.tasks import Task
+
+WARFARIN = Task(1, 1, "Take warfarin", 5, "active", None, None, 0.0, 0.0, None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("call", "asked"),
+    [
+        ({"action": "pause"}, "Did you take your warfarin today?"),
+        ({"action": "resume"}, "Did you take your warfarin today?"),
+        ({"action": "update", "schedule": "daily at 20:00"}, "Shall I move warfarin to 9am?"),
+        ({"action": "update", "schedule": "weekly on monday"}, "Shall I make warfarin daily?"),
+        ({"action": "update", "priority": 1}, "Did you take your warfarin today?"),
+        ({"action": "update", "text": "Take 10 tablets of warfarin"}, "Is warfarin still due?"),
+        ({"action": "update", "routine": "Order more pills"}, "Shall I keep the warfarin task?"),
+    ],
+)
+def test_a_yes_does_not_agree_to_what_the_question_did_not_ask(
+    call: dict[str, Any], asked: str
+) -> None:
+    with pytest.raises(ToolFailed, match="did not ask|not the one it named|new text|routine"):
+        _check_the_users_call(WARFARIN, TaskCall(id=1, **call), ToolContext(1, (), "Yes.", asked))
+
+
+@pytest.mark.parametrize(
+    ("call", "asked"),
+    [
+        ({"action": "pause"}, "Shall I pause your warfarin reminder while you're away?"),
+        ({"action": "resume"}, "You're back: shall I turn the warfarin reminder back on?"),
+        ({"action": "update", "schedule": "daily at 09:00"}, "Move warfarin to 9am every day?"),
+        ({"action": "update", "schedule": "daily at 21:30"}, "Shall warfarin be at 9:30 pm?"),
+        ({"action": "update", "priority": 1}, "Shall I make warfarin your most urgent task?"),
+        ({"action": "update", "text": "Take warfarin with food"}, "Take warfarin with food?"),
+    ],
+)
+def test_a_yes_agrees_to_what_the_question_asked(call: dict[str, Any], asked: str) -> None:
+    _check_the_users_call(WARFARIN, TaskCall(id=1, **call), ToolContext(1, (), "Yes.", asked))
+
+
+def test_words_of_the_user_s_own_about_the_task_need_no_question() -> None:
+    said = "Please pause my warfarin reminder"
+    _check_the_users_call(WARFARIN, TaskCall(action="pause", id=1), ToolContext(1, (), said, ""))
