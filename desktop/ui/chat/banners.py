@@ -4,8 +4,22 @@ of a better model for this computer."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+)
+
+BANNER_LINES = 6
+"""The banner's height at most, in lines of its text: a longer problem (a
+damaged database's way back) scrolls instead of being cut off or pushing
+the conversation out of a small window."""
 
 
 def _label(name: str) -> QLabel:
@@ -15,6 +29,38 @@ def _label(name: str) -> QLabel:
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
+
+
+class _Scrolled(QScrollArea):
+    """*label*, as tall as its text up to *lines* lines, then scrolled."""
+
+    def __init__(self, label: QLabel, lines: int) -> None:
+        super().__init__()
+        self.setObjectName("banner-scroll")
+        self._lines = lines
+        self._label = label
+        self.setWidget(label)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        width = max(self.viewport().width() - self.verticalScrollBar().sizeHint().width(), 1)
+        cap = self.fontMetrics().lineSpacing() * self._lines
+        return QSize(super().sizeHint().width(), min(self._label.heightForWidth(width), cap))
+
+    def minimumSizeHint(self) -> QSize:
+        return self.sizeHint()
+
+    def refit(self) -> None:
+        """Take the height the text now needs (it changed)."""
+        self.setFixedHeight(self.sizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():  # the text wraps anew
+            self.refit()
 
 
 class ProblemBanner(QFrame):
@@ -31,12 +77,13 @@ class ProblemBanner(QFrame):
         super().__init__()
         self.setObjectName("banner")
         self.label = _label("banner-text")
+        self.text_area = _Scrolled(self.label, BANNER_LINES)
         self.fix_button = QPushButton()
         self.fix_button.setObjectName("banner-fix")
         self.fix_button.clicked.connect(self.fix_requested)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
-        layout.addWidget(self.label, 1)
+        layout.addWidget(self.text_area, 1)
         layout.addWidget(self.fix_button, 0, Qt.AlignmentFlag.AlignTop)
         self.hide()
 
@@ -48,6 +95,7 @@ class ProblemBanner(QFrame):
         self.fix_button.setAccessibleName(fix)
         self.fix_button.setVisible(bool(fix))
         self.show()
+        self.text_area.refit()
 
     def text(self) -> str:
         return self.label.text()
