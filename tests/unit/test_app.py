@@ -27,7 +27,7 @@ from desktop.core.base.settings import (
     load_settings,
     save_settings,
 )
-from desktop.core.db import ConversationStore, open_database
+from desktop.core.db import ConversationStore, DatabaseUnavailable, open_database
 from desktop.core.db.schedules import Daily
 from desktop.core.dreaming.snapshots import take_snapshot
 from desktop.ui.chat.transcript_rows import ActionNotice
@@ -828,6 +828,39 @@ def test_on_a_damaged_database_reverie_does_no_background_work_and_says_why_when
         assert core.database is not None
         assert core.database.fetch_value("SELECT count(*) FROM dream_runs") == 0
         assert not app.dreams.running
+    finally:
+        app.shutdown()
+        core.close()
+
+
+def test_damage_met_mid_session_is_checked_and_the_way_back_named(
+    qtbot: QtBot, app_paths: AppPaths
+) -> None:
+    # Round 18: a read that failed on damage later said only "the file is
+    # damaged ... move it aside (Reverie then starts a new one)".
+    filled(app_paths.database_file)
+    with open_database(app_paths.database_file) as database:
+        copy = take_snapshot(
+            database, app_paths.snapshots_dir, "20261120T010000Z", skills_dir=None, keep=3
+        )
+    core = build_core(app_paths)
+    app = ReverieApplication(core, load_models(core))
+    qtbot.addWidget(app.window)
+    try:
+        checked = []
+        app.maintenance.submit(lambda _: checked.append(True))  # after the start's check
+        qtbot.waitUntil(lambda: bool(checked), timeout=WAIT_MS)
+        assert not app._background_refusal()  # sound at start
+        garble_an_index(app_paths.database_file)  # a sector goes bad
+
+        assert core.conversations is not None
+        [conversation] = core.conversations.list()
+        with pytest.raises(DatabaseUnavailable, match="keep it where it is"):
+            core.conversations.messages(conversation.id)
+
+        qtbot.waitUntil(lambda: "SQLite found" in app.window.banner.text(), timeout=WAIT_MS)
+        assert f"The newest sound copy is {copy}" in app.window.banner.text()
+        assert "database is damaged" in app._background_refusal()
     finally:
         app.shutdown()
         core.close()

@@ -157,6 +157,20 @@ class Database(_Reads):
         self._lock = threading.RLock()
         self._in_transaction = False
         self._closed = False
+        self._damage_listeners: list[Callable[[], None]] = []
+
+    def when_damaged(self, listener: Callable[[], None]) -> None:
+        """Call *listener*, on the thread that met it, whenever a statement
+        fails on a page SQLite cannot read: a check of the whole file can
+        then name the way back to a sound copy, which the error alone
+        ("the file is damaged") cannot."""
+        self._damage_listeners.append(listener)
+
+    def _translated(self, exc: BaseException) -> ReverieError:
+        if is_damage(exc):
+            for listener in self._damage_listeners:
+                listener()
+        return translate(exc, self.path)
 
     @property
     def sqlite_version(self) -> str:
@@ -291,7 +305,7 @@ class Database(_Reads):
             try:
                 return self._connection.execute(sql, params)
             except self._driver.module.Error as exc:
-                raise translate(exc, self.path) from exc
+                raise self._translated(exc) from exc
 
     def _fetch(self, sql: str, params: Params, *, one: bool) -> list[Row]:
         """Run a query and read its rows, translating errors met while reading too."""
@@ -305,7 +319,7 @@ class Database(_Reads):
                     # RETURNING) would otherwise hold up COMMIT.
                     cursor.close()
             except self._driver.module.Error as exc:
-                raise translate(exc, self.path) from exc
+                raise self._translated(exc) from exc
             return cast("list[Row]", [row for row in rows if row is not None])
 
     def _split_statements(self, script: str) -> list[str]:

@@ -104,8 +104,8 @@ def unavailable(path: Path, reason: str) -> DatabaseUnavailable:
         f"Reverie cannot use its database {path}: {reason}. Nothing was changed.",
         hint=(
             "Check that the file and its folder exist and are readable and writable. "
-            "If the file is damaged, move it aside (Reverie then starts a new one) "
-            "or restore it from a backup."
+            "If it is damaged, keep it where it is for now: Reverie checks it and names "
+            "the newest sound copy it kept before a dream, to go back to."
         ),
     )
 

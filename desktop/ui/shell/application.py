@@ -100,11 +100,13 @@ class ReverieApplication(QObject):
     is gone (a crash seen in the test run).
 
     Signals:
-        database_damaged(str): the start's check found the database damaged;
-            what to tell the user.
+        database_damaged(str): a check found the database damaged; what to
+            tell the user.
+        damage_met(): a statement failed on a damaged page (from any thread).
     """
 
     database_damaged = Signal(str)
+    damage_met = Signal()
 
     def __init__(self, core: Core, loads: Mapping[Role, Job]) -> None:
         """*loads*: the jobs loading each role's models (``desktop.app.load_models``)."""
@@ -144,11 +146,17 @@ class ReverieApplication(QObject):
         self.database_damaged.connect(self.window.show_damage)
         self.maintenance.submit(lambda _: warm_up())  # before the first reply needs it
         database, snapshots = core.database, core.paths.snapshots_dir
-        # What the start's check found: None until it answers, "" for sound.
-        # Set once, by the check; every gate of Reverie's own writing reads it.
+        # What the last check found: None until it answers, "" for sound.
+        # Set by the check (at start, and again when damage is met); every
+        # gate of Reverie's own writing reads it.
         self._damage: str | None = None if database is not None else ""
         if database is not None:  # before anything below writes to it
             self.maintenance.submit(lambda _: self._check_database(database, snapshots))
+            # Damage met later (a sector gone bad mid-session) is checked the
+            # same way: the banner then names the way back, and Reverie's own
+            # work stops there.
+            database.when_damaged(self.damage_met.emit)
+            self.damage_met.connect(lambda: self._check_again(database, snapshots))
         if (eraser := core.eraser) is not None:  # deletions past their restore window
             self.maintenance.submit(self._while_sound(eraser.erase_expired))
         self._sweep = JobControl()
@@ -194,6 +202,13 @@ class ReverieApplication(QObject):
         if report is not None:
             log.error("%s", report)
             self.database_damaged.emit(report)
+
+    def _check_again(self, database: Database, snapshots: Path) -> None:
+        """A statement failed on a damaged page: check the file again unless
+        a check is under way or already found it damaged."""
+        if self._damage == "":
+            self._damage = None  # Reverie's own work waits for the answer
+            self.maintenance.submit(lambda _: self._check_database(database, snapshots))
 
     def _background_refusal(self) -> str:
         """Why Reverie's own background writing (dreams, harvests, memory

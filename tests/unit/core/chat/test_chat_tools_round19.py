@@ -30,7 +30,7 @@ WARFARIN = Task(1, 1, "Take warfarin", 5, "active", None, None, 0.0, 0.0, None, 
 def test_a_yes_does_not_agree_to_what_the_question_did_not_ask(
     call: dict[str, Any], asked: str
 ) -> None:
-    with pytest.raises(ToolFailed, match="did not ask|not the one it named|new text|routine"):
+    with pytest.raises(ToolFailed, match=r"did not ask|not the one it named|new text|routine"):
         _check_the_users_call(WARFARIN, TaskCall(id=1, **call), ToolContext(1, (), "Yes.", asked))
 
 
