@@ -140,6 +140,7 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             core.problems.append(str(error))
     try:
         core.database = open_database(paths.database_file)
+        core.problems.extend(core.database.opening_notes)
     except EnvironmentProblem as error:
         core.problems.append(
             unopenable_report(paths.database_file, error, paths.snapshots_dir)

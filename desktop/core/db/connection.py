@@ -152,6 +152,8 @@ class Database(_Reads):
         self.driver_name = driver.name
         self.vec_version = vec_version
         self.journal_mode = ""
+        self.opening_notes: list[str] = []
+        """What the user should know of how the file opened (``open_database``)."""
         self._driver = driver
         self._connection = connection
         self._lock = threading.RLock()

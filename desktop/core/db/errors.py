@@ -105,7 +105,7 @@ def unavailable(path: Path, reason: str) -> DatabaseUnavailable:
         hint=(
             "Check that the file and its folder exist and are readable and writable. "
             "If it is damaged, keep it where it is for now: Reverie checks it and names "
-            "the newest sound copy it kept before a dream, to go back to."
+            "the newest sound copy it kept before a dream, or restore it from a backup."
         ),
     )
 

@@ -15,7 +15,8 @@ from desktop.core.db import migrations as _migrations
 from desktop.core.db.connection import CopyGone, Database, connect
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.errors import DatabaseUnavailable, unreachable
-from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal
+from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal, side_file
+from desktop.core.db.wal_frames import keep_damaged, lost_commits, lost_commits_note
 from desktop.core.db.writable import probe_write, refuse_read_only
 
 
@@ -54,13 +55,18 @@ def open_database(
     newer than this code is refused before anything is written to it; so is
     one this user cannot write (now, not at the first message saved), and
     so is a write-ahead log beside it that is not its own (see ``side_files``).
+    A log damaged in the middle is kept aside and said in ``opening_notes``
+    (``wal_frames``): SQLite drops what was committed after the damage.
     """
     refuse_odd_side_files(path)
     refuse_read_only(path)
     driver = select_driver(drivers)
     # Before the read-write open: that one replays a WAL into the file.
     refuse_stray_wal(path, lambda view: connect(path, driver, view=view), migrations)
+    wal = side_file(path, "-wal")
+    notes = [lost_commits_note(wal, lost, keep_damaged(wal))] if (lost := lost_commits(wal)) else []
     database = connect(path, driver)
+    database.opening_notes = notes
     try:
         _migrations.check_openable(database, migrations)
         database.journal_mode = str(database.set_pragma("journal_mode", "wal"))
