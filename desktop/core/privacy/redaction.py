@@ -324,7 +324,33 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()) and not _a_path(match.group()):
             yield match.start(), match.end(), "credential"
+    for match in _CARD_LIKE.finditer(text):
+        if _a_card_number(re.sub(r"\D", "", match.group())):
+            yield match.start(), match.end(), "card number"
     yield from _keyword_spans(text)
+
+
+_CARD_LIKE = re.compile(r"(?<![\w.,/:+-])\d(?:[ -]?\d){12,18}(?![\w/:+-]|[.,]\d)")
+"""13 to 19 digits, maybe in groups (``4111 1111 1111 1111``,
+``3782-822463-10005``): a payment card's number if ``_a_card_number``."""
+_CARD_NETWORK = re.compile(
+    r"4|5[1-5]|2(?:22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)|3[47]|3(?:0[0-5]|[689])"
+    r"|6(?:011|22|4[4-9]|5)|35(?:2[89]|[3-8])|62"
+)
+"""The first digits of Visa, Mastercard, American Express, Diners Club,
+Discover, JCB and UnionPay numbers."""
+
+
+def _a_card_number(digits: str) -> bool:
+    """Whether *digits* read as a payment card's number: a network's first
+    digits and a valid Luhn check digit (a random run passes one in ten)."""
+    if not (13 <= len(digits) <= 19 and _CARD_NETWORK.match(digits)):
+        return False
+    total = 0
+    for place, digit in enumerate(reversed(digits)):
+        value = int(digit) * (2 if place % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
 
 
 def _passphrase_end(text: str, start: int, stop: int) -> int:
