@@ -5,7 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from desktop.core.db import ConversationStore, open_database
+from desktop.core.db import (
+    DEFAULT_CANDIDATES,
+    ConversationStore,
+    open_copy,
+    open_database,
+    select_driver,
+)
 
 
 def garble_an_index(path: Path) -> None:
@@ -27,8 +33,9 @@ def unmatch_an_index(path: Path) -> None:
     """Overwrite each message's id in the messages' index of conversations
     (one leaf page, its root) with 2, as a stray write might: every cell
     still reads and the keys stay in order, so SQLite's quick check passes,
-    but the entries no longer match their rows."""
-    with open_database(path) as database:
+    but the entries no longer match their rows.  *path* may be a snapshot:
+    it is opened as it is, neither migrated nor switched to WAL."""
+    with open_copy(path, select_driver(DEFAULT_CANDIDATES)) as database:
         root = database.fetch_value(
             "SELECT rootpage FROM sqlite_schema WHERE name = 'messages_by_conversation'"
         )

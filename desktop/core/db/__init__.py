@@ -5,7 +5,14 @@ tables.  sqlite3, sqlean and sqlite_vec are imported only inside this package.
 """
 
 from desktop.core.db.clock import Clock, system_clock
-from desktop.core.db.connection import Database, ExecResult, Row, Transaction, quick_check
+from desktop.core.db.connection import (
+    Database,
+    ExecResult,
+    Row,
+    Transaction,
+    integrity_check,
+    quick_check,
+)
 from desktop.core.db.conversations import (
     Conversation,
     ConversationStore,
@@ -97,6 +104,7 @@ __all__ = [
     "Transaction",
     "UnusableVector",
     "content_hash",
+    "integrity_check",
     "is_damage",
     "latest_version",
     "migrate",

@@ -249,10 +249,10 @@ class Database(_Reads):
 
     def _check_copy(self, path: Path, tables: set[str]) -> None:
         """Raise ``SnapshotUnusable`` unless the copy at *path* opens, passes
-        SQLite's quick check and has all of *tables*."""
+        SQLite's integrity check and has all of *tables*."""
         try:
             with connect(path, self._driver) as copy:
-                damage = quick_check(copy)
+                damage = integrity_check(copy)
                 missing = tables - _table_names(copy)
         except ReverieError as error:
             raise SnapshotUnusable(f"the copy {path} cannot be read back: {error}") from error
@@ -270,7 +270,7 @@ class Database(_Reads):
         damaged.  A file SQLite refuses to read at all is one finding."""
         try:
             with connect(self.path, self._driver, view="mode=ro", create=False) as checker:
-                return _findings(checker, "integrity_check")
+                return integrity_check(checker)
         except ReverieError as error:
             if is_damage(error):
                 return [str(error.__cause__)]
@@ -368,6 +368,13 @@ def quick_check(database: Database) -> list[str]:
     """What SQLite's quick check finds wrong in *database*: its first three
     findings, none if the file is sound."""
     return _findings(database, "quick_check")
+
+
+def integrity_check(database: Database) -> list[str]:
+    """What SQLite's integrity check finds wrong in *database* (its first
+    three findings, none if sound): the quick check's, and also each index
+    whose entries no longer match their rows, on which a purge fails."""
+    return _findings(database, "integrity_check")
 
 
 def _findings(database: Database, check: str) -> list[str]:

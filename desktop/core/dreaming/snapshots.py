@@ -64,9 +64,9 @@ from desktop.core.db import (
     DatabaseBusy,
     DiskFull,
     Driver,
+    integrity_check,
     is_damage,
     open_copy,
-    quick_check,
     select_driver,
 )
 
@@ -339,14 +339,15 @@ def rotate(folder: Path, keep: int, taken: Path | None = None) -> None:
 
 
 def damaged(path: Path, like: Database | Driver) -> bool:
-    """Whether the copy at *path* fails SQLite's quick check (a bad sector,
-    a page overwritten): whole in size and header, so it counts as complete,
-    but no copy to restore, nor one a purge can take text out of.  SQLite
+    """Whether the copy at *path* fails SQLite's integrity check (a bad
+    sector, a page overwritten, an index no longer matching its rows):
+    whole in size and header, so it counts as complete, but no copy to
+    restore, nor one a purge can take text out of.  SQLite
     may also refuse to read it at all as damaged; any other reason it cannot
     be looked at (permissions, a busy copy) is not damage: False."""
     try:
         with open_copy(path, like) as copy:
-            return bool(quick_check(copy))
+            return bool(integrity_check(copy))
     except EnvironmentProblem as problem:
         return is_damage(problem)
 
