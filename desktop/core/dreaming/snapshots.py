@@ -50,7 +50,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.files import (
     PRIVATE_FOLDER_MODE,
     kind_of,
@@ -354,17 +354,23 @@ def damaged(path: Path, like: Database | Driver) -> bool:
 
 def damage_report(database: Database, folder: Path) -> str | None:
     """What to tell the user if *database* fails SQLite's integrity check (a bad
-    sector, a page overwritten): what is wrong, and the way back to the
-    newest sound copy in *folder*, if there is one; None if it is sound.
+    sector, a page overwritten) or cannot be read through for it: what is
+    wrong, and the way back to the newest sound copy in *folder*, if there
+    is one; None if it is sound.
 
     Reading a large file takes seconds, so the start asks it on a worker,
     before anything there writes to the file."""
-    damage = database.damage()
-    if not damage:
-        return None
     live = database.path
+    try:
+        damage = database.damage()
+    except ReverieError as error:  # a disk that fails to read (EIO) is no sounder
+        found = f"could not be read to the end to check it ({error})"
+    else:
+        if not damage:
+            return None
+        found = f"is damaged (SQLite found: {'; '.join(damage)})"
     return (
-        f"Reverie's database {live} is damaged (SQLite found: {'; '.join(damage)}). "
+        f"Reverie's database {live} {found}. "
         "What stands in the damaged part may fail to load or to save. Chat goes on, "
         "but Reverie does no work of its own there (dreams, memory upkeep, scheduled "
         "tasks and deletions past their restore window wait). "

@@ -197,8 +197,11 @@ class ReverieApplication(QObject):
         """On the maintenance worker: say if the database is damaged (and
         how to go back to a sound copy), and then let nothing at start write
         to it."""
-        report = damage_report(database, snapshots)
-        self._damage = report or ""
+        report = None
+        try:
+            report = damage_report(database, snapshots)
+        finally:  # a bug in the check must not leave every gate "still checking"
+            self._damage = report or ""
         if report is not None:
             log.error("%s", report)
             self.database_damaged.emit(report)

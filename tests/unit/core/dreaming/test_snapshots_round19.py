@@ -5,9 +5,13 @@ its purge failed at every erasure, leaving erased text in it."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
-from desktop.core.db import open_database
+import pytest
+
+from desktop.core.db import Database, open_database
+from desktop.core.db.errors import translate
 from desktop.core.dreaming.snapshots import damage_report, damaged, take_snapshot
 from tests.damage import filled, unmatch_an_index
 
@@ -28,3 +32,24 @@ def test_a_copy_whose_index_no_longer_matches_is_damaged_and_never_the_way_back(
         report = damage_report(database, snapshots)
     assert report is not None
     assert f"The newest sound copy is {older}" in report
+
+
+def test_a_file_the_disk_fails_to_read_through_is_reported_with_the_way_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A bad sector reads as EIO (SQLITE_IOERR_READ), not as damage: the check
+    # raised, and the app stayed "still checking" all session.
+    live, snapshots = tmp_path / "reverie.sqlite3", tmp_path / "snapshots"
+    filled(live)
+    with open_database(live) as database:
+        copy = take_snapshot(database, snapshots, "20261120T010000Z", skills_dir=None, keep=3)
+
+        def unreadable(self: Database) -> list[str]:
+            error = sqlite3.OperationalError("disk I/O error")  # what a driver raises
+            raise translate(error, self.path) from error
+
+        monkeypatch.setattr(Database, "damage", unreadable)
+        report = damage_report(database, snapshots)
+    assert report is not None
+    assert "could not be read to the end to check it" in report
+    assert f"The newest sound copy is {copy}" in report
