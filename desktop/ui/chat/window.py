@@ -349,7 +349,7 @@ class ChatWindow(QMainWindow):
         if reason:
             self.show_problem(reason, "Choose a model…")
         elif self._available and self.banner.fix_button.isVisible():
-            self.banner.clear()  # the problem it offered to fix is fixed
+            self.clear_problem()  # the problem it offered to fix is fixed
         self._update_send()
         self.set_status(self._idle_status())
         self.chat_availability_changed.emit(self._available)
@@ -367,6 +367,14 @@ class ChatWindow(QMainWindow):
             f"{message}\n\n{self._damage}" if self._damage and message != self._damage else message
         )
         self.banner.show_problem(said, fix)
+
+    def clear_problem(self) -> None:
+        """Take the problem out of the banner; the way back to a sound copy
+        (``show_damage``) stays."""
+        if self._damage:
+            self.banner.show_problem(self._damage)
+        else:
+            self.banner.clear()
 
     def show_damage(self, report: str) -> None:
         """The start's check found the database damaged: *report* says what

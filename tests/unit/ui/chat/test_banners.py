@@ -44,3 +44,16 @@ def test_a_short_problem_takes_the_height_of_its_text(qtbot: QtBot, window: Chat
     window.show_problem(LONG)  # then a longer one grows it
     qtbot.wait(50)
     assert area.height() > 3 * area.fontMetrics().lineSpacing()
+
+
+def test_the_way_back_stays_when_the_problem_over_it_is_fixed(
+    qtbot: QtBot, window: ChatWindow
+) -> None:
+    # Round 19: a chat model loaded after a failed one cleared the banner,
+    # the damaged database's report with it.
+    window.show_damage("Reverie's database is damaged. The newest sound copy is X.")
+    window.set_chat_available(False, "The chat model could not load.")
+    assert "could not load" in window.banner.text() and "sound copy" in window.banner.text()
+    window.set_chat_available(True, "")
+    assert window.banner.text() == "Reverie's database is damaged. The newest sound copy is X."
+    assert window.banner.isVisibleTo(window)
