@@ -8,6 +8,7 @@ was stored).
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
 from itertools import groupby
 from pathlib import Path
@@ -33,8 +34,19 @@ def working_set(store: MemoryStore, size: int) -> list[Memory]:
     return ranked[:size]
 
 
+_WRITING = threading.Lock()
+"""Held from reading the memories to writing the file: a dream's write must
+not land after an erasure's ("Delete now", a value named a secret later)
+with the memories it read before that erasure, putting the text back."""
+
+
 def write_working_set(store: MemoryStore, path: Path, size: int, now: float | None = None) -> int:
     """Write ``MEMORIES.md`` to *path*; how many memories it lists.  ``OSError`` if it cannot."""
+    with _WRITING:
+        return _write(store, path, size, now)
+
+
+def _write(store: MemoryStore, path: Path, size: int, now: float | None) -> int:
     chosen = working_set(store, size)
     stamp = datetime.fromtimestamp(now) if now is not None else datetime.now()
     lines = [
