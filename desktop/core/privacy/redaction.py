@@ -30,6 +30,7 @@ from desktop.core.privacy import (
     credential_nearby,
     credential_phrases,
     credential_sweep,
+    named_later,
     seed_phrases,
 )
 from desktop.core.privacy.credential_nearby import MARKER
@@ -129,6 +130,7 @@ def redact(text: str, *, after: Iterable[str] = (), said: Iterable[str] = ()) ->
                 found.append((max(start, offset) - offset, stop - offset, kind))
             elif stop < offset:  # wholly in what came before: named only now
                 named_before.append(joined[start:stop])
+        named_before.extend(named_later.named_values(text, whole))
     repeated = [(value, "password") for value in (*said, *named_before)]
     spans = _merged(sorted(found + list(_repeats(text, found, repeated))))
     earlier = tuple(dict.fromkeys(v for v in named_before if len(v) >= _MIN_REPEATED))

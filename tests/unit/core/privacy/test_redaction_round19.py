@@ -65,3 +65,51 @@ def test_a_card_number_is_taken_out_however_it_is_grouped(
 )
 def test_numbers_that_are_not_cards_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("earlier", "naming", "value"),
+    [
+        (
+            "remind me tonight to text Anna kettle-moon-42",
+            "that's our wifi password btw, don't tell anyone",
+            "kettle-moon-42",
+        ),
+        (
+            "note for later: kettle-moon-42",
+            "don't share it, that's the wifi password",
+            "kettle-moon-42",
+        ),
+        ("remember 4821 for me", "that's my bank PIN, never write it down anywhere", "4821"),
+        ("grenouille77", "it's the router admin password, not the wifi one", "grenouille77"),
+        (
+            "save this: Tr0ub4dor&3",
+            "no wait, that's my email password, please forget it",
+            "Tr0ub4dor&3",
+        ),
+        ("Tr0ub4dor&3", "I can't believe I pasted my work password there", "Tr0ub4dor&3"),
+        ("can you keep 7731 for me?", "that's my PIN", "7731"),
+        ("4821 remember that", "it's my bank PIN", "4821"),
+    ],
+)
+def test_a_value_named_in_the_next_message_is_found_wherever_it_stood(
+    earlier: str, naming: str, value: str
+) -> None:
+    # Round 19: a "don't tell anyone" in the naming message, or words after
+    # the value in the one before, kept the value stored.
+    assert value in redact(naming, after=[earlier]).earlier
+
+
+@pytest.mark.parametrize(
+    ("earlier", "naming"),
+    [
+        ("remember 4821 for me", "that's not my PIN, it's the gate's"),
+        ("The meeting moved to 14:30", "that's the key thing"),
+        ("my address is 12 Main St, 90210", "that's the zip code"),
+        ("flight BA2490 at 10:45, gate B12, seat 14C, booking X4K9Q2", "that's the code"),
+    ],
+)
+def test_no_value_is_named_by_a_denied_clause_another_sense_or_among_many(
+    earlier: str, naming: str
+) -> None:
+    assert redact(naming, after=[earlier]).earlier == ()
