@@ -267,9 +267,21 @@ class ChatService:
                 self._conversations.rewrote(tx)
         if found:
             self._finish_rewrite()
+            self._take_out_of_skills(found)
         self._title_from_first_message(conversation_id, cleaned.text)
         kinds = (*cleaned.kinds, *("password" for _ in cleaned.earlier))
         return Turn(conversation_id, message, seed=False, redacted=kinds, rewrote=rewrote)
+
+    def _take_out_of_skills(self, values: Sequence[str]) -> None:
+        """Take *values* out of the skills written with them (their files are
+        no rows of this transaction: the message is stored by now, so a
+        failure here is logged, not said as the message not sent)."""
+        if self._skills is None:
+            return
+        try:
+            self._skills.take_out(values)
+        except EnvironmentProblem as error:
+            log.warning("a secret named later could not be taken out of the skills: %s", error)
 
     def _finish_rewrite(self) -> None:
         """Drop the old words of what a message took out from the search

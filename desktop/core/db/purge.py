@@ -85,6 +85,11 @@ _QUOTING_TABLES: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] =
     ("dream_runs", "id", ("checkpoint", "stats"), ("error",)),
     ("background_jobs", "id", ("payload",), ("error",)),
 )
+# Texts made from what the user said that a value named a secret later is
+# taken out of too (not copies of a memory: an erasure leaves them).
+_HOLDING_WHAT_WAS_SAID: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("tasks", "id", (), ("text", "ai_prompt")),
+)
 # sqlite-vec tables of older schemas (v1 to v3); a copy may still have them.
 _OLD_VECTOR_TABLES = ("memory_vector_knn", "memory_vectors")
 
@@ -276,12 +281,16 @@ def rewrite_quotes(tx: Transaction, holding: Sequence[str], rewrite: Callable[[s
     change's summary, payload, before and after, a pass's log, a run's
     checkpoint, a job's payload) what *rewrite* makes of it, inside *tx*:
     a value named a secret after a dream quoted the memory holding it
-    (``MemoryStore.rewrite_holding``).  They are copies of the memory, as
+    (``MemoryStore.rewrite_holding``); and so every task's text and routine
+    made from the message that held it.  They are copies of the memory, as
     an erasure treats them (``_unquote``).  A JSON column is rewritten
     string by string, so it stays JSON.  Whether any row changed."""
     needles = list(dict.fromkeys(needle for value in holding for needle in _needles(value)))
     in_text = _escaped_too(holding, rewrite)
-    return bool(needles) and _requote(tx, _tables(tx), needles, rewrite, in_text)
+    tables = _tables(tx)
+    quoted = bool(needles) and _requote(tx, tables, needles, rewrite, in_text)
+    said = _requote(tx, tables, holding, rewrite, rewrite, _HOLDING_WHAT_WAS_SAID)
+    return quoted or said
 
 
 def _escaped_too(holding: Sequence[str], rewrite: Callable[[str], str]) -> Callable[[str], str]:
@@ -603,12 +612,13 @@ def _requote(
     needles: Sequence[str],
     in_json: Callable[[str], str],
     in_text: Callable[[str], str],
+    quoting: Sequence[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = _QUOTING_TABLES,
 ) -> bool:
-    """Change each row of the dream tables holding one of *needles*: each
-    string inside its JSON columns by *in_json*, its plain text columns by
-    *in_text*.  Whether any row changed."""
+    """Change each row of the *quoting* tables (the dream tables) holding
+    one of *needles*: each string inside its JSON columns by *in_json*, its
+    plain text columns by *in_text*.  Whether any row changed."""
     changed = False
-    for table, key, json_columns, text_columns in _QUOTING_TABLES:
+    for table, key, json_columns, text_columns in quoting:
         if table not in tables:
             continue
         columns = [*json_columns, *text_columns]

@@ -111,8 +111,9 @@ def redact(text: str, *, after: Iterable[str] = (), said: Iterable[str] = ()) ->
     """*text* with every secret found replaced by ``[redacted <kind>]``.
 
     *after* holds what *text* may answer or go on from (the conversation's
-    last messages: "What is the wifi password?" then "hunter2", or "my
-    password is" then "hunter2"): *text* is read as following each.  Each
+    last messages, the user's own first: "What is the wifi password?" then
+    "hunter2", or "my password is" then "hunter2"): *text* is read as
+    following each.  Each
     secret in *said* (said earlier, as ``values`` returned) goes wherever
     *text* repeats it."""
     found = _outside_markers(text, list(_secret_spans(text)))
@@ -121,6 +122,7 @@ def redact(text: str, *, after: Iterable[str] = (), said: Iterable[str] = ()) ->
     # not read three times).
     head = text[: 2 * _CONTEXT_CHARS]
     named_before: list[str] = []
+    after = list(after)
     for whole in filter(None, after):
         before = whole[-_CONTEXT_CHARS:]
         offset = len(before) + 1
@@ -130,7 +132,9 @@ def redact(text: str, *, after: Iterable[str] = (), said: Iterable[str] = ()) ->
                 found.append((max(start, offset) - offset, stop - offset, kind))
             elif stop < offset:  # wholly in what came before: named only now
                 named_before.append(joined[start:stop])
-        named_before.extend(named_later.named_values(text, whole))
+    # The user's own message before (``after`` is in order, theirs first),
+    # not the reply after it: a reply quotes dates and ids a naming is not about.
+    named_before.extend(named_later.named_values(text, after[0] if after else ""))
     repeated = [(value, "password") for value in (*said, *named_before)]
     spans = _merged(sorted(found + list(_repeats(text, found, repeated))))
     earlier = tuple(dict.fromkeys(v for v in named_before if len(v) >= _MIN_REPEATED))

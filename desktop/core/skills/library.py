@@ -62,7 +62,7 @@ from desktop.core.db.skills import (
     name_key,
 )
 from desktop.core.privacy.prompt_safety import safe_for_prompt
-from desktop.core.privacy.redaction import Redacted, Redactor, redact
+from desktop.core.privacy.redaction import Redacted, Redactor, redact, without
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +87,7 @@ DELETED = ".deleted"
 RENAMING = ".renaming.json"
 """A rename in flight: which skill, its new name, its file's old and new place."""
 _FOLDERS: dict[SkillStatus, str] = {"active": "", "draft": DRAFTS, "deleted": DELETED}
+_EVERY_STATUS: tuple[SkillStatus, ...] = ("active", "draft", "deleted")
 # Windows cannot create these names, with any extension; a skill folder may
 # travel to Windows in a backup.
 _RESERVED = frozenset(
@@ -355,6 +356,26 @@ class SkillLibrary:
             # sync takes the summary from the file anyway.
             self._write(path, text)
             return self.store.update(skill.id, summary=summary_of(text))
+
+    def take_out(self, values: Sequence[str]) -> int:
+        """Take *values*, secrets named after a skill was written with them
+        ("text Anna kettle-moon-42", then "that's our wifi password"), out of
+        every skill's file and summary, whatever its status (a deleted one
+        waits out its restore window with its text); how many changed."""
+        changed = 0
+        with self._lock:
+            for skill in self.store.list(_EVERY_STATUS):
+                path = self.path(skill)
+                try:
+                    text = self._read(path)
+                except EnvironmentProblem:
+                    continue  # gone or unreadable: nothing to take out there
+                cleaned = without(text, values)
+                if cleaned != text:
+                    self._write(path, cleaned)
+                    self.store.update(skill.id, summary=summary_of(cleaned))
+                    changed += 1
+        return changed
 
     def rename(self, skill_id: int, new_name: str) -> Skill:
         name = skill_name(self._redact.text(new_name))
