@@ -36,13 +36,18 @@ class Gate(Protocol):
     def wait(self, timeout: float | None = None) -> object: ...
 
 
+_STOP_LOOK_S = 0.05
+"""How often a held fake generation looks whether it was stopped."""
+
+
 class StepGate:
     """Lets a fake model take a set number of steps, then holds it until told.
 
     The model calls ``wait()`` before each step (a chunk, an embedding call).
     ``wait_for_arrival(n)`` returns once the model has reached step *n*, so a
     test knows exactly where a generation is held; ``allow()`` and ``open()``
-    let it go on.  No sleeping, no polling.
+    let it go on.  No sleeping; a held step looks every ``_STOP_LOOK_S``
+    whether its generation was stopped, as a real model would between tokens.
     """
 
     def __init__(self, allowed: int = 0) -> None:
@@ -56,12 +61,22 @@ class StepGate:
         with self._condition:
             return self._arrived
 
-    def wait(self, timeout: float | None = None) -> bool:
+    def wait(self, timeout: float | None = None, should_stop: ShouldStop | None = None) -> bool:
+        """Arrive at the next step and wait until it is allowed; with
+        *should_stop*, a step stopped meanwhile (its turn cancelled) is let
+        go, as a real model stops between tokens: else a test that fails
+        while a generation is held would hang at the window's shutdown."""
         with self._condition:
             self._arrived += 1
             step = self._arrived
             self._condition.notify_all()
-            return self._condition.wait_for(lambda: self._open or step <= self._allowed, timeout)
+            allowed = lambda: self._open or step <= self._allowed  # noqa: E731
+            if should_stop is None:
+                return self._condition.wait_for(allowed, timeout)
+            while not self._condition.wait_for(allowed, _STOP_LOOK_S):
+                if should_stop():
+                    return False
+            return True
 
     def allow(self, steps: int = 1) -> None:
         with self._condition:
@@ -160,7 +175,9 @@ class ScriptedChatModel:
             reply = self._next_reply(messages)
             pieces = re.findall(r"\S+\s*", reply) or [reply]
             for piece in pieces[: options.max_tokens]:
-                if self.gate is not None:
+                if isinstance(self.gate, StepGate):
+                    self.gate.wait(should_stop=should_stop)
+                elif self.gate is not None:
                     self.gate.wait()
                 if should_stop is not None and should_stop():
                     yield Chunk("", "cancelled")

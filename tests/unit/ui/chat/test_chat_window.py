@@ -4,6 +4,7 @@ broker thread, with a scripted model standing in for llama.cpp."""
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,29 @@ def _open(qtbot: QtBot, chat: ChatService, conversation_id: int) -> ChatWindow:
     qtbot.addWidget(window)
     window.set_chat_available(True, "")
     return window
+
+
+def test_a_window_shut_down_while_its_reply_is_held_stops_it_and_returns(
+    qtbot: QtBot, chat: ChatService, model: ScriptedChatModel
+) -> None:
+    # A test that failed while the fake model was held hung in the window's
+    # shutdown for the rest of the run: the stopped turn must end there.
+    model.queue("Hi, I am Reverie, and this greeting is held.")
+    gate = StepGate(allowed=1)
+    model.gate = gate
+    window = _open(qtbot, chat, chat.latest_or_new_conversation().id)
+    gate.wait_for_arrival(2)
+    rescued = threading.Event()  # else a failure here would hang the run too
+
+    def let_go() -> None:
+        rescued.set()
+        gate.open()
+
+    rescue = threading.Timer(WAIT_MS / 1000, let_go)
+    rescue.start()
+    window.shutdown()
+    rescue.cancel()
+    assert not rescued.is_set(), "the shutdown waited for the held step to be let go"
 
 
 def test_a_new_conversation_greets_first_and_a_message_sent_meanwhile_is_answered_next(
