@@ -164,12 +164,18 @@ _HEDGES = (
     ("unsure", r"might|(?-i:may)|maybe|perhaps|possibly|probably|wonder\w*|not sure|unsure"),
     (
         "wish",
-        r"wants?(?: to)?|wanted to|wanna|wish\w*|hop(?:e|es|ing) to|would (?:like|love) to"
-        r"|'d (?:like|love) to|plan(?:s|ned|ning)? to|thinking (?:of|about)|consider\w*"
+        r"wants?(?: to)?|wanted to|wanna|wish\w*|hop(?:e|es|ing) to"
+        r"|(?:would|'d) (?:like|love|prefer|rather)(?: to)?"
+        r"|plan(?:s|ned|ning)? to|thinking (?:of|about)|consider\w*"
         r"|someday|some day|one day|prefer\w*|tell me|explain|show me|give me|help me"
         r"|(?:can|could|would|will) you|let me know|describe",
     ),
-    ("if", r"if|unless|whether|would|'d (?!been)"),
+    # "would" and "'d" as a preference ("I'd rather") are the wish above.
+    (
+        "if",
+        r"if|unless|whether|would(?! (?:like|love|prefer|rather))"
+        r"|'d (?!been|like|love|prefer|rather)",
+    ),
 )
 _HEDGE = re.compile(
     "|".join(rf"(?P<{kind}>\b(?:{words})\b)" for kind, words in _HEDGES), re.IGNORECASE
