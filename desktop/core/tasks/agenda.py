@@ -56,6 +56,7 @@ from desktop.core.base.settings import TaskSettings
 from desktop.core.base.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle, fitted_prefix
 from desktop.core.db import ConversationStore, Message, Transaction
 from desktop.core.db.message_kinds import is_seed, visible_text
+from desktop.core.db.schedules import Once, Schedule
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
 from desktop.core.memory.gate import MemoryRefused
 from desktop.core.memory.harvest import users_words_for
@@ -68,8 +69,9 @@ from desktop.core.memory.service import (
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.privacy.redaction import Redactor
 from desktop.core.tasks.evidence import QUOTE_CHARS, DoneEvidence, said_done
+from desktop.core.tasks.rewrites import schedule_unsaid, speaks_of
 from desktop.core.tasks.routines import KIND, awaited, spoken_time
-from desktop.core.tasks.schedules import ScheduleWords, parse_schedule
+from desktop.core.tasks.schedules import ScheduleWords, check_upcoming, parse_schedule
 from desktop.core.tasks.service import MODEL_TEXT_CHARS, TaskService, schedule_words
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError, StructuredOutputError
@@ -147,6 +149,21 @@ class AgendaFailed(ReverieError):
 
 class ActionRefused(ReverieError):
     """One action of a review that cannot be applied; nothing was changed by it."""
+
+
+def _check_asked_to_move(
+    task: Task, words: str, schedule: Schedule | None, messages: Sequence[Message]
+) -> None:
+    """``ActionRefused`` unless a message of the user's shown speaks of
+    *task* and names its new schedule (*words*, read as *schedule*); a
+    repeating task made one-off or unscheduled is never a review's call
+    (it would end every later reminder, as a completion would)."""
+    repeats = task.schedule is not None and not isinstance(task.schedule, Once)
+    if repeats and (schedule is None or isinstance(schedule, Once)):
+        raise ActionRefused(f"task #{task.id} repeats: a review does not end its reminders")
+    said = [m.content for m in messages if m.role == "user" and speaks_of(task.text, m.content)]
+    if not any(schedule_unsaid(words, text) is None for text in said):
+        raise ActionRefused(f"the user has not asked to move task #{task.id} to {words}")
 
 
 class NotSaidDone(ActionRefused):
@@ -430,6 +447,9 @@ class AgendaReviewer:
         if isinstance(action, CompleteTask):
             return self._ask_if_done(conversation_id, task, action.evidence, shown)
         schedule = parse_schedule(action.schedule, self._tasks.now())
+        if schedule is not None:  # a time gone by says so first
+            check_upcoming(schedule, self._tasks.now(), self._tasks.zone)
+        _check_asked_to_move(task, action.schedule, schedule, shown.messages)
         moved = self._tasks.update(task.id, schedule=schedule, tx=tx)
         words = schedule_words(moved) or "no schedule"
         line = fill(

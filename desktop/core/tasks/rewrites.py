@@ -15,6 +15,7 @@ Anna, not Tom".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from desktop.core.base.content_words import (
@@ -74,3 +75,57 @@ def unfaithful(old: str, new: str, said: Sequence[str]) -> str | None:
     if moved_across_denials(new, [old, *yours]):
         return "it puts the task's words on the other side of a denial"
     return None
+
+
+def schedule_unsaid(schedule: str, said: str) -> str | None:
+    """Why the schedule *schedule* (in words, "daily at 09:00") is not the
+    one *said* names (None: it is): every time of day and every other word
+    of it ("weekly", "monday") must be there, as "9am every day" or
+    "9:30 pm" says it."""
+    times = _clock_times(schedule, on_24_hours=True) - _clock_times(said)
+    words = [word for word in new_words(schedule, [said]) if word not in _SCHEDULE_WORDS]
+    if times or words:
+        return f"the schedule {schedule!r} is not the one named"
+    return None
+
+
+def _clock_times(text: str, *, on_24_hours: bool = False) -> set[tuple[int, int]]:
+    """The times of day *text* names, as (hour, minute) on a 24-hour clock:
+    "09:00", "9am", "9 pm", "21:30", "noon"; an hour without am or pm ("at
+    nine", "at 9", "7:30") is either half of the day, unless *on_24_hours*
+    (a schedule's words: "daily at 09:00")."""
+    times = {(12, 0)} if _NOON.search(text) else set()
+    if _MIDNIGHT.search(text):
+        times.add((0, 0))
+    for found in _CLOCK_TIME.finditer(text):
+        number = found["hour"] or found["word"]
+        hour = int(number) if number.isdigit() else _HOURS.index(number.lower()) + 1
+        minute = int(found["minute"] or 0)
+        half = (found["half"] or "").lower().replace(".", "")
+        if half and hour > 12:
+            continue
+        if not (found["minute"] or half or found["at"] or found["oclock"]):
+            continue  # a number alone ("2 tablets") is no time
+        if half == "pm" and hour < 12:
+            hour += 12
+        elif half == "am" and hour == 12:
+            hour = 0
+        times.add((hour, minute))
+        if not (half or on_24_hours) and hour < 12:
+            times.add((hour + 12, minute))
+    return times
+
+
+_HOURS = (
+    "one two three four five six seven eight nine ten eleven twelve".split()  # noqa: SIM905
+)
+_CLOCK_TIME = re.compile(
+    r"(?P<at>\b(?:at|by|from|until|till|to|around)\s+)?"
+    r"\b(?:(?P<hour>2[0-3]|[01]?\d)(?!\d)|(?P<word>" + "|".join(_HOURS) + r"))"
+    r"(?::(?P<minute>[0-5]\d))?\s*(?P<half>[ap]\.?m\b\.?)?(?P<oclock>\s*o['\u2019]?clock)?",
+    re.IGNORECASE,
+)
+_NOON = re.compile(r"\bnoon\b|\bmidday\b", re.IGNORECASE)
+_MIDNIGHT = re.compile(r"\bmidnight\b", re.IGNORECASE)
+# The words a schedule is said with, whatever its times and days.
+_SCHEDULE_WORDS = frozenset({"daily", "every", "day", "days", "at", "on", "once", "weekly"})

@@ -30,7 +30,7 @@ from desktop.core.db import Message
 from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import DEFAULT_PRIORITY, KEEP, LOW, URGENT, Task
 from desktop.core.tasks.evidence import said_done
-from desktop.core.tasks.rewrites import speaks_of, unfaithful
+from desktop.core.tasks.rewrites import schedule_unsaid, speaks_of, unfaithful
 from desktop.core.tasks.schedules import ScheduleWords, parse_schedule
 from desktop.core.tasks.service import MODEL_TEXT_CHARS, TaskService, schedule_words
 
@@ -159,8 +159,9 @@ def _check_the_users_call(task: Task, arguments: TaskCall, context: ToolContext)
       (``rewrites.unfaithful``)."""
     said, action = context.said, arguments.action
     by_id = re.search(rf"#{task.id}\b", said) is not None
-    answered = _agrees(said) and context.asked.rstrip().endswith("?")
-    answered = answered and (speaks_of(task.text, context.asked) or f"#{task.id}" in context.asked)
+    answered = _agreed_to(task.text, context) or (
+        _agrees(said) and f"#{task.id}" in context.asked and context.asked.rstrip().endswith("?")
+    )
     if not (speaks_of(task.text, said) or by_id or answered):
         raise ToolFailed(
             f"the user has not spoken of task #{task.id} in this message: ask them before "
@@ -179,8 +180,12 @@ def _check_the_users_call(task: Task, arguments: TaskCall, context: ToolContext)
         raise ToolFailed(
             f"the user has not asked to delete task #{task.id}: ask them before you delete it"
         )
+    words = "\n".join([said, context.asked] if answered else [said])
+    schedule = None if action != "update" else arguments.schedule
+    if schedule is not None and (why := schedule_unsaid(schedule, words)):
+        raise ToolFailed(f"{why} by the user for task #{task.id}: ask them")
     if action == "update" and arguments.text is not None:
-        waits = unfaithful(task.text, arguments.text, [said, context.asked] if answered else [said])
+        waits = unfaithful(task.text, arguments.text, [words])
         if waits:
             raise ToolFailed(
                 f"the new text of task #{task.id} is not what the user said ({waits}): ask them"
@@ -223,11 +228,12 @@ _ASKS_FOR = {
     "resume": re.compile(r"\b(?:resume|restart|unpause|again|back on)\b", re.I),
 }
 _PRIORITY = re.compile(r"\b(?:priority|urgent|important|matters? most)\b", re.I)
-_CLOCK_TIME = re.compile(
-    r"\b(?P<hour>2[0-3]|[01]?\d)(?!\d)(?::(?P<minute>[0-5]\d))?\s*(?P<half>[ap]\.?m\b\.?)?", re.I
-)
-# The words a schedule is said with, whatever its times and days.
-_SCHEDULE_WORDS = frozenset({"daily", "every", "day", "days", "at", "on", "once", "weekly"})
+
+
+def _agreed_to(text: str, context: ToolContext) -> bool:
+    """Is the user's message a plain "yes" to Reverie's question about *text*?"""
+    asked = context.asked.rstrip()
+    return _agrees(context.said) and asked.endswith("?") and speaks_of(text, asked)
 
 
 def _agrees(said: str) -> bool:
@@ -247,35 +253,11 @@ def _unasked(task: Task, arguments: TaskCall, asked: str) -> str | None:
         return None
     if arguments.text is not None and (why := unfaithful(task.text, arguments.text, [asked])):
         return f"the new text: {why}"
-    if arguments.schedule is not None:
-        schedule = str(arguments.schedule)
-        times = _clock_times(schedule) - _clock_times(asked)
-        words = [w for w in new_words(schedule, [asked]) if w not in _SCHEDULE_WORDS]
-        if times or words:
-            return f"the schedule {schedule!r} is not the one it named"
     if arguments.priority is not None and not _PRIORITY.search(asked):
         return "it did not ask about its priority"
     if arguments.routine is not None and (added := new_words(arguments.routine, [asked])):
         return f"the routine says {', '.join(added)}, which it did not"
     return None
-
-
-def _clock_times(text: str) -> set[tuple[int, int]]:
-    """The times of day *text* names, as (hour, minute) on a 24-hour clock:
-    "09:00", "9am", "9 pm", "21:30"."""
-    times = set()
-    for found in _CLOCK_TIME.finditer(text):
-        hour, minute = int(found["hour"]), int(found["minute"] or 0)
-        half = (found["half"] or "").lower().replace(".", "")
-        if half and not found["minute"] and hour > 12:
-            continue
-        if half == "pm" and hour < 12:
-            hour += 12
-        elif half == "am" and hour == 12:
-            hour = 0
-        if found["minute"] or half:
-            times.add((hour, minute))
-    return times
 
 
 def _asks_to_delete(said: str) -> bool:

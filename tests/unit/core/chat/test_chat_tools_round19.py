@@ -30,7 +30,7 @@ WARFARIN = Task(1, 1, "Take warfarin", 5, "active", None, None, 0.0, 0.0, None, 
 def test_a_yes_does_not_agree_to_what_the_question_did_not_ask(
     call: dict[str, Any], asked: str
 ) -> None:
-    with pytest.raises(ToolFailed, match=r"did not ask|not the one it named|new text|routine"):
+    with pytest.raises(ToolFailed, match=r"did not ask|not the one named|new text|routine"):
         _check_the_users_call(WARFARIN, TaskCall(id=1, **call), ToolContext(1, (), "Yes.", asked))
 
 
@@ -52,3 +52,23 @@ def test_a_yes_agrees_to_what_the_question_asked(call: dict[str, Any], asked: st
 def test_words_of_the_user_s_own_about_the_task_need_no_question() -> None:
     said = "Please pause my warfarin reminder"
     _check_the_users_call(WARFARIN, TaskCall(action="pause", id=1), ToolContext(1, (), said, ""))
+
+
+@pytest.mark.parametrize(
+    ("said", "refused"),
+    [
+        ("Should I take my warfarin later?", True),
+        ("Don't move my warfarin, it stays in the morning", True),
+        ("Move my warfarin reminder to 10pm", False),
+        ("warfarin at 22:00 from now on, please", False),
+    ],
+)
+def test_a_new_time_for_a_task_is_one_the_user_named(said: str, refused: bool) -> None:
+    # Round 19: once the message named the task, any new time passed.
+    call = TaskCall(action="update", id=1, schedule="daily at 22:00")
+    check = lambda: _check_the_users_call(WARFARIN, call, ToolContext(1, (), said, ""))  # noqa: E731
+    if refused:
+        with pytest.raises(ToolFailed, match="not the one named"):
+            check()
+    else:
+        check()

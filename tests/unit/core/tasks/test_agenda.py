@@ -190,6 +190,7 @@ def test_actions_land_on_the_tasks_named_and_are_said_in_the_conversation(
         )
     )
 
+    store.add_message(conversation_id, "user", "Can we move my call with Ana to 6pm?")
     review = reviewer.review(conversation_id)
 
     posted, moved = tasks.get(letter.id), tasks.get(ana.id)
@@ -676,3 +677,33 @@ def test_the_actions_kept_with_the_notice_hold_no_secret(
     assert "Tb4Wq71Ns" not in kept and "Rm6Jc28Vd" not in kept
     assert "[redacted password]" in kept
     assert all("Tb4Wq71Ns" not in m.content for m in store.messages(conversation_id))
+
+
+@pytest.mark.parametrize(
+    ("said", "schedule"),
+    [
+        ("hi, what's the weather like?", "daily at 22:00"),  # nothing asked
+        ("Can we move my call with Ana to 6pm?", "daily at 22:00"),  # not that time
+        ("Call Ana just once more, on Friday at 17:00 please", "once on 2031-12-05 17:00"),
+    ],
+)
+def test_a_review_moves_a_task_only_as_the_user_asked(
+    reviewer: AgendaReviewer,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    ana: Task,
+    said: str,
+    schedule: str,
+) -> None:
+    # Round 19: a daily 08:00 medication moved to 22:00, or made a one-off,
+    # after small talk.  A repeating task is never made one-off by a review.
+    store.add_message(conversation_id, "user", said)
+    model.queue(_actions({"action": "reschedule", "task": 1, "schedule": schedule}))
+
+    review = reviewer.review(conversation_id)
+
+    assert tasks.get(ana.id) == ana
+    [(_, reason)] = review.refused
+    assert "has not asked to move" in reason or "does not end its reminders" in reason

@@ -295,6 +295,7 @@ def _ferns(database: Database) -> int:
     tasks.add("Call Grandma", conversation_id=conversation, priority=2)
     clock.advance(10)
     store.add_message(conversation, "user", "I watered the fern plants this morning.")
+    store.add_message(conversation, "user", "And call Grandma at 6pm every day from now on.")
     return conversation
 
 
