@@ -314,12 +314,41 @@ def _ending(stem: str) -> frozenset[str]:
     return frozenset({stem + "i", stem + "e", stem + stem[-1]}) if len(stem) == 3 else frozenset()
 
 
+def own_words(text: str) -> str:
+    """*text* without what the user passed on rather than said: ``>``
+    quoted lines (an email), fenced or triple-quoted blocks, a quotation
+    of three words or more, and everything after a line that hands over a
+    pasted text ("Can you answer this email from Jo?", "Summarise this
+    article:").  A fact, preference or instruction in them is someone
+    else's: "I'm pregnant" in Jo's email is not the user's."""
+    text = _FENCED.sub(" ", text)
+    text = _QUOTED_LINE.sub("", text)
+    if handed := _HANDS_OVER.search(text):
+        text = text[: handed.end()]
+    return _QUOTATION.sub(" ", text)
+
+
+_FENCED = re.compile(r"```.*?(?:```|\Z)|\"\"\".*?(?:\"\"\"|\Z)|'''.*?(?:'''|\Z)", re.DOTALL)
+_QUOTED_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_QUOTATION = re.compile(
+    '["\u201c\u201e\u00ab](?:[^"\u201c\u201d\u00bb\n]*?\\s){2,}[^"\u201c\u201d\u00bb\n]*?["\u201d\u00bb]'
+)
+_HANDS_OVER = re.compile(
+    r"\b(?:this|these|the following|below|here(?:'s| is| are)?)\b[^\n]{0,60}?"
+    r"\b(?:e-?mails?|messages?|texts?|articles?|newsletters?|posts?|letters?|documents?|notes?"
+    r"|reviews?|paragraphs?|threads?|tweets?|comments?|replies|reply|story|stories|pages?)\b"
+    r"[^\n]{0,60}?[:?]?[ \t]*\n",
+    re.IGNORECASE,
+)
+
+
 def _sentences(said: Sequence[str]) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     """The sentences of *said* (each with the index of its text) that state
-    something, and those that ask."""
+    something, and those that ask: the user's own words (``own_words``)."""
     stated: list[tuple[int, str]] = []
     asked: list[tuple[int, str]] = []
     for index, text in enumerate(said):
+        text = own_words(text)
         for sentence in _SENTENCE.split(_digits(text.translate(APOSTROPHES)).strip()):
             if sentence.strip():
                 (asked if sentence.rstrip().endswith("?") else stated).append((index, sentence))
