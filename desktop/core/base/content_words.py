@@ -34,7 +34,9 @@ _CHANGES = re.compile(
     r"|(?P<died>died|dies|dead|passed away)"
     r"|(?P<divorced>divorc\w*|separated|broke up|split up)"
     r"|(?P<now>now|nowadays|these days)"
-    r"|(?P<denied>not|no|never|none|nothing|nobody|neither|nor|without|skip\w*|avoid\w*)"
+    r"|(?P<denied>not|no|never|none|nothing|nobody|neither|nor|without|skip\w*|avoid\w*"
+    # German, French, Spanish, Italian, Portuguese: "nicht allergisch", "pas", "nunca"
+    r"|nicht|kein\w*|nie|niemals|pas|jamais|nunca|nadie|ninguna?|mai|nenhuma?)"
     r")\b|n't\b",
     re.IGNORECASE,
 )
@@ -165,6 +167,7 @@ _HEDGES = (
     (
         "wish",
         r"wants?(?: to)?|wanted to|wanna|wish\w*|hop(?:e|es|ing) to"
+        r"|(?:trying|try|tries|tried|attempting) to|(?:should|ought to|need to|have to|must)"
         r"|(?:would|'d) (?:like|love|prefer|rather)(?: to)?"
         r"|plan(?:s|ned|ning)? to|thinking (?:of|about)|consider\w*"
         r"|someday|some day|one day|prefer\w*|tell me|explain|show me|give me|help me"
@@ -186,7 +189,7 @@ you"), or so only if ("if I were", "I'd"): what such a clause says is
 said only of a claim that says it the same way ("wants to quit smoking"
 for "I want to quit smoking"; a preference is a wish)."""
 _IMPLIES = (
-    (r"\b(?:moved|moving|relocated) (?:to|here)\b|\bliv(?:e|es|ed|ing)\b", "lives"),
+    (r"\b(?:moved|relocated) (?:to|here)\b|\bliv(?:e|es|ed|ing)\b", "lives"),
     (r"\b(?:kids?|child|children|sons?|daughters?)\b", "children kids"),
     (r"\b(?:meds|medicines?|medications?|pills|tablets|drugs)\b", "medication meds"),
     (r"\b(?:every|each) (?:day|morning|evening|night)\b", "daily"),
@@ -194,7 +197,7 @@ _IMPLIES = (
     (r"\bwork\w* (?:nights|evenings|weekends)\b", "shifts"),
     (r"\b(?:learn\w*|stud\w*)\b", "learning studying"),
     (r"\b(?:programmer|developer|coder|software engineer)s?\b", "programmer developer"),
-    (r"\b(?:married|husband|wife|spouse)\b", "married spouse"),
+    (r"\bmarried\b|\b(?:my|our) (?:husband|wife|spouse)\b", "married spouse"),
     (r"\bmarried to\b", "husband wife"),
     (r"\b(?:mom|mum)\b", "mother"),
     (r"\bdad\b", "father"),
@@ -206,7 +209,12 @@ phrase of the user's says too ("my kids" says "children", "I moved to
 Berlin" says "lives", "I had a baby" says "parent").  Kept small: each is
 so for any user who says it."""
 _IMPLIED = tuple((re.compile(phrase, re.IGNORECASE), words) for phrase, words in _IMPLIES)
-_CANNOT_HAVE = re.compile(r"\bcan(?:'t|not| not) (?:eat|have|drink|take|tolerate)\b", re.IGNORECASE)
+_CANNOT_HAVE = re.compile(
+    r"\bcan(?:'t|not| not) (?:eat|have|drink|take|tolerate)\b"
+    # "I can't take ibuprofen before surgery": for now, not a body's reaction
+    r"(?![^.!?;]*\b(?:before|until|till|while|during|today|tonight|this week|for now|right now)\b)",
+    re.IGNORECASE,
+)
 """"I can't eat peanuts": not a denial but a body's reaction, read as
 "allergic to" (so "does not eat peanuts" is refused, the safer way)."""
 
@@ -350,9 +358,30 @@ def _sentences(said: Sequence[str]) -> tuple[list[tuple[int, str]], list[tuple[i
     for index, text in enumerate(said):
         text = own_words(text)
         for sentence in _SENTENCE.split(_digits(text.translate(APOSTROPHES)).strip()):
-            if sentence.strip():
-                (asked if sentence.rstrip().endswith("?") else stated).append((index, sentence))
+            if not sentence.strip():
+                continue
+            if _BARE_DENIAL.match(sentence):  # "Everyone thinks I like it. I don't."
+                if stated and stated[-1][0] == index:
+                    stated.pop()
+                continue
+            questions = sentence.rstrip().endswith("?") or _ASKS_UNMARKED.match(sentence)
+            (asked if questions else stated).append((index, sentence))
     return stated, asked
+
+
+_BARE_DENIAL = re.compile(
+    r"^\W*(?:no[,.!]?\s*)?(?:(?:i|we)(?:'m| am| was| do| did| have| will)?\s*(?:not|never)"
+    r"|(?:i|we) (?:don't|didn't|haven't|won't|wasn't|am not)|not really|nope|not at all"
+    r"|not me|(?:that's|that is) not (?:true|right|so)|not true)\W*$",
+    re.IGNORECASE,
+)
+"""A sentence that only denies the one before it."""
+_ASKS_UNMARKED = re.compile(
+    r"^\W*(?:do|does|did|am|is|are|was|were|should|could|would|can|will|have|has)\s+"
+    r"(?:i|you|we|it|there|my)\b",
+    re.IGNORECASE,
+)
+"""A question typed without its "?" ("do I have diabetes, I'm always thirsty")."""
 
 
 def _names(claim: str) -> frozenset[str]:
