@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QPushButton, QToolButton
+from PySide6.QtWidgets import QApplication, QPushButton, QToolButton
 from pytestqt.qtbot import QtBot
 
 from desktop.app import LOG_FILE_NAME, PreparationPrinter, build_core, load_models, main
@@ -724,25 +724,38 @@ def test_a_socket_that_cannot_be_listened_on_is_said_and_reverie_starts_anyway(
     seen: list[str] = []
     looking = QTimer()
     looks = iter(range(400))  # 20 s at most, once the app runs
+    closed: list[int] = []  # looks since the windows were closed
+    stuck: list[bool] = []
 
-    def look_then_quit() -> None:
+    def look_then_close() -> None:
         # Until the app runs (an event loop may turn while it is built), and
         # then until its window shows a banner or the looks run out: then
-        # quit as the tray's Quit does.  Closing the window instead relied
-        # on Qt's last-window rule, which once left CI waiting for 70 min.
+        # close the windows, as the user would (offscreen has no tray: the
+        # last window closed quits).  quit() itself leaves Qt unable to run
+        # the next tests' event loops, so it is only the way out of a hang:
+        # once CI waited 70 min here.
         if not running:
             return
         [app] = running
+        if closed:
+            closed[0] += 1
+            if closed[0] == 200:  # 10 s after: Qt's last-window rule did not quit
+                stuck.append(True)
+                app.quit()
+            return
         banner = app.window.banner.text() if app.window.isVisible() else ""
         if not banner and next(looks, None) is not None:
             return
-        looking.stop()
         seen.extend(filter(None, [banner]))
-        app.quit()
+        closed.append(0)
+        for window in [w for w in QApplication.topLevelWidgets() if w.isVisible()]:
+            window.close()
 
-    looking.timeout.connect(look_then_quit)
+    looking.timeout.connect(look_then_close)
     looking.start(50)
     assert main([]) == 0
+    looking.stop()
+    assert not stuck, "closing the last window did not quit Reverie"
 
     [banner] = seen
     assert "Reverie could not make sure it runs only once" in banner
