@@ -48,7 +48,10 @@ class _Scrolled(QScrollArea):
     def sizeHint(self) -> QSize:
         width = max(self.viewport().width() - self.verticalScrollBar().sizeHint().width(), 1)
         cap = self.fontMetrics().lineSpacing() * self._lines
-        return QSize(super().sizeHint().width(), min(self._label.heightForWidth(width), cap))
+        needed = self._label.heightForWidth(width)  # -1 before the label has a layout
+        if needed < 0:
+            needed = self._label.sizeHint().height()
+        return QSize(super().sizeHint().width(), max(min(needed, cap), 0))
 
     def minimumSizeHint(self) -> QSize:
         return self.sizeHint()
