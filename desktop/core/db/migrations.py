@@ -24,6 +24,7 @@ from desktop.core.db import (
     schema_v7,
     schema_v8,
     schema_v9,
+    schema_v10,
 )
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
@@ -50,6 +51,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "which messages were checked for secrets", schema_v7.SQL),
     Migration(8, "a random identity of the database, to know its own WAL by", schema_v8.SQL),
     Migration(9, "when a completed task was opened again", schema_v9.SQL),
+    Migration(10, "background workers, their dependencies and transcripts", schema_v10.SQL),
 )
 
 _CREATE_RECORD_TABLE = """
