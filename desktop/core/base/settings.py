@@ -492,6 +492,58 @@ class TaskSettings(BaseModel):
         return name
 
 
+WorkerMode = Literal["minimal", "full", "base_only", "none"]
+MAX_WORKER_SECONDS = 24 * 3600
+"""A day: the longest running time a background worker may be given."""
+
+
+class WorkerProfile(BaseModel):
+    """A named preset of a background worker: its mode and its tools, so the
+    model asks for a profile instead of listing tools."""
+
+    model_config = _STRICT
+
+    mode: WorkerMode = Field("minimal", description="The worker's system prompt.")
+    tools: tuple[str, ...] = Field(
+        (), strict=False, max_length=32, description="The tools the worker may call."
+    )
+
+
+DEFAULT_PROFILES = {
+    "researcher": WorkerProfile(mode="minimal", tools=("search_memory", "read_skill")),
+    "scribe": WorkerProfile(mode="minimal", tools=("append_memory", "task")),
+}
+
+
+class WorkerSettings(BaseModel):
+    model_config = _STRICT
+
+    timeout_seconds: int = Field(
+        300,
+        ge=10,
+        le=MAX_WORKER_SECONDS,
+        description="A background worker's own running time before it is continued afresh.",
+    )
+    max_continuations: int = Field(
+        3, ge=0, le=20, description="How often a timed-out worker is continued before it fails."
+    )
+    max_tool_calls: int = Field(
+        8, ge=0, le=100, description="Tool calls of one worker before it must answer in words."
+    )
+    quiet_seconds: int = Field(
+        30,
+        ge=0,
+        le=MAX_QUIET_SECONDS,
+        description="How long after a chat turn background workers wait before going on.",
+    )
+    profiles: dict[str, WorkerProfile] = Field(
+        default_factory=lambda: dict(DEFAULT_PROFILES),
+        strict=False,
+        max_length=32,
+        description="Named presets of a worker's mode and tools the model may ask for.",
+    )
+
+
 class Settings(BaseModel):
     model_config = _STRICT
 
@@ -501,6 +553,7 @@ class Settings(BaseModel):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     tasks: TaskSettings = Field(default_factory=TaskSettings)
     dream: DreamSettings = Field(default_factory=DreamSettings)
+    workers: WorkerSettings = Field(default_factory=WorkerSettings)
 
 
 class SettingsProblem(EnvironmentProblem):

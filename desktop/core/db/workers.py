@@ -170,13 +170,16 @@ class WorkerStore:
             )
         return [_worker(row) for row in rows]
 
-    def existing(self, ids: Iterable[int], tx: Transaction | None = None) -> set[int]:
-        """Those of *ids* that name a worker."""
+    def existing(
+        self, ids: Iterable[int], conversation_id: int, tx: Transaction | None = None
+    ) -> set[int]:
+        """Those of *ids* that name a worker of *conversation_id*."""
         wanted = sorted(set(ids))
         if not wanted:
             return set()
         rows = self._reader(tx).fetch_all(
-            f"SELECT id FROM workers WHERE id IN ({_marks(len(wanted))})", wanted
+            f"SELECT id FROM workers WHERE id IN ({_marks(len(wanted))}) AND conversation_id = ?",
+            [*wanted, conversation_id],
         )
         return {int(row[0]) for row in rows}
 
@@ -201,8 +204,13 @@ class WorkerStore:
         return [_worker(row) for row in rows]
 
     def edges(self, tx: Transaction | None = None) -> builtins.list[tuple[int, int]]:
-        """Every (worker, what it depends on) pair."""
-        rows = self._reader(tx).fetch_all("SELECT worker_id, depends_on FROM worker_dependencies")
+        """Every (worker, what it depends on) pair, and every (worker, a
+        worker it spawned) pair: what must end before what."""
+        rows = self._reader(tx).fetch_all(
+            "SELECT worker_id, depends_on FROM worker_dependencies UNION ALL"
+            " SELECT parent_id, id FROM workers WHERE parent_id IS NOT NULL"
+            " AND continuation_of IS NULL"
+        )
         return [(int(row[0]), int(row[1])) for row in rows]
 
     def children(self, parent_id: int, tx: Transaction | None = None) -> builtins.list[Worker]:
@@ -212,6 +220,16 @@ class WorkerStore:
             (parent_id,),
         )
         return [_worker(row) for row in rows]
+
+    def newest_retry(self, worker_id: int, tx: Transaction | None = None) -> int:
+        """The newest retry of *worker_id* (of its retries, transitively); itself if none."""
+        value = self._reader(tx).fetch_value(
+            "WITH RECURSIVE retries(id) AS (SELECT ? UNION"
+            " SELECT w.id FROM workers w JOIN retries r ON w.retry_of = r.id)"
+            " SELECT max(id) FROM retries",
+            (worker_id,),
+        )
+        return int(value)
 
     def chain(self, head_id: int, tx: Transaction | None = None) -> builtins.list[Worker]:
         """Every hop of the chain *head_id* begins, in order."""
@@ -309,9 +327,12 @@ class WorkerStore:
             )
             return self.get(worker_id, tx) if taken.rowcount == 1 else None
 
-    def add_message(self, worker_id: int, role: WorkerRole, content: str) -> None:
-        with self._db.transaction() as tx:
-            tx.execute(
+    def add_message(
+        self, worker_id: int, role: WorkerRole, content: str, tx: Transaction | None = None
+    ) -> None:
+        """Append to *worker_id*'s transcript (in *tx*, if given)."""
+        with self._db.writing(tx) as writing:
+            writing.execute(
                 "INSERT INTO worker_messages (worker_id, role, content, created_at)"
                 " VALUES (?, ?, ?, ?)",
                 (worker_id, role, content, self._clock()),

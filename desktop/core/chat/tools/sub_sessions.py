@@ -1,0 +1,61 @@
+"""The ``spawn_sub_session`` tool: hand an objective to a background worker.
+
+The tool returns the new worker's id at once; the worker runs later, in the
+background, and its result comes back to the conversation as a system
+event.  The chat room only declares the call and what may take it
+(``Spawner``); the workers room (``desktop.core.workers``) implements it,
+so chat never imports the room above it.  A spawner refuses a call it cannot
+take (an unknown profile, a time it cannot read, a cycle) with a
+``ReverieError`` whose text the model reads, and nothing is spawned.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolResult
+
+SPAWN_TOOL = "spawn_sub_session"
+OBJECTIVE_CHARS = 2_000
+PROFILE_CHARS = 40
+TIME_CHARS = 40
+MAX_DEPENDENCIES = 20
+MIN_TIMEOUT_S = 10
+MAX_TIMEOUT_S = 24 * 3600
+WorkerModeName = Literal["minimal", "full", "base_only", "none"]
+
+
+class SpawnCall(BaseModel):
+    """What the model asks of a worker; every field but the objective optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    objective: str = Field(min_length=1, max_length=OBJECTIVE_CHARS)
+    mode: WorkerModeName | None = None
+    profile: str | None = Field(None, min_length=1, max_length=PROFILE_CHARS)
+    tools: list[str] | None = Field(None, max_length=32)
+    depends_on: list[RowId] | None = Field(None, max_length=MAX_DEPENDENCIES)
+    depends_on_previous: bool = False
+    not_before: str | None = Field(None, min_length=1, max_length=TIME_CHARS)
+    timeout_s: int | None = Field(None, ge=MIN_TIMEOUT_S, le=MAX_TIMEOUT_S)
+
+
+class Spawner(Protocol):
+    """What starts a worker for a call made where *context* says; its id.
+
+    Raises a ``ReverieError`` saying why it will not (read by the model)."""
+
+    def spawn(self, call: SpawnCall, context: ToolContext) -> int: ...
+
+
+def sub_session_tools(spawner: Spawner) -> list[Tool[Any]]:
+    def run(arguments: SpawnCall, context: ToolContext) -> ToolResult:
+        worker_id = spawner.spawn(arguments, context)
+        content = {"result": "spawned", "worker_id": worker_id}
+        return ToolResult(
+            True, content, f"Background worker #{worker_id} started: {arguments.objective}"
+        )
+
+    return [Tool(SPAWN_TOOL, SpawnCall, run)]

@@ -1,0 +1,131 @@
+"""What a worker reads and what it reports, from ``data/WORKER_PROMPT.txt``.
+
+The system prompt of each mode: ``minimal`` a short execution prompt (and
+how to call its tools, if it has any); ``base_only`` the sectioned base
+prompt with only the sections its tools allow, the chat's own mechanism
+(``PromptLibrary.base_prompt``); ``full`` the chat's whole prompt
+(``desktop.core.chat.prompt.assemble``: base prompt, tools, memories,
+tasks, skills) and a note that it works in the background; ``none`` no
+system prompt at all.  Every text of the user's or a model's that goes in
+passes ``safe_for_prompt``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from desktop.core.base.prompts import SECTION_SEPARATOR, PromptLibrary, fill
+from desktop.core.chat.prompt import PromptInputs, assemble
+from desktop.core.db.workers import Worker
+from desktop.core.memory.lines import COMPONENTS, MemoryLine
+from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.skills.library import SkillLine
+from desktop.core.tasks.service import TaskLine
+from models.interfaces import ChatMessage
+
+TEMPLATE = "WORKER_PROMPT.txt"
+
+
+class WorkerPrompts:
+    def __init__(self, library: PromptLibrary) -> None:
+        self._library = library
+
+    def _section(self, name: str, **values: str) -> str:
+        return fill(self._library.section(TEMPLATE, name), **values).strip()
+
+    def messages(
+        self,
+        worker: Worker,
+        history: Sequence[ChatMessage],
+        *,
+        tools: frozenset[str],
+        tool_list: str,
+        now: datetime,
+        memories: Sequence[MemoryLine] = (),
+        tasks: Sequence[TaskLine] = (),
+        skills: Sequence[SkillLine] = (),
+    ) -> list[ChatMessage]:
+        """The prompt of *worker*'s next step: its mode's system prompt, then *history*."""
+        if worker.mode == "none":
+            return list(history)
+        if worker.mode == "full":
+            inputs = PromptInputs(
+                now=now,
+                tools=tools,
+                tool_list=tool_list,
+                memories=memories,
+                tasks=tasks,
+                skills=skills,
+            )
+            prompt = assemble(self._library, inputs).messages(history)
+            note = self._section("full", id=str(worker.head))
+            prompt[0] = ChatMessage("system", prompt[0].content + SECTION_SEPARATOR + note)
+            return prompt
+        if worker.mode == "base_only":
+            parts = [self._library.base_prompt(tools)]
+        else:
+            parts = [self._section("minimal")]
+        if tool_list:
+            how = self._library.section(COMPONENTS, "tools") or "{tools}"
+            parts.append(fill(how, tools=tool_list).strip())
+        system = SECTION_SEPARATOR.join(part for part in parts if part)
+        return [ChatMessage("system", system), *history]
+
+    def tool_response(self, content: str) -> str:
+        """A tool's result as the worker reads it back."""
+        wrapper = self._library.section(COMPONENTS, "tool_response") or "{result}"
+        return fill(wrapper, result=safe_for_prompt(content, "document"))
+
+    def opening(self, worker: Worker, dependencies: Sequence[Worker]) -> str:
+        """The worker's first message: its objective, and the results of
+        the workers it waited on."""
+        parts = [self._section("objective", objective=worker.objective)]
+        if dependencies:
+            lines = [
+                self._section(
+                    "dependency",
+                    id=str(d.id),
+                    objective=d.objective,
+                    result=safe_for_prompt(d.result or "", "document"),
+                )
+                for d in dependencies
+            ]
+            parts.append(self._section("dependencies", results="\n".join(lines)))
+        return "\n\n".join(parts)
+
+    def continuation(self) -> str:
+        return self._section("continuation")
+
+    def report(self, worker: Worker) -> str:
+        """The system event saying how *worker* (a chain's first hop) ended."""
+        if worker.state == "completed":
+            return self._section(
+                "completed",
+                id=str(worker.id),
+                objective=worker.objective,
+                result=worker.result or "",
+            )
+        return self._section(
+            "failed", id=str(worker.id), objective=worker.objective, reason=_reason(worker)
+        )
+
+    def children_report(self, parent_id: int, children: Sequence[Worker]) -> str:
+        """One system event for every worker *parent_id* started."""
+        lines = [
+            self._section(
+                "child_completed", id=str(c.id), objective=c.objective, result=c.result or ""
+            )
+            if c.state == "completed"
+            else self._section(
+                "child_failed", id=str(c.id), objective=c.objective, reason=_reason(c)
+            )
+            for c in children
+        ]
+        return self._section(
+            "children", id=str(parent_id), count=str(len(children)), lines="\n".join(lines)
+        )
+
+
+def _reason(worker: Worker) -> str:
+    return "it was cancelled" if worker.state == "cancelled" else worker.failure or "unknown"

@@ -1,0 +1,155 @@
+"""One worker's tool loop: ask the model, run the tool it calls, store both,
+until it answers in words, its time runs out, or it is stopped.
+
+Every step gives way to the user first, exactly as a dream does
+(``UserActivity.wait_until_quiet``), and runs at background priority; the
+time spent waiting is not counted, only the step itself
+(``WorkerStore.add_time``).  Each message is stored as soon as it is
+written, so a worker stopped anywhere (a quit, a kill) resumes from them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.settings import ModelSettings
+from desktop.core.chat.service import SYSTEM_EVENT
+from desktop.core.chat.tools.toolbox import Toolbox, ToolContext
+from desktop.core.db.message_kinds import TOOL_CALL_START
+from desktop.core.db.workers import Worker, WorkerMessage, WorkerStore
+from desktop.core.dreaming.activity import UserActivity
+from desktop.core.privacy.redaction import Redactor
+from desktop.core.tasks.routines import awaited
+from desktop.core.workers.prompts import WorkerPrompts
+from models.broker import InferenceBroker, Priority
+from models.errors import GenerationCancelled, ModelError
+from models.interfaces import ChatMessage, GenerationOptions
+
+EndingKind = Literal["completed", "failed", "timed_out", "stopped"]
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a run ended: ``stopped`` leaves the worker to resume (a quit) or
+    to be left alone (it was cancelled meanwhile)."""
+
+    kind: EndingKind
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class StepTools:
+    """The tools of one worker: the toolbox, and the names it is offered."""
+
+    toolbox: Toolbox | None
+    offered: frozenset[str]
+
+
+PromptOf = Callable[[Worker, Sequence[ChatMessage], StepTools], list[ChatMessage]]
+
+
+class WorkerRunner:
+    def __init__(
+        self,
+        store: WorkerStore,
+        broker: InferenceBroker,
+        prompts: WorkerPrompts,
+        model_settings: ModelSettings,
+        activity: UserActivity,
+        quiet_seconds: float,
+        *,
+        clock: Callable[[], float],
+        redactor: Redactor,
+    ) -> None:
+        self._store = store
+        self._broker = broker
+        self._prompts = prompts
+        self._settings = model_settings
+        self._activity = activity
+        self._quiet_seconds = quiet_seconds
+        self._clock = clock
+        self._redact = redactor
+
+    def run(
+        self,
+        worker: Worker,
+        tools: StepTools,
+        prompt_of: PromptOf,
+        should_stop: Callable[[], bool],
+        control: JobControl,
+    ) -> Ending:
+        if not self._store.messages(worker.id):
+            opening = self._prompts.opening(worker, self._store.dependencies(worker.head))
+            self._store.add_message(worker.id, "user", opening)
+        calls = 0
+        while True:
+            stop = lambda: should_stop() or control.cancelled  # noqa: E731
+            if not self._activity.wait_until_quiet(self._quiet_seconds, stop):
+                return Ending("stopped")
+            current = self._store.get(worker.id)
+            if current is None or current.state != "running":
+                return Ending("stopped")  # cancelled meanwhile
+            usable = tools.offered if calls < worker.max_tool_calls else frozenset()
+            history = self._history(self._store.messages(worker.id))
+            started = self._clock()
+            try:
+                text = self._say(prompt_of(worker, history, tools), tools, usable, control)
+            except GenerationCancelled:
+                self._store.add_time(worker.id, self._clock() - started)
+                return Ending("stopped")
+            except ModelError as error:
+                self._store.add_time(worker.id, self._clock() - started)
+                return Ending("failed", f"the model failed: {error}")
+            said, marker, call_json = text.partition(TOOL_CALL_START)
+            called = bool(marker) and bool(usable) and tools.toolbox is not None
+            self._store.add_message(
+                worker.id, "assistant", self._redact.text(text if called else said)
+            )
+            if called:
+                assert tools.toolbox is not None  # checked with called
+                context = ToolContext(worker.conversation_id)
+                result = tools.toolbox.call(call_json, context, usable).result
+                content = json.dumps(self._redact.within(result.content), ensure_ascii=False)
+                self._store.add_message(worker.id, "tool", content)
+                calls += 1
+            used = self._store.add_time(worker.id, self._clock() - started)
+            if not called:
+                answer = self._redact.text(said.strip())
+                if not answer:
+                    return Ending("failed", "the model's answer was empty")
+                return Ending("completed", answer)
+            if used >= worker.timeout_s:
+                return Ending("timed_out")
+
+    def _say(
+        self,
+        prompt: list[ChatMessage],
+        tools: StepTools,
+        usable: frozenset[str],
+        control: JobControl,
+    ) -> str:
+        options = GenerationOptions(
+            max_tokens=self._settings.max_reply_tokens,
+            temperature=self._settings.temperature,
+            stop=(SYSTEM_EVENT,),
+        )
+        if usable and tools.toolbox is not None:
+            schema = tools.toolbox.schema(usable)
+            options = replace(options, json_schema=schema, json_schema_after=TOOL_CALL_START)
+        elif tools.offered:  # used up: the answer ends where a call would begin
+            options = replace(options, stop=(*options.stop, TOOL_CALL_START))
+        job = control.run(self._broker.chat(prompt, options, Priority.BACKGROUND))
+        return str(awaited(job, control))
+
+    def _history(self, messages: Sequence[WorkerMessage]) -> list[ChatMessage]:
+        read: list[ChatMessage] = []
+        for message in messages:
+            if message.role == "tool":
+                read.append(ChatMessage("user", self._prompts.tool_response(message.content)))
+            else:
+                read.append(ChatMessage(message.role, message.content))
+        return read

@@ -1,0 +1,377 @@
+"""``Workers``: the background workers the host drives, Qt-free.
+
+``spawn`` (the ``spawn_sub_session`` tool's ``Spawner``) stores a worker
+and returns its id at once.  The host runs what ``ready()`` lists with
+``run_one`` on a background thread, and sets its existing clock to
+``next_wake()``, the time the earliest time gate opens: nothing polls.
+``on_change`` tells it when either may have changed (a worker spawned, one
+ended and let its dependents go), at once, on the thread that changed it.
+
+When a worker ends, the DAG is settled (``WorkerStore.settle``) and the
+end is reported into its root conversation as a system event, through the
+host's ``Reporter``: a first-level worker alone, the workers a worker
+spawned together, once all of them ended.  A report is taken in the
+database before it is made, so it is made once even when workers end at
+the same moment on two threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime, tzinfo
+from typing import Any, Protocol
+
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ModelSettings, WorkerSettings
+from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, SpawnCall, sub_session_tools
+from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext
+from desktop.core.db import ConversationStore
+from desktop.core.db.workers import FINAL, NewWorker, Worker, WorkerMode, WorkerStore
+from desktop.core.dreaming.activity import UserActivity
+from desktop.core.memory.lines import memory_line
+from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.redaction import Redactor
+from desktop.core.skills.library import SkillLibrary
+from desktop.core.tasks.service import TaskService
+from desktop.core.workers.dag import SpawnRefused, find_cycle, not_before_time, resolve_dependencies
+from desktop.core.workers.prompts import WorkerPrompts
+from desktop.core.workers.runner import Ending, StepTools, WorkerRunner
+from models.broker import InferenceBroker
+from models.interfaces import ChatMessage
+
+log = logging.getLogger(__name__)
+
+MAX_DEPTH = 2
+"""chat → worker → sub-worker."""
+FULL_MEMORIES = 10
+"""Memories a ``full`` worker's prompt lists."""
+FULL_SKILLS_CHARS = 2_000
+"""The longest skills list of a ``full`` worker's prompt."""
+
+
+class Reporter(Protocol):
+    """The host's side: say *text* into conversation *conversation_id* as a
+    system event (about the workers *worker_ids*)."""
+
+    def report(self, conversation_id: int, text: str, worker_ids: tuple[int, ...]) -> None: ...
+
+
+class ConversationReporter:
+    """Reports stored as event messages of the conversation, which its model reads."""
+
+    KIND = "worker_report"
+
+    def __init__(self, conversations: ConversationStore) -> None:
+        self._conversations = conversations
+
+    def report(self, conversation_id: int, text: str, worker_ids: tuple[int, ...]) -> None:
+        metadata = {"kind": self.KIND, "workers": list(worker_ids)}
+        self._conversations.add_message(conversation_id, "event", text, metadata=metadata)
+
+
+class Workers:
+    def __init__(
+        self,
+        store: WorkerStore,
+        conversations: ConversationStore,
+        broker: InferenceBroker,
+        prompts: PromptLibrary,
+        reporter: Reporter,
+        *,
+        tools: Sequence[Tool[Any]] = (),
+        settings: WorkerSettings | None = None,
+        model_settings: ModelSettings | None = None,
+        zone: Callable[[], tzinfo],
+        activity: UserActivity | None = None,
+        memories: MemoryService | None = None,
+        tasks: TaskService | None = None,
+        skills: SkillLibrary | None = None,
+        redactor: Redactor | None = None,
+        now: Callable[[], float] = time.time,
+        clock: Callable[[], float] = time.monotonic,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        self._store = store
+        self._conversations = conversations
+        self._library = prompts
+        self._prompts = WorkerPrompts(prompts)
+        self._reporter = reporter
+        self._tools = {tool.name: tool for tool in tools if tool.name != SPAWN_TOOL}
+        self._settings = settings or WorkerSettings()
+        self._zone = zone
+        self._activity = activity or UserActivity()
+        self._memories = memories
+        self._tasks = tasks
+        self._skills = skills
+        self._now = now
+        self._on_change = on_change
+        self.runner_id = uuid.uuid4().hex
+        """This process's name on the workers it runs: one another process
+        left running is resumed by this one."""
+        self._runner = WorkerRunner(
+            store,
+            broker,
+            self._prompts,
+            model_settings or ModelSettings(),
+            self._activity,
+            self._settings.quiet_seconds,
+            clock=clock,
+            redactor=redactor or Redactor(),
+        )
+        self._lock = threading.Lock()
+        self._running: dict[int, JobControl] = {}
+
+    # -- spawning ------------------------------------------------------------
+    def spawn(self, call: SpawnCall, context: ToolContext) -> int:
+        """A worker of conversation *context*; its id (``Spawner``)."""
+        return self._spawn(call, context.conversation_id, None)
+
+    def _spawn(self, call: SpawnCall, conversation_id: int, parent: Worker | None) -> int:
+        depth = 1 if parent is None else parent.depth + 1
+        if depth > MAX_DEPTH:
+            raise SpawnRefused(f"workers nest {MAX_DEPTH} deep at most; do this work yourself")
+        if parent is not None and parent.mode != "full":
+            raise SpawnRefused("only a worker in full mode may start workers")
+        mode, tools, profile = self._chosen(call)
+        not_before = not_before_time(call.not_before, self._zone())
+        conversation = self._conversations.get(conversation_id)
+        off_record = (conversation is not None and conversation.off_record) or (
+            parent is not None and parent.off_record
+        )
+        parent_id = None if parent is None else parent.head
+        with self._store.transaction() as tx:
+            previous = self._store.spawned_by(conversation_id, parent_id, tx)
+            asked = call.depends_on or []
+            known = self._store.existing(asked, conversation_id, tx)
+            dependencies = resolve_dependencies(
+                asked, previous, {*known, *previous}, previous_too=call.depends_on_previous
+            )
+            new_edges = [(0, d) for d in dependencies.kept]
+            if parent_id is not None:
+                new_edges.append((parent_id, 0))
+            cycle = find_cycle([*self._store.edges(tx), *new_edges])
+            if cycle is not None:
+                shown = " → ".join("this worker" if i == 0 else f"#{i}" for i in cycle)
+                raise SpawnRefused(
+                    f"these dependencies wait for themselves ({shown}); nothing was started"
+                )
+            worker_id = self._store.add(
+                NewWorker(
+                    conversation_id=conversation_id,
+                    objective=call.objective.strip(),
+                    mode=mode,
+                    tools=tools,
+                    max_tool_calls=self._settings.max_tool_calls,
+                    timeout_s=float(call.timeout_s or self._settings.timeout_seconds),
+                    depends_on=dependencies.kept,
+                    parent_id=parent_id,
+                    depth=depth,
+                    profile=profile,
+                    not_before=not_before,
+                    off_record=off_record,
+                ),
+                tx,
+            )
+            self._store.settle(tx)
+        self._changed()
+        return worker_id
+
+    def _chosen(self, call: SpawnCall) -> tuple[WorkerMode, tuple[str, ...], str | None]:
+        """The mode, tools and profile *call* asks for: a profile's, unless
+        the call names its own; ``SpawnRefused`` for a profile or a tool
+        there is none of."""
+        profile = None
+        if call.profile is not None:
+            profile = self._settings.profiles.get(call.profile)
+            if profile is None:
+                known = ", ".join(sorted(self._settings.profiles)) or "none"
+                raise SpawnRefused(
+                    f"there is no worker profile {call.profile!r}; profiles: {known}. "
+                    "Nothing was started."
+                )
+        mode: WorkerMode = call.mode or (profile.mode if profile else "minimal")
+        tools = tuple(call.tools) if call.tools is not None else profile.tools if profile else ()
+        unknown = [name for name in tools if name not in self._tools]
+        if unknown:
+            known = ", ".join(sorted(self._tools)) or "none"
+            raise SpawnRefused(
+                f"a worker has no tool {unknown[0]!r}; tools: {known}. Nothing was started."
+            )
+        return mode, tuple(dict.fromkeys(tools)), call.profile
+
+    # -- what to run, and when -------------------------------------------------
+    def ready(self) -> list[int]:
+        """Workers to run now (``run_one``), oldest first."""
+        return self._store.ready(self._now(), self.runner_id)
+
+    def next_wake(self) -> float | None:
+        """When the earliest time gate opens (unix seconds), for the host's clock."""
+        return self._store.next_wake(self._now())
+
+    def run_one(self, worker_id: int, should_stop: Callable[[], bool]) -> Ending | None:
+        """Run *worker_id* until it ends, times out or *should_stop* (then it
+        resumes on the next start); None if it was not to run (taken by
+        another call, ended, or still waiting)."""
+        worker = self._store.claim(worker_id, self.runner_id, self._now())
+        if worker is None:
+            return None
+        control = JobControl()
+        with self._lock:
+            self._running[worker_id] = control
+        try:
+            with control.scope():
+                ending = self._runner.run(
+                    worker, self._tools_of(worker), self._prompt_of, should_stop, control
+                )
+        finally:
+            with self._lock:
+                del self._running[worker_id]
+        self._end(worker, ending)
+        return ending
+
+    def stop(self) -> None:
+        """Stop every run in flight (the host quits); they resume on the next start."""
+        with self._lock:
+            controls = list(self._running.values())
+        for control in controls:
+            control.cancel()
+        self._activity.wake()
+
+    # -- control -----------------------------------------------------------------
+    def cancel(self, worker_id: int) -> list[int]:
+        """Cancel a worker (its whole chain and the workers it spawned); the
+        workers waiting on it fail with "cancelled".  The ids cancelled."""
+        with self._store.transaction() as tx:
+            cancelled = self._store.cancel(worker_id, tx)
+            failed, _ = self._store.settle(tx)
+        with self._lock:
+            controls = [self._running[i] for i in cancelled if i in self._running]
+        for control in controls:
+            control.cancel()
+        self._activity.wake()
+        self._after_ends([*cancelled, *failed])
+        return cancelled
+
+    def retry(self, worker_id: int) -> int:
+        """A new worker with every parameter of an ended one that did not
+        complete, waiting on the newest retry of each worker it waited on."""
+        worker = self._store.get(worker_id)
+        if worker is None or worker.state not in ("failed", "cancelled"):
+            raise SpawnRefused(f"worker #{worker_id} has not failed; there is nothing to retry")
+        head = self._store.get(worker.head)
+        assert head is not None  # a chain keeps its first hop
+        with self._store.transaction() as tx:
+            dependencies = [
+                self._store.newest_retry(d.id, tx) for d in self._store.dependencies(head.id, tx)
+            ]
+            new_id = self._store.retry(head.id, dependencies, tx)
+            self._store.settle(tx)
+        self._changed()
+        return new_id
+
+    def recover(self) -> None:
+        """At start: report the ends a process did not live to report, and
+        let the host know what is ready (running workers it left resume)."""
+        with self._store.transaction() as tx:
+            failed, _ = self._store.settle(tx)
+        self._after_ends([*(w.id for w in self._store.unreported()), *failed])
+
+    # -- ends ------------------------------------------------------------------
+    def _end(self, worker: Worker, ending: Ending) -> None:
+        if ending.kind == "stopped":
+            return  # quitting (it resumes) or cancelled (already settled)
+        with self._store.transaction() as tx:
+            if ending.kind == "timed_out":
+                if worker.continuations < self._settings.max_continuations:
+                    next_hop = self._store.continue_chain(worker.id, tx)
+                    if next_hop is not None:
+                        note = self._prompts.continuation()
+                        self._store.add_message(next_hop, "user", note, tx)
+                    ended = False
+                else:
+                    reason = (
+                        f"it ran out of time ({worker.timeout_s:.0f} s) "
+                        f"{worker.continuations + 1} times"
+                    )
+                    ended = self._store.finish(worker.id, "failed", reason, tx)
+            elif ending.kind == "completed":
+                ended = self._store.finish(worker.id, "completed", ending.text, tx)
+            else:
+                ended = self._store.finish(worker.id, "failed", ending.text, tx)
+            failed, _ = self._store.settle(tx) if ended else ([], [])
+        self._after_ends([worker.head, *failed] if ended else [])
+        self._changed()
+
+    def _after_ends(self, ended: Sequence[int]) -> None:
+        """Report every first hop among *ended* whose report is due."""
+        for worker_id in dict.fromkeys(ended):
+            worker = self._store.get(worker_id)
+            if worker is None or worker.continuation_of is not None or worker.state not in FINAL:
+                continue
+            with self._store.transaction() as tx:
+                if worker.parent_id is None:
+                    taken = [worker] if self._store.take_report(worker.id, tx) else []
+                else:
+                    taken = self._store.take_children_report(worker.parent_id, tx)
+            if not taken:
+                continue
+            if worker.parent_id is None:
+                text = self._prompts.report(self._store.get(worker.id) or worker)
+            else:
+                text = self._prompts.children_report(worker.parent_id, taken)
+            self._reporter.report(worker.conversation_id, text, tuple(w.id for w in taken))
+        if ended:
+            self._changed()
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change()
+
+    # -- what a worker runs with -------------------------------------------------
+    def _tools_of(self, worker: Worker) -> StepTools:
+        """Its own tools, none that learn off the record, and spawning for a
+        ``full`` worker that may nest."""
+        tools: list[Tool[Any]] = [self._tools[n] for n in worker.tools if n in self._tools]
+        if worker.off_record:
+            tools = [t for t in tools if not t.changes_memory]
+        if worker.mode == "full" and worker.depth < MAX_DEPTH:
+            tools += sub_session_tools(_ChildSpawner(self, worker))
+        if not tools:
+            return StepTools(None, frozenset())
+        return StepTools(Toolbox(tools, self._library), frozenset(t.name for t in tools))
+
+    def _prompt_of(
+        self, worker: Worker, history: Sequence[ChatMessage], tools: StepTools
+    ) -> list[ChatMessage]:
+        full = worker.mode == "full"
+        memories = (
+            self._memories.store.listed(limit=FULL_MEMORIES) if full and self._memories else []
+        )
+        return self._prompts.messages(
+            worker,
+            history,
+            tools=tools.offered,
+            tool_list=tools.toolbox.describe(tools.offered) if tools.toolbox else "",
+            now=datetime.fromtimestamp(self._now(), self._zone()),
+            memories=[memory_line(m) for m in memories],
+            tasks=self._tasks.prompt_lines() if full and self._tasks else (),
+            skills=(
+                self._skills.table_of_contents(FULL_SKILLS_CHARS) if full and self._skills else ()
+            ),
+        )
+
+
+class _ChildSpawner:
+    """The ``Spawner`` a ``full`` worker's own spawning tool uses."""
+
+    def __init__(self, workers: Workers, parent: Worker) -> None:
+        self._workers = workers
+        self._parent = parent
+
+    def spawn(self, call: SpawnCall, context: ToolContext) -> int:
+        return self._workers._spawn(call, self._parent.conversation_id, self._parent)
