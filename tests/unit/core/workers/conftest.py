@@ -30,6 +30,20 @@ BERLIN = ZoneInfo("Europe/Berlin")
 _OBJECTIVE = re.compile(r"^Objective: (.*)$", re.MULTILINE)
 
 
+class RunningClock(FakeClock):
+    """The clock of a worker's running time: moved by the model; *on_read*
+    (optional) is called at every reading, to hold a thread there."""
+
+    def __init__(self) -> None:
+        super().__init__(0.0)
+        self.on_read: Callable[[], None] | None = None
+
+    def __call__(self) -> float:
+        if self.on_read is not None:
+            self.on_read()
+        return self.now
+
+
 class ByObjective(ScriptedChatModel):
     """Answers each worker from the replies queued for its objective (the
     first user message says it), else ``done: <objective>``; every call
@@ -83,7 +97,7 @@ class World:
     conversation_id: int
     now: FakeClock
     """Unix time: what the time gates are read against."""
-    running: FakeClock
+    running: RunningClock
     """The running-time clock the model moves."""
     changes: list[int] = field(default_factory=list)
 
@@ -124,7 +138,7 @@ def make_world(database: Database, prompts: PromptLibrary) -> Iterator[MakeWorld
         off_record: bool = False,
         cost: float = 1.0,
     ) -> World:
-        now, running = FakeClock(START), FakeClock(0.0)
+        now, running = FakeClock(START), RunningClock()
         model = ByObjective(running, cost)
         broker = InferenceBroker()
         brokers.append(broker)
