@@ -99,7 +99,8 @@ class World:
     """Unix time: what the time gates are read against."""
     running: RunningClock
     """The running-time clock the model moves."""
-    changes: list[int] = field(default_factory=list)
+    changes: list[list[int]] = field(default_factory=list)
+    """What ``ready()`` said at each time the host was told of a change."""
 
     def spawn(self, objective: str, **arguments: object) -> int:
         call = SpawnCall.model_validate({"objective": objective, **arguments})
@@ -149,7 +150,13 @@ def make_world(database: Database, prompts: PromptLibrary) -> Iterator[MakeWorld
         conversation = conversations.create("plans", off_record=off_record)
         store = WorkerStore(database, clock=now)
         reports = Reports()
-        changes: list[int] = []
+        changes: list[list[int]] = []
+        workers: Workers | None = None
+
+        def changed() -> None:
+            assert workers is not None
+            changes.append(workers.ready())
+
         workers = Workers(
             store,
             conversations,
@@ -161,7 +168,7 @@ def make_world(database: Database, prompts: PromptLibrary) -> Iterator[MakeWorld
             zone=lambda: BERLIN,
             now=now,
             clock=running,
-            on_change=lambda: changes.append(1),
+            on_change=changed,
         )
         return World(workers, store, model, reports, conversation.id, now, running, changes)
 

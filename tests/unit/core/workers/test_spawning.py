@@ -1,0 +1,152 @@
+"""What a worker is made of: profiles, tools, modes and their system
+prompts, off the record; the tool the chat model calls to spawn one; and
+how soon a dependent is ready once its last dependency completed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import WorkerProfile, WorkerSettings
+from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, sub_session_tools
+from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext, ToolResult
+from desktop.core.workers.dag import SpawnRefused
+from tests.unit.core.workers.conftest import MakeWorld
+
+
+class Query(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str
+
+
+def _tool(name: str, *, changes_memory: bool = False) -> Tool[Any]:
+    def run(arguments: Query, context: ToolContext) -> ToolResult:
+        return ToolResult(True, {"result": name}, name)
+
+    return Tool(name, Query, run, changes_memory=changes_memory)
+
+
+TOOLS = [
+    _tool("search_memory"),
+    _tool("read_skill"),
+    _tool("append_memory", changes_memory=True),
+    _tool("task", changes_memory=True),
+]
+
+
+def test_a_profile_gives_its_mode_and_tools_and_a_call_may_name_its_own(
+    make_world: MakeWorld,
+) -> None:
+    world = make_world(tools=TOOLS)
+    researcher = world.spawn("look up", profile="researcher")
+    own = world.spawn("look up", profile="researcher", tools=["task"], mode="base_only")
+
+    assert (world.get(researcher).mode, world.get(researcher).tools) == (
+        "minimal",
+        ("search_memory", "read_skill"),
+    )
+    assert (world.get(own).mode, world.get(own).tools) == ("base_only", ("task",))
+
+
+def test_an_unknown_profile_or_tool_is_refused_naming_the_known_ones(
+    make_world: MakeWorld,
+) -> None:
+    world = make_world(
+        tools=TOOLS,
+        settings=WorkerSettings(
+            quiet_seconds=0, profiles={"reader": WorkerProfile(tools=("read_skill",))}
+        ),
+    )
+
+    with pytest.raises(SpawnRefused, match="no worker profile 'researcher'; profiles: reader"):
+        world.spawn("x", profile="researcher")
+    with pytest.raises(SpawnRefused, match="no tool 'browse'; tools: append_memory, read_skill"):
+        world.spawn("x", tools=["browse"])
+
+    assert world.store.list() == []
+
+
+def test_each_mode_has_its_system_prompt_with_the_sections_its_tools_allow(
+    make_world: MakeWorld, prompts: PromptLibrary
+) -> None:
+    world = make_world(tools=TOOLS)
+    ids = {
+        "minimal": world.spawn("minimal", tools=["search_memory"]),
+        "none": world.spawn("none", mode="none"),
+        "base_bare": world.spawn("base_bare", mode="base_only"),
+        "base_task": world.spawn("base_task", mode="base_only", tools=["task"]),
+        "full": world.spawn("full", mode="full"),
+    }
+
+    world.drain()
+
+    first = {name: world.model.prompts[name][0] for name in ids}
+    systems = {name: p[0].content for name, p in first.items() if p[0].role == "system"}
+    assert set(systems) == {"minimal", "base_bare", "base_task", "full"}
+    assert systems["minimal"].startswith("You are a background worker of Reverie")
+    assert "search_memory(query: text)" in systems["minimal"]
+    routing = "Keep what you learn in the right place"
+    assert routing in systems["base_task"] and routing not in systems["base_bare"]
+    assert systems["base_bare"] == prompts.base_prompt(frozenset())
+    assert f"worker #{ids['full']}" in systems["full"]
+    assert "Skills: none yet" in systems["full"] and "spawn_sub_session(" in systems["full"]
+    assert first["none"][0].role == "user"
+
+
+def test_off_the_record_a_worker_is_offered_no_tool_that_learns(make_world: MakeWorld) -> None:
+    world = make_world(tools=TOOLS, off_record=True)
+    worker = world.spawn("file it", tools=["search_memory", "append_memory", "task"])
+
+    world.drain()
+
+    system = world.model.prompts["file it"][0][0].content
+    assert world.get(worker).off_record
+    assert "search_memory(" in system
+    assert "append_memory(" not in system and "task(" not in system
+
+
+def test_the_chat_model_spawns_through_the_tool_and_reads_the_id_or_the_refusal(
+    make_world: MakeWorld, prompts: PromptLibrary
+) -> None:
+    world = make_world()
+    toolbox = Toolbox(sub_session_tools(world.workers), prompts)
+    context = ToolContext(world.conversation_id)
+
+    spawned = toolbox.call(
+        '{"name": "spawn_sub_session", "arguments": {"objective": "find a dentist"}}',
+        context,
+        {SPAWN_TOOL},
+    )
+    refused = toolbox.call(
+        '{"name": "spawn_sub_session", "arguments": {"objective": "x", "not_before": "soon"}}',
+        context,
+        {SPAWN_TOOL},
+    )
+    too_short = toolbox.call(
+        '{"name": "spawn_sub_session", "arguments": {"objective": "x", "timeout_s": 1}}',
+        context,
+        {SPAWN_TOOL},
+    )
+
+    [worker] = world.store.list()
+    assert spawned.result.ok and spawned.result.content["worker_id"] == worker.id
+    assert worker.objective == "find a dentist"
+    assert not refused.result.ok and "not a time Reverie can read" in refused.result.summary
+    assert not too_short.result.ok and "timeout_s" in too_short.result.summary
+
+
+def test_a_dependent_is_ready_when_the_host_is_told_its_dependency_ended(
+    make_world: MakeWorld,
+) -> None:
+    world = make_world()
+    first = world.spawn("first")
+    second = world.spawn("second", depends_on=[first])
+    world.changes.clear()
+
+    world.workers.run_one(first, lambda: False)
+
+    assert world.changes and world.changes[0] == [second]
