@@ -65,11 +65,8 @@ def test_workers_killed_mid_run_resume_once_and_all_end(tmp_path: Path) -> None:
             for worker_id in workers.ready():
                 workers.run_one(worker_id, lambda: False)
             after = {w.objective: w for w in store.list()}
-            events = [
-                m.metadata["workers"]
-                for m in conversations.messages(conversation.id)
-                if (m.metadata or {}).get("kind") == ConversationReporter.KIND
-            ]
+            kept = [m.metadata or {} for m in conversations.messages(conversation.id)]
+            events = [m["workers"] for m in kept if m.get("kind") == ConversationReporter.KIND]
         finally:
             broker.stop()
 
