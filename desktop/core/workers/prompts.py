@@ -80,14 +80,14 @@ class WorkerPrompts:
     def opening(self, worker: Worker, dependencies: Sequence[Worker]) -> str:
         """The worker's first message: its objective, and the results of
         the workers it waited on."""
-        parts = [self._section("objective", objective=worker.objective)]
+        parts = [self._section("objective", objective=_safe(worker.objective))]
         if dependencies:
             lines = [
                 self._section(
                     "dependency",
                     id=str(d.id),
-                    objective=d.objective,
-                    result=safe_for_prompt(d.result or "", "document"),
+                    objective=_safe(d.objective),
+                    result=_safe(d.result or ""),
                 )
                 for d in dependencies
             ]
@@ -97,28 +97,34 @@ class WorkerPrompts:
     def continuation(self) -> str:
         return self._section("continuation")
 
+    def assistant(self, content: str) -> str:
+        """What the worker wrote, as it reads it back: it may quote what its
+        tools returned (memories, tasks), so it is made safe like them."""
+        return _safe(content)
+
     def report(self, worker: Worker) -> str:
-        """The system event saying how *worker* (a chain's first hop) ended."""
+        """The system event saying how *worker* (a chain's first hop) ended.
+        What a worker wrote is made safe here: the chat reads events as written."""
+        objective = _safe(worker.objective)
         if worker.state == "completed":
-            return self._section(
-                "completed",
-                id=str(worker.id),
-                objective=worker.objective,
-                result=worker.result or "",
-            )
+            result = _safe(worker.result or "")
+            return self._section("completed", id=str(worker.id), objective=objective, result=result)
         return self._section(
-            "failed", id=str(worker.id), objective=worker.objective, reason=_reason(worker)
+            "failed", id=str(worker.id), objective=objective, reason=_reason(worker)
         )
 
     def children_report(self, parent_id: int, children: Sequence[Worker]) -> str:
         """One system event for every worker *parent_id* started."""
         lines = [
             self._section(
-                "child_completed", id=str(c.id), objective=c.objective, result=c.result or ""
+                "child_completed",
+                id=str(c.id),
+                objective=_safe(c.objective),
+                result=_safe(c.result or ""),
             )
             if c.state == "completed"
             else self._section(
-                "child_failed", id=str(c.id), objective=c.objective, reason=_reason(c)
+                "child_failed", id=str(c.id), objective=_safe(c.objective), reason=_reason(c)
             )
             for c in children
         ]
@@ -128,4 +134,11 @@ class WorkerPrompts:
 
 
 def _reason(worker: Worker) -> str:
-    return "it was cancelled" if worker.state == "cancelled" else worker.failure or "unknown"
+    if worker.state == "cancelled":
+        return "it was cancelled"
+    return _safe(worker.failure or "unknown")
+
+
+def _safe(text: str) -> str:
+    """A model's or a user's text, inert in a prompt (``safe_for_prompt``)."""
+    return safe_for_prompt(text, "document")

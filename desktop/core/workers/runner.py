@@ -150,6 +150,8 @@ class WorkerRunner:
         for message in messages:
             if message.role == "tool":
                 read.append(ChatMessage("user", self._prompts.tool_response(message.content)))
+            elif message.role == "assistant":
+                read.append(ChatMessage("assistant", self._prompts.assistant(message.content)))
             else:
-                read.append(ChatMessage(message.role, message.content))
+                read.append(ChatMessage("user", message.content))
         return read

@@ -25,15 +25,24 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from desktop.core.base.prompts import PromptLibrary
-from desktop.core.base.settings import DreamSettings, MemorySettings, ModelSettings
+from desktop.core.base.settings import (
+    DreamSettings,
+    MemorySettings,
+    ModelSettings,
+    WorkerSettings,
+)
 from desktop.core.base.tokens import TokenCounter
 from desktop.core.chat.compaction import Compactor
 from desktop.core.chat.condenser import Condenser
 from desktop.core.chat.prompt import ComponentLimits, PromptInputs, assemble
 from desktop.core.chat.service import CALLED_BY, ChatService
+from desktop.core.chat.tools.memory import memory_tools
+from desktop.core.chat.tools.sub_sessions import SpawnCall
+from desktop.core.chat.tools.toolbox import ToolContext
 from desktop.core.db import ConversationStore, Database, Memory
 from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import TaskStore
+from desktop.core.db.workers import WorkerStore
 from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.control import DreamControl, DreamProgress
 from desktop.core.dreaming.dedup import DedupPass
@@ -47,6 +56,7 @@ from desktop.core.memory.service import MemoryService
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.routines import RoutineRunner
 from desktop.core.tasks.service import TaskService
+from desktop.core.workers.service import ConversationReporter, Workers
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from tests.fakes import Recorder, ScriptedChatModel
@@ -342,6 +352,45 @@ def dream_skills(parts: Parts) -> list[list[ChatMessage]]:
     return parts.sent()
 
 
+def worker(parts: Parts) -> list[list[ChatMessage]]:
+    """``Workers`` (``WorkerPrompts``, ``WorkerRunner._history``): an
+    objective the chat model wrote from poison, a tool's result, the
+    worker's answer quoting it, passed on to a ``full`` worker (memories,
+    tasks, skills) and reported into the conversation the chat reads."""
+    parts.poisoned_memory()
+    parts.tasks.add(POISON, conversation_id=None)
+    parts.skills.create("boat", f"{POISON}\n1. Sail.")
+    conversation = parts.chat.new_conversation()
+    workers = Workers(
+        WorkerStore(parts.database),
+        parts.store,
+        parts.broker,
+        parts.prompts,
+        ConversationReporter(parts.store),
+        tools=memory_tools(parts.memories),
+        settings=WorkerSettings(quiet_seconds=0),
+        zone=lambda: BERLIN,
+        memories=parts.memories,
+        tasks=parts.tasks,
+        skills=parts.skills,
+    )
+    context = ToolContext(conversation.id)
+    call = json.dumps({"name": "search_memory", "arguments": {"query": "boat"}})
+    parts.model.queue(f"<tool_call>{call}", f"Found: {POISON}", "Written up.")
+    found = workers.spawn(
+        SpawnCall(objective=f"Look up: {POISON}", tools=["search_memory"]), context
+    )
+    workers.spawn(SpawnCall(objective="Write it up", mode="full", depends_on=[found]), context)
+    for _ in range(2):
+        for ready in workers.ready():
+            workers.run_one(ready, lambda: False)
+    ran = [w.state for w in WorkerStore(parts.database).list()]
+    assert ran == ["completed", "completed"], "both workers ran and reported"
+    turn = parts.chat.send(conversation.id, "Any news about my boat?")
+    parts.chat.run(turn, Recorder())
+    return parts.sent()
+
+
 Case = Callable[[Parts], list[list[ChatMessage]]]
 CASES: dict[str, tuple[Case, int]] = {
     # name: (the case, how many poisoned texts its prompts take in)
@@ -358,6 +407,9 @@ CASES: dict[str, tuple[Case, int]] = {
     "dream_preferences": (dream_preferences, 1),
     "dream_tasks": (dream_tasks, 1),
     "dream_skills": (dream_skills, 5),  # merge: two skills; condense: two; propose: one
+    # the objective, a tool result, the worker's answer read back, its result in
+    # its dependent's and the chat's prompt; a memory, a task, a skill
+    "worker": (worker, 8),
 }
 
 TEMPLATES: dict[str, str] = {
@@ -377,6 +429,7 @@ TEMPLATES: dict[str, str] = {
     "PROMPT_COMPONENTS.txt": "chat_reply",
     "ROUTINE_PROMPT.txt": "routine",
     "TOOLS.txt": "chat_reply",  # what each tool is for: Reverie's own words only
+    "WORKER_PROMPT.txt": "worker",
 }
 """Each shipped template, and the case whose prompts it goes into."""
 NOT_PROMPTS = {"memory_category_examples.txt"}
@@ -396,6 +449,8 @@ BUILDERS: dict[str, str] = {
     "desktop/core/memory/harvest.py:Harvester._prompt": "harvest",
     "desktop/core/chat/prompt.py:AssembledPrompt.messages": "chat_reply",
     "desktop/core/tasks/routines.py:RoutineRunner._run": "routine",
+    "desktop/core/workers/prompts.py:WorkerPrompts.messages": "worker",
+    "desktop/core/workers/runner.py:WorkerRunner._history": "worker",
 }
 """Every function in ``desktop`` that makes a ``ChatMessage``, and the case
 that feeds it poison (or why it needs none)."""
