@@ -6,6 +6,10 @@ Every step gives way to the user first, exactly as a dream does
 time spent waiting is not counted, only the step itself
 (``WorkerStore.add_time``).  Each message is stored as soon as it is
 written, so a worker stopped anywhere (a quit, a kill) resumes from them.
+
+Limits: the time-out is checked between steps (a step's model call is not
+cut short), and ``max_tool_calls`` counts the calls of one run, so a
+worker resumed after a restart, or continued, may call as many again.
 """
 
 from __future__ import annotations
@@ -86,15 +90,18 @@ class WorkerRunner:
             opening = self._prompts.opening(worker, self._store.dependencies(worker.head))
             self._store.add_message(worker.id, "user", opening)
         calls = 0
+
+        def stop() -> bool:
+            return should_stop() or control.cancelled
+
         while True:
-            stop = lambda: should_stop() or control.cancelled  # noqa: E731
             if not self._activity.wait_until_quiet(self._quiet_seconds, stop):
                 return Ending("stopped")
             current = self._store.get(worker.id)
             if current is None or current.state != "running":
                 return Ending("stopped")  # cancelled meanwhile
             usable = tools.offered if calls < worker.max_tool_calls else frozenset()
-            history = self._history(self._store.messages(worker.id))
+            history = self.history(self._store.messages(worker.id))
             started = self._clock()
             try:
                 text = self._say(prompt_of(worker, history, tools), tools, usable, control)
@@ -145,7 +152,9 @@ class WorkerRunner:
         job = control.run(self._broker.chat(prompt, options, Priority.BACKGROUND))
         return str(awaited(job, control))
 
-    def _history(self, messages: Sequence[WorkerMessage]) -> list[ChatMessage]:
+    def history(self, messages: Sequence[WorkerMessage]) -> list[ChatMessage]:
+        """A transcript as the worker reads it: tool results and its own
+        words made safe, in the roles a chat template knows."""
         read: list[ChatMessage] = []
         for message in messages:
             if message.role == "tool":

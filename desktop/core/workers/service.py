@@ -17,6 +17,7 @@ the same moment on two threads.
 
 from __future__ import annotations
 
+import builtins
 import logging
 import threading
 import time
@@ -31,7 +32,14 @@ from desktop.core.base.settings import ModelSettings, WorkerSettings
 from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, SpawnCall, sub_session_tools
 from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext
 from desktop.core.db import ConversationStore
-from desktop.core.db.workers import FINAL, NewWorker, Worker, WorkerMode, WorkerStore
+from desktop.core.db.workers import (
+    FINAL,
+    NewWorker,
+    Worker,
+    WorkerMessage,
+    WorkerMode,
+    WorkerStore,
+)
 from desktop.core.dreaming.activity import UserActivity
 from desktop.core.memory.lines import memory_line
 from desktop.core.memory.service import MemoryService
@@ -204,8 +212,27 @@ class Workers:
             )
         return mode, tuple(dict.fromkeys(tools)), call.profile
 
+    # -- reading (the Work window) -------------------------------------------------
+    def get(self, worker_id: int) -> Worker | None:
+        return self._store.get(worker_id)
+
+    def list(self, conversation_id: int | None = None) -> builtins.list[Worker]:
+        """Every worker (of one conversation), oldest first."""
+        return self._store.list(conversation_id)
+
+    def transcript(self, worker_id: int) -> builtins.list[WorkerMessage]:
+        return self._store.messages(worker_id)
+
+    def prompt(self, worker_id: int) -> builtins.list[ChatMessage]:
+        """The prompt the worker's next step would be sent."""
+        worker = self._store.get(worker_id)
+        if worker is None:
+            return []
+        history = self._runner.history(self._store.messages(worker_id))
+        return self._prompt_of(worker, history, self._tools_of(worker))
+
     # -- what to run, and when -------------------------------------------------
-    def ready(self) -> list[int]:
+    def ready(self) -> builtins.list[int]:
         """Workers to run now (``run_one``), oldest first."""
         return self._store.ready(self._now(), self.runner_id)
 
@@ -243,7 +270,7 @@ class Workers:
         self._activity.wake()
 
     # -- control -----------------------------------------------------------------
-    def cancel(self, worker_id: int) -> list[int]:
+    def cancel(self, worker_id: int) -> builtins.list[int]:
         """Cancel a worker (its whole chain and the workers it spawned); the
         workers waiting on it fail with "cancelled".  The ids cancelled."""
         with self._store.transaction() as tx:
@@ -336,7 +363,7 @@ class Workers:
     def _tools_of(self, worker: Worker) -> StepTools:
         """Its own tools, none that learn off the record, and spawning for a
         ``full`` worker that may nest."""
-        tools: list[Tool[Any]] = [self._tools[n] for n in worker.tools if n in self._tools]
+        tools: builtins.list[Tool[Any]] = [self._tools[n] for n in worker.tools if n in self._tools]
         if worker.off_record:
             tools = [t for t in tools if not t.changes_memory]
         if worker.mode == "full" and worker.depth < MAX_DEPTH:
@@ -347,7 +374,7 @@ class Workers:
 
     def _prompt_of(
         self, worker: Worker, history: Sequence[ChatMessage], tools: StepTools
-    ) -> list[ChatMessage]:
+    ) -> builtins.list[ChatMessage]:
         full = worker.mode == "full"
         memories = (
             self._memories.store.listed(limit=FULL_MEMORIES) if full and self._memories else []

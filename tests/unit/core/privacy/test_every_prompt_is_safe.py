@@ -450,7 +450,7 @@ BUILDERS: dict[str, str] = {
     "desktop/core/chat/prompt.py:AssembledPrompt.messages": "chat_reply",
     "desktop/core/tasks/routines.py:RoutineRunner._run": "routine",
     "desktop/core/workers/prompts.py:WorkerPrompts.messages": "worker",
-    "desktop/core/workers/runner.py:WorkerRunner._history": "worker",
+    "desktop/core/workers/runner.py:WorkerRunner.history": "worker",
 }
 """Every function in ``desktop`` that makes a ``ChatMessage``, and the case
 that feeds it poison (or why it needs none)."""
