@@ -118,6 +118,7 @@ class Workers:
         self._skills = skills
         self._now = now
         self._on_change = on_change
+        self._redact = redactor or Redactor()
         self.runner_id = uuid.uuid4().hex
         """This process's name on the workers it runs: one another process
         left running is resumed by this one."""
@@ -129,14 +130,15 @@ class Workers:
             self._activity,
             self._settings.quiet_seconds,
             clock=clock,
-            redactor=redactor or Redactor(),
+            redactor=self._redact,
         )
         self._lock = threading.Lock()
         self._running: dict[int, JobControl] = {}
 
     # -- spawning ------------------------------------------------------------
     def spawn(self, call: SpawnCall, context: ToolContext) -> int:
-        """A worker of conversation *context*; its id (``Spawner``)."""
+        """A worker of conversation *context*; its id (``Spawner``).  The
+        objective is stored with its secrets taken out, as every message is."""
         return self._spawn(call, context.conversation_id, None)
 
     def _spawn(self, call: SpawnCall, conversation_id: int, parent: Worker | None) -> int:
@@ -171,7 +173,7 @@ class Workers:
             worker_id = self._store.add(
                 NewWorker(
                     conversation_id=conversation_id,
-                    objective=call.objective.strip(),
+                    objective=self._redact.text(call.objective.strip()),
                     mode=mode,
                     tools=tools,
                     max_tool_calls=self._settings.max_tool_calls,
@@ -219,6 +221,10 @@ class Workers:
     def list(self, conversation_id: int | None = None) -> builtins.list[Worker]:
         """Every worker (of one conversation), oldest first."""
         return self._store.list(conversation_id)
+
+    def dependencies(self, worker_id: int) -> builtins.list[Worker]:
+        """The workers *worker_id* waits (or waited) on."""
+        return self._store.dependencies(worker_id)
 
     def transcript(self, worker_id: int) -> builtins.list[WorkerMessage]:
         return self._store.messages(worker_id)

@@ -150,3 +150,16 @@ def test_a_dependent_is_ready_when_the_host_is_told_its_dependency_ended(
     world.workers.run_one(first, lambda: False)
 
     assert world.changes and world.changes[0] == [second]
+
+
+def test_a_secret_in_an_objective_is_taken_out_before_it_is_stored(
+    make_world: MakeWorld,
+) -> None:
+    world = make_world()
+
+    worker = world.spawn("Log in to the router, the router password is Zq8!said1")
+    world.drain()
+
+    stored = world.get(worker).objective
+    assert "Zq8!said1" not in stored and stored.startswith("Log in to the router")
+    assert "Zq8!said1" not in world.model.prompts[stored][0][-1].content
