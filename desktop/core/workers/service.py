@@ -12,13 +12,20 @@ end is reported into its root conversation as a system event, through the
 host's ``Reporter``: a first-level worker alone, the workers a worker
 spawned together, once all of them ended.  A report is taken in the
 database before it is made, so it is made once even when workers end at
-the same moment on two threads.
+the same moment on two threads (a process killed between the two leaves it
+untaken: ``recover`` makes it at the next start).
+
+At start the host calls ``recover()``: workers a killed process left
+running are then in ``ready()`` and resume from their saved messages
+(``runner_id`` tells this process's runs from a dead one's; the app runs
+one process at a time), waiting ones keep waiting, an overdue time gate
+opens at once.  A run that raises (a bug, a database gone) leaves its
+worker running for the next start; the host's thread catches and says it.
 """
 
 from __future__ import annotations
 
 import builtins
-import logging
 import threading
 import time
 import uuid
@@ -51,8 +58,6 @@ from desktop.core.workers.prompts import WorkerPrompts
 from desktop.core.workers.runner import Ending, StepTools, WorkerRunner
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
-
-log = logging.getLogger(__name__)
 
 MAX_DEPTH = 2
 """chat → worker → sub-worker."""
@@ -154,6 +159,7 @@ class Workers:
             parent is not None and parent.off_record
         )
         parent_id = None if parent is None else parent.head
+        objective = self._redact.text(call.objective.strip())  # may take a while: not in the write
         with self._store.transaction() as tx:
             previous = self._store.spawned_by(conversation_id, parent_id, tx)
             asked = call.depends_on or []
@@ -173,7 +179,7 @@ class Workers:
             worker_id = self._store.add(
                 NewWorker(
                     conversation_id=conversation_id,
-                    objective=self._redact.text(call.objective.strip()),
+                    objective=objective,
                     mode=mode,
                     tools=tools,
                     max_tool_calls=self._settings.max_tool_calls,

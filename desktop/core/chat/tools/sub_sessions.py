@@ -11,7 +11,7 @@ take (an unknown profile, a time it cannot read, a cycle) with a
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,6 +20,7 @@ from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolResult
 SPAWN_TOOL = "spawn_sub_session"
 OBJECTIVE_CHARS = 2_000
 PROFILE_CHARS = 40
+TOOL_NAME_CHARS = 40
 TIME_CHARS = 40
 MAX_DEPENDENCIES = 20
 MIN_TIMEOUT_S = 10
@@ -35,7 +36,9 @@ class SpawnCall(BaseModel):
     objective: str = Field(min_length=1, max_length=OBJECTIVE_CHARS)
     mode: WorkerModeName | None = None
     profile: str | None = Field(None, min_length=1, max_length=PROFILE_CHARS)
-    tools: list[str] | None = Field(None, max_length=32)
+    tools: list[Annotated[str, Field(min_length=1, max_length=TOOL_NAME_CHARS)]] | None = Field(
+        None, max_length=32
+    )
     depends_on: list[RowId] | None = Field(None, max_length=MAX_DEPENDENCIES)
     depends_on_previous: bool = False
     not_before: str | None = Field(None, min_length=1, max_length=TIME_CHARS)
