@@ -97,6 +97,9 @@ class WorkerPrompts:
     def continuation(self) -> str:
         return self._section("continuation")
 
+    def call_lost(self) -> str:
+        return self._section("call_lost")
+
     def assistant(self, content: str) -> str:
         """What the worker wrote, as it reads it back: it may quote what its
         tools returned (memories, tasks), so it is made safe like them."""

@@ -86,9 +86,15 @@ class WorkerRunner:
         should_stop: Callable[[], bool],
         control: JobControl,
     ) -> Ending:
-        if not self._store.messages(worker.id):
+        transcript = self._store.messages(worker.id)
+        if not transcript:
             opening = self._prompts.opening(worker, self._store.dependencies(worker.head))
             self._store.add_message(worker.id, "user", opening)
+        elif _unanswered_call(transcript[-1]):
+            # Stopped between a call and its result: whether the tool ran is
+            # unknown, so the model is told, rather than asked to call again blind.
+            lost = json.dumps({"error": self._prompts.call_lost()}, ensure_ascii=False)
+            self._store.add_message(worker.id, "tool", lost)
         calls = 0
 
         def stop() -> bool:
@@ -164,3 +170,8 @@ class WorkerRunner:
             else:
                 read.append(ChatMessage("user", message.content))
         return read
+
+
+def _unanswered_call(message: WorkerMessage) -> bool:
+    """Whether *message*, a transcript's last, is a tool call with no result after it."""
+    return message.role == "assistant" and TOOL_CALL_START in message.content

@@ -271,3 +271,22 @@ def _restarted(world: World) -> Workers:
         now=world.now,
         clock=world.running,
     )
+
+
+def test_a_call_cut_off_from_its_result_by_a_kill_is_not_made_again_blind(
+    make_world: MakeWorld,
+) -> None:
+    written: list[str] = []
+    world = make_world(tools=[note_tool(written)])
+    world.model.script("steps", "Checked; all noted.")
+    worker = world.spawn("steps", tools=["note"])
+    world.store.claim(worker, "a process that was killed", world.now())
+    world.store.add_message(worker, "user", "Objective: steps")
+    world.store.add_message(worker, "assistant", call("note", text="one"))
+
+    world.drain()
+
+    [resumed] = world.model.prompts["steps"]
+    assert "whether it was done is not known" in resumed[-1].content
+    assert written == []
+    assert world.states(worker) == ["completed"]
