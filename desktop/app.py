@@ -2,8 +2,9 @@
 
 1. paths and logging, 2. settings, 3. the database, 4. the inference broker,
 the model library and the backends of each role (chat, background work,
-embeddings), 5. the chat service, the harvest, the dreamer, the routine runner
-and the agenda reviewer, 6. the windows and the tray.
+embeddings), 5. the background workers, the chat service (with the tool that hands
+work to the workers), the harvest, the dreamer, the routine runner and the
+agenda reviewer, 6. the windows and the tray.
 A part that cannot start (a corrupt model, an unreadable database) is
 reported in the window and on the command line; the rest still starts.
 The first start's conversion of the memory model shows its progress in both.
@@ -51,11 +52,13 @@ from desktop.core.base.time_zones import zone_named
 from desktop.core.chat.service import ChatService
 from desktop.core.chat.tools.memory import memory_tools
 from desktop.core.chat.tools.skills import skill_tools
+from desktop.core.chat.tools.sub_sessions import sub_session_tools
 from desktop.core.chat.tools.tasks import task_tools
 from desktop.core.chat.tools.toolbox import Toolbox
 from desktop.core.db import ConversationStore, is_damage, open_database
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.tasks import TaskStore
+from desktop.core.db.workers import WorkerStore
 from desktop.core.dreaming.activity import UserActivity
 from desktop.core.dreaming.contradictions import ContradictionPass
 from desktop.core.dreaming.dedup import DedupPass
@@ -75,6 +78,7 @@ from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.agenda import AgendaReviewer
 from desktop.core.tasks.routines import RoutineRunner
 from desktop.core.tasks.service import TaskService
+from desktop.core.workers.service import ConversationReporter, Workers
 from desktop.ui.shell.parts import Core
 from models.broker import InferenceBroker, Job, Role
 from models.catalog import Catalog, CatalogInvalid, load_catalog
@@ -173,6 +177,26 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             *task_tools(core.tasks),
             *skill_tools(core.skills),
         ]
+        worker_store = WorkerStore(core.database)
+        # Background workers run the chat's own tools; the chat is given the
+        # tool that hands them work.  They run once the host starts them
+        # (``Workers.recover``), never on a database found damaged.
+        core.workers = Workers(
+            worker_store,
+            conversations,
+            broker,
+            prompts,
+            ConversationReporter(conversations),
+            tools=tools,
+            settings=settings.workers,
+            model_settings=settings.models,
+            zone=lambda: zone_named(settings.tasks.time_zone),
+            activity=activity,
+            memories=core.memories,
+            tasks=core.tasks,
+            skills=core.skills,
+            redactor=redactor,
+        )
         core.chat = ChatService(
             conversations,
             core.memories,
@@ -180,10 +204,11 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             prompts,
             settings.models,
             settings.chat,
-            toolbox=Toolbox(tools, prompts),
+            toolbox=Toolbox([*tools, *sub_session_tools(core.workers)], prompts),
             tasks=core.tasks,
             skills=core.skills,
             redactor=redactor,
+            worker_texts=worker_store,
         )
         core.harvester = Harvester(
             conversations,

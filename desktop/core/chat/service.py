@@ -46,6 +46,7 @@ from desktop.core.db.message_kinds import (
     kind_of,
     visible_text,
 )
+from desktop.core.db.workers import WorkerStore
 from desktop.core.memory.lines import COMPONENTS, memory_line
 from desktop.core.memory.service import MemoryService, Remembered
 from desktop.core.privacy.prompt_safety import safe_for_prompt
@@ -150,9 +151,13 @@ class ChatService:
         tasks: TaskService | None = None,
         skills: SkillLibrary | None = None,
         redactor: Redactor | None = None,
+        worker_texts: WorkerStore | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
+        """*worker_texts*: the background workers' texts, which a value the
+        user names a secret later is taken out of, with the messages'."""
         self._conversations = conversations
+        self._worker_texts = worker_texts
         self._redact = redactor or Redactor()
         self._tasks = tasks
         self._skills = skills
@@ -265,6 +270,11 @@ class ChatService:
             )
             if self._memories.take_out(found, tx):
                 self._conversations.rewrote(tx)
+            workers = self._worker_texts
+            if workers is not None and workers.rewrite_holding(
+                found, lambda stored: without(stored, found), tx
+            ):
+                self._conversations.rewrote(tx)  # the old words leave the WAL too
         if found:
             self._finish_rewrite()
             self._take_out_of_skills(found)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Literal, get_args
@@ -490,3 +490,51 @@ class WorkerStore:
             " AND continuation_of IS NULL ORDER BY id"
         )
         return [_worker(row) for row in rows]
+
+    # -- privacy -------------------------------------------------------------
+
+    def rewrite_holding(
+        self, holding: Sequence[str], rewrite: Callable[[str], str], tx: Transaction
+    ) -> int:
+        """Give every worker's objective, result and failure, and every
+        message of every transcript, holding one of *holding* (a value the
+        user named a secret after a worker was given it, or quoted it from a
+        memory), what *rewrite* makes of it, in *tx*, a caller's
+        transaction; a value written escaped (a tool's JSON result) is
+        rewritten escaped.  Every worker, not one conversation's: a
+        transcript may quote a memory from anywhere.  How many rows changed.
+        The old words stay in the WAL until the caller empties it
+        (``ConversationStore.rewrote``)."""
+        if not holding:
+            return 0
+        needles = list(dict.fromkeys(n for v in holding for n in (v, json.dumps(v)[1:-1])))
+        escaped = {
+            json.dumps(v)[1:-1]: json.dumps(rewrite(v))[1:-1]
+            for v in holding
+            if json.dumps(v)[1:-1] != v
+        }
+
+        def rewritten(text: str) -> str:
+            text = rewrite(text)
+            for form, replacement in escaped.items():
+                text = text.replace(form, replacement)
+            return text
+
+        changed = 0
+        for table, columns in (
+            ("workers", ("objective", "result", "failure")),
+            ("worker_messages", ("content",)),
+        ):
+            found = " OR ".join(
+                f"instr(coalesce({column}, ''), ?)" for column in columns for _ in needles
+            )
+            rows = tx.fetch_all(
+                f"SELECT id, {', '.join(columns)} FROM {table} WHERE {found}",
+                [needle for _ in columns for needle in needles],
+            )
+            for row in rows:
+                values = [None if row[n] is None else rewritten(row[n]) for n in range(1, len(row))]
+                sets = ", ".join(f"{column} = ?" for column in columns)
+                tx.execute(f"UPDATE {table} SET {sets} WHERE id = ?", (*values, row[0]))
+                changed += 1
+        return changed

@@ -122,7 +122,8 @@ class Workers:
         self._tasks = tasks
         self._skills = skills
         self._now = now
-        self._on_change = on_change
+        self._on_change: tuple[Callable[[], None], ...] = (on_change,) if on_change else ()
+        self._on_report: tuple[Callable[[int], None], ...] = ()
         self._redact = redactor or Redactor()
         self.runner_id = uuid.uuid4().hex
         """This process's name on the workers it runs: one another process
@@ -139,6 +140,16 @@ class Workers:
         )
         self._lock = threading.Lock()
         self._running: dict[int, JobControl] = {}
+
+    def when_changed(self, action: Callable[[], None]) -> None:
+        """Also call *action* whenever ``on_change`` is (the host's windows,
+        built after this service: the composition root builds the core first)."""
+        self._on_change = (*self._on_change, action)
+
+    def when_reported(self, action: Callable[[int], None]) -> None:
+        """Call *action* with the conversation's id after each report made
+        into it (a window showing that conversation reads it again)."""
+        self._on_report = (*self._on_report, action)
 
     # -- spawning ------------------------------------------------------------
     def spawn(self, call: SpawnCall, context: ToolContext) -> int:
@@ -364,12 +375,14 @@ class Workers:
             else:
                 text = self._prompts.children_report(worker.parent_id, taken)
             self._reporter.report(worker.conversation_id, text, tuple(w.id for w in taken))
+            for action in self._on_report:
+                action(worker.conversation_id)
         if ended:
             self._changed()
 
     def _changed(self) -> None:
-        if self._on_change is not None:
-            self._on_change()
+        for action in self._on_change:
+            action()
 
     # -- what a worker runs with -------------------------------------------------
     def _tools_of(self, worker: Worker) -> StepTools:

@@ -25,6 +25,7 @@ from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.agenda import AgendaReviewer
 from desktop.core.tasks.routines import RoutineRunner
 from desktop.core.tasks.service import TaskService
+from desktop.core.workers.service import Workers
 from models.broker import InferenceBroker
 
 
@@ -49,6 +50,9 @@ class Core:
     eraser: Eraser | None = None
     routines: RoutineRunner | None = None
     agenda: AgendaReviewer | None = None
+    workers: Workers | None = None
+    """Background workers: built, not started (the application starts them
+    once the database was found sound)."""
     activity: UserActivity = field(default_factory=UserActivity)
     """When the user is chatting: background work gives way."""
     preparation: PreparationProgress = field(default_factory=PreparationProgress)

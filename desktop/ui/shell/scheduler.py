@@ -12,6 +12,7 @@ from datetime import datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from PySide6.QtCore import QObject, Signal
 
@@ -78,6 +79,26 @@ class Clock(QObject):
             replace_existing=True,
             misfire_grace_time=MISSED_RUN_GRACE_S,
         )
+
+    def once_at(self, name: str, moment: datetime) -> None:
+        """Emit ``due(name)`` once at *moment* (aware), in place of the time
+        job *name* was set for before.  A moment missed while the computer
+        slept still fires on waking, however late: what is due is for the
+        receiver to know (a worker's stored time gate)."""
+        self._scheduler.add_job(
+            self.due.emit,
+            DateTrigger(run_date=moment),
+            args=[name],
+            id=name,
+            name=name,
+            replace_existing=True,
+            misfire_grace_time=None,
+        )
+
+    def cancel(self, name: str) -> None:
+        """Forget job *name* (nothing if it is not scheduled)."""
+        if self._scheduler.get_job(name) is not None:
+            self._scheduler.remove_job(name)
 
     def next_time(self, name: str) -> datetime | None:
         """When job *name* is due next (None if it is not scheduled)."""

@@ -1,0 +1,259 @@
+"""The Work window: every background worker, with what it was asked, its
+mode, its state, the workers it waits on, the time it used, and in a pane
+beside the list what it said (its transcript); Cancel and Retry.
+
+The list is a tree: the workers a worker spawned sit under it, and so do
+the hops that continued it after it ran out of time; the workers each waits
+on are named in their own column.  Cancelling a worker fails those waiting
+on it ("cancelled"); Retry starts a failed or cancelled one again with the
+same parameters.  Everything here is a quick read or write of the database;
+the app calls ``refresh`` whenever a worker changes state.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.base.errors import ReverieError
+from desktop.core.db.workers import Worker
+from desktop.core.workers.service import Workers
+from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty
+from desktop.ui.widgets.labels import named
+from desktop.ui.workers.views import (
+    EMPTY_WORK,
+    MODE_WORDS,
+    Node,
+    dependency_words,
+    duration,
+    facts,
+    state_words,
+    title,
+    transcript_text,
+    tree,
+)
+
+COLUMNS = ("Worker", "State", "Mode", "Time", "Waits on")
+ID_ROLE = Qt.ItemDataRole.UserRole
+LIST_MIN_WIDTH = 300
+
+
+class WorkWindow(AppWindow):
+    """The "Work — Reverie" window."""
+
+    def __init__(self, workers: Workers, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("work-view")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
+        self.setWindowTitle("Work — Reverie")
+        self.resize(1000, 700)
+        self._workers = workers
+        self._build()
+        self.refresh()
+
+    # -- construction --------------------------------------------------------
+    def _build(self) -> None:
+        self.build_status_lines("work")
+        self.count_label = named(QLabel(), "work-count")
+        self.list = named(QTreeWidget(), "work-list", "Background workers")
+        self.list.setColumnCount(len(COLUMNS))
+        self.list.setHeaderLabels(COLUMNS)
+        self.list.setMinimumWidth(LIST_MIN_WIDTH)
+        self.list.setUniformRowHeights(True)
+        self.list.setAllColumnsShowFocus(True)
+        header = self.list.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, len(COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.list.currentItemChanged.connect(lambda *_: self._show_current())
+        self.listing = ListOrEmpty(self.list, EMPTY_WORK, "work-empty")
+
+        self.heading = named(QLabel(), "work-heading", "Objective")
+        self.heading.setWordWrap(True)
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        self.heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.facts = QFormLayout()
+        self.facts.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        facts_box = named(QWidget(), "work-facts", "Worker details")
+        facts_box.setLayout(self.facts)
+        self.transcript = named(QPlainTextEdit(), "work-transcript", "Worker transcript")
+        self.transcript.setReadOnly(True)
+        self.transcript.setTabChangesFocus(True)
+        transcript_label = QLabel("&Transcript")
+        transcript_label.setBuddy(self.transcript)
+        self.cancel_button = named(QPushButton("&Cancel worker"), "work-cancel", "Cancel worker")
+        self.cancel_button.setToolTip("Stop it; the workers waiting on it fail (Delete)")
+        self.retry_button = named(QPushButton("&Retry"), "work-retry", "Retry worker")
+        self.retry_button.setToolTip("Run a failed or cancelled worker again, as it was asked")
+        self.cancel_button.clicked.connect(self.cancel_current)
+        self.retry_button.clicked.connect(self.retry_current)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.retry_button)
+        buttons.addWidget(self.cancel_button)
+
+        self.detail = named(QWidget(), "work-detail", "Selected worker")
+        detail = QVBoxLayout(self.detail)
+        detail.addWidget(self.heading)
+        detail.addWidget(facts_box)
+        detail.addWidget(transcript_label)
+        detail.addWidget(self.transcript, 1)
+        detail.addLayout(buttons)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setChildrenCollapsible(False)
+        splitter.addWidget(self.listing)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.count_label)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.problem)
+        layout.addWidget(splitter, 1)
+        QShortcut(QKeySequence(Qt.Key.Key_Delete), self.list, self.cancel_current)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.refresh)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self, self.close)
+
+    # -- reading -------------------------------------------------------------
+    def refresh(self) -> None:
+        """Read the workers again, keeping the one selected."""
+        chosen = self.current_id()
+        try:
+            workers = self._workers.list()
+        except ReverieError as error:
+            self.show_problem(f"The background workers could not be read: {error}")
+            return
+        self.list.blockSignals(True)
+        self.list.clear()
+        for node in tree(workers):
+            self.list.addTopLevelItem(self._item(node))
+        self.list.expandAll()
+        self.list.blockSignals(False)
+        self.listing.setCurrentWidget(self.listing.items if workers else self.listing.empty_label)
+        active = sum(not w.final for w in workers if w.continuation_of is None)
+        self.count_label.setText(f"{len(workers)} workers, {active} not ended" if workers else "")
+        self.select(chosen)
+
+    def _item(self, node: Node) -> QTreeWidgetItem:
+        worker = node.worker
+        waits_on = dependency_words(self._workers.dependencies(worker.id))
+        item = QTreeWidgetItem(
+            [
+                title(worker),
+                state_words(worker),
+                MODE_WORDS.get(worker.mode, worker.mode),
+                duration(worker.time_used),
+                waits_on,
+            ]
+        )
+        item.setData(0, ID_ROLE, worker.id)
+        item.setToolTip(0, worker.objective)
+        if waits_on:
+            item.setToolTip(4, f"Starts when {waits_on} completed")
+        for child in node.children:
+            item.addChild(self._item(child))
+        return item
+
+    def _items(self) -> list[QTreeWidgetItem]:
+        """Every row, top to bottom."""
+        found: list[QTreeWidgetItem] = []
+
+        def walk(item: QTreeWidgetItem | None) -> None:
+            if item is None:
+                return
+            found.append(item)
+            for n in range(item.childCount()):
+                walk(item.child(n))
+
+        for n in range(self.list.topLevelItemCount()):
+            walk(self.list.topLevelItem(n))
+        return found
+
+    def current_id(self) -> int | None:
+        item = self.list.currentItem()
+        return None if item is None else int(item.data(0, ID_ROLE))
+
+    def select(self, worker_id: int | None) -> None:
+        """Show *worker_id* (the first worker if None or gone)."""
+        items = self._items()
+        chosen = next((i for i in items if i.data(0, ID_ROLE) == worker_id), None)
+        chosen = chosen or (items[0] if items else None)
+        if chosen is not None:
+            self.list.setCurrentItem(chosen)
+        self._show_current()
+
+    def _show_current(self) -> None:
+        worker_id = self.current_id()
+        worker = None if worker_id is None else self._workers.get(worker_id)
+        self.detail.setEnabled(worker is not None)
+        while self.facts.rowCount():
+            self.facts.removeRow(0)
+        if worker is None:
+            self.heading.setText("")
+            self.transcript.setPlainText("")
+            self.cancel_button.setEnabled(False)
+            self.retry_button.setEnabled(False)
+            return
+        self.heading.setText(f"#{worker.id} {worker.objective}")
+        for what, value in facts(worker, self._workers.dependencies(worker.head)):
+            label = QLabel(value)
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setAccessibleName(what)
+            self.facts.addRow(f"{what}:", label)
+        self.transcript.setPlainText(transcript_text(self._workers.transcript(worker.id)))
+        self.cancel_button.setEnabled(not worker.final)
+        self.retry_button.setEnabled(worker.state in ("failed", "cancelled"))
+
+    # -- control -------------------------------------------------------------
+    def cancel_current(self) -> None:
+        """Cancel the selected worker; those waiting on it fail."""
+        worker = self._current()
+        if worker is None or worker.final:
+            return
+        try:
+            cancelled = self._workers.cancel(worker.id)
+        except ReverieError as error:
+            self.show_problem(f"Worker #{worker.id} could not be cancelled: {error}")
+            return
+        self.refresh()
+        shown = ", ".join(f"#{i}" for i in cancelled) or f"#{worker.id}"
+        self.show_notice(f"Cancelled {shown}; the workers waiting on it failed.")
+
+    def retry_current(self) -> None:
+        """Run the selected failed or cancelled worker again."""
+        worker = self._current()
+        if worker is None:
+            return
+        try:
+            new_id = self._workers.retry(worker.id)
+        except ReverieError as error:
+            self.show_problem(str(error))
+            return
+        self.refresh()
+        self.select(new_id)
+        self.show_notice(f"Worker #{worker.id} is tried again as #{new_id}.")
+
+    def _current(self) -> Worker | None:
+        worker_id = self.current_id()
+        return None if worker_id is None else self._workers.get(worker_id)
+
+    def shutdown(self) -> None:
+        """Nothing is left open here; for the app's quit, like its other windows."""
+        self.close()
