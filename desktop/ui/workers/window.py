@@ -13,14 +13,16 @@ the app calls ``refresh`` whenever a worker changes state.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
@@ -36,6 +38,7 @@ from desktop.ui.widgets.labels import named
 from desktop.ui.workers.views import (
     EMPTY_WORK,
     MODE_WORDS,
+    STATE_WORDS,
     Node,
     dependency_words,
     duration,
@@ -49,6 +52,10 @@ from desktop.ui.workers.views import (
 COLUMNS = ("Worker", "State", "Mode", "Time", "Waits on")
 ID_ROLE = Qt.ItemDataRole.UserRole
 LIST_MIN_WIDTH = 300
+TRANSCRIPT_MIN_HEIGHT = 80
+ABOUT_MIN_HEIGHT = 90
+SIDE_BY_SIDE_WIDTH = 820
+"""Narrower than this, the detail goes under the list."""
 
 
 class WorkWindow(AppWindow):
@@ -61,6 +68,7 @@ class WorkWindow(AppWindow):
         self.setWindowTitle("Work — Reverie")
         self.resize(1000, 700)
         self._workers = workers
+        self._laid_out = False
         self._build()
         self.refresh()
 
@@ -93,6 +101,7 @@ class WorkWindow(AppWindow):
         self.transcript = named(QPlainTextEdit(), "work-transcript", "Worker transcript")
         self.transcript.setReadOnly(True)
         self.transcript.setTabChangesFocus(True)
+        self.transcript.setMinimumHeight(TRANSCRIPT_MIN_HEIGHT)
         transcript_label = QLabel("&Transcript")
         transcript_label.setBuddy(self.transcript)
         self.cancel_button = named(QPushButton("&Cancel worker"), "work-cancel", "Cancel worker")
@@ -106,28 +115,49 @@ class WorkWindow(AppWindow):
         buttons.addWidget(self.retry_button)
         buttons.addWidget(self.cancel_button)
 
+        about = QWidget()
+        about_layout = QVBoxLayout(about)
+        about_layout.setContentsMargins(0, 0, 0, 0)
+        about_layout.addWidget(self.heading)
+        about_layout.addWidget(facts_box)
+        about_layout.addStretch(1)
+        self.about = named(QScrollArea(), "work-about")
+        self.about.setWidget(about)
+        self.about.setWidgetResizable(True)
+        self.about.setFrameShape(QFrame.Shape.NoFrame)
+        self.about.setMinimumHeight(ABOUT_MIN_HEIGHT)
         self.detail = named(QWidget(), "work-detail", "Selected worker")
         detail = QVBoxLayout(self.detail)
-        detail.addWidget(self.heading)
-        detail.addWidget(facts_box)
+        detail.setContentsMargins(0, 0, 0, 0)
+        detail.addWidget(self.about, 2)
         detail.addWidget(transcript_label)
-        detail.addWidget(self.transcript, 1)
+        detail.addWidget(self.transcript, 3)
         detail.addLayout(buttons)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.setChildrenCollapsible(False)
-        splitter.addWidget(self.listing)
-        splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.listing)
+        self.splitter.addWidget(self.detail)
         layout = QVBoxLayout(self)
         layout.addWidget(self.count_label)
         layout.addWidget(self.notice)
         layout.addWidget(self.problem)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.splitter, 1)
         QShortcut(QKeySequence(Qt.Key.Key_Delete), self.list, self.cancel_current)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.refresh)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self, self.close)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # Narrow, the list goes above the detail, so all its columns fit.
+        wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.splitter.orientation() != orientation or not self._laid_out:
+            self._laid_out = True
+            self.splitter.setOrientation(orientation)
+            length = event.size().width() if wide else event.size().height()
+            share = 3 if wide else 2  # fifths: beside, the list; below, the detail
+            self.splitter.setSizes([length * share // 5, length * (5 - share) // 5])
 
     # -- reading -------------------------------------------------------------
     def refresh(self) -> None:
@@ -155,13 +185,14 @@ class WorkWindow(AppWindow):
         item = QTreeWidgetItem(
             [
                 title(worker),
-                state_words(worker),
+                STATE_WORDS[worker.state],
                 MODE_WORDS.get(worker.mode, worker.mode),
                 duration(worker.time_used),
                 waits_on,
             ]
         )
         item.setData(0, ID_ROLE, worker.id)
+        item.setToolTip(1, state_words(worker))
         item.setToolTip(0, worker.objective)
         if waits_on:
             item.setToolTip(4, f"Starts when {waits_on} completed")
