@@ -16,6 +16,11 @@ SEED = "seed"
 COMMAND = "command"
 """Message metadata kind of a command the user typed (``/remember``): kept
 in the transcript as the source of what it did, never read by the model."""
+WORKER_REPORT = "worker_report"
+"""Message metadata kind of a system event saying how background workers
+ended: read by the model, shown to the user as a notice."""
+EVENT_MARK = "[SYSTEM EVENT]"
+"""How a system event the model reads begins; the user is shown what follows."""
 TOOL_CALL_START = "<tool_call>"
 """What opens a tool call at the end of a reply the model wrote."""
 
@@ -37,9 +42,16 @@ def is_command(message: Message) -> bool:
     return kind_of(message) == COMMAND
 
 
+def is_worker_report(message: Message) -> bool:
+    return message.role == "event" and kind_of(message) == WORKER_REPORT
+
+
 def visible_text(message: Message) -> str:
     """What the user is shown of a message: a reply without the tool call it
-    ended with (the call is shown as a call)."""
+    ended with (the call is shown as a call); a workers' report without
+    the mark that tells the model it is an event."""
+    if is_worker_report(message):
+        return message.content.removeprefix(EVENT_MARK).strip()
     if message.role != "assistant":
         return message.content
     return message.content.partition(TOOL_CALL_START)[0].rstrip()

@@ -39,6 +39,7 @@ from desktop.core.base.settings import ModelSettings, WorkerSettings
 from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, SpawnCall, sub_session_tools
 from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext
 from desktop.core.db import ConversationStore
+from desktop.core.db.message_kinds import WORKER_REPORT
 from desktop.core.db.workers import (
     FINAL,
     NewWorker,
@@ -77,7 +78,7 @@ class Reporter(Protocol):
 class ConversationReporter:
     """Reports stored as event messages of the conversation, which its model reads."""
 
-    KIND = "worker_report"
+    KIND = WORKER_REPORT
 
     def __init__(self, conversations: ConversationStore) -> None:
         self._conversations = conversations

@@ -18,7 +18,7 @@ def _button(label: str, name: str, accessible: str, tip: str) -> QPushButton:
 
 
 class ChatButtons(QWidget):
-    """The buttons, in reading order; the app shows Tasks, Skills and Dreams
+    """The buttons, in reading order; the app shows Tasks, Skills, Dreams and Work
     once it has what they open."""
 
     def __init__(self) -> None:
@@ -44,6 +44,12 @@ class ChatButtons(QWidget):
             "Open the dream report",
             "What dreaming changed in what Reverie remembers, to review and undo",
         )
+        self.work = _button(
+            "Work…",
+            "work",
+            "Open the Work window",
+            "The background work Reverie was asked to do, to follow, cancel or retry",
+        )
         self.settings = _button(
             "Settings…",
             "settings",
@@ -53,11 +59,18 @@ class ChatButtons(QWidget):
         self.stop = _button("Stop", "stop", "Stop the reply", "Stop (Esc)")
         self.stop.setEnabled(False)
         self.send = _button("Send", "send", "Send message", "Send (Enter)")
-        for hidden in (self.tasks, self.skills, self.dreams):
+        for hidden in (self.tasks, self.skills, self.dreams, self.work):
             hidden.hide()
         openers = FlowLayout()  # onto a second row in a narrow window
         openers.setContentsMargins(0, 0, 0, 0)
-        for opener in (self.memories, self.tasks, self.skills, self.dreams, self.settings):
+        for opener in (
+            self.memories,
+            self.tasks,
+            self.skills,
+            self.dreams,
+            self.work,
+            self.settings,
+        ):
             openers.addWidget(opener)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QToolButton
 from desktop.core.chat.service import ChatService, stored_tool_call
 from desktop.core.chat.tools.toolbox import ToolCall
 from desktop.core.db import Conversation, Message
-from desktop.core.db.message_kinds import visible_text
+from desktop.core.db.message_kinds import is_worker_report, visible_text
 from desktop.core.tasks import agenda, routines
 from desktop.ui.chat.transcript import Transcript
 
@@ -42,6 +42,8 @@ def show_history(transcript: Transcript, chat: ChatService, conversation: Conver
                 transcript.add_notice(CUT_SHORT)
         elif message.role == "tool":
             show_tool_call(transcript, stored_tool_call(message))
+        elif is_worker_report(message):  # the model reads it too, as an event
+            transcript.add_notice(shown, "worker-report")
         if archived and message is archived[-1]:
             transcript.add_notice(
                 "The messages above are summarised for the model; it reads this summary "

@@ -93,6 +93,7 @@ class ChatWindow(QMainWindow):
     tasks_requested(): the user asked for the tasks window.
     skills_requested(): the user asked for the skill editor.
     dream_report_requested(): the user asked for the dream report.
+    work_requested(): the user asked for the Work window (background workers).
     settings_requested(): the user asked for the settings window.
     models_requested(): the user asked for the Models page (no chat model).
     suggestion_accepted(): the user wants to choose the suggested model.
@@ -108,6 +109,7 @@ class ChatWindow(QMainWindow):
     tasks_requested = Signal()
     skills_requested = Signal()
     dream_report_requested = Signal()
+    work_requested = Signal()
     settings_requested = Signal()
     models_requested = Signal()
     suggestion_accepted = Signal()
@@ -185,7 +187,7 @@ class ChatWindow(QMainWindow):
         self.buttons = ChatButtons()
         self.memories_button, self.tasks_button = self.buttons.memories, self.buttons.tasks
         self.skills_button, self.dreams_button = self.buttons.skills, self.buttons.dreams
-        self.settings_button = self.buttons.settings
+        self.settings_button, self.work_button = self.buttons.settings, self.buttons.work
         self.send_button, self.stop_button = self.buttons.send, self.buttons.stop
         self.send_button.clicked.connect(self.send)
         self.stop_button.clicked.connect(self.stop)
@@ -193,6 +195,7 @@ class ChatWindow(QMainWindow):
         self.tasks_button.clicked.connect(self.tasks_requested)
         self.skills_button.clicked.connect(self.skills_requested)
         self.dreams_button.clicked.connect(self.dream_report_requested)
+        self.work_button.clicked.connect(self.work_requested)
         self.settings_button.clicked.connect(self.settings_requested)
         self.roles_banner = RolesBanner()
         self.suggestion = SuggestionCard()

@@ -9,6 +9,7 @@ import logging
 import signal
 import sys
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -36,6 +37,8 @@ from desktop.ui.tasks.window import TasksWindow
 from desktop.ui.widgets.job_watcher import ProgressWatcher
 from desktop.ui.widgets.theme import Theme
 from desktop.ui.widgets.worker import WorkerThread
+from desktop.ui.workers.runner import WorkRunner
+from desktop.ui.workers.window import WorkWindow
 from models.broker import Job, Role
 
 if TYPE_CHECKING:
@@ -56,6 +59,7 @@ DREAM_NIGHTLY = "dream-nightly"
 DREAM_INTERVAL = "dream-interval"
 TASKS_JOB = "tasks-due"
 AGENDA_JOB = "agenda-review"
+WORKERS_JOB = "workers-time-gate"
 CHECK_AGAIN_MS = 1000
 """How soon a job due before the start's damage check answered asks again."""
 _NOTIFICATION_CHARS = 240
@@ -190,6 +194,7 @@ class ReverieApplication(QObject):
         self._reload_after_turn = False
         self.window.turn_ended.connect(self._on_turn_ended)
         self.tasks = self._task_runner(core)
+        self.work_view, self.work = self._work(core)
         self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
 
@@ -352,6 +357,46 @@ class ReverieApplication(QObject):
             self.clock.every(AGENDA_JOB, core.settings.tasks.agenda_review_minutes)
         return runner
 
+    def _work(self, core: Core) -> tuple[WorkWindow | None, WorkRunner | None]:
+        """Background workers: run as soon as the start's damage check found
+        the database sound (``_start_work``), again whenever one is spawned
+        or ends, and when the clock opens a time gate; the Work window."""
+        self.window.work_button.setVisible(core.workers is not None)
+        if self.tray is not None:
+            self.tray.work_action.setEnabled(core.workers is not None)
+        if core.workers is None:
+            return None, None
+        view = WorkWindow(core.workers)
+        runner = WorkRunner(core.workers, self, refusal=self._background_refusal)
+        runner.next_wake.connect(
+            lambda at: self.clock.once_at(WORKERS_JOB, datetime.fromtimestamp(at).astimezone())
+        )
+        runner.changed.connect(lambda: view.refresh() if view.isVisible() else None)
+        runner.reported.connect(self._on_work_reported)
+        runner.failed.connect(lambda message: log.warning("background work failed: %s", message))
+        self.window.work_requested.connect(view.present)
+        if self.tray is not None:
+            self.tray.work_requested.connect(view.present)
+        QTimer.singleShot(0, self, self._start_work)
+        return view, runner
+
+    def _start_work(self) -> None:
+        """Resume the workers a quit left (``Workers.recover``) once the
+        database was found sound; never on a damaged one."""
+        if self._shut_down or self.work is None:
+            return
+        if self._damage is None:  # the check has not answered yet
+            QTimer.singleShot(CHECK_AGAIN_MS, self, self._start_work)
+            return
+        self.work.wake()
+
+    def _on_work_reported(self, conversation_id: int) -> None:
+        """A report of background work: shown where it was asked for."""
+        if conversation_id == self.window.conversation_id:
+            self._show_new_messages()
+        elif self.tray is not None:
+            self.tray.notify("Reverie", "Background work ended; its report is in its conversation.")
+
     def _on_task_ran(self, run: TaskRun) -> None:
         """A notification; the open conversation shows what was said there."""
         title, text = _run_notice(run)
@@ -480,6 +525,8 @@ class ReverieApplication(QObject):
             self.tasks.run_due()
         if name == AGENDA_JOB and self.tasks is not None:
             self.tasks.review()
+        if name == WORKERS_JOB and self.work is not None:
+            self.work.wake()
 
     def shutdown(self) -> None:
         """Stop the clock, then the work in flight (keeping what was said)."""
@@ -494,6 +541,8 @@ class ReverieApplication(QObject):
             self.tasks.stop()  # a routine cut short stays due: it runs at the next start
         if self.dreams is not None:
             self.dreams.stop()  # paused where it was: the next dream goes on from there
+        if self.work is not None:
+            self.work.stop()  # a worker cut short resumes from its messages at the next start
         if self.dream_report is not None:
             self.dream_report.shutdown()
             self.dream_report.deleteLater()
@@ -502,7 +551,7 @@ class ReverieApplication(QObject):
         if self.memory_browser is not None:
             self.memory_browser.shutdown()
             self.memory_browser.deleteLater()
-        for editor in (self.tasks_view, self.skill_editor):
+        for editor in (self.tasks_view, self.skill_editor, self.work_view):
             if editor is not None:
                 editor.shutdown()
                 editor.deleteLater()

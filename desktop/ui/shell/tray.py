@@ -31,6 +31,7 @@ class Tray(QObject):
     dream_report_requested(): the user asked for the dream report.
     tasks_requested(): the user asked for the tasks window.
     skills_requested(): the user asked for the skill editor.
+    work_requested(): the user asked for the Work window (background workers).
     settings_requested(): the user asked for the settings window.
     quit_requested(): the user chose Quit.
     """
@@ -42,6 +43,7 @@ class Tray(QObject):
     dream_report_requested = Signal()
     tasks_requested = Signal()
     skills_requested = Signal()
+    work_requested = Signal()
     settings_requested = Signal()
     quit_requested = Signal()
 
@@ -54,6 +56,7 @@ class Tray(QObject):
         self.memories_action = self._action("Memories…", self.memories_requested)
         self.tasks_action = self._action("Tasks…", self.tasks_requested)
         self.skills_action = self._action("Skills…", self.skills_requested)
+        self.work_action = self._action("Work…", self.work_requested)
         self.menu.addSeparator()
         self.dream_action = self._action("Dream now", self.dream_requested)
         self.pause_action = QAction("Pause dreaming", self.menu)
