@@ -34,6 +34,7 @@ from desktop.core.chat.tools.toolbox import Toolbox
 from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.tasks import TaskStore
+from desktop.core.db.workers import WorkerStore
 from desktop.core.dreaming.erasure import Eraser
 from desktop.core.memory.service import MemoryService
 from desktop.core.privacy.redaction import Redactor
@@ -228,6 +229,7 @@ def chat(
     task_service: TaskService,
     skill_library: SkillLibrary,
     redactor: Redactor,
+    database: Database,
 ) -> ChatService:
     tools = [*memory_tools(memories), *task_tools(task_service), *skill_tools(skill_library)]
     return ChatService(  # as the app builds it
@@ -241,4 +243,5 @@ def chat(
         tasks=task_service,
         skills=skill_library,
         redactor=redactor,
+        worker_texts=WorkerStore(database),
     )
