@@ -16,7 +16,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QFormLayout,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -115,16 +114,14 @@ class WorkWindow(AppWindow):
         buttons.addWidget(self.retry_button)
         buttons.addWidget(self.cancel_button)
 
-        about = QWidget()
+        about = named(QWidget(), "work-about-body")
         about_layout = QVBoxLayout(about)
-        about_layout.setContentsMargins(0, 0, 0, 0)
         about_layout.addWidget(self.heading)
         about_layout.addWidget(facts_box)
         about_layout.addStretch(1)
-        self.about = named(QScrollArea(), "work-about")
+        self.about = named(QScrollArea(), "work-about", "About the selected worker")
         self.about.setWidget(about)
         self.about.setWidgetResizable(True)
-        self.about.setFrameShape(QFrame.Shape.NoFrame)
         self.about.setMinimumHeight(ABOUT_MIN_HEIGHT)
         self.detail = named(QWidget(), "work-detail", "Selected worker")
         detail = QVBoxLayout(self.detail)

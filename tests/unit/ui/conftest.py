@@ -28,8 +28,10 @@ from desktop.ui.memory.browser import MemoryBrowser
 from desktop.ui.settings.window import SettingsWindow
 from desktop.ui.skills.editor import SkillEditorWindow
 from desktop.ui.tasks.window import TasksWindow
+from desktop.ui.workers.window import WorkWindow
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
+from tests.work import five_workers, workers_over
 
 WAIT_MS = 10_000
 Windows = dict[str, QWidget]
@@ -108,6 +110,9 @@ def windows(
     skill_library: SkillLibrary,
     task_service: TaskService,
     tmp_path: Path,
+    database: Database,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
 ) -> Iterator[Windows]:
     """Every top-level window Reverie has, each with something in it, shown."""
     memories.remember("The user likes green tea", source_kind="user_explicit", actor="user")
@@ -115,6 +120,8 @@ def windows(
     skill_library.directory.mkdir(parents=True, exist_ok=True)
     (skill_library.directory / "tea.md").write_text("# Brew the tea\n\nSteep it.\n", "utf-8")
     window.notice("Dream finished: 1 change.")
+    workers = workers_over(database, broker, prompts)
+    five_workers(workers, database)
     built: Windows = {
         "chat": window,
         "memory browser": MemoryBrowser(memories, store),
@@ -122,6 +129,7 @@ def windows(
         "skill editor": SkillEditorWindow(skill_library),
         "tasks": TasksWindow(task_service, store),
         "settings": SettingsWindow(Settings(), tmp_path / "config" / "settings.json"),
+        "work": WorkWindow(workers),
     }
     for widget in built.values():
         if widget is not window:
