@@ -21,6 +21,7 @@ from desktop.core.workers.service import Workers
 from desktop.ui.shell.scheduler import Clock
 from desktop.ui.workers.runner import WorkRunner
 from models.broker import InferenceBroker
+from tests.fakes import ScriptedChatModel, StepGate
 from tests.work import BERLIN, workers_over
 
 WAIT_MS = 10_000
@@ -117,3 +118,32 @@ def test_a_refusal_runs_nothing(qtbot: QtBot, workers: Workers, store: Conversat
         assert workers.transcript(worker_id) == []
     finally:
         refused.stop()
+
+
+def test_quitting_mid_run_leaves_the_worker_to_resume_at_the_next_start(
+    qtbot: QtBot,
+    database: Database,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    store: ConversationStore,
+) -> None:
+    gate = StepGate()
+    model.gate = gate
+    first = WorkRunner(workers_over(database, broker, prompts))
+    conversation = store.create("Tea")
+    worker_id = _spawn(first.workers, conversation.id, "Find a green tea")
+    gate.wait_for_arrival(1)  # the worker's model call is under way
+    first.loop.stop()  # as quitting does, before the held call may go on
+    gate.open()
+    first.stop()
+    assert not first.qthread.isRunning()
+    assert _state(first.workers, worker_id) == "running"  # left for the next start
+
+    again = WorkRunner(workers_over(database, broker, prompts))  # the next process
+    try:
+        with qtbot.waitSignal(again.reported, timeout=WAIT_MS):
+            assert again.wake()
+        assert _state(again.workers, worker_id) == "completed"
+    finally:
+        again.stop()
