@@ -126,9 +126,9 @@ class WorkWindow(AppWindow):
         self.detail = named(QWidget(), "work-detail", "Selected worker")
         detail = QVBoxLayout(self.detail)
         detail.setContentsMargins(0, 0, 0, 0)
-        detail.addWidget(self.about, 2)
+        detail.addWidget(self.about, 1)
         detail.addWidget(transcript_label)
-        detail.addWidget(self.transcript, 3)
+        detail.addWidget(self.transcript, 1)
         detail.addLayout(buttons)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -153,8 +153,8 @@ class WorkWindow(AppWindow):
             self._laid_out = True
             self.splitter.setOrientation(orientation)
             length = event.size().width() if wide else event.size().height()
-            share = 3 if wide else 2  # fifths: beside, the list; below, the detail
-            self.splitter.setSizes([length * share // 5, length * (5 - share) // 5])
+            share = 9 if wide else 5  # fifteenths: beside, the list's 3/5; above, 1/3
+            self.splitter.setSizes([length * share // 15, length * (15 - share) // 15])
 
     # -- reading -------------------------------------------------------------
     def refresh(self) -> None:
