@@ -60,6 +60,9 @@ def test_a_spawned_workers_report_arrives_in_its_conversation_and_the_work_windo
     assert core.workers is not None and core.chat is not None and app.work_view is not None
     conversation_id = app.window.conversation_id
     assert conversation_id is not None
+    app.window.show()
+    qtbot.mouseClick(app.window.work_button, Qt.MouseButton.LeftButton)
+    assert app.work_view.isVisible() and app.work_view.current_id() is None  # none yet
     call = SpawnCall(objective="Name one green tea.")
     worker_id = core.workers.spawn(call, ToolContext(conversation_id))
     said = f"Background worker #{worker_id} "
@@ -67,10 +70,10 @@ def test_a_spawned_workers_report_arrives_in_its_conversation_and_the_work_windo
     assert "[SYSTEM EVENT]" not in app.window.transcript.plain_text()
     worker = core.workers.get(worker_id)
     assert worker is not None and worker.final and worker.reported
-
-    app.window.show()
-    qtbot.mouseClick(app.window.work_button, Qt.MouseButton.LeftButton)
-    assert app.work_view.isVisible() and app.work_view.current_id() == worker_id
+    # The open Work window followed the worker's changes by itself.
+    qtbot.waitUntil(lambda: app.work_view.current_id() == worker_id, timeout=WAIT_MS)
+    [row] = app.work_view._items()
+    assert row.text(1) in ("Completed", "Failed") and row.text(1).lower() == worker.state
 
 
 def test_the_clock_is_set_to_a_workers_time_gate(
