@@ -71,8 +71,9 @@ def test_a_spawned_workers_report_arrives_in_its_conversation_and_the_work_windo
     worker = core.workers.get(worker_id)
     assert worker is not None and worker.final and worker.reported
     # The open Work window followed the worker's changes by itself.
-    qtbot.waitUntil(lambda: app.work_view.current_id() == worker_id, timeout=WAIT_MS)
-    [row] = app.work_view._items()
+    view = app.work_view
+    qtbot.waitUntil(lambda: view.current_id() == worker_id, timeout=WAIT_MS)
+    [row] = view._items()
     assert row.text(1) in ("Completed", "Failed") and row.text(1).lower() == worker.state
 
 
