@@ -95,11 +95,6 @@ class Clock(QObject):
             misfire_grace_time=None,
         )
 
-    def cancel(self, name: str) -> None:
-        """Forget job *name* (nothing if it is not scheduled)."""
-        if self._scheduler.get_job(name) is not None:
-            self._scheduler.remove_job(name)
-
     def next_time(self, name: str) -> datetime | None:
         """When job *name* is due next (None if it is not scheduled)."""
         job = self._scheduler.get_job(name)

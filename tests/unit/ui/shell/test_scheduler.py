@@ -67,3 +67,19 @@ def test_a_minute_job_is_due_as_each_minute_starts_and_never_stacks() -> None:
     assert now < due <= now + timedelta(minutes=1)
     assert job.coalesce and job.max_instances == 1
     assert job.misfire_grace_time == MINUTE_GRACE_S
+
+
+def test_a_job_once_at_a_moment_replaces_the_last_and_fires_however_late(qtbot: QtBot) -> None:
+    clock = Clock()
+    later = (datetime.now().astimezone() + timedelta(hours=3)).replace(microsecond=0)
+    clock.once_at("gate", later + timedelta(hours=1))
+    clock.once_at("gate", later)  # the earliest gate now: it replaces the one before
+    clock.start()
+    try:
+        assert clock.next_time("gate") == later
+        assert clock._scheduler.get_job("gate").misfire_grace_time is None
+        with qtbot.waitSignal(clock.due, timeout=10_000) as due:
+            clock.once_at("gate", datetime.now().astimezone() - timedelta(minutes=5))
+        assert due.args == ["gate"]
+    finally:
+        clock.stop()
