@@ -21,8 +21,9 @@ from desktop.core.chat.tools.sub_sessions import SpawnCall
 from desktop.core.chat.tools.toolbox import ToolContext
 from desktop.core.db import ConversationStore, open_database
 from desktop.core.db.workers import NewWorker, WorkerStore
-from desktop.ui.shell.application import WORKERS_JOB, ReverieApplication
+from desktop.ui.shell.application import ReverieApplication
 from desktop.ui.shell.parts import Core
+from desktop.ui.shell.work import WORKERS_JOB
 from tests.damage import filled, garble_an_index
 
 WAIT_MS = 120_000

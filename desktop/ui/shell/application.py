@@ -9,7 +9,6 @@ import logging
 import signal
 import sys
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -31,14 +30,13 @@ from desktop.ui.memory.browser import MemoryBrowser
 from desktop.ui.shell.model_manager import ModelManager
 from desktop.ui.shell.scheduler import MISSED_RUN_GRACE_S, Clock
 from desktop.ui.shell.tray import Tray, tray_available
+from desktop.ui.shell.work import WORKERS_JOB, work_parts
 from desktop.ui.skills.editor import SkillEditorWindow
 from desktop.ui.tasks.runner import TaskRunner
 from desktop.ui.tasks.window import TasksWindow
 from desktop.ui.widgets.job_watcher import ProgressWatcher
 from desktop.ui.widgets.theme import Theme
 from desktop.ui.widgets.worker import WorkerThread
-from desktop.ui.workers.runner import WorkRunner
-from desktop.ui.workers.window import WorkWindow
 from models.broker import Job, Role
 
 if TYPE_CHECKING:
@@ -50,6 +48,8 @@ if TYPE_CHECKING:
     from desktop.core.tasks.agenda import AgendaReview
     from desktop.core.tasks.routines import TaskRun
     from desktop.ui.shell.parts import Core
+    from desktop.ui.workers.runner import WorkRunner
+    from desktop.ui.workers.window import WorkWindow
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,6 @@ DREAM_NIGHTLY = "dream-nightly"
 DREAM_INTERVAL = "dream-interval"
 TASKS_JOB = "tasks-due"
 AGENDA_JOB = "agenda-review"
-WORKERS_JOB = "workers-time-gate"
 CHECK_AGAIN_MS = 1000
 """How soon a job due before the start's damage check answered asks again."""
 _NOTIFICATION_CHARS = 240
@@ -366,17 +365,10 @@ class ReverieApplication(QObject):
             self.tray.work_action.setEnabled(core.workers is not None)
         if core.workers is None:
             return None, None
-        view = WorkWindow(core.workers)
-        runner = WorkRunner(core.workers, self, refusal=self._background_refusal)
-        runner.next_wake.connect(
-            lambda at: self.clock.once_at(WORKERS_JOB, datetime.fromtimestamp(at).astimezone())
+        view, runner = work_parts(
+            core.workers, self.window, self.tray, self.clock, self, self._background_refusal
         )
-        runner.changed.connect(lambda: view.refresh() if view.isVisible() else None)
         runner.reported.connect(self._on_work_reported)
-        runner.failed.connect(lambda message: log.warning("background work failed: %s", message))
-        self.window.work_requested.connect(view.present)
-        if self.tray is not None:
-            self.tray.work_requested.connect(view.present)
         QTimer.singleShot(0, self, self._start_work)
         return view, runner
 
