@@ -75,6 +75,23 @@ class WorkWindow(AppWindow):
     def _build(self) -> None:
         self.build_status_lines("work")
         self.count_label = named(QLabel(), "work-count")
+        self._build_list()
+        self._build_detail()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.listing)
+        self.splitter.addWidget(self.detail)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.count_label)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.splitter, 1)
+        QShortcut(QKeySequence(Qt.Key.Key_Delete), self.list, self.cancel_current)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.refresh)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self, self.close)
+
+    def _build_list(self) -> None:
+        """The tree of workers, or a sentence saying how work gets here."""
         self.list = named(QTreeWidget(), "work-list", "Background workers")
         self.list.setColumnCount(len(COLUMNS))
         self.list.setHeaderLabels(COLUMNS)
@@ -89,6 +106,8 @@ class WorkWindow(AppWindow):
         self.list.currentItemChanged.connect(lambda *_: self._show_current())
         self.listing = ListOrEmpty(self.list, EMPTY_WORK, "work-empty")
 
+    def _build_detail(self) -> None:
+        """The selected worker: its facts (scrolled), transcript, Retry and Cancel."""
         self.heading = named(QLabel(), "work-heading", "Objective")
         self.heading.setWordWrap(True)
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
@@ -131,19 +150,6 @@ class WorkWindow(AppWindow):
         detail.addWidget(self.transcript, 1)
         detail.addLayout(buttons)
 
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self.listing)
-        self.splitter.addWidget(self.detail)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.count_label)
-        layout.addWidget(self.notice)
-        layout.addWidget(self.problem)
-        layout.addWidget(self.splitter, 1)
-        QShortcut(QKeySequence(Qt.Key.Key_Delete), self.list, self.cancel_current)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.refresh)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self, self.close)
-
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         # Narrow, the list goes above the detail, so all its columns fit.
@@ -172,8 +178,9 @@ class WorkWindow(AppWindow):
         self.list.expandAll()
         self.list.blockSignals(False)
         self.listing.setCurrentWidget(self.listing.items if workers else self.listing.empty_label)
-        active = sum(not w.final for w in workers if w.continuation_of is None)
-        self.count_label.setText(f"{len(workers)} workers, {active} not ended" if workers else "")
+        heads = [w for w in workers if w.continuation_of is None]  # a chain is one worker
+        active = sum(not w.final for w in heads)
+        self.count_label.setText(f"{len(heads)} workers, {active} not ended" if heads else "")
         self.select(chosen)
 
     def _item(self, node: Node) -> QTreeWidgetItem:

@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.db import Database
+from desktop.core.db.workers import WorkerStore
 from desktop.core.workers.service import Workers
 from desktop.ui.workers.window import WorkWindow
 from models.broker import InferenceBroker
@@ -161,3 +162,20 @@ def _facts(window: WorkWindow) -> str:
         assert isinstance(what, QLabel) and isinstance(value, QLabel) and value in labels
         lines.append(f"{what.text()} {value.text()}")
     return "\n".join(lines)
+
+
+def test_a_worker_continued_after_its_time_ran_out_shows_its_next_hop_under_it(
+    window: WorkWindow, database: Database, dag: FiveWorkers
+) -> None:
+    store = WorkerStore(database)
+    with store.transaction() as tx:
+        next_hop = store.continue_chain(dag.running, tx)
+    assert next_hop is not None
+
+    window.refresh()
+
+    rows = _rows(window)
+    assert rows[dag.running].text(1) == "Continuing"
+    assert rows[next_hop].parent() is rows[dag.running]
+    assert rows[next_hop].text(0) == f"#{next_hop} continued, hop 2"
+    assert window.count_label.text() == "5 workers, 3 not ended"  # a chain is one worker
