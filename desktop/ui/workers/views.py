@@ -101,7 +101,7 @@ def facts(worker: Worker, dependencies: Sequence[Worker]) -> list[tuple[str, str
     lines.append(
         (
             "Depends on",
-            "; ".join(
+            "\n".join(  # one line each
                 f"#{d.id} {d.objective} ({STATE_WORDS[d.state].lower()})" for d in dependencies
             )
             or "nothing",
