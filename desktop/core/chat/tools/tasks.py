@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from desktop.core.base.content_words import DENIED, changes, new_words
+from desktop.core.base.content_words import DENIED, changes, new_words, sentences
 from desktop.core.base.text_fold import APOSTROPHES
 from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolFailed, ToolResult
 from desktop.core.db import Message
@@ -167,6 +167,8 @@ def _check_the_users_call(task: Task, arguments: TaskCall, context: ToolContext)
             f"the user has not spoken of task #{task.id} in this message: ask them before "
             f"you {action} it"
         )
+    if not answered and (why := _not_a_call(task, action, said)):
+        raise ToolFailed(f"{why}: ask them before you {action} task #{task.id}")
     if answered and not (speaks_of(task.text, said) or by_id):
         unasked = _unasked(task, arguments, context.asked)
         if unasked:
@@ -176,7 +178,8 @@ def _check_the_users_call(task: Task, arguments: TaskCall, context: ToolContext)
             )
     if action == "complete":
         _check_done(task, context, by_id or answered)
-    if action == "delete" and not _asks_to_delete(said if not answered else context.asked):
+    deleting = _asks_to_delete(context.asked, question=True) if answered else _asks_to_delete(said)
+    if action == "delete" and not deleting:
         raise ToolFailed(
             f"the user has not asked to delete task #{task.id}: ask them before you delete it"
         )
@@ -241,6 +244,45 @@ def _agrees(said: str) -> bool:
     return bool(_YES.match(said)) and DENIED not in changes(said) and "?" not in said
 
 
+def _not_a_call(task: Task, action: str, said: str) -> str | None:
+    """Why the user's own words about *task* are no call to *action* it
+    (None: they may be): every sentence of them asks ("Should I remove the
+    passport task?") or denies ("Please don't pause my warfarin reminder",
+    "No way, keep it"); a pause or a resume they do not ask for ("I took my
+    warfarin this morning" pauses nothing).  A delete is read by
+    ``_asks_to_delete``, which knows "I don't need it" asks for one."""
+    plain = said.translate(APOSTROPHES)
+    about = [s for s in sentences(plain) if speaks_of(task.text, s) or f"#{task.id}" in s]
+    if about and all(_only_asks(s) for s in about):
+        return "the user only asked about it"
+    if action != "delete" and about and all(DENIED in changes(s) for s in about):
+        return "the user said not to"
+    if action in _ASKS_FOR and not _ASKS_FOR[action].search(plain):
+        return f"the user has not asked to {action} it"
+    return None
+
+
+def _only_asks(sentence: str) -> bool:
+    """Is *sentence* a question, not a request put as one ("Can you pause
+    it?", "Could you please delete the rent task?")?"""
+    if _REQUEST.match(sentence):
+        return False
+    return sentence.rstrip().endswith("?") or _ASKS_UNMARKED.match(sentence) is not None
+
+
+_ASKS_UNMARKED = re.compile(
+    r"^\W*(?:do|does|did|am|is|are|was|were|should|what|when|why|how|where|which)\b\s+\w",
+    re.IGNORECASE,
+)
+"""A question typed without its "?"."""
+_REQUEST = re.compile(
+    r"^\W*(?:(?:please|pls|plz)\b|(?:can|could|would|will) you\b|would you mind\b"
+    r"|(?:do|would) you mind\b)",
+    re.IGNORECASE,
+)
+"""A request put as a question."""
+
+
 def _unasked(task: Task, arguments: TaskCall, asked: str) -> str | None:
     """What of *arguments* Reverie's question *asked* did not ask for (None:
     a "yes" to it agrees to all of it): its verb for a pause or a resume,
@@ -260,13 +302,17 @@ def _unasked(task: Task, arguments: TaskCall, asked: str) -> str | None:
     return None
 
 
-def _asks_to_delete(said: str) -> bool:
+def _asks_to_delete(said: str, *, question: bool = False) -> bool:
     """Does *said* ask for a deletion ("delete", "remove", "don't need"),
     with no denial before it in its sentence ("please don't delete it")?"""
     plain = said.translate(APOSTROPHES)
     for found in _DELETE.finditer(plain):
-        before = re.split(r"[.!?;,]", plain[: found.start()])[-1]
-        if DENIED not in changes(before):
+        # Its sentence up to the verb ("do not, under any circumstances,
+        # delete"), and not a question ("Delete? No way", "Should I remove it?").
+        start = max(plain.rfind(end, 0, found.start()) for end in ".!?;\n") + 1
+        rest = plain[found.end() :]
+        asked = re.match(r"[^.!?;\n]*\?", rest) is not None and not _REQUEST.match(plain[start:])
+        if DENIED not in changes(plain[start : found.start()]) and (question or not asked):
             return True
     return False
 

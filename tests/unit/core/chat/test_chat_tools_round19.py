@@ -68,7 +68,47 @@ def test_a_new_time_for_a_task_is_one_the_user_named(said: str, refused: bool) -
     call = TaskCall(action="update", id=1, schedule="daily at 22:00")
     check = lambda: _check_the_users_call(WARFARIN, call, ToolContext(1, (), said, ""))  # noqa: E731
     if refused:
-        with pytest.raises(ToolFailed, match="not the one named"):
+        with pytest.raises(ToolFailed, match=r"not the one named|only asked|said not to"):
             check()
     else:
         check()
+
+
+PASSPORT = Task(2, 1, "Renew passport", 5, "active", None, None, 0.0, 0.0, None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("task", "action", "said"),
+    [
+        (WARFARIN, "pause", "I took my warfarin this morning"),
+        (WARFARIN, "pause", "Please don't pause my warfarin reminder"),
+        (WARFARIN, "update", "Should I take my warfarin later?"),
+        (PASSPORT, "delete", "Delete? No way, keep the passport task"),
+        (
+            PASSPORT,
+            "delete",
+            "Whatever you do, do not, under any circumstances, delete the passport task",
+        ),
+        (PASSPORT, "delete", "Should I remove the passport task?"),
+    ],
+)
+def test_a_question_a_refusal_or_news_is_no_call_to_change_a_task(
+    task: Task, action: str, said: str
+) -> None:
+    # Round 19: once the message named the task, the model's call went through.
+    call = TaskCall(action=action, id=task.id, priority=1 if action == "update" else None)
+    with pytest.raises(ToolFailed):
+        _check_the_users_call(task, call, ToolContext(1, (), said, ""))
+
+
+@pytest.mark.parametrize(
+    ("task", "action", "said"),
+    [
+        (WARFARIN, "pause", "Can you pause my warfarin reminder while I'm away?"),
+        (WARFARIN, "resume", "Could you turn my warfarin reminder back on?"),
+        (PASSPORT, "delete", "Would you delete the passport task?"),
+        (PASSPORT, "delete", "I don't need the passport task any more, delete it"),
+    ],
+)
+def test_a_request_put_as_a_question_is_still_a_call(task: Task, action: str, said: str) -> None:
+    _check_the_users_call(task, TaskCall(action=action, id=task.id), ToolContext(1, (), said, ""))

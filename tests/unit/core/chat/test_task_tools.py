@@ -275,7 +275,7 @@ def test_each_action_does_what_it_says(
         ),
         ({"action": "add", "text": "   "}, "task failed: A task needs some text"),
         ({"action": "complete", "id": 99}, "task failed: There is no task #99."),
-        ({"action": "resume", "id": 1}, "task failed: Task #1 is active; only paused tasks"),
+        ({"action": "resume", "id": 1}, "task failed: the user has not asked to resume it"),
         ({"action": "update", "id": 1, "text": "x" * 301}, "text: String should have at most 300"),
     ],
 )
