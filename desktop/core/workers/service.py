@@ -158,6 +158,16 @@ class Workers:
         objective is stored with its secrets taken out, as every message is."""
         return self._spawn(call, context.conversation_id, None)
 
+    def offered(self) -> tuple[builtins.list[str], builtins.list[str]]:
+        """The tools a worker may have and the profiles made only of them
+        (``Spawner``): what the spawning tool's schema lets a model name."""
+        profiles = [
+            name
+            for name, profile in self._settings.profiles.items()
+            if all(tool in self._tools for tool in profile.tools)
+        ]
+        return sorted(self._tools), sorted(profiles)
+
     def _spawn(self, call: SpawnCall, conversation_id: int, parent: Worker | None) -> int:
         depth = 1 if parent is None else parent.depth + 1
         if depth > MAX_DEPTH:
@@ -428,3 +438,6 @@ class _ChildSpawner:
 
     def spawn(self, call: SpawnCall, context: ToolContext) -> int:
         return self._workers._spawn(call, self._parent.conversation_id, self._parent)
+
+    def offered(self) -> tuple[builtins.list[str], builtins.list[str]]:
+        return self._workers.offered()

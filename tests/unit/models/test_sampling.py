@@ -3,9 +3,7 @@ checked against llama-cpp-python's own grammar-constrained sampling."""
 
 from __future__ import annotations
 
-import ctypes
 import json
-import math
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
@@ -20,6 +18,7 @@ from models.gguf_file import open_llama
 from models.interfaces import ChatMessage, GenerationOptions
 from models.llama_chat import LlamaChatModel
 from models.sampling import ConstrainedSampler, GrammarCompileError, grammar_for_schema
+from tests.grammar import grammar_accepts
 
 
 class Person(BaseModel):
@@ -72,27 +71,6 @@ def _vocab(llm: llama_cpp.Llama) -> Any:
     return llama_cpp.llama_model_get_vocab(llm.model)
 
 
-def _grammar_accepts(llm: llama_cpp.Llama, grammar: str, text: str) -> bool:
-    """Whether *grammar* lets *text* through, fed one single-character token at a time."""
-    sampler = llama_cpp.llama_sampler_init_grammar(_vocab(llm), grammar.encode(), b"root")
-    assert sampler, "the grammar did not compile"
-    try:
-        for char in text:
-            tokens = llm.tokenize(char.encode(), add_bos=False, special=False)
-            assert len(tokens) == 1, f"{char!r} is not a single token"
-            data = (llama_cpp.llama_token_data * 1)(llama_cpp.llama_token_data(tokens[0], 1.0, 0.0))
-            candidates = llama_cpp.llama_token_data_array(
-                data=data, size=1, selected=-1, sorted=False
-            )
-            llama_cpp.llama_sampler_apply(sampler, ctypes.byref(candidates))
-            if math.isinf(data[0].logit):
-                return False
-            llama_cpp.llama_sampler_accept(sampler, tokens[0])  # only ever an allowed token
-        return True
-    finally:
-        llama_cpp.llama_sampler_free(sampler)
-
-
 def _generate(model: LlamaChatModel, prompt: str, options: GenerationOptions) -> tuple[str, str]:
     """The text and the finish reason of one generation."""
     chunks = list(model.stream([ChatMessage("user", prompt)], options))
@@ -136,11 +114,11 @@ def test_the_grammar_rejects_raw_control_characters_in_strings(
 ) -> None:
     grammar = grammar_for_schema(Person.model_json_schema())
 
-    assert _grammar_accepts(library_llama, grammar, '{"name": "Ann\\nLee", "age": 3}')
-    assert _grammar_accepts(library_llama, grammar, '{"name": "Ann')
-    assert not _grammar_accepts(library_llama, grammar, '{"name": "Ann\nLee')
-    assert not _grammar_accepts(library_llama, grammar, '{"name": "Ann\tLee')
-    assert not _grammar_accepts(library_llama, grammar, '{"age": 3')  # wrong key order
+    assert grammar_accepts(library_llama, grammar, '{"name": "Ann\\nLee", "age": 3}')
+    assert grammar_accepts(library_llama, grammar, '{"name": "Ann')
+    assert not grammar_accepts(library_llama, grammar, '{"name": "Ann\nLee')
+    assert not grammar_accepts(library_llama, grammar, '{"name": "Ann\tLee')
+    assert not grammar_accepts(library_llama, grammar, '{"age": 3')  # wrong key order
 
 
 @pytest.mark.model

@@ -7,10 +7,18 @@ event.  The chat room only declares the call and what may take it
 so chat never imports the room above it.  A spawner refuses a call it cannot
 take (an unknown profile, a time it cannot read, a cycle) with a
 ``ReverieError`` whose text the model reads, and nothing is spawned.
+
+The schema the model writes under names what the spawner has: its tools
+and profiles as choices (a field with none is left out) and ``not_before``
+as an ISO-8601 pattern, so a local model's grammar cannot ask for a tool
+there is none of ("list three fruits" once became ``tools: ["list"]``).
+Only the schema says so: a call that ignores it (a server's model) is still
+read as ``SpawnCall`` and refused in the spawner's words.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +34,11 @@ MAX_DEPENDENCIES = 20
 MIN_TIMEOUT_S = 10
 MAX_TIMEOUT_S = 24 * 3600
 WorkerModeName = Literal["minimal", "full", "base_only", "none"]
+ISO_TIME_PATTERN = (
+    "^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2})?)?(Z|[+-][0-9]{2}:[0-9]{2})?$"
+)
+"""What the grammar lets a model write as ``not_before``: a date, a time of
+it, a zone (``[0-9]``: llama-cpp-python's converter spells ``\\d`` out as text)."""
 
 
 class SpawnCall(BaseModel):
@@ -52,8 +65,23 @@ class Spawner(Protocol):
 
     def spawn(self, call: SpawnCall, context: ToolContext) -> int: ...
 
+    def offered(self) -> tuple[Sequence[str], Sequence[str]]:
+        """The tools and the profiles a call may name."""
+        ...
+
 
 def sub_session_tools(spawner: Spawner) -> list[Tool[Any]]:
+    tools, profiles = spawner.offered()
+
+    def narrow(schema: dict[str, Any]) -> None:
+        properties = schema["properties"]
+        _choose(properties, "tools", tools, _some_of)
+        _choose(properties, "profile", profiles, _one_of)
+        properties["not_before"]["anyOf"][0]["pattern"] = ISO_TIME_PATTERN
+
+    class OfferedCall(SpawnCall):
+        model_config = ConfigDict(extra="forbid", json_schema_extra=narrow)
+
     def run(arguments: SpawnCall, context: ToolContext) -> ToolResult:
         worker_id = spawner.spawn(arguments, context)
         content = {"result": "spawned", "worker_id": worker_id}
@@ -61,4 +89,25 @@ def sub_session_tools(spawner: Spawner) -> list[Tool[Any]]:
             True, content, f"Background worker #{worker_id} started: {arguments.objective}"
         )
 
-    return [Tool(SPAWN_TOOL, SpawnCall, run)]
+    return [Tool(SPAWN_TOOL, OfferedCall, run)]
+
+
+def _choose(
+    properties: dict[str, Any],
+    name: str,
+    choices: Sequence[str],
+    kind: Callable[[list[str]], dict[str, Any]],
+) -> None:
+    """Property *name* as *kind* of *choices* (or null), or gone if there are none."""
+    if choices:
+        properties[name]["anyOf"][0] = kind(sorted(choices))
+    else:
+        del properties[name]
+
+
+def _one_of(names: list[str]) -> dict[str, Any]:
+    return {"enum": names}
+
+
+def _some_of(names: list[str]) -> dict[str, Any]:
+    return {"type": "array", "items": {"enum": names}, "maxItems": len(names)}

@@ -11,6 +11,7 @@ schema holds it, as after a marker of its own.  Everything else is real.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
@@ -80,6 +81,7 @@ def test_the_real_model_spawns_a_worker_whose_result_reaches_the_conversation(
 ) -> None:
     conversations = ConversationStore(database)
     store = WorkerStore(database)
+    now = [time.time()]
     model_settings = ModelSettings(
         context_length=SMOLLM2_CONTEXT, max_reply_tokens=96, temperature=0.0
     )
@@ -92,6 +94,7 @@ def test_the_real_model_spawns_a_worker_whose_result_reaches_the_conversation(
         settings=WorkerSettings(quiet_seconds=0),
         model_settings=model_settings,
         zone=lambda: BERLIN,
+        now=lambda: now[0],
     )
     chat = ChatService(
         conversations,
@@ -113,6 +116,10 @@ def test_the_real_model_spawns_a_worker_whose_result_reaches_the_conversation(
     worker_id = json.loads(result.content)["worker_id"]
     [worker] = store.list()
     assert worker.id == worker_id and worker.objective.strip()
+    if worker.not_before is not None and worker.not_before > now[0]:
+        # The model chose a start time (its call): the host's clock wakes then.
+        assert workers.ready() == [] and workers.next_wake() == worker.not_before
+        now[0] = worker.not_before
 
     for ready in workers.ready():
         workers.run_one(ready, lambda: False)

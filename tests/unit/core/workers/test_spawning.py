@@ -4,6 +4,7 @@ how soon a dependent is ready once its last dependency completed."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,9 @@ from desktop.core.base.settings import WorkerProfile, WorkerSettings
 from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, sub_session_tools
 from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext, ToolResult
 from desktop.core.workers.dag import SpawnRefused
+from models.gguf_file import open_llama
+from models.sampling import grammar_for_schema
+from tests.grammar import grammar_accepts
 from tests.unit.core.workers.conftest import MakeWorld
 
 
@@ -68,6 +72,62 @@ def test_an_unknown_profile_or_tool_is_refused_naming_the_known_ones(
         world.spawn("x", tools=["browse"])
 
     assert world.store.list() == []
+
+
+def test_the_schema_a_model_spawns_under_names_only_the_tools_and_profiles_there_are(
+    make_world: MakeWorld, prompts: PromptLibrary, smollm2_path: Path
+) -> None:
+    profiles = {
+        "reader": WorkerProfile(tools=("read_skill",)),
+        "browser": WorkerProfile(tools=("browse",)),  # a tool there is none of: never offered
+    }
+    settings = WorkerSettings(quiet_seconds=0, profiles=profiles)
+    offering = Toolbox(
+        sub_session_tools(make_world(tools=TOOLS[:2], settings=settings).workers), prompts
+    )
+    bare = Toolbox(sub_session_tools(make_world(settings=settings).workers), prompts)
+    spawn = frozenset({SPAWN_TOOL})
+    grammar = grammar_for_schema(offering.schema(spawn))
+    start = '{"name": "spawn_sub_session", "arguments": {"objective": "x", '
+    llm = open_llama(smollm2_path, n_ctx=256)
+    try:
+        allowed = {
+            written: grammar_accepts(llm, grammar, start + written)
+            for written in (
+                '"tools": ["read_skill", "search_memory"]}}',
+                '"tools": ["list',
+                '"profile": "reader"}}',
+                '"profile": "browser',
+                '"not_before": "2026-12-01T20:00"}}',
+                '"not_before": "2026-12-01 20:00:30+01:00"}}',
+                '"not_before": "2026-12-01"}}',
+                '"not_before": "soon',
+                '"not_before": "20:00',
+            )
+        }
+        bare_grammar = grammar_for_schema(bare.schema(spawn))
+        bare_allows = [grammar_accepts(llm, bare_grammar, start + key) for key in ('"to', '"p')]
+    finally:
+        llm.close()
+
+    assert allowed == {
+        '"tools": ["read_skill", "search_memory"]}}': True,
+        '"tools": ["list': False,
+        '"profile": "reader"}}': True,
+        '"profile": "browser': False,
+        '"not_before": "2026-12-01T20:00"}}': True,
+        '"not_before": "2026-12-01 20:00:30+01:00"}}': True,
+        '"not_before": "2026-12-01"}}': True,
+        '"not_before": "soon': False,
+        '"not_before": "20:00': False,
+    }
+    assert bare_allows == [
+        False,
+        False,
+    ]  # no tools, no profile made of them: neither field is offered
+    assert "tools?: list of read_skill | search_memory" in offering.describe(spawn)
+    assert "profile?: reader," in offering.describe(spawn)
+    assert "tools?" not in bare.describe(spawn) and "profile?" not in bare.describe(spawn)
 
 
 def test_each_mode_has_its_system_prompt_with_the_sections_its_tools_allow(
