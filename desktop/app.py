@@ -210,6 +210,7 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             redactor=redactor,
             worker_texts=worker_store,
         )
+        core.chat.when_deleted(core.workers.cancel_conversation)
         core.harvester = Harvester(
             conversations,
             core.memories,

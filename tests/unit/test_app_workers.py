@@ -95,6 +95,24 @@ def test_the_clock_is_set_to_a_workers_time_gate(
     assert app.clock.next_time(WORKERS_JOB) == gate
 
 
+def test_deleting_a_conversation_cancels_its_workers(
+    qtbot: QtBot, started: tuple[ReverieApplication, Core]
+) -> None:
+    app, core = started
+    assert core.workers is not None and core.chat is not None
+    conversation_id = app.window.conversation_id
+    assert conversation_id is not None
+    gate = (datetime.now().astimezone() + timedelta(hours=2)).replace(microsecond=0)
+    call = SpawnCall(objective="Later", not_before=gate.isoformat())
+    worker_id = core.workers.spawn(call, ToolContext(conversation_id))
+
+    core.chat.delete(conversation_id)
+
+    worker = core.workers.get(worker_id)
+    assert worker is not None and worker.state == "cancelled"
+    assert core.workers.next_wake() is None
+
+
 def test_on_a_damaged_database_no_worker_runs(qtbot: QtBot, app_paths: AppPaths) -> None:
     filled(app_paths.database_file)
     with open_database(app_paths.database_file) as database:

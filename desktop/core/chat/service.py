@@ -33,7 +33,14 @@ from desktop.core.chat.compaction import (
 )
 from desktop.core.chat.condenser import Condenser
 from desktop.core.chat.prompt import AssembledPrompt, ComponentLimits, PromptInputs, assemble
-from desktop.core.chat.tools.toolbox import ROW_ID_MAX, Toolbox, ToolCall, ToolContext, ToolResult
+from desktop.core.chat.tools.toolbox import (
+    ROW_ID_MAX,
+    Toolbox,
+    ToolCall,
+    ToolContext,
+    ToolResult,
+    answering,
+)
 from desktop.core.db import Conversation, ConversationStore, Memory, Message
 from desktop.core.db.conversations import REPLACES, replaced_ids
 from desktop.core.db.message_kinds import (
@@ -44,7 +51,6 @@ from desktop.core.db.message_kinds import (
     is_command,
     is_seed,
     kind_of,
-    visible_text,
 )
 from desktop.core.db.workers import WorkerStore
 from desktop.core.memory.lines import COMPONENTS, memory_line
@@ -158,6 +164,7 @@ class ChatService:
         user names a secret later is taken out of, with the messages'."""
         self._conversations = conversations
         self._worker_texts = worker_texts
+        self._on_delete: tuple[Callable[[int], object], ...] = ()
         self._redact = redactor or Redactor()
         self._tasks = tasks
         self._skills = skills
@@ -211,8 +218,15 @@ class ChatService:
         return self._conversations.rename(conversation_id, title or NEW_CONVERSATION_TITLE)
 
     def delete(self, conversation_id: int) -> None:
-        """Delete, restorably until the restore window has passed."""
+        """Delete, restorably until the restore window has passed; then
+        call what ``when_deleted`` was given (its background work stops)."""
         self._conversations.delete(conversation_id)
+        for action in self._on_delete:
+            action(conversation_id)
+
+    def when_deleted(self, action: Callable[[int], object]) -> None:
+        """Call *action* with a conversation's id once it is deleted."""
+        self._on_delete = (*self._on_delete, action)
 
     def deleted_conversations(self) -> list[Conversation]:
         """The deleted conversations, restorable until they are erased."""
@@ -459,11 +473,7 @@ class ChatService:
         (``ToolContext.said``) and what Reverie said just before it (``asked``)."""
         if (message := turn.user_message) is None:
             return ToolContext(turn.conversation_id)
-        before = self._conversations.last_messages(turn.conversation_id, before=message.id)
-        prompted = [visible_text(m) for m in before if m.role == "assistant"]
-        return ToolContext(
-            turn.conversation_id, (message.id,), visible_text(message), "\n".join(prompted)
-        )
+        return answering(self._conversations, message)
 
     def _offered_tools(self, turn: Turn, kind: ReplyKind) -> frozenset[str]:
         """The tools an answer may use (none for a greeting; none that learn

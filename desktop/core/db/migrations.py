@@ -25,6 +25,7 @@ from desktop.core.db import (
     schema_v8,
     schema_v9,
     schema_v10,
+    schema_v11,
 )
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
@@ -52,6 +53,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "a random identity of the database, to know its own WAL by", schema_v8.SQL),
     Migration(9, "when a completed task was opened again", schema_v9.SQL),
     Migration(10, "background workers, their dependencies and transcripts", schema_v10.SQL),
+    Migration(11, "the user's message a worker was asked for in", schema_v11.SQL),
 )
 
 _CREATE_RECORD_TABLE = """

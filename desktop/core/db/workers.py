@@ -49,6 +49,8 @@ class NewWorker:
     profile: str | None = None
     not_before: float | None = None
     off_record: bool = False
+    asked_in: int | None = None
+    """The user's message whose turn spawned it (its parent's, for a sub-worker)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,9 @@ class Worker:
     ended_at: float | None
     off_record: bool
     reported: bool
+    asked_in: int | None
+    """The user's message whose words its memory and task writes rest on;
+    None when there is none (spawned by no message of the user's, or erased)."""
 
     @property
     def final(self) -> bool:
@@ -126,6 +131,7 @@ def _worker(row: Row) -> Worker:
         ended_at=row["ended_at"],
         off_record=bool(row["off_record"]),
         reported=bool(row["reported"]),
+        asked_in=row["asked_in"],
     )
 
 
@@ -136,7 +142,7 @@ def _marks(count: int) -> str:
 _FINAL_SQL = "('completed', 'failed', 'cancelled')"
 _COPIED = (
     "parent_id, conversation_id, depth, objective, mode, profile, tools, max_tool_calls,"
-    " timeout_s, off_record"
+    " timeout_s, off_record, asked_in"
 )
 """What a continuation or a retry keeps of the worker it follows."""
 
@@ -274,8 +280,8 @@ class WorkerStore:
         state: WorkerState = "waiting_deps" if new.depends_on else "waiting_time"
         worker_id = tx.fetch_value(
             "INSERT INTO workers (parent_id, conversation_id, depth, objective, mode, profile,"
-            " tools, max_tool_calls, state, not_before, timeout_s, created_at, off_record)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            " tools, max_tool_calls, state, not_before, timeout_s, created_at, off_record,"
+            " asked_in) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (
                 new.parent_id,
                 new.conversation_id,
@@ -290,6 +296,7 @@ class WorkerStore:
                 new.timeout_s,
                 self._clock(),
                 int(new.off_record),
+                new.asked_in,
             ),
         )
         self._depend(tx, int(worker_id), new.depends_on)
@@ -453,6 +460,18 @@ class WorkerStore:
             " UPDATE workers SET state = 'cancelled', failure = 'cancelled', ended_at = ?"
             f" WHERE id IN (SELECT id FROM doomed) AND state NOT IN {_FINAL_SQL} RETURNING id",
             (head, head, self._clock()),
+        )
+        return sorted(int(row[0]) for row in rows)
+
+    def cancel_conversation(
+        self, conversation_id: int, reason: str, tx: Transaction
+    ) -> builtins.list[int]:
+        """Cancel every worker of *conversation_id* that has not ended, for
+        *reason*, with nothing to report (the ids cancelled)."""
+        rows = tx.fetch_all(
+            "UPDATE workers SET state = 'cancelled', failure = ?, ended_at = ?, reported = 1"
+            f" WHERE conversation_id = ? AND state NOT IN {_FINAL_SQL} RETURNING id",
+            (reason, self._clock(), conversation_id),
         )
         return sorted(int(row[0]) for row in rows)
 

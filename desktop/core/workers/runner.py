@@ -47,10 +47,12 @@ class Ending:
 
 @dataclass(frozen=True)
 class StepTools:
-    """The tools of one worker: the toolbox, and the names it is offered."""
+    """The tools of one worker: the toolbox, the names it is offered, and
+    where its calls are made (the user's message it was asked for in)."""
 
     toolbox: Toolbox | None
     offered: frozenset[str]
+    context: ToolContext
 
 
 PromptOf = Callable[[Worker, Sequence[ChatMessage], StepTools], list[ChatMessage]]
@@ -124,8 +126,7 @@ class WorkerRunner:
             )
             if called:
                 assert tools.toolbox is not None  # checked with called
-                context = ToolContext(worker.conversation_id)
-                result = tools.toolbox.call(call_json, context, usable).result
+                result = tools.toolbox.call(call_json, tools.context, usable).result
                 content = json.dumps(self._redact.within(result.content), ensure_ascii=False)
                 self._store.add_message(worker.id, "tool", content)
                 calls += 1

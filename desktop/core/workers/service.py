@@ -37,7 +37,7 @@ from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ModelSettings, WorkerSettings
 from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, SpawnCall, sub_session_tools
-from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext
+from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext, answering
 from desktop.core.db import ConversationStore
 from desktop.core.db.message_kinds import WORKER_REPORT
 from desktop.core.db.workers import (
@@ -66,6 +66,7 @@ FULL_MEMORIES = 10
 """Memories a ``full`` worker's prompt lists."""
 FULL_SKILLS_CHARS = 2_000
 """The longest skills list of a ``full`` worker's prompt."""
+CONVERSATION_DELETED = "its conversation was deleted"
 
 
 class Reporter(Protocol):
@@ -156,7 +157,8 @@ class Workers:
     def spawn(self, call: SpawnCall, context: ToolContext) -> int:
         """A worker of conversation *context*; its id (``Spawner``).  The
         objective is stored with its secrets taken out, as every message is."""
-        return self._spawn(call, context.conversation_id, None)
+        asked_in = context.message_ids[0] if context.message_ids else None
+        return self._spawn(call, context.conversation_id, None, asked_in)
 
     def offered(self) -> tuple[builtins.list[str], builtins.list[str]]:
         """The tools a worker may have and the profiles made only of them
@@ -168,7 +170,13 @@ class Workers:
         ]
         return sorted(self._tools), sorted(profiles)
 
-    def _spawn(self, call: SpawnCall, conversation_id: int, parent: Worker | None) -> int:
+    def _spawn(
+        self,
+        call: SpawnCall,
+        conversation_id: int,
+        parent: Worker | None,
+        asked_in: int | None = None,
+    ) -> int:
         depth = 1 if parent is None else parent.depth + 1
         if depth > MAX_DEPTH:
             raise SpawnRefused(f"workers nest {MAX_DEPTH} deep at most; do this work yourself")
@@ -212,6 +220,7 @@ class Workers:
                     profile=profile,
                     not_before=not_before,
                     off_record=off_record,
+                    asked_in=parent.asked_in if parent is not None else asked_in,
                 ),
                 tx,
             )
@@ -310,12 +319,27 @@ class Workers:
         with self._store.transaction() as tx:
             cancelled = self._store.cancel(worker_id, tx)
             failed, _ = self._store.settle(tx)
+        self._stop_running(cancelled)
+        self._after_ends([*cancelled, *failed])
+        return cancelled
+
+    def _stop_running(self, cancelled: Sequence[int]) -> None:
+        """Stop the runs of *cancelled* in flight (one waiting for the user
+        to go quiet is woken to see it)."""
         with self._lock:
             controls = [self._running[i] for i in cancelled if i in self._running]
         for control in controls:
             control.cancel()
         self._activity.wake()
-        self._after_ends([*cancelled, *failed])
+
+    def cancel_conversation(self, conversation_id: int) -> builtins.list[int]:
+        """Cancel the workers of a conversation the user deleted: they
+        stop, and nothing is reported into it.  The ids cancelled."""
+        with self._store.transaction() as tx:
+            cancelled = self._store.cancel_conversation(conversation_id, CONVERSATION_DELETED, tx)
+        self._stop_running(cancelled)
+        if cancelled:
+            self._changed()
         return cancelled
 
     def retry(self, worker_id: int) -> int:
@@ -405,8 +429,18 @@ class Workers:
         if worker.mode == "full" and worker.depth < MAX_DEPTH:
             tools += sub_session_tools(_ChildSpawner(self, worker))
         if not tools:
-            return StepTools(None, frozenset())
-        return StepTools(Toolbox(tools, self._library), frozenset(t.name for t in tools))
+            return StepTools(None, frozenset(), ToolContext(worker.conversation_id))
+        return StepTools(
+            Toolbox(tools, self._library), frozenset(t.name for t in tools), self._context(worker)
+        )
+
+    def _context(self, worker: Worker) -> ToolContext:
+        """Where its calls are made: in answer to the user's message it was
+        asked for in, whose words its writes must rest on, as chat's do."""
+        asked = self._conversations.messages_by_ids([worker.asked_in] if worker.asked_in else [])
+        if not asked:
+            return ToolContext(worker.conversation_id)
+        return answering(self._conversations, asked[0])
 
     def _prompt_of(
         self, worker: Worker, history: Sequence[ChatMessage], tools: StepTools

@@ -31,6 +31,8 @@ from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
 from desktop.core.base.errors import ReverieError
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.text import cut
+from desktop.core.db import ConversationStore, Message
+from desktop.core.db.message_kinds import visible_text
 from desktop.core.db.tasks import Task
 from desktop.core.memory.service import Remembered
 from models.errors import StructuredOutputError
@@ -81,6 +83,16 @@ class ToolContext:
     """Each task as the turn's first call to it found it: a later call is
     judged by it, not by what an earlier call of the same turn made of it
     (renamed to the user's words, then ended)."""
+
+
+def answering(conversations: ConversationStore, message: Message) -> ToolContext:
+    """Where calls made in answer to the user's *message* are made: its
+    words, and what Reverie said just before it."""
+    before = conversations.last_messages(message.conversation_id, before=message.id)
+    prompted = [visible_text(m) for m in before if m.role == "assistant"]
+    return ToolContext(
+        message.conversation_id, (message.id,), visible_text(message), "\n".join(prompted)
+    )
 
 
 @dataclass(frozen=True)
