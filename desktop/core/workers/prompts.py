@@ -132,7 +132,14 @@ class WorkerPrompts:
             for c in children
         ]
         return self._section(
-            "children", id=str(parent_id), count=str(len(children)), lines="\n".join(lines)
+            "children",
+            id=str(parent_id),
+            workers=(
+                "a worker, which has ended"
+                if len(children) == 1
+                else f"{len(children)} workers, which have all ended"
+            ),
+            lines="\n".join(lines),
         )
 
 

@@ -135,7 +135,7 @@ def test_workers_a_worker_started_are_reported_together_once_when_they_end_at_on
         assert world.states(*(c.id for c in children)) == ["completed"] * 3
         made = [ids for _, _, ids in world.reports.made]
         assert made == [(lead,), tuple(c.id for c in children)]
-        assert "The 3 workers that background worker" in world.reports.made[1][1]
+        assert "started 3 workers, which have all ended:" in world.reports.made[1][1]
 
 
 class _AfterTheAnswer:

@@ -85,6 +85,8 @@ def test_a_sub_worker_rests_on_the_message_its_parent_was_asked_in(
     [child] = [w for w in world.store.list() if w.parent_id == parent]
     assert world.get(parent).asked_in == context.message_ids[0]
     assert child.asked_in == context.message_ids[0]
+    [(_, report, _)] = [r for r in world.reports.made if r[2] == (child.id,)]
+    assert report.startswith(f"[SYSTEM EVENT] Background worker #{parent} started a worker, which")
 
 
 def test_deleting_a_conversation_cancels_its_unfinished_workers_and_reports_nothing(
