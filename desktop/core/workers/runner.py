@@ -70,7 +70,10 @@ class WorkerRunner:
         *,
         clock: Callable[[], float],
         redactor: Redactor,
+        on_step: Callable[[int], None] = lambda worker_id: None,
     ) -> None:
+        """*on_step*: called with the worker's id after each step it stored
+        (its transcript and time used grew)."""
         self._store = store
         self._broker = broker
         self._prompts = prompts
@@ -79,6 +82,7 @@ class WorkerRunner:
         self._quiet_seconds = quiet_seconds
         self._clock = clock
         self._redact = redactor
+        self._on_step = on_step
 
     def run(
         self,
@@ -131,6 +135,7 @@ class WorkerRunner:
                 self._store.add_message(worker.id, "tool", content)
                 calls += 1
             used = self._store.add_time(worker.id, self._clock() - started)
+            self._on_step(worker.id)
             if not called:
                 answer = self._redact.text(said.strip())
                 if not answer:

@@ -126,6 +126,7 @@ class Workers:
         self._now = now
         self._on_change: tuple[Callable[[], None], ...] = (on_change,) if on_change else ()
         self._on_report: tuple[Callable[[int], None], ...] = ()
+        self._on_step: tuple[Callable[[], None], ...] = ()
         self._redact = redactor or Redactor()
         self.runner_id = uuid.uuid4().hex
         """This process's name on the workers it runs: one another process
@@ -139,6 +140,7 @@ class Workers:
             self._settings.quiet_seconds,
             clock=clock,
             redactor=self._redact,
+            on_step=lambda worker_id: self._tell(self._on_step),
         )
         self._lock = threading.Lock()
         self._running: dict[int, JobControl] = {}
@@ -147,6 +149,11 @@ class Workers:
         """Also call *action* whenever ``on_change`` is (the host's windows,
         built after this service: the composition root builds the core first)."""
         self._on_change = (*self._on_change, action)
+
+    def when_stepped(self, action: Callable[[], None]) -> None:
+        """Also call *action* after each step a worker took (its transcript
+        and time used grew; its state did not change), on the thread that ran it."""
+        self._on_step = (*self._on_step, action)
 
     def when_reported(self, action: Callable[[int], None]) -> None:
         """Call *action* with the conversation's id after each report made
@@ -416,7 +423,11 @@ class Workers:
             self._changed()
 
     def _changed(self) -> None:
-        for action in self._on_change:
+        self._tell(self._on_change)
+
+    @staticmethod
+    def _tell(actions: Sequence[Callable[[], None]]) -> None:
+        for action in actions:
             action()
 
     # -- what a worker runs with -------------------------------------------------

@@ -39,7 +39,8 @@ def work_parts(
     runner.next_wake.connect(
         lambda at: clock.once_at(WORKERS_JOB, datetime.fromtimestamp(at).astimezone())
     )
-    runner.changed.connect(lambda: view.refresh() if view.isVisible() else None)
+    for news in (runner.changed, runner.stepped):
+        news.connect(lambda: view.refresh() if view.isVisible() else None)
     runner.failed.connect(lambda message: log.warning("background work failed: %s", message))
     window.work_requested.connect(view.present)
     if tray is not None:

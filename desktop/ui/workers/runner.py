@@ -71,6 +71,7 @@ class WorkRunner(QObject):
         requested(bool): hands a run to the loop (queued); True: recover first.
         changed(): a worker was spawned, ended, cancelled or retried (from
             any thread; queued to this one).
+        stepped(): a running worker took a step (its transcript and time grew).
         reported(int): a report went into this conversation (id).
         idle(): the loop ended and nothing more was asked meanwhile.
         next_wake(float): the earliest time gate opens at this unix time.
@@ -79,6 +80,7 @@ class WorkRunner(QObject):
 
     requested = Signal(bool)
     changed = Signal()
+    stepped = Signal()
     reported = Signal(int)
     idle = Signal()
     next_wake = Signal(float)
@@ -107,6 +109,7 @@ class WorkRunner(QObject):
         self.changed.connect(self.wake)
         workers.when_changed(self._tell_changed)
         workers.when_reported(self._tell_reported)
+        workers.when_stepped(self._tell_stepped)
         self._running = False
         self._again = False
         self._recovered = False
@@ -142,6 +145,10 @@ class WorkRunner(QObject):
         """From any thread; nothing once stopped (the object may be gone)."""
         if not self._stopped:
             self.changed.emit()
+
+    def _tell_stepped(self) -> None:
+        if not self._stopped:
+            self.stepped.emit()
 
     def _tell_reported(self, conversation_id: int) -> None:
         if not self._stopped:

@@ -252,9 +252,23 @@ class WorkWindow(AppWindow):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             label.setAccessibleName(what)
             self.facts.addRow(f"{what}:", label)
-        self.transcript.setPlainText(transcript_text(self._workers.transcript(worker.id)))
+        self._show_transcript(transcript_text(self._workers.transcript(worker.id)))
         self.cancel_button.setEnabled(not worker.final)
         self.retry_button.setEnabled(worker.state in ("failed", "cancelled"))
+
+    def _show_transcript(self, text: str) -> None:
+        """*text* in the transcript pane; a transcript growing while it is
+        read keeps its place, or stays at its end if it was there."""
+        if text == self.transcript.toPlainText():
+            return
+        bar = self.transcript.verticalScrollBar()
+        grew = text.startswith(self.transcript.toPlainText()) and bool(
+            self.transcript.toPlainText()
+        )
+        at_end, place = bar.value() >= bar.maximum(), bar.value()
+        self.transcript.setPlainText(text)
+        if grew:
+            bar.setValue(bar.maximum() if at_end else place)
 
     # -- control -------------------------------------------------------------
     def cancel_current(self) -> None:

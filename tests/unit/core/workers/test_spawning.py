@@ -223,3 +223,21 @@ def test_a_secret_in_an_objective_is_taken_out_before_it_is_stored(
     stored = world.get(worker).objective
     assert "Zq8!said1" not in stored and stored.startswith("Log in to the router")
     assert "Zq8!said1" not in world.model.prompts[stored][0][-1].content
+
+
+def test_each_step_is_told_while_the_worker_runs(make_world: MakeWorld) -> None:
+    world = make_world(tools=TOOLS)
+    call = '<tool_call>{"name": "search_memory", "arguments": {"query": "tea"}}'
+    world.model.script("look up", call, "Found it.")
+    seen: list[tuple[str, int]] = []
+    worker = world.spawn("look up", tools=["search_memory"])
+
+    def stepped() -> None:
+        seen.append((world.get(worker).state, len(world.store.messages(worker))))
+
+    world.workers.when_stepped(stepped)
+    world.drain()
+
+    # opening, call, its result; then the answer: each told while it still runs
+    assert seen == [("running", 3), ("running", 4)]
+    assert world.get(worker).state == "completed"

@@ -66,6 +66,18 @@ def test_a_spawned_worker_runs_and_its_report_reaches_its_conversation(
     assert "Hello there, friend." in report.content  # the scripted model's answer
 
 
+def test_each_step_of_a_running_worker_is_told(
+    qtbot: QtBot, runner: WorkRunner, workers: Workers, store: ConversationStore
+) -> None:
+    conversation = store.create("Tea")
+    steps: list[None] = []
+    runner.stepped.connect(lambda: steps.append(None))
+    with qtbot.waitSignal(runner.reported, timeout=WAIT_MS):
+        _spawn(workers, conversation.id, "Find a green tea")
+    qtbot.waitUntil(lambda: bool(steps), timeout=WAIT_MS)
+    assert len(steps) == 1  # its one step: the answer
+
+
 def test_a_dependency_ending_starts_its_dependent_at_once(
     qtbot: QtBot, runner: WorkRunner, workers: Workers, store: ConversationStore
 ) -> None:

@@ -179,3 +179,26 @@ def test_a_worker_continued_after_its_time_ran_out_shows_its_next_hop_under_it(
     assert rows[next_hop].parent() is rows[dag.running]
     assert rows[next_hop].text(0) == f"#{next_hop} continued, hop 2"
     assert window.count_label.text() == "5 workers, 3 not ended"  # a chain is one worker
+
+
+def test_a_transcript_growing_while_it_is_read_stays_at_its_end_or_its_place(
+    window: WorkWindow, dag: FiveWorkers, database: Database
+) -> None:
+    store = WorkerStore(database)
+    for n in range(40):
+        store.add_message(dag.running, "assistant", f"Shop {n}: sencha costs {n} euros.")
+    window.select(dag.running)
+    bar = window.transcript.verticalScrollBar()
+    bar.setValue(bar.maximum())
+
+    store.add_message(dag.running, "assistant", "Shop 40: the last one.")
+    store.add_time(dag.running, 5.0)
+    window.refresh()  # as after a step the worker took
+
+    assert window.transcript.toPlainText().endswith("Shop 40: the last one.")
+    assert bar.value() == bar.maximum() > 0
+    assert _rows(window)[dag.running].text(3) == "1 min 40 s"
+    bar.setValue(3)
+    store.add_message(dag.running, "assistant", "Shop 41: one more.")
+    window.refresh()
+    assert bar.value() == 3
