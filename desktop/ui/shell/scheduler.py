@@ -109,4 +109,9 @@ class Clock(QObject):
 
     def stop(self) -> None:
         if self._scheduler.running:
+            # APScheduler marks itself stopped before it takes its job stores'
+            # lock, so a one-shot job that fired then was looked for among its
+            # pending jobs when dropped, and raised in its thread.  Removing
+            # every job first waits for that lock: nothing is left to drop.
+            self._scheduler.remove_all_jobs()
             self._scheduler.shutdown(wait=True)
