@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 
 import pytest
 from apscheduler.triggers.date import DateTrigger
-
 from PySide6.QtCore import QThread
 from pytestqt.qtbot import QtBot
 
