@@ -89,7 +89,7 @@ def test_a_job_once_at_a_moment_replaces_the_last_and_fires_however_late(qtbot: 
         clock.stop()
 
 
-class _HeldDateTrigger(DateTrigger):
+class _HeldDateTrigger(DateTrigger):  # type: ignore[misc]  # APScheduler is untyped
     """Fires once, then holds the scheduler's thread just before it drops
     the job (up to a second), where a stop is most likely to come."""
 
@@ -103,7 +103,8 @@ class _HeldDateTrigger(DateTrigger):
         if previous_fire_time is not None:  # asked after it fired: the job is dropped next
             self.holding.set()
             time.sleep(1.0)
-        return super().get_next_fire_time(previous_fire_time, now)
+        when: datetime | None = super().get_next_fire_time(previous_fire_time, now)
+        return when
 
 
 def test_stopping_as_a_one_shot_job_fires_raises_nowhere(
