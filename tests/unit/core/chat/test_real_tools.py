@@ -12,8 +12,7 @@ answer after it.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -26,46 +25,12 @@ from desktop.core.db import ConversationStore, Database, MemoryQuery
 from desktop.core.db.message_kinds import TOOL_CALL_START
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
-from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.llama_chat import LlamaChatModel
 from tests.conftest import SMOLLM2_CONTEXT
 from tests.fakes import HashingEmbedder, Recorder
+from tests.tool_calls import OpensACall
 
 pytestmark = pytest.mark.model
-
-
-class OpensACall:
-    """A real chat model whose first answer that may call a tool opens a call.
-
-    Records every request, so a test can read the prompts the model got.
-    """
-
-    def __init__(self, model: LlamaChatModel) -> None:
-        self._model = model
-        self.name = model.name
-        self.context_length = model.context_length
-        self.requests: list[tuple[list[ChatMessage], GenerationOptions]] = []
-        self.opened = False
-
-    def stream(
-        self,
-        messages: Sequence[ChatMessage],
-        options: GenerationOptions,
-        should_stop: ShouldStop | None = None,
-    ) -> Iterator[Chunk]:
-        self.requests.append((list(messages), options))
-        if self.opened or not options.json_schema_after:
-            yield from self._model.stream(messages, options, should_stop)
-            return
-        self.opened = True
-        yield Chunk(TOOL_CALL_START)
-        # From the marker on, the schema holds the model, as it would have.
-        yield from self._model.stream(
-            messages, replace(options, json_schema_after=None), should_stop
-        )
-
-    def count_tokens(self, text: str) -> int:
-        return self._model.count_tokens(text)
 
 
 @pytest.fixture

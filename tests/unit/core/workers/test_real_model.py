@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -23,46 +22,17 @@ from desktop.core.chat.service import ChatService
 from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, sub_session_tools
 from desktop.core.chat.tools.toolbox import Toolbox
 from desktop.core.db import ConversationStore, Database
-from desktop.core.db.message_kinds import TOOL_CALL_START
 from desktop.core.db.workers import WorkerStore
 from desktop.core.memory.service import MemoryService
 from desktop.core.workers.service import ConversationReporter, Workers
 from models.broker import InferenceBroker
-from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.llama_chat import LlamaChatModel
 from tests.conftest import SMOLLM2_CONTEXT
 from tests.fakes import HashingEmbedder, Recorder
+from tests.tool_calls import OpensACall
 from tests.unit.core.workers.conftest import BERLIN
 
 pytestmark = pytest.mark.model
-
-
-class OpensACall:
-    """A real chat model whose first answer that may call a tool opens a call."""
-
-    def __init__(self, model: LlamaChatModel) -> None:
-        self._model = model
-        self.name = model.name
-        self.context_length = model.context_length
-        self.opened = False
-
-    def stream(
-        self,
-        messages: Sequence[ChatMessage],
-        options: GenerationOptions,
-        should_stop: ShouldStop | None = None,
-    ) -> Iterator[Chunk]:
-        if self.opened or not options.json_schema_after:
-            yield from self._model.stream(messages, options, should_stop)
-            return
-        self.opened = True
-        yield Chunk(TOOL_CALL_START)
-        yield from self._model.stream(
-            messages, replace(options, json_schema_after=None), should_stop
-        )
-
-    def count_tokens(self, text: str) -> int:
-        return self._model.count_tokens(text)
 
 
 @pytest.fixture
