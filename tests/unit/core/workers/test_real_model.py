@@ -79,20 +79,26 @@ def test_the_real_model_spawns_a_worker_whose_result_reaches_the_conversation(
     turn = chat.send(conversation.id, "In the background, list three fruits that are red.")
     chat.run(turn, Recorder())
 
+    # What the model writes varies from run to run (llama.cpp on two busy
+    # threads), and after its first call it may write another of its own:
+    # every worker it spawned is followed to its end.
     tool_messages = [m for m in conversations.messages(conversation.id) if m.role == "tool"]
-    [result] = tool_messages
+    result = tool_messages[0]
     assert result.metadata is not None and result.metadata["tool"] == SPAWN_TOOL
     assert result.metadata["ok"], result.content
     worker_id = json.loads(result.content)["worker_id"]
-    [worker] = store.list()
-    assert worker.id == worker_id and worker.objective.strip()
-    if worker.not_before is not None and worker.not_before > now[0]:
-        # The model chose a start time (its call): the host's clock wakes then.
-        assert workers.ready() == [] and workers.next_wake() == worker.not_before
-        now[0] = worker.not_before
-
-    for ready in workers.ready():
-        workers.run_one(ready, lambda: False)
+    spawned = store.list()
+    assert spawned[0].id == worker_id and spawned[0].objective.strip()
+    assert len(spawned) == sum(bool((m.metadata or {}).get("ok")) for m in tool_messages)
+    while not all(w.final for w in store.list()):
+        if not (ready := workers.ready()):
+            # A start time the model chose (its call): the host's clock wakes then.
+            wake = workers.next_wake()
+            assert wake is not None, "a worker that waits on nothing"
+            now[0] = wake
+            continue
+        for worker in ready:
+            workers.run_one(worker, lambda: False)
 
     ended = store.get(worker_id)
     assert ended is not None and ended.state == "completed" and (ended.result or "").strip()
@@ -101,6 +107,6 @@ def test_the_real_model_spawns_a_worker_whose_result_reaches_the_conversation(
         for m in conversations.messages(conversation.id)
         if (m.metadata or {}).get("kind") == ConversationReporter.KIND
     ]
-    assert [m.role for m in events] == ["event"]
+    assert [m.role for m in events] == ["event"] * len(spawned)
     assert events[0].content.startswith(f"[SYSTEM EVENT] Background worker #{worker_id}")
     assert (ended.result or "") in events[0].content
