@@ -80,31 +80,19 @@ def test_a_spawned_workers_report_arrives_in_its_conversation_and_the_work_windo
     assert row.text(1).lower() == worker.state
 
 
-def test_the_clock_is_set_to_a_workers_time_gate(
+def test_the_clock_is_set_to_a_workers_time_gate_and_deleting_its_conversation_cancels_it(
     qtbot: QtBot, started: tuple[ReverieApplication, Core]
 ) -> None:
     app, core = started
-    assert core.workers is not None and app.work is not None
+    assert core.workers is not None and core.chat is not None and app.work is not None
     conversation_id = app.window.conversation_id
     assert conversation_id is not None
     gate = (datetime.now().astimezone() + timedelta(hours=2)).replace(microsecond=0)
     call = SpawnCall(objective="Later", not_before=gate.isoformat())
     with qtbot.waitSignal(app.work.next_wake, timeout=WAIT_MS):
-        core.workers.spawn(call, ToolContext(conversation_id))
+        worker_id = core.workers.spawn(call, ToolContext(conversation_id))
     app.clock.start()
     assert app.clock.next_time(WORKERS_JOB) == gate
-
-
-def test_deleting_a_conversation_cancels_its_workers(
-    qtbot: QtBot, started: tuple[ReverieApplication, Core]
-) -> None:
-    app, core = started
-    assert core.workers is not None and core.chat is not None
-    conversation_id = app.window.conversation_id
-    assert conversation_id is not None
-    gate = (datetime.now().astimezone() + timedelta(hours=2)).replace(microsecond=0)
-    call = SpawnCall(objective="Later", not_before=gate.isoformat())
-    worker_id = core.workers.spawn(call, ToolContext(conversation_id))
 
     core.chat.delete(conversation_id)
 

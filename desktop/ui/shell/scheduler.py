@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
@@ -36,15 +37,7 @@ class Clock(QObject):
 
     def every(self, name: str, minutes: float, missed_run_grace_s: int = 300) -> None:
         """Emit ``due(name)`` every *minutes*, starting *minutes* from now."""
-        self._scheduler.add_job(
-            self.due.emit,
-            IntervalTrigger(minutes=minutes),
-            args=[name],
-            id=name,
-            name=name,
-            replace_existing=True,
-            misfire_grace_time=missed_run_grace_s,
-        )
+        self._set(name, IntervalTrigger(minutes=minutes), missed_run_grace_s)
 
     def each_minute(self, name: str) -> None:
         """Emit ``due(name)`` as every minute starts (task schedules are whole
@@ -54,15 +47,7 @@ class Clock(QObject):
         waking; what is due is for the receiver to know (the tasks' stored
         run times), so a lost tick only delays it to the next.
         """
-        self._scheduler.add_job(
-            self.due.emit,
-            CronTrigger(second=0),
-            args=[name],
-            id=name,
-            name=name,
-            replace_existing=True,
-            misfire_grace_time=MINUTE_GRACE_S,
-        )
+        self._set(name, CronTrigger(second=0), MINUTE_GRACE_S)
 
     def daily_at(self, name: str, hour: int, minute: int = 0) -> None:
         """Emit ``due(name)`` every day at *hour*:*minute* local time.
@@ -70,29 +55,27 @@ class Clock(QObject):
         A run missed while the computer slept happens once on waking, within
         half a day; after that it waits for the next day.
         """
-        self._scheduler.add_job(
-            self.due.emit,
-            CronTrigger(hour=hour, minute=minute),
-            args=[name],
-            id=name,
-            name=name,
-            replace_existing=True,
-            misfire_grace_time=MISSED_RUN_GRACE_S,
-        )
+        self._set(name, CronTrigger(hour=hour, minute=minute), MISSED_RUN_GRACE_S)
 
     def once_at(self, name: str, moment: datetime) -> None:
         """Emit ``due(name)`` once at *moment* (aware), in place of the time
         job *name* was set for before.  A moment missed while the computer
         slept still fires on waking, however late: what is due is for the
         receiver to know (a worker's stored time gate)."""
+        self._set(name, DateTrigger(run_date=moment), None)
+
+    def _set(self, name: str, trigger: BaseTrigger, missed_run_grace_s: int | None) -> None:
+        """Job *name* emits ``due(name)`` at *trigger*'s times, in place of
+        what it was set to before; a run missed by more than the grace is
+        dropped (None: however late)."""
         self._scheduler.add_job(
             self.due.emit,
-            DateTrigger(run_date=moment),
+            trigger,
             args=[name],
             id=name,
             name=name,
             replace_existing=True,
-            misfire_grace_time=None,
+            misfire_grace_time=missed_run_grace_s,
         )
 
     def next_time(self, name: str) -> datetime | None:
