@@ -72,3 +72,15 @@ def filled(path: Path) -> None:
         conversation = store.create("Plants")
         for n in range(40):
             store.add_message(conversation.id, "user", f"The fern needs water, day {n}.")
+
+
+# Opens the copy as any SQLite program would, changes it, and dies before
+# the commit: the copy's rollback journal stays beside it, hot.
+KILLED_MID_CHANGE = """
+import os, signal, sqlite3, sys
+copy = sqlite3.connect(sys.argv[1], isolation_level=None)
+copy.execute("PRAGMA cache_size = 1")  # changed pages reach the file before the commit
+copy.execute("BEGIN IMMEDIATE")
+copy.execute("UPDATE messages SET created_at = created_at + 1")
+os.kill(os.getpid(), signal.SIGKILL)
+"""

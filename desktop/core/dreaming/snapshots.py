@@ -246,7 +246,7 @@ def _stamp_part(path: Path) -> str:
     return numbered["stamp"] if numbered else stamp
 
 
-def roll_back_cut(folder: Path, like: Database) -> None:
+def roll_back_cut(folder: Path, like: Database | Driver) -> None:
     """Bring the copies in *folder* that a kill left mid-change (the secret
     sweep's or an erasure's transaction on a copy: a journal beside it) back
     to what they were, so they count again.
@@ -396,7 +396,12 @@ def unopenable_report(live: Path, error: EnvironmentProblem, folder: Path) -> st
 def _way_back(live: Path, folder: Path, like: Database | Driver) -> str:
     """The way back from the damaged database *live* to the newest sound
     copy in *folder* (checked with *like*'s driver), or to what of it is
-    still readable when there is none."""
+    still readable when there is none.  A copy a kill left mid-change (a
+    purge or a sweep: a journal beside it) is rolled back first and counts:
+    on a damaged file the start skips the work that would roll it back, and
+    only the copies are written here, never the damaged file."""
+    with contextlib.suppress(OSError, EnvironmentProblem):  # a copy neither mended nor removed
+        roll_back_cut(folder, like)
     with contextlib.suppress(OSError):  # a folder closed to the user: no copy to offer
         for copy in reversed(complete_snapshots(folder)):
             if not damaged(copy, like):

@@ -18,18 +18,9 @@ from desktop.core.db.migrations import MIGRATIONS
 from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.secret_sweep import sweep_snapshots
 from desktop.core.dreaming.snapshots import complete_snapshots, take_snapshot
+from tests.damage import KILLED_MID_CHANGE
 from tests.unit.core.dreaming.test_secret_sweep import SECRET, _old_database
 
-# Opens the copy as any SQLite program would, changes it, and dies before
-# the commit: the copy's rollback journal stays beside it, hot.
-_KILLED_MID_CHANGE = """
-import os, signal, sqlite3, sys
-copy = sqlite3.connect(sys.argv[1], isolation_level=None)
-copy.execute("PRAGMA cache_size = 1")  # changed pages reach the file before the commit
-copy.execute("BEGIN IMMEDIATE")
-copy.execute("UPDATE messages SET created_at = created_at + 1")
-os.kill(os.getpid(), signal.SIGKILL)
-"""
 _HOT = bytes.fromhex("d9d505f920a163d7")
 """How a rollback journal SQLite plays back starts."""
 
@@ -43,7 +34,7 @@ def _cut_snapshot(tmp_path: Path) -> Path:
         taken = take_snapshot(
             database, tmp_path / "snapshots", "20260101-000000", skills_dir=None, keep=3
         )
-    killed = subprocess.run([sys.executable, "-c", _KILLED_MID_CHANGE, str(taken)], check=False)
+    killed = subprocess.run([sys.executable, "-c", KILLED_MID_CHANGE, str(taken)], check=False)
     assert killed.returncode == -signal.SIGKILL
     journal = Path(f"{taken}-journal")
     assert journal.read_bytes()[:8] == _HOT, "a journal SQLite would roll back"
