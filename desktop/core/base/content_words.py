@@ -518,6 +518,151 @@ def moved_across_denials(rewritten: str, sources: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(moved))
 
 
+_RELATION = re.compile(
+    r"\b(?P<directed>instead of|rather than|in place of|from|to|into|onto|without|than"
+    r"|before|after|versus|vs|with)\b"
+    r"|\b(?P<joined>and|or|then|plus)\b"
+    r"|(?P<mark>[,:;()]|\s[-\u2013\u2014]\s)"
+    r"|(?P<number>\d+(?:[:.]\d+)?)"
+    r"|(?P<word>\w+)",
+    re.IGNORECASE,
+)
+"""The words that relate what stands around them: *directed* ones say
+which side is which ("from savings to checking", "warfarin without
+aspirin", "scrub with bleach and rinse with water"); every relation word
+and clause mark parts a sentence into the segments that pair a number
+with its words ("Anna 50 euros and Tom 5")."""
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """A content stem or number of a sentence, and where it stands."""
+
+    stem: str
+    number: bool
+    segment: int
+    """How many relation words and clause marks came before it."""
+    directed: int
+    """How many directed relation words came before it."""
+    governed_by: str
+    """The directed relation word last before it in its clause ("" if none)."""
+
+
+def _placed(sentence: str) -> tuple[list[_Placed], list[str]]:
+    """The stems and numbers of *sentence* in order, and its directed relation words."""
+    placed: list[_Placed] = []
+    directed: list[str] = []
+    segment, governed_by = 0, ""
+    for match in _RELATION.finditer(sentence.translate(APOSTROPHES).casefold()):
+        if match["directed"] or match["joined"] or match["mark"]:
+            segment += 1
+            if match["directed"]:
+                directed.append(governed_by := " ".join(match["directed"].split()))
+            elif match["mark"]:
+                governed_by = ""
+        elif match["number"]:
+            placed.append(_Placed(match["number"], True, segment, len(directed), governed_by))
+        elif stem := stems_of([match["word"]]):
+            placed.append(_Placed(min(stem), False, segment, len(directed), governed_by))
+    return placed, directed
+
+
+def swapped(rewritten: str, sources: Iterable[str], *, numbers_stay: bool = False) -> list[str]:
+    """What *rewritten* says with the words of *sources* swapped around,
+    each as "a/b": two of their words on the other sides of the same
+    directed relation ("from checking to savings" for "from savings to
+    checking", "aspirin without warfarin"), a word after another directed
+    relation than the sources put it after ("to savings" for "from
+    savings"), or a number in the segment of a word the sources pair with
+    another number ("Tom 50 euros and Anna 5" for "Anna 50 euros and Tom
+    5").  Every word, number and denial is kept, so word sets cannot see
+    it; orders can.  Words only some sources say are left to ``new_words``.
+    *numbers_stay*: a rewrite that may bring no number of its own (a
+    merge, a condensed list), whose words keep their numbers across
+    sentences and lines too (``_paired_apart``)."""
+    said = [_placed(sentence) for text in sources for sentence in sentences(text)]
+    found: list[str] = []
+    for sentence in sentences(rewritten):
+        placed, directed = _placed(sentence)
+        for index, first in enumerate(placed):
+            roles = {p.governed_by for s, _ in said for p in s if p.stem == first.stem}
+            if first.governed_by and roles - {""} and first.governed_by not in roles:
+                found.append(f"{first.stem}/{first.governed_by}")
+            for second in placed[index + 1 :]:
+                if first.stem == second.stem:
+                    continue
+                between = set(directed[first.directed : second.directed])
+                turned = bool(between) and _only_other_way(first.stem, second.stem, between, said)
+                repaired = (
+                    first.segment == second.segment
+                    and first.number != second.number
+                    and _paired_apart(first.stem, second.stem, said, numbers_stay)
+                )
+                if turned or repaired:
+                    found.append(f"{first.stem}/{second.stem}")
+    return list(dict.fromkeys(found))
+
+
+def _only_other_way(
+    first: str, second: str, between: set[str], said: list[tuple[list[_Placed], list[str]]]
+) -> bool:
+    """Do the sources put *second* before *first* across one of the
+    directed relation words *between*, and never *first* before *second*?"""
+    ways = set()
+    for placed, directed in said:
+        both = [p for p in placed if p.stem in (first, second)]
+        for a, b in ((a, b) for a in both for b in both if a.stem != b.stem):
+            if a.directed < b.directed and between & set(directed[a.directed : b.directed]):
+                ways.add(a.stem == first)
+    return ways == {False}
+
+
+def _paired_apart(
+    first: str, second: str, said: list[tuple[list[_Placed], list[str]]], anywhere: bool
+) -> bool:
+    """Do the sources pair the word of *first* and *second* with another
+    number than the other (and never with it)?  "Anna 50 euros and Tom 5"
+    pairs Tom with 5, not 50; "moved to Paris in 2020" pairs "moved" with
+    no number, so "In 2020 the user moved" swaps nothing.  The other
+    number counts only in a sentence holding this one too, unless
+    *anywhere*: then "#1 Take warfarin at 08:00", "#2 Take aspirin at 20:00"
+    pair aspirin with 20:00 only."""
+    together = apart = False
+    for placed, _ in said:
+        for word in placed:
+            if word.number or word.stem not in (first, second):
+                continue
+            numbers = {p.stem for p in placed if p.number and p.segment == word.segment}
+            number = second if word.stem == first else first
+            if number in numbers:
+                together = True
+            elif numbers and (anywhere or any(p.stem == number for p in placed)):
+                apart = True
+    return apart and not together
+
+
+def exchanged(rewritten: str, sources: Iterable[str]) -> list[str]:
+    """The words two sentences of *rewritten* trade between them against
+    the sentences of *sources* each stands for (the one sharing the most
+    words with it), each as "a/b": "Scrub the tiles with vinegar. Clean the
+    mirror with bleach." for "... with bleach. ... with vinegar." keeps
+    every word and number, and says to scrub with the other chemical."""
+    theirs = [stems(sentence) for text in sources for sentence in sentences(text)]
+    if len(theirs) < 2:
+        return []
+    ours = [stems(sentence) for sentence in sentences(rewritten)]
+    standing = [max(range(len(theirs)), key=lambda i: len(words & theirs[i])) for words in ours]
+    found: list[str] = []
+    for a, (words_a, source_a) in enumerate(zip(ours, standing, strict=True)):
+        for words_b, source_b in zip(ours[a + 1 :], standing[a + 1 :], strict=True):
+            if source_a == source_b:
+                continue
+            given = (theirs[source_a] - theirs[source_b]) & (words_b - words_a)
+            taken = (theirs[source_b] - theirs[source_a]) & (words_a - words_b)
+            found += [f"{x}/{y}" for x in sorted(given) for y in sorted(taken)]
+    return list(dict.fromkeys(found))
+
+
 def sentences(text: str) -> list[str]:
     """The sentences of *text* (a line is one too), blank ones left out."""
     return [sentence for sentence in _SENTENCE.split(text) if sentence.strip()]

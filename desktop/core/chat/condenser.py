@@ -24,7 +24,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from desktop.core.base.content_words import moved_across_denials, new_words, says_otherwise
+from desktop.core.base.content_words import (
+    moved_across_denials,
+    new_words,
+    says_otherwise,
+    swapped,
+)
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.chat.prompt import Oversized
 from models.broker import InferenceBroker, Job, Priority
@@ -134,14 +139,18 @@ def _lines_by_id(text: str, ids: re.Pattern[str]) -> dict[str, str]:
 
 
 def _moved(original: str, condensed: str, ids: re.Pattern[str]) -> str | None:
-    """Words *condensed* takes from other lines than its ids' own, or puts
+    """Words *condensed* takes from other lines than its ids' own, puts
     on the other side of a denial ("Call Tom, not Anna" for "Call Anna, not
-    Tom"; "Take aspirin" for "#1 Take warfarin", "#2 Take aspirin")."""
+    Tom"; "Take aspirin" for "#1 Take warfarin", "#2 Take aspirin"), or
+    swaps around ("#1 #2 Take aspirin at 08:00 and warfarin at 20:00")."""
     added = new_words(ids.sub(" ", condensed), [original])
     if added:
         return f"“{condensed.strip()[:80]}” adds {', '.join(added[:8])} to its own lines"
-    moved = moved_across_denials(ids.sub(" ", condensed), ids.sub(" ", original).splitlines())
-    return f"“{condensed.strip()[:80]}” puts words across a denial" if moved else None
+    own = ids.sub(" ", original).splitlines()
+    if moved_across_denials(ids.sub(" ", condensed), own):
+        return f"“{condensed.strip()[:80]}” puts words across a denial"
+    turned = swapped(ids.sub(" ", condensed), own, numbers_stay=True)
+    return f"“{condensed.strip()[:80]}” swaps {', '.join(turned)}" if turned else None
 
 
 def _otherwise(original: str, condensed: str, ids: re.Pattern[str]) -> str | None:

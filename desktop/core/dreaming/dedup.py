@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop.core.base.content_words import DENIED, changes, new_words
+from desktop.core.base.content_words import DENIED, changes, new_words, swapped
 from desktop.core.db import Memory
 from desktop.core.dreaming.passes import PassContext, PassRejected, numbered
 from desktop.core.dreaming.proposals import Proposal
@@ -162,6 +162,8 @@ def unfaithful(sources: Sequence[str], merged: str) -> str | None:
         return f"it dropped that {_saying(theirs - said)}"
     if said - theirs - _NOW:
         return f"it says {_saying(said - theirs - _NOW)}, which none of them says"
+    if turned := swapped(merged, sources, numbers_stay=True):
+        return f"it swaps {', '.join(turned)} around"
     return None
 
 

@@ -31,10 +31,12 @@ from desktop.core.base.content_words import (
     DENIED,
     NUMBER,
     changes,
+    exchanged,
     new_words,
     says_otherwise,
     stems,
     support,
+    swapped,
 )
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
@@ -159,6 +161,9 @@ def changed_steps(originals: Sequence[str], rewritten: str) -> str | None:
     added = new_words(rewritten, originals)
     if len(added) > NEW_WORDS:
         return "adds " + _quoted(added)
+    turned = swapped(rewritten, originals, numbers_stay=True) + exchanged(rewritten, originals)
+    if turned:
+        return "swaps " + _quoted(turned)
     theirs = sentences(rewritten)
     for original in originals:
         for sentence in sentences(original):

@@ -10,7 +10,8 @@ task ("I walked 10 km today" gives no "10 tablets"), and each of its
 clauses keeps what the old text (or the user) said of the same words, by
 ``content_words.support``: "Sign the loan, do not sign the lease" is not
 "Sign the lease, do not sign the loan", nor "Call Tom, not Anna" "Call
-Anna, not Tom".
+Anna, not Tom"; nor do its words change sides or numbers ("from checking
+to savings", "Pay Tom 50 euros and Anna 5": ``content_words.swapped``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from desktop.core.base.content_words import (
     sentences,
     stems,
     stems_of,
+    swapped,
 )
 from desktop.core.memory.service import lost_specifics
 from desktop.core.tasks.done_words import TaskWords
@@ -74,6 +76,8 @@ def unfaithful(old: str, new: str, said: Sequence[str]) -> str | None:
         return "it says otherwise what changed or what is not so"
     if moved_across_denials(new, [old, *yours]):
         return "it puts the task's words on the other side of a denial"
+    if turned := swapped(new, [old, *yours]):
+        return f"it swaps the task's words around ({', '.join(turned)})"
     return None
 
 
