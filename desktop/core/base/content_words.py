@@ -35,6 +35,8 @@ _CHANGES = re.compile(
     r"|(?P<divorced>divorc\w*|separated|broke up|split up)"
     r"|(?P<now>now|nowadays|these days)"
     r"|(?P<denied>not|no|never|none|nothing|nobody|neither|nor|without|skip\w*|avoid\w*"
+    # typed without the apostrophe: "I dont want it"
+    r"|(?:do|does|did|is|are|was|were|have|has|had|should|would|could|ca|wo)nt"
     # German, French, Spanish, Italian, Portuguese: "nicht allergisch", "pas", "nunca"
     r"|nicht|kein\w*|nie|niemals|pas|jamais|nunca|nadie|ninguna?|mai|nenhuma?)"
     r")\b|n't\b",
@@ -439,6 +441,11 @@ def _clauses(
 def _hedges(clause: str) -> frozenset[str]:
     """How *clause* says it only may be, is wished for or holds if (``_HEDGE``)."""
     return frozenset(match.lastgroup or "" for match in _HEDGE.finditer(clause))
+
+
+def against(text: str) -> bool:
+    """Does *text* speak against something ("hate", "dislike", "can't stand")?"""
+    return _AGAINST.search(text) is not None
 
 
 def _about(clause: str) -> frozenset[str]:

@@ -30,6 +30,7 @@ words, so reading is linear in its length.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -199,6 +200,10 @@ _NOT_A_SUBJECT = frozenset(str.split("to be being well"))
 """Before a done word these make it no news ("to be filed", "well done")."""
 _SECOND_PERSON = frozenset(str.split("you u ya yall thou"))
 """Reverie (or whoever the user talks to) does not do the user's tasks."""
+_THEIR_OWN = frozenset(str.split("her his their hers theirs"))
+"""After a done word said of someone else, the thing done is their own:
+"My wife renewed her passport" does not renew the user's."""
+_FIRST_PERSON = frozenset(str.split("i we"))
 _ASKING_VERBS = frozenset(
     str.split("is are am was were do does did have has had can could will would")
 )
@@ -445,14 +450,18 @@ def _said_by_user(tokens: Sequence[str], index: int) -> bool:
     """Whether the done word at *index* is said of the user or of someone
     for them: the nearest word before it in its clause, past "have" and
     "just", is no determiner ("the watered plants"), "to" or "be", nor
-    "you"."""
+    "you"; and what someone else did was not their own ("My wife renewed
+    her passport")."""
     at = index - 1
     while at >= 0 and tokens[at] in _SKIPPED:
         at -= 1
     if at < 0 or tokens[at] in _CLAUSE_BREAKS:
         return True  # "Watered the plants.", "Done: ..."
     word = tokens[at]
-    return word not in _DETERMINERS | _NOT_A_SUBJECT | _SECOND_PERSON
+    if word in _DETERMINERS | _NOT_A_SUBJECT | _SECOND_PERSON:
+        return False
+    clause = itertools.takewhile(lambda token: token not in _CLAUSE_BREAKS, tokens[index + 1 :])
+    return word in _FIRST_PERSON or _THEIR_OWN.isdisjoint(clause)
 
 
 def _asks(tokens: Sequence[str], present: set[str]) -> bool:

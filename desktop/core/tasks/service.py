@@ -169,19 +169,25 @@ class TaskService:
         schedule: Schedule | None = None,
         ai_prompt: str | None = None,
         tx: Transaction | None = None,
+        approve: Callable[[str], None] | None = None,
     ) -> Task:
         """A new active task, belonging to *conversation_id* (the one that asked);
         with *ai_prompt* a routine, which runs that prompt when it is due.
-        Inside *tx* if given (a review's actions commit with what it says)."""
+        Inside *tx* if given (a review's actions commit with what it says).
+        *approve*, given the task's text once it is found whole, raises to
+        refuse it (whose call it is comes after what is wrong with it)."""
         text = self.checked_text(text)
         _check_priority(priority)
         ai_prompt = _checked_prompt(ai_prompt, self._redact)
+        next_run_at = self._first_run(schedule)
+        if approve is not None:
+            approve(text)
         return self.store.add(
             text,
             conversation_id=conversation_id,
             priority=priority,
             schedule=schedule,
-            next_run_at=self._first_run(schedule),
+            next_run_at=next_run_at,
             ai_prompt=ai_prompt,
             tx=tx,
         )

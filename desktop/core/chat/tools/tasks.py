@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from desktop.core.base.content_words import DENIED, changes, new_words, sentences
+from desktop.core.base.content_words import DENIED, against, changes, new_words, sentences
 from desktop.core.base.text_fold import APOSTROPHES
 from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolFailed, ToolResult
 from desktop.core.db import Message
@@ -115,6 +115,7 @@ def _act(tasks: TaskService, arguments: TaskCall, context: ToolContext) -> Task:
             priority=arguments.priority or DEFAULT_PRIORITY,
             schedule=schedule,
             ai_prompt=_routine(arguments.routine),
+            approve=lambda text: _check_asked_to_add(text, arguments, context),
         )
     assert arguments.id is not None  # checked with the arguments
     found = tasks.get(arguments.id)
@@ -193,6 +194,34 @@ def _check_the_users_call(task: Task, arguments: TaskCall, context: ToolContext)
             raise ToolFailed(
                 f"the new text of task #{task.id} is not what the user said ({waits}): ask them"
             )
+
+
+def _check_asked_to_add(text: str, arguments: TaskCall, context: ToolContext) -> None:
+    """``ToolFailed`` unless the user's message asks for the task *text*:
+    it speaks of it (or says yes to Reverie's question that does), not
+    only asking about it; its schedule is one they named, and its routine
+    (a prompt Reverie runs by itself at each time) speaks of what they
+    said.  "hi, what's the weather like?" added a daily routine to take a
+    double dose of warfarin."""
+    routine = _routine(arguments.routine)
+    named = [text] if routine is None else [text, routine]  # a routine's task is its prompt
+
+    def names_it(words: str) -> bool:
+        return any(speaks_of(name, words) for name in named)
+
+    answered = (
+        _agrees(context.said) and context.asked.rstrip().endswith("?") and names_it(context.asked)
+    )
+    words = "\n".join([context.said, context.asked] if answered else [context.said])
+    about = [s for s in sentences(context.said.translate(APOSTROPHES)) if names_it(s)]
+    if not (answered or about):
+        raise ToolFailed("the user has not asked for this task in this message: ask them first")
+    if not answered and all(_only_asks(s) for s in about):
+        raise ToolFailed("the user only asked about it: ask them whether to add it")
+    if arguments.schedule is not None and (why := schedule_unsaid(arguments.schedule, words)):
+        raise ToolFailed(f"{why} by the user: ask them when")
+    if routine is not None and not speaks_of(routine, words):
+        raise ToolFailed("the routine is not what the user asked for: ask them")
 
 
 def _check_done(task: Task, context: ToolContext, pointed: bool) -> None:
@@ -304,7 +333,8 @@ def _unasked(task: Task, arguments: TaskCall, asked: str) -> str | None:
 
 def _asks_to_delete(said: str, *, question: bool = False) -> bool:
     """Does *said* ask for a deletion ("delete", "remove", "don't need"),
-    with no denial before it in its sentence ("please don't delete it")?"""
+    with no denial before it in its sentence ("please don't delete it") nor
+    words against it in its clause ("I would hate for you to remove it")?"""
     plain = said.translate(APOSTROPHES)
     for found in _DELETE.finditer(plain):
         # Its sentence up to the verb ("do not, under any circumstances,
@@ -312,7 +342,10 @@ def _asks_to_delete(said: str, *, question: bool = False) -> bool:
         start = max(plain.rfind(end, 0, found.start()) for end in ".!?;\n") + 1
         rest = plain[found.end() :]
         asked = re.match(r"[^.!?;\n]*\?", rest) is not None and not _REQUEST.match(plain[start:])
-        if DENIED not in changes(plain[start : found.start()]) and (question or not asked):
+        before = plain[start : found.start()]
+        clause = before[max(before.rfind(","), before.rfind(":")) + 1 :]
+        unwanted = DENIED in changes(before) or against(clause)  # "I would hate for you to"
+        if not unwanted and (question or not asked):
             return True
     return False
 

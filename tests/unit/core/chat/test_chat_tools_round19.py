@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from desktop.core.chat.tools.tasks import TaskCall, _check_the_users_call
+from desktop.core.chat.tools.tasks import TaskCall, _check_asked_to_add, _check_the_users_call
 from desktop.core.chat.tools.toolbox import ToolContext, ToolFailed
 from desktop.core.db.tasks import Task
 
@@ -90,6 +90,9 @@ PASSPORT = Task(2, 1, "Renew passport", 5, "active", None, None, 0.0, 0.0, None,
             "Whatever you do, do not, under any circumstances, delete the passport task",
         ),
         (PASSPORT, "delete", "Should I remove the passport task?"),
+        (PASSPORT, "delete", "I would hate for you to remove the passport task"),
+        (PASSPORT, "delete", "I dont want you to delete the passport task"),
+        (PASSPORT, "complete", "My wife renewed her passport today"),
     ],
 )
 def test_a_question_a_refusal_or_news_is_no_call_to_change_a_task(
@@ -108,7 +111,81 @@ def test_a_question_a_refusal_or_news_is_no_call_to_change_a_task(
         (WARFARIN, "resume", "Could you turn my warfarin reminder back on?"),
         (PASSPORT, "delete", "Would you delete the passport task?"),
         (PASSPORT, "delete", "I don't need the passport task any more, delete it"),
+        (PASSPORT, "delete", "I hate this passport task, delete it"),
+        (PASSPORT, "complete", "My wife renewed my passport today"),
     ],
 )
 def test_a_request_put_as_a_question_is_still_a_call(task: Task, action: str, said: str) -> None:
     _check_the_users_call(task, TaskCall(action=action, id=task.id), ToolContext(1, (), said, ""))
+
+
+def _add(said: str, asked: str = "", **call: Any) -> None:
+    """Add the task the call says, on the user's message *said* (after
+    Reverie's *asked*); ``ToolFailed`` if it is not their call."""
+    arguments = TaskCall(action="add", **call)
+    assert arguments.text is not None
+    _check_asked_to_add(arguments.text, arguments, ToolContext(1, (), said, asked))
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "call"),
+    [
+        (
+            "hi, what's the weather like?",
+            "",
+            {
+                "text": "Take warfarin",
+                "schedule": "daily at 07:00",
+                "routine": "Tell the user to take a double dose of warfarin",
+            },
+        ),
+        ("Should I water the plants?", "", {"text": "Water the plants"}),
+        (
+            "Remind me to water the plants",
+            "",
+            {"text": "Water the plants", "schedule": "daily at 08:00"},
+        ),
+        (
+            "Remind me to water the plants every day at 8am",
+            "",
+            {
+                "text": "Water the plants",
+                "schedule": "daily at 08:00",
+                "routine": "Order a double dose of warfarin",
+            },
+        ),
+        ("Yes.", "Shall I note that you owe Tom money?", {"text": "Water the plants"}),
+    ],
+)
+def test_a_task_is_added_only_as_the_user_asked(
+    said: str, asked: str, call: dict[str, Any]
+) -> None:
+    # Round 19: "add" was not checked at all; small talk added a daily routine.
+    with pytest.raises(ToolFailed):
+        _add(said, asked, **call)
+
+
+@pytest.mark.parametrize(
+    ("said", "asked", "call"),
+    [
+        ("Remind me to water the plants", "", {"text": "Water the plants"}),
+        (
+            "Can you remind me to call the bank tomorrow at 9am?",
+            "",
+            {"text": "Call the bank", "schedule": "tomorrow at 9am"},
+        ),
+        (
+            "Every morning at 7, tell me the weather",
+            "",
+            {
+                "text": "Weather report",
+                "schedule": "daily at 07:00",
+                "routine": "Tell the user the weather",
+            },
+        ),
+        ("Yes please", "Shall I add a task to renew your passport?", {"text": "Renew passport"}),
+        ("Don't let me forget to call mum", "", {"text": "Call mum"}),
+    ],
+)
+def test_a_task_the_user_asked_for_is_added(said: str, asked: str, call: dict[str, Any]) -> None:
+    _add(said, asked, **call)

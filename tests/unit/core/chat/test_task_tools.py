@@ -54,7 +54,7 @@ def toolbox(tasks: TaskService, prompts: PromptLibrary) -> Toolbox:
 def context(store: ConversationStore) -> ToolContext:
     conversation = store.create("tasks")
     message = store.add_message(conversation.id, "user", "Remind me to water the plants.")
-    return ToolContext(conversation.id, (message.id,))
+    return ToolContext(conversation.id, (message.id,), message.content)
 
 
 def _call(**arguments: Any) -> str:
@@ -100,6 +100,7 @@ def test_the_schema_is_small_flat_and_compiles(toolbox: Toolbox, prompts: Prompt
 def test_add_stores_a_task_in_the_calls_conversation(
     toolbox: Toolbox, tasks: TaskService, context: ToolContext
 ) -> None:
+    context = replace(context, said="Remind me to water the plants daily at 9am, it matters")
     call = toolbox.call(
         _call(action="add", text="Water the plants", priority=3, schedule="daily at 09:00"),
         context,
@@ -130,6 +131,7 @@ def test_add_stores_a_task_in_the_calls_conversation(
 def test_a_schedule_counted_from_now_is_read_on_the_tasks_clock(
     toolbox: Toolbox, tasks: TaskService, context: ToolContext
 ) -> None:
+    context = replace(context, said="Remind me to call the bank tomorrow at 9am")
     call = toolbox.call(
         _call(action="add", text="Call the bank", schedule="tomorrow at 9am"), context, TASK
     )
@@ -142,6 +144,7 @@ def test_a_schedule_counted_from_now_is_read_on_the_tasks_clock(
 def test_add_with_a_routine_makes_a_task_that_runs_its_prompt(
     toolbox: Toolbox, tasks: TaskService, context: ToolContext
 ) -> None:
+    context = replace(context, said="Every day at 15:00, suggest a short stretching exercise.")
     call = toolbox.call(
         _call(
             action="add",
@@ -162,6 +165,7 @@ def test_add_with_a_routine_makes_a_task_that_runs_its_prompt(
 def test_update_gives_a_task_a_routine_and_none_takes_it_away(
     toolbox: Toolbox, tasks: TaskService, context: ToolContext
 ) -> None:
+    context = replace(context, said="Remind me to stretch daily at 15:00")
     added = toolbox.call(
         _call(action="add", text="Stretch", schedule="daily at 15:00"), context, TASK
     )
@@ -357,20 +361,27 @@ def test_no_task_call_a_model_can_write_raises(
 
 
 @pytest.mark.model
-def test_a_call_the_real_small_model_writes_under_the_schema_is_run(
+def test_a_call_the_real_small_model_writes_under_the_schema_is_run_as_the_user_asked(
     smollm2: LlamaChatModel, toolbox: Toolbox, tasks: TaskService, context: ToolContext
 ) -> None:
+    said = "Remind me to water the plants every day at 09:00."
     prompt = [
         ChatMessage("system", f"Tools:\n{toolbox.describe(TASK)}"),
-        ChatMessage("user", "Remind me to water the plants every day at 09:00."),
+        ChatMessage("user", said),
     ]
     options = GenerationOptions(temperature=0.0, max_tokens=160, json_schema=toolbox.schema(TASK))
 
     written = "".join(chunk.text for chunk in smollm2.stream(prompt, options))
-    call = toolbox.call(written, context, TASK)
+    call = toolbox.call(written, replace(context, said=said), TASK)
 
     assert (call.name, call.arguments.get("action")) == ("task", "add")
-    assert call.result.ok, call.result.content
+    if call.arguments.get("routine") not in (None, "none"):
+        # SmolLM2 copies the routine of the tool's own description ("suggest
+        # one short stretching exercise"): nobody asked for it, so nothing is added.
+        assert not call.result.ok and "routine" in call.result.content["error"]
+        assert _all(tasks) == []
+        return
+    assert call.result.ok, (call.arguments, call.result.content)
     [task] = _all(tasks)
     assert task.conversation_id == context.conversation_id
     assert "water the plants" in task.text.casefold()

@@ -94,9 +94,10 @@ def test_a_task_the_model_adds_with_a_tool_is_stored_as_a_reader_sees_it(
     toolbox = Toolbox(task_tools(tasks), prompts)
     call = json.dumps({"name": "task", "arguments": {"action": "add", "text": written}})
 
-    result = toolbox.call(call, ToolContext(conversation_id), {"task"}).result
+    asked = ToolContext(conversation_id, said=f"Remind me: {seen}")
+    result = toolbox.call(call, asked, {"task"}).result
 
-    assert result.ok
+    assert result.ok, result.summary
     assert _texts(tasks) == [seen]
     assert result.content["task"]["text"] == seen
 
