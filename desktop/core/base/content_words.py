@@ -154,7 +154,8 @@ _NOT_NOW = frozenset({"now"})
 """What ``changes`` finds that says nothing against a claim ("I live in
 Lisbon now" says "lives in Lisbon")."""
 _OTHER_PERSON = re.compile(
-    r"^\W*(?:and\s+|well\s+|oh\s+|also\s+)?(?:my|our)\s+(?:[\w-]+\s+)?"
+    r"^\W*(?:and\s+|well\s+|oh\s+|also\s+)?"
+    r"(?:(?:my|our)\s+(?:[\w-]+\s+)?|(?:a|an|one|1|some)\s+(?:of\s+(?:my|our)\s+)?)"
     r"(?P<who>(?:ex-)?(?:mother|mom|mum|father|dad|parents?|brother|sister|sibling|son|"
     r"daughter|kids?|child|children|husband|wife|partner|spouse|boyfriend|girlfriend|"
     r"fianc\w*|friend|boss|manager|colleague|coworker|neighbou?r|roommate|flatmate|"
@@ -163,7 +164,14 @@ _OTHER_PERSON = re.compile(
     re.IGNORECASE,
 )
 """A clause whose subject is someone else ("my sister is a nurse", "my
-friend Tom lives in Berlin"), not the user with them ("my wife and I")."""
+friend Tom lives in Berlin", "a friend of mine", "one of my coworkers"),
+not the user with them ("my wife and I")."""
+_NO_SUBJECT = re.compile(
+    r"^\W*(?:who|which|that|whose|is|are|was|were|has|have|had|does|did|works?|lives?)\b",
+    re.IGNORECASE,
+)
+"""A clause going on about the subject of the clause before ("My sister,
+who lives in Berlin, is a nurse": "is a nurse" is the sister's)."""
 _HEDGES = (
     ("unsure", r"might|(?-i:may)|maybe|perhaps|possibly|probably|wonder\w*|not sure|unsure"),
     (
@@ -200,16 +208,21 @@ _IMPLIES = (
     (r"\b(?:learn\w*|stud\w*)\b", "learning studying"),
     (r"\b(?:programmer|developer|coder|software engineer)s?\b", "programmer developer"),
     (r"\bmarried\b|\b(?:my|our) (?:husband|wife|spouse)\b", "married spouse"),
-    (r"\bmarried to\b", "husband wife"),
+    (r"\bmarried to\b(?! (?:my|the|his|her) (?:job|work|career))", "husband wife"),
     (r"\b(?:mom|mum)\b", "mother"),
     (r"\bdad\b", "father"),
-    (r"\b(?:had|have|having|expecting) (?:a|our|my) (?:\w+ )?baby\b", "parent father mother"),
-    (r"\b(?:allerg\w*|swell\w*|hives|reaction to)\b", "allergic allergy"),
+    (
+        r"\b(?:had|have|having|expecting) (?:a|our|my) (?:\w+ )?baby\b"
+        r"(?! (?:brother|sister|cousin|niece|nephew|shower|sitter|monitor|clothes|photos?))",
+        "parent father mother",
+    ),
+    (r"\b(?:allerg\w*|hives|reaction to)\b", "allergic allergy"),
 )
 """Words of the common facts about a user said in other words: what a
 phrase of the user's says too ("my kids" says "children", "I moved to
 Berlin" says "lives", "I had a baby" says "parent").  Kept small: each is
-so for any user who says it."""
+so for any user who says it: not "a baby brother" (no parent), "married to
+my job" (no spouse) or a swelling (a run does it as well as an allergy)."""
 _IMPLIED = tuple((re.compile(phrase, re.IGNORECASE), words) for phrase, words in _IMPLIES)
 _CANNOT_HAVE = re.compile(
     r"\bcan(?:'t|not| not) (?:eat|have|drink|take|tolerate)\b"
@@ -319,9 +332,9 @@ def _common(said: frozenset[str], claimed: frozenset[str]) -> frozenset[str]:
 def _ending(stem: str) -> frozenset[str]:
     """The other stem of *stem*'s word of three letters with or without an
     ending ("eati" and "eat", "runn" and "run")."""
-    if len(stem) == _STEM and (stem[3] in "ie" or stem[3] == stem[2]):
+    if len(stem) == _STEM and (stem[3] == "i" or stem[3] == stem[2]):
         return frozenset({stem[:3]})
-    return frozenset({stem + "i", stem + "e", stem + stem[-1]}) if len(stem) == 3 else frozenset()
+    return frozenset({stem + "i", stem + stem[-1]}) if len(stem) == 3 else frozenset()
 
 
 def own_words(text: str) -> str:
@@ -418,15 +431,17 @@ def _clauses(
             text = _CANNOT_HAVE.sub("allergic to", text)
         carried: frozenset[str] = frozenset()
         first = len(found)
+        subject: frozenset[str] = frozenset()
         for index, clause in enumerate(_CLAUSE.split(text)):
             against = {DENIED} if _AGAINST.search(clause) else set()
+            subject = subject if _NO_SUBJECT.match(clause) else _about(clause)
             read = _Clause(
                 _content(clause) | (_implied(clause) if implied else frozenset()),
                 (changes(clause) | against) - _NOT_NOW,
                 source,
                 contrast=index > 0 and bool(_CONTRAST.match(clause)),
                 hedges=_hedges(clause) | carried,
-                about=_about(clause),
+                about=subject,
             )
             carried = (
                 read.hedges & {"if"} if clause.strip().casefold().startswith("if") else carried

@@ -1,6 +1,8 @@
 """Round 19: round 18's hedges read "would" and "'d" as "if", so the most
 ordinary way to state a preference ("I'd prefer shorter answers") no longer
-supported "User prefers shorter answers"."""
+supported "User prefers shorter answers".  And (F1, F2) words that only
+look alike, implied words out of their phrase, and someone else's clause
+after a comma supported facts the user never said."""
 
 from __future__ import annotations
 
@@ -62,3 +64,42 @@ def test_the_user_s_own_words_around_a_paste_still_count() -> None:
     said = "I live in Porto. Can you answer this email from Jo?\n> I live in Lisbon."
     assert support("User lives in Porto", [said]).sources == (0,)
     assert support("User lives in Lisbon", [said]).sources == ()
+
+
+@pytest.mark.parametrize(
+    ("claim", "said"),
+    [
+        ("User is a veteran", "I took the cat to the vet"),
+        ("User is a carer", "I drive a car for a living"),
+        ("User works in catering", "I have a cat"),
+        ("User is a father", "I have a baby brother"),
+        ("User is a mother", "I'm having a baby shower cake made"),
+        ("User has a wife", "I'm married to my job"),
+        ("User is allergic to running", "My ankle is swelling after the run"),
+        ("User is allergic to penicillin", "A friend of mine is allergic to penicillin"),
+        ("User is allergic to penicillin", "One of my coworkers is allergic to penicillin"),
+        ("User is a nurse", "My sister, who lives in Berlin, is a nurse"),
+    ],
+)
+def test_words_that_only_look_alike_or_someone_else_s_support_no_fact(
+    claim: str, said: str
+) -> None:
+    # Round 19 (F1, F2): a three-letter word covered the first letters of a
+    # longer one ("vet", "vete(ran)"); a phrase's implied words held for any
+    # object ("a baby brother"); someone else's clause lost its subject at a comma.
+    assert not support(claim, [said])
+
+
+@pytest.mark.parametrize(
+    ("claim", "said"),
+    [
+        ("User is a parent", "We had a baby in May"),
+        ("User has a wife", "I am married to Anna"),
+        ("User is allergic to peanuts", "I get hives from peanuts"),
+        ("User is a nurse", "I am a nurse, which I love"),
+        ("User runs every day", "I run every day"),
+        ("User lives in Berlin", "My sister visited, and I live in Berlin"),
+    ],
+)
+def test_the_users_own_words_still_support_it(claim: str, said: str) -> None:
+    assert support(claim, [said])
