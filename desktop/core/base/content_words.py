@@ -283,32 +283,56 @@ def support(claim: str, said: Sequence[str]) -> Support:
     parts = [c for c in _clauses([claim]) if c.stems]
     whole = frozenset().union(*(part.stems for part in parts))
     hedged = frozenset().union(*(part.hedges for part in parts))
+    grouped = _told_together(stated)
     clauses = [
         c
-        for c in _clauses(stated, implied=True)
+        for c in _clauses([(group, sentence) for group, _, sentence in grouped], implied=True)
         if c.hedges <= hedged and (not c.about or c.about & whole)
     ]
     only_asked = frozenset().union(*(c.stems for c in _clauses(asked))) - frozenset().union(
         *(c.stems for c in clauses)
     )
-    covered: set[str] = set()
+    # What each part of the claim is said by, sentences told together at a time.
+    covered: dict[int, set[str]] = {}
     against: set[str] = set()
-    sources: set[int] = set()
     for part in parts:
         for clause in (_read_for(clause, part.stems) for clause in clauses):
             common = _common(clause.stems, part.stems)
             if common and _agree(part.changes, clause.changes):
-                covered |= common
-                sources.add(clause.source)
+                covered.setdefault(clause.source, set()).update(common)
             elif clause.changes and 2 * len(common) > min(len(part.stems), len(clause.stems)):
                 against |= common
-    if against - covered:
+    if against - set().union(*covered.values()):
         return Support("you said otherwise")
     if any(part.stems & only_asked for part in parts):
         return Support("you only asked about it")
-    if not _enough(covered, parts, {name[:_STEM] for name in names}):
+    names_stems = {name[:_STEM] for name in names}
+    saying = [group for group, words in covered.items() if _enough(words, parts, names_stems)]
+    if not saying:
         return Support("too little of it is in your words")
-    return Support("", tuple(sorted(sources)))
+    return Support("", tuple(sorted({text for group, text, _ in grouped if group in saying})))
+
+
+def _told_together(stated: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
+    """*stated* (text index, sentence) with the number of the group each
+    is told in: a sentence pointing back ("His name is Rex", "It was in
+    May") is told with the one before it, in its message or the one
+    before, any other alone.  A claim is
+    said by one group: "I'm allergic to cats. The doctor gave me
+    penicillin" does not say "allergic to penicillin"."""
+    grouped: list[tuple[int, int, str]] = []
+    for index, (text, sentence) in enumerate(stated):
+        with_last = index and _POINTS_BACK.search(sentence)
+        group = grouped[-1][0] if with_last else index
+        grouped.append((group, text, sentence))
+    return grouped
+
+
+_POINTS_BACK = re.compile(
+    r"\b(?:he|him|his|she|her|hers|it|its|they|them|their|this|that|these|those|there|then)\b",
+    re.IGNORECASE,
+)
+"""Words by which a sentence speaks of what the one before it said."""
 
 
 def _enough(covered: set[str], parts: Sequence[_Clause], names: set[str]) -> bool:

@@ -103,3 +103,16 @@ def test_words_that_only_look_alike_or_someone_else_s_support_no_fact(
 )
 def test_the_users_own_words_still_support_it(claim: str, said: str) -> None:
     assert support(claim, [said])
+
+
+def test_a_claim_is_said_by_sentences_told_together_not_gathered_from_any() -> None:
+    # Round 19 (F1): each word of a claim could come from another sentence.
+    gathered = "I'm allergic to cats. The doctor gave me penicillin for my ear."
+    assert not support("User is allergic to penicillin", [gathered])
+    assert support("User is allergic to cats", [gathered])
+    # A sentence pointing back is told with the one before, in its message or the last.
+    assert support("User has a dog named Rex", ["I have a dog. His name is Rex."])
+    assert support("User has a dog named Rex", ["I have a dog.", "His name is Rex."]).sources == (
+        0,
+        1,
+    )
