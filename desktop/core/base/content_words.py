@@ -135,14 +135,16 @@ _CLAIMING = stems_of(
     str.split(
         "user prefers preferred preference likes loves enjoys wants wished named called "
         "favourite favorite fond tends usually often recently currently generally "
-        "typically works owns years old aged age person answers replies responses "
+        "typically owns person answers replies responses "
         "mentioned mentions said says told talked became become plans planned planning number"
     )
 )
 """Stems of the words a claim about the user is made of ("User prefers...",
-"a dog named Max", "is 34 years old", "User mentioned...", "prefers short
-answers": a preference is of Reverie's answers), not what it claims: the user's words
-need not have them, and having them is not enough."""
+"a dog named Max", "User mentioned...", "prefers short answers": a
+preference is of Reverie's answers), not what it claims: the user's words
+need not have them, and having them is not enough.  Not "works" nor "years
+old": "I interviewed at Google" is no job there, "I paid 34 euros" no age
+(``_IMPLIES`` reads them where they are said in other words)."""
 _OPPOSITES = frozenset(
     frozenset(pair) for pair in (("shor", "long"), ("brie", "long"), ("fast", "slow"))
 )
@@ -159,7 +161,8 @@ _OTHER_PERSON = re.compile(
     r"(?P<who>(?:ex-)?(?:mother|mom|mum|father|dad|parents?|brother|sister|sibling|son|"
     r"daughter|kids?|child|children|husband|wife|partner|spouse|boyfriend|girlfriend|"
     r"fianc\w*|friend|boss|manager|colleague|coworker|neighbou?r|roommate|flatmate|"
-    r"cousin|uncle|aunt|niece|nephew|grand\w+|doctor|teacher|family|baby)s?)"
+    r"cousin|uncle|aunt|niece|nephew|grand\w+|doctor|teacher|family|baby|"
+    r"pet|dog|puppy|cat|kitten|horse|rabbit|hamster|bird|parrot)s?)"
     r"(?P<name>\s+(?-i:[A-Z])[\w-]*)?(?P<with_me>\s+and\s+(?:I|me)\b)?",
     re.IGNORECASE,
 )
@@ -217,6 +220,14 @@ _IMPLIES = (
         "parent father mother",
     ),
     (r"\b(?:allerg\w*|hives|reaction to)\b", "allergic allergy"),
+    (r"\b(?:my|our) (?:job|boss|employer|office|colleagues?|coworkers?)\b|\bemploy\w*", "works"),
+    (
+        r"\b(?:am|i'm|im|is|are|was|were|turned|turning|aged?) \d+\b(?! ?(?:%|[a-z]+ (?:late|early)"
+        r"|(?:min|minute|hour|day|week|month|euro|dollar|pound|percent|kg|km|mile|time|page|"
+        r"item|people|person|cm|m|g|lb|st)s?\b))",
+        "years old age",
+    ),
+    (r"\b\d+(?: years? old|-year-old| yo\b)", "years old age"),
 )
 """Words of the common facts about a user said in other words: what a
 phrase of the user's says too ("my kids" says "children", "I moved to

@@ -79,6 +79,11 @@ def test_the_user_s_own_words_around_a_paste_still_count() -> None:
         ("User is allergic to penicillin", "A friend of mine is allergic to penicillin"),
         ("User is allergic to penicillin", "One of my coworkers is allergic to penicillin"),
         ("User is a nurse", "My sister, who lives in Berlin, is a nurse"),
+        ("User works at Google", "I interviewed at Google but didn't get the job"),
+        ("User is 34 years old", "I paid 34 euros for the concert tickets"),
+        ("User is 34 years old", "I was 34 minutes late"),
+        ("User is 14 years old", "My cat is 14"),
+        ("User is allergic to chicken", "My dog is allergic to chicken"),
     ],
 )
 def test_words_that_only_look_alike_or_someone_else_s_support_no_fact(
@@ -86,7 +91,8 @@ def test_words_that_only_look_alike_or_someone_else_s_support_no_fact(
 ) -> None:
     # Round 19 (F1, F2): a three-letter word covered the first letters of a
     # longer one ("vet", "vete(ran)"); a phrase's implied words held for any
-    # object ("a baby brother"); someone else's clause lost its subject at a comma.
+    # object ("a baby brother"); someone else's clause lost its subject at a
+    # comma; "works" and "years old" were words any claim could use.
     assert not support(claim, [said])
 
 
@@ -99,6 +105,11 @@ def test_words_that_only_look_alike_or_someone_else_s_support_no_fact(
         ("User is a nurse", "I am a nurse, which I love"),
         ("User runs every day", "I run every day"),
         ("User lives in Berlin", "My sister visited, and I live in Berlin"),
+        ("User works at Google", "My job at Google is fun"),
+        ("User works at Google", "I work at Google"),
+        ("User is 34 years old", "I'm 34"),
+        ("User is 34 years old", "I turned 34 last week"),
+        ("User has a 12-year-old cat named Luna", "My cat Luna is 12"),
     ],
 )
 def test_the_users_own_words_still_support_it(claim: str, said: str) -> None:
