@@ -70,9 +70,9 @@ class WorkerRunner:
         *,
         clock: Callable[[], float],
         redactor: Redactor,
-        on_step: Callable[[int], None] = lambda worker_id: None,
+        on_step: Callable[[], None] = lambda: None,
     ) -> None:
-        """*on_step*: called with the worker's id after each step it stored
+        """*on_step*: called after each step a worker stored
         (its transcript and time used grew)."""
         self._store = store
         self._broker = broker
@@ -135,7 +135,7 @@ class WorkerRunner:
                 self._store.add_message(worker.id, "tool", content)
                 calls += 1
             used = self._store.add_time(worker.id, self._clock() - started)
-            self._on_step(worker.id)
+            self._on_step()
             if not called:
                 answer = self._redact.text(said.strip())
                 if not answer:

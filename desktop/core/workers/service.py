@@ -140,7 +140,7 @@ class Workers:
             self._settings.quiet_seconds,
             clock=clock,
             redactor=self._redact,
-            on_step=lambda worker_id: self._tell(self._on_step),
+            on_step=lambda: self._tell(self._on_step),
         )
         self._lock = threading.Lock()
         self._running: dict[int, JobControl] = {}
