@@ -2,15 +2,16 @@
 
     python -m tests.bench.chat [--conversations 3] [--json results.json]
 
-1. Time to first token (TTFT) of turn 2 and turn 20 of one conversation,
-   each new message the same length, through the whole chat path (database,
-   memories retrieved with the default embedder, prompt assembly, broker,
-   SmolLM2).  The prompt puts what changes every
-   turn (time, memories) next to the newest message, so llama.cpp re-reads
-   only the tail.  Target: turn 20 / turn 2 <= 1.3.  Also: turn 21 right
-   after a background job used the model (it runs on its own context), and,
-   for scale, turn 20's prompt read from scratch (what a layout with the
-   time at the top of the system prompt costs on every turn).
+1. Turns 1 to 20 of one conversation through the whole chat path
+   (database, 24 memories retrieved with the default embedder, prompt
+   assembly, broker, SmolLM2), each message asking about one of nine topics
+   in turn.  Per turn: the prompt tokens llama.cpp read (not taken from its
+   cache) against the tokens of the new message plus the memories the
+   conversation was not given before; target for turns 2 to 20: at most
+   32 more on average.  Time to first token (TTFT) of turn 2 and turn 20
+   (the same topic and length): target turn 20 / turn 2 <= 1.3.  Also: turn
+   21 right after a background job used the model (it runs on its own
+   context), and, for scale, turn 20's prompt read from scratch.
 2. The UI event loop's longest stall while a reply streams into the real
    chat window (offscreen), in a fresh process like a newly started app: a
    5 ms timer heartbeat, the longest gap between beats minus the interval.
@@ -31,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,7 @@ from desktop.core.chat.service import ChatService, Reply, ReplyKind, Stage
 from desktop.core.chat.tools.memory import memory_tools
 from desktop.core.chat.tools.toolbox import Toolbox, ToolCall
 from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.memory.lines import memory_line
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker, Priority
 from models.convert_bert import ensure_default_embedder_gguf
@@ -55,9 +58,43 @@ HEARTBEAT_MS = 5
 MEMORIES = [
     "The user's name is Mara.",
     "Mara is training for the Berlin marathon in September.",
+    "Mara runs 40 kilometres a week along the river.",
     "Mara's cat is called Miso.",
+    "Miso the cat only eats salmon-flavoured food.",
     "Mara works as a nurse on night shifts.",
+    "Mara's hospital is the Charite in Berlin.",
+    "Mara's brother Tomas lives in Lisbon.",
+    "Mara's mother phones every Sunday evening.",
+    "Mara is learning Portuguese on weekends.",
+    "Mara also speaks fluent Polish.",
+    "Mara is allergic to peanuts.",
+    "Mara's favourite food is ramen.",
+    "Mara plays the cello in a community orchestra.",
+    "Mara listens to jazz while cooking.",
+    "Mara wants to visit Japan next spring.",
+    "Mara went hiking in Norway last summer.",
+    "Mara drives an old green Volvo.",
+    "Mara's Volvo needs new winter tyres.",
+    "Mara's birthday is on the 3rd of March.",
+    "Mara reads crime novels before sleeping.",
+    "Mara's balcony has tomato plants.",
+    "Mara is saving money for a flat of her own.",
+    "Mara dislikes long voice messages.",
 ]
+TOPICS = (
+    "running",
+    "her cat",
+    "her job",
+    "her family",
+    "languages",
+    "food",
+    "music",
+    "travel",
+    "her car",
+)
+"""What the questions ask about, in turn: the memories retrieved change from
+turn to turn, so some turns bring memories the conversation was not given yet.
+Turns 2 and 20 ask about the same topic (20 = 2 + 2 * 9)."""
 
 
 def default_embedder(folder: Path) -> LlamaEmbedder:
@@ -66,8 +103,8 @@ def default_embedder(folder: Path) -> LlamaEmbedder:
 
 
 def question(turn: int) -> str:
-    """The user's message of *turn*: the same words each turn, only the number changes."""
-    return f"Question {turn:02d}: name one short fact about the number {turn:02d}."
+    """The user's message of *turn*: the same words each turn, but its number and topic."""
+    return f"Question {turn:02d}: tell me one short fact about {TOPICS[turn % len(TOPICS)]}."
 
 
 class RecordingModel:
@@ -104,6 +141,7 @@ class FirstToken:
     def __init__(self) -> None:
         self.started = time.perf_counter()
         self.first: float | None = None
+        self.memory_ids: tuple[int, ...] = ()
 
     def stage(self, stage: Stage) -> None:
         pass
@@ -116,7 +154,7 @@ class FirstToken:
             self.first = time.perf_counter() - self.started
 
     def reply_finished(self, reply: Reply) -> None:
-        pass
+        self.memory_ids = reply.memory_ids
 
     def notice(self, text: str) -> None:
         pass
@@ -125,7 +163,28 @@ class FirstToken:
         pass
 
 
-def build(folder: Path, database: Database, broker: InferenceBroker) -> ChatService:
+@dataclass(frozen=True)
+class TurnCost:
+    """What one turn's prompt cost: tokens llama.cpp read (not taken from its
+    cache), against what was new in it: the user's message, and the memories
+    the conversation was not given before (their block: its markers and
+    lines)."""
+
+    turn: int
+    prompt_tokens: int
+    read_tokens: int
+    message_tokens: int
+    new_memory_tokens: int
+    ttft_s: float
+
+    @property
+    def overhead(self) -> int:
+        return self.read_tokens - self.message_tokens - self.new_memory_tokens
+
+
+def build(
+    folder: Path, database: Database, broker: InferenceBroker
+) -> tuple[ChatService, MemoryService]:
     prompts = PromptLibrary(folder / "prompts")
     memories = MemoryService.over(database, broker, prompts)
     chat = ChatService(
@@ -139,14 +198,45 @@ def build(folder: Path, database: Database, broker: InferenceBroker) -> ChatServ
     )
     for memory in MEMORIES:
         chat.remember(memory)
-    return chat
+    return chat, memories
 
 
 def ttft(chat: ChatService, conversation_id: int, turn: int) -> float:
+    return answered(chat, conversation_id, turn).first or 0.0
+
+
+def answered(chat: ChatService, conversation_id: int, turn: int) -> FirstToken:
     listener = FirstToken()
     chat.run(chat.send(conversation_id, question(turn)), listener)
     assert listener.first is not None, "the model said nothing"
-    return listener.first
+    return listener
+
+
+def turn_cost(
+    chat: ChatService,
+    memories: MemoryService,
+    recording: RecordingModel,
+    conversation_id: int,
+    turn: int,
+    given: set[int],
+) -> TurnCost:
+    """Turn *turn* answered, and what its prompt cost; *given* (the memories
+    the conversation was given before) grows by this turn's."""
+    listener = answered(chat, conversation_id, turn)
+    model = recording.model
+    new = [i for i in listener.memory_ids if i not in given]
+    given.update(new)
+    lines = [memory_line(m).render() for m in memories.store.get_many(new).values()]
+    block = "<memories>\n" + "\n".join(lines) + "\n</memories>" if lines else ""
+    total = len(model.prompt_tokens(recording.last_prompt))
+    return TurnCost(
+        turn,
+        total,
+        total - model.last_prompt_reuse,
+        model.count_tokens(question(turn)),
+        model.count_tokens(block),
+        listener.first or 0.0,
+    )
 
 
 def cold_ttft(recording: RecordingModel) -> float:
@@ -165,6 +255,7 @@ def cold_ttft(recording: RecordingModel) -> float:
 def bench_layout(conversations: int) -> dict[str, Any]:
     samples: dict[str, list[float]] = {"turn_2": [], "turn_20": [], "after_bg": [], "cold_20": []}
     prompt_tokens: list[int] = []
+    costs: list[list[TurnCost]] = []
     with tempfile.TemporaryDirectory() as folder:
         model = LlamaChatModel(default_chat_model_path(), context_length=CONTEXT)
         recording = RecordingModel(model)
@@ -174,11 +265,15 @@ def bench_layout(conversations: int) -> dict[str, Any]:
         broker.load_embedder(lambda: default_embedder(Path(folder))).result()
         database = open_database(Path(folder) / "bench.sqlite3")
         try:
-            chat = build(Path(folder), database, broker)
+            chat, memories = build(Path(folder), database, broker)
             for _ in range(conversations):
                 conversation = chat.new_conversation()
+                given: set[int] = set()
+                costs.append([])
                 for turn in range(1, TURNS):
-                    seconds = ttft(chat, conversation.id, turn)
+                    cost = turn_cost(chat, memories, recording, conversation.id, turn, given)
+                    costs[-1].append(cost)
+                    seconds = cost.ttft_s
                     if turn == 2:
                         samples["turn_2"].append(seconds)
                     elif turn == TURNS - 1:
@@ -196,7 +291,13 @@ def bench_layout(conversations: int) -> dict[str, Any]:
             broker.stop()
             database.close()
     medians = {key: statistics.median(values) for key, values in samples.items()}
+    later = [cost for turns in costs for cost in turns if cost.turn >= 2]
     return {
+        "per_turn": [
+            [asdict(cost) | {"overhead": cost.overhead} for cost in turns] for turns in costs
+        ],
+        "mean_overhead_tokens": statistics.mean(cost.overhead for cost in later),
+        "mean_read_tokens": statistics.mean(cost.read_tokens for cost in later),
         "samples_s": samples,
         "median_s": medians,
         "turn_20_prompt_tokens": statistics.median(prompt_tokens),
@@ -283,6 +384,18 @@ def ui_stall_in_a_fresh_process(replies: int) -> dict[str, Any]:
     return result
 
 
+def print_turn_table(per_turn: list[list[dict[str, Any]]]) -> None:
+    """Turn by turn, the median over conversations of each figure."""
+    print("turn  prompt  read  message  new memories  overhead  TTFT s")
+    for row in zip(*per_turn, strict=True):
+        med = {key: statistics.median(cost[key] for cost in row) for key in row[0]}
+        print(
+            f"{med['turn']:4.0f}  {med['prompt_tokens']:6.0f}  {med['read_tokens']:4.0f}  "
+            f"{med['message_tokens']:7.0f}  {med['new_memory_tokens']:12.0f}  "
+            f"{med['overhead']:8.0f}  {med['ttft_s']:6.3f}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--conversations", type=int, default=3)
@@ -294,6 +407,12 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(bench_ui_stall(args.replies)))
         return 0
     layout = bench_layout(args.conversations)
+    print_turn_table(layout["per_turn"])
+    print(
+        f"turns 2-{TURNS - 1}: {layout['mean_read_tokens']:.1f} prompt tokens read per turn; "
+        f"beyond the new message and new memories {layout['mean_overhead_tokens']:.1f} "
+        "on average (target <= 32)"
+    )
     medians = layout["median_s"]
     print(
         f"TTFT turn 2 {medians['turn_2']:.3f} s, turn 20 {medians['turn_20']:.3f} s: "
