@@ -9,10 +9,10 @@ contents.  Sections are separated by
 
 Layout, for llama.cpp's prefix cache (it re-reads a prompt only from the
 first token that differs from the previous one): what rarely changes (the
-base prompt, tools, tasks, summary, skills) is the system message, and what changes
-every turn (the time, memories retrieved for this message) goes with the
-newest user message, so the history between them is read once, not on
-every turn.
+base prompt, tools, tasks, summary, skills) is the system message, and what
+belongs to one message (when it was sent, the memories first given with
+it: ``message_context``) goes with that message and stays there, so a turn
+reads only its own message and what is new in it.
 
 A component over its size limit is cut to the limit (whole lines, the
 lowest-ranked last) unless a condensed version of exactly that content
@@ -92,12 +92,10 @@ class AssembledPrompt:
     def messages(self, history: Sequence[ChatMessage]) -> list[ChatMessage]:
         """The full prompt: the system message, then *history* with the turn
         context joined to its last message (the one being answered)."""
-        prompt = [ChatMessage("system", self.system), *history]
-        if self.turn_context and history:
-            last = prompt[-1]
-            joined = fill(self.turn_template, context=self.turn_context, message=last.content)
-            prompt[-1] = ChatMessage(last.role, joined.strip())
-        return prompt
+        if not history:
+            return [ChatMessage("system", self.system)]
+        last = joined(self.turn_template, history[-1], self.turn_context)
+        return [ChatMessage("system", self.system), *history[:-1], last]
 
 
 Condensed = Callable[[str, str], str | None]
@@ -115,44 +113,107 @@ def assemble(
     condensed: Condensed = no_condensed,
 ) -> AssembledPrompt:
     limits = limits or ComponentLimits()
-    sections = {s.name: s.text for s in library.sections(COMPONENTS)}
-    oversized: list[Oversized] = []
+    parts = _Components(library, condensed)
+    memories = parts.memories(inputs.memories, limits.memories)
+    tasks = parts.component("tasks", [t.render() for t in inputs.tasks], limits.tasks)
+    summary_text = safe_for_prompt(inputs.summary, "paragraphs") if inputs.summary else ""
+    summary = parts.component("summary", [summary_text] if summary_text else [], None)
+    skills = parts.component("skills", [s.render() for s in inputs.skills], limits.skills)
+    tools = parts.component("tools", [inputs.tool_list] if inputs.tool_list else [], None)
+    stable = [
+        library.base_prompt(inputs.tools),
+        tools,
+        parts.sections.get("memories_note", ""),
+        tasks,
+        summary,
+        skills or parts.sections.get("skills_empty", ""),
+    ]
+    return AssembledPrompt(
+        system=_join(stable),
+        turn_context=_join([parts.time(inputs.now), memories]),
+        memories=memories,
+        turn_template=parts.turn_template,
+        oversized=tuple(parts.oversized),
+        memory_ids=_shown(inputs.memories, memories),
+    )
 
-    def component(name: str, lines: Sequence[str], limit: int | None) -> str:
+
+@dataclass(frozen=True)
+class MessageContext:
+    """What goes with one user message in every prompt that reads it."""
+
+    text: str
+    memory_ids: tuple[int, ...]
+    """The memories in *text* (a cut component leaves some out)."""
+    oversized: tuple[Oversized, ...] = ()
+
+
+def message_context(
+    library: PromptLibrary,
+    sent: datetime,
+    memories: Sequence[MemoryLine],
+    limits: ComponentLimits | None = None,
+    condensed: Condensed = no_condensed,
+    previous: datetime | None = None,
+) -> MessageContext:
+    """The context of a message *sent* then: its time, and *memories* (those
+    first given to the model with it), condensed or cut to the memories'
+    limit.  The time is the time of day alone when the message read before
+    it (sent *previous*) gave the same day and zone: a date and zone cost
+    twenty tokens, every turn.  The same inputs give the same text, so the
+    prompt cache keeps it."""
+    parts = _Components(library, condensed)
+    text = parts.memories(memories, (limits or ComponentLimits()).memories)
+    shown = _shown(memories, text)
+    same_day = previous is not None and _day(previous) == _day(sent)
+    when = parts.time(sent, of_day=same_day)
+    return MessageContext("\n".join(filter(None, [when, text])), shown, tuple(parts.oversized))
+
+
+def joined(template: str, message: ChatMessage, context: str) -> ChatMessage:
+    """*message* with *context* before it, by the ``turn`` section's *template*."""
+    if not context:
+        return message
+    text = fill(template, context=context, message=message.content)
+    return ChatMessage(message.role, text.strip())
+
+
+class _Components:
+    """The sections of ``PROMPT_COMPONENTS.txt`` filled in, each cut to its
+    limit unless a condensed version of exactly that content exists (what
+    was over is kept in *oversized*, for a condenser)."""
+
+    def __init__(self, library: PromptLibrary, condensed: Condensed = no_condensed) -> None:
+        self.sections = {s.name: s.text for s in library.sections(COMPONENTS)}
+        self.turn_template = self.sections.get("turn", "{context}\n\n{message}")
+        self.oversized: list[Oversized] = []
+        self._condensed = condensed
+
+    def component(self, name: str, lines: Sequence[str], limit: int | None) -> str:
         if not lines:
             return ""
         content = "\n".join(lines)
         if limit is not None and len(content) > limit:
-            oversized.append(Oversized(name, content, limit))
-            shorter = condensed(name, content_hash(content))
+            self.oversized.append(Oversized(name, content, limit))
+            shorter = self._condensed(name, content_hash(content))
             # A condensed text is the model's rewrite of safe lines: made safe again.
             safer = None if shorter is None else safe_for_prompt(shorter, "paragraphs")
             content = _cut(safer if safer is not None else content, limit)
-        return fill(sections.get(name, "{" + name + "}"), **{name: content}).strip()
+        return fill(self.sections.get(name, "{" + name + "}"), **{name: content}).strip()
 
-    quoted = sections.get("memory_quoted", '"{text}"')
-    memories = component("memories", [m.render(quoted) for m in inputs.memories], limits.memories)
-    tasks = component("tasks", [t.render() for t in inputs.tasks], limits.tasks)
-    summary_text = safe_for_prompt(inputs.summary, "paragraphs") if inputs.summary else ""
-    summary = component("summary", [summary_text] if summary_text else [], None)
-    skills = component("skills", [s.render() for s in inputs.skills], limits.skills)
-    time = component("time", [_when(inputs.now)], None)
-    tools = component("tools", [inputs.tool_list] if inputs.tool_list else [], None)
-    stable = [
-        library.base_prompt(inputs.tools),
-        tools,
-        tasks,
-        summary,
-        skills or sections.get("skills_empty", ""),
-    ]
-    return AssembledPrompt(
-        system=_join(stable),
-        turn_context=_join([time, memories]),
-        memories=memories,
-        turn_template=sections.get("turn", "{context}\n\n{message}"),
-        oversized=tuple(oversized),
-        memory_ids=tuple(m.id for m in inputs.memories if f"(#{m.id})" in memories),
-    )
+    def memories(self, memories: Sequence[MemoryLine], limit: int) -> str:
+        quoted = self.sections.get("memory_quoted", '"{text}"')
+        return self.component("memories", [m.render(quoted) for m in memories], limit)
+
+    def time(self, now: datetime, of_day: bool = False) -> str:
+        """*now* in the ``time`` section: to the minute, with its date and
+        zone unless *of_day*."""
+        return self.component("time", [now.strftime("%H:%M") if of_day else _when(now)], None)
+
+
+def _shown(memories: Sequence[MemoryLine], component: str) -> tuple[int, ...]:
+    """The ids of *memories* a component kept (a cut one leaves the last out)."""
+    return tuple(m.id for m in memories if f"(#{m.id})" in component)
 
 
 def content_hash(content: str) -> str:
@@ -161,6 +222,10 @@ def content_hash(content: str) -> str:
 
 def _join(parts: Sequence[str]) -> str:
     return SECTION_SEPARATOR.join(part for part in parts if part)
+
+
+def _day(moment: datetime) -> tuple[object, ...]:
+    return (moment.date(), moment.utcoffset(), moment.tzname())
 
 
 def _when(now: datetime) -> str:

@@ -32,7 +32,16 @@ from desktop.core.chat.compaction import (
     Compactor,
 )
 from desktop.core.chat.condenser import Condenser
-from desktop.core.chat.prompt import AssembledPrompt, ComponentLimits, PromptInputs, assemble
+from desktop.core.chat.contexts import GIVEN, given, given_with
+from desktop.core.chat.prompt import (
+    AssembledPrompt,
+    ComponentLimits,
+    Oversized,
+    PromptInputs,
+    assemble,
+    joined,
+    message_context,
+)
 from desktop.core.chat.tools.toolbox import (
     ROW_ID_MAX,
     Toolbox,
@@ -93,6 +102,19 @@ class Stage(enum.Enum):
     COMPACTING = "compacting"
     READING = "reading"
     REPLYING = "replying"
+
+
+@dataclass(frozen=True)
+class _History:
+    messages: list[ChatMessage]
+    used: tuple[int, ...]
+    """The memories relevant to this reply that the messages show."""
+    oversized: tuple[Oversized, ...]
+    """Components over their limits (for the condenser)."""
+    answering: Message | None = None
+    """The user's message being answered, as stored."""
+    given: tuple[int, ...] = ()
+    """The memories that go with *answering* now."""
 
 
 @dataclass(frozen=True)
@@ -570,8 +592,8 @@ class ChatService:
         context, and the memories in it."""
         cid = turn.conversation_id
         assembled = self.assembled(cid, tools)
-        history = self._prompt_history(cid, kind)
-        if self._over_budget(assembled, history) and self.compactor.foldable(cid):
+        history = self._history(turn, kind, assembled)
+        if self._over_budget(assembled, history.messages) and self.compactor.foldable(cid):
             listener.stage(Stage.COMPACTING)
             try:
                 if self.compactor.compact(cid, Priority.USER, turn.control) is not None:
@@ -581,13 +603,63 @@ class ChatService:
             except CompactionFailed as error:
                 listener.notice(f"Older messages could not be summarised: {error}.")
             assembled = self.assembled(cid, tools)
-            history = self._prompt_history(cid, kind)
-        self.condenser.submit(assembled.oversized)
-        prompt = assembled.messages(self._trimmed(assembled, history, listener))
-        return prompt, assembled.memory_ids
+            history = self._history(turn, kind, assembled)
+        self.condenser.submit(history.oversized)
+        if left_out := self._left_out(assembled, history.messages):
+            # What went with the messages left out goes with this one, if relevant.
+            history = self._history(turn, kind, assembled, left_out)
+        kept = self._trimmed(assembled, history.messages, listener)
+        if history.answering is not None and history.given != given(history.answering):
+            self._conversations.annotate(history.answering.id, GIVEN, list(history.given))
+        return [ChatMessage("system", assembled.system), *kept], history.used
+
+    def _history(
+        self, turn: Turn, kind: ReplyKind, assembled: AssembledPrompt, left_out: int = 0
+    ) -> _History:
+        """The conversation as the model reads it: each user message with its
+        time and the memories that go with it (``contexts``), the one being
+        answered with the relevant memories no message read goes with; a
+        greeting's newest message with the time and memories of now."""
+        read = _read(self._conversations.messages(turn.conversation_id), kind)
+        tool_response = self._prompts.section(COMPONENTS, "tool_response") or "{result}"
+        history = _prompt_history(read, tool_response)
+        template = assembled.turn_template
+        asked = turn.user_message
+        answering = next((m for m in read if asked is not None and m.id == asked.id), None)
+        if answering is None or kind == "seed":
+            if history:
+                history[-1] = joined(template, history[-1], assembled.turn_context)
+            return _History(history, assembled.memory_ids, assembled.oversized)
+        goes_with = given_with(read, answering.id, assembled.memory_ids, left_out)
+        found = self._memories.store.get_many(
+            sorted({i for ids in goes_with.values() for i in ids})
+        )
+        zone = self._clock().tzinfo
+        shown: set[int] = set()
+        oversized = [o for o in assembled.oversized if o.component != "memories"]
+        previous: datetime | None = None  # when the last user message read was sent
+        for index, message in enumerate(read):
+            if message.id not in goes_with:
+                continue
+            lines = [
+                memory_line(found[i])
+                for i in goes_with[message.id]
+                if i in found and found[i].status == "active"
+            ]
+            sent = datetime.fromtimestamp(message.created_at, zone)
+            context = message_context(
+                self._prompts, sent, lines, self._limits, self.condenser.condensed, previous
+            )
+            previous = sent if index >= left_out else None
+            oversized += context.oversized
+            history[index] = joined(template, history[index], context.text)
+            if index >= left_out:
+                shown.update(context.memory_ids)
+        used = tuple(i for i in assembled.memory_ids if i in shown)
+        return _History(history, used, tuple(oversized), answering, goes_with[answering.id])
 
     def _budget(self, assembled: AssembledPrompt) -> int:
-        fixed = sum(self.count_tokens([assembled.system, assembled.turn_context]))
+        fixed = self.count_tokens([assembled.system])[0]
         return (
             self._settings.context_length
             - self._settings.max_reply_tokens
@@ -600,35 +672,36 @@ class ChatService:
         counts = self.count_tokens([m.content for m in history])
         return sum(counts) + MESSAGE_OVERHEAD * len(history) > self._budget(assembled)
 
+    def _left_out(self, assembled: AssembledPrompt, history: Sequence[ChatMessage]) -> int:
+        """How many of the oldest messages of *history* must be left out to fit."""
+        budget = self._budget(assembled)
+        counts = [c + MESSAGE_OVERHEAD for c in self.count_tokens([m.content for m in history])]
+        dropped = 0
+        while len(history) - dropped > 1 and sum(counts[dropped:]) > budget:
+            dropped += 1
+        return dropped
+
     def _trimmed(
         self, assembled: AssembledPrompt, history: list[ChatMessage], listener: TurnListener
     ) -> list[ChatMessage]:
         """*history* without its oldest messages, and the newest cut in the
         middle, as far as needed to fit; the stored messages stay whole."""
         budget = self._budget(assembled)
-        counts = [c + MESSAGE_OVERHEAD for c in self.count_tokens([m.content for m in history])]
-        dropped = 0
-        while len(history) - dropped > 1 and sum(counts[dropped:]) > budget:
-            dropped += 1
+        dropped = self._left_out(assembled, history)
         if dropped:
             listener.notice(
                 f"The {dropped} oldest messages did not fit in the model's context and were "
                 "left out of this reply. They are still in the conversation."
             )
         kept = history[dropped:]
-        if kept and counts[-1] > budget:
+        if kept and (size := self.count_tokens([kept[-1].content])[0] + MESSAGE_OVERHEAD) > budget:
             last = kept[-1]
-            kept[-1] = ChatMessage(last.role, cut_middle(last.content, counts[-1], budget))
+            kept[-1] = ChatMessage(last.role, cut_middle(last.content, size, budget))
             listener.notice(
                 "This message is longer than the model can read at once; it read the "
                 "beginning and the end. The whole message is kept in the conversation."
             )
         return kept
-
-    def _prompt_history(self, conversation_id: int, kind: ReplyKind) -> list[ChatMessage]:
-        messages = self._conversations.messages(conversation_id)
-        tool_response = self._prompts.section(COMPONENTS, "tool_response") or "{result}"
-        return _prompt_history(messages, kind, tool_response)
 
     def _options(self, offered: frozenset[str], usable: frozenset[str]) -> GenerationOptions:
         """Free text; a tool call after the marker under the tools' schema while
@@ -771,15 +844,17 @@ def stored_tool_call(message: Message) -> ToolCall:
     )
 
 
-def _prompt_history(
-    messages: Sequence[Message], kind: ReplyKind, tool_response: str
-) -> list[ChatMessage]:
-    """Messages as the model sees them: the seed opens the conversation, even
-    when it was stored after the first user message it greets (and the seed
-    itself is written seeing only the seed event); a tool's result comes back
-    to it as a message wrapped in *tool_response*."""
+def _read(messages: Sequence[Message], kind: ReplyKind) -> list[Message]:
+    """The messages the model reads, in order: the seed opens the
+    conversation, even when it was stored after the first user message it
+    greets (and the seed itself is written seeing only the seed event)."""
     ordered = [m for m in messages if is_seed(m)] if kind == "seed" else greeting_first(messages)
-    read = [m for m in ordered if m.role in _PROMPT_ROLES and not is_command(m)]
+    return [m for m in ordered if m.role in _PROMPT_ROLES and not is_command(m)]
+
+
+def _prompt_history(read: Sequence[Message], tool_response: str) -> list[ChatMessage]:
+    """*read* as the model sees it: a tool's result comes back to it as a
+    message wrapped in *tool_response*."""
     calls = _calls_made(read)
     return [
         ChatMessage(

@@ -296,6 +296,15 @@ class ConversationStore:
             )
         return _message(_returned(row))
 
+    def annotate(self, message_id: int, key: str, value: Any) -> None:
+        """Set *key* of a message's metadata to *value* (JSON), keeping the rest."""
+        with self._db.transaction() as tx:
+            tx.execute(
+                "UPDATE messages SET metadata = json_set(coalesce(metadata, '{}'), ?, json(?))"
+                " WHERE id = ?",
+                (f'$."{key}"', json.dumps(value), message_id),
+            )
+
     def messages(
         self, conversation_id: int, include_archived: bool = False
     ) -> builtins.list[Message]:

@@ -91,7 +91,7 @@ def test_a_greeting_opens_the_conversation_even_when_a_message_came_while_it_was
     assert [m.role for m in answer_prompt] == ["system", "user", "assistant", "user"]
     assert answer_prompt[2].content == "Hi, I am Reverie."
     assert answer_prompt[3].content.endswith("What is the capital of France?")
-    assert "Current time:" in answer_prompt[3].content
+    assert "Sent:" in answer_prompt[3].content
 
 
 def test_a_message_brings_only_its_answer_and_then_there_is_no_greeting(

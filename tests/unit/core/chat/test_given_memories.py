@@ -1,0 +1,234 @@
+"""A memory is given to the model once per conversation, with the message it
+first became relevant to, and stays there: a turn adds only what is new.
+
+A real database and broker; a scripted model (one token per word) except in
+the last test, which reads the real SmolLM2's prompt cache.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+
+import pytest
+
+from desktop.core.base.jobs import JobControl
+from desktop.core.base.paths import resolve_paths
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ChatSettings, ModelSettings
+from desktop.core.chat.contexts import GIVEN, given_with
+from desktop.core.chat.service import ChatService
+from desktop.core.db import ConversationStore, Database, Message
+from desktop.core.memory.service import MemoryService
+from models.broker import InferenceBroker
+from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
+from models.llama_chat import LlamaChatModel
+from tests.conftest import SMOLLM2_CONTEXT
+from tests.fakes import Recorder, ScriptedChatModel
+
+TIMEOUT = 10.0
+FACTS = [
+    "My dog is called Rex.",
+    "My sister Ines lives in Porto.",
+    "I play the cello on Sundays.",
+]
+
+
+def _service(
+    database: Database,
+    broker: InferenceBroker,
+    model_settings: ModelSettings | None = None,
+    keep_recent: int = 4,
+) -> ChatService:
+    prompts = PromptLibrary(resolve_paths().config_dir / "prompts")
+    return ChatService(
+        ConversationStore(database),
+        MemoryService.over(database, broker, prompts),
+        broker,
+        prompts,
+        model_settings or ModelSettings(),
+        ChatSettings(memories_top_k=1, keep_recent_messages=keep_recent),
+    )
+
+
+@pytest.fixture
+def chat(database: Database, broker: InferenceBroker) -> ChatService:
+    chat = _service(database, broker)
+    for fact in FACTS:
+        chat.remember(fact)
+    return chat
+
+
+def _answer(chat: ChatService, conversation_id: int, text: str) -> Recorder:
+    recorder = Recorder()
+    chat.run(chat.send(conversation_id, text), recorder)
+    return recorder
+
+
+def _shown(prompt: Sequence[ChatMessage]) -> list[list[int]]:
+    """The ids of the memories each message of *prompt* shows."""
+    return [[int(i) for i in re.findall(r"\(#(\d+)\)", m.content)] for m in prompt]
+
+
+def test_a_memory_stays_with_the_message_it_came_with_and_a_turn_adds_only_new_ones(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+
+    _answer(chat, conversation.id, "What is my dog called?")
+    _answer(chat, conversation.id, "Where does my sister live?")
+    answered = _answer(chat, conversation.id, "Tell me about my dog and my sister.")
+
+    first, second, third = (messages for messages, _ in model.requests)
+    # Each prompt begins with the whole of the one before (the cache keeps it).
+    assert second[: len(first)] == first and third[: len(second)] == second
+    assert _shown(third) == [[], [1], [], [2], [], []]
+    # Nothing new was relevant to the third message, yet both reached the model.
+    assert set(answered.replies()[-1].memory_ids) <= {1, 2}
+    assert answered.replies()[-1].memory_ids
+    assert third[-1].content.startswith("Sent: ")
+
+
+def test_which_memories_went_with_a_message_is_kept_with_it_by_id(
+    chat: ChatService, store: ConversationStore
+) -> None:
+    conversation = chat.new_conversation()
+
+    _answer(chat, conversation.id, "What is my dog called?")
+
+    [asked] = [m for m in store.messages(conversation.id) if m.role == "user"]
+    assert asked.metadata == {GIVEN: [1]}
+    assert "Rex" not in str(asked.metadata)  # an id, never the memory's words
+
+
+def test_a_memory_forgotten_since_leaves_the_message_it_went_with(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    _answer(chat, conversation.id, "What is my dog called?")
+
+    chat.forget("#1")
+    _answer(chat, conversation.id, "Where does my sister live?")
+
+    assert "Rex" not in "".join(m.content for m in model.requests[-1][0])
+    assert _shown(model.requests[-1][0])[-1] == [2]
+
+
+def test_a_memory_comes_back_when_the_message_it_went_with_is_summarised_away(
+    chat: ChatService, store: ConversationStore, model: ScriptedChatModel
+) -> None:
+    conversation = chat.new_conversation()
+    _answer(chat, conversation.id, "What is my dog called?")
+    for n in range(6):
+        _answer(chat, conversation.id, f"Small talk number {n}.")
+    chat.compact(conversation.id, JobControl())
+
+    _answer(chat, conversation.id, "And my dog, what was his name?")
+
+    prompt = model.requests[-1][0]
+    assert "What is my dog called?" not in "".join(m.content for m in prompt)
+    assert _shown(prompt)[-1] == [1]
+
+
+def test_a_memory_comes_back_when_the_message_it_went_with_no_longer_fits(
+    database: Database, broker: InferenceBroker, model: ScriptedChatModel
+) -> None:
+    """Trimmed to fit, not summarised: the message the memory went with is
+    left out of the prompt, so the memory goes with the newest."""
+    settings = ModelSettings(context_length=1200, max_reply_tokens=50)
+    chat = _service(database, broker, settings, keep_recent=100)  # nothing to summarise
+    for fact in FACTS:
+        chat.remember(fact)
+    conversation = chat.new_conversation()
+    _answer(chat, conversation.id, "What is my dog called?")
+    for n in range(4):  # more than the context holds, with the system prompt
+        _answer(chat, conversation.id, f"Tell me more, part {n}. " + "word " * 250)
+
+    _answer(chat, conversation.id, "And my dog, what was his name?")
+
+    prompt = model.requests[-1][0]
+    assert "What is my dog called?" not in "".join(m.content for m in prompt)
+    assert _shown(prompt)[-1] == [1]
+
+
+def test_given_with_adds_only_what_no_message_read_went_with() -> None:
+    def message(message_id: int, ids: list[int] | None) -> Message:
+        metadata = None if ids is None else {GIVEN: ids}
+        return Message(message_id, 1, "user", "x", 0.0, None, None, metadata)
+
+    read = [message(1, [4, 5]), message(2, [6]), message(3, None)]
+
+    assert given_with(read, 3, [6, 7, 4, 8, 7]) == {1: (4, 5), 2: (6,), 3: (7, 8)}
+    # The first message left out: its memories may go with the answered one.
+    assert given_with(read, 3, [6, 7, 4], left_out=1) == {1: (4, 5), 2: (6,), 3: (7, 4)}
+    # Asked again (a tool call, a regeneration): what it went with stays first.
+    again = [*read[:2], message(3, [7, 8])]
+    assert given_with(again, 3, [9, 8]) == {1: (4, 5), 2: (6,), 3: (7, 8, 9)}
+
+
+class _Reading:
+    """The real model, noting how many tokens of each prompt it read (not
+    taken from its cache) and how many the prompt had."""
+
+    def __init__(self, model: LlamaChatModel) -> None:
+        self.model = model
+        self.name = model.name
+        self.context_length = model.context_length
+        self.read: list[tuple[int, int]] = []
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        options: GenerationOptions,
+        should_stop: ShouldStop | None = None,
+    ) -> Iterator[Chunk]:
+        total = len(self.model.prompt_tokens(messages))
+        for chunk in self.model.stream(messages, options, should_stop):
+            if not self.read or self.read[-1][1] != total:
+                self.read.append((total - self.model.last_prompt_reuse, total))
+            yield chunk
+
+    def count_tokens(self, text: str) -> int:
+        return self.model.count_tokens(text)
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.model
+def test_the_real_model_reads_only_each_turns_new_message_and_new_memories(
+    fresh_smollm2: Callable[[], LlamaChatModel], database: Database
+) -> None:
+    """Against SmolLM2's own tokenizer, template and prompt cache: after the
+    first turn, a turn reads its message, the memories new to it and a few
+    tokens more (its time, the chat template's markers, the end of the reply
+    before it), however long the conversation before it."""
+    model = _Reading(fresh_smollm2())
+    broker = InferenceBroker()
+    broker.start()
+    try:
+        broker.load_chat_model(lambda: model).result(TIMEOUT)
+        settings = ModelSettings(context_length=SMOLLM2_CONTEXT, max_reply_tokens=24)
+        chat = _service(database, broker, settings)
+        for fact in FACTS:
+            chat.remember(fact)
+        conversation = chat.new_conversation()
+        asked = ["What is my dog called?", "Where does my sister live?", "Thanks. And my dog?"]
+        for text in asked:
+            _answer(chat, conversation.id, text)
+
+        count = model.model.count_tokens
+        said = [m for m in chat.history(conversation.id) if m.role == "user"]
+        assert [m.metadata for m in said] == [{GIVEN: [1]}, {GIVEN: [2]}, None]
+        # What a turn adds as new memories is their block, markers and lines.
+        new = [count(f"<memories>\n- (#{i}) {FACTS[i - 1]}\n</memories>") for i in (1, 2)] + [0]
+        (read, total), *later = model.read
+        assert read == total  # a fresh context reads all of the first
+        over = [
+            turn_read - count(text) - memories
+            for (turn_read, _), text, memories in zip(later, asked[1:], new[1:], strict=True)
+        ]
+        assert all(0 < extra <= 32 for extra in over), over
+        assert later[-1][1] > later[0][1] > total  # the prompt grew; what was read did not
+    finally:
+        broker.stop()
