@@ -20,7 +20,7 @@ from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Transaction
 from desktop.core.db.errors import RowNotFound
 from desktop.core.db.follow_ups import last_owed, mark_done, queue_follow_up
-from desktop.core.db.fts import any_word, match_query, searchable_words, telling_words
+from desktop.core.db.fts import any_word, match_query
 from desktop.core.db.memory_rows import (
     Memory,
     MemoryHistoryEntry,
@@ -39,6 +39,7 @@ from desktop.core.db.memory_rows import (
 from desktop.core.db.memory_writes import MemoryWrites, checked_blob, vector_blob
 from desktop.core.db.purge import rewrite_quotes
 from desktop.core.db.vector_search import VectorSearch
+from desktop.core.db.word_search import telling_words_in
 
 Embedding = npt.NDArray[np.floating[Any]]
 
@@ -54,12 +55,6 @@ _FILES_FOLLOW_UP = "secret named later: files written from the memories"
 memories (``MEMORIES.md``) may still hold (``files_owed``)."""
 Ranking = list[tuple[int, float]]
 """Memory ids with their scores (lower is better), best first."""
-TEXT_SEARCH_BUDGET = 2000
-"""About how many rows one text search may score: FTS5 scores every row that
-matches a word (a few microseconds each), and a word common enough to pass
-this says little about which memory is meant (at 100,000 memories a word in
-2,000 of them weighs a third of a rare one in bm25)."""
-
 _SORT_ORDER = {
     "recent": "m.last_seen_at DESC, m.id DESC",
     "created": "m.created_at DESC, m.id DESC",
@@ -323,27 +318,7 @@ class MemoryStore:
             depth *= 4
 
     def _telling_words(self, query: str) -> list[str]:
-        words = searchable_words(query)
-        if not words:
-            return []
-        # Counts stop at the budget: past it a word is too common to search
-        # for, and counting further would cost what leaving it out saves.
-        cap = TEXT_SEARCH_BUDGET + 1
-        counted = " UNION ALL ".join(
-            f"SELECT {n}, (SELECT count(*) FROM (SELECT 1 FROM memories_fts"
-            " WHERE memories_fts MATCH ? LIMIT ?))"
-            for n in range(len(words))
-        )
-        params: list[Any] = []
-        for word in words:
-            params += [any_word([word]), cap]
-        counts = {int(row[0]): int(row[1]) for row in self._db.fetch_all(counted, params)}
-        rows = self._db.fetch_value(
-            "SELECT count(*) FROM (SELECT 1 FROM memories LIMIT ?)", (2 * cap,)
-        )
-        return telling_words(
-            words, [counts[n] for n in range(len(words))], rows, TEXT_SEARCH_BUDGET
-        )
+        return telling_words_in(self._db, "memories_fts", "memories", query)
 
     def rank_by_meaning(
         self,

@@ -85,11 +85,16 @@ class SignIndex:
         self.seen = seen
 
     def nearest(
-        self, signs: bytes, count: int, statuses: Sequence[str], category: str | None
+        self,
+        signs: bytes,
+        count: int,
+        statuses: Sequence[str],
+        category: str | None,
+        other_than: str | None = None,
     ) -> list[int]:
         """Ids of up to *count* memories with the fewest sign bits unlike
         *signs*, among those with one of *statuses* (any, if empty) and
-        *category* (any, if None)."""
+        *category* (any, if None), never *other_than*."""
         codes = [_STATUS_CODES[status] for status in statuses if status in _STATUS_CODES]
         if not statuses:
             eligible = self._status != _GONE
@@ -99,6 +104,8 @@ class SignIndex:
             eligible = np.isin(self._status, codes)
         if category is not None:
             eligible &= self._category == self._categories.get(category, -1)
+        if other_than is not None:
+            eligible &= self._category != self._categories.get(other_than, -1)
         total = int(np.count_nonzero(eligible))
         if total == 0 or count < 1:
             return []

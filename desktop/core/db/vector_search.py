@@ -1,4 +1,8 @@
-"""``VectorSearch``: search by meaning over ``memory_embeddings``, in two passes (see schema_v3).
+"""``VectorSearch``: search by meaning over a table of vectors, in two passes (see schema_v3).
+
+A ``VectorTable`` names where one kind of item keeps its vectors, its change
+log and its filters: memories (``MEMORY_VECTORS``) and messages (see
+``message_vectors``) are searched by the same code.
 
 Only vectors of one embedding model are ever compared (see schema_v4): the
 index holds the sign bits of the model searched last, and a search with
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -33,15 +38,42 @@ RELOAD_SHARE = 8
 """Past one change in this many memories, reloading beats patching."""
 Scope = tuple[str, str | int | None]
 """Which vectors an index holds: ("model", its name) or ("size", sign bytes)."""
+
+
+@dataclass(frozen=True)
+class VectorTable:
+    """Where items of one kind keep their vectors (``embeddings``, keyed by
+    ``key``, with ``embedding`` and ``signs`` columns) and log their changes
+    (``changes``, with ``seq``, ``key`` and ``token``).  ``rows`` selects, for
+    the ``SignIndex``, each vector's item id, sign bits, status and category
+    (aliases ``e`` for the vectors); ``of_model`` is its condition for the
+    vectors of one model (one parameter)."""
+
+    embeddings: str
+    key: str
+    changes: str
+    rows: str
+    of_model: str
+
+
+MEMORY_VECTORS = VectorTable(
+    "memory_embeddings",
+    "memory_id",
+    "memory_vector_changes",
+    "SELECT e.memory_id, e.signs, m.status, m.category"
+    " FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id",
+    "m.embedding_model IS ?",
+)
 _CHUNK = 500  # ids per IN (...) list, well under SQLite's limit on parameters
 _ATTEMPTS = 4  # catching up while others write: then search with what there is
 
 
 class VectorSearch:
-    """The vectors of *database*'s memories, searched by meaning."""
+    """The vectors in *table* of *database*, searched by meaning."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, table: VectorTable = MEMORY_VECTORS) -> None:
         self._db = database
+        self._table = table
         self._index = SignIndex()
         self._scope: Scope | None = None
         self._scope_lock = threading.Lock()
@@ -54,28 +86,31 @@ class VectorSearch:
         category: str | None,
         by_model: bool = False,
         model: str | None = None,
+        *,
+        other_than: str | None = None,
     ) -> list[tuple[int, float]]:
-        """The ids of the *k* memories nearest to *vector* (float32 bytes) by
-        cosine distance, with their distances, nearest first; only memories
-        with one of *statuses* (any, if empty) and *category* (any, if None)
-        whose vectors are *model*'s (if *by_model*; None: stored without a
-        model's name), or else of *vector*'s length."""
+        """The ids of the *k* items nearest to *vector* (float32 bytes) by
+        cosine distance, with their distances, nearest first; only items
+        with one of *statuses* (any, if empty) and *category* (any, if None;
+        never *other_than*) whose vectors are *model*'s (if *by_model*; None:
+        stored without a model's name), or else of *vector*'s length."""
         signs: bytes = self._db.fetch_value("SELECT vec_quantize_binary(?)", (vector,))
         scope: Scope = ("model", model) if by_model else ("size", len(signs))
         index = self._index_of(scope)
         self._catch_up(index, scope)
         with index.lock:
             candidates = index.nearest(
-                signs, max(k * OVERSAMPLE, MIN_CANDIDATES), statuses, category
+                signs, max(k * OVERSAMPLE, MIN_CANDIDATES), statuses, category, other_than
             )
         if not candidates:
             return []
         ids: list[int] = []
         blobs: list[bytes] = []
+        key, table = self._table.key, self._table.embeddings
         for chunk in _chunks(candidates):
             for row in self._db.fetch_all(
-                "SELECT memory_id, embedding FROM memory_embeddings"
-                f" WHERE memory_id IN ({_marks(chunk)}) AND length(embedding) = ?",
+                f"SELECT {key}, embedding FROM {table}"
+                f" WHERE {key} IN ({_marks(chunk)}) AND length(embedding) = ?",
                 (*chunk, len(vector)),
             ):
                 ids.append(int(row[0]))
@@ -105,12 +140,12 @@ class VectorSearch:
         transaction holds the database's), and what was read is applied only
         if no one else moved the index meanwhile; then look again.
         """
+        log, key = self._table.changes, self._table.key
         for _ in range(_ATTEMPTS):
             with index.lock:
                 seen = index.seen
             latest, at_seen = self._db.fetch_one(
-                "SELECT coalesce(max(seq), 0), (SELECT token FROM memory_vector_changes"
-                " WHERE seq = ?) FROM memory_vector_changes",
+                f"SELECT coalesce(max(seq), 0), (SELECT token FROM {log} WHERE seq = ?) FROM {log}",
                 (seen[0],),
             ) or (0, None)
             intact = 0 <= seen[0] <= latest and (seen[0] == 0 or at_seen == seen[1])
@@ -119,8 +154,7 @@ class VectorSearch:
             limit = max(256, len(index) // RELOAD_SHARE)
             changes = (
                 self._db.fetch_all(
-                    "SELECT seq, memory_id, token FROM memory_vector_changes WHERE seq > ?"
-                    " ORDER BY seq LIMIT ?",
+                    f"SELECT seq, {key}, token FROM {log} WHERE seq > ? ORDER BY seq LIMIT ?",
                     (seen[0], limit + 1),
                 )
                 if intact
@@ -134,29 +168,26 @@ class VectorSearch:
                     if index.seen == seen:
                         index.update(changed, rows, mark)
                 continue
-            last = self._db.fetch_one(
-                "SELECT seq, token FROM memory_vector_changes ORDER BY seq DESC LIMIT 1"
-            )
+            last = self._db.fetch_one(f"SELECT seq, token FROM {log} ORDER BY seq DESC LIMIT 1")
             mark = (0, None) if last is None else (int(last[0]), bytes(last[1]))
             rows = self._rows(scope, None)
             with index.lock:
                 if index.seen == seen:
                     index.load(rows, mark)
 
-    def _rows(self, scope: Scope, memory_ids: Sequence[int] | None) -> list[IndexRow]:
-        """What the index of *scope* holds of *memory_ids* (all memories, if None)."""
+    def _rows(self, scope: Scope, item_ids: Sequence[int] | None) -> list[IndexRow]:
+        """What the index of *scope* holds of *item_ids* (all items, if None)."""
         kind, value = scope
-        select = (
-            "SELECT e.memory_id, e.signs, m.status, m.category"
-            " FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id WHERE "
-            + ("m.embedding_model IS ?" if kind == "model" else "length(e.signs) = ?")
+        table = self._table
+        select = f"{table.rows} WHERE " + (
+            table.of_model if kind == "model" else "length(e.signs) = ?"
         )
-        if memory_ids is None:
+        if item_ids is None:
             batches = [self._db.fetch_all(select, (value,))]
         else:
             batches = [
-                self._db.fetch_all(f"{select} AND e.memory_id IN ({_marks(c)})", (value, *c))
-                for c in _chunks(memory_ids)
+                self._db.fetch_all(f"{select} AND e.{table.key} IN ({_marks(c)})", (value, *c))
+                for c in _chunks(item_ids)
             ]
         return [(int(r[0]), bytes(r[1]), str(r[2]), str(r[3])) for rows in batches for r in rows]
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from desktop.core.db import memories as memories_module
+from desktop.core.db import word_search
 from desktop.core.db.connection import Database
 from desktop.core.db.errors import DiskFull, QueryFailed, RowNotFound, UnusableVector
 from desktop.core.db.memories import MemoryStore
@@ -303,7 +303,7 @@ def test_search_text_leaves_out_a_word_most_memories_share(
 def test_search_text_skips_words_too_common_for_its_budget(
     memories: MemoryStore, embedder: HashingEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(memories_module, "TEXT_SEARCH_BUDGET", 5)
+    monkeypatch.setattr(word_search, "TEXT_SEARCH_BUDGET", 5)
     for n in range(8):
         _add(memories, embedder, f"walked in the park, day {n}")
     for n in range(30):
