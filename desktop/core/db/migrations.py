@@ -26,6 +26,7 @@ from desktop.core.db import (
     schema_v9,
     schema_v10,
     schema_v11,
+    schema_v12,
 )
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
@@ -54,6 +55,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "when a completed task was opened again", schema_v9.SQL),
     Migration(10, "background workers, their dependencies and transcripts", schema_v10.SQL),
     Migration(11, "the user's message a worker was asked for in", schema_v11.SQL),
+    Migration(12, "vectors of messages, to recall past conversations", schema_v12.SQL),
 )
 
 _CREATE_RECORD_TABLE = """
