@@ -27,8 +27,10 @@ from desktop.core.db.memory_writes import vector_blob
 from desktop.core.db.vector_search import VectorSearch, VectorTable
 from desktop.core.db.word_search import telling_words_in
 
-_FINDABLE = "c.deleted_at IS NULL AND NOT c.off_record AND m.role IN ('user', 'assistant')"
-"""A message that may be found: said by the user or Reverie, in a kept, on-record conversation."""
+_SAID = "m.role IN ('user', 'assistant') AND trim(m.content) <> ''"
+"""A message with words of the user's or Reverie's (not a tool's, not empty)."""
+_FINDABLE = f"c.deleted_at IS NULL AND NOT c.off_record AND {_SAID}"
+"""A message that may be found: said, in a kept, on-record conversation."""
 MESSAGE_VECTORS = VectorTable(
     "message_embeddings",
     "message_id",
@@ -89,7 +91,7 @@ class MessageSearch:
         rows = self._db.fetch_all(
             "SELECT m.id, m.content FROM messages m"
             " JOIN conversations c ON c.id = m.conversation_id"
-            f" WHERE {_FINDABLE} AND trim(m.content) <> '' AND NOT EXISTS ("
+            f" WHERE {_FINDABLE} AND NOT EXISTS ("
             " SELECT 1 FROM message_embeddings e"
             "  WHERE e.message_id = m.id AND e.model IS ?)"
             " ORDER BY m.id DESC LIMIT ?",
@@ -191,9 +193,9 @@ class MessageSearch:
             rows = self._db.fetch_all(
                 "SELECT x.id,"
                 " (SELECT max(m.id) FROM messages m WHERE m.conversation_id = x.conversation_id"
-                "  AND m.id < x.id AND m.role IN ('user', 'assistant')),"
+                f"  AND m.id < x.id AND {_SAID}),"
                 " (SELECT min(m.id) FROM messages m WHERE m.conversation_id = x.conversation_id"
-                "  AND m.id > x.id AND m.role IN ('user', 'assistant'))"
+                f"  AND m.id > x.id AND {_SAID})"
                 f" FROM messages x WHERE x.id IN ({', '.join('?' * len(chunk))})",
                 chunk,
             )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,8 +72,7 @@ class MemoryRetriever:
     ) -> list[Retrieved]:
         """The *k* memories most relevant to *message* (and, less, *last_reply*),
         among those with one of *statuses* (any, if empty)."""
-        queries = [(text, weight) for text, weight in ((message, 1.0), (last_reply, REPLY_WEIGHT))]
-        queries = [(text, weight) for text, weight in queries if text.strip()]
+        queries = weighted_queries(message, last_reply)
         if not queries or k < 1:
             return []
         candidates = max(CANDIDATES, k)
@@ -88,10 +87,7 @@ class MemoryRetriever:
                 (weight, store.rank_by_meaning(vector, candidates, statuses, category))
                 for (_, weight), vector in zip(queries, vectors, strict=True)
             ]
-        scores: dict[int, float] = defaultdict(float)
-        for weight, ranking in rankings:
-            for rank, memory_id in _ranked(ranking):
-                scores[memory_id] += weight / (RRF_K + rank)
+        scores = fused(rankings)
         now = self._clock()
         ranked = [
             Retrieved(memory, scores[memory.id] + self._boost(memory, now))
@@ -111,6 +107,23 @@ class MemoryRetriever:
         return BOOST * (importance + recency) / 2
 
 
+def weighted_queries(message: str, last_reply: str) -> list[tuple[str, float]]:
+    """The texts to search with and their weights: the user's message, and
+    the last reply at ``REPLY_WEIGHT``; those with no words left out."""
+    queries = ((message, 1.0), (last_reply, REPLY_WEIGHT))
+    return [(text, weight) for text, weight in queries if text.strip()]
+
+
+def fused(rankings: Iterable[tuple[float, Sequence[tuple[int, float]]]]) -> dict[int, float]:
+    """Reciprocal rank fusion of weighted rankings (best first): each id's
+    sum of ``weight / (RRF_K + rank)`` over the rankings that hold it."""
+    scores: dict[int, float] = defaultdict(float)
+    for weight, ranking in rankings:
+        for rank, item_id in with_ranks(ranking):
+            scores[item_id] += weight / (RRF_K + rank)
+    return scores
+
+
 def _contenders(scores: dict[int, float], k: int) -> list[int]:
     """The ids that can still make the top *k*: a boost adds at most
     ``BOOST``, so nothing further below the k-th score can catch up."""
@@ -120,7 +133,7 @@ def _contenders(scores: dict[int, float], k: int) -> list[int]:
     return [memory_id for memory_id, score in scores.items() if score >= floor]
 
 
-def _ranked(ranking: Sequence[tuple[int, float]]) -> list[tuple[int, int]]:
+def with_ranks(ranking: Sequence[tuple[int, float]]) -> list[tuple[int, int]]:
     """Ids with their rank, equal scores sharing one (1, 2, 2, 4): the order
     among equals says nothing, so it must not decide the fusion."""
     ranks: list[tuple[int, int]] = []

@@ -1,0 +1,145 @@
+"""``ExcerptRetriever``: what was said in the user's other conversations, recalled for a reply.
+
+The harvest keeps facts; what it missed is still in the messages.  For the
+newest user message (and, weighing less, the last reply) the findable
+messages of every other conversation (kept, on the record: see
+``MessageSearch``) are ranked the way memories are: by their telling words
+(FTS5 bm25) and by meaning (the vectors the background indexer made), the
+lists fused by reciprocal rank (``retrieval.RRF_K``).  Two steps follow,
+each measured on the development benchmarks (``tests/bench/retrieval.py``):
+
+- neighbours: a message's answer is often in the message after it (a
+  question and its reply), so each hit lends a share of its score to the
+  messages just before and after it;
+- diversity: the n-th excerpt of one conversation counts 1/n of its score,
+  so ten excerpts are not ten lines of one session when others match too.
+
+Excerpts are read again after the searches (a conversation deleted
+meanwhile is not recalled) and passed through the redactor, as every text
+shown to the model is: a message stored before messages were redacted on
+write may not be swept yet.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from desktop.core.db import Database
+from desktop.core.db.message_search import Excerpt, MessageSearch
+from desktop.core.memory.embedding import Embeddings
+from desktop.core.memory.retrieval import CANDIDATES, Embed, fused, weighted_queries
+from desktop.core.privacy.redaction import Redactor
+from models.broker import InferenceBroker
+
+NEIGHBOUR_SHARE = 0.5
+"""How much of a hit's score its neighbours get (see the module docstring)."""
+
+
+@dataclass(frozen=True)
+class RecalledExcerpt:
+    excerpt: Excerpt
+    score: float
+    """Higher is better."""
+
+
+class ExcerptRetriever:
+    """Ranks past messages of *search* for a reply; *embed* makes the query
+    vectors (None: by words alone); *redact* takes secrets out of a text."""
+
+    def __init__(
+        self,
+        search: MessageSearch,
+        embed: Embed | None,
+        *,
+        redact: Callable[[str], str] | None = None,
+        neighbour_share: float = NEIGHBOUR_SHARE,
+        diverse: bool = True,
+    ) -> None:
+        self._search = search
+        self._embed = embed
+        self._redact = redact
+        self._neighbour_share = neighbour_share
+        self._diverse = diverse
+
+    @classmethod
+    def over(
+        cls, database: Database, broker: InferenceBroker | None, redactor: Redactor
+    ) -> ExcerptRetriever:
+        """The retriever of *database*'s past messages for a chat turn: its
+        query is embedded through *broker* ahead of background work (None:
+        by words alone), its excerpts redacted by *redactor*."""
+        if broker is None:
+            return cls(MessageSearch(database), None, redact=redactor.text)
+        # Searches compare only the vectors of the embedding model in use.
+        search = MessageSearch(database, embedding_model=lambda: broker.embedder_name)
+        return cls(search, Embeddings(broker).queries, redact=redactor.text)
+
+    def retrieve(
+        self, message: str, last_reply: str = "", *, k: int = 10, other_than: int | None = None
+    ) -> list[RecalledExcerpt]:
+        """The *k* excerpts most relevant to *message* (and, less, to
+        *last_reply*), best first, never from conversation *other_than* (the
+        one being replied in)."""
+        scores = self._fused(message, last_reply, other_than)
+        if not scores or k < 1:
+            return []
+        if self._neighbour_share:
+            scores = self._with_neighbours(scores)
+        found = self._search.excerpts(sorted(scores))
+        ranked_excerpts = sorted(
+            (RecalledExcerpt(excerpt, scores[i]) for i, excerpt in found.items()),
+            key=lambda r: (-r.score, r.excerpt.message_id),
+        )
+        if self._diverse:
+            ranked_excerpts = diversified(ranked_excerpts)
+        return [self._redacted(r) for r in ranked_excerpts[:k]]
+
+    def _fused(self, message: str, last_reply: str, other_than: int | None) -> dict[int, float]:
+        queries = weighted_queries(message, last_reply)
+        if not queries:
+            return {}
+        search = self._search
+        rankings = [(w, search.rank_by_words(t, CANDIDATES, other_than)) for t, w in queries]
+        vectors = None if self._embed is None else self._embed([t for t, _ in queries])
+        if vectors is not None:
+            rankings += [
+                (w, search.rank_by_meaning(v, CANDIDATES, other_than))
+                for (_, w), v in zip(queries, vectors, strict=True)
+            ]
+        return fused(rankings)
+
+    def _with_neighbours(self, scores: dict[int, float]) -> dict[int, float]:
+        """*scores*, each message also given ``neighbour_share`` of the
+        score of its best-scored neighbour among them."""
+        lent: dict[int, float] = defaultdict(float)
+        for message_id, around in self._search.neighbours(sorted(scores)).items():
+            for neighbour in around:
+                share = self._neighbour_share * scores[message_id]
+                lent[neighbour] = max(lent[neighbour], share)
+        return {i: scores.get(i, 0.0) + lent.get(i, 0.0) for i in scores.keys() | lent.keys()}
+
+    def _redacted(self, recalled: RecalledExcerpt) -> RecalledExcerpt:
+        if (redact := self._redact) is None:
+            return recalled
+        excerpt = replace(
+            recalled.excerpt,
+            conversation_title=redact(recalled.excerpt.conversation_title),
+            content=redact(recalled.excerpt.content),
+        )
+        return RecalledExcerpt(excerpt, recalled.score)
+
+
+def diversified(ranking: list[RecalledExcerpt]) -> list[RecalledExcerpt]:
+    """*ranking* (best first) with the n-th excerpt of each conversation
+    counting 1/n of its score: no constant to tune, and a conversation that
+    matches far better than any other still fills the list."""
+    seen: dict[int, int] = defaultdict(int)
+    discounted: list[tuple[float, int, RecalledExcerpt]] = []
+    for position, recalled in enumerate(ranking):
+        seen[recalled.excerpt.conversation_id] += 1
+        score = recalled.score / seen[recalled.excerpt.conversation_id]
+        discounted.append((score, position, recalled))
+    discounted.sort(key=lambda item: (-item[0], item[1]))
+    return [RecalledExcerpt(r.excerpt, score) for score, _, r in discounted]

@@ -1,0 +1,145 @@
+"""``ExcerptRetriever`` on hand-made conversations in a real database: what is
+recalled, from where, and what never is."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop.core.db import ConversationStore, Database
+from desktop.core.db.message_search import MessageSearch
+from desktop.core.dreaming.secret_sweep import sweep_stored_secrets
+from desktop.core.memory.excerpts import ExcerptRetriever, RecalledExcerpt, diversified
+from desktop.core.memory.message_index import MessageIndexer
+from desktop.core.privacy.redaction import Redactor
+from models.llama_embedder import LlamaEmbedder
+from tests.fakes import HashingEmbedder
+
+FILLER = [
+    "Can you suggest a recipe for dinner tonight?",
+    "How do I change a bike tyre?",
+    "What's a good book about the Roman empire?",
+    "The weather has been grey all week.",
+]
+
+
+@pytest.fixture(scope="module")
+def minilm(minilm_path: Path) -> Iterator[LlamaEmbedder]:
+    embedder = LlamaEmbedder(minilm_path)
+    yield embedder
+    embedder.close()
+
+
+def _conversation(
+    store: ConversationStore, title: str, *said: str, off_record: bool = False
+) -> int:
+    conversation = store.create(title, off_record=off_record)
+    for number, text in enumerate(said):
+        store.add_message(conversation.id, "user" if number % 2 == 0 else "assistant", text)
+    return conversation.id
+
+
+def _retriever(
+    database: Database, embed: HashingEmbedder | LlamaEmbedder, **options: object
+) -> ExcerptRetriever:
+    search = MessageSearch(database)
+    MessageIndexer(search, embed.embed, lambda: None).index_missing()
+    return ExcerptRetriever(search, embed.embed, redact=Redactor().text, **options)  # type: ignore[arg-type]  # test options
+
+
+def _texts(found: list[RecalledExcerpt]) -> list[str]:
+    return [r.excerpt.content for r in found]
+
+
+def test_a_fact_spread_over_two_sessions_is_found_by_meaning(
+    database: Database, minilm: LlamaEmbedder
+) -> None:
+    store = ConversationStore(database)
+    for number, text in enumerate(FILLER):
+        _conversation(store, f"chat {number}", text, "Sure, here is an idea.")
+    _conversation(
+        store, "new pet", "I adopted a rescue puppy and named him Biscuit.", "Congratulations!"
+    )
+    _conversation(
+        store, "training", "Biscuit graduated from obedience school today!", "Well done to him."
+    )
+
+    found = _retriever(database, minilm).retrieve(
+        "What is my dog called and what did he complete?", k=4
+    )
+
+    texts = _texts(found)
+    assert "I adopted a rescue puppy and named him Biscuit." in texts
+    assert "Biscuit graduated from obedience school today!" in texts
+    titles = {r.excerpt.conversation_title for r in found}
+    assert {"new pet", "training"} <= titles
+
+
+def test_off_record_deleted_and_current_conversations_are_never_recalled(
+    database: Database,
+) -> None:
+    store = ConversationStore(database)
+    private = _conversation(
+        store, "private", "My therapist said the kayak fear is fine", off_record=True
+    )
+    gone = _conversation(store, "gone", "The kayak trip is cancelled")
+    current = _conversation(store, "now", "Tell me about the kayak")
+    kept = _conversation(store, "kept", "I bought a red kayak")
+    store.delete(gone)
+    retriever = _retriever(database, HashingEmbedder())
+
+    found = retriever.retrieve("kayak", k=10, other_than=current)
+
+    assert [r.excerpt.conversation_id for r in found] == [kept]
+    assert private not in {
+        r.excerpt.conversation_id for r in retriever.retrieve("therapist kayak fear")
+    }
+
+
+def test_an_excerpt_has_its_date_title_role_and_neighbour(database: Database) -> None:
+    store = ConversationStore(database, clock=lambda: 1_700_000_000.0)
+    conversation = _conversation(
+        store, "garden", "Which tomato should I plant?", "Try San Marzano."
+    )
+    found = _retriever(database, HashingEmbedder()).retrieve("tomato to plant", k=2)
+
+    first = found[0].excerpt
+    assert (first.conversation_id, first.conversation_title) == (conversation, "garden")
+    assert (first.role, first.created_at) == ("user", 1_700_000_000.0)
+    # The reply shares no word with the question: found as the hit's neighbour.
+    assert _texts(found) == ["Which tomato should I plant?", "Try San Marzano."]
+
+
+def test_a_secret_in_an_old_message_is_redacted_in_the_excerpt(database: Database) -> None:
+    store = ConversationStore(database)
+    conversation = _conversation(store, "router", "the wifi password is hunter2zq for the router")
+    # Stored as typed by a version before messages were redacted on write.
+    database.fetch_value("UPDATE messages SET secrets_checked = 0 RETURNING 1")
+    retriever = _retriever(database, HashingEmbedder())
+
+    before_sweep = retriever.retrieve("router wifi", k=1)
+    sweep_stored_secrets(store)
+    after_sweep = retriever.retrieve("router wifi", k=1)
+
+    for found in (before_sweep, after_sweep):
+        assert found and found[0].excerpt.conversation_id == conversation
+        assert "hunter2zq" not in found[0].excerpt.content
+        assert "router" in found[0].excerpt.content
+
+
+def test_diversity_counts_the_nth_excerpt_of_a_conversation_one_nth(database: Database) -> None:
+    store = ConversationStore(database)
+    _conversation(store, "a", "one", "two")
+    _conversation(store, "b", "three")
+    search = MessageSearch(database)
+    excerpts = search.excerpts([1, 2, 3])
+    ranking = [RecalledExcerpt(excerpts[1], 1.0), RecalledExcerpt(excerpts[2], 0.9)]
+    ranking.append(RecalledExcerpt(excerpts[3], 0.5))
+
+    assert [(r.excerpt.message_id, r.score) for r in diversified(ranking)] == [
+        (1, 1.0),
+        (3, 0.5),
+        (2, 0.45),
+    ]
