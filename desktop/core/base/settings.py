@@ -348,6 +348,11 @@ class MemorySettings(BaseModel):
     harvest_known_memories: int = Field(
         30, ge=0, le=200, description="Related memories shown to the harvest, so it skips them."
     )
+    recall_past_conversations: bool = Field(
+        True,
+        description="Recall excerpts of past conversations into replies, beside the memories"
+        " (never of off-the-record or deleted conversations).",
+    )
 
 
 class DreamSettings(BaseModel):
