@@ -3,15 +3,25 @@
     python -m tests.bench.retrieval locomo FILE --out RUN.json
     python -m tests.bench.retrieval longmemeval FILE [--limit N]
         [--granularity turn|session] [--with-assistant] --out RUN.json
+    python -m tests.bench.retrieval locomo|longmemeval FILE --store conversations
+        [--cache VECTORS.pickle] [--limit N] [--with-assistant] --out RUN.json
 
-Every conversation (LoCoMo) or question (LongMemEval) gets a fresh temporary
-database; its turns are stored in one ``MemoryStore.add_many`` call with
-their vectors from the default embedder, and each question is answered by
-``MemoryRetriever`` with the question text only.  The system never sees
-evidence labels or ids: a memory's text is the speaker or role, the words
-and the session date; the benchmark keeps the mapping from memory ids to
-turn ids to itself.  The run file is in the format of
-``../shared/bench/score.py``, which is called at the end when it is there.
+With ``--store memories`` (the default) every conversation (LoCoMo) or
+question (LongMemEval) gets a fresh temporary database; its turns are
+stored in one ``MemoryStore.add_many`` call with their vectors from the
+default embedder, and each question is answered by ``MemoryRetriever``
+with the question text only.  The system never sees evidence labels or
+ids: a memory's text is the speaker or role, the words and the session
+date; the benchmark keeps the mapping from memory ids to turn ids to
+itself.  The run file is in the format of ``../shared/bench/score.py``,
+which is called at the end when it is there.
+
+With ``--store conversations`` the sessions are stored as conversations
+and recalled as past messages (see ``tests.bench.conversation_recall``),
+every variant of the tuned steps is scored in-sample and cross-validated
+(``tests.bench.cross_validation``), and the run file is the ranking with
+the product's constants.
+
 Not a test: it asserts nothing, and the data sets are never copied into the
 repository.
 """
@@ -26,16 +36,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from desktop.core.db import MemoryStore, NewMemory, open_database
+from desktop.core.memory.excerpts import NEIGHBOUR_SHARE
 from desktop.core.memory.retrieval import MemoryRetriever
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
 from models.llama_embedder import LlamaEmbedder
+from tests.bench import conversation_recall, cross_validation
 
 TOP_K = 50
 EMBED_BATCH = 64
@@ -170,16 +183,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("file", type=Path)
     parser.add_argument("--out", type=Path, required=True, help="the run file to write")
     parser.add_argument("--limit", type=int, help="only the first N items")
+    parser.add_argument(
+        "--every", type=int, default=1, help="only every Nth item (LongMemEval: all types)"
+    )
     parser.add_argument("--granularity", choices=["turn", "session"], default="turn")
     parser.add_argument("--with-assistant", action="store_true", help="index assistant turns too")
+    parser.add_argument("--store", choices=["memories", "conversations"], default="memories")
+    parser.add_argument("--cache", type=Path, help="conversations: vectors kept by text hash")
     args = parser.parse_args(argv)
-    data = load(args.file)[: args.limit]
+    data = load(args.file)[:: args.every][: args.limit]
     with tempfile.TemporaryDirectory() as models:
         embedder = LlamaEmbedder(
             ensure_default_embedder_gguf(default_embedding_source(), Path(models)), name="default"
         )
         timings = Timings()
         try:
+            if args.store == "conversations":
+                return conversations_main(args, data, embedder)
             if args.benchmark == "locomo":
                 run = locomo_run(data, embedder, timings)
             else:
@@ -192,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     print(timings.report())
     if SCORER.exists():
         scored = args.file
-        if args.limit is not None:  # score only the items that were run
+        if args.limit is not None or args.every > 1:  # score only the items that were run
             scored = args.out.with_suffix(".items.json")
             scored.write_text(json.dumps(data))
         command = [
@@ -209,6 +229,83 @@ def main(argv: list[str] | None = None) -> int:
                 command.append("--all-roles")
         subprocess.run(command, check=False)
     return 0
+
+
+def conversations_main(
+    args: argparse.Namespace, data: list[dict[str, Any]], embedder: LlamaEmbedder
+) -> int:
+    """Store, index and ask through past conversations; write the run file
+    of the product's constants and report every variant, cross-validated."""
+    embed = conversation_recall.CachedEmbedder(embedder.embed, args.cache)
+    variants = conversation_recall.VARIANTS
+    timings: dict[str, float] = defaultdict(float)
+    runs: dict[str, dict[str, list[str]]] = defaultdict(dict)
+    started = time.perf_counter()
+    try:
+        for sessions, questions in _benchmark_items(args.benchmark, data):
+            for key, rankings in conversation_recall.ranked_by_variant(
+                embed, sessions, questions, variants, timings
+            ):
+                for name, ranking in rankings.items():
+                    runs[name][key] = ranking
+    finally:
+        embed.save()
+    product = conversation_recall.Variant(NEIGHBOUR_SHARE, True).name
+    args.out.write_text(json.dumps(runs[product]))
+    args.out.with_suffix(".variants.json").write_text(json.dumps(runs))
+    print(
+        f"{timings['messages']:.0f} messages stored in {timings['store_seconds']:.1f} s,"
+        f" indexed in {timings['index_seconds']:.1f} s ({embed.embedded} texts embedded in"
+        f" {embed.seconds:.1f} s, the rest from the cache); {timings['queries']:.0f} queries,"
+        f" mean {1000 * timings['query_seconds'] / max(timings['queries'], 1):.1f} ms;"
+        f" {time.perf_counter() - started:.0f} s in all"
+    )
+    if not SCORER.exists():
+        return 0
+    scorer = cross_validation.load_scorer(SCORER)
+    names = [v.name for v in variants]
+    if args.benchmark == "locomo":
+        items = cross_validation.scored_locomo(scorer, data, runs)
+        one_to_four = [s for s in items if s.kind != "5"]
+        for title, chosen in (("LoCoMo, categories 1-4", one_to_four), ("categories 1-5", items)):
+            print(
+                cross_validation.report(
+                    title,
+                    chosen,
+                    names,
+                    ["recall@5", "recall@10", "recall@20"],
+                    "recall@10",
+                    product,
+                )
+            )
+    else:
+        # Both sides of every session are stored; scored as the official
+        # protocol (evidence in user turns) and with assistant-side evidence.
+        for all_roles, title in ((False, "user turns' evidence"), (True, "all turns' evidence")):
+            items = cross_validation.scored_longmemeval(scorer, data, runs, all_roles)
+            metrics = ["all@5", "all@10", "ndcg@10"]
+            print(
+                cross_validation.report(
+                    f"LongMemEval, {title}", items, names, metrics, "all@10", product
+                )
+            )
+    return 0
+
+
+def _benchmark_items(
+    benchmark: str, data: list[dict[str, Any]]
+) -> Iterator[tuple[list[conversation_recall.Session], list[tuple[str, str]]]]:
+    """Each fresh database's sessions, with the questions asked of it."""
+    for item in data:
+        if benchmark == "locomo":
+            questions = [
+                (f"{item['sample_id']}#{index}", str(qa["question"]))
+                for index, qa in enumerate(item["qa"])
+            ]
+            yield conversation_recall.locomo_sessions(item), questions
+        else:
+            sessions = conversation_recall.longmemeval_sessions(item)
+            yield sessions, [(item["question_id"], item["question"])]
 
 
 if __name__ == "__main__":
