@@ -69,7 +69,9 @@ from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.snapshots import damage_report, unopenable_report
 from desktop.core.dreaming.task_review import TaskPass
+from desktop.core.memory.excerpts import ExcerptRetriever
 from desktop.core.memory.harvest import Harvester
+from desktop.core.memory.message_index import MessageIndexer
 from desktop.core.memory.service import MemoryService
 from desktop.core.privacy import known_words
 from desktop.core.privacy.log_privacy import PrivateRotatingFileHandler, RedactingFilter
@@ -155,6 +157,8 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
         prompts = PromptLibrary(paths.prompts_dir)
         core.conversations = conversations = ConversationStore(core.database)
         core.memories = MemoryService.over(core.database, broker, prompts, redactor)
+        core.excerpts = ExcerptRetriever.over(core.database, broker, redactor)
+        core.message_indexer = MessageIndexer.over(core.database, broker)
         core.tasks = TaskService(
             TaskStore(core.database), zone_named(settings.tasks.time_zone), redactor=redactor
         )

@@ -28,6 +28,7 @@ from desktop.core.base.settings import (
     save_settings,
 )
 from desktop.core.db import ConversationStore, DatabaseUnavailable, open_database
+from desktop.core.db.message_search import MessageSearch
 from desktop.core.db.schedules import Daily
 from desktop.core.dreaming.snapshots import take_snapshot
 from desktop.ui.chat.transcript_rows import ActionNotice
@@ -127,17 +128,32 @@ def test_the_clock_starts_memory_upkeep_on_the_maintenance_worker(
     started.maintenance.worker.done.connect(finished.append)
     started.clock.start()
     started.clock.run_soon(MEMORY_JOB)
-    # The upkeep ran (no conversation is due for a harvest) and the memory has
-    # its vector: given by the upkeep, or by the embedding of every memory
-    # missing one that follows the embedder's load at start.
+    # The upkeep ran (no conversation is due for a harvest; the messages it
+    # indexes after are counted third) and the memory has its vector: given by
+    # the upkeep, or by the embedding of every memory missing one that
+    # follows the embedder's load at start.
     qtbot.waitUntil(
-        lambda: any(d.result[1:] == ([],) for d in finished if isinstance(d.result, tuple)),
+        lambda: any(d.result[1] == [] for d in finished if isinstance(d.result, tuple)),
         timeout=WAIT_MS,
     )
     qtbot.waitUntil(
         lambda: bool(memories.store.get(remembered.id).embedding_model),  # type: ignore[union-attr]
         timeout=WAIT_MS,
     )
+
+
+@pytest.mark.model
+def test_the_memory_upkeep_gives_past_messages_their_vectors(
+    qtbot: QtBot, started: ReverieApplication
+) -> None:
+    core = started._core
+    assert core.conversations is not None and core.database is not None
+    conversation = core.conversations.create("bikes")
+    core.conversations.add_message(conversation.id, "user", "My bicycle is green.")
+    search = MessageSearch(core.database, embedding_model=lambda: core.broker.embedder_name)
+    started.clock.start()
+    started.clock.run_soon(MEMORY_JOB)
+    qtbot.waitUntil(lambda: not search.unembedded(1), timeout=WAIT_MS)
 
 
 @pytest.mark.model

@@ -177,7 +177,9 @@ class ReverieApplication(QObject):
         if core.memories is not None:
             memories = core.memories  # a new embedder: every memory gets its vector again
             self.models.embedder_changed.connect(
-                lambda: self.maintenance.submit(self._while_sound(memories.embed_missing))
+                lambda: self.maintenance.submit(
+                    self._while_sound(lambda: (memories.embed_missing(), self._index_messages()))
+                )
             )
         self.clock = Clock(self.window)
         self.clock.due.connect(self._on_due)
@@ -230,6 +232,14 @@ class ReverieApplication(QObject):
                 "upkeep, no scheduled tasks, until the file is sound again."
             )
         return ""
+
+    def _index_messages(self) -> int:
+        """Give past messages their vectors (background priority), after the
+        memories' and the harvest's work; none while recall is turned off."""
+        indexer = self._core.message_indexer
+        if indexer is None or not self._core.settings.memory.recall_past_conversations:
+            return 0
+        return indexer.index_missing()
 
     def _while_sound(self, job: Callable[[], object]) -> Callable[[TurnListener], object]:
         """*job* as a maintenance task that does nothing once the database was
@@ -505,7 +515,13 @@ class ReverieApplication(QObject):
         harvester, memories = self._core.harvester, self._core.memories
         if name == MEMORY_JOB and harvester is not None and memories is not None:
             self.maintenance.submit(
-                self._while_sound(lambda: (memories.embed_missing(), harvester.harvest_due()))
+                self._while_sound(
+                    lambda: (
+                        memories.embed_missing(),
+                        harvester.harvest_due(),
+                        self._index_messages(),
+                    )
+                )
             )
         dreamer = self._core.dreamer
         early = name == MEMORY_JOB and self._core.settings.dream.enabled
