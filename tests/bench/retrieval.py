@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.db import MemoryStore, NewMemory, open_database
-from desktop.core.memory.excerpts import NEIGHBOUR_SHARE
+from desktop.core.memory.excerpts import DIVERSE, NEIGHBOUR_SHARE
 from desktop.core.memory.retrieval import MemoryRetriever
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
@@ -250,7 +250,7 @@ def conversations_main(
                     runs[name][key] = ranking
     finally:
         embed.save()
-    product = conversation_recall.Variant(NEIGHBOUR_SHARE, True).name
+    product = conversation_recall.Variant(NEIGHBOUR_SHARE, DIVERSE).name
     args.out.write_text(json.dumps(runs[product]))
     args.out.with_suffix(".variants.json").write_text(json.dumps(runs))
     print(
