@@ -72,6 +72,7 @@ from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.memory.excerpts import ExcerptRetriever
 from desktop.core.memory.harvest import Harvester
 from desktop.core.memory.message_index import MessageIndexer
+from desktop.core.memory.recall import Recall
 from desktop.core.memory.service import MemoryService
 from desktop.core.privacy import known_words
 from desktop.core.privacy.log_privacy import PrivateRotatingFileHandler, RedactingFilter
@@ -157,7 +158,12 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
         prompts = PromptLibrary(paths.prompts_dir)
         core.conversations = conversations = ConversationStore(core.database)
         core.memories = MemoryService.over(core.database, broker, prompts, redactor)
-        core.excerpts = ExcerptRetriever.over(core.database, broker, redactor)
+        core.recall = Recall(
+            core.memories.retriever,
+            ExcerptRetriever.over(core.database, broker, redactor),
+            core.memories.store.source_messages,
+            lambda: settings.memory.recall_past_conversations,
+        )
         core.message_indexer = MessageIndexer.over(core.database, broker)
         core.tasks = TaskService(
             TaskStore(core.database), zone_named(settings.tasks.time_zone), redactor=redactor

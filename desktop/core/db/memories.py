@@ -189,6 +189,19 @@ class MemoryStore:
             external_refs=tuple(row[1] for row in rows if row[1] is not None),
         )
 
+    def source_messages(self, memory_ids: Sequence[int]) -> set[int]:
+        """The messages any of *memory_ids* was learned from."""
+        found: set[int] = set()
+        for start in range(0, len(memory_ids), _IN_CHUNK):
+            chunk = list(memory_ids[start : start + _IN_CHUNK])
+            rows = self._db.fetch_all(
+                "SELECT DISTINCT message_id FROM memory_sources WHERE message_id IS NOT NULL"
+                f" AND memory_id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            )
+            found.update(int(row[0]) for row in rows)
+        return found
+
     def history(self, memory_id: int) -> list[MemoryHistoryEntry]:
         rows = self._db.fetch_all(
             "SELECT * FROM memory_history WHERE memory_id = ? ORDER BY id", (memory_id,)

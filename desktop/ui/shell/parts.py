@@ -19,9 +19,9 @@ from desktop.core.db import ConversationStore, Database
 from desktop.core.dreaming.activity import UserActivity
 from desktop.core.dreaming.dreamer import Dreamer
 from desktop.core.dreaming.erasure import Eraser
-from desktop.core.memory.excerpts import ExcerptRetriever
 from desktop.core.memory.harvest import Harvester
 from desktop.core.memory.message_index import MessageIndexer
+from desktop.core.memory.recall import Recall
 from desktop.core.memory.service import MemoryService
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.agenda import AgendaReviewer
@@ -48,8 +48,8 @@ class Core:
     skills: SkillLibrary | None = None
     chat: ChatService | None = None
     harvester: Harvester | None = None
-    excerpts: ExcerptRetriever | None = None
-    """Past conversations recalled for a reply (``memory.recall_past_conversations``)."""
+    recall: Recall | None = None
+    """Memories and past conversations recalled for a reply (``Recall.recall``)."""
     message_indexer: MessageIndexer | None = None
     dreamer: Dreamer | None = None
     eraser: Eraser | None = None
