@@ -162,7 +162,7 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             core.memories.retriever,
             ExcerptRetriever.over(core.database, broker, redactor),
             core.memories.store.source_messages,
-            lambda: settings.memory.recall_past_conversations,
+            lambda: core.settings.memory.recall_past_conversations,  # a save applies at once
         )
         core.message_indexer = MessageIndexer.over(core.database, broker)
         core.tasks = TaskService(
@@ -219,6 +219,7 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             skills=core.skills,
             redactor=redactor,
             worker_texts=worker_store,
+            recall=core.recall,
         )
         core.chat.when_deleted(core.workers.cancel_conversation)
         core.harvester = Harvester(

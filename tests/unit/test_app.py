@@ -157,6 +157,27 @@ def test_the_memory_upkeep_gives_past_messages_their_vectors(
 
 
 @pytest.mark.model
+def test_recalling_past_conversations_is_turned_off_by_a_save_at_once(
+    started: ReverieApplication,
+) -> None:
+    core = started._core
+    assert core.chat is not None and core.message_indexer is not None
+    earlier = core.chat.new_conversation()
+    core.chat.send(earlier.id, "My bicycle is green with yellow mudguards.")
+    core.message_indexer.index_missing()
+    asking = core.chat.new_conversation()
+    core.chat.send(asking.id, "What colour is my bicycle?")
+    assert (
+        "My bicycle is green with yellow mudguards." in core.chat.assembled(asking.id).turn_context
+    )
+
+    memory = core.settings.memory.model_copy(update={"recall_past_conversations": False})
+    started.models.apply(core.settings.model_copy(update={"memory": memory}))
+
+    assert "mudguards" not in core.chat.assembled(asking.id).turn_context
+
+
+@pytest.mark.model
 def test_a_corrupt_chat_model_disables_chat_with_the_reason(
     qtbot: QtBot, app_paths: AppPaths
 ) -> None:

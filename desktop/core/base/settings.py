@@ -268,6 +268,13 @@ class ChatSettings(BaseModel):
     memories_top_k: int = Field(
         10, ge=1, le=200, description="Memories retrieved for each message and given to the model."
     )
+    excerpts_top_k: int = Field(
+        5,
+        ge=0,
+        le=50,
+        description="Excerpts of past conversations retrieved for each message and given to"
+        " the model (memory.recall_past_conversations turns them off).",
+    )
     memories_chars: int = Field(
         10_000,
         ge=200,

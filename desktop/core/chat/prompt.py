@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from desktop.core.base.prompts import SECTION_SEPARATOR, PromptLibrary, fill
-from desktop.core.memory.lines import COMPONENTS, MemoryLine
+from desktop.core.memory.lines import COMPONENTS, ExcerptLine, MemoryLine
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.skills.library import SkillLine
 from desktop.core.tasks.service import TaskLine
@@ -45,6 +45,7 @@ class ComponentLimits:
     """Largest size of each component, in characters."""
 
     memories: int = 10_000
+    excerpts: int = 4_000
     tasks: int = 5_000
     skills: int = 2_000
 
@@ -58,6 +59,8 @@ class PromptInputs:
     """How to call them, one per line (``Toolbox.describe``)."""
     memories: Sequence[MemoryLine] = ()
     """Best first: when the component is cut, the last ones go."""
+    excerpts: Sequence[ExcerptLine] = ()
+    """Of other conversations, best first."""
     tasks: Sequence[TaskLine] = ()
     summary: str | None = None
     skills: Sequence[SkillLine] = ()
@@ -88,6 +91,8 @@ class AssembledPrompt:
     oversized: tuple[Oversized, ...] = ()
     memory_ids: tuple[int, ...] = ()
     """The memories injected (a cut component leaves some out), best first."""
+    excerpt_ids: tuple[int, ...] = ()
+    """The same for excerpts: the ids of their messages."""
 
     def messages(self, history: Sequence[ChatMessage]) -> list[ChatMessage]:
         """The full prompt: the system message, then *history* with the turn
@@ -115,6 +120,7 @@ def assemble(
     limits = limits or ComponentLimits()
     parts = _Components(library, condensed)
     memories = parts.memories(inputs.memories, limits.memories)
+    excerpts = parts.excerpts(inputs.excerpts, limits.excerpts)
     tasks = parts.component("tasks", [t.render() for t in inputs.tasks], limits.tasks)
     summary_text = safe_for_prompt(inputs.summary, "paragraphs") if inputs.summary else ""
     summary = parts.component("summary", [summary_text] if summary_text else [], None)
@@ -130,11 +136,12 @@ def assemble(
     ]
     return AssembledPrompt(
         system=_join(stable),
-        turn_context=_join([parts.time(inputs.now), memories]),
+        turn_context=_join([parts.time(inputs.now), memories, excerpts]),
         memories=memories,
         turn_template=parts.turn_template,
         oversized=tuple(parts.oversized),
         memory_ids=_shown(inputs.memories, memories),
+        excerpt_ids=_excerpts_shown(inputs.excerpts, excerpts),
     )
 
 
@@ -145,6 +152,7 @@ class MessageContext:
     text: str
     memory_ids: tuple[int, ...]
     """The memories in *text* (a cut component leaves some out)."""
+    excerpt_ids: tuple[int, ...] = ()
     oversized: tuple[Oversized, ...] = ()
 
 
@@ -155,19 +163,26 @@ def message_context(
     limits: ComponentLimits | None = None,
     condensed: Condensed = no_condensed,
     previous: datetime | None = None,
+    excerpts: Sequence[ExcerptLine] = (),
 ) -> MessageContext:
-    """The context of a message *sent* then: its time, and *memories* (those
-    first given to the model with it), condensed or cut to the memories'
-    limit.  The time is the time of day alone when the message read before
+    """The context of a message *sent* then: its time, *memories* and
+    *excerpts* (those first given to the model with it), each condensed or
+    cut to its limit.  The time is the time of day alone when the message read before
     it (sent *previous*) gave the same day and zone: a date and zone cost
     twenty tokens, every turn.  The same inputs give the same text, so the
     prompt cache keeps it."""
+    limits = limits or ComponentLimits()
     parts = _Components(library, condensed)
-    text = parts.memories(memories, (limits or ComponentLimits()).memories)
-    shown = _shown(memories, text)
+    text = parts.memories(memories, limits.memories)
+    recalled = parts.excerpts(excerpts, limits.excerpts)
     same_day = previous is not None and _day(previous) == _day(sent)
     when = parts.time(sent, of_day=same_day)
-    return MessageContext("\n".join(filter(None, [when, text])), shown, tuple(parts.oversized))
+    return MessageContext(
+        "\n".join(part for part in (when, text, recalled) if part),
+        _shown(memories, text),
+        _excerpts_shown(excerpts, recalled),
+        tuple(parts.oversized),
+    )
 
 
 def joined(template: str, message: ChatMessage, context: str) -> ChatMessage:
@@ -205,6 +220,9 @@ class _Components:
         quoted = self.sections.get("memory_quoted", '"{text}"')
         return self.component("memories", [m.render(quoted) for m in memories], limit)
 
+    def excerpts(self, excerpts: Sequence[ExcerptLine], limit: int) -> str:
+        return self.component("excerpts", [e.render() for e in excerpts], limit)
+
     def time(self, now: datetime, of_day: bool = False) -> str:
         """*now* in the ``time`` section: to the minute, with its date and
         zone unless *of_day*."""
@@ -222,6 +240,11 @@ def content_hash(content: str) -> str:
 
 def _join(parts: Sequence[str]) -> str:
     return SECTION_SEPARATOR.join(part for part in parts if part)
+
+
+def _excerpts_shown(excerpts: Sequence[ExcerptLine], component: str) -> tuple[int, ...]:
+    """The ids of *excerpts* a component kept whole (a cut one leaves the last out)."""
+    return tuple(e.message_id for e in excerpts if e.render() in component)
 
 
 def _day(moment: datetime) -> tuple[object, ...]:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from typing import Literal, Protocol, get_args
 
 from desktop.core.base.digits import without_leading_zeros
@@ -32,7 +33,7 @@ from desktop.core.chat.compaction import (
     Compactor,
 )
 from desktop.core.chat.condenser import Condenser
-from desktop.core.chat.contexts import GIVEN, given, given_with
+from desktop.core.chat.contexts import GIVEN, GIVEN_EXCERPTS, given, given_with
 from desktop.core.chat.prompt import (
     AssembledPrompt,
     ComponentLimits,
@@ -61,8 +62,10 @@ from desktop.core.db.message_kinds import (
     is_seed,
     kind_of,
 )
+from desktop.core.db.message_search import Excerpt
 from desktop.core.db.workers import WorkerStore
-from desktop.core.memory.lines import COMPONENTS, memory_line
+from desktop.core.memory.lines import COMPONENTS, excerpt_line, memory_line
+from desktop.core.memory.recall import Recall
 from desktop.core.memory.service import MemoryService, Remembered
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.privacy.redaction import Redactor, without
@@ -83,6 +86,9 @@ SYSTEM_EVENT = "SYSTEM EVENT"
 where it would repeat them (a small model writes "**SYSTEM EVENT**" too)."""
 USED_MEMORIES = "memories"
 """Message metadata key: the ids of the memories a reply was given."""
+USED_EXCERPTS = "excerpts"
+"""Message metadata key: the ids of the messages of other conversations a
+reply was given as excerpts."""
 _TITLE_CHARS = 48
 _PROMPT_ROLES = {"user": "user", "assistant": "assistant", "event": "user", "tool": "user"}
 MAX_TOOL_CALLS = 3
@@ -105,16 +111,24 @@ class Stage(enum.Enum):
 
 
 @dataclass(frozen=True)
+class _Used:
+    """What of the past a reply was given: memories, and excerpts (message ids)."""
+
+    memories: tuple[int, ...] = ()
+    excerpts: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class _History:
     messages: list[ChatMessage]
-    used: tuple[int, ...]
-    """The memories relevant to this reply that the messages show."""
+    used: _Used
+    """What relevant to this reply the messages show."""
     oversized: tuple[Oversized, ...]
     """Components over their limits (for the condenser)."""
     answering: Message | None = None
     """The user's message being answered, as stored."""
-    given: tuple[int, ...] = ()
-    """The memories that go with *answering* now."""
+    given: _Used = _Used()
+    """What goes with *answering* now."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +140,8 @@ class Reply:
     """The stored reply; None when nothing was said."""
     memory_ids: tuple[int, ...] = ()
     """The memories the model was given for this reply."""
+    excerpt_ids: tuple[int, ...] = ()
+    """The messages of other conversations it was given (excerpts)."""
 
 
 class TurnListener(Protocol):
@@ -180,10 +196,13 @@ class ChatService:
         skills: SkillLibrary | None = None,
         redactor: Redactor | None = None,
         worker_texts: WorkerStore | None = None,
+        recall: Recall | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now().astimezone(),
     ) -> None:
         """*worker_texts*: the background workers' texts, which a value the
-        user names a secret later is taken out of, with the messages'."""
+        user names a secret later is taken out of, with the messages'.
+        *recall*: memories and excerpts of other conversations for a reply
+        (None: the memories alone, by ``MemoryService.retriever``)."""
         self._conversations = conversations
         self._worker_texts = worker_texts
         self._on_delete: tuple[Callable[[int], object], ...] = ()
@@ -191,6 +210,7 @@ class ChatService:
         self._tasks = tasks
         self._skills = skills
         self._memories = memories
+        self._recall = recall
         self._broker = broker
         self._prompts = prompts
         self._settings = model_settings
@@ -449,6 +469,7 @@ class ChatService:
         if fitted is None:
             return None
         prompt, used = fitted
+        reply = partial(Reply, memory_ids=used.memories, excerpt_ids=used.excerpts)
         listener.stage(Stage.READING)
         listener.reply_started(kind)
         job = turn.control.run(self._broker.chat(prompt, self._options(offered, usable)))
@@ -474,7 +495,7 @@ class ChatService:
             said.append("" if called else visible.flush())
             kept = "".join(said if called else parts)  # never half a tool call
             stored = self._record(turn, kind, kept, "error", used)
-            listener.reply_finished(Reply(kind, "".join(said), "error", stored, used))
+            listener.reply_finished(reply(kind, "".join(said), "error", stored))
             raise
         if not called and (held := visible.flush()):
             said.append(held)
@@ -482,7 +503,7 @@ class ChatService:
         text = "".join(parts)
         stored = self._record(turn, kind, text, reason, used)
         shown = "".join(said).rstrip() if called else "".join(said)
-        listener.reply_finished(Reply(kind, shown, reason, stored, used))
+        listener.reply_finished(reply(kind, shown, reason, stored))
         if reason == "cancelled":
             turn.control.cancel()  # a stopped seed also stops the answer after it
             return None
@@ -532,10 +553,10 @@ class ChatService:
         return call
 
     def _record(
-        self, turn: Turn, kind: ReplyKind, text: str, reason: str, used: tuple[int, ...]
+        self, turn: Turn, kind: ReplyKind, text: str, reason: str, used: _Used
     ) -> Message | None:
         """Store a reply (a stopped one keeps what was said), with the
-        memories it was given, redacted as the user's messages are: a model
+        memories and excerpts it was given, redacted as the user's messages are: a model
         that repeats a secret must not write it to the database."""
         if not text.strip():
             return None
@@ -545,8 +566,10 @@ class ChatService:
             metadata["kind"] = SEED
         if reason != "stop":
             metadata["finish_reason"] = reason
-        if used:
-            metadata[USED_MEMORIES] = list(used)
+        if used.memories:
+            metadata[USED_MEMORIES] = list(used.memories)
+        if used.excerpts:
+            metadata[USED_EXCERPTS] = list(used.excerpts)
         return self._conversations.add_message(
             turn.conversation_id, "assistant", text, metadata=metadata or None
         )
@@ -557,12 +580,14 @@ class ChatService:
     ) -> AssembledPrompt:
         """The prompt parts a call in this conversation, offered *tools*, would get now."""
         conversation = self._conversations.get(conversation_id)
-        memories = [memory_line(m) for m in self._relevant_memories(conversation_id)]
+        memories, excerpts = self._recalled(conversation_id)
+        now = self._clock()
         inputs = PromptInputs(
-            now=self._clock(),
+            now=now,
             tools=tools,
             tool_list=self._toolbox.describe(tools) if self._toolbox and tools else "",
-            memories=memories,
+            memories=[memory_line(m) for m in memories],
+            excerpts=[excerpt_line(e, now.tzinfo) for e in excerpts],
             tasks=self._tasks.prompt_lines() if self._tasks else (),
             summary=conversation.summary if conversation else None,
             skills=(
@@ -573,23 +598,33 @@ class ChatService:
         )
         return assemble(self._prompts, inputs, self._limits, self.condenser.condensed)
 
-    def _relevant_memories(self, conversation_id: int) -> list[Memory]:
-        """The memories for the newest user message and the reply before it;
-        before the user has said anything, the most important ones."""
+    def _recalled(self, conversation_id: int) -> tuple[list[Memory], list[Excerpt]]:
+        """The memories and the excerpts of other conversations for the
+        newest user message and the reply before it; before the user has
+        said anything, the most important memories."""
         top_k = self._chat_settings.memories_top_k
         messages = self._conversations.messages(conversation_id)
         asked = next((m.content for m in reversed(messages) if m.role == "user"), "")
         if not asked.strip():
-            return self._memories.store.listed(limit=top_k)
+            return self._memories.store.listed(limit=top_k), []
         replied = next((m.content for m in reversed(messages) if m.role == "assistant"), "")
-        retrieved = self._memories.retriever.retrieve(asked, replied, k=top_k)
-        return [found.memory for found in retrieved]
+        if self._recall is None:
+            retrieved = self._memories.retriever.retrieve(asked, replied, k=top_k)
+            return [found.memory for found in retrieved], []
+        recalled = self._recall.recall(
+            asked,
+            replied,
+            conversation_id=conversation_id,
+            memories_k=top_k,
+            excerpts_k=self._chat_settings.excerpts_top_k,
+        )
+        return [r.memory for r in recalled.memories], [r.excerpt for r in recalled.excerpts]
 
     def _fitted_prompt(
         self, turn: Turn, listener: TurnListener, kind: ReplyKind, tools: frozenset[str]
-    ) -> tuple[list[ChatMessage], tuple[int, ...]] | None:
+    ) -> tuple[list[ChatMessage], _Used] | None:
         """The prompt for the next reply, compacted or trimmed to fit the
-        context, and the memories in it."""
+        context, and the memories and excerpts in it."""
         cid = turn.conversation_id
         assembled = self.assembled(cid, tools)
         history = self._history(turn, kind, assembled)
@@ -609,8 +644,11 @@ class ChatService:
             # What went with the messages left out goes with this one, if relevant.
             history = self._history(turn, kind, assembled, left_out)
         kept = self._trimmed(assembled, history.messages, listener)
-        if history.answering is not None and history.given != given(history.answering):
-            self._conversations.annotate(history.answering.id, GIVEN, list(history.given))
+        if (asked := history.answering) is not None:
+            now_given = history.given
+            for key, ids in ((GIVEN, now_given.memories), (GIVEN_EXCERPTS, now_given.excerpts)):
+                if ids != given(asked, key):
+                    self._conversations.annotate(asked.id, key, list(ids))
         return [ChatMessage("system", assembled.system), *kept], history.used
 
     def _history(
@@ -629,13 +667,15 @@ class ChatService:
         if answering is None or kind == "seed":
             if history:
                 history[-1] = joined(template, history[-1], assembled.turn_context)
-            return _History(history, assembled.memory_ids, assembled.oversized)
+            used = _Used(assembled.memory_ids, assembled.excerpt_ids)
+            return _History(history, used, assembled.oversized)
         goes_with = given_with(read, answering.id, assembled.memory_ids, left_out)
-        found = self._memories.store.get_many(
-            sorted({i for ids in goes_with.values() for i in ids})
-        )
+        recalled = given_with(read, answering.id, assembled.excerpt_ids, left_out, GIVEN_EXCERPTS)
+        found = self._memories.store.get_many(_all(goes_with))
         zone = self._clock().tzinfo
+        excerpts = {} if self._recall is None else self._recall.excerpts(_all(recalled))
         shown: set[int] = set()
+        shown_excerpts: set[int] = set()
         oversized = [o for o in assembled.oversized if o.component != "memories"]
         previous: datetime | None = None  # when the last user message read was sent
         for index, message in enumerate(read):
@@ -646,17 +686,31 @@ class ChatService:
                 for i in goes_with[message.id]
                 if i in found and found[i].status == "active"
             ]
+            quoted = [
+                excerpt_line(excerpts[i], zone) for i in recalled[message.id] if i in excerpts
+            ]
             sent = datetime.fromtimestamp(message.created_at, zone)
             context = message_context(
-                self._prompts, sent, lines, self._limits, self.condenser.condensed, previous
+                self._prompts,
+                sent,
+                lines,
+                self._limits,
+                self.condenser.condensed,
+                previous,
+                quoted,
             )
             previous = sent if index >= left_out else None
             oversized += context.oversized
             history[index] = joined(template, history[index], context.text)
             if index >= left_out:
                 shown.update(context.memory_ids)
-        used = tuple(i for i in assembled.memory_ids if i in shown)
-        return _History(history, used, tuple(oversized), answering, goes_with[answering.id])
+                shown_excerpts.update(context.excerpt_ids)
+        used = _Used(
+            tuple(i for i in assembled.memory_ids if i in shown),
+            tuple(i for i in assembled.excerpt_ids if i in shown_excerpts),
+        )
+        given_now = _Used(goes_with[answering.id], recalled[answering.id])
+        return _History(history, used, tuple(oversized), answering, given_now)
 
     def _budget(self, assembled: AssembledPrompt) -> int:
         fixed = self.count_tokens([assembled.system])[0]
@@ -731,6 +785,15 @@ class ChatService:
         """``/memory``: the memories the next reply would be given, best first."""
         found = (self._memories.store.get(i) for i in self.assembled(conversation_id).memory_ids)
         return [m for m in found if m is not None]
+
+    def used_excerpts(self, message: Message) -> list[Excerpt]:
+        """The excerpts of other conversations a stored reply was given (those
+        still findable: not deleted, not off the record), redacted."""
+        ids = (message.metadata or {}).get(USED_EXCERPTS, [])
+        if self._recall is None or not isinstance(ids, list):
+            return []
+        found = self._recall.excerpts([i for i in ids if isinstance(i, int)])
+        return [found[i] for i in ids if i in found]
 
     def used_memories(self, message: Message) -> list[Memory]:
         """The memories a stored reply was given (those still kept)."""
@@ -842,6 +905,11 @@ def stored_tool_call(message: Message) -> ToolCall:
     return ToolCall(
         str(metadata.get(TOOL, "")), arguments if isinstance(arguments, dict) else {}, result
     )
+
+
+def _all(given: dict[int, tuple[int, ...]]) -> list[int]:
+    """The ids any message goes with, each once."""
+    return sorted({i for ids in given.values() for i in ids})
 
 
 def _read(messages: Sequence[Message], kind: ReplyKind) -> list[Message]:

@@ -25,7 +25,7 @@ write may not be swept yet.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from desktop.core.db import Database
@@ -113,6 +113,11 @@ class ExcerptRetriever:
         if self._diverse:
             ranked_excerpts = diversified(ranked_excerpts)
         return [self._redacted(r) for r in ranked_excerpts[:k]]
+
+    def by_id(self, message_ids: Sequence[int]) -> dict[int, Excerpt]:
+        """The findable messages among *message_ids*, by id, redacted."""
+        found = self._search.excerpts(sorted(set(message_ids)))
+        return {i: self._redacted(RecalledExcerpt(e, 0.0)).excerpt for i, e in found.items()}
 
     def _fused(self, message: str, last_reply: str, other_than: int | None) -> dict[int, float]:
         queries = weighted_queries(message, last_reply)

@@ -1,4 +1,5 @@
-"""A memory as a prompt shows it: one line, made safe however it was made.
+"""A memory, or an excerpt of another conversation, as a prompt shows it:
+one line, made safe however it was made.
 
 The chat's system prompt, a routine's and the harvest's list of what is
 known, and the memory tool's results all show memories this way.
@@ -7,9 +8,11 @@ known, and the memory tool's results all show memories this way.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, tzinfo
 
 from desktop.core.base.prompts import fill
 from desktop.core.db import Memory
+from desktop.core.db.message_search import Excerpt
 from desktop.core.memory.gate import INSTRUCTION_LIKE, is_instruction_like
 from desktop.core.privacy.prompt_safety import has_prompt_markup, safe_for_prompt
 
@@ -43,3 +46,40 @@ def memory_line(memory: Memory) -> MemoryLine:
         or has_prompt_markup(memory.content)
     )
     return MemoryLine(memory.id, text, quoted)
+
+
+EXCERPT_CHARS = 400
+"""An excerpt longer than this is shown by its beginning and end: a pasted
+page recalled whole would fill the context of every turn after it."""
+_SPEAKERS = {"user": "the user", "assistant": "you"}
+
+
+@dataclass(frozen=True)
+class ExcerptLine:
+    """A message of another conversation as a prompt shows it."""
+
+    message_id: int
+    title: str
+    sent: datetime
+    role: str
+    text: str
+
+    def render(self) -> str:
+        """``- ("title", date, who said it) text``, on one line, made safe."""
+        text = safe_for_prompt(_shortened(self.text, EXCERPT_CHARS))
+        title = safe_for_prompt(self.title)
+        who = _SPEAKERS.get(self.role, self.role)
+        return f'- ("{title}", {self.sent:%Y-%m-%d}, {who} said) {text}'
+
+
+def excerpt_line(excerpt: Excerpt, zone: tzinfo | None) -> ExcerptLine:
+    sent = datetime.fromtimestamp(excerpt.created_at, zone)
+    title = excerpt.conversation_title
+    return ExcerptLine(excerpt.message_id, title, sent, excerpt.role, excerpt.content)
+
+
+def _shortened(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    half = (limit - 3) // 2
+    return f"{text[:half]} … {text[-half:]}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from desktop.core.db.message_search import Excerpt
 from desktop.core.memory.excerpts import ExcerptRetriever, RecalledExcerpt
 from desktop.core.memory.retrieval import MemoryRetriever, Retrieved
 
@@ -63,3 +64,11 @@ class Recall:
         )
         excerpts = [r for r in found if r.excerpt.message_id not in known][:excerpts_k]
         return Recalled(memories, excerpts)
+
+    def excerpts(self, message_ids: Sequence[int]) -> dict[int, Excerpt]:
+        """The excerpts of *message_ids* as they are now, by id (those still
+        findable, redacted; none while past conversations are not recalled):
+        what a reply was given, shown again."""
+        if not self._excerpts_on():
+            return {}
+        return self._excerpts.by_id(message_ids)

@@ -36,6 +36,7 @@ def show_history(transcript: Transcript, chat: ChatService, conversation: Conver
         if message.role in ("user", "assistant") and shown:
             view = transcript.add_message(message.role, shown, message.id)
             view.show_memories(chat.used_memories(message))
+            view.show_excerpts(chat.used_excerpts(message))
             if said_on_its_own := unprompted(message):
                 view.speaker.setText(f"{view.speaker.text()} · {said_on_its_own}")
             if (message.metadata or {}).get("finish_reason") == "length":

@@ -24,6 +24,7 @@ the text to select it or reach its links.  A reply announces its end once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -52,6 +53,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.db import Memory
+from desktop.core.db.message_search import Excerpt
 from desktop.ui.chat.line_breaks import breakable_html
 from desktop.ui.chat.markdown import MAX_RENDERED_CHARS, render_markdown, render_plain
 from desktop.ui.chat.transcript_rows import (
@@ -90,12 +92,15 @@ class MessageView(QFrame):
     Signals:
         copied(): the message's text went to the clipboard.
         memory_clicked(int): the chip of this memory id was clicked.
+        excerpt_clicked(int, int): the chip of an excerpt was clicked: the
+            conversation and the message it is of.
         announced(str): the end of this reply was announced to assistive
             technology (a screen reader), with this text.
     """
 
     copied = Signal()
     memory_clicked = Signal(int)
+    excerpt_clicked = Signal(int, int)
     announced = Signal(str)
 
     def __init__(
@@ -200,10 +205,35 @@ class MessageView(QFrame):
             more.setObjectName("memory-chip-more")
             self.chips.addWidget(more)
 
+    def show_excerpts(self, excerpts: Sequence[Excerpt]) -> None:
+        """A chip per excerpt of another conversation the reply was given;
+        clicking one opens that conversation at that message."""
+        for excerpt in excerpts[:MAX_CHIPS]:
+            sent = datetime.fromtimestamp(excerpt.created_at).astimezone()
+            title = excerpt.conversation_title
+            chip = QToolButton()
+            chip.setObjectName("excerpt-chip")
+            chip.setText(f"{_short(title, 18)}, {sent:%d %b}: {_short(excerpt.content, 22)}")
+            chip.setToolTip(
+                f"Reverie recalled from “{title}” ({sent:%Y-%m-%d %H:%M}): "
+                f"{_short(excerpt.content, 200)}\nClick to open that conversation there."
+            )
+            chip.setAccessibleName(f"Recalled from the conversation {title}: {excerpt.content}")
+            ids = (excerpt.conversation_id, excerpt.message_id)
+            chip.clicked.connect(lambda _=False, ids=ids: self.excerpt_clicked.emit(*ids))
+            self.chips.addWidget(chip)
+
     @property
     def memory_chips(self) -> list[QToolButton]:
+        return self._chips("memory-chip")
+
+    @property
+    def excerpt_chips(self) -> list[QToolButton]:
+        return self._chips("excerpt-chip")
+
+    def _chips(self, name: str) -> list[QToolButton]:
         widgets = (self.chips.itemAt(i).widget() for i in range(self.chips.count()))  # type: ignore[union-attr]
-        return [w for w in widgets if isinstance(w, QToolButton)]
+        return [w for w in widgets if isinstance(w, QToolButton) and w.objectName() == name]
 
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self._text)
@@ -268,6 +298,7 @@ class Transcript(QScrollArea):
     """
 
     memory_requested = Signal(int)
+    excerpt_requested = Signal(int, int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -332,6 +363,7 @@ class Transcript(QScrollArea):
     def add_message(self, role: str, text: str = "", message_id: int | None = None) -> MessageView:
         view = MessageView(role, text, message_id)
         view.memory_clicked.connect(self.memory_requested)
+        view.excerpt_clicked.connect(self.excerpt_requested)
         self._insert(view)
         self.messages.append(view)
         return view
@@ -518,11 +550,11 @@ def _mark_found(view: MessageView, found: bool) -> None:
     view.style().polish(view)
 
 
-def _short(text: str) -> str:
+def _short(text: str, chars: int = _CHIP_CHARS) -> str:
     line = " ".join(text.split())
-    if len(line) <= _CHIP_CHARS:
+    if len(line) <= chars:
         return line
-    cut = line[: _CHIP_CHARS - 1]
+    cut = line[: chars - 1]
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
 
 

@@ -178,6 +178,7 @@ class ChatWindow(QMainWindow):
         self.off_record_label.hide()
         self.transcript = Transcript()
         self.transcript.memory_requested.connect(self.memory_requested)
+        self.transcript.excerpt_requested.connect(self.open_conversation)
         self.input = MessageInput()
         self.input.submitted.connect(self.send)
         self.input.edit_last_requested.connect(self.edit_last_message)
@@ -710,6 +711,7 @@ class ChatWindow(QMainWindow):
             self.transcript.messages.remove(view)
         elif self._chat is not None and reply.message is not None:
             view.show_memories(self._chat.used_memories(reply.message))
+            view.show_excerpts(self._chat.used_excerpts(reply.message))
         if reply.text and reply.finish_reason == "length":
             self._on_notice(CUT_SHORT)
 

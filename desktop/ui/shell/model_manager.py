@@ -54,8 +54,9 @@ KEPT_UNTIL_RESTART = ("models.context_length", "models.max_reply_tokens", "model
 from the start: the models keep the context Reverie started with."""
 
 
-LIVE_SETTINGS = frozenset({"chat.appearance"})
-"""Settings outside the models that apply at once (the theme follows a save)."""
+LIVE_SETTINGS = frozenset({"chat.appearance", "memory.recall_past_conversations"})
+"""Settings outside the models that apply at once: the theme follows a save,
+and past conversations stop being recalled with the next reply."""
 
 
 def live_setting(name: str) -> bool:

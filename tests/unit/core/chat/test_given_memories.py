@@ -1,5 +1,6 @@
-"""A memory is given to the model once per conversation, with the message it
-first became relevant to, and stays there: a turn adds only what is new.
+"""A memory (or an excerpt of another conversation) is given to the model
+once per conversation, with the message it first became relevant to, and
+stays there: a turn adds only what is new.
 
 A real database and broker; a scripted model (one token per word) except in
 the last test, which reads the real SmolLM2's prompt cache.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -19,10 +21,15 @@ from desktop.core.base.settings import ChatSettings, ModelSettings
 from desktop.core.chat.contexts import GIVEN, given_with
 from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database, Message
+from desktop.core.memory.excerpts import ExcerptRetriever
+from desktop.core.memory.message_index import MessageIndexer
+from desktop.core.memory.recall import Recall
 from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.redaction import Redactor
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.llama_chat import LlamaChatModel
+from models.llama_embedder import LlamaEmbedder
 from tests.conftest import SMOLLM2_CONTEXT
 from tests.fakes import Recorder, ScriptedChatModel
 
@@ -175,6 +182,7 @@ class _Reading:
         self.name = model.name
         self.context_length = model.context_length
         self.read: list[tuple[int, int]] = []
+        self.prompts: list[Sequence[ChatMessage]] = []
 
     def stream(
         self,
@@ -182,6 +190,7 @@ class _Reading:
         options: GenerationOptions,
         should_stop: ShouldStop | None = None,
     ) -> Iterator[Chunk]:
+        self.prompts.append(messages)
         total = len(self.model.prompt_tokens(messages))
         for chunk in self.model.stream(messages, options, should_stop):
             if not self.read or self.read[-1][1] != total:
@@ -230,5 +239,118 @@ def test_the_real_model_reads_only_each_turns_new_message_and_new_memories(
         ]
         assert all(0 < extra <= 32 for extra in over), over
         assert later[-1][1] > later[0][1] > total  # the prompt grew; what was read did not
+    finally:
+        broker.stop()
+
+
+# -- excerpts of the user's other conversations --------------------------------
+
+
+def _recalling(
+    database: Database, broker: InferenceBroker, recalling: list[bool] | None = None
+) -> ChatService:
+    """A chat service that recalls past conversations, built as the app builds it."""
+    prompts = PromptLibrary(resolve_paths().config_dir / "prompts")
+    memories = MemoryService.over(database, broker, prompts)
+    on = recalling if recalling is not None else [True]
+    recall = Recall(
+        memories.retriever,
+        ExcerptRetriever.over(database, broker, Redactor()),
+        memories.store.source_messages,
+        lambda: on[0],
+    )
+    return ChatService(
+        ConversationStore(database),
+        memories,
+        broker,
+        prompts,
+        ModelSettings(),
+        ChatSettings(memories_top_k=1, excerpts_top_k=2),
+        recall=recall,
+    )
+
+
+def _said_before(
+    chat: ChatService, broker: InferenceBroker, database: Database, off_record: bool = False
+) -> Message:
+    """A conversation where the user named their climbing coach (never
+    harvested), indexed as the background job indexes it; the message."""
+    earlier = chat.new_conversation(off_record)
+    chat.rename(earlier.id, "Climbing plans")
+    _answer(chat, earlier.id, "My climbing coach at the bouldering hall is called Brigitte.")
+    MessageIndexer.over(database, broker).index_missing()
+    [said] = [m for m in chat.history(earlier.id) if m.role == "user"]
+    return said
+
+
+def test_what_was_said_in_another_conversation_reaches_a_reply_once(
+    database: Database, broker: InferenceBroker, model: ScriptedChatModel
+) -> None:
+    chat = _recalling(database, broker)
+    said = _said_before(chat, broker, database)
+    conversation = chat.new_conversation()
+
+    first = _answer(chat, conversation.id, "What is my climbing coach called?").replies()[-1]
+    _answer(chat, conversation.id, "Is my climbing coach strict, do you think?")
+
+    prompt = model.requests[-2][0]
+    assert '<excerpts>\n- ("Climbing plans", ' in prompt[-1].content
+    assert "the user said) My climbing coach at the bouldering hall is called Brigitte." in (
+        prompt[-1].content
+    )
+    assert first.excerpt_ids[0] == said.id
+    assert first.message is not None
+    [shown] = [e for e in chat.used_excerpts(first.message) if e.message_id == said.id]
+    assert shown.conversation_id == said.conversation_id
+    # The next turn finds it where it was given, and does not send it again.
+    later = "".join(m.content for m in model.requests[-1][0])
+    assert later.count("is called Brigitte.") == 1
+
+
+def test_no_excerpt_of_an_off_the_record_conversation_or_with_recall_turned_off(
+    database: Database, broker: InferenceBroker, model: ScriptedChatModel
+) -> None:
+    recalling = [True]
+    chat = _recalling(database, broker, recalling)
+    _said_before(chat, broker, database, off_record=True)
+    conversation = chat.new_conversation()
+
+    _answer(chat, conversation.id, "What is my climbing coach called?")
+    assert "Brigitte" not in model.requests[-1][0][-1].content
+
+    _said_before(chat, broker, database)
+    recalling[0] = False
+    answered = _answer(chat, conversation.id, "Who is my climbing coach?").replies()[-1]
+
+    assert "Brigitte" not in "".join(m.content for m in model.requests[-1][0])
+    assert answered.excerpt_ids == ()
+
+
+@pytest.mark.model
+def test_the_real_models_recall_what_another_conversation_said_into_a_reply(
+    fresh_smollm2: Callable[[], LlamaChatModel], minilm_path: Path, database: Database
+) -> None:
+    """SmolLM2 answers and MiniLM embeds, as in the app: a fact said only
+    in an earlier conversation (never harvested) is found by its meaning,
+    given to the reply as an excerpt, and named by the reply."""
+    recording = _Reading(fresh_smollm2())
+    broker = InferenceBroker()
+    broker.start()
+    try:
+        broker.load_chat_model(lambda: recording).result(TIMEOUT)
+        broker.load_embedder(lambda: LlamaEmbedder(minilm_path)).result(TIMEOUT)
+        chat = _recalling(database, broker)
+        said = _said_before(chat, broker, database)
+        for other in ("I bought new running shoes today.", "The weather in Lyon is grey."):
+            chat.send(chat.new_conversation().id, other)
+        MessageIndexer.over(database, broker).index_missing()
+        conversation = chat.new_conversation()
+
+        reply = _answer(chat, conversation.id, "Who trains me at the bouldering gym?")
+
+        [answered] = reply.replies()
+        assert answered.excerpt_ids[0] == said.id  # found by meaning first
+        prompt = recording.prompts[-1][-1].content
+        assert "is called Brigitte." in prompt and "Climbing plans" in prompt
     finally:
         broker.stop()

@@ -1,0 +1,92 @@
+"""A reply shows the excerpts of other conversations it was given as chips;
+a chip opens that conversation at that message (real window, offscreen)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ChatSettings, ModelSettings
+from desktop.core.chat.service import ChatService
+from desktop.core.db import ConversationStore, Database
+from desktop.core.memory.excerpts import ExcerptRetriever
+from desktop.core.memory.message_index import MessageIndexer
+from desktop.core.memory.recall import Recall
+from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.redaction import Redactor
+from desktop.ui.chat.window import ChatWindow
+from models.broker import InferenceBroker
+from tests.fakes import Recorder
+from tests.unit.ui.conftest import WAIT_MS, say
+
+
+@pytest.fixture
+def recalling(database: Database, broker: InferenceBroker, user_dirs: AppPaths) -> ChatService:
+    """A chat service that recalls past conversations, built as the app builds it."""
+    prompts = PromptLibrary(user_dirs.config_dir / "prompts")
+    memories = MemoryService.over(database, broker, prompts)
+    recall = Recall(
+        memories.retriever,
+        ExcerptRetriever.over(database, broker, Redactor()),
+        memories.store.source_messages,
+        lambda: True,
+    )
+    return ChatService(
+        ConversationStore(database),
+        memories,
+        broker,
+        prompts,
+        ModelSettings(),
+        ChatSettings(),
+        recall=recall,
+    )
+
+
+@pytest.fixture
+def window(qtbot: QtBot, recalling: ChatService) -> Iterator[ChatWindow]:
+    win = ChatWindow(recalling, recalling.new_conversation().id, hide_on_close=False)
+    qtbot.addWidget(win)
+    with qtbot.waitSignal(win.turn_ended, timeout=WAIT_MS):  # the greeting
+        win.set_chat_available(True, "")
+    win.show()
+    yield win
+    win.shutdown()
+
+
+def test_an_excerpt_chip_opens_the_conversation_at_the_message(
+    qtbot: QtBot,
+    window: ChatWindow,
+    recalling: ChatService,
+    database: Database,
+    broker: InferenceBroker,
+) -> None:
+    earlier = recalling.new_conversation()
+    recalling.rename(earlier.id, "Climbing plans")
+    turn = recalling.send(earlier.id, "My climbing coach at the bouldering hall is Brigitte.")
+    recalling.run(turn, Recorder())
+    for n in range(30):  # enough after it that opening the conversation must scroll to it
+        recalling.run(recalling.send(earlier.id, f"Another thing, number {n}."), Recorder())
+    MessageIndexer.over(database, broker).index_missing()
+    asked = turn.user_message
+    assert asked is not None
+
+    here = window.conversation_id
+    say(qtbot, window, "What is my climbing coach called?")
+
+    chips = window.transcript.messages[-1].excerpt_chips
+    [chip] = [c for c in chips if "Brigitte" in c.toolTip()]
+    assert chip.text().startswith("Climbing plans, ")
+    assert chip.text().endswith(": My climbing coach at…")
+    chip.click()
+    assert window.conversation_id == earlier.id
+    view = window.transcript.view_of(asked.id)
+    assert view is not None and view.property("found")
+    # Back, reloaded from the database: the reply keeps its chip.
+    assert here is not None
+    window.open_conversation(here)
+    chips = window.transcript.messages[-1].excerpt_chips
+    assert [c.text() for c in chips if "Brigitte" in c.toolTip()] == [chip.text()]
