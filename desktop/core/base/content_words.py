@@ -516,10 +516,27 @@ def _implied(clause: str) -> frozenset[str]:
 
 def _content(clause: str) -> frozenset[str]:
     """The stems and numbers of *clause* that say what it claims: not its
-    words of change or against, nor those every claim is made of."""
+    words of change or against, nor those every claim is made of; and
+    ``_OWN_CHILDREN_STEM`` if it says children are someone's own."""
     words = _WORD.findall(_CHANGES.sub(" ", _AGAINST.sub(" ", clause)).casefold())
     plain = (_singular(w) for w in words if not any(c.isdigit() for c in w))
-    return (stems_of(plain) - _CLAIMING) | frozenset(_NUMBER.findall(clause))
+    own = {_OWN_CHILDREN_STEM} if _OWN_CHILDREN.search(clause) else set()
+    return (stems_of(plain) - _CLAIMING) | frozenset(_NUMBER.findall(clause)) | own
+
+
+_OWN_CHILDREN = re.compile(
+    r"\b(?:(?:my|our|user's|users)\s+"
+    r"|(?:i|we|user|who)\s+(?:also\s+|now\s+)?(?:have|has|had|got|raise|raised|raising)"
+    r"\s+(?:got\s+)?)(?:(?!to\b)[\w-]+\s+)?(?:kids?|child|children|sons?|daughters?)\b",
+    re.IGNORECASE,
+)
+"""Children said to be someone's own ("my kids", "we have two sons", "User
+has children"), not children at all ("I coach the kids' football team",
+"I teach children to swim")."""
+_OWN_CHILDREN_STEM = "own children"
+"""What a clause saying children are its subject's own holds beside its
+stems (no word's stem has a space): a claim that the user has children
+needs a clause of theirs that says so too, not "kids" anywhere."""
 
 
 def _singular(word: str) -> str:

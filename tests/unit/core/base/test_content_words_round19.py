@@ -84,6 +84,11 @@ def test_the_user_s_own_words_around_a_paste_still_count() -> None:
         ("User is 34 years old", "I was 34 minutes late"),
         ("User is 14 years old", "My cat is 14"),
         ("User is allergic to chicken", "My dog is allergic to chicken"),
+        ("User has children", "I coach the kids' football team"),
+        ("User has kids", "I coach the kids' football team"),
+        ("User has children", "I teach children to swim"),
+        ("User has children", "I visited Anna and her kids"),
+        ("User has children", "I have to pick up kids from the school bus"),
     ],
 )
 def test_words_that_only_look_alike_or_someone_else_s_support_no_fact(
@@ -110,6 +115,12 @@ def test_words_that_only_look_alike_or_someone_else_s_support_no_fact(
         ("User is 34 years old", "I'm 34"),
         ("User is 34 years old", "I turned 34 last week"),
         ("User has a 12-year-old cat named Luna", "My cat Luna is 12"),
+        ("User has children", "my kids love pizza"),
+        ("User has children", "our children are grown up"),
+        ("User has children", "We have three kids"),
+        ("User has children", "I have a daughter"),
+        ("User has a son", "My son plays football"),
+        ("User coaches a kids football team", "I coach the kids' football team"),
     ],
 )
 def test_the_users_own_words_still_support_it(claim: str, said: str) -> None:
