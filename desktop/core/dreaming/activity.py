@@ -23,10 +23,13 @@ class UserActivity:
             self._turns += 1
             self._condition.notify_all()
 
-    def turn_ended(self) -> None:
+    def turn_ended(self, *, by_user: bool = True) -> None:
+        """A turn ended; the quiet period starts again only after one *by_user*:
+        a greeting Reverie said on its own is not the user mid-conversation."""
         with self._condition:
             self._turns = max(0, self._turns - 1)
-            self._last_ended = self._clock()
+            if by_user:
+                self._last_ended = self._clock()
             self._condition.notify_all()
 
     @property

@@ -87,7 +87,8 @@ class ChatWindow(QMainWindow):
     turn_ended(str): a turn or command finished, stopped or failed; the new status.
     chat_availability_changed(bool): chatting was enabled or disabled.
     dream_requested(): the user typed /dream.
-    busy_changed(bool): a turn or command started (True) or ended (False).
+    busy_changed(bool): a turn or command started (True) or ended (False);
+        ``only_greeting`` says whether it was only Reverie's greeting.
     memories_requested(): the user asked for the memory browser.
     memory_requested(int): the user asked to see this memory id (a chip, Open).
     tasks_requested(): the user asked for the tasks window.
@@ -137,6 +138,9 @@ class ChatWindow(QMainWindow):
         """Whether a sent message is being read (for secrets) and stored."""
         self._announced = False
         """What ``busy_changed`` last said."""
+        self._only_greeting = False
+        """Whether Reverie is (or was, till ``busy_changed`` said False) busy
+        only with its own greeting: nothing the user sent or asked."""
         self._queued: Turn | None = None
         """A message sent while the greeting is written, or stored while no
         chat model is there: answered right after the greeting, or once one is."""
@@ -409,11 +413,22 @@ class ChatWindow(QMainWindow):
         """Is a message just sent still being read and stored?"""
         return self._reading
 
+    @property
+    def only_greeting(self) -> bool:
+        """Was what ``busy_changed`` last said only Reverie's own greeting,
+        with nothing the user sent or asked (a message typed meanwhile is)?"""
+        return self._only_greeting
+
     def _announce(self) -> None:
         """Say ``busy_changed`` when ``busy`` changed since it was last said."""
+        users = self.busy and (self._reading or not self._greeting())
         if self.busy != self._announced:
             self._announced = self.busy
+            if self._announced:
+                self._only_greeting = not users
             self.busy_changed.emit(self._announced)
+        elif users:
+            self._only_greeting = False
 
     @property
     def chat_available(self) -> bool:

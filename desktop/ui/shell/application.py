@@ -495,7 +495,10 @@ class ReverieApplication(QObject):
 
     def _on_busy(self, busy: bool) -> None:
         activity = self._core.activity
-        activity.turn_started() if busy else activity.turn_ended()
+        if busy:
+            activity.turn_started()
+        else:  # after its greeting alone, the user is not mid-conversation
+            activity.turn_ended(by_user=not self.window.only_greeting)
 
     def _open_conversation(self, conversation_id: int, message_id: int | None = None) -> None:
         self.show_chat()

@@ -68,6 +68,17 @@ def runner(
     assert not dreams.qthread.isRunning()
 
 
+def follow(window: ChatWindow, activity: UserActivity) -> None:
+    """What the window is busy with goes to *activity*, as the app's does."""
+    window.busy_changed.connect(
+        lambda busy: (
+            activity.turn_started()
+            if busy
+            else activity.turn_ended(by_user=not window.only_greeting)
+        )
+    )
+
+
 def test_a_dream_runs_off_the_ui_thread_and_reports(
     qtbot: QtBot, runner: DreamRunner, memories: MemoryService, model: ScriptedChatModel
 ) -> None:
@@ -158,9 +169,7 @@ def test_a_user_turn_during_a_dream_is_answered_while_the_dream_waits(
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):  # its greeting
         window.set_chat_available(True, "")
-    window.busy_changed.connect(
-        lambda busy: activity.turn_started() if busy else activity.turn_ended()
-    )
+    follow(window, activity)
     add_memory(memories, REX)
     add_memory(memories, REX_TWIN)
     # The dream's first try is cut for the user, the reply, then the dream again.
@@ -180,4 +189,45 @@ def test_a_user_turn_during_a_dream_is_answered_while_the_dream_waits(
     assert finished == []  # the dream gave way and is not done yet
     qtbot.waitUntil(lambda: finished == ["completed"], timeout=WAIT_MS)
     assert [m.status for m in memories.store.listed(status="superseded")] == ["superseded"] * 2
+    window.shutdown()
+
+
+def test_after_reverie_s_greeting_alone_the_user_is_not_mid_conversation(
+    qtbot: QtBot, chat: ChatService, activity: UserActivity, model: ScriptedChatModel
+) -> None:
+    # "Dream now" right after the start waited the quiet period (30 s by
+    # default): the greeting ended a turn as if the user had spoken.
+    window = ChatWindow(chat, chat.new_conversation().id, hide_on_close=False)
+    qtbot.addWidget(window)
+    follow(window, activity)
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):  # its greeting
+        window.set_chat_available(True, "")
+
+    assert window.only_greeting and activity.quiet(3600)
+
+    model.queue("Here I am.")
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        send_by_enter(qtbot, window, "are you there?")
+
+    assert not window.only_greeting and not activity.quiet(3600)
+    window.shutdown()
+
+
+def test_a_message_written_during_the_greeting_makes_it_the_user_s_turn(
+    qtbot: QtBot, chat: ChatService, activity: UserActivity, model: ScriptedChatModel
+) -> None:
+    window = ChatWindow(chat, chat.new_conversation().id, hide_on_close=False)
+    qtbot.addWidget(window)
+    follow(window, activity)
+    gate = StepGate()
+    model.gate = gate
+    model.queue("Hello!", "Here I am.")
+    window.set_chat_available(True, "")
+    gate.wait_for_arrival(1)  # the greeting is held
+
+    with qtbot.waitSignal(window.turn_ended, timeout=WAIT_MS):
+        send_by_enter(qtbot, window, "are you there?")
+        gate.open()
+
+    assert not window.only_greeting and not activity.quiet(3600)
     window.shutdown()
