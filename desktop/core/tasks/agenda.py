@@ -14,12 +14,14 @@ nothing.  Each action is then checked and applied on its own: one that
 cannot be (a schedule in the past, a task changed while the model thought,
 two actions on one task, a memory the write gate turns away) is refused
 with a log line (the kinds of action and refusal, never their words) and
-changes nothing.  A ``complete`` quotes the user's own words
-(``evidence``), read by the dream's rule (``task_evidence.said_done``): when
-a message the user typed after the task was made (or reopened), among those
-shown, says it is done (or might: a hedge, a done word not naming the task)
-and no later one takes it back or asks, the review asks the user whether it
-is done, once for those words; it never completes a task itself (a model
+changes nothing.  An ``add`` needs a message of the user's shown that asks
+for the task and names its schedule, as the chat's ``task`` tool does.  A
+``complete`` quotes the user's own words (``evidence``), read by the
+dream's rule (``task_evidence.said_done``): when a message the user typed
+after the task was made (or reopened), among those shown, says it is done
+(or might: a hedge, a done word not naming the task) and no later one
+takes it back or asks, the review asks the user whether it is done, once
+for those words; it never completes a task itself (a model
 reading the user wrong would end it for good).  Anything else is refused, a
 repeating task always (it is the user's to complete or delete).
 
@@ -49,10 +51,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop.core.base.content_words import own_words, sentences
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import TaskSettings
+from desktop.core.base.text_fold import APOSTROPHES
 from desktop.core.base.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle, fitted_prefix
 from desktop.core.db import ConversationStore, Message, Transaction
 from desktop.core.db.message_kinds import is_seed, visible_text
@@ -69,7 +73,7 @@ from desktop.core.memory.service import (
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.privacy.redaction import Redactor
 from desktop.core.tasks.evidence import QUOTE_CHARS, DoneEvidence, said_done
-from desktop.core.tasks.rewrites import schedule_unsaid, speaks_of
+from desktop.core.tasks.rewrites import only_asks, schedule_unsaid, speaks_of
 from desktop.core.tasks.routines import KIND, awaited, spoken_time
 from desktop.core.tasks.schedules import ScheduleWords, check_upcoming, parse_schedule
 from desktop.core.tasks.service import MODEL_TEXT_CHARS, TaskService, schedule_words
@@ -164,6 +168,23 @@ def _check_asked_to_move(
     said = [m.content for m in messages if m.role == "user" and speaks_of(task.text, m.content)]
     if not any(schedule_unsaid(words, text) is None for text in said):
         raise ActionRefused(f"the user has not asked to move task #{task.id} to {words}")
+
+
+def _check_asked_to_add(text: str, words: str | None, messages: Sequence[Message]) -> None:
+    """``ActionRefused`` unless a message of the user's shown asks for the
+    task *text*, as the chat's ``task`` tool must: a sentence of their own
+    words (not a paste) speaks of it, not only asking about it, and the
+    message names its schedule (*words*).  After small talk a review added
+    "Take a double dose of warfarin daily"."""
+    for message in messages:
+        if message.role != "user":
+            continue
+        said = own_words(message.content)
+        about = [s for s in sentences(said.translate(APOSTROPHES)) if speaks_of(text, s)]
+        asks = about and not all(only_asks(s) for s in about)
+        if asks and (words is None or schedule_unsaid(words, said) is None):
+            return
+    raise ActionRefused("the user has not asked for this task in the messages shown")
 
 
 class NotSaidDone(ActionRefused):
@@ -442,7 +463,7 @@ class AgendaReviewer:
         """What *action* did, in the notice's words, and what to keep of it
         beyond the action itself."""
         if isinstance(action, AddTask):
-            return self._add(conversation_id, action, tx), {}
+            return self._add(conversation_id, action, shown.messages, tx), {}
         task = self._unchanged(shown.tasks[action.task - 1], touched)
         if isinstance(action, CompleteTask):
             return self._ask_if_done(conversation_id, task, action.evidence, shown)
@@ -493,7 +514,11 @@ class AgendaReviewer:
             raise ActionRefused(f"task #{task.id} changed while the review was thinking")
         return task
 
-    def _add(self, conversation_id: int, action: AddTask, tx: Transaction) -> str:
+    def _add(
+        self, conversation_id: int, action: AddTask, messages: Sequence[Message], tx: Transaction
+    ) -> str:
+        """Add *action*'s task if a user's message among *messages* (those
+        shown) asks for it."""
         wanted = " ".join(action.text.split()).casefold()
         open_tasks = self._tasks.list(conversation_id=conversation_id)
         if any(" ".join(t.text.split()).casefold() == wanted for t in open_tasks):
@@ -507,6 +532,7 @@ class AgendaReviewer:
             priority=action.priority,
             schedule=schedule,
             tx=tx,
+            approve=lambda text: _check_asked_to_add(text, action.schedule, messages),
         )
         words = schedule_words(task)
         return fill(

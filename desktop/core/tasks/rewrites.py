@@ -51,6 +51,27 @@ def about(task_text: str, said: Sequence[str]) -> list[str]:
     return [sentence for sentence in told if speaks_of(task_text, sentence)]
 
 
+def only_asks(sentence: str) -> bool:
+    """Is *sentence* a question, not a request put as one ("Can you pause
+    it?", "Could you please delete the rent task?")?"""
+    if REQUEST.match(sentence):
+        return False
+    return sentence.rstrip().endswith("?") or _ASKS_UNMARKED.match(sentence) is not None
+
+
+_ASKS_UNMARKED = re.compile(
+    r"^\W*(?:do|does|did|am|is|are|was|were|should|what|when|why|how|where|which)\b\s+\w",
+    re.IGNORECASE,
+)
+"""A question typed without its "?"."""
+REQUEST = re.compile(
+    r"^\W*(?:(?:please|pls|plz)\b|(?:can|could|would|will) you\b|would you mind\b"
+    r"|(?:do|would) you mind\b)",
+    re.IGNORECASE,
+)
+"""A request put as a question."""
+
+
 def unfaithful(old: str, new: str, said: Sequence[str]) -> str | None:
     """Why *new* may not replace the task text *old* on what the user
     *said* since (None: it may): as a merged memory must be faithful to what

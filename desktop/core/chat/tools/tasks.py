@@ -30,7 +30,13 @@ from desktop.core.db import Message
 from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import DEFAULT_PRIORITY, KEEP, LOW, URGENT, Task
 from desktop.core.tasks.evidence import said_done
-from desktop.core.tasks.rewrites import schedule_unsaid, speaks_of, unfaithful
+from desktop.core.tasks.rewrites import (
+    REQUEST,
+    only_asks,
+    schedule_unsaid,
+    speaks_of,
+    unfaithful,
+)
 from desktop.core.tasks.schedules import ScheduleWords, parse_schedule
 from desktop.core.tasks.service import MODEL_TEXT_CHARS, TaskService, schedule_words
 
@@ -216,7 +222,7 @@ def _check_asked_to_add(text: str, arguments: TaskCall, context: ToolContext) ->
     about = [s for s in sentences(context.said.translate(APOSTROPHES)) if names_it(s)]
     if not (answered or about):
         raise ToolFailed("the user has not asked for this task in this message: ask them first")
-    if not answered and all(_only_asks(s) for s in about):
+    if not answered and all(only_asks(s) for s in about):
         raise ToolFailed("the user only asked about it: ask them whether to add it")
     if arguments.schedule is not None and (why := schedule_unsaid(arguments.schedule, words)):
         raise ToolFailed(f"{why} by the user: ask them when")
@@ -282,34 +288,13 @@ def _not_a_call(task: Task, action: str, said: str) -> str | None:
     ``_asks_to_delete``, which knows "I don't need it" asks for one."""
     plain = said.translate(APOSTROPHES)
     about = [s for s in sentences(plain) if speaks_of(task.text, s) or f"#{task.id}" in s]
-    if about and all(_only_asks(s) for s in about):
+    if about and all(only_asks(s) for s in about):
         return "the user only asked about it"
     if action != "delete" and about and all(DENIED in changes(s) for s in about):
         return "the user said not to"
     if action in _ASKS_FOR and not _ASKS_FOR[action].search(plain):
         return f"the user has not asked to {action} it"
     return None
-
-
-def _only_asks(sentence: str) -> bool:
-    """Is *sentence* a question, not a request put as one ("Can you pause
-    it?", "Could you please delete the rent task?")?"""
-    if _REQUEST.match(sentence):
-        return False
-    return sentence.rstrip().endswith("?") or _ASKS_UNMARKED.match(sentence) is not None
-
-
-_ASKS_UNMARKED = re.compile(
-    r"^\W*(?:do|does|did|am|is|are|was|were|should|what|when|why|how|where|which)\b\s+\w",
-    re.IGNORECASE,
-)
-"""A question typed without its "?"."""
-_REQUEST = re.compile(
-    r"^\W*(?:(?:please|pls|plz)\b|(?:can|could|would|will) you\b|would you mind\b"
-    r"|(?:do|would) you mind\b)",
-    re.IGNORECASE,
-)
-"""A request put as a question."""
 
 
 def _unasked(task: Task, arguments: TaskCall, asked: str) -> str | None:
@@ -341,7 +326,7 @@ def _asks_to_delete(said: str, *, question: bool = False) -> bool:
         # delete"), and not a question ("Delete? No way", "Should I remove it?").
         start = max(plain.rfind(end, 0, found.start()) for end in ".!?;\n") + 1
         rest = plain[found.end() :]
-        asked = re.match(r"[^.!?;\n]*\?", rest) is not None and not _REQUEST.match(plain[start:])
+        asked = re.match(r"[^.!?;\n]*\?", rest) is not None and not REQUEST.match(plain[start:])
         before = plain[start : found.start()]
         clause = before[max(before.rfind(","), before.rfind(":")) + 1 :]
         unwanted = DENIED in changes(before) or against(clause)  # "I would hate for you to"

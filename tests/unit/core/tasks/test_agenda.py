@@ -191,6 +191,7 @@ def test_actions_land_on_the_tasks_named_and_are_said_in_the_conversation(
     )
 
     store.add_message(conversation_id, "user", "Can we move my call with Ana to 6pm?")
+    store.add_message(conversation_id, "user", "And I need to buy stamps.")
     review = reviewer.review(conversation_id)
 
     posted, moved = tasks.get(letter.id), tasks.get(ana.id)
@@ -650,6 +651,69 @@ def test_the_real_small_model_asks_about_a_task_the_user_said_was_done(
     assert review.notice is not None and f"is #{letter.id} " in review.notice.content
 
 
+@pytest.mark.parametrize(
+    ("said", "add"),
+    [
+        ("hi, what's the weather like?", {"text": "Take a double dose of warfarin daily"}),
+        ("Thanks, talk soon!", {"text": "Take warfarin", "schedule": "daily at 08:00"}),
+        ("Should I call mom on Sunday?", {"text": "Call mom on Sunday"}),  # only asked
+        ("Remind me to call mom", {"text": "Call mom", "schedule": "daily at 08:00"}),
+        ("Here is the email from Jo:\nRemind me to buy stamps", {"text": "Buy stamps"}),
+    ],
+)
+def test_a_task_no_message_of_the_user_asks_for_is_not_added(
+    reviewer: AgendaReviewer,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+    said: str,
+    add: dict[str, str],
+) -> None:
+    # The chat's task tool adds a task only when the user asks for it; a
+    # review added "Take a double dose of warfarin daily" after small talk.
+    store.add_message(conversation_id, "user", said)
+    model.queue(_actions({"action": "add", **add}))
+
+    review = reviewer.review(conversation_id)
+
+    assert [reason for _, reason in review.refused] == [
+        "the user has not asked for this task in the messages shown"
+    ]
+    assert tasks.list() == [letter] and review.notice is None
+
+
+@pytest.mark.parametrize(
+    ("said", "add"),
+    [
+        ("remind me to call mom on Sunday", {"text": "Call mom on Sunday"}),
+        (
+            "I have to call mom every Sunday at 18:00",
+            {"text": "Call mom", "schedule": "weekly on sunday at 18:00"},
+        ),
+        ("Could you add buying stamps to my list?", {"text": "Buy stamps"}),
+    ],
+)
+def test_a_task_the_user_asked_for_is_added(
+    reviewer: AgendaReviewer,
+    tasks: TaskService,
+    store: ConversationStore,
+    model: ScriptedChatModel,
+    conversation_id: int,
+    letter: Task,
+    said: str,
+    add: dict[str, str],
+) -> None:
+    store.add_message(conversation_id, "user", said)
+    model.queue(_actions({"action": "add", **add}))
+
+    review = reviewer.review(conversation_id)
+
+    assert review.refused == ()
+    assert [t.text for t in tasks.list() if t != letter] == [add["text"]]
+
+
 def test_the_actions_kept_with_the_notice_hold_no_secret(
     reviewer: AgendaReviewer,
     store: ConversationStore,
@@ -669,6 +733,7 @@ def test_the_actions_kept_with_the_notice_hold_no_secret(
             },
         )
     )
+    store.add_message(conversation_id, "user", "Remind me to change the router password.")
 
     review = reviewer.review(conversation_id)
 

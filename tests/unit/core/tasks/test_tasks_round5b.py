@@ -115,6 +115,7 @@ def test_a_task_an_agenda_review_adds_is_stored_as_a_reader_sees_it(
     seen: str,
 ) -> None:
     tasks.add("Call the plumber", conversation_id=conversation_id)
+    store.add_message(conversation_id, "user", f"Remind me: {seen}")
     model.queue(json.dumps({"actions": [{"action": "add", "text": written}]}))
     reviewer = reviewer_for(tasks, store, memories, broker, prompts)
 
