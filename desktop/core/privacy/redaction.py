@@ -29,6 +29,7 @@ from detect_secrets.settings import default_settings
 from desktop.core.privacy import (
     credential_nearby,
     credential_phrases,
+    credential_situations,
     credential_sweep,
     named_later,
     seed_phrases,
@@ -324,7 +325,8 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
         for pattern in patterns:
             for match in pattern.finditer(text):
                 yield match.start(), match.end(), kind
-    for reader in (credential_phrases, credential_nearby, credential_sweep, seed_phrases):
+    readers = (credential_phrases, credential_nearby, credential_sweep, credential_situations)
+    for reader in (*readers, seed_phrases):
         for start, stop in reader.secret_spans(text):
             yield start, _passphrase_end(text, start, stop), "password"
     for match in _KEY_LIKE.finditer(text):

@@ -1,0 +1,395 @@
+"""Secrets stated by the situation they are used in, for ``redaction``.
+
+People give a password without a word naming one: "the laptop opens with
+Easter2023$", "everything's maya1980 except the work stuff", "hbo =
+October2015!!", "use Autumn2026?" right after "How do I get into the shared
+drive?", a list under "recovery codes", "gym locker 114, combo 3-33-16",
+"SSID FRITZ!Box 7530, then Winter2020$".  The situation is what says it:
+
+- getting in: what opens, unlocks, logs or gets someone into something
+  *with* a value, or the value that does ("X unlocks the iPad"), and "to
+  get into the NAS, type X";
+- the one used everywhere: "the usual one", "same as", "for everything",
+  "everything's X except...";
+- a label and a sign: "Netflix: X", "hbo = X", "grandma's phone: 4821";
+- a network (SSID, Wi-Fi, hotspot), getting in, logging in, unlocking, or
+  a note to keep ("note to self", "don't forget"), with a value in its
+  sentence (not one named a user: "log in as maya1980");
+- a lock: its combination ("3-33-16", "24 18 9") or code after the lock;
+- a list of codes under a heading naming backup or recovery codes;
+- an answer to a question about getting in ("How do I log into X?" then
+  "try X");
+- a value named a moment later in its message ("X. that's what I set as
+  the twitch password").
+
+Only a value shaped as people make passwords is taken (``password_shaped``:
+a name or a season and a year, "Maya1980", "October2023!"; letters, digits
+and a sign; digits inside letters, "m0nk3y"; a walk along the keyboard,
+"poiuyt"), or, where the situation is a lock, a device or getting in, a
+PIN or a combination: not "Python3.12", "LH2023", "room 114", "10:30" or
+"#4821", which are no such shape, and none of these situations.  Where
+only a value can stand ("opens with X", "type X", an answer), and for the
+one used everywhere, words joined by dashes or run together count too
+("kettle-moon-lamp", "tractorwizardmarble"), and where only a value can
+stand a made-up word ("Tolzanwensho"); an ordinary word never does ("opens
+with ease", "I use Firefox for everything").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from desktop.core.privacy import known_words
+from desktop.core.privacy.credential_nearby import (
+    made_up,
+    names_a_credential,
+    plainly_no_secret,
+)
+
+_SIGNS = "!@#$%^&*?+=~"
+_TOKEN = re.compile(
+    r"[\"'\u201c\u2018\u301d(]*(?P<value>[^\s,;:/=&\"'\u201c\u201d\u2018\u2019\u301d\u301e\u301f"
+    r"()<>\u2014\u2013]+)"
+)
+_TRAILING = ".,;:?!)\"'\u201d\u2019"
+_NAME_YEAR = re.compile(rf"(?:[A-Z]?[a-z]{{2,}}|[a-z]{{3,}})[{re.escape(_SIGNS)}.]?\d{{2,4}}")
+"""A word and a year or a number ("maya1980", "October2023", "Maya!1980", "ethan.08")."""
+_LEET = re.compile(r"[a-z]+(?:\d+[a-z]+)+\d*|[a-z]+(?:[@$][a-z]*)+[a-z@$]")
+"""Digits or signs inside lower-case letters ("m0nk3y", "c00k13", "b@n@n@")."""
+_KEYBOARD = (
+    "qwertyuiop",
+    "qwertzuiop",
+    "asdfghjkl",
+    "yxcvbnm",
+    "zxcvbnm",
+    "1qaz2wsx3edc4rfv5tgb6yhn7ujm",
+    "qazwsxedcrfvtgbyhnujm",
+    "1234567890",
+)
+_DIGITS = re.compile(r"\d{4,8}")
+_COMBINATION = re.compile(r"\d{1,2}(?:([- /.])\d{1,2})(?:\1\d{1,2}){1,3}|\d{1,2}(?: \d{1,2}){2,3}")
+"""A lock's combination: three or four numbers of one or two digits ("3-33-16", "24 18 9")."""
+
+
+def password_shaped(value: str) -> bool:
+    """Is *value* (without the signs around it) made as people make
+    passwords: a word and a number, letters with digits and a sign, digits
+    inside letters, a walk along the keyboard?  Not a time, date, amount,
+    version, address or file ("10:30", "3.12", "Python3.12", "a@b.de"),
+    nor a code in capitals ("LH2023", "SUP-2291") or a handle ("@maya1980")."""
+    if not 5 <= len(value) <= 40 or value[0] in "@#" or "/" in value:
+        return False
+    if plainly_no_secret(value) or re.search(r"\d\.\d|@\w+\.\w", value):
+        return False
+    bare = value.rstrip(_SIGNS)
+    if _NAME_YEAR.fullmatch(bare) or _LEET.fullmatch(bare) or _keyboard_walk(bare):
+        return True
+    signed = any(c in _SIGNS for c in value.lstrip(_SIGNS))
+    lower = any(c.islower() for c in value)
+    return signed and lower and any(c.isdigit() for c in value)
+
+
+def _keyboard_walk(value: str) -> bool:
+    """Letters (and digits) along a row or column of the keyboard, five or
+    more ("poiuyt", "qwerty123", "1qaz2wsx"), or four and digits ("asdf1234")."""
+    letters = value.lower().rstrip("0123456789")
+    digits = len(value) - len(letters)
+    if len(letters) < 4 or (len(letters) == 4 and digits < 2):
+        return False
+    return any(letters in row or letters in row[::-1] for row in _KEYBOARD)
+
+
+def secret_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Where each value stated by its situation in *text* is."""
+    for cue in _GETS_IN_WITH.finditer(text):
+        yield from _value_after(text, cue.end(), pins=True, loose=True)
+    for cue in _TO_GET_IN.finditer(text):
+        yield from _value_after(text, cue.end(), pins=True, loose=True)
+    for cue in _OPENS.finditer(text):
+        if _a_value(cue["value"].rstrip(_TRAILING), pins=True, loose=True):
+            yield cue.start("value"), cue.start("value") + len(cue["value"].rstrip(_TRAILING))
+    for cue in _LABELLED.finditer(text):
+        pins = _DEVICE.search(cue["label"]) is not None
+        # A credential's own name is read by the other readers, more closely.
+        if not (_OTHER_LABEL.search(cue["label"]) or names_a_credential(cue["label"])):
+            yield from _value_after(text, cue.end(), pins=pins)
+    for cue in _TAKES.finditer(text):
+        yield from _value_after(text, cue.end(), pins=True, loose=True)
+    for cue in _DEVICE_CODE.finditer(text):
+        yield from _value_after(text, cue.end(), pins=True)
+    for cue in _LOCK.finditer(text):
+        yield from _lock_value(text, cue)
+    read = 0  # sentences overlap where cues crowd: each word is read once
+    for cue in _IN_ITS_SENTENCE.finditer(text):
+        low, high = _sentence(text, cue.start(), cue.end())
+        yield from _values_in_sentence(text, max(low, read), high, bool(cue["same"]))
+        read = max(read, high)
+    for cue in _ASKED_HOW_TO_GET_IN.finditer(text):
+        yield from _value_after(text, cue.end(), pins=True, loose=True)
+    for cue in _CODES_HEADING.finditer(text):
+        yield from _listed_codes(text, cue.end())
+    for cue in _NAMED_AFTER.finditer(text):
+        yield from _value_before(text, cue.start())
+
+
+_ME = r"(?:(?:you|me|us|him|her|them|one|people|everyone)\s+)?"
+_GETS_IN_WITH = re.compile(
+    r"\b(?:opens?|opened|unlocks?|unlocked|(?:gets?|got|lets?)\s+" + _ME + r"(?:in(?:to)?|on)"
+    r"|(?:logs?|logged|signs?|signed)\s+" + _ME + r"(?:in(?:to)?|on(?:to)?)|joins?|connects?"
+    r"|access(?:es|ed)?)"
+    r"\b(?:[^.!?\n]|!(?=\w)){0,40}?\b(?:with|using|via|by (?:typing|entering))\s+",
+    re.IGNORECASE,
+)
+"""What opens, unlocks, logs or gets someone in *with* a value."""
+_TO_GET_IN = re.compile(
+    r"\b(?:to|can't|cannot|can)\s+(?:open|unlock|get\s+(?:in(?:to)?|on(?:to)?)|access"
+    r"|log\s*(?:in(?:to)?|on)|sign\s*(?:in(?:to)?|on)|get\s+past)\b[^.!?\n:,]{0,40}?"
+    r"(?:(?:,|\s*:)\s*(?:(?:it'?s|use|type|enter|try|put\s+in|just)\s+)?"
+    r"|\s+(?:it'?s|it\s+is|use|type|enter|try|put\s+in|just)\s+)"
+    r"|\bgetting\s+(?:in(?:to)?|on(?:to)?)\b[^.!?\n:]{0,40}:\s*",
+    re.IGNORECASE,
+)
+"""The way in, then the value: "to unlock the laptop it's X", "getting into the NAS: X"."""
+_OPENS = re.compile(
+    r"(?:^|(?<=[.!?:\n])[ \t]*|\b(?:and|but|so|then|ok|okay|oh|fyi|btw|note|also|just|that|saying"
+    r"|use|type|enter|need|try|punch\s+in|key\s+in|tap\s+in)\s+)"
+    r"(?P<value>[^\s,;]{1,40})\s+(?:opens|unlocks"
+    r"|(?:gets|lets|logs|(?:will|should|can|would)\s+(?:get|let))\s+(?:you|me|us|them)\s+"
+    r"(?:in|into|on)|(?:to|and)\s+(?:get|log|sign)\s+(?:in|on)|and\s+(?:you|we)(?:'re|\s+are)\s+in)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""The value that opens or gets someone in, starting its clause: "X unlocks the iPad"."""
+_LABELLED = re.compile(
+    r"(?:^|(?<=[\n,;]))[ \t]*(?:[-*\u2022][ \t]*)?"
+    r"(?P<label>[A-Za-z][\w+&'\u2019!]*(?:[ \t][\w+&'\u2019!]+){0,2}?)"
+    r"[ \t]*(?:=>|->|\u2192|[:=]|[ \t][-\u2013\u2014])[ \t]*\n?[ \t]*",
+    re.MULTILINE,
+)
+"""A label and a sign starting a line or a part of a list ("Netflix: X", "hbo = X")."""
+_OTHER_LABEL = re.compile(
+    r"\b(?:user(?:name)?|login|e-?mail|mail|id|account|handle|name|nick\w*|url|link|site"
+    r"|address|flight|order|room|gate|seat|version|ref\w*|zip|tel|phone number|time|date"
+    r"|score|ticket|booking|tracking|model|serial|size|total|price|code name|team|tag)\b",
+    re.IGNORECASE,
+)
+"""Labels of what is no secret ("username: maya1980", "flight: LH2023")."""
+_DEVICE = re.compile(
+    r"\b(?:phone|i?phone|ipad|tablet|android|kindle|laptop|computer|pc|mac\w*|samsung|pixel"
+    r"|screen|watch|door|gate|alarm|safe|padlock|lock|keypad|garage)\b",
+    re.IGNORECASE,
+)
+"""Labels of what a PIN opens ("grandma's phone: 4821")."""
+_TAKES = re.compile(
+    r"\b(?:phone|iphone|ipad|tablet|android|kindle|laptop|computer|pc|mac\w*|samsung|pixel"
+    r"|screen|door|gate|alarm|safe|padlock|lock|keypad|garage|router|nas|vpn|drive)\b"
+    r"[^.!?\n,]{0,20}?\b(?:takes|needs|wants|asks\s+for|accepts|(?<!alarm\s)is(?=\s+\d{4}))\s+",
+    re.IGNORECASE,
+)
+"""A device and what it takes: "the kids' iPad takes 1654"."""
+_DEVICE_CODE = re.compile(
+    r"\b(?:phone|iphone|ipad|tablet|android|kindle|laptop|computer|pc|macbook|samsung"
+    r"|screen|keypad|alarm|garage)(?:'s|\u2019s)?[ \t]*(?::|=|->)[ \t]*",
+    re.IGNORECASE,
+)
+"""A device and a sign, then its PIN: "my Kindle: 1993"."""
+_LOCK = re.compile(
+    r"\b(?P<lock>(?:(?:bike|shed|suitcase|luggage|gym|cable|door)[ \t]+)?"
+    r"(?:lock|padlock|locker|safe|lockbox|key\s?safe)|combo|combination)\b"
+    r"(?:'s|\u2019s|[ \t]+\d{1,4})?"
+    r"(?:[ \t]+(?:is|was|=|:|-|opens\s+with|is\s+set\s+to|set\s+to|combo|combination)"
+    r"|[ \t]*[:,=]|(?<=s)(?=[ \t]+\d))"
+    r"(?:[ \t]+(?:combo|combination|(?:is\s+)?set\s+to))?[ \t]*",
+    re.IGNORECASE,
+)
+"""A lock and what it opens with: "my bike lock is 24 18 9", "locker 114, combo 3-33-16"."""
+_IN_ITS_SENTENCE = re.compile(
+    r"\b(?P<same>the\s+usual(?:\s+one)?|my\s+usual|as\s+usual|same\s+(?:as|one|old)|always\s+use"
+    r"|(?:my|the)\s+(?:standard|default|regular|normal)(?:\s+one)?|good\s+old|like\s+the\s+rest"
+    r"|for\s+all\s+(?:of\s+them|my\s+\w+)|the\s+way\s+in|magic\s+word"
+    r"|like\s+(?:always|usual|all\s+the\s+others|everywhere|everything\s+else)"
+    r"|for\s+(?:\w+ly\s+|just\s+|pretty\s+much\s+)?(?:everything|all)|everywhere|(?:everything|all\s+my\s+accounts|all\s+of\s+them)"
+    r"(?:'s|\u2019s|\s+is|\s+are))|\b(?:ssid|wi-?fi|wlan|hotspot|network|router"
+    r"|(?:get(?:s|ting)?|got)\s+(?:in|into|on)|(?:log|sign)(?:s|ged|ging|ed)?\s*(?:in|into|on)"
+    r"|login|unlock\w*|access\w*|vpn|note\s+to\s+self|don'?t\s+forget|remember\s+(?:this|that)"
+    r"|write\s+(?:this|it)\s+down|for\s+the\s+record)\b",
+    re.IGNORECASE,
+)
+"""What says its sentence's value is the one used everywhere, a network's,
+one to get in with or one to keep."""
+_ASKED_HOW_TO_GET_IN = re.compile(
+    r"(?:^|(?<=[.!?\n]))[^.!?\n]{0,120}?\b(?:(?:gets?|getting|got)\s+"
+    + _ME
+    + r"(?:in|into|on|past)"
+    r"|(?:log|sign)(?:ging)?\s*(?:in|into|on)|login|access|unlock|open|connect|type|enter"
+    r"|the\s+way\s+in|use\s+(?:for|on|to))"
+    r"\b[^?\n]{0,80}\?[ \t]*\n?[ \t]*(?:(?:just|maybe|probably|ok|so|oh|hmm|um)\W*\s+)?"
+    r"(?:(?:use|try|it'?s|it\s+is|type|enter|should\s+be|with|put\s+in)\s+)?",
+    re.IGNORECASE,
+)
+"""A question about getting in, and the start of its answer on the next
+line or after it ("use X?")."""
+_CODES_HEADING = re.compile(
+    r"\b(?:backup|recovery|2fa|two[- ]factor|one[- ]time|scratch|emergency|verification"
+    r"|mfa|otp|authenticator|security|login|sign[- ]in)"
+    r"\s+(?:\w+\s+)?codes\b[^\n]{0,30}?"
+    r"(?::+[ \t]*\n?|[ \t]*\n|[ \t]+(?:(?:are|were)[ \t:]+)?(?=\S*\d))"
+    r"[ \t]*(?:[-*\u2022][ \t]*|\d{1,2}[.)][ \t]+)?",
+    re.IGNORECASE,
+)
+"""A heading over a list of codes."""
+_CODE = re.compile(
+    r"(?<![\w-])(?:[a-z0-9]{3,6}(?:[- ][a-z0-9]{3,6}){1,3}(?<=\d)|[a-z0-9]{4,6}-[a-z0-9]{4,6}"
+    r"|\d{6,10}|(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{8,12}"
+    r"|(?=[a-z0-9-]*\d)[a-z0-9]{3,6}(?:[- ][a-z0-9]{3,6}){1,3})(?![\w-])"
+)
+"""A backup code: digits or letters in groups ("6845-8374", "bqbdm-kepgz"), or a run of them."""
+_LIST_GAP = re.compile(r"[ \t]*(?:[,;|/]|\n[ \t]*(?:[-*\u2022]|\d{1,2}[.)])?)?[ \t]*")
+_NAMED_AFTER = re.compile(
+    r"(?:(?:that|this|it)(?:'s|\u2019s|\s+is|\s+was)|\bis|\bwas)\s+(?:what|the\s+one)\s+(?:I|we)"
+    r"\s+(?:\w+\s+)?(?:set|use|used|chose|picked|went\s+with|put|made|typed|entered|have)"
+    r"\s+(?:as|for|in|on)?\s*(?:(?:my|our|the|a)\s+)?(?:[\w'\u2019+.&-]+\s+){0,3}?"
+    r"(?:password|passcode|passphrase|pin|login|code)s?\b",
+    re.IGNORECASE,
+)
+"""A value named a moment later: "X. that's what I set as the twitch password"."""
+
+
+def _a_value(value: str, *, pins: bool, loose: bool = False) -> bool:
+    """Is *value* password-shaped, or a PIN where *pins* may be, or where a
+    value is all that can stand (*loose*: "opens with X") a made-up word or
+    words joined by dashes ("Tolzanwensho", "kettle-moon-lamp")?"""
+    if password_shaped(value) or (pins and _DIGITS.fullmatch(value.rstrip("!"))):
+        return True
+    bare = value.rstrip("!")
+    return loose and (made_up(bare) or _DASHED.fullmatch(bare) is not None or _concatenated(bare))
+
+
+def _concatenated(word: str) -> bool:
+    """Is *word* words run together, no word itself ("tractorwizardmarble",
+    not "wordpress")?"""
+    if not 9 <= len(word) <= 30 or not word.isalpha() or not word[1:].islower():
+        return False
+    return not known_words.known(word) and _splits(word.lower(), 3)
+
+
+def _splits(letters: str, parts: int) -> bool:
+    """Can *letters* be cut into at most *parts* known words of four letters or more?"""
+    if known_words.known(letters) and len(letters) >= 4:
+        return True
+    return parts > 1 and any(
+        known_words.known(letters[:cut]) and _splits(letters[cut:], parts - 1)
+        for cut in range(4, len(letters) - 3)
+    )
+
+
+_DASHED = re.compile(r"[^\W\d_]{3,12}(?:-[^\W_]{2,12}){2,5}")
+"""Words joined by dashes, three or more ("kettle-moon-lamp")."""
+
+
+def _value_after(
+    text: str, start: int, *, pins: bool, loose: bool = False
+) -> Iterator[tuple[int, int]]:
+    """The value right at *start*, if it is one (``_a_value``)."""
+    token = _TOKEN.match(text, start)
+    if token is None:
+        return
+    value = token["value"].rstrip(_TRAILING)
+    start = token.start("value")
+    if _a_value(value, pins=pins, loose=loose) and _ends_clause(text, start + len(value), pins):
+        yield start, start + len(value)
+
+
+def _ends_clause(text: str, end: int, pins: bool) -> bool:
+    """Does a value ending at *end* end its clause (a PIN must: "opens with
+    2024 footage" is a year)?"""
+    if not (pins and text[end - 1].isdigit()):
+        return True
+    return _CLAUSE_END.match(text, end) is not None
+
+
+_CLAUSE_END = re.compile(
+    r"[.,;:!?)\"']*(?:[ \t]*$|[ \t]*\n|[ \t]+(?:btw|now|I\s+think|and|but|when|if)\b"
+    r"|[ \t]*[:;]-?[()DPp]|[.,;!?])",
+    re.MULTILINE,
+)
+
+
+def _lock_value(text: str, cue: re.Match[str]) -> Iterator[tuple[int, int]]:
+    """A lock's combination, or its code when it is no locker's number."""
+    combination = _COMBINATION.match(text, cue.end())
+    if combination is not None and not re.match(r"[\d/:]|[.-]\d", text[combination.end() :]):
+        yield combination.span()
+        return
+    # A locker's own number is no secret ("my locker is 114"), its setting is.
+    locker = re.search(r"locker", cue["lock"] or "", re.IGNORECASE) is not None
+    setting = re.search(r"set|combo|combination|opens", cue.group(), re.IGNORECASE) is not None
+    yield from _value_after(text, cue.end(), pins=setting or not locker)
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the sentence (or line) holding *start*..*end* begins and ends,
+    within ``_SENTENCE_REACH`` of it, at a word's edge."""
+    reach = max(0, start - _SENTENCE_REACH)
+    low = max([reach, *(m.end() for m in _ENDS.finditer(text, reach, start))])
+    reach = min(len(text), end + _SENTENCE_REACH)
+    high = next((m.start() for m in _ENDS.finditer(text, end, reach)), reach)
+    while low > 0 and not text[low - 1].isspace() and low > start - _SENTENCE_REACH - 40:
+        low -= 1
+    return low, high
+
+
+def _values_in_sentence(text: str, low: int, high: int, loose: bool) -> Iterator[tuple[int, int]]:
+    """The password-shaped values in ``text[low:high]``; *loose*, words
+    joined by dashes or run together too ("kettle-moon-lamp",
+    "tractorwizardmarble": the one used for everything)."""
+    for token in _TOKEN.finditer(text, low, high):
+        value = token["value"].rstrip(_TRAILING)
+        at = token.start("value")
+        shaped = password_shaped(value) or (
+            loose and (_DASHED.fullmatch(value) is not None or _concatenated(value))
+        )
+        if shaped and not _a_user_name(text, at, at + len(value)):
+            yield at, at + len(value)
+
+
+def _a_user_name(text: str, start: int, end: int) -> bool:
+    """Is the value at *start*..*end* named a user, a handle or an address
+    ("log in as maya1980", "user maya1980 / X", "maya1980@...")?"""
+    return (
+        _USER_BEFORE.search(text, max(0, start - 30), start) is not None
+        or _USER_AFTER.match(text, end) is not None
+    )
+
+
+_USER_BEFORE = re.compile(
+    r"\b(?:as|user(?:\s*name)?|handle|id|account|e-?mail|called|named|nick(?:name)?|@)"
+    r"\W{0,3}\Z",
+    re.IGNORECASE,
+)
+_USER_AFTER = re.compile(r"@|[ \t]*[/|][ \t]*\S")
+
+
+_ENDS = re.compile(r"[.!?](?=\s+[A-Z])|\n")
+_SENTENCE_REACH = 200
+
+
+def _listed_codes(text: str, start: int) -> Iterator[tuple[int, int]]:
+    """The codes listed from *start* on, one after another."""
+    position = start
+    while (code := _CODE.match(text, position)) is not None:
+        yield code.span()
+        gap = _LIST_GAP.match(text, code.end())
+        position = gap.end() if gap is not None else code.end()
+
+
+def _value_before(text: str, end: int) -> Iterator[tuple[int, int]]:
+    """The last value in the few words before *end*, in its sentence or the one before."""
+    low = max(0, end - 80)
+    found = None
+    for token in _TOKEN.finditer(text, low, end):
+        value = token["value"].rstrip(_TRAILING + "-\u2013\u2014")
+        if password_shaped(value) or _DIGITS.fullmatch(value):
+            found = (token.start("value"), token.start("value") + len(value))
+    if found is not None:
+        yield found
