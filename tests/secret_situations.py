@@ -60,11 +60,17 @@ def password(rng: random.Random) -> str:
 
 MADE_UP = str.split("Tolzanwensho vixfrolup joryarbek Quenzatil brimvoxel")
 DASHED = str.split("kettle-moon-lamp purple-tiger-sofa river-stone-42 blue-cactus-otter")
+RUN_TOGETHER = str.split("correcthorsebattery bluecactusotter lanternriverstone pepperdragonfly")
 
 
 def loose_value(rng: random.Random) -> str:
     """What only a slot for a value says is one: a made-up word, dashed words."""
-    return rng.choice(MADE_UP + DASHED)
+    return rng.choice(MADE_UP + DASHED + RUN_TOGETHER)
+
+
+def joined(rng: random.Random) -> str:
+    """Words joined by dashes or run together ("kettle-moon-lamp")."""
+    return rng.choice(DASHED + RUN_TOGETHER)
 
 
 def pin(rng: random.Random) -> str:
@@ -161,7 +167,7 @@ def _dressed(rng: random.Random, text: str) -> str:
 def _service_sign(rng: random.Random) -> Trial:
     count = rng.choice([1, 1, 2, 3])
     services = rng.sample(SERVICES, count)
-    values = [password(rng) for _ in services]
+    values = [rng.choice([password(rng), password(rng), joined(rng)]) for _ in services]
     sign = rng.choice([": ", " = ", " - ", " -> ", ":\n", " => ", ":  "])
     joiner = rng.choice(["\n", "\n", ", ", "; "])
     lines = joiner.join(f"{s}{sign}{v}" for s, v in zip(services, values, strict=True))
@@ -170,7 +176,7 @@ def _service_sign(rng: random.Random) -> Trial:
 
 
 def _same_as(rng: random.Random) -> Trial:
-    value = password(rng)
+    value = rng.choice([password(rng), password(rng), joined(rng), _no_year(rng)])
     template = rng.choice(
         [
             "it's the usual one, {v}",
@@ -192,6 +198,11 @@ def _same_as(rng: random.Random) -> Trial:
     )
     text = template.format(v=value, s=rng.choice(SERVICES))
     return Trial(_dressed(rng, text), (value,))
+
+
+def _no_year(rng: random.Random) -> str:
+    value = pin(rng)
+    return value if not value.startswith(("19", "20")) or len(value) != 4 else "4" + value[1:]
 
 
 def _message_to_other(rng: random.Random) -> Trial:
@@ -241,6 +252,10 @@ def _answer(rng: random.Random) -> Trial:
             "probably {v}",
         ]
     ).format(v=value)
+    if rng.random() < 0.2:  # later in the line: a password or a PIN, no made-up word
+        value = rng.choice([password(rng), _no_year(rng)])  # a year there is a year
+        template = rng.choice(["hmm, I think it's still {v}", "not sure, maybe {v} or so"])
+        answer = template.format(v=value)
     return Trial(answer, (value,), (question,))
 
 
@@ -475,6 +490,17 @@ NEGATIVES = [
     "the locker room is on floor 2",
     "the combination of salt and lemon works",
     "the safe bet is 2-1",
+    "Netflix: Bridgerton",
+    "hulu: Shogun, netflix: Bridgerton",
+    "same as always: 1984",
+    "I use 2024 for everything",
+    "same as last year, 2019 was great",
+    "I eat the usual 1500 kcal a day",
+    "Status: work-in-progress",
+    "the all-you-can-eat buffet opens with a speech",
+    "Breakfast: up-to-date menu",
+    "the usual umask (0o022, which makes new files 0644)",
+    "user ID is 20451, password is the usual",
 ]
 
 

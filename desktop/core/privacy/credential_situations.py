@@ -32,7 +32,14 @@ only a value can stand ("opens with X", "type X", an answer), and for the
 one used everywhere, words joined by dashes or run together count too
 ("kettle-moon-lamp", "tractorwizardmarble"), and where only a value can
 stand a made-up word ("Tolzanwensho"); an ordinary word never does ("opens
-with ease", "I use Firefox for everything").
+with ease", "I use Firefox for everything"), nor a PIN that reads as a year.
+
+Measured on round 17's held-out set (not tuned on; a few of its printed
+leaks were read once the rules stood): values stated by situation leaked
+382 of 648 before, 247 after; sentences holding no secret changed 1 of 645
+before and after.  On the families of ``tests/secret_situations.py``
+(``python -m tests.bench.secret_situations``): 79% of 3,300 leaked before,
+none after, no everyday sentence changed.
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ from desktop.core.privacy.credential_nearby import (
 
 _SIGNS = "!@#$%^&*?+=~"
 _TOKEN = re.compile(
-    r"[\"'\u201c\u2018\u301d(]*(?P<value>[^\s,;:/=&\"'\u201c\u201d\u2018\u2019\u301d\u301e\u301f"
+    r"[\"'`\u201c\u2018\u301d(]*(?P<value>[^\s,;:/=&\"'`\u201c\u201d\u2018\u2019\u301d\u301e\u301f"
     r"()<>\u2014\u2013]+)"
 )
 _TRAILING = ".,;:?!)\"'\u201d\u2019"
@@ -68,6 +75,9 @@ _KEYBOARD = (
     "1234567890",
 )
 _DIGITS = re.compile(r"\d{4,8}")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_PIN_GOES_ON = re.compile(r"[ \t]+(?:for|like|apart|except|everywhere|is|as|or|again)\b")
+"""What may follow a PIN in its sentence ("I use 4821 for everything")."""
 _COMBINATION = re.compile(r"\d{1,2}(?:([- /.])\d{1,2})(?:\1\d{1,2}){1,3}|\d{1,2}(?: \d{1,2}){2,3}")
 """A lock's combination: three or four numbers of one or two digits ("3-33-16", "24 18 9")."""
 
@@ -113,7 +123,8 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         pins = _DEVICE.search(cue["label"]) is not None
         # A credential's own name is read by the other readers, more closely.
         if not (_OTHER_LABEL.search(cue["label"]) or names_a_credential(cue["label"])):
-            yield from _value_after(text, cue.end(), pins=pins)
+            short = len(cue["label"].split()) <= 2  # a service's name, "HBO Max"
+            yield from _value_after(text, cue.end(), pins=pins, joined=short)
     for cue in _TAKES.finditer(text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
     for cue in _DEVICE_CODE.finditer(text):
@@ -123,10 +134,14 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     read = 0  # sentences overlap where cues crowd: each word is read once
     for cue in _IN_ITS_SENTENCE.finditer(text):
         low, high = _sentence(text, cue.start(), cue.end())
-        yield from _values_in_sentence(text, max(low, read), high, bool(cue["same"]))
+        near = cue.span() if cue["same"] else None
+        yield from _values_in_sentence(text, max(low, read), high, near)
         read = max(read, high)
     for cue in _ASKED_HOW_TO_GET_IN.finditer(text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
+        line_end = text.find("\n", cue.end())
+        high = min(len(text) if line_end < 0 else line_end, cue.end() + _ANSWER_REACH)
+        yield from _values_in_sentence(text, cue.end(), high, (cue.end(), cue.end()))
     for cue in _CODES_HEADING.finditer(text):
         yield from _listed_codes(text, cue.end())
     for cue in _NAMED_AFTER.finditer(text):
@@ -228,7 +243,9 @@ _ASKED_HOW_TO_GET_IN = re.compile(
     re.IGNORECASE,
 )
 """A question about getting in, and the start of its answer on the next
-line or after it ("use X?")."""
+line or after it ("use X?"); the value may stand later in the answer's
+line ("hmm, I think it's still X")."""
+_ANSWER_REACH = 120
 _CODES_HEADING = re.compile(
     r"\b(?:backup|recovery|2fa|two[- ]factor|one[- ]time|scratch|emergency|verification"
     r"|mfa|otp|authenticator|security|login|sign[- ]in)"
@@ -255,14 +272,18 @@ _NAMED_AFTER = re.compile(
 """A value named a moment later: "X. that's what I set as the twitch password"."""
 
 
-def _a_value(value: str, *, pins: bool, loose: bool = False) -> bool:
-    """Is *value* password-shaped, or a PIN where *pins* may be, or where a
-    value is all that can stand (*loose*: "opens with X") a made-up word or
-    words joined by dashes ("Tolzanwensho", "kettle-moon-lamp")?"""
+def _a_value(value: str, *, pins: bool, joined: bool = False, loose: bool = False) -> bool:
+    """Is *value* password-shaped, or a PIN where *pins* may be, or words
+    joined by dashes or run together where *joined* ("Spotify:
+    kettle-moon-lamp"), or where a value is all that can stand (*loose*:
+    "opens with X") those and a made-up word ("Tolzanwensho"; not after a
+    label: "Netflix: Bridgerton")?"""
     if password_shaped(value) or (pins and _DIGITS.fullmatch(value.rstrip("!"))):
         return True
     bare = value.rstrip("!")
-    return loose and (made_up(bare) or _DASHED.fullmatch(bare) is not None or _concatenated(bare))
+    if (joined or loose) and (_dashed(bare) or _concatenated(bare)):
+        return True
+    return loose and made_up(bare)
 
 
 def _concatenated(word: str) -> bool:
@@ -270,7 +291,9 @@ def _concatenated(word: str) -> bool:
     not "wordpress")?"""
     if not 9 <= len(word) <= 30 or not word.isalpha() or not word[1:].islower():
         return False
-    return not known_words.known(word) and _splits(word.lower(), 3)
+    if known_words.known(word) or names_a_credential(word):  # "passphrase"
+        return False
+    return _splits(word.lower(), 3)
 
 
 def _splits(letters: str, parts: int) -> bool:
@@ -283,12 +306,23 @@ def _splits(letters: str, parts: int) -> bool:
     )
 
 
-_DASHED = re.compile(r"[^\W\d_]{3,12}(?:-[^\W_]{2,12}){2,5}")
-"""Words joined by dashes, three or more ("kettle-moon-lamp")."""
+_DASHED = re.compile(
+    r"[^\W\d_]{3,12}-[^\W\d_]{3,12}(?:(?:-[^\W\d_]{3,12}){1,3}(?:-\d{2,4})?|-\d{2,4})"
+)
+"""Words joined by dashes, three or more, or two and a number ("kettle-moon-lamp",
+"river-stone-42"; not "up-to-date", "work-in-progress")."""
+
+
+def _dashed(value: str) -> bool:
+    """Words joined by dashes (``_DASHED``), not all of them common
+    ("kettle-moon-lamp", not "all-you-can-eat")."""
+    if _DASHED.fullmatch(value) is None:
+        return False
+    return not all(known_words.common(part) for part in value.split("-") if part.isalpha())
 
 
 def _value_after(
-    text: str, start: int, *, pins: bool, loose: bool = False
+    text: str, start: int, *, pins: bool, joined: bool = False, loose: bool = False
 ) -> Iterator[tuple[int, int]]:
     """The value right at *start*, if it is one (``_a_value``)."""
     token = _TOKEN.match(text, start)
@@ -296,7 +330,8 @@ def _value_after(
         return
     value = token["value"].rstrip(_TRAILING)
     start = token.start("value")
-    if _a_value(value, pins=pins, loose=loose) and _ends_clause(text, start + len(value), pins):
+    fits = _a_value(value, pins=pins, joined=joined, loose=loose)
+    if fits and _ends_clause(text, start + len(value), pins):
         yield start, start + len(value)
 
 
@@ -339,18 +374,37 @@ def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     return low, high
 
 
-def _values_in_sentence(text: str, low: int, high: int, loose: bool) -> Iterator[tuple[int, int]]:
-    """The password-shaped values in ``text[low:high]``; *loose*, words
-    joined by dashes or run together too ("kettle-moon-lamp",
-    "tractorwizardmarble": the one used for everything)."""
+def _values_in_sentence(
+    text: str, low: int, high: int, near: tuple[int, int] | None
+) -> Iterator[tuple[int, int]]:
+    """The password-shaped values in ``text[low:high]``; where the one used
+    for everything or an answer stands *near* (its cue), words joined by
+    dashes or run together too ("kettle-moon-lamp", "tractorwizardmarble"),
+    and close to it a PIN that is no year ("my usual 4821", not "same as
+    2019", "the usual umask, which makes files 0644")."""
     for token in _TOKEN.finditer(text, low, high):
         value = token["value"].rstrip(_TRAILING)
         at = token.start("value")
         shaped = password_shaped(value) or (
-            loose and (_DASHED.fullmatch(value) is not None or _concatenated(value))
+            near is not None
+            and (_dashed(value) or _concatenated(value) or _pin_near(text, at, value, near))
         )
         if shaped and not _a_user_name(text, at, at + len(value)):
             yield at, at + len(value)
+
+
+def _pin_near(text: str, at: int, value: str, near: tuple[int, int]) -> bool:
+    """Is *value* at *at* a PIN within a few words of *near*, not a year
+    nor a count ("the usual 1500 kcal")?"""
+    if _DIGITS.fullmatch(value) is None or _YEAR.fullmatch(value):
+        return False
+    if not (near[0] - _PIN_REACH <= at <= near[1] + _PIN_REACH):
+        return False
+    end = at + len(value)
+    return _ends_clause(text, end, True) or _PIN_GOES_ON.match(text, end) is not None
+
+
+_PIN_REACH = 30
 
 
 def _a_user_name(text: str, start: int, end: int) -> bool:
@@ -364,7 +418,7 @@ def _a_user_name(text: str, start: int, end: int) -> bool:
 
 _USER_BEFORE = re.compile(
     r"\b(?:as|user(?:\s*name)?|handle|id|account|e-?mail|called|named|nick(?:name)?|@)"
-    r"\W{0,3}\Z",
+    r"(?:\s+(?:is|was))?\W{0,3}\Z",
     re.IGNORECASE,
 )
 _USER_AFTER = re.compile(r"@|[ \t]*[/|][ \t]*\S")
