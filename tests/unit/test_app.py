@@ -341,6 +341,25 @@ def test_with_every_hours_set_dreams_are_also_scheduled_that_often(
 
 
 @pytest.mark.model
+def test_right_after_the_start_its_greeting_does_not_hold_a_dream_back(
+    qtbot: QtBot, app_paths: AppPaths
+) -> None:
+    # "Dream now" right after the start waited the quiet period: the
+    # greeting Reverie says on its own counted as the user mid-conversation.
+    core = build_core(app_paths)
+    app = ReverieApplication(core, load_models(core))
+    try:
+        qtbot.addWidget(app.window)
+        qtbot.waitUntil(lambda: app.window.chat_available and not app.window.busy, timeout=WAIT_MS)
+        assert [view.role for view in app.window.transcript.messages] == ["seed"]
+        settings, _ = load_settings(app_paths.settings_file)
+        assert core.activity.quiet(settings.dream.quiet_seconds)
+    finally:
+        app.shutdown()
+        core.close()
+
+
+@pytest.mark.model
 def test_the_tray_dreams_now_shows_the_dream_pauses_it_and_says_when_it_finished(
     qtbot: QtBot, notified: list[tuple[str, str]], started: ReverieApplication
 ) -> None:
