@@ -21,17 +21,15 @@ from desktop.core.base.settings import ChatSettings, ModelSettings
 from desktop.core.chat.contexts import GIVEN, given_with
 from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database, Message
-from desktop.core.memory.excerpts import ExcerptRetriever
 from desktop.core.memory.message_index import MessageIndexer
-from desktop.core.memory.recall import Recall
 from desktop.core.memory.service import MemoryService
-from desktop.core.privacy.redaction import Redactor
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.llama_chat import LlamaChatModel
 from models.llama_embedder import LlamaEmbedder
 from tests.conftest import SMOLLM2_CONTEXT
 from tests.fakes import Recorder, ScriptedChatModel
+from tests.recalling import recalling_chat
 
 TIMEOUT = 10.0
 FACTS = [
@@ -249,25 +247,10 @@ def test_the_real_model_reads_only_each_turns_new_message_and_new_memories(
 def _recalling(
     database: Database, broker: InferenceBroker, recalling: list[bool] | None = None
 ) -> ChatService:
-    """A chat service that recalls past conversations, built as the app builds it."""
-    prompts = PromptLibrary(resolve_paths().config_dir / "prompts")
-    memories = MemoryService.over(database, broker, prompts)
     on = recalling if recalling is not None else [True]
-    recall = Recall(
-        memories.retriever,
-        ExcerptRetriever.over(database, broker, Redactor()),
-        memories.store.source_messages,
-        lambda: on[0],
-    )
-    return ChatService(
-        ConversationStore(database),
-        memories,
-        broker,
-        prompts,
-        ModelSettings(),
-        ChatSettings(memories_top_k=1, excerpts_top_k=2),
-        recall=recall,
-    )
+    settings = ChatSettings(memories_top_k=1, excerpts_top_k=2)
+    prompts = resolve_paths().config_dir / "prompts"
+    return recalling_chat(database, broker, prompts, settings, lambda: on[0])
 
 
 def _said_before(

@@ -9,41 +9,19 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.base.paths import AppPaths
-from desktop.core.base.prompts import PromptLibrary
-from desktop.core.base.settings import ChatSettings, ModelSettings
 from desktop.core.chat.service import ChatService
-from desktop.core.db import ConversationStore, Database
-from desktop.core.memory.excerpts import ExcerptRetriever
+from desktop.core.db import Database
 from desktop.core.memory.message_index import MessageIndexer
-from desktop.core.memory.recall import Recall
-from desktop.core.memory.service import MemoryService
-from desktop.core.privacy.redaction import Redactor
 from desktop.ui.chat.window import ChatWindow
 from models.broker import InferenceBroker
 from tests.fakes import Recorder
+from tests.recalling import recalling_chat
 from tests.unit.ui.conftest import WAIT_MS, say
 
 
 @pytest.fixture
 def recalling(database: Database, broker: InferenceBroker, user_dirs: AppPaths) -> ChatService:
-    """A chat service that recalls past conversations, built as the app builds it."""
-    prompts = PromptLibrary(user_dirs.config_dir / "prompts")
-    memories = MemoryService.over(database, broker, prompts)
-    recall = Recall(
-        memories.retriever,
-        ExcerptRetriever.over(database, broker, Redactor()),
-        memories.store.source_messages,
-        lambda: True,
-    )
-    return ChatService(
-        ConversationStore(database),
-        memories,
-        broker,
-        prompts,
-        ModelSettings(),
-        ChatSettings(),
-        recall=recall,
-    )
+    return recalling_chat(database, broker, user_dirs.config_dir / "prompts")
 
 
 @pytest.fixture
