@@ -143,17 +143,25 @@ def test_the_clock_starts_memory_upkeep_on_the_maintenance_worker(
 
 
 @pytest.mark.model
-def test_the_memory_upkeep_gives_past_messages_their_vectors(
-    qtbot: QtBot, started: ReverieApplication
+def test_the_memory_upkeep_gives_past_messages_their_vectors_a_share_at_a_time(
+    qtbot: QtBot, started: ReverieApplication, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(application, "INDEXED_PER_UPKEEP", 2)
     core = started._core
     assert core.conversations is not None and core.database is not None
     conversation = core.conversations.create("bikes")
-    core.conversations.add_message(conversation.id, "user", "My bicycle is green.")
+    for text in ("My bicycle is green.", "It has a bell.", "And a basket."):
+        core.conversations.add_message(conversation.id, "user", text)
     search = MessageSearch(core.database, embedding_model=lambda: core.broker.embedder_name)
+    missing = len(search.unembedded(100))  # with the greeting
     started.clock.start()
+
     started.clock.run_soon(MEMORY_JOB)
-    qtbot.waitUntil(lambda: not search.unembedded(1), timeout=WAIT_MS)
+    # Two given vectors, the rest waiting for the next upkeep (all at once
+    # would never leave this many).
+    qtbot.waitUntil(lambda: len(search.unembedded(100)) == missing - 2, timeout=WAIT_MS)
+    started.clock.run_soon(MEMORY_JOB)
+    qtbot.waitUntil(lambda: not search.unembedded(100), timeout=WAIT_MS)
 
 
 @pytest.mark.model

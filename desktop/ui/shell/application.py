@@ -55,6 +55,11 @@ log = logging.getLogger(__name__)
 
 COMPACTION_JOB = "periodic-compaction"
 MEMORY_JOB = "memory-upkeep"
+INDEXED_PER_UPKEEP = 500
+"""Past messages given vectors by one memory upkeep: a long history (the
+first start after an upgrade, an import, a new embedding model) is indexed
+over several upkeeps, so the harvest, compaction and quitting never wait
+behind all of it at once."""
 DREAM_NIGHTLY = "dream-nightly"
 DREAM_INTERVAL = "dream-interval"
 TASKS_JOB = "tasks-due"
@@ -235,11 +240,12 @@ class ReverieApplication(QObject):
 
     def _index_messages(self) -> int:
         """Give past messages their vectors (background priority), after the
-        memories' and the harvest's work; none while recall is turned off."""
+        memories' and the harvest's work, at most ``INDEXED_PER_UPKEEP`` a
+        run; none while recall is turned off."""
         indexer = self._core.message_indexer
         if indexer is None or not self._core.settings.memory.recall_past_conversations:
             return 0
-        return indexer.index_missing()
+        return indexer.index_missing(limit=INDEXED_PER_UPKEEP)
 
     def _while_sound(self, job: Callable[[], object]) -> Callable[[TurnListener], object]:
         """*job* as a maintenance task that does nothing once the database was
