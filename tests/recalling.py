@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ChatSettings, ModelSettings
@@ -19,12 +18,11 @@ from models.broker import InferenceBroker
 def recalling_chat(
     database: Database,
     broker: InferenceBroker,
-    prompts_dir: Path,
+    prompts: PromptLibrary,
     chat_settings: ChatSettings | None = None,
     recalling: Callable[[], bool] = lambda: True,
 ) -> ChatService:
     """The chat of *database*, recalling excerpts while *recalling* says so."""
-    prompts = PromptLibrary(prompts_dir)
     memories = MemoryService.over(database, broker, prompts)
     recall = Recall(
         memories.retriever,

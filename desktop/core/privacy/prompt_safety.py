@@ -50,7 +50,7 @@ still sees where the writer broke the line, on the speaker's own line.  Not
 PROMPT_MARKUP_NAMES = frozenset(
     str.split(
         # The tags Reverie's templates use (tests check every shipped template).
-        "memories tool_call tool_response "
+        "memories excerpts tool_call tool_response "
         # Chat templates' turn and role tags.
         "s sys system user assistant model human bot ai tool tools function functions "
         "function_call tool_calls start_of_turn end_of_turn think bos eos endoftext "

@@ -249,7 +249,7 @@ def _recalling(
 ) -> ChatService:
     on = recalling if recalling is not None else [True]
     settings = ChatSettings(memories_top_k=1, excerpts_top_k=2)
-    prompts = resolve_paths().config_dir / "prompts"
+    prompts = PromptLibrary(resolve_paths().config_dir / "prompts")
     return recalling_chat(database, broker, prompts, settings, lambda: on[0])
 
 

@@ -52,6 +52,7 @@ from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.memory.harvest import Harvester
 from desktop.core.memory.lines import memory_line
+from desktop.core.memory.message_index import MessageIndexer
 from desktop.core.memory.service import MemoryService
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.routines import RoutineRunner
@@ -60,6 +61,7 @@ from desktop.core.workers.service import ConversationReporter, Workers
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
 from tests.fakes import Recorder, ScriptedChatModel
+from tests.recalling import recalling_chat
 from tests.reviewers import reviewer_for
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -199,6 +201,18 @@ def chat_reply(parts: Parts) -> list[list[ChatMessage]]:
     )
     turn = parts.chat.send(conversation.id, "What is the wifi password of my boat?")
     parts.chat.run(turn, Recorder())
+    return parts.sent()
+
+
+def chat_excerpts(parts: Parts) -> list[list[ChatMessage]]:
+    """``ChatService`` recalling past conversations: an excerpt of an earlier
+    message, and its conversation's title."""
+    chat = recalling_chat(parts.database, parts.broker, parts.prompts)
+    earlier = parts.store.create(POISON)
+    parts.store.add_message(earlier.id, "user", f"About my boat: {POISON}")
+    MessageIndexer.over(parts.database, parts.broker).index_missing()
+    conversation = chat.new_conversation()
+    chat.run(chat.send(conversation.id, "What do you remember about my boat?"), Recorder())
     return parts.sent()
 
 
@@ -397,6 +411,7 @@ CASES: dict[str, tuple[Case, int]] = {
     # a memory, a task, the summary, a skill, a tool call and its result, two reminders
     # quoting a task
     "chat_reply": (chat_reply, 8),
+    "chat_excerpts": (chat_excerpts, 2),  # a message, its conversation's title
     "compaction": (compaction, 2),  # the prior summary, a tool result
     "condensing": (condensing, 5),  # five memory lines
     "harvest": (harvest, 2),  # a memory, a message
@@ -443,6 +458,8 @@ BUILDERS: dict[str, str] = {
     "desktop/core/tasks/agenda.py:AgendaReviewer._prompt": "agenda_review",
     "desktop/core/chat/service.py:ChatService._trimmed": "chat_reply (cuts an assembled message)",
     "desktop/core/chat/service.py:_prompt_history": "chat_reply",
+    "desktop/core/chat/service.py:ChatService._fitted_prompt": "chat_reply (the system message)",
+    "desktop/core/chat/prompt.py:joined": "chat_reply, chat_excerpts",
     "desktop/core/chat/compaction.py:Compactor._summarise": "compaction",
     "desktop/core/chat/condenser.py:Condenser.submit": "condensing",
     "desktop/core/dreaming/passes.py:PassContext.prompt": "every dream_* case",

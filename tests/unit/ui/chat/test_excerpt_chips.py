@@ -9,6 +9,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop.core.base.paths import AppPaths
+from desktop.core.base.prompts import PromptLibrary
 from desktop.core.chat.service import ChatService
 from desktop.core.db import Database
 from desktop.core.memory.message_index import MessageIndexer
@@ -21,7 +22,7 @@ from tests.unit.ui.conftest import WAIT_MS, say
 
 @pytest.fixture
 def recalling(database: Database, broker: InferenceBroker, user_dirs: AppPaths) -> ChatService:
-    return recalling_chat(database, broker, user_dirs.config_dir / "prompts")
+    return recalling_chat(database, broker, PromptLibrary(user_dirs.config_dir / "prompts"))
 
 
 @pytest.fixture
