@@ -87,7 +87,8 @@ GROUPS = (
         "memory",
         "Memory",
         MemorySettings,
-        "When Reverie reads your conversations for things worth remembering.",
+        "When Reverie reads your conversations for things worth remembering, and whether "
+        "a reply recalls what you said in your other conversations.",
     ),
     Group(
         "dream",
