@@ -100,6 +100,7 @@ CALLED_BY = "called_by"
 answers.  Which message is next to which says nothing: a reminder stored
 while the tool ran lands between the call and its result."""
 _MARGIN_TOKENS = 16
+_GIVEN_PARTS = ("memories", "excerpts")
 
 ReplyKind = Literal["seed", "answer"]
 
@@ -676,7 +677,8 @@ class ChatService:
         excerpts = {} if self._recall is None else self._recall.excerpts(_all(recalled))
         shown: set[int] = set()
         shown_excerpts: set[int] = set()
-        oversized = [o for o in assembled.oversized if o.component != "memories"]
+        # The memories and excerpts of now go with the message (its context's own).
+        oversized = [o for o in assembled.oversized if o.component not in _GIVEN_PARTS]
         previous: datetime | None = None  # when the last user message read was sent
         for index, message in enumerate(read):
             if message.id not in goes_with:
