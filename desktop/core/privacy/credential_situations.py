@@ -189,22 +189,24 @@ _OTHER_LABEL = re.compile(
     re.IGNORECASE,
 )
 """Labels of what is no secret ("username: maya1980", "flight: LH2023")."""
+_SCREENS = r"phone|iphone|ipad|tablet|android|kindle|laptop|computer|pc"
+"""Devices a PIN unlocks, in every list below."""
+_WAYS_IN = r"door|gate|alarm|safe|padlock|lock|keypad|garage"
+"""What a code opens."""
 _DEVICE = re.compile(
-    r"\b(?:phone|i?phone|ipad|tablet|android|kindle|laptop|computer|pc|mac\w*|samsung|pixel"
-    r"|screen|watch|door|gate|alarm|safe|padlock|lock|keypad|garage)\b",
+    rf"\b(?:{_SCREENS}|mac\w*|samsung|pixel|screen|watch|{_WAYS_IN})\b",
     re.IGNORECASE,
 )
 """Labels of what a PIN opens ("grandma's phone: 4821")."""
 _TAKES = re.compile(
-    r"\b(?:phone|iphone|ipad|tablet|android|kindle|laptop|computer|pc|mac\w*|samsung|pixel"
-    r"|screen|door|gate|alarm|safe|padlock|lock|keypad|garage|router|nas|vpn|drive)\b"
+    rf"\b(?:{_SCREENS}|mac\w*|samsung|pixel|screen|{_WAYS_IN}|router|nas|vpn|drive)\b"
     r"[^.!?\n,]{0,20}?\b(?:takes|needs|wants|asks\s+for|accepts|(?<!alarm\s)is(?=\s+\d{4}))\s+",
     re.IGNORECASE,
 )
 """A device and what it takes: "the kids' iPad takes 1654"."""
 _DEVICE_CODE = re.compile(
-    r"\b(?:phone|iphone|ipad|tablet|android|kindle|laptop|computer|pc|macbook|samsung"
-    r"|screen|keypad|alarm|garage)(?:'s|\u2019s)?[ \t]*(?::|=|->)[ \t]*",
+    rf"\b(?:{_SCREENS}|macbook|samsung|screen|keypad|alarm|garage)(?:'s|\u2019s)?"
+    r"[ \t]*(?::|=|->)[ \t]*",
     re.IGNORECASE,
 )
 """A device and a sign, then its PIN: "my Kindle: 1993"."""
