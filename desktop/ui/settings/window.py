@@ -12,6 +12,11 @@ untouched.  Closing with unsaved edits asks first.
 (the Models page) save through it too.  Which saved changes apply at once
 is the caller's knowledge (``live``); the others are named in a notice as
 taking effect when Reverie restarts.
+
+Start at login (the Desktop page) is the one setting whose truth is not the
+file: it is the entry the system reads at login (``Autostart``), read each
+time the window is shown, and written or removed when a save changes the
+switch.  The Desktop page also opens the data and log folders.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pydantic import BaseModel
 from PySide6.QtCore import QKeyCombination, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -38,8 +44,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.base.autostart import Autostart, AutostartProblem
 from desktop.core.base.settings import (
     ChatSettings,
+    DesktopSettings,
     DreamSettings,
     MemorySettings,
     ModelSettings,
@@ -51,6 +59,7 @@ from desktop.core.base.settings import (
 )
 from desktop.ui.settings.form import SettingsForm, Suggestions, plain_words
 from desktop.ui.widgets.app_window import AppWindow
+from desktop.ui.widgets.folders import FolderNotOpened, open_folder
 from desktop.ui.widgets.labels import named
 from desktop.ui.widgets.unsaved import UnsavedGuard
 
@@ -61,6 +70,8 @@ Live = Callable[[str], bool]
 MODELS_PAGE_FIELDS = ("chat", "background", "embeddings", "added", "suggest_model")
 """Fields of ``ModelSettings`` the Models page edits, not "Model options"."""
 MODELS_PAGE_TITLE = "Models"
+START_AT_LOGIN = "desktop.start_at_login"
+"""The setting kept by the system's login entry, not by the file alone."""
 _PAGE_MAX_WIDTH = 860
 
 
@@ -110,7 +121,16 @@ GROUPS = (
         "How the models run. Which model does what is on the Models page.",
         MODELS_PAGE_FIELDS,
     ),
+    Group(
+        "desktop",
+        "Desktop",
+        DesktopSettings,
+        "How Reverie fits in with this computer: whether it starts when you log in, and "
+        "the folders where it keeps your data and its logs.",
+    ),
 )
+FOLDERS_PAGE = "desktop"
+"""The group whose page has the buttons opening Reverie's folders."""
 _SUGGESTIONS: dict[str, Suggestions] = {
     "time_zone": lambda: sorted(zoneinfo.available_timezones()),
 }
@@ -194,8 +214,13 @@ class SettingsWindow(AppWindow):
         *,
         extra_pages: Sequence[tuple[str, QWidget]] = (),
         live: Live = lambda _name: False,
+        autostart: Autostart | None = None,
+        folders: Sequence[tuple[str, Path]] = (),
         parent: QWidget | None = None,
     ) -> None:
+        """*autostart*: the login entry the Desktop page's switch shows and
+        sets (None: the switch only edits the file).  *folders*: the
+        buttons opening a folder on that page, e.g. ("Open logs", its path)."""
         super().__init__(parent)
         self.setObjectName("settings-window")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
@@ -205,11 +230,15 @@ class SettingsWindow(AppWindow):
         self._settings = settings
         self._file = settings_file
         self._live = live
+        self._autostart = autostart
+        self._folders = folders
+        self.folder_buttons: dict[str, QPushButton] = {}
         self.pages: list[_Page] = []
         self._forms: list[_FormPage] = []
         self.confirm_dialog: QMessageBox | None = None
         """The question before restoring a page's defaults, while it is open."""
         self._editable = [(t, w) for t, w in extra_pages if isinstance(w, EditablePage)]
+        self._settings, self._login_problem = self._with_login_truth(settings)
         self._build(extra_pages)
         self.unsaved = UnsavedGuard(
             self,
@@ -277,6 +306,9 @@ class SettingsWindow(AppWindow):
         column.addWidget(intro)
         column.addSpacing(14)
         column.addWidget(form)
+        if group.key == FOLDERS_PAGE and self._folders:
+            column.addSpacing(14)
+            column.addWidget(self._folder_buttons())
         column.addStretch(1)
         scroll = named(QScrollArea(), "settings-page-scroll", f"{group.title} settings")
         scroll.setWidgetResizable(True)
@@ -285,6 +317,37 @@ class SettingsWindow(AppWindow):
         # area still brings each field into view as it takes the focus).
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         return scroll
+
+    def _folder_buttons(self) -> QWidget:
+        """A button for each folder, its path beside it."""
+        box = named(QWidget(), "settings-folders")
+        box.setMaximumWidth(_PAGE_MAX_WIDTH)
+        grid = QGridLayout(box)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(18)
+        grid.setColumnStretch(1, 1)
+        heading = named(QLabel("Folders"), "settings-field-label")
+        grid.addWidget(heading, 0, 0, 1, 2)
+        for row, (label, folder) in enumerate(self._folders, start=1):
+            button = named(QPushButton(label), "settings-open-folder", label)
+            button.setToolTip(f"Show {folder} in your file manager")
+            button.clicked.connect(lambda _=False, folder=folder: self.open_folder(folder))
+            where = named(QLabel(str(folder)), "settings-field-help", f"{label}: where")
+            where.setTextFormat(Qt.TextFormat.PlainText)
+            where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            where.setWordWrap(True)
+            grid.addWidget(button, row, 0)
+            grid.addWidget(where, row, 1)
+            self.folder_buttons[label] = button
+        return box
+
+    def open_folder(self, folder: Path) -> None:
+        """Show *folder* in the file manager (made first if missing); a
+        problem if that failed."""
+        try:
+            open_folder(folder)
+        except FolderNotOpened as problem:
+            self.show_problem(str(problem))
 
     def _build_buttons(self) -> QHBoxLayout:
         self.defaults_button = named(
@@ -377,7 +440,26 @@ class SettingsWindow(AppWindow):
         self._update_state()
 
     def refresh(self) -> None:
+        """Up to date: start at login as the system's entry says now (the
+        user may have turned it off in their desktop's startup settings)."""
+        truth, problem = self._with_login_truth(self._settings)
+        if truth != self._settings:
+            self.set_settings(truth)
+        if problem is not None:
+            self.show_problem(problem)
         self._update_state()
+
+    def _with_login_truth(self, settings: Settings) -> tuple[Settings, str | None]:
+        """*settings* with start at login as the login entry says; and why
+        that could not be read (the settings are then as given)."""
+        if self._autostart is None:
+            return settings, None
+        try:
+            enabled = self._autostart.is_enabled()
+        except AutostartProblem as problem:
+            return settings, str(problem)
+        desktop = settings.desktop.model_copy(update={"start_at_login": enabled})
+        return settings.model_copy(update={"desktop": desktop}), None
 
     def _form_pages(self) -> list[_FormPage]:
         return self._forms
@@ -406,7 +488,15 @@ class SettingsWindow(AppWindow):
         """Write *settings* (atomically), read them back, and say so; False
         (and the reason shown) if that failed: the old file is then
         untouched, and what is typed stays."""
+        login_problem = None
+        if START_AT_LOGIN in changed_settings(self._settings, settings):
+            login_problem = self._set_start_at_login(settings.desktop.start_at_login)
+            settings, _ = self._with_login_truth(settings)  # what the system has now
         changed = changed_settings(self._settings, settings)
+        if login_problem is not None and not changed:
+            self._show_desktop(self._settings)
+            self.show_problem(login_problem)
+            return False
         try:
             # Only what was changed here goes over the file as it is now: a
             # model `reverie models add` wrote meanwhile stays, and is shown.
@@ -425,8 +515,17 @@ class SettingsWindow(AppWindow):
         self._settings = settings
         for page in self._form_pages():
             page.form.set_value(getattr(settings, page.group.key), keep_edits=True)
+        if login_problem is not None:  # the switch shows the truth, not what was asked
+            self._show_desktop(settings)
+            self.show_problem(f"{login_problem} Your other changes were saved.")
+            self.saved.emit(settings)
+            return False
         self._update_state()
-        later = [setting_words(name) for name in changed if not self._live(name)]
+        later = [
+            setting_words(name)
+            for name in changed
+            if not self._live(name) and name != START_AT_LOGIN  # set just now
+        ]
         self.show_notice(
             "Saved."
             + (
@@ -437,6 +536,22 @@ class SettingsWindow(AppWindow):
         )
         self.saved.emit(settings)  # after the notice: a listener's problem is the last word
         return True
+
+    def _set_start_at_login(self, enabled: bool) -> str | None:
+        """Write or remove the login entry; why that failed, or None."""
+        if self._autostart is None:
+            return None
+        try:
+            self._autostart.set_enabled(enabled)
+        except AutostartProblem as problem:
+            return str(problem)
+        return None
+
+    def _show_desktop(self, settings: Settings) -> None:
+        """The Desktop page as *settings* have it, its edits dropped."""
+        page = next(page for page in self._form_pages() if page.group.key == "desktop")
+        page.form.set_value(settings.desktop)
+        self._update_state()
 
     def revert(self) -> None:
         """Drop every edit: the settings as saved."""
