@@ -170,7 +170,7 @@ class Autostart:
             why = _why_not_written(error, self.path)
             raise AutostartProblem(
                 f"Reverie could not be set to start at login: {why}.",
-                "Nothing else was changed.",
+                "It does not start at login.",
             ) from error
 
     def disable(self) -> None:
@@ -194,7 +194,7 @@ class Autostart:
             why = _why_not_written(error, self.path)
             raise AutostartProblem(
                 f"Reverie could not stop starting at login: {why}.",
-                "Nothing else was changed.",
+                "It still starts at login.",
             ) from error
 
     def _entry_text(self) -> str:
