@@ -1,7 +1,7 @@
 """The settings window: every setting of ``settings.json``, a page per group.
 
 On the left the pages (the caller's own first, e.g. Models; then Chat,
-Memory, Dreaming, Tasks and Model options), on the right the chosen page's
+Memory, Dreaming, Tasks, Model options and Desktop), on the right the chosen page's
 fields (``SettingsForm``), each checked as it is typed.  Save writes every
 page at once, atomically, and reads the file back to be sure it holds what
 was meant; it is enabled only while something changed and nothing is
