@@ -1,8 +1,8 @@
 """The settings window: every setting of ``settings.json``, a page per group.
 
 On the left the pages (the caller's own first, e.g. Models; then Chat,
-Memory, Dreaming, Tasks, Model options and Desktop), on the right the chosen page's
-fields (``SettingsForm``), each checked as it is typed.  Save writes every
+Memory, Dreaming, Tasks, Model options and Desktop), on the right the
+chosen page's fields (``SettingsForm``), each checked as it is typed.  Save writes every
 page at once, atomically, and reads the file back to be sure it holds what
 was meant; it is enabled only while something changed and nothing is
 refused.  A save that fails says why and keeps the typing; the old file is
@@ -14,9 +14,9 @@ is the caller's knowledge (``live``); the others are named in a notice as
 taking effect when Reverie restarts.
 
 Start at login (the Desktop page) is the one setting whose truth is not the
-file: it is the entry the system reads at login (``Autostart``), read each
-time the window is shown, and written or removed when a save changes the
-switch.  The Desktop page also opens the data and log folders.
+file: it is the entry the system reads at login (``desktop_page.LoginSwitch``),
+read each time the window is shown, and written or removed when a save
+changes the switch.  The Desktop page also opens the data and log folders.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from pydantic import BaseModel
 from PySide6.QtCore import QKeyCombination, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -44,7 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.base.autostart import Autostart, AutostartProblem
+from desktop.core.base.autostart import Autostart
 from desktop.core.base.settings import (
     ChatSettings,
     DesktopSettings,
@@ -57,6 +56,7 @@ from desktop.core.base.settings import (
     load_settings,
     save_settings,
 )
+from desktop.ui.settings.desktop_page import START_AT_LOGIN, LoginSwitch, folder_buttons
 from desktop.ui.settings.form import SettingsForm, Suggestions, plain_words
 from desktop.ui.widgets.app_window import AppWindow
 from desktop.ui.widgets.folders import FolderNotOpened, open_folder
@@ -70,8 +70,6 @@ Live = Callable[[str], bool]
 MODELS_PAGE_FIELDS = ("chat", "background", "embeddings", "added", "suggest_model")
 """Fields of ``ModelSettings`` the Models page edits, not "Model options"."""
 MODELS_PAGE_TITLE = "Models"
-START_AT_LOGIN = "desktop.start_at_login"
-"""The setting kept by the system's login entry, not by the file alone."""
 _PAGE_MAX_WIDTH = 860
 
 
@@ -227,10 +225,10 @@ class SettingsWindow(AppWindow):
         self.setWindowTitle("Settings — Reverie")
         self.resize(860, 620)
         self.setMinimumSize(600, 420)  # the page list and a readable page beside it
-        self._settings = settings
+        self._login = LoginSwitch(autostart)
+        self._settings, _ = self._login.truth(settings)  # a problem is shown by refresh()
         self._file = settings_file
         self._live = live
-        self._autostart = autostart
         self._folders = folders
         self.folder_buttons: dict[str, QPushButton] = {}
         self.pages: list[_Page] = []
@@ -238,7 +236,6 @@ class SettingsWindow(AppWindow):
         self.confirm_dialog: QMessageBox | None = None
         """The question before restoring a page's defaults, while it is open."""
         self._editable = [(t, w) for t, w in extra_pages if isinstance(w, EditablePage)]
-        self._settings, self._login_problem = self._with_login_truth(settings)
         self._build(extra_pages)
         self.unsaved = UnsavedGuard(
             self,
@@ -308,7 +305,10 @@ class SettingsWindow(AppWindow):
         column.addWidget(form)
         if group.key == FOLDERS_PAGE and self._folders:
             column.addSpacing(14)
-            column.addWidget(self._folder_buttons())
+            buttons, self.folder_buttons = folder_buttons(
+                self._folders, self.open_folder, _PAGE_MAX_WIDTH
+            )
+            column.addWidget(buttons)
         column.addStretch(1)
         scroll = named(QScrollArea(), "settings-page-scroll", f"{group.title} settings")
         scroll.setWidgetResizable(True)
@@ -317,29 +317,6 @@ class SettingsWindow(AppWindow):
         # area still brings each field into view as it takes the focus).
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         return scroll
-
-    def _folder_buttons(self) -> QWidget:
-        """A button for each folder, its path beside it."""
-        box = named(QWidget(), "settings-folders")
-        box.setMaximumWidth(_PAGE_MAX_WIDTH)
-        grid = QGridLayout(box)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setHorizontalSpacing(18)
-        grid.setColumnStretch(1, 1)
-        heading = named(QLabel("Folders"), "settings-field-label")
-        grid.addWidget(heading, 0, 0, 1, 2)
-        for row, (label, folder) in enumerate(self._folders, start=1):
-            button = named(QPushButton(label), "settings-open-folder", label)
-            button.setToolTip(f"Show {folder} in your file manager")
-            button.clicked.connect(lambda _=False, folder=folder: self.open_folder(folder))
-            where = named(QLabel(str(folder)), "settings-field-help", f"{label}: where")
-            where.setTextFormat(Qt.TextFormat.PlainText)
-            where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            where.setWordWrap(True)
-            grid.addWidget(button, row, 0)
-            grid.addWidget(where, row, 1)
-            self.folder_buttons[label] = button
-        return box
 
     def open_folder(self, folder: Path) -> None:
         """Show *folder* in the file manager (made first if missing); a
@@ -442,24 +419,12 @@ class SettingsWindow(AppWindow):
     def refresh(self) -> None:
         """Up to date: start at login as the system's entry says now (the
         user may have turned it off in their desktop's startup settings)."""
-        truth, problem = self._with_login_truth(self._settings)
+        truth, problem = self._login.truth(self._settings)
         if truth != self._settings:
             self.set_settings(truth)
         if problem is not None:
             self.show_problem(problem)
         self._update_state()
-
-    def _with_login_truth(self, settings: Settings) -> tuple[Settings, str | None]:
-        """*settings* with start at login as the login entry says; and why
-        that could not be read (the settings are then as given)."""
-        if self._autostart is None:
-            return settings, None
-        try:
-            enabled = self._autostart.is_enabled()
-        except AutostartProblem as problem:
-            return settings, str(problem)
-        desktop = settings.desktop.model_copy(update={"start_at_login": enabled})
-        return settings.model_copy(update={"desktop": desktop}), None
 
     def _form_pages(self) -> list[_FormPage]:
         return self._forms
@@ -490,8 +455,8 @@ class SettingsWindow(AppWindow):
         untouched, and what is typed stays."""
         login_problem = None
         if START_AT_LOGIN in changed_settings(self._settings, settings):
-            login_problem = self._set_start_at_login(settings.desktop.start_at_login)
-            settings, _ = self._with_login_truth(settings)  # what the system has now
+            login_problem = self._login.set(settings.desktop.start_at_login)
+            settings, _ = self._login.truth(settings)  # what the system has now
         changed = changed_settings(self._settings, settings)
         if login_problem is not None and not changed:
             self._show_desktop(self._settings)
@@ -536,16 +501,6 @@ class SettingsWindow(AppWindow):
         )
         self.saved.emit(settings)  # after the notice: a listener's problem is the last word
         return True
-
-    def _set_start_at_login(self, enabled: bool) -> str | None:
-        """Write or remove the login entry; why that failed, or None."""
-        if self._autostart is None:
-            return None
-        try:
-            self._autostart.set_enabled(enabled)
-        except AutostartProblem as problem:
-            return str(problem)
-        return None
 
     def _show_desktop(self, settings: Settings) -> None:
         """The Desktop page as *settings* have it, its edits dropped."""
