@@ -75,15 +75,18 @@ _SOURCE_ROOT = Path(__file__).resolve().parents[3]
 
 
 def this_installation(
-    platform: str, argv0: str, executable: str, icon: Path | None = None
+    platform: str, argv0: str, executable: str, icon: Path | None = None, *, frozen: bool = False
 ) -> Launcher:
     """The launcher of the Reverie started as *argv0* by the interpreter
-    *executable* on *platform*: its ``reverie`` script when it was started
-    by it (or one stands beside the interpreter, as in a venv), else the
-    interpreter running ``desktop.app``.  On Windows the windowless
-    ``pythonw.exe`` beside the interpreter runs it: a console script would
-    open a console window at every login."""
+    *executable* on *platform*: a *frozen* bundle's executable itself; its
+    ``reverie`` script when it was started by it (or one stands beside the
+    interpreter, as in a venv), else the interpreter running
+    ``desktop.app``.  On Windows the windowless ``pythonw.exe`` beside the
+    interpreter runs it: a console script would open a console window at
+    every login."""
     interpreter = Path(os.path.abspath(executable))
+    if frozen:  # PyInstaller's: the executable is Reverie (argv0 may be a bare name)
+        return Launcher(interpreter, (HIDDEN_ARGUMENT,), None, icon)
     module = Launcher(interpreter, ("-m", "desktop.app", HIDDEN_ARGUMENT), _SOURCE_ROOT, icon)
     if platform == "win32":
         windowless = interpreter.with_name("pythonw.exe")
@@ -211,7 +214,9 @@ def for_this_system(env: Mapping[str, str] | None = None, icon: Path | None = No
         sys.platform,
         Path.home(),
         os.environ if env is None else env,
-        this_installation(sys.platform, sys.argv[0], sys.executable, icon),
+        this_installation(
+            sys.platform, sys.argv[0], sys.executable, icon, frozen=getattr(sys, "frozen", False)
+        ),
     )
 
 

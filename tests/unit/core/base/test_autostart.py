@@ -313,3 +313,12 @@ def test_on_windows_the_windowless_interpreter_runs_it(tmp_path: Path) -> None:
     launcher = this_installation("win32", "reverie", str(tmp_path / "python.exe"))
 
     assert launcher.command == (str(tmp_path / "pythonw.exe"), "-m", "desktop.app", "--hidden")
+
+
+def test_a_frozen_bundle_starts_its_own_executable(tmp_path: Path) -> None:
+    bundle = tmp_path / "dist" / "reverie"
+    for platform, name in [("linux", "reverie"), ("win32", "reverie.exe")]:
+        launcher = this_installation(platform, name, str(bundle / name), frozen=True)
+
+        assert launcher.command == (str(bundle / name), "--hidden")
+        assert launcher.folder is None
