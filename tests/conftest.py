@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from hypothesis import settings
 
+from desktop.core.base.autostart import ENV_AUTOSTART
 from desktop.core.base.paths import (
     ENV_CACHE,
     ENV_CONFIG,
@@ -73,6 +74,7 @@ def user_dirs(
     monkeypatch.setenv(ENV_DATA, str(home / "data"))
     monkeypatch.setenv(ENV_CONFIG, str(home / "config"))
     monkeypatch.setenv(ENV_CACHE, str(home / "cache"))
+    monkeypatch.setenv(ENV_AUTOSTART, str(home / "autostart"))  # never the user's login entries
     return resolve_paths()
 
 

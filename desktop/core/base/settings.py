@@ -55,6 +55,9 @@ from models.server_http import Dialect
 log = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 2
+"""A new setting with a default needs no new version (a file without it
+reads the default; an older Reverie ignores it, and says so); one renamed,
+moved or read otherwise does, with its step in ``_UPGRADES``."""
 
 
 # Every count and duration has an upper bound, so none is a number no
@@ -556,6 +559,17 @@ class WorkerSettings(BaseModel):
     )
 
 
+class DesktopSettings(BaseModel):
+    model_config = _STRICT
+
+    start_at_login: bool = Field(
+        False,
+        description="Start Reverie, hidden in the tray, when you log in to this computer. "
+        "What this shows is read from your system's startup entries: turned off there, it is "
+        "off here too.",
+    )
+
+
 class Settings(BaseModel):
     model_config = _STRICT
 
@@ -566,6 +580,7 @@ class Settings(BaseModel):
     tasks: TaskSettings = Field(default_factory=TaskSettings)
     dream: DreamSettings = Field(default_factory=DreamSettings)
     workers: WorkerSettings = Field(default_factory=WorkerSettings)
+    desktop: DesktopSettings = Field(default_factory=DesktopSettings)
 
 
 class SettingsProblem(EnvironmentProblem):

@@ -1,8 +1,8 @@
 """The settings window: every setting of ``settings.json``, a page per group.
 
 On the left the pages (the caller's own first, e.g. Models; then Chat,
-Memory, Dreaming, Tasks and Model options), on the right the chosen page's
-fields (``SettingsForm``), each checked as it is typed.  Save writes every
+Memory, Dreaming, Tasks, Model options and Desktop), on the right the
+chosen page's fields (``SettingsForm``), each checked as it is typed.  Save writes every
 page at once, atomically, and reads the file back to be sure it holds what
 was meant; it is enabled only while something changed and nothing is
 refused.  A save that fails says why and keeps the typing; the old file is
@@ -12,6 +12,11 @@ untouched.  Closing with unsaved edits asks first.
 (the Models page) save through it too.  Which saved changes apply at once
 is the caller's knowledge (``live``); the others are named in a notice as
 taking effect when Reverie restarts.
+
+Start at login (the Desktop page) is the one setting whose truth is not the
+file: it is the entry the system reads at login (``desktop_page.LoginSwitch``),
+read each time the window is shown, and written or removed when a save
+changes the switch.  The Desktop page also opens the data and log folders.
 """
 
 from __future__ import annotations
@@ -38,8 +43,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.base.autostart import Autostart
 from desktop.core.base.settings import (
     ChatSettings,
+    DesktopSettings,
     DreamSettings,
     MemorySettings,
     ModelSettings,
@@ -49,8 +56,10 @@ from desktop.core.base.settings import (
     load_settings,
     save_settings,
 )
+from desktop.ui.settings.desktop_page import START_AT_LOGIN, LoginSwitch, folder_buttons
 from desktop.ui.settings.form import SettingsForm, Suggestions, plain_words
 from desktop.ui.widgets.app_window import AppWindow
+from desktop.ui.widgets.folders import FolderNotOpened, open_folder
 from desktop.ui.widgets.labels import named
 from desktop.ui.widgets.unsaved import UnsavedGuard
 
@@ -110,7 +119,16 @@ GROUPS = (
         "How the models run. Which model does what is on the Models page.",
         MODELS_PAGE_FIELDS,
     ),
+    Group(
+        "desktop",
+        "Desktop",
+        DesktopSettings,
+        "How Reverie fits in with this computer: whether it starts when you log in, and "
+        "the folders where it keeps your data and its logs.",
+    ),
 )
+FOLDERS_PAGE = "desktop"
+"""The group whose page has the buttons opening Reverie's folders."""
 _SUGGESTIONS: dict[str, Suggestions] = {
     "time_zone": lambda: sorted(zoneinfo.available_timezones()),
 }
@@ -194,17 +212,25 @@ class SettingsWindow(AppWindow):
         *,
         extra_pages: Sequence[tuple[str, QWidget]] = (),
         live: Live = lambda _name: False,
+        autostart: Autostart | None = None,
+        folders: Sequence[tuple[str, Path]] = (),
         parent: QWidget | None = None,
     ) -> None:
+        """*autostart*: the login entry the Desktop page's switch shows and
+        sets (None: the switch only edits the file).  *folders*: the
+        buttons opening a folder on that page, e.g. ("Open logs", its path)."""
         super().__init__(parent)
         self.setObjectName("settings-window")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setWindowTitle("Settings — Reverie")
         self.resize(860, 620)
         self.setMinimumSize(600, 420)  # the page list and a readable page beside it
-        self._settings = settings
+        self._login = LoginSwitch(autostart)
+        self._settings, _ = self._login.truth(settings)  # a problem is shown by refresh()
         self._file = settings_file
         self._live = live
+        self._folders = folders
+        self.folder_buttons: dict[str, QPushButton] = {}
         self.pages: list[_Page] = []
         self._forms: list[_FormPage] = []
         self.confirm_dialog: QMessageBox | None = None
@@ -277,6 +303,12 @@ class SettingsWindow(AppWindow):
         column.addWidget(intro)
         column.addSpacing(14)
         column.addWidget(form)
+        if group.key == FOLDERS_PAGE and self._folders:
+            column.addSpacing(14)
+            buttons, self.folder_buttons = folder_buttons(
+                self._folders, self.open_folder, _PAGE_MAX_WIDTH
+            )
+            column.addWidget(buttons)
         column.addStretch(1)
         scroll = named(QScrollArea(), "settings-page-scroll", f"{group.title} settings")
         scroll.setWidgetResizable(True)
@@ -285,6 +317,14 @@ class SettingsWindow(AppWindow):
         # area still brings each field into view as it takes the focus).
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         return scroll
+
+    def open_folder(self, folder: Path) -> None:
+        """Show *folder* in the file manager (made first if missing); a
+        problem if that failed."""
+        try:
+            open_folder(folder)
+        except FolderNotOpened as problem:
+            self.show_problem(str(problem))
 
     def _build_buttons(self) -> QHBoxLayout:
         self.defaults_button = named(
@@ -377,6 +417,13 @@ class SettingsWindow(AppWindow):
         self._update_state()
 
     def refresh(self) -> None:
+        """Up to date: start at login as the system's entry says now (the
+        user may have turned it off in their desktop's startup settings)."""
+        truth, problem = self._login.truth(self._settings)
+        if truth != self._settings:
+            self.set_settings(truth)
+        if problem is not None:
+            self.show_problem(problem)
         self._update_state()
 
     def _form_pages(self) -> list[_FormPage]:
@@ -406,7 +453,15 @@ class SettingsWindow(AppWindow):
         """Write *settings* (atomically), read them back, and say so; False
         (and the reason shown) if that failed: the old file is then
         untouched, and what is typed stays."""
+        login_problem = None
+        if START_AT_LOGIN in changed_settings(self._settings, settings):
+            login_problem = self._login.set(settings.desktop.start_at_login)
+            settings, _ = self._login.truth(settings)  # what the system has now
         changed = changed_settings(self._settings, settings)
+        if login_problem is not None and not changed:
+            self._show_desktop(self._settings)
+            self.show_problem(login_problem)
+            return False
         try:
             # Only what was changed here goes over the file as it is now: a
             # model `reverie models add` wrote meanwhile stays, and is shown.
@@ -425,8 +480,17 @@ class SettingsWindow(AppWindow):
         self._settings = settings
         for page in self._form_pages():
             page.form.set_value(getattr(settings, page.group.key), keep_edits=True)
+        if login_problem is not None:  # the switch shows the truth, not what was asked
+            self._show_desktop(settings)
+            self.show_problem(f"{login_problem} Your other changes were saved.")
+            self.saved.emit(settings)
+            return False
         self._update_state()
-        later = [setting_words(name) for name in changed if not self._live(name)]
+        later = [
+            setting_words(name)
+            for name in changed
+            if not self._live(name) and name != START_AT_LOGIN  # set just now
+        ]
         self.show_notice(
             "Saved."
             + (
@@ -437,6 +501,12 @@ class SettingsWindow(AppWindow):
         )
         self.saved.emit(settings)  # after the notice: a listener's problem is the last word
         return True
+
+    def _show_desktop(self, settings: Settings) -> None:
+        """The Desktop page as *settings* have it, its edits dropped."""
+        page = next(page for page in self._form_pages() if page.group.key == "desktop")
+        page.form.set_value(settings.desktop)
+        self._update_state()
 
     def revert(self) -> None:
         """Drop every edit: the settings as saved."""

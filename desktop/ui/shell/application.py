@@ -9,6 +9,7 @@ import logging
 import signal
 import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -16,7 +17,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop.core.backends.roles import Preparation, preparing_text
-from desktop.core.base import paths
+from desktop.core.base import autostart, paths
 from desktop.core.base.errors import ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.text import cut
@@ -34,14 +35,13 @@ from desktop.ui.shell.work import WORKERS_JOB, work_parts
 from desktop.ui.skills.editor import SkillEditorWindow
 from desktop.ui.tasks.runner import TaskRunner
 from desktop.ui.tasks.window import TasksWindow
+from desktop.ui.widgets.folders import FolderNotOpened, open_folder
 from desktop.ui.widgets.job_watcher import ProgressWatcher
 from desktop.ui.widgets.theme import Theme
 from desktop.ui.widgets.worker import WorkerThread
 from models.broker import Job, Role
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from desktop.core.chat.service import TurnListener
     from desktop.core.db import Database
     from desktop.core.dreaming.dreamer import Dreamer, DreamReport
@@ -75,8 +75,12 @@ def qt_application() -> QApplication:
     return existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
 
 
+def icon_file(name: str = "reverie") -> Path:
+    return paths.resources_dir() / "icons" / f"{name}.svg"
+
+
 def app_icon(name: str = "reverie") -> QIcon:
-    return QIcon(str(paths.resources_dir() / "icons" / f"{name}.svg"))
+    return QIcon(str(icon_file(name)))
 
 
 def tray_icons() -> dict[str, QIcon]:
@@ -136,7 +140,9 @@ class ReverieApplication(QObject):
         if self.tray is not None:
             self.tray.open_chat_requested.connect(self.show_chat)
             self.tray.quit_requested.connect(self.quit)
-        self.models = ModelManager(core, self.window, self)
+        login = autostart.for_this_system(icon=icon_file())
+        folders = [("Open data folder", core.paths.data_dir), ("Open logs", core.paths.log_dir)]
+        self.models = ModelManager(core, self.window, self, autostart=login, folders=folders)
         self.models.watch(loads)
         self._preparing_said = self._said_before_preparing = ""
         self.preparing = ProgressWatcher(self)  # the first start's conversion, in the status bar
@@ -144,6 +150,8 @@ class ReverieApplication(QObject):
         core.preparation.add_listener(self.preparing.report)
         if self.tray is not None:
             self.tray.settings_requested.connect(self.models.open_settings)
+            self.tray.data_folder_requested.connect(lambda: self._open_folder(core.paths.data_dir))
+            self.tray.logs_requested.connect(lambda: self._open_folder(core.paths.log_dir))
         self.models.settings_window.saved.connect(self.theme.follow_settings)
         self.memory_browser = self._memory_browser(core)
         self.tasks_view, self.skill_editor = self._task_and_skill_windows(core)
@@ -203,6 +211,16 @@ class ReverieApplication(QObject):
         self.work_view, self.work = self._work(core)
         self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
+
+    def _open_folder(self, folder: Path) -> None:
+        """Show *folder* in the file manager (the tray's "Open data folder",
+        "Open logs"); a notification says why if it could not be."""
+        try:
+            open_folder(folder)
+        except FolderNotOpened as problem:
+            log.warning("%s", problem)
+            if self.tray is not None:
+                self.tray.notify("Reverie could not open a folder", str(problem))
 
     def _check_database(self, database: Database, snapshots: Path) -> None:
         """On the maintenance worker: say if the database is damaged (and

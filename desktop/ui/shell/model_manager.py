@@ -13,13 +13,14 @@ suggests a model that fits this computer.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.backends.library import ModelLibrary
 from desktop.core.backends.roles import describe_role
+from desktop.core.base.autostart import Autostart
 from desktop.core.base.jobs import ROLE_NAMES, failure_message
 from desktop.core.base.settings import ModelSettings, Settings
 from desktop.core.base.text import size_text
@@ -36,6 +37,8 @@ from models.memory_estimate import available_memory
 from models.server_http import ServerInfo, ServerProbe
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from desktop.ui.chat.window import ChatWindow
     from desktop.ui.shell.parts import Core
 
@@ -97,7 +100,17 @@ class ModelManager(QObject):
     health_changed = Signal(object)
     embedder_changed = Signal()
 
-    def __init__(self, core: Core, window: ChatWindow, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        core: Core,
+        window: ChatWindow,
+        parent: QObject | None = None,
+        *,
+        autostart: Autostart | None = None,
+        folders: Sequence[tuple[str, Path]] = (),
+    ) -> None:
+        """*autostart* and *folders*: the settings window's Desktop page's
+        (``SettingsWindow``)."""
         super().__init__(parent)
         self._core = core
         self._window = window
@@ -116,6 +129,8 @@ class ModelManager(QObject):
             core.paths.settings_file,
             extra_pages=[("Models", self.page)],
             live=live_setting,
+            autostart=autostart,
+            folders=folders,
         )
         self.settings_window.saved.connect(self.apply)
         self.health_changed.connect(self._on_health)

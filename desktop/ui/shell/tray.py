@@ -33,6 +33,8 @@ class Tray(QObject):
     skills_requested(): the user asked for the skill editor.
     work_requested(): the user asked for the Work window (background workers).
     settings_requested(): the user asked for the settings window.
+    data_folder_requested(): the user asked to see the folder of their data.
+    logs_requested(): the user asked to see the folder of Reverie's logs.
     quit_requested(): the user chose Quit.
     """
 
@@ -45,6 +47,8 @@ class Tray(QObject):
     skills_requested = Signal()
     work_requested = Signal()
     settings_requested = Signal()
+    data_folder_requested = Signal()
+    logs_requested = Signal()
     quit_requested = Signal()
 
     def __init__(self, icons: dict[str, QIcon], parent: QObject | None = None) -> None:
@@ -66,6 +70,9 @@ class Tray(QObject):
         self.report_action = self._action("Dream report…", self.dream_report_requested)
         self.menu.addSeparator()
         self.settings_action = self._action("Settings…", self.settings_requested)
+        self.data_folder_action = self._action("Open data folder", self.data_folder_requested)
+        self.logs_action = self._action("Open logs", self.logs_requested)
+        self.menu.addSeparator()
         self.quit_action = self._action("Quit Reverie", self.quit_requested)
         self.icon = QSystemTrayIcon(icons["idle"], self)
         self.icon.setToolTip(_TOOLTIPS["idle"])

@@ -36,7 +36,7 @@ from desktop.core.base.settings import (
 from desktop.ui.settings.window import Live, SettingsWindow, changed_settings, setting_words
 
 W = TypeVar("W", bound=QWidget)
-PAGES = ["Chat", "Memory", "Dreaming", "Tasks", "Model options"]
+PAGES = ["Chat", "Memory", "Dreaming", "Tasks", "Model options", "Desktop"]
 Make = Callable[..., SettingsWindow]
 
 
