@@ -48,6 +48,10 @@ class ArchivedTable:
     has_id: bool = True
     derived: Mapping[str, str] = field(default_factory=dict)
     """Columns written on insert but not archived: name -> how (see ``_derived``)."""
+    optional: Mapping[str, Any] = field(default_factory=dict)
+    """Columns an older archive may lack, with the value they then take: a
+    column added by a later migration is archived from then on, and the
+    archives written before it are still read (their format version stays)."""
 
 
 ARCHIVED: tuple[ArchivedTable, ...] = (
@@ -66,6 +70,18 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
             "token_count", "metadata", "secrets_checked",
         ),
         references=(Reference("conversation_id", "conversations"),),
+    ),
+    ArchivedTable(
+        "harvest_gaps",
+        (
+            "id", "conversation_id", "first_message_id", "last_message_id", "attempts",
+            "reason", "skipped_at", "learn_again_at",
+        ),
+        references=(
+            Reference("conversation_id", "conversations"),
+            Reference("first_message_id", "messages", soft=True),
+            Reference("last_message_id", "messages", soft=True),
+        ),
     ),
     ArchivedTable(
         "memories",
@@ -179,6 +195,25 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
 soft references and a memory's ``superseded_by``, set once all are in)."""
 
 TABLES: dict[str, ArchivedTable] = {table.name: table for table in ARCHIVED}
+NOT_ARCHIVED: dict[str, str] = {
+    "conversations.unlearned_parts": "a count of harvest_gaps, kept by triggers",
+    "memories.content_hash": "made again from the text",
+    "memories.embedding_model": "names the model of a vector, and vectors are not archived",
+    "background_jobs": "the queue of one running installation",
+    "database_identity": "each database's own (schema_v8)",
+    "erased_items": "ids of what this database erased, to purge its own snapshots",
+    "harvest_retries": "a back-off of this installation's harvest",
+    "memory_embeddings": "vectors: embedded again in the background",
+    "memory_vector_changes": "a log of vector changes for the in-memory index",
+    "message_embeddings": "vectors: embedded again in the background",
+    "message_vector_changes": "a log of vector changes for the in-memory index",
+    "schema_migrations": "the receiving database's own",
+    "sqlite_sequence": "SQLite's; the archive's manifest holds the sequences",
+}
+"""What the database holds and an archive does not, and why (a table's
+full-text index, ``*_fts*``, is always left out: triggers rebuild it).
+``tests/unit/core/db/test_archive_rows.py`` fails on a table or column in
+neither list: a migration adding one decides here whether it travels."""
 HOLDING_DATA = ("conversations", "memories", "tasks", "skills", "dream_runs", "workers")
 """A database without a row in any of these holds nothing of the user's yet."""
 
@@ -195,9 +230,19 @@ class ArchiveRows:
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    def rows(self, table: ArchivedTable) -> list[dict[str, Any]]:
+    def read_all(self) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
+        """Every archived row (by table) and the id sequences, read in one
+        transaction: the app may write meanwhile, and a message must not be
+        read without its conversation.  Writers wait while it reads."""
+        with self._db.transaction() as tx:
+            tables = {table.name: self.rows(table, tx) for table in ARCHIVED}
+            return tables, self.sequences(tx)
+
+    def rows(
+        self, table: ArchivedTable, reader: Database | Transaction | None = None
+    ) -> list[dict[str, Any]]:
         """Every row of *table*, in its order, as column -> value."""
-        found = self._db.fetch_all(
+        found = (reader or self._db).fetch_all(
             f"SELECT {', '.join(table.columns)} FROM {table.name}"  # names from ARCHIVED only
             f" ORDER BY {', '.join(table.order)}"
         )
@@ -209,10 +254,12 @@ class ArchiveRows:
             self._db.fetch_value(f"SELECT EXISTS (SELECT 1 FROM {name})") for name in HOLDING_DATA
         )
 
-    def sequences(self) -> dict[str, int]:
+    def sequences(self, reader: Database | Transaction | None = None) -> dict[str, int]:
         """The highest id ever given, per archived table (ids are never reused:
         a provenance may still name an erased message by its id)."""
-        found = self._db.fetch_all("SELECT name, seq FROM sqlite_sequence ORDER BY name")
+        found = (reader or self._db).fetch_all(
+            "SELECT name, seq FROM sqlite_sequence ORDER BY name"
+        )
         return {str(name): int(seq) for name, seq in found if name in TABLES}
 
     def raise_sequences(self, tx: Transaction, sequences: Mapping[str, int]) -> None:

@@ -21,6 +21,7 @@ byte the one it came from).
 ``tables/<table>.jsonl``
     One JSON object per line (keys sorted, UTF-8, U+2028/U+2029 escaped),
     one file per table, rows in key order: ``conversations``, ``messages``,
+    ``harvest_gaps`` (the parts of a conversation the harvest gave up on),
     ``memories``, ``memory_sources``, ``dream_runs``, ``dream_changes``,
     ``dream_log``, ``dream_pass_marks``, ``memory_history``, ``tasks``,
     ``skills``, ``skill_usage``, ``workers``, ``worker_dependencies``,
@@ -49,8 +50,11 @@ files are redacted as they are written.
 
 Version rule: a reader refuses an archive whose ``format_version`` is newer
 than its own; a new version is made whenever a reader of the older one
-would misread the new one (a column whose meaning changed); new tables or
-columns an older reader can ignore keep the version.
+would misread the new one (a column whose meaning changed).  A column or
+table a later migration adds keeps the version: a reader ignores fields it
+does not know, and reads an older archive's row without a column it
+declares ``optional`` (with that column's default).  A row lacking any
+other column is refused.
 """
 
 from __future__ import annotations
@@ -176,10 +180,9 @@ def export_archive(
         raise ArchiveExists(target)
     library = skills or SkillLibrary(SkillStore(database), paths.skills_dir)
     files = _skill_files(library)
-    rows = ArchiveRows(database)
-    tables = {table.name: rows.rows(table) for table in ARCHIVED}
+    tables, sequences = ArchiveRows(database).read_all()
     settings = _settings(paths.settings_file)
-    data = archive_bytes(tables, files, settings, sequences=rows.sequences())
+    data = archive_bytes(tables, files, settings, sequences=sequences)
     _write_file(target, data)
     counts = {name: len(found) for name, found in tables.items()} | {"skill_files": len(files)}
     return ExportSummary(target, counts, settings is not None)
@@ -240,16 +243,22 @@ def json_line(row: Mapping[str, Any]) -> str:
 
 def _skill_files(library: SkillLibrary) -> dict[int, SkillFile]:
     """Every skill's text, as it would be written again (secrets taken out)."""
+    return {
+        skill.id: SkillFile(
+            skill.status, skill.file_name, skill_file_text(library.read(skill.id).text)
+        )
+        for skill in library.list(statuses=EVERY_STATUS)
+    }
+
+
+def skill_file_text(text: str) -> str:
+    """*text* as a skill file holds it, its secrets taken out (the same
+    text again for one that went through here: export and import both do)."""
     redactor = Redactor()
-    files: dict[int, SkillFile] = {}
-    for skill in library.list(statuses=EVERY_STATUS):
-        raw = library.read(skill.id).text
-        try:
-            text = file_text(raw, redactor)
-        except SkillRefused:  # an empty file made by hand: kept as it is, redacted
-            text = redactor.text(raw)
-        files[skill.id] = SkillFile(skill.status, skill.file_name, text)
-    return files
+    try:
+        return file_text(text, redactor)
+    except SkillRefused:  # an empty or oversized file made by hand: kept, redacted
+        return redactor.text(text)
 
 
 def _settings(path: Path) -> dict[str, Any] | None:
@@ -394,7 +403,8 @@ def _rows(
     path: Path, entries: Mapping[str, bytes], table: str, described: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     name = f"tables/{table}.jsonl"
-    columns = set(TABLES[table].columns)
+    archived = TABLES[table]
+    required = set(archived.columns) - set(archived.optional)
     rows: list[dict[str, Any]] = []
     try:
         lines = entries[name].decode("utf-8").split("\n")
@@ -405,10 +415,12 @@ def _rows(
             row = json.loads(line)
         except ValueError as error:
             raise ArchiveRefused(path, f"line {number} of {name} is not JSON ({error})") from error
-        if not isinstance(row, dict) or set(row) != columns:
-            raise ArchiveRefused(
-                path, f"line {number} of {name} has other fields than a {table} row"
-            )
+        if not isinstance(row, dict):
+            raise ArchiveRefused(path, f"line {number} of {name} is not a {table} row")
+        if missing := sorted(required - set(row)):
+            raise ArchiveRefused(path, f"line {number} of {name} lacks {', '.join(missing)}")
+        # A field this version does not know is a later version's: left out.
+        row = {c: row.get(c, archived.optional.get(c)) for c in archived.columns}
         if not all(_plain(value) for value in row.values()):
             raise ArchiveRefused(path, f"line {number} of {name} holds a nested value")
         rows.append(row)

@@ -32,7 +32,13 @@ from desktop.core.db import Database, QueryFailed, Transaction, open_database
 from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchivedTable, ArchiveRows
 from desktop.core.db.skills import SkillStore
 from desktop.core.skills.library import DELETED, DRAFTS, SkillLibrary
-from desktop.core.transfer.archive import Archive, ArchiveRefused, read_archive, secret_keys
+from desktop.core.transfer.archive import (
+    Archive,
+    ArchiveRefused,
+    read_archive,
+    secret_keys,
+    skill_file_text,
+)
 from desktop.core.transfer.archive_plan import ImportPlan, plan_import
 
 _CHECK_EVERY = 100
@@ -249,7 +255,7 @@ def _write_skill_files(archive: Archive, plan: ImportPlan, library: SkillLibrary
         folder = library.directory / _SKILL_FOLDERS[file.status]
         try:
             make_missing_folders(folder)
-            write_atomically(folder / file.file_name, file.text)
+            write_atomically(folder / file.file_name, skill_file_text(file.text))
         except OSError as error:
             notes.append(
                 f"The skill {skills[position]['name']!r} could not be written "

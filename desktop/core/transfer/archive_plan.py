@@ -33,6 +33,7 @@ ROOTS = ("conversations", "memories", "tasks", "skills")
 DREAM_TABLES = ("dream_runs", "dream_changes", "dream_log", "dream_pass_marks")
 OWNERS: dict[str, str] = {
     "messages": "conversation_id",
+    "harvest_gaps": "conversation_id",
     "memory_sources": "memory_id",
     "memory_history": "memory_id",
     "skill_usage": "skill_id",
@@ -120,12 +121,9 @@ def _followers(archive: Archive, plan: ImportPlan) -> None:
             if row[owner.column] not in plan.added_ids.get(owner.table, ()):
                 continue  # its owner is there already (or left out): so is it
             hard = [r for r in table.references if not r.soft and row[r.column] is not None]
-            unmapped_source = (
-                table.name == "memory_sources"
-                and row["external_ref"] is None
-                and not plan.known("messages", row["message_id"])
-            )
-            if unmapped_source or not all(plan.known(r.table, row[r.column]) for r in hard):
+            if _unplaced(plan, table.name, row) or not all(
+                plan.known(r.table, row[r.column]) for r in hard
+            ):
                 left_out += 1
                 continue
             added.add(position)
@@ -135,6 +133,17 @@ def _followers(archive: Archive, plan: ImportPlan) -> None:
         plan.added_ids[table.name] = added_ids
         if left_out:
             plan.left_out[table.name] = left_out
+
+
+def _unplaced(plan: ImportPlan, table: str, row: Mapping[str, Any]) -> bool:
+    """Whether *row* rests on a message that does not come along (erased
+    before the export): a source naming nothing, a gap ending nowhere."""
+    if table == "memory_sources":
+        return row["external_ref"] is None and not plan.known("messages", row["message_id"])
+    if table == "harvest_gaps":
+        ends = (row["first_message_id"], row["last_message_id"])
+        return not all(plan.known("messages", end) for end in ends)
+    return False
 
 
 def conversation_fingerprint(

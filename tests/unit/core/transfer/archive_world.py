@@ -1,7 +1,8 @@
 """A Reverie data folder with something of every kind in it, for the archive tests.
 
 Real SQLite, real stores: conversations (one off the record, one deleted
-but restorable, one compacted, one erased for good), messages with
+but restorable, one compacted with a part the harvest gave up on, one
+erased for good), messages with
 metadata, memories with history and provenance (one superseded, one made
 by a dream), tasks (one scheduled), a skill, a draft, its use, a dream run
 with a change and a log line, a background worker with its transcript, and
@@ -65,6 +66,7 @@ def fill(paths: AppPaths) -> World:
     )
     latest = conversations.add_message(trip.id, "user", "Remind me to pack socks.")
     conversations.apply_compaction(trip.id, "They talked about hiking.", asked.id)
+    conversations.skip_harvest(trip.id, asked.id, asked.id, attempts=3, reason="unusable answer")
     conversations.mark_harvested(trip.id, latest.id)
 
     diary = conversations.create("Diary", off_record=True)

@@ -75,6 +75,7 @@ def test_the_archive_holds_every_kind_and_is_readable_by_the_user_alone(
     assert conversations[world.off_record]["off_record"] == 1
     assert conversations[world.deleted]["deleted_at"] is not None
     assert conversations[world.compacted]["summary"] == "They talked about hiking."
+    assert counts["harvest_gaps"] == 1
     assert any(m["metadata"] == '{"model": "tiny"}' for m in archive.tables["messages"])
     statuses = {s["status"] for s in archive.tables["skills"]}
     assert statuses == {"active", "draft"}
@@ -141,6 +142,9 @@ def test_restored_into_a_fresh_folder_it_exports_byte_for_byte_the_same(
         settings, problem = load_settings(paths.settings_file)
         assert problem is None and settings.models.max_reply_tokens == 1024
         assert (paths.skills_dir / ".drafts" / "Draft idea.md").is_file()
+        gaps = ConversationStore(database).harvest_gaps()
+        assert len(gaps) == 1
+        assert [c.unlearned_parts for c in ConversationStore(database).list()].count(1) == 1
         # Nothing has a vector: the background upkeep finds every memory to
         # embed, the message indexer every findable message (on the record, kept).
         assert len(MemoryStore(database).without_vectors(100)) == 4
@@ -164,7 +168,7 @@ def test_a_merge_adds_what_is_new_and_nothing_the_second_time(
         assert first.added("conversations") == 3 and first.added("messages") == 5
         assert first.added("memories") == 4 and first.added("tasks") == 2
         assert first.added("skills") == 2 and first.added("workers") == 1
-        assert first.added("dream_runs") == 0
+        assert first.added("dream_runs") == 0 and first.added("harvest_gaps") == 1
         assert first.counts["dream_runs"]["left_out"] == 1
         assert any("settings were kept" in note for note in first.notes)
         _check_relations(database)
@@ -192,6 +196,12 @@ def _check_relations(database: Database) -> None:
     assert [m.content for m in messages] == ["I love hiking in the Alps."]
     assert sources.external_refs == ("bench:turn-1",)
     assert [h.operation for h in store.history(int(hiking["id"]))] == ["add", "update"]
+    [trip] = [c for c in rows.rows(TABLES["conversations"]) if c["title"] == "Trip plans"]
+    said = {m.content: m.id for m in ConversationStore(database).messages(int(trip["id"]))}
+    assert trip["harvested_through_message_id"] == said["Remind me to pack socks."]
+    [worker] = rows.rows(TABLES["workers"])
+    assert worker["conversation_id"] == trip["id"]
+    assert worker["asked_in"] == said["Remind me to pack socks."]
 
 
 def _dump(database: Database) -> dict[str, list[dict[str, object]]]:

@@ -86,8 +86,10 @@ def _missing_entry(entries: Entries) -> Entries:
     return {name: data for name, data in entries.items() if name != "tables/messages.jsonl"}
 
 
-def _unknown_field(entries: Entries) -> Entries:
-    return _resealed(entries, "tables/tasks.jsonl", lambda row: row | {"colour": "red"})
+def _missing_field(entries: Entries) -> Entries:
+    return _resealed(
+        entries, "tables/tasks.jsonl", lambda row: {k: v for k, v in row.items() if k != "text"}
+    )
 
 
 def _unusable_skill_file(entries: Entries) -> Entries:
@@ -120,7 +122,7 @@ def _resealed(
         (_another_format, "not a Reverie archive"),
         (_altered, "not what its manifest says"),
         (_missing_entry, "missing"),
-        (_unknown_field, "other fields"),
+        (_missing_field, "lacks text"),
         (_unusable_skill_file, "unusable file name"),
         (_broken_row, "cannot be stored"),
     ],
@@ -167,3 +169,9 @@ def test_a_file_that_is_no_zip_is_not_an_archive(tmp_path: Path) -> None:
 def _dump(database: Database) -> dict[str, list[dict[str, object]]]:
     rows = ArchiveRows(database)
     return {table.name: rows.rows(table) for table in rows.iter_tables()}
+
+
+def test_a_field_of_a_later_version_is_left_out(good: Path, tmp_path: Path) -> None:
+    later = _resealed(_entries(good), "tables/tasks.jsonl", lambda row: row | {"colour": "red"})
+    archive = read_archive(_write(tmp_path / "later.zip", later))
+    assert archive.tables["tasks"] and all("colour" not in t for t in archive.tables["tasks"])
