@@ -45,6 +45,9 @@ def run(
     """Run ``reverie export FILE``; the exit status."""
     out, err = out or sys.stdout, err or sys.stderr
     target: Path = args.file
+    if not paths.database_file.exists():
+        print(f"Reverie: there is no Reverie data in {paths.data_dir} to export.", file=err)
+        return 1
     if target.exists() and not args.force:
         print(f"Reverie: {ArchiveExists(target)} Use --force to replace it.", file=err)
         return 1

@@ -56,3 +56,12 @@ def test_export_into_a_missing_folder_says_so(
     _some_data(user_dirs)
     assert main(["export", str(tmp_path / "no" / "such" / "a.zip")]) == 1
     assert "could not be written" in capsys.readouterr().err
+
+
+def test_export_without_any_data_says_so_and_creates_nothing(
+    user_dirs: AppPaths, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "a.zip"
+    assert main(["export", str(target)]) == 1
+    assert "no Reverie data" in capsys.readouterr().err
+    assert not target.exists() and not user_dirs.database_file.exists()

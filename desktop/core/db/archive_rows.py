@@ -48,6 +48,10 @@ class ArchivedTable:
     has_id: bool = True
     derived: Mapping[str, str] = field(default_factory=dict)
     """Columns written on insert but not archived: name -> how (see ``_derived``)."""
+    keep_theirs: bool = False
+    """On a key the database holds already, its row stays (``ON CONFLICT DO
+    NOTHING``): a dream's mark per pass, which a database may keep after
+    its runs are gone."""
     optional: Mapping[str, Any] = field(default_factory=dict)
     """Columns an older archive may lack, with the value they then take: a
     column added by a later migration is archived from then on, and the
@@ -128,6 +132,7 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
         ("pass", "judged_through", "updated_at"),
         order=("pass",),
         has_id=False,
+        keep_theirs=True,
     ),
     ArchivedTable(
         "memory_history",

@@ -110,6 +110,8 @@ def fill(paths: AppPaths) -> World:
         source_message_ids=[asked.id],
     )
     dreams.log(run.id, "dedup", "applied", f"change {change}")
+    with database.transaction() as tx:
+        DreamStore.set_judged_through(tx, "dedup", time.time(), time.time())
     dreams.finish(run.id, "completed", {"merged": 1})
 
     tasks = TaskStore(database)

@@ -70,6 +70,7 @@ def test_the_archive_holds_every_kind_and_is_readable_by_the_user_alone(
     assert counts["memories"] == 4 and counts["memory_history"] >= 5
     assert counts["tasks"] == 2 and counts["skills"] == 2 and counts["skill_usage"] == 1
     assert counts["dream_runs"] == 1 and counts["dream_changes"] == 1 and counts["dream_log"] == 1
+    assert counts["dream_pass_marks"] == 1
     assert counts["workers"] == 1 and counts["worker_messages"] == 1
     conversations = {c["id"]: c for c in archive.tables["conversations"]}
     assert conversations[world.off_record]["off_record"] == 1
