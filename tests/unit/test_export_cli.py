@@ -10,7 +10,7 @@ import pytest
 from desktop.app import main
 from desktop.core.base.paths import AppPaths
 from desktop.core.db import ConversationStore, open_database
-from desktop.core.transfer.archive import is_archive, read_archive
+from desktop.core.transfer.archive_read import is_archive, read_archive
 
 
 def _some_data(paths: AppPaths) -> None:

@@ -32,14 +32,10 @@ from desktop.core.db import Database, QueryFailed, Transaction, open_database
 from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchivedTable, ArchiveRows
 from desktop.core.db.skills import SkillStore
 from desktop.core.skills.library import DELETED, DRAFTS, SkillLibrary
-from desktop.core.transfer.archive import (
-    Archive,
-    ArchiveRefused,
-    read_archive,
-    secret_keys,
-    skill_file_text,
-)
+from desktop.core.transfer.archive import Archive, ArchiveRefused, secret_keys, skill_file_text
 from desktop.core.transfer.archive_plan import ImportPlan, plan_import
+from desktop.core.transfer.archive_read import is_archive as is_archive  # for the dispatcher
+from desktop.core.transfer.archive_read import read_archive
 
 _CHECK_EVERY = 100
 """Rows between two looks at the cancel button."""

@@ -19,11 +19,10 @@ from desktop.core.transfer.archive import (
     FORMAT_VERSION,
     ArchiveExists,
     export_archive,
-    is_archive,
-    read_archive,
     secret_keys,
 )
 from desktop.core.transfer.archive_import import PlainState, import_archive, preview, run
+from desktop.core.transfer.archive_read import is_archive, read_archive
 from tests.unit.core.transfer.archive_world import (
     ERASED_WORDS,
     World,
