@@ -253,10 +253,11 @@ class ArchiveRows:
         )
         return [dict(zip(table.columns, row, strict=True)) for row in found]
 
-    def holds_data(self) -> bool:
+    def holds_data(self, reader: Database | Transaction | None = None) -> bool:
         """Whether any table the user's data lives in has a row."""
+        reader = reader or self._db
         return any(
-            self._db.fetch_value(f"SELECT EXISTS (SELECT 1 FROM {name})") for name in HOLDING_DATA
+            reader.fetch_value(f"SELECT EXISTS (SELECT 1 FROM {name})") for name in HOLDING_DATA
         )
 
     def sequences(self, reader: Database | Transaction | None = None) -> dict[str, int]:

@@ -17,6 +17,7 @@ of what has no vector of the model in use) embeds them.
 
 from __future__ import annotations
 
+import bisect
 import json
 import threading
 from collections.abc import Mapping
@@ -32,7 +33,13 @@ from desktop.core.db import Database, QueryFailed, Transaction, open_database
 from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchivedTable, ArchiveRows
 from desktop.core.db.skills import SkillStore
 from desktop.core.skills.library import DELETED, DRAFTS, SkillLibrary
-from desktop.core.transfer.archive import Archive, ArchiveRefused, secret_keys, skill_file_text
+from desktop.core.transfer.archive import (
+    Archive,
+    ArchiveProblem,
+    ArchiveRefused,
+    secret_keys,
+    skill_file_text,
+)
 from desktop.core.transfer.archive_plan import ImportPlan, plan_import
 from desktop.core.transfer.archive_read import is_archive as is_archive  # for the dispatcher
 from desktop.core.transfer.archive_read import read_archive
@@ -101,6 +108,18 @@ class _Cancelled(Exception):
     """Raised inside the transaction to roll it back."""
 
 
+class WrittenMeanwhile(ArchiveProblem):
+    """The data folder was empty when the import was planned and is not any
+    more (the app wrote to it): nothing was imported."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"Reverie wrote to its data folder while {path} was being imported; "
+            "nothing was imported.",
+            "Try again.",
+        )
+
+
 def preview(
     path: Path, database: Database, paths: AppPaths, *, skills: SkillLibrary | None = None
 ) -> ImportPreview:
@@ -121,7 +140,8 @@ def run(
     skills: SkillLibrary | None = None,
 ) -> ImportResult:
     """Import the archive at *path* (see the module docstring).  Raises
-    ``ArchiveRefused`` (nothing was changed) or a database error."""
+    ``ArchiveRefused`` or ``WrittenMeanwhile`` (nothing was changed) or a
+    database error."""
     archive = read_archive(path)
     library = _library(database, paths, skills)
     rows = ArchiveRows(database)
@@ -131,6 +151,8 @@ def run(
     state.set_progress(0, total)
     try:
         with database.transaction() as tx:
+            if plan.fresh and rows.holds_data(tx):  # ids are kept: they must be free
+                raise WrittenMeanwhile(Path(path))
             _write_rows(tx, archive, plan, rows, state, total)
     except _Cancelled:
         empty = {name: {"added": 0, "present": 0, "left_out": 0} for name in TABLES}
@@ -209,8 +231,9 @@ def _write_rows(
             if table.has_id and new_id is not None:
                 ids.setdefault(table.name, {})[int(found[position]["id"])] = new_id
             done += 1
+    kept = _kept_messages(archive, ids.get("messages", {}))
     for table, old_id, column, value in deferred:
-        target = _deferred_target(archive, plan, ids, column, old_id, value)
+        target = _deferred_target(plan, ids, kept, column, old_id, value)
         if target is not None:
             rows.set_value(tx, table, ids[table.name][old_id], column, target)
     if plan.fresh:
@@ -220,10 +243,22 @@ def _write_rows(
     return ids
 
 
+def _kept_messages(archive: Archive, messages: Mapping[int, int]) -> dict[int, list[int]]:
+    """Per conversation of the archive, the archive ids of its messages that
+    are in the database now, ascending."""
+    kept: dict[int, list[int]] = {}
+    for message in archive.tables["messages"]:
+        if int(message["id"]) in messages:
+            kept.setdefault(int(message["conversation_id"]), []).append(int(message["id"]))
+    for ids in kept.values():
+        ids.sort()  # an archive's rows are in id order, unless made by hand
+    return kept
+
+
 def _deferred_target(
-    archive: Archive,
     plan: ImportPlan,
     ids: Mapping[str, Mapping[int, int]],
+    kept: Mapping[int, list[int]],
     column: str,
     old_id: int,
     value: int,
@@ -233,13 +268,9 @@ def _deferred_target(
     if column == "superseded_by":
         return ids.get("memories", {}).get(value)
     # A harvest watermark is a position: the last message up to it that came along.
-    messages = ids.get("messages", {})
-    before = [
-        int(m["id"])
-        for m in archive.tables["messages"]
-        if m["conversation_id"] == old_id and int(m["id"]) <= value and int(m["id"]) in messages
-    ]
-    return messages[max(before)] if before else None
+    messages = kept.get(old_id, [])
+    place = bisect.bisect_right(messages, value)
+    return ids["messages"][messages[place - 1]] if place else None
 
 
 def _write_skill_files(archive: Archive, plan: ImportPlan, library: SkillLibrary) -> list[str]:
