@@ -101,6 +101,11 @@ def plan_import(archive: Archive, rows: ArchiveRows, skills: SkillLibrary) -> Im
         if archive.tables[name]:
             plan.left_out[name] = len(archive.tables[name])
     _followers(archive, plan)
+    if any(plan.added.values()):
+        plan.notes.append(
+            "What the archive holds comes back, also what you erased here after it was "
+            "written: an archive does not know what was erased since."
+        )
     if archive.tables["dream_runs"]:
         plan.notes.append(
             "The dreams' records were not merged: they name rows by their ids in the "
