@@ -1,0 +1,317 @@
+"""The whole app in one file: Reverie's archive, written and read back.
+
+Format ``reverie-archive``, version 1
+=====================================
+
+A zip file.  Every entry is stored with the same fixed time (1980-01-01
+00:00), mode 0600 and deflate, in the order below, so the same data always
+gives the same bytes (an archive restored and exported again is byte for
+byte the one it came from).
+
+``manifest.json``
+    One JSON object: ``format`` ("reverie-archive"), ``format_version`` (1),
+    ``app_version`` (the Reverie that wrote it), ``schema_version`` (its
+    database's latest migration, for information), ``counts`` (rows per
+    table, skill files), ``sequences`` (per table, the highest id its
+    database ever gave, so a restore never gives an erased row's id again)
+    and ``entries``: every other entry's name with its ``sha256`` and, for
+    a table, its ``rows``.  Nothing in it says when it was written: that
+    would make two exports of the same data differ.
+
+``tables/<table>.jsonl``
+    One JSON object per line (keys sorted, UTF-8, U+2028/U+2029 escaped),
+    one file per table, rows in key order: ``conversations``, ``messages``,
+    ``harvest_gaps`` (the parts of a conversation the harvest gave up on),
+    ``memories``, ``memory_sources``, ``dream_runs``, ``dream_changes``,
+    ``dream_log``, ``dream_pass_marks``, ``memory_history``, ``tasks``,
+    ``skills``, ``skill_usage``, ``workers``, ``worker_dependencies``,
+    ``worker_messages``.  A row's keys are its table's columns as
+    ``desktop.core.db.archive_rows.ARCHIVED`` lists them, with their stored
+    values: times are unix seconds, booleans 0/1, JSON columns (a message's
+    ``metadata``, a dream change's ``payload``) the JSON text as stored.
+    Ids are the writing database's; other rows point at them
+    (``messages.conversation_id``, ``memory_sources.message_id``,
+    ``memory_history.dream_change_id``...).
+
+``skills/<status>/<file_name>``
+    The text of each skill (``active``, ``draft`` or ``deleted``), as its
+    file holds it; ``tables/skills.jsonl`` has its name and times.
+
+``settings.json``
+    The settings file as Reverie reads it (``Settings``), if there is one.
+    Secrets are never in it (they live in the system keyring, which is never
+    read here); an archive whose settings would hold one is not written.
+
+Not in an archive: vectors, full-text indexes and other derived data (made
+again in the background), snapshots, logs, models, the prompt templates,
+and what was erased (it is gone from the database before).  Text is written
+as the database holds it, where it was redacted when it was stored; skill
+files are redacted as they are written.
+
+Version rule: a reader refuses an archive whose ``format_version`` is newer
+than its own; a new version is made whenever a reader of the older one
+would misread the new one (a column whose meaning changed).  A column or
+table a later migration adds keeps the version: a reader ignores fields it
+does not know, and reads an older archive's row without a column it
+declares ``optional`` (with that column's default).  A row lacking any
+other column is refused.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import io
+import json
+import os
+import re
+import zipfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from desktop import __version__
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.files import create_locked, leftovers_of, remove_leftovers, temporary_path
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.settings import is_absent, load_settings
+from desktop.core.db import Database, latest_version
+from desktop.core.db.archive_rows import ARCHIVED, ArchiveRows
+from desktop.core.db.skills import EVERY_STATUS, SkillStore
+from desktop.core.privacy.redaction import Redactor
+from desktop.core.skills.library import SkillLibrary, SkillRefused, file_text
+
+FORMAT = "reverie-archive"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+SETTINGS = "settings.json"
+SUFFIX = ".reverie.zip"
+"""The suggested file name ending."""
+_FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip's earliest: no entry says when it was written
+_ENTRY_MODE = 0o600 << 16
+_SECRET_KEY = re.compile(r"(?i)(api[_-]?key|secret|password|passphrase|token)$")
+_HINTS = {
+    errno.ENOSPC: "Free some disk space and try again.",
+    getattr(errno, "EDQUOT", errno.ENOSPC): "Free some disk space and try again.",
+    errno.EACCES: "Choose a folder you may write to.",
+    errno.EPERM: "Choose a folder you may write to.",
+    errno.EROFS: "Choose a folder you may write to.",
+}
+
+
+class ArchiveProblem(EnvironmentProblem):
+    """An archive could not be written or read; nothing was changed."""
+
+
+class ArchiveRefused(ArchiveProblem):
+    """A file is not a Reverie archive this version can read (damaged,
+    truncated, malformed or newer); nothing was read into the app."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(
+            f"{path} cannot be imported: {why}. Nothing was changed.",
+            "Export it again from the Reverie it came from, or update this Reverie.",
+        )
+        self.why = why
+
+
+class ArchiveExists(ArchiveProblem):
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} exists already; it was left as it is.", "Choose another name.")
+
+
+class SecretInSettings(ArchiveProblem):
+    """The settings would carry a secret out: the archive is not written."""
+
+
+@dataclass(frozen=True)
+class SkillFile:
+    status: str
+    file_name: str
+    text: str
+
+    @property
+    def entry(self) -> str:
+        return f"skills/{self.status}/{self.file_name}"
+
+
+@dataclass(frozen=True)
+class Archive:
+    """What an archive holds, read and checked (``read_archive``)."""
+
+    path: Path
+    manifest: Mapping[str, Any]
+    tables: Mapping[str, list[dict[str, Any]]]
+    skill_files: Mapping[int, SkillFile]
+    """Each skill's file, by the skill's id in ``tables['skills']``."""
+    settings: Mapping[str, Any] | None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {name: len(rows) for name, rows in self.tables.items()}
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    path: Path
+    counts: Mapping[str, int]
+    settings: bool
+    """Whether the settings are in it (there was a settings file)."""
+
+
+# -- writing ------------------------------------------------------------------
+
+
+def export_archive(
+    database: Database,
+    paths: AppPaths,
+    target: Path,
+    *,
+    overwrite: bool = False,
+    skills: SkillLibrary | None = None,
+) -> ExportSummary:
+    """Write everything the user has in Reverie to *target*, whole or not at
+    all, readable by the user alone.  *skills* is the app's library (one is
+    made over *paths* if none is given).  Raises ``ArchiveExists`` (unless
+    *overwrite*), ``SecretInSettings`` or ``ArchiveProblem``."""
+    target = Path(target)
+    if not overwrite and target.exists():
+        raise ArchiveExists(target)
+    library = skills or SkillLibrary(SkillStore(database), paths.skills_dir)
+    files = _skill_files(library)
+    tables, sequences = ArchiveRows(database).read_all()
+    settings = _settings(paths.settings_file)
+    data = archive_bytes(tables, files, settings, sequences=sequences)
+    _write_file(target, data)
+    counts = {name: len(found) for name, found in tables.items()} | {"skill_files": len(files)}
+    return ExportSummary(target, counts, settings is not None)
+
+
+def archive_bytes(
+    tables: Mapping[str, list[dict[str, Any]]],
+    skill_files: Mapping[int, SkillFile],
+    settings: Mapping[str, Any] | None,
+    *,
+    sequences: Mapping[str, int],
+) -> bytes:
+    """The archive of these rows, files and settings (see the module docstring)."""
+    entries: list[tuple[str, bytes]] = []
+    described: dict[str, dict[str, Any]] = {}
+    for table in ARCHIVED:
+        found = tables[table.name]
+        data = "".join(json_line(row) for row in found).encode("utf-8")
+        name = f"tables/{table.name}.jsonl"
+        entries.append((name, data))
+        described[name] = {"rows": len(found), "sha256": hashlib.sha256(data).hexdigest()}
+    for _, file in sorted(skill_files.items()):
+        data = file.text.encode("utf-8")
+        entries.append((file.entry, data))
+        described[file.entry] = {"sha256": hashlib.sha256(data).hexdigest()}
+    if settings is not None:
+        data = (json.dumps(settings, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode()
+        entries.append((SETTINGS, data))
+        described[SETTINGS] = {"sha256": hashlib.sha256(data).hexdigest()}
+    manifest = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "app_version": __version__,
+        "schema_version": latest_version(),
+        "counts": {name: len(found) for name, found in sorted(tables.items())}
+        | {"skill_files": len(skill_files)},
+        "sequences": dict(sorted(sequences.items())),
+        "entries": described,
+    }
+    manifest_data = (json.dumps(manifest, sort_keys=True, indent=2) + "\n").encode("utf-8")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in [(MANIFEST, manifest_data), *entries]:
+            info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3  # Unix, wherever it was written: the mode below is read
+            info.external_attr = _ENTRY_MODE
+            archive.writestr(info, data, compresslevel=6)
+    return buffer.getvalue()
+
+
+def json_line(row: Mapping[str, Any]) -> str:
+    """*row* as one line of JSON: keys sorted; Unicode line separators,
+    valid in JSON strings, escaped, since many line readers break there."""
+    text = json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n"
+
+
+def _skill_files(library: SkillLibrary) -> dict[int, SkillFile]:
+    """Every skill's text, as it would be written again (secrets taken out)."""
+    return {
+        skill.id: SkillFile(
+            skill.status, skill.file_name, skill_file_text(library.read(skill.id).text)
+        )
+        for skill in library.list(statuses=EVERY_STATUS)
+    }
+
+
+def skill_file_text(text: str) -> str:
+    """*text* as a skill file holds it, its secrets taken out (the same
+    text again for one that went through here: export and import both do)."""
+    redactor = Redactor()
+    try:
+        return file_text(text, redactor)
+    except SkillRefused:  # an empty or oversized file made by hand: kept, redacted
+        return redactor.text(text)
+
+
+def _settings(path: Path) -> dict[str, Any] | None:
+    """The settings to archive (None without a settings file); raises
+    ``SecretInSettings`` if a value is named like a secret."""
+    if is_absent(path):
+        return None
+    settings, _problem = load_settings(path)  # what is in use, the unusable left out
+    values: dict[str, Any] = settings.model_dump(mode="json")
+    named = sorted(secret_keys(values))
+    if named:
+        raise SecretInSettings(
+            f"The settings hold values named like secrets ({', '.join(named)}); "
+            "no archive was written.",
+            "Secrets belong in the system keyring: remove them from the settings file.",
+        )
+    return values
+
+
+def secret_keys(value: Any, where: str = "") -> Iterable[str]:
+    """Where in *value* (settings as JSON) a key named like a secret holds something."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            place = f"{where}.{key}" if where else str(key)
+            if _SECRET_KEY.search(str(key)) and inner not in (None, "", [], {}):
+                yield place
+            yield from secret_keys(inner, place)
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            yield from secret_keys(inner, f"{where}[{index}]")
+
+
+def _write_file(target: Path, data: bytes) -> None:
+    """*data* to *target* in one step (a temporary file beside it, 0600,
+    then renamed), or nothing at all."""
+    real = Path(os.path.realpath(target))
+    temporary = temporary_path(real)
+    descriptor = -1
+    try:
+        remove_leftovers(real.parent, leftovers_of(real.name))
+        descriptor = create_locked(temporary)
+        with os.fdopen(os.dup(descriptor), "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, real)
+    except OSError as error:
+        if descriptor >= 0:
+            temporary.unlink(missing_ok=True)
+        raise ArchiveProblem(
+            f"The archive could not be written to {target}: {error.strerror or error}.",
+            _HINTS.get(error.errno or 0, "Choose another file or folder and try again."),
+        ) from error
+    finally:
+        if descriptor >= 0:
+            os.close(descriptor)

@@ -1,0 +1,231 @@
+"""What importing an archive would add, and what is there already.
+
+Into a database that holds nothing of the user's yet (a fresh data folder)
+everything is restored as it was, ids and all.  Into one that holds data,
+the archive is merged: a conversation already there (the same start, title
+and messages), a memory (the same text, made at the same time), a task
+(the same text, made at the same time) or a skill (the same name and text)
+is skipped, so importing the same archive twice adds nothing the second
+time.  What rests on an item follows it: a conversation's messages and
+workers, a memory's history and sources, a skill's uses.
+
+Not merged: the dreams' records (their changes name rows by their ids in
+the database they were made in, and undoing one in another database would
+change the wrong rows) and a skill whose name is taken by another text
+(the user's own is never replaced).  Both are counted as left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchiveRows
+from desktop.core.db.skills import EVERY_STATUS, name_key
+from desktop.core.skills.library import SkillLibrary, same_text
+from desktop.core.transfer.archive import Archive
+
+ROOTS = ("conversations", "memories", "tasks", "skills")
+"""The kinds recognised when they are there already; the others follow them."""
+DREAM_TABLES = ("dream_runs", "dream_changes", "dream_log", "dream_pass_marks")
+OWNERS: dict[str, str] = {
+    "messages": "conversation_id",
+    "harvest_gaps": "conversation_id",
+    "memory_sources": "memory_id",
+    "memory_history": "memory_id",
+    "skill_usage": "skill_id",
+    "workers": "conversation_id",
+    "worker_dependencies": "worker_id",
+    "worker_messages": "worker_id",
+    "dream_changes": "dream_run_id",
+    "dream_log": "dream_run_id",
+}
+"""The reference a row follows: it is added when that row is."""
+
+
+@dataclass
+class ImportPlan:
+    """What an import adds (per table, the positions of the archive's rows),
+    finds there already and leaves out.
+
+    ``present`` maps an archive id to the id of the same item in the
+    database, per root table (and messages of conversations found there)."""
+
+    fresh: bool
+    added: dict[str, set[int]] = field(default_factory=dict)
+    added_ids: dict[str, set[int]] = field(default_factory=dict)
+    present: dict[str, dict[int, int]] = field(default_factory=dict)
+    left_out: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Per table: how many rows are added, there already, left out."""
+        return {
+            table.name: {
+                "added": len(self.added.get(table.name, ())),
+                "present": len(self.present.get(table.name, {})),
+                "left_out": self.left_out.get(table.name, 0),
+            }
+            for table in ARCHIVED
+        }
+
+    def known(self, table: str, old_id: int) -> bool:
+        """Whether the archive's row *old_id* of *table* is in the database after the import."""
+        return old_id in self.added_ids.get(table, ()) or old_id in self.present.get(table, {})
+
+
+def plan_import(archive: Archive, rows: ArchiveRows, skills: SkillLibrary) -> ImportPlan:
+    """What importing *archive* into the database behind *rows* would do."""
+    skills.sync()  # a skill file put in the folder by hand is a skill already
+    if not rows.holds_data():
+        plan = ImportPlan(fresh=True)
+        for name, found in archive.tables.items():
+            plan.added[name] = set(range(len(found)))
+            plan.added_ids[name] = {int(r["id"]) for r in found} if TABLES[name].has_id else set()
+        return plan
+    plan = ImportPlan(fresh=False)
+    _conversations(archive, rows, plan)
+    _by_columns(archive, rows, plan, "memories", ("content", "created_at"))
+    _by_columns(archive, rows, plan, "tasks", ("text", "created_at"))
+    _skills(archive, skills, plan)
+    for name in ROOTS:
+        plan.added[name] = {
+            i
+            for i, row in enumerate(archive.tables[name])
+            if int(row["id"]) in plan.added_ids[name]
+        }
+    for name in DREAM_TABLES:
+        if archive.tables[name]:
+            plan.left_out[name] = len(archive.tables[name])
+    _followers(archive, plan)
+    if any(plan.added.values()):
+        plan.notes.append(
+            "What the archive holds comes back, also what you erased here after it was "
+            "written: an archive does not know what was erased since."
+        )
+    if archive.tables["dream_runs"]:
+        plan.notes.append(
+            "The dreams' records were not merged: they name rows by their ids in the "
+            "database they were made in. They come along only into a fresh data folder."
+        )
+    return plan
+
+
+def _followers(archive: Archive, plan: ImportPlan) -> None:
+    """The rows that follow an added item (``OWNERS``), in table order; one
+    pointing at a row that will not be there is left out."""
+    for table in ARCHIVED:
+        if table.name in ROOTS or table.name in DREAM_TABLES:
+            continue
+        owner = next(r for r in table.references if r.column == OWNERS[table.name])
+        added, added_ids, left_out = set(), set(), 0
+        for position, row in enumerate(archive.tables[table.name]):
+            if row[owner.column] not in plan.added_ids.get(owner.table, ()):
+                continue  # its owner is there already (or left out): so is it
+            hard = [r for r in table.references if not r.soft and row[r.column] is not None]
+            if _unplaced(plan, table.name, row) or not all(
+                plan.known(r.table, row[r.column]) for r in hard
+            ):
+                left_out += 1
+                continue
+            added.add(position)
+            if table.has_id:
+                added_ids.add(int(row["id"]))
+        plan.added[table.name] = added
+        plan.added_ids[table.name] = added_ids
+        if left_out:
+            plan.left_out[table.name] = left_out
+
+
+def _unplaced(plan: ImportPlan, table: str, row: Mapping[str, Any]) -> bool:
+    """Whether *row* rests on a message that does not come along (erased
+    before the export): a source naming nothing, a gap ending nowhere."""
+    if table == "memory_sources":
+        return row["external_ref"] is None and not plan.known("messages", row["message_id"])
+    if table == "harvest_gaps":
+        ends = (row["first_message_id"], row["last_message_id"])
+        return not all(plan.known("messages", end) for end in ends)
+    return False
+
+
+def conversation_fingerprint(
+    conversation: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]
+) -> str:
+    """What makes two conversations the same one: start, title and messages."""
+    said = [(m["role"], m["content"], m["created_at"]) for m in messages]
+    text = json.dumps([conversation["created_at"], conversation["title"], said])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
+    by_conversation: dict[int, list[dict[str, Any]]] = {}
+    for message in archive.tables["messages"]:
+        by_conversation.setdefault(int(message["conversation_id"]), []).append(message)
+    added: set[int] = set()
+    present: dict[int, int] = {}
+    present_messages: dict[int, int] = {}
+    for conversation in archive.tables["conversations"]:
+        old = int(conversation["id"])
+        messages = by_conversation.get(old, [])
+        wanted = conversation_fingerprint(conversation, messages)
+        for candidate in rows.conversations_like(conversation["created_at"], conversation["title"]):
+            theirs = rows.messages_of(candidate)
+            if candidate not in present.values() and (
+                conversation_fingerprint(conversation, theirs) == wanted
+            ):
+                present[old] = candidate
+                present_messages.update(
+                    (int(m["id"]), int(t["id"])) for m, t in zip(messages, theirs, strict=True)
+                )
+                break
+        else:
+            added.add(old)
+    plan.added_ids["conversations"] = added
+    plan.present["conversations"] = present
+    plan.present["messages"] = present_messages
+
+
+def _by_columns(
+    archive: Archive, rows: ArchiveRows, plan: ImportPlan, table: str, columns: tuple[str, ...]
+) -> None:
+    there = rows.ids_by(table, columns)
+    added: set[int] = set()
+    present: dict[int, int] = {}
+    for row in archive.tables[table]:
+        found = there.get(tuple(row[c] for c in columns))
+        if found is None:
+            added.add(int(row["id"]))
+        else:
+            present[int(row["id"])] = found
+    plan.added_ids[table] = added
+    plan.present[table] = present
+
+
+def _skills(archive: Archive, skills: SkillLibrary, plan: ImportPlan) -> None:
+    there = {name_key(s.name): s for s in skills.list(statuses=EVERY_STATUS)}
+    files = {s.file_name.casefold() for s in there.values()}
+    added: set[int] = set()
+    present: dict[int, int] = {}
+    taken = 0
+    for row in archive.tables["skills"]:
+        old = int(row["id"])
+        holder = there.get(name_key(str(row["name"])))
+        if holder is None and str(row["file_name"]).casefold() not in files:
+            added.add(old)
+        elif holder is not None and same_text(
+            skills.read(holder.id).text, archive.skill_files[old].text
+        ):
+            present[old] = holder.id
+        else:
+            taken += 1
+    plan.added_ids["skills"] = added
+    plan.present["skills"] = present
+    if taken:
+        plan.left_out["skills"] = taken
+        plan.notes.append(
+            f"{taken} skill(s) were not imported: a skill of the same name with "
+            "another text is there already (yours was kept)."
+        )

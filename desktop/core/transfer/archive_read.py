@@ -1,0 +1,185 @@
+"""Reading a Reverie archive back: every entry checked before anything is used.
+
+The format is described in ``desktop.core.transfer.archive``.  A file that
+is not a whole zip, lacks or alters an entry, says it is another format or
+a newer version, or holds a row that is not one of its table's is refused
+with its reason (``ArchiveRefused``); nothing is read from it then.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from desktop.core.db.archive_rows import ARCHIVED, TABLES
+from desktop.core.db.skills import EVERY_STATUS
+from desktop.core.transfer.archive import (
+    FORMAT,
+    FORMAT_VERSION,
+    MANIFEST,
+    SETTINGS,
+    Archive,
+    ArchiveRefused,
+    SkillFile,
+)
+
+
+def is_archive(path: Path) -> bool:
+    """Whether *path* is a file that says it is a Reverie archive (any
+    version; ``read_archive`` checks the rest)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            manifest = json.loads(archive.read(MANIFEST))
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError, RuntimeError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("format") == FORMAT
+
+
+def read_archive(path: Path) -> Archive:
+    """The archive at *path*, every entry read and checked against the
+    manifest; ``ArchiveRefused`` says why it cannot be imported."""
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            manifest = _manifest(path, archive)
+            entries = {
+                name: _entry(path, archive, name, about)
+                for name, about in manifest["entries"].items()
+            }
+    except zipfile.BadZipFile as error:
+        raise ArchiveRefused(path, f"it is not a whole zip file ({error})") from error
+    except (zipfile.LargeZipFile, EOFError, RuntimeError) as error:
+        raise ArchiveRefused(path, f"its entries cannot be read ({error})") from error
+    except OSError as error:
+        raise ArchiveRefused(path, f"it cannot be read ({error.strerror or error})") from error
+    tables = {
+        table.name: _rows(path, entries, table.name, manifest["entries"]) for table in ARCHIVED
+    }
+    settings = _settings_entry(path, entries)
+    return Archive(
+        path, manifest, tables, _skill_entries(path, tables["skills"], entries), settings
+    )
+
+
+def _manifest(path: Path, archive: zipfile.ZipFile) -> dict[str, Any]:
+    try:
+        manifest = json.loads(archive.read(MANIFEST).decode("utf-8"))
+    except KeyError:
+        raise ArchiveRefused(path, f"it has no {MANIFEST}: it is not a Reverie archive") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ArchiveRefused(path, f"its {MANIFEST} is not JSON ({error})") from error
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise ArchiveRefused(path, "it is not a Reverie archive (its manifest says another format)")
+    version = manifest.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ArchiveRefused(path, "its manifest has no valid format version")
+    if version > FORMAT_VERSION:
+        raise ArchiveRefused(
+            path,
+            f"it was written by a newer Reverie ({manifest.get('app_version', '?')}, archive "
+            f"format {version}; this one reads format {FORMAT_VERSION} and older)",
+        )
+    entries = manifest.get("entries")
+    sequences = manifest.get("sequences", {})
+    if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
+        raise ArchiveRefused(path, "its manifest does not list its entries")
+    if not isinstance(sequences, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in sequences.values()
+    ):
+        raise ArchiveRefused(path, "its manifest's id sequences are not numbers")
+    for table in ARCHIVED:
+        if f"tables/{table.name}.jsonl" not in entries:
+            raise ArchiveRefused(path, f"its manifest lists no {table.name}")
+    return manifest
+
+
+def _entry(path: Path, archive: zipfile.ZipFile, name: str, about: Mapping[str, Any]) -> bytes:
+    try:
+        data = archive.read(name)
+    except KeyError:
+        raise ArchiveRefused(path, f"the entry {name} is missing (a truncated archive?)") from None
+    if hashlib.sha256(data).hexdigest() != about.get("sha256"):
+        raise ArchiveRefused(path, f"the entry {name} is not what its manifest says (altered?)")
+    return data
+
+
+def _rows(
+    path: Path, entries: Mapping[str, bytes], table: str, described: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    name = f"tables/{table}.jsonl"
+    archived = TABLES[table]
+    required = set(archived.columns) - set(archived.optional)
+    rows: list[dict[str, Any]] = []
+    try:
+        lines = entries[name].decode("utf-8").split("\n")
+    except UnicodeDecodeError as error:
+        raise ArchiveRefused(path, f"{name} is not UTF-8 ({error})") from error
+    for number, line in enumerate(lines[:-1] if lines[-1] == "" else lines, start=1):
+        try:
+            row = json.loads(line)
+        except ValueError as error:
+            raise ArchiveRefused(path, f"line {number} of {name} is not JSON ({error})") from error
+        if not isinstance(row, dict):
+            raise ArchiveRefused(path, f"line {number} of {name} is not a {table} row")
+        if missing := sorted(required - set(row)):
+            raise ArchiveRefused(path, f"line {number} of {name} lacks {', '.join(missing)}")
+        # A field this version does not know is a later version's: left out.
+        row = {c: row.get(c, archived.optional.get(c)) for c in archived.columns}
+        if not all(_plain(value) for value in row.values()):
+            raise ArchiveRefused(path, f"line {number} of {name} holds a nested value")
+        rows.append(row)
+    if len(rows) != described[name].get("rows"):
+        raise ArchiveRefused(path, f"{name} has {len(rows)} rows, its manifest says otherwise")
+    if TABLES[table].has_id and not all(
+        isinstance(row["id"], int) and not isinstance(row["id"], bool) for row in rows
+    ):
+        raise ArchiveRefused(path, f"{name} has a row without a whole-number id")
+    return rows
+
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float)
+
+
+def _skill_entries(
+    path: Path, skills: list[dict[str, Any]], entries: Mapping[str, bytes]
+) -> dict[int, SkillFile]:
+    files: dict[int, SkillFile] = {}
+    for skill in skills:
+        status, file_name = skill["status"], skill["file_name"]
+        if (
+            status not in EVERY_STATUS
+            or not isinstance(file_name, str)
+            or not _plain_name(file_name)
+        ):
+            raise ArchiveRefused(path, f"the skill {skill['name']!r} has an unusable file name")
+        entry = SkillFile(status, file_name, "").entry
+        if entry not in entries:
+            raise ArchiveRefused(path, f"the file of the skill {skill['name']!r} is missing")
+        try:
+            text = entries[entry].decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ArchiveRefused(path, f"{entry} is not UTF-8 ({error})") from error
+        files[int(skill["id"])] = SkillFile(status, file_name, text)
+    return files
+
+
+def _plain_name(name: str) -> bool:
+    """A file name that stays in its folder: no folder part, not hidden."""
+    return bool(name) and name == Path(name).name and not name.startswith(".") and "\\" not in name
+
+
+def _settings_entry(path: Path, entries: Mapping[str, bytes]) -> dict[str, Any] | None:
+    if SETTINGS not in entries:
+        return None
+    try:
+        settings = json.loads(entries[SETTINGS].decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ArchiveRefused(path, f"its {SETTINGS} is not JSON ({error})") from error
+    if not isinstance(settings, dict):
+        raise ArchiveRefused(path, f"its {SETTINGS} is not a settings object")
+    return settings

@@ -1,0 +1,66 @@
+"""``reverie export FILE``: everything in Reverie written to one archive.
+
+The archive (``desktop.core.transfer.archive``) holds the conversations,
+memories with their history, tasks, skills, the dreams' records, the
+background workers and the settings (never a secret: those stay in the
+system keyring).  An existing file is left alone unless ``--force``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.paths import AppPaths
+from desktop.core.db import open_database
+from desktop.core.transfer.archive import SUFFIX, ArchiveExists, export_archive
+
+_SHOWN = (
+    ("conversations", "conversations"),
+    ("messages", "messages"),
+    ("memories", "memories"),
+    ("memory_history", "memory changes"),
+    ("tasks", "tasks"),
+    ("skills", "skills"),
+    ("dream_runs", "dreams"),
+    ("workers", "background workers"),
+)
+
+
+def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``export`` command."""
+    export = subcommands.add_parser(
+        "export", help="write everything (conversations, memories, settings...) to one file"
+    )
+    export.add_argument("file", type=Path, help=f"the archive to write (e.g. reverie{SUFFIX})")
+    export.add_argument("--force", action="store_true", help="replace the file if it exists")
+
+
+def run(
+    args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """Run ``reverie export FILE``; the exit status."""
+    out, err = out or sys.stdout, err or sys.stderr
+    target: Path = args.file
+    if not paths.database_file.exists():
+        print(f"Reverie: there is no Reverie data in {paths.data_dir} to export.", file=err)
+        return 1
+    if target.exists() and not args.force:
+        print(f"Reverie: {ArchiveExists(target)} Use --force to replace it.", file=err)
+        return 1
+    try:
+        database = open_database(paths.database_file)
+        try:
+            summary = export_archive(database, paths, target, overwrite=args.force)
+        finally:
+            database.close()
+    except EnvironmentProblem as problem:
+        print(f"Reverie: {problem}", file=err)
+        return 1
+    shown = ", ".join(f"{summary.counts.get(key, 0)} {label}" for key, label in _SHOWN)
+    settings = "with your settings" if summary.settings else "no settings file to include"
+    print(f"Exported {shown} ({settings}) to {summary.path}", file=out)
+    return 0
