@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from desktop import __version__, models_cli
+from desktop import __version__, models_cli, transfer_cli
 from desktop.core.backends.library import ModelLibrary
 from desktop.core.backends.roles import (
     BackendMaker,
@@ -334,6 +334,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for said in log_problems:  # no window to show them
                     print(f"Reverie: {said}", file=sys.stderr)
                 return models_cli.run(args, paths)
+            if args.command == "import":
+                for said in log_problems:
+                    print(f"Reverie: {said}", file=sys.stderr)
+                return transfer_cli.run(args, paths)
             if args.check:
                 return run_check(paths, args.prompt, log_problems)
             return run_gui(paths, start_hidden=args.hidden, early_problems=log_problems)
@@ -441,7 +445,9 @@ def _parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--check", action="store_true", help="start without a window, report, and reply once"
     )
     parser.add_argument("--prompt", default="Say hello in one sentence.", help="for --check")
-    models_cli.add_parser(parser.add_subparsers(dest="command", metavar="COMMAND"))
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    models_cli.add_parser(commands)
+    transfer_cli.add_parser(commands)
     return parser.parse_args(argv)
 
 
