@@ -30,6 +30,7 @@ from desktop.core.transfer.foreign import ExportRefused, NotAnExport
 CONVERSATIONS = "conversations.json"
 MANIFEST = "export_manifest.json"
 _SHARD = re.compile(r"conversations-(\d+)\.json")
+_ZIP_MAGIC = b"PK\x03\x04"
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,15 @@ def documents(path: Path) -> tuple[Document, ...]:
             raise ExportRefused(f"{path} is not there.", "Check the path and try again.")
         if zipfile.is_zipfile(path):
             return _in_zip(path)
+        with path.open("rb") as handle:
+            zip_start = handle.read(4) == _ZIP_MAGIC
     except OSError as error:
         raise ExportRefused(f"{path} cannot be read: {explain(error)}.") from error
+    if zip_start:  # a .zip whose end is missing: cut short while downloaded
+        raise ExportRefused(
+            f"{path} is a damaged .zip file (it breaks off).",
+            "Download the export again and import the new file.",
+        )
     if _SHARD.fullmatch(path.name):
         return _in_folder(path.parent)
     return (Document(str(path), lambda: _text_file(path)),)
