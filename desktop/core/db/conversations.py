@@ -800,9 +800,15 @@ class ConversationStore:
         self, idle_since: float, min_live_messages: int
     ) -> builtins.list[Conversation]:
         """Conversations untouched since *idle_since* with at least
-        *min_live_messages* messages not archived, oldest activity first."""
+        *min_live_messages* messages not archived, oldest activity first.
+        Imported ones are not among them: compacting a history brought in
+        whole would summarise it with the model, conversation after
+        conversation, and its archived messages would be deleted after the
+        archive days (``purge_archived``); one the user goes on with is
+        compacted before a reply that would not fit, as any other."""
         rows = self._db.fetch_all(
             "SELECT c.* FROM conversations c WHERE c.deleted_at IS NULL AND c.updated_at < ?"
+            " AND c.imported_from IS NULL"
             " AND (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id"
             "      AND m.archived_at IS NULL) >= ?"
             " ORDER BY c.updated_at, c.id",

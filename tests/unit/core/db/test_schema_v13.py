@@ -117,3 +117,14 @@ def test_the_columns_refuse_what_they_cannot_mean(db: Database, sql: str) -> Non
     ConversationStore(db).create("mine")
     with pytest.raises(QueryFailed), db.transaction() as tx:
         tx.execute(sql)
+
+
+def test_imported_conversations_are_not_compacted_when_idle(db: Database) -> None:
+    store = ConversationStore(db)
+    own = store.create("mine")
+    for text in ("one", "two", "three"):
+        store.add_message(own.id, "user", text)
+    imported = _import(store, "abc", "one", "two", "three")
+    assert imported is not None
+    idle = store.idle_with_live_messages(idle_since=2_000_000_000.0, min_live_messages=3)
+    assert [c.id for c in idle] == [own.id]
