@@ -25,7 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -161,6 +161,15 @@ class ImportResult:
         return sentence + "."
 
 
+@dataclass
+class _Tally:
+    """What a running import did so far."""
+
+    imported: list[Imported] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    failed: list[Skipped] = field(default_factory=list)
+
+
 class HistoryImporter:
     """Imports the conversations of other assistants' exports into *conversations*."""
 
@@ -185,43 +194,58 @@ class HistoryImporter:
         before anything is stored if it cannot be read."""
         export = open_export(path)
         preview, cancelled = self._survey(export, state.is_cancelled)
-        skipped = [*preview.already, *preview.skipped]
-        if cancelled:
-            return ImportResult(preview.source_name, (), tuple(skipped), (), True, learn)
-        wanted = {p.external_id for p in preview.new}
+        tally = _Tally(skipped=[*preview.already, *preview.skipped])
+        if preview.new and not cancelled:
+            wanted = {p.external_id for p in preview.new}
+            cancelled = self._import_all(export, wanted, learn, state, tally)
+        return ImportResult(
+            preview.source_name,
+            tuple(tally.imported),
+            tuple(tally.skipped),
+            tuple(tally.failed),
+            cancelled,
+            learn,
+        )
+
+    def _import_all(
+        self,
+        export: ForeignExport,
+        wanted: set[str],
+        learn: bool,
+        state: ImportState,
+        tally: _Tally,
+    ) -> bool:
+        """Import the conversations of *export* that are *wanted*; whether
+        *state* cancelled it before the end."""
         total = len(wanted)
-        imported: list[Imported] = []
-        failed: list[Skipped] = []
         state.set_progress(0, total)
         try:
             for conversation in self._wanted(export, wanted):
                 if state.is_cancelled():
-                    cancelled = True
+                    return True
+                wanted.discard(conversation.external_id)  # twice in the file: once
+                if not self._import_one(conversation, learn, tally):
                     break
-                try:
-                    stored = self._store(conversation, learn)
-                except ReverieError as error:
-                    log.warning("an imported conversation could not be stored: %s", error)
-                    failed.append(
-                        Skipped(self._title(conversation), conversation.external_id, str(error))
-                    )
-                    if isinstance(error, EnvironmentProblem):  # the next ones would fail too
-                        break
-                    continue
-                finally:
-                    wanted.discard(conversation.external_id)
-                if stored is None:  # imported meanwhile (another import of the same file)
-                    skipped.append(
-                        Skipped(self._title(conversation), conversation.external_id, ALREADY_THERE)
-                    )
-                else:
-                    imported.append(stored)
                 state.set_progress(total - len(wanted), total)
-        except ExportRefused as error:  # changed since it was read through
-            failed.append(Skipped("", None, str(error)))
-        return ImportResult(
-            preview.source_name, tuple(imported), tuple(skipped), tuple(failed), cancelled, learn
-        )
+        except ExportRefused as error:  # the file changed since it was read through
+            tally.failed.append(Skipped("", None, str(error)))
+        return False
+
+    def _import_one(self, conversation: ForeignConversation, learn: bool, tally: _Tally) -> bool:
+        """Import *conversation* into *tally*; whether to go on with the next."""
+        try:
+            stored = self._store(conversation, learn)
+        except ReverieError as error:
+            log.warning("an imported conversation could not be stored: %s", error)
+            title = self._title(conversation)
+            tally.failed.append(Skipped(title, conversation.external_id, str(error)))
+            return not isinstance(error, EnvironmentProblem)  # a full disk fails the next too
+        if stored is None:  # imported meanwhile (another import of the same file)
+            title = self._title(conversation)
+            tally.skipped.append(Skipped(title, conversation.external_id, ALREADY_THERE))
+        else:
+            tally.imported.append(stored)
+        return True
 
     # -- reading -------------------------------------------------------------
     def _survey(

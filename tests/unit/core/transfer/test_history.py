@@ -274,3 +274,27 @@ def test_odd_unicode_round_trips_into_the_store(
     stored = store.messages(conversation.id)[0].content
     assert stored == "\u202eevil\u202c \u200f\u05e9\u05dc\u05d5\u05dd 😀👩‍👩‍👧 \ufffd lonenul"
     assert [c.id for c in store.search("שלום")] == [conversation.id]
+
+
+def test_a_conversation_that_cannot_be_stored_leaves_nothing_and_the_rest_goes_on(
+    tmp_path: Path, importer: HistoryImporter, store: ConversationStore, database: Database
+) -> None:
+    with database.transaction() as tx:  # the database refuses one message half way
+        tx.execute(
+            "CREATE TEMP TRIGGER refuse BEFORE INSERT ON messages WHEN new.content = 'boom'"
+            " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+    path = write_json(
+        tmp_path / "c.json",
+        [
+            chatgpt_line("g1", "Fine", "hello", "hi"),
+            chatgpt_line("g2", "Broken", "first", "boom", "never"),
+            chatgpt_line("g3", "Also fine", "bye", "ciao"),
+        ],
+    )
+    result = importer.run(path, learn=True, state=PlainState())
+    assert [i.title for i in result.imported] == ["Fine", "Also fine"]
+    assert [(f.title, "refused" in f.reason) for f in result.failed] == [("Broken", True)]
+    assert sorted(c.title for c in store.list()) == ["Also fine", "Fine"]
+    assert database.fetch_value("SELECT count(*) FROM messages WHERE content = 'first'") == 0
+    assert "1 failed" in result.summary()
