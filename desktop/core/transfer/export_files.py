@@ -92,7 +92,8 @@ def _in_zip(path: Path) -> tuple[Document, ...]:
             manifest = by_name.get(MANIFEST)
             if chosen and manifest:
                 _check_complete(archive.read(manifest[0]), by_name)
-    except (zipfile.BadZipFile, OSError, EOFError) as error:
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as error:
+        # An encrypted manifest, or one compressed by a method Python lacks.
         raise ExportRefused(f"{path} is a damaged .zip file: {error}.") from error
     if not chosen:
         raise NotAnExport(f"{path} holds no {CONVERSATIONS}: it is not a ChatGPT or Claude export.")

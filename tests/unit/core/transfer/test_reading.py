@@ -145,3 +145,10 @@ def test_non_utf8_bytes_and_a_bom_do_not_stop_the_reading(tmp_path: Path) -> Non
     (read,) = open_export(path).conversations()
     assert isinstance(read, ForeignConversation)
     assert read.title == "caf\ufffd"
+
+
+def test_json_nested_past_any_sense_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "conversations.json"
+    path.write_text("[" + "[" * 200_000 + "]" * 200_001, encoding="utf-8")
+    with pytest.raises(ExportRefused):
+        list(open_export(path).conversations())
