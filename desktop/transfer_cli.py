@@ -25,7 +25,7 @@ from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.base.paths import AppPaths
 from desktop.core.db import ConversationStore, open_database
 from desktop.core.privacy.redaction import Redactor
-from desktop.core.transfer.foreign import ExportRefused
+from desktop.core.transfer.foreign import ExportRefused, counted
 from desktop.core.transfer.history import (
     HistoryImporter,
     ImportPreview,
@@ -33,9 +33,12 @@ from desktop.core.transfer.history import (
     PlainState,
     Skipped,
 )
+from models.model_file import shown_path, shown_text
 
 PROGRESS_STEPS = 20
-"""About how many progress lines an import prints."""
+"""About how many progress lines an import prints.  Every text of the
+export printed goes through ``shown_text``: a title holding ESC sequences
+must not drive the terminal."""
 
 
 def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) ->
                 return 0 if preview.new else 1
             result = _run_stoppable(importer, args.file, not args.without_learning, out)
         except ExportRefused as error:
-            print(f"reverie: {error}", file=sys.stderr)
+            print(f"reverie: {shown_text(str(error), limit=sys.maxsize)}", file=sys.stderr)
             return 1
     _print_result(result, out)
     return 0 if result.succeeded else 1
@@ -126,14 +129,13 @@ class _ProgressPrinter:
 
 
 def _print_preview(preview: ImportPreview, out: TextIO) -> None:
-    print(f"{preview.path} is a {preview.source_name} export.", file=out)
-    print(
-        f"Would import {len(preview.new)} conversations ({preview.new_messages} messages).",
-        file=out,
-    )
+    print(f"{shown_path(preview.path)} is a {preview.source_name} export.", file=out)
+    conversations = counted(len(preview.new), "conversation", "conversations")
+    messages = counted(preview.new_messages, "message", "messages")
+    print(f"Would import {conversations} ({messages}).", file=out)
     for planned in preview.new:
         left_out = f"; left out: {', '.join(planned.left_out)}" if planned.left_out else ""
-        print(f"  + {planned.title} ({planned.messages} messages{left_out})", file=out)
+        print(f"  + {shown_text(planned.title)} ({planned.messages} messages{left_out})", file=out)
     _print_skipped("Already there", preview.already, out)
     _print_skipped("Would skip", preview.skipped, out)
 
@@ -141,7 +143,9 @@ def _print_preview(preview: ImportPreview, out: TextIO) -> None:
 def _print_result(result: ImportResult, out: TextIO) -> None:
     for imported in result.imported:
         left_out = f"; left out: {', '.join(imported.left_out)}" if imported.left_out else ""
-        print(f"  + {imported.title} ({imported.messages} messages{left_out})", file=out)
+        print(
+            f"  + {shown_text(imported.title)} ({imported.messages} messages{left_out})", file=out
+        )
     _print_skipped("Skipped", result.skipped, out)
     _print_skipped("Failed", result.failed, out)
     print(result.summary(), file=out)
@@ -153,4 +157,5 @@ def _print_skipped(heading: str, skipped: tuple[Skipped, ...], out: TextIO) -> N
     if skipped:
         print(f"{heading}: {len(skipped)}", file=out)
     for item in skipped:
-        print(f"  - {item.title or '(untitled)'}: {item.reason}", file=out)
+        title = shown_text(item.title) or "(untitled)"
+        print(f"  - {title}: {shown_text(item.reason, limit=sys.maxsize)}", file=out)

@@ -41,7 +41,7 @@ def test_the_preview_imports_nothing(
     assert main(["import", str(_export(tmp_path)), "--preview"]) == 0
     out = capsys.readouterr().out
     assert "is a ChatGPT export" in out
-    assert "Would import 1 conversations (2 messages)." in out
+    assert "Would import 1 conversation (2 messages)." in out
     assert "  + Tomatoes (2 messages)" in out
     assert "  - Empty: no message with text" in out
     assert _conversations(user_dirs) == []
@@ -106,3 +106,13 @@ def test_a_usage_error_exits_2(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(argv)
     assert exited.value.code == 2
+
+
+def test_a_title_cannot_drive_the_terminal(
+    tmp_path: Path, user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    title = "\x1b]52;c;cGF5bG9hZA==\x07\x1b[2JCleared"
+    path = write_json(tmp_path / "conversations.json", [claude("c1", title, "hi", "hello")])
+    assert main(["import", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b]52" in out
