@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from desktop import __version__, export_cli, models_cli
+from desktop import __version__, export_cli, models_cli, transfer_cli
 from desktop.core.backends.library import ModelLibrary
 from desktop.core.backends.roles import (
     BackendMaker,
@@ -330,14 +330,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous_umask = os.umask(PRIVATE_UMASK)
     try:
         with _logging(paths, args.verbose) as log_problems:
-            if args.command == "models":
+            commands = {"models": models_cli.run, "export": export_cli.run, "import": transfer_cli.run}
+            if args.command in commands:
                 for said in log_problems:  # no window to show them
                     print(f"Reverie: {said}", file=sys.stderr)
-                return models_cli.run(args, paths)
-            if args.command == "export":
-                for said in log_problems:  # no window to show them
-                    print(f"Reverie: {said}", file=sys.stderr)
-                return export_cli.run(args, paths)
+                return commands[args.command](args, paths)
             if args.check:
                 return run_check(paths, args.prompt, log_problems)
             return run_gui(paths, start_hidden=args.hidden, early_problems=log_problems)
@@ -448,6 +445,7 @@ def _parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     models_cli.add_parser(commands)
     export_cli.add_parser(commands)
+    transfer_cli.add_parser(commands)
     return parser.parse_args(argv)
 
 

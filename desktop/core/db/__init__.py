@@ -17,6 +17,7 @@ from desktop.core.db.conversations import (
     Conversation,
     ConversationStore,
     HarvestBacklog,
+    ImportedMessage,
     Message,
     MessageRole,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "ExecResult",
     "HarvestBacklog",
     "HistoryOperation",
+    "ImportedMessage",
     "LogOutcome",
     "Memory",
     "MemoryHistoryEntry",

@@ -64,8 +64,10 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
         (
             "id", "title", "created_at", "updated_at", "off_record", "summary",
             "summary_updated_at", "harvested_through_message_id", "deleted_at",
+            "imported_from", "external_id",
         ),
         references=(Reference("harvested_through_message_id", "messages", soft=True),),
+        optional={"imported_from": None, "external_id": None},
     ),
     ArchivedTable(
         "messages",

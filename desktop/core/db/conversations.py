@@ -56,6 +56,11 @@ class Conversation:
     deleted_at: float | None
     unlearned_parts: int = 0
     """Parts the harvest gave up on and has not learned since (see ``HarvestGap``)."""
+    imported_from: str | None = None
+    """Where an imported conversation came from (``schema_v13.SOURCES``);
+    None for Reverie's own."""
+    external_id: str | None = None
+    """An imported conversation's id where it came from."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,16 @@ class Message:
     archived_at: float | None
     token_count: int | None
     metadata: dict[str, Any] | None = field(hash=False)
+
+
+@dataclass(frozen=True)
+class ImportedMessage:
+    """A message of a conversation brought in from elsewhere, said at *created_at*."""
+
+    role: MessageRole
+    content: str
+    created_at: float
+    metadata: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -104,8 +119,16 @@ class HarvestGap:
     learn_again_at: float | None
 
 
+_IMPORT_COLUMNS = ("imported_from", "external_id")
+
+
 def _conversation(row: Row) -> Conversation:
-    return from_row(Conversation, row, off_record=bool)
+    if _IMPORT_COLUMNS[0] in row.keys():  # noqa: SIM118  # a Row's `in` reads its values
+        return from_row(Conversation, row, off_record=bool)
+    # A database not yet at schema 13 (an old snapshot opened as it is):
+    # its conversations are all Reverie's own.
+    kept = {name: row[name] for name in columns(Conversation) if name not in _IMPORT_COLUMNS}
+    return Conversation(**{**kept, "off_record": bool(kept["off_record"])})
 
 
 def _message(row: Row) -> Message:
@@ -161,6 +184,67 @@ class ConversationStore:
                 (title, now, now, int(off_record)),
             )
         return _conversation(_returned(row))
+
+    def create_imported(
+        self,
+        title: str,
+        *,
+        imported_from: str,
+        external_id: str,
+        created_at: float,
+        updated_at: float,
+        tx: Transaction,
+    ) -> Conversation | None:
+        """A conversation brought in from *imported_from*, where it was
+        *external_id*, with its own times, in *tx* (a caller's transaction,
+        which adds its messages too: ``add_imported_messages``); None if
+        that conversation was imported before (deleted or not)."""
+        row = tx.fetch_one(
+            "INSERT INTO conversations (title, created_at, updated_at, imported_from, external_id)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (imported_from, external_id)"
+            " WHERE imported_from IS NOT NULL AND external_id IS NOT NULL DO NOTHING RETURNING *",
+            (title, created_at, updated_at, imported_from, external_id),
+        )
+        return None if row is None else _conversation(row)
+
+    @staticmethod
+    def add_imported_messages(
+        conversation_id: int, messages: Sequence[ImportedMessage], tx: Transaction
+    ) -> builtins.list[int]:
+        """Append *messages* with their own times, in *tx*, leaving the
+        conversation's times as they were given; their ids, in order.
+        Their text was redacted by the caller, so they are stored as
+        checked for secrets (``schema_v7``'s default)."""
+        ids: builtins.list[int] = []
+        for message in messages:
+            row = tx.fetch_one(
+                "INSERT INTO messages (conversation_id, role, content, created_at, metadata)"
+                " VALUES (?, ?, ?, ?, ?) RETURNING id",
+                (
+                    conversation_id,
+                    message.role,
+                    message.content,
+                    message.created_at,
+                    None if message.metadata is None else json.dumps(dict(message.metadata)),
+                ),
+            )
+            ids.append(int(_returned(row)[0]))
+        return ids
+
+    def imported(self, imported_from: str, external_ids: Iterable[str]) -> dict[str, Conversation]:
+        """The conversations already imported from *imported_from* with
+        these ids (deleted ones too, until erased), by external id."""
+        wanted = sorted(set(external_ids))
+        found: dict[str, Conversation] = {}
+        for start in range(0, len(wanted), _IDS_PER_QUERY):
+            chunk = wanted[start : start + _IDS_PER_QUERY]
+            rows = self._db.fetch_all(
+                "SELECT * FROM conversations WHERE imported_from = ?"
+                f" AND external_id IN ({', '.join('?' * len(chunk))})",
+                (imported_from, *chunk),
+            )
+            found.update((row["external_id"], _conversation(row)) for row in rows)
+        return found
 
     def get(self, conversation_id: int) -> Conversation | None:
         """The conversation, deleted or not; None if there never was one."""
@@ -716,9 +800,15 @@ class ConversationStore:
         self, idle_since: float, min_live_messages: int
     ) -> builtins.list[Conversation]:
         """Conversations untouched since *idle_since* with at least
-        *min_live_messages* messages not archived, oldest activity first."""
+        *min_live_messages* messages not archived, oldest activity first.
+        Imported ones are not among them: compacting a history brought in
+        whole would summarise it with the model, conversation after
+        conversation, and its archived messages would be deleted after the
+        archive days (``purge_archived``); one the user goes on with is
+        compacted before a reply that would not fit, as any other."""
         rows = self._db.fetch_all(
             "SELECT c.* FROM conversations c WHERE c.deleted_at IS NULL AND c.updated_at < ?"
+            " AND c.imported_from IS NULL"
             " AND (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id"
             "      AND m.archived_at IS NULL) >= ?"
             " ORDER BY c.updated_at, c.id",

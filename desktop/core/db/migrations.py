@@ -27,6 +27,7 @@ from desktop.core.db import (
     schema_v10,
     schema_v11,
     schema_v12,
+    schema_v13,
 )
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
@@ -56,6 +57,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "background workers, their dependencies and transcripts", schema_v10.SQL),
     Migration(11, "the user's message a worker was asked for in", schema_v11.SQL),
     Migration(12, "vectors of messages, to recall past conversations", schema_v12.SQL),
+    Migration(13, "where an imported conversation came from", schema_v13.SQL),
 )
 
 _CREATE_RECORD_TABLE = """

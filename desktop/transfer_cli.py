@@ -1,0 +1,161 @@
+"""``reverie import FILE [--preview] [--without-learning]``: conversation
+histories from other assistants, for scripts and headless machines.
+
+FILE is a ChatGPT or Claude data export: the .zip it came in, the folder
+it was unpacked into, or its ``conversations.json``.  ``--preview`` says
+what would be added, what is already there and what would be skipped, and
+imports nothing; ``--without-learning`` imports the conversations without
+Reverie learning memories from them.  Progress is printed as it goes; Ctrl+C
+stops between two conversations, keeping those imported.
+
+Exit status: 0 when something was imported (with ``--preview``: would be),
+1 when nothing was (the file refused, everything already there or empty),
+2 for a usage error (argparse's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+from typing import TextIO
+
+from desktop.core.base.errors import EnvironmentProblem
+from desktop.core.base.paths import AppPaths
+from desktop.core.db import ConversationStore, open_database
+from desktop.core.privacy.redaction import Redactor
+from desktop.core.transfer.foreign import ExportRefused, counted
+from desktop.core.transfer.history import (
+    HistoryImporter,
+    ImportPreview,
+    ImportResult,
+    PlainState,
+    Skipped,
+)
+from models.model_file import shown_path, shown_text
+
+PROGRESS_STEPS = 20
+"""About how many progress lines an import prints.  Every text of the
+export printed goes through ``shown_text``: a title holding ESC sequences
+must not drive the terminal."""
+
+
+def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``import`` command."""
+    command = subcommands.add_parser(
+        "import", help="import conversations from a ChatGPT or Claude export"
+    )
+    command.add_argument(
+        "file", type=_export_path, help="the export's .zip, its folder or its conversations.json"
+    )
+    command.add_argument(
+        "--preview", action="store_true", help="say what would be imported; import nothing"
+    )
+    command.add_argument(
+        "--without-learning",
+        action="store_true",
+        help="keep the conversations without Reverie learning memories from them",
+    )
+
+
+def _export_path(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give the path of an export")
+    return Path(text)
+
+
+def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) -> int:
+    """Run ``reverie import`` (printing to *out*, default stdout); the exit status."""
+    out = out or sys.stdout
+    try:
+        paths.ensure()
+        database = open_database(paths.database_file)
+    except (EnvironmentProblem, OSError) as error:
+        print(f"reverie: conversations are unavailable: {error}", file=sys.stderr)
+        return 1
+    with database:
+        importer = HistoryImporter(ConversationStore(database), Redactor())
+        try:
+            if args.preview:
+                preview = importer.preview(args.file)
+                _print_preview(preview, out)
+                return 0 if preview.new else 1
+            result = _run_stoppable(importer, args.file, not args.without_learning, out)
+        except ExportRefused as error:
+            print(f"reverie: {shown_text(str(error), limit=sys.maxsize)}", file=sys.stderr)
+            return 1
+    _print_result(result, out)
+    return 0 if result.succeeded else 1
+
+
+def _run_stoppable(importer: HistoryImporter, path: Path, learn: bool, out: TextIO) -> ImportResult:
+    """The import, on a thread of its own so that Ctrl+C here cancels it
+    between two conversations instead of breaking into one."""
+    printer = _ProgressPrinter(out)
+    state = PlainState(printer)
+    outcome: list[ImportResult | BaseException] = []
+
+    def work() -> None:
+        try:
+            outcome.append(importer.run(path, learn, state))
+        except BaseException as error:  # handed to the main thread, raised there
+            outcome.append(error)
+
+    worker = threading.Thread(target=work, name="import")
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        print("Stopping after the conversation being imported...", file=out, flush=True)
+        state.cancel()
+        worker.join()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+class _ProgressPrinter:
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self._printed = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        step = max(1, total // PROGRESS_STEPS)
+        if done != self._printed and (done % step == 0 or done == total):
+            self._printed = done
+            print(f"Imported {done} of {total} conversations", file=self._out, flush=True)
+
+
+def _print_preview(preview: ImportPreview, out: TextIO) -> None:
+    print(f"{shown_path(preview.path)} is a {preview.source_name} export.", file=out)
+    conversations = counted(len(preview.new), "conversation", "conversations")
+    messages = counted(preview.new_messages, "message", "messages")
+    print(f"Would import {conversations} ({messages}).", file=out)
+    for planned in preview.new:
+        left_out = f"; left out: {', '.join(planned.left_out)}" if planned.left_out else ""
+        print(f"  + {shown_text(planned.title)} ({planned.messages} messages{left_out})", file=out)
+    _print_skipped("Already there", preview.already, out)
+    _print_skipped("Would skip", preview.skipped, out)
+
+
+def _print_result(result: ImportResult, out: TextIO) -> None:
+    for imported in result.imported:
+        left_out = f"; left out: {', '.join(imported.left_out)}" if imported.left_out else ""
+        print(
+            f"  + {shown_text(imported.title)} ({imported.messages} messages{left_out})", file=out
+        )
+    _print_skipped("Skipped", result.skipped, out)
+    _print_skipped("Failed", result.failed, out)
+    print(result.summary(), file=out)
+    if not result.succeeded:
+        print("Nothing was imported.", file=out)
+
+
+def _print_skipped(heading: str, skipped: tuple[Skipped, ...], out: TextIO) -> None:
+    if skipped:
+        print(f"{heading}: {len(skipped)}", file=out)
+    for item in skipped:
+        title = shown_text(item.title) or "(untitled)"
+        print(f"  - {title}: {shown_text(item.reason, limit=sys.maxsize)}", file=out)

@@ -1,0 +1,118 @@
+"""Tests of ``reverie import FILE``: the preview, the import with its
+progress and result, the exit statuses, against the real database of the
+test's user folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from desktop.app import main
+from desktop.core.base.paths import AppPaths
+from desktop.core.db import ConversationStore, open_database
+from tests.unit.core.transfer.exports import chatgpt_line, claude, write_json, write_zip
+
+
+def _conversations(paths: AppPaths) -> list[tuple[str, str | None, int | None]]:
+    with open_database(paths.database_file) as database:
+        return [
+            (c.title, c.imported_from, c.harvested_through_message_id)
+            for c in ConversationStore(database).list()
+        ]
+
+
+def _export(tmp_path: Path) -> Path:
+    return write_zip(
+        tmp_path / "chatgpt-export.zip",
+        {
+            "conversations.json": [
+                chatgpt_line("g1", "Tomatoes", "how do I grow tomatoes?", "In the sun."),
+                chatgpt_line("g2", "Empty"),
+            ]
+        },
+    )
+
+
+def test_the_preview_imports_nothing(
+    tmp_path: Path, user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["import", str(_export(tmp_path)), "--preview"]) == 0
+    out = capsys.readouterr().out
+    assert "is a ChatGPT export" in out
+    assert "Would import 1 conversation (2 messages)." in out
+    assert "  + Tomatoes (2 messages)" in out
+    assert "  - Empty: no message with text" in out
+    assert _conversations(user_dirs) == []
+
+
+def test_an_import_prints_its_progress_and_result(
+    tmp_path: Path, user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["import", str(_export(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    assert "Imported 1 of 1 conversations" in out
+    assert "1 conversation imported from ChatGPT (2 messages), 1 skipped." in out
+    assert _conversations(user_dirs) == [("Tomatoes", "chatgpt", None)]
+
+    assert main(["import", str(_export(tmp_path))]) == 1  # nothing new the second time
+    out = capsys.readouterr().out
+    assert "  - Tomatoes: already imported" in out
+    assert "Nothing was imported." in out
+    assert main(["import", str(_export(tmp_path)), "--preview"]) == 1
+
+
+def test_without_learning_marks_them_harvested(
+    tmp_path: Path, user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_json(tmp_path / "conversations.json", [claude("c1", "Seeds", "when?", "March")])
+    assert main(["import", str(path), "--without-learning"]) == 0
+    assert "Reverie will not learn from them" in capsys.readouterr().out
+    assert _conversations(user_dirs) == [("Seeds", "claude", 2)]
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (json.dumps({"not": "an export"}), "not a ChatGPT or Claude export"),
+        ('[{"mapping": {}, "title": "cut', "damaged or cut short"),
+        ("[]", "holds no conversations"),
+    ],
+)
+def test_a_refused_file_exits_1_and_says_why(
+    tmp_path: Path,
+    user_dirs: AppPaths,
+    capsys: pytest.CaptureFixture[str],
+    content: str,
+    said: str,
+) -> None:
+    path = tmp_path / "conversations.json"
+    path.write_text(content, encoding="utf-8")
+    assert main(["import", str(path)]) == 1
+    assert said in capsys.readouterr().err
+    assert _conversations(user_dirs) == []
+
+
+def test_a_missing_file_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["import", str(tmp_path / "absent.zip")]) == 1
+    assert "is not there" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv", [["import"], ["import", "a.zip", "--learn-nothing"], ["import", ""]]
+)
+def test_a_usage_error_exits_2(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+
+
+def test_a_title_cannot_drive_the_terminal(
+    tmp_path: Path, user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    title = "\x1b]52;c;cGF5bG9hZA==\x07\x1b[2JCleared"
+    path = write_json(tmp_path / "conversations.json", [claude("c1", title, "hi", "hello")])
+    assert main(["import", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b]52" in out
