@@ -30,9 +30,9 @@ from desktop.core.transfer.history import (
     HistoryImporter,
     ImportPreview,
     ImportResult,
-    PlainState,
     Skipped,
 )
+from desktop.core.transfer.progress import PlainState
 from models.model_file import shown_path, shown_text
 
 PROGRESS_STEPS = 20

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import bisect
 import json
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from desktop.core.base.files import make_missing_folders, write_atomically
 from desktop.core.base.paths import AppPaths
@@ -43,39 +42,13 @@ from desktop.core.transfer.archive import (
 from desktop.core.transfer.archive_plan import ImportPlan, plan_import
 from desktop.core.transfer.archive_read import is_archive as is_archive  # for the dispatcher
 from desktop.core.transfer.archive_read import read_archive
+from desktop.core.transfer.progress import ImportState, PlainState
 
 _CHECK_EVERY = 100
 """Rows between two looks at the cancel button."""
 _SKILL_FOLDERS = {"active": "", "draft": DRAFTS, "deleted": DELETED}
 _DEFERRED = {("memories", "superseded_by"), ("conversations", "harvested_through_message_id")}
 """References set once every row is in: to a later row, or to a position."""
-
-
-class ImportState(Protocol):
-    """What a running import reports to, and asks whether to stop."""
-
-    def set_progress(self, done: int, total: int) -> None: ...
-
-    def is_cancelled(self) -> bool: ...
-
-
-class PlainState:
-    """An ``ImportState`` for a caller without a window: keeps the progress,
-    cancelled from any thread by ``cancel()``."""
-
-    def __init__(self) -> None:
-        self.done = 0
-        self.total = 0
-        self._cancelled = threading.Event()
-
-    def set_progress(self, done: int, total: int) -> None:
-        self.done, self.total = done, total
-
-    def is_cancelled(self) -> bool:
-        return self._cancelled.is_set()
-
-    def cancel(self) -> None:
-        self._cancelled.set()
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,10 @@ never reads it; otherwise the harvest's backlog reads it as any other.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.text import cut
@@ -43,6 +41,7 @@ from desktop.core.transfer.foreign import (
     Unusable,
     counted,
 )
+from desktop.core.transfer.progress import ImportState
 from desktop.core.transfer.reading import ForeignExport, open_export
 
 log = logging.getLogger(__name__)
@@ -51,35 +50,6 @@ TITLE_CHARS = 48
 """A title made of a conversation's first message is cut here, as Reverie's own are."""
 EXTERNAL_ID = "external_id"
 """Imported message metadata key: the message's id in the export."""
-
-
-class ImportState(Protocol):
-    """What a running import reports to, and asks whether to stop."""
-
-    def set_progress(self, done: int, total: int) -> None:
-        """*done* of *total* conversations handled."""
-
-    def is_cancelled(self) -> bool:
-        """Whether to stop before the next conversation."""
-
-
-class PlainState:
-    """An ``ImportState`` with no UI: progress goes to *on_progress*,
-    ``cancel()`` may be called from any thread."""
-
-    def __init__(self, on_progress: Callable[[int, int], object] | None = None) -> None:
-        self._on_progress = on_progress
-        self._cancelled = threading.Event()
-
-    def cancel(self) -> None:
-        self._cancelled.set()
-
-    def set_progress(self, done: int, total: int) -> None:
-        if self._on_progress is not None:
-            self._on_progress(done, total)
-
-    def is_cancelled(self) -> bool:
-        return self._cancelled.is_set()
 
 
 @dataclass(frozen=True)

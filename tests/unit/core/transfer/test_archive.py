@@ -21,8 +21,9 @@ from desktop.core.transfer.archive import (
     export_archive,
     secret_keys,
 )
-from desktop.core.transfer.archive_import import PlainState, import_archive, preview, run
+from desktop.core.transfer.archive_import import import_archive, preview, run
 from desktop.core.transfer.archive_read import is_archive, read_archive
+from desktop.core.transfer.progress import PlainState
 from tests.unit.core.transfer.archive_world import (
     ERASED_WORDS,
     World,

@@ -14,8 +14,9 @@ import pytest
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.archive_rows import ArchiveRows
 from desktop.core.transfer.archive import MANIFEST, ArchiveRefused, export_archive
-from desktop.core.transfer.archive_import import PlainState, preview, run
+from desktop.core.transfer.archive_import import preview, run
 from desktop.core.transfer.archive_read import is_archive, read_archive
+from desktop.core.transfer.progress import PlainState
 from tests.unit.core.transfer.archive_world import fill, folder, open_folder
 
 Entries = dict[str, bytes]

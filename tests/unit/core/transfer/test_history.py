@@ -13,7 +13,8 @@ import pytest
 from desktop.core.db import ConversationStore, Database
 from desktop.core.privacy.redaction import Redactor
 from desktop.core.transfer.foreign import ExportRefused, NotAnExport
-from desktop.core.transfer.history import ALREADY_THERE, HistoryImporter, PlainState
+from desktop.core.transfer.history import ALREADY_THERE, HistoryImporter
+from desktop.core.transfer.progress import PlainState
 from tests.unit.core.transfer.exports import START, chatgpt_line, claude, write_json, write_zip
 
 NOW = 1_800_000_000.0
