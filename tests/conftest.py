@@ -96,6 +96,28 @@ def plain_application_look() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def no_windows_left_open() -> Iterator[None]:
+    """A test that leaves a window open fails: the next test would meet it.
+
+    The windows an app deletes when it shuts down (``deleteLater``) go now,
+    not whenever an event loop next turns: a window left over, with edits
+    it asks about before closing, once kept a later test's app from
+    quitting when its last window closed."""
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication  # only tests that made one have any
+
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        return
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    left = [w for w in QApplication.topLevelWidgets() if w.isVisible()]
+    for window in left:
+        window.hide()  # not close(): a window with unsaved edits would ask
+    assert not left, f"windows left open: {[w.windowTitle() or type(w).__name__ for w in left]}"
+
+
+@pytest.fixture(autouse=True)
 def no_threads_left_behind() -> Iterator[None]:
     """A test that leaves a thread running (a broker, a worker) fails."""
     before = set(threading.enumerate())
