@@ -330,7 +330,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous_umask = os.umask(PRIVATE_UMASK)
     try:
         with _logging(paths, args.verbose) as log_problems:
-            commands = {"models": models_cli.run, "export": export_cli.run, "import": transfer_cli.run}
+            commands = {
+                "models": models_cli.run,
+                "export": export_cli.run,
+                "import": transfer_cli.run,
+            }
             if args.command in commands:
                 for said in log_problems:  # no window to show them
                     print(f"Reverie: {said}", file=sys.stderr)

@@ -17,17 +17,7 @@ from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.base.paths import AppPaths
 from desktop.core.db import open_database
 from desktop.core.transfer.archive import SUFFIX, ArchiveExists, export_archive
-
-_SHOWN = (
-    ("conversations", "conversations"),
-    ("messages", "messages"),
-    ("memories", "memories"),
-    ("memory_history", "memory changes"),
-    ("tasks", "tasks"),
-    ("skills", "skills"),
-    ("dream_runs", "dreams"),
-    ("workers", "background workers"),
-)
+from desktop.core.transfer.imports import exported_text
 
 
 def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,7 +50,5 @@ def run(
     except EnvironmentProblem as problem:
         print(f"Reverie: {problem}", file=err)
         return 1
-    shown = ", ".join(f"{summary.counts.get(key, 0)} {label}" for key, label in _SHOWN)
-    settings = "with your settings" if summary.settings else "no settings file to include"
-    print(f"Exported {shown} ({settings}) to {summary.path}", file=out)
+    print(exported_text(summary), file=out)
     return 0

@@ -1,8 +1,9 @@
-"""``reverie import FILE [--preview] [--without-learning]``: conversation
-histories from other assistants, for scripts and headless machines.
+"""``reverie import FILE [--preview] [--without-learning]``: a Reverie
+archive (``reverie export``), or conversation histories from other
+assistants, for scripts and headless machines.
 
-FILE is a ChatGPT or Claude data export: the .zip it came in, the folder
-it was unpacked into, or its ``conversations.json``.  ``--preview`` says
+FILE is a Reverie archive, or a ChatGPT or Claude data export: the .zip it
+came in, the folder it was unpacked into, or its ``conversations.json``.  ``--preview`` says
 what would be added, what is already there and what would be skipped, and
 imports nothing; ``--without-learning`` imports the conversations without
 Reverie learning memories from them.  Progress is printed as it goes; Ctrl+C
@@ -32,6 +33,7 @@ from desktop.core.transfer.history import (
     ImportResult,
     Skipped,
 )
+from desktop.core.transfer.imports import Imports, is_archive
 from desktop.core.transfer.progress import PlainState
 from models.model_file import shown_path, shown_text
 
@@ -44,10 +46,12 @@ must not drive the terminal."""
 def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``import`` command."""
     command = subcommands.add_parser(
-        "import", help="import conversations from a ChatGPT or Claude export"
+        "import", help="import a Reverie archive, or conversations from a ChatGPT or Claude export"
     )
     command.add_argument(
-        "file", type=_export_path, help="the export's .zip, its folder or its conversations.json"
+        "file",
+        type=_export_path,
+        help="a Reverie archive, or the export's .zip, its folder or its conversations.json",
     )
     command.add_argument(
         "--preview", action="store_true", help="say what would be imported; import nothing"
@@ -75,6 +79,8 @@ def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) ->
         print(f"reverie: conversations are unavailable: {error}", file=sys.stderr)
         return 1
     with database:
+        if is_archive(args.file):
+            return _import_archive(Imports(database, paths, Redactor()), args, out)
         importer = HistoryImporter(ConversationStore(database), Redactor())
         try:
             if args.preview:
@@ -87,6 +93,24 @@ def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) ->
             return 1
     _print_result(result, out)
     return 0 if result.succeeded else 1
+
+
+def _import_archive(imports: Imports, args: argparse.Namespace, out: TextIO) -> int:
+    """A Reverie archive: all of it goes in, or nothing does (Ctrl+C too)."""
+    try:
+        if args.preview:
+            plan = imports.preview(args.file)
+            lines, added = plan.lines, plan.adds
+        else:
+            state = PlainState(_ProgressPrinter(out, "rows"))
+            outcome = imports.run(args.file, learn=True, state=state)
+            lines, added = outcome.lines, outcome.imported
+    except EnvironmentProblem as error:
+        print(f"reverie: {shown_text(str(error), limit=sys.maxsize)}", file=sys.stderr)
+        return 1
+    for line in lines:
+        print(shown_text(line, limit=sys.maxsize), file=out)
+    return 0 if added else 1
 
 
 def _run_stoppable(importer: HistoryImporter, path: Path, learn: bool, out: TextIO) -> ImportResult:
@@ -117,15 +141,16 @@ def _run_stoppable(importer: HistoryImporter, path: Path, learn: bool, out: Text
 
 
 class _ProgressPrinter:
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, unit: str = "conversations") -> None:
         self._out = out
+        self._unit = unit
         self._printed = -1
 
     def __call__(self, done: int, total: int) -> None:
         step = max(1, total // PROGRESS_STEPS)
         if done != self._printed and (done % step == 0 or done == total):
             self._printed = done
-            print(f"Imported {done} of {total} conversations", file=self._out, flush=True)
+            print(f"Imported {done} of {total} {self._unit}", file=self._out, flush=True)
 
 
 def _print_preview(preview: ImportPreview, out: TextIO) -> None:

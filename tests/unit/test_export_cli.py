@@ -31,7 +31,7 @@ def test_export_writes_the_archive_and_says_what_is_in_it(
     target = tmp_path / "all.reverie.zip"
     assert main(["export", str(target)]) == 0
     said = capsys.readouterr().out
-    assert "1 conversations" in said and "1 messages" in said and str(target) in said
+    assert "Exported 1 conversation, 1 message (" in said and str(target) in said
     assert is_archive(target)
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert read_archive(target).counts["messages"] == 1

@@ -12,6 +12,8 @@ import pytest
 from desktop.app import main
 from desktop.core.base.paths import AppPaths
 from desktop.core.db import ConversationStore, open_database
+from desktop.core.transfer.archive import export_archive
+from tests.unit.core.transfer.archive_world import fill, folder
 from tests.unit.core.transfer.exports import chatgpt_line, claude, write_json, write_zip
 
 
@@ -116,3 +118,22 @@ def test_a_title_cannot_drive_the_terminal(
     assert main(["import", str(path)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\x1b]52" in out
+
+
+def test_a_reverie_archive_is_recognised_and_imported_once(
+    tmp_path: Path, user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = fill(folder(tmp_path / "elsewhere"))
+    archive = tmp_path / "everything.zip"
+    with source.database:
+        export_archive(source.database, source.paths, archive)
+
+    assert main(["import", str(archive), "--preview"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("This is a Reverie archive.\nEverything in it would be restored: ")
+    assert main(["import", str(archive)]) == 0
+    out = capsys.readouterr().out
+    assert "Imported " in out and " rows" in out
+    assert len(_conversations(user_dirs)) > 0
+    assert main(["import", str(archive)]) == 1
+    assert "Nothing was imported: it is all here." in capsys.readouterr().out
