@@ -23,6 +23,9 @@ from desktop.core.base.jobs import JobControl
 from desktop.core.base.text import cut
 from desktop.core.dreaming.secret_sweep import sweep_snapshots, sweep_stored_secrets
 from desktop.core.dreaming.snapshots import damage_report
+from desktop.core.privacy.redaction import Redactor
+from desktop.core.transfer.archive import export_archive
+from desktop.core.transfer.imports import Imports
 from desktop.ui.chat.markdown import warm_up
 from desktop.ui.chat.window import ChatWindow
 from desktop.ui.dreaming.report import DreamReportWindow
@@ -35,6 +38,7 @@ from desktop.ui.shell.work import WORKERS_JOB, work_parts
 from desktop.ui.skills.editor import SkillEditorWindow
 from desktop.ui.tasks.runner import TaskRunner
 from desktop.ui.tasks.window import TasksWindow
+from desktop.ui.transfer.window import TransferWindow
 from desktop.ui.widgets.folders import FolderNotOpened, open_folder
 from desktop.ui.widgets.job_watcher import ProgressWatcher
 from desktop.ui.widgets.theme import Theme
@@ -155,6 +159,7 @@ class ReverieApplication(QObject):
         self.models.settings_window.saved.connect(self.theme.follow_settings)
         self.memory_browser = self._memory_browser(core)
         self.tasks_view, self.skill_editor = self._task_and_skill_windows(core)
+        self.transfer_view = self._transfer_window(core)
         self.maintenance = WorkerThread("maintenance", self.window)
         self.maintenance.worker.failed.connect(
             lambda failure: log.warning("maintenance failed: %s", failure.message)
@@ -319,6 +324,27 @@ class ReverieApplication(QObject):
             if self.tray is not None:
                 self.tray.skills_requested.connect(skills.present)
         return tasks, skills
+
+    def _transfer_window(self, core: Core) -> TransferWindow | None:
+        """Import and export, from the tray; what an import added shows at once."""
+        database = core.database
+        if database is None or core.conversations is None:
+            return None
+        paths, skills = core.paths, core.skills
+        view = TransferWindow(
+            Imports(database, paths, Redactor(), skills),
+            lambda target: export_archive(database, paths, target, overwrite=True, skills=skills),
+        )
+        view.imported.connect(self._after_import)
+        if self.tray is not None:
+            self.tray.transfer_requested.connect(view.present)
+        return view
+
+    def _after_import(self) -> None:
+        self.window.conversations.refresh()
+        if self.memory_browser is not None and self.memory_browser.isVisible():
+            self.memory_browser.refresh()
+        self._refresh_task_and_skill_windows()
 
     def _refresh_task_and_skill_windows(self) -> None:
         """Tasks and skills changed behind the windows (a tool call, a dream)."""
@@ -586,7 +612,7 @@ class ReverieApplication(QObject):
         if self.memory_browser is not None:
             self.memory_browser.shutdown()
             self.memory_browser.deleteLater()
-        for editor in (self.tasks_view, self.skill_editor, self.work_view):
+        for editor in (self.tasks_view, self.skill_editor, self.work_view, self.transfer_view):
             if editor is not None:
                 editor.shutdown()
                 editor.deleteLater()

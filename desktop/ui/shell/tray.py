@@ -33,6 +33,7 @@ class Tray(QObject):
     skills_requested(): the user asked for the skill editor.
     work_requested(): the user asked for the Work window (background workers).
     settings_requested(): the user asked for the settings window.
+    transfer_requested(): the user asked to import or export (the Import and export window).
     data_folder_requested(): the user asked to see the folder of their data.
     logs_requested(): the user asked to see the folder of Reverie's logs.
     quit_requested(): the user chose Quit.
@@ -47,6 +48,7 @@ class Tray(QObject):
     skills_requested = Signal()
     work_requested = Signal()
     settings_requested = Signal()
+    transfer_requested = Signal()
     data_folder_requested = Signal()
     logs_requested = Signal()
     quit_requested = Signal()
@@ -70,6 +72,7 @@ class Tray(QObject):
         self.report_action = self._action("Dream report…", self.dream_report_requested)
         self.menu.addSeparator()
         self.settings_action = self._action("Settings…", self.settings_requested)
+        self.transfer_action = self._action("Import or export…", self.transfer_requested)
         self.data_folder_action = self._action("Open data folder", self.data_folder_requested)
         self.logs_action = self._action("Open logs", self.logs_requested)
         self.menu.addSeparator()

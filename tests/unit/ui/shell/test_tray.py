@@ -60,6 +60,7 @@ def test_the_menu_says_what_the_user_chose(qtbot: QtBot, tray: Tray) -> None:
         (tray.tasks_action, tray.tasks_requested),
         (tray.skills_action, tray.skills_requested),
         (tray.report_action, tray.dream_report_requested),
+        (tray.transfer_action, tray.transfer_requested),
         (tray.data_folder_action, tray.data_folder_requested),
         (tray.logs_action, tray.logs_requested),
         (tray.quit_action, tray.quit_requested),

@@ -1,0 +1,1 @@
+"""The Import and export window."""
