@@ -282,5 +282,10 @@ def _write(path: Path, text: str) -> None:
     except OSError as error:
         raise EnvironmentProblem(
             f"The memories could not be exported to {path}: {error.strerror or error}.",
-            _HINTS.get(error.errno or 0, "Choose another file or folder and try again."),
+            write_hint(error),
         ) from error
+
+
+def write_hint(error: OSError) -> str:
+    """What the user can do about *error*, met writing an export."""
+    return _HINTS.get(error.errno or 0, "Choose another file or folder and try again.")

@@ -59,7 +59,6 @@ other column is refused.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import io
 import json
@@ -79,6 +78,7 @@ from desktop.core.base.settings import is_absent, load_settings
 from desktop.core.db import Database, latest_version
 from desktop.core.db.archive_rows import ARCHIVED, ArchiveRows
 from desktop.core.db.skills import EVERY_STATUS, SkillStore
+from desktop.core.memory.export import write_hint
 from desktop.core.privacy.redaction import Redactor
 from desktop.core.skills.library import SkillLibrary, SkillRefused, file_text
 
@@ -91,13 +91,6 @@ SUFFIX = ".reverie.zip"
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip's earliest: no entry says when it was written
 _ENTRY_MODE = 0o600 << 16
 _SECRET_KEY = re.compile(r"(?i)(api[_-]?key|secret|password|passphrase|token)$")
-_HINTS = {
-    errno.ENOSPC: "Free some disk space and try again.",
-    getattr(errno, "EDQUOT", errno.ENOSPC): "Free some disk space and try again.",
-    errno.EACCES: "Choose a folder you may write to.",
-    errno.EPERM: "Choose a folder you may write to.",
-    errno.EROFS: "Choose a folder you may write to.",
-}
 
 
 class ArchiveProblem(EnvironmentProblem):
@@ -310,7 +303,7 @@ def _write_file(target: Path, data: bytes) -> None:
             temporary.unlink(missing_ok=True)
         raise ArchiveProblem(
             f"The archive could not be written to {target}: {error.strerror or error}.",
-            _HINTS.get(error.errno or 0, "Choose another file or folder and try again."),
+            write_hint(error),
         ) from error
     finally:
         if descriptor >= 0:
