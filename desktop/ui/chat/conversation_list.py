@@ -37,6 +37,9 @@ _NOT_LEARNED = (
     "were unusable several times, so it moved on. Right-click to learn it again."
 )
 
+_SOURCES = {"chatgpt": "ChatGPT", "claude": "Claude"}
+"""Where an imported conversation came from, as its list entry says."""
+
 
 class ConversationList(QWidget):
     """Signals:
@@ -179,6 +182,10 @@ class ConversationList(QWidget):
             item.setToolTip(
                 f"{title}\nOff the record: never remembered" if conversation.off_record else title
             )
+            if conversation.imported_from is not None:
+                source = _SOURCES.get(conversation.imported_from, conversation.imported_from)
+                item.setText(f"{item.text()}  · from {source}")
+                item.setToolTip(f"{item.toolTip()}\nImported from {source}")
             if conversation.unlearned_parts:
                 item.setText(f"{item.text()}  · not all learned")
                 item.setToolTip(f"{item.toolTip()}\n{_NOT_LEARNED}")

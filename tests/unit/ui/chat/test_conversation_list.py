@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
+from desktop.core.db import ConversationStore
 from desktop.ui.chat.window import ChatWindow
 from tests.unit.ui.conftest import WAIT_MS, say
 
@@ -113,3 +114,24 @@ def test_f2_and_delete_keys_act_on_the_selected_conversation(
     qtbot.keyClick(items, Qt.Key.Key_Delete)
     assert window.conversation_id != first
     assert titles(window) == ["New conversation"]
+
+
+def test_an_imported_conversation_says_where_it_came_from(
+    qtbot: QtBot, window: ChatWindow, store: ConversationStore
+) -> None:
+    with store.transaction() as tx:
+        store.create_imported(
+            "Tulips",
+            imported_from="chatgpt",
+            external_id="c-1",
+            created_at=1_700_000_000.0,
+            updated_at=1_700_000_000.0,
+            tx=tx,
+        )
+    window.conversations.refresh()
+    qtbot.waitUntil(lambda: any("Tulips" in t for t in titles(window)), timeout=WAIT_MS)
+    [entry] = [t for t in titles(window) if "Tulips" in t]
+    assert entry == "Tulips  · from ChatGPT"
+    items = window.conversation_list.items
+    [item] = [items.item(i) for i in range(items.count()) if "Tulips" in items.item(i).text()]
+    assert item.toolTip() == "Tulips\nImported from ChatGPT"
