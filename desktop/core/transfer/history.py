@@ -17,9 +17,10 @@ secret named later taken out of what came before), so it is stored as
 checked for secrets.  The redaction is nearly all of an import's time
 (``tests/bench/transfer.py``: the import takes 1.1 times the redaction
 alone, about 100 messages a second of one to three sentences on 2 cores,
-8 minutes for 50,000), hence the progress and the cancel.  Imported "without learning", each conversation is
-marked harvested through its last message, so the background harvest
-never reads it; otherwise the harvest's backlog reads it as any other.
+8 minutes for 50,000), hence the progress and the cancel.  Imported
+"without learning", each conversation is marked harvested through its
+last message, so the background harvest never reads it; otherwise the
+harvest's backlog reads it as any other.
 """
 
 from __future__ import annotations
