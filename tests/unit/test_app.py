@@ -48,6 +48,7 @@ from models.broker import Role, RoleHealth
 from models.convert_bert import DEFAULT_GGUF_NAME, Progress
 from tests.damage import filled, garble_an_index, garble_the_schema
 from tests.pipes import a_reader_comes_late
+from tests.unit.core.transfer.exports import chatgpt_line, write_json
 
 WAIT_MS = 60_000
 
@@ -881,7 +882,7 @@ def test_a_database_too_damaged_to_open_names_the_sound_copy_at_start_and_in_che
 
 
 def test_on_a_damaged_database_reverie_does_no_background_work_and_says_why_when_asked(
-    qtbot: QtBot, app_paths: AppPaths
+    qtbot: QtBot, app_paths: AppPaths, tmp_path: Path
 ) -> None:
     # Round 18: a resumed dream, /dream or a vector fill still wrote to the file.
     filled(app_paths.database_file)
@@ -892,6 +893,8 @@ def test_on_a_damaged_database_reverie_does_no_background_work_and_says_why_when
     try:
         qtbot.waitUntil(lambda: "SQLite found" in app.window.banner.text(), timeout=WAIT_MS)
         qtbot.waitUntil(lambda: app.window.chat_available, timeout=WAIT_MS)
+        assert core.database is not None
+        before = core.database.fetch_value("SELECT count(*) FROM conversations")
         for job in (COMPACTION_JOB, MEMORY_JOB, DREAM_NIGHTLY, DREAM_INTERVAL, TASKS_JOB):
             app._on_due(job)
         app.models.embedder_changed.emit()
@@ -905,6 +908,14 @@ def test_on_a_damaged_database_reverie_does_no_background_work_and_says_why_when
         assert core.database is not None
         assert core.database.fetch_value("SELECT count(*) FROM dream_runs") == 0
         assert not app.dreams.running
+        transfer = app.transfer_view  # nor is anything imported into it
+        assert transfer is not None
+        history = [chatgpt_line("t1", "Tulips", "When do I plant tulips?", "In autumn.")]
+        transfer.preview_file(write_json(tmp_path / "conversations.json", history))
+        qtbot.waitUntil(transfer.import_button.isEnabled, timeout=WAIT_MS)
+        transfer.import_button.click()
+        assert "database is damaged" in transfer.problem.text()
+        assert core.database.fetch_value("SELECT count(*) FROM conversations") == before
     finally:
         app.shutdown()
         core.close()

@@ -334,11 +334,23 @@ class ReverieApplication(QObject):
         view = TransferWindow(
             Imports(database, paths, Redactor(), skills),
             lambda target: export_archive(database, paths, target, overwrite=True, skills=skills),
+            refusal=self._import_refusal,
         )
         view.imported.connect(self._after_import)
         if self.tray is not None:
             self.tray.transfer_requested.connect(view.present)
         return view
+
+    def _import_refusal(self) -> str:
+        """Why nothing may be imported now: not into a database found damaged."""
+        if self._damage is None:
+            return "Reverie is still checking its database; try again in a moment."
+        if self._damage:
+            return (
+                "Reverie's database is damaged (see the message at the top of the chat "
+                "window); nothing is written into it until the file is sound again."
+            )
+        return ""
 
     def _after_import(self) -> None:
         self.window.conversations.refresh()

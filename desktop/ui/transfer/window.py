@@ -64,10 +64,18 @@ class TransferWindow(AppWindow):
 
     imported = Signal()
 
-    def __init__(self, imports: Imports, export: Exporter, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        imports: Imports,
+        export: Exporter,
+        parent: QWidget | None = None,
+        *,
+        refusal: Callable[[], str] = lambda: "",
+    ) -> None:
+        """*refusal*: why nothing may be imported now ("" if it may)."""
         super().__init__(parent)
         self.setWindowTitle("Import and export — Reverie")
-        self._imports, self._export = imports, export
+        self._imports, self._export, self._refusal = imports, export, refusal
         self._queue = TaskQueue("transfer", self)
         self._queue.worker_thread.qthread.setPriority(QThread.Priority.IdlePriority)
         self._plan: ImportPlan | None = None
@@ -187,6 +195,9 @@ class TransferWindow(AppWindow):
     def start_import(self) -> None:
         plan = self._plan
         if plan is None or self.busy:
+            return
+        if refused := self._refusal():
+            self.show_problem(f"Nothing was imported: {refused}")
             return
         state = self._state = _WindowState()
         state.progressed.connect(self._progressed)

@@ -108,3 +108,23 @@ def test_a_file_that_is_no_export_is_refused_with_the_reason(
     qtbot.waitUntil(window.problem.isVisible, timeout=WAIT_MS)
     assert "not a ChatGPT or Claude export" in window.problem.text()
     assert not window.import_button.isVisible()
+
+
+def test_nothing_is_imported_while_the_app_refuses_writing_and_it_says_why(
+    qtbot: QtBot, world: World, tmp_path: Path
+) -> None:
+    database, paths = world.database, world.paths
+    view = TransferWindow(
+        Imports(database, paths, Redactor()),
+        lambda target: export_archive(database, paths, target),
+        refusal=lambda: "Reverie's database is damaged.",
+    )
+    qtbot.addWidget(view)
+    store = ConversationStore(database)
+    before = len(store.list())
+    view.preview_file(_chatgpt(tmp_path / "conversations.json", 2))
+    qtbot.waitUntil(view.import_button.isEnabled, timeout=WAIT_MS)
+    view.import_button.click()
+    assert view.problem.text() == "Nothing was imported: Reverie's database is damaged."
+    assert not view.busy and len(store.list()) == before
+    view.shutdown()
