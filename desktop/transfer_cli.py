@@ -76,7 +76,7 @@ def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) ->
         paths.ensure()
         database = open_database(paths.database_file)
     except (EnvironmentProblem, OSError) as error:
-        print(f"reverie: conversations are unavailable: {error}", file=sys.stderr)
+        print(f"Reverie: conversations are unavailable: {error}", file=sys.stderr)
         return 1
     with database:
         if is_archive(args.file):
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) ->
                 return 0 if preview.new else 1
             result = _run_stoppable(importer, args.file, not args.without_learning, out)
         except ExportRefused as error:
-            print(f"reverie: {shown_text(str(error), limit=sys.maxsize)}", file=sys.stderr)
+            print(f"Reverie: {shown_text(str(error), limit=sys.maxsize)}", file=sys.stderr)
             return 1
     _print_result(result, out)
     return 0 if result.succeeded else 1
@@ -106,7 +106,7 @@ def _import_archive(imports: Imports, args: argparse.Namespace, out: TextIO) -> 
             outcome = imports.run(args.file, learn=True, state=state)
             lines, added = outcome.lines, outcome.imported
     except EnvironmentProblem as error:
-        print(f"reverie: {shown_text(str(error), limit=sys.maxsize)}", file=sys.stderr)
+        print(f"Reverie: {shown_text(str(error), limit=sys.maxsize)}", file=sys.stderr)
         return 1
     for line in lines:
         print(shown_text(line, limit=sys.maxsize), file=out)
@@ -159,23 +159,25 @@ def _print_preview(preview: ImportPreview, out: TextIO) -> None:
     messages = counted(preview.new_messages, "message", "messages")
     print(f"Would import {conversations} ({messages}).", file=out)
     for planned in preview.new:
-        left_out = f"; left out: {', '.join(planned.left_out)}" if planned.left_out else ""
-        print(f"  + {shown_text(planned.title)} ({planned.messages} messages{left_out})", file=out)
+        print(_added(planned.title, planned.messages, planned.left_out), file=out)
     _print_skipped("Already there", preview.already, out)
     _print_skipped("Would skip", preview.skipped, out)
 
 
 def _print_result(result: ImportResult, out: TextIO) -> None:
     for imported in result.imported:
-        left_out = f"; left out: {', '.join(imported.left_out)}" if imported.left_out else ""
-        print(
-            f"  + {shown_text(imported.title)} ({imported.messages} messages{left_out})", file=out
-        )
+        print(_added(imported.title, imported.messages, imported.left_out), file=out)
     _print_skipped("Skipped", result.skipped, out)
     _print_skipped("Failed", result.failed, out)
     print(result.summary(), file=out)
     if not result.succeeded:
         print("Nothing was imported.", file=out)
+
+
+def _added(title: str, messages: int, left_out: tuple[str, ...]) -> str:
+    """ "  + Tomatoes (2 messages; left out: 1 attachment)": a conversation added."""
+    left = f"; left out: {', '.join(left_out)}" if left_out else ""
+    return f"  + {shown_text(title)} ({counted(messages, 'message', 'messages')}{left})"
 
 
 def _print_skipped(heading: str, skipped: tuple[Skipped, ...], out: TextIO) -> None:

@@ -137,3 +137,15 @@ def test_a_reverie_archive_is_recognised_and_imported_once(
     assert len(_conversations(user_dirs)) > 0
     assert main(["import", str(archive)]) == 1
     assert "Nothing was imported: it is all here." in capsys.readouterr().out
+
+
+def test_a_one_message_conversation_is_counted_in_the_singular_and_a_refusal_says_reverie(
+    tmp_path: Path, user_dirs: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lone = chatgpt_line("g1", "Tomatoes", "how do I grow tomatoes?")
+    assert main(["import", str(write_json(tmp_path / "c.json", [lone])), "--preview"]) == 0
+    assert "  + Tomatoes (1 message)\n" in capsys.readouterr().out
+    empty = tmp_path / "empty.json"
+    empty.write_text("", encoding="utf-8")
+    assert main(["import", str(empty)]) == 1
+    assert capsys.readouterr().err.startswith("Reverie: ")
