@@ -201,9 +201,12 @@ class SettingsWindow(AppWindow):
     Signals:
         saved(Settings): the settings were written (by Save here, or by a
             page of the caller's through ``save``), and read back the same.
+        transfer_requested(): the user asked to import or export (the
+            Desktop page's button: the way there on a desktop with no tray).
     """
 
     saved = Signal(object)
+    transfer_requested = Signal()
 
     def __init__(
         self,
@@ -309,6 +312,19 @@ class SettingsWindow(AppWindow):
                 self._folders, self.open_folder, _PAGE_MAX_WIDTH
             )
             column.addWidget(buttons)
+            column.addSpacing(14)
+            self.transfer_button = named(
+                QPushButton("Import or export…"), "settings-transfer", "Import or export"
+            )
+            self.transfer_button.setToolTip(
+                "Export everything to one archive, or import an archive or your "
+                "ChatGPT or Claude history"
+            )
+            self.transfer_button.clicked.connect(self.transfer_requested)
+            row = QHBoxLayout()
+            row.addWidget(self.transfer_button)
+            row.addStretch(1)
+            column.addLayout(row)
         column.addStretch(1)
         scroll = named(QScrollArea(), "settings-page-scroll", f"{group.title} settings")
         scroll.setWidgetResizable(True)

@@ -337,6 +337,7 @@ class ReverieApplication(QObject):
             refusal=self._import_refusal,
         )
         view.imported.connect(self._after_import)
+        self.models.settings_window.transfer_requested.connect(view.present)
         if self.tray is not None:
             self.tray.transfer_requested.connect(view.present)
         return view

@@ -1,5 +1,6 @@
 """The running application's desktop integration: the tray opens the data
-and log folders, and the settings window's switch writes the login entry of
+and log folders and the Import and export window (so does the settings
+window), and the settings window's switch writes the login entry of
 this installation (in the tests' own autostart folder, ``REVERIE_AUTOSTART_DIR``)."""
 
 from __future__ import annotations
@@ -45,4 +46,14 @@ def test_the_tray_opens_the_folders_and_the_switch_writes_this_installations_ent
     assert "X-Reverie-Autostart=true" in text
     exec_line = next(line for line in text.splitlines() if line.startswith("Exec="))
     assert exec_line.endswith(" --hidden")
+
+    # Import and export: from the tray, and from the Desktop page (no tray needed).
+    transfer = started.transfer_view
+    assert transfer is not None
+    tray.transfer_action.trigger()
+    assert transfer.isVisible()
+    transfer.close()
+    window.transfer_button.click()
+    assert transfer.isVisible()
+    transfer.close()
     window.close()
