@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop.core.base.text import readable
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import QueryFailed, RowNotFound
@@ -181,7 +182,7 @@ class ConversationStore:
             row = tx.fetch_one(
                 "INSERT INTO conversations (title, created_at, updated_at, off_record)"
                 " VALUES (?, ?, ?, ?) RETURNING *",
-                (title, now, now, int(off_record)),
+                (readable(title), now, now, int(off_record)),
             )
         return _conversation(_returned(row))
 
@@ -203,7 +204,7 @@ class ConversationStore:
             "INSERT INTO conversations (title, created_at, updated_at, imported_from, external_id)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (imported_from, external_id)"
             " WHERE imported_from IS NOT NULL AND external_id IS NOT NULL DO NOTHING RETURNING *",
-            (title, created_at, updated_at, imported_from, external_id),
+            (readable(title), created_at, updated_at, imported_from, external_id),
         )
         return None if row is None else _conversation(row)
 
@@ -282,7 +283,7 @@ class ConversationStore:
             row = tx.fetch_one(
                 "UPDATE conversations SET title = ?, updated_at = ?"
                 " WHERE id = ? AND deleted_at IS NULL RETURNING *",
-                (title, self._clock(), conversation_id),
+                (readable(title), self._clock(), conversation_id),
             )
             if row is None:
                 raise RowNotFound("conversations", conversation_id)

@@ -290,3 +290,26 @@ def test_messages_by_ids_finds_archived_and_deleted_ones_and_skips_purged(
     assert found[0].archived_at is not None
     assert conversations.messages_by_ids([]) == []
     assert len(conversations.messages_by_ids(range(1, 2000))) == 3  # more ids than one query binds
+
+
+def test_a_title_keeps_no_character_that_reorders_or_hides_what_the_list_shows(
+    conversations: ConversationStore,
+) -> None:
+    # "Bank\u202etxt.exe" shows as "Bankexe.txt": a title is shown in the list,
+    # typed, made from a first message, or brought in from another assistant.
+    made = conversations.create("Bank\u202etxt.exe")
+    assert made.title == "Banktxt.exe"
+    renamed = conversations.rename(made.id, "Re\u200bport\u2066 x\u2069")
+    assert renamed.title == "Report x"
+    with conversations.transaction() as tx:
+        imported = conversations.create_imported(
+            "\u202b\u062d\u0633\u0627\u0628\u202c",
+            imported_from="claude",
+            external_id="c-1",
+            created_at=START,
+            updated_at=START,
+            tx=tx,
+        )
+    assert imported is not None and imported.title == "\u062d\u0633\u0627\u0628"
+    i_want = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # Persian: the joiner shapes it
+    assert conversations.rename(made.id, i_want).title == i_want
