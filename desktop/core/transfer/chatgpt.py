@@ -21,13 +21,11 @@ from desktop.core.transfer.foreign import (
     ForeignConversation,
     ForeignMessage,
     Unusable,
-    described,
+    assembled,
     fallback_id,
     identifier,
     mapping,
-    nothing_said,
     text_of,
-    timed,
     timestamp,
 )
 
@@ -58,20 +56,8 @@ def conversation(item: object) -> ForeignConversation | Unusable:
         kept = _message(message, said_at, left_out)
         if kept is not None:
             messages.append(kept)
-    if not messages:
-        return Unusable(title, external_id, nothing_said(left_out))
-    first = next((m.created_at for m in messages if m.created_at is not None), None)
-    created = created or first
-    updated = timestamp(item.get("update_time")) or messages[-1].created_at or created
-    return ForeignConversation(
-        "chatgpt",
-        external_id,
-        title,
-        created,
-        updated,
-        timed(messages, created),
-        described(left_out),
-    )
+    updated = timestamp(item.get("update_time"))
+    return assembled("chatgpt", external_id, title, (created, updated), messages, left_out)
 
 
 def _current_path(nodes: Mapping[str, object], current: object) -> list[Mapping[str, object]]:

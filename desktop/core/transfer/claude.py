@@ -20,13 +20,11 @@ from desktop.core.transfer.foreign import (
     ForeignConversation,
     ForeignMessage,
     Unusable,
-    described,
+    assembled,
     fallback_id,
     identifier,
     mapping,
-    nothing_said,
     text_of,
-    timed,
     timestamp,
 )
 
@@ -55,20 +53,8 @@ def conversation(item: object) -> ForeignConversation | Unusable:
         kept = _message(message, said_at, left_out)
         if kept is not None:
             messages.append(kept)
-    if not messages:
-        return Unusable(title, external_id, nothing_said(left_out))
-    first = next((m.created_at for m in messages if m.created_at is not None), None)
-    created = created or first
-    updated = timestamp(item.get("updated_at")) or messages[-1].created_at or created
-    return ForeignConversation(
-        "claude",
-        external_id,
-        title,
-        created,
-        updated,
-        timed(messages, created),
-        described(left_out),
-    )
+    updated = timestamp(item.get("updated_at"))
+    return assembled("claude", external_id, title, (created, updated), messages, left_out)
 
 
 def _current_branch(listed: Sequence[object]) -> list[Mapping[str, object]]:

@@ -143,3 +143,24 @@ def timed(messages: Sequence[ForeignMessage], created: float | None) -> tuple[Fo
         m if m.created_at is not None else ForeignMessage(m.role, m.text, created, m.external_id)
         for m in messages
     )
+
+
+def assembled(
+    source: Source,
+    external_id: str,
+    title: str,
+    times: tuple[float | None, float | None],
+    messages: Sequence[ForeignMessage],
+    left_out: Counter[str],
+) -> ForeignConversation | Unusable:
+    """The conversation a reader found: *times* as the export gives them
+    (started, last updated; either may be missing: then its messages' times
+    stand in), or why there is nothing of it to import."""
+    if not messages:
+        return Unusable(title, external_id, nothing_said(left_out))
+    first = next((m.created_at for m in messages if m.created_at is not None), None)
+    created = times[0] or first
+    updated = times[1] or messages[-1].created_at or created
+    return ForeignConversation(
+        source, external_id, title, created, updated, timed(messages, created), described(left_out)
+    )
