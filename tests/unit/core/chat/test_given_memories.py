@@ -332,7 +332,13 @@ def test_the_real_models_recall_what_another_conversation_said_into_a_reply(
         reply = _answer(chat, conversation.id, "Who trains me at the bouldering gym?")
 
         [answered] = reply.replies()
-        assert answered.excerpt_ids[0] == said.id  # found by meaning first
+        # Found by meaning, before the shoes and the weather: what the user
+        # said, or Reverie's reply to it (SmolLM2's reply varies from run
+        # to run here, and one naming Brigitte may rank first).
+        assert said.id in answered.excerpt_ids
+        assert answered.message is not None
+        shown = chat.used_excerpts(answered.message)
+        assert shown[0].conversation_id == said.conversation_id
         prompt = recording.prompts[-1][-1].content
         assert "is called Brigitte." in prompt and "Climbing plans" in prompt
     finally:
