@@ -160,7 +160,9 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
         core.memories = MemoryService.over(core.database, broker, prompts, redactor)
         core.recall = Recall(
             core.memories.retriever,
-            ExcerptRetriever.over(core.database, broker, redactor),
+            ExcerptRetriever.over(
+                core.database, broker, redactor, lambda: zone_named(settings.tasks.time_zone)
+            ),
             core.memories.store.source_messages,
             lambda: core.settings.memory.recall_past_conversations,  # a save applies at once
         )

@@ -25,7 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +47,18 @@ SAVE_EVERY = 2000
 class Variant:
     neighbour_share: float
     diverse: bool
+    timed: bool
 
     @property
     def name(self) -> str:
-        return f"share={self.neighbour_share:g},diverse={int(self.diverse)}"
+        return f"share={self.neighbour_share:g},diverse={int(self.diverse)},timed={int(self.timed)}"
 
 
 VARIANTS = tuple(
-    Variant(share, diverse) for share in (0.0, 0.25, 0.5, 0.75, 1.0) for diverse in (False, True)
+    Variant(share, diverse, timed)
+    for share in (0.0, 0.25, 0.5, 0.75, 1.0)
+    for diverse in (False, True)
+    for timed in (False, True)
 )
 
 
@@ -118,12 +122,13 @@ class _Clock:
 def ranked_by_variant(
     embed: CachedEmbedder,
     sessions: Sequence[Session],
-    questions: Sequence[tuple[str, str]],
+    questions: Sequence[tuple[str, str, float]],
     variants: Sequence[Variant],
     timings: dict[str, float],
 ) -> Iterator[tuple[str, dict[str, list[str]]]]:
     """Store *sessions* as conversations of a fresh database, index them,
-    and ask each of *questions* (key, text) with each variant; yields
+    and ask each of *questions* (key, text, when it is asked: what "last
+    week" is read from) with each variant; yields
     (key, {variant name: outside ids best first})."""
     with tempfile.TemporaryDirectory() as folder:
         database = open_database(Path(folder) / "bench.sqlite3")
@@ -149,11 +154,18 @@ def ranked_by_variant(
             timings["messages"] += indexed
             retrievers = {
                 v.name: ExcerptRetriever(
-                    search, embed, neighbour_share=v.neighbour_share, diverse=v.diverse
+                    search,
+                    embed,
+                    neighbour_share=v.neighbour_share,
+                    diverse=v.diverse,
+                    timed=v.timed,
+                    clock=clock,
+                    zone=lambda: UTC,
                 )
                 for v in variants
             }
-            for key, question in questions:
+            for key, question, asked_at in questions:
+                clock.now = asked_at
                 rankings: dict[str, list[str]] = {}
                 for name, retriever in retrievers.items():
                     asked = time.perf_counter()
@@ -175,9 +187,11 @@ def locomo_sessions(sample: dict[str, Any]) -> list[Session]:
     sessions: list[Session] = []
     number = 1
     while f"session_{number}" in conversation:
-        date = datetime.strptime(
-            conversation[f"session_{number}_date_time"], "%I:%M %p on %d %B, %Y"
-        ).timestamp()
+        date = (
+            datetime.strptime(conversation[f"session_{number}_date_time"], "%I:%M %p on %d %B, %Y")
+            .replace(tzinfo=UTC)
+            .timestamp()
+        )
         turns = [
             Turn(turn["dia_id"], roles.get(turn["speaker"], "user"), _shown(turn))
             for turn in conversation[f"session_{number}"]
@@ -198,7 +212,7 @@ def longmemeval_sessions(item: dict[str, Any]) -> list[Session]:
     for session_id, date, turns in zip(
         item["haystack_session_ids"], item["haystack_dates"], item["haystack_sessions"], strict=True
     ):
-        when = datetime.strptime(date, "%Y/%m/%d (%a) %H:%M").timestamp()
+        when = lme_time(date)
         kept = [
             Turn(f"{session_id}#{number}", turn["role"], turn["content"])
             for number, turn in enumerate(turns, start=1)
@@ -206,3 +220,8 @@ def longmemeval_sessions(item: dict[str, Any]) -> list[Session]:
         ]
         sessions.append(Session(when, kept))
     return sessions
+
+
+def lme_time(text: str) -> float:
+    """A LongMemEval date ("2023/05/20 (Sat) 02:21"), read as UTC."""
+    return datetime.strptime(text, "%Y/%m/%d (%a) %H:%M").replace(tzinfo=UTC).timestamp()

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.db import MemoryStore, NewMemory, open_database
-from desktop.core.memory.excerpts import DIVERSE, NEIGHBOUR_SHARE
+from desktop.core.memory.excerpts import DIVERSE, NEIGHBOUR_SHARE, TIMED
 from desktop.core.memory.retrieval import MemoryRetriever
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
@@ -250,7 +250,7 @@ def conversations_main(
                     runs[name][key] = ranking
     finally:
         embed.save()
-    product = conversation_recall.Variant(NEIGHBOUR_SHARE, DIVERSE).name
+    product = conversation_recall.Variant(NEIGHBOUR_SHARE, DIVERSE, TIMED).name
     args.out.write_text(json.dumps(runs[product]))
     args.out.with_suffix(".variants.json").write_text(json.dumps(runs))
     print(
@@ -294,18 +294,22 @@ def conversations_main(
 
 def _benchmark_items(
     benchmark: str, data: list[dict[str, Any]]
-) -> Iterator[tuple[list[conversation_recall.Session], list[tuple[str, str]]]]:
-    """Each fresh database's sessions, with the questions asked of it."""
+) -> Iterator[tuple[list[conversation_recall.Session], list[tuple[str, str, float]]]]:
+    """Each fresh database's sessions, with the questions asked of it and
+    when (LoCoMo has no question dates: a day after its last session)."""
     for item in data:
         if benchmark == "locomo":
+            sessions = conversation_recall.locomo_sessions(item)
+            asked_at = sessions[-1].date + 86400.0
             questions = [
-                (f"{item['sample_id']}#{index}", str(qa["question"]))
+                (f"{item['sample_id']}#{index}", str(qa["question"]), asked_at)
                 for index, qa in enumerate(item["qa"])
             ]
-            yield conversation_recall.locomo_sessions(item), questions
+            yield sessions, questions
         else:
             sessions = conversation_recall.longmemeval_sessions(item)
-            yield sessions, [(item["question_id"], item["question"])]
+            asked_at = conversation_recall.lme_time(item["question_date"])
+            yield sessions, [(item["question_id"], item["question"], asked_at)]
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ each measured on the development benchmarks (``tests/bench/retrieval.py``):
 - neighbours: a message's answer is often in the message after it (a
   question and its reply), so each hit lends a share of its score to the
   messages just before and after it (``NEIGHBOUR_SHARE``);
+- time: a message that names when ("last Friday", "four weeks ago", "on
+  13 October 2023": ``named_time.named_period``) ranks the candidates said
+  then as one more list, fused like the others (``TIMED``);
 - diversity, measured and left off (``DIVERSE``): counting the n-th
   excerpt of one conversation 1/n of its score, so ten excerpts are not ten
   lines of one session, loses more than it gains: the evidence of a
@@ -24,14 +27,18 @@ write may not be swept yet.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime, tzinfo
 
+from desktop.core.base.time_zones import local_zone
 from desktop.core.db import Database
 from desktop.core.db.message_search import Excerpt, MessageSearch
 from desktop.core.memory.embedding import Embeddings
-from desktop.core.memory.retrieval import CANDIDATES, Embed, fused, weighted_queries
+from desktop.core.memory.named_time import Period, named_period
+from desktop.core.memory.retrieval import CANDIDATES, RRF_K, Embed, fused, weighted_queries
 from desktop.core.privacy.redaction import Redactor
 from models.broker import InferenceBroker
 
@@ -53,6 +60,13 @@ DIVERSE = False
 docstring).  LoCoMo recall@10 over categories 1-4, in-sample: 0.741 without,
 0.581 with (at a share of 0.5); worse with it at every share measured, and
 on the LongMemEval_S tenth too (recall_all@10 0.875 without, 0.625 with)."""
+TIMED = True
+"""Whether a period the message names ranks what was said then (see the
+module docstring).  No constant: the list counts as much as any other.
+LoCoMo recall@10 over categories 1-4, share 0.5: 0.741 without, 0.769
+with (cross-validated over shares: 0.717 without, 0.745 with); better at
+every share measured.  On the 39 of 383 questions that name a date, 0.628
+without and 0.910 with."""
 
 
 @dataclass(frozen=True)
@@ -74,25 +88,36 @@ class ExcerptRetriever:
         redact: Callable[[str], str] | None = None,
         neighbour_share: float = NEIGHBOUR_SHARE,
         diverse: bool = DIVERSE,
+        timed: bool = TIMED,
+        clock: Callable[[], float] = time.time,
+        zone: Callable[[], tzinfo] = local_zone,
     ) -> None:
         self._search = search
         self._embed = embed
         self._redact = redact
         self._neighbour_share = neighbour_share
         self._diverse = diverse
+        self._timed = timed
+        self._clock = clock
+        self._zone = zone
 
     @classmethod
     def over(
-        cls, database: Database, broker: InferenceBroker | None, redactor: Redactor
+        cls,
+        database: Database,
+        broker: InferenceBroker | None,
+        redactor: Redactor,
+        zone: Callable[[], tzinfo] = local_zone,
     ) -> ExcerptRetriever:
         """The retriever of *database*'s past messages for a chat turn: its
         query is embedded through *broker* ahead of background work (None:
-        by words alone), its excerpts redacted by *redactor*."""
+        by words alone), its excerpts redacted by *redactor*, the times its
+        messages name read in *zone*."""
         if broker is None:
-            return cls(MessageSearch(database), None, redact=redactor.text)
+            return cls(MessageSearch(database), None, redact=redactor.text, zone=zone)
         # Searches compare only the vectors of the embedding model in use.
         search = MessageSearch(database, embedding_model=lambda: broker.embedder_name)
-        return cls(search, Embeddings(broker).queries, redact=redactor.text)
+        return cls(search, Embeddings(broker).queries, redact=redactor.text, zone=zone)
 
     def retrieve(
         self, message: str, last_reply: str = "", *, k: int = 10, other_than: int | None = None
@@ -106,6 +131,10 @@ class ExcerptRetriever:
         if self._neighbour_share:
             scores = self._with_neighbours(scores)
         found = self._search.excerpts(sorted(scores))
+        if self._timed:
+            now = datetime.fromtimestamp(self._clock(), self._zone())
+            if (period := named_period(message, now)) is not None:
+                scores = _with_period(scores, found, period)
         ranked_excerpts = sorted(
             (RecalledExcerpt(excerpt, scores[i]) for i, excerpt in found.items()),
             key=lambda r: (-r.score, r.excerpt.message_id),
@@ -152,6 +181,22 @@ class ExcerptRetriever:
             content=redact(recalled.excerpt.content),
         )
         return RecalledExcerpt(excerpt, recalled.score)
+
+
+def _with_period(
+    scores: dict[int, float], found: dict[int, Excerpt], period: Period
+) -> dict[int, float]:
+    """*scores* with the messages of *found* said within *period* ranked
+    by them as one more list of the fusion."""
+    start, end = (moment.timestamp() for moment in period)
+    said_then = sorted(
+        (i for i, excerpt in found.items() if start <= excerpt.created_at < end),
+        key=lambda i: (-scores[i], i),
+    )
+    timed = dict(scores)
+    for rank, message_id in enumerate(said_then, start=1):
+        timed[message_id] += 1 / (RRF_K + rank)
+    return timed
 
 
 def diversified(ranking: list[RecalledExcerpt]) -> list[RecalledExcerpt]:

@@ -4,6 +4,7 @@ recalled, from where, and what never is."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,28 @@ def test_diversity_counts_the_nth_excerpt_of_a_conversation_one_nth(database: Da
         (3, 0.5),
         (2, 0.45),
     ]
+
+
+def test_a_question_naming_a_time_prefers_what_was_said_then(database: Database) -> None:
+    """Two conversations about the plumber, a month apart: "last Friday"
+    brings the one said that Friday first, words and meaning being equal;
+    without a time, or with time-aware ranking off, the order is by id."""
+    day = 86_400.0
+    now = datetime(2026, 3, 11, 12, 0, tzinfo=UTC)  # a Wednesday
+    clock = [now.timestamp() - 40 * day]
+    store = ConversationStore(database, clock=lambda: clock[0])
+    early = _conversation(store, "early", "The plumber came about the leaking sink.")
+    clock[0] = datetime(2026, 3, 6, 15, 0, tzinfo=UTC).timestamp()  # last Friday
+    friday = _conversation(store, "friday", "The plumber came about the leaking sink.")
+
+    def first(question: str, **options: object) -> int:
+        retriever = _retriever(
+            database, HashingEmbedder(), clock=now.timestamp, zone=lambda: UTC, **options
+        )
+        return retriever.retrieve(question, k=2)[0].excerpt.conversation_id
+
+    assert first("What did the plumber say last Friday?") == friday
+    assert first("What did the plumber say about the sink 5 days ago?") == friday
+    assert first("What did the plumber say in January?") == early
+    assert first("What did the plumber say?") == early
+    assert first("What did the plumber say last Friday?", timed=False) == early
