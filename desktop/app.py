@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import tzinfo
 
 from desktop import __version__, export_cli, models_cli, transfer_cli
 from desktop.core.backends.library import ModelLibrary
@@ -157,19 +158,22 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
     if core.database is not None:
         prompts = PromptLibrary(paths.prompts_dir)
         core.conversations = conversations = ConversationStore(core.database)
-        core.memories = MemoryService.over(core.database, broker, prompts, redactor)
+        # Schedules, worker time gates and the times a message names ("last
+        # Friday") are read in one zone, the one Reverie started with.
+        time_zone = zone_named(settings.tasks.time_zone)
+
+        def zone() -> tzinfo:
+            return time_zone
+
+        core.memories = MemoryService.over(core.database, broker, prompts, redactor, zone)
         core.recall = Recall(
             core.memories.retriever,
-            ExcerptRetriever.over(
-                core.database, broker, redactor, lambda: zone_named(settings.tasks.time_zone)
-            ),
+            ExcerptRetriever.over(core.database, broker, redactor, zone),
             core.memories.store.source_messages,
             lambda: core.settings.memory.recall_past_conversations,  # a save applies at once
         )
         core.message_indexer = MessageIndexer.over(core.database, broker)
-        core.tasks = TaskService(
-            TaskStore(core.database), zone_named(settings.tasks.time_zone), redactor=redactor
-        )
+        core.tasks = TaskService(TaskStore(core.database), time_zone, redactor=redactor)
         if core.tasks.problem:  # the runs could not be moved to a new time zone
             core.problems.append(core.tasks.problem)
         core.skills = SkillLibrary(SkillStore(core.database), paths.skills_dir, redactor=redactor)
@@ -202,7 +206,7 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             tools=tools,
             settings=settings.workers,
             model_settings=settings.models,
-            zone=lambda: zone_named(settings.tasks.time_zone),
+            zone=zone,
             activity=activity,
             memories=core.memories,
             tasks=core.tasks,

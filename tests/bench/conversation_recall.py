@@ -225,3 +225,8 @@ def longmemeval_sessions(item: dict[str, Any]) -> list[Session]:
 def lme_time(text: str) -> float:
     """A LongMemEval date ("2023/05/20 (Sat) 02:21"), read as UTC."""
     return datetime.strptime(text, "%Y/%m/%d (%a) %H:%M").replace(tzinfo=UTC).timestamp()
+
+
+def locomo_time(text: str) -> float:
+    """A LoCoMo session date ("1:56 pm on 8 May, 2023"), read as UTC."""
+    return datetime.strptime(text, "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC).timestamp()

@@ -39,12 +39,13 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
 from desktop.core.db import MemoryStore, NewMemory, open_database
-from desktop.core.memory.excerpts import DIVERSE, NEIGHBOUR_SHARE, TIMED
-from desktop.core.memory.retrieval import MemoryRetriever
+from desktop.core.memory.excerpts import DIVERSE, NEIGHBOUR_SHARE
+from desktop.core.memory.retrieval import TIMED, MemoryRetriever
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
 from models.llama_embedder import LlamaEmbedder
@@ -84,12 +85,14 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 def ranked(
     embedder: LlamaEmbedder,
-    documents: list[tuple[str, str]],
-    questions: list[tuple[str, str]],
+    documents: list[tuple[str, str, float]],
+    questions: list[tuple[str, str, float]],
     timings: Timings,
+    timed: bool = TIMED,
 ) -> Iterator[tuple[str, list[str]]]:
-    """Index *documents* (outside id, text) in a fresh database; rank them for
-    each of *questions* (key, text).  Yields (key, outside ids best first)."""
+    """Index *documents* (outside id, text, when said) in a fresh database;
+    rank them for each of *questions* (key, text, when asked).  Yields (key,
+    outside ids best first)."""
     with tempfile.TemporaryDirectory() as folder:
         database = open_database(Path(folder) / "bench.sqlite3")
         try:
@@ -99,21 +102,31 @@ def ranked(
                 vector
                 for start in range(0, len(documents), EMBED_BATCH)
                 for vector in embedder.embed(
-                    [text for _, text in documents[start : start + EMBED_BATCH]]
+                    [text for _, text, _ in documents[start : start + EMBED_BATCH]]
                 )
             ]
             embedded = time.perf_counter()
             items = [
-                NewMemory(text, vector, "imported", embedding_model=embedder.name)
-                for (_, text), vector in zip(documents, vectors, strict=True)
+                NewMemory(
+                    text,
+                    vector,
+                    "imported",
+                    embedding_model=embedder.name,
+                    first_seen_at=said,
+                    last_seen_at=said,
+                )
+                for (_, text, said), vector in zip(documents, vectors, strict=True)
             ]
             ids = store.add_many(items, actor="system")
             timings.store_seconds += time.perf_counter() - embedded
             timings.index_seconds += time.perf_counter() - started
-            outside = dict(zip(ids, (document_id for document_id, _ in documents), strict=True))
+            outside = dict(zip(ids, (document[0] for document in documents), strict=True))
             timings.indexed += len(documents)
-            retriever = MemoryRetriever(store, embedder.embed)
-            for key, question in questions:
+            asked_at = [0.0]
+            retriever = MemoryRetriever(
+                store, embedder.embed, clock=lambda: asked_at[0], zone=lambda: UTC, timed=timed
+            )
+            for key, question, asked_at[0] in questions:
                 started = time.perf_counter()
                 found = retriever.retrieve(question, k=TOP_K)
                 timings.query_seconds.append(time.perf_counter() - started)
@@ -123,25 +136,27 @@ def ranked(
 
 
 def locomo_run(
-    data: list[dict[str, Any]], embedder: LlamaEmbedder, timings: Timings
+    data: list[dict[str, Any]], embedder: LlamaEmbedder, timings: Timings, timed: bool
 ) -> dict[str, list[str]]:
     run: dict[str, list[str]] = {}
     for sample in data:
         conversation = sample["conversation"]
-        documents: list[tuple[str, str]] = []
+        documents: list[tuple[str, str, float]] = []
         session = 1
         while f"session_{session}" in conversation:
             date = conversation.get(f"session_{session}_date_time", "")
+            said = conversation_recall.locomo_time(date)
             for turn in conversation[f"session_{session}"]:
                 caption = f" [{turn['blip_caption']}]" if turn.get("blip_caption") else ""
                 text = f"{turn['speaker']}: {turn['text']}{caption} ({date})"
-                documents.append((turn["dia_id"], text))
+                documents.append((turn["dia_id"], text, said))
             session += 1
+        asked_at = max(said for _, _, said in documents) + 86400.0  # LoCoMo has no question dates
         questions = [
-            (f"{sample['sample_id']}#{index}", str(item["question"]))
+            (f"{sample['sample_id']}#{index}", str(item["question"]), asked_at)
             for index, item in enumerate(sample["qa"])
         ]
-        run.update(ranked(embedder, documents, questions, timings))
+        run.update(ranked(embedder, documents, questions, timings, timed))
     return run
 
 
@@ -151,11 +166,12 @@ def longmemeval_run(
     timings: Timings,
     granularity: str,
     with_assistant: bool,
+    timed: bool,
 ) -> dict[str, list[str]]:
     roles = {"user", "assistant"} if with_assistant else {"user"}
     run: dict[str, list[str]] = {}
     for item in data:
-        documents: list[tuple[str, str]] = []
+        documents: list[tuple[str, str, float]] = []
         sessions = zip(
             item["haystack_session_ids"],
             item["haystack_dates"],
@@ -163,17 +179,23 @@ def longmemeval_run(
             strict=True,
         )
         for session_id, date, turns in sessions:
+            said = conversation_recall.lme_time(date)
             kept = [
-                (f"{session_id}#{number}", f"{turn['role']}: {turn['content']} ({date})")
+                (f"{session_id}#{number}", f"{turn['role']}: {turn['content']} ({date})", said)
                 for number, turn in enumerate(turns, start=1)
                 if turn["role"] in roles
             ]
             if granularity == "session":
                 if kept:
-                    documents.append((session_id, "\n".join(text for _, text in kept)))
+                    documents.append((session_id, "\n".join(text for _, text, _ in kept), said))
             else:
                 documents.extend(kept)
-        run.update(ranked(embedder, documents, [(item["question_id"], item["question"])], timings))
+        question = (
+            item["question_id"],
+            item["question"],
+            conversation_recall.lme_time(item["question_date"]),
+        )
+        run.update(ranked(embedder, documents, [question], timings, timed))
     return run
 
 
@@ -189,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--granularity", choices=["turn", "session"], default="turn")
     parser.add_argument("--with-assistant", action="store_true", help="index assistant turns too")
     parser.add_argument("--store", choices=["memories", "conversations"], default="memories")
+    parser.add_argument(
+        "--untimed", action="store_true", help="memories: without the time-aware step, to compare"
+    )
     parser.add_argument("--cache", type=Path, help="conversations: vectors kept by text hash")
     args = parser.parse_args(argv)
     data = load(args.file)[:: args.every][: args.limit]
@@ -201,10 +226,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.store == "conversations":
                 return conversations_main(args, data, embedder)
             if args.benchmark == "locomo":
-                run = locomo_run(data, embedder, timings)
+                run = locomo_run(data, embedder, timings, not args.untimed)
             else:
                 run = longmemeval_run(
-                    data, embedder, timings, args.granularity, args.with_assistant
+                    data, embedder, timings, args.granularity, args.with_assistant, not args.untimed
                 )
         finally:
             embedder.close()

@@ -13,7 +13,7 @@ each measured on the development benchmarks (``tests/bench/retrieval.py``):
   messages just before and after it (``NEIGHBOUR_SHARE``);
 - time: a message that names when ("last Friday", "four weeks ago", "on
   13 October 2023": ``named_time.named_period``) ranks the candidates said
-  then as one more list, fused like the others (``TIMED``);
+  then as one more list, fused like the others (``retrieval.TIMED``);
 - diversity, measured and left off (``DIVERSE``): counting the n-th
   excerpt of one conversation 1/n of its score, so ten excerpts are not ten
   lines of one session, loses more than it gains: the evidence of a
@@ -37,8 +37,15 @@ from desktop.core.base.time_zones import local_zone
 from desktop.core.db import Database
 from desktop.core.db.message_search import Excerpt, MessageSearch
 from desktop.core.memory.embedding import Embeddings
-from desktop.core.memory.named_time import Period, named_period
-from desktop.core.memory.retrieval import CANDIDATES, RRF_K, Embed, fused, weighted_queries
+from desktop.core.memory.named_time import named_period
+from desktop.core.memory.retrieval import (
+    CANDIDATES,
+    TIMED,
+    Embed,
+    fused,
+    weighted_queries,
+    with_period,
+)
 from desktop.core.privacy.redaction import Redactor
 from models.broker import InferenceBroker
 
@@ -60,13 +67,6 @@ DIVERSE = False
 docstring).  LoCoMo recall@10 over categories 1-4, in-sample: 0.741 without,
 0.581 with (at a share of 0.5); worse with it at every share measured, and
 on the LongMemEval_S tenth too (recall_all@10 0.875 without, 0.625 with)."""
-TIMED = True
-"""Whether a period the message names ranks what was said then (see the
-module docstring).  No constant: the list counts as much as any other.
-LoCoMo recall@10 over categories 1-4, share 0.5: 0.741 without, 0.769
-with (cross-validated over shares: 0.717 without, 0.745 with); better at
-every share measured.  On the 39 of 383 questions that name a date, 0.628
-without and 0.910 with."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,8 @@ class ExcerptRetriever:
         if self._timed:
             now = datetime.fromtimestamp(self._clock(), self._zone())
             if (period := named_period(message, now)) is not None:
-                scores = _with_period(scores, found, period)
+                said = {i: (e.created_at, e.created_at) for i, e in found.items()}
+                scores = with_period(scores, said, period)
         ranked_excerpts = sorted(
             (RecalledExcerpt(excerpt, scores[i]) for i, excerpt in found.items()),
             key=lambda r: (-r.score, r.excerpt.message_id),
@@ -181,22 +182,6 @@ class ExcerptRetriever:
             content=redact(recalled.excerpt.content),
         )
         return RecalledExcerpt(excerpt, recalled.score)
-
-
-def _with_period(
-    scores: dict[int, float], found: dict[int, Excerpt], period: Period
-) -> dict[int, float]:
-    """*scores* with the messages of *found* said within *period* ranked
-    by them as one more list of the fusion."""
-    start, end = (moment.timestamp() for moment in period)
-    said_then = sorted(
-        (i for i, excerpt in found.items() if start <= excerpt.created_at < end),
-        key=lambda i: (-scores[i], i),
-    )
-    timed = dict(scores)
-    for rank, message_id in enumerate(said_then, start=1):
-        timed[message_id] += 1 / (RRF_K + rank)
-    return timed
 
 
 def diversified(ranking: list[RecalledExcerpt]) -> list[RecalledExcerpt]:

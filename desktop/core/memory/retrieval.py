@@ -8,7 +8,9 @@ the sum of ``weight / (RRF_K + rank)`` over the lists that found it); the
 current user message weighs more than the last assistant reply.  Importance,
 pinning and recency add small boosts that mostly break ties.  The searches
 hand back ids; only the memories that can still make the top k after the
-boosts are read whole.
+boosts are read whole.  A message that says when ("last week", "on 13
+October 2023": ``named_time``) ranks the candidates seen then as one more
+list (``TIMED``); all candidates are read whole then.
 """
 
 from __future__ import annotations
@@ -18,12 +20,15 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, tzinfo
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from desktop.core.base.time_zones import local_zone
 from desktop.core.db import Memory, MemoryStatus, MemoryStore
+from desktop.core.memory.named_time import Period, named_period
 
 RRF_K = 10
 """Smaller than the customary 60: with 50 candidates a list, 60 lets a list's
@@ -36,6 +41,14 @@ REPLY_WEIGHT = 0.5
 BOOST = 0.1 / RRF_K
 """Importance and recency together move a memory by at most a tenth of a top rank."""
 RECENCY_HALF_LIFE_S = 30 * 86400.0
+TIMED = True
+"""Whether a period the message names ranks what was seen or said then
+(``with_period``).  No constant: the list counts as much as any other.
+Past conversations (``tests/bench/retrieval.py --store conversations``),
+LoCoMo recall@10 over categories 1-4 at the neighbours' share of 0.5:
+0.741 without, 0.769 with (cross-validated over the shares: 0.717
+without, 0.745 with), better at every share measured; on the 39 of 383
+questions that name a date, 0.628 without and 0.910 with."""
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.floating[Any]] | None]
 """Embeds texts (unit vectors, one row each), e.g. through the inference broker;
@@ -56,10 +69,14 @@ class MemoryRetriever:
         embed: Embed | None,
         *,
         clock: Callable[[], float] = time.time,
+        zone: Callable[[], tzinfo] = local_zone,
+        timed: bool = TIMED,
     ) -> None:
         self._store = store
         self._embed = embed
         self._clock = clock
+        self._zone = zone
+        self._timed = timed
 
     def retrieve(
         self,
@@ -89,15 +106,25 @@ class MemoryRetriever:
             ]
         scores = fused(rankings)
         now = self._clock()
+        period = self._period(message, now)
+        found = store.get_many(list(scores) if period else _contenders(scores, k))
+        if period is not None:
+            seen = {i: (m.created_at, m.last_seen_at) for i, m in found.items()}
+            scores = with_period(scores, seen, period)
         ranked = [
             Retrieved(memory, scores[memory.id] + self._boost(memory, now))
-            for memory in store.get_many(_contenders(scores, k)).values()
+            for memory in found.values()
             # Read again after the searches: a change may have landed between.
             if (not statuses or memory.status in statuses)
             and (category is None or memory.category == category)
         ]
         ranked.sort(key=lambda r: (-r.score, -r.memory.id))
         return ranked[:k]
+
+    def _period(self, message: str, now: float) -> Period | None:
+        if not self._timed:
+            return None
+        return named_period(message, datetime.fromtimestamp(now, self._zone()))
 
     @staticmethod
     def _boost(memory: Memory, now: float) -> float:
@@ -122,6 +149,22 @@ def fused(rankings: Iterable[tuple[float, Sequence[tuple[int, float]]]]) -> dict
         for rank, item_id in with_ranks(ranking):
             scores[item_id] += weight / (RRF_K + rank)
     return scores
+
+
+def with_period(
+    scores: dict[int, float], seen: dict[int, tuple[float, float]], period: Period
+) -> dict[int, float]:
+    """*scores* with the ids of *seen* (first and last time seen or said)
+    whose time meets *period* ranked by score as one more list of the fusion."""
+    start, end = (moment.timestamp() for moment in period)
+    said_then = sorted(
+        (i for i, (first, last) in seen.items() if first < end and last >= start),
+        key=lambda i: (-scores[i], i),
+    )
+    timed = dict(scores)
+    for rank, item_id in enumerate(said_then, start=1):
+        timed[item_id] += 1 / (RRF_K + rank)
+    return timed
 
 
 def _contenders(scores: dict[int, float], k: int) -> list[int]:

@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import tzinfo
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -27,6 +28,7 @@ import numpy.typing as npt
 
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.text_fold import folded, normalised
+from desktop.core.base.time_zones import local_zone
 from desktop.core.db import (
     MAX_K,
     Database,
@@ -197,6 +199,7 @@ class MemoryService:
         embeddings: Embeddings | None,
         gate: WriteGate,
         categories: CategoryGuesser | None = None,
+        zone: Callable[[], tzinfo] = local_zone,
     ) -> None:
         self.store = store
         self._embeddings = embeddings
@@ -205,11 +208,12 @@ class MemoryService:
             lambda texts: self.embed(texts, Priority.USER)  # once, for the first /remember
         )
         self._adding = threading.Lock()
-        self.retriever = MemoryRetriever(store, None if embeddings is None else embeddings.queries)
+        self.retriever = MemoryRetriever(
+            store, None if embeddings is None else embeddings.queries, zone=zone
+        )
         """For a chat turn: its query is embedded ahead of background work."""
         self.background_retriever = MemoryRetriever(
-            store,
-            None if embeddings is None else self._background_queries,
+            store, None if embeddings is None else self._background_queries, zone=zone
         )
         """For background work (harvest, routines): it waits behind the chat."""
         self._taken_out: tuple[Callable[[], None], ...] = ()
@@ -228,16 +232,18 @@ class MemoryService:
         broker: InferenceBroker | None,
         prompts: PromptLibrary,
         redactor: Redactor | None = None,
+        zone: Callable[[], tzinfo] = local_zone,
     ) -> MemoryService:
         """The service for *database*'s memories, embedding through *broker*
         (None: found by words only), refusing echoes of *prompts*, taking
-        secrets out with *redactor*."""
+        secrets out with *redactor*, reading the times a message names in
+        *zone*."""
         gate = WriteGate.for_prompts(prompts, redactor)
         if broker is None:
-            return cls(MemoryStore(database), None, gate)
+            return cls(MemoryStore(database), None, gate, zone=zone)
         # Searches compare only the vectors of the embedding model in use.
         store = MemoryStore(database, embedding_model=lambda: broker.embedder_name)
-        return cls(store, Embeddings(broker), gate)
+        return cls(store, Embeddings(broker), gate, zone=zone)
 
     # -- writing -------------------------------------------------------------
     def take_out(self, values: Sequence[str], tx: Transaction) -> list[int]:

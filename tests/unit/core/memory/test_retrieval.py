@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from datetime import UTC, datetime
 
 import pytest
 
@@ -146,3 +147,23 @@ def test_importance_faded_by_dreaming_counts_not_the_given_one(store: MemoryStor
     found = retriever.retrieve("umbrella")
 
     assert [r.memory.id for r in found] == [kept.id, faded.id]
+
+
+def test_a_message_naming_a_time_prefers_the_memories_seen_then(database: Database) -> None:
+    """Two memories alike but for when they were learned: "in January"
+    brings the one from January first, though recency favours the other;
+    "last Friday" the one from then; turned off, recency decides."""
+    utc = datetime(2026, 3, 11, 12, 0, tzinfo=UTC)  # a Wednesday
+    clock = [datetime(2026, 1, 20, 9, 0, tzinfo=UTC).timestamp()]
+    store = MemoryStore(database, clock=lambda: clock[0])
+    january = _add(store, None, "The dentist said to floss more")
+    clock[0] = datetime(2026, 3, 6, 18, 0, tzinfo=UTC).timestamp()  # last Friday
+    friday = _add(store, None, "The dentist said to floss daily")
+
+    def first(message: str, timed: bool = True) -> int:
+        retriever = MemoryRetriever(store, None, clock=utc.timestamp, zone=lambda: UTC, timed=timed)
+        return retriever.retrieve(message, k=2)[0].memory.id
+
+    assert first("What did the dentist say in January?") == january.id
+    assert first("What did the dentist say last Friday?") == friday.id
+    assert first("What did the dentist say in January?", timed=False) == friday.id
