@@ -27,12 +27,14 @@ from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
 from detect_secrets.settings import default_settings
 
 from desktop.core.privacy import (
+    card_codes,
     credential_nearby,
     credential_phrases,
     credential_situations,
     credential_sweep,
     named_later,
     seed_phrases,
+    spelled_values,
 )
 from desktop.core.privacy.credential_nearby import MARKER
 
@@ -335,6 +337,10 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
     for match in _CARD_LIKE.finditer(text):
         if _a_card_number(re.sub(r"\D", "", match.group())):
             yield match.start(), match.end(), "card number"
+    for start, stop in card_codes.secret_spans(text):
+        yield start, stop, "card code"
+    for start, stop in spelled_values.secret_spans(text):
+        yield start, stop, "password"
     yield from _keyword_spans(text)
 
 

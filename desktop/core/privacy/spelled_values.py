@@ -1,0 +1,86 @@
+"""Values spelled out rather than typed, for ``redaction``.
+
+People read a password or a code out as they would on the phone: a
+character at a time ("c o c o 3 2", "R. a. i. n. 9. 9. !", "M-a-p-l-e",
+"B, a, n, a, n, a, 9, 9"), digits as words ("four seven seven one",
+"eight, zero, four, one", "twelve, thirty-four, six"), a dial's turns
+("left 14, right 27, left 3"), or a value described piece by piece
+("sunflower, all lowercase, then 88, then a hashtag").  Letters and digits
+spelled together are a value anywhere; letters alone, digits alone and
+digits as words only where the line says what they open or that they are
+spelled ("the gate code is four seven seven one", not "one, two, three,
+go!" nor "options A, B, C, D").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from desktop.core.privacy.credential_nearby import names_a_credential
+
+_CHAR = r"[A-Za-z0-9!@#$%&*?]"
+_SPELLED = re.compile(
+    rf"(?<![\w.,-]){_CHAR}(?P<sep>\.?[ \t]|,[ \t]|-)(?:{_CHAR}(?P=sep)){{2,}}{_CHAR}\.?(?![\w-])"
+)
+"""Four or more characters, one at a time, split the same way each time."""
+_UNITS = r"zero|oh|one|two|three|four|five|six|seven|eight|nine"
+_TENS = r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_NUMBER_WORD = (
+    rf"(?:(?:{_TENS})(?:-(?:{_UNITS}))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    rf"|seventeen|eighteen|nineteen|{_UNITS})"
+)
+_NUMBER_WORDS = re.compile(
+    rf"\b{_NUMBER_WORD}(?:(?:,?[ \t]+|[ \t]*-[ \t]*)(?:then[ \t]+)?{_NUMBER_WORD}){{2,}}\b",
+    re.IGNORECASE,
+)
+"""Three or more numbers in words ("nine two zero six", "twelve, thirty-four, six")."""
+_DIAL = re.compile(
+    r"\b(?:left|right)[ \t]+\d{1,2}(?:,?[ \t]+(?:then[ \t]+)?(?:left|right)[ \t]+\d{1,2}){2,}\b",
+    re.IGNORECASE,
+)
+"""A dial's turns: "left 14, right 27, left 3"."""
+_THEN_DIGITS = re.compile(
+    r",?[ \t]+then[ \t]+(?:the[ \t]+(?:number|digits?)[ \t]+)?(?P<digits>\d{1,6})\b",
+    re.IGNORECASE,
+)
+"""A value's next piece, described: "then 88", "then the number 17"."""
+_WHAT_OPENS = re.compile(
+    r"\b(?:spell\w*|letter\s+by\s+letter|slowly|read\s+(?:it|them)\s+(?:back|out)|codes?|pin"
+    r"|lock\w*|safe|combo|combination|gate|garage|door|alarm|keypad|wi-?fi|laptop|opens?)\b",
+    re.IGNORECASE,
+)
+"""What says a line's spelled value is a secret, beside a credential's name."""
+
+
+def secret_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Where each value spelled out in *text* is."""
+    for found in _SPELLED.finditer(text):
+        letters = sum(c.isalpha() for c in found.group())
+        digits = sum(c.isdigit() for c in found.group())
+        if (letters >= 2 and digits) or _said_what_it_is(text, found.start(), found.end()):
+            yield found.span()
+    for found in _NUMBER_WORDS.finditer(text):
+        if _said_what_it_is(text, found.start(), found.end()):
+            yield found.span()
+    for found in _DIAL.finditer(text):
+        yield found.span()
+    if "then" in text:
+        yield from _pieces_described(text)
+
+
+def _said_what_it_is(text: str, start: int, end: int) -> bool:
+    """Does the line holding *start*..*end* name a credential or what it opens?"""
+    low = text.rfind("\n", 0, start) + 1
+    high = text.find("\n", end)
+    line = text[low : len(text) if high < 0 else high]
+    return _WHAT_OPENS.search(line) is not None or names_a_credential(line)
+
+
+def _pieces_described(text: str) -> Iterator[tuple[int, int]]:
+    """The digits a line naming a credential adds "then" ("sunflower, all
+    lowercase, then 88, then a hashtag")."""
+    for found in _THEN_DIGITS.finditer(text):
+        low = max(text.rfind("\n", 0, found.start()) + 1, found.start() - 80)
+        if names_a_credential(text[low : found.start()]):
+            yield found.span("digits")

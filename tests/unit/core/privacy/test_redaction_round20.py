@@ -1,0 +1,69 @@
+"""Round 20: secrets said without the words earlier rounds read, family by
+family (a card's security code, a value spelled out, a lock or a key safe's
+code, a security question's answer, a hint that gives the answer away), and
+sentences of the same look that hold none."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.core.privacy.redaction import redact
+
+
+def _assert_gone(text: str, *values: str) -> None:
+    redacted = redact(text).text
+    for value in values:
+        assert value not in redacted, redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("visa 4539 1488 0343 6467, expires 03/28, cvv 731", "731"),
+        ("the card for the vet: 5425233430109903 09/27 482", "482"),
+        ("amex 371449635398431 exp 05/29 CID 7712", "7712"),
+        ("the joint card 5555 5555 5555 4444, back code 212", "212"),
+        ("card 4242-4242-4242-4242\nexpiry: 01/29\ncvc: 318", "318"),
+        ("the CVC is 559 if the site asks", "559"),
+        ("billing: 4111111111111111 / 07/31 / 226", "226"),
+        ("cvv2: 044", "044"),
+    ],
+)
+def test_a_cards_security_code_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("spelling it for you: t u l i p 7 1", "t u l i p 7 1"),
+        ("the wifi is K. e. s. t. r. e. l. 4. 4. #", "K. e. s. t. r. e. l. 4. 4. #"),
+        ("she read it out as P, e, b, b, l, e, 3, 0", "P, e, b, b, l, e, 3, 0"),
+        ("the laptop is O-t-t-e-r and then 7-7", "O-t-t-e-r"),
+        ("the shed code is two six one eight", "two six one eight"),
+        ("my card pin: seven, three, nine, nine", "seven, three, nine, nine"),
+        ("the padlock combination is nine, twenty-two, fifteen", "nine, twenty-two, fifteen"),
+        ("the old safe opens right 31, left 8, right 22", "right 31, left 8, right 22"),
+        ("my email password is marigold, no capitals, then 64, then a dollar", "64"),
+    ],
+)
+def test_a_value_spelled_out_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the CVC is on the back of the card, three digits",
+        "my zip code 9021 is on the card's bill",
+        "the flight on 10/26 had 851 passengers",
+        "one, two, three, four, let's go!",
+        "pick one of the options A, B, C or D",
+        "count with me: one two three four five",
+        "turn left at the church, then right, then left again",
+        "we won 3-1, then 2-0 the week after",
+        "the version is 1.2.3.4 and the build is a-b-c-d",
+    ],
+)
+def test_sentences_of_the_same_look_are_kept(text: str) -> None:
+    assert redact(text).text == text
