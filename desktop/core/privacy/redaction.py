@@ -32,6 +32,7 @@ from desktop.core.privacy import (
     credential_phrases,
     credential_situations,
     credential_sweep,
+    lock_codes,
     named_later,
     seed_phrases,
     spelled_values,
@@ -328,6 +329,8 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
             for match in pattern.finditer(text):
                 yield match.start(), match.end(), kind
     readers = (credential_phrases, credential_nearby, credential_sweep, credential_situations)
+    for start, stop in lock_codes.secret_spans(text):
+        yield start, stop, "code"
     for reader in (*readers, seed_phrases):
         for start, stop in reader.secret_spans(text):
             yield start, _passphrase_end(text, start, stop), "password"

@@ -67,3 +67,45 @@ def test_a_value_spelled_out_is_taken_out(text: str, value: str) -> None:
 )
 def test_sentences_of_the_same_look_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the spiral lock for the kids' scooters is 739", "739"),
+        ("I changed the D-lock to 4418", "4418"),
+        ("the key box at mum's (for the nurse) is 2716", "2716"),
+        ("the keysafe for the dog walker is 0904", "0904"),
+        ("garden gate 5620", "5620"),
+        ("garage door keypad (the old one) 3381", "3381"),
+        ("voicemail: 6640", "6640"),
+        ("allarm code 8830 for the shop", "8830"),
+        ("lockr combo 22-6-31", "22-6-31"),
+        ("das Zahlenschloss am Keller ist 4471", "4471"),
+        ("het hangslot van de schuur heeft code 2903", "2903"),
+        ("koden till porten \u00e4r 7712", "7712"),
+        ("the storage unit takes the code 6034 after hours", "6034"),
+        ("'Code 482913 to confirm the transfer of 80.00 EUR. Never share it.'", "482913"),
+    ],
+)
+def test_the_code_of_what_a_code_opens_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "let's meet at the gate, 1430",
+        "our flight leaves from gate 114",
+        "the combination lock has 4 wheels, 10,000 combinations",
+        "locker 218 is mine, 219 is Tom's",
+        "the safe cost 1500 euros",
+        "the lock is 100 years old",
+        "zip code 90210, area code 415",
+        "the error code 1603 came back",
+        "the Tor port is 9050 and time slot 1400 works",
+        "the monitor: 1920 by 1080",
+    ],
+)
+def test_numbers_beside_locks_and_codes_are_kept(text: str) -> None:
+    assert redact(text).text == text
