@@ -34,6 +34,7 @@ from desktop.core.privacy import (
     credential_sweep,
     lock_codes,
     named_later,
+    question_answers,
     seed_phrases,
     spelled_values,
 )
@@ -342,6 +343,8 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
             yield match.start(), match.end(), "card number"
     for start, stop in card_codes.secret_spans(text):
         yield start, stop, "card code"
+    for start, stop in question_answers.secret_spans(text):
+        yield start, stop, "answer"
     for start, stop in spelled_values.secret_spans(text):
         yield start, stop, "password"
     yield from _keyword_spans(text)

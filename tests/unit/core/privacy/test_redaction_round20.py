@@ -109,3 +109,60 @@ def test_the_code_of_what_a_code_opens_is_taken_out(text: str, value: str) -> No
 )
 def test_numbers_beside_locks_and_codes_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the security question at the credit union is first pet, I put Biscuit", "Biscuit"),
+        ("security answer for 'town you were born in' is Little Harbour", "Little Harbour"),
+        ("recovery question 'name of your first teacher' = Mrs Okoye", "Mrs Okoye"),
+        ("secret Q: childhood best friend. A: Tomasz 1998", "Tomasz 1998"),
+        (
+            "what was the name of your first bicycle? Red Rocket - for the pension site",
+            "Red Rocket",
+        ),
+        ("memorable place for the savings account: Whitby harbour", "Whitby harbour"),
+        ("memorable date for the building society: 22/06/1985", "22/06/1985"),
+        ("the utility company wants a secret word, mine is marmalade", "marmalade"),
+        ("memorable word for phone banking is kipper77", "kipper77"),
+        ("I answer every security question with blue walrus 19", "blue walrus 19"),
+        ("insurance security questions: pet = Pippin, street = Larch Lane", "Larch Lane"),
+    ],
+)
+def test_a_security_questions_answer_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the hint on the desktop is 'first bike + year', i.e. Raleigh2003", "Raleigh2003"),
+        ("the hint I chose was 'dog + door number', which means Pepper41", "Pepper41"),
+        ("hint for the NAS: 'honeymoon city' -> Lisbon", "Lisbon"),
+        ("the hint reads 'school mascot' which is Hornets88", "Hornets88"),
+        ("hint: her birthday twice. answer: 09110911", "09110911"),
+    ],
+)
+def test_a_password_that_its_hint_gives_away_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "security questions are useless for Americans, everything is public",
+        "my security question answers are all lies, that's the trick",
+        "the bank asked for my memorable word and I blanked",
+        "I set up security questions for Gmail yesterday",
+        "my memorable word is easy to guess, I should change it",
+        "the memorable date is our anniversary",
+        "answer all security questions with nonsense",
+        "I left a password hint for Sarah",
+        "the hint for the crossword is 'capital of France', so Paris",
+        "the password hint is useless, it just says Hello",
+        "what was your first car? mine was a Fiat Panda",
+    ],
+)
+def test_talk_about_security_questions_and_hints_is_kept(text: str) -> None:
+    assert redact(text).text == text
