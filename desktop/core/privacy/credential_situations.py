@@ -64,6 +64,27 @@ _NAME_YEAR = re.compile(rf"(?:[A-Z]?[a-z]{{2,}}|[a-z]{{3,}})[{re.escape(_SIGNS)}
 """A word and a year or a number ("maya1980", "October2023", "Maya!1980", "ethan.08")."""
 _LEET = re.compile(r"[a-z]+(?:\d+[a-z]+)+\d*|[a-z]+(?:[@$][a-z]*)+[a-z@$]")
 """Digits or signs inside lower-case letters ("m0nk3y", "c00k13", "b@n@n@")."""
+_PRODUCT_VERSION = re.compile(r"(?P<name>[A-Za-z]+)(?:\d{1,2}|_\d{1,4})")
+_PRODUCTS = known_words.PRODUCT_NAMES | frozenset(
+    str.split(
+        "windows office galaxy pixel android ios macos ubuntu fedora debian python java xbox ps "
+        "playstation switch surface kindle note iphone ipad watch"
+    )
+)
+"""Products named with their version or number ("Windows10", "Pixel_8841"): no password."""
+_CAPITAL_LEET = re.compile(r"[A-Z][a-z]*(?:\d+[a-z]{2,})+\d*|[A-Z][a-z]{2,}_\d{2,4}")
+"""Digits inside a capitalised word, or a name and a year joined by "_"
+("C4nyon452", "Un1corn815", "Porto_1984")."""
+_CAMEL_NUMBER = re.compile(
+    r"(?P<letters>(?:[iI]|[A-Z][a-z]+|[a-z]{2,})(?:[A-Z][a-z]{1,}){1,3})\d{1,4}"
+)
+"""Words run together, each capitalised, and a number ("ThunderShadow29",
+"iLoveLola10"); not one word so written ("PowerPoint2016", "iPhone15")."""
+_JOINED_WORDS = re.compile(
+    r"[A-Z][a-z]{2,}(?:[._][A-Z]?[a-z]{2,}|-[A-Z][a-z]{2,})[!@#$%^&*+=~]{1,3}"
+)
+"""Two words joined by a dot, an underscore or a dash and a sign after
+("Summer.Silver@", "Cobalt_Raccoon&", "Ember-Penguin%"; not "Well-done!")."""
 _KEYBOARD = (
     "qwertyuiop",
     "qwertzuiop",
@@ -93,7 +114,15 @@ def password_shaped(value: str) -> bool:
     if plainly_no_secret(value) or re.search(r"\d\.\d|@\w+\.\w", value):
         return False
     bare = value.rstrip(_SIGNS)
+    product = _PRODUCT_VERSION.fullmatch(value)
+    if product is not None and product["name"].lower() in _PRODUCTS:
+        return False
     if _NAME_YEAR.fullmatch(bare) or _LEET.fullmatch(bare) or _keyboard_walk(bare):
+        return True
+    if _CAPITAL_LEET.fullmatch(bare) or _JOINED_WORDS.fullmatch(value):
+        return True
+    camel = _CAMEL_NUMBER.fullmatch(bare)
+    if camel is not None and not known_words.known(camel["letters"].lower()):
         return True
     signed = any(c in _SIGNS for c in value.lstrip(_SIGNS))
     lower = any(c.islower() for c in value)
@@ -125,6 +154,18 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         if not (_OTHER_LABEL.search(cue["label"]) or names_a_credential(cue["label"])):
             short = len(cue["label"].split()) <= 2  # a service's name, "HBO Max"
             yield from _value_after(text, cue.end(), pins=pins, joined=short)
+    for part in _LABEL_SPACE_VALUE.finditer(text):
+        if _a_label(part["label"]):
+            value = part["value"].rstrip(".,;:)\"'\u201d\u2019")  # "!" may end a value
+            whole_line = part.group().strip() == _line_of(text, part.start()).strip()
+            pins = whole_line and _PIN_LABEL.search(part["label"]) is not None
+            if _a_value(value, pins=pins) and not _a_user_name(text, *part.span("value")):
+                yield part.start("value"), part.start("value") + len(value)
+    for cue in _FOR_A_THING.finditer(text):
+        pins = _DEVICE.search(cue["thing"]) is not None or cue["thing"].lower() == "building"
+        yield from _value_after(text, cue.end(), pins=pins)
+    for cue in _THE_ONE.finditer(text):
+        yield from _value_after(text, cue.end(), pins=False, joined=True)
     for cue in _TAKES.finditer(text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
     for cue in _DEVICE_CODE.finditer(text):
@@ -136,6 +177,11 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         low, high = _sentence(text, cue.start(), cue.end())
         near = cue.span() if cue["same"] else None
         yield from _values_in_sentence(text, max(low, read), high, near)
+        read = max(read, high)
+    read = 0
+    for cue in _TROUBLE.finditer(text):
+        low, high = _sentence(text, cue.start(), cue.end())
+        yield from _values_in_sentence(text, max(low, read), high, None)
         read = max(read, high)
     for cue in _ASKED_HOW_TO_GET_IN.finditer(text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
@@ -150,7 +196,9 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
 
 _ME = r"(?:(?:you|me|us|him|her|them|one|people|everyone)\s+)?"
 _GETS_IN_WITH = re.compile(
-    r"\b(?:opens?|opened|unlocks?|unlocked|(?:gets?|got|lets?)\s+" + _ME + r"(?:in(?:to)?|on)"
+    r"\b(?:opens?|opened|opening|unlocks?|unlocked|unlocking|(?:gets?|got|lets?)\s+"
+    + _ME
+    + r"(?:in(?:to)?|on)"
     r"|(?:logs?|logged|signs?|signed)\s+" + _ME + r"(?:in(?:to)?|on(?:to)?)|joins?|connects?"
     r"|access(?:es|ed)?)"
     r"\b(?:[^.!?\n]|!(?=\w)){0,40}?\b(?:with|using|via|by (?:typing|entering))\s+",
@@ -182,6 +230,55 @@ _LABELLED = re.compile(
     re.MULTILINE,
 )
 """A label and a sign starting a line or a part of a list ("Netflix: X", "hbo = X")."""
+_LABEL_SPACE_VALUE = re.compile(
+    r"(?:^|(?<=[,;:]))[ \t]*(?:[-*\u2022][ \t]*)?"
+    r"(?P<label>[A-Za-z][\w'\u2019&+-]*(?:[ \t]+[A-Za-z][\w'\u2019&+-]*){0,2})"
+    r"[ \t]+(?P<value>[^\s,;=]+)[ \t]*(?=[,;]|$)",
+    re.MULTILINE,
+)
+"""A label and a value with no sign between, a line or a part of a list to
+itself ("Spotify R@inbow55", "netflix X, prime Y", "garage 8194")."""
+
+
+def _a_label(label: str) -> bool:
+    """Do the words *label* name a service or a thing ("work laptop"), not
+    say something ("I love", "see you at")?"""
+    words = label.split()
+    return not (
+        any(known_words.common(word) or word.lower() in _SAYING for word in words)
+        or _OTHER_LABEL.search(label)
+        or names_a_credential(label)
+    )
+
+
+_SAYING = frozenset(
+    str.split(
+        "happy birthday hi hello hey thanks thank congrats congratulations dear love go welcome "
+        "merry toyota honda ford then and or but so also now just maybe try use with plus not"
+    )
+)
+"""Words that greet, name a car model or join what is said, not a service:
+"Happy Birthday Emma1990", "then qwerty"."""
+
+
+def _line_of(text: str, at: int) -> str:
+    end = text.find("\n", at)
+    return text[text.rfind("\n", 0, at) + 1 : len(text) if end < 0 else end]
+
+
+_FOR_A_THING = re.compile(
+    r"(?:^|(?<=[.!?\n])|\b(?:ok|okay|and|also|so)\b)[ \t]*for[ \t]+"
+    r"(?:(?:the|my|our|\w+'s|\w+\u2019s)[ \t]+)?(?:[\w'\u2019-]+[ \t]+){0,2}?"
+    r"(?P<thing>[\w'\u2019-]+)(?:,[ \t]*|[ \t]+(?:it'?s|it\u2019s|is)[ \t]+)",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A message that starts with what its value is for: "for the kids' tablet it's 2003"."""
+_THE_ONE = re.compile(
+    r"\bthe[ \t]+(?:(?:[\w'\u2019-]+[ \t]+){1,3}one|one[ \t]+for[ \t]+[^.!?\n,]{1,40}?)"
+    r"[ \t]+(?:is|was)[ \t]+",
+    re.IGNORECASE,
+)
+"""The one for something, named by what it opens: "the school portal one is Meadow#14"."""
 _OTHER_LABEL = re.compile(
     r"\b(?:user(?:name)?|login|e-?mail|mail|id|account|handle|name|nick\w*|url|link|site"
     r"|address|flight|order|room|gate|seat|version|ref\w*|zip|tel|phone number|time|date"
@@ -194,10 +291,14 @@ _SCREENS = r"phone|iphone|ipad|tablet|android|kindle|laptop|computer|pc"
 _WAYS_IN = r"door|gate|alarm|safe|padlock|lock|keypad|garage"
 """What a code opens."""
 _DEVICE = re.compile(
-    rf"\b(?:{_SCREENS}|mac\w*|samsung|pixel|screen|watch|{_WAYS_IN})\b",
+    rf"\b(?:{_SCREENS}|mac\w*|samsung|pixel|screen|watch|bike|shed|{_WAYS_IN})\b",
     re.IGNORECASE,
 )
 """Labels of what a PIN opens ("grandma's phone: 4821")."""
+_PIN_LABEL = re.compile(
+    rf"\b(?:{_SCREENS}|visa|\w*card|debit|bike|shed|{_WAYS_IN})\b", re.IGNORECASE
+)
+"""Labels a PIN follows with no sign, on a line of their own ("visa 4931")."""
 _TAKES = re.compile(
     rf"\b(?:{_SCREENS}|mac\w*|samsung|pixel|screen|{_WAYS_IN}|router|nas|vpn|drive)\b"
     r"[^.!?\n,]{0,20}?\b(?:takes|needs|wants|asks\s+for|accepts|(?<!alarm\s)is(?=\s+\d{4}))\s+",
@@ -234,6 +335,14 @@ _IN_ITS_SENTENCE = re.compile(
 )
 """What says its sentence's value is the one used everywhere, a network's,
 one to get in with or one to keep."""
+_TROUBLE = re.compile(
+    r"\b(?:accept\w*|reject\w*|reuse|too\s+(?:weak|short|simple|easy|obvious)|strong\s+enough"
+    r"|data\s+breach|locked\s+out|meets?\s+the\s+rules|won'?t\s+(?:take|let\s+me)|typed|trying"
+    r"|(?:would|should)\s+(?:you|I)\s+(?:pick|choose|use)|safe\s+to\s+use|how\s+do\s+I\s+type)\b",
+    re.IGNORECASE,
+)
+"""Trouble getting in, or choosing what to get in with: its sentence's
+password-shaped values are tried ("why won't my bank accept Volcano$33?")."""
 _ASKED_HOW_TO_GET_IN = re.compile(
     r"(?:^|(?<=[.!?\n]))[^.!?\n]{0,120}?\b(?:(?:gets?|getting|got)\s+"
     + _ME
@@ -346,7 +455,7 @@ def _ends_clause(text: str, end: int, pins: bool) -> bool:
 
 
 _CLAUSE_END = re.compile(
-    r"[.,;:!?)\"']*(?:[ \t]*$|[ \t]*\n|[ \t]+(?:btw|now|I\s+think|and|but|when|if)\b"
+    r"[.,;:!?)\"']*(?:[ \t]*$|[ \t]*\n|[ \t]+(?:btw|now|I\s+think|and|but|when|if|then)\b"
     r"|[ \t]*[:;]-?[()DPp]|[.,;!?])",
     re.MULTILINE,
 )

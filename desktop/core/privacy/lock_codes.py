@@ -85,8 +85,27 @@ _NOT_SECRET_CODES = frozenset(
 """Codes that are no secret: "zip code 90210", "error code 1603"."""
 
 
+_ENTERED = re.compile(
+    r"\b(?:accepts?|accepting|rejects?|rejected|rejecting|takes?|entered|typed|tried|trying"
+    r"|punched(?:[ \t]+in)?|punch(?:[ \t]+in)?)[ \t]+(?P<value>\d{4,8})(?![\w/.,:-]?\d)"
+    r"(?=[ \t]*(?:$|[\n.,;!?)]|(?:and|but|so|or|anymore|again|once|twice|(?:two|three|four|five"
+    r"|several|many|a\s+few)\s+times)\b))",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A PIN entered or refused: "the ATM rejects 0758", "I entered 7472 three times"."""
+_WHAT_TAKES_A_PIN = re.compile(
+    r"\b(?:atm|card|keypad|door|gate|lock|safe|phone|pin|alarm|sim|garage)\b", re.IGNORECASE
+)
+
+
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each code of what a code opens in *text* is."""
+    for found in _ENTERED.finditer(text):
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        line_end = text.find("\n", found.end())
+        line = text[line_start : len(text) if line_end < 0 else line_end]
+        if _WHAT_TAKES_A_PIN.search(line):
+            yield found.span("value")
     for found in _OPENED.finditer(text):
         if _A_PLACE.search(text, max(0, found.start() - 16), found.start()):
             continue  # "meet at the gate, 1430" is a time

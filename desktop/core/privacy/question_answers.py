@@ -72,7 +72,8 @@ _STOPS = frozenset(
 _NOT_ANSWERS = re.compile(
     rf"\b(?:{_TOPIC}|name|question|answer|hint|what|where|who|something|anything|nothing"
     r"|lies|fake|wrong|random|same|easy|useless|joke|blank|dumb|stupid|silly|weak|hard|nonsense"
-    r"|gibberish|garbage|rubbish|made[ -]up)\b",
+    r"|gibberish|garbage|rubbish|made[ -]up|case|sensitive|optional|required|mandatory|long"
+    r"|short)\b",
     re.IGNORECASE,
 )
 """What an answer is not made of: what the question asks, or an opinion."""

@@ -330,8 +330,6 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
             for match in pattern.finditer(text):
                 yield match.start(), match.end(), kind
     readers = (credential_phrases, credential_nearby, credential_sweep, credential_situations)
-    for start, stop in lock_codes.secret_spans(text):
-        yield start, stop, "code"
     for reader in (*readers, seed_phrases):
         for start, stop in reader.secret_spans(text):
             yield start, _passphrase_end(text, start, stop), "password"
@@ -343,10 +341,11 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
             yield match.start(), match.end(), "card number"
     for start, stop in card_codes.secret_spans(text):
         yield start, stop, "card code"
-    for start, stop in question_answers.secret_spans(text):
-        yield start, stop, "answer"
-    for start, stop in spelled_values.secret_spans(text):
-        yield start, stop, "password"
+    # Read as said, not the first word of a passphrase: a lock's code, an
+    # answer to a security question, a value spelled out (round 20).
+    for reader in (lock_codes, question_answers, spelled_values):
+        for start, stop in reader.secret_spans(text):
+            yield start, stop, "password"
     yield from _keyword_spans(text)
 
 

@@ -58,7 +58,10 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     for found in _SPELLED.finditer(text):
         letters = sum(c.isalpha() for c in found.group())
         digits = sum(c.isdigit() for c in found.group())
-        if (letters >= 2 and digits) or _said_what_it_is(text, found.start(), found.end()):
+        # Digits alone are read out for many things ("call 1 2 3 4 later
+        # about the password"): only where what they open is named.
+        mixed = letters >= 2 and digits > 0
+        if mixed or _said_what_it_is(text, found.start(), found.end(), credential=bool(letters)):
             yield found.span()
     for found in _NUMBER_WORDS.finditer(text):
         if _said_what_it_is(text, found.start(), found.end()):
@@ -69,12 +72,13 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         yield from _pieces_described(text)
 
 
-def _said_what_it_is(text: str, start: int, end: int) -> bool:
-    """Does the line holding *start*..*end* name a credential or what it opens?"""
+def _said_what_it_is(text: str, start: int, end: int, *, credential: bool = True) -> bool:
+    """Does the line holding *start*..*end* name what it opens, or a
+    credential (where *credential*)?"""
     low = text.rfind("\n", 0, start) + 1
     high = text.find("\n", end)
     line = text[low : len(text) if high < 0 else high]
-    return _WHAT_OPENS.search(line) is not None or names_a_credential(line)
+    return _WHAT_OPENS.search(line) is not None or (credential and names_a_credential(line))
 
 
 def _pieces_described(text: str) -> Iterator[tuple[int, int]]:

@@ -166,3 +166,70 @@ def test_a_password_that_its_hint_gives_away_is_taken_out(text: str, value: str)
 )
 def test_talk_about_security_questions_and_hints_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Hulu: Gl4cier908", "Gl4cier908"),
+        ("ok the tablet: Lisbon_1977", "Lisbon_1977"),
+        ("youtube \u2192 QuietHarbor41", "QuietHarbor41"),
+        ("Deezer T@ngerine77", "T@ngerine77"),
+        ("home desktop Wombat2291", "Wombat2291"),
+        ("for the grandparents: hulu Maple_Otter!, max Comets#12", "Maple_Otter!"),
+        ("mastercard 7730", "7730"),
+        ("my bike: 4409", "4409"),
+        ("for the spare phone it's 5518", "5518"),
+        ("for Jamie's building, 7714 then press the bell", "7714"),
+        ("the photo archive one is Kestrel#22", "Kestrel#22"),
+        ("the one for the family NAS is Qu4rtz771", "Qu4rtz771"),
+    ],
+)
+def test_a_value_after_what_it_is_for_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Happy Birthday Emma1990",
+        "I love Summer2024",
+        "see you at Euro2024",
+        "flight BA2490, seat 14C",
+        "iPhone15 or MacBook2019, which to sell?",
+        "python 3.12, numpy 2.1",
+        "for the party, 2000 people came",
+        "the winner one is the blue car",
+    ],
+)
+def test_names_and_numbers_of_everyday_things_are_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("why does the council site reject Heron2008? too short maybe", "Heron2008"),
+        ("it keeps saying I can't reuse mangotree44", "mangotree44"),
+        ("is parsnip1987 too weak for the bank?", "parsnip1987"),
+        ("would you pick Otter.Lantern# or Glasgow_1971 for my email?", "Glasgow_1971"),
+        ("the tablet won't take Juniper2016 since the update", "Juniper2016"),
+        ("the ATM rejected 6624 twice, I'm sure it's right", "6624"),
+        ("the gate keypad doesn't accept 8071 anymore", "8071"),
+    ],
+)
+def test_a_value_tried_or_weighed_when_getting_in_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "call 1 2 3 4 later about the password",
+        "the ATM took 20 minutes to give me cash",
+        "I tried 2000 times and it still fails, the card is fine",
+        "they don't accept Windows10 laptops at the exam",
+    ],
+)
+def test_talk_about_trouble_getting_in_is_kept(text: str) -> None:
+    assert redact(text).text == text
