@@ -233,3 +233,20 @@ def test_a_value_tried_or_weighed_when_getting_in_is_taken_out(text: str, value:
 )
 def test_talk_about_trouble_getting_in_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'token = os.environ["GITHUB_TOKEN"]',
+        "const secret = process.env.STRIPE_SECRET;",
+        "password: ${{ secrets.SMTP_PASSWORD }}",
+        "db_password = <put it here>",
+        'if not token: raise RuntimeError("token missing")',
+        '"password": "**********"',
+        "git clone git@gitlab.com:team/backend.git",
+        "olvid\u00e9 mi contrase\u00f1a, \u00bfc\u00f3mo la restablezco?",
+    ],
+)
+def test_code_and_placeholders_where_a_value_would_stand_are_kept(text: str) -> None:
+    assert redact(text).text == text
