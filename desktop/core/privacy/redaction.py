@@ -34,6 +34,7 @@ from desktop.core.privacy import (
     credential_sweep,
     lock_codes,
     named_later,
+    otp_secrets,
     question_answers,
     seed_phrases,
     spelled_values,
@@ -343,8 +344,9 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
     for start, stop in card_codes.secret_spans(text):
         yield start, stop, "card code"
     # Read as said, not the first word of a passphrase: a lock's code, an
-    # answer to a security question, a value spelled out (round 20).
-    for reader in (lock_codes, question_answers, spelled_values):
+    # answer to a security question, a value spelled out, an authenticator's
+    # setup key (round 20).
+    for reader in (lock_codes, question_answers, spelled_values, otp_secrets):
         for start, stop in reader.secret_spans(text):
             yield start, stop, "password"
     yield from _keyword_spans(text)

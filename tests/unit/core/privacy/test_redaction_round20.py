@@ -236,8 +236,22 @@ def test_talk_about_trouble_getting_in_is_kept(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("authenticator for the payroll portal \u2014 MFZWIZLTOQ4TEMZV", "MFZWIZLTOQ4TEMZV"),
+        ("authy backup for Steam: p4ka 7wnz qe3m 2hvr", "p4ka 7wnz qe3m 2hvr"),
+        ("the 2-step text the hosting panel gave me NBSWY3DPO5XXE3DE", "NBSWY3DPO5XXE3DE"),
+    ],
+)
+def test_an_authenticators_setup_key_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
     "text",
     [
+        "the read was ACGTTGCAACGTTGCAACGT, nothing to do with my authenticator",
+        "MAX_CONNECTIONS_PER_HOST is set in the 2fa service config",
         'token = os.environ["GITHUB_TOKEN"]',
         "const secret = process.env.STRIPE_SECRET;",
         "password: ${{ secrets.SMTP_PASSWORD }}",
