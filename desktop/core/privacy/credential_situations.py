@@ -178,6 +178,9 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         near = cue.span() if cue["same"] else None
         yield from _values_in_sentence(text, max(low, read), high, near)
         read = max(read, high)
+    for quoted in _QUOTED_VALUE.finditer(text):
+        if password_shaped(quoted["value"].rstrip(".,")) and _quoted_as_a_value(text, quoted):
+            yield quoted.start("value"), quoted.start("value") + len(quoted["value"].rstrip(".,"))
     read = 0
     for cue in _TROUBLE.finditer(text):
         low, high = _sentence(text, cue.start(), cue.end())
@@ -327,7 +330,7 @@ _IN_ITS_SENTENCE = re.compile(
     r"|for\s+all\s+(?:of\s+them|my\s+\w+)|the\s+way\s+in|magic\s+word"
     r"|like\s+(?:always|usual|all\s+the\s+others|everywhere|everything\s+else)"
     r"|for\s+(?:\w+ly\s+|just\s+|pretty\s+much\s+)?(?:everything|all)|everywhere|(?:everything|all\s+my\s+accounts|all\s+of\s+them)"
-    r"(?:'s|\u2019s|\s+is|\s+are))|\b(?:ssid|wi-?fi|wlan|hotspot|network|router"
+    r"(?:'s|\u2019s|\s+is|\s+are))|\b(?:ssid|wi-?fi|wify|wiif|wifii|wfii|wlan|hotspot|network|router"
     r"|(?:get(?:s|ting)?|got)\s+(?:in|into|on)|(?:log|sign)(?:s|ged|ging|ed)?\s*(?:in|into|on)"
     r"|login|unlock\w*|access\w*|vpn|note\s+to\s+self|don'?t\s+forget|remember\s+(?:this|that)"
     r"|write\s+(?:this|it)\s+down|for\s+the\s+record)\b",
@@ -336,13 +339,37 @@ _IN_ITS_SENTENCE = re.compile(
 """What says its sentence's value is the one used everywhere, a network's,
 one to get in with or one to keep."""
 _TROUBLE = re.compile(
-    r"\b(?:accept\w*|reject\w*|reuse|too\s+(?:weak|short|simple|easy|obvious)|strong\s+enough"
+    r"\b(?:shared|household|joint|(?:we|both)\s+use|accept\w*|reject\w*|reuse|too\s+(?:weak|short|simple|easy|obvious)|strong\s+enough"
     r"|data\s+breach|locked\s+out|meets?\s+the\s+rules|won'?t\s+(?:take|let\s+me)|typed|trying"
     r"|(?:would|should)\s+(?:you|I)\s+(?:pick|choose|use)|safe\s+to\s+use|how\s+do\s+I\s+type)\b",
     re.IGNORECASE,
 )
-"""Trouble getting in, or choosing what to get in with: its sentence's
-password-shaped values are tried ("why won't my bank accept Volcano$33?")."""
+"""Trouble getting in, choosing what to get in with, or an account shared:
+its sentence's password-shaped values are tried ("why won't my bank accept
+Volcano$33?", "our household Spotify is Emma1998&")."""
+_QUOTED_VALUE = re.compile(
+    r"[\"'`\u2018\u201c](?:it'?s[ \t]+)?(?P<value>[^\s\"'`\u2019\u201d]{5,40})"
+    r"(?:,[^\"'`\u2019\u201d\n]{0,40})?[\"'`\u2019\u201d]"
+)
+"""A value in quotes or backticks, maybe with what was said with it:
+"'Chloe1970@' is what I put", "`Mia2011`", "\"it's PirateHarbor31, don't lose it\"."""
+_SAYS_A_VALUE = re.compile(
+    r"\b(?:type[ds]?|typing|put|told|whisper\w*|new\s+one|account|portal|log\s*in|login|sign"
+    r"|use[ds]?|enter\w*|set|changed?|it'?s|field|without)\b",
+    re.IGNORECASE,
+)
+
+
+def _quoted_as_a_value(text: str, quoted: re.Match[str]) -> bool:
+    """Is the quoted value's line about typing or using it, and no code
+    ("'Chloe1970@' is what I put for the library", not "the 'Summer2024'
+    campaign" nor ``open("data2019")``)?"""
+    line = _line_of(text, quoted.start())
+    if re.search(r"[(){};=]", line):
+        return False
+    return _SAYS_A_VALUE.search(line) is not None or names_a_credential(line)
+
+
 _ASKED_HOW_TO_GET_IN = re.compile(
     r"(?:^|(?<=[.!?\n]))[^.!?\n]{0,120}?\b(?:(?:gets?|getting|got)\s+"
     + _ME
@@ -360,7 +387,7 @@ _ANSWER_REACH = 120
 _CODES_HEADING = re.compile(
     r"\b(?:backup|recovery|2fa|two[- ]factor|one[- ]time|scratch|emergency|verification"
     r"|mfa|otp|authenticator|security|login|sign[- ]in)"
-    r"\s+(?:\w+\s+)?codes\b[^\n]{0,30}?"
+    r"\s+(?:\w+\s+)?codes\b[^\n]{0,60}?"
     r"(?::+[ \t]*\n?|[ \t]*\n|[ \t]+(?:(?:are|were)[ \t:]+)?(?=\S*\d))"
     r"[ \t]*(?:[-*\u2022][ \t]*|\d{1,2}[.)][ \t]+)?",
     re.IGNORECASE,

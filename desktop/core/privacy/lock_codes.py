@@ -23,6 +23,7 @@ _LOCKS = (
     r"(?:u-|d-|bike\s+|chain\s+|cable\s+|spiral\s+|helmet\s+|combination\s+|number\s+)?"
     r"(?:lock|padlock)|key\s*safe|key\s*box|lock\s*box|key\s+(?:cabinet|cupboard)|safe"
     r"|(?:front|back|side|main|garden|yard|entrance)\s+(?:door|gate)|gate|door\s+keypad|keypad"
+    r"|(?:alarm|deur|poort|door|gate|garage)code|(?:port|d\u00f6rr|larm)kod(?:en)?"
     r"|garage(?:\s+door)?|garadge|shed|intercom|voice\s*mail|mailbox|storage\s+unit"
     r"|listen\s+to\s+(?:my\s+)?messages(?:\s+remotely)?"
     # German, Dutch and the Nordic languages.
@@ -54,7 +55,8 @@ _OPENED = re.compile(
     rf"\b(?:(?P<lock>{_LOCKS})|(?P<other>{_NEED_A_CODE_WORD}))(?:'s|\u2019s)?\b"
     r"(?P<between>[^.!?\n,;:]{0,50}?)"
     rf"(?:{_SIGN}[ \t]*(?P<word>{_CODE_WORD}\b(?:[ \t]+is)?[ \t]*:?)?"
-    rf"|[ \t]+(?P<word2>{_CODE_WORD}\b(?:[ \t]+is)?[ \t]*:?))[ \t]*{_VALUE}",
+    rf"|[ \t]+(?P<word2>{_CODE_WORD}\b(?:[ \t]+is)?[ \t]*:?)"
+    r"|(?<=box|afe|ock|pad)(?P<space>[ \t]+)(?=\d))[ \t]*" + _VALUE,
     re.IGNORECASE | re.MULTILINE,
 )
 """What a code opens, its sign or the word for its code, then the code."""

@@ -264,3 +264,44 @@ def test_an_authenticators_setup_key_is_taken_out(text: str, value: str) -> None
 )
 def test_code_and_placeholders_where_a_value_would_stand_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+SEED_25 = (
+    "acid brave cloud dune ember fable gravel hatch ivory jolly kettle lunar maple nectar "
+    "orbit pepper quill raven saddle timber umber velvet walnut yonder zephyr"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (f"my monero wallet seed {SEED_25}", SEED_25),
+        (
+            "backup codes for the school email (two are crossed out already): 4821 9932, 1187 2206",
+            "1187 2206",
+        ),
+        ("wify at the caravan plum1994", "plum1994"),
+        ("our household Disney is Tulip1990&", "Tulip1990"),
+        ("Kim and I both use Harbour2012 for the family iCloud", "Harbour2012"),
+        ("de poortcode van het complex is 3318", "3318"),
+        ("key safe 6620, spare keys inside", "6620"),
+        ("the new one for the gym app is `Parsley2014`", "Parsley2014"),
+        ("he said \"it's CedarMoss88, don't write it down\"", "CedarMoss88"),
+    ],
+)
+def test_values_said_in_other_ways_are_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the 'Summer2024' campaign starts Monday",
+        'df = open("data2019.csv")',
+        "our household has 2 kids and 1 cat",
+        "we both use Firefox for the family laptop",
+        "the key safe is rusty, 3 years old",
+    ],
+)
+def test_quotes_and_shared_things_without_a_value_are_kept(text: str) -> None:
+    assert redact(text).text == text
