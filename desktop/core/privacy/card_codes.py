@@ -3,11 +3,11 @@
 The card's number is found by its digits (``redaction._a_card_number``);
 the three or four digits on its back are found by what says they are one:
 their name ("cvc 123", "CVV: 123", "cvc123", "security code 123"), or their
-place right after the card's expiry date ("4111… 08/29 123", "exp 11/31 /
-428").  Only the name CVC or CVV is enough alone; "code", "CID" and an
+place right after the card's expiry date ("4111… 08/29 123", "exp 04/30 /
+517").  Only the name CVC or CVV is enough alone; "code", "CID" and an
 expiry are read as a card's only near a card's number or name ("amex …
-cid 8621", not "case cid 8621"); an expiry needs the card too ("the 10/26
-shift, 851 people" holds none).
+cid 4417", not "case cid 4417"); an expiry needs the card too ("the 10/26
+shift, 312 people" holds none).
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ _NAMED = re.compile(
     r"(?![\d/.:,-]?\d)",
     re.IGNORECASE,
 )
-"""A card's code by its name: "cvc 002", "the CVV is 377", "cid 8621"."""
+"""A card's code by its name: "cvc 091", "the CVV is 734", "cid 4417"."""
 _EXPIRY_THEN_CODE = re.compile(
     r"\b(?:0[1-9]|1[0-2])[ \t]*/[ \t]*(?:\d\d){1,2}\b\)?[ \t]*[,;/|\u2014\u2013-]?[ \t]*"
     r"(?P<code>\d{3,4})(?![\d/.:,-]?\d)"
 )
-"""An expiry date, then the code ("08/29, 145", "exp 11/31 / 428")."""
+"""An expiry date, then the code ("07/28, 903", "exp 04/30 / 517")."""
 _CARD = re.compile(
     r"\b(?:card|visa|master\s?card|amex|american\s+express|discover|debit|credit|maestro)\b"
     r"|\d{4}[ -]?\d{4,6}[ -]?\d{4,5}",

@@ -74,17 +74,17 @@ _PRODUCTS = known_words.PRODUCT_NAMES | frozenset(
 """Products named with their version or number ("Windows10", "Pixel_8841"): no password."""
 _CAPITAL_LEET = re.compile(r"[A-Z][a-z]*(?:\d+[a-z]{2,})+\d*|[A-Z][a-z]{2,}_\d{2,4}")
 """Digits inside a capitalised word, or a name and a year joined by "_"
-("C4nyon452", "Un1corn815", "Porto_1984")."""
+("R1verbend77", "Sp4rrow310", "Lima_1979")."""
 _CAMEL_NUMBER = re.compile(
     r"(?P<letters>(?:[iI]|[A-Z][a-z]+|[a-z]{2,})(?:[A-Z][a-z]{1,}){1,3})\d{1,4}"
 )
-"""Words run together, each capitalised, and a number ("ThunderShadow29",
-"iLoveLola10"); not one word so written ("PowerPoint2016", "iPhone15")."""
+"""Words run together, each capitalised, and a number ("CopperFinch62",
+"iMissRio14"); not one word so written ("PowerPoint2016", "iPhone15")."""
 _JOINED_WORDS = re.compile(
     r"[A-Z][a-z]{2,}(?:[._][A-Z]?[a-z]{2,}|-[A-Z][a-z]{2,})[!@#$%^&*+=~]{1,3}"
 )
 """Two words joined by a dot, an underscore or a dash and a sign after
-("Summer.Silver@", "Cobalt_Raccoon&", "Ember-Penguin%"; not "Well-done!")."""
+("Autumn.Pebble#", "Velvet_Badger!", "Cinder-Moth%"; not "Well-done!")."""
 _KEYBOARD = (
     "qwertyuiop",
     "qwertzuiop",
@@ -240,7 +240,7 @@ _LABEL_SPACE_VALUE = re.compile(
     re.MULTILINE,
 )
 """A label and a value with no sign between, a line or a part of a list to
-itself ("Spotify R@inbow55", "netflix X, prime Y", "garage 8194")."""
+itself ("Tidal Sw@llow38", "hulu X, max Y", "garage 6071")."""
 
 
 def _a_label(label: str) -> bool:
@@ -275,13 +275,13 @@ _FOR_A_THING = re.compile(
     r"(?P<thing>[\w'\u2019-]+)(?:,[ \t]*|[ \t]+(?:it'?s|it\u2019s|is)[ \t]+)",
     re.IGNORECASE | re.MULTILINE,
 )
-"""A message that starts with what its value is for: "for the kids' tablet it's 2003"."""
+"""A message that starts with what its value is for: "for the old iPad it's 7730"."""
 _THE_ONE = re.compile(
     r"\bthe[ \t]+(?:(?:[\w'\u2019-]+[ \t]+){1,3}one|one[ \t]+for[ \t]+[^.!?\n,]{1,40}?)"
     r"[ \t]+(?:is|was)[ \t]+",
     re.IGNORECASE,
 )
-"""The one for something, named by what it opens: "the school portal one is Meadow#14"."""
+"""The one for something, named by what it opens: "the pension site one is Bramble#27"."""
 _OTHER_LABEL = re.compile(
     r"\b(?:user(?:name)?|login|e-?mail|mail|id|account|handle|name|nick\w*|url|link|site"
     r"|address|flight|order|room|gate|seat|version|ref\w*|zip|tel|phone number|time|date"
@@ -301,7 +301,7 @@ _DEVICE = re.compile(
 _PIN_LABEL = re.compile(
     rf"\b(?:{_SCREENS}|visa|\w*card|debit|bike|shed|{_WAYS_IN})\b", re.IGNORECASE
 )
-"""Labels a PIN follows with no sign, on a line of their own ("visa 4931")."""
+"""Labels a PIN follows with no sign, on a line of their own ("mastercard 2281")."""
 _TAKES = re.compile(
     rf"\b(?:{_SCREENS}|mac\w*|samsung|pixel|screen|{_WAYS_IN}|router|nas|vpn|drive)\b"
     r"[^.!?\n,]{0,20}?\b(?:takes|needs|wants|asks\s+for|accepts|(?<!alarm\s)is(?=\s+\d{4}))\s+",
@@ -346,13 +346,13 @@ _TROUBLE = re.compile(
 )
 """Trouble getting in, choosing what to get in with, or an account shared:
 its sentence's password-shaped values are tried ("why won't my bank accept
-Volcano$33?", "our household Spotify is Emma1998&")."""
+Tundra$41?", "our family Netflix is Rosa1986&")."""
 _QUOTED_VALUE = re.compile(
     r"[\"'`\u2018\u201c](?:it'?s[ \t]+)?(?P<value>[^\s\"'`\u2019\u201d]{5,40})"
     r"(?:,[^\"'`\u2019\u201d\n]{0,40})?[\"'`\u2019\u201d]"
 )
 """A value in quotes or backticks, maybe with what was said with it:
-"'Chloe1970@' is what I put", "`Mia2011`", "\"it's PirateHarbor31, don't lose it\"."""
+"'Fenwick1962@' is what I typed", "`Nora2015`", "\"it's HollowOak56, keep it\"."""
 _SAYS_A_VALUE = re.compile(
     r"\b(?:type[ds]?|typing|put|told|whisper\w*|new\s+one|account|portal|log\s*in|login|sign"
     r"|use[ds]?|enter\w*|set|changed?|it'?s|field|without)\b",
@@ -362,7 +362,7 @@ _SAYS_A_VALUE = re.compile(
 
 def _quoted_as_a_value(text: str, quoted: re.Match[str]) -> bool:
     """Is the quoted value's line about typing or using it, and no code
-    ("'Chloe1970@' is what I put for the library", not "the 'Summer2024'
+    ("'Fenwick1962@' is what I typed for the museum", not "the 'Summer2024'
     campaign" nor ``open("data2019")``)?"""
     line = _line_of(text, quoted.start())
     if re.search(r"[(){};=]", line):

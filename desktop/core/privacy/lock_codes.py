@@ -1,17 +1,18 @@
 """The code of what a code opens, for ``redaction``: a lock, a key safe, a
 gate or a door's keypad, a garage, a shed, an alarm, voicemail.
 
-People say it with whatever words the thing has ("the key safe for the
-carers is 5112", "I set the new U-lock to 6289", "the cable lock for the
-kids' bikes is 520", "garage door keypad (grandpa's) 0852", "voicemail:
-8520", "Garagentor-Code 5245", "het fietsslot heeft code 1006", "koden
-till porten är 0855"), or with the word "code" alone ("takes the code 1470
-after 8pm", "Code 061957 to confirm").  The value is three to eight digits
-or a combination ("10-9-4", "35/30/36") ending its clause, so not "the
-combination lock has 4 wheels, 10,000 combinations", "the lock is 100
-years old" nor "error code 0x80070005".  A locker or an alarm needs a word
-for its code ("lockr combo 17-35-8", "alarm code 2544"): "locker 27 is
-mine" is a locker's number and "set the alarm to 0630" a time.
+People say it with whatever words the thing has ("the key box at mum's
+(for the nurse) is 2716", "I changed the D-lock to 4418", "the spiral lock
+for the kids' scooters is 739", "garage door keypad (the old one) 3381",
+"voicemail: 6640", "das Zahlenschloss am Keller ist 4471", "het hangslot
+van de schuur heeft code 2903", "koden till porten \u00e4r 7712"), or with
+the word "code" alone ("the storage unit takes the code 6034 after hours",
+"'Code 482913 to confirm the transfer'").  The value is three to eight
+digits or a combination ("22-6-31", "12/40/7") ending its clause, so not
+"the dial lock has 3 rings, 1,000 settings", "the lock is 100 years old"
+nor "error code 0x80070005".  A locker or an alarm needs a word for its
+code ("lockr combo 22-6-31", "allarm code 8830"): "locker 218 is mine" is
+a locker's number and "set the alarm to 0630" a time.
 """
 
 from __future__ import annotations
@@ -69,13 +70,13 @@ _ALONE = re.compile(
     rf"(?:{_LOCKS})(?:[ \t]+\([^)\n]{{1,30}}\))?[ \t]+{_VALUE}[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
-"""A line that is only what a code opens and its code: "garage 8194", "side gate 3417"."""
+"""A line that is only what a code opens and its code: "garden gate 5620"."""
 _CODE_ALONE = re.compile(
     r"(?<![\w-])(?P<kind>\w+[ \t]+)?code[ \t]*(?:is[ \t]+|[:=][ \t]*)?"
     rf"{_VALUE}",
     re.IGNORECASE | re.MULTILINE,
 )
-"""The word code and a code: "takes the code 1470 after 8pm", "Code 061957 to confirm"."""
+"""The word code and a code: "takes the code 6034 after hours", "Code 482913 to confirm"."""
 _NOT_SECRET_CODES = frozenset(
     str.split(
         "zip postal post area country dialling dialing error status exit product bar qr source "
@@ -94,7 +95,7 @@ _ENTERED = re.compile(
     r"|several|many|a\s+few)\s+times)\b))",
     re.IGNORECASE | re.MULTILINE,
 )
-"""A PIN entered or refused: "the ATM rejects 0758", "I entered 7472 three times"."""
+"""A PIN entered or refused: "the ATM rejected 6624 twice", "doesn't accept 8071"."""
 _WHAT_TAKES_A_PIN = re.compile(
     r"\b(?:atm|card|keypad|door|gate|lock|safe|phone|pin|alarm|sim|garage)\b", re.IGNORECASE
 )

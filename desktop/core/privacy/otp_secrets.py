@@ -1,8 +1,8 @@
 """An authenticator's setup key (a TOTP secret), for ``redaction``.
 
 The key shown beside a QR code is base32: 16 to 64 capitals and digits 2-7
-("O3Y52L6EMWDUXM5ATFKH6YFY3ZVD22HT", "BCOQRULZYPPOCEAA"), or the same in
-groups of four, often in lower case ("ldof 6teu k5x3 fhta").  Letters and
+("JBSWY3DPEHPK3PXPQ4ZTMFRGGZDF", "MFZWIZLTOQ4TEMZV"), or the same in
+groups of four, often in lower case ("k7qa m2xp 4rtd wn6e").  Letters and
 digits alone are many things (a DNA read, a constant's name), so a key is
 taken only where its line speaks of an authenticator, two-factor sign-in,
 a setup or secret key or a seed.

@@ -4,17 +4,18 @@ hint gives away.
 
 A security question is named ("security question", "secret word",
 "memorable place", "recovery question"), quoted ("'name of your first
-school' = St Anne's") or asked ("what was the name of your first stuffed
-animal? Mr Biggles"), then answered in the same line: "is", "=", ":",
+teacher' = Mrs Okoye") or asked ("what was the name of your first
+bicycle? Red Rocket"), then answered in the same line: "is", "=", ":",
 "->", "A:", "I put", "I answered", "mine is", "set ... to", "answer ...
-with".  A hint is named, usually quoted, then its answer follows ("my hint
-says 'first car' so obviously it's Corolla98", "'cat+birthday' =
-Mittens0412").  The answer runs to its clause's end, at most four words
-("Maple Grove", "purple giraffe 42", "Green Day 2005").  What a question
-is about ("mother's maiden name", "favourite movie") is no answer, nor an
-opinion ("security questions are useless", "my answers are all lies", "the
-hint is useless"): a lower-case answer is one of the everyday words
-(wordfreq's frequent ones) only if it has a digit or a word that is not.
+with".  A hint is named, usually quoted, then its answer follows ("the
+hint on the desktop is 'first bike + year', i.e. Raleigh2003", "'honeymoon
+city' -> Lisbon").  The answer runs to its clause's end, at most four words
+("Little Harbour", "blue walrus 19", "Tomasz 1998").  What a question is
+about ("mother's maiden name", "favourite film") is no answer, nor an
+opinion ("security questions are pointless", "my answers are all made
+up", "the hint is no help"): a lower-case answer is one of the everyday
+words (wordfreq's frequent ones) only if it has a digit or a word that is
+not.
 """
 
 from __future__ import annotations
@@ -68,10 +69,11 @@ _STOPS = frozenset(
         "after before since with when if as you your my our his her their the a an same"
     )
 )
-"""Words that end an answer: what is said next ("Rex but I wrote rexy")."""
+"""Words that end an answer: what is said next ("Pippin but I wrote pip")."""
 _NOT_ANSWERS = re.compile(
     rf"\b(?:{_TOPIC}|name|question|answer|hint|what|where|who|something|anything|nothing"
-    r"|lies|fake|wrong|random|same|easy|useless|joke|blank|dumb|stupid|silly|weak|hard|nonsense"
+    r"|lies|fake|wrong|random|same|easy|useless|pointless|worthless|annoying|joke|blank|dumb"
+    r"|stupid|silly|weak|hard|nonsense"
     r"|gibberish|garbage|rubbish|made[ -]up|case|sensitive|optional|required|mandatory|long"
     r"|short)\b",
     re.IGNORECASE,
@@ -93,8 +95,8 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         high = min(len(text) if line_end < 0 else line_end, question.end() + _LINE_REACH)
         hint = bool(question["hint"])
         direct = _answer_at(text, _after_space(text, question.end()), high, hint=hint)
-        # Straight after the question: its answer if asked ("...stuffed
-        # animal? Mr Biggles"), or a value ("memorable word zaq1xsw2").
+        # Straight after the question: its answer if asked ("...first
+        # bicycle? Red Rocket"), or a value ("memorable word kipper77").
         if direct is not None and (question["asked"] or _has_digit(text, *direct)):
             yield direct
         yield from _answers(text, question.end(), high, hint=hint)
@@ -132,8 +134,8 @@ def _answers(text: str, low: int, high: int, *, hint: bool) -> Iterator[tuple[in
 def _hint_gives(text: str, low: int, cue: re.Match[str], answer: tuple[int, int]) -> bool:
     """Is *answer* a password its hint gives away: after "answer:", or
     after the quoted hint, with a digit or where the hint is about what
-    security questions are ("'first dog' is for Rufus", not "the crossword's
-    hint is 'capital of France', so Paris")?"""
+    security questions are ("'first bike' is for Raleigh", not "the
+    crossword's hint is 'capital of France', so Paris")?"""
     if cue.group().lower().startswith("answer"):
         return True
     quoted = _QUOTED.search(text, low, cue.start())

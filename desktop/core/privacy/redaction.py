@@ -361,10 +361,10 @@ _NO_VALUE = re.compile(
 )
 """What stands where a value would and is none (round 20's ordinary
 sentences): a value read from the environment or a form
-("process.env.GITHUB_TOKEN", "secrets.DB_PASSWORD"), code ("raise
-ValueError("), a placeholder ("<your secret here>", "********"), a
-repository ("acme/website.git") or the verb asking to reset one ("¿cómo la
-restablezco?")."""
+("process.env.STRIPE_SECRET", "secrets.SMTP_PASSWORD"), code ("raise
+RuntimeError("), a placeholder ("<put it here>", "**********"), a
+repository ("team/backend.git") or the verb asking to reset one ("¿cómo
+la restablezco?")."""
 _CARD_LIKE = re.compile(r"(?<![\w.,/:+-])\d(?:[ -]?\d){12,18}(?![\w/:+-]|[.,]\d)")
 """13 to 19 digits, maybe in groups (``4111 1111 1111 1111``,
 ``3782-822463-10005``): a payment card's number if ``_a_card_number``."""

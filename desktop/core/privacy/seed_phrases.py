@@ -20,7 +20,7 @@ from desktop.core.privacy import known_words
 _LENGTHS = frozenset({12, 15, 18, 21, 24, 25})
 """How many words a BIP39 phrase has, or a Monero wallet's seed (25)."""
 _NAMING = frozenset({"seed", "phrase", "mnemonic", "words", "recovery", "is", "are"})
-"""Words that may lead the row, naming it ("monero wallet seed wire bargain ...")."""
+"""Words that may lead the row, naming it ("my monero seed acid brave cloud ...")."""
 _ROW = re.compile(r"(?<![\w'\u2019.-])[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,}(?![\w'\u2019-])")
 """Twelve short words of small letters or more, only spaces between, the
 whole row (so a long run of filler is no seed, nor are its last 24 words)."""

@@ -1,14 +1,14 @@
 """Values spelled out rather than typed, for ``redaction``.
 
 People read a password or a code out as they would on the phone: a
-character at a time ("c o c o 3 2", "R. a. i. n. 9. 9. !", "M-a-p-l-e",
-"B, a, n, a, n, a, 9, 9"), digits as words ("four seven seven one",
-"eight, zero, four, one", "twelve, thirty-four, six"), a dial's turns
-("left 14, right 27, left 3"), or a value described piece by piece
-("sunflower, all lowercase, then 88, then a hashtag").  Letters and digits
+character at a time ("t u l i p 7 1", "K. e. s. t. 4. 4. #", "O-t-t-e-r",
+"P, e, b, b, l, e, 3, 0"), digits as words ("two six one eight",
+"seven, three, nine, nine", "nine, twenty-two, fifteen"), a dial's turns
+("right 31, left 8, right 22"), or a value described piece by piece
+("marigold, no capitals, then 64, then a dollar").  Letters and digits
 spelled together are a value anywhere; letters alone, digits alone and
 digits as words only where the line says what they open or that they are
-spelled ("the gate code is four seven seven one", not "one, two, three,
+spelled ("the shed code is two six one eight", not "one, two, three,
 go!" nor "options A, B, C, D").
 """
 
@@ -34,12 +34,12 @@ _NUMBER_WORDS = re.compile(
     rf"\b{_NUMBER_WORD}(?:(?:,?[ \t]+|[ \t]*-[ \t]*)(?:then[ \t]+)?{_NUMBER_WORD}){{2,}}\b",
     re.IGNORECASE,
 )
-"""Three or more numbers in words ("nine two zero six", "twelve, thirty-four, six")."""
+"""Three or more numbers in words ("five one one three", "nine, twenty-two, fifteen")."""
 _DIAL = re.compile(
     r"\b(?:left|right)[ \t]+\d{1,2}(?:,?[ \t]+(?:then[ \t]+)?(?:left|right)[ \t]+\d{1,2}){2,}\b",
     re.IGNORECASE,
 )
-"""A dial's turns: "left 14, right 27, left 3"."""
+"""A dial's turns: "right 31, left 8, right 22"."""
 _THEN_DIGITS = re.compile(
     r",?[ \t]+then[ \t]+(?:the[ \t]+(?:number|digits?)[ \t]+)?(?P<digits>\d{1,6})\b",
     re.IGNORECASE,
@@ -82,7 +82,7 @@ def _said_what_it_is(text: str, start: int, end: int, *, credential: bool = True
 
 
 def _pieces_described(text: str) -> Iterator[tuple[int, int]]:
-    """The digits a line naming a credential adds "then" ("sunflower, all
+    """The digits a line naming a credential adds "then" ("marigold, no
     lowercase, then 88, then a hashtag")."""
     for found in _THEN_DIGITS.finditer(text):
         low = max(text.rfind("\n", 0, found.start()) + 1, found.start() - 80)

@@ -54,7 +54,7 @@ def test_a_value_spelled_out_is_taken_out(text: str, value: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "the CVC is on the back of the card, three digits",
+        "where is the CVV on an amex, front or back?",
         "my zip code 9021 is on the card's bill",
         "the flight on 10/26 had 851 passengers",
         "one, two, three, four, let's go!",
@@ -97,7 +97,7 @@ def test_the_code_of_what_a_code_opens_is_taken_out(text: str, value: str) -> No
     [
         "let's meet at the gate, 1430",
         "our flight leaves from gate 114",
-        "the combination lock has 4 wheels, 10,000 combinations",
+        "the dial lock has 3 rings, 1,000 settings in all",
         "locker 218 is mine, 219 is Tom's",
         "the safe cost 1500 euros",
         "the lock is 100 years old",
@@ -122,7 +122,7 @@ def test_numbers_beside_locks_and_codes_are_kept(text: str) -> None:
             "what was the name of your first bicycle? Red Rocket - for the pension site",
             "Red Rocket",
         ),
-        ("memorable place for the savings account: Whitby harbour", "Whitby harbour"),
+        ("memorable place for the savings account: Tenby harbour", "Tenby harbour"),
         ("memorable date for the building society: 22/06/1985", "22/06/1985"),
         ("the utility company wants a secret word, mine is marmalade", "marmalade"),
         ("memorable word for phone banking is kipper77", "kipper77"),
@@ -151,16 +151,16 @@ def test_a_password_that_its_hint_gives_away_is_taken_out(text: str, value: str)
 @pytest.mark.parametrize(
     "text",
     [
-        "security questions are useless for Americans, everything is public",
-        "my security question answers are all lies, that's the trick",
-        "the bank asked for my memorable word and I blanked",
+        "security questions are pointless for Americans, everything is public",
+        "my security question answers are all made up, on purpose",
+        "the building society wanted my memorable word and my mind went blank",
         "I set up security questions for Gmail yesterday",
         "my memorable word is easy to guess, I should change it",
         "the memorable date is our anniversary",
         "answer all security questions with nonsense",
         "I left a password hint for Sarah",
         "the hint for the crossword is 'capital of France', so Paris",
-        "the password hint is useless, it just says Hello",
+        "my laptop's password hint is no help, it only says Hi",
         "what was your first car? mine was a Fiat Panda",
     ],
 )
@@ -300,7 +300,7 @@ def test_values_said_in_other_ways_are_taken_out(text: str, value: str) -> None:
         'df = open("data2019.csv")',
         "our household has 2 kids and 1 cat",
         "we both use Firefox for the family laptop",
-        "the key safe is rusty, 3 years old",
+        "our key safe is rusty, 3 years old",
     ],
 )
 def test_quotes_and_shared_things_without_a_value_are_kept(text: str) -> None:
