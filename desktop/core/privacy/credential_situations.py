@@ -236,7 +236,7 @@ _LABELLED = re.compile(
 _LABEL_SPACE_VALUE = re.compile(
     r"(?:^|(?<=[,;:]))[ \t]*(?:[-*\u2022][ \t]*)?"
     r"(?P<label>[A-Za-z][\w'\u2019&+-]*(?:[ \t]+[A-Za-z][\w'\u2019&+-]*){0,2})"
-    r"[ \t]+(?P<value>[^\s,;=]+)[ \t]*(?=[,;]|$)",
+    r"[ \t]+(?P<value>[^\s,;=:]+)[ \t]*(?=[,;]|$)",
     re.MULTILINE,
 )
 """A label and a value with no sign between, a line or a part of a list to

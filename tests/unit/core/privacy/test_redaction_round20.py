@@ -305,3 +305,14 @@ def test_values_said_in_other_ways_are_taken_out(text: str, value: str) -> None:
 )
 def test_quotes_and_shared_things_without_a_value_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+def test_a_passphrase_after_its_label_goes_though_two_of_its_words_are_frequent() -> None:
+    # Found by round 16's property test: "drift" and "raven" are frequent words.
+    assert redact("pw glacier drift raven").text == "pw [redacted password]"
+
+
+def test_an_assignment_after_a_word_keeps_its_name() -> None:
+    # Found by the second attack's property test once a label and a value
+    # with no sign between were read (round 20).
+    assert redact("export PASSWORD:aaa!aaa0").text == "export PASSWORD:[redacted password]"
