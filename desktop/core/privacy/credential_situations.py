@@ -64,6 +64,27 @@ _NAME_YEAR = re.compile(rf"(?:[A-Z]?[a-z]{{2,}}|[a-z]{{3,}})[{re.escape(_SIGNS)}
 """A word and a year or a number ("maya1980", "October2023", "Maya!1980", "ethan.08")."""
 _LEET = re.compile(r"[a-z]+(?:\d+[a-z]+)+\d*|[a-z]+(?:[@$][a-z]*)+[a-z@$]")
 """Digits or signs inside lower-case letters ("m0nk3y", "c00k13", "b@n@n@")."""
+_PRODUCT_VERSION = re.compile(r"(?P<name>[A-Za-z]+)(?:\d{1,2}|_\d{1,4})")
+_PRODUCTS = known_words.PRODUCT_NAMES | frozenset(
+    str.split(
+        "windows office galaxy pixel android ios macos ubuntu fedora debian python java xbox ps "
+        "playstation switch surface kindle note iphone ipad watch"
+    )
+)
+"""Products named with their version or number ("Windows10", "Pixel_8841"): no password."""
+_CAPITAL_LEET = re.compile(r"[A-Z][a-z]*(?:\d+[a-z]{2,})+\d*|[A-Z][a-z]{2,}_\d{2,4}")
+"""Digits inside a capitalised word, or a name and a year joined by "_"
+("R1verbend77", "Sp4rrow310", "Lima_1979")."""
+_CAMEL_NUMBER = re.compile(
+    r"(?P<letters>(?:[iI]|[A-Z][a-z]+|[a-z]{2,})(?:[A-Z][a-z]{1,}){1,3})\d{1,4}"
+)
+"""Words run together, each capitalised, and a number ("CopperFinch62",
+"iMissRio14"); not one word so written ("PowerPoint2016", "iPhone15")."""
+_JOINED_WORDS = re.compile(
+    r"[A-Z][a-z]{2,}(?:[._][A-Z]?[a-z]{2,}|-[A-Z][a-z]{2,})[!@#$%^&*+=~]{1,3}"
+)
+"""Two words joined by a dot, an underscore or a dash and a sign after
+("Autumn.Pebble#", "Velvet_Badger!", "Cinder-Moth%"; not "Well-done!")."""
 _KEYBOARD = (
     "qwertyuiop",
     "qwertzuiop",
@@ -93,7 +114,15 @@ def password_shaped(value: str) -> bool:
     if plainly_no_secret(value) or re.search(r"\d\.\d|@\w+\.\w", value):
         return False
     bare = value.rstrip(_SIGNS)
+    product = _PRODUCT_VERSION.fullmatch(value)
+    if product is not None and product["name"].lower() in _PRODUCTS:
+        return False
     if _NAME_YEAR.fullmatch(bare) or _LEET.fullmatch(bare) or _keyboard_walk(bare):
+        return True
+    if _CAPITAL_LEET.fullmatch(bare) or _JOINED_WORDS.fullmatch(value):
+        return True
+    camel = _CAMEL_NUMBER.fullmatch(bare)
+    if camel is not None and not known_words.known(camel["letters"].lower()):
         return True
     signed = any(c in _SIGNS for c in value.lstrip(_SIGNS))
     lower = any(c.islower() for c in value)
@@ -125,6 +154,18 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         if not (_OTHER_LABEL.search(cue["label"]) or names_a_credential(cue["label"])):
             short = len(cue["label"].split()) <= 2  # a service's name, "HBO Max"
             yield from _value_after(text, cue.end(), pins=pins, joined=short)
+    for part in _LABEL_SPACE_VALUE.finditer(text):
+        if _a_label(part["label"]):
+            value = part["value"].rstrip(".,;:)\"'\u201d\u2019")  # "!" may end a value
+            whole_line = part.group().strip() == _line_of(text, part.start()).strip()
+            pins = whole_line and _PIN_LABEL.search(part["label"]) is not None
+            if _a_value(value, pins=pins) and not _a_user_name(text, *part.span("value")):
+                yield part.start("value"), part.start("value") + len(value)
+    for cue in _FOR_A_THING.finditer(text):
+        pins = _DEVICE.search(cue["thing"]) is not None or cue["thing"].lower() == "building"
+        yield from _value_after(text, cue.end(), pins=pins)
+    for cue in _THE_ONE.finditer(text):
+        yield from _value_after(text, cue.end(), pins=False, joined=True)
     for cue in _TAKES.finditer(text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
     for cue in _DEVICE_CODE.finditer(text):
@@ -136,6 +177,14 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         low, high = _sentence(text, cue.start(), cue.end())
         near = cue.span() if cue["same"] else None
         yield from _values_in_sentence(text, max(low, read), high, near)
+        read = max(read, high)
+    for quoted in _QUOTED_VALUE.finditer(text):
+        if password_shaped(quoted["value"].rstrip(".,")) and _quoted_as_a_value(text, quoted):
+            yield quoted.start("value"), quoted.start("value") + len(quoted["value"].rstrip(".,"))
+    read = 0
+    for cue in _TROUBLE.finditer(text):
+        low, high = _sentence(text, cue.start(), cue.end())
+        yield from _values_in_sentence(text, max(low, read), high, None)
         read = max(read, high)
     for cue in _ASKED_HOW_TO_GET_IN.finditer(text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
@@ -150,7 +199,9 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
 
 _ME = r"(?:(?:you|me|us|him|her|them|one|people|everyone)\s+)?"
 _GETS_IN_WITH = re.compile(
-    r"\b(?:opens?|opened|unlocks?|unlocked|(?:gets?|got|lets?)\s+" + _ME + r"(?:in(?:to)?|on)"
+    r"\b(?:opens?|opened|opening|unlocks?|unlocked|unlocking|(?:gets?|got|lets?)\s+"
+    + _ME
+    + r"(?:in(?:to)?|on)"
     r"|(?:logs?|logged|signs?|signed)\s+" + _ME + r"(?:in(?:to)?|on(?:to)?)|joins?|connects?"
     r"|access(?:es|ed)?)"
     r"\b(?:[^.!?\n]|!(?=\w)){0,40}?\b(?:with|using|via|by (?:typing|entering))\s+",
@@ -182,6 +233,55 @@ _LABELLED = re.compile(
     re.MULTILINE,
 )
 """A label and a sign starting a line or a part of a list ("Netflix: X", "hbo = X")."""
+_LABEL_SPACE_VALUE = re.compile(
+    r"(?:^|(?<=[,;:]))[ \t]*(?:[-*\u2022][ \t]*)?"
+    r"(?P<label>[A-Za-z][\w'\u2019&+-]*(?:[ \t]+[A-Za-z][\w'\u2019&+-]*){0,2})"
+    r"[ \t]+(?P<value>[^\s,;=:]+)[ \t]*(?=[,;]|$)",
+    re.MULTILINE,
+)
+"""A label and a value with no sign between, a line or a part of a list to
+itself ("Tidal Sw@llow38", "hulu X, max Y", "garage 6071")."""
+
+
+def _a_label(label: str) -> bool:
+    """Do the words *label* name a service or a thing ("work laptop"), not
+    say something ("I love", "see you at")?"""
+    words = label.split()
+    return not (
+        any(known_words.common(word) or word.lower() in _SAYING for word in words)
+        or _OTHER_LABEL.search(label)
+        or names_a_credential(label)
+    )
+
+
+_SAYING = frozenset(
+    str.split(
+        "happy birthday hi hello hey thanks thank congrats congratulations dear love go welcome "
+        "merry toyota honda ford then and or but so also now just maybe try use with plus not"
+    )
+)
+"""Words that greet, name a car model or join what is said, not a service:
+"Happy Birthday Emma1990", "then qwerty"."""
+
+
+def _line_of(text: str, at: int) -> str:
+    end = text.find("\n", at)
+    return text[text.rfind("\n", 0, at) + 1 : len(text) if end < 0 else end]
+
+
+_FOR_A_THING = re.compile(
+    r"(?:^|(?<=[.!?\n])|\b(?:ok|okay|and|also|so)\b)[ \t]*for[ \t]+"
+    r"(?:(?:the|my|our|\w+'s|\w+\u2019s)[ \t]+)?(?:[\w'\u2019-]+[ \t]+){0,2}?"
+    r"(?P<thing>[\w'\u2019-]+)(?:,[ \t]*|[ \t]+(?:it'?s|it\u2019s|is)[ \t]+)",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A message that starts with what its value is for: "for the old iPad it's 7730"."""
+_THE_ONE = re.compile(
+    r"\bthe[ \t]+(?:(?:[\w'\u2019-]+[ \t]+){1,3}one|one[ \t]+for[ \t]+[^.!?\n,]{1,40}?)"
+    r"[ \t]+(?:is|was)[ \t]+",
+    re.IGNORECASE,
+)
+"""The one for something, named by what it opens: "the pension site one is Bramble#27"."""
 _OTHER_LABEL = re.compile(
     r"\b(?:user(?:name)?|login|e-?mail|mail|id|account|handle|name|nick\w*|url|link|site"
     r"|address|flight|order|room|gate|seat|version|ref\w*|zip|tel|phone number|time|date"
@@ -194,10 +294,14 @@ _SCREENS = r"phone|iphone|ipad|tablet|android|kindle|laptop|computer|pc"
 _WAYS_IN = r"door|gate|alarm|safe|padlock|lock|keypad|garage"
 """What a code opens."""
 _DEVICE = re.compile(
-    rf"\b(?:{_SCREENS}|mac\w*|samsung|pixel|screen|watch|{_WAYS_IN})\b",
+    rf"\b(?:{_SCREENS}|mac\w*|samsung|pixel|screen|watch|bike|shed|{_WAYS_IN})\b",
     re.IGNORECASE,
 )
 """Labels of what a PIN opens ("grandma's phone: 4821")."""
+_PIN_LABEL = re.compile(
+    rf"\b(?:{_SCREENS}|visa|\w*card|debit|bike|shed|{_WAYS_IN})\b", re.IGNORECASE
+)
+"""Labels a PIN follows with no sign, on a line of their own ("mastercard 2281")."""
 _TAKES = re.compile(
     rf"\b(?:{_SCREENS}|mac\w*|samsung|pixel|screen|{_WAYS_IN}|router|nas|vpn|drive)\b"
     r"[^.!?\n,]{0,20}?\b(?:takes|needs|wants|asks\s+for|accepts|(?<!alarm\s)is(?=\s+\d{4}))\s+",
@@ -226,7 +330,7 @@ _IN_ITS_SENTENCE = re.compile(
     r"|for\s+all\s+(?:of\s+them|my\s+\w+)|the\s+way\s+in|magic\s+word"
     r"|like\s+(?:always|usual|all\s+the\s+others|everywhere|everything\s+else)"
     r"|for\s+(?:\w+ly\s+|just\s+|pretty\s+much\s+)?(?:everything|all)|everywhere|(?:everything|all\s+my\s+accounts|all\s+of\s+them)"
-    r"(?:'s|\u2019s|\s+is|\s+are))|\b(?:ssid|wi-?fi|wlan|hotspot|network|router"
+    r"(?:'s|\u2019s|\s+is|\s+are))|\b(?:ssid|wi-?fi|wify|wiif|wifii|wfii|wlan|hotspot|network|router"
     r"|(?:get(?:s|ting)?|got)\s+(?:in|into|on)|(?:log|sign)(?:s|ged|ging|ed)?\s*(?:in|into|on)"
     r"|login|unlock\w*|access\w*|vpn|note\s+to\s+self|don'?t\s+forget|remember\s+(?:this|that)"
     r"|write\s+(?:this|it)\s+down|for\s+the\s+record)\b",
@@ -234,6 +338,38 @@ _IN_ITS_SENTENCE = re.compile(
 )
 """What says its sentence's value is the one used everywhere, a network's,
 one to get in with or one to keep."""
+_TROUBLE = re.compile(
+    r"\b(?:shared|household|joint|(?:we|both)\s+use|accept\w*|reject\w*|reuse|too\s+(?:weak|short|simple|easy|obvious)|strong\s+enough"
+    r"|data\s+breach|locked\s+out|meets?\s+the\s+rules|won'?t\s+(?:take|let\s+me)|typed|trying"
+    r"|(?:would|should)\s+(?:you|I)\s+(?:pick|choose|use)|safe\s+to\s+use|how\s+do\s+I\s+type)\b",
+    re.IGNORECASE,
+)
+"""Trouble getting in, choosing what to get in with, or an account shared:
+its sentence's password-shaped values are tried ("why won't my bank accept
+Tundra$41?", "our family Netflix is Rosa1986&")."""
+_QUOTED_VALUE = re.compile(
+    r"[\"'`\u2018\u201c](?:it'?s[ \t]+)?(?P<value>[^\s\"'`\u2019\u201d]{5,40})"
+    r"(?:,[^\"'`\u2019\u201d\n]{0,40})?[\"'`\u2019\u201d]"
+)
+"""A value in quotes or backticks, maybe with what was said with it:
+"'Fenwick1962@' is what I typed", "`Nora2015`", "\"it's HollowOak56, keep it\"."""
+_SAYS_A_VALUE = re.compile(
+    r"\b(?:type[ds]?|typing|put|told|whisper\w*|new\s+one|account|portal|log\s*in|login|sign"
+    r"|use[ds]?|enter\w*|set|changed?|it'?s|field|without)\b",
+    re.IGNORECASE,
+)
+
+
+def _quoted_as_a_value(text: str, quoted: re.Match[str]) -> bool:
+    """Is the quoted value's line about typing or using it, and no code
+    ("'Fenwick1962@' is what I typed for the museum", not "the 'Summer2024'
+    campaign" nor ``open("data2019")``)?"""
+    line = _line_of(text, quoted.start())
+    if re.search(r"[(){};=]", line):
+        return False
+    return _SAYS_A_VALUE.search(line) is not None or names_a_credential(line)
+
+
 _ASKED_HOW_TO_GET_IN = re.compile(
     r"(?:^|(?<=[.!?\n]))[^.!?\n]{0,120}?\b(?:(?:gets?|getting|got)\s+"
     + _ME
@@ -251,7 +387,7 @@ _ANSWER_REACH = 120
 _CODES_HEADING = re.compile(
     r"\b(?:backup|recovery|2fa|two[- ]factor|one[- ]time|scratch|emergency|verification"
     r"|mfa|otp|authenticator|security|login|sign[- ]in)"
-    r"\s+(?:\w+\s+)?codes\b[^\n]{0,30}?"
+    r"\s+(?:\w+\s+)?codes\b[^\n]{0,60}?"
     r"(?::+[ \t]*\n?|[ \t]*\n|[ \t]+(?:(?:are|were)[ \t:]+)?(?=\S*\d))"
     r"[ \t]*(?:[-*\u2022][ \t]*|\d{1,2}[.)][ \t]+)?",
     re.IGNORECASE,
@@ -346,7 +482,7 @@ def _ends_clause(text: str, end: int, pins: bool) -> bool:
 
 
 _CLAUSE_END = re.compile(
-    r"[.,;:!?)\"']*(?:[ \t]*$|[ \t]*\n|[ \t]+(?:btw|now|I\s+think|and|but|when|if)\b"
+    r"[.,;:!?)\"']*(?:[ \t]*$|[ \t]*\n|[ \t]+(?:btw|now|I\s+think|and|but|when|if|then)\b"
     r"|[ \t]*[:;]-?[()DPp]|[.,;!?])",
     re.MULTILINE,
 )

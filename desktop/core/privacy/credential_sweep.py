@@ -363,7 +363,11 @@ def _introduced(text: str, run: list[re.Match[str]]) -> bool:
         said = line.rstrip(_LINKS + " \t").split()
         return not said or said[-1].casefold() not in _TALK
     last = line.split()[-1].casefold().strip("\"'(")
-    if sum(known_words.frequent(word[0]) for word in run) > 1:
+    frequent = sum(known_words.frequent(word[0]) for word in run)
+    # A credential word alone before the run is its label ("pw glacier
+    # drift raven"): words that are not all frequent, none joining ones, do.
+    labelled = len(line.split()) == 1 and frequent < len(run)
+    if frequent > 1 and not (labelled and not any(known_words.common(w[0]) for w in run)):
         return False
     return last in _GIVING or next(credential_nearby.credential_words(last), None) is not None
 

@@ -27,12 +27,17 @@ from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
 from detect_secrets.settings import default_settings
 
 from desktop.core.privacy import (
+    card_codes,
     credential_nearby,
     credential_phrases,
     credential_situations,
     credential_sweep,
+    lock_codes,
     named_later,
+    otp_secrets,
+    question_answers,
     seed_phrases,
+    spelled_values,
 )
 from desktop.core.privacy.credential_nearby import MARKER
 
@@ -328,16 +333,38 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
     readers = (credential_phrases, credential_nearby, credential_sweep, credential_situations)
     for reader in (*readers, seed_phrases):
         for start, stop in reader.secret_spans(text):
-            yield start, _passphrase_end(text, start, stop), "password"
+            if not _NO_VALUE.fullmatch(text, start, stop):
+                yield start, _passphrase_end(text, start, stop), "password"
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()) and not _a_path(match.group()):
             yield match.start(), match.end(), "credential"
     for match in _CARD_LIKE.finditer(text):
         if _a_card_number(re.sub(r"\D", "", match.group())):
             yield match.start(), match.end(), "card number"
+    for start, stop in card_codes.secret_spans(text):
+        yield start, stop, "card code"
+    # Read as said, not the first word of a passphrase: a lock's code, an
+    # answer to a security question, a value spelled out, an authenticator's
+    # setup key (round 20).
+    for reader in (lock_codes, question_answers, spelled_values, otp_secrets):
+        for start, stop in reader.secret_spans(text):
+            yield start, stop, "password"
     yield from _keyword_spans(text)
 
 
+_NO_VALUE = re.compile(
+    r"(?:os\.environ|process\.env|secrets|env|vars|inputs|config|settings|form|request|params)"
+    r"(?:\.[\w.]*)?(?:\[[^\]]*)?|(?:raise|return|await|new|lambda)\s.*|<[^>]*|([*\u2022x])\1{3,}"
+    r"|[\w-]+/[\w.-]+\.git|restablezco|restablecer|r\u00e9initialise[rz]?|reinitialise[rz]?"
+    r"|zur\u00fccksetzen|resetten|redefinir|reimpostare",
+    re.IGNORECASE,
+)
+"""What stands where a value would and is none (round 20's ordinary
+sentences): a value read from the environment or a form
+("process.env.STRIPE_SECRET", "secrets.SMTP_PASSWORD"), code ("raise
+RuntimeError("), a placeholder ("<put it here>", "**********"), a
+repository ("team/backend.git") or the verb asking to reset one ("¿cómo
+la restablezco?")."""
 _CARD_LIKE = re.compile(r"(?<![\w.,/:+-])\d(?:[ -]?\d){12,18}(?![\w/:+-]|[.,]\d)")
 """13 to 19 digits, maybe in groups (``4111 1111 1111 1111``,
 ``3782-822463-10005``): a payment card's number if ``_a_card_number``."""

@@ -17,8 +17,10 @@ from collections.abc import Iterator
 
 from desktop.core.privacy import known_words
 
-_LENGTHS = frozenset({12, 15, 18, 21, 24})
-"""How many words a BIP39 phrase has."""
+_LENGTHS = frozenset({12, 15, 18, 21, 24, 25})
+"""How many words a BIP39 phrase has, or a Monero wallet's seed (25)."""
+_NAMING = frozenset({"seed", "phrase", "mnemonic", "words", "recovery", "is", "are"})
+"""Words that may lead the row, naming it ("my monero seed acid brave cloud ...")."""
 _ROW = re.compile(r"(?<![\w'\u2019.-])[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,}(?![\w'\u2019-])")
 """Twelve short words of small letters or more, only spaces between, the
 whole row (so a long run of filler is no seed, nor are its last 24 words)."""
@@ -30,5 +32,11 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each row of words shaped like a wallet's seed is in *text*."""
     for row in _ROW.finditer(text):
         words = row.group().split()
-        if len(words) in _LENGTHS and sum(map(known_words.common, words)) <= _JOINING_WORDS:
-            yield row.span()
+        named = [at for at, word in enumerate(words[:5]) if word in _NAMING]
+        lead = named[-1] + 1 if named and len(words) not in _LENGTHS else 0
+        seed = words[lead:]
+        if len(seed) in _LENGTHS and sum(map(known_words.common, seed)) <= _JOINING_WORDS:
+            start = row.start() + (
+                row.group().index(seed[0], len(" ".join(words[:lead]))) if lead else 0
+            )
+            yield start, row.end()

@@ -1,0 +1,90 @@
+"""Values spelled out rather than typed, for ``redaction``.
+
+People read a password or a code out as they would on the phone: a
+character at a time ("t u l i p 7 1", "K. e. s. t. 4. 4. #", "O-t-t-e-r",
+"P, e, b, b, l, e, 3, 0"), digits as words ("two six one eight",
+"seven, three, nine, nine", "nine, twenty-two, fifteen"), a dial's turns
+("right 31, left 8, right 22"), or a value described piece by piece
+("marigold, no capitals, then 64, then a dollar").  Letters and digits
+spelled together are a value anywhere; letters alone, digits alone and
+digits as words only where the line says what they open or that they are
+spelled ("the shed code is two six one eight", not "one, two, three,
+go!" nor "options A, B, C, D").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from desktop.core.privacy.credential_nearby import names_a_credential
+
+_CHAR = r"[A-Za-z0-9!@#$%&*?]"
+_SPELLED = re.compile(
+    rf"(?<![\w.,-]){_CHAR}(?P<sep>\.?[ \t]|,[ \t]|-)(?:{_CHAR}(?P=sep)){{2,}}{_CHAR}\.?(?![\w-])"
+)
+"""Four or more characters, one at a time, split the same way each time."""
+_UNITS = r"zero|oh|one|two|three|four|five|six|seven|eight|nine"
+_TENS = r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_NUMBER_WORD = (
+    rf"(?:(?:{_TENS})(?:-(?:{_UNITS}))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    rf"|seventeen|eighteen|nineteen|{_UNITS})"
+)
+_NUMBER_WORDS = re.compile(
+    rf"\b{_NUMBER_WORD}(?:(?:,?[ \t]+|[ \t]*-[ \t]*)(?:then[ \t]+)?{_NUMBER_WORD}){{2,}}\b",
+    re.IGNORECASE,
+)
+"""Three or more numbers in words ("five one one three", "nine, twenty-two, fifteen")."""
+_DIAL = re.compile(
+    r"\b(?:left|right)[ \t]+\d{1,2}(?:,?[ \t]+(?:then[ \t]+)?(?:left|right)[ \t]+\d{1,2}){2,}\b",
+    re.IGNORECASE,
+)
+"""A dial's turns: "right 31, left 8, right 22"."""
+_THEN_DIGITS = re.compile(
+    r",?[ \t]+then[ \t]+(?:the[ \t]+(?:number|digits?)[ \t]+)?(?P<digits>\d{1,6})\b",
+    re.IGNORECASE,
+)
+"""A value's next piece, described: "then 88", "then the number 17"."""
+_WHAT_OPENS = re.compile(
+    r"\b(?:spell\w*|letter\s+by\s+letter|slowly|read\s+(?:it|them)\s+(?:back|out)|codes?|pin"
+    r"|lock\w*|safe|combo|combination|gate|garage|door|alarm|keypad|wi-?fi|laptop|opens?)\b",
+    re.IGNORECASE,
+)
+"""What says a line's spelled value is a secret, beside a credential's name."""
+
+
+def secret_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Where each value spelled out in *text* is."""
+    for found in _SPELLED.finditer(text):
+        letters = sum(c.isalpha() for c in found.group())
+        digits = sum(c.isdigit() for c in found.group())
+        # Digits alone are read out for many things ("call 1 2 3 4 later
+        # about the password"): only where what they open is named.
+        mixed = letters >= 2 and digits > 0
+        if mixed or _said_what_it_is(text, found.start(), found.end(), credential=bool(letters)):
+            yield found.span()
+    for found in _NUMBER_WORDS.finditer(text):
+        if _said_what_it_is(text, found.start(), found.end()):
+            yield found.span()
+    for found in _DIAL.finditer(text):
+        yield found.span()
+    if "then" in text:
+        yield from _pieces_described(text)
+
+
+def _said_what_it_is(text: str, start: int, end: int, *, credential: bool = True) -> bool:
+    """Does the line holding *start*..*end* name what it opens, or a
+    credential (where *credential*)?"""
+    low = text.rfind("\n", 0, start) + 1
+    high = text.find("\n", end)
+    line = text[low : len(text) if high < 0 else high]
+    return _WHAT_OPENS.search(line) is not None or (credential and names_a_credential(line))
+
+
+def _pieces_described(text: str) -> Iterator[tuple[int, int]]:
+    """The digits a line naming a credential adds "then" ("marigold, no
+    lowercase, then 88, then a hashtag")."""
+    for found in _THEN_DIGITS.finditer(text):
+        low = max(text.rfind("\n", 0, found.start()) + 1, found.start() - 80)
+        if names_a_credential(text[low : found.start()]):
+            yield found.span("digits")
