@@ -48,7 +48,9 @@ Past conversations (``tests/bench/retrieval.py --store conversations``),
 LoCoMo recall@10 over categories 1-4 at the neighbours' share of 0.5:
 0.741 without, 0.769 with (cross-validated over the shares: 0.717
 without, 0.745 with), better at every share measured; on the 39 of 383
-questions that name a date, 0.628 without and 0.910 with."""
+questions that name a date, 0.628 without and 0.910 with.  Memories (the
+default ``--store``): 0.717 without, 0.725 with; a memory's text there
+already holds its date."""
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.floating[Any]] | None]
 """Embeds texts (unit vectors, one row each), e.g. through the inference broker;
