@@ -310,7 +310,9 @@ class ChatService:
             metadata = {REPLACES: [*replaced_ids(replacing), replacing.id]}
         # A value typed before it was named ("Zx8!pre55", then "that's my
         # email password") goes from what this conversation stored before,
-        # and from the memories made of it ("/remember when it asks, type X"):
+        # from every other one that holds it (an excerpt of one would carry
+        # it into any prompt once this run's redactor has forgotten it), and
+        # from the memories made of it ("/remember when it asks, type X"):
         # with the message, and with the message it replaces, so no kill or
         # full disk keeps one without the other.
         found = (*cleaned.values, *cleaned.earlier)
@@ -325,6 +327,11 @@ class ChatService:
             rewrote = self._conversations.rewrite_conversation(
                 conversation_id, found, lambda stored: without(stored, found), tx
             )
+            for other in self._conversations.holding(tx, found):
+                if other != conversation_id:
+                    self._conversations.rewrite_conversation(
+                        other, found, lambda stored: without(stored, found), tx
+                    )
             if self._memories.take_out(found, tx):
                 self._conversations.rewrote(tx)
             workers = self._worker_texts

@@ -1,0 +1,80 @@
+"""Round 21: past conversations recalled into a reply, attacked.
+
+A value the user names a secret in one conversation was taken out of that
+conversation only: another conversation that held it ("when the mail site
+asks, type X", then elsewhere "X is my email password") kept it, and once
+Reverie restarted (the secrets of a run are held in memory only) an excerpt
+of that message carried it into the prompt of any conversation recalling it.
+"""
+
+from __future__ import annotations
+
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.settings import ChatSettings, ModelSettings
+from desktop.core.chat.service import ChatService
+from desktop.core.db import ConversationStore, Database
+from desktop.core.memory.excerpts import ExcerptRetriever
+from desktop.core.memory.message_index import MessageIndexer
+from desktop.core.memory.recall import Recall
+from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.redaction import Redactor
+from models.broker import InferenceBroker
+from tests.fakes import Recorder, ScriptedChatModel
+
+VALUE = "Zx8!pre55"
+
+
+def _started(database: Database, broker: InferenceBroker, prompts: PromptLibrary) -> ChatService:
+    """The chat as the app builds it at a start: one new redactor for everything."""
+    redactor = Redactor()
+    memories = MemoryService.over(database, broker, prompts, redactor)
+    recall = Recall(
+        memories.retriever,
+        ExcerptRetriever.over(database, broker, redactor),
+        memories.store.source_messages,
+        lambda: True,
+    )
+    conversations = ConversationStore(database)
+    return ChatService(
+        conversations,
+        memories,
+        broker,
+        prompts,
+        ModelSettings(),
+        ChatSettings(),
+        redactor=redactor,
+        recall=recall,
+    )
+
+
+def test_a_value_named_a_secret_elsewhere_is_never_recalled_after_a_restart(
+    database: Database,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    store: ConversationStore,
+) -> None:
+    chat = _started(database, broker, prompts)
+    told = chat.new_conversation().id
+    chat.run(chat.send(told, f"when the mail site asks, type {VALUE} and tick the box"), Recorder())
+    deleted = store.create("old notes").id
+    store.add_message(deleted, "user", f"mail site: {VALUE}")
+    store.delete(deleted)  # restorable, so recallable again once restored
+    named = chat.new_conversation().id
+    chat.send(named, f"{VALUE} is my email password")
+    MessageIndexer.over(database, broker).index_missing()
+
+    chat = _started(database, broker, prompts)  # the secrets of the last run are forgotten
+    store.restore(deleted)
+    asking = chat.new_conversation().id
+    model.requests.clear()
+    chat.run(chat.send(asking, "what do I type when the mail site asks?"), Recorder())
+
+    sent = "\n".join(m.content for messages, _ in model.requests for m in messages)
+    assert "mail site asks, type [redacted password]" in sent  # recalled, without it
+    assert VALUE not in sent
+    for conversation in (told, deleted):
+        kept = [m.content for m in store.messages(conversation)]
+        assert not any(VALUE in text for text in kept)
+        named_as = store.get(conversation)
+        assert named_as is not None and VALUE not in named_as.title
