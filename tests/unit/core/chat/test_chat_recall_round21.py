@@ -78,3 +78,38 @@ def test_a_value_named_a_secret_elsewhere_is_never_recalled_after_a_restart(
         assert not any(VALUE in text for text in kept)
         named_as = store.get(conversation)
         assert named_as is not None and VALUE not in named_as.title
+
+
+def test_what_a_memory_the_user_deleted_was_learned_from_is_not_recalled(
+    database: Database,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    store: ConversationStore,
+) -> None:
+    """The user deleted "the fern is called Gerald" from Reverie's memories;
+    the message it was learned from was still recalled, and the reply knew."""
+    chat = _started(database, broker, prompts)
+    told = chat.new_conversation().id
+    chat.run(chat.send(told, "My fern is called Gerald, he sits on the windowsill."), Recorder())
+    store.rename(told, "Plants")  # a title made of the message would say it too
+    [said] = [m for m in store.messages(told) if m.role == "user"]
+    memories = MemoryService.over(database, broker, prompts, Redactor())
+    learned = memories.remember(
+        "The user's fern is called Gerald.",
+        source_kind="harvested",
+        actor="harvest",
+        message_ids=[said.id],
+    ).memory
+    kept = chat.new_conversation().id
+    chat.run(chat.send(kept, "The windowsill gets sun all morning."), Recorder())
+    MessageIndexer.over(database, broker).index_missing()
+    memories.set_status([learned.id], "deleted")
+
+    asking = chat.new_conversation().id
+    model.requests.clear()
+    chat.run(chat.send(asking, "What is my fern on the windowsill called?"), Recorder())
+
+    sent = "\n".join(m.content for messages, _ in model.requests for m in messages)
+    assert "The windowsill gets sun all morning." in sent  # excerpts are recalled
+    assert "Gerald" not in sent
