@@ -34,6 +34,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
+from functools import lru_cache
 
 from desktop.core.base.time_zones import local_zone
 from desktop.core.db import Database
@@ -48,17 +49,21 @@ from desktop.core.memory.retrieval import (
     weighted_queries,
     with_period,
 )
-from desktop.core.privacy.redaction import Redactor
+from desktop.core.privacy.redaction import Redactor, redact
 from models.broker import InferenceBroker
 
-SHOWN_CHARS = 1_000
+SHOWN_CHARS = 300
 """Of a longer message, an excerpt holds the first and the last this many
 characters (cut at a space), each redacted alone, the end read after the
 ``CONTEXT_CHARS`` before it ("my password is" just before the cut): more
-than any prompt or chip shows (``lines.EXCERPT_CHARS``), and a pasted
-megabyte redacted whole took 20 s at every turn that recalled it, and on the
-chat window's thread for every reply shown that was given it."""
-CONTEXT_CHARS = 1_000
+than a prompt (``lines.EXCERPT_CHARS``) or a chip shows.  A pasted megabyte
+redacted whole took 20 s at every turn that recalled it, and on the chat
+window's thread for every reply shown that was given it."""
+CONTEXT_CHARS = 200
+EXCERPTS_CACHED = 4096
+"""Excerpts kept redacted: a conversation's are read again at every turn (500
+given over a long one took 38 s to redact again, each turn), a reply's
+chips each time it is shown."""
 _OMITTED = " … "
 _SPACE = re.compile(r"\s")
 
@@ -195,11 +200,19 @@ class ExcerptRetriever:
         head, tail = (text, "") if cut is None else (text[: cut[0]], text[cut[1] :])
         if (redactor := self._redactor) is not None:
             before = "" if cut is None else text[max(0, cut[1] - CONTEXT_CHARS) : cut[1]]
-            head, tail = redactor.text(head), redactor(tail, after=[before]).text
-            title = redactor.text(title)
+            # The secrets this run caught are taken out of what was redacted before.
+            head = redactor.known(_without_secrets(head, ""))
+            tail = redactor.known(_without_secrets(tail, before))
+            title = redactor.known(_without_secrets(title, ""))
         content = head if cut is None else head + _OMITTED + tail
         shown = replace(excerpt, conversation_title=title, content=content)
         return RecalledExcerpt(shown, recalled.score)
+
+
+@lru_cache(maxsize=EXCERPTS_CACHED)
+def _without_secrets(text: str, before: str) -> str:
+    """*text* with its secrets taken out, read after *before*."""
+    return redact(text, after=[before]).text
 
 
 def _cut(text: str) -> tuple[int, int] | None:
