@@ -342,7 +342,7 @@ class ChatService:
         if found:
             self._finish_rewrite()
             self._take_out_of_skills(found)
-        self._title_from_first_message(conversation_id, cleaned.text)
+        self._title_from_first_message(conversation_id, cleaned.text, replacing)
         kinds = (*cleaned.kinds, *("password" for _ in cleaned.earlier))
         return Turn(conversation_id, message, seed=False, redacted=kinds, rewrote=rewrote)
 
@@ -780,14 +780,19 @@ class ChatService:
             return replace(options, json_schema=schema, json_schema_after=TOOL_CALL_START)
         return replace(options, stop=(*options.stop, TOOL_CALL_START)) if offered else options
 
-    def _title_from_first_message(self, conversation_id: int, text: str) -> None:
+    def _title_from_first_message(
+        self, conversation_id: int, text: str, replacing: Message | None = None
+    ) -> None:
+        """Name a new conversation after its first message, *text*; an edit
+        of the message its title was made of (*replacing*) names it again
+        (the words taken back must not stay in the title, which is shown
+        wherever the conversation is recalled)."""
         conversation = self.conversation(conversation_id)
-        if conversation is not None and conversation.title == NEW_CONVERSATION_TITLE:
-            first_line = text.strip().splitlines()[0]
-            title = (
-                first_line if len(first_line) <= _TITLE_CHARS else first_line[:_TITLE_CHARS] + "…"
-            )
-            self._conversations.rename(conversation_id, title)
+        if conversation is None:
+            return
+        made_of = None if replacing is None else _title_of(replacing.content)
+        if conversation.title in (NEW_CONVERSATION_TITLE, made_of):
+            self._conversations.rename(conversation_id, _title_of(text))
 
     # -- memories ----------------------------------------------------------------
     def given_memories(self, conversation_id: int) -> list[Memory]:
@@ -927,6 +932,12 @@ def _read(messages: Sequence[Message], kind: ReplyKind) -> list[Message]:
     greets (and the seed itself is written seeing only the seed event)."""
     ordered = [m for m in messages if is_seed(m)] if kind == "seed" else greeting_first(messages)
     return [m for m in ordered if m.role in _PROMPT_ROLES and not is_command(m)]
+
+
+def _title_of(text: str) -> str:
+    """The title a conversation is given from its first message, *text*."""
+    first_line = (text.strip().splitlines() or [""])[0]
+    return first_line if len(first_line) <= _TITLE_CHARS else first_line[:_TITLE_CHARS] + "…"
 
 
 def _prompt_history(read: Sequence[Message], tool_response: str) -> list[ChatMessage]:

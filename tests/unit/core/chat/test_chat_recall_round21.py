@@ -113,3 +113,37 @@ def test_what_a_memory_the_user_deleted_was_learned_from_is_not_recalled(
     sent = "\n".join(m.content for messages, _ in model.requests for m in messages)
     assert "The windowsill gets sun all morning." in sent  # excerpts are recalled
     assert "Gerald" not in sent
+
+
+def test_an_edited_first_message_leaves_no_trace_in_the_recalled_title(
+    database: Database,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    store: ConversationStore,
+) -> None:
+    """The conversation's title is made of its first message, and an edit of
+    that message kept the old words in it: recalled elsewhere, the excerpt
+    of the edited message came under a title saying what the user took back."""
+    chat = _started(database, broker, prompts)
+    edited = chat.new_conversation().id
+    chat.run(chat.send(edited, "the spare key is under the quokka statue"), Recorder())
+    chat.run(chat.edit_last(edited, "the spare key is with the neighbour"), Recorder())
+    renamed = chat.new_conversation().id
+    chat.run(chat.send(renamed, "the car key is in the quokka bowl"), Recorder())
+    chat.rename(renamed, "Where the quokka keys are")
+    chat.run(chat.edit_last(renamed, "the car key is in the blue bowl"), Recorder())
+    MessageIndexer.over(database, broker).index_missing()
+
+    asking = chat.new_conversation().id
+    model.requests.clear()
+    chat.run(chat.send(asking, "where is the spare key? and the car key?"), Recorder())
+
+    sent = "\n".join(m.content for messages, _ in model.requests for m in messages)
+    assert "the spare key is with the neighbour" in sent
+    assert "quokka statue" not in sent
+    titles = {c.id: c.title for c in (store.get(edited), store.get(renamed)) if c is not None}
+    assert titles == {
+        edited: "the spare key is with the neighbour",
+        renamed: "Where the quokka keys are",  # the user's own title stays
+    }
