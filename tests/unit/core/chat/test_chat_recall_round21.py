@@ -9,15 +9,20 @@ of that message carried it into the prompt of any conversation recalling it.
 
 from __future__ import annotations
 
+from datetime import timedelta, timezone
+
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ChatSettings, ModelSettings
 from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.message_search import Excerpt
 from desktop.core.memory.excerpts import ExcerptRetriever
+from desktop.core.memory.lines import excerpt_line
 from desktop.core.memory.message_index import MessageIndexer
 from desktop.core.memory.recall import Recall
 from desktop.core.memory.service import MemoryService
 from desktop.core.privacy.redaction import Redactor
+from desktop.core.transfer.foreign import timestamp
 from models.broker import InferenceBroker
 from tests.fakes import Recorder, ScriptedChatModel
 
@@ -147,3 +152,18 @@ def test_an_edited_first_message_leaves_no_trace_in_the_recalled_title(
         edited: "the spare key is with the neighbour",
         renamed: "Where the quokka keys are",  # the user's own title stays
     }
+
+
+def test_an_imported_message_dated_at_the_calendar_s_end_is_recalled_in_any_zone() -> None:
+    """An export may date a message 31 December 9999, 23:30 UTC: the importer
+    kept it, and east of UTC that moment is in the year 10000, which no
+    datetime holds; recalling the message raised, and every reply that
+    recalled it failed (and the chip of a reply given it, its window)."""
+    written = ("9999-12-30T23:59:59Z", "9999-12-31T12:00:00Z", "9999-12-31T23:30:00Z")
+    kept = [said_at for said_at in map(timestamp, written) if said_at is not None]
+    assert kept  # the calendar's last days are imported
+    for said_at in kept:
+        excerpt = Excerpt(1, 2, "Far future", said_at, "user", "the time capsule opens")
+        for hours in (14, -12):
+            line = excerpt_line(excerpt, timezone(timedelta(hours=hours))).render()
+            assert "the time capsule opens" in line
