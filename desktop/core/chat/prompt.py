@@ -17,6 +17,7 @@ reads only its own message and what is new in it.
 A component over its size limit is cut to the limit (whole lines, the
 lowest-ranked last) unless a condensed version of exactly that content
 exists; it is reported as oversized so a background job can condense it.
+Excerpts of other conversations are only cut.
 
 Every text of the user's that goes in (memories, task texts, skill names and
 summaries, the summary, a condensed component) passes ``safe_for_prompt``
@@ -204,11 +205,15 @@ class _Components:
         self.oversized: list[Oversized] = []
         self._condensed = condensed
 
-    def component(self, name: str, lines: Sequence[str], limit: int | None) -> str:
+    def component(
+        self, name: str, lines: Sequence[str], limit: int | None, condensable: bool = True
+    ) -> str:
         if not lines:
             return ""
         content = "\n".join(lines)
-        if limit is not None and len(content) > limit:
+        if limit is not None and len(content) > limit and not condensable:
+            content = _cut(content, limit)
+        elif limit is not None and len(content) > limit:
             self.oversized.append(Oversized(name, content, limit))
             shorter = self._condensed(name, content_hash(content))
             # A condensed text is the model's rewrite of safe lines: made safe again.
@@ -221,7 +226,10 @@ class _Components:
         return self.component("memories", [m.render(quoted) for m in memories], limit)
 
     def excerpts(self, excerpts: Sequence[ExcerptLine], limit: int) -> str:
-        return self.component("excerpts", [e.render() for e in excerpts], limit)
+        """Cut, never condensed: with no ids to check a rewrite by, the model's
+        could say the user said what it said, and no chip could name them."""
+        lines = [e.render() for e in excerpts]
+        return self.component("excerpts", lines, limit, condensable=False)
 
     def time(self, now: datetime, of_day: bool = False) -> str:
         """*now* in the ``time`` section: to the minute, with its date and

@@ -310,7 +310,9 @@ class ChatService:
             metadata = {REPLACES: [*replaced_ids(replacing), replacing.id]}
         # A value typed before it was named ("Zx8!pre55", then "that's my
         # email password") goes from what this conversation stored before,
-        # and from the memories made of it ("/remember when it asks, type X"):
+        # from every other one that holds it (an excerpt of one would carry
+        # it into any prompt once this run's redactor has forgotten it), and
+        # from the memories made of it ("/remember when it asks, type X"):
         # with the message, and with the message it replaces, so no kill or
         # full disk keeps one without the other.
         found = (*cleaned.values, *cleaned.earlier)
@@ -325,6 +327,11 @@ class ChatService:
             rewrote = self._conversations.rewrite_conversation(
                 conversation_id, found, lambda stored: without(stored, found), tx
             )
+            for other in self._conversations.holding(tx, found):
+                if other != conversation_id:
+                    self._conversations.rewrite_conversation(
+                        other, found, lambda stored: without(stored, found), tx
+                    )
             if self._memories.take_out(found, tx):
                 self._conversations.rewrote(tx)
             workers = self._worker_texts
@@ -335,7 +342,7 @@ class ChatService:
         if found:
             self._finish_rewrite()
             self._take_out_of_skills(found)
-        self._title_from_first_message(conversation_id, cleaned.text)
+        self._title_from_first_message(conversation_id, cleaned.text, replacing)
         kinds = (*cleaned.kinds, *("password" for _ in cleaned.earlier))
         return Turn(conversation_id, message, seed=False, redacted=kinds, rewrote=rewrote)
 
@@ -773,14 +780,19 @@ class ChatService:
             return replace(options, json_schema=schema, json_schema_after=TOOL_CALL_START)
         return replace(options, stop=(*options.stop, TOOL_CALL_START)) if offered else options
 
-    def _title_from_first_message(self, conversation_id: int, text: str) -> None:
+    def _title_from_first_message(
+        self, conversation_id: int, text: str, replacing: Message | None = None
+    ) -> None:
+        """Name a new conversation after its first message, *text*; an edit
+        of the message its title was made of (*replacing*) names it again
+        (the words taken back must not stay in the title, which is shown
+        wherever the conversation is recalled)."""
         conversation = self.conversation(conversation_id)
-        if conversation is not None and conversation.title == NEW_CONVERSATION_TITLE:
-            first_line = text.strip().splitlines()[0]
-            title = (
-                first_line if len(first_line) <= _TITLE_CHARS else first_line[:_TITLE_CHARS] + "…"
-            )
-            self._conversations.rename(conversation_id, title)
+        if conversation is None:
+            return
+        made_of = None if replacing is None else _title_of(replacing.content)
+        if conversation.title in (NEW_CONVERSATION_TITLE, made_of):
+            self._conversations.rename(conversation_id, _title_of(text))
 
     # -- memories ----------------------------------------------------------------
     def given_memories(self, conversation_id: int) -> list[Memory]:
@@ -920,6 +932,12 @@ def _read(messages: Sequence[Message], kind: ReplyKind) -> list[Message]:
     greets (and the seed itself is written seeing only the seed event)."""
     ordered = [m for m in messages if is_seed(m)] if kind == "seed" else greeting_first(messages)
     return [m for m in ordered if m.role in _PROMPT_ROLES and not is_command(m)]
+
+
+def _title_of(text: str) -> str:
+    """The title a conversation is given from its first message, *text*."""
+    first_line = (text.strip().splitlines() or [""])[0]
+    return first_line if len(first_line) <= _TITLE_CHARS else first_line[:_TITLE_CHARS] + "…"
 
 
 def _prompt_history(read: Sequence[Message], tool_response: str) -> list[ChatMessage]:

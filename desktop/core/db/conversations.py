@@ -644,6 +644,28 @@ class ConversationStore:
         its last batch says so at the next start."""
         return last_owed(self._db, (_SWEEP_FOLLOW_UP, _REWRITE_FOLLOW_UP)) is not None
 
+    @staticmethod
+    def holding(tx: Transaction, values: Sequence[str]) -> builtins.list[int]:
+        """The conversations, deleted and off the record too, whose messages
+        (text or metadata), title or summary hold one of *values*, as read
+        in *tx*."""
+        if not values:
+            return []
+        places = [(value, json.dumps(value)[1:-1]) for value in values]
+        in_messages = " OR ".join(
+            ["instr(content, ?) OR instr(coalesce(metadata, ''), ?)"] * len(places)
+        )
+        in_names = " OR ".join(["instr(title, ?) OR instr(coalesce(summary, ''), ?)"] * len(values))
+        rows = tx.fetch_all(
+            f"SELECT conversation_id FROM messages WHERE {in_messages}"
+            f" UNION SELECT id FROM conversations WHERE {in_names}",
+            (
+                *(text for place in places for text in place),
+                *(value for value in values for _ in range(2)),
+            ),
+        )
+        return sorted(int(row[0]) for row in rows)
+
     def rewrite_conversation(
         self,
         conversation_id: int,

@@ -22,16 +22,19 @@ each measured on the development benchmarks (``tests/bench/retrieval.py``):
 Excerpts are read again after the searches (a conversation deleted
 meanwhile is not recalled) and passed through the redactor, as every text
 shown to the model is: a message stored before messages were redacted on
-write may not be swept yet.
+write may not be swept yet.  Of a long message, an excerpt is its beginning
+and its end (``SHOWN_CHARS``), each read for secrets on its own.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
+from functools import lru_cache
 
 from desktop.core.base.time_zones import local_zone
 from desktop.core.db import Database
@@ -46,8 +49,23 @@ from desktop.core.memory.retrieval import (
     weighted_queries,
     with_period,
 )
-from desktop.core.privacy.redaction import Redactor
+from desktop.core.privacy.redaction import Redactor, redact
 from models.broker import InferenceBroker
+
+SHOWN_CHARS = 300
+"""Of a longer message, an excerpt holds the first and the last this many
+characters (cut at a space), each redacted alone, the end read after the
+``CONTEXT_CHARS`` before it ("my password is" just before the cut): more
+than a prompt (``lines.EXCERPT_CHARS``) or a chip shows.  A pasted megabyte
+redacted whole took 20 s at every turn that recalled it, and on the chat
+window's thread for every reply shown that was given it."""
+CONTEXT_CHARS = 200
+EXCERPTS_CACHED = 4096
+"""Excerpts kept redacted: a conversation's are read again at every turn (500
+given over a long one took 38 s to redact again, each turn), a reply's
+chips each time it is shown."""
+_OMITTED = " … "
+_SPACE = re.compile(r"\s")
 
 NEIGHBOUR_SHARE = 0.5
 """How much of a hit's score its neighbours get.  Chosen by cross-validation
@@ -78,14 +96,15 @@ class RecalledExcerpt:
 
 class ExcerptRetriever:
     """Ranks past messages of *search* for a reply; *embed* makes the query
-    vectors (None: by words alone); *redact* takes secrets out of a text."""
+    vectors (None: by words alone); *redactor* takes secrets out of what is
+    recalled."""
 
     def __init__(
         self,
         search: MessageSearch,
         embed: Embed | None,
         *,
-        redact: Callable[[str], str] | None = None,
+        redactor: Redactor | None = None,
         neighbour_share: float = NEIGHBOUR_SHARE,
         diverse: bool = DIVERSE,
         timed: bool = TIMED,
@@ -94,7 +113,7 @@ class ExcerptRetriever:
     ) -> None:
         self._search = search
         self._embed = embed
-        self._redact = redact
+        self._redactor = redactor
         self._neighbour_share = neighbour_share
         self._diverse = diverse
         self._timed = timed
@@ -114,10 +133,10 @@ class ExcerptRetriever:
         by words alone), its excerpts redacted by *redactor*, the times its
         messages name read in *zone*."""
         if broker is None:
-            return cls(MessageSearch(database), None, redact=redactor.text, zone=zone)
+            return cls(MessageSearch(database), None, redactor=redactor, zone=zone)
         # Searches compare only the vectors of the embedding model in use.
         search = MessageSearch(database, embedding_model=lambda: broker.embedder_name)
-        return cls(search, Embeddings(broker).queries, redact=redactor.text, zone=zone)
+        return cls(search, Embeddings(broker).queries, redactor=redactor, zone=zone)
 
     def retrieve(
         self, message: str, last_reply: str = "", *, k: int = 10, other_than: int | None = None
@@ -174,14 +193,38 @@ class ExcerptRetriever:
         return {i: scores.get(i, 0.0) + lent.get(i, 0.0) for i in scores.keys() | lent.keys()}
 
     def _redacted(self, recalled: RecalledExcerpt) -> RecalledExcerpt:
-        if (redact := self._redact) is None:
-            return recalled
-        excerpt = replace(
-            recalled.excerpt,
-            conversation_title=redact(recalled.excerpt.conversation_title),
-            content=redact(recalled.excerpt.content),
-        )
-        return RecalledExcerpt(excerpt, recalled.score)
+        """*recalled* as shown: a long message by its ends, secrets out."""
+        excerpt = recalled.excerpt
+        text, title = excerpt.content, excerpt.conversation_title
+        cut = _cut(text)
+        head, tail = (text, "") if cut is None else (text[: cut[0]], text[cut[1] :])
+        if (redactor := self._redactor) is not None:
+            before = "" if cut is None else text[max(0, cut[1] - CONTEXT_CHARS) : cut[1]]
+            # The secrets this run caught are taken out of what was redacted before.
+            head = redactor.known(_without_secrets(head, ""))
+            tail = redactor.known(_without_secrets(tail, before))
+            title = redactor.known(_without_secrets(title, ""))
+        content = head if cut is None else head + _OMITTED + tail
+        shown = replace(excerpt, conversation_title=title, content=content)
+        return RecalledExcerpt(shown, recalled.score)
+
+
+@lru_cache(maxsize=EXCERPTS_CACHED)
+def _without_secrets(text: str, before: str) -> str:
+    """*text* with its secrets taken out, read after *before*."""
+    return redact(text, after=[before]).text
+
+
+def _cut(text: str) -> tuple[int, int] | None:
+    """Where the beginning of a long *text* ends and its end starts, at a
+    space or a line break (no word halved, unless one is too long to end at
+    one); None when *text* is short enough to show whole."""
+    if len(text) <= 2 * SHOWN_CHARS + len(_OMITTED):
+        return None
+    spaces = [m.start() for m in _SPACE.finditer(text, SHOWN_CHARS // 2, SHOWN_CHARS + 1)]
+    start = len(text) - SHOWN_CHARS - 1
+    after = _SPACE.search(text, start, len(text) - SHOWN_CHARS // 2)
+    return (spaces[-1] if spaces else SHOWN_CHARS), (start + 1 if after is None else after.end())
 
 
 def diversified(ranking: list[RecalledExcerpt]) -> list[RecalledExcerpt]:

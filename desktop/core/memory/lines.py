@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from desktop.core.base.prompts import fill
+from desktop.core.base.text_fold import fold
 from desktop.core.db import Memory
 from desktop.core.db.message_search import Excerpt
 from desktop.core.memory.gate import INSTRUCTION_LIKE, is_instruction_like
@@ -52,6 +53,8 @@ EXCERPT_CHARS = 400
 """An excerpt longer than this is shown by its beginning and end: a pasted
 page recalled whole would fill the context of every turn after it."""
 _SPEAKERS = {"user": "the user", "assistant": "you"}
+_DOUBLE_QUOTES = frozenset('"\u201c\u201d\u201e\u201f\u2033\u2036\u275d\u275e\u301d\u301e\u301f')
+"""Double quotes, straight, curly and ornamental: a title's are shown single."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,8 @@ class ExcerptLine:
     def render(self) -> str:
         """``- ("title", date, who said it) text``, on one line, made safe."""
         text = safe_for_prompt(_shortened(self.text, EXCERPT_CHARS))
-        title = safe_for_prompt(self.title)
+        # No quote in it closes its quotes: "Trip", 2020-01-01, you said) ...
+        title = "".join("'" if _is_double_quote(c) else c for c in safe_for_prompt(self.title))
         who = _SPEAKERS.get(self.role, self.role)
         return f'- ("{title}", {self.sent:%Y-%m-%d}, {who} said) {text}'
 
@@ -76,6 +80,10 @@ def excerpt_line(excerpt: Excerpt, zone: tzinfo | None) -> ExcerptLine:
     sent = datetime.fromtimestamp(excerpt.created_at, zone)
     title = excerpt.conversation_title
     return ExcerptLine(excerpt.message_id, title, sent, excerpt.role, excerpt.content)
+
+
+def _is_double_quote(char: str) -> bool:
+    return char in _DOUBLE_QUOTES or fold(char) == '"'
 
 
 def _shortened(text: str, limit: int) -> str:

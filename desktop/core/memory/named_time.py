@@ -28,7 +28,7 @@ MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", 
 _MONTH = r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May)|june?|"
 _MONTH += r"july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
-_YEAR = r"(?:,?\s+(?P<year>(?:19|20)\d\d))?"
+_YEAR = r"(?:,?\s+(?P<year>\d{4,}+))?"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = "(?P<weekday>" + "|".join(_WEEKDAYS) + ")"
 _NUMBERS = {
@@ -60,7 +60,8 @@ Period = tuple[datetime, datetime]
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
-        ("iso", r"\b(?P<year>(?:19|20)\d\d)[-/](?P<month>[01]?\d)[-/](?P<day>[0-3]?\d)\b"),
+        # A time may follow the day ("2023-12-31T23:59").
+        ("iso", r"\b(?P<year>(?:19|20)\d\d)[-/](?P<month>[01]?\d)[-/](?P<day>[0-3]?\d)(?!\d)"),
         ("day", rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR}\b"),
         ("day", rf"\b{_MONTH}\s+{_DAY}\b(?!:){_YEAR}"),
         ("ago", rf"\b{_COUNT}\s+{_UNIT}\s+ago\b"),
@@ -81,14 +82,26 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 def named_period(text: str, now: datetime) -> Period | None:
     """The period the first time expression of *text* names, relative to
     *now* (an aware datetime in the user's zone); None when it names none."""
-    found: list[tuple[int, str, re.Match[str]]] = []
+    found: list[tuple[int, Period]] = []
     for kind, pattern in _PATTERNS:
-        if (match := pattern.search(text)) is not None:
-            found.append((match.start(), kind, match))
-    for _, kind, match in sorted(found, key=lambda f: f[0]):
-        if (period := _period(kind, match, now)) is not None:
-            return period
-    return None
+        # The first of its kind that names a day there is ("not 31 April, 2 May").
+        for match in pattern.finditer(text):
+            if (period := _calendar_period(kind, match, now)) is not None:
+                found.append((match.start(), period))
+                break
+    return min(found, key=lambda f: f[0])[1] if found else None
+
+
+def _calendar_period(kind: str, match: re.Match[str], now: datetime) -> Period | None:
+    """``_period``, None where the calendar ends (a year 0 or 10000, the day
+    after 31 December 9999, a moment before year 1 in UTC)."""
+    try:
+        period = _period(kind, match, now)
+        if period is not None:
+            period[0].timestamp(), period[1].timestamp()
+    except (ValueError, OverflowError):
+        return None
+    return period
 
 
 def _period(kind: str, match: re.Match[str], now: datetime) -> Period | None:
@@ -147,11 +160,17 @@ def _date(groups: dict[str, str | None], today: date) -> date | None:
     day = int(day_text)
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
-    year_text = groups.get("year")
-    year = int(year_text) if year_text else _latest_year(month, day, today)
+    if year_text := groups.get("year"):
+        return _valid_date(int(year_text), month, day)
+    # The latest one not after today: a 29 February may be years back.
+    year = _latest_year(month, day, today)
+    return next(filter(None, (_valid_date(y, month, day) for y in range(year, year - 8, -1))), None)
+
+
+def _valid_date(year: int, month: int, day: int) -> date | None:
     try:
         return date(year, month, day)
-    except ValueError:  # 31 April
+    except ValueError:  # 31 April, the year 0
         return None
 
 

@@ -66,6 +66,11 @@ class Unusable:
     reason: str
 
 
+_LAST_SHOWN = 253_402_214_400
+"""9999-12-31T00:00:00Z: any moment before it is in the year 9999 at most in
+every zone (UTC+14 the furthest east)."""
+
+
 def timestamp(value: object) -> float | None:
     """*value* as unix seconds: a number, or an ISO-8601 time (UTC if it
     names no zone); None for anything else, or a time no clock shows."""
@@ -81,8 +86,9 @@ def timestamp(value: object) -> float | None:
         seconds = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
     else:
         return None
-    # Before 1970 or past year 9999: a placeholder, not a time.
-    return seconds if math.isfinite(seconds) and 0 < seconds < 253_402_300_800 else None
+    # Before 1970 or past 30 December 9999 (east of UTC, the next day is in
+    # the year 10000, which no clock shows): a placeholder, not a time.
+    return seconds if math.isfinite(seconds) and 0 < seconds < _LAST_SHOWN else None
 
 
 def text_of(value: object) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAccessible,
@@ -195,8 +196,8 @@ class MessageView(QFrame):
         for memory in memories[:MAX_CHIPS]:
             chip = QToolButton()
             chip.setObjectName("memory-chip")
-            chip.setText(f"#{memory.id} {_short(memory.content)}")
-            chip.setToolTip(f"Reverie recalled: {memory.content}\nClick to open it.")
+            chip.setText(_label(f"#{memory.id} {_short(memory.content)}"))
+            chip.setToolTip(_tip(f"Reverie recalled: {memory.content}\nClick to open it."))
             chip.setAccessibleName(f"Recalled memory {memory.id}: {memory.content}")
             chip.clicked.connect(lambda _=False, i=memory.id: self.memory_clicked.emit(i))
             self.chips.addWidget(chip)
@@ -213,10 +214,14 @@ class MessageView(QFrame):
             title = excerpt.conversation_title
             chip = QToolButton()
             chip.setObjectName("excerpt-chip")
-            chip.setText(f"{_short(title, 18)}, {sent:%d %b}: {_short(excerpt.content, 22)}")
+            chip.setText(
+                _label(f"{_short(title, 18)}, {sent:%d %b}: {_short(excerpt.content, 22)}")
+            )
             chip.setToolTip(
-                f"Reverie recalled from “{title}” ({sent:%Y-%m-%d %H:%M}): "
-                f"{_short(excerpt.content, 200)}\nClick to open that conversation there."
+                _tip(
+                    f"Reverie recalled from “{title}” ({sent:%Y-%m-%d %H:%M}): "
+                    f"{_short(excerpt.content, 200)}\nClick to open that conversation there."
+                )
             )
             chip.setAccessibleName(f"Recalled from the conversation {title}: {excerpt.content}")
             ids = (excerpt.conversation_id, excerpt.message_id)
@@ -548,6 +553,18 @@ def _mark_found(view: MessageView, found: bool) -> None:
     view.setProperty("found", found)
     view.style().unpolish(view)
     view.style().polish(view)
+
+
+def _label(text: str) -> str:
+    """*text* as a button shows it: an "&" the user wrote ("R&D budget") is
+    no mnemonic, which would give the button a shortcut (Alt+D)."""
+    return text.replace("&", "&&")
+
+
+def _tip(text: str) -> str:
+    """*text* as a tooltip shows it: never read as HTML, which Qt does to a
+    tip holding a tag ("<b>notes</b>", a pasted page)."""
+    return QtGui.Qt.convertFromPlainText(text, Qt.WhiteSpaceMode.WhiteSpaceNormal)
 
 
 def _short(text: str, chars: int = _CHIP_CHARS) -> str:

@@ -47,7 +47,7 @@ def _retriever(
 ) -> ExcerptRetriever:
     search = MessageSearch(database)
     MessageIndexer(search, embed.embed, lambda: None).index_missing()
-    return ExcerptRetriever(search, embed.embed, redact=Redactor().text, **options)  # type: ignore[arg-type]  # test options
+    return ExcerptRetriever(search, embed.embed, redactor=Redactor(), **options)  # type: ignore[arg-type]  # test options
 
 
 def _texts(found: list[RecalledExcerpt]) -> list[str]:
