@@ -24,6 +24,8 @@ from desktop.core.base.text import scrub
 Source = Literal["chatgpt", "claude"]
 """Where an export comes from (``schema_v13.SOURCES``, but for archives)."""
 SOURCE_NAMES: dict[Source, str] = {"chatgpt": "ChatGPT", "claude": "Claude"}
+LATEST_TIME = 253_402_300_800
+"""The first second of the year 10000, which no date shown can be in."""
 
 
 class ExportRefused(EnvironmentProblem):
@@ -82,7 +84,7 @@ def timestamp(value: object) -> float | None:
     else:
         return None
     # Before 1970 or past year 9999: a placeholder, not a time.
-    return seconds if math.isfinite(seconds) and 0 < seconds < 253_402_300_800 else None
+    return seconds if math.isfinite(seconds) and 0 < seconds < LATEST_TIME else None
 
 
 def text_of(value: object) -> str:
