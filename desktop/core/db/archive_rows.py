@@ -315,6 +315,15 @@ class ArchiveRows:
         )
         return [int(row[0]) for row in found]
 
+    def imported_conversation(self, imported_from: str, external_id: str) -> int | None:
+        """The conversation imported from *imported_from* where it was
+        *external_id* (deleted or not), if there is one."""
+        found = self._db.fetch_value(
+            "SELECT id FROM conversations WHERE imported_from = ? AND external_id = ?",
+            (imported_from, external_id),
+        )
+        return None if found is None else int(found)
+
     def messages_of(self, conversation_id: int) -> list[dict[str, Any]]:
         """A conversation's messages, in order, with the archived columns."""
         table = TABLES["messages"]

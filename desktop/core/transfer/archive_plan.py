@@ -6,8 +6,12 @@ the archive is merged: a conversation already there (the same start, title
 and messages), a memory (the same text, made at the same time), a task
 (the same text, made at the same time) or a skill (the same name and text)
 is skipped, so importing the same archive twice adds nothing the second
-time.  What rests on an item follows it: a conversation's messages and
-workers, a memory's history and sources, a skill's uses.
+time.  So is a conversation brought in from ChatGPT or Claude that was
+imported here too (the same source and id), whatever it holds: it may have
+been continued before the later export, renamed, or redacted by another
+version, and the database holds each such conversation once.  What rests
+on an item follows it: a conversation's messages and workers, a memory's
+history and sources, a skill's uses.
 
 Not merged: the dreams' records (their changes name rows by their ids in
 the database they were made in, and undoing one in another database would
@@ -167,6 +171,7 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
     added: set[int] = set()
     present: dict[int, int] = {}
     present_messages: dict[int, int] = {}
+    differing = 0
     for conversation in archive.tables["conversations"]:
         old = int(conversation["id"])
         messages = by_conversation.get(old, [])
@@ -182,10 +187,41 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
                 )
                 break
         else:
-            added.add(old)
+            source, external = conversation["imported_from"], conversation["external_id"]
+            there = None if source is None else rows.imported_conversation(source, external)
+            if there is None:
+                added.add(old)
+                continue
+            present[old] = there
+            present_messages.update(_same_messages(messages, rows.messages_of(there)))
+            differing += 1
     plan.added_ids["conversations"] = added
     plan.present["conversations"] = present
     plan.present["messages"] = present_messages
+    if differing:
+        plan.notes.append(
+            f"{differing} conversation(s) brought in from another assistant are here already "
+            "as imported here (continued, renamed or changed since): yours were kept."
+        )
+
+
+def _same_messages(
+    messages: Sequence[Mapping[str, Any]], theirs: Sequence[Mapping[str, Any]]
+) -> dict[int, int]:
+    """The archive id of each of *messages* said in *theirs* too (the same
+    role, text and time), and its id there."""
+    waiting: dict[tuple[Any, ...], list[int]] = {}
+    for message in theirs:
+        waiting.setdefault(_said(message), []).append(int(message["id"]))
+    return {
+        int(message["id"]): waiting[_said(message)].pop(0)
+        for message in messages
+        if waiting.get(_said(message))
+    }
+
+
+def _said(message: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (message["role"], message["content"], message["created_at"])
 
 
 def _by_columns(
