@@ -307,13 +307,12 @@ class ArchiveRows:
 
     # -- what is already there (for a merge) --------------------------------
 
-    def conversations_like(self, created_at: float, title: str) -> list[int]:
-        """The conversations started at *created_at* with *title*."""
+    def conversations_started(self, created_at: float) -> list[tuple[int, str]]:
+        """The id and title of each conversation started at *created_at*."""
         found = self._db.fetch_all(
-            "SELECT id FROM conversations WHERE created_at = ? AND title = ? ORDER BY id",
-            (created_at, title),
+            "SELECT id, title FROM conversations WHERE created_at = ? ORDER BY id", (created_at,)
         )
-        return [int(row[0]) for row in found]
+        return [(int(row[0]), str(row[1])) for row in found]
 
     def imported_conversation(self, imported_from: str, external_id: str) -> int | None:
         """The conversation imported from *imported_from* where it was

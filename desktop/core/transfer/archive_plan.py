@@ -2,8 +2,9 @@
 
 Into a database that holds nothing of the user's yet (a fresh data folder)
 everything is restored as it was, ids and all.  Into one that holds data,
-the archive is merged: a conversation already there (the same start, title
-and messages), a memory (the same text, made at the same time), a task
+the archive is merged: a conversation already there (the same start, and
+its messages the first ones there: it may have gone on here, or been
+renamed; without messages, the same title), a memory (the same text, made at the same time), a task
 (the same text, made at the same time) or a skill (the same name and text)
 is skipped, so importing the same archive twice adds nothing the second
 time.  So is a conversation brought in from ChatGPT or Claude that was
@@ -21,8 +22,6 @@ change the wrong rows) and a skill whose name is taken by another text
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,15 +154,6 @@ def _unplaced(plan: ImportPlan, table: str, row: Mapping[str, Any]) -> bool:
     return False
 
 
-def conversation_fingerprint(
-    conversation: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]
-) -> str:
-    """What makes two conversations the same one: start, title and messages."""
-    said = [(m["role"], m["content"], m["created_at"]) for m in messages]
-    text = json.dumps([conversation["created_at"], conversation["title"], said])
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
     by_conversation: dict[int, list[dict[str, Any]]] = {}
     for message in archive.tables["messages"]:
@@ -175,12 +165,12 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
     for conversation in archive.tables["conversations"]:
         old = int(conversation["id"])
         messages = by_conversation.get(old, [])
-        wanted = conversation_fingerprint(conversation, messages)
-        for candidate in rows.conversations_like(conversation["created_at"], conversation["title"]):
-            theirs = rows.messages_of(candidate)
-            if candidate not in present.values() and (
-                conversation_fingerprint(conversation, theirs) == wanted
-            ):
+        said = [_said(m) for m in messages]
+        for candidate, title in rows.conversations_started(conversation["created_at"]):
+            if candidate in present.values() or (not said and title != conversation["title"]):
+                continue
+            theirs = rows.messages_of(candidate)[: len(said)]
+            if [_said(m) for m in theirs] == said:  # the same, or gone on here since
                 present[old] = candidate
                 present_messages.update(
                     (int(m["id"]), int(t["id"])) for m, t in zip(messages, theirs, strict=True)

@@ -1,10 +1,18 @@
-"""Round 21's attack on merging archives: the same ChatGPT conversation
-imported on two machines.  Before round 21 an archive holding a ChatGPT
-conversation that the receiving Reverie had imported too, continued since
-(a later export) or renamed, was refused whole: its row broke the database's
-rule that a source's conversation is there once ('UNIQUE constraint failed:
+"""Round 21's attacks on merging archives: a conversation changed between
+two imports of the same file.
+
+The same ChatGPT conversation imported on two machines: before round 21 an
+archive holding one that the receiving Reverie had imported too, from a
+later export where an answer was regenerated or a question edited, was
+refused whole: its row broke the database's rule that a source's
+conversation is there once ('UNIQUE constraint failed:
 conversations.imported_from, conversations.external_id'), so nothing else
-of the archive came in either."""
+of the archive came in either.
+
+The same archive imported again after one of its conversations went on, or
+was renamed, here (and an export imported into the Reverie it came from):
+before round 21 the conversation came in a second time, since it was
+recognised only with the same title and the same messages."""
 
 from __future__ import annotations
 
@@ -31,17 +39,24 @@ def _import_chatgpt(database: Database, export: Path) -> int:
     return result.imported[0].conversation_id
 
 
-def _continued(database: Database, first: Path) -> None:
-    """Imported from a later ChatGPT export, where it went on."""
-    later = [chatgpt_line("c1", "Soup", "hello", "hi there", "and now?", "now soup")]
-    _import_chatgpt(database, write_json(first.with_name("later.json"), later))
+def _later_export(*said: str) -> Callable[[Database, Path], None]:
+    """Imported from a later ChatGPT export, where the conversation is *said*."""
+
+    def change(database: Database, first: Path) -> None:
+        later = write_json(first.with_name("later.json"), [chatgpt_line("c1", "Soup", *said)])
+        _import_chatgpt(database, later)
+
+    return change
 
 
-def _renamed(database: Database, first: Path) -> None:
-    ConversationStore(database).rename(_import_chatgpt(database, first), "Soup, renamed")
-
-
-@pytest.mark.parametrize("changed_there", [_continued, _renamed], ids=["continued", "renamed"])
+@pytest.mark.parametrize(
+    "changed_there",
+    [
+        _later_export("hello", "hey, hi!", "soup?", "soup."),  # an answer regenerated
+        _later_export("hello again", "hi there"),  # a question edited
+    ],
+    ids=["regenerated", "edited"],
+)
 def test_a_chatgpt_conversation_imported_on_both_sides_is_kept_once(
     tmp_path: Path, changed_there: Callable[[Database, Path], None]
 ) -> None:
@@ -70,5 +85,46 @@ def test_a_chatgpt_conversation_imported_on_both_sides_is_kept_once(
         assert any("yours were kept" in note for note in done.notes)
         again = run(archive, database, desktop, PlainState())
         assert not any(counts["added"] for counts in again.counts.values())
+    finally:
+        database.close()
+
+
+def _went_on(store: ConversationStore, conversation: int) -> None:
+    store.add_message(conversation, "user", "And buses too.")
+
+
+def _renamed(store: ConversationStore, conversation: int) -> None:
+    store.rename(conversation, "Trains, renamed")
+
+
+@pytest.mark.parametrize("change", [_went_on, _renamed], ids=["went on", "renamed"])
+@pytest.mark.parametrize("into", ["another", "itself"])
+def test_an_archive_imported_again_after_a_conversation_changed_adds_nothing(
+    tmp_path: Path, change: Callable[[ConversationStore, int], None], into: str
+) -> None:
+    laptop = folder(tmp_path / "laptop")
+    database = open_folder(laptop)
+    store = ConversationStore(database)
+    trains = store.create("Trains")
+    store.add_message(trains.id, "user", "I like trains.")
+    store.add_message(trains.id, "assistant", "Trains are great.")
+    archive = export_archive(database, laptop, tmp_path / "laptop.zip").path
+    if into == "another":
+        database.close()
+        database = open_folder(folder(tmp_path / "desktop"))
+        store = ConversationStore(database)
+        store.add_message(store.create("Desktop only").id, "user", "hi")
+    paths = folder(tmp_path / ("laptop" if into == "itself" else "desktop"))
+    try:
+        run(archive, database, paths, PlainState())
+        here = next(c.id for c in store.list() if c.title == "Trains")
+        change(store, here)
+        before = [(c.id, c.title, len(store.messages(c.id))) for c in store.list()]
+
+        again = run(archive, database, paths, PlainState())
+
+        assert not any(counts["added"] for counts in again.counts.values())
+        assert again.counts["conversations"]["present"] == 1
+        assert [(c.id, c.title, len(store.messages(c.id))) for c in store.list()] == before
     finally:
         database.close()
