@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.core.base.text import readable
 from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchiveRows
 from desktop.core.db.skills import EVERY_STATUS, name_key
 from desktop.core.skills.library import SkillLibrary, same_text
@@ -167,7 +168,9 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
         messages = by_conversation.get(old, [])
         said = [_said(m) for m in messages]
         for candidate, title in rows.conversations_started(conversation["created_at"]):
-            if candidate in present.values() or (not said and title != conversation["title"]):
+            if candidate in present.values() or (
+                not said and title != readable(str(conversation["title"]))
+            ):
                 continue
             theirs = rows.messages_of(candidate)[: len(said)]
             if [_said(m) for m in theirs] == said:  # the same, or gone on here since

@@ -207,3 +207,22 @@ def test_a_row_no_reverie_holds_is_refused_and_the_app_goes_on(
         run(spoiled, database, folder(tmp_path / into), PlainState())
     assert [(c.id, c.title, c.created_at) for c in store.list()] == before
     assert store.create("After the import").id > 0
+
+
+@pytest.mark.parametrize("into", ["empty", "holding"])
+def test_a_title_edited_to_reorder_the_list_is_stored_as_the_store_would(
+    good: Path, tmp_path: Path, request: pytest.FixtureRequest, into: str
+) -> None:
+    """A title holding a right-to-left override ('cod.exe' shown as
+    'exe.doc') is cleaned by the store when typed or imported from
+    ChatGPT; an archive's row went past it."""
+    database: Database = request.getfixturevalue(into)
+    edited = _lone_conversation(title="Invoice \u202ecod.exe")(_entries(good))
+    spoiled = _write(tmp_path / "edited.zip", edited)
+    paths = folder(tmp_path / into)
+    run(spoiled, database, paths, PlainState())
+    store = ConversationStore(database)
+    assert "Invoice cod.exe" in [c.title for c in store.list()]
+    assert not any("\u202e" in c.title for c in store.list())
+    again = run(spoiled, database, paths, PlainState())
+    assert not any(counts["added"] for counts in again.counts.values())
