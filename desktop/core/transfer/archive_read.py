@@ -7,11 +7,12 @@ with its reason (``ArchiveRefused``); nothing is read from it then.
 
 A row is also refused for a value no database of Reverie's holds, which
 would break the app after it was stored (an archive may have been edited,
-or made to harm): an id or a reference that is not a whole number from 1
-to ``ID_MAX`` (an id sequence at SQLite's last one would make every new
-row fail as if the disk were full), a number SQLite cannot store, a number
-that is not finite, or a time no clock shows (before 1970 or past the year
-9999: the windows cannot show its date).
+or made to harm): two rows of a table with the same id, an id or a
+reference that is not a whole number from 1 to ``ID_MAX`` (an id sequence
+at SQLite's last one would make every new row fail as if the disk were
+full), a number SQLite cannot store, a number that is not finite, or a
+time no clock shows (before 1970 or past the year 9999: the windows cannot
+show its date).
 """
 
 from __future__ import annotations
@@ -178,6 +179,8 @@ def _rows(
         isinstance(row["id"], int) and not isinstance(row["id"], bool) for row in rows
     ):
         raise ArchiveRefused(path, f"{name} has a row without a whole-number id")
+    if TABLES[table].has_id and len({row["id"] for row in rows}) < len(rows):
+        raise ArchiveRefused(path, f"{name} has two rows of the same id")
     return rows
 
 

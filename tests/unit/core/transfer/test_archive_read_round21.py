@@ -4,7 +4,8 @@ archive).  Before round 21 the bomb was read whole into memory (a 600 KB
 file asked for 600 MB), the pipe hung the import for ever, and the rows
 either escaped as a raw Python error (a reference 'abc' in a merge, JSON
 nested 100,000 deep, an id past SQLite's integers) or were stored and broke
-the app afterwards: an id sequence at SQLite's last made every new
+the app afterwards (a conversation's id twice made a merge add both, the
+first without its messages): an id sequence at SQLite's last made every new
 conversation fail as if the disk were full, a time of 1e300 cannot be shown
 as a date."""
 
@@ -186,6 +187,7 @@ SPOILS: list[tuple[str, Callable[[Entries], Entries], str]] = [
     ("an infinite time", _first_message(created_at=float("inf")), "not a number"),
     ("a time in words", _first_message(created_at="yesterday"), "not a time"),
     ("JSON nested 100,000 deep", _nested_row, "not JSON"),
+    ("an id twice", _lone_conversation(id=1), "two rows of the same id"),
 ]
 
 
