@@ -81,9 +81,13 @@ class ImportPlan:
         return old_id in self.added_ids.get(table, ()) or old_id in self.present.get(table, {})
 
 
-def plan_import(archive: Archive, rows: ArchiveRows, skills: SkillLibrary) -> ImportPlan:
-    """What importing *archive* into the database behind *rows* would do."""
-    skills.sync()  # a skill file put in the folder by hand is a skill already
+def plan_import(
+    archive: Archive, rows: ArchiveRows, skills: SkillLibrary, *, sync: bool = True
+) -> ImportPlan:
+    """What importing *archive* into the database behind *rows* would do
+    (planned again inside the import's transaction, without *sync*: it writes)."""
+    if sync:
+        skills.sync()  # a skill file put in the folder by hand is a skill already
     if not rows.holds_data():
         plan = ImportPlan(fresh=True)
         for name, found in archive.tables.items():

@@ -128,3 +128,39 @@ def test_an_archive_imported_again_after_a_conversation_changed_adds_nothing(
         assert [(c.id, c.title, len(store.messages(c.id))) for c in store.list()] == before
     finally:
         database.close()
+
+
+def test_two_imports_of_one_archive_at_once_add_it_once(tmp_path: Path) -> None:
+    """The app's import and 'reverie import' of the same archive, each with
+    its connection: the second runs whole between the first's plan and its
+    writing (before round 21, 400 conversations came in 801 times with one
+    of the receiving folder's own, in two processes started together)."""
+    laptop = folder(tmp_path / "laptop")
+    database = open_folder(laptop)
+    store = ConversationStore(database)
+    for number in range(3):
+        store.add_message(store.create(f"Laptop {number}").id, "user", f"Said {number}.")
+    archive = export_archive(database, laptop, tmp_path / "laptop.zip").path
+    database.close()
+    desktop = folder(tmp_path / "desktop")
+    app, command_line = open_folder(desktop), open_folder(desktop)
+    try:
+        store = ConversationStore(app)
+        store.add_message(store.create("Desktop only").id, "user", "hi")
+        raced: list[bool] = []
+
+        def the_other_import(done: int, total: int) -> None:
+            if not raced:  # once, before the first import's transaction
+                raced.append(True)
+                run(archive, command_line, desktop, PlainState())
+
+        first = run(archive, app, desktop, PlainState(the_other_import))
+
+        assert raced
+        assert sorted(c.title for c in store.list()) == [
+            "Desktop only", "Laptop 0", "Laptop 1", "Laptop 2"
+        ]  # fmt: skip
+        assert first.counts["conversations"] == {"added": 0, "present": 3, "left_out": 0}
+    finally:
+        app.close()
+        command_line.close()
