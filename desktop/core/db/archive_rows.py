@@ -349,5 +349,16 @@ class ArchiveRows:
         found = self._db.fetch_all(f"SELECT {', '.join(columns)}, id FROM {table} ORDER BY id DESC")
         return {tuple(row)[:-1]: int(row[-1]) for row in found}
 
+    def memories_by_origin(self) -> dict[tuple[Any, Any], int]:
+        """The id of each memory by when it was made and the text it was made
+        with (its history's 'add', else its text): the same memory after an
+        edit (the lowest id when several share them)."""
+        found = self._db.fetch_all(
+            "SELECT m.created_at, coalesce((SELECT h.new_content FROM memory_history h"
+            " WHERE h.memory_id = m.id AND h.operation = 'add' ORDER BY h.id LIMIT 1),"
+            " m.content), m.id FROM memories m ORDER BY m.id DESC"
+        )
+        return {(row[0], row[1]): int(row[2]) for row in found}
+
     def iter_tables(self) -> Iterator[ArchivedTable]:
         return iter(ARCHIVED)

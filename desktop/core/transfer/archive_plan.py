@@ -4,12 +4,13 @@ Into a database that holds nothing of the user's yet (a fresh data folder)
 everything is restored as it was, ids and all.  Into one that holds data,
 the archive is merged: a conversation already there (the same start, and
 its messages the first ones there: it may have gone on here, or been
-renamed; without messages, the same title), a memory (the same text, made at the same time), a task
-(the same text, made at the same time) or a skill (the same name and text)
-is skipped, so importing the same archive twice adds nothing the second
-time.  So is a conversation brought in from ChatGPT or Claude that was
-imported here too (the same source and id), whatever it holds: it may have
-been continued before the later export, renamed, or redacted by another
+renamed; without messages, the same title), a memory (made at the same
+time with the same text: it may have been edited since), a task (the same
+text, made at the same time) or a skill (the same name and text) is
+skipped, so importing the same archive twice adds nothing the second time.
+So is a conversation brought in from ChatGPT or Claude that was imported
+here too (the same source and id), whatever it holds: it may have been
+continued before the later export, renamed, or redacted by another
 version, and the database holds each such conversation once.  What rests
 on an item follows it: a conversation's messages and workers, a memory's
 history and sources, a skill's uses.
@@ -96,7 +97,7 @@ def plan_import(
         return plan
     plan = ImportPlan(fresh=False)
     _conversations(archive, rows, plan)
-    _by_columns(archive, rows, plan, "memories", ("content", "created_at"))
+    _memories(archive, rows, plan)
     _by_columns(archive, rows, plan, "tasks", ("text", "created_at"))
     _skills(archive, skills, plan)
     for name in ROOTS:
@@ -219,6 +220,26 @@ def _same_messages(
 
 def _said(message: Mapping[str, Any]) -> tuple[Any, ...]:
     return (message["role"], message["content"], message["created_at"])
+
+
+def _memories(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
+    """The memories there already: made at the same time with the same text,
+    whatever they say now (``ArchiveRows.memories_by_origin``)."""
+    made_with: dict[int, Any] = {}
+    for entry in sorted(archive.tables["memory_history"], key=lambda row: int(row["id"])):
+        if entry["operation"] == "add":
+            made_with.setdefault(entry["memory_id"], entry["new_content"])
+    there = rows.memories_by_origin()
+    added: set[int] = set()
+    present: dict[int, int] = {}
+    for row in archive.tables["memories"]:
+        origin = (row["created_at"], made_with.get(row["id"], row["content"]))
+        if (found := there.get(origin)) is None:
+            added.add(int(row["id"]))
+        else:
+            present[int(row["id"])] = found
+    plan.added_ids["memories"] = added
+    plan.present["memories"] = present
 
 
 def _by_columns(

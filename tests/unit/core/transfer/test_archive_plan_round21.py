@@ -12,7 +12,8 @@ of the archive came in either.
 The same archive imported again after one of its conversations went on, or
 was renamed, here (and an export imported into the Reverie it came from):
 before round 21 the conversation came in a second time, since it was
-recognised only with the same title and the same messages."""
+recognised only with the same title and the same messages; a memory edited
+here came back beside the edit in its old words."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.base.paths import AppPaths
-from desktop.core.db import ConversationStore, Database
+from desktop.core.db import ConversationStore, Database, MemoryStore
 from desktop.core.privacy.redaction import Redactor
 from desktop.core.transfer.archive import export_archive
 from desktop.core.transfer.archive_import import run
@@ -164,3 +165,32 @@ def test_two_imports_of_one_archive_at_once_add_it_once(tmp_path: Path) -> None:
     finally:
         app.close()
         command_line.close()
+
+
+@pytest.mark.parametrize("into", ["another", "itself"])
+def test_an_archive_imported_again_after_a_memory_was_edited_adds_nothing(
+    tmp_path: Path, into: str
+) -> None:
+    laptop = folder(tmp_path / "laptop")
+    database = open_folder(laptop)
+    MemoryStore(database).add(
+        "Likes green tea.", embedding=None, source_kind="user_explicit", actor="user"
+    )
+    archive = export_archive(database, laptop, tmp_path / "laptop.zip").path
+    if into == "another":
+        database.close()
+        database = open_folder(folder(tmp_path / "desktop"))
+        ConversationStore(database).create("Desktop only")
+    paths = folder(tmp_path / ("laptop" if into == "itself" else "desktop"))
+    memories = MemoryStore(database)
+    try:
+        run(archive, database, paths, PlainState())
+        [tea] = memories.listed()
+        memories.update_content(tea.id, "Likes green tea, no sugar.", None, "user")
+
+        again = run(archive, database, paths, PlainState())
+
+        assert again.counts["memories"] == {"added": 0, "present": 1, "left_out": 0}
+        assert [m.content for m in memories.listed()] == ["Likes green tea, no sugar."]
+    finally:
+        database.close()
