@@ -349,6 +349,15 @@ class ArchiveRows:
         found = self._db.fetch_all(f"SELECT {', '.join(columns)}, id FROM {table} ORDER BY id DESC")
         return {tuple(row)[:-1]: int(row[-1]) for row in found}
 
+    def ids_made_at(self, table: str) -> dict[Any, list[int]]:
+        """The ids of the rows of *table* by when each was made (``created_at``)."""
+        if table not in TABLES or "created_at" not in TABLES[table].columns:
+            raise ValueError(f"not archived with a time made: {table}")
+        made: dict[Any, list[int]] = {}
+        for row in self._db.fetch_all(f"SELECT created_at, id FROM {table} ORDER BY id"):
+            made.setdefault(row[0], []).append(int(row[1]))
+        return made
+
     def memories_by_origin(self) -> dict[tuple[Any, Any], int]:
         """The id of each memory by when it was made and the text it was made
         with (its history's 'add', else its text): the same memory after an

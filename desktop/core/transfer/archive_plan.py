@@ -6,7 +6,8 @@ the archive is merged: a conversation already there (the same start, and
 its messages the first ones there: it may have gone on here, or been
 renamed; without messages, the same title), a memory (made at the same
 time with the same text: it may have been edited since), a task (the same
-text, made at the same time) or a skill (the same name and text) is
+text, made at the same time; or the one task made at that moment, here and
+in the archive alike: it was reworded) or a skill (the same name and text) is
 skipped, so importing the same archive twice adds nothing the second time.
 So is a conversation brought in from ChatGPT or Claude that was imported
 here too (the same source and id), whatever it holds: it may have been
@@ -23,6 +24,7 @@ change the wrong rows) and a skill whose name is taken by another text
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,7 +100,7 @@ def plan_import(
     plan = ImportPlan(fresh=False)
     _conversations(archive, rows, plan)
     _memories(archive, rows, plan)
-    _by_columns(archive, rows, plan, "tasks", ("text", "created_at"))
+    _tasks(archive, rows, plan)
     _skills(archive, skills, plan)
     for name in ROOTS:
         plan.added[name] = {
@@ -242,20 +244,26 @@ def _memories(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
     plan.present["memories"] = present
 
 
-def _by_columns(
-    archive: Archive, rows: ArchiveRows, plan: ImportPlan, table: str, columns: tuple[str, ...]
-) -> None:
-    there = rows.ids_by(table, columns)
+def _tasks(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
+    """The tasks there already: the same text made at the same time, or the
+    one task made at that moment here and in the archive (reworded since:
+    two made at once are told apart by their text only)."""
+    there = rows.ids_by("tasks", ("text", "created_at"))
+    made_here = rows.ids_made_at("tasks")
+    made_there = Counter(row["created_at"] for row in archive.tables["tasks"])
     added: set[int] = set()
     present: dict[int, int] = {}
-    for row in archive.tables[table]:
-        found = there.get(tuple(row[c] for c in columns))
+    for row in archive.tables["tasks"]:
+        found = there.get((row["text"], row["created_at"]))
+        alone = made_here.get(row["created_at"], [])
+        if found is None and len(alone) == 1 and made_there[row["created_at"]] == 1:
+            found = alone[0]
         if found is None:
             added.add(int(row["id"]))
         else:
             present[int(row["id"])] = found
-    plan.added_ids[table] = added
-    plan.present[table] = present
+    plan.added_ids["tasks"] = added
+    plan.present["tasks"] = present
 
 
 def _skills(archive: Archive, skills: SkillLibrary, plan: ImportPlan) -> None:

@@ -13,7 +13,8 @@ The same archive imported again after one of its conversations went on, or
 was renamed, here (and an export imported into the Reverie it came from):
 before round 21 the conversation came in a second time, since it was
 recognised only with the same title and the same messages; a memory edited
-here came back beside the edit in its old words."""
+here came back beside the edit in its old words, and a task reworded here
+came back as a second task (reminding twice)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import pytest
 
 from desktop.core.base.paths import AppPaths
 from desktop.core.db import ConversationStore, Database, MemoryStore
+from desktop.core.db.tasks import TaskStore
 from desktop.core.privacy.redaction import Redactor
 from desktop.core.transfer.archive import export_archive
 from desktop.core.transfer.archive_import import run
@@ -192,5 +194,24 @@ def test_an_archive_imported_again_after_a_memory_was_edited_adds_nothing(
 
         assert again.counts["memories"] == {"added": 0, "present": 1, "left_out": 0}
         assert [m.content for m in memories.listed()] == ["Likes green tea, no sugar."]
+    finally:
+        database.close()
+
+
+def test_an_archive_imported_again_after_a_task_was_reworded_adds_nothing(
+    tmp_path: Path,
+) -> None:
+    paths = folder(tmp_path / "laptop")
+    database = open_folder(paths)
+    tasks = TaskStore(database)
+    tea = tasks.add("Buy tea", conversation_id=None)
+    tasks.add("Call Ana", conversation_id=None)
+    archive = export_archive(database, paths, tmp_path / "laptop.zip").path
+    tasks.update(tea.id, text="Buy green tea")
+    try:
+        again = run(archive, database, paths, PlainState())
+
+        assert again.counts["tasks"] == {"added": 0, "present": 2, "left_out": 0}
+        assert sorted(t.text for t in tasks.list()) == ["Buy green tea", "Call Ana"]
     finally:
         database.close()
