@@ -91,6 +91,7 @@ def _bomb_manifest(entries: Entries, name: str) -> Entries:
     return entries | {MANIFEST: json.dumps(manifest).encode()}
 
 
+@pytest.mark.slow
 def test_an_archive_listing_a_zip_bomb_is_refused_unread(good: Path, tmp_path: Path) -> None:
     entries = _bomb_manifest(_entries(good), "notes.txt")
     bomb = _write(tmp_path / "bomb.zip", entries, bomb="notes.txt")
@@ -105,6 +106,7 @@ def test_an_archive_listing_a_zip_bomb_is_refused_unread(good: Path, tmp_path: P
     assert peak < BOMB_BYTES // 8
 
 
+@pytest.mark.slow
 def test_a_zip_whose_manifest_is_a_bomb_is_no_archive_and_not_read(
     good: Path, tmp_path: Path
 ) -> None:

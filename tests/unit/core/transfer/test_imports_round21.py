@@ -59,6 +59,7 @@ def _export_with_bomb(path: Path, bomb: str, head: bytes = b"", tail: bytes = b"
         ("conversations.json", b"[", b"]"),  # read as a stream
     ],
 )
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_an_export_holding_a_zip_bomb_is_refused_unread(
     imports: Imports, tmp_path: Path, bomb: str, head: bytes, tail: bytes
@@ -74,6 +75,7 @@ def test_an_export_holding_a_zip_bomb_is_refused_unread(
     assert peak < BOMB_BYTES // 8
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_a_bomb_where_an_archive_has_its_manifest_is_not_read(
     imports: Imports, tmp_path: Path
