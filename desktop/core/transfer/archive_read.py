@@ -7,12 +7,12 @@ with its reason (``ArchiveRefused``); nothing is read from it then.
 
 A row is also refused for a value no database of Reverie's holds, which
 would break the app after it was stored (an archive may have been edited,
-or made to harm): two rows of a table with the same id, an id or a
-reference that is not a whole number from 1 to ``ID_MAX`` (an id sequence
-at SQLite's last one would make every new row fail as if the disk were
-full), a number SQLite cannot store, a number that is not finite, or a
-time no clock shows (before 1970 or past the year 9999: the windows cannot
-show its date).
+or made to harm): two rows of a table with the same id, a row naming no
+row it rests on (a message no conversation), an id or a reference that is
+not a whole number from 1 to ``ID_MAX`` (an id sequence at SQLite's last
+one would make every new row fail as if the disk were full), a number
+SQLite cannot store, a number that is not finite, or a time no clock shows
+(before 1970 or past the year 9999: the windows cannot show its date).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from desktop.core.transfer.archive import (
     ArchiveRefused,
     SkillFile,
 )
+from desktop.core.transfer.archive_plan import OWNERS
 from desktop.core.transfer.foreign import LATEST_TIME
 from desktop.core.transfer.unpacking import overpacked
 
@@ -190,6 +191,8 @@ def _plain(value: Any) -> bool:
 
 def _unusable(table: ArchivedTable, row: dict[str, Any]) -> str | None:
     """What in *row* no database of Reverie's holds, in words, or None."""
+    if table.name in OWNERS and row[OWNERS[table.name]] is None:  # a message of no conversation
+        return f"no {OWNERS[table.name]}"
     ids = {"id"} if table.has_id else set()
     for column, value in row.items():
         if column in ids or column in {r.column for r in table.references}:

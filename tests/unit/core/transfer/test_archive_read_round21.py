@@ -2,7 +2,7 @@
 and rows holding what no Reverie database holds (an edited or hostile
 archive).  Before round 21 the bomb was read whole into memory (a 600 KB
 file asked for 600 MB), the pipe hung the import for ever, and the rows
-either escaped as a raw Python error (a reference 'abc' in a merge, JSON
+either escaped as a raw Python error (a reference 'abc' or null in a merge, JSON
 nested 100,000 deep, an id past SQLite's integers) or were stored and broke
 the app afterwards (a conversation's id twice made a merge add both, the
 first without its messages): an id sequence at SQLite's last made every new
@@ -184,6 +184,7 @@ SPOILS: list[tuple[str, Callable[[Entries], Entries], str]] = [
     ("an id past SQLite's integers", _lone_conversation(id=2**70), "not an id"),
     ("a count past SQLite's integers", _first_message(token_count=2**70), "too large"),
     ("a reference that is text", _first_message(conversation_id="abc"), "not an id"),
+    ("a message of no conversation", _first_message(conversation_id=None), "no conversation_id"),
     ("a time of 1e300", _lone_conversation(created_at=1e300), "not a time"),
     ("a time before 1970", _lone_conversation(updated_at=-5e12), "not a time"),
     ("an infinite time", _first_message(created_at=float("inf")), "not a number"),
