@@ -11,7 +11,8 @@ or made to harm): two rows of a table with the same id, a row naming no
 row it rests on (a message no conversation), an id or a reference that is
 not a whole number from 1 to ``ID_MAX`` (an id sequence at SQLite's last
 one would make every new row fail as if the disk were full), a number
-SQLite cannot store, a number that is not finite, or a time no clock shows
+SQLite cannot store, a number that is not finite, a text holding half a
+UTF-16 pair (which cannot be stored), or a time no clock shows
 (before 1970 or past the year 9999: the windows cannot show its date).
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -46,6 +48,8 @@ ID_MAX = 2**53
 last (2**63 - 1), and the last a JSON reader keeps exactly."""
 _INTEGERS = (-(2**63), 2**63 - 1)
 """What SQLite stores as an integer."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""Half a UTF-16 pair: JSON may escape one ('\\ud800'), no text stored holds one."""
 _TIMES = frozenset({"valid_from", "valid_to", "decayed_through", "judged_through", "not_before"})
 """The time columns not named ``*_at``."""
 
@@ -200,6 +204,8 @@ def _unusable(table: ArchivedTable, row: dict[str, Any]) -> str | None:
                 return f"{column} {value!r}, not an id"
         elif _whole(value) and not _INTEGERS[0] <= value <= _INTEGERS[1]:
             return f"{column} {value}, a number too large to store"
+        elif isinstance(value, str) and _SURROGATE.search(value):
+            return f"{column} holding a character UTF-8 cannot (an escaped lone surrogate)"
         elif isinstance(value, float) and not math.isfinite(value):
             return f"{column} {value}, not a number"
         elif _time(column) and value is not None and not _shown_as_date(value):
@@ -256,4 +262,6 @@ def _settings_entry(path: Path, entries: Mapping[str, bytes]) -> dict[str, Any] 
         raise ArchiveRefused(path, f"its {SETTINGS} is not JSON ({error})") from error
     if not isinstance(settings, dict):
         raise ArchiveRefused(path, f"its {SETTINGS} is not a settings object")
+    if _SURROGATE.search(json.dumps(settings, ensure_ascii=False)):  # it could not be written
+        raise ArchiveRefused(path, f"its {SETTINGS} holds an escaped lone surrogate")
     return settings

@@ -2,7 +2,9 @@
 and rows holding what no Reverie database holds (an edited or hostile
 archive).  Before round 21 the bomb was read whole into memory (a 600 KB
 file asked for 600 MB), the pipe hung the import for ever, and the rows
-either escaped as a raw Python error (a reference 'abc' or null in a merge, JSON
+either escaped as a raw Python error (a reference 'abc' or null in a merge, a
+text with an escaped lone surrogate ('\\ud800', UnicodeEncodeError; in the
+settings, raised after the rows were in), JSON
 nested 100,000 deep, an id past SQLite's integers) or were stored and broke
 the app afterwards (a conversation's id twice made a merge add both, the
 first without its messages): an id sequence at SQLite's last made every new
@@ -23,7 +25,7 @@ from typing import Any
 import pytest
 
 from desktop.core.db import ConversationStore, Database
-from desktop.core.transfer.archive import MANIFEST, ArchiveRefused, export_archive
+from desktop.core.transfer.archive import MANIFEST, SETTINGS, ArchiveRefused, export_archive
 from desktop.core.transfer.archive_import import run
 from desktop.core.transfer.archive_read import is_archive, read_archive
 from desktop.core.transfer.progress import PlainState
@@ -170,6 +172,15 @@ def _first_message(**values: object) -> Callable[[Entries], Entries]:
     )
 
 
+def _settings_unwritable(entries: Entries) -> Entries:
+    """Settings the import would write last, after the rows are in."""
+    settings = json.loads(entries[SETTINGS]) | {"language": "en\ud800"}
+    data = json.dumps(settings).encode()
+    manifest = json.loads(entries[MANIFEST])
+    manifest["entries"][SETTINGS] = {"sha256": hashlib.sha256(data).hexdigest()}
+    return entries | {SETTINGS: data, MANIFEST: json.dumps(manifest).encode()}
+
+
 def _nested_row(entries: Entries) -> Entries:
     name = "tables/tasks.jsonl"
     data = b"[" * 100_000 + b"\n"
@@ -191,6 +202,8 @@ SPOILS: list[tuple[str, Callable[[Entries], Entries], str]] = [
     ("a time in words", _first_message(created_at="yesterday"), "not a time"),
     ("JSON nested 100,000 deep", _nested_row, "not JSON"),
     ("an id twice", _lone_conversation(id=1), "two rows of the same id"),
+    ("a lone surrogate", _first_message(content="Hello \ud800"), "lone surrogate"),
+    ("a lone surrogate in the settings", _settings_unwritable, "lone surrogate"),
 ]
 
 
