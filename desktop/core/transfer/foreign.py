@@ -24,6 +24,10 @@ from desktop.core.base.text import scrub
 Source = Literal["chatgpt", "claude"]
 """Where an export comes from (``schema_v13.SOURCES``, but for archives)."""
 SOURCE_NAMES: dict[Source, str] = {"chatgpt": "ChatGPT", "claude": "Claude"}
+MESSAGE_CHARS = 1_000_000
+"""The longest message imported: about 250,000 tokens, past any chat's limit
+(a whole book pasted).  Its redaction takes some 20 seconds on 2 cores, in
+which the import cannot be cancelled; one of 200 MB took an hour."""
 LATEST_TIME = 253_402_300_800
 """The first second of the year 10000, which no date shown can be in."""
 
@@ -124,8 +128,20 @@ _LEFT_OUT = {
     "attachment": ("attachment (image, file)", "attachments (images, files)"),
     "tool": ("tool call or result", "tool calls and results"),
     "other": ("part of another kind (code output, reasoning)", "parts of other kinds"),
+    "long": (
+        f"message over {MESSAGE_CHARS:,} characters",
+        f"messages over {MESSAGE_CHARS:,} characters",
+    ),
 }
 """What a reader counts as left out of a conversation, in a user's words."""
+
+
+def too_long(text: str, left_out: Counter[str]) -> bool:
+    """Whether *text* is past ``MESSAGE_CHARS`` (counted as left out if so)."""
+    if len(text) <= MESSAGE_CHARS:
+        return False
+    left_out["long"] += 1
+    return True
 
 
 def described(left_out: Counter[str]) -> tuple[str, ...]:
