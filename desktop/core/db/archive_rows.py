@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.core.base.text import readable
 from desktop.core.db.connection import Database, Transaction
 from desktop.core.db.memory_rows import content_hash
 
@@ -52,6 +53,9 @@ class ArchivedTable:
     """On a key the database holds already, its row stays (``ON CONFLICT DO
     NOTHING``): a dream's mark per pass, which a database may keep after
     its runs are gone."""
+    shown: tuple[str, ...] = ()
+    """Columns stored as a reader sees them (``readable``), as the store
+    writes them: an edited archive's title keeps no bidi override."""
     optional: Mapping[str, Any] = field(default_factory=dict)
     """Columns an older archive may lack, with the value they then take: a
     column added by a later migration is archived from then on, and the
@@ -67,6 +71,7 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
             "imported_from", "external_id",
         ),
         references=(Reference("harvested_through_message_id", "messages", soft=True),),
+        shown=("title",),
         optional={"imported_from": None, "external_id": None},
     ),
     ArchivedTable(
@@ -289,7 +294,10 @@ class ArchiveRows:
         """Write *row* into *table* (with its own id if *keep_id*, else a new
         one); the row's id (None for a table without ids)."""
         names = [c for c in table.columns if keep_id or c != "id" or not table.has_id]
-        values = [row[c] for c in names]
+        values = [
+            readable(row[c]) if c in table.shown and isinstance(row[c], str) else row[c]
+            for c in names
+        ]
         for column, how in table.derived.items():
             names.append(column)
             values.append(_derived(how, row))
@@ -307,13 +315,21 @@ class ArchiveRows:
 
     # -- what is already there (for a merge) --------------------------------
 
-    def conversations_like(self, created_at: float, title: str) -> list[int]:
-        """The conversations started at *created_at* with *title*."""
+    def conversations_started(self, created_at: float) -> list[tuple[int, str]]:
+        """The id and title of each conversation started at *created_at*."""
         found = self._db.fetch_all(
-            "SELECT id FROM conversations WHERE created_at = ? AND title = ? ORDER BY id",
-            (created_at, title),
+            "SELECT id, title FROM conversations WHERE created_at = ? ORDER BY id", (created_at,)
         )
-        return [int(row[0]) for row in found]
+        return [(int(row[0]), str(row[1])) for row in found]
+
+    def imported_conversation(self, imported_from: str, external_id: str) -> int | None:
+        """The conversation imported from *imported_from* where it was
+        *external_id* (deleted or not), if there is one."""
+        found = self._db.fetch_value(
+            "SELECT id FROM conversations WHERE imported_from = ? AND external_id = ?",
+            (imported_from, external_id),
+        )
+        return None if found is None else int(found)
 
     def messages_of(self, conversation_id: int) -> list[dict[str, Any]]:
         """A conversation's messages, in order, with the archived columns."""
@@ -332,6 +348,26 @@ class ArchiveRows:
             raise ValueError(f"not archived: {table} {columns}")
         found = self._db.fetch_all(f"SELECT {', '.join(columns)}, id FROM {table} ORDER BY id DESC")
         return {tuple(row)[:-1]: int(row[-1]) for row in found}
+
+    def ids_made_at(self, table: str) -> dict[Any, list[int]]:
+        """The ids of the rows of *table* by when each was made (``created_at``)."""
+        if table not in TABLES or "created_at" not in TABLES[table].columns:
+            raise ValueError(f"not archived with a time made: {table}")
+        made: dict[Any, list[int]] = {}
+        for row in self._db.fetch_all(f"SELECT created_at, id FROM {table} ORDER BY id"):
+            made.setdefault(row[0], []).append(int(row[1]))
+        return made
+
+    def memories_by_origin(self) -> dict[tuple[Any, Any], int]:
+        """The id of each memory by when it was made and the text it was made
+        with (its history's 'add', else its text): the same memory after an
+        edit (the lowest id when several share them)."""
+        found = self._db.fetch_all(
+            "SELECT m.created_at, coalesce((SELECT h.new_content FROM memory_history h"
+            " WHERE h.memory_id = m.id AND h.operation = 'add' ORDER BY h.id LIMIT 1),"
+            " m.content), m.id FROM memories m ORDER BY m.id DESC"
+        )
+        return {(row[0], row[1]): int(row[2]) for row in found}
 
     def iter_tables(self) -> Iterator[ArchivedTable]:
         return iter(ARCHIVED)

@@ -35,7 +35,9 @@ byte the one it came from).
 
 ``skills/<status>/<file_name>``
     The text of each skill (``active``, ``draft`` or ``deleted``), as its
-    file holds it; ``tables/skills.jsonl`` has its name and times.
+    file holds it; ``tables/skills.jsonl`` has its name and times.  A skill
+    whose file cannot be read (removed by hand, not UTF-8) is left out, its
+    row and uses too, and the export says so.
 
 ``settings.json``
     The settings file as Reverie reads it (``Settings``), if there is one.
@@ -80,7 +82,7 @@ from desktop.core.db.archive_rows import ARCHIVED, ArchiveRows
 from desktop.core.db.skills import EVERY_STATUS, SkillStore
 from desktop.core.memory.export import write_hint
 from desktop.core.privacy.redaction import Redactor
-from desktop.core.skills.library import SkillLibrary, SkillRefused, file_text
+from desktop.core.skills.library import SkillFileError, SkillLibrary, SkillRefused, file_text
 
 FORMAT = "reverie-archive"
 FORMAT_VERSION = 1
@@ -151,6 +153,8 @@ class ExportSummary:
     counts: Mapping[str, int]
     settings: bool
     """Whether the settings are in it (there was a settings file)."""
+    skills_left_out: tuple[str, ...] = ()
+    """The skills whose file could not be read, each with why."""
 
 
 # -- writing ------------------------------------------------------------------
@@ -172,13 +176,14 @@ def export_archive(
     if not overwrite and target.exists():
         raise ArchiveExists(target)
     library = skills or SkillLibrary(SkillStore(database), paths.skills_dir)
-    files = _skill_files(library)
+    files, left_out = _skill_files(library)
     tables, sequences = ArchiveRows(database).read_all()
+    _only_skills_with_files(tables, files)
     settings = _settings(paths.settings_file)
     data = archive_bytes(tables, files, settings, sequences=sequences)
     _write_file(target, data)
     counts = {name: len(found) for name, found in tables.items()} | {"skill_files": len(files)}
-    return ExportSummary(target, counts, settings is not None)
+    return ExportSummary(target, counts, settings is not None, left_out)
 
 
 def archive_bytes(
@@ -234,14 +239,29 @@ def json_line(row: Mapping[str, Any]) -> str:
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n"
 
 
-def _skill_files(library: SkillLibrary) -> dict[int, SkillFile]:
-    """Every skill's text, as it would be written again (secrets taken out)."""
-    return {
-        skill.id: SkillFile(
-            skill.status, skill.file_name, skill_file_text(library.read(skill.id).text)
-        )
-        for skill in library.list(statuses=EVERY_STATUS)
-    }
+def _skill_files(library: SkillLibrary) -> tuple[dict[int, SkillFile], tuple[str, ...]]:
+    """Every skill's text, as it would be written again (secrets taken out),
+    and the skills whose file cannot be read, each with why."""
+    files: dict[int, SkillFile] = {}
+    left_out: list[str] = []
+    for skill in library.list(statuses=EVERY_STATUS):
+        try:
+            text = library.read(skill.id).text
+        except SkillFileError as error:
+            left_out.append(f"{skill.name} ({error})")
+            continue
+        files[skill.id] = SkillFile(skill.status, skill.file_name, skill_file_text(text))
+    return files, tuple(left_out)
+
+
+def _only_skills_with_files(
+    tables: dict[str, list[dict[str, Any]]], files: Mapping[int, SkillFile]
+) -> None:
+    """Leave out of *tables* the skills without a file in *files* and their
+    uses: an archive's skill row without its file is refused when read back
+    (one whose file was unreadable, or one added since the files were read)."""
+    tables["skills"] = [row for row in tables["skills"] if row["id"] in files]
+    tables["skill_usage"] = [row for row in tables["skill_usage"] if row["skill_id"] in files]
 
 
 def skill_file_text(text: str) -> str:

@@ -5,7 +5,9 @@ and leave out (``archive_plan``).  ``run`` does it as a plain function
 reporting progress and checking for cancellation through a small state
 object (the pattern of orange3's ``concurrent.py``; the Qt side gives a
 state that emits signals).  Every row goes in within one transaction: a
-cancel, a failure or a malformed row leaves the database as it was.  The
+cancel, a failure or a malformed row leaves the database as it was; what
+it adds is planned again in that transaction, so another import of the same
+archive at the same time adds nothing twice.  The
 skill files are written once that transaction is in (a file that cannot be
 written takes its skill's row with it at the library's next look at the
 folder), the settings last, and only into a fresh data folder.
@@ -120,12 +122,16 @@ def run(
     rows = ArchiveRows(database)
     plan = plan_import(archive, rows, library)
     restore_settings, notes = _settings_decision(archive, plan)
-    total = sum(len(found) for found in plan.added.values())
-    state.set_progress(0, total)
+    state.set_progress(0, sum(len(found) for found in plan.added.values()))
     try:
         with database.transaction() as tx:
             if plan.fresh and rows.holds_data(tx):  # ids are kept: they must be free
                 raise WrittenMeanwhile(Path(path))
+            # Planned again where no other import can write meanwhile: two
+            # imports of one archive at once (the app and 'reverie import')
+            # each added all of it.
+            plan = plan_import(archive, rows, library, sync=False)
+            total = sum(len(found) for found in plan.added.values())
             _write_rows(tx, archive, plan, rows, state, total)
     except _Cancelled:
         empty = {name: {"added": 0, "present": 0, "left_out": 0} for name in TABLES}

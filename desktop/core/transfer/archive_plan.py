@@ -2,12 +2,19 @@
 
 Into a database that holds nothing of the user's yet (a fresh data folder)
 everything is restored as it was, ids and all.  Into one that holds data,
-the archive is merged: a conversation already there (the same start, title
-and messages), a memory (the same text, made at the same time), a task
-(the same text, made at the same time) or a skill (the same name and text)
-is skipped, so importing the same archive twice adds nothing the second
-time.  What rests on an item follows it: a conversation's messages and
-workers, a memory's history and sources, a skill's uses.
+the archive is merged: a conversation already there (the same start, and
+its messages the first ones there: it may have gone on here, or been
+renamed; without messages, the same title), a memory (made at the same
+time with the same text: it may have been edited since), a task (the same
+text, made at the same time; or the one task made at that moment, here and
+in the archive alike: it was reworded) or a skill (the same name and text) is
+skipped, so importing the same archive twice adds nothing the second time.
+So is a conversation brought in from ChatGPT or Claude that was imported
+here too (the same source and id), whatever it holds: it may have been
+continued before the later export, renamed, or redacted by another
+version, and the database holds each such conversation once.  What rests
+on an item follows it: a conversation's messages and workers, a memory's
+history and sources, a skill's uses.
 
 Not merged: the dreams' records (their changes name rows by their ids in
 the database they were made in, and undoing one in another database would
@@ -17,12 +24,12 @@ change the wrong rows) and a skill whose name is taken by another text
 
 from __future__ import annotations
 
-import hashlib
-import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop.core.base.text import readable
 from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchiveRows
 from desktop.core.db.skills import EVERY_STATUS, name_key
 from desktop.core.skills.library import SkillLibrary, same_text
@@ -77,9 +84,13 @@ class ImportPlan:
         return old_id in self.added_ids.get(table, ()) or old_id in self.present.get(table, {})
 
 
-def plan_import(archive: Archive, rows: ArchiveRows, skills: SkillLibrary) -> ImportPlan:
-    """What importing *archive* into the database behind *rows* would do."""
-    skills.sync()  # a skill file put in the folder by hand is a skill already
+def plan_import(
+    archive: Archive, rows: ArchiveRows, skills: SkillLibrary, *, sync: bool = True
+) -> ImportPlan:
+    """What importing *archive* into the database behind *rows* would do
+    (planned again inside the import's transaction, without *sync*: it writes)."""
+    if sync:
+        skills.sync()  # a skill file put in the folder by hand is a skill already
     if not rows.holds_data():
         plan = ImportPlan(fresh=True)
         for name, found in archive.tables.items():
@@ -88,8 +99,8 @@ def plan_import(archive: Archive, rows: ArchiveRows, skills: SkillLibrary) -> Im
         return plan
     plan = ImportPlan(fresh=False)
     _conversations(archive, rows, plan)
-    _by_columns(archive, rows, plan, "memories", ("content", "created_at"))
-    _by_columns(archive, rows, plan, "tasks", ("text", "created_at"))
+    _memories(archive, rows, plan)
+    _tasks(archive, rows, plan)
     _skills(archive, skills, plan)
     for name in ROOTS:
         plan.added[name] = {
@@ -151,15 +162,6 @@ def _unplaced(plan: ImportPlan, table: str, row: Mapping[str, Any]) -> bool:
     return False
 
 
-def conversation_fingerprint(
-    conversation: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]
-) -> str:
-    """What makes two conversations the same one: start, title and messages."""
-    said = [(m["role"], m["content"], m["created_at"]) for m in messages]
-    text = json.dumps([conversation["created_at"], conversation["title"], said])
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
     by_conversation: dict[int, list[dict[str, Any]]] = {}
     for message in archive.tables["messages"]:
@@ -167,41 +169,101 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
     added: set[int] = set()
     present: dict[int, int] = {}
     present_messages: dict[int, int] = {}
+    differing = 0
     for conversation in archive.tables["conversations"]:
         old = int(conversation["id"])
         messages = by_conversation.get(old, [])
-        wanted = conversation_fingerprint(conversation, messages)
-        for candidate in rows.conversations_like(conversation["created_at"], conversation["title"]):
-            theirs = rows.messages_of(candidate)
-            if candidate not in present.values() and (
-                conversation_fingerprint(conversation, theirs) == wanted
+        said = [_said(m) for m in messages]
+        for candidate, title in rows.conversations_started(conversation["created_at"]):
+            if candidate in present.values() or (
+                not said and title != readable(str(conversation["title"]))
             ):
+                continue
+            theirs = rows.messages_of(candidate)[: len(said)]
+            if [_said(m) for m in theirs] == said:  # the same, or gone on here since
                 present[old] = candidate
                 present_messages.update(
                     (int(m["id"]), int(t["id"])) for m, t in zip(messages, theirs, strict=True)
                 )
                 break
         else:
-            added.add(old)
+            source, external = conversation["imported_from"], conversation["external_id"]
+            there = None if source is None else rows.imported_conversation(source, external)
+            if there is None:
+                added.add(old)
+                continue
+            present[old] = there
+            present_messages.update(_same_messages(messages, rows.messages_of(there)))
+            differing += 1
     plan.added_ids["conversations"] = added
     plan.present["conversations"] = present
     plan.present["messages"] = present_messages
+    if differing:
+        plan.notes.append(
+            f"{differing} conversation(s) brought in from another assistant are here already "
+            "as imported here (continued, renamed or changed since): yours were kept."
+        )
 
 
-def _by_columns(
-    archive: Archive, rows: ArchiveRows, plan: ImportPlan, table: str, columns: tuple[str, ...]
-) -> None:
-    there = rows.ids_by(table, columns)
+def _same_messages(
+    messages: Sequence[Mapping[str, Any]], theirs: Sequence[Mapping[str, Any]]
+) -> dict[int, int]:
+    """The archive id of each of *messages* said in *theirs* too (the same
+    role, text and time), and its id there."""
+    waiting: dict[tuple[Any, ...], list[int]] = {}
+    for message in theirs:
+        waiting.setdefault(_said(message), []).append(int(message["id"]))
+    return {
+        int(message["id"]): waiting[_said(message)].pop(0)
+        for message in messages
+        if waiting.get(_said(message))
+    }
+
+
+def _said(message: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (message["role"], message["content"], message["created_at"])
+
+
+def _memories(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
+    """The memories there already: made at the same time with the same text,
+    whatever they say now (``ArchiveRows.memories_by_origin``)."""
+    made_with: dict[int, Any] = {}
+    for entry in sorted(archive.tables["memory_history"], key=lambda row: int(row["id"])):
+        if entry["operation"] == "add":
+            made_with.setdefault(entry["memory_id"], entry["new_content"])
+    there = rows.memories_by_origin()
     added: set[int] = set()
     present: dict[int, int] = {}
-    for row in archive.tables[table]:
-        found = there.get(tuple(row[c] for c in columns))
+    for row in archive.tables["memories"]:
+        origin = (row["created_at"], made_with.get(row["id"], row["content"]))
+        if (found := there.get(origin)) is None:
+            added.add(int(row["id"]))
+        else:
+            present[int(row["id"])] = found
+    plan.added_ids["memories"] = added
+    plan.present["memories"] = present
+
+
+def _tasks(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
+    """The tasks there already: the same text made at the same time, or the
+    one task made at that moment here and in the archive (reworded since:
+    two made at once are told apart by their text only)."""
+    there = rows.ids_by("tasks", ("text", "created_at"))
+    made_here = rows.ids_made_at("tasks")
+    made_there = Counter(row["created_at"] for row in archive.tables["tasks"])
+    added: set[int] = set()
+    present: dict[int, int] = {}
+    for row in archive.tables["tasks"]:
+        found = there.get((row["text"], row["created_at"]))
+        alone = made_here.get(row["created_at"], [])
+        if found is None and len(alone) == 1 and made_there[row["created_at"]] == 1:
+            found = alone[0]
         if found is None:
             added.add(int(row["id"]))
         else:
             present[int(row["id"])] = found
-    plan.added_ids[table] = added
-    plan.present[table] = present
+    plan.added_ids["tasks"] = added
+    plan.present["tasks"] = present
 
 
 def _skills(archive: Archive, skills: SkillLibrary, plan: ImportPlan) -> None:

@@ -4,18 +4,31 @@ The format is described in ``desktop.core.transfer.archive``.  A file that
 is not a whole zip, lacks or alters an entry, says it is another format or
 a newer version, or holds a row that is not one of its table's is refused
 with its reason (``ArchiveRefused``); nothing is read from it then.
+
+A row is also refused for a value no database of Reverie's holds, which
+would break the app after it was stored (an archive may have been edited,
+or made to harm): two rows of a table with the same id, a row naming no
+row it rests on (a message no conversation), an id or a reference that is
+not a whole number from 1 to ``ID_MAX`` (an id sequence at SQLite's last
+one would make every new row fail as if the disk were full), a number
+SQLite cannot store, a number that is not finite, a text holding half a
+UTF-16 pair (which cannot be stored), or a time no clock shows
+(before 1970 or past the year 9999: the windows cannot show its date).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from desktop.core.db.archive_rows import ARCHIVED, TABLES
+from desktop.core.base.files import kind_in_the_way
+from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchivedTable
 from desktop.core.db.skills import EVERY_STATUS
 from desktop.core.transfer.archive import (
     FORMAT,
@@ -26,13 +39,31 @@ from desktop.core.transfer.archive import (
     ArchiveRefused,
     SkillFile,
 )
+from desktop.core.transfer.archive_plan import OWNERS
+from desktop.core.transfer.foreign import LATEST_TIME
+from desktop.core.transfer.unpacking import overpacked
+
+ID_MAX = 2**53
+"""The highest id or id sequence an archive may hold: far from SQLite's
+last (2**63 - 1), and the last a JSON reader keeps exactly."""
+_INTEGERS = (-(2**63), 2**63 - 1)
+"""What SQLite stores as an integer."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""Half a UTF-16 pair: JSON may escape one ('\\ud800'), no text stored holds one."""
+_TIMES = frozenset({"valid_from", "valid_to", "decayed_through", "judged_through", "not_before"})
+"""The time columns not named ``*_at``."""
 
 
 def is_archive(path: Path) -> bool:
     """Whether *path* is a file that says it is a Reverie archive (any
-    version; ``read_archive`` checks the rest)."""
+    version; ``read_archive`` checks the rest).  A named pipe is never
+    opened (it would wait for a writer), a zip bomb's manifest never read."""
+    if kind_in_the_way(path) is not None:
+        return False
     try:
         with zipfile.ZipFile(path) as archive:
+            if overpacked([archive.getinfo(MANIFEST)]):
+                return False
             manifest = json.loads(archive.read(MANIFEST))
     except (OSError, zipfile.BadZipFile, KeyError, ValueError, RuntimeError):
         return False
@@ -43,9 +74,13 @@ def read_archive(path: Path) -> Archive:
     """The archive at *path*, every entry read and checked against the
     manifest; ``ArchiveRefused`` says why it cannot be imported."""
     path = Path(path)
+    if kind := kind_in_the_way(path):
+        raise ArchiveRefused(path, f"it is {kind}, not a file")
     try:
         with zipfile.ZipFile(path) as archive:
+            _check_unpacked(path, archive, [MANIFEST])
             manifest = _manifest(path, archive)
+            _check_unpacked(path, archive, [MANIFEST, *manifest["entries"]])
             entries = {
                 name: _entry(path, archive, name, about)
                 for name, about in manifest["entries"].items()
@@ -65,12 +100,19 @@ def read_archive(path: Path) -> Archive:
     )
 
 
+def _check_unpacked(path: Path, archive: zipfile.ZipFile, names: list[str]) -> None:
+    """Refuse the archive if its entries *names* (those there) unpack to too much."""
+    listed = {info.filename: info for info in archive.infolist()}
+    if why := overpacked(listed[name] for name in names if name in listed):
+        raise ArchiveRefused(path, why)
+
+
 def _manifest(path: Path, archive: zipfile.ZipFile) -> dict[str, Any]:
     try:
         manifest = json.loads(archive.read(MANIFEST).decode("utf-8"))
     except KeyError:
         raise ArchiveRefused(path, f"it has no {MANIFEST}: it is not a Reverie archive") from None
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
         raise ArchiveRefused(path, f"its {MANIFEST} is not JSON ({error})") from error
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise ArchiveRefused(path, "it is not a Reverie archive (its manifest says another format)")
@@ -91,6 +133,8 @@ def _manifest(path: Path, archive: zipfile.ZipFile) -> dict[str, Any]:
         isinstance(v, int) and not isinstance(v, bool) for v in sequences.values()
     ):
         raise ArchiveRefused(path, "its manifest's id sequences are not numbers")
+    if not all(0 <= v <= ID_MAX for v in sequences.values()):
+        raise ArchiveRefused(path, f"its manifest's id sequences go past {ID_MAX}")
     for table in ARCHIVED:
         if f"tables/{table.name}.jsonl" not in entries:
             raise ArchiveRefused(path, f"its manifest lists no {table.name}")
@@ -121,7 +165,7 @@ def _rows(
     for number, line in enumerate(lines[:-1] if lines[-1] == "" else lines, start=1):
         try:
             row = json.loads(line)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:  # nested past Python's limit
             raise ArchiveRefused(path, f"line {number} of {name} is not JSON ({error})") from error
         if not isinstance(row, dict):
             raise ArchiveRefused(path, f"line {number} of {name} is not a {table} row")
@@ -131,6 +175,8 @@ def _rows(
         row = {c: row.get(c, archived.optional.get(c)) for c in archived.columns}
         if not all(_plain(value) for value in row.values()):
             raise ArchiveRefused(path, f"line {number} of {name} holds a nested value")
+        if why := _unusable(archived, row):
+            raise ArchiveRefused(path, f"line {number} of {name} holds {why}")
         rows.append(row)
     if len(rows) != described[name].get("rows"):
         raise ArchiveRefused(path, f"{name} has {len(rows)} rows, its manifest says otherwise")
@@ -138,11 +184,45 @@ def _rows(
         isinstance(row["id"], int) and not isinstance(row["id"], bool) for row in rows
     ):
         raise ArchiveRefused(path, f"{name} has a row without a whole-number id")
+    if TABLES[table].has_id and len({row["id"] for row in rows}) < len(rows):
+        raise ArchiveRefused(path, f"{name} has two rows of the same id")
     return rows
 
 
 def _plain(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float)
+
+
+def _unusable(table: ArchivedTable, row: dict[str, Any]) -> str | None:
+    """What in *row* no database of Reverie's holds, in words, or None."""
+    if table.name in OWNERS and row[OWNERS[table.name]] is None:  # a message of no conversation
+        return f"no {OWNERS[table.name]}"
+    ids = {"id"} if table.has_id else set()
+    for column, value in row.items():
+        if column in ids or column in {r.column for r in table.references}:
+            if value is not None and not (_whole(value) and 1 <= value <= ID_MAX):
+                return f"{column} {value!r}, not an id"
+        elif _whole(value) and not _INTEGERS[0] <= value <= _INTEGERS[1]:
+            return f"{column} {value}, a number too large to store"
+        elif isinstance(value, str) and _SURROGATE.search(value):
+            return f"{column} holding a character UTF-8 cannot (an escaped lone surrogate)"
+        elif isinstance(value, float) and not math.isfinite(value):
+            return f"{column} {value}, not a number"
+        elif _time(column) and value is not None and not _shown_as_date(value):
+            return f"{column} {value!r}, not a time"
+    return None
+
+
+def _time(column: str) -> bool:
+    return column.endswith("_at") or column in _TIMES
+
+
+def _shown_as_date(value: Any) -> bool:
+    return isinstance(value, int | float) and 0 <= value < LATEST_TIME
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _skill_entries(
@@ -178,8 +258,10 @@ def _settings_entry(path: Path, entries: Mapping[str, bytes]) -> dict[str, Any] 
         return None
     try:
         settings = json.loads(entries[SETTINGS].decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
         raise ArchiveRefused(path, f"its {SETTINGS} is not JSON ({error})") from error
     if not isinstance(settings, dict):
         raise ArchiveRefused(path, f"its {SETTINGS} is not a settings object")
+    if _SURROGATE.search(json.dumps(settings, ensure_ascii=False)):  # it could not be written
+        raise ArchiveRefused(path, f"its {SETTINGS} holds an escaped lone surrogate")
     return settings

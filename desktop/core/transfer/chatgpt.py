@@ -27,6 +27,7 @@ from desktop.core.transfer.foreign import (
     mapping,
     text_of,
     timestamp,
+    too_long,
 )
 
 _ROLES: dict[str, Literal["user", "assistant"]] = {"user": "user", "assistant": "assistant"}
@@ -111,7 +112,7 @@ def _message(
         left_out["tool"] += 1
         return None
     text = _text(mapping(message.get("content")), left_out)
-    if not text:
+    if not text or too_long(text, left_out):
         return None
     return ForeignMessage(_ROLES[role], text, said_at, identifier(message.get("id")))
 

@@ -26,6 +26,7 @@ from desktop.core.transfer.foreign import (
     mapping,
     text_of,
     timestamp,
+    too_long,
 )
 
 _ROLES: dict[str, Literal["user", "assistant"]] = {"human": "user", "assistant": "assistant"}
@@ -92,7 +93,7 @@ def _message(
     if role is None:
         return None
     text = _text(message.get("content"), left_out) or text_of(message.get("text")).strip()
-    if not text:
+    if not text or too_long(text, left_out):
         return None
     return ForeignMessage(role, text, said_at, identifier(message.get("uuid")))
 

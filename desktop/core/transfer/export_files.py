@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TextIO
 
+from desktop.core.base.files import kind_in_the_way
 from desktop.core.base.paths import explain
 from desktop.core.transfer.foreign import ExportRefused, NotAnExport
+from desktop.core.transfer.unpacking import overpacked
 
 CONVERSATIONS = "conversations.json"
 MANIFEST = "export_manifest.json"
@@ -46,6 +48,8 @@ def documents(path: Path) -> tuple[Document, ...]:
     try:
         if path.is_dir():
             return _in_folder(path)
+        if (kind := kind_in_the_way(path)) is not None:  # never opened: a pipe would wait
+            raise ExportRefused(f"{path} is {kind}, not a file.", "Choose the export's file.")
         if not path.is_file():
             raise ExportRefused(f"{path} is not there.", "Check the path and try again.")
         if zipfile.is_zipfile(path):
@@ -90,6 +94,9 @@ def _in_zip(path: Path) -> tuple[Document, ...]:
                 by_name.setdefault(PurePosixPath(entry).name, []).append(entry)
             chosen = _chosen(by_name)
             manifest = by_name.get(MANIFEST)
+            read = [_shallowest(by_name[name]) for name in chosen] + (manifest or [])[:1]
+            if why := overpacked(archive.getinfo(entry) for entry in read):
+                raise ExportRefused(f"{path} cannot be imported: {why}.")
             if chosen and manifest:
                 _check_complete(archive.read(manifest[0]), by_name)
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as error:
@@ -97,11 +104,15 @@ def _in_zip(path: Path) -> tuple[Document, ...]:
         raise ExportRefused(f"{path} is a damaged .zip file: {error}.") from error
     if not chosen:
         raise NotAnExport(f"{path} holds no {CONVERSATIONS}: it is not a ChatGPT or Claude export.")
-    # The shallowest copy of each name: an export nested in a folder of the zip.
     return tuple(
         Document(f"{path}: {entry}", _zip_opener(path, entry))
-        for entry in (min(by_name[name], key=lambda e: e.count("/")) for name in chosen)
+        for entry in (_shallowest(by_name[name]) for name in chosen)
     )
+
+
+def _shallowest(entries: list[str]) -> str:
+    """The shallowest copy of a name: an export nested in a folder of the zip."""
+    return min(entries, key=lambda e: e.count("/"))
 
 
 def _zip_opener(path: Path, entry: str) -> Callable[[], AbstractContextManager[TextIO]]:

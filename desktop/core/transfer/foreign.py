@@ -24,6 +24,13 @@ from desktop.core.base.text import scrub
 Source = Literal["chatgpt", "claude"]
 """Where an export comes from (``schema_v13.SOURCES``, but for archives)."""
 SOURCE_NAMES: dict[Source, str] = {"chatgpt": "ChatGPT", "claude": "Claude"}
+MESSAGE_CHARS = 1_000_000
+"""The longest message imported: about 250,000 tokens, past any chat's limit
+(a whole book pasted).  Its redaction takes some 20 seconds on 2 cores, in
+which the import cannot be cancelled; one of 200 MB took an hour."""
+LATEST_TIME = 253_402_214_400
+"""9999-12-31T00:00:00Z: any moment before it is in the year 9999 at most in
+every zone (UTC+14 the furthest east); the year 10000 is in no date shown."""
 
 
 class ExportRefused(EnvironmentProblem):
@@ -66,11 +73,6 @@ class Unusable:
     reason: str
 
 
-_LAST_SHOWN = 253_402_214_400
-"""9999-12-31T00:00:00Z: any moment before it is in the year 9999 at most in
-every zone (UTC+14 the furthest east)."""
-
-
 def timestamp(value: object) -> float | None:
     """*value* as unix seconds: a number, or an ISO-8601 time (UTC if it
     names no zone); None for anything else, or a time no clock shows."""
@@ -88,7 +90,7 @@ def timestamp(value: object) -> float | None:
         return None
     # Before 1970 or past 30 December 9999 (east of UTC, the next day is in
     # the year 10000, which no clock shows): a placeholder, not a time.
-    return seconds if math.isfinite(seconds) and 0 < seconds < _LAST_SHOWN else None
+    return seconds if math.isfinite(seconds) and 0 < seconds < LATEST_TIME else None
 
 
 def text_of(value: object) -> str:
@@ -128,8 +130,20 @@ _LEFT_OUT = {
     "attachment": ("attachment (image, file)", "attachments (images, files)"),
     "tool": ("tool call or result", "tool calls and results"),
     "other": ("part of another kind (code output, reasoning)", "parts of other kinds"),
+    "long": (
+        f"message over {MESSAGE_CHARS:,} characters",
+        f"messages over {MESSAGE_CHARS:,} characters",
+    ),
 }
 """What a reader counts as left out of a conversation, in a user's words."""
+
+
+def too_long(text: str, left_out: Counter[str]) -> bool:
+    """Whether *text* is past ``MESSAGE_CHARS`` (counted as left out if so)."""
+    if len(text) <= MESSAGE_CHARS:
+        return False
+    left_out["long"] += 1
+    return True
 
 
 def described(left_out: Counter[str]) -> tuple[str, ...]:

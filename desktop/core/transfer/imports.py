@@ -112,7 +112,10 @@ class Imports:
 def exported_text(summary: ExportSummary) -> str:
     """The sentence saying what an export wrote, and where."""
     settings = "with your settings" if summary.settings else "no settings file to include"
-    return f"Exported {_listed_counts(summary.counts) or 'nothing'} ({settings}) to {summary.path}."
+    said = f"Exported {_listed_counts(summary.counts) or 'nothing'} ({settings}) to {summary.path}."
+    if summary.skills_left_out:
+        said += f" Left out, their file could not be read: {'; '.join(summary.skills_left_out)}."
+    return said
 
 
 _CONVERSATION = ("conversation", "conversations")
