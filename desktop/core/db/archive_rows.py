@@ -60,6 +60,9 @@ class ArchivedTable:
     """Columns an older archive may lack, with the value they then take: a
     column added by a later migration is archived from then on, and the
     archives written before it are still read (their format version stays)."""
+    added_later: bool = False
+    """A table a later migration added: an archive written before it has no
+    entry for it and is read as holding none of its rows."""
 
 
 ARCHIVED: tuple[ArchivedTable, ...] = (
@@ -81,6 +84,15 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
             "token_count", "metadata", "secrets_checked",
         ),
         references=(Reference("conversation_id", "conversations"),),
+    ),
+    ArchivedTable(
+        "forgotten_messages",
+        ("message_id",),
+        order=("message_id",),
+        references=(Reference("message_id", "messages"),),
+        has_id=False,
+        keep_theirs=True,
+        added_later=True,
     ),
     ArchivedTable(
         "harvest_gaps",

@@ -261,6 +261,8 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
         )
     if memory_ids or conversation_ids:
         blank_dream_words(tx, tables)
+    if "forgotten_messages" in tables:
+        _keep_sources_forgotten(tx, memory_ids)
     for table in _OLD_VECTOR_TABLES:
         if table in tables and memory_ids:
             _delete_ids(tx, table, "memory_id", memory_ids)
@@ -553,6 +555,20 @@ def _with_replaced(tx: Transaction, memory_ids: Sequence[int]) -> tuple[int, ...
         frontier = sorted(replaced - found)
         found |= replaced
     return tuple(sorted(found))
+
+
+def _keep_sources_forgotten(tx: Transaction, memory_ids: Sequence[int]) -> None:
+    """Mark the messages *memory_ids* were learned from as never to be
+    recalled (schema_v14): their sources go with them."""
+    for start in range(0, len(memory_ids), _IDS_PER_QUERY):
+        chunk = memory_ids[start : start + _IDS_PER_QUERY]
+        tx.execute(
+            "INSERT OR IGNORE INTO forgotten_messages (message_id)"
+            " SELECT DISTINCT s.message_id FROM memory_sources s"
+            " JOIN messages m ON m.id = s.message_id"
+            f" WHERE s.memory_id IN ({_marks(chunk)})",
+            chunk,
+        )
 
 
 def _existing(tx: Transaction, table: str, ids: Sequence[int]) -> tuple[int, ...]:

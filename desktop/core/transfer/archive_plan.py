@@ -40,6 +40,7 @@ ROOTS = ("conversations", "memories", "tasks", "skills")
 DREAM_TABLES = ("dream_runs", "dream_changes", "dream_log", "dream_pass_marks")
 OWNERS: dict[str, str] = {
     "messages": "conversation_id",
+    "forgotten_messages": "message_id",
     "harvest_gaps": "conversation_id",
     "memory_sources": "memory_id",
     "memory_history": "memory_id",

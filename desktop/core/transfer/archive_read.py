@@ -136,7 +136,7 @@ def _manifest(path: Path, archive: zipfile.ZipFile) -> dict[str, Any]:
     if not all(0 <= v <= ID_MAX for v in sequences.values()):
         raise ArchiveRefused(path, f"its manifest's id sequences go past {ID_MAX}")
     for table in ARCHIVED:
-        if f"tables/{table.name}.jsonl" not in entries:
+        if f"tables/{table.name}.jsonl" not in entries and not table.added_later:
             raise ArchiveRefused(path, f"its manifest lists no {table.name}")
     return manifest
 
@@ -156,6 +156,8 @@ def _rows(
 ) -> list[dict[str, Any]]:
     name = f"tables/{table}.jsonl"
     archived = TABLES[table]
+    if name not in entries and archived.added_later:
+        return []  # written before the migration that added the table
     required = set(archived.columns) - set(archived.optional)
     rows: list[dict[str, Any]] = []
     try:

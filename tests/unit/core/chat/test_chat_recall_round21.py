@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from datetime import timedelta, timezone
 
+import pytest
+
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ChatSettings, ModelSettings
 from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.message_search import Excerpt
+from desktop.core.db.purge import Erasable, PurgeStore
 from desktop.core.memory.excerpts import ExcerptRetriever
 from desktop.core.memory.lines import excerpt_line
 from desktop.core.memory.message_index import MessageIndexer
@@ -85,7 +88,9 @@ def test_a_value_named_a_secret_elsewhere_is_never_recalled_after_a_restart(
         assert named_as is not None and VALUE not in named_as.title
 
 
+@pytest.mark.parametrize("erased", [False, True], ids=["restorable", "erased"])
 def test_what_a_memory_the_user_deleted_was_learned_from_is_not_recalled(
+    erased: bool,
     database: Database,
     broker: InferenceBroker,
     prompts: PromptLibrary,
@@ -93,7 +98,9 @@ def test_what_a_memory_the_user_deleted_was_learned_from_is_not_recalled(
     store: ConversationStore,
 ) -> None:
     """The user deleted "the fern is called Gerald" from Reverie's memories;
-    the message it was learned from was still recalled, and the reply knew."""
+    the message it was learned from was still recalled, and the reply knew.
+    Once the memory was erased for good its sources went with it, and the
+    message was recalled again."""
     chat = _started(database, broker, prompts)
     told = chat.new_conversation().id
     chat.run(chat.send(told, "My fern is called Gerald, he sits on the windowsill."), Recorder())
@@ -110,6 +117,9 @@ def test_what_a_memory_the_user_deleted_was_learned_from_is_not_recalled(
     chat.run(chat.send(kept, "The windowsill gets sun all morning."), Recorder())
     MessageIndexer.over(database, broker).index_missing()
     memories.set_status([learned.id], "deleted")
+    if erased:
+        PurgeStore(database).erase(Erasable((learned.id,), ()), now=1.0)
+        assert memories.store.get(learned.id) is None
 
     asking = chat.new_conversation().id
     model.requests.clear()
