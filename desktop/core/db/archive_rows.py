@@ -226,6 +226,7 @@ NOT_ARCHIVED: dict[str, str] = {
     "background_jobs": "the queue of one running installation",
     "database_identity": "each database's own (schema_v8)",
     "erased_items": "ids of what this database erased, to purge its own snapshots",
+    "erased_imports": "where this database's imported conversations it erased came from",
     "harvest_retries": "a back-off of this installation's harvest",
     "memory_embeddings": "vectors: embedded again in the background",
     "memory_vector_changes": "a log of vector changes for the in-memory index",

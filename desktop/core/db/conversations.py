@@ -247,6 +247,21 @@ class ConversationStore:
             found.update((row["external_id"], _conversation(row)) for row in rows)
         return found
 
+    def erased_imports(self, imported_from: str, external_ids: Iterable[str]) -> set[str]:
+        """Which of *external_ids* name a conversation imported from
+        *imported_from* and erased for good since (schema_v14)."""
+        wanted = sorted(set(external_ids))
+        found: set[str] = set()
+        for start in range(0, len(wanted), _IDS_PER_QUERY):
+            chunk = wanted[start : start + _IDS_PER_QUERY]
+            rows = self._db.fetch_all(
+                "SELECT external_id FROM erased_imports WHERE imported_from = ?"
+                f" AND external_id IN ({', '.join('?' * len(chunk))})",
+                (imported_from, *chunk),
+            )
+            found.update(str(row[0]) for row in rows)
+        return found
+
     def get(self, conversation_id: int) -> Conversation | None:
         """The conversation, deleted or not; None if there never was one."""
         row = self._db.fetch_one("SELECT * FROM conversations WHERE id = ?", (conversation_id,))

@@ -59,7 +59,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "the user's message a worker was asked for in", schema_v11.SQL),
     Migration(12, "vectors of messages, to recall past conversations", schema_v12.SQL),
     Migration(13, "where an imported conversation came from", schema_v13.SQL),
-    Migration(14, "messages of erased memories the user deleted", schema_v14.SQL),
+    Migration(14, "what an erasure leaves: messages unrecalled, imports erased", schema_v14.SQL),
 )
 
 _CREATE_RECORD_TABLE = """

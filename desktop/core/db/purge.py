@@ -263,6 +263,8 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
         blank_dream_words(tx, tables)
     if "forgotten_messages" in tables:
         _keep_sources_forgotten(tx, memory_ids)
+    if "erased_imports" in tables:
+        _keep_imports_erased(tx, conversation_ids)
     for table in _OLD_VECTOR_TABLES:
         if table in tables and memory_ids:
             _delete_ids(tx, table, "memory_id", memory_ids)
@@ -567,6 +569,19 @@ def _keep_sources_forgotten(tx: Transaction, memory_ids: Sequence[int]) -> None:
             " SELECT DISTINCT s.message_id FROM memory_sources s"
             " JOIN messages m ON m.id = s.message_id"
             f" WHERE s.memory_id IN ({_marks(chunk)})",
+            chunk,
+        )
+
+
+def _keep_imports_erased(tx: Transaction, conversation_ids: Sequence[int]) -> None:
+    """Record where the imported ones of *conversation_ids* came from (schema_v14)."""
+    for start in range(0, len(conversation_ids), _IDS_PER_QUERY):
+        chunk = conversation_ids[start : start + _IDS_PER_QUERY]
+        tx.execute(
+            "INSERT OR IGNORE INTO erased_imports (imported_from, external_id)"
+            " SELECT imported_from, external_id FROM conversations"
+            f" WHERE id IN ({_marks(chunk)})"
+            " AND imported_from IS NOT NULL AND external_id IS NOT NULL",
             chunk,
         )
 

@@ -75,6 +75,7 @@ class Skipped:
 
 
 ALREADY_THERE = "already imported"
+ERASED_HERE = "imported before and erased for good since"
 
 
 @dataclass(frozen=True)
@@ -245,16 +246,19 @@ class HistoryImporter:
                     self._title(item), item.external_id, len(item.messages), item.left_out
                 )
         there = self._conversations.imported(export.source, new)
+        erased = self._conversations.erased_imports(export.source, new)
+        left = there.keys() | erased
         already = tuple(
             Skipped(planned.title, key, ALREADY_THERE)
             for key, planned in new.items()
             if key in there
         )
+        skipped += [Skipped(new[key].title, key, ERASED_HERE) for key in sorted(erased)]
         preview = ImportPreview(
             export.path,
             export.source,
             export.source_name,
-            tuple(planned for key, planned in new.items() if key not in there),
+            tuple(planned for key, planned in new.items() if key not in left),
             already,
             tuple(skipped),
         )

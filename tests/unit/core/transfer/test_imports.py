@@ -15,6 +15,7 @@ from desktop.core.transfer.archive import export_archive
 from desktop.core.transfer.foreign import NotAnExport
 from desktop.core.transfer.imports import Imports
 from desktop.core.transfer.progress import PlainState
+from tests.erasers import eraser_for
 from tests.unit.core.transfer.archive_world import World, fill, folder, open_folder
 from tests.unit.core.transfer.exports import chatgpt_line, write_json
 
@@ -106,3 +107,40 @@ def test_a_file_that_is_neither_is_refused_with_the_reason(
     _, imports = fresh
     with pytest.raises(NotAnExport, match="not a ChatGPT or Claude export"):
         imports.preview(notes)
+
+
+def test_a_conversation_erased_for_good_stays_out_when_the_export_is_imported_again(
+    tmp_path: Path,
+) -> None:
+    """Round 21: only erased ids were kept, so the ChatGPT id of an erased
+    conversation was unknown and importing the same export again brought it
+    back."""
+    export = write_json(
+        tmp_path / "conversations.json",
+        [
+            chatgpt_line("a", "Garden", "When do I plant tulips?", "In autumn."),
+            chatgpt_line("b", "Health", "My doctor is Dr. Imrie.", "Noted."),
+        ],
+    )
+    paths = folder(tmp_path / "fresh")
+    database = open_folder(paths)
+    try:
+        imports = Imports(database, paths, Redactor())
+        assert imports.run(export, learn=False, state=PlainState()).imported
+        conversations = ConversationStore(database)
+        [health] = [c for c in conversations.list() if c.title == "Health"]
+        eraser_for(database, paths).erase_conversations([health.id])
+
+        assert imports.preview(export).lines == (
+            "This is a ChatGPT export.",
+            "It would add 0 conversations (0 messages).",
+            "Already here: 1 conversation.",
+            "Would be skipped: 1 conversation.",
+            "• Health: imported before and erased for good since",
+        )
+        again = imports.run(export, learn=False, state=PlainState())
+        assert not again.imported
+        assert [c.title for c in conversations.list()] == ["Garden"]
+        assert database.fetch_one("SELECT 1 FROM messages WHERE content LIKE '%Imrie%'") is None
+    finally:
+        database.close()
