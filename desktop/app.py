@@ -13,6 +13,8 @@ The first start's conversion of the memory model shows its progress in both.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import logging
 import os
 import sys
@@ -21,6 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import tzinfo
+from typing import TextIO, cast
 
 from desktop import __version__, export_cli, models_cli, transfer_cli
 from desktop.core.backends.library import ModelLibrary
@@ -344,12 +347,54 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command in commands:
                 for said in log_problems:  # no window to show them
                     print(f"Reverie: {said}", file=sys.stderr)
-                return commands[args.command](args, paths)
+                with _output_may_stop():
+                    return commands[args.command](args, paths)
             if args.check:
                 return run_check(paths, args.prompt, log_problems)
             return run_gui(paths, start_hidden=args.hidden, early_problems=log_problems)
     finally:
         os.umask(previous_umask)  # main() also runs inside other programs (the tests)
+
+
+class _StoppedReading(io.TextIOBase):
+    """Standard output that a reader may stop reading (``reverie import
+    FILE | head``): what is printed after that goes nowhere, and the command
+    goes on (an import half done because its output was cut short would
+    surprise)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.stopped = False
+
+    def write(self, text: str) -> int:
+        if not self.stopped:
+            try:
+                self.out.write(text)
+            except BrokenPipeError:
+                self.stopped = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.stopped:
+            try:
+                self.out.flush()
+            except BrokenPipeError:
+                self.stopped = True
+
+
+@contextmanager
+def _output_may_stop() -> Iterator[None]:
+    """A command's standard output, as ``_StoppedReading`` keeps it."""
+    out = sys.stdout
+    kept = _StoppedReading(out)
+    sys.stdout = cast(TextIO, kept)
+    try:
+        yield
+    finally:
+        sys.stdout = out
+        if kept.stopped:  # Python's own flush at exit would say it in a traceback
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
 
 
 def run_check(paths: AppPaths, prompt: str, early_problems: Sequence[str] = ()) -> int:

@@ -4,7 +4,9 @@ test's user folders."""
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,3 +151,28 @@ def test_a_one_message_conversation_is_counted_in_the_singular_and_a_refusal_say
     empty.write_text("", encoding="utf-8")
     assert main(["import", str(empty)]) == 1
     assert capsys.readouterr().err.startswith("Reverie: ")
+
+
+class _ReadUntilFirstLine(io.StringIO):
+    """A pipe whose reader stops after the first line (``| head -1``)."""
+
+    def write(self, text: str) -> int:
+        if "\n" in self.getvalue():
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+def test_an_import_whose_output_stops_being_read_still_imports_everything(
+    tmp_path: Path, user_dirs: AppPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round 21: ``reverie import FILE | head -1`` stopped the import at its
+    next progress line with a BrokenPipeError traceback."""
+    export = write_json(
+        tmp_path / "conversations.json",
+        [chatgpt_line(f"c{n}", f"Chat {n}", f"question {n}", f"answer {n}") for n in range(30)],
+    )
+    piped = _ReadUntilFirstLine()
+    monkeypatch.setattr(sys, "stdout", piped)
+    assert main(["import", str(export)]) == 0
+    assert piped.getvalue().count("\n") == 1
+    assert len(_conversations(user_dirs)) == 30
