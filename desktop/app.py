@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from typing import TextIO, cast
 
 from desktop import __version__, export_cli, models_cli, transfer_cli
@@ -161,8 +161,9 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
     if core.database is not None:
         prompts = PromptLibrary(paths.prompts_dir)
         core.conversations = conversations = ConversationStore(core.database)
-        # Schedules, worker time gates and the times a message names ("last
-        # Friday") are read in one zone, the one Reverie started with.
+        # Schedules, worker time gates, the times a message names ("last
+        # Friday"), the chat's own time and the dates it gives the model are
+        # read in one zone, the one Reverie started with.
         time_zone = zone_named(settings.tasks.time_zone)
 
         def zone() -> tzinfo:
@@ -229,6 +230,7 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
             redactor=redactor,
             worker_texts=worker_store,
             recall=core.recall,
+            clock=lambda: datetime.now(time_zone),
         )
         core.chat.when_deleted(core.workers.cancel_conversation)
         core.harvester = Harvester(

@@ -284,6 +284,9 @@ def test_tasks_and_skills_are_built_in_the_settings_zone_and_reach_the_chat(
         assert core.tasks is not None and core.tasks.zone == ZoneInfo("Asia/Tokyo")
         assert core.chat is not None
         conversation = core.chat.new_conversation()
+        # The chat's own time is in that zone too: "yesterday" (read in it)
+        # and the dates the model is given agree.
+        assert "(JST)" in core.chat.assembled(conversation.id).turn_context
         assert "- Brew tea: Brew the user's tea" in core.chat.assembled(conversation.id).system
         offered = core.chat.assembled(conversation.id, frozenset({"task", "read_skill"})).system
         assert "- task(action: add | complete" in offered
