@@ -44,9 +44,9 @@ _CODE_WORD = (
 )
 _VALUE = (
     r"(?P<value>\d{1,2}(?P<sep>[-/ .])\d{1,2}(?:(?P=sep)\d{1,2}){1,3}|\d{3}[- ]\d{3}|\d{3,8})"
-    r"(?![\w/.,:-]?\d)(?![\w'\u2019%\u20ac$\u00a3])"
+    r"(?![\w/.,:-]?\d)(?![\w%\u20ac$\u00a3]|['\u2019]\w)[\"'`\u2019\u201d]?"
     r"(?=[ \t]*(?:$|[\n.,;!?)\u2014\u2013-]|(?:for|then|after|before|and|but|so|on|at|or|if"
-    r"|when|btw|keys?|I|to|just|und|en|och)\b))"
+    r"|when|btw|lol|thx|keys?|I|to|just|und|en|och)\b|:\)))"
 )
 _SIGN = (
     r"(?:\s+(?:is|was|ist|\u00e4r|er|heeft|hat|has|takes|uses|needs|wants|to|=|use|set\s+to"
@@ -57,7 +57,7 @@ _OPENED = re.compile(
     r"(?P<between>[^.!?\n,;:]{0,50}?)"
     rf"(?:{_SIGN}[ \t]*(?P<word>{_CODE_WORD}\b(?:[ \t]+is)?[ \t]*:?)?"
     rf"|[ \t]+(?P<word2>{_CODE_WORD}\b(?:[ \t]+is)?[ \t]*:?)"
-    r"|(?<=box|afe|ock|pad)(?P<space>[ \t]+)(?=\d))[ \t]*" + _VALUE,
+    r"|(?<=box|afe|ock|pad)(?P<space>[ \t]+)(?=\d))[ \t]*[\"'`\u2018\u201c]?" + _VALUE,
     re.IGNORECASE | re.MULTILINE,
 )
 """What a code opens, its sign or the word for its code, then the code."""
