@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterator
 
 _NAMED = re.compile(
-    r"\b(?:(?P<plain>cvc2?|cvv2?|cvn)|(?P<near>cid|csc|(?:card\s+)?security\s+code|back\s+code"
+    r"\b(?:(?P<plain>cvc2?|cvv2?|cvn|(?:3|4|three|four)\s+digits\s+on\s+(?:the\s+)?back)|(?P<near>cid|csc|(?:card\s+)?security\s+code|back\s+code"
     r"|code\s+on\s+(?:the\s+)?back|(?:verification|card)\s+code|code))"
-    r"(?:\s+(?:number|no\.?|code))?(?:\s+(?:is|was))?[ \t]*[:=#]?[ \t]*\n?[ \t]*"
+    r"(?:\s+(?:number|no\.?|code))?(?:\s+(?:is|was|are))?[ \t]*[:=#]?[ \t]*\n?[ \t]*"
     r"[\"'`\u2018\u201c]?(?P<code>\d{3,4})(?![\d/.:,-]?\d)",
     re.IGNORECASE,
 )

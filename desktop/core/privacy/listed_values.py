@@ -42,7 +42,7 @@ _NUMBERED = re.compile(
     r"\b(?:room|floor|flight|gate|seat|order|version|v|bus|tram|train|line|page|chapter|section"
     r"|size|year|age|zip|postcode|score|ticket|booking|tracking|model|serial|total|price|number"
     r"|no|tel|phone\s+number|building|apartment|apt|flat|house|street|platform|track|lane"
-    r"|locker|ssid|network|wi-?fi|hotspot|user(?:name)?|login|e-?mail|id|account|handle|name|url|link|site"
+    r"|locker|ssid|network|user(?:name)?|login|id|handle|name|url|link|site"
     r"|address|ttl|timeout|port|limit|max|min|count|umask|mode)\b",
     re.IGNORECASE,
 )
@@ -54,6 +54,10 @@ _TAKES_A_PIN = re.compile(
     re.IGNORECASE,
 )
 """Labels of what a PIN opens: a PIN of a list is taken only beside one."""
+_NETWORK = re.compile(r"\b(?:wi-?fi|hotspot)\b", re.IGNORECASE)
+"""Labels of a network, whose name is no secret ("wifi Vodafone-4F2A"): its
+value is taken only if shaped as a password."""
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 
 
 def _a_value(value: str) -> bool:
@@ -63,7 +67,7 @@ def _a_value(value: str) -> bool:
         return True
     if _PIN.fullmatch(value):
         return _YEAR.fullmatch(value) is None
-    if _DOMAIN.fullmatch(value):
+    if _DOMAIN.fullmatch(value) or _EMAIL.fullmatch(value):
         return False
     digit = any(c.isdigit() for c in value)  # "**Tips" and "Brands:**" are markup
     return password_shaped(value) or (digit and looks_like_a_value(value))
@@ -92,9 +96,9 @@ _CHATTER = re.compile(
 """What a chat line ends with after its values: "lol", "don't share it"."""
 _ENDING = r"[ \t]*[.!?)]*(?:[ \t]+(?:lol|thx|thanks|:\)))*[ \t]*\Z"
 _LABEL_VALUE = re.compile(
-    r"[ \t]*(?:(?:and|but|also|plus)[ \t]+)?(?:(?:the|my|our|his|her|their)[ \t]+)?"
+    r"[ \t]*(?:(?:and|but|also|plus)[ \t]+)?(?:for[ \t]+)?(?:(?:the|my|our|his|her|their)[ \t]+)?"
     r"(?P<label>[A-Za-z][\w'\u2019+.-]*(?:[ \t]+(?!for\b)[A-Za-z][\w'\u2019+.-]*){0,3}?)"
-    r"(?:[ \t]+(?:is|was|are)[ \t]+(?:now[ \t]+)?(?:it'?s[ \t]+)?|[ \t]*[:=][ \t]*"
+    r"(?:[ \t]+(?:is|was|are|it'?s)[ \t]+(?:now[ \t]+)?(?:it'?s[ \t]+)?|[ \t]*[:=][ \t]*"
     r"|[ \t]+(?:[-\u2013\u2014]+>?|=>|\u2192)[ \t]+|[ \t]+)"
     r"(?P<value>[^\s]+?)" + _ENDING,
     re.IGNORECASE,
@@ -130,7 +134,8 @@ def lists(text: str) -> Iterator[tuple[int, int]]:
     lines = re.finditer(r"^[^\n]{6,200}$", text, re.MULTILINE)
     # A value of a list's holds a digit or a sign (most of a long paste has none).
     blocks = [list(_parts(text, *line.span())) for line in lines if _SIGNED.search(line.group())]
-    blocks += [[item.span("item") for item in items] for items in _items(text)]
+    blocks += [[item.span("item") for item in items] for items in _runs(_ITEM, text)]
+    blocks += [[line.span() for line in lines] for lines in _runs(_LABELLED_LINE, text)]
     for parts in blocks:
         parts = [p for p in parts if not _CHATTER.fullmatch(text, *p)]
         if len(parts) < 2:
@@ -149,10 +154,14 @@ _ITEM = re.compile(
 """An item of a list, its mark (and its box) left out: "- [ ] PayPal 'r0ck3t'"."""
 
 
-def _items(text: str) -> Iterator[list[re.Match[str]]]:
-    """Each run of list items on lines one after the other."""
+_LABELLED_LINE = re.compile(r"^[ \t]*[A-Za-z][^\n:]{0,30}:[ \t]*[^\s:]+[ \t]*$", re.MULTILINE)
+"""A line that is a label and a value: "email: b4nana!!"."""
+
+
+def _runs(pattern: re.Pattern[str], text: str) -> Iterator[list[re.Match[str]]]:
+    """Each run of *pattern*'s lines (list items, labelled lines) one after the other."""
     run: list[re.Match[str]] = []
-    for item in _ITEM.finditer(text):
+    for item in pattern.finditer(text):
         if run and text.count("\n", run[-1].end(), item.start()) != 1:
             yield run
             run = []
@@ -185,6 +194,8 @@ def _part_value(
         return
     if value.isdigit() and not (pins or _TAKES_A_PIN.search(label)):
         return
+    if _NETWORK.search(label) and not password_shaped(value):
+        return
     yield start, stop
 
 
@@ -204,7 +215,11 @@ _CHANGE_CUE = re.compile(
     r"|(?:->|=>|\u2192))[ \t]*(?=\S)",
     re.IGNORECASE,
 )
-_BEFORE_ARROW = re.compile(r"(?P<value>[^\s:]+)[ \t]*(?:->|=>|\u2192)")
+_BEFORE_ARROW = re.compile(
+    r"(?P<value>[^\s:]+)(?:[ \t]*(?:->|=>|\u2192)|[ \t]+(?:is|was)[ \t]+(?:the[ \t]+)?"
+    r"(?:new|old|gone|current|previous)\b)",
+    re.IGNORECASE,
+)
 _VALUE = re.compile(r"[^\s,;()]+")
 _UNIT = re.compile(r"[ \t]+(?:characters?|chars?|digits?|letters?|times|days|weeks|months)\b")
 
@@ -229,6 +244,12 @@ def changes(text: str) -> Iterator[tuple[int, int]]:
 
 # -- a row of accounts --------------------------------------------------------------------
 _USER = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|[A-Za-z][\w.-]{1,30}|https?://\S+")
+_CELL_LABEL = re.compile(
+    r"^[ \t]*(?:website|site|service|user(?:name)?|login)[ \t]*:", re.IGNORECASE
+)
+"""A cell's own label: "user: jsmith"."""
+_MARK = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+")
+"""A list item's mark: "\u2022 gmail - bob - X"."""
 _NAME = re.compile(r"[A-Za-z][\w.+&'-]*(?: [\w.+&'-]+){0,2}")
 
 
@@ -238,13 +259,17 @@ def rows(text: str) -> Iterator[tuple[int, int]]:
         if len(line.group()) > 300:
             continue
         row = _CHATTER.sub("", line.group())
-        sign = next((s for s in ("|", "\t", ";", ",") if s in row), None)
+        row = _MARK.sub(lambda mark: " " * len(mark.group()), row)
+        body = row.strip()
+        sign = next((s for s in ("|", "\t", ";", ",", "  ", " - ") if s in body), None)
+        if sign is None and body.count(":") == 2 and not re.search(r"\s|//", body):
+            sign = ":"  # "Hulu:tom_99:X"
         if sign is None:
             continue
-        cells = row.split(sign)
-        bars = sign == "|" and row.strip().startswith("|")
+        cells = [_CELL_LABEL.sub("", cell) for cell in body.split(sign)]
+        bars = sign == "|" and body.startswith("|")
         if bars:
-            cells = cells[1:-1] if row.strip().endswith("|") else cells[1:]
+            cells = cells[1:-1] if body.endswith("|") else cells[1:]
         cells = [cell.strip() for cell in cells]
         if not (2 if bars else 3) <= len(cells) <= 4 or not _NAME.fullmatch(cells[0]):
             continue

@@ -140,3 +140,49 @@ def test_a_value_of_the_families_rules_were_written_on_is_taken_out(family: str,
 def test_an_everyday_sentence_of_a_familys_look_stays(negative: str | tuple[str, str]) -> None:
     before, text = negative if isinstance(negative, tuple) else ("", negative)
     assert redact(text, after=[before] if before else []).text == text
+
+
+# Written after the held-out half was measured (so no longer held out): the
+# same families in the shapes that half had.
+@pytest.mark.parametrize(
+    ("text", "values", "after"),
+    [
+        ('the pin for the joint card is 4471, for the savings card it\'s "9920"', ("9920",), ()),
+        ("bank: Falcon#19\nemail: Wren5512!", ("Wren5512",), ()),
+        (
+            "zxcvbn is the old one, Marsh!77 is the new pw",
+            ("zxcvbn", "Marsh!77"),
+            (),
+        ),
+        ("Tidal  ana_p  Gr4nite!\nAudible  ana_p  owl_tree_5", ("Gr4nite!", "owl_tree_5"), ()),
+        ("\u2022 Tidal - ana_p - owl_tree_5", ("owl_tree_5",), ()),
+        ("site: Tidal, user: ana_p, owl_tree_5", ("owl_tree_5",), ()),
+        ("Tidal:ana_p:owl_tree_5", ("owl_tree_5",), ()),
+        ("code for the back gate 5521", ("5521",), ()),
+        ("the three digits on the back are 402", ("402",), ()),
+        ("the main entrance: '7781'", ("7781",), ()),
+        ("garage keypad '3.3.1.9'", ("3.3.1.9",), ()),
+        ("12-30-7", ("12-30-7",), ("my bike lock combo",)),
+    ],
+)
+def test_the_held_out_shapes_are_taken_out_too(
+    text: str, values: tuple[str, ...], after: tuple[str, ...]
+) -> None:
+    _assert_gone(text, *values, after=after)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "email: anna@mail.de\nphone: 0171 2345678",
+        "meeting: 10:30\nroom: 114",
+        "Berlin  Germany  3645000",
+        "\u2022 milk - 2 - litres",
+        "the code for the gate is on the fridge",
+        "the three digits on the back are worn off",
+        "wifi: HomeNet\nrouter: FRITZ!Box 7530",
+        "it was the old one, the new one is faster",
+    ],
+)
+def test_sentences_of_the_held_out_shapes_are_kept(text: str) -> None:
+    assert redact(text).text == text
