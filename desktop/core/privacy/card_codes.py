@@ -16,10 +16,10 @@ import re
 from collections.abc import Iterator
 
 _NAMED = re.compile(
-    r"\b(?:(?P<plain>cvc2?|cvv2?|cvn)|(?P<near>cid|csc|(?:card\s+)?security\s+code|back\s+code"
+    r"\b(?:(?P<plain>cvc2?|cvv2?|cvn|(?:3|4|three|four)\s+digits\s+on\s+(?:the\s+)?back)|(?P<near>cid|csc|(?:card\s+)?security\s+code|back\s+code"
     r"|code\s+on\s+(?:the\s+)?back|(?:verification|card)\s+code|code))"
-    r"(?:\s+(?:number|no\.?|code))?(?:\s+(?:is|was))?[ \t]*[:=#]?[ \t]*(?P<code>\d{3,4})"
-    r"(?![\d/.:,-]?\d)",
+    r"(?:\s+(?:number|no\.?|code))?(?:\s+(?:is|was|are))?[ \t]*[:=#]?[ \t]*\n?[ \t]*"
+    r"[\"'`\u2018\u201c]?(?P<code>\d{3,4})(?![\d/.:,-]?\d)",
     re.IGNORECASE,
 )
 """A card's code by its name: "cvc 091", "the CVV is 734", "cid 4417"."""

@@ -593,7 +593,7 @@ _DESCRIBING_WORDS = _WHERE | frozenset(
         "secret not the a an in on at my your his her their our its under over inside "
         "broken down slow failing working locked blocked disabled invalid incorrect "
         "optional mandatory fine good bad ok okay only just case-sensitive missing "
-        "lost forgotten unknown empty blank hidden visible shown printed "
+        "lost gone forgotten unknown empty blank hidden visible shown printed "
         "somewhere here there what which this that it mine yours ours theirs hers "
         "who where whatever one another no none is was are "
         "all both each every many several mostly usually see ask check call "

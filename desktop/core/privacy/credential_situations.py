@@ -227,14 +227,14 @@ _OPENS = re.compile(
 )
 """The value that opens or gets someone in, starting its clause: "X unlocks the iPad"."""
 _LABELLED = re.compile(
-    r"(?:^|(?<=[\n,;]))[ \t]*(?:[-*\u2022][ \t]*)?"
+    r"(?:^|(?<=[\n,;]))[ \t]*(?:[-*\u2022][ \t]*(?:\[[ xX]?\][ \t]*)?)?"
     r"(?P<label>[A-Za-z][\w+&'\u2019!]*(?:[ \t][\w+&'\u2019!]+){0,2}?)"
     r"[ \t]*(?:=>|->|\u2192|[:=]|[ \t][-\u2013\u2014])[ \t]*\n?[ \t]*",
     re.MULTILINE,
 )
 """A label and a sign starting a line or a part of a list ("Netflix: X", "hbo = X")."""
 _LABEL_SPACE_VALUE = re.compile(
-    r"(?:^|(?<=[,;:]))[ \t]*(?:[-*\u2022][ \t]*)?"
+    r"(?:^|(?<=[,;:]))[ \t]*(?:[-*\u2022][ \t]*(?:\[[ xX]?\][ \t]*)?)?"
     r"(?P<label>[A-Za-z][\w'\u2019&+-]*(?:[ \t]+[A-Za-z][\w'\u2019&+-]*){0,2})"
     r"[ \t]+(?P<value>[^\s,;=:]+)[ \t]*(?=[,;]|$)",
     re.MULTILINE,

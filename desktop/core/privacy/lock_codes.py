@@ -24,6 +24,7 @@ _LOCKS = (
     r"(?:u-|d-|bike\s+|chain\s+|cable\s+|spiral\s+|helmet\s+|combination\s+|number\s+)?"
     r"(?:lock|padlock)|key\s*safe|key\s*box|lock\s*box|key\s+(?:cabinet|cupboard)|safe"
     r"|(?:front|back|side|main|garden|yard|entrance)\s+(?:door|gate)|gate|door\s+keypad|keypad"
+    r"|main\s+entrance"
     r"|(?:alarm|deur|poort|door|gate|garage)code|(?:port|d\u00f6rr|larm)kod(?:en)?"
     r"|garage(?:\s+door)?|garadge|shed|intercom|voice\s*mail|mailbox|storage\s+unit"
     r"|listen\s+to\s+(?:my\s+)?messages(?:\s+remotely)?"
@@ -44,9 +45,9 @@ _CODE_WORD = (
 )
 _VALUE = (
     r"(?P<value>\d{1,2}(?P<sep>[-/ .])\d{1,2}(?:(?P=sep)\d{1,2}){1,3}|\d{3}[- ]\d{3}|\d{3,8})"
-    r"(?![\w/.,:-]?\d)(?![\w'\u2019%\u20ac$\u00a3])"
+    r"(?![\w/.,:-]?\d)(?![\w%\u20ac$\u00a3]|['\u2019]\w)[\"'`\u2019\u201d]?"
     r"(?=[ \t]*(?:$|[\n.,;!?)\u2014\u2013-]|(?:for|then|after|before|and|but|so|on|at|or|if"
-    r"|when|btw|keys?|I|to|just|und|en|och)\b))"
+    r"|when|btw|lol|thx|keys?|I|to|just|und|en|och)\b|:\)))"
 )
 _SIGN = (
     r"(?:\s+(?:is|was|ist|\u00e4r|er|heeft|hat|has|takes|uses|needs|wants|to|=|use|set\s+to"
@@ -55,9 +56,10 @@ _SIGN = (
 _OPENED = re.compile(
     rf"\b(?:(?P<lock>{_LOCKS})|(?P<other>{_NEED_A_CODE_WORD}))(?:'s|\u2019s)?\b"
     r"(?P<between>[^.!?\n,;:]{0,50}?)"
-    rf"(?:{_SIGN}[ \t]*(?P<word>{_CODE_WORD}\b(?:[ \t]+is)?[ \t]*:?)?"
-    rf"|[ \t]+(?P<word2>{_CODE_WORD}\b(?:[ \t]+is)?[ \t]*:?)"
-    r"|(?<=box|afe|ock|pad)(?P<space>[ \t]+)(?=\d))[ \t]*" + _VALUE,
+    rf"(?:{_SIGN}[ \t]*(?P<word>{_CODE_WORD}\b(?:[ \t]+is)?[ \t]*:?\n?)?"
+    rf"|[ \t]+(?P<word2>{_CODE_WORD}\b(?:[ \t]+is)?[ \t]*:?\n?)"
+    r"|(?<=box|afe|ock|pad)(?P<space>[ \t]+)(?=[\"'`\u2018\u201c]?\d))[ \t]*[\"'`\u2018\u201c]?"
+    + _VALUE,
     re.IGNORECASE | re.MULTILINE,
 )
 """What a code opens, its sign or the word for its code, then the code."""
@@ -77,6 +79,12 @@ _CODE_ALONE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 """The word code and a code: "takes the code 6034 after hours", "Code 482913 to confirm"."""
+_CODE_FOR = re.compile(
+    r"\bcode[ \t]+(?:for|to|of)[ \t]+(?:(?:the|my|our)[ \t]+)?(?:[\w'\u2019-]+[ \t]+){0,2}?"
+    rf"(?:{_LOCKS})\b[ \t]*(?::|is|=)?[ \t]*[\"'`\u2018\u201c]?" + _VALUE,
+    re.IGNORECASE | re.MULTILINE,
+)
+"""The word code, what it opens, then the code: "code for the side gate 9192"."""
 _NOT_SECRET_CODES = frozenset(
     str.split(
         "zip postal post area country dialling dialing error status exit product bar qr source "
@@ -115,6 +123,8 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         if found["lock"] or found["word"] or found["word2"]:
             yield found.span("value")
     for found in _ALONE.finditer(text):
+        yield found.span("value")
+    for found in _CODE_FOR.finditer(text):
         yield found.span("value")
     for found in _CODE_ALONE.finditer(text):
         kind = (found["kind"] or "").strip().lower()

@@ -32,6 +32,7 @@ from desktop.core.privacy import (
     credential_phrases,
     credential_situations,
     credential_sweep,
+    listed_values,
     lock_codes,
     named_later,
     otp_secrets,
@@ -326,6 +327,18 @@ your password?" asks for a year, and "2019" answers it."""
 
 
 def _found(text: str) -> Iterator[tuple[int, int, str]]:
+    found = list(_found_alone(text))
+    yield from found
+    # Said beside others (round 21): the rest of a list one of whose values
+    # was found, the old and new values of a change, a row of accounts.
+    for start, stop in listed_values.siblings(text, found):
+        yield start, stop, "password"
+    for reader in (listed_values.lists, listed_values.changes, listed_values.rows):
+        for start, stop in reader(text):
+            yield start, stop, "password"
+
+
+def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
     for kind, patterns in _patterns():
         for pattern in patterns:
             for match in pattern.finditer(text):
