@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -235,32 +235,26 @@ class ConversationStore:
     def imported(self, imported_from: str, external_ids: Iterable[str]) -> dict[str, Conversation]:
         """The conversations already imported from *imported_from* with
         these ids (deleted ones too, until erased), by external id."""
-        wanted = sorted(set(external_ids))
-        found: dict[str, Conversation] = {}
-        for start in range(0, len(wanted), _IDS_PER_QUERY):
-            chunk = wanted[start : start + _IDS_PER_QUERY]
-            rows = self._db.fetch_all(
-                "SELECT * FROM conversations WHERE imported_from = ?"
-                f" AND external_id IN ({', '.join('?' * len(chunk))})",
-                (imported_from, *chunk),
-            )
-            found.update((row["external_id"], _conversation(row)) for row in rows)
-        return found
+        rows = self._by_external_id("*", "conversations", imported_from, external_ids)
+        return {row["external_id"]: _conversation(row) for row in rows}
 
     def erased_imports(self, imported_from: str, external_ids: Iterable[str]) -> set[str]:
         """Which of *external_ids* name a conversation imported from
         *imported_from* and erased for good since (schema_v14)."""
+        rows = self._by_external_id("external_id", "erased_imports", imported_from, external_ids)
+        return {str(row[0]) for row in rows}
+
+    def _by_external_id(
+        self, columns: str, table: str, imported_from: str, external_ids: Iterable[str]
+    ) -> Iterator[Row]:
         wanted = sorted(set(external_ids))
-        found: set[str] = set()
         for start in range(0, len(wanted), _IDS_PER_QUERY):
             chunk = wanted[start : start + _IDS_PER_QUERY]
-            rows = self._db.fetch_all(
-                "SELECT external_id FROM erased_imports WHERE imported_from = ?"
+            yield from self._db.fetch_all(
+                f"SELECT {columns} FROM {table} WHERE imported_from = ?"
                 f" AND external_id IN ({', '.join('?' * len(chunk))})",
                 (imported_from, *chunk),
             )
-            found.update(str(row[0]) for row in rows)
-        return found
 
     def get(self, conversation_id: int) -> Conversation | None:
         """The conversation, deleted or not; None if there never was one."""
