@@ -24,6 +24,7 @@ import math
 import re
 import zipfile
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -199,9 +200,9 @@ def _unusable(table: ArchivedTable, row: dict[str, Any]) -> str | None:
     """What in *row* no database of Reverie's holds, in words, or None."""
     if table.name in OWNERS and row[OWNERS[table.name]] is None:  # a message of no conversation
         return f"no {OWNERS[table.name]}"
-    ids = {"id"} if table.has_id else set()
+    ids = _id_columns(table.name)
     for column, value in row.items():
-        if column in ids or column in {r.column for r in table.references}:
+        if column in ids:
             if value is not None and not (_whole(value) and 1 <= value <= ID_MAX):
                 return f"{column} {value!r}, not an id"
         elif _whole(value) and not _INTEGERS[0] <= value <= _INTEGERS[1]:
@@ -213,6 +214,15 @@ def _unusable(table: ArchivedTable, row: dict[str, Any]) -> str | None:
         elif _time(column) and value is not None and not _shown_as_date(value):
             return f"{column} {value!r}, not a time"
     return None
+
+
+@cache
+def _id_columns(name: str) -> frozenset[str]:
+    """The columns of the archived table *name* holding an id: its own, and
+    its references (read once per table, not for every value)."""
+    table = TABLES[name]
+    own = {"id"} if table.has_id else set()
+    return frozenset(own | {r.column for r in table.references})
 
 
 def _time(column: str) -> bool:
