@@ -211,14 +211,14 @@ class _Components:
         if not lines:
             return ""
         content = "\n".join(lines)
-        if limit is not None and len(content) > limit and not condensable:
+        if limit is not None and len(content) > limit:
+            if condensable:
+                self.oversized.append(Oversized(name, content, limit))
+                shorter = self._condensed(name, content_hash(content))
+                # A condensed text is the model's rewrite of safe lines: made safe again.
+                safer = None if shorter is None else safe_for_prompt(shorter, "paragraphs")
+                content = safer if safer is not None else content
             content = _cut(content, limit)
-        elif limit is not None and len(content) > limit:
-            self.oversized.append(Oversized(name, content, limit))
-            shorter = self._condensed(name, content_hash(content))
-            # A condensed text is the model's rewrite of safe lines: made safe again.
-            safer = None if shorter is None else safe_for_prompt(shorter, "paragraphs")
-            content = _cut(safer if safer is not None else content, limit)
         return fill(self.sections.get(name, "{" + name + "}"), **{name: content}).strip()
 
     def memories(self, memories: Sequence[MemoryLine], limit: int) -> str:
