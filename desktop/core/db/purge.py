@@ -562,8 +562,7 @@ def _with_replaced(tx: Transaction, memory_ids: Sequence[int]) -> tuple[int, ...
 def _keep_sources_forgotten(tx: Transaction, memory_ids: Sequence[int]) -> None:
     """Mark the messages *memory_ids* were learned from as never to be
     recalled (schema_v14): their sources go with them."""
-    for start in range(0, len(memory_ids), _IDS_PER_QUERY):
-        chunk = memory_ids[start : start + _IDS_PER_QUERY]
+    for chunk in _chunks(memory_ids):
         tx.execute(
             "INSERT OR IGNORE INTO forgotten_messages (message_id)"
             " SELECT DISTINCT s.message_id FROM memory_sources s"
@@ -575,8 +574,7 @@ def _keep_sources_forgotten(tx: Transaction, memory_ids: Sequence[int]) -> None:
 
 def _keep_imports_erased(tx: Transaction, conversation_ids: Sequence[int]) -> None:
     """Record where the imported ones of *conversation_ids* came from (schema_v14)."""
-    for start in range(0, len(conversation_ids), _IDS_PER_QUERY):
-        chunk = conversation_ids[start : start + _IDS_PER_QUERY]
+    for chunk in _chunks(conversation_ids):
         tx.execute(
             "INSERT OR IGNORE INTO erased_imports (imported_from, external_id)"
             " SELECT imported_from, external_id FROM conversations"
