@@ -92,3 +92,18 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 def test_a_huge_text_is_scanned() -> None:
     text = "word " * 20_000 + "password: hunter2isgreat"
     assert redact(text).text.endswith("password: [redacted password]")
+
+
+def test_redaction_leaves_detect_secrets_process_wide_settings_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its keyword rules are read without configuring detect-secrets, whose
+    settings every thread shares: configuring and restoring them took a
+    quarter of each redaction, and two threads redacting at once swapped
+    each other's."""
+    from detect_secrets.settings import Settings
+
+    configured: list[object] = []
+    monkeypatch.setattr(Settings, "configure_plugins", lambda _, config: configured.append(config))
+    assert "abcd1234efgh" not in redact('api_key = "abcd1234efgh" and nothing else').text
+    assert configured == []
