@@ -806,7 +806,7 @@ class ChatService:
         ids = (message.metadata or {}).get(USED_EXCERPTS, [])
         if self._recall is None or not isinstance(ids, list):
             return []
-        found = self._recall.excerpts([i for i in ids if isinstance(i, int)])
+        found = self._recall.excerpts([i for i in ids if isinstance(i, int)], for_model=False)
         return [found[i] for i in ids if i in found]
 
     def used_memories(self, message: Message) -> list[Memory]:

@@ -65,10 +65,11 @@ class Recall:
         excerpts = [r for r in found if r.excerpt.message_id not in known][:excerpts_k]
         return Recalled(memories, excerpts)
 
-    def excerpts(self, message_ids: Sequence[int]) -> dict[int, Excerpt]:
+    def excerpts(self, message_ids: Sequence[int], *, for_model: bool = True) -> dict[int, Excerpt]:
         """The excerpts of *message_ids* as they are now, by id (those still
-        findable, redacted; none while past conversations are not recalled):
-        what a reply was given, shown again."""
+        findable, redacted as ``ExcerptRetriever.by_id`` says; none while
+        past conversations are not recalled): what a reply was given, given
+        or shown again."""
         if not self._excerpts_on():
             return {}
-        return self._excerpts.by_id(message_ids)
+        return self._excerpts.by_id(message_ids, for_model=for_model)
