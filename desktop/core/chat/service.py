@@ -52,7 +52,7 @@ from desktop.core.chat.tools.toolbox import (
     answering,
 )
 from desktop.core.db import Conversation, ConversationStore, Memory, Message
-from desktop.core.db.conversations import REPLACES, replaced_ids
+from desktop.core.db.conversations import REPLACES, TITLE_READ, replaced_ids
 from desktop.core.db.message_kinds import (
     COMMAND,
     SEED,
@@ -257,7 +257,7 @@ class ChatService:
     def rename(self, conversation_id: int, title: str) -> Conversation:
         # One line: a name pasted over two lines would break out of its
         # heading in an export.
-        title = " ".join(self._redact.text(title).split())
+        title = " ".join(self._redact.text(title[:TITLE_READ]).split())
         return self._conversations.rename(conversation_id, title or NEW_CONVERSATION_TITLE)
 
     def delete(self, conversation_id: int) -> None:

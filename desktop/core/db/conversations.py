@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from desktop.core.base.text import readable
+from desktop.core.base.text import cut, readable
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import QueryFailed, RowNotFound
@@ -27,6 +27,13 @@ from desktop.core.db.rows import columns, from_row, json_or_none, select_list
 MessageRole = Literal["system", "user", "assistant", "tool", "event"]
 
 _LIKE_SPECIAL = re.compile(r"[\\%_]")
+TITLE_LIMIT = 200
+"""The longest title kept, in characters ("…" marks a cut): a page pasted
+as a name, or a ChatGPT export's megabyte title, went whole into every
+prompt recalling that conversation and crowded the excerpts out."""
+TITLE_READ = TITLE_LIMIT + 1_000
+"""How much of a title given is read for secrets before it is cut: all the
+cut keeps, and what follows it far enough to tell a value there a secret."""
 SEARCH_MAX_CHARS = 1_000
 """How much of a search text is searched for.  SQLite refuses a LIKE pattern
 over 50,000 bytes ("too complex"), which a pasted text reaches; no title is
@@ -123,6 +130,12 @@ class HarvestGap:
 _IMPORT_COLUMNS = ("imported_from", "external_id")
 
 
+def titled(text: str) -> str:
+    """*text* as a conversation's title is kept: as a reader sees it, and
+    ``TITLE_LIMIT`` characters at most."""
+    return cut(readable(text), TITLE_LIMIT)
+
+
 def _conversation(row: Row) -> Conversation:
     if _IMPORT_COLUMNS[0] in row.keys():  # noqa: SIM118  # a Row's `in` reads its values
         return from_row(Conversation, row, off_record=bool)
@@ -182,7 +195,7 @@ class ConversationStore:
             row = tx.fetch_one(
                 "INSERT INTO conversations (title, created_at, updated_at, off_record)"
                 " VALUES (?, ?, ?, ?) RETURNING *",
-                (readable(title), now, now, int(off_record)),
+                (titled(title), now, now, int(off_record)),
             )
         return _conversation(_returned(row))
 
@@ -204,7 +217,7 @@ class ConversationStore:
             "INSERT INTO conversations (title, created_at, updated_at, imported_from, external_id)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (imported_from, external_id)"
             " WHERE imported_from IS NOT NULL AND external_id IS NOT NULL DO NOTHING RETURNING *",
-            (readable(title), created_at, updated_at, imported_from, external_id),
+            (titled(title), created_at, updated_at, imported_from, external_id),
         )
         return None if row is None else _conversation(row)
 
@@ -292,7 +305,7 @@ class ConversationStore:
             row = tx.fetch_one(
                 "UPDATE conversations SET title = ?, updated_at = ?"
                 " WHERE id = ? AND deleted_at IS NULL RETURNING *",
-                (readable(title), self._clock(), conversation_id),
+                (titled(title), self._clock(), conversation_id),
             )
             if row is None:
                 raise RowNotFound("conversations", conversation_id)

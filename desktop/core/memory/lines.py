@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from desktop.core.base.prompts import fill
+from desktop.core.base.text import cut
 from desktop.core.base.text_fold import fold
 from desktop.core.db import Memory
+from desktop.core.db.conversations import TITLE_LIMIT
 from desktop.core.db.message_search import Excerpt
 from desktop.core.memory.gate import INSTRUCTION_LIKE, is_instruction_like
 from desktop.core.privacy.prompt_safety import has_prompt_markup, safe_for_prompt
@@ -71,7 +73,9 @@ class ExcerptLine:
         """``- ("title", date, who said it) text``, on one line, made safe."""
         text = safe_for_prompt(_shortened(self.text, EXCERPT_CHARS))
         # No quote in it closes its quotes: "Trip", 2020-01-01, you said) ...
-        title = "".join("'" if _is_double_quote(c) else c for c in safe_for_prompt(self.title))
+        # A title kept before titles had a limit is cut to it here.
+        title = safe_for_prompt(cut(self.title, TITLE_LIMIT))
+        title = "".join("'" if _is_double_quote(c) else c for c in title)
         who = _SPEAKERS.get(self.role, self.role)
         return f'- ("{title}", {self.sent:%Y-%m-%d}, {who} said) {text}'
 

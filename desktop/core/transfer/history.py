@@ -34,6 +34,7 @@ from pathlib import Path
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.text import cut
 from desktop.core.db import ConversationStore, ImportedMessage
+from desktop.core.db.conversations import TITLE_READ
 from desktop.core.privacy.redaction import Redactor, without
 from desktop.core.transfer.foreign import (
     SOURCE_NAMES,
@@ -340,4 +341,4 @@ class HistoryImporter:
 
     def _shown(self, text: str) -> str:
         """*text* redacted, on one line (``ChatService.rename``)."""
-        return " ".join(self._redact.text(text).split()) if text.strip() else ""
+        return " ".join(self._redact.text(text[:TITLE_READ]).split()) if text.strip() else ""

@@ -32,7 +32,8 @@ def test_only_the_first_characters_of_a_long_search_text_are_searched_for(
     store: ConversationStore,
 ) -> None:
     head = ("pumpkin soup " * SEARCH_MAX_CHARS)[:SEARCH_MAX_CHARS]
-    conversation = store.create(head)
+    conversation = store.create("Soup")
+    store.add_message(conversation.id, "user", head)
     store.create("Tax forms")
 
     found = store.search(head + "z" * 50_000)
