@@ -18,12 +18,12 @@ merge lets SQLite number them (the caller maps the references).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.base.text import readable
 from desktop.core.db.connection import Database, Transaction
+from desktop.core.db.conversations import titled
 from desktop.core.db.memory_rows import content_hash
 
 
@@ -53,9 +53,9 @@ class ArchivedTable:
     """On a key the database holds already, its row stays (``ON CONFLICT DO
     NOTHING``): a dream's mark per pass, which a database may keep after
     its runs are gone."""
-    shown: tuple[str, ...] = ()
-    """Columns stored as a reader sees them (``readable``), as the store
-    writes them: an edited archive's title keeps no bidi override."""
+    shown: Mapping[str, Callable[[str], str]] = field(default_factory=dict)
+    """Columns stored as the store writes them, by how: an edited archive's
+    title keeps no bidi override, nor more than a title's length."""
     optional: Mapping[str, Any] = field(default_factory=dict)
     """Columns an older archive may lack, with the value they then take: a
     column added by a later migration is archived from then on, and the
@@ -74,7 +74,7 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
             "imported_from", "external_id",
         ),
         references=(Reference("harvested_through_message_id", "messages", soft=True),),
-        shown=("title",),
+        shown={"title": titled},
         optional={"imported_from": None, "external_id": None},
     ),
     ArchivedTable(
@@ -308,7 +308,7 @@ class ArchiveRows:
         one); the row's id (None for a table without ids)."""
         names = [c for c in table.columns if keep_id or c != "id" or not table.has_id]
         values = [
-            readable(row[c]) if c in table.shown and isinstance(row[c], str) else row[c]
+            table.shown[c](row[c]) if c in table.shown and isinstance(row[c], str) else row[c]
             for c in names
         ]
         for column, how in table.derived.items():

@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.base.text import readable
 from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchiveRows
+from desktop.core.db.conversations import titled
 from desktop.core.db.skills import EVERY_STATUS, name_key
 from desktop.core.skills.library import SkillLibrary, same_text
 from desktop.core.transfer.archive import Archive
@@ -177,7 +177,7 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
         said = [_said(m) for m in messages]
         for candidate, title in rows.conversations_started(conversation["created_at"]):
             if candidate in present.values() or (
-                not said and title != readable(str(conversation["title"]))
+                not said and title != titled(str(conversation["title"]))
             ):
                 continue
             theirs = rows.messages_of(candidate)[: len(said)]

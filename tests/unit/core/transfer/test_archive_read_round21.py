@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.conversations import TITLE_LIMIT
 from desktop.core.transfer.archive import MANIFEST, SETTINGS, ArchiveRefused, export_archive
 from desktop.core.transfer.archive_import import run
 from desktop.core.transfer.archive_read import is_archive, read_archive
@@ -244,3 +245,17 @@ def test_a_title_edited_to_reorder_the_list_is_stored_as_the_store_would(
     assert not any("\u202e" in c.title for c in store.list())
     again = run(spoiled, database, paths, PlainState())
     assert not any(counts["added"] for counts in again.counts.values())
+
+
+@pytest.mark.parametrize("into", ["empty", "holding"])
+def test_an_archive_s_megabyte_title_is_kept_to_a_title_s_length(
+    good: Path, tmp_path: Path, request: pytest.FixtureRequest, into: str
+) -> None:
+    """Round 22: the store keeps a title to ``TITLE_LIMIT`` characters; an
+    edited archive's row went past that too."""
+    database: Database = request.getfixturevalue(into)
+    edited = _lone_conversation(title="Trip planning " * 80_000)(_entries(good))
+    run(_write(tmp_path / "edited.zip", edited), database, folder(tmp_path / into), PlainState())
+    titles = [c.title for c in ConversationStore(database).list()]
+    assert "Trip planning Trip planning" in " ".join(titles)
+    assert max(len(t) for t in titles) <= TITLE_LIMIT
