@@ -133,6 +133,17 @@ class AppPaths:
             if entry.is_symlink() or not entry.is_dir():
                 make_private(entry)
 
+    def holds(self, path: Path) -> bool:
+        """Whether *path* (followed through its links) is one of Reverie's
+        own files or folders, or in one: what nothing but Reverie may write
+        (its database, settings, models, skills, snapshots, logs)."""
+        real = Path(os.path.realpath(path))
+        for top in (self.data_dir, self.config_dir, self.cache_dir):
+            parts = _parts_under(real, Path(os.path.realpath(top)))
+            if parts and self._is_own(parts[0]):
+                return True
+        return False
+
     def _is_own(self, name: str) -> bool:
         """Whether *name*, in one of the three folders, is Reverie's: one of
         its folders, or one of its files with their side files (SQLite's,
@@ -149,6 +160,14 @@ class AppPaths:
         )
         files = (self.database_file, self.settings_file, self.working_set_file)
         return name in {f.name for f in folders} or any(_own_file(name, f.name) for f in files)
+
+
+def _parts_under(path: Path, folder: Path) -> tuple[str, ...]:
+    """The parts of *path* below *folder*; none if it is not below it."""
+    try:
+        return path.relative_to(folder).parts
+    except ValueError:
+        return ()
 
 
 def _own_file(name: str, own: str) -> bool:
