@@ -34,7 +34,7 @@ from desktop.core.db.schedules import WEEKDAYS, Daily, Interval, Monthly, Once, 
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatus
 from desktop.core.tasks.schedules import TYPED_EXAMPLES, check_upcoming, listed, parse_schedule
 from desktop.core.tasks.service import schedule_words
-from desktop.ui.widgets.labels import count, named
+from desktop.ui.widgets.labels import count, named, plain_tip
 from desktop.ui.widgets.theme import active_palette
 
 ROW_ROLE = Qt.ItemDataRole.UserRole
@@ -211,9 +211,11 @@ def task_row(task: Task, now: datetime, zone: tzinfo) -> QTreeWidgetItem:
         ]
     )
     item.setData(0, ROW_ROLE, task)
-    item.setToolTip(TEXT, task.text)
+    item.setToolTip(TEXT, plain_tip(task.text))
     if task.ai_prompt is not None:
-        item.setToolTip(KIND, f"When it runs, Reverie asks the model: “{task.ai_prompt}”")
+        item.setToolTip(
+            KIND, plain_tip(f"When it runs, Reverie asks the model: “{task.ai_prompt}”")
+        )
     line = task_line(task, now, zone)
     for column in range(len(COLUMNS)):
         item.setData(column, Qt.ItemDataRole.AccessibleDescriptionRole, line)

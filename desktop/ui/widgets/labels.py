@@ -1,10 +1,13 @@
-"""What a widget is called, and how counts and moments read in every window."""
+"""What a widget is called, how counts and moments read in every window, and
+how a tooltip shows text the user or a model wrote."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import TypeVar
 
+from PySide6 import QtGui
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
 W = TypeVar("W", bound=QWidget)
@@ -25,3 +28,10 @@ def count(n: int, one: str = "memory", many: str = "memories") -> str:
 def when(timestamp: float) -> str:
     moment = datetime.fromtimestamp(timestamp)
     return f"{moment.day} {moment:%b %Y, %H:%M}"
+
+
+def plain_tip(text: str) -> str:
+    """*text* as a tooltip shows it: as written.  Qt reads a tip whose first
+    line holds a tag ("<b>notes</b>", a pasted page, "<img src=...>") as HTML,
+    dropping the tag and styling or loading what it names."""
+    return QtGui.Qt.convertFromPlainText(text, Qt.WhiteSpaceMode.WhiteSpaceNormal) if text else ""
