@@ -40,7 +40,7 @@ from desktop.core.db import (
 )
 from desktop.core.memory.gate import INSTRUCTION_LIKE, REDACTED
 from desktop.ui.widgets.cards import CardDelegate, draw_line, small_font
-from desktop.ui.widgets.labels import count, named
+from desktop.ui.widgets.labels import count, named, plain_label
 from desktop.ui.widgets.theme import active_palette
 
 MEMORY_ROLE = Qt.ItemDataRole.UserRole
@@ -309,11 +309,13 @@ class MemoryDetail(QWidget):
         self.redacted_note = named(QLabel(REDACTED_NOTE), "memory-note")
         self.editor = named(QPlainTextEdit(), "memory-editor", "Memory text")
         self.editor.setFixedHeight(EDITOR_HEIGHT)
-        self.edit_problem = named(QLabel(), "memory-edit-problem", "Why the edit was not saved")
+        self.edit_problem = named(
+            plain_label(), "memory-edit-problem", "Why the edit was not saved"
+        )
         self.revert_button = named(QPushButton("Revert"), "memory-revert", "Undo my changes")
         self.save_button = named(QPushButton("Save"), "memory-save", "Save the edited memory")
         self.save_button.setToolTip("Save (Ctrl+S)")
-        self.facts = named(QLabel(), "memory-facts")
+        self.facts = named(plain_label(), "memory-facts")
         for label in (self.instruction_warning, self.redacted_note, self.edit_problem, self.facts):
             label.setWordWrap(True)
         self.edit_problem.hide()
@@ -480,7 +482,7 @@ class ForgetPreview(QDialog):
             if found
             else f"Reverie remembers nothing about “{topic}”."
         )
-        self.intro = named(QLabel(intro), "forget-intro")
+        self.intro = named(plain_label(intro), "forget-intro")
         self.intro.setWordWrap(True)
         self.items = named(QListWidget(), "forget-list", "Memories to forget")
         self.items.setWordWrap(True)

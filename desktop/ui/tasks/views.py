@@ -34,7 +34,7 @@ from desktop.core.db.schedules import WEEKDAYS, Daily, Interval, Monthly, Once, 
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatus
 from desktop.core.tasks.schedules import TYPED_EXAMPLES, check_upcoming, listed, parse_schedule
 from desktop.core.tasks.service import schedule_words
-from desktop.ui.widgets.labels import count, named, plain_tip
+from desktop.ui.widgets.labels import count, named, plain_label, plain_tip
 from desktop.ui.widgets.theme import active_palette
 
 ROW_ROLE = Qt.ItemDataRole.UserRole
@@ -295,9 +295,9 @@ class TaskDetail(QWidget):
         self.task: Task | None = None
         self.creating = False
         """Is the pane the New task form?"""
-        self.title = named(QLabel(), "task-detail-title")
+        self.title = named(plain_label(), "task-detail-title")
         self.title.setWordWrap(True)
-        self.origin = named(QLabel(), "task-origin")
+        self.origin = named(plain_label(), "task-origin")
         self.origin.setWordWrap(True)
         self.open_button = named(
             QPushButton("Open conversation"), "task-open-conversation", "Open the conversation"

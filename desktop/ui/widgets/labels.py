@@ -1,5 +1,5 @@
 """What a widget is called, how counts and moments read in every window, and
-how a tooltip shows text the user or a model wrote."""
+how a label or a tooltip shows text the user or a model wrote."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TypeVar
 
 from PySide6 import QtGui
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 W = TypeVar("W", bound=QWidget)
 
@@ -19,6 +19,16 @@ def named(widget: W, name: str, accessible: str = "") -> W:
     if accessible:
         widget.setAccessibleName(accessible)
     return widget
+
+
+def plain_label(text: str = "") -> QLabel:
+    """A label showing *text*, and whatever it is set to later, as written:
+    one left to guess (Qt's default) reads a line holding a tag as HTML,
+    so a conversation titled "<h1>Budget</h1>" or a search for "<code>"
+    showed as a heading, or as nothing in a typewriter font."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
 
 
 def count(n: int, one: str = "memory", many: str = "memories") -> str:

@@ -48,7 +48,7 @@ from desktop.ui.widgets.theme import DARK, LIGHT, SCHEME_PROPERTY, qt_palette
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, GenerationOptions
 from tests.fakes import ScriptedChatModel, StepGate
-from tests.tooltips import tip_shows
+from tests.on_screen import tip_shows
 from tests.unit.core.db.conftest import START, FakeClock
 
 WAIT_MS = 10_000

@@ -15,7 +15,7 @@ from desktop.core.memory.service import MemoryService
 from desktop.ui.dreaming.report import DreamReportWindow
 from models.broker import InferenceBroker
 from tests.dreams import make_dreamer
-from tests.tooltips import HOSTILE_TEXTS, tip_shows
+from tests.on_screen import HOSTILE_TEXTS, tip_shows
 
 
 @pytest.fixture

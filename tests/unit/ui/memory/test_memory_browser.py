@@ -30,7 +30,7 @@ from desktop.core.memory.service import MemoryService
 from desktop.ui.memory.browser import EMPTY_STORE, MemoryBrowser
 from desktop.ui.memory.views import INSTRUCTION_WARNING, REDACTED_NOTE, meta_line
 from desktop.ui.widgets.theme import SCHEME_PROPERTY, Theme
-from tests.tooltips import tip_shows
+from tests.on_screen import tip_shows
 
 WAIT_MS = 10_000
 

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.skills.library import SkillLibrary
 from desktop.ui.skills.editor import SkillEditorWindow
-from tests.tooltips import HOSTILE_TEXTS, tip_shows
+from tests.on_screen import HOSTILE_TEXTS, label_shows, tip_shows
 
 
 @pytest.fixture
@@ -32,3 +32,14 @@ def test_a_skills_tooltip_shows_its_summary_as_written(
 
     tips = [tip_shows(editor.items.item(row).toolTip()) for row in range(editor.items.count())]
     assert tips == list(HOSTILE_TEXTS)
+
+
+def test_a_search_that_finds_nothing_is_quoted_as_typed(
+    skill_library: SkillLibrary, editor: SkillEditorWindow
+) -> None:
+    skill_library.create("Brew tea", "# Brew the tea\n\nSteep it.\n")
+    editor.search.setText("<h2>none</h2>")
+    editor.refresh()
+
+    assert editor.list_stack.currentWidget() is editor.empty_label
+    assert label_shows(editor.empty_label) == "No skills here match “<h2>none</h2>”."

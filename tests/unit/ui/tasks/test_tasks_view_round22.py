@@ -1,4 +1,5 @@
-"""Round 22: what the tasks window shows of a task written in HTML's characters."""
+"""Round 22: what the tasks window shows of a task, or its conversation's title,
+written in HTML's characters."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from desktop.core.db import ConversationStore, Database
 from desktop.core.db.schedules import Interval
 from desktop.core.db.tasks import TaskStore
 from desktop.core.tasks.service import TaskService
-from desktop.ui.tasks.views import KIND, TEXT
+from desktop.ui.tasks.views import KIND, ROW_ROLE, TEXT, TaskGroup, group_line
 from desktop.ui.tasks.window import TasksWindow
-from tests.tooltips import HOSTILE_TEXTS, tip_shows
+from tests.on_screen import HOSTILE_TEXTS, label_shows, tip_shows
 
 
 @pytest.fixture
@@ -46,3 +47,25 @@ def test_a_tasks_tooltips_show_its_text_and_prompt_as_written(
     assert {tip_shows(item.toolTip(KIND)) for item in rows} == {
         f"When it runs, Reverie asks the model: “Say: {text}”" for text in HOSTILE_TEXTS
     }
+
+
+def test_a_conversations_title_is_shown_as_written_over_its_tasks(
+    tasks: TaskService, store: ConversationStore, view: TasksWindow
+) -> None:
+    """A conversation titled with a tag ("<h1>Budget</h1> ...", the model
+    titles a conversation from what was said) was read as HTML in the
+    detail pane: a huge heading over the group, and over each of its tasks'
+    "From ..." line, an <img> loading a local file."""
+    for text in HOSTILE_TEXTS:
+        conversation = store.create(text)
+        tasks.add("Pay the rent", conversation_id=conversation.id)
+    view.refresh()
+
+    for item in view._items():
+        view.tree.setCurrentItem(item)
+        row = item.data(0, ROW_ROLE)
+        if isinstance(row, TaskGroup):
+            assert label_shows(view.detail.title) == group_line(row)
+        else:
+            title = store.get(row.conversation_id).title  # type: ignore[union-attr]  # each task has one
+            assert label_shows(view.detail.origin) == f"From “{title}”"
