@@ -79,3 +79,39 @@ def test_a_search_that_finds_nothing_is_quoted_as_typed(
     assert label_shows(browser.empty_label) == (
         "No memories match “<h2>nothing</h2>” with these filters."
     )
+
+
+LONG_LINK = "https://example.com/recipes/" + "".join(
+    f"{word}{number}_" for number, word in enumerate(["Zm9vYmFy", "cXV4eHl6", "YWJjZGVm"] * 40)
+)
+
+
+def test_a_long_link_in_a_memory_wraps_in_its_history_and_source(
+    qtbot: QtBot, memories: MemoryService, store: ConversationStore, browser: MemoryBrowser
+) -> None:
+    """A memory holding a 1,300-character link, with no space to break it at,
+    made its history line (and the message it came from) as wide as the
+    link: the panel under the editor, which never scrolls sideways, cut
+    every line of it, and of the facts above, off on the right."""
+    conversation = store.create("Recipes")
+    message = store.add_message(conversation.id, "user", f"Save this: {LONG_LINK}")
+    memory = memories.remember(
+        f"The user's recipe is at {LONG_LINK}",
+        source_kind="user_explicit",
+        actor="user",
+        message_ids=(message.id,),
+    ).memory
+    browser.refresh()
+    browser.show_memory(memory.id)
+    about = browser.detail.about
+    inside = about.widget()
+
+    assert inside is not None and inside.minimumSizeHint().width() <= about.viewport().width()
+    [history] = browser.detail.history_views
+    assert unbroken(label_shows(history.change)) == memory.content
+    [source] = browser.detail.source_views
+    assert message.content.startswith(unbroken(label_shows(source.body)).removesuffix("…"))
+
+
+def unbroken(text: str) -> str:
+    return text.replace("\u200b", "")
