@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 W = TypeVar("W", bound=QWidget)
 
-BREAK_EVERY = 30
+BREAK_EVERY = 20
 """Characters of a run without spaces between the places a label may break it."""
 _ZERO_WIDTH_SPACE = "\u200b"
 _JOINER = "\u200d"

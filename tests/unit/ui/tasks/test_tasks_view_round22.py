@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from PySide6.QtWidgets import QScrollArea
 from pytestqt.qtbot import QtBot
 
 from desktop.core.base.time_zones import local_zone
@@ -15,6 +16,7 @@ from desktop.core.db.tasks import TaskStore
 from desktop.core.tasks.service import TaskService
 from desktop.ui.tasks.views import KIND, ROW_ROLE, TEXT, TaskGroup, group_line
 from desktop.ui.tasks.window import TasksWindow
+from desktop.ui.widgets.labels import unwrapped
 from tests.on_screen import HOSTILE_TEXTS, label_shows, tip_shows
 
 
@@ -65,7 +67,41 @@ def test_a_conversations_title_is_shown_as_written_over_its_tasks(
         view.tree.setCurrentItem(item)
         row = item.data(0, ROW_ROLE)
         if isinstance(row, TaskGroup):
-            assert label_shows(view.detail.title) == group_line(row)
+            assert unwrapped(label_shows(view.detail.title)) == group_line(row)
         else:
             title = store.get(row.conversation_id).title  # type: ignore[union-attr]  # each task has one
-            assert label_shows(view.detail.origin) == f"From “{title}”"
+            assert unwrapped(label_shows(view.detail.origin)) == f"From “{title}”"
+
+
+LONG_LINK = "https://example.com/feeds/" + "".join(f"Zm9vYmFy{n}_" for n in range(120))
+
+
+def test_a_long_link_in_a_routine_or_a_title_wraps_and_save_stays_in_view(
+    tasks: TaskService, store: ConversationStore, view: TasksWindow
+) -> None:
+    """A routine asking "Open <a 1,300-character link> and summarise" (or a
+    conversation titled with such a link) made the task pane as wide as the
+    link: every field ran off the right edge and Save and Revert could only
+    be found by scrolling sideways."""
+    conversation = store.create(LONG_LINK)
+    tasks.add(
+        "Read the feed",
+        conversation_id=conversation.id,
+        schedule=Interval(30),
+        ai_prompt=f"Open {LONG_LINK} and summarise",
+    )
+    view.refresh()
+    scroll = view.findChild(QScrollArea, "task-detail-scroll")
+    assert scroll is not None
+
+    for item in view._items():
+        view.tree.setCurrentItem(item)
+        # As narrow as the pane of the window at its least size (the fields and
+        # buttons whole), which the scroll area was made to hold.
+        assert view.detail.minimumSizeHint().width() < scroll.minimumWidth()
+    detail = view.detail
+    assert (
+        unwrapped(label_shows(detail.routine))
+        == f"A routine: when it runs, Reverie asks the model: “Open {LONG_LINK} and summarise”"
+    )
+    assert unwrapped(label_shows(detail.origin)) == f"From “{LONG_LINK}”"
