@@ -16,7 +16,7 @@ from typing import Any
 from desktop.core.base.text import cut
 from desktop.core.db import DreamChange, Memory
 from desktop.core.db.memory_writes import from_snapshot
-from desktop.ui.widgets.labels import count
+from desktop.ui.widgets.labels import count, wrappable
 from desktop.ui.widgets.theme import active_palette
 
 _SHOWN_FADED = 5
@@ -66,13 +66,20 @@ def _gone() -> str:
     return active_palette().text_faint
 
 
+def _escaped(text: str) -> str:
+    """*text* (a memory, a name, a quote) for the report's rich text, with
+    places to break a long link (unbroken, it widened the whole report past
+    the window, Undo this dream with it)."""
+    return html.escape(wrappable(text))
+
+
 def _text(memory: Memory | None) -> str:
     if memory is None:
         return ""
     text = memory.content.strip()
     if len(text) > _MEMORY_CHARS:
         text = text[:_MEMORY_CHARS].rstrip() + "…"
-    return html.escape(text)
+    return _escaped(text)
 
 
 def snapshot_memories(state: Mapping[str, Any] | None) -> dict[int, Memory]:
@@ -97,7 +104,7 @@ def before_after_html(change: DreamChange, *, show_all: bool = False) -> str:
         return _archive_html(change)
     if change.kind == "supersede":
         return _supersede_html(change)
-    return html.escape(change.summary)
+    return _escaped(change.summary)
 
 
 def _merge_html(change: DreamChange) -> str:
@@ -117,7 +124,7 @@ def _merge_html(change: DreamChange) -> str:
 
 def _new_memory(change: DreamChange) -> str:
     """The memory a merge or an add wrote (or would write)."""
-    text = _made(change, html.escape(str(change.payload.get("content", ""))))
+    text = _made(change, _escaped(str(change.payload.get("content", ""))))
     created = [int(i) for i in (change.after or {}).get("created", [])]
     if not created:
         return f"→ a new memory: {text}{_tag(change)}"
@@ -170,7 +177,7 @@ def _task_html(change: DreamChange) -> str:
     (or would become), after the user's words a completion rests on."""
     then = next(iter((change.before or {}).get("tasks", {}).items()), None)
     if then is None:
-        return html.escape(change.summary)
+        return _escaped(change.summary)
     key, was = then
     became = (change.after or {}).get("tasks", {}).get(key, {})
     if not became and change.kind == "task_complete":
@@ -178,11 +185,11 @@ def _task_html(change: DreamChange) -> str:
     elif not became and change.kind == "task_update":
         asked = {k: change.payload[k] for k in ("text", "priority") if k in change.payload}
         became = {**was, **asked}  # what approving it does
-    old = html.escape(f"{was['text']} (P{was['priority']}, {was['status']})")
+    old = _escaped(f"{was['text']} (P{was['priority']}, {was['status']})")
     quoted = _evidence(change)
     if not became:
         return f"{quoted}Task #{key}: {old}{_tag(change)}"
-    new = html.escape(f"{became['text']} (P{became['priority']}, {became['status']})")
+    new = _escaped(f"{became['text']} (P{became['priority']}, {became['status']})")
     return f"{quoted}Task #{key}: {_replaced(change, old)}<br>→ {_made(change, new)}{_tag(change)}"
 
 
@@ -191,25 +198,25 @@ def _evidence(change: DreamChange) -> str:
     quote = str(change.payload.get("evidence") or "").strip().strip('"“”')
     if not quote:
         return ""
-    return f"You said: “<i>{html.escape(cut(quote, _QUOTE_CHARS))}</i>”<br>"
+    return f"You said: “<i>{_escaped(cut(quote, _QUOTE_CHARS))}</i>”<br>"
 
 
 def _skill_html(change: DreamChange) -> str:
     """A skill's text as it was and as it became (the beginning of each)."""
     payload = change.payload
     if change.kind == "skill_draft":
-        name = html.escape(str(payload.get("name", "")))
+        name = _escaped(str(payload.get("name", "")))
         draft = _made(change, _excerpt(payload.get("text")))
         return f"New draft “{name}”:{_tag(change)}<br>{draft}"
     then: dict[str, Any] = next(iter((change.before or {}).get("skills", {}).values()), {})
-    name = html.escape(str(then.get("name", "")))
+    name = _escaped(str(then.get("name", "")))
     if change.kind == "skill_retire":
         into = payload.get("into")
         return f"“{name}” → deleted (restorable), merged into skill #{into}{_tag(change)}"
     # While it waits, the approval line above says what it leaves out.
     lost = [str(item) for item in payload.get("lost", [])] if change.status != "pending" else []
     left_out = (
-        "<b>Leaves out:</b> " + html.escape(", ".join(cut(s, 60) for s in lost)) + "<br>"
+        "<b>Leaves out:</b> " + _escaped(", ".join(cut(s, 60) for s in lost)) + "<br>"
         if lost
         else ""
     )
@@ -220,7 +227,7 @@ def _skill_html(change: DreamChange) -> str:
 
 
 def _excerpt(text: object) -> str:
-    return html.escape(cut(str(text or ""), _SKILL_CHARS)).replace("\n", "<br>")
+    return _escaped(cut(str(text or ""), _SKILL_CHARS)).replace("\n", "<br>")
 
 
 def risk_reason(change: DreamChange) -> str:

@@ -65,7 +65,7 @@ from desktop.ui.dreaming.views import (
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.widgets.cards import CardDelegate, draw_chip, draw_line, small_font
-from desktop.ui.widgets.labels import count, named, when
+from desktop.ui.widgets.labels import count, named, plain_tip, when
 from desktop.ui.widgets.theme import active_palette
 from desktop.ui.widgets.worker import TaskQueue
 from models.broker import Priority
@@ -239,7 +239,7 @@ class DreamReportWindow(AppWindow):
             item = QListWidgetItem(line_text(line))
             item.setData(RUN_ROLE, line)
             if line.run is not None and line.run.error:
-                item.setToolTip(line.run.error)
+                item.setToolTip(plain_tip(line.run.error))
             self.runs.addItem(item)
         keys = [self._key(line) for line in lines]
         if kept is None or kept not in keys:

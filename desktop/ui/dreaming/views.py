@@ -37,7 +37,7 @@ from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.ui.dreaming.html import before_after_html, risk_reason
-from desktop.ui.widgets.labels import count, named, when
+from desktop.ui.widgets.labels import count, named, when, wrappable
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a runs-list line's ``RunLine``."""
@@ -147,7 +147,9 @@ def line_text(line: RunLine) -> str:
 
 
 def _label(text: str, name: str, *, rich: bool = False) -> QLabel:
-    label = named(QLabel(text), name)
+    """A word-wrapped label; plain *text* (a summary quoting a memory) with
+    places to break a long link, which would widen the report past the window."""
+    label = named(QLabel(text if rich else wrappable(text)), name)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
     return label

@@ -58,7 +58,7 @@ from desktop.ui.memory.views import (
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.widgets.erase_confirm import ask_to_erase
 from desktop.ui.widgets.erase_outcome import erased_or_unfinished, erasure_details, erasure_notice
-from desktop.ui.widgets.labels import count, named
+from desktop.ui.widgets.labels import count, named, plain_tip
 from desktop.ui.widgets.worker import TaskQueue
 
 ExportFormat = Literal["jsonl", "markdown"]
@@ -271,7 +271,7 @@ class MemoryBrowser(AppWindow):
         for memory in memories:
             item = QListWidgetItem(first_line(memory.content))
             item.setData(MEMORY_ROLE, memory)
-            item.setToolTip(memory.content)
+            item.setToolTip(plain_tip(memory.content))
             item.setData(Qt.ItemDataRole.AccessibleDescriptionRole, meta_line(memory))
             self.items.addItem(item)
             if memory.id == current_id:
@@ -474,7 +474,7 @@ class MemoryBrowser(AppWindow):
         if notice is not None:
             self.show_notice(notice)
             if (details := erasure_details(result)) is not None:
-                self.notice.setToolTip(details)
+                self.notice.setToolTip(plain_tip(details))
         self.refresh()
 
     def _changed(self, ids: Sequence[int], said: str) -> None:
@@ -609,11 +609,11 @@ class MemoryBrowser(AppWindow):
 
     def show_notice(self, text: str) -> None:
         super().show_notice(text)
-        self.notice.setToolTip(text)  # all of it, should it pass the banner's lines
+        self.notice.setToolTip(plain_tip(text))  # all of it, should it pass the banner's lines
 
     def show_problem(self, text: str) -> None:
         super().show_problem(text)
-        self.problem.setToolTip(text)
+        self.problem.setToolTip(plain_tip(text))
 
     # -- the worker ----------------------------------------------------------
     @property

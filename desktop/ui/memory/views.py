@@ -40,7 +40,7 @@ from desktop.core.db import (
 )
 from desktop.core.memory.gate import INSTRUCTION_LIKE, REDACTED
 from desktop.ui.widgets.cards import CardDelegate, draw_line, small_font
-from desktop.ui.widgets.labels import count, named
+from desktop.ui.widgets.labels import count, named, plain_label, unwrapped, wrappable
 from desktop.ui.widgets.theme import active_palette
 
 MEMORY_ROLE = Qt.ItemDataRole.UserRole
@@ -192,10 +192,10 @@ class SourceView(QFrame):
         super().__init__()
         self.setObjectName("memory-source")
         self.conversation_id = conversation_id
-        self.header = named(QLabel(header), "memory-source-header")
+        self.header = named(plain_label(wrappable(header)), "memory-source-header", header)
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.PlainText)
-        self.body = named(QLabel(text), "memory-source-text", text)  # read as it is
+        self.body = named(plain_label(wrappable(text)), "memory-source-text", text)  # read as it is
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.PlainText)
         self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -226,7 +226,7 @@ class HistoryView(QFrame):
         )
         self.header.setTextFormat(Qt.TextFormat.RichText)
         change = _change_html(entry)
-        plain = QTextDocumentFragment.fromHtml(change).toPlainText()
+        plain = unwrapped(QTextDocumentFragment.fromHtml(change).toPlainText())
         self.change = named(QLabel(change), "memory-history-change", plain)  # read as shown
         # Always rich text: escaped plain text alone would otherwise show its entities.
         self.change.setTextFormat(Qt.TextFormat.RichText)
@@ -246,17 +246,21 @@ def _change_html(entry: MemoryHistoryEntry) -> str:
         colours = active_palette()
         return (
             f'<span style="color:{colours.danger_text}; text-decoration:line-through">'
-            f"{html.escape(old)}</span>"
-            f' → <span style="color:{colours.success_text}">{html.escape(new)}</span>'
+            f"{_shown(old)}</span>"
+            f' → <span style="color:{colours.success_text}">{_shown(new)}</span>'
         )
     if new is not None:
-        return html.escape(new)
+        return _shown(new)
     details = entry.details or {}
     if "old_status" in details:
         return f"was {html.escape(str(details['old_status']))}"
     if "reinforcement_count" in details:
         return f"now seen {details['reinforcement_count']} times"
     return ""
+
+
+def _shown(text: str) -> str:
+    return html.escape(wrappable(text))
 
 
 class MemoryDetail(QWidget):
@@ -309,11 +313,13 @@ class MemoryDetail(QWidget):
         self.redacted_note = named(QLabel(REDACTED_NOTE), "memory-note")
         self.editor = named(QPlainTextEdit(), "memory-editor", "Memory text")
         self.editor.setFixedHeight(EDITOR_HEIGHT)
-        self.edit_problem = named(QLabel(), "memory-edit-problem", "Why the edit was not saved")
+        self.edit_problem = named(
+            plain_label(), "memory-edit-problem", "Why the edit was not saved"
+        )
         self.revert_button = named(QPushButton("Revert"), "memory-revert", "Undo my changes")
         self.save_button = named(QPushButton("Save"), "memory-save", "Save the edited memory")
         self.save_button.setToolTip("Save (Ctrl+S)")
-        self.facts = named(QLabel(), "memory-facts")
+        self.facts = named(plain_label(), "memory-facts")
         for label in (self.instruction_warning, self.redacted_note, self.edit_problem, self.facts):
             label.setWordWrap(True)
         self.edit_problem.hide()
@@ -480,7 +486,7 @@ class ForgetPreview(QDialog):
             if found
             else f"Reverie remembers nothing about “{topic}”."
         )
-        self.intro = named(QLabel(intro), "forget-intro")
+        self.intro = named(plain_label(intro), "forget-intro")
         self.intro.setWordWrap(True)
         self.items = named(QListWidget(), "forget-list", "Memories to forget")
         self.items.setWordWrap(True)

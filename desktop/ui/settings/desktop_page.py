@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QWidget
 
 from desktop.core.base.autostart import Autostart, AutostartProblem
 from desktop.core.base.settings import Settings
-from desktop.ui.widgets.labels import named
+from desktop.ui.widgets.labels import named, plain_tip
 
 START_AT_LOGIN = "desktop.start_at_login"
 """The setting kept by the system's login entry, not by the file alone."""
@@ -68,7 +68,7 @@ def folder_buttons(
     buttons: dict[str, QPushButton] = {}
     for row, (label, folder) in enumerate(folders, start=1):
         button = named(QPushButton(label), "settings-open-folder", label)
-        button.setToolTip(f"Show {folder} in your file manager")
+        button.setToolTip(plain_tip(f"Show {folder} in your file manager"))
         button.clicked.connect(lambda _=False, folder=folder: opened(folder))
         where = named(QLabel(str(folder)), "settings-field-help", f"{label}: where")
         where.setTextFormat(Qt.TextFormat.PlainText)

@@ -24,7 +24,7 @@ from desktop.core.backends.library import ModelOption
 from desktop.core.base.text import duration_text, size_text
 from desktop.ui.settings.downloads import DownloadUpdate
 from desktop.ui.settings.role_editor import unstretching
-from desktop.ui.widgets.labels import named
+from desktop.ui.widgets.labels import named, plain_label
 from models.memory_estimate import fits
 
 _FIT_WORDS = {
@@ -51,7 +51,7 @@ class ModelCard(QFrame):
         super().__init__(parent)
         named(self, "model-card", option.name)
         self.option = option
-        self.title = named(QLabel(option.name), "model-card-title")
+        self.title = named(plain_label(option.name), "model-card-title")
         self.details = named(QLabel(_details(option)), "model-card-details")
         self.needs = named(QLabel(), "model-card-needs")
         self.summary = named(

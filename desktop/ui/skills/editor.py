@@ -47,7 +47,7 @@ from desktop.ui.skills.views import (
     uses_words,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
-from desktop.ui.widgets.labels import count, named
+from desktop.ui.widgets.labels import count, named, plain_tip
 from desktop.ui.widgets.unsaved import UnsavedGuard
 
 TABS: tuple[tuple[SkillStatus, str], ...] = (
@@ -216,7 +216,9 @@ class SkillEditorWindow(AppWindow):
         skipped = self._library.last_sync.skipped
         folder = self._library.directory
         self.skipped.setText(skipped_text(folder, skipped) if skipped else "")
-        self.skipped.setToolTip(skipped_text(folder, skipped, len(skipped)) if skipped else "")
+        self.skipped.setToolTip(
+            plain_tip(skipped_text(folder, skipped, len(skipped)) if skipped else "")
+        )
         self.skipped.setVisible(bool(skipped))
         for index, (status, title) in enumerate(TABS):
             self.tabs.setTabText(index, f"{title} ({counts[status]})" if counts[status] else title)
@@ -227,7 +229,7 @@ class SkillEditorWindow(AppWindow):
             item = QListWidgetItem(skill.name)
             item.setData(SKILL_ROLE, skill)
             item.setData(UNREADABLE_ROLE, skill.file_name in unreadable)
-            item.setToolTip(skill.summary)
+            item.setToolTip(plain_tip(skill.summary))
             item.setData(
                 Qt.ItemDataRole.AccessibleDescriptionRole, f"{skill.summary}; {uses_words(skill)}"
             )

@@ -34,7 +34,7 @@ from desktop.core.db.schedules import WEEKDAYS, Daily, Interval, Monthly, Once, 
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatus
 from desktop.core.tasks.schedules import TYPED_EXAMPLES, check_upcoming, listed, parse_schedule
 from desktop.core.tasks.service import schedule_words
-from desktop.ui.widgets.labels import count, named
+from desktop.ui.widgets.labels import count, named, plain_label, plain_tip, wrappable
 from desktop.ui.widgets.theme import active_palette
 
 ROW_ROLE = Qt.ItemDataRole.UserRole
@@ -211,9 +211,11 @@ def task_row(task: Task, now: datetime, zone: tzinfo) -> QTreeWidgetItem:
         ]
     )
     item.setData(0, ROW_ROLE, task)
-    item.setToolTip(TEXT, task.text)
+    item.setToolTip(TEXT, plain_tip(task.text))
     if task.ai_prompt is not None:
-        item.setToolTip(KIND, f"When it runs, Reverie asks the model: “{task.ai_prompt}”")
+        item.setToolTip(
+            KIND, plain_tip(f"When it runs, Reverie asks the model: “{task.ai_prompt}”")
+        )
     line = task_line(task, now, zone)
     for column in range(len(COLUMNS)):
         item.setData(column, Qt.ItemDataRole.AccessibleDescriptionRole, line)
@@ -293,9 +295,9 @@ class TaskDetail(QWidget):
         self.task: Task | None = None
         self.creating = False
         """Is the pane the New task form?"""
-        self.title = named(QLabel(), "task-detail-title")
+        self.title = named(plain_label(), "task-detail-title")
         self.title.setWordWrap(True)
-        self.origin = named(QLabel(), "task-origin")
+        self.origin = named(plain_label(), "task-origin")
         self.origin.setWordWrap(True)
         self.open_button = named(
             QPushButton("Open conversation"), "task-open-conversation", "Open the conversation"
@@ -451,7 +453,9 @@ class TaskDetail(QWidget):
         self._leave_form()
         status = "" if task.status == "active" else f" · {STATUS_WORDS[task.status].lower()}"
         self.title.setText(f"Task #{task.id}{status}")
-        self.origin.setText(f"From {origin}" if task.conversation_id is not None else origin)
+        self.origin.setText(
+            wrappable(f"From {origin}" if task.conversation_id is not None else origin)
+        )
         self.origin.show()
         self.open_button.setVisible(task.conversation_id is not None)
         if same:
@@ -482,7 +486,7 @@ class TaskDetail(QWidget):
         self.revert_button.setVisible(editable)
         self.save_button.setVisible(editable)
         self.routine.setText(
-            f"A routine: when it runs, Reverie asks the model: “{task.ai_prompt}”"
+            wrappable(f"A routine: when it runs, Reverie asks the model: “{task.ai_prompt}”")
             if task.ai_prompt is not None
             else ""
         )
@@ -557,7 +561,7 @@ class TaskDetail(QWidget):
         with Open conversation if it has a *conversation*)."""
         self.task = None
         self._leave_form()
-        self.title.setText(text)
+        self.title.setText(wrappable(text))  # a group names its conversation
         self.origin.setText(origin)
         self.origin.setVisible(bool(origin))
         self.open_button.setVisible(conversation)

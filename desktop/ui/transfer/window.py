@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from desktop.core.transfer.archive import ExportSummary
 from desktop.core.transfer.imports import ImportOutcome, ImportPlan, Imports, exported_text
 from desktop.ui.widgets.app_window import AppWindow
-from desktop.ui.widgets.labels import named
+from desktop.ui.widgets.labels import named, plain_label
 from desktop.ui.widgets.worker import TaskQueue
 
 Exporter = Callable[[Path], ExportSummary]
@@ -86,7 +86,7 @@ class TransferWindow(AppWindow):
         self.choose_button = named(
             QPushButton("Choose a file to import…"), "transfer-choose", "Choose a file to import"
         )
-        self.preview = named(QLabel(), "transfer-preview", "What importing it would do")
+        self.preview = named(plain_label(), "transfer-preview", "What importing it would do")
         self.preview.setWordWrap(True)
         self.learn = named(
             QCheckBox("Learn about me from these conversations"),

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QListWidget, QStackedWidget, QStyledItemDelegate, QWidget
 
-from desktop.ui.widgets.labels import named
+from desktop.ui.widgets.labels import named, plain_label
 
 
 class AppWindow(QWidget):
@@ -42,11 +42,10 @@ class AppWindow(QWidget):
     def build_status_lines(self, prefix: str) -> None:
         """``notice`` and ``problem``, hidden until there is something to say,
         as plain text (they may quote what the user wrote)."""
-        self.notice = named(QLabel(), f"{prefix}-notice", "Notice")
-        self.problem = named(QLabel(), f"{prefix}-problem", "Problem")
+        self.notice = named(plain_label(), f"{prefix}-notice", "Notice")
+        self.problem = named(plain_label(), f"{prefix}-problem", "Problem")
         for label in (self.notice, self.problem):
             label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.PlainText)
             label.hide()
 
     def show_notice(self, text: str) -> None:
@@ -76,7 +75,7 @@ class ListOrEmpty(QStackedWidget):
     def __init__(self, items: QWidget, empty_text: str, empty_name: str) -> None:
         super().__init__()
         self.items = items
-        self.empty_label = named(QLabel(empty_text), empty_name)
+        self.empty_label = named(plain_label(empty_text), empty_name)
         self.empty_label.setWordWrap(True)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.addWidget(items)

@@ -48,6 +48,7 @@ from desktop.ui.widgets.theme import DARK, LIGHT, SCHEME_PROPERTY, qt_palette
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, GenerationOptions
 from tests.fakes import ScriptedChatModel, StepGate
+from tests.on_screen import tip_shows
 from tests.unit.core.db.conftest import START, FakeClock
 
 WAIT_MS = 10_000
@@ -358,7 +359,7 @@ def test_failed_and_running_dreams_say_where_they_are(
     report.refresh()
 
     item = report.runs.item(2)
-    assert "failed" in item.text() and item.toolTip() == "the disk is full"
+    assert "failed" in item.text() and tip_shows(item.toolTip()) == "the disk is full"
     report.select_run(failed.id)
     assert "Failed: the disk is full" in report.detail.facts.text()
     assert [v.message.text() for v in report.detail.log_views] == ["No pass ran."]

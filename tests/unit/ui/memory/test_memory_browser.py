@@ -30,6 +30,7 @@ from desktop.core.memory.service import MemoryService
 from desktop.ui.memory.browser import EMPTY_STORE, MemoryBrowser
 from desktop.ui.memory.views import INSTRUCTION_WARNING, REDACTED_NOTE, meta_line
 from desktop.ui.widgets.theme import SCHEME_PROPERTY, Theme
+from tests.on_screen import tip_shows
 
 WAIT_MS = 10_000
 
@@ -106,7 +107,7 @@ def test_the_list_shows_each_first_line_with_its_facts(
     assert "hobbies · from a chat" in meta_line(hives)
     assert not browser.items.grab().isNull()  # the delegate paints pinned and plain items
     # The whole text is one hover away.
-    assert browser.items.item(1).toolTip() == tea.content
+    assert tip_shows(browser.items.item(1).toolTip()) == tea.content
 
 
 def test_search_waits_for_typing_to_pause_then_finds_by_words_and_meaning(
