@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAccessible,
@@ -65,6 +64,7 @@ from desktop.ui.chat.transcript_rows import (
     WrappedLabel,
 )
 from desktop.ui.widgets.flow_layout import FlowLayout
+from desktop.ui.widgets.labels import plain_tip
 
 STREAM_RENDER_MS = 100
 """While a reply streams, its Markdown is rendered at most this often."""
@@ -197,7 +197,7 @@ class MessageView(QFrame):
             chip = QToolButton()
             chip.setObjectName("memory-chip")
             chip.setText(_label(f"#{memory.id} {_short(memory.content)}"))
-            chip.setToolTip(_tip(f"Reverie recalled: {memory.content}\nClick to open it."))
+            chip.setToolTip(plain_tip(f"Reverie recalled: {memory.content}\nClick to open it."))
             chip.setAccessibleName(f"Recalled memory {memory.id}: {memory.content}")
             chip.clicked.connect(lambda _=False, i=memory.id: self.memory_clicked.emit(i))
             self.chips.addWidget(chip)
@@ -218,7 +218,7 @@ class MessageView(QFrame):
                 _label(f"{_short(title, 18)}, {sent:%d %b}: {_short(excerpt.content, 22)}")
             )
             chip.setToolTip(
-                _tip(
+                plain_tip(
                     f"Reverie recalled from “{title}” ({sent:%Y-%m-%d %H:%M}): "
                     f"{_short(excerpt.content, 200)}\nClick to open that conversation there."
                 )
@@ -559,12 +559,6 @@ def _label(text: str) -> str:
     """*text* as a button shows it: an "&" the user wrote ("R&D budget") is
     no mnemonic, which would give the button a shortcut (Alt+D)."""
     return text.replace("&", "&&")
-
-
-def _tip(text: str) -> str:
-    """*text* as a tooltip shows it: never read as HTML, which Qt does to a
-    tip holding a tag ("<b>notes</b>", a pasted page)."""
-    return QtGui.Qt.convertFromPlainText(text, Qt.WhiteSpaceMode.WhiteSpaceNormal)
 
 
 def _short(text: str, chars: int = _CHIP_CHARS) -> str:

@@ -20,6 +20,7 @@ from desktop.core.dreaming.dreamer import Dreamer
 from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.memory.service import MemoryService
+from desktop.core.privacy import known_words
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.service import TaskService
 from desktop.ui.chat.window import ChatWindow
@@ -35,6 +36,14 @@ from tests.work import five_workers, workers_over
 
 WAIT_MS = 10_000
 Windows = dict[str, QWidget]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _word_lists_read() -> None:
+    """The redactor's word lists read before a window opens, as the app reads
+    them at start: read at a window's first reply instead, they took longer
+    than ``WAIT_MS`` on a busy machine, in a test run of one file."""
+    known_words.load()
 
 
 @pytest.fixture
