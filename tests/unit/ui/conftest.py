@@ -52,12 +52,14 @@ def window(
 ) -> Iterator[ChatWindow]:
     win = ChatWindow(chat, chat.latest_or_new_conversation().id, hide_on_close=False, eraser=eraser)
     qtbot.addWidget(win)
-    with qtbot.waitSignal(win.turn_ended, timeout=WAIT_MS):  # the new conversation's greeting
-        win.set_chat_available(True, "")
-    model.requests.clear()  # each test counts its own
-    win.show()
-    yield win
-    win.shutdown()
+    try:  # shut down even when the greeting times out: a running thread's window aborts
+        with qtbot.waitSignal(win.turn_ended, timeout=WAIT_MS):  # the conversation's greeting
+            win.set_chat_available(True, "")
+        model.requests.clear()  # each test counts its own
+        win.show()
+        yield win
+    finally:
+        win.shutdown()
     assert not win._worker.qthread.isRunning()
 
 

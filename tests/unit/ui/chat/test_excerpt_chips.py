@@ -29,11 +29,13 @@ def recalling(database: Database, broker: InferenceBroker, user_dirs: AppPaths) 
 def window(qtbot: QtBot, recalling: ChatService) -> Iterator[ChatWindow]:
     win = ChatWindow(recalling, recalling.new_conversation().id, hide_on_close=False)
     qtbot.addWidget(win)
-    with qtbot.waitSignal(win.turn_ended, timeout=WAIT_MS):  # the greeting
-        win.set_chat_available(True, "")
-    win.show()
-    yield win
-    win.shutdown()
+    try:  # shut down even when the greeting times out: a running thread's window aborts
+        with qtbot.waitSignal(win.turn_ended, timeout=WAIT_MS):  # the greeting
+            win.set_chat_available(True, "")
+        win.show()
+        yield win
+    finally:
+        win.shutdown()
 
 
 def test_an_excerpt_chip_opens_the_conversation_at_the_message(
