@@ -21,7 +21,8 @@ the facts' vectors) comes first, then one transaction stores all the facts
 of the harvest with its watermark, so a crash never keeps half a harvest to be counted twice.
 That transaction first checks the conversation is still there and not
 deleted: one the user deleted or erased while the model read it teaches
-nothing.
+nothing, nor does a message edited meanwhile (its facts are refused; the
+edit is read next).
 Conversations off the record are never read.
 
 An unusable answer is not retried at once (the same greedy prompt would
@@ -80,6 +81,9 @@ _RETRY_TEMPERATURE = 0.6
 """A retry samples (with a seed per attempt) instead of the greedy first try:
 the same prompt read greedily gives the same answer."""
 _REASON_CHARS = 300
+_EDITED_MEANWHILE = (
+    "A message it came from was edited or removed while it was read; the edit is read next."
+)
 
 
 class HarvestedFact(BaseModel):
@@ -496,7 +500,12 @@ class Harvester:
         with self._memories.writing("harvest") as batch:
             if not ConversationStore.is_live(batch.transaction, conversation_id):
                 return None  # nothing was written: the transaction commits empty
+            cited = (i for _, planned in learned.planned for i in planned.message_ids)
+            gone = ConversationStore.missing_messages(batch.transaction, cited)
             for text, planned in learned.planned:
+                if gone.intersection(planned.message_ids):  # edited while the model read it
+                    refused.append((text, _EDITED_MEANWHILE))
+                    continue
                 try:
                     remembered = batch.write(planned)
                 except MemoryRefused as error:  # deleted by the user meanwhile

@@ -46,7 +46,7 @@ from desktop.core.db.memory_writes import MemoryWrites, NoLongerActive, checked_
 from desktop.core.memory.category import CategoryGuesser
 from desktop.core.memory.category import MemoryCategory as MemoryCategory  # its old home
 from desktop.core.memory.embedding import Embeddings, Vectors
-from desktop.core.memory.gate import GatedText, MemoryRefused, WriteGate
+from desktop.core.memory.gate import REDACTED, GatedText, MemoryRefused, WriteGate
 from desktop.core.memory.retrieval import RRF_K, MemoryRetriever
 from desktop.core.privacy.redaction import Redactor, without
 from models.broker import InferenceBroker, Priority
@@ -60,6 +60,8 @@ _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]*", re.MULTILINE)
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor)\b|n't\b", re.I)
 
+_MARKER = "[redacted password]"
+"""What ``Redactor.known`` puts in place of a secret named since."""
 _CONTENT_WORD = re.compile(r"\w{3,}")
 _STOP = frozenset(
     str.split(
@@ -166,6 +168,7 @@ class MemoryBatch:
         """Store *planned*, or reinforce the memory that says it by now;
         ``MemoryRefused`` (nothing written) if the user deleted one like it
         since it was planned."""
+        planned = self._service.as_now(planned)
         known = self._service._already(planned.text, planned.vector, planned.explicit)
         if known is not None:
             outcome = self._outcomes.get(known.id)
@@ -312,6 +315,25 @@ class MemoryService:
             tuple(gated.redactions),
             vector,
             self._model_name(vector),
+        )
+
+    def as_now(self, planned: PlannedMemory) -> PlannedMemory:
+        """*planned* without the secrets named since it was planned (while
+        its model answered or its vector was made), read inside the write's
+        transaction: the sweep of the message that named one ran before, or
+        runs after and finds it.  Its vector, made of the old text, goes too
+        (the memory upkeep makes one of the new)."""
+        again = self._gate.named_since(planned.text)
+        if again is None:
+            return planned
+        taken = again.text.count(_MARKER) - planned.text.count(_MARKER)
+        return replace(
+            planned,
+            text=again.text,
+            flags=tuple(dict.fromkeys((*planned.flags, REDACTED, *again.flags))),
+            redactions=(*planned.redactions, *("password",) * max(taken, 1)),
+            vector=None,
+            embedding_model=None,
         )
 
     @contextmanager
