@@ -19,9 +19,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from desktop.core.base.errors import ReverieError
 from desktop.core.base.settings import DreamSettings
 from desktop.core.db import (
@@ -44,12 +41,14 @@ from desktop.core.dreaming.proposals import (
 from desktop.core.dreaming.skill_changes import SkillChanges
 from desktop.core.dreaming.skill_notes import ChangeNotes
 from desktop.core.dreaming.task_changes import TaskChanges
+from desktop.core.memory.embedding import Labelled
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.service import TaskService
 
 log = logging.getLogger(__name__)
 
-Embed = Callable[[Sequence[str]], npt.NDArray[np.floating[Any]] | None]
+Embed = Callable[[Sequence[str]], Labelled | None]
+"""Vectors of texts with the model that made them (``MemoryService.embed_labelled``)."""
 
 
 class ChangeBook:
@@ -206,13 +205,15 @@ class ChangeBook:
         change = self._pending(change_id)
         handler = self._handlers[change.kind]
         texts = [str(change.payload["content"])] if "content" in change.payload else []
-        vectors = embed(texts) if embed is not None and texts else None
+        made = embed(texts) if embed is not None and texts else None
+        # Stored under the model that made the vector, whatever the dream used.
+        payload = {} if made is None else {"embedding_model": made.model}
         proposal = Proposal(
             change.kind,
             change.summary,
-            change.payload,
+            {**change.payload, **payload},
             touches=tuple(int(i) for i in (change.before or {}).get("memories", {})),
-            vectors={} if vectors is None else dict(zip(texts, vectors, strict=True)),
+            vectors={} if made is None else dict(zip(texts, made.vectors, strict=True)),
         )
         moved, after, note = "", None, None
         try:

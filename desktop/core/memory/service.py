@@ -45,7 +45,7 @@ from desktop.core.db import content_hash as hash_of
 from desktop.core.db.memory_writes import MemoryWrites, NoLongerActive, checked_blob
 from desktop.core.memory.category import CategoryGuesser
 from desktop.core.memory.category import MemoryCategory as MemoryCategory  # its old home
-from desktop.core.memory.embedding import Embeddings, Vectors
+from desktop.core.memory.embedding import Embeddings, Labelled, Vectors
 from desktop.core.memory.gate import REDACTED, GatedText, MemoryRefused, WriteGate
 from desktop.core.memory.retrieval import RRF_K, MemoryRetriever
 from desktop.core.privacy.redaction import Redactor, without
@@ -301,9 +301,9 @@ class MemoryService:
         that may wait on a model.  ``writing()`` stores it."""
         gated = self._gate.check(text)
         explicit = source_kind == "user_explicit"
-        known, vector = self._lookup(gated.text, explicit, priority)
+        known, made = self._lookup(gated.text, explicit, priority)
+        vector, model = (None, None) if made is None else (made.vectors, made.model)
         if category is None:
-            model = self._model_name(vector)
             category = "other" if known else self._categories.guess(gated.text, vector, model)
         return PlannedMemory(
             gated.text,
@@ -314,7 +314,7 @@ class MemoryService:
             tuple(gated.flags),
             tuple(gated.redactions),
             vector,
-            self._model_name(vector),
+            model,
         )
 
     def as_now(self, planned: PlannedMemory) -> PlannedMemory:
@@ -354,18 +354,18 @@ class MemoryService:
 
     def _lookup(
         self, text: str, explicit: bool, priority: Priority
-    ) -> tuple[Memory | None, Vectors | None]:
+    ) -> tuple[Memory | None, Labelled | None]:
         """The active memory saying *text*, and *text*'s vector if it was needed.
 
         What the user deleted is not learned again from conversation (only
         when they say it again themselves, *explicit*)."""
         known = self._already(text, None, explicit)
-        vector = None
+        made = None
         if known is None:
-            vector = self.embed([text], priority)
-            if vector is not None:
-                known = self._already(text, vector, explicit)
-        return known, vector
+            made = self.embed_labelled([text], priority)
+            if made is not None:
+                known = self._already(text, made.vectors, explicit)
+        return known, made
 
     def _already(self, text: str, vector: Vectors | None, explicit: bool) -> Memory | None:
         """The active memory with *text*, or (given its *vector*) one close to
@@ -388,14 +388,14 @@ class MemoryService:
         naming what happened if it was merged, archived or deleted meanwhile.
         """
         gated: GatedText = self._gate.check(text)
-        vector = self.embed([gated.text], Priority.USER)
+        made = self.embed_labelled([gated.text], Priority.USER)
         try:
             memory = self.store.update_content(
                 memory_id,
                 gated.text,
-                None if vector is None else vector[0],
+                None if made is None else made.vectors[0],
                 "user",
-                embedding_model=self._model_name(vector),
+                embedding_model=None if made is None else made.model,
                 expected_content=expected,
                 flags=gated.flags,
             )
@@ -417,13 +417,12 @@ class MemoryService:
         embedder."""
         done = 0
         while pending := self.store.without_vectors(batch):
-            vectors = self.embed([m.content for m in pending], Priority.BACKGROUND)
-            if vectors is None:
+            made = self.embed_labelled([m.content for m in pending], Priority.BACKGROUND)
+            if made is None:
                 break
-            name = self._model_name(vectors)
             done += sum(
-                self.store.set_vector(m.id, m.content, v, name)
-                for m, v in zip(pending, vectors, strict=True)
+                self.store.set_vector(m.id, m.content, v, made.model)
+                for m, v in zip(pending, made.vectors, strict=True)
             )
             if len(pending) < batch:
                 break
@@ -486,6 +485,15 @@ class MemoryService:
             return None
         return self._embeddings(texts, priority, query=query)
 
+    def embed_labelled(
+        self, texts: Sequence[str], priority: Priority = Priority.BACKGROUND, *, query: bool = False
+    ) -> Labelled | None:
+        """``embed``, with the name of the model that made the vectors: what
+        they are stored under (the model in use may change meanwhile)."""
+        if self._embeddings is None:
+            return None
+        return self._embeddings.labelled(texts, priority, query=query)
+
     def _background_queries(self, texts: Sequence[str]) -> Vectors | None:
         return self.embed(texts, Priority.BACKGROUND, query=True)
 
@@ -494,9 +502,6 @@ class MemoryService:
         return None if self._embeddings is None else self._embeddings.model_name
 
     # -- helpers -------------------------------------------------------------
-    def _model_name(self, vectors: Vectors | None) -> str | None:
-        return None if vectors is None else self.embedding_model
-
     def _near_duplicate(self, text: str, vector: Vectors, status: MemoryStatus) -> Memory | None:
         for hit in self.store.search_vector(vector, _NEIGHBOURS, status=status):
             if 1.0 - hit.score >= DUPLICATE_SIMILARITY and _same_fact(hit.memory.content, text):
