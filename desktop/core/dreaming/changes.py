@@ -14,6 +14,7 @@ which refuses the undo rather than lose that change.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -61,8 +62,11 @@ class ChangeBook:
         *,
         tasks: TaskService | None = None,
         skills: SkillLibrary | None = None,
+        holds_named_secret: Callable[[str], bool] | None = None,
     ) -> None:
         self._db = database
+        self._holds_named_secret = holds_named_secret
+        """Whether a text holds a secret named this run (``MemoryService.holds_named_secret``)."""
         self._memories = memories
         self._dreams = dreams
         self._settings = settings
@@ -140,6 +144,8 @@ class ChangeBook:
         def moved(where: Applying, proposal: Proposal) -> bool:
             handler = self._handler(proposal)
             why = "" if read_at is None else handler.moved_since(where, proposal, read_at)
+            if not why and self._named_since(proposal):
+                why = "a secret in what it was drafted from was named since"
             left.extend(filter(None, [why]))
             return bool(why)
 
@@ -399,6 +405,16 @@ class ChangeBook:
         held = self._held.pop(note)
         if self._notes is not None:
             self._notes.release(held)
+
+    def _named_since(self, proposal: Proposal) -> bool:
+        """Whether *proposal* holds a secret named after it was drafted: the
+        turn that named it took it out of everything stored, but not out of
+        this (checked in the transaction that would store it, or before its
+        files are written)."""
+        if self._holds_named_secret is None:
+            return False
+        said = json.dumps([proposal.summary, proposal.payload], ensure_ascii=False)
+        return self._holds_named_secret(said)
 
     def _pending(self, change_id: int) -> DreamChange:
         change = self._dreams.change(change_id)

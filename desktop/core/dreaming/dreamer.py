@@ -85,7 +85,13 @@ class Dreamer:
         )
         """Erases what was deleted longer ago than the restore window, after each dream."""
         self.book = ChangeBook(
-            database, memories.store, self.dreams, settings, tasks=tasks, skills=skills
+            database,
+            memories.store,
+            self.dreams,
+            settings,
+            tasks=tasks,
+            skills=skills,
+            holds_named_secret=memories.holds_named_secret,
         )
         self._db = database
         self._memories = memories

@@ -113,8 +113,12 @@ class WriteGate:
         type X", then "X is my NAS password"): None if it holds none, else
         the text without them as ``check`` lets it be stored
         (``MemoryRefused`` if it is a secret and little else)."""
-        text = self._redact.known(gated)
+        text = self.without_named(gated)
         return None if text == gated else self.check(text)
+
+    def without_named(self, text: str) -> str:
+        """*text* without the secrets named this run (``Redactor.known``)."""
+        return self._redact.known(text)
 
     def _echo(self, text: str) -> str:
         """A copy of the instructions (or their examples), whole or mostly:

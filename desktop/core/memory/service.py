@@ -317,6 +317,11 @@ class MemoryService:
             model,
         )
 
+    def holds_named_secret(self, text: str) -> bool:
+        """Whether *text* holds a secret named this run: drafted before it
+        was named (a dream's merge), it must not be stored."""
+        return self._gate.without_named(text) != text
+
     def as_now(self, planned: PlannedMemory) -> PlannedMemory:
         """*planned* without the secrets named since it was planned (while
         its model answered or its vector was made), read inside the write's
