@@ -134,6 +134,10 @@ class Dreamer:
         now = float(checkpoint.setdefault("now", run.started_at or self._clock()))
 
         def save() -> None:
+            # A secret named while the dream ran was taken out of the saved
+            # checkpoint: what this run holds must not bring it back.
+            for kept in (answers, outcomes):
+                kept.update((k, self._memories.without_named_secrets(v)) for k, v in kept.items())
             checkpoint.update(done=done, totals=totals, outcomes=outcomes, answers=answers)
             self.dreams.save_checkpoint(run.id, checkpoint)
 

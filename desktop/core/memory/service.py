@@ -320,7 +320,11 @@ class MemoryService:
     def holds_named_secret(self, text: str) -> bool:
         """Whether *text* holds a secret named this run: drafted before it
         was named (a dream's merge), it must not be stored."""
-        return self._gate.without_named(text) != text
+        return self.without_named_secrets(text) != text
+
+    def without_named_secrets(self, text: str) -> str:
+        """*text* without the secrets named this run (``Redactor.known``)."""
+        return self._gate.without_named(text)
 
     def as_now(self, planned: PlannedMemory) -> PlannedMemory:
         """*planned* without the secrets named since it was planned (while

@@ -88,3 +88,32 @@ def test_a_merge_drafted_before_its_secret_was_named_is_not_written(
     assert held == []
     assert {m.status for m in dreaming.memories.store.listed()} == {"active"}
     assert "left for the next dream" in report.outcomes["dedup"]
+
+
+class NamedThenPaused(NamedWhileWaiting):
+    """As ``NamedWhileWaiting``, then the dream is paused there (the user
+    goes on chatting): what it keeps to resume with is saved."""
+
+    def give_way(self, progress: DreamProgress) -> None:
+        if self._model.requests and not self.named:
+            self._chat.send(self._chat.new_conversation().id, f"the NAS password is {SECRET}")
+            self.named = True
+            self.stop("paused")
+        super().give_way(progress)
+
+
+def test_a_dream_paused_after_a_secret_was_named_keeps_no_answer_holding_it(
+    dreaming: Dreaming, chat: ChatService, model: ScriptedChatModel, database: Database
+) -> None:
+    dreaming.add(FIRST)
+    dreaming.add(SECOND)
+    saved = {"content": MERGED, "category": "other", "sourceIds": [1, 2]}
+    model.queue(json.dumps({"toSave": [saved], "toDelete": [1, 2]}))
+    control = NamedThenPaused(chat, model)
+
+    report = dreaming.dreamer.run("manual", control)
+
+    assert control.named and report.run.status == "paused"
+    kept = database.fetch_value("SELECT group_concat(checkpoint) FROM dream_runs")
+    assert "toSave" in kept  # the answer is kept, to resume with
+    assert SECRET not in kept
