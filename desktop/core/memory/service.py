@@ -164,10 +164,11 @@ class MemoryBatch:
         """The open transaction, for other stores' writes that commit with these."""
         return self.writes.transaction
 
-    def write(self, planned: PlannedMemory) -> Remembered:
+    def write(self, planned: PlannedMemory, *, may_add: bool = True) -> Remembered:
         """Store *planned*, or reinforce the memory that says it by now;
         ``MemoryRefused`` (nothing written) if the user deleted one like it
-        since it was planned."""
+        since it was planned, or if it is new and not *may_add* (a memory
+        was erased for good meanwhile: it may be this one)."""
         planned = self._service.as_now(planned)
         known = self._service._already(planned.text, planned.vector, planned.explicit)
         if known is not None:
@@ -180,6 +181,11 @@ class MemoryBatch:
             else:
                 self.writes.add_sources(known.id, planned.message_ids, ())
             return Remembered(outcome, self.writes.current(known.id), planned.redactions)
+        if not may_add:
+            raise MemoryRefused(
+                "A memory was erased for good while this was read; it may be this one, so it"
+                " is not learned again."
+            )
         item = NewMemory(
             planned.text,
             None if planned.vector is None else planned.vector[0],

@@ -6,6 +6,9 @@
 - A value named a secret while a fact holding it was being embedded ("when
   the NAS asks, type X", then "the NAS password is X"): the message and the
   memories were swept, then the harvest stored the fact with X in it.
+- A memory erased for good ("Delete now") while the model read a message
+  saying it again: a deletion leaves a row the harvest refuses the fact by,
+  an erasure none, so the harvest stored it again at once.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy.typing as npt
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database
+from desktop.core.dreaming.erasure import Eraser
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
@@ -118,3 +122,30 @@ def test_a_fact_keeps_no_value_named_a_secret_while_it_was_embedded(
     assert held == 0
     assert memory.embedding_model is None  # its vector was made of the old text
     assert database.fetch_value("SELECT count(*) FROM memory_embeddings") == 0
+
+
+def test_a_memory_erased_while_the_model_read_it_said_again_is_not_learned_again(
+    chat: ChatService,
+    store: ConversationStore,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    eraser: Eraser,
+) -> None:
+    model = MeanwhileModel()
+    broker.load_chat_model(lambda: model).result(timeout=5)
+    allergy = "The user is allergic to penicillin."
+    kept = memories.remember(allergy, source_kind="user_explicit", actor="user")
+    conversation = chat.new_conversation()
+    chat.run(chat.send(conversation.id, "I am allergic to penicillin."), Recorder())
+    harvester = harvester_for(store, memories, broker, prompts, Clock())
+    model.queue(harvest_answer((allergy, "health", [1])))
+    model.meanwhile["allergic to penicillin"] = lambda: eraser.erase_memories([kept.memory.id])
+
+    report = harvester.harvest(conversation.id)
+
+    assert not model.meanwhile, "the memory was erased while the model read the message"
+    assert memories.store.listed() == []
+    assert report is not None and [text for text, _ in report.refused] == [allergy]
+    harvested = store.get(conversation.id)
+    assert harvested is not None and harvested.harvested_through_message_id is not None
