@@ -143,6 +143,9 @@ class MemoryChanges:
 
     def moved_since(self, at: Applying, proposal: Proposal, read_at: float) -> str:
         writes = at.memory_writes()
+        if proposal.kind == "add" and writes.erased_since(read_at):
+            # "Delete now" leaves no row to refuse it by, as a deletion does.
+            return "a memory was erased for good since the dream read, which it may repeat"
         for memory_id in proposal.touches:
             try:
                 if writes.current(memory_id).updated_at > read_at:
