@@ -121,6 +121,9 @@ class Job:
         """Which of the role's backends serves it: past 0, a fallback."""
         self.emitted = False
         """Whether the user has seen output of it (then no fallback may start it over)."""
+        self.made_by: str | None = None
+        """The name of the model that answered: the one an embedding's vectors
+        are of (the role's model may have been switched since)."""
         self.preemptions = 0
         self.order: int | None = None
         """Place in the queue, kept when a preempted job goes back in."""

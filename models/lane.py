@@ -225,6 +225,7 @@ class Lane:
         embedder = self.models[key]
         prefix = getattr(embedder, "query_prefix" if request.query else "document_prefix", "")
         texts = tuple(prefix + text for text in request.texts) if prefix else request.texts
+        job.made_by = str(embedder.name)  # a job run again on a new embedder says so
         if job.priority == Priority.USER:
             job.finish(result=embedder.embed(texts))
             return

@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from desktop.core.db import ConversationStore, MessageRole, open_database
 from desktop.core.db.message_search import MessageSearch
+from desktop.core.memory.embedding import Labelled
 from desktop.core.memory.excerpts import ExcerptRetriever
 from desktop.core.memory.message_index import MessageIndexer
 
@@ -146,9 +147,9 @@ def ranked_by_variant(
                     outside[message.id] = turn.outside_id
             stored = time.perf_counter()
             search = MessageSearch(database, embedding_model=lambda: "default")
-            indexed = MessageIndexer(search, embed, lambda: "default").index_missing(
-                batch=EMBED_BATCH
-            )
+            indexed = MessageIndexer(
+                search, lambda texts: Labelled(embed(texts), "default")
+            ).index_missing(batch=EMBED_BATCH)
             timings["store_seconds"] += stored - started
             timings["index_seconds"] += time.perf_counter() - stored
             timings["messages"] += indexed

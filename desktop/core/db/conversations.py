@@ -652,6 +652,16 @@ class ConversationStore:
         return found
 
     @staticmethod
+    def missing_messages(tx: Transaction, message_ids: Iterable[int]) -> set[int]:
+        """Which of *message_ids* are no longer stored (an edit or a
+        regeneration removed them), as read inside *tx*."""
+        rows = tx.fetch_all(
+            "SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM messages)",
+            (json.dumps(sorted(set(message_ids))),),
+        )
+        return {int(row[0]) for row in rows}
+
+    @staticmethod
     def is_live(tx: Transaction, conversation_id: int) -> bool:
         """Does the conversation exist, not deleted, as read inside *tx* (so
         a deletion cannot slip in between the check and what *tx* writes)?"""

@@ -402,6 +402,13 @@ class MemoryStore:
     def count_active(self) -> int:
         return int(self._db.fetch_value("SELECT count(*) FROM memories WHERE status = 'active'"))
 
+    def count_erased(self, tx: Transaction | None = None) -> int:
+        """How many memories were ever erased for good (as read in *tx*, if
+        given): a reader holding texts across a model call sees by it that
+        one may have gone meanwhile (no text of it is kept to compare)."""
+        reader = self._db if tx is None else tx
+        return int(reader.fetch_value("SELECT count(*) FROM erased_items WHERE kind = 'memory'"))
+
     def count_added_since(self, since: float) -> int:
         """Memories created after *since* but not by a dream, whatever became of them."""
         return int(

@@ -143,6 +143,15 @@ class MemoryWrites:
             external_refs=tuple(row[1] for row in rows if row[1] is not None),
         )
 
+    def erased_since(self, moment: float) -> bool:
+        """Whether a memory was erased for good at or after *moment* (no text of it
+        is kept: a writer that read before cannot tell whether it repeats it)."""
+        found = self._tx.fetch_value(
+            "SELECT 1 FROM erased_items WHERE kind = 'memory' AND erased_at >= ? LIMIT 1",
+            (moment,),
+        )
+        return found is not None
+
     def blob(self, embedding: Embedding) -> bytes:
         """*embedding* as the vector table stores it."""
         return vector_blob(embedding)

@@ -14,13 +14,11 @@ which refuses the undo rather than lose that change.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-
-import numpy as np
-import numpy.typing as npt
 
 from desktop.core.base.errors import ReverieError
 from desktop.core.base.settings import DreamSettings
@@ -44,12 +42,14 @@ from desktop.core.dreaming.proposals import (
 from desktop.core.dreaming.skill_changes import SkillChanges
 from desktop.core.dreaming.skill_notes import ChangeNotes
 from desktop.core.dreaming.task_changes import TaskChanges
+from desktop.core.memory.embedding import Labelled
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.service import TaskService
 
 log = logging.getLogger(__name__)
 
-Embed = Callable[[Sequence[str]], npt.NDArray[np.floating[Any]] | None]
+Embed = Callable[[Sequence[str]], Labelled | None]
+"""Vectors of texts with the model that made them (``MemoryService.embed_labelled``)."""
 
 
 class ChangeBook:
@@ -62,8 +62,11 @@ class ChangeBook:
         *,
         tasks: TaskService | None = None,
         skills: SkillLibrary | None = None,
+        holds_named_secret: Callable[[str], bool] | None = None,
     ) -> None:
         self._db = database
+        self._holds_named_secret = holds_named_secret
+        """Whether a text holds a secret named this run (``MemoryService.holds_named_secret``)."""
         self._memories = memories
         self._dreams = dreams
         self._settings = settings
@@ -141,6 +144,8 @@ class ChangeBook:
         def moved(where: Applying, proposal: Proposal) -> bool:
             handler = self._handler(proposal)
             why = "" if read_at is None else handler.moved_since(where, proposal, read_at)
+            if not why and self._named_since(proposal):
+                why = "a secret in what it was drafted from was named since"
             left.extend(filter(None, [why]))
             return bool(why)
 
@@ -206,13 +211,15 @@ class ChangeBook:
         change = self._pending(change_id)
         handler = self._handlers[change.kind]
         texts = [str(change.payload["content"])] if "content" in change.payload else []
-        vectors = embed(texts) if embed is not None and texts else None
+        made = embed(texts) if embed is not None and texts else None
+        # Stored under the model that made the vector, whatever the dream used.
+        payload = {} if made is None else {"embedding_model": made.model}
         proposal = Proposal(
             change.kind,
             change.summary,
-            change.payload,
+            {**change.payload, **payload},
             touches=tuple(int(i) for i in (change.before or {}).get("memories", {})),
-            vectors={} if vectors is None else dict(zip(texts, vectors, strict=True)),
+            vectors={} if made is None else dict(zip(texts, made.vectors, strict=True)),
         )
         moved, after, note = "", None, None
         try:
@@ -398,6 +405,16 @@ class ChangeBook:
         held = self._held.pop(note)
         if self._notes is not None:
             self._notes.release(held)
+
+    def _named_since(self, proposal: Proposal) -> bool:
+        """Whether *proposal* holds a secret named after it was drafted: the
+        turn that named it took it out of everything stored, but not out of
+        this (checked in the transaction that would store it, or before its
+        files are written)."""
+        if self._holds_named_secret is None:
+            return False
+        said = json.dumps([proposal.summary, proposal.payload], ensure_ascii=False)
+        return self._holds_named_secret(said)
 
     def _pending(self, change_id: int) -> DreamChange:
         change = self._dreams.change(change_id)

@@ -199,7 +199,6 @@ def merge_proposals(
                     "superseded": [m.id for m in merge.sources],
                     "content": content,
                     "category": merge.category,
-                    "embedding_model": context.memories.embedding_model,
                 },
                 touches=ids,
                 retires=tuple(m.id for m in merge.sources),
@@ -259,23 +258,25 @@ def schema(shown: int) -> dict[str, Any]:
 
 
 def with_vectors(context: PassContext, proposals: list[Proposal]) -> list[Proposal]:
-    """*proposals* with the embeddings of the texts they add (before the transaction)."""
+    """*proposals* with the embeddings of the texts they add (before the
+    transaction), labelled with the model that made them: the one in use
+    may change while the pass waits for the user."""
     texts = [str(p.payload["content"]) for p in proposals]
     if not texts:
         return proposals
     context.control.give_way(context.progress)
-    vectors = context.memories.embed(texts)
-    if vectors is None:
+    made = context.memories.embed_labelled(texts)
+    if made is None:
         return proposals  # stored without vectors; the memory upkeep adds them later
     return [
         Proposal(
             p.kind,
             p.summary,
-            p.payload,
+            {**p.payload, "embedding_model": made.model},
             touches=p.touches,
             retires=p.retires,
             vectors={text: vector},
             needs_approval=p.needs_approval,
         )
-        for p, text, vector in zip(proposals, texts, vectors, strict=True)
+        for p, text, vector in zip(proposals, texts, made.vectors, strict=True)
     ]

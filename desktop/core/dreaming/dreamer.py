@@ -85,7 +85,13 @@ class Dreamer:
         )
         """Erases what was deleted longer ago than the restore window, after each dream."""
         self.book = ChangeBook(
-            database, memories.store, self.dreams, settings, tasks=tasks, skills=skills
+            database,
+            memories.store,
+            self.dreams,
+            settings,
+            tasks=tasks,
+            skills=skills,
+            holds_named_secret=memories.holds_named_secret,
         )
         self._db = database
         self._memories = memories
@@ -128,6 +134,10 @@ class Dreamer:
         now = float(checkpoint.setdefault("now", run.started_at or self._clock()))
 
         def save() -> None:
+            # A secret named while the dream ran was taken out of the saved
+            # checkpoint: what this run holds must not bring it back.
+            for kept in (answers, outcomes):
+                kept.update((k, self._memories.without_named_secrets(v)) for k, v in kept.items())
             checkpoint.update(done=done, totals=totals, outcomes=outcomes, answers=answers)
             self.dreams.save_checkpoint(run.id, checkpoint)
 

@@ -21,6 +21,9 @@ from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal
 KEY = "memories"
 JUDGED_FIELDS = ("content", "status", "superseded_by", "category", "pinned", "importance")
 """What a change was decided on: if any of these moved, it no longer applies as it was."""
+CREATED_FIELDS = (*JUDGED_FIELDS, "reinforcement_count")
+"""What an undo checks of a memory the change created, which it takes away:
+seen again since (a harvest counted a new message), the sighting would go with it."""
 _FIELD_WORDS = {
     "content": "its text",
     "status": "its status",
@@ -31,6 +34,7 @@ _FIELD_WORDS = {
     "faded_importance": "how far it faded",
     "decayed_through": "how far it faded",
     "valid_to": "when it stopped being true",
+    "reinforcement_count": "it was seen again",
 }
 
 
@@ -139,6 +143,9 @@ class MemoryChanges:
 
     def moved_since(self, at: Applying, proposal: Proposal, read_at: float) -> str:
         writes = at.memory_writes()
+        if proposal.kind == "add" and writes.erased_since(read_at):
+            # "Delete now" leaves no row to refuse it by, as a deletion does.
+            return "a memory was erased for good since the dream read, which it may repeat"
         for memory_id in proposal.touches:
             try:
                 if writes.current(memory_id).updated_at > read_at:
@@ -156,7 +163,7 @@ class MemoryChanges:
         did = {
             key: _differing(from_snapshot(before[key]), from_snapshot(data))
             if key in before
-            else JUDGED_FIELDS
+            else CREATED_FIELDS
             for key, data in after.get(KEY, {}).items()
         }
         for key, data in after.get(KEY, {}).items():

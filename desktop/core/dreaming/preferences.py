@@ -142,7 +142,6 @@ class PreferencePass:
                 "source_kind": "inferred",
                 "message_ids": source_ids,
                 "flags": list(gated.flags),
-                "embedding_model": context.memories.embedding_model,
             },
             needs_approval=sensitive,
         )

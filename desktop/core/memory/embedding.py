@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +36,16 @@ class UnusableVectors(ModelError):
     """An embedding model answered with vectors that cannot be stored."""
 
 
+@dataclass(frozen=True)
+class Labelled:
+    """Vectors and the name of the model that made them, which they are
+    stored under: read from the answer, not from the model in use after it
+    (the user may switch models while a vector waits to be stored)."""
+
+    vectors: Vectors
+    model: str | None
+
+
 class Embeddings:
     def __init__(self, broker: InferenceBroker) -> None:
         self._broker = broker
@@ -49,11 +60,18 @@ class Embeddings:
     ) -> Vectors | None:
         """One unit vector per text (to be found, or to search with if
         *query*), or None when no embedder can make them."""
+        made = self.labelled(texts, priority, query=query)
+        return None if made is None else made.vectors
+
+    def labelled(
+        self, texts: Sequence[str], priority: Priority = Priority.USER, *, query: bool = False
+    ) -> Labelled | None:
+        """The vectors of *texts* (as ``__call__``) with the model that made them."""
         job = self._broker.embed(texts, priority, query=query)
         if (control := active_control()) is not None:
             control.run(job)  # stopping the work stops this embedding too
         try:
-            return storable(job.result(), len(texts), self.model_name)
+            return Labelled(storable(job.result(), len(texts), job.made_by), job.made_by)
         except GenerationCancelled:
             raise  # stopped, not unavailable: the work it was for ends
         except ModelError as error:

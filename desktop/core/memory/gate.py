@@ -107,6 +107,19 @@ class WriteGate:
             flags.append(INSTRUCTION_LIKE)
         return GatedText(redacted.text, tuple(flags), redacted.kinds)
 
+    def named_since(self, gated: str) -> GatedText | None:
+        """*gated*, a text this gate let through a while ago, read again for
+        the secrets named since (``Redactor.known``: "when the NAS asks,
+        type X", then "X is my NAS password"): None if it holds none, else
+        the text without them as ``check`` lets it be stored
+        (``MemoryRefused`` if it is a secret and little else)."""
+        text = self.without_named(gated)
+        return None if text == gated else self.check(text)
+
+    def without_named(self, text: str) -> str:
+        """*text* without the secrets named this run (``Redactor.known``)."""
+        return self._redact.known(text)
+
     def _echo(self, text: str) -> str:
         """A copy of the instructions (or their examples), whole or mostly:
         short texts must match word for word, longer ones in half their runs."""

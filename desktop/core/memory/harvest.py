@@ -21,7 +21,10 @@ the facts' vectors) comes first, then one transaction stores all the facts
 of the harvest with its watermark, so a crash never keeps half a harvest to be counted twice.
 That transaction first checks the conversation is still there and not
 deleted: one the user deleted or erased while the model read it teaches
-nothing.
+nothing, nor does a message edited meanwhile (its facts are refused; the
+edit is read next).  A memory erased for good meanwhile ("Delete now")
+leaves no row to refuse a fact by, as a deletion does: then only facts
+already known are counted, none is learned new.
 Conversations off the record are never read.
 
 An unusable answer is not retried at once (the same greedy prompt would
@@ -80,6 +83,9 @@ _RETRY_TEMPERATURE = 0.6
 """A retry samples (with a seed per attempt) instead of the greedy first try:
 the same prompt read greedily gives the same answer."""
 _REASON_CHARS = 300
+_EDITED_MEANWHILE = (
+    "A message it came from was edited or removed while it was read; the edit is read next."
+)
 
 
 class HarvestedFact(BaseModel):
@@ -141,6 +147,8 @@ class _Window:
     through_message_id: int
     known: str
     """Related memories already kept, for the prompt."""
+    erased: int = 0
+    """How many memories were erased for good before the model read it."""
 
     @property
     def has_user_words(self) -> bool:
@@ -388,7 +396,8 @@ class Harvester:
         # Everything up to the last message read is done, events and tool
         # results between them included; if nothing readable was new, all is.
         through = chosen[-1].id if chosen and len(chosen) < len(readable) else new[-1].id
-        return _Window(tuple(chosen), tuple(lines), through, known)
+        erased = self._memories.store.count_erased()
+        return _Window(tuple(chosen), tuple(lines), through, known, erased)
 
     def _fitted(self, lines: list[str], chosen: list[Message], known: str) -> list[str]:
         """*lines* without the last ones (the next harvest reads them) and the
@@ -496,9 +505,16 @@ class Harvester:
         with self._memories.writing("harvest") as batch:
             if not ConversationStore.is_live(batch.transaction, conversation_id):
                 return None  # nothing was written: the transaction commits empty
+            cited = (i for _, planned in learned.planned for i in planned.message_ids)
+            gone = ConversationStore.missing_messages(batch.transaction, cited)
+            # "Delete now" leaves no row to refuse a fact by, as a deletion does.
+            may_add = self._memories.store.count_erased(batch.transaction) == window.erased
             for text, planned in learned.planned:
+                if gone.intersection(planned.message_ids):  # edited while the model read it
+                    refused.append((text, _EDITED_MEANWHILE))
+                    continue
                 try:
-                    remembered = batch.write(planned)
+                    remembered = batch.write(planned, may_add=may_add)
                 except MemoryRefused as error:  # deleted by the user meanwhile
                     refused.append((text, str(error)))
                     continue

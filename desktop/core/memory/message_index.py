@@ -16,24 +16,23 @@ from collections.abc import Callable, Sequence
 
 from desktop.core.db import Database
 from desktop.core.db.message_search import MessageSearch
-from desktop.core.memory.embedding import Embeddings, Vectors
+from desktop.core.memory.embedding import Embeddings, Labelled
 from models.broker import InferenceBroker, Priority
 
-EmbedTexts = Callable[[Sequence[str]], Vectors | None]
-"""Vectors of texts to be found (one row each); None when no embedder can make them."""
+EmbedTexts = Callable[[Sequence[str]], Labelled | None]
+"""Vectors of texts to be found (one row each) with the model that made
+them; None when no embedder can make them."""
 
 
 class MessageIndexer:
     """Embeds the findable messages of *search* that have no vector of the
     model in use, with *embed* (in the product: the broker at background
-    priority); *model_name* names the model that made a batch."""
+    priority), each batch stored under the model that made it (the one in
+    use may be switched while a batch is embedded)."""
 
-    def __init__(
-        self, search: MessageSearch, embed: EmbedTexts, model_name: Callable[[], str | None]
-    ) -> None:
+    def __init__(self, search: MessageSearch, embed: EmbedTexts) -> None:
         self._search = search
         self._embed = embed
-        self._model_name = model_name
 
     @classmethod
     def over(cls, database: Database, broker: InferenceBroker) -> MessageIndexer:
@@ -41,11 +40,7 @@ class MessageIndexer:
         behind the chat's own calls (background priority)."""
         embeddings = Embeddings(broker)
         search = MessageSearch(database, embedding_model=lambda: broker.embedder_name)
-        return cls(
-            search,
-            lambda texts: embeddings(texts, Priority.BACKGROUND),
-            lambda: embeddings.model_name,
-        )
+        return cls(search, lambda texts: embeddings.labelled(texts, Priority.BACKGROUND))
 
     def index_missing(self, batch: int = 32, limit: int | None = None) -> int:
         """Embed missing messages, newest first, *batch* at a time, until
@@ -57,11 +52,11 @@ class MessageIndexer:
             pending = self._search.unembedded(wanted)
             if not pending:
                 break
-            vectors = self._embed([message.content for message in pending])
-            if vectors is None:
+            made = self._embed([message.content for message in pending])
+            if made is None:
                 break
             stored = self._search.set_vectors(
-                list(zip(pending, vectors, strict=True)), self._model_name()
+                list(zip(pending, made.vectors, strict=True)), made.model
             )
             done += stored
             if stored == 0 or len(pending) < wanted:

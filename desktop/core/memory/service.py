@@ -45,8 +45,8 @@ from desktop.core.db import content_hash as hash_of
 from desktop.core.db.memory_writes import MemoryWrites, NoLongerActive, checked_blob
 from desktop.core.memory.category import CategoryGuesser
 from desktop.core.memory.category import MemoryCategory as MemoryCategory  # its old home
-from desktop.core.memory.embedding import Embeddings, Vectors
-from desktop.core.memory.gate import GatedText, MemoryRefused, WriteGate
+from desktop.core.memory.embedding import Embeddings, Labelled, Vectors
+from desktop.core.memory.gate import REDACTED, GatedText, MemoryRefused, WriteGate
 from desktop.core.memory.retrieval import RRF_K, MemoryRetriever
 from desktop.core.privacy.redaction import Redactor, without
 from models.broker import InferenceBroker, Priority
@@ -60,6 +60,8 @@ _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]*", re.MULTILINE)
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor)\b|n't\b", re.I)
 
+_MARKER = "[redacted password]"
+"""What ``Redactor.known`` puts in place of a secret named since."""
 _CONTENT_WORD = re.compile(r"\w{3,}")
 _STOP = frozenset(
     str.split(
@@ -162,10 +164,12 @@ class MemoryBatch:
         """The open transaction, for other stores' writes that commit with these."""
         return self.writes.transaction
 
-    def write(self, planned: PlannedMemory) -> Remembered:
+    def write(self, planned: PlannedMemory, *, may_add: bool = True) -> Remembered:
         """Store *planned*, or reinforce the memory that says it by now;
         ``MemoryRefused`` (nothing written) if the user deleted one like it
-        since it was planned."""
+        since it was planned, or if it is new and not *may_add* (a memory
+        was erased for good meanwhile: it may be this one)."""
+        planned = self._service.as_now(planned)
         known = self._service._already(planned.text, planned.vector, planned.explicit)
         if known is not None:
             outcome = self._outcomes.get(known.id)
@@ -177,6 +181,11 @@ class MemoryBatch:
             else:
                 self.writes.add_sources(known.id, planned.message_ids, ())
             return Remembered(outcome, self.writes.current(known.id), planned.redactions)
+        if not may_add:
+            raise MemoryRefused(
+                "A memory was erased for good while this was read; it may be this one, so it"
+                " is not learned again."
+            )
         item = NewMemory(
             planned.text,
             None if planned.vector is None else planned.vector[0],
@@ -298,9 +307,9 @@ class MemoryService:
         that may wait on a model.  ``writing()`` stores it."""
         gated = self._gate.check(text)
         explicit = source_kind == "user_explicit"
-        known, vector = self._lookup(gated.text, explicit, priority)
+        known, made = self._lookup(gated.text, explicit, priority)
+        vector, model = (None, None) if made is None else (made.vectors, made.model)
         if category is None:
-            model = self._model_name(vector)
             category = "other" if known else self._categories.guess(gated.text, vector, model)
         return PlannedMemory(
             gated.text,
@@ -311,7 +320,35 @@ class MemoryService:
             tuple(gated.flags),
             tuple(gated.redactions),
             vector,
-            self._model_name(vector),
+            model,
+        )
+
+    def holds_named_secret(self, text: str) -> bool:
+        """Whether *text* holds a secret named this run: drafted before it
+        was named (a dream's merge), it must not be stored."""
+        return self.without_named_secrets(text) != text
+
+    def without_named_secrets(self, text: str) -> str:
+        """*text* without the secrets named this run (``Redactor.known``)."""
+        return self._gate.without_named(text)
+
+    def as_now(self, planned: PlannedMemory) -> PlannedMemory:
+        """*planned* without the secrets named since it was planned (while
+        its model answered or its vector was made), read inside the write's
+        transaction: the sweep of the message that named one ran before, or
+        runs after and finds it.  Its vector, made of the old text, goes too
+        (the memory upkeep makes one of the new)."""
+        again = self._gate.named_since(planned.text)
+        if again is None:
+            return planned
+        taken = again.text.count(_MARKER) - planned.text.count(_MARKER)
+        return replace(
+            planned,
+            text=again.text,
+            flags=tuple(dict.fromkeys((*planned.flags, REDACTED, *again.flags))),
+            redactions=(*planned.redactions, *("password",) * max(taken, 1)),
+            vector=None,
+            embedding_model=None,
         )
 
     @contextmanager
@@ -332,18 +369,18 @@ class MemoryService:
 
     def _lookup(
         self, text: str, explicit: bool, priority: Priority
-    ) -> tuple[Memory | None, Vectors | None]:
+    ) -> tuple[Memory | None, Labelled | None]:
         """The active memory saying *text*, and *text*'s vector if it was needed.
 
         What the user deleted is not learned again from conversation (only
         when they say it again themselves, *explicit*)."""
         known = self._already(text, None, explicit)
-        vector = None
+        made = None
         if known is None:
-            vector = self.embed([text], priority)
-            if vector is not None:
-                known = self._already(text, vector, explicit)
-        return known, vector
+            made = self.embed_labelled([text], priority)
+            if made is not None:
+                known = self._already(text, made.vectors, explicit)
+        return known, made
 
     def _already(self, text: str, vector: Vectors | None, explicit: bool) -> Memory | None:
         """The active memory with *text*, or (given its *vector*) one close to
@@ -366,14 +403,14 @@ class MemoryService:
         naming what happened if it was merged, archived or deleted meanwhile.
         """
         gated: GatedText = self._gate.check(text)
-        vector = self.embed([gated.text], Priority.USER)
+        made = self.embed_labelled([gated.text], Priority.USER)
         try:
             memory = self.store.update_content(
                 memory_id,
                 gated.text,
-                None if vector is None else vector[0],
+                None if made is None else made.vectors[0],
                 "user",
-                embedding_model=self._model_name(vector),
+                embedding_model=None if made is None else made.model,
                 expected_content=expected,
                 flags=gated.flags,
             )
@@ -395,13 +432,12 @@ class MemoryService:
         embedder."""
         done = 0
         while pending := self.store.without_vectors(batch):
-            vectors = self.embed([m.content for m in pending], Priority.BACKGROUND)
-            if vectors is None:
+            made = self.embed_labelled([m.content for m in pending], Priority.BACKGROUND)
+            if made is None:
                 break
-            name = self._model_name(vectors)
             done += sum(
-                self.store.set_vector(m.id, m.content, v, name)
-                for m, v in zip(pending, vectors, strict=True)
+                self.store.set_vector(m.id, m.content, v, made.model)
+                for m, v in zip(pending, made.vectors, strict=True)
             )
             if len(pending) < batch:
                 break
@@ -464,6 +500,15 @@ class MemoryService:
             return None
         return self._embeddings(texts, priority, query=query)
 
+    def embed_labelled(
+        self, texts: Sequence[str], priority: Priority = Priority.BACKGROUND, *, query: bool = False
+    ) -> Labelled | None:
+        """``embed``, with the name of the model that made the vectors: what
+        they are stored under (the model in use may change meanwhile)."""
+        if self._embeddings is None:
+            return None
+        return self._embeddings.labelled(texts, priority, query=query)
+
     def _background_queries(self, texts: Sequence[str]) -> Vectors | None:
         return self.embed(texts, Priority.BACKGROUND, query=True)
 
@@ -472,9 +517,6 @@ class MemoryService:
         return None if self._embeddings is None else self._embeddings.model_name
 
     # -- helpers -------------------------------------------------------------
-    def _model_name(self, vectors: Vectors | None) -> str | None:
-        return None if vectors is None else self.embedding_model
-
     def _near_duplicate(self, text: str, vector: Vectors, status: MemoryStatus) -> Memory | None:
         for hit in self.store.search_vector(vector, _NEIGHBOURS, status=status):
             if 1.0 - hit.score >= DUPLICATE_SIMILARITY and _same_fact(hit.memory.content, text):

@@ -50,7 +50,7 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.db import DreamChange, DreamRun, DreamStore
 from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.proposals import ChangeRefused
-from desktop.core.memory.embedding import Vectors
+from desktop.core.memory.embedding import Labelled
 from desktop.core.memory.service import MemoryService
 from desktop.ui.dreaming.views import (
     RUN_ROLE,
@@ -320,8 +320,8 @@ class DreamReportWindow(AppWindow):
         """Apply a change waiting for approval (on the worker: it may embed a text)."""
         memories = self._memories
 
-        def embed(texts: Sequence[str]) -> Vectors | None:
-            return memories.embed(texts, Priority.USER)  # the user is waiting for it
+        def embed(texts: Sequence[str]) -> Labelled | None:
+            return memories.embed_labelled(texts, Priority.USER)  # the user is waiting for it
 
         self._act(
             change_id,

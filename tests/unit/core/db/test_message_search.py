@@ -11,6 +11,7 @@ from desktop.core.db import ConversationStore, Database, open_database
 from desktop.core.db.message_search import MessageSearch
 from desktop.core.db.migrations import MIGRATIONS, applied_versions
 from desktop.core.db.purge import Erasable, PurgeStore
+from desktop.core.memory.embedding import Labelled
 from desktop.core.memory.message_index import MessageIndexer
 from tests.fakes import HashingEmbedder
 
@@ -20,7 +21,9 @@ _BEFORE_V12 = tuple(m for m in MIGRATIONS if m.version < 12)
 def _indexed(database: Database) -> tuple[MessageSearch, HashingEmbedder]:
     embedder = HashingEmbedder()
     search = MessageSearch(database, embedding_model=lambda: embedder.name)
-    MessageIndexer(search, embedder.embed, lambda: embedder.name).index_missing()
+    MessageIndexer(
+        search, lambda texts: Labelled(embedder.embed(texts), embedder.name)
+    ).index_missing()
     return search, embedder
 
 
@@ -98,7 +101,9 @@ def test_a_changed_message_loses_its_vector_and_is_embedded_again(database: Data
 
     assert _vectors(database) == set()
     assert [m.message_id for m in search.unembedded(10)] == [said.id]
-    MessageIndexer(search, embedder.embed, lambda: embedder.name).index_missing()
+    MessageIndexer(
+        search, lambda texts: Labelled(embedder.embed(texts), embedder.name)
+    ).index_missing()
     stored = database.fetch_value("SELECT embedding FROM message_embeddings")
     expected = embedder.embed(["A locker code is on a note"])[0]
     assert np.allclose(np.frombuffer(stored, np.float32), expected)

@@ -311,7 +311,7 @@ def test_a_change_touching_a_pinned_memory_waits_for_approval(
     assert report.pending == 1 and report.applied == 0
     assert dreaming.get(first.id).status == "active"
     [change] = dreaming.dreamer.dreams.pending()
-    approved = dreaming.dreamer.book.approve(change.id, dreaming.memories.embed)
+    approved = dreaming.dreamer.book.approve(change.id, dreaming.memories.embed_labelled)
     assert approved.status == "applied"
     merged = dreaming.get(dreaming.get(first.id).superseded_by or 0)
     assert merged.pinned  # a pinned source keeps the merged memory pinned

@@ -12,6 +12,7 @@ import pytest
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.message_search import MessageSearch
 from desktop.core.dreaming.secret_sweep import sweep_stored_secrets
+from desktop.core.memory.embedding import Labelled
 from desktop.core.memory.excerpts import ExcerptRetriever, RecalledExcerpt, diversified
 from desktop.core.memory.message_index import MessageIndexer
 from desktop.core.privacy.redaction import Redactor
@@ -46,7 +47,7 @@ def _retriever(
     database: Database, embed: HashingEmbedder | LlamaEmbedder, **options: object
 ) -> ExcerptRetriever:
     search = MessageSearch(database)
-    MessageIndexer(search, embed.embed, lambda: None).index_missing()
+    MessageIndexer(search, lambda texts: Labelled(embed.embed(texts), None)).index_missing()
     return ExcerptRetriever(search, embed.embed, redactor=Redactor(), **options)  # type: ignore[arg-type]  # test options
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.message_search import MessageSearch
+from desktop.core.memory.embedding import Labelled
 from desktop.core.memory.excerpts import SHOWN_CHARS, ExcerptRetriever
 from desktop.core.memory.message_index import MessageIndexer
 from desktop.core.privacy.redaction import Redactor
@@ -34,7 +35,7 @@ def test_a_pasted_megabyte_is_recalled_by_its_ends_fast_and_redacted(database: D
     message = store.add_message(conversation, "user", pasted)
     search = MessageSearch(database)
     embedder = HashingEmbedder()
-    MessageIndexer(search, embedder.embed, lambda: None).index_missing()
+    MessageIndexer(search, lambda texts: Labelled(embedder.embed(texts), None)).index_missing()
     retriever = ExcerptRetriever(search, embedder.embed, redactor=Redactor())
 
     retriever.retrieve("what did the lake look like?")  # the redactor's word lists loaded

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.message_search import MessageSearch
+from desktop.core.memory.embedding import Labelled
 from desktop.core.memory.excerpts import ExcerptRetriever
 from desktop.core.memory.message_index import MessageIndexer
 from desktop.core.privacy.redaction import Redactor
@@ -42,7 +43,7 @@ def test_a_new_embedding_model_gets_every_message_embedded_again(database: Datab
     in_use = {"model": "old"}
     search = MessageSearch(database, embedding_model=lambda: in_use["model"])
     embedder = HashingEmbedder()
-    indexer = MessageIndexer(search, embedder.embed, lambda: in_use["model"])
+    indexer = MessageIndexer(search, lambda texts: Labelled(embedder.embed(texts), in_use["model"]))
 
     assert indexer.index_missing() == 2
     in_use["model"] = "new"

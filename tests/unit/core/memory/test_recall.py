@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from desktop.core.db import ConversationStore, Database, MemoryStore
 from desktop.core.db.message_search import MessageSearch
+from desktop.core.memory.embedding import Labelled
 from desktop.core.memory.excerpts import ExcerptRetriever
 from desktop.core.memory.message_index import MessageIndexer
 from desktop.core.memory.recall import Recall
@@ -26,7 +27,7 @@ def test_an_excerpt_a_memory_was_learned_from_gives_way_to_the_memory(database: 
         source_message_ids=[learned.id],
     )
     search = MessageSearch(database)
-    MessageIndexer(search, embedder.embed, lambda: None).index_missing()
+    MessageIndexer(search, lambda texts: Labelled(embedder.embed(texts), None)).index_missing()
     turned_on = {"excerpts": True}
     recall = Recall(
         MemoryRetriever(memories, embedder.embed),
