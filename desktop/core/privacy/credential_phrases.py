@@ -99,6 +99,8 @@ _NOT_A_LIFE_FACT = (
     r"(?!(?<=\bour\s)(?:first|childhood|favou?rite)\s)"
 )
 """Not "my first pet was", "my favourite teacher was": a memory told, not an answer given."""
+_NOT_A_FAILURE = r"(?!(?:bad|wrong|invalid|incorrect|failed|expired|missing|empty|no)\s)"
+"""Not a log's note of a failed sign-in: "user=ana (bad password)" names no value."""
 _ANSWER_SIGN = r"\s*\??\s*(?:[:=]|->|\u2192|=>|[\u2014\u2013])"
 """A sign between a security question and its answer: "first pet: X"."""
 _KEYPAD_CODE = (
@@ -301,7 +303,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # after a sign, whatever its shape; after "is" one that looks like a
         # name ("the memorable word is Lindqvist", not "is a secret"); not one's
         # own past told ("my favourite teacher was Mrs Pemberton", round 22).
-        (rf"\b{_SECURITY_QUESTION}{_ANSWER_SIGN}{_VALUE}", _ANSWER),
+        (rf"\b{_SECURITY_QUESTION}(?:\s*\([^()\n]{{1,30}}\))?{_ANSWER_SIGN}{_VALUE}", _ANSWER),
         (rf"\b{_NOT_A_LIFE_FACT}{_SECURITY_QUESTION}\s+(?:is|was){_VALUE}", _NAMED_ANSWER),
         # "mi contraseña es Autumn", "mot de passe : Ryme": a plain word too,
         # but not after "?" ("¿Cómo cambio mi contraseña? tbh").
@@ -347,7 +349,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "X, my password", "X - my password", "X = wifi password",
         # "X (the router password)", "X is the code".
         (
-            rf"{_BEFORE}(?:\s*,\s*|\s+[-\u2014\u2013]\s+|\s*=\s*|\s+\(\s*|\s+(?:is|was|as)\s+)"
+            rf"{_BEFORE}(?:\s*,\s*|\s+[-\u2014\u2013]\s+|\s*=\s*|\s+\(\s*{_NOT_A_FAILURE}|\s+(?:is|was|as)\s+)"
             rf"{_OWNER}(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_WEAK}){_AFTER_WORD}",
             _SIGNED,
         ),
@@ -598,7 +600,7 @@ _DESCRIBING_WORDS = _WHERE | frozenset(
     str.split(
         "used stored saved written kept managed required needed expired wrong correct "
         "changed reset updated same different also still very really too easy hard weak "
-        "strong long short secure safe simple complicated something nothing private "
+        "strong long short secure safe simple complicated something nothing private due "
         "secret not the a an in on at my your his her their our its under over inside "
         "broken down slow failing working locked blocked disabled invalid incorrect "
         "optional mandatory fine good bad ok okay only just case-sensitive missing "

@@ -52,7 +52,7 @@ _VALUE = (
 )
 _SIGN = (
     r"(?:\s+(?:is|was|ist|\u00e4r|er|heeft|hat|has|takes|uses|needs|wants|to|=|use|set\s+to"
-    r"|opens\s+with|it'?s)|[ \t]*(?:[:,=]|->|\u2192|-(?=code)|\u2014|\u2013))"
+    r"|opens\s+with|it'?s|then)|[ \t]*(?:[:,=]|->|\u2192|-(?=code)|\u2014|\u2013))"
 )
 _OPENED = re.compile(
     rf"\b(?:(?P<lock>{_LOCKS})|(?P<other>{_NEED_A_CODE_WORD}))(?:'s|\u2019s)?\b"

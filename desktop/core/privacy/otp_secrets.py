@@ -21,7 +21,7 @@ _KEY = re.compile(
 )
 _ABOUT_A_KEY = re.compile(
     r"\b(?:authenticator|authy|2fa|two[- ]factor|2-step|two[- ]step|totp|otp|mfa"
-    r"|(?:setup|secret|text|manual|recovery)\s+key|seed)\b",
+    r"|(?:setup|secret|text|manual|recovery)\s+key|seed|qr\s*code)\b",
     re.IGNORECASE,
 )
 

@@ -136,7 +136,20 @@ def test_what_follows_an_ssh_public_key_is_still_read() -> None:
 
 @pytest.mark.parametrize(
     ("half", "text"),
-    [(half, text) for family in NEGATIVES for half, text, _ in negatives(family) if half == "in"],
+    [(half, text) for family in NEGATIVES for half, text, _ in negatives(family)],
 )
 def test_an_everyday_sentence_of_a_round_22_family_stays(half: str, text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("if you can't scan the QR code, enter KQPZWVTRMNXLPQZD", "KQPZWVTRMNXLPQZD"),
+        ("to get voicemail dial 121 then 6120 thx", "6120"),
+        ("mother's maiden name (for the bank): Fitzgerald :)", "Fitzgerald"),
+    ],
+)
+def test_a_secret_of_the_round_22_families_held_out_is_taken_out(text: str, value: str) -> None:
+    # Held out until measured; fixed after, so no longer held out.
+    _assert_gone(text, value)
