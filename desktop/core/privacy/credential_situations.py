@@ -410,9 +410,11 @@ _CODES_HEADING = re.compile(
 _CODE = re.compile(
     r"(?<![\w-])(?:[a-z0-9]{3,6}(?:[- ][a-z0-9]{3,6}){1,3}(?<=\d)|[a-z0-9]{4,6}-[a-z0-9]{4,6}"
     r"|\d{6,10}|(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{8,12}"
+    r"|(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12}"
     r"|(?=[a-z0-9-]*\d)[a-z0-9]{3,6}(?:[- ][a-z0-9]{3,6}){1,3})(?![\w-])"
 )
-"""A backup code: digits or letters in groups ("6845-8374", "bqbdm-kepgz"), or a run of them."""
+"""A backup code: digits or letters in groups ("6845-8374", "bqbdm-kepgz"), or a run of
+them in one case, with a digit ("yzqn2um3jn")."""
 _LIST_GAP = re.compile(r"[ \t]*(?:[,;|/]|\n[ \t]*(?:[-*\u2022]|\d{1,2}[.)])?)?[ \t]*")
 _NAMED_AFTER = re.compile(
     r"(?:(?:that|this|it)(?:'s|\u2019s|\s+is|\s+was)|\bis|\bwas)\s+(?:what|the\s+one)\s+(?:I|we)"
