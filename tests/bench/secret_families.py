@@ -1,24 +1,33 @@
 """How many of round 21's secrets (several in one message, a password
 changed, a list or a table, a code said alone, one split across messages)
-stay in what Reverie stores, family by family and half by half, and how
-many everyday sentences of the same look it changes.
+and of round 22's (other languages, pasted config, API keys, private key
+blocks, recovery phrases and codes, lock codes, security answers, typos,
+spelled values) stay in what Reverie stores, family by family and half by
+half, how many everyday sentences of the same look it changes, and how
+much CPU a 200 KB paste of both takes to redact.
 
     python -m tests.bench.secret_families [--draws 20] [--seed 0] [--show 5]
 
-Each trial is drawn by ``tests.secret_families.trials`` and redacted as the
-chat stores a message (a ``Redactor``, read after the messages before it);
-a miss is a value still standing whole in what is stored.  ``--show`` prints
-the misses of the half rules may be written on ("in"), never the held-out
-half's.  Not a test: it asserts nothing.
+Each trial is drawn by ``tests.secret_families.trials`` (or its round 22
+sibling) and redacted as the chat stores a message (a ``Redactor``, read
+after the messages before it); a miss is a value still standing whole in
+what is stored.  ``--show`` prints the misses of the half rules may be
+written on ("in"), never the held-out half's.  Not a test: it asserts
+nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from desktop.core.privacy.redaction import Redactor
-from tests.secret_families import FAMILIES, Trial, negatives, trials
+from tests import secret_families, secret_families_round22
+from tests.secret_families import Trial
+
+_Counts = dict[str, list[int]]
 
 
 def missed(trial: Trial) -> list[str]:
@@ -32,11 +41,25 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=20, help="trials per template")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=0, help="held-in misses to print per family")
+    parser.add_argument("--paste-kb", type=int, default=200, help="size of the timed paste")
     args = parser.parse_args()
-    totals = {"in": [0, 0], "out": [0, 0]}
-    flagged = {"in": [0, 0], "out": [0, 0]}
-    for family in FAMILIES:
-        counts = {"in": [0, 0], "out": [0, 0]}
+    for title, source in (("round 21", secret_families), ("round 22", secret_families_round22)):
+        print(f"== {title}")
+        _report(source.FAMILIES, source.trials, source.negatives, args)
+    seconds = min(_paste_seconds(args) for _ in range(3))
+    print(f"paste of {args.paste_kb} KB redacted in {seconds:.2f} s of CPU (best of 3)")
+
+
+def _report(
+    families: Mapping[str, Sequence[object]],
+    trials: Callable[[str, int, int], Iterator[Trial]],
+    negatives: Callable[[str], Iterator[tuple[str, str, tuple[str, ...]]]],
+    args: argparse.Namespace,
+) -> None:
+    totals: _Counts = {"in": [0, 0], "out": [0, 0]}
+    flagged: _Counts = {"in": [0, 0], "out": [0, 0]}
+    for family in families:
+        counts: _Counts = {"in": [0, 0], "out": [0, 0]}
         shown: list[str] = []
         for trial in trials(family, args.draws, args.seed):
             lost = missed(trial)
@@ -44,24 +67,41 @@ def main() -> None:
             counts[trial.half][1] += len(trial.values)
             if lost and trial.half == "in" and len(shown) < args.show:
                 shown.append(f"{trial.after!r} {trial.text!r} -> {lost}")
-        changed = {"in": [0, 0], "out": [0, 0]}
+        changed: _Counts = {"in": [0, 0], "out": [0, 0]}
         for half, text, after in negatives(family):
-            if Redactor()(text, after=list(after)).text != text:
+            stored = Redactor()(text, after=list(after)).text
+            if stored != text:
                 changed[half][0] += 1
                 if half == "in":
-                    shown.append(f"NEGATIVE CHANGED {after!r} {text!r}")
+                    shown.append(f"NEGATIVE CHANGED ({half}) {text!r} -> {stored!r}")
             changed[half][1] += 1
         for half in ("in", "out"):
             for total, part in ((totals, counts), (flagged, changed)):
                 total[half][0] += part[half][0]
                 total[half][1] += part[half][1]
-        print(f"{family:8} {_rates(counts)}   negatives changed {_rates(changed, False)}")
+        print(f"{family:9} {_rates(counts)}   negatives changed {_rates(changed, False)}")
         for line in shown:
             print("    ", line)
-    print(f"{'all':8} {_rates(totals)}   negatives changed {_rates(flagged, False)}")
+    print(f"{'all':9} {_rates(totals)}   negatives changed {_rates(flagged, False)}")
 
 
-def _rates(counts: dict[str, list[int]], percent: bool = True) -> str:
+def _paste_seconds(args: argparse.Namespace) -> float:
+    """Seconds of CPU to redact one paste of every trial and negative,
+    repeated to *paste_kb* kilobytes, as one message (CPU, not the clock:
+    other work on the machine does not count)."""
+    parts: list[str] = []
+    for source in (secret_families, secret_families_round22):
+        for family in source.FAMILIES:
+            parts += [trial.text for trial in source.trials(family, 2, args.seed)]
+            parts += [text for _, text, _ in source.negatives(family)]
+    unit = "\n".join(parts) + "\n"
+    paste = (unit * (args.paste_kb * 1024 // len(unit) + 1))[: args.paste_kb * 1024]
+    started = time.process_time()
+    Redactor()(paste)
+    return time.process_time() - started
+
+
+def _rates(counts: _Counts, percent: bool = True) -> str:
     parts = []
     for half in ("in", "out"):
         part, whole = counts[half]

@@ -46,7 +46,7 @@ _NAMES = str.split(
     passcod pincode pinnumber pin pins puk otp pswd psswd passwrd passwrds
     pword pswrd passw0rd p@ssword p@ssw0rd pass_word p/w requirepass rpcpassword psk
     wpa_passphrase
-    padlock keybox lockbox mdp mdps alarm mot-de-passe
+    padlock keybox lockbox mdp mdps alarm mot-de-passe digicode digicodes
     passwort passworte kennwort losungswort zugangscode zugangsdaten geheimzahl
     wlan-schlüssel wlan-key wlan-passwort wifi-passwort
     contraseña contrasena clave codigo código senha palavra-passe
@@ -832,6 +832,8 @@ def _parts(text: str) -> tuple[str, str, str]:
     if end := _VALUE_ENDS.search(rest, 1):
         rest = rest[: end.start()]  # "hunter2</p><p>Next", "hunter2&user=bob"
     core = rest
+    if len(core) > 2 and core[-1] in "#*" and core[-2] in _QUOTES:
+        core = core[:-1]  # "'4821'#": a keypad's sign after the quoted code
     while (tag := _END_TAG.search(core, max(0, len(core) - 42))) or core.endswith(
         tuple(_TRAIL_SIGNS)
     ):

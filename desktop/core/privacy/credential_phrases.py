@@ -94,6 +94,13 @@ _SECURITY_QUESTION = (
 )
 """The questions a bank or a site asks to let someone back in; their answers
 open an account as a password does."""
+_NOT_A_LIFE_FACT = (
+    r"(?!(?<=\bmy\s)(?:first|childhood|favou?rite)\s)"
+    r"(?!(?<=\bour\s)(?:first|childhood|favou?rite)\s)"
+)
+"""Not "my first pet was", "my favourite teacher was": a memory told, not an answer given."""
+_NOT_A_FAILURE = r"(?!(?:bad|wrong|invalid|incorrect|failed|expired|missing|empty|no)\s)"
+"""Not a log's note of a failed sign-in: "user=ana (bad password)" names no value."""
 _ANSWER_SIGN = r"\s*\??\s*(?:[:=]|->|\u2192|=>|[\u2014\u2013])"
 """A sign between a security question and its answer: "first pet: X"."""
 _KEYPAD_CODE = (
@@ -156,11 +163,14 @@ _PLACE = (
 _VERB = (
     r"(?:(?:\s*(?:[=-]{1,3}>|::?=|::|={2,3}|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
     r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
+    r"(?:(?:\.{2,3}|\u2026)(?!\s*(?:um+|uh+|erm?|hmm+|well|nope|no|ok(?:ay)?|wait|actually|like|so)\b))?"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
     r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?)"
 )
 """Between the word and its value: "is", "was", "is now", "changed to", ":",
-"=", a dash, ", which is", and "it's" after any of them ("password - it's X")."""
+"=", a dash, ", which is", and "it's" after any of them ("password - it's X");
+an ellipsis holds the value back a moment ("the password is... X"), unless
+a word of hesitation follows ("is... um, I forgot")."""
 _WEAK_VERB = (
     r"(?:\s*\?|['\u2019]s\b|\s*\(\s*it(?:['\u2019]s|\s+is)(?=\s)"
     r"|\s+(?:iz|ist|lautet|est|es|è|é|era|war)\b(?:\s*:)?)"
@@ -291,9 +301,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"\bdisarm(?:s|ed|ing)?(?:\s+(?:it|the\s+[\w-]+))?\s+with\s+{_KEYPAD_CODE}", _STRONG),
         # "first pet: Mochi", "mother's maiden name → smith": the answer
         # after a sign, whatever its shape; after "is" one that looks like a
-        # name ("the memorable word is Lindqvist", not "is a secret").
-        (rf"\b{_SECURITY_QUESTION}{_ANSWER_SIGN}{_VALUE}", _ANSWER),
-        (rf"\b{_SECURITY_QUESTION}\s+(?:is|was){_VALUE}", _NAMED_ANSWER),
+        # name ("the memorable word is Lindqvist", not "is a secret"); not one's
+        # own past told ("my favourite teacher was Mrs Pemberton", round 22).
+        (rf"\b{_SECURITY_QUESTION}(?:\s*\([^()\n]{{1,30}}\))?{_ANSWER_SIGN}{_VALUE}", _ANSWER),
+        (rf"\b{_NOT_A_LIFE_FACT}{_SECURITY_QUESTION}\s+(?:is|was){_VALUE}", _NAMED_ANSWER),
         # "mi contraseña es Autumn", "mot de passe : Ryme": a plain word too,
         # but not after "?" ("¿Cómo cambio mi contraseña? tbh").
         (
@@ -338,7 +349,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "X, my password", "X - my password", "X = wifi password",
         # "X (the router password)", "X is the code".
         (
-            rf"{_BEFORE}(?:\s*,\s*|\s+[-\u2014\u2013]\s+|\s*=\s*|\s+\(\s*|\s+(?:is|was|as)\s+)"
+            rf"{_BEFORE}(?:\s*,\s*|\s+[-\u2014\u2013]\s+|\s*=\s*|\s+\(\s*{_NOT_A_FAILURE}|\s+(?:is|was|as)\s+)"
             rf"{_OWNER}(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_WEAK}){_AFTER_WORD}",
             _SIGNED,
         ),
@@ -589,7 +600,7 @@ _DESCRIBING_WORDS = _WHERE | frozenset(
     str.split(
         "used stored saved written kept managed required needed expired wrong correct "
         "changed reset updated same different also still very really too easy hard weak "
-        "strong long short secure safe simple complicated something nothing private "
+        "strong long short secure safe simple complicated something nothing private due "
         "secret not the a an in on at my your his her their our its under over inside "
         "broken down slow failing working locked blocked disabled invalid incorrect "
         "optional mandatory fine good bad ok okay only just case-sensitive missing "
@@ -729,6 +740,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
             return start, stop
     if group == "cell" and plainly_no_secret(value):
         return None  # "| password | string(64) |": a schema's column type
+    if _NOTE_OF_WORDS.match(match.string, start):
+        return None  # "password: (set via PGPASSWORD env var)": a note, round 22
     start, stop = _unwrapped(match.string, start, stop)
     value = match.string[start:stop]
     first_end = start + len(value.split()[0]) if value.split() else stop
@@ -764,6 +777,8 @@ _NO_VALUE = re.compile(
     rf"[\W_]*|\d{{1,2}}|.*:[*_]*|(?:is|was|are|ist|est|es)[:=]+|{PLACEHOLDER.pattern}"
 )
 """What stands where a value would and is none."""
+_NOTE_OF_WORDS = re.compile(r"\((?:[^()\s]+[ \t]+){2,}[^()\n]*\)")
+"""A note in brackets of three words or more, where the value would be."""
 _CALL = re.compile(r"[A-Za-z_][\w.]*\((?:[\"'`)]|\Z)")
 """A function called with a string or nothing: the code that asks for a value."""
 _ASSIGNED = re.compile(r"[ \t]*=(?!=)")

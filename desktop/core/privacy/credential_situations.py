@@ -56,7 +56,8 @@ from desktop.core.privacy.credential_nearby import (
 
 _SIGNS = "!@#$%^&*?+=~"
 _TOKEN = re.compile(
-    r"[\"'`\u201c\u2018\u301d(]*(?P<value>[^\s,;:/=&\"'`\u201c\u201d\u2018\u2019\u301d\u301e\u301f"
+    # A keypad's sign may wrap a quoted code: "opens with *'4821'#".
+    r"(?:[*#](?=[\"'`\u201c\u2018]))?[\"'`\u201c\u2018\u301d(]*(?P<value>[^\s,;:/=&\"'`\u201c\u201d\u2018\u2019\u301d\u301e\u301f"
     r"()<>\u2014\u2013]+)"
 )
 _TRAILING = ".,;:?!)\"'\u201d\u2019"
@@ -155,7 +156,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
             short = len(cue["label"].split()) <= 2  # a service's name, "HBO Max"
             yield from _value_after(text, cue.end(), pins=pins, joined=short)
     for part in _LABEL_SPACE_VALUE.finditer(text):
-        if _a_label(part["label"]):
+        if _a_label(part["label"]) and not _after_a_credential_name(text, part.start()):
             value = part["value"].rstrip(".,;:)\"'\u201d\u2019")  # "!" may end a value
             whole_line = part.group().strip() == _line_of(text, part.start()).strip()
             pins = whole_line and _PIN_LABEL.search(part["label"]) is not None
@@ -264,6 +265,17 @@ _SAYING = frozenset(
 "Happy Birthday Emma1990", "then qwerty"."""
 
 
+def _after_a_credential_name(text: str, at: int) -> bool:
+    """Does the part at *at* follow a credential's own name and its colon
+    ("password: sunshine qwerty!")?  Then it is that credential's value, a
+    passphrase, read whole by the other readers; not a label and a value
+    (which would take the "!" ending the sentence with it, round 22)."""
+    before = text[max(0, at - 40) : at]
+    if not before.endswith(":"):
+        return False
+    return names_a_credential(before[:-1].rsplit("\n", 1)[-1].split(",")[-1][-20:])
+
+
 def _line_of(text: str, at: int) -> str:
     end = text.find("\n", at)
     return text[text.rfind("\n", 0, at) + 1 : len(text) if end < 0 else end]
@@ -285,7 +297,9 @@ _THE_ONE = re.compile(
 _OTHER_LABEL = re.compile(
     r"\b(?:user(?:name)?|login|e-?mail|mail|id|account|handle|name|nick\w*|url|link|site"
     r"|address|flight|order|room|gate|seat|version|ref\w*|zip|tel|phone number|time|date"
-    r"|score|ticket|booking|tracking|model|serial|size|total|price|code name|team|tag)\b",
+    r"|score|ticket|booking|tracking|model|serial|size|total|price|code name|team|tag)\b"
+    # A config's names of where, not what opens it: "DB_HOST=localhost" (round 22).
+    r"|(?:\b|(?<=_))(?:host(?:name)?|port|server|region|endpoint|domain|path|dir)\b",
     re.IGNORECASE,
 )
 """Labels of what is no secret ("username: maya1980", "flight: LH2023")."""
@@ -396,9 +410,11 @@ _CODES_HEADING = re.compile(
 _CODE = re.compile(
     r"(?<![\w-])(?:[a-z0-9]{3,6}(?:[- ][a-z0-9]{3,6}){1,3}(?<=\d)|[a-z0-9]{4,6}-[a-z0-9]{4,6}"
     r"|\d{6,10}|(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{8,12}"
+    r"|(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12}"
     r"|(?=[a-z0-9-]*\d)[a-z0-9]{3,6}(?:[- ][a-z0-9]{3,6}){1,3})(?![\w-])"
 )
-"""A backup code: digits or letters in groups ("6845-8374", "bqbdm-kepgz"), or a run of them."""
+"""A backup code: digits or letters in groups ("6845-8374", "bqbdm-kepgz"), or a run of
+them in one case, with a digit ("yzqn2um3jn")."""
 _LIST_GAP = re.compile(r"[ \t]*(?:[,;|/]|\n[ \t]*(?:[-*\u2022]|\d{1,2}[.)])?)?[ \t]*")
 _NAMED_AFTER = re.compile(
     r"(?:(?:that|this|it)(?:'s|\u2019s|\s+is|\s+was)|\bis|\bwas)\s+(?:what|the\s+one)\s+(?:I|we)"
@@ -482,7 +498,8 @@ def _ends_clause(text: str, end: int, pins: bool) -> bool:
 
 
 _CLAUSE_END = re.compile(
-    r"[.,;:!?)\"']*(?:[ \t]*$|[ \t]*\n|[ \t]+(?:btw|now|I\s+think|and|but|when|if|then)\b"
+    r"(?:[\"'`\u201d\u2019][#*])?[.,;:!?)\"']*"
+    r"(?:[ \t]*$|[ \t]*\n|[ \t]+(?:btw|now|I\s+think|and|but|when|if|then)\b"
     r"|[ \t]*[:;]-?[()DPp]|[.,;!?])",
     re.MULTILINE,
 )

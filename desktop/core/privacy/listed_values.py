@@ -251,6 +251,11 @@ _CELL_LABEL = re.compile(
 _MARK = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d{1,2}[.)])[ \t]+")
 """A list item's mark: "\u2022 gmail - bob - X"."""
 _NAME = re.compile(r"[A-Za-z][\w.+&'-]*(?: [\w.+&'-]+){0,2}")
+_GREETINGS = frozenset(
+    str.split("hi hello hey dear thanks thank thx cheers regards best love bye yours sincerely")
+)
+"""Words that greet, thank or sign off: a cell starting with one is a line of a
+note ("Hi Tom, thanks, Maya1990" is signed by its writer's handle)."""
 
 
 def rows(text: str) -> Iterator[tuple[int, int]]:
@@ -275,6 +280,8 @@ def rows(text: str) -> Iterator[tuple[int, int]]:
             continue
         if not all(_USER.fullmatch(cell) for cell in cells[1:-1]):
             continue
+        if any(cell.split()[0].lower() in _GREETINGS for cell in cells[:-1] if cell):
+            continue  # "Hi Tom, thanks, Maya1990": a note signed, not a row
         stop = line.start() + len(row.rstrip().rstrip("|").rstrip())
         start = stop - len(cells[-1])
         start, stop = _bare(text, start, stop)
@@ -282,4 +289,21 @@ def rows(text: str) -> Iterator[tuple[int, int]]:
         if re.search(r"\s", value):
             continue
         if start < stop and (password_shaped(value) or (_mixed(value) and _a_value(value))):
+            yield start, stop
+
+
+# -- a user and a password under one label --------------------------------------------
+_PAIR = re.compile(
+    r"(?:^|(?<=[\s(]))(?:u/p|u/pw|user/pass(?:word)?|user\s*&\s*pass(?:word)?|login\s*&\s*pw)"
+    r"[ \t]*[:=-]?[ \t]+(?P<user>[\w.+@-]{2,40})[ \t]+(?P<value>\S{3,64})",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A label naming a user and a password, then both: "u/p admin X"."""
+
+
+def pairs(text: str) -> Iterator[tuple[int, int]]:
+    """The password after its user under a label naming both (round 22)."""
+    for pair in _PAIR.finditer(text):
+        start, stop = _bare(text, *pair.span("value"))
+        if start < stop and _a_value(text[start:stop]):
             yield start, stop

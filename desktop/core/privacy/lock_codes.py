@@ -45,13 +45,14 @@ _CODE_WORD = (
 )
 _VALUE = (
     r"(?P<value>\d{1,2}(?P<sep>[-/ .])\d{1,2}(?:(?P=sep)\d{1,2}){1,3}|\d{3}[- ]\d{3}|\d{3,8})"
-    r"(?![\w/.,:-]?\d)(?![\w%\u20ac$\u00a3]|['\u2019]\w)[\"'`\u2019\u201d]?"
-    r"(?=[ \t]*(?:$|[\n.,;!?)\u2014\u2013-]|(?:for|then|after|before|and|but|so|on|at|or|if"
-    r"|when|btw|lol|thx|keys?|I|to|just|und|en|och)\b|:\)))"
+    r"(?![\w/.,:-]?\d)(?![\w%\u20ac$\u00a3]|['\u2019]\w)[\"'`\u2019\u201d]?[#*]?"
+    r"(?=[ \t]*(?:$|[\n.,;!?()\u2014\u2013-]|(?:for|then|after|before|and|but|so|on|at|or|if"
+    r"|when|btw|lol|thx|thanks|cheers|danke|merci|gracias|grazie|obrigad[oa]|keys?|I|to|just|und"
+    r"|en|och)\b|:\)))"
 )
 _SIGN = (
     r"(?:\s+(?:is|was|ist|\u00e4r|er|heeft|hat|has|takes|uses|needs|wants|to|=|use|set\s+to"
-    r"|opens\s+with|it'?s)|[ \t]*(?:[:,=]|->|\u2192|-(?=code)|\u2014|\u2013))"
+    r"|opens\s+with|it'?s|then)|[ \t]*(?:[:,=]|->|\u2192|-(?=code)|\u2014|\u2013))"
 )
 _OPENED = re.compile(
     rf"\b(?:(?P<lock>{_LOCKS})|(?P<other>{_NEED_A_CODE_WORD}))(?:'s|\u2019s)?\b"
@@ -120,7 +121,9 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     for found in _OPENED.finditer(text):
         if _A_PLACE.search(text, max(0, found.start() - 16), found.start()):
             continue  # "meet at the gate, 1430" is a time
-        if found["lock"] or found["word"] or found["word2"]:
+        # A locker's combination needs no word for it: "my locker is 33-35-13".
+        combination = found["sep"] is not None and re.match("lock", found["other"] or "", re.I)
+        if found["lock"] or found["word"] or found["word2"] or combination:
             yield found.span("value")
     for found in _ALONE.finditer(text):
         yield found.span("value")

@@ -1,21 +1,21 @@
 """Answers that stand in for a password, for ``redaction``: a security
-question's answer, a memorable word, place or date, and the password a
-hint gives away.
+question's answer, a memorable word, place or date, and the password a hint
+gives away.
 
 A security question is named ("security question", "secret word",
 "memorable place", "recovery question"), quoted ("'name of your first
-teacher' = Mrs Okoye") or asked ("what was the name of your first
-bicycle? Red Rocket"), then answered in the same line: "is", "=", ":",
-"->", "A:", "I put", "I answered", "mine is", "set ... to", "answer ...
-with".  A hint is named, usually quoted, then its answer follows ("the
-hint on the desktop is 'first bike + year', i.e. Raleigh2003", "'honeymoon
-city' -> Lisbon").  The answer runs to its clause's end, at most four words
-("Little Harbour", "blue walrus 19", "Tomasz 1998").  What a question is
-about ("mother's maiden name", "favourite film") is no answer, nor an
-opinion ("security questions are pointless", "my answers are all made
-up", "the hint is no help"): a lower-case answer is one of the everyday
-words (wordfreq's frequent ones) only if it has a digit or a word that is
-not.
+teacher' = Mrs Okoye") or asked ("what was the name of your first bicycle?
+Red Rocket"), or written as "Q: ... A: ...", then answered in the same
+line: "is", "=", ":", "->", "A:", "I put", "I used", "I answered", "mine
+is", "set ... to", "answer ... with". A hint is named, usually quoted, then
+its answer follows ("the hint on the desktop is 'first bike + year', i.e.
+Raleigh2003", "'honeymoon city' -> Lisbon"). The answer runs to its
+clause's end, at most four words ("Little Harbour", "blue walrus 19",
+"Tomasz 1998"). What a question is about ("mother's maiden name",
+"favourite film") is no answer, nor an opinion ("security questions are
+pointless", "my answers are all made up", "the hint is no help"): a
+lower-case answer is one of the everyday words (wordfreq's frequent ones)
+only if it has a digit or a word that is not.
 """
 
 from __future__ import annotations
@@ -35,7 +35,10 @@ _QUESTION = re.compile(
     r"(?:questions?|q|answers?|words?|phrase|place|date|name|number|info\w*)"
     r"|(?:account[ \t]+)?recovery[ \t]+(?:question|answer)s?"
     r"|(?P<hint>(?:password[ \t]+)?hint))\b"
+    # Its place on a form is no question asked: "the memorable word box was greyed out".
+    r"(?![ \t]+(?:box|field|option|screen|page|prompt|form|section|setting|button)s?\b)"
     rf"|[{_QUOTE}][^{_QUOTE}\n]{{0,40}}\b{_TOPIC}\b[^{_QUOTE}\n]{{0,40}}[{_QUOTE}]"
+    rf"|\bQ[ \t]*[:.][^\n]{{0,40}}?\b{_TOPIC}\b[^\n]{{0,40}}?(?=\bA[ \t]*:)"
     rf"|(?P<asked>\b(?:what|where|who|which)(?:'s|[ \t]+(?:is|was|were|did))[^?\n]{{0,30}}"
     rf"\byour\b[^?\n]{{0,30}}\b{_TOPIC}\b[^?\n]{{0,40}}\?)",
     re.IGNORECASE,
@@ -44,7 +47,7 @@ _QUESTION = re.compile(
 _CUES = (
     r"\b(?:is|was|are|were)(?:[ \t]+(?:always|still|just))?"
     r"|\banswer(?:ed|s)?(?:[ \t]+(?:is|was|are|with))?(?:[ \t]*:)?|\bA[ \t]*:"
-    r"|\bput(?:[ \t]+(?:as|down|in))?"
+    r"|\bput(?:[ \t]+(?:as|down|in))?|\b(?:used|chose|picked|gave)(?:[ \t]+(?:as|in))?"
     r"|\bwrote|\bset(?:[ \t]+it)?(?:[ \t]+(?:to|as))|\bto(?=[ \t]+[A-Z])|\bmine[ \t]+(?:is|was)"
     r"|\banswer\w*[^.,;\n]{0,30}?\bwith|[:=\u2014\u2013\u2192]|->|[ \t]-(?=[ \t])"
 )
@@ -66,7 +69,8 @@ _STOPS = frozenset(
     str.split(
         "but and or so not which that that's thats for on at in to from because i i'm it's it "
         "don't dont lol haha btw though just also is was obviously all one word then "
-        "after before since with when if as you your my our his her their the a an same"
+        "after before since with when if as you your my our his her their the a an same thx "
+        "thanks danke merci gracias cheers please pls"
     )
 )
 """Words that end an answer: what is said next ("Pippin but I wrote pip")."""

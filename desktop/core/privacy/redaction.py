@@ -12,6 +12,8 @@ is imported only here.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 import threading
@@ -310,12 +312,20 @@ _WORDISH = re.compile(r"[^\W_]|-")
 
 
 def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    public = [key.span() for key in _PUBLIC_KEY.finditer(text)] if "AAAA" in text else []
     for start, stop, kind in _found(text):
+        if any(low <= start and stop <= high for low, high in public):
+            continue  # an SSH public key and its comment are meant to be shared
         asked = text[max(0, start - 3) : start].rstrip().endswith("?")
         if not (asked and _ASKED_WHEN.search(text, max(0, start - _CONTEXT_CHARS), start)):
             yield start, stop, kind
 
 
+_PUBLIC_KEY = re.compile(
+    r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com)"
+    r"[ \t]+AAAA[A-Za-z0-9+/]+={0,2}(?:[ \t]+[\w.@+-]+)?"
+)
+"""An SSH public key line: its type, its base64 body and a comment ("ana@laptop")."""
 _ASKED_WHEN = re.compile(
     r"(?:^|[.!?]\s)\W*(?:when|since when|what (?:year|month|day|date|time)|which (?:year|month|day)"
     r"|how (?:long|many|often|old|much))\b[^.!?\n]*\?\s*\Z",
@@ -332,7 +342,8 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
     # was found, the old and new values of a change, a row of accounts.
     for start, stop in listed_values.siblings(text, found):
         yield start, stop, "password"
-    for reader in (listed_values.lists, listed_values.changes, listed_values.rows):
+    readers = (listed_values.lists, listed_values.changes, listed_values.rows, listed_values.pairs)
+    for reader in readers:
         for start, stop in reader(text):
             yield start, stop, "password"
 
@@ -350,6 +361,9 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()) and not _a_path(match.group()):
             yield match.start(), match.end(), "credential"
+    for match in _BASIC_AUTH.finditer(text):
+        if _a_user_and_password(match["value"]):
+            yield match.start("value"), match.end("value"), "credential"
     for match in _CARD_LIKE.finditer(text):
         if _a_card_number(re.sub(r"\D", "", match.group())):
             yield match.start(), match.end(), "card number"
@@ -377,6 +391,19 @@ sentences): a value read from the environment or a form
 RuntimeError("), a placeholder ("<put it here>", "**********"), a
 repository ("team/backend.git") or the verb asking to reset one ("¿cómo
 la restablezco?")."""
+_BASIC_AUTH = re.compile(r"\bBasic[ \t]+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])", re.I)
+"""HTTP's basic authentication: "Authorization: Basic <user:password in base64>"."""
+
+
+def _a_user_and_password(value: str) -> bool:
+    """Does *value* decode (base64) to a user and a password ("bob:hunter2")?"""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return ":" in decoded and decoded.isprintable()
+
+
 _CARD_LIKE = re.compile(r"(?<![\w.,/:+-])\d(?:[ -]?\d){12,18}(?![\w/:+-]|[.,]\d)")
 """13 to 19 digits, maybe in groups (``4111 1111 1111 1111``,
 ``3782-822463-10005``): a payment card's number if ``_a_card_number``."""
@@ -413,8 +440,10 @@ def _passphrase_end(text: str, start: int, stop: int) -> int:
     if tail is None:
         return stop
     words = tail.group().split()
-    if any(c.isdigit() for c in tail.group()) and not any(
-        w.lower() in _NOT_IN_A_PASSPHRASE for w in words
+    if (
+        any(c.isdigit() for c in tail.group())
+        and not any(w.lower() in _NOT_IN_A_PASSPHRASE for w in words)
+        and not credential_nearby.names_a_credential(tail.group())  # "X bob password Y"
     ):
         return tail.end()
     return stop

@@ -24,6 +24,8 @@ _NAMING = frozenset({"seed", "phrase", "mnemonic", "words", "recovery", "is", "a
 _ROW = re.compile(r"(?<![\w'\u2019.-])[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,}(?![\w'\u2019-])")
 """Twelve short words of small letters or more, only spaces between, the
 whole row (so a long run of filler is no seed, nor are its last 24 words)."""
+_CHATTER = frozenset(str.split("thx thanks lol pls please merci danke gracias grazie obrigado ok"))
+"""Words a chat message ends with after the row: "... zoo thx" (round 22)."""
 _JOINING_WORDS = 2
 """How many of the most used words a seed may hold ("about", "all", "also")."""
 
@@ -35,8 +37,11 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         named = [at for at, word in enumerate(words[:5]) if word in _NAMING]
         lead = named[-1] + 1 if named and len(words) not in _LENGTHS else 0
         seed = words[lead:]
+        end = row.end()
+        while len(seed) not in _LENGTHS and seed and seed[-1] in _CHATTER:
+            end = row.start() + row.group().rindex(seed.pop())  # "... zoo thx"
         if len(seed) in _LENGTHS and sum(map(known_words.common, seed)) <= _JOINING_WORDS:
             start = row.start() + (
                 row.group().index(seed[0], len(" ".join(words[:lead]))) if lead else 0
             )
-            yield start, row.end()
+            yield start, len(text[:end].rstrip())

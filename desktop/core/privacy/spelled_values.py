@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import names_a_credential
 
 _CHAR = r"[A-Za-z0-9!@#$%&*?]"
@@ -61,7 +62,8 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         # Digits alone are read out for many things ("call 1 2 3 4 later
         # about the password"): only where what they open is named.
         mixed = letters >= 2 and digits > 0
-        if mixed or _said_what_it_is(text, found.start(), found.end(), credential=bool(letters)):
+        said = mixed or _said_what_it_is(text, found.start(), found.end(), credential=bool(letters))
+        if said and (digits or not _a_word_spelled(text, found.start(), found.end())):
             yield found.span()
     for found in _NUMBER_WORDS.finditer(text):
         if _said_what_it_is(text, found.start(), found.end()):
@@ -79,6 +81,26 @@ def _said_what_it_is(text: str, start: int, end: int, *, credential: bool = True
     high = text.find("\n", end)
     line = text[low : len(text) if high < 0 else high]
     return _WHAT_OPENS.search(line) is not None or (credential and names_a_credential(line))
+
+
+def _a_word_spelled(text: str, start: int, end: int) -> bool:
+    """Are the letters at *start*..*end* an everyday word spelled for its
+    own sake ("spell it out: r e s p e c t", "he said h e l l o slowly"),
+    on a line that names no credential nor what a code opens (round 22)?"""
+    word = "".join(c for c in text[start:end] if c.isalpha()).lower()
+    low = text.rfind("\n", 0, start) + 1
+    high = text.find("\n", end)
+    line = text[low : len(text) if high < 0 else high]
+    named = names_a_credential(line) or _WHAT_IT_OPENS.search(line) is not None
+    return known_words.frequent(word) and not named
+
+
+_WHAT_IT_OPENS = re.compile(
+    r"\b(?:codes?|pin|lock\w*|safe|combo|combination|gate|garage|door|alarm|keypad|wi-?fi|laptop"
+    r"|opens?)\b",
+    re.IGNORECASE,
+)
+"""What a spelled value opens (``_WHAT_OPENS`` without the words of spelling)."""
 
 
 def _pieces_described(text: str) -> Iterator[tuple[int, int]]:
