@@ -204,6 +204,7 @@ class Workers:
             dependencies = resolve_dependencies(
                 asked, previous, {*known, *previous}, previous_too=call.depends_on_previous
             )
+            _refuse_if_never_starting(self._store.never_completing(dependencies.kept, tx))
             new_edges = [(0, d) for d in dependencies.kept]
             if parent_id is not None:
                 new_edges.append((parent_id, 0))
@@ -361,6 +362,7 @@ class Workers:
             dependencies = [
                 self._store.newest_retry(d.id, tx) for d in self._store.dependencies(head.id, tx)
             ]
+            _refuse_if_never_starting(self._store.never_completing(dependencies, tx), retry=True)
             new_id = self._store.retry(head.id, dependencies, tx)
             self._store.settle(tx)
         self._changed()
@@ -472,6 +474,21 @@ class Workers:
                 self._skills.table_of_contents(FULL_SKILLS_CHARS) if full and self._skills else ()
             ),
         )
+
+
+def _refuse_if_never_starting(ended: Sequence[Worker], *, retry: bool = False) -> None:
+    """``SpawnRefused`` if a worker would wait on *ended*, workers that
+    failed or were cancelled: it would fail at once, before anyone was told."""
+    if not ended:
+        return
+    named = ", ".join(
+        f"#{w.id} {'was cancelled' if w.state == 'cancelled' else 'failed'}" for w in ended
+    )
+    then = "retry it first" if retry else "leave it out of depends_on or do that work yourself"
+    raise SpawnRefused(
+        f"a worker it would wait on has ended without a result ({named}): {then}. "
+        "Nothing was started."
+    )
 
 
 class _ChildSpawner:
