@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from desktop.core.workers.dag import SpawnRefused
@@ -65,3 +67,26 @@ def test_retrying_a_worker_whose_dependency_failed_and_was_not_retried_is_refuse
     assert world.workers.retry(fetch) and world.workers.retry(use)
     world.drain()
     assert [w.state for w in world.workers.list()][-2:] == ["completed", "completed"]
+
+
+@pytest.mark.parametrize(
+    "written", ["9999-12-31T23:59-14:00", "0001-01-01T00:00+14:00", "0001-01-01", "9999-12-31"]
+)
+def test_a_time_gate_no_clock_can_show_is_refused(make_world: MakeWorld, written: str) -> None:
+    # Once stored: every listing of the Work window (its state tooltip
+    # reads the gate in local time) and the host's clock raised ValueError.
+    world = make_world()
+
+    with pytest.raises(SpawnRefused, match="is not between 1970 and 9000"):
+        world.spawn("later", not_before=written)
+
+    assert world.workers.list() == []
+    assert world.workers.next_wake() is None
+
+
+def test_a_far_but_showable_time_gate_is_kept_and_shown(make_world: MakeWorld) -> None:
+    world = make_world()
+    later = world.spawn("later", not_before="8999-12-31T23:00+14:00")
+
+    gate = world.get(later).not_before
+    assert gate is not None and datetime.fromtimestamp(gate).year == 8999
