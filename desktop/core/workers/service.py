@@ -10,10 +10,11 @@ ended and let its dependents go), at once, on the thread that changed it.
 When a worker ends, the DAG is settled (``WorkerStore.settle``) and the
 end is reported into its root conversation as a system event, through the
 host's ``Reporter``: a first-level worker alone, the workers a worker
-spawned together, once all of them ended.  A report is taken in the
-database before it is made, so it is made once even when workers end at
-the same moment on two threads (a process killed between the two leaves it
-untaken: ``recover`` makes it at the next start).
+spawned together, once all of them ended.  A report is marked taken in
+the transaction that makes it, so it is made once even when workers end at
+the same moment on two threads, and a report that raised or a process
+killed while making it leaves it untaken: ``recover`` makes it at the next
+start.
 
 At start the host calls ``recover()``: workers a killed process left
 running are then in ``ready()`` and resume from their saved messages
@@ -39,6 +40,7 @@ from desktop.core.base.settings import ModelSettings, WorkerSettings
 from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, SpawnCall, sub_session_tools
 from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext, answering
 from desktop.core.db import ConversationStore
+from desktop.core.db.connection import Transaction
 from desktop.core.db.message_kinds import WORKER_REPORT
 from desktop.core.db.workers import (
     FINAL,
@@ -71,9 +73,13 @@ CONVERSATION_DELETED = "its conversation was deleted"
 
 class Reporter(Protocol):
     """The host's side: say *text* into conversation *conversation_id* as a
-    system event (about the workers *worker_ids*)."""
+    system event (about the workers *worker_ids*), in *tx*: the transaction
+    that marks the report made, so a report is made exactly when it is
+    marked (one that raises, or a kill, leaves it for ``recover``)."""
 
-    def report(self, conversation_id: int, text: str, worker_ids: tuple[int, ...]) -> None: ...
+    def report(
+        self, conversation_id: int, text: str, worker_ids: tuple[int, ...], tx: Transaction
+    ) -> None: ...
 
 
 class ConversationReporter:
@@ -84,9 +90,11 @@ class ConversationReporter:
     def __init__(self, conversations: ConversationStore) -> None:
         self._conversations = conversations
 
-    def report(self, conversation_id: int, text: str, worker_ids: tuple[int, ...]) -> None:
+    def report(
+        self, conversation_id: int, text: str, worker_ids: tuple[int, ...], tx: Transaction
+    ) -> None:
         metadata = {"kind": self.KIND, "workers": list(worker_ids)}
-        self._conversations.add_message(conversation_id, "event", text, metadata=metadata)
+        self._conversations.add_message(conversation_id, "event", text, metadata=metadata, tx=tx)
 
 
 class Workers:
@@ -412,13 +420,14 @@ class Workers:
                     taken = [worker] if self._store.take_report(worker.id, tx) else []
                 else:
                     taken = self._store.take_children_report(worker.parent_id, tx)
-            if not taken:
-                continue
-            if worker.parent_id is None:
-                text = self._prompts.report(self._store.get(worker.id) or worker)
-            else:
-                text = self._prompts.children_report(worker.parent_id, taken)
-            self._reporter.report(worker.conversation_id, text, tuple(w.id for w in taken))
+                if not taken:
+                    continue
+                if worker.parent_id is None:
+                    text = self._prompts.report(self._store.get(worker.id, tx) or worker)
+                else:
+                    text = self._prompts.children_report(worker.parent_id, taken)
+                ids = tuple(w.id for w in taken)
+                self._reporter.report(worker.conversation_id, text, ids, tx)
             for action in self._on_report:
                 action(worker.conversation_id)
         if ended:
