@@ -166,6 +166,11 @@ class WorkerStore:
         row = self._reader(tx).fetch_one("SELECT * FROM workers WHERE id = ?", (worker_id,))
         return None if row is None else _worker(row)
 
+    def is_running(self, worker_id: int, tx: Transaction | None = None) -> bool:
+        """Whether *worker_id* is running (not cancelled, ended or gone meanwhile)."""
+        state = self._reader(tx).fetch_value("SELECT state FROM workers WHERE id = ?", (worker_id,))
+        return bool(state == "running")
+
     def list(self, conversation_id: int | None = None) -> builtins.list[Worker]:
         """Every worker (of one conversation, if given), oldest first."""
         if conversation_id is None:

@@ -109,8 +109,7 @@ class WorkerRunner:
         while True:
             if not self._activity.wait_until_quiet(self._quiet_seconds, stop):
                 return Ending("stopped")
-            current = self._store.get(worker.id)
-            if current is None or current.state != "running":
+            if not self._store.is_running(worker.id):
                 return Ending("stopped")  # cancelled meanwhile
             usable = tools.offered if calls < worker.max_tool_calls else frozenset()
             history = self.history(self._store.messages(worker.id))
@@ -128,6 +127,8 @@ class WorkerRunner:
             self._store.add_message(
                 worker.id, "assistant", self._redact.text(text if called else said)
             )
+            if called and not self._store.is_running(worker.id):
+                return Ending("stopped")  # cancelled while it answered: its call is not made
             if called:
                 assert tools.toolbox is not None  # checked with called
                 result = tools.toolbox.call(call_json, tools.context, usable).result

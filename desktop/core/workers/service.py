@@ -199,13 +199,17 @@ class Workers:
             raise SpawnRefused("only a worker in full mode may start workers")
         mode, tools, profile = self._chosen(call)
         not_before = not_before_time(call.not_before, self._zone())
-        conversation = self._conversations.get(conversation_id)
-        off_record = (conversation is not None and conversation.off_record) or (
-            parent is not None and parent.off_record
-        )
         parent_id = None if parent is None else parent.head
         objective = self._redact.text(call.objective.strip())  # may take a while: not in the write
         with self._store.transaction() as tx:
+            # Read in the write: a deletion or a cancel just before would
+            # leave a worker no one cancels, running for a conversation gone.
+            conversation = self._conversations.get(conversation_id)
+            if conversation is None or conversation.deleted_at is not None:
+                raise SpawnRefused(f"{CONVERSATION_DELETED}; nothing was started")
+            if parent is not None and not self._store.is_running(parent.id, tx):
+                raise SpawnRefused("this worker was stopped; nothing was started")
+            off_record = conversation.off_record or (parent is not None and parent.off_record)
             previous = self._store.spawned_by(conversation_id, parent_id, tx)
             asked = call.depends_on or []
             known = self._store.existing(asked, conversation_id, tx)

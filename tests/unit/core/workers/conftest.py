@@ -21,6 +21,7 @@ from desktop.core.chat.tools.toolbox import Tool, ToolContext
 from desktop.core.db import ConversationStore, Database
 from desktop.core.db.connection import Transaction
 from desktop.core.db.workers import Worker, WorkerStore
+from desktop.core.privacy.redaction import Redactor
 from desktop.core.workers.service import Workers
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
@@ -142,7 +143,7 @@ MakeWorld = Callable[..., World]
 
 @pytest.fixture
 def make_world(database: Database, prompts: PromptLibrary) -> Iterator[MakeWorld]:
-    """Makes a world: ``make_world(settings=..., tools=..., off_record=...)``."""
+    """Makes a world: ``make_world(settings=..., tools=..., off_record=..., redactor=...)``."""
     brokers: list[InferenceBroker] = []
 
     def make(
@@ -150,6 +151,7 @@ def make_world(database: Database, prompts: PromptLibrary) -> Iterator[MakeWorld
         tools: Sequence[Tool[Any]] = (),
         off_record: bool = False,
         cost: float = 1.0,
+        redactor: Redactor | None = None,
     ) -> World:
         now, running = FakeClock(START), RunningClock()
         model = ByObjective(running, cost)
@@ -181,6 +183,7 @@ def make_world(database: Database, prompts: PromptLibrary) -> Iterator[MakeWorld
             now=now,
             clock=running,
             on_change=changed,
+            redactor=redactor,
         )
         return World(workers, store, model, reports, conversation.id, now, running, changes)
 
