@@ -37,6 +37,7 @@ from typing import Any, Protocol
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ModelSettings, WorkerSettings
+from desktop.core.base.text import readable, scrub
 from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, SpawnCall, sub_session_tools
 from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext, answering
 from desktop.core.db import ConversationStore
@@ -200,7 +201,12 @@ class Workers:
         mode, tools, profile = self._chosen(call)
         not_before = not_before_time(call.not_before, self._zone())
         parent_id = None if parent is None else parent.head
-        objective = self._redact.text(call.objective.strip())  # may take a while: not in the write
+        # As a reader sees it (no bidi override, control or invisible
+        # character: a model's text, shown in the Work window and reported);
+        # redacting may take a while, so not in the write.
+        objective = self._redact.text(readable(scrub(call.objective)).strip())
+        if not objective:
+            raise SpawnRefused("the objective is blank: say what the worker is to do")
         with self._store.transaction() as tx:
             # Read in the write: a deletion or a cancel just before would
             # leave a worker no one cancels, running for a conversation gone.
