@@ -1,10 +1,12 @@
-"""What a widget is called, and how counts and moments read in every window."""
+"""What a widget is called, and how counts, moments and tooltips read in every window."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import TypeVar
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import Qt as QtText
 from PySide6.QtWidgets import QWidget
 
 W = TypeVar("W", bound=QWidget)
@@ -25,3 +27,9 @@ def count(n: int, one: str = "memory", many: str = "memories") -> str:
 def when(timestamp: float) -> str:
     moment = datetime.fromtimestamp(timestamp)
     return f"{moment.day} {moment:%b %Y, %H:%M}"
+
+
+def plain_tip(text: str) -> str:
+    """*text* (a user's or a model's) as a tooltip shows it: never read as
+    HTML, which Qt does to a tip that might be ("<b>notes</b>", a pasted page)."""
+    return QtText.convertFromPlainText(text, Qt.WhiteSpaceMode.WhiteSpaceNormal)
