@@ -377,6 +377,11 @@ class Workers:
         head = self._store.get(worker.head)
         assert head is not None  # a chain keeps its first hop
         with self._store.transaction() as tx:
+            conversation = self._conversations.get(head.conversation_id)
+            if conversation is None or conversation.deleted_at is not None:
+                raise SpawnRefused(
+                    f"worker #{worker_id}'s conversation was deleted: restore it to retry it"
+                )
             dependencies = [
                 self._store.newest_retry(d.id, tx) for d in self._store.dependencies(head.id, tx)
             ]

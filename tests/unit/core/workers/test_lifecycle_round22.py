@@ -125,3 +125,27 @@ def test_a_worker_cancelled_while_its_spawn_is_made_spawns_nothing(
     assert [w.id for w in world.workers.list()] == [lead]
     result = world.store.messages(lead)[-1]
     assert result.role == "tool" and "this worker was stopped" in result.content
+
+
+def test_a_worker_of_a_deleted_conversation_is_retried_only_once_it_is_restored(
+    make_world: MakeWorld, database: Database
+) -> None:
+    # The Work window lists every worker, a deleted conversation's too: its
+    # Retry ran the worker for the deleted conversation and reported into it.
+    world = make_world()
+    conversations = ConversationStore(database)
+    research = world.spawn("research")
+    conversations.delete(world.conversation_id)
+    world.workers.cancel_conversation(world.conversation_id)
+
+    with pytest.raises(SpawnRefused, match="conversation was deleted: restore it"):
+        world.workers.retry(research)
+    world.drain()
+    refused = [w.id for w in world.workers.list()]
+    conversations.restore(world.conversation_id)
+    again = world.workers.retry(research)
+    world.drain()
+
+    assert refused == [research]
+    assert world.states(research, again) == ["cancelled", "completed"]
+    assert [ids for _, _, ids in world.reports.made] == [(again,)]
