@@ -32,6 +32,7 @@ from desktop.core.chat.tools.skills import skill_tools
 from desktop.core.chat.tools.sub_sessions import SpawnCall
 from desktop.core.chat.tools.toolbox import ToolContext
 from desktop.core.db import ConversationStore, Database, open_database
+from desktop.core.db.connection import Transaction
 from desktop.core.db.skills import SkillStore
 from desktop.core.db.workers import MODES, WorkerStore
 from desktop.core.memory.service import MemoryService
@@ -46,7 +47,9 @@ ZONE = ZoneInfo("Europe/Berlin")
 
 
 class _Reports:
-    def report(self, conversation_id: int, text: str, worker_ids: tuple[int, ...]) -> None:
+    def report(
+        self, conversation_id: int, text: str, worker_ids: tuple[int, ...], tx: Transaction
+    ) -> None:
         pass
 
 

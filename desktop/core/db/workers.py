@@ -166,6 +166,11 @@ class WorkerStore:
         row = self._reader(tx).fetch_one("SELECT * FROM workers WHERE id = ?", (worker_id,))
         return None if row is None else _worker(row)
 
+    def is_running(self, worker_id: int, tx: Transaction | None = None) -> bool:
+        """Whether *worker_id* is running (not cancelled, ended or gone meanwhile)."""
+        state = self._reader(tx).fetch_value("SELECT state FROM workers WHERE id = ?", (worker_id,))
+        return bool(state == "running")
+
     def list(self, conversation_id: int | None = None) -> builtins.list[Worker]:
         """Every worker (of one conversation, if given), oldest first."""
         if conversation_id is None:
@@ -193,13 +198,30 @@ class WorkerStore:
         self, conversation_id: int, parent_id: int | None, tx: Transaction | None = None
     ) -> builtins.list[int]:
         """The first hops of the workers a spawner (a conversation, or a
-        worker) spawned so far, oldest first."""
+        worker) spawned so far, oldest first; one that was retried is
+        replaced by its retry (which is in the list itself)."""
         rows = self._reader(tx).fetch_all(
-            "SELECT id FROM workers WHERE conversation_id = ? AND parent_id IS ?"
-            " AND continuation_of IS NULL ORDER BY id",
+            "SELECT id FROM workers w WHERE conversation_id = ? AND parent_id IS ?"
+            " AND continuation_of IS NULL"
+            " AND NOT EXISTS (SELECT 1 FROM workers r WHERE r.retry_of = w.id) ORDER BY id",
             (conversation_id, parent_id),
         )
         return [int(row[0]) for row in rows]
+
+    def never_completing(
+        self, ids: Iterable[int], tx: Transaction | None = None
+    ) -> builtins.list[Worker]:
+        """Those of *ids* that failed or were cancelled, oldest first: a
+        worker waiting on one of them could never start."""
+        wanted = sorted(set(ids))
+        if not wanted:
+            return []
+        rows = self._reader(tx).fetch_all(
+            f"SELECT * FROM workers WHERE id IN ({_marks(len(wanted))})"
+            " AND state IN ('failed', 'cancelled') ORDER BY id",
+            wanted,
+        )
+        return [_worker(row) for row in rows]
 
     def dependencies(self, worker_id: int, tx: Transaction | None = None) -> builtins.list[Worker]:
         rows = self._reader(tx).fetch_all(

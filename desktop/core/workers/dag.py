@@ -13,11 +13,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import UTC, datetime, tzinfo
 
 from desktop.core.base.errors import ReverieError
 
 log = logging.getLogger(__name__)
+
+EARLIEST = datetime(1970, 1, 2, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+"""The time gates a worker may have: one a day inside the range a clock and
+a window can show in any zone (year 1 at +14:00 or 9999 at -14:00 is not
+a date Python can make, and the Work window could list no worker)."""
 
 
 class SpawnRefused(ReverieError):
@@ -79,7 +85,8 @@ def find_cycle(edges: Iterable[tuple[int, int]]) -> list[int] | None:
 
 def not_before_time(written: str | None, zone: tzinfo) -> float | None:
     """*written* (ISO-8601) as unix seconds; a time without a zone is read
-    in *zone*.  ``SpawnRefused`` if it cannot be read, never a silent start now."""
+    in *zone*.  ``SpawnRefused`` if it cannot be read or is out of range
+    (``EARLIEST``, ``LATEST``), never a silent start now."""
     if written is None:
         return None
     try:
@@ -92,4 +99,9 @@ def not_before_time(written: str | None, zone: tzinfo) -> float | None:
         ) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=zone)
+    if not EARLIEST <= when <= LATEST:
+        raise SpawnRefused(
+            f"not_before {written!r} is not between {EARLIEST:%Y} and {LATEST:%Y}; "
+            "nothing was started."
+        )
     return when.timestamp()

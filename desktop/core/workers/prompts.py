@@ -86,7 +86,7 @@ class WorkerPrompts:
                 self._section(
                     "dependency",
                     id=str(d.id),
-                    objective=_safe(d.objective),
+                    objective=_one_line(d.objective),
                     result=_safe(d.result or ""),
                 )
                 for d in dependencies
@@ -108,7 +108,7 @@ class WorkerPrompts:
     def report(self, worker: Worker) -> str:
         """The system event saying how *worker* (a chain's first hop) ended.
         What a worker wrote is made safe here: the chat reads events as written."""
-        objective = _safe(worker.objective)
+        objective = _one_line(worker.objective)
         if worker.state == "completed":
             result = _safe(worker.result or "")
             return self._section("completed", id=str(worker.id), objective=objective, result=result)
@@ -122,12 +122,12 @@ class WorkerPrompts:
             self._section(
                 "child_completed",
                 id=str(c.id),
-                objective=_safe(c.objective),
+                objective=_one_line(c.objective),
                 result=_safe(c.result or ""),
             )
             if c.state == "completed"
             else self._section(
-                "child_failed", id=str(c.id), objective=_safe(c.objective), reason=_reason(c)
+                "child_failed", id=str(c.id), objective=_one_line(c.objective), reason=_reason(c)
             )
             for c in children
         ]
@@ -147,6 +147,12 @@ def _reason(worker: Worker) -> str:
     if worker.state == "cancelled":
         return "it was cancelled"
     return _safe(worker.failure or "unknown")
+
+
+def _one_line(objective: str) -> str:
+    """An objective where a report or a list quotes it: on one line, so its
+    line breaks cannot start a line posing as another worker's ("- #9 …")."""
+    return safe_for_prompt(objective, "line")
 
 
 def _safe(text: str) -> str:

@@ -22,6 +22,7 @@ from typing import Literal
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.settings import ModelSettings
 from desktop.core.chat.service import SYSTEM_EVENT
+from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, SPAWNED
 from desktop.core.chat.tools.toolbox import Toolbox, ToolContext
 from desktop.core.db.message_kinds import TOOL_CALL_START
 from desktop.core.db.workers import Worker, WorkerMessage, WorkerStore
@@ -97,10 +98,7 @@ class WorkerRunner:
             opening = self._prompts.opening(worker, self._store.dependencies(worker.head))
             self._store.add_message(worker.id, "user", opening)
         elif _unanswered_call(transcript[-1]):
-            # Stopped between a call and its result: whether the tool ran is
-            # unknown, so the model is told, rather than asked to call again blind.
-            lost = json.dumps({"error": self._prompts.call_lost()}, ensure_ascii=False)
-            self._store.add_message(worker.id, "tool", lost)
+            self._store.add_message(worker.id, "tool", self._lost_result(worker, transcript))
         calls = 0
 
         def stop() -> bool:
@@ -109,8 +107,7 @@ class WorkerRunner:
         while True:
             if not self._activity.wait_until_quiet(self._quiet_seconds, stop):
                 return Ending("stopped")
-            current = self._store.get(worker.id)
-            if current is None or current.state != "running":
+            if not self._store.is_running(worker.id):
                 return Ending("stopped")  # cancelled meanwhile
             usable = tools.offered if calls < worker.max_tool_calls else frozenset()
             history = self.history(self._store.messages(worker.id))
@@ -128,6 +125,8 @@ class WorkerRunner:
             self._store.add_message(
                 worker.id, "assistant", self._redact.text(text if called else said)
             )
+            if called and not self._store.is_running(worker.id):
+                return Ending("stopped")  # cancelled while it answered: its call is not made
             if called:
                 assert tools.toolbox is not None  # checked with called
                 result = tools.toolbox.call(call_json, tools.context, usable).result
@@ -143,6 +142,18 @@ class WorkerRunner:
                 return Ending("completed", answer)
             if used >= worker.timeout_s:
                 return Ending("timed_out")
+
+    def _lost_result(self, worker: Worker, transcript: Sequence[WorkerMessage]) -> str:
+        """The result of the call a stop cut off from it.  A spawn is kept in
+        the database, so one made is read back as made: a worker of its
+        spawner's that no result in *transcript* names (told "not known",
+        the model spawned it again).  Whether another tool ran is unknown,
+        so the model is told, rather than asked to call again blind."""
+        named = {_spawned_id(m.content) for m in transcript if m.role == "tool"}
+        unnamed = [c.id for c in self._store.children(worker.head) if c.id not in named]
+        if len(unnamed) == 1 and _called_tool(transcript[-1].content) == SPAWN_TOOL:
+            return json.dumps({"result": SPAWNED, "worker_id": unnamed[0]})
+        return json.dumps({"error": self._prompts.call_lost()}, ensure_ascii=False)
 
     def _say(
         self,
@@ -181,3 +192,25 @@ class WorkerRunner:
 def _unanswered_call(message: WorkerMessage) -> bool:
     """Whether *message*, a transcript's last, is a tool call with no result after it."""
     return message.role == "assistant" and TOOL_CALL_START in message.content
+
+
+def _called_tool(message: str) -> str | None:
+    """The name of the tool a worker's message calls, if it can be read."""
+    try:
+        called = json.loads(message.partition(TOOL_CALL_START)[2])
+    except ValueError:
+        return None
+    name = called.get("name") if isinstance(called, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _spawned_id(result: str) -> int | None:
+    """The worker a spawn's stored result names, if *result* is one."""
+    try:
+        value = json.loads(result)
+    except ValueError:
+        return None
+    if isinstance(value, dict) and value.get("result") == SPAWNED:
+        worker_id = value.get("worker_id")
+        return worker_id if isinstance(worker_id, int) else None
+    return None

@@ -10,10 +10,11 @@ ended and let its dependents go), at once, on the thread that changed it.
 When a worker ends, the DAG is settled (``WorkerStore.settle``) and the
 end is reported into its root conversation as a system event, through the
 host's ``Reporter``: a first-level worker alone, the workers a worker
-spawned together, once all of them ended.  A report is taken in the
-database before it is made, so it is made once even when workers end at
-the same moment on two threads (a process killed between the two leaves it
-untaken: ``recover`` makes it at the next start).
+spawned together, once all of them ended.  A report is marked taken in
+the transaction that makes it, so it is made once even when workers end at
+the same moment on two threads, and a report that raised or a process
+killed while making it leaves it untaken: ``recover`` makes it at the next
+start.
 
 At start the host calls ``recover()``: workers a killed process left
 running are then in ``ready()`` and resume from their saved messages
@@ -36,9 +37,11 @@ from typing import Any, Protocol
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ModelSettings, WorkerSettings
+from desktop.core.base.text import readable, scrub
 from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, SpawnCall, sub_session_tools
 from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext, answering
 from desktop.core.db import ConversationStore
+from desktop.core.db.connection import Transaction
 from desktop.core.db.message_kinds import WORKER_REPORT
 from desktop.core.db.workers import (
     FINAL,
@@ -71,9 +74,13 @@ CONVERSATION_DELETED = "its conversation was deleted"
 
 class Reporter(Protocol):
     """The host's side: say *text* into conversation *conversation_id* as a
-    system event (about the workers *worker_ids*)."""
+    system event (about the workers *worker_ids*), in *tx*: the transaction
+    that marks the report made, so a report is made exactly when it is
+    marked (one that raises, or a kill, leaves it for ``recover``)."""
 
-    def report(self, conversation_id: int, text: str, worker_ids: tuple[int, ...]) -> None: ...
+    def report(
+        self, conversation_id: int, text: str, worker_ids: tuple[int, ...], tx: Transaction
+    ) -> None: ...
 
 
 class ConversationReporter:
@@ -84,9 +91,11 @@ class ConversationReporter:
     def __init__(self, conversations: ConversationStore) -> None:
         self._conversations = conversations
 
-    def report(self, conversation_id: int, text: str, worker_ids: tuple[int, ...]) -> None:
+    def report(
+        self, conversation_id: int, text: str, worker_ids: tuple[int, ...], tx: Transaction
+    ) -> None:
         metadata = {"kind": self.KIND, "workers": list(worker_ids)}
-        self._conversations.add_message(conversation_id, "event", text, metadata=metadata)
+        self._conversations.add_message(conversation_id, "event", text, metadata=metadata, tx=tx)
 
 
 class Workers:
@@ -191,19 +200,29 @@ class Workers:
             raise SpawnRefused("only a worker in full mode may start workers")
         mode, tools, profile = self._chosen(call)
         not_before = not_before_time(call.not_before, self._zone())
-        conversation = self._conversations.get(conversation_id)
-        off_record = (conversation is not None and conversation.off_record) or (
-            parent is not None and parent.off_record
-        )
         parent_id = None if parent is None else parent.head
-        objective = self._redact.text(call.objective.strip())  # may take a while: not in the write
+        # As a reader sees it (no bidi override, control or invisible
+        # character: a model's text, shown in the Work window and reported);
+        # redacting may take a while, so not in the write.
+        objective = self._redact.text(readable(scrub(call.objective)).strip())
+        if not objective:
+            raise SpawnRefused("the objective is blank: say what the worker is to do")
         with self._store.transaction() as tx:
+            # Read in the write: a deletion or a cancel just before would
+            # leave a worker no one cancels, running for a conversation gone.
+            conversation = self._conversations.get(conversation_id)
+            if conversation is None or conversation.deleted_at is not None:
+                raise SpawnRefused(f"{CONVERSATION_DELETED}; nothing was started")
+            if parent is not None and not self._store.is_running(parent.id, tx):
+                raise SpawnRefused("this worker was stopped; nothing was started")
+            off_record = conversation.off_record or (parent is not None and parent.off_record)
             previous = self._store.spawned_by(conversation_id, parent_id, tx)
             asked = call.depends_on or []
             known = self._store.existing(asked, conversation_id, tx)
             dependencies = resolve_dependencies(
                 asked, previous, {*known, *previous}, previous_too=call.depends_on_previous
             )
+            _refuse_if_never_starting(self._store.never_completing(dependencies.kept, tx))
             new_edges = [(0, d) for d in dependencies.kept]
             if parent_id is not None:
                 new_edges.append((parent_id, 0))
@@ -358,9 +377,15 @@ class Workers:
         head = self._store.get(worker.head)
         assert head is not None  # a chain keeps its first hop
         with self._store.transaction() as tx:
+            conversation = self._conversations.get(head.conversation_id)
+            if conversation is None or conversation.deleted_at is not None:
+                raise SpawnRefused(
+                    f"worker #{worker_id}'s conversation was deleted: restore it to retry it"
+                )
             dependencies = [
                 self._store.newest_retry(d.id, tx) for d in self._store.dependencies(head.id, tx)
             ]
+            _refuse_if_never_starting(self._store.never_completing(dependencies, tx), retry=True)
             new_id = self._store.retry(head.id, dependencies, tx)
             self._store.settle(tx)
         self._changed()
@@ -410,13 +435,14 @@ class Workers:
                     taken = [worker] if self._store.take_report(worker.id, tx) else []
                 else:
                     taken = self._store.take_children_report(worker.parent_id, tx)
-            if not taken:
-                continue
-            if worker.parent_id is None:
-                text = self._prompts.report(self._store.get(worker.id) or worker)
-            else:
-                text = self._prompts.children_report(worker.parent_id, taken)
-            self._reporter.report(worker.conversation_id, text, tuple(w.id for w in taken))
+                if not taken:
+                    continue
+                if worker.parent_id is None:
+                    text = self._prompts.report(self._store.get(worker.id, tx) or worker)
+                else:
+                    text = self._prompts.children_report(worker.parent_id, taken)
+                ids = tuple(w.id for w in taken)
+                self._reporter.report(worker.conversation_id, text, ids, tx)
             for action in self._on_report:
                 action(worker.conversation_id)
         if ended:
@@ -472,6 +498,21 @@ class Workers:
                 self._skills.table_of_contents(FULL_SKILLS_CHARS) if full and self._skills else ()
             ),
         )
+
+
+def _refuse_if_never_starting(ended: Sequence[Worker], *, retry: bool = False) -> None:
+    """``SpawnRefused`` if a worker would wait on *ended*, workers that
+    failed or were cancelled: it would fail at once, before anyone was told."""
+    if not ended:
+        return
+    named = ", ".join(
+        f"#{w.id} {'was cancelled' if w.state == 'cancelled' else 'failed'}" for w in ended
+    )
+    then = "retry it first" if retry else "leave it out of depends_on or do that work yourself"
+    raise SpawnRefused(
+        f"a worker it would wait on has ended without a result ({named}): {then}. "
+        "Nothing was started."
+    )
 
 
 class _ChildSpawner:

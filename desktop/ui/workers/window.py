@@ -33,7 +33,7 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.db.workers import Worker
 from desktop.core.workers.service import Workers
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty
-from desktop.ui.widgets.labels import named
+from desktop.ui.widgets.labels import named, plain_tip
 from desktop.ui.workers.views import (
     EMPTY_WORK,
     MODE_WORDS,
@@ -197,7 +197,7 @@ class WorkWindow(AppWindow):
         )
         item.setData(0, ID_ROLE, worker.id)
         item.setToolTip(1, state_words(worker))
-        item.setToolTip(0, worker.objective)
+        item.setToolTip(0, plain_tip(worker.objective))
         if waits_on:
             item.setToolTip(4, f"Starts when {waits_on} completed")
         for child in node.children:

@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from desktop.core.chat.tools.toolbox import RowId, Tool, ToolContext, ToolResult
 
 SPAWN_TOOL = "spawn_sub_session"
+SPAWNED = "spawned"
+"""The ``result`` of a call that spawned a worker (with its ``worker_id``)."""
 OBJECTIVE_CHARS = 2_000
 PROFILE_CHARS = 40
 TOOL_NAME_CHARS = 40
@@ -84,7 +86,7 @@ def sub_session_tools(spawner: Spawner) -> list[Tool[Any]]:
 
     def run(arguments: SpawnCall, context: ToolContext) -> ToolResult:
         worker_id = spawner.spawn(arguments, context)
-        content = {"result": "spawned", "worker_id": worker_id}
+        content = {"result": SPAWNED, "worker_id": worker_id}
         return ToolResult(
             True, content, f"Background worker #{worker_id} started: {arguments.objective}"
         )

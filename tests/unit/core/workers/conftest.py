@@ -19,7 +19,9 @@ from desktop.core.base.settings import WorkerSettings
 from desktop.core.chat.tools.sub_sessions import SpawnCall
 from desktop.core.chat.tools.toolbox import Tool, ToolContext
 from desktop.core.db import ConversationStore, Database
+from desktop.core.db.connection import Transaction
 from desktop.core.db.workers import Worker, WorkerStore
+from desktop.core.privacy.redaction import Redactor
 from desktop.core.workers.service import Workers
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage
@@ -76,15 +78,26 @@ class ByObjective(ScriptedChatModel):
         return reply
 
 
+class ReportFailed(Exception):
+    """What ``Reports`` raises while ``failing`` (a disk full, a bug)."""
+
+
 @dataclass
 class Reports:
-    """Every report the workers made, in order; thread-safe."""
+    """Every report the workers made, in order; thread-safe.  While
+    *failing* is above 0, a report raises ``ReportFailed`` instead (counting down)."""
 
     made: list[tuple[int, str, tuple[int, ...]]] = field(default_factory=list)
+    failing: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def report(self, conversation_id: int, text: str, worker_ids: tuple[int, ...]) -> None:
+    def report(
+        self, conversation_id: int, text: str, worker_ids: tuple[int, ...], tx: Transaction
+    ) -> None:
         with self._lock:
+            if self.failing > 0:
+                self.failing -= 1
+                raise ReportFailed(f"the report of {worker_ids} could not be written")
             self.made.append((conversation_id, text, worker_ids))
 
 
@@ -130,7 +143,7 @@ MakeWorld = Callable[..., World]
 
 @pytest.fixture
 def make_world(database: Database, prompts: PromptLibrary) -> Iterator[MakeWorld]:
-    """Makes a world: ``make_world(settings=..., tools=..., off_record=...)``."""
+    """Makes a world: ``make_world(settings=..., tools=..., off_record=..., redactor=...)``."""
     brokers: list[InferenceBroker] = []
 
     def make(
@@ -138,6 +151,7 @@ def make_world(database: Database, prompts: PromptLibrary) -> Iterator[MakeWorld
         tools: Sequence[Tool[Any]] = (),
         off_record: bool = False,
         cost: float = 1.0,
+        redactor: Redactor | None = None,
     ) -> World:
         now, running = FakeClock(START), RunningClock()
         model = ByObjective(running, cost)
@@ -169,6 +183,7 @@ def make_world(database: Database, prompts: PromptLibrary) -> Iterator[MakeWorld
             now=now,
             clock=running,
             on_change=changed,
+            redactor=redactor,
         )
         return World(workers, store, model, reports, conversation.id, now, running, changes)
 
