@@ -133,6 +133,13 @@ class AppPaths:
             if entry.is_symlink() or not entry.is_dir():
                 make_private(entry)
 
+    def refuse_own(self, target: Path) -> None:
+        """``OwnFileRefused`` if *target* is Reverie's own (``holds``): what an
+        export writes there replaces it ("--force" over the database left
+        an archive where every conversation and memory was)."""
+        if self.holds(target):
+            raise OwnFileRefused(target)
+
     def holds(self, path: Path) -> bool:
         """Whether *path* (followed through its links) is one of Reverie's
         own files or folders, or in one: what nothing but Reverie may write
@@ -181,6 +188,16 @@ def _own_file(name: str, own: str) -> bool:
 _SIDE_FILE = re.compile(r"|-(?:wal|shm|journal|erasing)|\.damaged-[\w-]+")
 """What follows a file's name in its side files: SQLite's, an erasure's mark,
 a damaged settings file set aside."""
+
+
+class OwnFileRefused(EnvironmentProblem):
+    """An export was asked to write over one of Reverie's own files."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path} is one of Reverie's own files or folders; it was left as it is.",
+            "Choose a file elsewhere, such as your Documents folder or a backup disk.",
+        )
 
 
 class FolderUnusable(OSError):

@@ -27,6 +27,7 @@ from typing import Any
 
 from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.base.files import write_atomically
+from desktop.core.base.paths import AppPaths
 from desktop.core.db import ConversationStore, Memory, MemoryQuery, MemoryStatus, MemoryStore
 from desktop.core.db.memory_rows import MEMORY_STATUSES
 from desktop.core.memory.gate import INSTRUCTION_LIKE, REDACTED
@@ -129,20 +130,28 @@ def source_messages(
 
 
 def export_jsonl(
-    memories: MemoryService | MemoryStore, conversations: ConversationStore, path: Path
+    memories: MemoryService | MemoryStore,
+    conversations: ConversationStore,
+    path: Path,
+    own: AppPaths | None = None,
 ) -> int:
-    """Write every memory to *path* as JSON Lines; how many were written."""
+    """Write every memory to *path* as JSON Lines; how many were written.
+    ``OwnFileRefused`` if *path* is one of the files of *own*."""
     items = collect(memories, conversations)
-    _write(Path(path), "".join(_json_line(jsonl_record(item)) for item in items))
+    _write(Path(path), "".join(_json_line(jsonl_record(item)) for item in items), own)
     return len(items)
 
 
 def export_markdown(
-    memories: MemoryService | MemoryStore, conversations: ConversationStore, path: Path
+    memories: MemoryService | MemoryStore,
+    conversations: ConversationStore,
+    path: Path,
+    own: AppPaths | None = None,
 ) -> int:
-    """Write every memory to *path* as a readable Markdown file; how many were written."""
+    """Write every memory to *path* as a readable Markdown file; how many
+    were written.  ``OwnFileRefused`` if *path* is one of the files of *own*."""
     items = collect(memories, conversations)
-    _write(Path(path), markdown_text(items, time.time()))
+    _write(Path(path), markdown_text(items, time.time()), own)
     return len(items)
 
 
@@ -276,7 +285,9 @@ def escaped_markdown(text: str) -> str:
     return "\\" + line if _BLOCK_MARKUP.match(line) else line
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, text: str, own: AppPaths | None) -> None:
+    if own is not None:
+        own.refuse_own(path)
     try:
         write_atomically(path, text)
     except OSError as error:

@@ -171,14 +171,10 @@ def export_archive(
     """Write everything the user has in Reverie to *target*, whole or not at
     all, readable by the user alone.  *skills* is the app's library (one is
     made over *paths* if none is given).  Raises ``ArchiveExists`` (unless
-    *overwrite*), ``SecretInSettings`` or ``ArchiveProblem`` (also for a
-    *target* among Reverie's own files: ``AppPaths.holds``)."""
+    *overwrite*), ``SecretInSettings``, ``ArchiveProblem`` or, for a *target*
+    among Reverie's own files, ``OwnFileRefused``."""
     target = Path(target)
-    if paths.holds(target):  # "--force" over its own database replaced it with the archive
-        raise ArchiveProblem(
-            f"{target} is one of Reverie's own files or folders; it was left as it is.",
-            "Choose a file elsewhere, such as your Documents folder or a backup disk.",
-        )
+    paths.refuse_own(target)
     if not overwrite and target.exists():
         raise ArchiveExists(target)
     library = skills or SkillLibrary(SkillStore(database), paths.skills_dir)

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.base.errors import ReverieError
+from desktop.core.base.paths import AppPaths
 from desktop.core.db import ConversationStore, EditConflict, Memory, MemoryQuery, MemorySort
 from desktop.core.db import MemoryStatus as Status
 from desktop.core.db.memory_rows import MEMORY_STATUSES
@@ -96,7 +97,9 @@ class MemoryBrowser(AppWindow):
         *,
         page: int = PAGE,
         eraser: Eraser | None = None,
+        own: AppPaths | None = None,
     ) -> None:
+        """*own*: the app's folders, whose files an export never replaces."""
         super().__init__(parent)
         self.setObjectName("memory-browser")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
@@ -106,6 +109,7 @@ class MemoryBrowser(AppWindow):
         self._conversations = conversations
         self._page = page
         self._eraser = eraser
+        self._own = own
         self._listing = page  # how many the list shows now: pages of it
         self._generation = 0  # the newest list request; answers to older ones are dropped
         self._searching = False
@@ -560,7 +564,9 @@ class MemoryBrowser(AppWindow):
         """Write every memory (all statuses, with provenance) to *path*; did it work?"""
         export = export_jsonl if kind == "jsonl" else export_markdown
         written: list[int] = []
-        if self._guarded(lambda: written.append(export(self._memories, self._conversations, path))):
+        if self._guarded(
+            lambda: written.append(export(self._memories, self._conversations, path, self._own))
+        ):
             self.show_notice(f"Exported {count(written[0])} to {path}.")
             return True
         return False

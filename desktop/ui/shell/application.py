@@ -295,7 +295,9 @@ class ReverieApplication(QObject):
     def _memory_browser(self, core: Core) -> MemoryBrowser | None:
         if core.memories is None or core.conversations is None or core.chat is None:
             return None
-        browser = MemoryBrowser(core.memories, core.conversations, eraser=core.eraser)
+        browser = MemoryBrowser(
+            core.memories, core.conversations, eraser=core.eraser, own=core.paths
+        )
         self.window.memories_requested.connect(browser.present)
         self.window.memory_requested.connect(browser.show_memory)
         browser.open_conversation_requested.connect(self._open_conversation)

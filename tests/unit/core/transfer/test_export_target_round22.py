@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.base.paths import AppPaths
-from desktop.core.db import ConversationStore, open_database
-from desktop.core.transfer.archive import ArchiveProblem, export_archive
+from desktop.core.base.paths import AppPaths, OwnFileRefused
+from desktop.core.db import ConversationStore, MemoryStore, open_database
+from desktop.core.memory.export import export_jsonl, export_markdown
+from desktop.core.transfer.archive import export_archive
 from tests.unit.core.transfer.archive_world import fill, folder
 
 Own = Callable[[AppPaths], Path]
@@ -58,7 +59,7 @@ def test_an_export_over_reverie_s_own_files_is_refused_and_leaves_them_as_they_w
         named.parent.mkdir()
         os.symlink(target, named)
 
-    with pytest.raises(ArchiveProblem, match="one of Reverie's own files"):
+    with pytest.raises(OwnFileRefused, match="one of Reverie's own files"):
         export_archive(world.database, paths, named, overwrite=True)
 
     if before is not None:
@@ -73,4 +74,24 @@ def test_an_archive_is_written_beside_reverie_s_files_and_anywhere_else(tmp_path
     for target in (world.paths.data_dir / "backup.reverie.zip", tmp_path / "backup.zip"):
         export_archive(world.database, world.paths, target)
         assert target.read_bytes()[:2] == b"PK"
+    world.database.close()
+
+
+@pytest.mark.parametrize("export", [export_jsonl, export_markdown])
+def test_memories_are_never_exported_over_reverie_s_own_files(
+    tmp_path: Path, export: Callable[..., int]
+) -> None:
+    """The memory browser's export (JSON Lines, Markdown) wrote over the
+    database as readily: the app went on with the file it had open, and the
+    next start found a Markdown file where its database was."""
+    world = fill(folder(tmp_path / "home"))
+    database_file = world.paths.database_file
+    before = database_file.read_bytes()
+    memories, conversations = MemoryStore(world.database), ConversationStore(world.database)
+
+    with pytest.raises(OwnFileRefused):
+        export(memories, conversations, database_file, world.paths)
+
+    assert database_file.read_bytes() == before
+    assert export(memories, conversations, tmp_path / "memories.out", world.paths) > 0
     world.database.close()
