@@ -104,4 +104,5 @@ def test_a_long_link_in_a_routine_or_a_title_wraps_and_save_stays_in_view(
         unwrapped(label_shows(detail.routine))
         == f"A routine: when it runs, Reverie asks the model: “Open {LONG_LINK} and summarise”"
     )
-    assert unwrapped(label_shows(detail.origin)) == f"From “{LONG_LINK}”"
+    assert unwrapped(label_shows(detail.origin)) == f"From “{conversation.title}”"
+    assert conversation.title.startswith(LONG_LINK[:100])  # kept to a title's length
