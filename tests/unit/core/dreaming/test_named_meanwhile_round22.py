@@ -19,6 +19,7 @@ from desktop.core.base.prompts import PromptLibrary
 from desktop.core.chat.service import ChatService
 from desktop.core.db import Database, MemoryStore
 from desktop.core.dreaming.control import DreamControl, DreamProgress
+from desktop.core.dreaming.dreamer import DreamReport
 from desktop.core.memory.embedding import Embeddings
 from desktop.core.memory.gate import WriteGate
 from desktop.core.memory.service import MemoryService
@@ -52,31 +53,43 @@ def memories(
 
 class NamedWhileWaiting(DreamControl):
     """The user names the secret in a chat turn the dream waits for, once
-    the model has answered (before the merge is written)."""
+    the model has answered (before the merge is written); then, if
+    *pause*, the dream is paused there (the user goes on chatting): what it
+    keeps to resume with is saved."""
 
-    def __init__(self, chat: ChatService, model: ScriptedChatModel) -> None:
+    def __init__(self, chat: ChatService, model: ScriptedChatModel, *, pause: bool = False) -> None:
         super().__init__()
         self._chat = chat
         self._model = model
+        self._pause = pause
         self.named = False
 
     def give_way(self, progress: DreamProgress) -> None:
         if self._model.requests and not self.named:
             self._chat.send(self._chat.new_conversation().id, f"the NAS password is {SECRET}")
             self.named = True
+            if self._pause:
+                self.stop("paused")
         super().give_way(progress)
+
+
+def _merge_dreamed(
+    dreaming: Dreaming, model: ScriptedChatModel, control: NamedWhileWaiting
+) -> DreamReport:
+    """A dream whose model merges the two memories holding the value."""
+    dreaming.add(FIRST)
+    dreaming.add(SECOND)
+    saved = {"content": MERGED, "category": "other", "sourceIds": [1, 2]}
+    model.queue(json.dumps({"toSave": [saved], "toDelete": [1, 2]}))
+    return dreaming.dreamer.run("manual", control)
 
 
 def test_a_merge_drafted_before_its_secret_was_named_is_not_written(
     dreaming: Dreaming, chat: ChatService, model: ScriptedChatModel, database: Database
 ) -> None:
-    dreaming.add(FIRST)
-    dreaming.add(SECOND)
-    saved = {"content": MERGED, "category": "other", "sourceIds": [1, 2]}
-    model.queue(json.dumps({"toSave": [saved], "toDelete": [1, 2]}))
     control = NamedWhileWaiting(chat, model)
 
-    report = dreaming.dreamer.run("manual", control)
+    report = _merge_dreamed(dreaming, model, control)
 
     assert control.named
     held = [
@@ -90,28 +103,12 @@ def test_a_merge_drafted_before_its_secret_was_named_is_not_written(
     assert "left for the next dream" in report.outcomes["dedup"]
 
 
-class NamedThenPaused(NamedWhileWaiting):
-    """As ``NamedWhileWaiting``, then the dream is paused there (the user
-    goes on chatting): what it keeps to resume with is saved."""
-
-    def give_way(self, progress: DreamProgress) -> None:
-        if self._model.requests and not self.named:
-            self._chat.send(self._chat.new_conversation().id, f"the NAS password is {SECRET}")
-            self.named = True
-            self.stop("paused")
-        super().give_way(progress)
-
-
 def test_a_dream_paused_after_a_secret_was_named_keeps_no_answer_holding_it(
     dreaming: Dreaming, chat: ChatService, model: ScriptedChatModel, database: Database
 ) -> None:
-    dreaming.add(FIRST)
-    dreaming.add(SECOND)
-    saved = {"content": MERGED, "category": "other", "sourceIds": [1, 2]}
-    model.queue(json.dumps({"toSave": [saved], "toDelete": [1, 2]}))
-    control = NamedThenPaused(chat, model)
+    control = NamedWhileWaiting(chat, model, pause=True)
 
-    report = dreaming.dreamer.run("manual", control)
+    report = _merge_dreamed(dreaming, model, control)
 
     assert control.named and report.run.status == "paused"
     kept = database.fetch_value("SELECT group_concat(checkpoint) FROM dream_runs")
