@@ -48,7 +48,7 @@ from desktop.core.memory.category import MemoryCategory as MemoryCategory  # its
 from desktop.core.memory.embedding import Embeddings, Labelled, Vectors
 from desktop.core.memory.gate import REDACTED, GatedText, MemoryRefused, WriteGate
 from desktop.core.memory.retrieval import RRF_K, MemoryRetriever
-from desktop.core.privacy.redaction import Redactor, without
+from desktop.core.privacy.redaction import Redactor, taken_out, without
 from models.broker import InferenceBroker, Priority
 
 DUPLICATE_SIMILARITY = 0.9
@@ -60,8 +60,6 @@ _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]*", re.MULTILINE)
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor)\b|n't\b", re.I)
 
-_MARKER = "[redacted password]"
-"""What ``Redactor.known`` puts in place of a secret named since."""
 _CONTENT_WORD = re.compile(r"\w{3,}")
 _STOP = frozenset(
     str.split(
@@ -341,12 +339,12 @@ class MemoryService:
         again = self._gate.named_since(planned.text)
         if again is None:
             return planned
-        taken = again.text.count(_MARKER) - planned.text.count(_MARKER)
+        taken = taken_out(planned.text, again.text) or ("password",)
         return replace(
             planned,
             text=again.text,
             flags=tuple(dict.fromkeys((*planned.flags, REDACTED, *again.flags))),
-            redactions=(*planned.redactions, *("password",) * max(taken, 1)),
+            redactions=(*planned.redactions, *taken),
             vector=None,
             embedding_model=None,
         )
