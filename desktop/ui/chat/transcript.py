@@ -54,7 +54,6 @@ from PySide6.QtWidgets import (
 
 from desktop.core.db import Memory
 from desktop.core.db.message_search import Excerpt
-from desktop.ui.chat.line_breaks import breakable_html
 from desktop.ui.chat.markdown import MAX_RENDERED_CHARS, render_markdown, render_plain
 from desktop.ui.chat.transcript_rows import (
     TEXT_FLAGS,
@@ -65,6 +64,7 @@ from desktop.ui.chat.transcript_rows import (
 )
 from desktop.ui.widgets.flow_layout import FlowLayout
 from desktop.ui.widgets.labels import plain_tip
+from desktop.ui.widgets.line_breaks import breakable_html
 
 STREAM_RENDER_MS = 100
 """While a reply streams, its Markdown is rendered at most this often."""

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from desktop.ui.chat.line_breaks import breakable
+from desktop.ui.widgets.line_breaks import breakable
 
 TEXT_FLAGS = (
     Qt.TextInteractionFlag.TextSelectableByMouse
