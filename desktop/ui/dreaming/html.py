@@ -16,7 +16,8 @@ from typing import Any
 from desktop.core.base.text import cut
 from desktop.core.db import DreamChange, Memory
 from desktop.core.db.memory_writes import from_snapshot
-from desktop.ui.widgets.labels import count, wrappable
+from desktop.ui.widgets.labels import count
+from desktop.ui.widgets.line_breaks import breakable
 from desktop.ui.widgets.theme import active_palette
 
 _SHOWN_FADED = 5
@@ -70,7 +71,7 @@ def _escaped(text: str) -> str:
     """*text* (a memory, a name, a quote) for the report's rich text, with
     places to break a long link (unbroken, it widened the whole report past
     the window, Undo this dream with it)."""
-    return html.escape(wrappable(text))
+    return html.escape(breakable(text))
 
 
 def _text(memory: Memory | None) -> str:

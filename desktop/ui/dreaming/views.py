@@ -37,7 +37,8 @@ from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.ui.dreaming.html import before_after_html, risk_reason
-from desktop.ui.widgets.labels import count, named, when, wrappable
+from desktop.ui.widgets.labels import count, named, when
+from desktop.ui.widgets.line_breaks import breakable
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a runs-list line's ``RunLine``."""
@@ -149,7 +150,7 @@ def line_text(line: RunLine) -> str:
 def _label(text: str, name: str, *, rich: bool = False) -> QLabel:
     """A word-wrapped label; plain *text* (a summary quoting a memory) with
     places to break a long link, which would widen the report past the window."""
-    label = named(QLabel(text if rich else wrappable(text)), name)
+    label = named(QLabel(text if rich else breakable(text)), name)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
     return label

@@ -40,7 +40,8 @@ from desktop.core.db import (
 )
 from desktop.core.memory.gate import INSTRUCTION_LIKE, REDACTED
 from desktop.ui.widgets.cards import CardDelegate, draw_line, small_font
-from desktop.ui.widgets.labels import count, named, plain_label, unwrapped, wrappable
+from desktop.ui.widgets.labels import count, named, plain_label
+from desktop.ui.widgets.line_breaks import breakable, unbroken
 from desktop.ui.widgets.theme import active_palette
 
 MEMORY_ROLE = Qt.ItemDataRole.UserRole
@@ -192,10 +193,10 @@ class SourceView(QFrame):
         super().__init__()
         self.setObjectName("memory-source")
         self.conversation_id = conversation_id
-        self.header = named(plain_label(wrappable(header)), "memory-source-header", header)
+        self.header = named(plain_label(breakable(header)), "memory-source-header", header)
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.PlainText)
-        self.body = named(plain_label(wrappable(text)), "memory-source-text", text)  # read as it is
+        self.body = named(plain_label(breakable(text)), "memory-source-text", text)  # read as it is
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.PlainText)
         self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -226,7 +227,7 @@ class HistoryView(QFrame):
         )
         self.header.setTextFormat(Qt.TextFormat.RichText)
         change = _change_html(entry)
-        plain = unwrapped(QTextDocumentFragment.fromHtml(change).toPlainText())
+        plain = unbroken(QTextDocumentFragment.fromHtml(change).toPlainText())
         self.change = named(QLabel(change), "memory-history-change", plain)  # read as shown
         # Always rich text: escaped plain text alone would otherwise show its entities.
         self.change.setTextFormat(Qt.TextFormat.RichText)
@@ -260,7 +261,7 @@ def _change_html(entry: MemoryHistoryEntry) -> str:
 
 
 def _shown(text: str) -> str:
-    return html.escape(wrappable(text))
+    return html.escape(breakable(text))
 
 
 class MemoryDetail(QWidget):

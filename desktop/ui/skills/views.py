@@ -36,7 +36,8 @@ from desktop.core.skills.library import (
     summary_of,
 )
 from desktop.ui.widgets.cards import CardDelegate, draw_chip, draw_line, small_font
-from desktop.ui.widgets.labels import count, named, when, wrappable
+from desktop.ui.widgets.labels import count, named, when
+from desktop.ui.widgets.line_breaks import breakable
 from desktop.ui.widgets.theme import active_palette
 
 SKILL_ROLE = Qt.ItemDataRole.UserRole
@@ -388,7 +389,7 @@ class SkillPane(QWidget):
             warnings.append(
                 f"The first line is long: the prompt shows its first {SUMMARY_CHARS} characters."
             )
-        self.summary.setText(wrappable(f"Summary: {summary}" if summary else "Summary: (none)"))
+        self.summary.setText(breakable(f"Summary: {summary}" if summary else "Summary: (none)"))
         status = "active" if self.skill is None else self.skill.status
         self.toc_intro.setText(
             {
@@ -397,7 +398,7 @@ class SkillPane(QWidget):
                 "deleted": "Not in the prompt while deleted; restored, it reads:",
             }[status]
         )
-        self.toc_line.setText(wrappable(SkillLine(name, summary).render()))
+        self.toc_line.setText(breakable(SkillLine(name, summary).render()))
         self.warning.setText("\n".join(warnings))
         self.warning.setVisible(bool(warnings) and self.readable)
         self.preview.setVisible(self.readable)

@@ -34,7 +34,8 @@ from desktop.core.db.schedules import WEEKDAYS, Daily, Interval, Monthly, Once, 
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatus
 from desktop.core.tasks.schedules import TYPED_EXAMPLES, check_upcoming, listed, parse_schedule
 from desktop.core.tasks.service import schedule_words
-from desktop.ui.widgets.labels import count, named, plain_label, plain_tip, wrappable
+from desktop.ui.widgets.labels import count, named, plain_label, plain_tip
+from desktop.ui.widgets.line_breaks import breakable
 from desktop.ui.widgets.theme import active_palette
 
 ROW_ROLE = Qt.ItemDataRole.UserRole
@@ -454,7 +455,7 @@ class TaskDetail(QWidget):
         status = "" if task.status == "active" else f" · {STATUS_WORDS[task.status].lower()}"
         self.title.setText(f"Task #{task.id}{status}")
         self.origin.setText(
-            wrappable(f"From {origin}" if task.conversation_id is not None else origin)
+            breakable(f"From {origin}" if task.conversation_id is not None else origin)
         )
         self.origin.show()
         self.open_button.setVisible(task.conversation_id is not None)
@@ -486,7 +487,7 @@ class TaskDetail(QWidget):
         self.revert_button.setVisible(editable)
         self.save_button.setVisible(editable)
         self.routine.setText(
-            wrappable(f"A routine: when it runs, Reverie asks the model: “{task.ai_prompt}”")
+            breakable(f"A routine: when it runs, Reverie asks the model: “{task.ai_prompt}”")
             if task.ai_prompt is not None
             else ""
         )
@@ -561,7 +562,7 @@ class TaskDetail(QWidget):
         with Open conversation if it has a *conversation*)."""
         self.task = None
         self._leave_form()
-        self.title.setText(wrappable(text))  # a group names its conversation
+        self.title.setText(breakable(text))  # a group names its conversation
         self.origin.setText(origin)
         self.origin.setVisible(bool(origin))
         self.open_button.setVisible(conversation)

@@ -19,7 +19,7 @@ from desktop.core.memory.embedding import Embeddings
 from desktop.core.memory.gate import WriteGate
 from desktop.core.memory.service import MemoryService
 from desktop.ui.dreaming.report import DreamReportWindow
-from desktop.ui.widgets.labels import unwrapped
+from desktop.ui.widgets.line_breaks import unbroken
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
 from tests.on_screen import HOSTILE_TEXTS, label_shows, tip_shows
@@ -119,5 +119,5 @@ def test_a_long_link_in_a_merged_memory_wraps_and_undo_stays_in_view(
 
     [merge] = report.detail.change_views
     assert merge.minimumSizeHint().width() <= least
-    assert LONG_LINK in unwrapped(label_shows(merge.details))
-    assert LONG_LINK in unwrapped(label_shows(merge.summary))
+    assert LONG_LINK in unbroken(label_shows(merge.details))
+    assert LONG_LINK in unbroken(label_shows(merge.summary))

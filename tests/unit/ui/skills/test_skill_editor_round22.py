@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.skills.library import SkillLibrary
 from desktop.ui.skills.editor import SkillEditorWindow
-from desktop.ui.widgets.labels import unwrapped
+from desktop.ui.widgets.line_breaks import unbroken
 from tests.on_screen import HOSTILE_TEXTS, label_shows, tip_shows
 
 
@@ -64,5 +64,5 @@ def test_a_long_link_in_a_skills_first_line_wraps_in_its_preview(
     editor.select("Read feed")
 
     assert editor.pane.minimumSizeHint().width() <= least
-    shown = unwrapped(label_shows(editor.pane.summary)).removesuffix("…")
+    shown = unbroken(label_shows(editor.pane.summary)).removesuffix("…")
     assert f"Summary: Open {LONG_LINK}".startswith(shown) and len(shown) > 200

@@ -16,7 +16,7 @@ from desktop.core.db.tasks import TaskStore
 from desktop.core.tasks.service import TaskService
 from desktop.ui.tasks.views import KIND, ROW_ROLE, TEXT, TaskGroup, group_line
 from desktop.ui.tasks.window import TasksWindow
-from desktop.ui.widgets.labels import unwrapped
+from desktop.ui.widgets.line_breaks import unbroken
 from tests.on_screen import HOSTILE_TEXTS, label_shows, tip_shows
 
 
@@ -67,10 +67,10 @@ def test_a_conversations_title_is_shown_as_written_over_its_tasks(
         view.tree.setCurrentItem(item)
         row = item.data(0, ROW_ROLE)
         if isinstance(row, TaskGroup):
-            assert unwrapped(label_shows(view.detail.title)) == group_line(row)
+            assert unbroken(label_shows(view.detail.title)) == group_line(row)
         else:
             title = store.get(row.conversation_id).title  # type: ignore[union-attr]  # each task has one
-            assert unwrapped(label_shows(view.detail.origin)) == f"From “{title}”"
+            assert unbroken(label_shows(view.detail.origin)) == f"From “{title}”"
 
 
 LONG_LINK = "https://example.com/feeds/" + "".join(f"Zm9vYmFy{n}_" for n in range(120))
@@ -101,8 +101,8 @@ def test_a_long_link_in_a_routine_or_a_title_wraps_and_save_stays_in_view(
         assert view.detail.minimumSizeHint().width() < scroll.minimumWidth()
     detail = view.detail
     assert (
-        unwrapped(label_shows(detail.routine))
+        unbroken(label_shows(detail.routine))
         == f"A routine: when it runs, Reverie asks the model: “Open {LONG_LINK} and summarise”"
     )
-    assert unwrapped(label_shows(detail.origin)) == f"From “{conversation.title}”"
+    assert unbroken(label_shows(detail.origin)) == f"From “{conversation.title}”"
     assert conversation.title.startswith(LONG_LINK[:100])  # kept to a title's length
