@@ -41,6 +41,7 @@ from desktop.ui.tasks.window import TasksWindow
 from desktop.ui.transfer.window import TransferWindow
 from desktop.ui.widgets.folders import FolderNotOpened, open_folder
 from desktop.ui.widgets.job_watcher import ProgressWatcher
+from desktop.ui.widgets.line_breaks import copies_unbroken
 from desktop.ui.widgets.theme import Theme
 from desktop.ui.widgets.worker import WorkerThread
 from models.broker import Job, Role
@@ -130,6 +131,7 @@ class ReverieApplication(QObject):
         self.qt = qt_application()
         self.qt.setApplicationName("Reverie")
         self.qt.setWindowIcon(app_icon())
+        copies_unbroken(self.qt.clipboard())
         self.theme = Theme(self.qt, core.paths.style_dir, core.settings.chat.appearance, self)
         self.has_tray = tray_available()
         self.qt.setQuitOnLastWindowClosed(not self.has_tray)

@@ -7,8 +7,8 @@ line of it on the right.  These functions put a zero-width space every few
 characters of such a run, in plain text or in the text of HTML (never
 inside a tag or an entity, never inside what a reader sees as one
 character: a letter and its accents, an emoji and its skin tone, variation
-selector or joined parts, a flag).  What is copied from a message is its
-original text.
+selector or joined parts, a flag).  What is copied from a label is its
+original text (``copies_unbroken``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import regex
+from PySide6.QtCore import QMimeData
+from PySide6.QtGui import QClipboard
+from PySide6.QtWidgets import QApplication, QLabel
 
 _ZERO_WIDTH_SPACE = "\u200b"
 _UNBROKEN_CHARS = 24
@@ -49,6 +52,32 @@ def breakable_html(html: str) -> str:
 def unbroken(text: str) -> str:
     """*text* without the breaks put in (what a screen reader or a copy is given)."""
     return text.replace(_ZERO_WIDTH_SPACE, "")
+
+
+def copies_unbroken(clipboard: QClipboard) -> None:
+    """Take the breaks back out of what is copied from a label of this
+    application: a link or a key selected and copied from one carried them,
+    invisible, into the browser or the terminal it was pasted in, and no
+    longer worked there."""
+    if not clipboard.property("unbreaks-copies"):  # once, however many windows ask
+        clipboard.setProperty("unbreaks-copies", True)
+        clipboard.dataChanged.connect(_unbreak_copy)
+
+
+def _unbreak_copy() -> None:
+    clipboard = QApplication.clipboard()
+    data = clipboard.mimeData()
+    if (
+        data is None
+        or _ZERO_WIDTH_SPACE not in data.text()
+        or not isinstance(QApplication.focusWidget(), QLabel)  # another application's copy
+    ):
+        return
+    copy = QMimeData()
+    copy.setText(unbroken(data.text()))
+    if data.hasHtml():
+        copy.setHtml(unbroken(data.html()))
+    clipboard.setMimeData(copy)
 
 
 def _broken(characters: Sequence[str]) -> str:

@@ -6,8 +6,12 @@ emoji from its skin tone and a flag in two)."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLabel, QLineEdit
+from pytestqt.qtbot import QtBot
 
-from desktop.ui.widgets.line_breaks import breakable, breakable_html, unbroken
+from desktop.ui.widgets.line_breaks import breakable, breakable_html, copies_unbroken, unbroken
 
 ZWSP = "\u200b"
 # Each written out as the code points a reader sees as one character.
@@ -53,3 +57,35 @@ def test_html_keeps_tags_and_entities_whole() -> None:
     assert shown.startswith("<a href='" + "h" * 60 + "'>") and shown.endswith("</a>")
     assert unbroken(shown) == html
     assert all(piece.count("&") == piece.count(";") for piece in shown.split(ZWSP))
+
+
+def test_what_is_copied_from_a_label_holds_no_breaks(qtbot: QtBot) -> None:
+    """Round 23: a link selected and copied from a label carried the breaks
+    put in it, invisible, into whatever it was pasted in."""
+    link = "https://example.com/" + "a1b2c3" * 20
+    clipboard = QGuiApplication.clipboard()
+    copies_unbroken(clipboard)
+    label = QLabel(breakable(f"see {link}"))
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    qtbot.addWidget(label)
+    label.show()
+    label.setFocus()
+    qtbot.waitUntil(label.hasFocus)
+    label.setSelection(0, len(label.text()))
+    assert ZWSP in label.selectedText()
+
+    qtbot.keyClick(label, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+
+    qtbot.waitUntil(lambda: clipboard.text() == f"see {link}")
+
+
+def test_another_application_s_copy_is_left_as_it_is(qtbot: QtBot) -> None:
+    clipboard = QGuiApplication.clipboard()
+    copies_unbroken(clipboard)
+    elsewhere = QLineEdit()  # focus on something that is no label
+    qtbot.addWidget(elsewhere)
+    elsewhere.show()
+    elsewhere.setFocus()
+    clipboard.setText(f"kept{ZWSP}as{ZWSP}written")
+    qtbot.wait(50)
+    assert clipboard.text() == f"kept{ZWSP}as{ZWSP}written"
