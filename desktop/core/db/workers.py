@@ -356,6 +356,16 @@ class WorkerStore:
             )
             return self.get(worker_id, tx) if taken.rowcount == 1 else None
 
+    def release(self, worker_id: int, runner: str) -> None:
+        """Let *worker_id*, which *runner* took, be taken again (by this
+        runner too): its run stopped on a problem that may pass."""
+        with self._db.transaction() as tx:
+            tx.execute(
+                "UPDATE workers SET runner = NULL"
+                " WHERE id = ? AND state = 'running' AND runner = ?",
+                (worker_id, runner),
+            )
+
     def add_message(
         self, worker_id: int, role: WorkerRole, content: str, tx: Transaction | None = None
     ) -> None:

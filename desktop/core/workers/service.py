@@ -27,6 +27,8 @@ worker running for the next start; the host's thread catches and says it.
 from __future__ import annotations
 
 import builtins
+import contextlib
+import logging
 import threading
 import time
 import uuid
@@ -34,6 +36,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, tzinfo
 from typing import Any, Protocol
 
+from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ModelSettings, WorkerSettings
@@ -70,6 +73,11 @@ FULL_MEMORIES = 10
 FULL_SKILLS_CHARS = 2_000
 """The longest skills list of a ``full`` worker's prompt."""
 CONVERSATION_DELETED = "its conversation was deleted"
+RUN_FAILED = "Reverie met an error running it (the log says which)"
+"""Why a worker whose run raised failed: left running, it held up every
+worker waiting on it until the next start, and the workers after it in line."""
+
+log = logging.getLogger(__name__)
 
 
 class Reporter(Protocol):
@@ -324,6 +332,13 @@ class Workers:
                 ending = self._runner.run(
                     worker, self._tools_of(worker), self._prompt_of, should_stop, control
                 )
+        except EnvironmentProblem:  # a full disk, the database gone: it goes on once fixed
+            with contextlib.suppress(ReverieError):
+                self._store.release(worker_id, self.runner_id)
+            raise
+        except Exception:  # a tool's or Reverie's own error: the worker ends, saying so
+            log.exception("worker #%d failed", worker_id)
+            ending = Ending("failed", RUN_FAILED)
         finally:
             with self._lock:
                 del self._running[worker_id]

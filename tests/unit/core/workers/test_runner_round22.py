@@ -15,7 +15,7 @@ from desktop.core.privacy.redaction import Redactor
 from tests.unit.core.workers.conftest import MakeWorld
 
 
-class Killed(Exception):
+class Killed(BaseException):
     """The process dying at this point."""
 
 
