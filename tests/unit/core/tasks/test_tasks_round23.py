@@ -24,6 +24,7 @@ from desktop.core.tasks.service import TaskService
 from tests.unit.core.tasks.test_tasks_round12 import NEW_YORK, Clock, _next, _service
 
 LONDON = ZoneInfo("Europe/London")
+DAILY = parse_schedule("daily at 9am")
 
 
 def _bread(tasks: TaskService, clock: Clock) -> int:
@@ -90,3 +91,40 @@ def test_the_fold_is_stored_only_when_it_is_the_second_and_a_damaged_one_is_refu
     for damaged in (2, -1, "1", True, None):
         with pytest.raises(ScheduleError, match="damaged"):
             from_spec("once", {"at": "2026-11-01T01:10", "fold": damaged})
+
+
+# -- the clock set back while Reverie runs -------------------------------------
+#
+# A computer whose clock ran months ahead (set by hand, a wrong time server)
+# made a daily reminder's next run a day after that wrong "now"; when the
+# clock was put right, the reminder stayed silent for months, until the app
+# happened to start again (where ``use_zone`` reads every run again).
+
+
+def test_a_daily_reminder_speaks_the_next_morning_after_the_clock_is_set_back(
+    database: Database,
+) -> None:
+    clock = Clock(datetime(2027, 6, 1, 9, 0, tzinfo=LONDON))  # months ahead
+    tasks = _service(database, clock, LONDON)
+    task = tasks.add("Water the plants", conversation_id=None, schedule=DAILY)
+    assert tasks.due() == [] and _next(tasks, task, LONDON) == "2027-06-02 09:00"
+
+    clock.now = datetime(2026, 11, 30, 8, 0, tzinfo=LONDON)  # put right, the app still running
+    assert tasks.due() == []
+    clock.now = datetime(2026, 11, 30, 9, 0, tzinfo=LONDON)
+
+    assert [due.id for due in tasks.due()] == [task.id]
+    assert _next(tasks, task, LONDON) == "2026-11-30 09:00"
+
+
+def test_a_run_still_to_come_is_not_moved_by_looking_for_due_tasks(database: Database) -> None:
+    clock = Clock(datetime(2026, 11, 30, 8, 0, tzinfo=LONDON))
+    tasks = _service(database, clock, LONDON)
+    task = tasks.add("Water the plants", conversation_id=None, schedule=DAILY)
+    before = TaskStore(database).get(task.id)
+
+    for minute in range(0, 60, 7):
+        clock.now = datetime(2026, 11, 30, 8, minute, tzinfo=LONDON)
+        assert tasks.due() == []
+
+    assert TaskStore(database).get(task.id) == before  # nothing rewritten, not even updated_at
