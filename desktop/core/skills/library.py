@@ -288,6 +288,11 @@ class SkillLibrary:
             # As the file reads to its user: a hand edit may hold what no one sees.
             return SkillText(self._require(skill.id), readable(scrub(read.text)))
 
+    def kept(self, text: str) -> str:
+        """*text* (a skill's, read) with the secrets taken out that writing
+        it takes out: what a record of it kept elsewhere may hold."""
+        return self._redact.text(text)
+
     def uses(self, skill_id: int) -> builtins.list[SkillUse]:
         return self.store.uses(skill_id)
 
