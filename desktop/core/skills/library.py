@@ -12,7 +12,8 @@ folder (a file added by hand appears, a summary follows its file's first
 line, a file removed by hand takes its skill with it), and a skill is read
 from its file each time.  A file that is not UTF-8, or larger than a skill
 can be (``FILE_BYTES``: a notes export put there by hand, never read), is
-reported, and nothing is changed because of it.
+reported, and nothing is changed because of it; nor because of a folder
+that is missing (moved away), which is reported too.
 
 Every file move is undone when the index write after it fails, and one lock
 keeps the folder and the index agreeing across threads (the chat worker
@@ -529,6 +530,8 @@ class SkillLibrary:
             raise _file_error(path, "removed", error) from error
 
     def _sync(self) -> SyncReport:
+        if not self.directory.is_dir():
+            return self._folder_missing()
         self._finish_rename()
         skipped: builtins.list[SkippedFile] = []
         on_disk: dict[str, tuple[str, Path]] = {}
@@ -572,6 +575,19 @@ class SkillLibrary:
                 self.store.set_status(skill.id, "deleted", from_statuses=(skill.status,))
                 removed.append(skill.name)
         return SyncReport(tuple(added), tuple(removed), tuple(skipped))
+
+    def _folder_missing(self) -> SyncReport:
+        """No folder is not every file removed by hand: a folder moved or
+        renamed, or not there yet, takes no skill with it (a draft taken
+        for deleted could not be restored, its file not among the deleted
+        ones).  Said while there are skills it should hold."""
+        if not self.store.list(("active", "draft")):
+            return SyncReport()
+        reason = (
+            "the skills folder is missing (moved or renamed?); its skills are kept as they "
+            "were until it is back (to let them all go, make an empty folder there)"
+        )
+        return SyncReport(skipped=(SkippedFile(self.directory.name, reason),))
 
     def _matches(self, skill: Skill, words: Sequence[str]) -> bool:
         try:

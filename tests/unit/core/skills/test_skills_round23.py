@@ -1,0 +1,81 @@
+"""Round 23 tests of the skill library: the skills folder itself goes away
+for a while (moved or renamed by hand, a sync client replacing it).
+
+A sync read "no folder" as every file removed by hand: every skill was
+deleted, and when the folder came back the active ones came back with it,
+but each draft stayed deleted and could not be restored (its file waits in
+the drafts, not among the deleted ones): the dream's proposals were lost
+to the user.  A missing folder now changes nothing, and is said.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.core.base.paths import AppPaths
+from desktop.core.db import Database
+from desktop.core.db.skills import EVERY_STATUS, SkillStore
+from desktop.core.skills.library import SkillFileError, SkillLibrary
+
+TEA = "Brew the user's tea\n1. Boil water.\n"
+COFFEE = "Brew coffee\n1. Grind the beans.\n"
+
+
+@pytest.fixture
+def library(database: Database, user_dirs: AppPaths) -> SkillLibrary:
+    return SkillLibrary(SkillStore(database), user_dirs.skills_dir)
+
+
+def _statuses(library: SkillLibrary) -> dict[str, str]:
+    return {skill.name: skill.status for skill in library.list(statuses=EVERY_STATUS)}
+
+
+def test_a_skills_folder_moved_away_and_back_keeps_every_skill_and_draft(
+    library: SkillLibrary,
+) -> None:
+    library.create("tea", TEA)
+    coffee = library.create("coffee", COFFEE, draft=True)
+    away = library.directory.with_name("skills moved")
+    library.directory.rename(away)
+
+    assert _statuses(library) == {"tea": "active", "coffee": "draft"}
+    [missing] = library.last_sync.skipped
+    assert missing.file_name == library.directory.name and "missing" in missing.reason
+    assert not library.directory.exists()  # looking made no empty folder in its place
+
+    away.rename(library.directory)
+    assert _statuses(library) == {"tea": "active", "coffee": "draft"}
+    assert library.last_sync.skipped == ()
+    assert library.accept(coffee.id).status == "active"
+    assert library.read(coffee.id).text == COFFEE
+
+
+def test_a_skill_read_while_its_folder_is_away_says_why(library: SkillLibrary) -> None:
+    library.create("tea", TEA)
+    library.directory.rename(library.directory.with_name("skills moved"))
+
+    with pytest.raises(SkillFileError, match="could not be read") as refused:
+        library.use("tea", None)
+
+    assert "tea.md" in str(refused.value)
+
+
+def test_an_empty_folder_in_its_place_lets_the_skills_go(
+    library: SkillLibrary,
+) -> None:
+    tea = library.create("tea", TEA)
+    library.directory.rename(library.directory.with_name("skills moved"))
+    library.directory.mkdir()
+
+    assert _statuses(library) == {"tea": "deleted"}
+    assert library.last_sync.removed == ("tea",)
+    assert library.list() == [] and library.table_of_contents(2000) == []
+    assert (library.directory.with_name("skills moved") / "tea.md").is_file()  # never touched
+    assert library.store.get(tea.id) is not None
+
+
+def test_no_folder_yet_and_no_skills_is_nothing_to_say(library: SkillLibrary) -> None:
+    assert not library.directory.exists()
+
+    assert library.list() == []
+    assert library.last_sync.skipped == ()
