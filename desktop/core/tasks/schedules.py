@@ -88,7 +88,12 @@ def next_run(schedule: Schedule, after: datetime, zone: tzinfo) -> datetime | No
 
 
 def check_upcoming(schedule: Schedule, now: datetime, zone: tzinfo) -> datetime:
-    """The next run after *now*; ``ScheduleInPast`` if there is none."""
+    """The next run after *now*; ``ScheduleInPast`` if there is none,
+    ``ScheduleError`` if it is more than a century ahead (as "in 40000 days"
+    is: year 9999's last minute, behind UTC, is past the last instant)."""
+    today = now.astimezone(zone).date()
+    if isinstance(schedule, Once) and (schedule.at.date() - today).days > _MOST_DAYS_AHEAD:
+        raise ScheduleError(f"{_capitalised(describe(schedule))} {_TOO_FAR}")
     run = next_run(schedule, now, zone)
     if run is None:
         local_now = now.astimezone(zone)
