@@ -128,3 +128,31 @@ def test_a_run_still_to_come_is_not_moved_by_looking_for_due_tasks(database: Dat
         assert tasks.due() == []
 
     assert TaskStore(database).get(task.id) == before  # nothing rewritten, not even updated_at
+
+
+# -- a date past the last instant, stored by an older version ------------------
+
+
+def test_a_once_in_year_9999_stored_in_utc_neither_stops_a_start_nor_the_due_tasks(
+    database: Database,
+) -> None:
+    """Before dates were held to a century, "once on 9999-12-31 23:59" could
+    be saved in UTC; behind UTC its instant is past the last one Python
+    counts, and reading it there raised ``OverflowError`` at every start."""
+    utc = ZoneInfo("UTC")
+    clock = Clock(datetime(2026, 11, 30, 9, 0, tzinfo=utc))
+    store = TaskStore(database, clock=lambda: clock().timestamp())
+    last = datetime(9999, 12, 31, 23, 59, tzinfo=utc)
+    far = store.add(
+        "Far",
+        conversation_id=None,
+        schedule=Once(last.replace(tzinfo=None)),
+        next_run_at=last.timestamp(),
+    )
+    honolulu = ZoneInfo("Pacific/Honolulu")
+    clock.now = clock.now.astimezone(honolulu)
+
+    tasks = _service(database, clock, honolulu)
+
+    assert tasks.problem is None and tasks.due() == []
+    assert _run_at(database, far.id) == last.timestamp()  # left where it was
