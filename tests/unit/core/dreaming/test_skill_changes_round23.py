@@ -13,26 +13,20 @@ would write it, secrets taken out (undone, it is put back so).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from desktop.core.dreaming.control import DreamControl
 from desktop.core.skills.library import SkillLibrary
 from tests.fakes import ScriptedChatModel
 from tests.unit.core.dreaming.conftest import Dreaming
+from tests.unit.core.dreaming.test_skill_review import STEPS, dreaming
+
+__all__ = ["dreaming"]  # the fixture, as the skill review's tests have it
 
 SECRET = "kettle-moon-42-zebra"
-STEPS = "1. Boil water. 2. Wait two minutes. 3. Steep green tea for 3 minutes."
 WIFI = f"Then join the wifi; the wifi password is {SECRET}"
 LONG = f"How to brew tea the way the user likes it\n{STEPS}\n{WIFI}\n" + "Boil, then wait. " * 90
 SHORTER = f"How to brew tea\n{STEPS}\nThen join the wifi.\n"
-
-
-@pytest.fixture
-def dreaming(make_dreaming: Callable[..., Dreaming], skills: SkillLibrary) -> Dreaming:
-    return make_dreaming(skills=skills)
 
 
 def _database_holds(folder: Path, text: str) -> list[str]:
