@@ -13,7 +13,8 @@ line, a file removed by hand takes its skill with it), and a skill is read
 from its file each time.  A file that is not UTF-8, or larger than a skill
 can be (``FILE_BYTES``: a notes export put there by hand, never read), is
 reported, and nothing is changed because of it; nor because of a folder
-that is missing (moved away), which is reported too.
+that is missing (moved away), which is reported too.  A file whose name
+holds a secret is reported and never taken in (its name would be stored).
 
 Every file move is undone when the index write after it fails, and one lock
 keeps the folder and the index agreeing across threads (the chat worker
@@ -97,6 +98,7 @@ _RESERVED = frozenset(
 )
 _FORBIDDEN = re.compile(r'[<>:"/\\|?*]')
 _HEADING = re.compile(r"^#+\s*")
+_SECRET_IN_NAME = "its name holds what looks like a {} (secrets are never stored); rename the file"
 _RENAMING_BYTES = 64 << 10
 """A rename note is a few hundred bytes; past this it is not one (and is not read)."""
 
@@ -542,6 +544,10 @@ class SkillLibrary:
                 name = skill_name(path.name)
             except SkillRefused as refusal:
                 skipped.append(SkippedFile(path.name, str(refusal)))
+                continue
+            if kinds := self._redact(name).kinds:
+                # Its name would be stored, listed in every prompt and exported.
+                skipped.append(SkippedFile(path.name, _SECRET_IN_NAME.format(kinds[0])))
                 continue
             if name_key(name) in on_disk:
                 skipped.append(SkippedFile(path.name, f"another file is also called {name!r}"))

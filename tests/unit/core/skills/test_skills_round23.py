@@ -10,6 +10,8 @@ to the user.  A missing folder now changes nothing, and is said.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from desktop.core.base.paths import AppPaths
@@ -79,3 +81,38 @@ def test_no_folder_yet_and_no_skills_is_nothing_to_say(library: SkillLibrary) ->
 
     assert library.list() == []
     assert library.last_sync.skipped == ()
+
+
+# -- a secret in a file's name ---------------------------------------------------
+#
+# Every name Reverie is given is redacted (create, rename), but a file put in
+# the folder by hand was taken in under its own name: "wifi password is
+# kettle-moon-42.md" became a skill of that name in the database, and so in
+# every export of it.
+
+SECRET = "kettle-moon-42"
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        (f"wifi password is {SECRET}", "password"),
+        ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "api key"),
+    ],
+)
+def test_a_file_whose_name_holds_a_secret_is_named_and_never_stored(
+    library: SkillLibrary, tmp_path: Path, name: str, kind: str
+) -> None:
+    library.directory.mkdir(parents=True)
+    (library.directory / f"{name}.md").write_text("Join the wifi\n", encoding="utf-8")
+    (library.directory / "Change the wifi password.md").write_text("Log in\n", encoding="utf-8")
+
+    assert [skill.name for skill in library.list(statuses=EVERY_STATUS)] == [
+        "Change the wifi password"  # a name about a password is no secret
+    ]
+    [skipped] = library.last_sync.skipped
+    assert skipped.file_name == f"{name}.md"
+    assert f"looks like a {kind}" in skipped.reason and "rename the file" in skipped.reason
+    assert (library.directory / f"{name}.md").read_text(encoding="utf-8") == "Join the wifi\n"
+    secret = name.rsplit(" ", 1)[-1].encode()
+    assert [p.name for p in tmp_path.glob("*.sqlite3*") if secret in p.read_bytes()] == []
