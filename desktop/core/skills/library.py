@@ -143,6 +143,9 @@ class SyncReport:
     """Skills whose files went away, now deleted."""
     skipped: tuple[SkippedFile, ...] = ()
     """Files that could not be taken in, and why."""
+    missing: bool = False
+    """The folder is not there while skills are indexed in it: none was
+    read, and nothing was changed because of it."""
 
 
 def skill_name(raw: str) -> str:
@@ -586,14 +589,8 @@ class SkillLibrary:
         """No folder is not every file removed by hand: a folder moved or
         renamed, or not there yet, takes no skill with it (a draft taken
         for deleted could not be restored, its file not among the deleted
-        ones).  Said while there are skills it should hold."""
-        if not self.store.list(("active", "draft")):
-            return SyncReport()
-        reason = (
-            "the skills folder is missing (moved or renamed?); its skills are kept as they "
-            "were until it is back (to let them all go, make an empty folder there)"
-        )
-        return SyncReport(skipped=(SkippedFile(self.directory.name, reason),))
+        ones).  Said (``missing``) while there are skills it should hold."""
+        return SyncReport(missing=bool(self.store.list(("active", "draft"))))
 
     def _matches(self, skill: Skill, words: Sequence[str]) -> bool:
         try:

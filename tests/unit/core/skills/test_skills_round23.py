@@ -41,13 +41,12 @@ def test_a_skills_folder_moved_away_and_back_keeps_every_skill_and_draft(
     library.directory.rename(away)
 
     assert _statuses(library) == {"tea": "active", "coffee": "draft"}
-    [missing] = library.last_sync.skipped
-    assert missing.file_name == library.directory.name and "missing" in missing.reason
+    assert library.last_sync.missing and library.last_sync.skipped == ()
     assert not library.directory.exists()  # looking made no empty folder in its place
 
     away.rename(library.directory)
     assert _statuses(library) == {"tea": "active", "coffee": "draft"}
-    assert library.last_sync.skipped == ()
+    assert not library.last_sync.missing
     assert library.accept(coffee.id).status == "active"
     assert library.read(coffee.id).text == COFFEE
 
@@ -80,7 +79,7 @@ def test_no_folder_yet_and_no_skills_is_nothing_to_say(library: SkillLibrary) ->
     assert not library.directory.exists()
 
     assert library.list() == []
-    assert library.last_sync.skipped == ()
+    assert not library.last_sync.missing
 
 
 # -- a secret in a file's name ---------------------------------------------------
