@@ -3,23 +3,12 @@ renamed by hand): it says so, and keeps every skill, none deleted."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from pytestqt.qtbot import QtBot
-
 from desktop.core.skills.library import SkillLibrary
 from desktop.ui.skills.editor import SkillEditorWindow
 from desktop.ui.skills.views import UNREADABLE_ROLE
+from tests.unit.ui.skills.test_skill_editor import editor
 
-
-@pytest.fixture
-def editor(qtbot: QtBot, skill_library: SkillLibrary) -> Iterator[SkillEditorWindow]:
-    window = SkillEditorWindow(skill_library)
-    qtbot.addWidget(window)
-    window.show()
-    yield window
-    window.shutdown()
+__all__ = ["editor"]  # the editor's fixture, as its own tests have it
 
 
 def test_a_missing_skills_folder_is_said_and_its_skills_stay(
