@@ -29,7 +29,8 @@ class ScheduleError(ReverieError):
 @dataclass(frozen=True)
 class Once:
     at: datetime
-    """Naive wall-clock time, to the minute."""
+    """Naive wall-clock time, to the minute; its fold (1) says the second of
+    a time the clocks repeat."""
 
     def __post_init__(self) -> None:
         check_wall_clock(self.at.time(), self.at.tzinfo)
@@ -159,7 +160,11 @@ def to_spec(schedule: Schedule) -> tuple[ScheduleKind, dict[str, Any]]:
     """The schedule as ``tasks.schedule_kind`` and the JSON of ``schedule_spec``."""
     kind = kind_of(schedule)
     if isinstance(schedule, Once):
-        return kind, {"at": f"{schedule.at:%Y-%m-%dT%H:%M}"}
+        # The second of a time the clocks repeat ("in an hour" at the first
+        # 01:10 of the night they turn back) is said by its fold, which the
+        # wall-clock time alone would lose: read again, it would be the first.
+        fold = {"fold": 1} if schedule.at.fold else {}
+        return kind, {"at": f"{schedule.at:%Y-%m-%dT%H:%M}", **fold}
     if isinstance(schedule, Daily):
         return kind, {"at": hhmm(schedule.at)}
     if isinstance(schedule, Weekly):
@@ -180,7 +185,10 @@ def from_spec(kind: str, spec: Any) -> Schedule:
     try:
         if kind == "once":
             day, _, at = str(spec["at"]).partition("T")
-            return Once(datetime.combine(parse_date(day), parse_time(at)))
+            fold = _whole(spec.get("fold", 0))
+            if fold not in (0, 1):
+                raise TypeError(f"{fold!r} is not a fold (0 or 1)")
+            return Once(datetime.combine(parse_date(day), parse_time(at)).replace(fold=fold))
         if kind == "daily":
             return Daily(parse_time(str(spec["at"])))
         if kind == "weekly":

@@ -264,8 +264,12 @@ def _same(first: dict[str, Any], second: dict[str, Any]) -> bool:
 
 
 def _state(at: Applying, skill_id: int) -> dict[str, Any]:
-    read = at.skill_library().read(skill_id)
-    return {"name": read.skill.name, "status": read.skill.status, "text": read.text}
+    """The skill as a change records it (in the database, and in a note):
+    its text without the secrets a file written by hand may hold, as the
+    library writes every text."""
+    library = at.skill_library()
+    read = library.read(skill_id)
+    return {"name": read.skill.name, "status": read.skill.status, "text": library.kept(read.text)}
 
 
 def _moved(at: Applying, recorded: dict[str, Any]) -> str:

@@ -12,7 +12,9 @@ folder (a file added by hand appears, a summary follows its file's first
 line, a file removed by hand takes its skill with it), and a skill is read
 from its file each time.  A file that is not UTF-8, or larger than a skill
 can be (``FILE_BYTES``: a notes export put there by hand, never read), is
-reported, and nothing is changed because of it.
+reported, and nothing is changed because of it; nor because of a folder
+that is missing (moved away), which is reported too.  A file whose name
+holds a secret is reported and never taken in (its name would be stored).
 
 Every file move is undone when the index write after it fails, and one lock
 keeps the folder and the index agreeing across threads (the chat worker
@@ -96,6 +98,7 @@ _RESERVED = frozenset(
 )
 _FORBIDDEN = re.compile(r'[<>:"/\\|?*]')
 _HEADING = re.compile(r"^#+\s*")
+_SECRET_IN_NAME = "its name holds what looks like a {} (secrets are never stored); rename the file"
 _RENAMING_BYTES = 64 << 10
 """A rename note is a few hundred bytes; past this it is not one (and is not read)."""
 
@@ -140,6 +143,9 @@ class SyncReport:
     """Skills whose files went away, now deleted."""
     skipped: tuple[SkippedFile, ...] = ()
     """Files that could not be taken in, and why."""
+    missing: bool = False
+    """The folder is not there while skills are indexed in it: none was
+    read, and nothing was changed because of it."""
 
 
 def skill_name(raw: str) -> str:
@@ -287,6 +293,11 @@ class SkillLibrary:
             self.store.record_use(skill.id, conversation_id)
             # As the file reads to its user: a hand edit may hold what no one sees.
             return SkillText(self._require(skill.id), readable(scrub(read.text)))
+
+    def kept(self, text: str) -> str:
+        """*text* (a skill's, read) with the secrets taken out that writing
+        it takes out: what a record of it kept elsewhere may hold."""
+        return self._redact.text(text)
 
     def uses(self, skill_id: int) -> builtins.list[SkillUse]:
         return self.store.uses(skill_id)
@@ -524,6 +535,8 @@ class SkillLibrary:
             raise _file_error(path, "removed", error) from error
 
     def _sync(self) -> SyncReport:
+        if not self.directory.is_dir():
+            return self._folder_missing()
         self._finish_rename()
         skipped: builtins.list[SkippedFile] = []
         on_disk: dict[str, tuple[str, Path]] = {}
@@ -534,6 +547,10 @@ class SkillLibrary:
                 name = skill_name(path.name)
             except SkillRefused as refusal:
                 skipped.append(SkippedFile(path.name, str(refusal)))
+                continue
+            if kinds := self._redact(name).kinds:
+                # Its name would be stored, listed in every prompt and exported.
+                skipped.append(SkippedFile(path.name, _SECRET_IN_NAME.format(kinds[0])))
                 continue
             if name_key(name) in on_disk:
                 skipped.append(SkippedFile(path.name, f"another file is also called {name!r}"))
@@ -567,6 +584,13 @@ class SkillLibrary:
                 self.store.set_status(skill.id, "deleted", from_statuses=(skill.status,))
                 removed.append(skill.name)
         return SyncReport(tuple(added), tuple(removed), tuple(skipped))
+
+    def _folder_missing(self) -> SyncReport:
+        """No folder is not every file removed by hand: a folder moved or
+        renamed, or not there yet, takes no skill with it (a draft taken
+        for deleted could not be restored, its file not among the deleted
+        ones).  Said (``missing``) while there are skills it should hold."""
+        return SyncReport(missing=bool(self.store.list(("active", "draft"))))
 
     def _matches(self, skill: Skill, words: Sequence[str]) -> bool:
         try:

@@ -73,8 +73,8 @@ def next_run(schedule: Schedule, after: datetime, zone: tzinfo) -> datetime | No
         raise ValueError("next_run needs an aware datetime (one with a time zone)")
     after_utc = after.astimezone(UTC)
     if isinstance(schedule, Once):
-        run = _instant(schedule.at.date(), schedule.at.time(), zone)
-        return run.astimezone(zone) if run > after_utc else None
+        run = _once(schedule, zone)
+        return run.astimezone(zone) if run is not None and run > after_utc else None
     if isinstance(schedule, Interval):
         return _next_interval(schedule, after_utc, zone)
     first_day = after_utc.astimezone(zone).date()
@@ -88,7 +88,12 @@ def next_run(schedule: Schedule, after: datetime, zone: tzinfo) -> datetime | No
 
 
 def check_upcoming(schedule: Schedule, now: datetime, zone: tzinfo) -> datetime:
-    """The next run after *now*; ``ScheduleInPast`` if there is none."""
+    """The next run after *now*; ``ScheduleInPast`` if there is none,
+    ``ScheduleError`` if it is more than a century ahead (as "in 40000 days"
+    is: year 9999's last minute, behind UTC, is past the last instant)."""
+    today = now.astimezone(zone).date()
+    if isinstance(schedule, Once) and (schedule.at.date() - today).days > _MOST_DAYS_AHEAD:
+        raise ScheduleError(f"{_capitalised(describe(schedule))} {_TOO_FAR}")
     run = next_run(schedule, now, zone)
     if run is None:
         local_now = now.astimezone(zone)
@@ -111,7 +116,8 @@ def realigned(schedule: Schedule, stored: datetime, now: datetime, zone: tzinfo)
     one missed, and a run still to come its first run in *zone* after now.
     """
     if isinstance(schedule, Once):
-        return _instant(schedule.at.date(), schedule.at.time(), zone).astimezone(zone)
+        run = _once(schedule, zone)
+        return stored if run is None else run.astimezone(zone)
     # Runs fall on whole minutes: a second before *stored* asks "at or after"
     # it; a run at *now* itself may have been made already (strictly after).
     # In UTC: a second before 03:00 on the night clocks skip 02:00-03:00 is
@@ -153,6 +159,15 @@ def _window_on(window: TimeWindow | None, day: date, zone: tzinfo) -> tuple[date
         return _instant(day, time(0), zone), _instant(day + timedelta(days=1), time(0), zone)
     closing_day = day if window.end > window.start else day + timedelta(days=1)
     return _instant(day, window.start, zone), _instant(closing_day, window.end, zone)
+
+
+def _once(schedule: Once, zone: tzinfo) -> datetime | None:
+    """When *schedule* runs, in UTC; None past the last instant Python counts
+    (year 9999's last hours, behind UTC: an older version stored such dates)."""
+    try:
+        return _instant(schedule.at.date(), schedule.at.time(), zone)
+    except OverflowError:
+        return None
 
 
 def _instant(day: date, at: time, zone: tzinfo) -> datetime:

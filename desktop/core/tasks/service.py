@@ -7,7 +7,9 @@ it has none), a resumed or restored task its next run from now (runs missed
 while it was paused are skipped), and a run that happened its next one
 (only the run that came due, of a task still active).  Built in a zone (at
 every start), it moves each open task's next run to the time its schedule
-has in that zone (``use_zone``), so a change of zone never keeps old times.
+has in that zone (``use_zone``), so a change of zone never keeps old times;
+each look for due tasks does the same, so a clock set back never leaves a
+run months away.
 Refusals are ``TaskRefused``, ``TaskNotFound`` or ``TaskStateError``, each
 worded for the user (and the model), and nothing is changed by one.
 """
@@ -116,13 +118,17 @@ class TaskService:
         next run to the run its schedule has in *zone* (``realigned``: a
         missed run stays due, a ``once`` is never dropped); how many moved."""
         self.zone = zone
-        now = self._clock()
+        return self._realign(self._clock())
+
+    def _realign(self, now: datetime) -> int:
+        """Each open task's next run as its schedule has it in the zone in
+        use (``realigned``), as of *now*; how many moved."""
         moves = []
         for task in self.store.list(OPEN):
             if task.schedule is None or task.next_run_at is None:
                 continue
-            stored = datetime.fromtimestamp(task.next_run_at, zone)
-            run = realigned(task.schedule, stored, now, zone).timestamp()
+            stored = datetime.fromtimestamp(task.next_run_at, self.zone)
+            run = realigned(task.schedule, stored, now, self.zone).timestamp()
             if run != task.next_run_at:
                 moves.append((task, run))
         return self.store.move_runs(moves) if moves else 0
@@ -155,8 +161,14 @@ class TaskService:
         return self._clock().astimezone(self.zone)
 
     def due(self, now: datetime | None = None) -> builtins.list[Task]:
-        """Active tasks whose run time has come, the longest waiting first."""
-        return self.store.due((now or self._clock()).timestamp())
+        """Active tasks whose run time has come, the longest waiting first.
+
+        Runs are read again first: a clock set back (it ran months ahead)
+        leaves runs computed from the wrong "now" far off, and they would
+        keep silent until then; a run still to come, or missed, stays."""
+        now = now or self._clock()
+        self._realign(now)
+        return self.store.due(now.timestamp())
 
     # -- writing -----------------------------------------------------------
 

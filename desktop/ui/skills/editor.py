@@ -43,6 +43,7 @@ from desktop.ui.skills.views import (
     SkillDelegate,
     SkillPane,
     delete_question,
+    missing_text,
     skipped_text,
     uses_words,
 )
@@ -213,13 +214,17 @@ class SkillEditorWindow(AppWindow):
         except ReverieError as error:
             self.show_problem(f"The skills could not be read: {_sentence(error)}")
             return
-        skipped = self._library.last_sync.skipped
+        skipped, missing = self._library.last_sync.skipped, self._library.last_sync.missing
         folder = self._library.directory
-        self.skipped.setText(skipped_text(folder, skipped) if skipped else "")
-        self.skipped.setToolTip(
-            plain_tip(skipped_text(folder, skipped, len(skipped)) if skipped else "")
-        )
-        self.skipped.setVisible(bool(skipped))
+        if missing:
+            self.skipped.setText(missing_text(folder))
+            self.skipped.setToolTip("")
+        else:
+            self.skipped.setText(skipped_text(folder, skipped) if skipped else "")
+            self.skipped.setToolTip(
+                plain_tip(skipped_text(folder, skipped, len(skipped)) if skipped else "")
+            )
+        self.skipped.setVisible(bool(skipped) or missing)
         for index, (status, title) in enumerate(TABS):
             self.tabs.setTabText(index, f"{title} ({counts[status]})" if counts[status] else title)
         unreadable = {file.file_name for file in skipped}
@@ -228,7 +233,7 @@ class SkillEditorWindow(AppWindow):
         for skill in skills:
             item = QListWidgetItem(skill.name)
             item.setData(SKILL_ROLE, skill)
-            item.setData(UNREADABLE_ROLE, skill.file_name in unreadable)
+            item.setData(UNREADABLE_ROLE, missing or skill.file_name in unreadable)
             item.setToolTip(plain_tip(skill.summary))
             item.setData(
                 Qt.ItemDataRole.AccessibleDescriptionRole, f"{skill.summary}; {uses_words(skill)}"

@@ -78,6 +78,14 @@ def skipped_text(
     return "\n".join(lines)
 
 
+def missing_text(directory: Path) -> str:
+    """The problems banner when the skills folder itself is not there."""
+    return (
+        f"The skills folder {directory} is missing (moved or renamed?): its skills are "
+        "kept as they were until it is back. To let them all go, make an empty folder there."
+    )
+
+
 def _normal(text: str) -> str:
     """*text* as saving would compare it (line ends and the trailing newline aside)."""
     return text.replace("\r\n", "\n").strip("\n")
