@@ -236,13 +236,27 @@ class Lane:
             if job.cancel_requested or self._stopping:
                 job.finish(error=GenerationCancelled("cancelled"))
                 return
-            if self.models.get(key) is not embedder or self._router.model_key(self, job) != key:
-                # The embedder was replaced meanwhile: vectors of two models
-                # must not be mixed, so the whole job runs again on the new one.
+            if self._embedder_replaced(job, key, embedder):
+                # Vectors of two models must not be mixed: the whole job
+                # runs again on the new one.
                 job.preemptions += 1
-                self.enqueue(job)
                 return
         job.finish(result=np.concatenate(parts) if parts else embedder.embed(()))
+
+    def _embedder_replaced(self, job: Job, key: str, embedder: Any) -> bool:
+        """Whether *job*'s role is no longer served by *embedder*; if so, the
+        job is queued again where it now runs (the router's question itself
+        sends it on to another lane: it is queued here only for one of this
+        lane's models)."""
+        if self.models.get(key) is not embedder:
+            self.enqueue(job)
+            return True
+        now = self._router.model_key(self, job)
+        if now == key:
+            return False
+        if now is not None:
+            self.enqueue(job)
+        return True
 
     def _yield_to_user(self, interrupted: Job) -> None:
         """Run waiting user jobs now (used between background embedding slices)."""
