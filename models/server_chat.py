@@ -293,6 +293,11 @@ class ServerChatModel:
         """Tokens in *text*, by the server's own tokenizer where it has one
         (llama-cpp-python, llama-server, vLLM), else ``estimate_tokens``.
 
+        A count is answered at once by every server, and nothing stops a
+        caller waiting for it (a chat turn, and quitting behind it): one not
+        answered within the probe time is ``ServerTimedOut``, not ten minutes
+        of waiting.
+
         llama-cpp-python's server reads control-token texts (``<|im_end|>``)
         as control tokens, where the local model counts their characters.
         """
@@ -309,7 +314,7 @@ class ServerChatModel:
         return estimate_tokens(text)
 
     def _post_root(self, path: str, body: Mapping[str, Any]) -> Any:
-        return self._connection.post_json(path, body, at_root=True, model=self.name)
+        return self._connection.post_json(path, body, at_root=True, model=self.name, quick=True)
 
     def _count(self, answer: Any, field: str) -> int:
         value = answer.get(field) if isinstance(answer, dict) else None

@@ -1,5 +1,5 @@
 """Round 23 of issue 15 against chat replies from a server that does not
-stream them.
+stream them, and token counts a server never answers.
 
 A server that answered a chat request with 200 and anything but a stream
 of events gave an empty reply, as if the model had said nothing: a web page
@@ -9,6 +9,12 @@ nothing and said nothing; a dream read the empty answer as the model's
 unusable JSON.  Now a reply sent whole as JSON is taken as the reply it is,
 and anything else without a single event is an invalid answer naming what
 came instead.
+
+A token count on a server (llama-cpp-python, llama-server, vLLM) had the
+time limit of an embedding batch, ten minutes, and nothing stops it: a chat
+turn counting its prompt on a server that took the request and said
+nothing could not be stopped, and quitting Reverie waited behind it.  A
+count is answered at once by every server: it now takes a probe's time.
 """
 
 from __future__ import annotations
@@ -16,14 +22,21 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 
 import pytest
 
 from models.interfaces import Chunk, GenerationOptions
 from models.server_chat import ServerChatModel
-from models.server_http import ServerAnswerInvalid, ServerRequestRejected
+from models.server_http import ServerAnswerInvalid, ServerRequestRejected, ServerTimedOut
 from tests.unit.models.test_server_chat_round8 import HELLO
-from tests.unit.models.test_server_chat_round12 import ScriptedServer, _models
+from tests.unit.models.test_server_chat_round12 import (
+    Answer,
+    ScriptedServer,
+    _models,
+    _not_found,
+    _silent,
+)
 from tests.unit.models.test_server_http_round23 import _answer
 
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
@@ -123,3 +136,35 @@ def test_stop_ends_a_whole_reply_the_server_is_still_sending() -> None:
 
     assert not thread.is_alive()
     assert outcome == [Chunk("", "cancelled")]
+
+
+# -- a token count never answered ----------------------------------------------
+def _listing(owner: str) -> Answer:
+    listing = json.dumps({"data": [{"id": "m", "owned_by": owner}]}).encode()
+    return _answer("200 OK", listing)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("owner", "count_path"),
+    [("me", "/extras/tokenize/count"), ("llamacpp", "/tokenize"), ("vllm", "/tokenize")],
+)
+def test_a_token_count_never_answered_times_out_in_a_probes_time(
+    owner: str, count_path: str
+) -> None:
+    routes = {"/models": _listing(owner), "/props": _not_found, count_path: _silent}
+    with ScriptedServer(routes) as server:
+        model = ServerChatModel(server.url, "m", context_length=2048).connect()
+        model._connection.probe_timeout = 0.5  # the default is 10 s
+        started = time.monotonic()
+        try:
+            with pytest.raises(ServerTimedOut, match="did not answer in time"):
+                model.count_tokens("How many tokens is this?")
+        finally:
+            model.close()
+        took = time.monotonic() - started
+        assert server.asked[-1].endswith(count_path)
+
+    # Not the answer's 600 s (here: until the server gave up, 6 s): a chat
+    # turn counting its prompt waits on it, and Reverie quitting behind it.
+    assert took < 3.0
