@@ -436,18 +436,20 @@ class ServerConnection:
         until = self._until() if until is None else until
         # close() from another thread cuts the request too: while it still
         # connects there is no socket to cut, so the watchdog tries until there is.
+        answered = False
         with self._watchdog(until) as deadline:
             try:
                 with self._client.stream(
                     method, url, json=body, extensions=self._extensions
                 ) as response:
+                    answered = True  # reached: what fails now is the answer
                     return self._read(response, path, until, deadline)
             except httpx.TransportError as error:
                 if self._closed:  # cut by close(), or failed as it was closed
                     raise self._was_closed() from error
                 if deadline.fired:  # the connection was cut because time was up
                     raise self.timed_out() from error
-                raise self._lost(error, mid_reply=False) from error
+                raise self._lost(error, mid_reply=answered) from error
             except RuntimeError as error:  # httpx: the client was closed meanwhile
                 if not self._closed:
                     raise

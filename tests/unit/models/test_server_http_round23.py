@@ -10,6 +10,11 @@ streamed error event) or from a web page, ``adm\\"in...`` or
 dream's report.  And an error body is read only up to its bound (64 kB) or
 time limit, of which its start and its end are shown: a key cut there was
 left as its first characters, which no scrub of the whole key finds.
+
+An answer that is not streamed and stops partway (a Content-Length the
+server did not keep, then the connection closed) was told as "Cannot reach
+the server ... check the address": the server had been reached and had
+answered; it stopped in the middle, as a reply cut short is told.
 """
 
 from __future__ import annotations
@@ -116,3 +121,27 @@ def test_a_body_ending_in_what_only_looks_like_a_keys_start_keeps_it_when_whole(
         assert connection.scrub("unknown model rv") == "unknown model rv"
     finally:
         connection.close()
+
+
+# -- an answer cut short ---------------------------------------------------------
+def _cut_short(connection: socket.socket, closing: threading.Event) -> None:
+    """An answer promising more than it sends, then the connection closed."""
+    body = b'{"data": [{"index": 0, "embedding": [0.1, '
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body) + 64}"
+    connection.sendall(head.encode() + b"\r\n\r\n" + body)
+    raise OSError("gone")  # ends the connection
+
+
+@pytest.mark.timeout(60)
+def test_an_answer_cut_short_says_the_server_stopped_not_that_it_cannot_be_reached() -> None:
+    with ScriptedServer({"/models": _models, "/embeddings": _cut_short}) as server:
+        embedder = ServerEmbedder(server.url, "m")
+        try:
+            with pytest.raises(ServerUnavailable) as caught:
+                embedder.embed(["hello"])
+        finally:
+            embedder.close()
+
+    said = str(caught.value)
+    assert "stopped answering in the middle of a reply" in said
+    assert "Cannot reach" not in said and "address is right" not in said
