@@ -153,6 +153,11 @@ class ServerChatModel:
         self._ready()
         return self
 
+    def interrupt(self) -> bool:
+        """Cut the request under way (it raises ``ServerUnavailable``), from
+        any thread; False while there is none to cut (yet)."""
+        return self._connection.interrupt()
+
     def close(self) -> None:
         """End any reply in flight (it ends "cancelled") and close the connection."""
         self._closed.set()

@@ -11,20 +11,42 @@ it again to send it on a second time.  The server
 embedded every text twice and finished the job twice; a broker stopped in
 between rewrote the job's outcome, long after its caller had it, as
 cancelled.  Now a job sent on is the other lane's alone.
+
+And a query's embedding, a background slice or a token count a server took
+and never answered could not be stopped: cancelling the job (Stop, or
+Reverie quitting behind a chat turn waiting on it) changed nothing until the
+server's time limit, ten minutes.  Now the lane cuts a server's call when
+its job is cancelled or the broker stops, and the job ends cancelled,
+without the server being reported down.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+
 import pytest
 
-from models.broker import EMBED_SLICE, Backend, InferenceBroker, Priority, Role
+from models.broker import EMBED_SLICE, Backend, InferenceBroker, Job, Priority, Role
+from models.errors import GenerationCancelled
+from models.server_chat import ServerChatModel
+from models.server_embed import ServerEmbedder
 from tests.fakes import HashingEmbedder, ScriptedChatModel, StepGate, eventually
+from tests.unit.models.test_server_chat_round12 import (
+    ScriptedServer,
+    _models,
+    _not_found,
+    _silent,
+)
+from tests.unit.models.test_server_http_round23 import _answer
+
+pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 
 TIMEOUT = 10.0
 BACKGROUND = Priority.BACKGROUND
 
 
-class ServerEmbedder(HashingEmbedder):
+class FirstServerEmbedder(HashingEmbedder):
     name = "on a server"
 
 
@@ -34,7 +56,7 @@ class OtherServerEmbedder(HashingEmbedder):
 
 @pytest.mark.timeout(60)
 def test_a_background_embedding_moved_to_another_server_mid_job_is_embedded_there_once() -> None:
-    first, served = ServerEmbedder(), OtherServerEmbedder()
+    first, served = FirstServerEmbedder(), OtherServerEmbedder()
     first.gate = gate = StepGate(1)
     broker = InferenceBroker()
     loads = [
@@ -63,3 +85,58 @@ def test_a_background_embedding_moved_to_another_server_mid_job_is_embedded_ther
 
     assert job.made_by == "on the other server" and job.error is None
     assert sum(map(len, served.calls)) == len(texts)  # each text once, on the server
+
+
+# -- stopping a call a server never answers ------------------------------------
+def _embedding_server() -> ScriptedServer:
+    return ScriptedServer({"/models": _models, "/embeddings": _silent})
+
+
+def _counting_server() -> ScriptedServer:
+    listing = json.dumps({"data": [{"id": "m", "owned_by": "llamacpp"}]}).encode()
+    routes = {"/models": _answer("200 OK", listing), "/props": _not_found, "/tokenize": _silent}
+    return ScriptedServer(routes)
+
+
+def _server_embedder(url: str) -> ServerEmbedder:
+    return ServerEmbedder(url, "m", dimension=8)
+
+
+def _server_chat(url: str) -> ServerChatModel:
+    return ServerChatModel(url, "m", context_length=2048)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("serve", "role", "ask"),
+    [
+        (_embedding_server, Role.EMBEDDINGS, lambda broker: broker.embed(["hi"], query=True)),
+        (_embedding_server, Role.EMBEDDINGS, lambda broker: broker.embed(["hi"], BACKGROUND)),
+        (_counting_server, Role.CHAT, lambda broker: broker.count_tokens(["hi"])),
+    ],
+    ids=["a query's embedding", "a background embedding", "a token count"],
+)
+def test_a_call_a_server_took_and_never_answers_ends_at_once_when_stopped(
+    serve: Callable[[], ScriptedServer],
+    role: Role,
+    ask: Callable[[InferenceBroker], Job],
+) -> None:
+    make = _server_embedder if role is Role.EMBEDDINGS else _server_chat
+    broker = InferenceBroker()
+    with serve() as server:
+        load = broker.configure(
+            role, [Backend("srv", lambda: make(server.url), label="srv", remote=True)]
+        )
+        broker.start()
+        try:
+            load.result(TIMEOUT)
+            job = ask(broker)
+            assert eventually(lambda: server.asked[-1:] in (["/v1/embeddings"], ["/tokenize"]))
+            job.cancel()  # Stop pressed, or Reverie quitting
+
+            with pytest.raises(GenerationCancelled):
+                job.result(2.0)  # not when the server gives up (6 s), nor in 10 minutes
+            # Stopped, not failed: the role's server is not reported down.
+            assert broker.health(role).problem is None
+        finally:
+            broker.stop()
