@@ -22,7 +22,6 @@ without the server being reported down.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 import pytest
@@ -38,7 +37,7 @@ from tests.unit.models.test_server_chat_round12 import (
     _not_found,
     _silent,
 )
-from tests.unit.models.test_server_http_round23 import _answer
+from tests.unit.models.test_server_chat_round23 import _listing
 
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 
@@ -93,8 +92,7 @@ def _embedding_server() -> ScriptedServer:
 
 
 def _counting_server() -> ScriptedServer:
-    listing = json.dumps({"data": [{"id": "m", "owned_by": "llamacpp"}]}).encode()
-    routes = {"/models": _answer("200 OK", listing), "/props": _not_found, "/tokenize": _silent}
+    routes = {"/models": _listing("llamacpp"), "/props": _not_found, "/tokenize": _silent}
     return ScriptedServer(routes)
 
 

@@ -21,17 +21,14 @@ from models.catalog import CatalogInvalid, load_catalog
 from tests.unit.models.test_catalog import _embedder, _entry, _write
 
 
+def _two_models(tmp_path: Path, chat_file: str, embedder_file: str) -> Path:
+    """A catalog of a chat model and an embedder in these files of their repositories."""
+    models = [_entry(id="small", file=chat_file), _embedder(id="other", file=embedder_file)]
+    return _write(tmp_path, {"version": 1, "models": models})
+
+
 def test_two_files_of_one_name_in_different_folders_are_refused(tmp_path: Path) -> None:
-    path = _write(
-        tmp_path,
-        {
-            "version": 1,
-            "models": [
-                _entry(id="small", file="Q4_K_M/model.gguf"),
-                _embedder(id="other", file="f16/model.gguf"),
-            ],
-        },
-    )
+    path = _two_models(tmp_path, "Q4_K_M/model.gguf", "f16/model.gguf")
 
     with pytest.raises(CatalogInvalid, match=r"file names must be unique; repeated: model\.gguf"):
         load_catalog(path)
@@ -55,16 +52,7 @@ def test_a_file_name_that_is_not_a_plain_name_is_refused(tmp_path: Path, file: s
 
 
 def test_files_of_different_names_in_folders_are_kept(tmp_path: Path) -> None:
-    path = _write(
-        tmp_path,
-        {
-            "version": 1,
-            "models": [
-                _entry(id="small", file="Q4_K_M/small-Q4_K_M.gguf"),
-                _embedder(id="other", file="my models/modèle #1?%.gguf"),
-            ],
-        },
-    )
+    path = _two_models(tmp_path, "Q4_K_M/small-Q4_K_M.gguf", "my models/modèle #1?%.gguf")
 
     assert [entry.file for entry in load_catalog(path).entries] == [
         "Q4_K_M/small-Q4_K_M.gguf",
