@@ -131,7 +131,8 @@ _OWNERS: Mapping[str, ServerDialect] = {
 
 
 class ServerUnavailable(ModelUnavailable):
-    """The server cannot be reached, timed out, failed (5xx) or went away mid-reply."""
+    """The server cannot be reached, timed out, failed (5xx), is too busy
+    (408, 429) or went away mid-reply."""
 
 
 class ServerTimedOut(ServerUnavailable):
@@ -619,6 +620,11 @@ class ServerConnection:
             raise ServerUnavailable(
                 f"The server at {url} has no {response.request.url.path} ({reason}).",
                 "Check the address: an OpenAI-compatible one usually ends in /v1.",
+            )
+        if status in (408, 429):  # not now: a fallback may answer, this one again later
+            raise ServerUnavailable(
+                f"The server at {url} is too busy to answer ({status}): {reason}",
+                "Try again in a while, or give the role a second backend.",
             )
         if 300 <= status < 400:
             raise ServerUnavailable(

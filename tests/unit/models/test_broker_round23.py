@@ -18,16 +18,25 @@ Reverie quitting behind a chat turn waiting on it) changed nothing until the
 server's time limit, ten minutes.  Now the lane cuts a server's call when
 its job is cancelled or the broker stops, and the job ends cancelled,
 without the server being reported down.
+
+A server answering 429 (too many requests) or 408 was "refusing the
+request", as if the request itself were wrong: the role's next backend was
+never asked, and the chat failed though a fallback was there.  It is now
+too busy to answer, for now: the next backend answers.
 """
 
 from __future__ import annotations
 
+import json
+import socket
+import threading
 from collections.abc import Callable
 
 import pytest
 
-from models.broker import EMBED_SLICE, Backend, InferenceBroker, Job, Priority, Role
+from models.broker import EMBED_SLICE, Backend, InferenceBroker, Job, Priority, Role, RoleHealth
 from models.errors import GenerationCancelled
+from models.interfaces import ChatMessage, GenerationOptions
 from models.server_chat import ServerChatModel
 from models.server_embed import ServerEmbedder
 from tests.fakes import HashingEmbedder, ScriptedChatModel, StepGate, eventually
@@ -38,6 +47,7 @@ from tests.unit.models.test_server_chat_round12 import (
     _silent,
 )
 from tests.unit.models.test_server_chat_round23 import _listing
+from tests.unit.models.test_server_http_round23 import _answer
 
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 
@@ -138,3 +148,38 @@ def test_a_call_a_server_took_and_never_answers_ends_at_once_when_stopped(
             assert broker.health(role).problem is None
         finally:
             broker.stop()
+
+
+# -- a server too busy to answer -----------------------------------------------
+def _busy(status: str) -> Callable[[socket.socket, threading.Event], None]:
+    body = json.dumps({"error": {"message": "Rate limit reached, retry in 20s"}}).encode()
+    return _answer(status, body)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("status", ["429 Too Many Requests", "408 Request Timeout"])
+def test_a_reply_a_server_is_too_busy_to_give_is_given_by_the_next_backend(status: str) -> None:
+    health: list[RoleHealth] = []
+    broker = InferenceBroker(on_health=health.append)
+    routes = {"/models": _models, "/chat/completions": _busy(status)}
+    with ScriptedServer(routes) as server:
+        remote = Backend(
+            "srv",
+            lambda: ServerChatModel(server.url, "m", dialect="openai"),
+            label="srv",
+            remote=True,
+        )
+        local = Backend(
+            "small", lambda: ScriptedChatModel(["Here on this computer."]), label="small"
+        )
+        broker.start()
+        try:
+            broker.configure(Role.CHAT, [remote, local]).result(TIMEOUT)
+            job = broker.chat([ChatMessage("user", "hi")], GenerationOptions(max_tokens=16))
+            assert job.result(TIMEOUT) == "Here on this computer."
+        finally:
+            broker.stop()
+
+    assert health[-1].served_by == "small"
+    assert health[-1].problem is not None and "too busy to answer" in health[-1].problem
+    assert "Rate limit reached" in health[-1].problem
