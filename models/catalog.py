@@ -63,7 +63,10 @@ class CatalogEntry(_Frozen):
     name: NonEmpty
     kind: ModelKind
     repo: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")]
-    file: Annotated[str, StringConstraints(pattern=r"^[^/\\].*\.gguf$")]
+    # A path in the repository, each part a plain name: no control or
+    # invisible character (a terminal runs one, a bidi override reorders the
+    # name), no backslash (a folder's separator on Windows, not in the URL).
+    file: Annotated[str, StringConstraints(pattern=r"^[^/\\\p{Cc}\p{Cf}][^\\\p{Cc}\p{Cf}]*\.gguf$")]
     revision: Annotated[str, StringConstraints(pattern=r"^[^\s]+$")]
     size: PositiveInt
     sha256: Sha256 | None
@@ -118,10 +121,15 @@ class Catalog(_Frozen):
 
     @model_validator(mode="after")
     def _ids_are_unique(self) -> Self:
-        counts = Counter(entry.id for entry in self.models)
-        repeated = sorted(model_id for model_id, count in counts.items() if count > 1)
-        if repeated:
-            raise ValueError(f"model ids must be unique; repeated: {', '.join(repeated)}")
+        for what, names in (
+            ("model ids", [entry.id for entry in self.models]),
+            # Each is downloaded into the one models folder by its name alone.
+            ("file names", [Path(entry.file).name for entry in self.models]),
+        ):
+            counts = Counter(names)
+            repeated = sorted(name for name, count in counts.items() if count > 1)
+            if repeated:
+                raise ValueError(f"{what} must be unique; repeated: {', '.join(repeated)}")
         return self
 
     @property

@@ -18,7 +18,8 @@ import itertools
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from functools import partial
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -34,12 +35,17 @@ from models.jobs import (
     LoadRequest,
     Priority,
 )
+from models.server_http import Watchdog
 
 log = logging.getLogger(__name__)
 
 EMBED_SLICE = 64  # background embedding yields to the user between slices
 BACKGROUND_RECHECK_S = 0.25
 """How often held background work asks again whether it may run."""
+STOP_POLL_S = 0.05
+"""How often a call a model can interrupt (a server's) looks whether its job was stopped."""
+
+T = TypeVar("T")
 
 
 class Router(Protocol):
@@ -145,6 +151,8 @@ class Lane:
     def _run_guarded(self, job: Job) -> None:
         try:
             self._execute(job)
+        except GenerationCancelled as error:  # stopped by its caller: no failure
+            job.finish(error=error)
         except ModelUnavailable as error:  # the user can fix it; the job says how
             log.info("inference job failed on %s: %s", self.name, error)
             if job.role is None or not self._router.failed(job, error):
@@ -194,7 +202,10 @@ class Lane:
             self._embed(job, request, key)
         elif isinstance(request, CountRequest):
             model = self.models[key]  # a fork shares the vocabulary
-            job.finish(result=[model.count_tokens(text) for text in request.texts])
+            counts = self._stoppable(
+                job, model, lambda: [model.count_tokens(text) for text in request.texts]
+            )
+            job.finish(result=counts)
         elif isinstance(request, ChatRequest):
             self._generate(job, request, key)
         else:
@@ -227,22 +238,57 @@ class Lane:
         texts = tuple(prefix + text for text in request.texts) if prefix else request.texts
         job.made_by = str(embedder.name)  # a job run again on a new embedder says so
         if job.priority == Priority.USER:
-            job.finish(result=embedder.embed(texts))
+            job.finish(result=self._stoppable(job, embedder, partial(embedder.embed, texts)))
             return
         parts: list[npt.NDArray[np.float32]] = []
         for start in range(0, len(texts), EMBED_SLICE):
-            parts.append(embedder.embed(texts[start : start + EMBED_SLICE]))
+            part = texts[start : start + EMBED_SLICE]
+            parts.append(self._stoppable(job, embedder, partial(embedder.embed, part)))
             self._yield_to_user(job)
             if job.cancel_requested or self._stopping:
                 job.finish(error=GenerationCancelled("cancelled"))
                 return
-            if self.models.get(key) is not embedder or self._router.model_key(self, job) != key:
-                # The embedder was replaced meanwhile: vectors of two models
-                # must not be mixed, so the whole job runs again on the new one.
+            if self._embedder_replaced(job, key, embedder):
+                # Vectors of two models must not be mixed: the whole job
+                # runs again on the new one.
                 job.preemptions += 1
-                self.enqueue(job)
                 return
         job.finish(result=np.concatenate(parts) if parts else embedder.embed(()))
+
+    def _stoppable(self, job: Job, model: Any, call: Callable[[], T]) -> T:
+        """*call*'s answer; if *model* can be interrupted (a server's
+        ``interrupt``, which cuts its connection), it is when *job* is
+        cancelled or the lane stops, and ``GenerationCancelled`` raised.
+        A server that took the request and says nothing would otherwise
+        hold Stop, and quitting, for its whole time limit."""
+        interrupt = getattr(model, "interrupt", None)
+        if not callable(interrupt):
+            return call()  # a local model's call ends on its own, soon
+        stopped = lambda: job.cancel_requested or self._stopping  # noqa: E731
+        with Watchdog(
+            stopped, interrupt, poll=STOP_POLL_S, name=f"reverie-{self.name}-stop"
+        ) as dog:
+            try:
+                return call()
+            except ModelUnavailable as error:
+                if dog.fired:  # cut on purpose: a stop, not the server failing
+                    raise GenerationCancelled("cancelled") from error
+                raise
+
+    def _embedder_replaced(self, job: Job, key: str, embedder: Any) -> bool:
+        """Whether *job*'s role is no longer served by *embedder*; if so, the
+        job is queued again where it now runs (the router's question itself
+        sends it on to another lane: it is queued here only for one of this
+        lane's models)."""
+        if self.models.get(key) is not embedder:
+            self.enqueue(job)
+            return True
+        now = self._router.model_key(self, job)
+        if now == key:
+            return False
+        if now is not None:
+            self.enqueue(job)
+        return True
 
     def _yield_to_user(self, interrupted: Job) -> None:
         """Run waiting user jobs now (used between background embedding slices)."""

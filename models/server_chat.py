@@ -13,6 +13,11 @@ trigger, then JSON) has no server equivalent, so such a request goes out
 unconstrained and the caller's validation decides.  Sampling options a server
 does not know are left out: OpenAI's own API rejects unknown fields.
 
+A server that ignores ``"stream": true`` and sends the whole reply as one
+JSON object gets it taken as the reply (Stop still cuts it); a 200 answer
+with not a single event (a web page, an empty body) is an invalid answer
+naming what came, never an empty reply.
+
 Every reply ends, whatever the server sends: at its finish (nothing after
 it is waited for: a server may follow it with keep-alive comments only), an
 event larger than ``MAX_EVENT_CHARS`` is an invalid answer (read no further),
@@ -148,6 +153,11 @@ class ServerChatModel:
         self._ready()
         return self
 
+    def interrupt(self) -> bool:
+        """Cut the request under way (it raises ``ServerUnavailable``), from
+        any thread; False while there is none to cut (yet)."""
+        return self._connection.interrupt()
+
     def close(self) -> None:
         """End any reply in flight (it ends "cancelled") and close the connection."""
         self._closed.set()
@@ -183,6 +193,10 @@ class ServerChatModel:
         most_events, most_chars = reply_bounds(max_tokens)
         events = chars = 0
         with self._connection.stream("/chat/completions", body, model=self.name) as response:
+            if _media_type(response) == "json":  # a server that does not stream
+                text, finish = self._event(self._whole_body(response), "message")
+                yield Chunk(text, finish or "stop")
+                return
             for data in self._events(response):
                 events += 1
                 if data == "[DONE]":
@@ -208,6 +222,12 @@ class ServerChatModel:
                     break  # leaving the stream closes it: the server stops
                 if text:
                     yield Chunk(text)
+        if not events:
+            if stop_requested():  # cut on purpose where nothing tells a cut from an end
+                yield Chunk("", "cancelled")
+                return
+            shown = self._connection.scrub(_media_type(response) or "no type")
+            raise self._connection.invalid(f"a reply that is not a stream of events ({shown})")
         if final is None:
             log.warning("the server at %s ended a reply without a finish reason", self.base_url)
             final = Chunk("", "stop")
@@ -226,8 +246,25 @@ class ServerChatModel:
         except NoEvent as error:
             raise self._connection.timed_out() from error
 
-    def _event(self, data: str) -> tuple[str, str | None]:
-        """The text and finish reason ("stop"/"length"/None) of one streamed event."""
+    def _whole_body(self, response: httpx.Response) -> str:
+        """The text of a reply sent whole, within ``MAX_EVENT_CHARS`` and the
+        read timeout (as one event, which it is instead of a stream of them)."""
+        parts: list[str] = []
+        size, started = 0, time.monotonic()
+        for part in response.iter_text():
+            parts.append(part)
+            size += len(part)
+            if size > MAX_EVENT_CHARS:
+                raise self._connection.invalid(
+                    f"a reply larger than {MAX_EVENT_CHARS:,} characters"
+                )
+            if time.monotonic() - started > self._connection.read_timeout:
+                raise self._connection.timed_out()
+        return "".join(parts)
+
+    def _event(self, data: str, part: str = "delta") -> tuple[str, str | None]:
+        """The text and finish reason ("stop"/"length"/None) of one streamed
+        event (or of a reply sent whole: its *part* is "message")."""
         try:
             payload = parse_json(data)
         except ValueError as error:
@@ -245,9 +282,9 @@ class ServerChatModel:
         if not choices:
             return "", None  # e.g. a usage report
         choice = choices[0]
-        delta = choice.get("delta") if isinstance(choice, dict) else None
+        delta = choice.get(part) if isinstance(choice, dict) else None
         if not isinstance(delta, dict):
-            raise self._connection.invalid("a reply event without a delta")
+            raise self._connection.invalid(f"a reply event without a {part}")
         text = delta.get("content") or ""  # reasoning_content (thinking) is not the reply
         finish = choice.get("finish_reason")
         if not isinstance(text, str) or not (finish is None or isinstance(finish, str)):
@@ -260,6 +297,11 @@ class ServerChatModel:
     def count_tokens(self, text: str) -> int:
         """Tokens in *text*, by the server's own tokenizer where it has one
         (llama-cpp-python, llama-server, vLLM), else ``estimate_tokens``.
+
+        A count is answered at once by every server, and nothing stops a
+        caller waiting for it (a chat turn, and quitting behind it): one not
+        answered within the probe time is ``ServerTimedOut``, not ten minutes
+        of waiting.
 
         llama-cpp-python's server reads control-token texts (``<|im_end|>``)
         as control tokens, where the local model counts their characters.
@@ -277,7 +319,7 @@ class ServerChatModel:
         return estimate_tokens(text)
 
     def _post_root(self, path: str, body: Mapping[str, Any]) -> Any:
-        return self._connection.post_json(path, body, at_root=True, model=self.name)
+        return self._connection.post_json(path, body, at_root=True, model=self.name, quick=True)
 
     def _count(self, answer: Any, field: str) -> int:
         value = answer.get(field) if isinstance(answer, dict) else None
@@ -494,6 +536,13 @@ class _EventReader:
                 raise EventTooLarge
             self._parts.append(part)
         return events
+
+
+def _media_type(response: httpx.Response) -> str:
+    """What *response* says it holds: "json" (``application/json`` or a
+    ``+json`` type), else its media type as sent ("text/html"), or ""."""
+    media = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+    return "json" if media == "application/json" or media.endswith("+json") else media
 
 
 def _either(should_stop: ShouldStop | None, closed: ShouldStop) -> ShouldStop:

@@ -92,6 +92,11 @@ class ServerEmbedder:
             self._embed_batch([_PROBE_TEXT])
         return self
 
+    def interrupt(self) -> bool:
+        """Cut the request under way (it raises ``ServerUnavailable``), from
+        any thread; False while there is none to cut (yet)."""
+        return self._connection.interrupt()
+
     def close(self) -> None:
         self._closed.set()
         self._connection.close()

@@ -13,7 +13,9 @@ Two promises hold for every request:
   other host tried.
 - The API key travels only in the ``Authorization: Bearer`` header.  It is
   never an attribute anyone can print, never in a log line, and any text a
-  server sends back is scrubbed of it before it becomes an error message.
+  server sends back is scrubbed of it before it becomes an error message:
+  as it is, and as a repr, JSON or a web page quotes it; an error body cut
+  at its bound loses the start of a key it ends with.
   A key that cannot be a header value (a line break, a typographic quote) is
   refused before anything is sent (``api_key_problem``), naming what is
   wrong with it and never the key.
@@ -46,6 +48,7 @@ terminal (``reverie --check``) or a log viewer.
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import re
@@ -64,6 +67,7 @@ import httpx
 from models.download_answers import why_unreachable
 from models.errors import ModelError, ModelUnavailable
 from models.model_file import shown_text
+from models.streaming import overlap
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +131,8 @@ _OWNERS: Mapping[str, ServerDialect] = {
 
 
 class ServerUnavailable(ModelUnavailable):
-    """The server cannot be reached, timed out, failed (5xx) or went away mid-reply."""
+    """The server cannot be reached, timed out, failed (5xx), is too busy
+    (408, 429) or went away mid-reply."""
 
 
 class ServerTimedOut(ServerUnavailable):
@@ -359,10 +364,21 @@ class ServerConnection:
         return self._json(response)
 
     def post_json(
-        self, path: str, body: Mapping[str, Any], *, at_root: bool = False, model: str = ""
+        self,
+        path: str,
+        body: Mapping[str, Any],
+        *,
+        at_root: bool = False,
+        model: str = "",
+        quick: bool = False,
     ) -> Any:
-        """The JSON answer to POST *body* to *path*; *model* names it in a 404."""
-        response = self._send("POST", path, body, at_root)
+        """The JSON answer to POST *body* to *path*; *model* names it in a 404.
+        A *quick* request (a token count) takes at most ``probe_timeout``:
+        every server answers one at once, and a caller waits on it unstoppable."""
+        until = self._until()
+        if quick:
+            until = min(until, time.monotonic() + self.probe_timeout)
+        response = self._send("POST", path, body, at_root, until=until)
         self._check(response, model)
         return self._json(response)
 
@@ -421,18 +437,20 @@ class ServerConnection:
         until = self._until() if until is None else until
         # close() from another thread cuts the request too: while it still
         # connects there is no socket to cut, so the watchdog tries until there is.
+        answered = False
         with self._watchdog(until) as deadline:
             try:
                 with self._client.stream(
                     method, url, json=body, extensions=self._extensions
                 ) as response:
+                    answered = True  # reached: what fails now is the answer
                     return self._read(response, path, until, deadline)
             except httpx.TransportError as error:
                 if self._closed:  # cut by close(), or failed as it was closed
                     raise self._was_closed() from error
                 if deadline.fired:  # the connection was cut because time was up
                     raise self.timed_out() from error
-                raise self._lost(error, mid_reply=False) from error
+                raise self._lost(error, mid_reply=answered) from error
             except RuntimeError as error:  # httpx: the client was closed meanwhile
                 if not self._closed:
                     raise
@@ -465,6 +483,7 @@ class ServerConnection:
         failed = response.status_code != 200
         most = MAX_ERROR_BODY_BYTES if failed else MAX_ANSWER_BYTES
         content = bytearray()
+        cut = False
         if failed and _encoding(response):
             most = 0  # its words cannot be read unpacked; the status says enough
         elif not failed:
@@ -476,6 +495,7 @@ class ServerConnection:
                 if self._closed:
                     raise self._was_closed()
                 if failed and (len(content) >= most or time.monotonic() >= until):
+                    cut = True
                     break  # enough to say why; leaving the stream closes it
                 if len(content) > most:
                     raise self.invalid(f"an answer to {path} larger than {most >> 20} MB")
@@ -485,13 +505,14 @@ class ServerConnection:
             if self._closed or not (failed and deadline.fired):
                 raise
             # An error answer cut because its time was up: what came says why.
+            cut = True
+        body = bytes(content[:most])
+        if cut or len(content) > most:
+            body = self._without_cut_key(body)
         # As read, so without the headers saying how it was sent.
         kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _SENT_AS]
         return httpx.Response(
-            response.status_code,
-            headers=kept,
-            content=bytes(content[:most]),
-            request=response.request,
+            response.status_code, headers=kept, content=body, request=response.request
         )
 
     def _refuse_encoded(self, response: httpx.Response, path: str) -> None:
@@ -600,6 +621,11 @@ class ServerConnection:
                 f"The server at {url} has no {response.request.url.path} ({reason}).",
                 "Check the address: an OpenAI-compatible one usually ends in /v1.",
             )
+        if status in (408, 429):  # not now: a fallback may answer, this one again later
+            raise ServerUnavailable(
+                f"The server at {url} is too busy to answer ({status}): {reason}",
+                "Try again in a while, or give the role a second backend.",
+            )
         if 300 <= status < 400:
             raise ServerUnavailable(
                 f"The server at {url} sends requests elsewhere ({status}).",
@@ -631,13 +657,27 @@ class ServerConnection:
 
     def _scrub(self, text: str) -> str:
         text = whole_text(text)
-        if not self._key:
-            return text
-        key = self._key.value
-        # Also as a repr (str or bytes) shows it: an error may quote a header that way.
-        for shown in {key, repr(key)[1:-1], repr(key.encode())[2:-1]}:
+        for shown in self._key_as_quoted():
             text = text.replace(shown, "[api key]")
         return text
+
+    def _key_as_quoted(self) -> list[str]:
+        """The API key as an answer may quote it, longest first: as it is,
+        as a repr (str or bytes) quotes a header, as JSON (a server's own
+        error body, or one put back into JSON) and as a web page escapes it."""
+        if not self._key:
+            return []
+        key = self._key.value
+        quoted = {key, repr(key)[1:-1], repr(key.encode())[2:-1], json.dumps(key)[1:-1]}
+        quoted.add(html.escape(key))
+        return sorted(quoted, key=len, reverse=True)
+
+    def _without_cut_key(self, content: bytes) -> bytes:
+        """*content*, an answer's body cut short, without the start of the API
+        key its end may hold (cut within the key, no scrub would know it)."""
+        end = content.decode("latin-1")  # one character a byte: ends stay in place
+        held = max((overlap(end, shown) for shown in self._key_as_quoted()), default=0)
+        return content[: len(content) - held]
 
     def _was_closed(self) -> ServerUnavailable:
         return ServerUnavailable(

@@ -23,7 +23,7 @@ class StopScanner:
             self._held = ""
             self.rest = pending[at - minus_length :]
             return pending[:at], True
-        keep = max((_overlap(pending, s) for s in self._stops), default=0)
+        keep = max((overlap(pending, s) for s in self._stops), default=0)
         self._held = pending[len(pending) - keep :] if keep else ""
         return pending[: len(pending) - keep], False
 
@@ -32,7 +32,7 @@ class StopScanner:
         return held
 
 
-def _overlap(text: str, stop: str) -> int:
+def overlap(text: str, stop: str) -> int:
     """Length of the longest suffix of *text* that is a prefix of *stop*."""
     for size in range(min(len(text), len(stop) - 1), 0, -1):
         if stop.startswith(text[-size:]):

@@ -54,7 +54,14 @@ def _entry(**changes: Any) -> dict[str, Any]:
 
 
 def _embedder(**changes: Any) -> dict[str, Any]:
-    return _entry(**{"id": "tiny-embed", "kind": "embedding", "dimension": 384, **changes})
+    # A file of its own: the models folder holds each catalog file by its name.
+    embedder = {
+        "id": "tiny-embed",
+        "kind": "embedding",
+        "dimension": 384,
+        "file": "tiny-embed.gguf",
+    }
+    return _entry(**{**embedder, **changes})
 
 
 def _write(tmp_path: Path, document: object) -> Path:
