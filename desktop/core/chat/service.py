@@ -24,7 +24,7 @@ from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import ChatSettings, ModelSettings
-from desktop.core.base.text import scrub
+from desktop.core.base.text import readable, scrub
 from desktop.core.base.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
 from desktop.core.chat.compaction import (
     CompactionCancelled,
@@ -792,7 +792,7 @@ class ChatService:
             return
         made_of = None if replacing is None else _title_of(replacing.content)
         if conversation.title in (NEW_CONVERSATION_TITLE, made_of):
-            self._conversations.rename(conversation_id, _title_of(text))
+            self._conversations.rename(conversation_id, _title_of(text) or NEW_CONVERSATION_TITLE)
 
     # -- memories ----------------------------------------------------------------
     def given_memories(self, conversation_id: int) -> list[Memory]:
@@ -935,8 +935,11 @@ def _read(messages: Sequence[Message], kind: ReplyKind) -> list[Message]:
 
 
 def _title_of(text: str) -> str:
-    """The title a conversation is given from its first message, *text*."""
-    first_line = (text.strip().splitlines() or [""])[0]
+    """The title a conversation is given from its first message, *text*:
+    its first line that shows something, as the store keeps a title
+    (without what shows nothing: an edit finds the title it made), cut;
+    "" when no line shows anything."""
+    first_line = (readable(text).strip().splitlines() or [""])[0].strip()
     return first_line if len(first_line) <= _TITLE_CHARS else first_line[:_TITLE_CHARS] + "…"
 
 
