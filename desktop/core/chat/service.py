@@ -897,10 +897,12 @@ def _row_id(digits: str) -> int | None:
 
 
 _SEED = {"kind": SEED}
-_KEPT = (SEED, *get_args(RunKind), AGENDA_REVIEW)
+_KEPT = (SEED, COMMAND, *get_args(RunKind), AGENDA_REVIEW)
 """What regenerating or editing the last message does not remove with the
-reply: the greeting, and what Reverie said on its own meanwhile (a reminder,
-a routine's answer, an agenda review's question), which no reply replaces."""
+reply: the greeting, what Reverie said on its own meanwhile (a reminder,
+a routine's answer, an agenda review's question), which no reply replaces,
+and a command the user typed after it (a ``/remember`` stays in the
+conversation as its memory's source)."""
 
 
 def stored_tool_call(message: Message) -> ToolCall:
