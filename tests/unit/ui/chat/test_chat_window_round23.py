@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 from pytestqt.qtbot import QtBot
 
+from desktop.core.chat.service import ChatService
 from desktop.core.memory.service import MemoryService
 from desktop.ui.chat.window import ChatWindow
 from tests.fakes import ScriptedChatModel, StepGate
@@ -91,3 +92,18 @@ def test_a_refused_remember_comes_back_to_the_box_once_done(
     assert window.input.toPlainText() == "/remember hi"
     assert not window.input.isReadOnly() and not window.busy
     assert "not remembered" in window.banner.text()
+
+
+def test_deleting_the_conversation_a_reply_streams_in_says_why_it_waits(
+    qtbot: QtBot, window: ChatWindow, held: threading.Event, chat: ChatService
+) -> None:
+    """It was refused without a word: the user's Delete did nothing at all."""
+    shown = window.conversation_id
+    assert shown is not None
+
+    window.conversation_list.delete_requested.emit(shown)  # no question is asked
+
+    assert "Stop the reply" in window.statusBar().currentMessage()
+    _stop_the_reply(qtbot, window)
+    assert window.conversation_id == shown
+    assert shown in [c.id for c in chat.conversations()]  # kept: nothing was asked yet
