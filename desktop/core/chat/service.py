@@ -827,6 +827,10 @@ class ChatService:
         command is kept there as the memory's source."""
         source = None
         if conversation_id is not None:
+            # What the gate refuses is refused before its source is read
+            # for secrets: a megabyte pasted after /remember took minutes
+            # to read, then was refused as too long for a memory.
+            self._memories.vet(text)
             # The memory is redacted by the memory gate; its source, here.
             command = self._redact.text(scrub(f"/remember {text.strip()}"))
             source = self._conversations.add_message(
