@@ -256,8 +256,9 @@ class ChatService:
 
     def rename(self, conversation_id: int, title: str) -> Conversation:
         # One line: a name pasted over two lines would break out of its
-        # heading in an export.
-        title = " ".join(self._redact.text(title[:TITLE_READ]).split())
+        # heading in an export.  Read as the store keeps it, so a name of
+        # what shows nothing (a zero-width space) is no name, not a blank.
+        title = " ".join(readable(self._redact.text(title[:TITLE_READ])).split())
         return self._conversations.rename(conversation_id, title or NEW_CONVERSATION_TITLE)
 
     def delete(self, conversation_id: int) -> None:

@@ -6,7 +6,8 @@ typed: a first message pasted with a byte-order mark or typed after a
 right-to-left mark (Hebrew, Arabic keyboards) made a title its edit no
 longer recognised, so the words taken back stayed in the title, which is
 shown wherever the conversation is recalled.  A first line that shows
-nothing at all (a zero-width space, a bell) made the title empty."""
+nothing at all (a zero-width space, a bell) made the title empty, and so
+did a rename to such a name."""
 
 from __future__ import annotations
 
@@ -63,3 +64,15 @@ def _title(store: ConversationStore, conversation_id: int) -> str:
     conversation = store.get(conversation_id)
     assert conversation is not None
     return conversation.title
+
+
+@pytest.mark.parametrize("name", ["\u200b", "\u202e\u200f", "\x07"])
+def test_a_name_that_shows_nothing_leaves_no_blank_title(
+    chat: ChatService, store: ConversationStore, name: str
+) -> None:
+    conversation = chat.new_conversation()
+    chat.send(conversation.id, "What should I cook?")
+
+    chat.rename(conversation.id, name)
+
+    assert _title(store, conversation.id) == NEW_CONVERSATION_TITLE
