@@ -797,9 +797,17 @@ class ChatService:
 
     # -- memories ----------------------------------------------------------------
     def given_memories(self, conversation_id: int) -> list[Memory]:
-        """``/memory``: the memories the next reply would be given, best first."""
-        found = (self._memories.store.get(i) for i in self.assembled(conversation_id).memory_ids)
-        return [m for m in found if m is not None]
+        """``/memory``: the memories the next reply would be given, those
+        relevant now first (best first), then those that go with the
+        messages it reads (``contexts``): it reads them all, so listing the
+        relevant ones alone left out what the model was told earlier on."""
+        relevant = self.assembled(conversation_id).memory_ids
+        read = _read(self._conversations.messages(conversation_id), "answer")
+        asked = self.last_user_message(conversation_id)
+        goes_with = given_with(read, 0 if asked is None else asked.id, relevant)
+        ids = list(dict.fromkeys((*relevant, *_all(goes_with))))
+        found = self._memories.store.get_many(ids)
+        return [found[i] for i in ids if i in found and found[i].status == "active"]
 
     def used_excerpts(self, message: Message) -> list[Excerpt]:
         """The excerpts of other conversations a stored reply was given (those
