@@ -24,7 +24,7 @@ from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import ChatSettings, ModelSettings
-from desktop.core.base.text import scrub
+from desktop.core.base.text import readable, scrub
 from desktop.core.base.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
 from desktop.core.chat.compaction import (
     CompactionCancelled,
@@ -256,8 +256,9 @@ class ChatService:
 
     def rename(self, conversation_id: int, title: str) -> Conversation:
         # One line: a name pasted over two lines would break out of its
-        # heading in an export.
-        title = " ".join(self._redact.text(title[:TITLE_READ]).split())
+        # heading in an export.  Read as the store keeps it, so a name of
+        # what shows nothing (a zero-width space) is no name, not a blank.
+        title = " ".join(readable(self._redact.text(title[:TITLE_READ])).split())
         return self._conversations.rename(conversation_id, title or NEW_CONVERSATION_TITLE)
 
     def delete(self, conversation_id: int) -> None:
@@ -792,13 +793,21 @@ class ChatService:
             return
         made_of = None if replacing is None else _title_of(replacing.content)
         if conversation.title in (NEW_CONVERSATION_TITLE, made_of):
-            self._conversations.rename(conversation_id, _title_of(text))
+            self._conversations.rename(conversation_id, _title_of(text) or NEW_CONVERSATION_TITLE)
 
     # -- memories ----------------------------------------------------------------
     def given_memories(self, conversation_id: int) -> list[Memory]:
-        """``/memory``: the memories the next reply would be given, best first."""
-        found = (self._memories.store.get(i) for i in self.assembled(conversation_id).memory_ids)
-        return [m for m in found if m is not None]
+        """``/memory``: the memories the next reply would be given, those
+        relevant now first (best first), then those that go with the
+        messages it reads (``contexts``): it reads them all, so listing the
+        relevant ones alone left out what the model was told earlier on."""
+        relevant = self.assembled(conversation_id).memory_ids
+        read = _read(self._conversations.messages(conversation_id), "answer")
+        asked = self.last_user_message(conversation_id)
+        goes_with = given_with(read, 0 if asked is None else asked.id, relevant)
+        ids = list(dict.fromkeys((*relevant, *_all(goes_with))))
+        found = self._memories.store.get_many(ids)
+        return [found[i] for i in ids if i in found and found[i].status == "active"]
 
     def used_excerpts(self, message: Message) -> list[Excerpt]:
         """The excerpts of other conversations a stored reply was given (those
@@ -827,6 +836,10 @@ class ChatService:
         command is kept there as the memory's source."""
         source = None
         if conversation_id is not None:
+            # What the gate refuses is refused before its source is read
+            # for secrets: a megabyte pasted after /remember took minutes
+            # to read, then was refused as too long for a memory.
+            self._memories.vet(text)
             # The memory is redacted by the memory gate; its source, here.
             command = self._redact.text(scrub(f"/remember {text.strip()}"))
             source = self._conversations.add_message(
@@ -897,10 +910,12 @@ def _row_id(digits: str) -> int | None:
 
 
 _SEED = {"kind": SEED}
-_KEPT = (SEED, *get_args(RunKind), AGENDA_REVIEW)
+_KEPT = (SEED, COMMAND, *get_args(RunKind), AGENDA_REVIEW)
 """What regenerating or editing the last message does not remove with the
-reply: the greeting, and what Reverie said on its own meanwhile (a reminder,
-a routine's answer, an agenda review's question), which no reply replaces."""
+reply: the greeting, what Reverie said on its own meanwhile (a reminder,
+a routine's answer, an agenda review's question), which no reply replaces,
+and a command the user typed after it (a ``/remember`` stays in the
+conversation as its memory's source)."""
 
 
 def stored_tool_call(message: Message) -> ToolCall:
@@ -935,8 +950,11 @@ def _read(messages: Sequence[Message], kind: ReplyKind) -> list[Message]:
 
 
 def _title_of(text: str) -> str:
-    """The title a conversation is given from its first message, *text*."""
-    first_line = (text.strip().splitlines() or [""])[0]
+    """The title a conversation is given from its first message, *text*:
+    its first line that shows something, as the store keeps a title
+    (without what shows nothing: an edit finds the title it made), cut;
+    "" when no line shows anything."""
+    first_line = (readable(text).strip().splitlines() or [""])[0].strip()
     return first_line if len(first_line) <= _TITLE_CHARS else first_line[:_TITLE_CHARS] + "…"
 
 

@@ -415,6 +415,7 @@ def connect(path: Path, driver: Driver, *, view: str = "", create: bool = True) 
         connection.close()
         raise translate(exc, path) from exc
     connection.row_factory = module.Row
+    connection.create_function("casefold", 1, _casefold, deterministic=True)
     database = Database(path, driver, connection, vec_version)
     try:
         # Connection settings only: nothing here reads or writes the file.
@@ -427,6 +428,12 @@ def connect(path: Path, driver: Driver, *, view: str = "", create: bool = True) 
         database.close()
         raise
     return database
+
+
+def _casefold(text: object) -> object:
+    """SQL ``casefold(x)``: text with its case folded as Python folds it, in
+    every script (SQLite's ``lower()`` and ``LIKE`` fold ASCII letters alone)."""
+    return text.casefold() if isinstance(text, str) else text
 
 
 def _make_files_private(path: Path, *, create: bool = True) -> None:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import builtins
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from desktop.core.base.text import cut, readable
+from desktop.core.base.text import cut, readable, scrub
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import QueryFailed, RowNotFound
@@ -26,7 +25,6 @@ from desktop.core.db.rows import columns, from_row, json_or_none, select_list
 
 MessageRole = Literal["system", "user", "assistant", "tool", "event"]
 
-_LIKE_SPECIAL = re.compile(r"[\\%_]")
 TITLE_LIMIT = 200
 """The longest title kept, in characters ("…" marks a cut): a page pasted
 as a name, or a ChatGPT export's megabyte title, went whole into every
@@ -35,9 +33,8 @@ TITLE_READ = TITLE_LIMIT + 1_000
 """How much of a title given is read for secrets before it is cut: all the
 cut keeps, and what follows it far enough to tell a value there a secret."""
 SEARCH_MAX_CHARS = 1_000
-"""How much of a search text is searched for.  SQLite refuses a LIKE pattern
-over 50,000 bytes ("too complex"), which a pasted text reaches; no title is
-found by more than its first thousand characters."""
+"""How much of a search text is searched for: a pasted text is no title, and
+no title is found by more than its first thousand characters."""
 _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 _SWEEP_FOLLOW_UP = "secret sweep: titles and search index"
 """The job a secret sweep leaves queued until its titles and index are done."""
@@ -284,19 +281,25 @@ class ConversationStore:
     def search(self, query: str, limit: int = 100) -> builtins.list[Conversation]:
         """Conversations whose title contains *query* or whose messages hold
         all of its words, most recently active first.  Only the first
-        ``SEARCH_MAX_CHARS`` characters of *query* are searched for."""
-        query = query[:SEARCH_MAX_CHARS]
-        words = match_query(query, every_word=True)
-        if words is None or limit < 1:
+        ``SEARCH_MAX_CHARS`` characters of *query* are searched for.  A title
+        is compared as a reader sees it, in any case of any script (SQLite's
+        LIKE folds ASCII letters alone: "ärger" missed "Ärger"), and found
+        by what has no words too (an emoji, "C#")."""
+        query = readable(scrub(query[:SEARCH_MAX_CHARS])).strip()
+        if not query or limit < 1:
             return []
-        title_pattern = "%" + _LIKE_SPECIAL.sub(r"\\\g<0>", query.strip()) + "%"
+        words = match_query(query, every_word=True)
+        in_messages = (
+            ""
+            if words is None
+            else " OR c.id IN (SELECT m.conversation_id FROM messages_fts"
+            " JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ?)"
+        )
         rows = self._db.fetch_all(
             "SELECT * FROM conversations c WHERE c.deleted_at IS NULL AND ("
-            " c.title LIKE ? ESCAPE '\\' OR c.id IN ("
-            "  SELECT m.conversation_id FROM messages_fts"
-            "  JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ?))"
+            f" instr(casefold(c.title), ?) > 0{in_messages})"
             " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?",
-            (title_pattern, words, limit),
+            (query.casefold(), *([] if words is None else [words]), limit),
         )
         return [_conversation(row) for row in rows]
 

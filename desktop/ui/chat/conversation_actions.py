@@ -121,7 +121,10 @@ class ConversationActions:
 
     def delete(self, conversation_id: int) -> None:
         shown = conversation_id == self._host.conversation_id
-        if self._chat is None or (self._host.busy and shown):
+        if self._chat is None:
+            return
+        if self._host.busy and shown:  # its reply would go on into a deleted conversation
+            self._host.set_status("Stop the reply (Esc) before deleting this conversation")
             return
         answer = QMessageBox.question(
             self._parent,

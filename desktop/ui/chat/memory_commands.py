@@ -1,6 +1,11 @@
 """The chat's memory commands, ``/remember`` and ``/forget``, and the
 "Memory updated" row (with Undo) that a remembered fact shows, whether the
-user typed ``/remember`` or the model used its memory tool."""
+user typed ``/remember`` or the model used its memory tool.
+
+``/remember`` runs off the window's thread: a memory is embedded by the
+chat model's lane, which a reply in flight holds until it ends, and its
+text is read for secrets first (seconds for a long paste); on the window's
+thread either froze the window, Stop included, until then."""
 
 from __future__ import annotations
 
@@ -12,6 +17,9 @@ from desktop.core.memory.service import Remembered
 from desktop.core.privacy.redaction import redact
 from desktop.ui.chat.transcript import Transcript
 from desktop.ui.chat.transcript_rows import MemoryUpdate
+
+OffThread = Callable[[Callable[[], object], Callable[[object], None]], None]
+"""Runs a task off the window's thread, then a callback with what it gave, on it."""
 
 
 class MemoryCommands:
@@ -25,28 +33,46 @@ class MemoryCommands:
         transcript: Transcript,
         problem: Callable[[str], None],
         retype: Callable[[str], None],
+        off_thread: OffThread,
     ) -> None:
         self._chat = chat
+        self._off_thread = off_thread
         self._transcript = transcript
         self._problem = problem
         self._retype = retype
 
-    def remember(self, text: str, conversation_id: int | None) -> None:
+    def remember(self, text: str, conversation_id: int | None) -> bool:
+        """Keep *text* as a memory, off the window's thread; whether it
+        runs (the runner's callback says when it is done)."""
         if not text.strip():
             self._transcript.add_notice("Write what to remember after /remember.")
-            return
-        try:
-            remembered = self._chat.remember(text, conversation_id)
-        except ReverieError as error:
-            self._problem(f"That was not remembered: {error}")
+            return False
+        chat = self._chat
+
+        def keep() -> tuple[Remembered, str] | ReverieError:
+            try:
+                remembered = chat.remember(text, conversation_id)
+            except ReverieError as error:  # for the banner, not the log
+                return error
+            # Shown as stored: its source, with any secret taken out.
+            source = remembered.source
+            shown = redact(f"/remember {text.strip()}").text if source is None else ""
+            return remembered, shown
+
+        self._off_thread(keep, lambda result: self._remembered(text, result))
+        return True
+
+    def _remembered(self, text: str, result: object) -> None:
+        if isinstance(result, ReverieError):
+            self._problem(f"That was not remembered: {result}")
             self._retype(f"/remember {text}")
             return
-        # Shown as stored: its source, with any secret taken out.
-        if remembered.source is not None:
-            source = remembered.source
+        assert isinstance(result, tuple)
+        remembered, shown = result
+        if (source := remembered.source) is not None:
             self._transcript.add_message("user", source.content, source.id)
         else:
-            self._transcript.add_message("user", redact(f"/remember {text.strip()}").text)
+            self._transcript.add_message("user", shown)
         self.updated(remembered)
 
     def updated(self, remembered: Remembered) -> None:

@@ -161,7 +161,9 @@ class ChatWindow(QMainWindow):
         self._memory_commands = (
             None
             if chat is None
-            else MemoryCommands(chat, self.transcript, self.show_problem, self.input.setPlainText)
+            else MemoryCommands(
+                chat, self.transcript, self.show_problem, self.input.setPlainText, self._off_thread
+            )
         )
         self._worker = WorkerThread("chat-worker", self)
         self._connect_worker()
@@ -674,20 +676,59 @@ class ChatWindow(QMainWindow):
             else:
                 self._on_notice(_NO_DREAMING)
         elif command.name == "remember" and self._memory_commands is not None:
-            self._memory_commands.remember(command.argument, conversation_id)
+            if self._memory_commands.remember(command.argument, conversation_id):
+                return  # it ends off the window's thread
         elif command.name == "forget" and self._memory_commands is not None:
             self._memory_commands.forget(command.argument)
         elif command.name == "memory":
-            given = chat.given_memories(conversation_id)
-            listed = "\n".join(f"#{m.id} ({m.category}): {m.content}" for m in given)
-            self._on_notice(
-                f"Reverie's next reply is given these memories, most relevant first:\n{listed}"
-                if given
-                else "No memories are given to the model right now."
-            )
+            self._off_thread(lambda: chat.given_memories(conversation_id), self._show_given)
+            return
+        self._command_ended()
+
+    def _command_ended(self) -> None:
         if not self.busy:
             self.set_status(self._idle_status())
         self.turn_ended.emit(self.statusBar().currentMessage())
+
+    def _off_thread(self, task: Callable[[], object], shown: Callable[[object], None]) -> None:
+        """Run a command's *task* on the reader, then *shown* with what it
+        gave, and end the command.  What asks the model's lane (an
+        embedding) waits there behind a reply in flight: on the window's
+        thread it froze the window, Stop included, until the reply ended.
+        The box is read-only meanwhile, so what a failed command puts back
+        in it is written over nothing typed since."""
+
+        def done(result: object) -> None:
+            if not self._worker.qthread.isRunning():  # the app quit meanwhile
+                return
+            self._read()
+            shown(result)
+            self._announce()
+            self._command_ended()
+
+        def failed(problem: str) -> None:
+            if not self._worker.qthread.isRunning():
+                return
+            self._read()
+            self.show_problem(f"That did not work: {problem}")
+            self._announce()
+            self._command_ended()
+
+        self._reading = True
+        self.input.setReadOnly(True)
+        self._update_send()
+        self._announce()
+        self._reader.run(task, done, failed)
+
+    def _show_given(self, result: object) -> None:
+        """``/memory``: the memories the next reply is given."""
+        assert isinstance(result, list)
+        listed = "\n".join(f"#{m.id} ({m.category}): {m.content}" for m in result)
+        self._on_notice(
+            f"Reverie's next reply is given these memories, most relevant first:\n{listed}"
+            if result
+            else "No memories are given to the model right now."
+        )
 
     def _compact(self, chat: ChatService, conversation_id: int) -> None:
         """``/compact`` waits on the model: it runs on the worker like a turn."""
