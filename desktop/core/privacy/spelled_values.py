@@ -22,9 +22,11 @@ from desktop.core.privacy.credential_nearby import names_a_credential
 
 _CHAR = r"[A-Za-z0-9!@#$%&*?]"
 _SPELLED = re.compile(
-    rf"(?<![\w.,-]){_CHAR}(?P<sep>\.?[ \t]|,[ \t]|-)(?:{_CHAR}(?P=sep)){{2,}}{_CHAR}\.?(?![\w-])"
+    rf"(?<![\w.,'\u2019-]){_CHAR}(?P<sep>\.?[ \t]|,[ \t]|-)"
+    rf"(?:{_CHAR}(?P=sep)){{2,}}{_CHAR}\.?(?![\w-])"
 )
-"""Four or more characters, one at a time, split the same way each time."""
+"""Four or more characters, one at a time, split the same way each time;
+not the "s" of "locker's" ("the gym locker's 0 0 0" keeps its "'s")."""
 _UNITS = r"zero|oh|one|two|three|four|five|six|seven|eight|nine"
 _TENS = r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _NUMBER_WORD = (
@@ -42,10 +44,14 @@ _DIAL = re.compile(
 )
 """A dial's turns: "right 31, left 8, right 22"."""
 _THEN_DIGITS = re.compile(
-    r",?[ \t]+then[ \t]+(?:the[ \t]+(?:number|digits?)[ \t]+)?(?P<digits>\d{1,6})\b",
+    r",?[ \t]+then[ \t]+(?:the[ \t]+(?:number|digits?)[ \t]+)?"
+    rf"(?P<digits>\d{{1,6}}|{_NUMBER_WORD}(?:[ \t]+{_NUMBER_WORD}){{0,5}})\b"
+    # The piece ends there: "then 300 guests walked out" counts guests.
+    r"(?![ \t]+(?!(?:then|and|plus|with|followed|thx|thanks|lol|please|pls)\b)[^\W\d_])",
     re.IGNORECASE,
 )
-"""A value's next piece, described: "then 88", "then the number 17"."""
+"""A value's next piece, described or dictated: "then 88", "then the
+number 17", "then six zero"; not a count ("and then 300 guests")."""
 _WHAT_OPENS = re.compile(
     r"\b(?:spell\w*|letter\s+by\s+letter|slowly|read\s+(?:it|them)\s+(?:back|out)|codes?|pin"
     r"|lock\w*|safe|combo|combination|gate|garage|door|alarm|keypad|wi-?fi|laptop|opens?)\b",

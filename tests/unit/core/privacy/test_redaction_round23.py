@@ -1,0 +1,53 @@
+"""Round 23: round 22's leftovers (a count after "and then" beside the word
+"alarm", a value ending in a word of thanks, a keyboard walk after "Pass -",
+values in a table's cells), then secrets as people write them in more
+languages and scripts, in code and whole files, as keys of new shapes, on
+the line after their label, dictated, in chat shorthand
+(``tests.secret_families_round23``, whose templates at even places are the
+ones this round's rules were written on), and sentences of the same look
+that hold none.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from desktop.core.privacy.redaction import redact
+
+
+def _assert_gone(text: str, *values: str) -> None:
+    redacted = redact(text).text
+    for value in values:
+        pattern = rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])"
+        assert re.search(pattern, redacted) is None, redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The alarm went off and then 300 guests walked out.",
+        "the alarm rang, then three people left",
+        "my password expired and then 2 days later it locked me out",
+    ],
+)
+def test_a_count_after_then_beside_a_credential_word_is_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("password is cactus then the number six zero", ("cactus", "six zero")),
+        ("my password is kettle with a capital K then seven five", ("kettle", "seven five")),
+        ("the password for netflix is walrus then the number four thx", ("walrus", "four")),
+    ],
+)
+def test_digits_dictated_after_then_are_taken_out(text: str, values: tuple[str, ...]) -> None:
+    _assert_gone(text, *values)
+
+
+def test_the_s_of_a_possessive_is_not_spelled_with_the_code_after_it() -> None:
+    # Found by test_redaction_situations' lock_combination family.
+    assert redact("the gym locker's 0 0 0").text == "the gym locker's [redacted password]"
