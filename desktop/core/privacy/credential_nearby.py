@@ -71,6 +71,7 @@ _NAMES = str.split(
     нууц_\u04af\u0433 құпия_сөз құпия_сөзім የይለፍ_ቃል የይለፍ_ቃሉ ਪਾਸਵਰਡ પાસવર્ડ పాస్‌వర్డ్ පාස්වර්ඩ්
     මුරපදය ọrọ_igbaniwọle kalmar_sirri iphasiwedi pasfhocal phasfhocal pasvorto
     contrasinal passwuert wachtwurd modpas hasełko パスコード sandi
+    kalimat_al_sir kalimat_al_murur kalimat_sir kalimat_murur kalimet_el_ser
     """
 )
 _NAMES_WITHOUT_SPACES = str.split(
@@ -595,7 +596,8 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             # "password for wifi X", "пароль от почты X": a letter and a digit, at the
             # end; "password wifi X": no place word, so a sign or both cases too
             strong = place or _SIGN_NOT_DIGIT.search(core) or core.lower() != core != core.upper()
-            value = _value(text, start, chunk.end()) if strong and _MIXED.fullmatch(core) else None
+            shaped = _MIXED.fullmatch(core) or _SIGNED_WORDS.fullmatch(core)
+            value = _value(text, start, chunk.end()) if strong and shaped else None
         if value is not None and _LABEL.search(text, *value):
             return  # "pw and DB_PASS=X": the next credential, with a name of its own
         if value is not None and not names_an_amount(text, value[1]):
@@ -647,12 +649,30 @@ _LABEL = re.compile(
 _SIGN_NOT_DIGIT = re.compile(r"[^\w\s]")
 _MIXED = re.compile(r"(?=\S*[^\W\d_])(?=\S*\d)\S{3,}")
 """A letter and a digit in one word: "hunter2", not "204" or "wifi"."""
+_SIGNED_WORDS = re.compile(r"[^\W\d_]+(?:[#!@$%&*+][^\W\d_]+)+[#!@$%&*+]?")
+"""Words joined by signs, which no language writes: "Pastel#de#nata"."""
 
 
 def _ends_sentence(text: str, end: int) -> bool:
-    """Does a sentence or line end right after *end*?"""
+    """Does a sentence or line end right after *end*, or after words that
+    only sign off ("... Fall93 спасибо", "... X (don't share)")?"""
     rest = text[end : end + 2]
-    return rest in ("", "\n") or (rest[0] in "\n.!?" and rest[1:] in ("", " ", "\n"))
+    if rest in ("", "\n") or (rest[0] in "\n.!?" and rest[1:] in ("", " ", "\n")):
+        return True
+    return rest[0] in " \t.!?" and _SIGNING_OFF.match(text, end) is not None
+
+
+_THANKS = _words(
+    "thx thanks ty lol pls please cheers merci danke gracias grazie obrigado obrigada dzięki "
+    "tack спасибо teşekkürler sağol shukran شكرا dhanyavaad धन्यवाद arigato ありがとう 谢谢"
+)
+_SIGNING_OFF = re.compile(
+    rf"[.!?]?(?:[ \t]+(?:{'|'.join(map(re.escape, sorted(_THANKS)))}|[:;]\)|:d"
+    r"|\([^()\n]{1,30}\)))+[ \t]*[.!?]*[ \t]*(?:\n|\Z)",
+    re.IGNORECASE,
+)
+"""Words of thanks, a smile or a note in brackets, up to the line's end
+(matched on folded text, as ``_THANKS`` is written)."""
 
 
 _CJK_RUN = re.compile(

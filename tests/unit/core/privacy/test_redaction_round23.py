@@ -51,3 +51,32 @@ def test_digits_dictated_after_then_are_taken_out(text: str, values: tuple[str, 
 def test_the_s_of_a_possessive_is_not_spelled_with_the_code_after_it() -> None:
     # Found by test_redaction_situations' lock_combination family.
     assert redact("the gym locker's 0 0 0").text == "the gym locker's [redacted password]"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Kennwort für den Router Pastel#de#nata danke", "Pastel#de#nata"),
+        ("Kennwort für den Router Pastel#de#nata (don't share)", "Pastel#de#nata"),
+        ("haslo do banku Fall93 спасибо", "Fall93"),
+        ("haslo do banku June2029 dzięki", "June2029"),
+        ("password for the wifi Kettle42 thx", "Kettle42"),
+        ("kalimat al sir Tulpen2024!", "Tulpen2024!"),
+        ("kalimat al sir zxcvbn99 (не говори никому)", "zxcvbn99"),
+    ],
+)
+def test_a_value_for_a_place_then_a_word_of_thanks_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password for the wifi is on the router thx",
+        "haslo do banku zmienione, dzięki",
+        "Kennwort für den Router vergessen danke",
+        "the password for my account expired (again)",
+    ],
+)
+def test_words_after_a_password_for_a_place_with_thanks_are_kept(text: str) -> None:
+    assert redact(text).text == text
