@@ -486,7 +486,27 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         (r"\bConvertTo-SecureString\s+[\"'](?P<cmd>[^\"'\n]+)[\"']", _STRONG),
         # A .pgpass line (host:port:database:user:password), an npm token.
-        (r"(?m)^[\w.*-]+:(?:\d+|\*):[\w*-]+:[\w*.@-]+:(?P<cmd>\S+)$", _STRONG),
+        (r"(?m)^[\w.*-]+:(?:\d+|\*):[\w*-]+:[\w*.@-]+:(?P<cmd>\S+)(?=[ \t]|$)", _STRONG),
+        # A user and password before a host with no scheme: Go's DSN
+        # "bob:X@tcp(db:3306)/app", "bob:X@db.local:5432/app".
+        (
+            r"(?<![^\s\"'`(=,])(?=[A-Za-z_])[\w.-]{1,64}:(?P<cmd>[^\s@/:\"'(]{1,100})@"
+            r"(?=(?:tcp|unix|udp)\(|[\w-]+(?:\.[\w-]+)*(?::\d+)?/)",
+            _STRONG,
+        ),
+        # A user and password handed to an HTTP client: requests' auth=("bob", "X"),
+        # HTTPBasicAuth("bob", "X"), aiohttp's BasicAuth("bob", "X").
+        (
+            r"\b(?:auth|\w*(?:Basic|Digest)Auth)\s*[=(]\s*[(\[]?\s*[\"'][^\"'\n]{1,100}[\"']\s*,\s*"
+            r"[\"'](?P<cmd>[^\"'\n]{1,100})[\"']",
+            _STRONG,
+        ),
+        # A password manager's export row: a site's address, the user, the password.
+        (
+            r"(?m)(?:^|,)[\"']?https?://[^\s,]+,(?=[^,\n]*[^\W\d_])[^,\n]{1,100},"
+            r"(?P<cell>[^\s,]{1,100})(?=,|[ \t]|$)",
+            _SIGNED,
+        ),
         (r"_authToken\s*=\s*(?P<cmd>\S+)", _STRONG),
         # A token as a URL's user: https://TOKEN@github.com.
         (r"\b[a-z][a-z0-9+.-]{0,30}://(?P<cmd>[A-Za-z0-9_-]{20,100})@", _STRONG),

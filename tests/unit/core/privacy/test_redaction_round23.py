@@ -80,3 +80,37 @@ def test_a_value_for_a_place_then_a_word_of_thanks_is_taken_out(text: str, value
 )
 def test_words_after_a_password_for_a_place_with_thanks_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            'db, err := sql.Open("mysql", "app_rw:UZqR6u4aom8I@tcp(127.0.0.1:3306)/app")',
+            "UZqR6u4aom8I",
+        ),
+        ("dsn = admin:lumiere_9@db.local:5432/app", "lumiere_9"),
+        ("localhost:*:*:postgres:Tulpen2024! :)", "Tulpen2024!"),
+        ("db.example.com:5432:app:ana:Kr4nich# thx", "Kr4nich#"),
+        ("requests.get(url, auth=('lucia', 'Zugspitze2962')) thx", "Zugspitze2962"),
+        ('session.auth = HTTPBasicAuth("deploy", "t1EFqHoRqnwT")', "t1EFqHoRqnwT"),
+        ("Netflix,https://www.netflix.com,jonas.k,qy6fFJEJatHF, :)", "qy6fFJEJatHF"),
+        ('"https://accounts.google.com","ana@example.com","Hafen#Kiel4"', "Hafen#Kiel4"),
+    ],
+)
+def test_a_password_in_code_or_an_exported_row_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "meet me at 10:30@cafe",
+        "requests.get(url, auth=token_auth)",
+        "https://example.com/a,200,0.34",
+        "https://example.com/pricing,Berlin,Germany",
+        "url,visits\nhttps://example.com,1200,2024-03-01",
+    ],
+)
+def test_code_and_rows_of_the_same_look_without_a_password_are_kept(text: str) -> None:
+    assert redact(text).text == text
