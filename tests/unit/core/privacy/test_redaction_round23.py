@@ -114,3 +114,42 @@ def test_a_password_in_code_or_an_exported_row_is_taken_out(text: str, value: st
 )
 def test_code_and_rows_of_the_same_look_without_a_password_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "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",
+        "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",
+        "patm2CGcrmCysoX9E.9d80ac3d42b75dfba071eee79d532cc530450f90a251b925d2dab5b3e1f276ff",
+    ],
+)
+def test_a_key_of_hex_after_a_prefix_is_taken_out(value: str) -> None:
+    _assert_gone(f"groq key {value}.", value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mistral: 7ee91b9ac52b58979fa5644d9c0e82f0 thx",
+        "Mistral API key = 56e7246c0e5ab60d0decdee70ddbf1d8",
+        "cohere: Xk2mP9qR4sT7vW1yZ3bN5cD8fG0hJ6kL",
+    ],
+)
+def test_a_key_named_by_its_service_is_taken_out(text: str) -> None:
+    assert re.search(r"[0-9a-zA-Z]{24,}", redact(text).text) is None, redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the commit is 3f9a2c1b7e4d5f60a1b2c3d4e5f6a7b8c9d0e1f2",
+        "md5 d41d8cd98f00b204e9800998ecf8427e of the empty file",
+        "trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
+        "mistral: the_model_name_is_very_long_indeed",
+        "openai: gpt-4o-mini is cheaper",
+        "datadog: 14 hosts reporting",
+    ],
+)
+def test_hex_and_names_of_the_same_look_without_a_key_are_kept(text: str) -> None:
+    assert redact(text).text == text
