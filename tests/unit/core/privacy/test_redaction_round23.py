@@ -153,3 +153,34 @@ def test_a_key_named_by_its_service_is_taken_out(text: str) -> None:
 )
 def test_hex_and_names_of_the_same_look_without_a_key_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Pass - poiuyt merci", "poiuyt"),
+        ("mitt lösenord är poiuyt! dzięki", "poiuyt"),
+        ('Wi-Fi "hunter2" | alarm "33268"', "hunter2"),
+        ("wifi 'kettle42', alarm '4821'", "kettle42"),
+    ],
+)
+def test_round_22s_leftovers_are_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Wi-Fi HomeNet | alarm on the fridge",
+        'Wi-Fi "Vodafone-4F2A" | router in the hall',
+        "the qwerty layout is older than the pass - it is 1870s",
+        "Pass - the salt, merci",
+    ],
+)
+def test_a_network_name_and_a_plain_word_after_pass_are_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_the_quote_opening_a_value_after_a_label_is_kept() -> None:
+    # Found by test_redaction_phrasings' value_without_verb.
+    assert redact('passkey "Aaa0!x"').text == 'passkey "[redacted password]"'
