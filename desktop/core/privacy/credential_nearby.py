@@ -297,12 +297,14 @@ def credential_words(text: str) -> Iterator[re.Match[str]]:
 def looks_like_a_value(value: str) -> bool:
     """Three characters or more, a digit or a sign in it, a letter or digit
     ("==>" is a sign), and no time, date, amount, ordinal, number with its
-    unit or address; or a made-up word ("Tolzanwensho", not "passphrases")."""
+    unit, address or product ("1Password"); or a made-up word
+    ("Tolzanwensho", not "passphrases")."""
     return (
         len(value) >= 3
         and _SIGN.search(value) is not None
         and _ALNUM.search(value) is not None
         and not plainly_no_secret(value)
+        and value.casefold() not in known_words.PRODUCT_NAMES  # "see 1Password"
     ) or made_up(value)
 
 

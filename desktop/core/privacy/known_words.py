@@ -55,7 +55,7 @@ PRODUCT_NAMES = frozenset(
         """
         iphone ipad imac ipod itunes icloud imessage ios ipados macos macbook airpods airdrop
         airtag faceid touchid facetime applepay appleid appletv homekit homepod filevault
-        paypal lastpass keepass keepassxc bitwarden dashlane nordpass onepassword roboform
+        paypal lastpass keepass keepassxc bitwarden dashlane nordpass onepassword 1password roboform
         protonmail protonvpn nordvpn expressvpn surfshark tunnelbear mullvad
         github gitlab bitbucket youtube whatsapp linkedin tiktok wechat snapchat facebook
         playstation xbox nintendo doordash ubereats grubhub airbnb ebay aliexpress alipay

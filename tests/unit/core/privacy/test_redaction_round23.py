@@ -184,3 +184,10 @@ def test_a_network_name_and_a_plain_word_after_pass_are_kept(text: str) -> None:
 def test_the_quote_opening_a_value_after_a_label_is_kept() -> None:
     # Found by test_redaction_phrasings' value_without_verb.
     assert redact('passkey "Aaa0!x"').text == 'passkey "[redacted password]"'
+
+
+@pytest.mark.parametrize(
+    "text", ["pw: see 1password", "passwords are all in 1Password", "PIN: in 1password too"]
+)
+def test_a_password_manager_named_where_a_value_would_be_is_kept(text: str) -> None:
+    assert redact(text).text == text
