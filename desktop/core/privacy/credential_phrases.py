@@ -380,6 +380,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"{_LOOKS_LIKE}",
             _SIGNED,
         ),
+        # "user: bob" on a line, the password alone on the next (round 23).
+        (
+            r"(?m)^[ \t]*(?:user(?:name)?|login|e-?mail|u|benutzer(?:name)?|usuario|utilisateur)"
+            rf"[ \t]*[:=][ \t]*[^\s]+[ \t]*\n[ \t]*{_LOOKS_LIKE}(?=[!?.]*[ \t]*(?:\n|\Z))",
+            _SIGNED,
+        ),
         # "user bob pass X", "login bob@example.com pass X", "SSID Home, key X".
         (
             rf"\b(?:{_LOGIN}|user(?:name)?|e-?mail|account|acct|wi-?fi|wlan|ssid|network)\s*:?\s+"

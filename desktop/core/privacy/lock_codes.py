@@ -81,11 +81,14 @@ _CODE_ALONE = re.compile(
 )
 """The word code and a code: "takes the code 6034 after hours", "Code 482913 to confirm"."""
 _CODE_FOR = re.compile(
-    r"\bcode[ \t]+(?:for|to|of)[ \t]+(?:(?:the|my|our)[ \t]+)?(?:[\w'\u2019-]+[ \t]+){0,2}?"
-    rf"(?:{_LOCKS})\b[ \t]*(?::|is|=)?[ \t]*[\"'`\u2018\u201c]?" + _VALUE,
+    r"\bcode[ \t]+(?:for|4|to|of)[ \t]+(?:(?:the|my|our)[ \t]+)?(?:[\w'\u2019-]+[ \t]+){0,2}?"
+    rf"(?:{_LOCKS}|doors?|{_NEED_A_CODE_WORD})\b[ \t]*(?::|is|=)?[ \t]*[\"'`\u2018\u201c]?"
+    + _VALUE,
     re.IGNORECASE | re.MULTILINE,
 )
-"""The word code, what it opens, then the code: "code for the side gate 9192"."""
+"""The word code, what it opens, then the code: "code for the side gate 9192",
+"code 4 the door 41382" (chat's "4" for "for"), "code for the alarm 8830"
+(the word code names what an alarm's or a door's number is)."""
 _NOT_SECRET_CODES = frozenset(
     str.split(
         "zip postal post area country dialling dialing error status exit product bar qr source "

@@ -191,3 +191,53 @@ def test_the_quote_opening_a_value_after_a_label_is_kept() -> None:
 )
 def test_a_password_manager_named_where_a_value_would_be_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("here's the login for netflix\nuser: lucia\nnoah4563?", "noah4563"),
+        ("netflix\nusername: jonas.k\nKr4nich#", "Kr4nich#"),
+        ("email: ana@example.com\nTulpen2024!\n\nthanks", "Tulpen2024!"),
+    ],
+)
+def test_a_password_alone_on_the_line_after_the_user_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "user: lucia\nthanks!",
+        "username: jonas.k\n2024-03-01",
+        "email: ana@example.com\nphone: 0171 2345678",
+        "user: ana\nrole: admin",
+    ],
+)
+def test_a_user_and_a_line_without_a_password_after_it_are_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("code 4 the door 41382", "41382"),
+        ("code for the door 0545 thx", "0545"),
+        ("code for the alarm: 8830", "8830"),
+    ],
+)
+def test_a_code_for_a_door_or_an_alarm_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "code 4 the door is on the fridge",
+        "the code for the door changed in 2019",
+        "code for the alarm system was written in 1998 by 3 people",
+        "I wrote 4 lines of code for the door sensor",
+    ],
+)
+def test_code_for_a_door_without_a_code_is_kept(text: str) -> None:
+    assert redact(text).text == text
