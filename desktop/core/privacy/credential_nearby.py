@@ -668,10 +668,15 @@ def _ends_sentence(text: str, end: int) -> bool:
     return rest[0] in " \t.!?" and _SIGNING_OFF.match(text, end) is not None
 
 
-_THANKS = _words(
+THANKS_WORDS = str.split(
     "thx thanks ty lol pls please cheers merci danke gracias grazie obrigado obrigada dzięki "
-    "tack спасибо teşekkürler sağol shukran شكرا dhanyavaad धन्यवाद arigato ありがとう 谢谢"
+    "dzieki tack спасибо teşekkürler tesekkurler sağol shukran شكرا dhanyavaad धन्यवाद arigato "
+    "ありがとう 谢谢"
 )
+"""Words of thanks a chat message ends with after a value, in its languages."""
+THANKS = "|".join(map(re.escape, sorted(THANKS_WORDS, key=len, reverse=True)))
+"""``THANKS_WORDS`` as a pattern, for text read as typed."""
+_THANKS = _words(" ".join(THANKS_WORDS))
 _SIGNING_OFF = re.compile(
     rf"[.!?]?(?:[ \t]+(?:{'|'.join(map(re.escape, sorted(_THANKS)))}|[:;]\)|:d"
     r"|\([^()\n]{1,30}\)))+[ \t]*[.!?]*[ \t]*(?:\n|\Z)",

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from desktop.core.privacy.credential_nearby import THANKS
+
 _LOCKS = (
     r"(?:u-|d-|bike\s+|chain\s+|cable\s+|spiral\s+|helmet\s+|combination\s+|number\s+)?"
     r"(?:lock|padlock)|key\s*safe|key\s*box|lock\s*box|key\s+(?:cabinet|cupboard)|safe"
@@ -47,8 +49,7 @@ _VALUE = (
     r"(?P<value>\d{1,2}(?P<sep>[-/ .])\d{1,2}(?:(?P=sep)\d{1,2}){1,3}|\d{3}[- ]\d{3}|\d{3,8})"
     r"(?![\w/.,:-]?\d)(?![\w%\u20ac$\u00a3]|['\u2019]\w)[\"'`\u2019\u201d]?[#*]?"
     r"(?=[ \t]*(?:$|[\n.,;!?()\u2014\u2013-]|(?:for|then|after|before|and|but|so|on|at|or|if"
-    r"|when|btw|lol|thx|thanks|cheers|danke|merci|gracias|grazie|obrigad[oa]|keys?|I|to|just|und"
-    r"|en|och)\b|:\)))"
+    r"|when|btw|keys?|I|to|just|und|en|och)\b|(?:" + THANKS + r")(?!\w)|:\)))"
 )
 _SIGN = (
     r"(?:\s+(?:is|was|ist|\u00e4r|er|heeft|hat|has|takes|uses|needs|wants|to|=|use|set\s+to"

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 
 from desktop.core.privacy import known_words
-from desktop.core.privacy.credential_nearby import names_a_credential
+from desktop.core.privacy.credential_nearby import THANKS, names_a_credential
 
 _CHAR = r"[A-Za-z0-9!@#$%&*?]"
 _SPELLED = re.compile(
@@ -47,7 +47,7 @@ _THEN_DIGITS = re.compile(
     r",?[ \t]+then[ \t]+(?:the[ \t]+(?:number|digits?)[ \t]+)?"
     rf"(?P<digits>\d{{1,6}}|{_NUMBER_WORD}(?:[ \t]+{_NUMBER_WORD}){{0,5}})\b"
     # The piece ends there: "then 300 guests walked out" counts guests.
-    r"(?![ \t]+(?!(?:then|and|plus|with|followed|thx|thanks|lol|please|pls)\b)[^\W\d_])",
+    rf"(?![ \t]+(?!(?:then|and|plus|with|followed)\b|(?:{THANKS})(?!\w))[^\W\d_])",
     re.IGNORECASE,
 )
 """A value's next piece, described or dictated: "then 88", "then the

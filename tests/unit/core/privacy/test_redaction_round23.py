@@ -241,3 +241,16 @@ def test_a_code_for_a_door_or_an_alarm_is_taken_out(text: str, value: str) -> No
 )
 def test_code_for_a_door_without_a_code_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("code 4 the door 444942 tack", "444942"),
+        ("the gate code is 7747 спасибо", "7747"),
+        ("password is cactus then the number six zero спасибо", "six zero"),
+        ("password is kettle then the number eight one tack", "eight one"),
+    ],
+)
+def test_a_code_then_thanks_in_another_language_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
