@@ -137,7 +137,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
             yield from _value_after(text, cue.end(), pins=pins, joined=short)
     for part in _LABEL_SPACE_VALUE.finditer(text):
         if _a_label(part["label"]) and not _after_a_credential_name(text, part.start()):
-            value = part["value"].rstrip(".,;:)\"'\u201d\u2019")  # "!" may end a value
+            value = part["value"].rstrip(".,;:)\"'`\u201d\u2019")  # "!" may end a value
             whole_line = part.group().strip() == _line_of(text, part.start()).strip()
             pins = whole_line and _PIN_LABEL.search(part["label"]) is not None
             if _a_value(value, pins=pins) and not _a_user_name(text, *part.span("value")):

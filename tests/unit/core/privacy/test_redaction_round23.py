@@ -181,9 +181,11 @@ def test_a_network_name_and_a_plain_word_after_pass_are_kept(text: str) -> None:
     assert redact(text).text == text
 
 
-def test_the_quote_opening_a_value_after_a_label_is_kept() -> None:
+@pytest.mark.parametrize("quote", ['"', "`"])
+def test_the_quotes_around_a_value_after_a_label_are_kept(quote: str) -> None:
     # Found by test_redaction_phrasings' value_without_verb.
-    assert redact('passkey "Aaa0!x"').text == 'passkey "[redacted password]"'
+    text = f"passkey {quote}Aaa0!x{quote}"
+    assert redact(text).text == f"passkey {quote}[redacted password]{quote}"
 
 
 @pytest.mark.parametrize(
