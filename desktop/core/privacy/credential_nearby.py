@@ -65,7 +65,8 @@ _NAMES = str.split(
     лозинка лозинку parool parooli pasahitza pasahitz lykilorð lykilorðið lykilorðinu
     cyfrinair nghyfrinair gyfrinair nenosiri fjalëkalim fjalëkalimi
     পাসওয়ার্ড கடவுச்சொல் پاس_ورڈ رمز_عبور گذرواژه
-    pinn pincod pinkod pwrd psw p.w. codeword safeword safe_word code_word masterauth
+    pinn pincod pinkod pinkoden pinkoder pwrd psw p.w.
+    codeword safeword safe_word code_word masterauth
     apikey apikeys api_key api_keys api-key api-keys
     პაროლი პაროლის գաղտնաբառ գաղտնաբառը parol parolim parolum şifrə şifrəm
     нууц_\u04af\u0433 құпия_сөз құпия_сөзім የይለፍ_ቃል የይለፍ_ቃሉ ਪਾਸਵਰਡ પાસવર્ડ పాస్‌వర్డ్ පාස්වර්ඩ්
@@ -104,7 +105,7 @@ NOT_A_PASS = (
 _WEAK_NAMES = (
     rf"{NOT_A_PASS}pass|token|secret|combination|combo|secret\s+phrase|mnemonic|"
     r"(?:mother['\u2019]?s\s+)?maiden\s+name|magic\s+word|wi-?fi|door|keypad|hotspot|"
-    r"parole|رمز|nip"
+    r"parole|رمز|nip|losen|mima"
 )
 _WEAK_WORDS = ["пасс", "пин"]
 """Weak words in scripts whose letters fold to Latin look-alikes."""
@@ -145,7 +146,7 @@ _LINKS = _words(
     from to ist war sind lautet lauten heißt heisst est c'est était etait es era
     é è e sono är er on je jest jsou это este είναι adalah là ay yra هي هو היא הוא
     は が 是 为 為 는 은 이 가 で
-    ir yw ialah ni është eshte คือ است being isn't wasn't
+    ir yw ialah ni është eshte คือ است being isn't wasn't shi
     არის ce ngu ná ass se 係 គឺ ແມ່ນ က
     """
 )
@@ -338,7 +339,8 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     if (listed := _listed(text, match)) is not None:
         yield from listed  # "Passwords:\n- bank: X\n- email: Y", "(both passwords)"
         return
-    after = [] if match["login"] is not None else list(_after(text, match.end(), weak))
+    pin = _PIN_NAME.match(_lower(match.group())) is not None
+    after = [] if match["login"] is not None else list(_after(text, match.end(), weak, pin))
     if PAIR_NAMED.search(text, max(0, match.start() - 16), match.start()):
         # "login/pass: bob/X": bob is the user
         after = [(text.rfind("/", start, stop) + 1 or start, stop) for start, stop in after]
@@ -514,9 +516,10 @@ def _a_noun_follows(text: str, end: int) -> bool:
     return False
 
 
-def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]:
+def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterator[tuple[int, int]]:
     """The value after the credential word ending at *end* (a *weak* one
-    needs a sign or a linking word before it)."""
+    needs a sign or a linking word before it; after a *pin* one, digits
+    alone are a value where a word and a digit would be)."""
     if note := _NOTE.match(text, end):
         opening = note.start() + note.group().index("(") + 1
         inside = text[opening : note.end() - 1]
@@ -603,7 +606,9 @@ def _after(text: str, end: int, weak: bool = False) -> Iterator[tuple[int, int]]
             # end; "password wifi X": no place word, so a sign or both cases too
             strong = place or _SIGN_NOT_DIGIT.search(core) or core.lower() != core != core.upper()
             shaped = _MIXED.fullmatch(core) or _SIGNED_WORDS.fullmatch(core)
-            value = _value(text, start, chunk.end()) if strong and shaped else None
+            # "пин-код карты 1524", "PIN card 0817": a PIN's digits alone
+            a_pin = pin and _PIN_DIGITS.fullmatch(core) is not None
+            value = _value(text, start, chunk.end()) if (strong and shaped) or a_pin else None
         if value is not None and _LABEL.search(text, *value):
             return  # "pw and DB_PASS=X": the next credential, with a name of its own
         if value is not None and not names_an_amount(text, value[1]):
@@ -655,6 +660,10 @@ _LABEL = re.compile(
 _SIGN_NOT_DIGIT = re.compile(r"[^\w\s]")
 _MIXED = re.compile(r"(?=\S*[^\W\d_])(?=\S*\d)\S{3,}")
 """A letter and a digit in one word: "hunter2", not "204" or "wifi"."""
+_PIN_NAME = re.compile(r"pin|пин")
+"""The start of a word naming a PIN ("pincode", "pinkoden", "пин-код")."""
+_PIN_DIGITS = re.compile(r"(?!(?:19|20)\d\d\Z)\d{4,8}")
+"""A PIN: four to eight digits, not a year."""
 _SIGNED_WORDS = re.compile(r"[^\W\d_]+(?:[#!@$%&*+][^\W\d_]+)+[#!@$%&*+]?")
 """Words joined by signs, which no language writes: "Pastel#de#nata"."""
 

@@ -507,6 +507,19 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"[\"'](?P<cmd>[^\"'\n]{1,100})[\"']",
             _STRONG,
         ),
+        # A call setting a key that names a credential: os.Setenv("DB_PASS", "X"),
+        # props.put("mail.smtp.password", "X"), config.set("api_token", "X").
+        (
+            r"\(\s*[\"'][\w.-]*(?:pass(?:word|wd)?|pwd|secret|token|api_?key)[\w.-]*[\"']\s*,\s*"
+            r"[\"'](?P<cmd>[^\"'\n]{1,100})[\"']",
+            _STRONG,
+        ),
+        # Terraform's variable named for a password, with its default.
+        (
+            r"\bvariable\s+\"[\w-]*(?:pass(?:word|wd)?|pwd|secret|token|api_?key)[\w-]*\"\s*\{"
+            r"[^{}]{0,200}?\bdefault\s*=\s*\"(?P<cmd>[^\"\n]{1,100})\"",
+            _STRONG,
+        ),
         # A password manager's export row: a site's address, the user, the password.
         (
             r"(?m)(?:^|,)[\"']?https?://[^\s,]+,(?=[^,\n]*[^\W\d_])[^,\n]{1,100},"
