@@ -290,3 +290,34 @@ def test_a_secret_of_the_round_23_families_held_out_is_taken_out(text: str, valu
 )
 def test_sentences_of_the_look_of_the_held_out_fixes_are_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("password otter four eight exclamation mark thx", ("otter", "four eight")),
+        ("password capital H hunter eight zero спасибо", ("hunter", "eight zero")),
+        ("password lantern five all lowercase (don't share)", ("lantern", "five")),
+        ("set the password to capital M mango four zero.", ("mango", "four zero")),
+        ("password mango with a capital M then five eight.", ("mango", "five eight")),
+    ],
+)
+def test_a_value_dictated_is_taken_out(text: str, values: tuple[str, ...]) -> None:
+    _assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my password is all lowercase",
+        "the password needs a capital letter and two numbers",
+        "my pin is one of the usual ones",
+        "password two factor is on",
+        "I entered the wrong password three times",
+        "the password expires in two weeks",
+        "the score was two one",
+        "capital of France is Paris",
+    ],
+)
+def test_a_sentence_about_a_passwords_case_or_digits_is_kept(text: str) -> None:
+    assert redact(text).text == text
