@@ -312,11 +312,14 @@ def looks_like_a_value(value: str) -> bool:
 def made_up(word: str) -> bool:
     """Is *word* no word of any language, nor one naming a credential
     ("passphrases")?"""
+    return known_words.made_up(word) and not a_credential_word(word)
+
+
+def a_credential_word(word: str) -> bool:
+    """Is *word* a word naming a credential ("passphrases", "p4ssword"), not
+    one only shaped as a typo of "password" ("poiuyt")?"""
     named = _names().fullmatch(word)
-    # A word only shaped as a typo of "password" names nothing ("poiuyt").
-    return known_words.made_up(word) and (
-        named is None or (named["typo"] is not None and not _a_typo(named["typo"].casefold()))
-    )
+    return named is not None and (named["typo"] is None or _a_typo(named["typo"].casefold()))
 
 
 def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:

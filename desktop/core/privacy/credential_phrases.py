@@ -643,7 +643,7 @@ _DESCRIBING_WORDS = _WHERE | frozenset(
         "secret not the a an in on at my your his her their our its under over inside "
         "broken down slow failing working locked blocked disabled invalid incorrect "
         "optional mandatory fine good bad ok okay only just case-sensitive missing "
-        "lost gone forgotten unknown empty blank hidden visible shown printed "
+        "lost gone forgot forgotten unknown empty blank hidden visible shown printed "
         "somewhere here there what which this that it mine yours ours theirs hers "
         "who where whatever one another no none is was are "
         "all both each every many several mostly usually see ask check call "
@@ -747,6 +747,9 @@ def _cells(line: str, offset: int, columns: set[int]) -> Iterator[tuple[int, int
             yield offset + start, offset + left + 1 + len(cell.rstrip())
 
 
+_CSV_CELLS = re.compile(r"\w+(?:,\w+)+")
+
+
 def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     """Where the value of a phrase is, unless it is a word about the
     password rather than the password, or does not look like the value
@@ -797,6 +800,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         value = match.string[start:stop]
     if group == "before" and names_a_credential(value):
         return None  # "$env:DB_PASSWORD = 'X' and password ...": a label, not a value
+    if group == "before" and _CSV_CELLS.fullmatch(value):
+        return None  # "name,url,username,password": a heading's cells
     if group == "value" and _ASSIGNED.match(match.string, stop):
         return None  # "PASSWORD: Final = 'X'": a type, the value comes after "="
     if not value or (group != "quoted" and _describes(value)):

@@ -49,6 +49,7 @@ from collections.abc import Iterator
 
 from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import (
+    a_credential_word,
     made_up,
     names_a_credential,
     plainly_no_secret,
@@ -121,7 +122,14 @@ def password_shaped(value: str) -> bool:
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
-    """Where each value stated by its situation in *text* is."""
+    """Where each value stated by its situation in *text* is; a word naming
+    a credential is none ("my p4ssword is too short")."""
+    for start, stop in _spans(text):
+        if not a_credential_word(text[start:stop]):
+            yield start, stop
+
+
+def _spans(text: str) -> Iterator[tuple[int, int]]:
     for cue in _GETS_IN_WITH.finditer(text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
     for cue in _TO_GET_IN.finditer(text):

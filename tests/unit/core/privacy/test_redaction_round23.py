@@ -15,6 +15,9 @@ import re
 import pytest
 
 from desktop.core.privacy.redaction import redact
+from tests.bench.secret_families import missed
+from tests.secret_families import Trial
+from tests.secret_families_round23 import FAMILIES, NEGATIVES, negatives, trials
 
 
 def _assert_gone(text: str, *values: str) -> None:
@@ -320,4 +323,57 @@ def test_a_value_dictated_is_taken_out(text: str, values: tuple[str, ...]) -> No
     ],
 )
 def test_a_sentence_about_a_passwords_case_or_digits_is_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Pasword: forgot it",
+        "my p4ssword is too short",
+        "name,url,username,password\n",
+        "my passw0rd is expired",
+    ],
+)
+def test_a_misspelt_password_word_and_a_csv_heading_are_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_a_password_before_a_comma_and_its_name_still_goes() -> None:
+    _assert_gone("Kettle42, my password", "Kettle42")
+
+
+@pytest.mark.parametrize(
+    ("family", "trial"),
+    [
+        (family, trial)
+        for family in FAMILIES
+        for trial in trials(family, 3, seed=23)
+        if trial.half == "in"
+    ],
+)
+def test_a_secret_of_the_round_23_families_rules_were_written_on_is_taken_out(
+    family: str, trial: Trial
+) -> None:
+    assert missed(trial) == [], (family, trial.text)
+
+
+_KNOWN_NEGATIVES_CHANGED = {
+    # Said of a value, which may be the user's: "X is a terrible password".
+    "p4ssw0rd is a terrible password",
+    # A Polish word the word lists do not hold reads as made up.
+    "hasło do wifi jest na routerze",
+}
+
+
+@pytest.mark.parametrize(
+    ("half", "text"),
+    [
+        (half, text)
+        for family in NEGATIVES
+        for half, text, _ in negatives(family)
+        if text not in _KNOWN_NEGATIVES_CHANGED
+    ],
+)
+def test_an_everyday_sentence_of_a_round_23_family_stays(half: str, text: str) -> None:
     assert redact(text).text == text
