@@ -55,7 +55,7 @@ number 17", "then six zero"; not a count ("and then 300 guests")."""
 _DICTATED = re.compile(
     r"(?:\b(?:is|to|was)|[:=]|\b(?:password|passcode|pin)\b)[ \t]+"
     r"(?P<run>(?!(?:is|to|was)\b)(?:[A-Za-z]+[ \t]+){0,9}?[A-Za-z]+)"
-    rf"(?=[ \t]*(?:[.,;!?(]|$|(?:{THANKS})(?!\w)))",
+    rf"(?=[ \t]*(?:[.,;!?(]|[:;]\)|$|(?:{THANKS})(?!\w)))",
     re.IGNORECASE | re.MULTILINE,
 )
 """A value dictated to a phone: "capital H hunter two", "otter four eight

@@ -303,6 +303,7 @@ def test_sentences_of_the_look_of_the_held_out_fixes_are_kept(text: str) -> None
         ("password lantern five all lowercase (don't share)", ("lantern", "five")),
         ("set the password to capital M mango four zero.", ("mango", "four zero")),
         ("password mango with a capital M then five eight.", ("mango", "five eight")),
+        ("set the password to lantern two seven exclamation mark :)", ("lantern", "two seven")),
     ],
 )
 def test_a_value_dictated_is_taken_out(text: str, values: tuple[str, ...]) -> None:
