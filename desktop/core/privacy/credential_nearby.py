@@ -681,20 +681,20 @@ def _ends_sentence(text: str, end: int) -> bool:
 
 
 THANKS_WORDS = str.split(
-    "thx thanks ty lol pls please cheers merci danke gracias grazie obrigado obrigada dzięki "
-    "dzieki tack спасибо teşekkürler tesekkurler sağol shukran شكرا dhanyavaad धन्यवाद arigato "
-    "ありがとう 谢谢"
+    "thx thanks ty lol pls please cheers ok okay merci danke gracias grazie obrigado obrigada "
+    "dzięki dzieki tack спасибо teşekkürler tesekkurler sağol shukran شكرا dhanyavaad "
+    "धन्यवाद arigato ありがとう 谢谢"
 )
 """Words of thanks a chat message ends with after a value, in its languages."""
 THANKS = "|".join(map(re.escape, sorted(THANKS_WORDS, key=len, reverse=True)))
 """``THANKS_WORDS`` as a pattern, for text read as typed."""
 _THANKS = _words(" ".join(THANKS_WORDS))
 _SIGNING_OFF = re.compile(
-    rf"[.!?]?(?:[ \t]+(?:{'|'.join(map(re.escape, sorted(_THANKS)))}|[:;]\)|:d"
+    rf"[.!?]?(?:[ \t]+(?:{'|'.join(map(re.escape, sorted(_THANKS)))}|[:;]\)|:d|k\?"
     r"|\([^()\n]{1,30}\)))+[ \t]*[.!?]*[ \t]*(?:\n|\Z)",
     re.IGNORECASE,
 )
-"""Words of thanks, a smile or a note in brackets, up to the line's end
+"""Words of thanks, a smile, a note in brackets or chat's "k?", up to the line's end
 (matched on folded text, as ``_THANKS`` is written)."""
 
 

@@ -64,6 +64,8 @@ def test_the_s_of_a_possessive_is_not_spelled_with_the_code_after_it() -> None:
         ("haslo do banku Fall93 спасибо", "Fall93"),
         ("haslo do banku June2029 dzięki", "June2029"),
         ("password for the wifi Kettle42 thx", "Kettle42"),
+        ("pw for the wifi Pastel#de#nata k?.", "Pastel#de#nata"),
+        ("password for the router Tulpen2024! ok?", "Tulpen2024!"),
         ("kalimat al sir Tulpen2024!", "Tulpen2024!"),
         ("kalimat al sir zxcvbn99 (не говори никому)", "zxcvbn99"),
     ],
@@ -304,6 +306,7 @@ def test_sentences_of_the_look_of_the_held_out_fixes_are_kept(text: str) -> None
         ("set the password to capital M mango four zero.", ("mango", "four zero")),
         ("password mango with a capital M then five eight.", ("mango", "five eight")),
         ("set the password to lantern two seven exclamation mark :)", ("lantern", "two seven")),
+        ("the wifi password is capital K kettle two three", ("kettle", "two three")),
     ],
 )
 def test_a_value_dictated_is_taken_out(text: str, values: tuple[str, ...]) -> None:
