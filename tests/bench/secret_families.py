@@ -1,15 +1,17 @@
 """How many of round 21's secrets (several in one message, a password
 changed, a list or a table, a code said alone, one split across messages)
-and of round 22's (other languages, pasted config, API keys, private key
+of round 22's (other languages, pasted config, API keys, private key
 blocks, recovery phrases and codes, lock codes, security answers, typos,
-spelled values) stay in what Reverie stores, family by family and half by
+spelled values) and of round 23's (more languages and scripts, code and
+whole files, keys of new shapes, a value on the next line, leet labels,
+dictation, chat shorthand) stay in what Reverie stores, family by family and half by
 half, how many everyday sentences of the same look it changes, and how
 much CPU a 200 KB paste of both takes to redact.
 
     python -m tests.bench.secret_families [--draws 20] [--seed 0] [--show 5]
 
 Each trial is drawn by ``tests.secret_families.trials`` (or its round 22
-sibling) and redacted as the chat stores a message (a ``Redactor``, read
+or 23 sibling) and redacted as the chat stores a message (a ``Redactor``, read
 after the messages before it); a miss is a value still standing whole in
 what is stored.  ``--show`` prints the misses of the half rules may be
 written on ("in"), never the held-out half's.  Not a test: it asserts
@@ -24,16 +26,28 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from desktop.core.privacy.redaction import Redactor
-from tests import secret_families, secret_families_round22
+from tests import secret_families, secret_families_round22, secret_families_round23
 from tests.secret_families import Trial
 
 _Counts = dict[str, list[int]]
 
 
+_ROUNDS = (
+    ("round 21", secret_families),
+    ("round 22", secret_families_round22),
+    ("round 23", secret_families_round23),
+)
+
+
 def missed(trial: Trial) -> list[str]:
-    """The values of *trial* still standing whole once it is stored."""
+    """The values of *trial* still standing whole once it is stored
+    (beside a letter of another script too: "パスワードはhunter2です")."""
     stored = Redactor()(trial.text, after=list(trial.after)).text
-    return [v for v in trial.values if re.search(rf"(?<!\w){re.escape(v)}(?!\w)", stored)]
+    return [
+        v
+        for v in trial.values
+        if re.search(rf"(?<![A-Za-z0-9]){re.escape(v)}(?![A-Za-z0-9])", stored)
+    ]
 
 
 def main() -> None:
@@ -43,7 +57,7 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=0, help="held-in misses to print per family")
     parser.add_argument("--paste-kb", type=int, default=200, help="size of the timed paste")
     args = parser.parse_args()
-    for title, source in (("round 21", secret_families), ("round 22", secret_families_round22)):
+    for title, source in _ROUNDS:
         print(f"== {title}")
         _report(source.FAMILIES, source.trials, source.negatives, args)
     seconds = min(_paste_seconds(args) for _ in range(3))
@@ -90,7 +104,7 @@ def _paste_seconds(args: argparse.Namespace) -> float:
     repeated to *paste_kb* kilobytes, as one message (CPU, not the clock:
     other work on the machine does not count)."""
     parts: list[str] = []
-    for source in (secret_families, secret_families_round22):
+    for _, source in _ROUNDS:
         for family in source.FAMILIES:
             parts += [trial.text for trial in source.trials(family, 2, args.seed)]
             parts += [text for _, text, _ in source.negatives(family)]

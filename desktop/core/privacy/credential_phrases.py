@@ -380,6 +380,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"{_LOOKS_LIKE}",
             _SIGNED,
         ),
+        # "user: bob" on a line, the password alone on the next (round 23).
+        (
+            r"(?m)^[ \t]*(?:user(?:name)?|login|e-?mail|u|benutzer(?:name)?|usuario|utilisateur)"
+            rf"[ \t]*[:=][ \t]*[^\s]+[ \t]*\n[ \t]*{_LOOKS_LIKE}(?=[!?.]*[ \t]*(?:\n|\Z))",
+            _SIGNED,
+        ),
         # "user bob pass X", "login bob@example.com pass X", "SSID Home, key X".
         (
             rf"\b(?:{_LOGIN}|user(?:name)?|e-?mail|account|acct|wi-?fi|wlan|ssid|network)\s*:?\s+"
@@ -486,7 +492,40 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         (r"\bConvertTo-SecureString\s+[\"'](?P<cmd>[^\"'\n]+)[\"']", _STRONG),
         # A .pgpass line (host:port:database:user:password), an npm token.
-        (r"(?m)^[\w.*-]+:(?:\d+|\*):[\w*-]+:[\w*.@-]+:(?P<cmd>\S+)$", _STRONG),
+        (r"(?m)^[\w.*-]+:(?:\d+|\*):[\w*-]+:[\w*.@-]+:(?P<cmd>\S+)(?=[ \t]|$)", _STRONG),
+        # A user and password before a host with no scheme: Go's DSN
+        # "bob:X@tcp(db:3306)/app", "bob:X@db.local:5432/app".
+        (
+            r"(?<![^\s\"'`(=,])(?=[A-Za-z_])[\w.-]{1,64}:(?P<cmd>[^\s@/:\"'(]{1,100})@"
+            r"(?=(?:tcp|unix|udp)\(|[\w-]+(?:\.[\w-]+)*(?::\d+)?/)",
+            _STRONG,
+        ),
+        # A user and password handed to an HTTP client: requests' auth=("bob", "X"),
+        # HTTPBasicAuth("bob", "X"), aiohttp's BasicAuth("bob", "X").
+        (
+            r"\b(?:auth|\w*(?:Basic|Digest)Auth)\s*[=(]\s*[(\[]?\s*[\"'][^\"'\n]{1,100}[\"']\s*,\s*"
+            r"[\"'](?P<cmd>[^\"'\n]{1,100})[\"']",
+            _STRONG,
+        ),
+        # A call setting a key that names a credential: os.Setenv("DB_PASS", "X"),
+        # props.put("mail.smtp.password", "X"), config.set("api_token", "X").
+        (
+            r"\(\s*[\"'][\w.-]*(?:pass(?:word|wd)?|pwd|secret|token|api_?key)[\w.-]*[\"']\s*,\s*"
+            r"[\"'](?P<cmd>[^\"'\n]{1,100})[\"']",
+            _STRONG,
+        ),
+        # Terraform's variable named for a password, with its default.
+        (
+            r"\bvariable\s+\"[\w-]*(?:pass(?:word|wd)?|pwd|secret|token|api_?key)[\w-]*\"\s*\{"
+            r"[^{}]{0,200}?\bdefault\s*=\s*\"(?P<cmd>[^\"\n]{1,100})\"",
+            _STRONG,
+        ),
+        # A password manager's export row: a site's address, the user, the password.
+        (
+            r"(?m)(?:^|,)[\"']?https?://[^\s,]+,(?=[^,\n]*[^\W\d_])[^,\n]{1,100},"
+            r"(?P<cell>[^\s,]{1,100})(?=,|[ \t]|$)",
+            _SIGNED,
+        ),
         (r"_authToken\s*=\s*(?P<cmd>\S+)", _STRONG),
         # A token as a URL's user: https://TOKEN@github.com.
         (r"\b[a-z][a-z0-9+.-]{0,30}://(?P<cmd>[A-Za-z0-9_-]{20,100})@", _STRONG),
@@ -604,7 +643,7 @@ _DESCRIBING_WORDS = _WHERE | frozenset(
         "secret not the a an in on at my your his her their our its under over inside "
         "broken down slow failing working locked blocked disabled invalid incorrect "
         "optional mandatory fine good bad ok okay only just case-sensitive missing "
-        "lost gone forgotten unknown empty blank hidden visible shown printed "
+        "lost gone forgot forgotten unknown empty blank hidden visible shown printed "
         "somewhere here there what which this that it mine yours ours theirs hers "
         "who where whatever one another no none is was are "
         "all both each every many several mostly usually see ask check call "
@@ -708,6 +747,9 @@ def _cells(line: str, offset: int, columns: set[int]) -> Iterator[tuple[int, int
             yield offset + start, offset + left + 1 + len(cell.rstrip())
 
 
+_CSV_CELLS = re.compile(r"\w+(?:,\w+)+")
+
+
 def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     """Where the value of a phrase is, unless it is a word about the
     password rather than the password, or does not look like the value
@@ -758,6 +800,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         value = match.string[start:stop]
     if group == "before" and names_a_credential(value):
         return None  # "$env:DB_PASSWORD = 'X' and password ...": a label, not a value
+    if group == "before" and _CSV_CELLS.fullmatch(value):
+        return None  # "name,url,username,password": a heading's cells
     if group == "value" and _ASSIGNED.match(match.string, stop):
         return None  # "PASSWORD: Final = 'X'": a type, the value comes after "="
     if not value or (group != "quoted" and _describes(value)):

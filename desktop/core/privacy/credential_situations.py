@@ -49,6 +49,7 @@ from collections.abc import Iterator
 
 from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import (
+    a_credential_word,
     made_up,
     names_a_credential,
     plainly_no_secret,
@@ -86,16 +87,6 @@ _JOINED_WORDS = re.compile(
 )
 """Two words joined by a dot, an underscore or a dash and a sign after
 ("Autumn.Pebble#", "Velvet_Badger!", "Cinder-Moth%"; not "Well-done!")."""
-_KEYBOARD = (
-    "qwertyuiop",
-    "qwertzuiop",
-    "asdfghjkl",
-    "yxcvbnm",
-    "zxcvbnm",
-    "1qaz2wsx3edc4rfv5tgb6yhn7ujm",
-    "qazwsxedcrfvtgbyhnujm",
-    "1234567890",
-)
 _DIGITS = re.compile(r"\d{4,8}")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _PIN_GOES_ON = re.compile(r"[ \t]+(?:for|like|apart|except|everywhere|is|as|or|again)\b")
@@ -118,7 +109,7 @@ def password_shaped(value: str) -> bool:
     product = _PRODUCT_VERSION.fullmatch(value)
     if product is not None and product["name"].lower() in _PRODUCTS:
         return False
-    if _NAME_YEAR.fullmatch(bare) or _LEET.fullmatch(bare) or _keyboard_walk(bare):
+    if _NAME_YEAR.fullmatch(bare) or _LEET.fullmatch(bare) or known_words.keyboard_walk(bare):
         return True
     if _CAPITAL_LEET.fullmatch(bare) or _JOINED_WORDS.fullmatch(value):
         return True
@@ -130,18 +121,15 @@ def password_shaped(value: str) -> bool:
     return signed and lower and any(c.isdigit() for c in value)
 
 
-def _keyboard_walk(value: str) -> bool:
-    """Letters (and digits) along a row or column of the keyboard, five or
-    more ("poiuyt", "qwerty123", "1qaz2wsx"), or four and digits ("asdf1234")."""
-    letters = value.lower().rstrip("0123456789")
-    digits = len(value) - len(letters)
-    if len(letters) < 4 or (len(letters) == 4 and digits < 2):
-        return False
-    return any(letters in row or letters in row[::-1] for row in _KEYBOARD)
-
-
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
-    """Where each value stated by its situation in *text* is."""
+    """Where each value stated by its situation in *text* is; a word naming
+    a credential is none ("my p4ssword is too short")."""
+    for start, stop in _spans(text):
+        if not a_credential_word(text[start:stop]):
+            yield start, stop
+
+
+def _spans(text: str) -> Iterator[tuple[int, int]]:
     for cue in _GETS_IN_WITH.finditer(text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
     for cue in _TO_GET_IN.finditer(text):
@@ -157,7 +145,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
             yield from _value_after(text, cue.end(), pins=pins, joined=short)
     for part in _LABEL_SPACE_VALUE.finditer(text):
         if _a_label(part["label"]) and not _after_a_credential_name(text, part.start()):
-            value = part["value"].rstrip(".,;:)\"'\u201d\u2019")  # "!" may end a value
+            value = part["value"].rstrip(".,;:)\"'`\u201d\u2019")  # "!" may end a value
             whole_line = part.group().strip() == _line_of(text, part.start()).strip()
             pins = whole_line and _PIN_LABEL.search(part["label"]) is not None
             if _a_value(value, pins=pins) and not _a_user_name(text, *part.span("value")):
@@ -237,11 +225,12 @@ _LABELLED = re.compile(
 _LABEL_SPACE_VALUE = re.compile(
     r"(?:^|(?<=[,;:]))[ \t]*(?:[-*\u2022][ \t]*(?:\[[ xX]?\][ \t]*)?)?"
     r"(?P<label>[A-Za-z][\w'\u2019&+-]*(?:[ \t]+[A-Za-z][\w'\u2019&+-]*){0,2})"
-    r"[ \t]+(?P<value>[^\s,;=:]+)[ \t]*(?=[,;]|$)",
+    r"[ \t]+[\"'`\u2018\u201c]?(?P<value>[^\s,;=:]+)[ \t]*(?=[,;]|$)",
     re.MULTILINE,
 )
 """A label and a value with no sign between, a line or a part of a list to
-itself ("Tidal Sw@llow38", "hulu X, max Y", "garage 6071")."""
+itself ("Tidal Sw@llow38", "hulu X, max Y", "garage 6071"); a quote opening
+the value is not its own ('passkey "Aaa0!x"' keeps its quotes)."""
 
 
 def _a_label(label: str) -> bool:

@@ -55,7 +55,7 @@ PRODUCT_NAMES = frozenset(
         """
         iphone ipad imac ipod itunes icloud imessage ios ipados macos macbook airpods airdrop
         airtag faceid touchid facetime applepay appleid appletv homekit homepod filevault
-        paypal lastpass keepass keepassxc bitwarden dashlane nordpass onepassword roboform
+        paypal lastpass keepass keepassxc bitwarden dashlane nordpass onepassword 1password roboform
         protonmail protonvpn nordvpn expressvpn surfshark tunnelbear mullvad
         github gitlab bitbucket youtube whatsapp linkedin tiktok wechat snapchat facebook
         playstation xbox nintendo doordash ubereats grubhub airbnb ebay aliexpress alipay
@@ -104,8 +104,32 @@ def made_up(word: str) -> bool:
         return False  # in capitals, an acronym ("SSID"); a capital inside, code ("ValueError")
     if bare.casefold() in _NAMED:
         return False
+    if keyboard_walk(bare):
+        return True  # "poiuyt": typed on the web often enough to be listed, still no word
     stem = _ENDINGS.sub("", bare)
     return not (known(bare) or known(stem) or known(stem + "e"))
+
+
+_KEYBOARD = (
+    "qwertyuiop",
+    "qwertzuiop",
+    "asdfghjkl",
+    "yxcvbnm",
+    "zxcvbnm",
+    "1qaz2wsx3edc4rfv5tgb6yhn7ujm",
+    "qazwsxedcrfvtgbyhnujm",
+    "1234567890",
+)
+
+
+def keyboard_walk(value: str) -> bool:
+    """Letters (and digits) along a row or column of the keyboard, five or
+    more ("poiuyt", "qwerty123", "1qaz2wsx"), or four and digits ("asdf1234")."""
+    letters = value.lower().rstrip("0123456789")
+    digits = len(value) - len(letters)
+    if len(letters) < 4 or (len(letters) == 4 and digits < 2):
+        return False
+    return any(letters in row or letters in row[::-1] for row in _KEYBOARD)
 
 
 def common(word: str) -> bool:

@@ -125,7 +125,7 @@ def siblings(text: str, found: Iterable[tuple[int, int, str]]) -> Iterator[tuple
         pins = any(text[start:stop].isdigit() for start, stop in spans)
         for low, high in _parts(text, line_start, line_end):
             if not any(start < high and low < stop for start, stop in spans):
-                yield from _part_value(text, low, high, pins=pins)
+                yield from _part_value(text, low, high, pins=pins, beside_secret=True)
 
 
 def lists(text: str) -> Iterator[tuple[int, int]]:
@@ -179,11 +179,18 @@ def _parts(text: str, low: int, high: int) -> Iterator[tuple[int, int]]:
 
 
 def _part_value(
-    text: str, low: int, high: int, *, pins: bool = False, words: int = 4
+    text: str,
+    low: int,
+    high: int,
+    *,
+    pins: bool = False,
+    words: int = 4,
+    beside_secret: bool = False,
 ) -> Iterator[tuple[int, int]]:
     """The value of the part ``text[low:high]`` of a list, if it is one: a
     PIN only where *pins* may be or beside what takes one, after a label of
-    at most *words* words."""
+    at most *words* words; a network's value quoted beside a secret is its
+    password, not its name ('Wi-Fi "hunter2" | alarm "33268"', round 22)."""
     part = _VALUE_FOR.fullmatch(text, low, high) or _LABEL_VALUE.fullmatch(text, low, high)
     label = part["label"] if part is not None and "label" in part.re.groupindex else ""
     if part is None or _NUMBERED.search(label) or len(label.split()) > words:
@@ -194,7 +201,9 @@ def _part_value(
         return
     if value.isdigit() and not (pins or _TAKES_A_PIN.search(label)):
         return
-    if _NETWORK.search(label) and not password_shaped(value):
+    quoted = start > low and text[start - 1] in _QUOTES
+    password = password_shaped(value) or (beside_secret and quoted and _mixed(value))
+    if _NETWORK.search(label) and not password:
         return
     yield start, stop
 

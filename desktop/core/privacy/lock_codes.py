@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from desktop.core.privacy.credential_nearby import THANKS
+
 _LOCKS = (
     r"(?:u-|d-|bike\s+|chain\s+|cable\s+|spiral\s+|helmet\s+|combination\s+|number\s+)?"
     r"(?:lock|padlock)|key\s*safe|key\s*box|lock\s*box|key\s+(?:cabinet|cupboard)|safe"
@@ -47,8 +49,7 @@ _VALUE = (
     r"(?P<value>\d{1,2}(?P<sep>[-/ .])\d{1,2}(?:(?P=sep)\d{1,2}){1,3}|\d{3}[- ]\d{3}|\d{3,8})"
     r"(?![\w/.,:-]?\d)(?![\w%\u20ac$\u00a3]|['\u2019]\w)[\"'`\u2019\u201d]?[#*]?"
     r"(?=[ \t]*(?:$|[\n.,;!?()\u2014\u2013-]|(?:for|then|after|before|and|but|so|on|at|or|if"
-    r"|when|btw|lol|thx|thanks|cheers|danke|merci|gracias|grazie|obrigad[oa]|keys?|I|to|just|und"
-    r"|en|och)\b|:\)))"
+    r"|when|btw|keys?|I|to|just|und|en|och)\b|(?:" + THANKS + r")(?!\w)|:\)))"
 )
 _SIGN = (
     r"(?:\s+(?:is|was|ist|\u00e4r|er|heeft|hat|has|takes|uses|needs|wants|to|=|use|set\s+to"
@@ -81,11 +82,14 @@ _CODE_ALONE = re.compile(
 )
 """The word code and a code: "takes the code 6034 after hours", "Code 482913 to confirm"."""
 _CODE_FOR = re.compile(
-    r"\bcode[ \t]+(?:for|to|of)[ \t]+(?:(?:the|my|our)[ \t]+)?(?:[\w'\u2019-]+[ \t]+){0,2}?"
-    rf"(?:{_LOCKS})\b[ \t]*(?::|is|=)?[ \t]*[\"'`\u2018\u201c]?" + _VALUE,
+    r"\bcode[ \t]+(?:for|4|to|of)[ \t]+(?:(?:the|my|our)[ \t]+)?(?:[\w'\u2019-]+[ \t]+){0,2}?"
+    rf"(?:{_LOCKS}|doors?|{_NEED_A_CODE_WORD})\b[ \t]*(?::|is|=)?[ \t]*[\"'`\u2018\u201c]?"
+    + _VALUE,
     re.IGNORECASE | re.MULTILINE,
 )
-"""The word code, what it opens, then the code: "code for the side gate 9192"."""
+"""The word code, what it opens, then the code: "code for the side gate 9192",
+"code 4 the door 41382" (chat's "4" for "for"), "code for the alarm 8830"
+(the word code names what an alarm's or a door's number is)."""
 _NOT_SECRET_CODES = frozenset(
     str.split(
         "zip postal post area country dialling dialing error status exit product bar qr source "

@@ -84,6 +84,13 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\bAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{20,}"),
         re.compile(r"\b[A-Za-z0-9_-]{24,26}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b"),
         re.compile(r"(?<=/api/webhooks/)\d+/[A-Za-z0-9_-]{40,}"),
+        # Keys of hex after a short prefix (LangSmith's "lsv2_pt_", round 23),
+        # which the randomness rule below misses (no capitals); Airtable's.
+        re.compile(
+            r"\b[a-z][a-z0-9]{1,9}(?:_[a-z]{1,4})?_(?=[a-f0-9]*[a-f])(?=[a-f0-9]*\d)"
+            r"[a-f0-9]{32,}(?:_[a-f0-9]{6,})?\b"
+        ),
+        re.compile(r"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b"),
         # age's secret keys, an Azure storage connection string's key.
         re.compile(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
         re.compile(r"(?<=AccountKey=)[A-Za-z0-9+/=]{20,}"),
@@ -361,6 +368,9 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
     for match in _KEY_LIKE.finditer(text):
         if _random_enough(match.group()) and not _a_path(match.group()):
             yield match.start(), match.end(), "credential"
+    for match in _PROVIDER_KEY.finditer(text):
+        if re.search(r"\d", key := match["key"]) and re.search(r"[A-Za-z]", key):
+            yield match.start("key"), match.end("key"), "api key"
     for match in _BASIC_AUTH.finditer(text):
         if _a_user_and_password(match["value"]):
             yield match.start("value"), match.end("value"), "credential"
@@ -391,6 +401,14 @@ sentences): a value read from the environment or a form
 RuntimeError("), a placeholder ("<put it here>", "**********"), a
 repository ("team/backend.git") or the verb asking to reset one ("¿cómo
 la restablezco?")."""
+_PROVIDER_KEY = re.compile(
+    r"\b(?:mistral|groq|cohere|anthropic|openai|deepseek|datadog|mailgun|sendgrid|cloudflare"
+    r"|replicate|perplexity|pinecone|elevenlabs|deepl|openrouter|together|fireworks|weather)"
+    r"\b[^\n:=]{0,20}?[:=][ \t]*(?P<key>[A-Za-z0-9_-]{24,})(?![\w-])",
+    re.IGNORECASE,
+)
+"""A key named by its service and a sign ("mistral: <32 hex>"): a run of
+letters and digits too plain for the randomness rule (round 23)."""
 _BASIC_AUTH = re.compile(r"\bBasic[ \t]+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])", re.I)
 """HTTP's basic authentication: "Authorization: Basic <user:password in base64>"."""
 

@@ -18,13 +18,15 @@ import re
 from collections.abc import Iterator
 
 from desktop.core.privacy import known_words
-from desktop.core.privacy.credential_nearby import names_a_credential
+from desktop.core.privacy.credential_nearby import THANKS, names_a_credential
 
 _CHAR = r"[A-Za-z0-9!@#$%&*?]"
 _SPELLED = re.compile(
-    rf"(?<![\w.,-]){_CHAR}(?P<sep>\.?[ \t]|,[ \t]|-)(?:{_CHAR}(?P=sep)){{2,}}{_CHAR}\.?(?![\w-])"
+    rf"(?<![\w.,'\u2019-]){_CHAR}(?P<sep>\.?[ \t]|,[ \t]|-)"
+    rf"(?:{_CHAR}(?P=sep)){{2,}}{_CHAR}\.?(?![\w-])"
 )
-"""Four or more characters, one at a time, split the same way each time."""
+"""Four or more characters, one at a time, split the same way each time;
+not the "s" of "locker's" ("the gym locker's 0 0 0" keeps its "'s")."""
 _UNITS = r"zero|oh|one|two|three|four|five|six|seven|eight|nine"
 _TENS = r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _NUMBER_WORD = (
@@ -42,10 +44,58 @@ _DIAL = re.compile(
 )
 """A dial's turns: "right 31, left 8, right 22"."""
 _THEN_DIGITS = re.compile(
-    r",?[ \t]+then[ \t]+(?:the[ \t]+(?:number|digits?)[ \t]+)?(?P<digits>\d{1,6})\b",
+    r",?[ \t]+then[ \t]+(?:the[ \t]+(?:number|digits?)[ \t]+)?"
+    rf"(?P<digits>\d{{1,6}}|{_NUMBER_WORD}(?:[ \t]+{_NUMBER_WORD}){{0,5}})\b"
+    # The piece ends there: "then 300 guests walked out" counts guests.
+    rf"(?![ \t]+(?!(?:then|and|plus|with|followed)\b|(?:{THANKS})(?!\w))[^\W\d_])",
     re.IGNORECASE,
 )
-"""A value's next piece, described: "then 88", "then the number 17"."""
+"""A value's next piece, described or dictated: "then 88", "then the
+number 17", "then six zero"; not a count ("and then 300 guests")."""
+_DICTATED = re.compile(
+    r"(?:\b(?:is|to|was)|[:=]|\b(?:password|passcode|pin)\b)[ \t]+"
+    r"(?P<run>(?!(?:is|to|was)\b)(?:[A-Za-z]+[ \t]+){0,9}?[A-Za-z]+)"
+    rf"(?=[ \t]*(?:[.,;!?(]|[:;]\)|$|(?:{THANKS})(?!\w)))",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A value dictated to a phone: "capital H hunter two", "otter four eight
+exclamation mark", "lantern five all lowercase", up to the clause's end."""
+_SAYING_HOW = frozenset(
+    str.split(
+        "capital uppercase upper lowercase lower case caps all with a then the number "
+        "exclamation mark point sign at hash hashtag dollar underscore dash and"
+    )
+)
+"""Words that say how a dictated value is typed, not what it is."""
+
+
+_COUNTED = frozenset(
+    str.split(
+        "digit digits number numbers letter letters character characters chars words long "
+        "times tries attempts days weeks months years hours minutes"
+    )
+)
+"""What digits said count, in a sentence about a password's rules."""
+
+
+def _dictation(run: str) -> bool:
+    """Is *run* a value dictated: a letter's case said or digits said last, and
+    besides the words saying how, at most two words, none of a language's
+    most used ("capital H hunter two"; not "a capital letter and two numbers")?"""
+    words = [w.lower() for w in run.split()]
+    said = [i for i, w in enumerate(words) if re.fullmatch(_UNITS, w)]
+    # Without a case said, the digits end the value, or only how it is typed
+    # follows them ("four eight exclamation mark"; not "three times").
+    last = words[said[-1] + 1 :] if said else []
+    if not (_CAPITAL_SAID.search(run) or (said and _SAYING_HOW.issuperset(last))):
+        return False
+    rest = [w for w in words if w not in _SAYING_HOW and len(w) > 1 and not re.fullmatch(_UNITS, w)]
+    counted = not _COUNTED.isdisjoint(rest)  # "four digits", "a capital letter"
+    return 0 < len(rest) <= 2 and not counted and not any(known_words.common(w) for w in rest)
+
+
+_CAPITAL_SAID = re.compile(r"\b(?:capital|upper ?case|lower ?case)[ \t]+[A-Za-z]\b", re.IGNORECASE)
+"""A letter's case said: "capital H"."""
 _WHAT_OPENS = re.compile(
     r"\b(?:spell\w*|letter\s+by\s+letter|slowly|read\s+(?:it|them)\s+(?:back|out)|codes?|pin"
     r"|lock\w*|safe|combo|combination|gate|garage|door|alarm|keypad|wi-?fi|laptop|opens?)\b",
@@ -72,6 +122,11 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         yield found.span()
     if "then" in text:
         yield from _pieces_described(text)
+    for found in _DICTATED.finditer(text):
+        run = found["run"]
+        low = text.rfind("\n", 0, found.start()) + 1
+        if _dictation(run) and names_a_credential(text[low : found.start("run")]):
+            yield found.span("run")
 
 
 def _said_what_it_is(text: str, start: int, end: int, *, credential: bool = True) -> bool:
