@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import random
 import string
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from tests.secret_families import Trial
 from tests.secret_situations import password
@@ -412,19 +412,37 @@ SPELLED = [
 
 def trials(family: str, draws: int, seed: int = 0) -> Iterator[Trial]:
     """*draws* trials of each of *family*'s templates."""
-    rng = random.Random(f"{seed}-round22-{family}")
-    for index, template in enumerate(FAMILIES[family]):
+    return drawn_trials(
+        "round22", family, FAMILIES[family], draws, seed, _SLOTS, _ENDINGS, _watched
+    )
+
+
+Slots = Mapping[str, Callable[[random.Random], str]]
+
+
+def drawn_trials(
+    round_name: str,
+    family: str,
+    templates: Sequence[str],
+    draws: int,
+    seed: int,
+    slots: Slots,
+    endings: Sequence[str],
+    watched: Callable[[str, str], tuple[str, ...]],
+) -> Iterator[Trial]:
+    """*draws* trials of each of *templates*, the even ones "in", the odd
+    ones "out": each slot filled with a drawn value, an ending added (not to
+    a template of several lines), and what *watched* says of each value used
+    to be gone."""
+    rng = random.Random(f"{seed}-{round_name}-{family}")
+    for index, template in enumerate(templates):
         half = "in" if index % 2 == 0 else "out"
         for _ in range(draws):
-            yield _filled(family, half, template, rng)
-
-
-def _filled(family: str, half: str, template: str, rng: random.Random) -> Trial:
-    drawn = {slot: make(rng) for slot, make in _SLOTS.items()}
-    text = template.format(user=_user(rng), **drawn)
-    used = tuple(_watched(slot, drawn[slot]) for slot in _SLOTS if "{" + slot + "}" in template)
-    ending = "" if "\n" in template else rng.choice(_ENDINGS)
-    return Trial(family, half, text + ending, tuple(v for values in used for v in values))
+            drawn = {slot: make(rng) for slot, make in slots.items()}
+            text = template.format(user=_user(rng), **drawn)
+            used = [watched(slot, drawn[slot]) for slot in slots if "{" + slot + "}" in template]
+            ending = "" if "\n" in template else rng.choice(endings)
+            yield Trial(family, half, text + ending, tuple(v for values in used for v in values))
 
 
 def _watched(slot: str, value: str) -> tuple[str, ...]:

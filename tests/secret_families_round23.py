@@ -37,7 +37,7 @@ from tests.secret_families_round22 import (
     _password,
     _pin,
     _plain_password,
-    _user,
+    drawn_trials,
 )
 
 _HEX = "0123456789abcdef"
@@ -250,19 +250,9 @@ SHORTHAND = [
 
 def trials(family: str, draws: int, seed: int = 0) -> Iterator[Trial]:
     """*draws* trials of each of *family*'s templates."""
-    rng = random.Random(f"{seed}-round23-{family}")
-    for index, template in enumerate(FAMILIES[family]):
-        half = "in" if index % 2 == 0 else "out"
-        for _ in range(draws):
-            yield _filled(family, half, template, rng)
-
-
-def _filled(family: str, half: str, template: str, rng: random.Random) -> Trial:
-    drawn = {slot: make(rng) for slot, make in _SLOTS.items()}
-    text = template.format(user=_user(rng), **drawn)
-    used = tuple(_watched(slot, drawn[slot]) for slot in _SLOTS if "{" + slot + "}" in template)
-    ending = "" if "\n" in template else rng.choice(_ENDINGS)
-    return Trial(family, half, text + ending, tuple(v for values in used for v in values))
+    return drawn_trials(
+        "round23", family, FAMILIES[family], draws, seed, _SLOTS, _ENDINGS, _watched
+    )
 
 
 def _watched(slot: str, value: str) -> tuple[str, ...]:
