@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterator
-from datetime import datetime, time
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -458,12 +458,14 @@ def test_a_due_task_speaks_up_in_the_open_conversation_and_the_tray_when_the_clo
     qtbot.addWidget(app.window)
     try:
         assert app.tasks is not None and core.tasks is not None
-        missed = datetime.now().timestamp() - 60  # due a minute ago, Reverie was not running
+        # Due a minute ago, while Reverie was not running: a run its schedule
+        # has (one it has not is moved to its schedule's next when looked at).
+        missed = datetime.now().replace(second=0, microsecond=0) - timedelta(minutes=1)
         core.tasks.store.add(
             "Water the plants",
             conversation_id=app.window.conversation_id,
-            schedule=Daily(time(9)),
-            next_run_at=missed,
+            schedule=Daily(missed.time()),
+            next_run_at=missed.timestamp(),
         )
         app.clock.start()
         tick, review = app.clock.next_time(TASKS_JOB), app.clock.next_time(AGENDA_JOB)
