@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QPushButton, QToolButton
 from pytestqt.qtbot import QtBot
 
@@ -795,7 +796,7 @@ def test_a_socket_that_cannot_be_listened_on_is_said_and_reverie_starts_anyway(
     looking = QTimer()
     looks = iter(range(400))  # 20 s at most, once the app runs
     closed: list[int] = []  # looks since the windows were closed
-    stuck: list[bool] = []
+    stuck: list[str] = []
 
     def look_then_close() -> None:
         # Until the app runs (an event loop may turn while it is built), and
@@ -810,7 +811,7 @@ def test_a_socket_that_cannot_be_listened_on_is_said_and_reverie_starts_anyway(
         if closed:
             closed[0] += 1
             if closed[0] == 200:  # 10 s after: Qt's last-window rule did not quit
-                stuck.append(True)
+                stuck.append(_still_open())
                 app.quit()
             return
         banner = app.window.banner.text() if app.window.isVisible() else ""
@@ -825,11 +826,28 @@ def test_a_socket_that_cannot_be_listened_on_is_said_and_reverie_starts_anyway(
     looking.start(50)
     assert main([]) == 0
     looking.stop()
-    assert not stuck, "closing the last window did not quit Reverie"
+    assert not stuck, f"closing the last window did not quit Reverie: {stuck}"
 
     [banner] = seen
     assert "Reverie could not make sure it runs only once" in banner
     assert "the path is too long" in banner
+
+
+def _still_open() -> str:
+    """What may keep Qt from quitting when the last window is closed: the
+    windows still shown, and whether that rule is on."""
+    widgets = [
+        f"{type(w).__name__}({w.objectName()!r})"
+        for w in QApplication.topLevelWidgets()
+        if w.isVisible()
+    ]
+    windows = [
+        f"{w.objectName() or type(w).__name__}:{w.type().name}"
+        for w in QGuiApplication.topLevelWindows()
+        if w.isVisible()
+    ]
+    rule = QApplication.quitOnLastWindowClosed()
+    return f"widgets shown {widgets}, windows shown {windows}, quit on last closed: {rule}"
 
 
 def test_a_damaged_database_is_said_at_start_and_nothing_there_writes_to_it(
