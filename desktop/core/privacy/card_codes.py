@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from desktop.core.base import text_scan
+
 _NAMED = re.compile(
     r"\b(?:(?P<plain>cvc2?|cvv2?|cvn|(?:3|4|three|four)\s+digits\s+on\s+(?:the\s+)?back)|(?P<near>cid|csc|(?:card\s+)?security\s+code|back\s+code"
     r"|code\s+on\s+(?:the\s+)?back|(?:verification|card)\s+code|code))"
@@ -43,12 +45,12 @@ _NOT_A_CARDS = re.compile(
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each card's security code in *text* is."""
-    for found in _NAMED.finditer(text):
+    for found in text_scan.matches(_NAMED, text):
         if _NOT_A_CARDS.search(text, max(0, found.start() - 12), found.start()):
             continue
         if found["plain"] or _near_a_card(text, found.start()):
             yield found.span("code")
-    for found in _EXPIRY_THEN_CODE.finditer(text):
+    for found in text_scan.matches(_EXPIRY_THEN_CODE, text):
         if _near_a_card(text, found.start()):
             yield found.span("code")
 

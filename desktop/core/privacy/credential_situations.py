@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from desktop.core.base import text_scan
 from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import (
     a_credential_word,
@@ -130,59 +131,59 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _spans(text: str) -> Iterator[tuple[int, int]]:
-    for cue in _GETS_IN_WITH.finditer(text):
+    for cue in text_scan.matches(_GETS_IN_WITH, text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
-    for cue in _TO_GET_IN.finditer(text):
+    for cue in text_scan.matches(_TO_GET_IN, text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
-    for cue in _OPENS.finditer(text):
+    for cue in text_scan.matches(_OPENS, text):
         if _a_value(cue["value"].rstrip(_TRAILING), pins=True, loose=True):
             yield cue.start("value"), cue.start("value") + len(cue["value"].rstrip(_TRAILING))
-    for cue in _LABELLED.finditer(text):
+    for cue in text_scan.matches(_LABELLED, text):
         pins = _DEVICE.search(cue["label"]) is not None
         # A credential's own name is read by the other readers, more closely.
         if not (_OTHER_LABEL.search(cue["label"]) or names_a_credential(cue["label"])):
             short = len(cue["label"].split()) <= 2  # a service's name, "HBO Max"
             yield from _value_after(text, cue.end(), pins=pins, joined=short)
-    for part in _LABEL_SPACE_VALUE.finditer(text):
+    for part in text_scan.matches(_LABEL_SPACE_VALUE, text):
         if _a_label(part["label"]) and not _after_a_credential_name(text, part.start()):
             value = part["value"].rstrip(".,;:)\"'`\u201d\u2019")  # "!" may end a value
             whole_line = part.group().strip() == _line_of(text, part.start()).strip()
             pins = whole_line and _PIN_LABEL.search(part["label"]) is not None
             if _a_value(value, pins=pins) and not _a_user_name(text, *part.span("value")):
                 yield part.start("value"), part.start("value") + len(value)
-    for cue in _FOR_A_THING.finditer(text):
+    for cue in text_scan.matches(_FOR_A_THING, text):
         pins = _DEVICE.search(cue["thing"]) is not None or cue["thing"].lower() == "building"
         yield from _value_after(text, cue.end(), pins=pins)
-    for cue in _THE_ONE.finditer(text):
+    for cue in text_scan.matches(_THE_ONE, text):
         yield from _value_after(text, cue.end(), pins=False, joined=True)
-    for cue in _TAKES.finditer(text):
+    for cue in text_scan.matches(_TAKES, text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
-    for cue in _DEVICE_CODE.finditer(text):
+    for cue in text_scan.matches(_DEVICE_CODE, text):
         yield from _value_after(text, cue.end(), pins=True)
-    for cue in _LOCK.finditer(text):
+    for cue in text_scan.matches(_LOCK, text):
         yield from _lock_value(text, cue)
     read = 0  # sentences overlap where cues crowd: each word is read once
-    for cue in _IN_ITS_SENTENCE.finditer(text):
+    for cue in text_scan.matches(_IN_ITS_SENTENCE, text):
         low, high = _sentence(text, cue.start(), cue.end())
         near = cue.span() if cue["same"] else None
         yield from _values_in_sentence(text, max(low, read), high, near)
         read = max(read, high)
-    for quoted in _QUOTED_VALUE.finditer(text):
+    for quoted in text_scan.matches(_QUOTED_VALUE, text):
         if password_shaped(quoted["value"].rstrip(".,")) and _quoted_as_a_value(text, quoted):
             yield quoted.start("value"), quoted.start("value") + len(quoted["value"].rstrip(".,"))
     read = 0
-    for cue in _TROUBLE.finditer(text):
+    for cue in text_scan.matches(_TROUBLE, text):
         low, high = _sentence(text, cue.start(), cue.end())
         yield from _values_in_sentence(text, max(low, read), high, None)
         read = max(read, high)
-    for cue in _ASKED_HOW_TO_GET_IN.finditer(text):
+    for cue in text_scan.matches(_ASKED_HOW_TO_GET_IN, text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
         line_end = text.find("\n", cue.end())
         high = min(len(text) if line_end < 0 else line_end, cue.end() + _ANSWER_REACH)
         yield from _values_in_sentence(text, cue.end(), high, (cue.end(), cue.end()))
-    for cue in _CODES_HEADING.finditer(text):
+    for cue in text_scan.matches(_CODES_HEADING, text):
         yield from _listed_codes(text, cue.end())
-    for cue in _NAMED_AFTER.finditer(text):
+    for cue in text_scan.matches(_NAMED_AFTER, text):
         yield from _value_before(text, cue.start())
 
 

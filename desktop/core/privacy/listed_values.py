@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from desktop.core.base import text_scan
 from desktop.core.privacy.credential_nearby import looks_like_a_value
 from desktop.core.privacy.credential_situations import password_shaped
 
@@ -161,7 +162,7 @@ _LABELLED_LINE = re.compile(r"^[ \t]*[A-Za-z][^\n:]{0,30}:[ \t]*[^\s:]+[ \t]*$",
 def _runs(pattern: re.Pattern[str], text: str) -> Iterator[list[re.Match[str]]]:
     """Each run of *pattern*'s lines (list items, labelled lines) one after the other."""
     run: list[re.Match[str]] = []
-    for item in pattern.finditer(text):
+    for item in text_scan.matches(pattern, text):
         if run and text.count("\n", run[-1].end(), item.start()) != 1:
             yield run
             run = []
@@ -312,7 +313,7 @@ _PAIR = re.compile(
 
 def pairs(text: str) -> Iterator[tuple[int, int]]:
     """The password after its user under a label naming both (round 22)."""
-    for pair in _PAIR.finditer(text):
+    for pair in text_scan.matches(_PAIR, text):
         start, stop = _bare(text, *pair.span("value"))
         if start < stop and _a_value(text[start:stop]):
             yield start, stop

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from desktop.core.base import text_scan
 from desktop.core.privacy.credential_nearby import THANKS
 
 _LOCKS = (
@@ -116,24 +117,24 @@ _WHAT_TAKES_A_PIN = re.compile(
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each code of what a code opens in *text* is."""
-    for found in _ENTERED.finditer(text):
+    for found in text_scan.matches(_ENTERED, text):
         line_start = text.rfind("\n", 0, found.start()) + 1
         line_end = text.find("\n", found.end())
         line = text[line_start : len(text) if line_end < 0 else line_end]
         if _WHAT_TAKES_A_PIN.search(line):
             yield found.span("value")
-    for found in _OPENED.finditer(text):
+    for found in text_scan.matches(_OPENED, text):
         if _A_PLACE.search(text, max(0, found.start() - 16), found.start()):
             continue  # "meet at the gate, 1430" is a time
         # A locker's combination needs no word for it: "my locker is 33-35-13".
         combination = found["sep"] is not None and re.match("lock", found["other"] or "", re.I)
         if found["lock"] or found["word"] or found["word2"] or combination:
             yield found.span("value")
-    for found in _ALONE.finditer(text):
+    for found in text_scan.matches(_ALONE, text):
         yield found.span("value")
-    for found in _CODE_FOR.finditer(text):
+    for found in text_scan.matches(_CODE_FOR, text):
         yield found.span("value")
-    for found in _CODE_ALONE.finditer(text):
+    for found in text_scan.matches(_CODE_ALONE, text):
         kind = (found["kind"] or "").strip().lower()
         # Three digits alone are a status more often than a code ("code: 404").
         if kind not in _NOT_SECRET_CODES and len(found["value"]) > 3:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from desktop.core.base import text_scan
 from desktop.core.privacy import known_words
 
 _KEY = re.compile(
@@ -28,7 +29,7 @@ _ABOUT_A_KEY = re.compile(
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each authenticator's setup key in *text* is."""
-    for found in _KEY.finditer(text):
+    for found in text_scan.matches(_KEY, text):
         key = found.group().replace(" ", "").replace("\t", "")
         if len(set(key)) < 6 or (
             key.islower() and not any(c.isdigit() for c in key) and _words(found.group())

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from desktop.core.base import text_scan
 from desktop.core.privacy import known_words
 
 _QUOTE = "'\"\u2018\u2019\u201c\u201d"
@@ -94,7 +95,7 @@ _LINE_REACH = 200
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each answer standing in for a password in *text* is."""
-    for question in _QUESTION.finditer(text):
+    for question in text_scan.matches(_QUESTION, text):
         line_end = text.find("\n", question.end())
         high = min(len(text) if line_end < 0 else line_end, question.end() + _LINE_REACH)
         hint = bool(question["hint"])
@@ -104,7 +105,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         if direct is not None and (question["asked"] or _has_digit(text, *direct)):
             yield direct
         yield from _answers(text, question.end(), high, hint=hint)
-    for answered in _ANSWERED_WITH.finditer(text):
+    for answered in text_scan.matches(_ANSWERED_WITH, text):
         if (found := _answer_at(text, answered.end(), len(text), hint=False)) is not None:
             yield found
 

@@ -27,6 +27,7 @@ from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_cla
 from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.keyword import DENYLIST, KeywordDetector
 
+from desktop.core.base import text_scan
 from desktop.core.privacy import (
     card_codes,
     credential_nearby,
@@ -358,23 +359,23 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
 def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
     for kind, patterns in _patterns():
         for pattern in patterns:
-            for match in pattern.finditer(text):
+            for match in text_scan.matches(pattern, text):
                 yield match.start(), match.end(), kind
     readers = (credential_phrases, credential_nearby, credential_sweep, credential_situations)
     for reader in (*readers, seed_phrases):
         for start, stop in reader.secret_spans(text):
             if not _NO_VALUE.fullmatch(text, start, stop):
                 yield start, _passphrase_end(text, start, stop), "password"
-    for match in _KEY_LIKE.finditer(text):
+    for match in text_scan.matches(_KEY_LIKE, text):
         if _random_enough(match.group()) and not _a_path(match.group()):
             yield match.start(), match.end(), "credential"
-    for match in _PROVIDER_KEY.finditer(text):
+    for match in text_scan.matches(_PROVIDER_KEY, text):
         if re.search(r"\d", key := match["key"]) and re.search(r"[A-Za-z]", key):
             yield match.start("key"), match.end("key"), "api key"
-    for match in _BASIC_AUTH.finditer(text):
+    for match in text_scan.matches(_BASIC_AUTH, text):
         if _a_user_and_password(match["value"]):
             yield match.start("value"), match.end("value"), "credential"
-    for match in _CARD_LIKE.finditer(text):
+    for match in text_scan.matches(_CARD_LIKE, text):
         if _a_card_number(re.sub(r"\D", "", match.group())):
             yield match.start(), match.end(), "card number"
     for start, stop in card_codes.secret_spans(text):

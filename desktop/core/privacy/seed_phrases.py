@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from desktop.core.base import text_scan
 from desktop.core.privacy import known_words
 
 _LENGTHS = frozenset({12, 15, 18, 21, 24, 25})
@@ -32,7 +33,7 @@ _JOINING_WORDS = 2
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each row of words shaped like a wallet's seed is in *text*."""
-    for row in _ROW.finditer(text):
+    for row in text_scan.matches(_ROW, text):
         words = row.group().split()
         named = [at for at, word in enumerate(words[:5]) if word in _NAMING]
         lead = named[-1] + 1 if named and len(words) not in _LENGTHS else 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from desktop.core.base import text_scan
 from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import THANKS, names_a_credential
 
@@ -106,7 +107,7 @@ _WHAT_OPENS = re.compile(
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each value spelled out in *text* is."""
-    for found in _SPELLED.finditer(text):
+    for found in text_scan.matches(_SPELLED, text):
         letters = sum(c.isalpha() for c in found.group())
         digits = sum(c.isdigit() for c in found.group())
         # Digits alone are read out for many things ("call 1 2 3 4 later
@@ -115,14 +116,14 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         said = mixed or _said_what_it_is(text, found.start(), found.end(), credential=bool(letters))
         if said and (digits or not _a_word_spelled(text, found.start(), found.end())):
             yield found.span()
-    for found in _NUMBER_WORDS.finditer(text):
+    for found in text_scan.matches(_NUMBER_WORDS, text):
         if _said_what_it_is(text, found.start(), found.end()):
             yield found.span()
-    for found in _DIAL.finditer(text):
+    for found in text_scan.matches(_DIAL, text):
         yield found.span()
     if "then" in text:
         yield from _pieces_described(text)
-    for found in _DICTATED.finditer(text):
+    for found in text_scan.matches(_DICTATED, text):
         run = found["run"]
         low = text.rfind("\n", 0, found.start()) + 1
         if _dictation(run) and names_a_credential(text[low : found.start("run")]):
@@ -161,7 +162,7 @@ _WHAT_IT_OPENS = re.compile(
 def _pieces_described(text: str) -> Iterator[tuple[int, int]]:
     """The digits a line naming a credential adds "then" ("marigold, no
     lowercase, then 88, then a hashtag")."""
-    for found in _THEN_DIGITS.finditer(text):
+    for found in text_scan.matches(_THEN_DIGITS, text):
         low = max(text.rfind("\n", 0, found.start()) + 1, found.start() - 80)
         if names_a_credential(text[low : found.start()]):
             yield found.span("digits")
