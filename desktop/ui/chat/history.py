@@ -1,12 +1,17 @@
 """A conversation as the chat shows it: its stored messages put into the
 transcript (greeting first, tool calls, the summary divider, replies cut at
 their length limit, what Reverie said unasked), and the Edit and Regenerate
-buttons on the last exchange."""
+buttons on the last exchange.
+
+A long conversation is shown from its end, ``SHOWN_AT_ONCE`` messages at a
+time: each message is a widget rendering its Markdown, so opening one of a
+thousand turns took a minute and more.  The transcript's "Show earlier"
+puts the next ones in above."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtWidgets import QToolButton
 
@@ -27,11 +32,72 @@ _REGENERATE = ("Regenerate", "Answer your last message again", "Answer again (Ct
 """The actions' buttons: their text, accessible name and tip."""
 
 
-def show_history(transcript: Transcript, chat: ChatService, conversation: Conversation) -> None:
-    """Fill the (cleared) *transcript* with *conversation*'s messages."""
-    messages = chat.history(conversation.id)
+SHOWN_AT_ONCE = 50
+"""Stored messages put into the transcript at a time: opening a conversation
+costs what this many cost, however long it is."""
+_BEFORE_ASKED = 5
+"""Messages shown before one asked for (a memory's source), for its context."""
+
+
+Guarded = Callable[[Callable[[ChatService], object]], object]
+"""Runs an action on the chat service, a storage error said, not raised."""
+
+
+def show_history(
+    transcript: Transcript,
+    guarded: Guarded,
+    conversation: Conversation,
+    including: int | None = None,
+) -> None:
+    """Fill the (cleared) *transcript* with *conversation*'s last messages,
+    from a few before message *including* if it is older, and offer the
+    earlier ones."""
+
+    def show(chat: ChatService) -> None:
+        messages = chat.history(conversation.id)
+        start = max(0, len(messages) - SHOWN_AT_ONCE)
+        asked = next((i for i, m in enumerate(messages) if m.id == including), None)
+        if asked is not None:
+            start = max(0, min(start, asked - _BEFORE_ASKED))
+        _show(transcript, chat, conversation, messages, start, len(messages))
+        _offer_earlier(transcript, guarded, conversation, messages, start)
+
+    guarded(show)
+
+
+def _offer_earlier(
+    transcript: Transcript,
+    guarded: Guarded,
+    conversation: Conversation,
+    messages: Sequence[Message],
+    start: int,
+) -> None:
+    """Offer ``messages[:start]``, those before the first one shown: read
+    again when asked for, as the conversation may have changed since."""
+    first = messages[start].id if start else None
+
+    def show(chat: ChatService) -> None:
+        now = chat.history(conversation.id)
+        end = next((i for i, m in enumerate(now) if m.id == first), 0)
+        begin = max(0, end - SHOWN_AT_ONCE)
+        with transcript.above():
+            _show(transcript, chat, conversation, now, begin, end)
+        _offer_earlier(transcript, guarded, conversation, now, begin)
+
+    transcript.offer_earlier(start, lambda: guarded(show))
+
+
+def _show(
+    transcript: Transcript,
+    chat: ChatService,
+    conversation: Conversation,
+    messages: Sequence[Message],
+    start: int,
+    end: int,
+) -> None:
+    """Put ``messages[start:end]`` into *transcript*, in order."""
     archived = [m for m in messages if m.archived_at is not None]
-    for message in messages:
+    for message in messages[start:end]:
         shown = visible_text(message)
         if message.role in ("user", "assistant") and shown:
             view = transcript.add_message(message.role, shown, message.id)

@@ -13,7 +13,10 @@ view.  The rows stand in a column at most ``READING_WIDTH`` wide, centred.
 
 The view follows the newest row while the user has not scrolled away (wheel,
 scroll bar, keys, moving the focus); while they read above, a "Jump to
-latest" button floats over the bottom of the view.
+latest" button floats over the bottom of the view.  A long conversation is
+shown from its end: a row at the top says how many earlier messages are not
+shown, and its button puts them in above (``offer_earlier``, ``above``),
+the row the user was reading kept in view.
 
 Keyboard and screen readers: each message is one focus stop named by its
 speaker, with its text as the description; Tab goes on to its buttons and then
@@ -23,7 +26,8 @@ the text to select it or reach its links.  A reply announces its end once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
@@ -329,14 +333,24 @@ class Transcript(QScrollArea):
         self._empty.setWordWrap(True)
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._layout.insertWidget(0, self._empty)
+        self._earlier = ActionNotice("", "earlier-messages")
+        self._earlier_button = self._earlier.add_button("Show earlier", "Show earlier messages")
+        self._earlier_button.clicked.connect(self._show_earlier)
+        self._show_more: Callable[[], object] | None = None
+        self._layout.insertWidget(1, self._earlier)
+        self._earlier.hide()
+        self._above: list[int] | None = None
+        """While rows go in above (``above``): where the next one goes, in
+        the layout and in ``messages``."""
         self.messages: list[MessageView] = []
         self._following = True
         self._scrolling = False
         """Set while the view scrolls itself: only other scrolling is the user's."""
         self._unseen = False
         """Rows came below while the user read above."""
-        self._pinned: MessageView | None = None
-        """A message asked for (``show_message``), kept in view until more comes."""
+        self._pinned: QWidget | None = None
+        """A message asked for (``show_message``), or the row that was first
+        before earlier ones came (``above``), kept in view until more comes."""
         self.jump_button = QToolButton(self)
         self.jump_button.setObjectName("jump-to-latest")
         self.jump_button.setAccessibleName("Jump to the latest message")
@@ -359,18 +373,54 @@ class Transcript(QScrollArea):
         while self._layout.count() > 1:
             item = self._layout.takeAt(0)
             widget = item.widget() if item is not None else None
-            if widget is not None and widget is not self._empty:
+            if widget is not None and widget not in (self._empty, self._earlier):
                 widget.deleteLater()
         self._layout.insertWidget(0, self._empty)
+        self._layout.insertWidget(1, self._earlier)
         self._empty.show()
+        self.offer_earlier(0, None)
         self._set_following(True)
+
+    def offer_earlier(self, hidden: int, show: Callable[[], object] | None) -> None:
+        """Say at the top that *hidden* earlier messages are not shown, with
+        a button that calls *show* (which puts some in, ``above``); no row
+        when *hidden* is 0."""
+        self._show_more = show if hidden else None
+        noun = "message is" if hidden == 1 else "messages are"
+        self._earlier.label.set_text(f"{hidden:,} earlier {noun} not shown.")
+        self._earlier_button.setAccessibleName(f"Show earlier messages ({hidden:,} not shown)")
+        self._earlier.setVisible(bool(hidden))
+
+    @contextmanager
+    def above(self) -> Iterator[None]:
+        """Rows added inside go above the rows shown, in the order added; the
+        row that was first stays in view."""
+        first = self._layout.itemAt(self._layout.indexOf(self._earlier) + 1)
+        anchor = first.widget() if first is not None else None
+        self._above = [self._layout.indexOf(self._earlier) + 1, 0]
+        try:
+            yield
+        finally:
+            self._above = None
+        if anchor is not None:
+            self._pinned = anchor
+            self._set_following(False)
+            self._keep_pinned_in_view()
+
+    def _show_earlier(self) -> None:
+        if self._show_more is not None:
+            self._show_more()
 
     def add_message(self, role: str, text: str = "", message_id: int | None = None) -> MessageView:
         view = MessageView(role, text, message_id)
         view.memory_clicked.connect(self.memory_requested)
         view.excerpt_clicked.connect(self.excerpt_requested)
         self._insert(view)
-        self.messages.append(view)
+        if self._above is None:
+            self.messages.append(view)
+        else:
+            self.messages.insert(self._above[1], view)
+            self._above[1] += 1
         return view
 
     def add_notice(self, text: str, name: str = "notice") -> QLabel:
@@ -403,6 +453,8 @@ class Transcript(QScrollArea):
         for index in range(self._layout.count()):
             item = self._layout.itemAt(index)
             widget = item.widget() if item is not None else None
+            if widget is None or (widget in (self._empty, self._earlier) and widget.isHidden()):
+                continue
             if isinstance(widget, MessageView):
                 parts.append(f"{widget.speaker.text()}: {widget.text}")
             elif isinstance(widget, ActionNotice):
@@ -411,7 +463,7 @@ class Transcript(QScrollArea):
                 parts.append(widget.toggle.text())
             elif isinstance(widget, WrappedLabel):
                 parts.append(widget.original)
-            elif widget is self._empty and not widget.isHidden():
+            elif widget is self._empty:
                 parts.append(widget.text())
         return "\n\n".join(parts)
 
@@ -456,6 +508,10 @@ class Transcript(QScrollArea):
     # -- following the newest row ------------------------------------------------
     def _insert(self, widget: QWidget) -> None:
         self._empty.hide()
+        if self._above is not None:  # older rows: nothing new below
+            self._layout.insertWidget(self._above[0], widget)
+            self._above[0] += 1
+            return
         self._pinned = None
         if not self._following:
             self._unseen = True

@@ -296,7 +296,9 @@ class ChatWindow(QMainWindow):
         for signal, slot in self._worker_signals():
             signal.connect(slot)
 
-    def _load_history(self) -> None:
+    def _load_history(self, including: int | None = None) -> None:
+        """Show the conversation's messages (from its end, or from a few
+        before message *including*)."""
         self.conversations.refresh()
         self.transcript.clear()
         if self._chat is None or self._conversation_id is None:
@@ -306,9 +308,7 @@ class ChatWindow(QMainWindow):
         conversation = self.conversations.guarded(lambda chat: chat.conversation(shown))
         self.off_record_label.setVisible(conversation is not None and conversation.off_record)
         if conversation is not None:
-            self.conversations.guarded(
-                lambda chat: show_history(self.transcript, chat, conversation)
-            )
+            show_history(self.transcript, self.conversations.guarded, conversation, including)
         self.transcript.scroll_to_bottom()
         self._offer_actions()
 
@@ -317,15 +317,16 @@ class ChatWindow(QMainWindow):
     def conversation_id(self) -> int | None:
         return self._conversation_id
 
-    def show_conversation(self, conversation_id: int | None) -> None:
-        """Show *conversation_id*; the conversations nobody wrote in go."""
+    def show_conversation(self, conversation_id: int | None, including: int | None = None) -> None:
+        """Show *conversation_id* (with message *including*, if given); the
+        conversations nobody wrote in go."""
         self._conversation_id = conversation_id
         self.cancel_edit()
         if self._queued is not None and self._queued.conversation_id != conversation_id:
             self._queued = None  # it stays in its conversation, to regenerate there
         if self._chat is not None:
             self.conversations.guarded(lambda chat: chat.discard_unused(keep=conversation_id))
-        self._load_history()
+        self._load_history(including)
 
     def open_conversation(self, conversation_id: int, message_id: int | None = None) -> None:
         """Show the conversation, at *message_id* if given (a memory's source)."""
@@ -333,7 +334,7 @@ class ChatWindow(QMainWindow):
             self.set_status("Stop the reply (Esc) before switching conversations")
             self.conversations.refresh()
             return
-        self.show_conversation(conversation_id)
+        self.show_conversation(conversation_id, message_id)
         self.input.setFocus()
         if message_id is not None and not self.transcript.show_message(message_id):
             self.set_status("That message is no longer shown in this conversation")

@@ -807,7 +807,8 @@ def test_a_notice_with_an_action_runs_it(qtbot: QtBot, window: ChatWindow) -> No
     pressed: list[bool] = []
     window.notice("Dream finished: 2 changes.", ("Open the report", lambda: pressed.append(True)))
 
-    [button] = window.transcript.findChildren(ActionNotice)[0].findChildren(QToolButton)
+    [notice] = window.transcript.findChildren(ActionNotice, "action-notice")
+    [button] = notice.findChildren(QToolButton)
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
     assert pressed == [True]
