@@ -70,7 +70,7 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     add = actions.add_parser("add", help="add a GGUF file you have")
     add.add_argument("path", type=_file_path)
     estimate = actions.add_parser("estimate", help="the memory a model needs")
-    estimate.add_argument("path", help="a .gguf file, or a catalog id")
+    estimate.add_argument("path", type=_model_ref, help="a .gguf file, or a catalog id")
     estimate.add_argument("--context", type=_context, default=None, help="tokens of context")
     use = actions.add_parser("use", help="choose the model of a role")
     use.add_argument("model", nargs="?", help="a catalog id or a .gguf path")
@@ -82,9 +82,19 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
 
 
 def _file_path(text: str) -> Path:
+    return Path(_given(text, "the path of a .gguf file"))
+
+
+def _model_ref(text: str) -> str:
+    return _given(text, "the path of a .gguf file, or a catalog id")
+
+
+def _given(text: str, what: str) -> str:
+    """*text*, unless it is blank: an empty path would be read as the
+    current folder, and the answer would be about a folder never named."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("give the path of a .gguf file")
-    return Path(text)
+        raise argparse.ArgumentTypeError(f"give {what}")
+    return text
 
 
 def _context(text: str) -> int:
