@@ -690,9 +690,9 @@ def _damaged(path: Path, error: Unreadable) -> SettingsProblem:
 def is_absent(path: Path) -> bool:
     """Whether nothing is at *path*, so a first settings file may be written
     there; a place that cannot be looked at is not absent (what is there
-    may be the user's)."""
+    may be the user's), nor is a link to nothing."""
     try:
-        path.stat()
+        path.lstat()
     except FileNotFoundError:
         return True
     except OSError:

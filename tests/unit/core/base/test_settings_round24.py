@@ -1,11 +1,17 @@
 """Round 24 of the attacks on the settings file: a setting this Reverie
-does not know.
+does not know, and a settings file that is a link to nothing.
 
 A newer Reverie adds a setting with a default without a new settings
 version; the older one (gone back to, or a `reverie models` command of an
 older install) said "not a setting Reverie knows; ignored" at start, and its
 next save of anything wrote the file without it: the user's setting was
 gone.  A save now writes every entry it does not know back as it was.
+
+A settings file that is a symbolic link to nothing (kept on a drive not
+mounted now) was read as no file: defaults, nothing said, and the first-start
+save then failed naming a temporary file (".settings.json.d2...part: No such
+file or directory") and "your previous settings file is unchanged".  It is
+now said as a link to nothing, defaults in use, and left as it is.
 """
 
 from __future__ import annotations
@@ -16,7 +22,13 @@ from pathlib import Path
 import pytest
 
 from desktop.core.base.paths import AppPaths
-from desktop.core.base.settings import Settings, load_settings, save_settings
+from desktop.core.base.settings import (
+    Settings,
+    SettingsProblem,
+    is_absent,
+    load_settings,
+    save_settings,
+)
 
 
 @pytest.fixture
@@ -82,3 +94,20 @@ def test_a_version_1_path_is_moved_on_a_save_not_kept_beside_its_new_place(path:
         {"kind": "local", "model": "/m/q.gguf", "url": "", "dialect": "auto"}
     ]
     assert on_disk["extra"] == 1 and on_disk["version"] == 2
+
+
+def test_a_settings_file_linked_to_nothing_is_said_and_left_as_it_is(path: Path) -> None:
+    target = path.parent / "drive" / "settings.json"  # a drive not mounted now
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+
+    settings, problem = load_settings(path)
+
+    assert settings == Settings()
+    assert f"{path} is a link to {target}, which does not exist" in str(problem)
+    assert "defaults are in use" in str(problem)
+    assert not is_absent(path)  # no first file is written through it at start
+    with pytest.raises(SettingsProblem, match="which does not exist") as refused:
+        save_settings(_with(settings, "chat", memories_top_k=7), path, since=settings)
+    assert ".part" not in str(refused.value)
+    assert path.is_symlink() and not target.parent.exists()
