@@ -60,5 +60,8 @@ def run(
     except EnvironmentProblem as problem:
         print(f"Reverie: {problem}", file=err)
         return 1
+    except KeyboardInterrupt:  # Ctrl+C: the archive is written whole or not at all
+        print(f"\nStopped; nothing was written to {target}.", file=err)
+        return 130
     print(exported_text(summary), file=out)
     return 0

@@ -12,6 +12,10 @@
 The target is now looked at first, in one place (``check_target``, the
 app's export too): anything but a file is named and left as it is whatever
 ``--force`` says, and an empty path is a usage error.
+
+- Ctrl+C while the archive was written printed a traceback and left its
+  temporary file, a whole copy of everything, beside the target until the
+  next export there.  It now says nothing was written, and leaves nothing.
 """
 
 from __future__ import annotations
@@ -101,3 +105,24 @@ def test_the_app_s_export_leaves_a_named_pipe_as_it_is(user_dirs: AppPaths, tmp_
         database.close()
 
     assert stat.S_ISFIFO(pipe.lstat().st_mode)
+
+
+def test_ctrl_c_while_the_archive_is_written_leaves_nothing_and_says_so(
+    user_dirs: AppPaths,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _some_data(user_dirs)
+    target = tmp_path / "out" / "all.reverie.zip"
+    target.parent.mkdir()
+
+    def interrupted(_descriptor: int) -> None:  # Ctrl+C as the archive reaches the disk
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+
+    assert main(["export", str(target)]) == 130
+
+    assert f"Stopped; nothing was written to {target}." in capsys.readouterr().err
+    assert list(target.parent.iterdir()) == []  # neither the archive nor its temporary file

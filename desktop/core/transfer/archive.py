@@ -350,9 +350,11 @@ def _write_file(target: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, real)
-    except OSError as error:
-        if descriptor >= 0:
+    except BaseException as error:
+        if descriptor >= 0:  # a Ctrl+C too: no copy of everything is left beside it
             temporary.unlink(missing_ok=True)
+        if not isinstance(error, OSError):
+            raise
         raise ArchiveProblem(
             f"The archive could not be written to {target}: {error.strerror or error}.",
             write_hint(error),
