@@ -17,7 +17,6 @@ now said as a link to nothing, defaults in use, and left as it is.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -29,21 +28,8 @@ from desktop.core.base.settings import (
     load_settings,
     save_settings,
 )
-
-
-@pytest.fixture
-def path(user_dirs: AppPaths) -> Path:
-    return user_dirs.settings_file
-
-
-def _write(path: Path, content: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(content), "utf-8")
-
-
-def _with(settings: Settings, group: str, **fields: object) -> Settings:
-    return settings.model_copy(update={group: getattr(settings, group).model_copy(update=fields)})
-
+from tests.unit.core.base.test_settings import _write
+from tests.unit.core.base.test_settings_round9 import _with
 
 NEWER = {
     "version": 2,
@@ -53,7 +39,8 @@ NEWER = {
 """A file a newer Reverie wrote: a group and a key this one does not know."""
 
 
-def test_a_save_keeps_a_newer_reverie_s_settings_as_they_were(path: Path) -> None:
+def test_a_save_keeps_a_newer_reverie_s_settings_as_they_were(user_dirs: AppPaths) -> None:
+    path = user_dirs.settings_file
     _write(path, NEWER)
     settings, problem = load_settings(path)
     assert "speech: not a setting Reverie knows; ignored" in str(problem)
@@ -70,7 +57,8 @@ def test_a_save_keeps_a_newer_reverie_s_settings_as_they_were(path: Path) -> Non
     assert "speech: not a setting Reverie knows; ignored" in str(problem)
 
 
-def test_a_save_over_a_file_changed_since_keeps_what_it_does_not_know(path: Path) -> None:
+def test_a_save_over_a_file_changed_since_keeps_what_it_does_not_know(user_dirs: AppPaths) -> None:
+    path = user_dirs.settings_file
     start = Settings()
     _write(path, {**NEWER, "chat": {"voice_speed": 1.25}})  # a newer Reverie wrote since
 
@@ -82,7 +70,10 @@ def test_a_save_over_a_file_changed_since_keeps_what_it_does_not_know(path: Path
     assert on_disk["dream"]["every_hours"] == 6
 
 
-def test_a_version_1_path_is_moved_on_a_save_not_kept_beside_its_new_place(path: Path) -> None:
+def test_a_version_1_path_is_moved_on_a_save_not_kept_beside_its_new_place(
+    user_dirs: AppPaths,
+) -> None:
+    path = user_dirs.settings_file
     _write(path, {"version": 1, "models": {"chat_model_path": "/m/q.gguf"}, "extra": 1})
     settings, _ = load_settings(path)
 
@@ -96,7 +87,8 @@ def test_a_version_1_path_is_moved_on_a_save_not_kept_beside_its_new_place(path:
     assert on_disk["extra"] == 1 and on_disk["version"] == 2
 
 
-def test_a_settings_file_linked_to_nothing_is_said_and_left_as_it_is(path: Path) -> None:
+def test_a_settings_file_linked_to_nothing_is_said_and_left_as_it_is(user_dirs: AppPaths) -> None:
+    path = user_dirs.settings_file
     target = path.parent / "drive" / "settings.json"  # a drive not mounted now
     path.parent.mkdir(parents=True, exist_ok=True)
     path.symlink_to(target)
