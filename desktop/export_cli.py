@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from desktop.cli_args import path_of
 from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.base.paths import AppPaths
 from desktop.core.db import open_database
-from desktop.core.transfer.archive import SUFFIX, ArchiveExists, export_archive
+from desktop.core.transfer.archive import SUFFIX, ArchiveExists, check_target, export_archive
 from desktop.core.transfer.imports import exported_text
 
 
@@ -25,7 +26,11 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     export = subcommands.add_parser(
         "export", help="write everything (conversations, memories, settings...) to one file"
     )
-    export.add_argument("file", type=Path, help=f"the archive to write (e.g. reverie{SUFFIX})")
+    export.add_argument(
+        "file",
+        type=path_of("the path of the archive to write"),
+        help=f"the archive to write (e.g. reverie{SUFFIX})",
+    )
     export.add_argument("--force", action="store_true", help="replace the file if it exists")
 
 
@@ -38,8 +43,13 @@ def run(
     if not paths.database_file.exists():
         print(f"Reverie: there is no Reverie data in {paths.data_dir} to export.", file=err)
         return 1
-    if target.exists() and not args.force:
-        print(f"Reverie: {ArchiveExists(target)} Use --force to replace it.", file=err)
+    try:  # before the database is opened (and migrated)
+        check_target(paths, target, overwrite=args.force)
+    except ArchiveExists as exists:
+        print(f"Reverie: {exists} Use --force to replace it.", file=err)
+        return 1
+    except EnvironmentProblem as problem:
+        print(f"Reverie: {problem}", file=err)
         return 1
     try:
         database = open_database(paths.database_file)
@@ -50,5 +60,8 @@ def run(
     except EnvironmentProblem as problem:
         print(f"Reverie: {problem}", file=err)
         return 1
+    except KeyboardInterrupt:  # Ctrl+C: the archive is written whole or not at all
+        print(f"\nStopped; nothing was written to {target}.", file=err)
+        return 130
     print(exported_text(summary), file=out)
     return 0

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from desktop.cli_args import not_blank, path_of
 from desktop.core.backends.library import (
     EMBEDDED,
     ModelLibrary,
@@ -68,9 +69,13 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     download = actions.add_parser("download", help="download a catalog model")
     download.add_argument("id", help="the catalog id (see: reverie models list)")
     add = actions.add_parser("add", help="add a GGUF file you have")
-    add.add_argument("path", type=_file_path)
+    add.add_argument("path", type=path_of("the path of a .gguf file"))
     estimate = actions.add_parser("estimate", help="the memory a model needs")
-    estimate.add_argument("path", help="a .gguf file, or a catalog id")
+    estimate.add_argument(
+        "path",
+        type=not_blank("the path of a .gguf file, or a catalog id"),
+        help="a .gguf file, or a catalog id",
+    )
     estimate.add_argument("--context", type=_context, default=None, help="tokens of context")
     use = actions.add_parser("use", help="choose the model of a role")
     use.add_argument("model", nargs="?", help="a catalog id or a .gguf path")
@@ -79,12 +84,6 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     use.add_argument("--model", dest="server_model", metavar="NAME", help="the server's model")
     use.add_argument("--dialect", choices=DIALECTS, default="auto")
     use.add_argument("--ask-key", action="store_true", help="ask for the server's API key")
-
-
-def _file_path(text: str) -> Path:
-    if not text.strip():
-        raise argparse.ArgumentTypeError("give the path of a .gguf file")
-    return Path(text)
 
 
 def _context(text: str) -> int:

@@ -22,6 +22,7 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
+from desktop.cli_args import path_of
 from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.base.paths import AppPaths
 from desktop.core.db import ConversationStore, open_database
@@ -50,7 +51,7 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     command.add_argument(
         "file",
-        type=_export_path,
+        type=path_of("the path of an export"),
         help="a Reverie archive, or the export's .zip, its folder or its conversations.json",
     )
     command.add_argument(
@@ -61,12 +62,6 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         action="store_true",
         help="keep the conversations without Reverie learning memories from them",
     )
-
-
-def _export_path(text: str) -> Path:
-    if not text.strip():
-        raise argparse.ArgumentTypeError("give the path of an export")
-    return Path(text)
 
 
 def run(args: argparse.Namespace, paths: AppPaths, out: TextIO | None = None) -> int:

@@ -47,11 +47,16 @@ def write_atomically(path: Path, text: str) -> None:
     write of the same file removes it (``remove_leftovers``).  A symlink is
     written through: its target is replaced and the link kept (a dotfile
     manager's link would otherwise become a copy that stops being shared).
+    Anything but a regular file there (a named pipe, a device, a folder) is
+    ``NotARegularFile`` and left as it is: renamed over, it would be gone,
+    and what was written would be where nothing reads it.
     Raises ``OSError``, after removing the temporary file.
     """
     # realpath, not Path.resolve: a symlink loop stays as it is (then fails
     # or is replaced like a file) instead of raising RuntimeError.
     target = Path(os.path.realpath(path))
+    if (kind := kind_in_the_way(target)) is not None:
+        raise NotARegularFile(target, kind)
     remove_leftovers(target.parent, leftovers_of(target.name))
     temporary = temporary_path(target)
     descriptor = -1

@@ -16,7 +16,9 @@ and duration has an upper bound (``MAX_DAYS`` and friends).
 
 from __future__ import annotations
 
+import copy
 import ipaddress
+import json
 import logging
 import re
 import unicodedata
@@ -42,6 +44,7 @@ from desktop.core.base.paths import explain
 from desktop.core.base.settings_file import MAX_SETTINGS_BYTES as MAX_SETTINGS_BYTES
 from desktop.core.base.settings_file import (
     NotASettingsFile,
+    RawSettings,
     SettingsBusy,
     Unreachable,
     Unreadable,
@@ -635,9 +638,7 @@ def load_settings(path: Path) -> tuple[Settings, SettingsProblem | None]:
             f"{path} was written by a newer Reverie (settings version {version}).",
             "It was left untouched; defaults are in use until you update Reverie.",
         )
-    for step in range(version, SETTINGS_VERSION):
-        raw = _UPGRADES[step](raw)
-    settings, salvaged = _salvage(raw)
+    settings, salvaged = _salvage(_upgraded(raw))
     notes = [*found.notes, *salvaged]
     if not notes:
         return settings, None
@@ -689,9 +690,9 @@ def _damaged(path: Path, error: Unreadable) -> SettingsProblem:
 def is_absent(path: Path) -> bool:
     """Whether nothing is at *path*, so a first settings file may be written
     there; a place that cannot be looked at is not absent (what is there
-    may be the user's)."""
+    may be the user's), nor is a link to nothing."""
     try:
-        path.stat()
+        path.lstat()
     except FileNotFoundError:
         return True
     except OSError:
@@ -710,11 +711,10 @@ def save_settings(settings: Settings, path: Path, *, since: Settings | None = No
     try:
         make_missing_folders(path.parent)  # 0700; one there may be ~/.config, left as it is
         with settings_lock(path):
+            found = _refuse_unusable(path)
             if since is not None:
-                settings = _merged(_current(path, since), since, settings)
-            else:
-                _refuse_unusable(path)
-            _write(settings, path)
+                settings = _merged(_current(path, since, found), since, settings)
+            _write(settings, path, _unknown(found))
     except SettingsBusy as error:
         raise SettingsProblem(
             f"Could not save settings to {path}: another Reverie (the app or a "
@@ -729,7 +729,9 @@ def save_settings(settings: Settings, path: Path, *, since: Settings | None = No
     return settings
 
 
-def _write(settings: Settings, path: Path) -> None:
+def _write(settings: Settings, path: Path, unknown: dict[str, Any]) -> None:
+    """Write *settings*, and the *unknown* entries of the file as it was
+    (``_unknown``) back beside them."""
     try:
         text = settings.model_dump_json(indent=2) + "\n"
     except PydanticSerializationError as error:
@@ -739,19 +741,44 @@ def _write(settings: Settings, path: Path) -> None:
             f"Could not save settings to {path}: a value holds characters that are not UTF-8 text.",
             "Your previous settings file is unchanged.",
         ) from error
+    if unknown:
+        written = json.loads(text)
+        for name, value in unknown.items():
+            group = written.get(name)
+            written[name] = {**group, **value} if isinstance(group, dict) else value
+        text = json.dumps(written, indent=2, ensure_ascii=False) + "\n"
     write_atomically(path, text)
 
 
-def _current(path: Path, since: Settings) -> Settings:
-    """The settings in the file now, for a save's changes to go over (the
-    lock held); ``SettingsProblem`` if they cannot be known.  No file, or a
-    damaged one (set aside, as at start), holds nothing another wrote to
-    keep: *since* then stands for it, so the save is written whole."""
-    readable = _refuse_unusable(path)
+def _unknown(found: RawSettings | None) -> dict[str, Any]:
+    """The entries of a file read (*found*) that are no setting this Reverie
+    knows, as written: a newer Reverie's setting (one with a default needs
+    no new version), kept by every save, so going back to an older Reverie
+    and changing anything there never loses it.  Whole groups, and keys
+    within the groups this Reverie knows."""
+    if found is None:
+        return {}
+    unknown: dict[str, Any] = {}
+    for name, value in _upgraded(copy.deepcopy(found.values)).items():
+        field = Settings.model_fields.get(name)
+        if field is None:
+            unknown[name] = value
+        elif isinstance(value, dict):
+            known = cast("type[BaseModel]", field.annotation).model_fields
+            if extra := {key: item for key, item in value.items() if key not in known}:
+                unknown[name] = extra
+    return unknown
+
+
+def _current(path: Path, since: Settings, found: RawSettings | None) -> Settings:
+    """The settings in the file now (*found*: read, the lock held), for a
+    save's changes to go over.  No file, or a damaged one (set aside, as at
+    start), holds nothing another wrote to keep: *since* then stands for
+    it, so the save is written whole."""
     settings, problem = load_settings(path)
     if problem is not None:  # not its text: it may quote the user's values
         log.warning("%s changed since it was read and not all of it could be used", path)
-    return settings if readable else since
+    return settings if found is not None else since
 
 
 def _merged(current: Settings, since: Settings, settings: Settings) -> Settings:
@@ -783,11 +810,11 @@ def _added(there: tuple[str, ...], was: tuple[str, ...], now: tuple[str, ...]) -
     return kept + tuple(dict.fromkeys(file for file in now if file not in kept))
 
 
-def _refuse_unusable(path: Path) -> bool:
+def _refuse_unusable(path: Path) -> RawSettings | None:
     """``SettingsProblem`` if the file at *path* is not to be written over:
     written by a newer Reverie, not a file (a folder), or out of reach.  A
-    damaged file may be: nothing a newer Reverie needs is lost.  Whether a
-    file that can be read as settings is there."""
+    damaged file may be: nothing a newer Reverie needs is lost.  The file
+    read, if one that can be read as settings is there."""
     try:
         found = read_raw(path)
         version = 0 if found is None else _version_of(found.values)
@@ -802,13 +829,20 @@ def _refuse_unusable(path: Path) -> bool:
             "Your previous settings file is unchanged.",
         ) from error
     except Unreadable:
-        return False
+        return None
     if version > SETTINGS_VERSION:
         raise SettingsProblem(
             f"{path} was written by a newer Reverie (settings version {version}).",
             "It was not overwritten; update Reverie to change these settings.",
         )
-    return found is not None
+    return found
+
+
+def _upgraded(raw: dict[str, Any]) -> dict[str, Any]:
+    """*raw* (of a version no newer than this Reverie's) as this version reads it."""
+    for step in range(_version_of(raw), SETTINGS_VERSION):
+        raw = _UPGRADES[step](raw)
+    return raw
 
 
 def _version_of(raw: dict[str, Any]) -> int:

@@ -100,7 +100,9 @@ def read_raw(path: Path) -> RawSettings | None:
     says why it is not one."""
     try:
         found = path.stat()
-    except FileNotFoundError:
+    except FileNotFoundError as error:
+        if os.path.islink(path):  # a link to nothing (a drive not mounted): not absent
+            raise Unreachable(explain(error)) from error
         return None
     except OSError as error:
         raise Unreachable(explain(error)) from error

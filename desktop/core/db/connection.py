@@ -20,6 +20,7 @@ from typing import Any, Protocol, cast
 
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.files import make_private, open_private, sync_to_disk
+from desktop.core.base.paths import explain
 from desktop.core.db import schema_v8
 from desktop.core.db.drivers import Driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
@@ -456,7 +457,8 @@ def _make_files_private(path: Path, *, create: bool = True) -> None:
         except OSError as error:
             if error.errno == errno.ENOSPC:
                 raise disk_full(path) from error
-            raise unavailable(path, f"the file cannot be created ({error})") from error
+            # explain: a link to nothing (a drive not mounted) says so, not "File exists"
+            raise unavailable(path, f"the file cannot be created: {explain(error)}") from error
     for file in (path, *(Path(f"{path}{suffix}") for suffix in SIDE_FILES)):
         try:
             if file.is_file():

@@ -74,7 +74,13 @@ from typing import Any
 
 from desktop import __version__
 from desktop.core.base.errors import EnvironmentProblem
-from desktop.core.base.files import create_locked, leftovers_of, remove_leftovers, temporary_path
+from desktop.core.base.files import (
+    create_locked,
+    kind_in_the_way,
+    leftovers_of,
+    remove_leftovers,
+    temporary_path,
+)
 from desktop.core.base.paths import AppPaths
 from desktop.core.base.settings import is_absent, load_settings
 from desktop.core.db import Database, latest_version
@@ -114,6 +120,20 @@ class ArchiveRefused(ArchiveProblem):
 class ArchiveExists(ArchiveProblem):
     def __init__(self, path: Path) -> None:
         super().__init__(f"{path} exists already; it was left as it is.", "Choose another name.")
+
+
+class NotAnArchiveFile(ArchiveProblem):
+    """What stands where the archive was to be written is not a file: it is
+    left as it is, whatever ``--force`` says (renamed over, a device or a
+    named pipe became a file, and the archive went nowhere it could be used)."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        hint = (
+            f"Give the archive's own file name, such as {path / ('reverie' + SUFFIX)}."
+            if kind == "a folder"
+            else "Choose a file to write the archive to."
+        )
+        super().__init__(f"{path} is {kind}, not a file; it was left as it is.", hint)
 
 
 class SecretInSettings(ArchiveProblem):
@@ -174,9 +194,7 @@ def export_archive(
     *overwrite*), ``SecretInSettings``, ``ArchiveProblem`` or, for a *target*
     among Reverie's own files, ``OwnFileRefused``."""
     target = Path(target)
-    paths.refuse_own(target)
-    if not overwrite and target.exists():
-        raise ArchiveExists(target)
+    check_target(paths, target, overwrite=overwrite)
     library = skills or SkillLibrary(SkillStore(database), paths.skills_dir)
     files, left_out = _skill_files(library)
     tables, sequences = ArchiveRows(database).read_all()
@@ -186,6 +204,18 @@ def export_archive(
     _write_file(target, data)
     counts = {name: len(found) for name, found in tables.items()} | {"skill_files": len(files)}
     return ExportSummary(target, counts, settings is not None, left_out)
+
+
+def check_target(paths: AppPaths, target: Path, *, overwrite: bool) -> None:
+    """Refuse *target* before anything is read: one of Reverie's own files
+    (``OwnFileRefused``), anything but a file (``NotAnArchiveFile``: a
+    folder, a device, a named pipe, never replaced by the archive), or a
+    file there already unless *overwrite* (``ArchiveExists``)."""
+    paths.refuse_own(target)
+    if (kind := kind_in_the_way(target)) is not None:
+        raise NotAnArchiveFile(target, kind)
+    if not overwrite and target.exists():
+        raise ArchiveExists(target)
 
 
 def archive_bytes(
@@ -320,9 +350,11 @@ def _write_file(target: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, real)
-    except OSError as error:
-        if descriptor >= 0:
+    except BaseException as error:
+        if descriptor >= 0:  # a Ctrl+C too: no copy of everything is left beside it
             temporary.unlink(missing_ok=True)
+        if not isinstance(error, OSError):
+            raise
         raise ArchiveProblem(
             f"The archive could not be written to {target}: {error.strerror or error}.",
             write_hint(error),

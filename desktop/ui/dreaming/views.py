@@ -39,6 +39,7 @@ from desktop.core.dreaming.task_review import TaskPass
 from desktop.ui.dreaming.html import before_after_html, risk_reason
 from desktop.ui.widgets.labels import count, named, when
 from desktop.ui.widgets.line_breaks import breakable
+from desktop.ui.widgets.visibility import set_shown
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a runs-list line's ``RunLine``."""
@@ -183,7 +184,7 @@ class ChangeView(QFrame):
         self.risk = _label(
             f"⚠ Waits for your approval: {risk_reason(change)}.", "dream-change-risk"
         )
-        self.risk.setVisible(change.status == "pending")
+        set_shown(self.risk, change.status == "pending")
         self.details = _label(before_after_html(change), "dream-change-details", rich=True)
         self.details.setAccessibleName("Before and after")
         self.details.setTextInteractionFlags(
@@ -193,7 +194,7 @@ class ChangeView(QFrame):
         )
         self.details.linkActivated.connect(self._on_link)
         self.note = _label(change.note or "", "dream-change-note")
-        self.note.setVisible(bool(change.note))
+        set_shown(self.note, bool(change.note))
         self.origin = _label(origin, "dream-change-origin")
         what = f"change #{change.id} ({kind.lower()})"
         self.approve_button = named(QPushButton("Approve"), "dream-approve", f"Approve {what}")
@@ -202,9 +203,9 @@ class ChangeView(QFrame):
         self.reject_button.setToolTip("Leave your memories as they are")
         self.undo_button = named(QPushButton("Undo"), "dream-undo-change", f"Undo {what}")
         self.undo_button.setToolTip("Put the memories back as they were before this change")
-        self.approve_button.setVisible(change.status == "pending")
-        self.reject_button.setVisible(change.status == "pending")
-        self.undo_button.setVisible(change.status == "applied")
+        set_shown(self.approve_button, change.status == "pending")
+        set_shown(self.reject_button, change.status == "pending")
+        set_shown(self.undo_button, change.status == "applied")
         self._lay_out()
 
     def _lay_out(self) -> None:
@@ -259,7 +260,7 @@ class LogView(QFrame):
         said = "" if outcome is None else f" · {OUTCOMES.get(outcome, outcome)}"
         self.header = _label(f"<b>{html.escape(title)}</b>{said}", "dream-log-header", rich=True)
         self.setProperty("outcome", outcome or "")
-        self.header.setVisible(bool(title))
+        set_shown(self.header, bool(title))
         self.message = _label(message, "dream-log-message")
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.raw_toggle = named(
@@ -268,7 +269,7 @@ class LogView(QFrame):
         self.raw_toggle.setText("▸ The model's answer")
         self.raw_toggle.setCheckable(True)
         self.raw_toggle.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.raw_toggle.setVisible(raw is not None)
+        set_shown(self.raw_toggle, raw is not None)
         self.raw = _label(raw or "", "dream-raw-output")
         self.raw.setAccessibleName(f"The model's answer for {title}")
         self.raw.setTextInteractionFlags(

@@ -43,6 +43,7 @@ from desktop.ui.widgets.cards import CardDelegate, draw_line, small_font
 from desktop.ui.widgets.labels import count, named, plain_label
 from desktop.ui.widgets.line_breaks import breakable, unbroken
 from desktop.ui.widgets.theme import active_palette
+from desktop.ui.widgets.visibility import set_shown
 
 MEMORY_ROLE = Qt.ItemDataRole.UserRole
 """The item data role holding a list item's ``Memory`` (or a preview item's id)."""
@@ -200,11 +201,11 @@ class SourceView(QFrame):
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.PlainText)
         self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.body.setVisible(bool(text))
+        set_shown(self.body, bool(text))
         self.open_button = named(
             QPushButton("Open conversation"), "memory-open-source", "Open the conversation"
         )
-        self.open_button.setVisible(conversation_id is not None)
+        set_shown(self.open_button, conversation_id is not None)
         top = QHBoxLayout()
         top.addWidget(self.header, 1)
         top.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignTop)
@@ -232,7 +233,7 @@ class HistoryView(QFrame):
         # Always rich text: escaped plain text alone would otherwise show its entities.
         self.change.setTextFormat(Qt.TextFormat.RichText)
         self.change.setWordWrap(True)
-        self.change.setVisible(bool(self.change.text()))
+        set_shown(self.change, bool(self.change.text()))
         self.change.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 2, 0, 4)
@@ -497,10 +498,10 @@ class ForgetPreview(QDialog):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
             self.items.addItem(item)
-        self.items.setVisible(found)
+        set_shown(self.items, found)
         self.count_label = named(QLabel(), "forget-count")
         self.confirm_button = named(QPushButton(), "forget-confirm", "Forget the checked memories")
-        self.confirm_button.setVisible(found)
+        set_shown(self.confirm_button, found)
         self.cancel_button = named(
             QPushButton("Cancel" if found else "Close"), "forget-cancel", "Forget nothing"
         )
@@ -510,7 +511,7 @@ class ForgetPreview(QDialog):
             "Erase the checked memories now, for good",
         )
         self.erase_button.setToolTip("Erased at once, not restorable: you are asked first")
-        self.erase_button.setVisible(found and can_erase)
+        set_shown(self.erase_button, found and can_erase)
         self.confirm_button.clicked.connect(self.accept)
         self.erase_button.clicked.connect(self._erase)
         self.cancel_button.clicked.connect(self.reject)

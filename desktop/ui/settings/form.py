@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.ui.widgets.labels import named
+from desktop.ui.widgets.visibility import set_shown
 
 INT_LIMIT = 2**31 - 1
 """A spin box holds a C int: the upper step bound of an unbounded int field."""
@@ -368,7 +369,7 @@ class _Row:
         self.help = named(QLabel(description), "settings-field-help")
         self.help.setWordWrap(True)
         self.help.setTextFormat(Qt.TextFormat.PlainText)
-        self.help.setVisible(bool(description))
+        set_shown(self.help, bool(description))
         self.problem = named(QLabel(), "settings-field-problem", f"Problem with {self.label_text}")
         self.problem.setWordWrap(True)
         self.problem.setTextFormat(Qt.TextFormat.PlainText)

@@ -25,6 +25,7 @@ from desktop.core.base.text import duration_text, size_text
 from desktop.ui.settings.downloads import DownloadUpdate
 from desktop.ui.settings.role_editor import unstretching
 from desktop.ui.widgets.labels import named, plain_label
+from desktop.ui.widgets.visibility import set_shown
 from models.memory_estimate import fits
 
 _FIT_WORDS = {
@@ -61,7 +62,7 @@ class ModelCard(QFrame):
         for label in (self.details, self.summary, self.state, self.needs):
             label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary.setVisible(bool(self.summary.text()))
+        set_shown(self.summary, bool(self.summary.text()))
         for label in (self.details, self.state):  # a path or a long reason: cut, not widened
             unstretching(label)
         self.progress = named(QProgressBar(), "model-card-progress", f"Download of {option.name}")

@@ -35,6 +35,7 @@ from desktop.core.backends.roles import api_key_name
 from desktop.core.base.secrets import SecretStore, SecretsUnavailable
 from desktop.core.base.settings import Backend, base_url
 from desktop.ui.widgets.labels import named
+from desktop.ui.widgets.visibility import set_shown
 from models.server_http import DIALECTS, ServerInfo, api_key_problem
 
 SERVER = "server"
@@ -362,7 +363,7 @@ class RoleEditor(QGroupBox):
         )
         self.add_button.setToolTip("Used in order when the backend before it cannot answer.")
         self.add_button.clicked.connect(lambda: self._add_row(None))
-        self.add_button.setVisible(fallbacks)
+        set_shown(self.add_button, fallbacks)
         layout = QVBoxLayout(self)
         layout.addWidget(self.explanation)
         layout.addLayout(self.rows_box)
