@@ -42,3 +42,38 @@ def test_the_words_after_an_unclosed_quote_are_still_the_users() -> None:
 )
 def test_a_quotation_of_three_words_or_more_still_goes(said: str, left: str) -> None:
     assert own_words(said) == left
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [
+        "'I am pregnant with twins and due in May'",  # straight single quotes
+        "\u2018I\u2019m pregnant with twins and due in May\u2019",  # curly single ones
+        "\u201eI am pregnant with twins and due in May\u201c",  # German
+        "\u201aI am pregnant with twins and due in May\u2018",  # German single
+        "\u300cI am pregnant with twins and due in May\u300d",  # Japanese corner brackets
+        "\uff02I am pregnant with twins and due in May\uff02",  # full-width
+        "\u2039I am pregnant with twins and due in May\u203a",  # single guillemets
+        "\u00bbI am pregnant with twins and due in May\u00ab",  # Danish guillemets
+        '"I am pregnant with twins\nand due in May"',  # over two lines
+    ],
+)
+def test_a_quotation_in_any_quotation_marks_is_someone_elses(quoted: str) -> None:
+    # Before: only straight and English curly double quotes (and
+    # guillemets) marked a quotation; Jo's news in single quotes, German
+    # or Japanese ones became a fact about the user.
+    said = f"Jo texted me this morning: {quoted}"
+    assert support("User is pregnant with twins", [said]).sources == ()
+
+
+@pytest.mark.parametrize(
+    ("claim", "said"),
+    [
+        ("User is pregnant with twins", "I'm pregnant with twins, it's Jo's 'big news' too"),
+        ("User lives in Jo's old flat", "I live in Jo's old flat, the kids' room is tiny"),
+        ("User is 6'2\" tall", "I'm 6'2\" tall and my brother is 5'9\""),
+        ("User prefers 'short' answers", "I prefer 'short' answers"),
+    ],
+)
+def test_apostrophes_and_short_quotes_are_still_the_users_words(claim: str, said: str) -> None:
+    assert support(claim, [said]).sources == (0,)

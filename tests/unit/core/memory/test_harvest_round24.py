@@ -1,0 +1,69 @@
+"""Round 24's attacks on the harvest's reading of what the user passed on.
+
+- A friend's news quoted in single quotes, German or Japanese quotation
+  marks ("Jo texted: 'I'm pregnant with twins'"): only straight and English
+  curly double quotes marked a quotation, so a model that drew "The user
+  is pregnant with twins" from it had the fact stored about the user.
+- A message with an opening quote and no closing one hung the harvest
+  (the quotation pattern backtracked over every way to split the line).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.core.base.prompts import PromptLibrary
+from desktop.core.db import ConversationStore
+from desktop.core.memory.service import MemoryService
+from models.broker import InferenceBroker
+from tests.fakes import ScriptedChatModel
+from tests.harvesters import Clock, harvest_answer, harvester_for, talk
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [
+        "'I'm pregnant with twins, due in May'",
+        "\u201eIch bin schwanger\u201c, so: \u201aI am pregnant with twins\u2018",
+        "\u300cI am pregnant with twins\u300d",
+    ],
+)
+def test_a_friends_news_in_quotation_marks_is_no_fact_about_the_user(
+    store: ConversationStore,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+    quoted: str,
+) -> None:
+    conversation = store.create()
+    talk(store, conversation.id, f"Jo texted me this morning: {quoted} So happy for her.")
+    model.queue(harvest_answer(("The user is pregnant with twins.", "health", [1])))
+
+    report = harvester_for(store, memories, broker, prompts, Clock()).harvest(conversation.id)
+
+    assert memories.store.listed() == []
+    assert report is not None and [text for text, _ in report.refused] == [
+        "The user is pregnant with twins."
+    ]
+
+
+def test_the_users_own_words_beside_an_unclosed_quote_are_learned(
+    store: ConversationStore,
+    memories: MemoryService,
+    broker: InferenceBroker,
+    prompts: PromptLibrary,
+    model: ScriptedChatModel,
+) -> None:
+    said = (
+        'I moved to Porto in March. My sister wrote "we should meet at the cafe near the '
+        "station on Tuesday, the trains are late this week"
+    )
+    conversation = store.create()
+    talk(store, conversation.id, said)
+    model.queue(harvest_answer(("The user moved to Porto in March.", "personal", [1])))
+
+    report = harvester_for(store, memories, broker, prompts, Clock()).harvest(conversation.id)
+
+    assert [m.content for m in memories.store.listed()] == ["The user moved to Porto in March."]
+    assert report is not None and report.refused == ()
