@@ -10,13 +10,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from desktop.core.base.prompts import PromptLibrary
-from desktop.core.db import ConversationStore
+from desktop.core.db import ConversationStore, Database
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
-from tests.fakes import ScriptedChatModel
+from models.llama_chat import LlamaChatModel
+from tests.fakes import HashingEmbedder, ScriptedChatModel
 from tests.harvesters import Clock, harvest_answer, harvester_for, talk
 
 
@@ -67,3 +70,39 @@ def test_the_users_own_words_beside_an_unclosed_quote_are_learned(
 
     assert [m.content for m in memories.store.listed()] == ["The user moved to Porto in March."]
     assert report is not None and report.refused == ()
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_the_real_small_model_learns_nothing_of_a_friends_quoted_news(
+    fresh_smollm2: Callable[[], LlamaChatModel],
+    database: Database,
+    store: ConversationStore,
+    prompts: PromptLibrary,
+) -> None:
+    """Whatever SmolLM2 draws from the message, nothing about a pregnancy
+    is kept: the words are Jo's, in single quotes.  (In round 24's trials it
+    drew other things, its prompt's examples and Reverie's words, each
+    refused; the scripted answers above are where the defect was seen.)"""
+    broker = InferenceBroker()
+    broker.start()
+    try:
+        broker.load_chat_model(fresh_smollm2).result(timeout=60)
+        broker.load_embedder(HashingEmbedder).result(timeout=5)
+        memories = MemoryService.over(database, broker, prompts)
+        harvester = harvester_for(store, memories, broker, prompts, Clock(), context_length=2048)
+        conversation = store.create("c")
+        said = talk(
+            store,
+            conversation.id,
+            "Jo texted me: 'I am pregnant with twins and due in May'. So happy for her!",
+            "I live in Leeds and I teach maths.",
+        )
+
+        report = harvester.harvest(conversation.id)
+
+        assert report is not None and report.through_message_id == said[-1].id
+        kept = [m.content.casefold() for m in memories.store.listed()]
+        assert not any("pregnan" in m or "twins" in m for m in kept), kept
+    finally:
+        broker.stop()
