@@ -414,11 +414,18 @@ inside it, not its ends; as those are many, it ends with its line.  A
 double quote after a digit is inches (6'2"), no quotation's start."""
 _QUOTED_WORDS = 3
 """The fewest words of a quotation that is someone else's: "sort of" is the user's."""
-_HANDS_OVER = re.compile(
-    r"\b(?:this|these|the following|below|here(?:'s| is| are)?)\b[^\n]{0,60}?"
+_PASSED_ON = (
     r"\b(?:e-?mails?|messages?|texts?|articles?|newsletters?|posts?|letters?|documents?|notes?"
     r"|reviews?|paragraphs?|threads?|tweets?|comments?|replies|reply|story|stories|pages?)\b"
-    r"[^\n]{0,60}?[:?]?[ \t]*\n",
+)
+_HANDS_OVER = re.compile(
+    r"(?:\b(?:this|these|the following|below|here(?:'s| is| are)?)\b[^\n]{0,60}?"
+    rf"{_PASSED_ON}[^\n]{{0,60}}?[:?]?"
+    # Someone else's, named before or after it, on a line ending with ":" or
+    # "?" ("Can you answer Jo's text:", "An email from my landlord:").
+    r"|\b(?!(?:it|that|what|there|here|let|he|she|who)['\u2019]s\b)\w+['\u2019]s\s+"
+    rf"{_PASSED_ON}[^\n]{{0,60}}?[:?]"
+    rf"|{_PASSED_ON}\s+(?:from|by)\b[^\n]{{0,60}}?[:?])[ \t]*\n",
     re.IGNORECASE,
 )
 

@@ -19,12 +19,12 @@ def test_own_words_grows_with_the_words_after_an_unclosed_quote_no_faster_than_t
     texts = itertools.count()  # each text its own, as no cache may help
 
     def read(words: int) -> None:
-        for _ in range(100):
+        for _ in range(1000):  # long enough to time well
             own_words(f'{next(texts)} "' + "word " * words)
 
     # Before: four times the words took thousands of times as long (and
     # forty words, hours: a pattern holds the interpreter, no timeout stops it).
-    assert growth(read, 4) < LINEAR
+    assert growth(read, 3, rounds=3) < LINEAR
 
 
 def test_the_words_after_an_unclosed_quote_are_still_the_users() -> None:
@@ -76,4 +76,31 @@ def test_a_quotation_in_any_quotation_marks_is_someone_elses(quoted: str) -> Non
     ],
 )
 def test_apostrophes_and_short_quotes_are_still_the_users_words(claim: str, said: str) -> None:
+    assert support(claim, [said]).sources == (0,)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Can you reply to Jo's text:\nI am pregnant with twins and due in May",
+        "What should I say to my sister\u2019s message?\nI am pregnant with twins, due in May",
+        "Got a message from Jo:\nI am pregnant with twins and due in May",
+    ],
+)
+def test_a_text_handed_over_as_someone_elses_is_not_the_users(said: str) -> None:
+    # Before: only "this text", "the following email" and the like handed a
+    # paste over; "Jo's text:" and "a message from Jo:" did not.
+    assert support("User is pregnant with twins", [said]).sources == ()
+
+
+@pytest.mark.parametrize(
+    ("claim", "said"),
+    [
+        ("User is allergic to penicillin", "My notes:\nI am allergic to penicillin"),
+        ("User lives in Berlin", "I answered Jo's text about my move.\nI live in Berlin now"),
+        ("User lives in Berlin", "That's the message:\nI live in Berlin now"),
+        ("User lives in Berlin", "I live in Berlin. Jo's email:\nI live in Paris"),
+    ],
+)
+def test_the_users_own_notes_and_words_before_a_paste_are_theirs(claim: str, said: str) -> None:
     assert support(claim, [said]).sources == (0,)
