@@ -19,8 +19,8 @@ from desktop.core.db import ConversationStore, Database
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.llama_chat import LlamaChatModel
-from tests.fakes import HashingEmbedder, ScriptedChatModel
-from tests.harvesters import Clock, harvest_answer, harvester_for, talk
+from tests.fakes import ScriptedChatModel
+from tests.harvesters import Clock, harvest_answer, harvester_for, real_harvester, talk
 
 
 @pytest.mark.parametrize(
@@ -84,13 +84,10 @@ def test_the_real_small_model_learns_nothing_of_a_friends_quoted_news(
     is kept: the words are Jo's, in single quotes.  (In round 24's trials it
     drew other things, its prompt's examples and Reverie's words, each
     refused; the scripted answers above are where the defect was seen.)"""
-    broker = InferenceBroker()
-    broker.start()
-    try:
-        broker.load_chat_model(fresh_smollm2).result(timeout=60)
-        broker.load_embedder(HashingEmbedder).result(timeout=5)
-        memories = MemoryService.over(database, broker, prompts)
-        harvester = harvester_for(store, memories, broker, prompts, Clock(), context_length=2048)
+    with real_harvester(fresh_smollm2, database, store, prompts, Clock()) as (
+        harvester,
+        memories,
+    ):
         conversation = store.create("c")
         said = talk(
             store,
@@ -104,5 +101,3 @@ def test_the_real_small_model_learns_nothing_of_a_friends_quoted_news(
         assert report is not None and report.through_message_id == said[-1].id
         kept = [m.content.casefold() for m in memories.store.listed()]
         assert not any("pregnan" in m or "twins" in m for m in kept), kept
-    finally:
-        broker.stop()
