@@ -4,15 +4,19 @@ scripted model gives it and the conversations it reads."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import MemorySettings
 from desktop.core.base.tokens import TokenCounter
-from desktop.core.db import ConversationStore, Message
+from desktop.core.db import ConversationStore, Database, Message
 from desktop.core.memory.harvest import Harvester
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
+from models.interfaces import ChatModel
+from tests.fakes import HashingEmbedder
 
 NOW = 1_800_000_000.0
 
@@ -49,6 +53,27 @@ def harvester_for(
         settings=MemorySettings(**settings),
         clock=clock,
     )
+
+
+@contextmanager
+def real_harvester(
+    chat_model: Callable[[], ChatModel],
+    database: Database,
+    store: ConversationStore,
+    prompts: PromptLibrary,
+    clock: Clock,
+) -> Iterator[tuple[Harvester, MemoryService]]:
+    """A harvester reading with the real *chat_model* (on a broker of its
+    own, with a hashing embedder and a context of 2048 tokens), and its memories."""
+    broker = InferenceBroker()
+    broker.start()
+    try:
+        broker.load_chat_model(chat_model).result(timeout=60)
+        broker.load_embedder(HashingEmbedder).result(timeout=5)
+        memories = MemoryService.over(database, broker, prompts)
+        yield harvester_for(store, memories, broker, prompts, clock, context_length=2048), memories
+    finally:
+        broker.stop()
 
 
 def harvest_answer(*facts: tuple[str, str, list[int]]) -> str:

@@ -34,7 +34,8 @@ class MemoryLine:
         """``- (#id) text`` (``- text`` unless *numbered*), the text made safe
         for the prompt however the line was made."""
         text = safe_for_prompt(self.text)
-        text = fill(quoted_template, text=text) if self.quoted else text
+        # No quote in it closes the quotation: the rest would read as no quotation.
+        text = fill(quoted_template, text=_single_quoted(text)) if self.quoted else text
         return f"- (#{self.id}) {text}" if numbered else f"- {text}"
 
 
@@ -56,7 +57,8 @@ EXCERPT_CHARS = 400
 page recalled whole would fill the context of every turn after it."""
 _SPEAKERS = {"user": "the user", "assistant": "you"}
 _DOUBLE_QUOTES = frozenset('"\u201c\u201d\u201e\u201f\u2033\u2036\u275d\u275e\u301d\u301e\u301f')
-"""Double quotes, straight, curly and ornamental: a title's are shown single."""
+"""Double quotes, straight, curly and ornamental: a title's, and a quoted
+memory's, are shown single."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ class ExcerptLine:
         # No quote in it closes its quotes: "Trip", 2020-01-01, you said) ...
         # A title kept before titles had a limit is cut to it here.
         title = safe_for_prompt(cut(self.title, TITLE_LIMIT))
-        title = "".join("'" if _is_double_quote(c) else c for c in title)
+        title = _single_quoted(title)
         who = _SPEAKERS.get(self.role, self.role)
         return f'- ("{title}", {self.sent:%Y-%m-%d}, {who} said) {text}'
 
@@ -86,8 +88,9 @@ def excerpt_line(excerpt: Excerpt, zone: tzinfo | None) -> ExcerptLine:
     return ExcerptLine(excerpt.message_id, title, sent, excerpt.role, excerpt.content)
 
 
-def _is_double_quote(char: str) -> bool:
-    return char in _DOUBLE_QUOTES or fold(char) == '"'
+def _single_quoted(text: str) -> str:
+    """*text* with its double quotes single, as it goes between double quotes."""
+    return "".join("'" if char in _DOUBLE_QUOTES or fold(char) == '"' else char for char in text)
 
 
 def _shortened(text: str, limit: int) -> str:

@@ -97,6 +97,11 @@ _GLUED = re.compile(r"[:.-]")
 _STOP_STRING = re.compile(r"SYSTEM[\W_]*EVENT")
 _QUOTES = {"<": "\u2039", ">": "\u203a", "[": "(", "]": ")"}
 """What the brackets of found markup become: look-alikes no template uses."""
+_BLOCK_MARKS = re.compile(r"[ \t]*+(?:(?:[-*_=][ \t]*+){3,}\Z|#{1,6}+(?![^ \t]))")
+"""The start of a line that makes it a rule or a setext underline (three
+marks or more, spaces between) or an ATX heading (a "#" run before a space)."""
+_PROSE_MARKS = {"-": "\u2010", "*": "\u2217", "_": "\u2017", "=": "\u2550", "#": "\u266f"}
+"""What those marks become: look-alikes Markdown and templates do not read."""
 _ROUNDS = 3
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
@@ -140,9 +145,21 @@ def _flattened(text: str, shape: Shape) -> str:
         spoken = (" ".join(line.split()) for line in text.splitlines())
         return SHOWN_LINE_BREAK.join(line for line in spoken if line)
     if shape == "paragraphs":
-        lines = "\n".join(line.rstrip() for line in text.strip().splitlines())
+        lines = "\n".join(_prose(line.rstrip()) for line in text.strip().splitlines())
         return _BLANK_LINES.sub("\n\n", lines)
     return text
+
+
+def _prose(line: str) -> str:
+    """*line* of a ``paragraphs`` block with the marks that would make it a
+    rule (``---``, the line between the sections of a prompt, so what
+    follows it would read as the prompt's own) or a heading (``### System``)
+    replaced by look-alikes, read as a reader sees them."""
+    seen, origins = folded(line)
+    if (found := _BLOCK_MARKS.match(seen)) is None:
+        return line
+    stop = origins[found.end() - 1] + 1
+    return "".join(_PROSE_MARKS.get(fold(c), c) for c in line[:stop]) + line[stop:]
 
 
 def _inert(text: str, shape: Shape) -> str:

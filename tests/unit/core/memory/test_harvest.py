@@ -14,8 +14,8 @@ from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from models.errors import ModelError
 from models.llama_chat import LlamaChatModel
-from tests.fakes import HashingEmbedder, ScriptedChatModel
-from tests.harvesters import Clock, harvest_answer, harvester_for, talk
+from tests.fakes import ScriptedChatModel
+from tests.harvesters import Clock, harvest_answer, harvester_for, real_harvester, talk
 
 
 @pytest.fixture
@@ -319,13 +319,10 @@ def test_a_harvest_with_the_real_small_model_end_to_end(
     stored with provenance from this conversation, and the watermark moves.
     A model this small tends to copy the prompt's example facts: the gate
     turns those away as echoes of the instructions."""
-    broker = InferenceBroker()
-    broker.start()
-    try:
-        broker.load_chat_model(fresh_smollm2).result(timeout=60)
-        broker.load_embedder(HashingEmbedder).result(timeout=5)
-        memories = MemoryService.over(database, broker, prompts)
-        harvester = harvester_for(store, memories, broker, prompts, clock, context_length=2048)
+    with real_harvester(fresh_smollm2, database, store, prompts, clock) as (
+        harvester,
+        memories,
+    ):
         conversation = store.create("c")
         said = talk(
             store,
@@ -349,5 +346,3 @@ def test_a_harvest_with_the_real_small_model_end_to_end(
         assert len(memories.store.listed()) == len(report.added)
         assert not any("Mia" in m.content or "Oslo" in m.content for m in kept)
         assert store.get(conversation.id).harvested_through_message_id == said[-1].id  # type: ignore[union-attr]
-    finally:
-        broker.stop()
