@@ -407,10 +407,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         (rf"(?<![^\s(<]){_EMAIL}\s+{_NOT_ADDRESS}{_LOOKS_LIKE}", _SIGNED),
-        # "my login is X", unless X is the user of a pair ("login: bob password: Y").
+        # "my login is X" (or 'X'), unless X is the user of a pair ("login:
+        # bob password: Y").
         (
-            rf"\b{_LOGIN}{_PLACE}{_VERB}\s*(?![\w.+-]+@[\w-]+\.)"
-            rf"(?P<single>(?>{_USER}{{2,}}[^\s/:,|{_QUOTES}.;!?)]))"
+            rf"\b{_LOGIN}{_PLACE}{_VERB}\s*(?P<login_quote>[{_OPENING}])?(?![\w.+-]+@[\w-]+\.)"
+            rf"(?P<single>(?>{_USER}{{2,}}[^\s/:,|{_QUOTES}.;!?)]))(?(login_quote)[{_CLOSING}])"
             rf"(?![^\s.,;!?)]|\s*(?:{_PAIR}|(?:the\s+|my\s+)?{_PASS}\b))",
             _STRONG,
         ),

@@ -136,10 +136,11 @@ _SET_VALUE = re.compile(r"(?=\S*\d)(?=\S*[^\W\d])[^\s/@]{4,40}")
 """A word with a digit and a letter or sign: a value, where a value is set."""
 _CHOOSING = frozenset(["went", "go", "going", "gone", "chose", "picked"])
 _CLAUSE_ENDS = re.compile(
-    r"\s*(?:[,;.!?()]|\n|\Z|(?:and|or|but|now|lol|haha|btw|though|too|again)\b)"
+    r"[\"'`\u2019\u201d\u00bb]?\s*(?:[,;.!?()]|\n|\Z|(?:and|or|but|now|lol|haha|btw|though|too|again)\b)"
 )
 """Where a clause ends: a sign, a line's end, a word joining the next one, or
-a word people add after what they said ("it's 4093 now", "0408 lol")."""
+a word people add after what they said ("it's 4093 now", "0408 lol"); after
+the quote closing a value ("login is 'hunter2' and the pin is ...")."""
 _NOT_THE_VALUE_AFTER = frozenset(
     ["like", "guess", "size", "about", "around", "over", "under", "than", "least", "most", "not"]
 )
@@ -170,7 +171,8 @@ _BEFORE_A_NAME = frozenset(
         *("on", "of", "at", "in", "with", "from", "after", "before", "via", "by", "new", "old"),
     ]
 )
-_LAST_WORD = re.compile(r"(\S+)\s+\Z")
+_LAST_WORD = re.compile(r"(\S+)\s+[\"'`\u2018\u201c\u00ab]?\Z")
+"""The word before a value, which may stand in quotes."""
 _PASSPHRASE_BEFORE = 3
 """The most words between a passphrase written first and its credential word."""
 _PASSPHRASE_WORDS = 3
