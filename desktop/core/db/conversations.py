@@ -655,11 +655,16 @@ class ConversationStore:
         return found
 
     @staticmethod
-    def missing_messages(tx: Transaction, message_ids: Iterable[int]) -> set[int]:
+    def missing_messages(
+        tx: Transaction, message_ids: Iterable[int], *, deleted_too: bool = False
+    ) -> set[int]:
         """Which of *message_ids* are no longer stored (an edit or a
-        regeneration removed them), as read inside *tx*."""
+        regeneration removed them) or, *deleted_too*, are in a conversation
+        deleted since, as read inside *tx*."""
+        kept = " JOIN conversations c ON c.id = m.conversation_id AND c.deleted_at IS NULL"
         rows = tx.fetch_all(
-            "SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM messages)",
+            "SELECT value FROM json_each(?) WHERE value NOT IN"
+            f" (SELECT m.id FROM messages m{kept if deleted_too else ''})",
             (json.dumps(sorted(set(message_ids))),),
         )
         return {int(row[0]) for row in rows}
