@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from desktop.core.base.errors import ReverieError
-from desktop.core.db import ConversationStore, DreamChange, Memory, MemorySources, NewMemory
+from desktop.core.db import DreamChange, Memory, MemorySources, NewMemory
 from desktop.core.db.memory_writes import RESTORED_FIELDS, MemoryWrites, from_snapshot, snapshot
-from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal
+from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal, sources_gone
 
 KEY = "memories"
 JUDGED_FIELDS = ("content", "status", "superseded_by", "category", "pinned", "importance")
@@ -146,11 +146,8 @@ class MemoryChanges:
         if proposal.kind == "add" and writes.erased_since(read_at):
             # "Delete now" leaves no row to refuse it by, as a deletion does.
             return "a memory was erased for good since the dream read, which it may repeat"
-        if proposal.kind == "add" and ConversationStore.missing_messages(
-            writes.transaction, map(int, proposal.payload.get("message_ids", ())), deleted_too=True
-        ):
-            # As a harvest stores nothing the user took back while it read.
-            return "a message it was learned from was deleted since the dream read it"
+        if proposal.kind == "add" and (gone := sources_gone(at, proposal)):
+            return gone
         for memory_id in judged_on(proposal):
             try:
                 if writes.current(memory_id).updated_at > read_at:
