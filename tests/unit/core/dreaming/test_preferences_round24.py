@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import pytest
 
-from desktop.core.db import ConversationStore, Database
+from desktop.core.db import ConversationStore, Database, Message
 from desktop.core.dreaming.control import DreamControl
 from tests.unit.core.dreaming.conftest import Dreaming
 from tests.unit.core.dreaming.test_erased_meanwhile_round22 import Meanwhile
@@ -31,9 +31,29 @@ def model() -> Meanwhile:
     return Meanwhile()
 
 
-@pytest.mark.parametrize(
-    "act", ["deletes the conversation", "edits the message away", "erases the conversation"]
-)
+TAKING_BACK = ["deletes the conversation", "edits the message away", "erases the conversation"]
+
+
+def taking_back(
+    dreaming: Dreaming, store: ConversationStore, said: Message, act: str
+) -> Callable[[], None]:
+    """The user's *act* on the message *said* (one of ``TAKING_BACK``), a second later."""
+    acts: dict[str, Callable[[], object]] = {
+        "deletes the conversation": lambda: store.delete(said.conversation_id),
+        "edits the message away": lambda: store.delete_messages_from(said.conversation_id, said.id),
+        "erases the conversation": lambda: dreaming.dreamer.eraser.erase_conversations(
+            [said.conversation_id]
+        ),
+    }
+
+    def user_acts() -> None:
+        dreaming.clock.advance(1)
+        acts[act]()
+
+    return user_acts
+
+
+@pytest.mark.parametrize("act", TAKING_BACK)
 def test_a_preference_from_what_the_user_took_back_meanwhile_is_not_added(
     dreaming: Dreaming, model: Meanwhile, database: Database, act: str
 ) -> None:
@@ -42,19 +62,7 @@ def test_a_preference_from_what_the_user_took_back_meanwhile_is_not_added(
     message = store.add_message(conversation.id, "user", SAID)
     found = {"preference": SHORT, "strength": "strong_correction", "sensitive": False}
     model.queue(json.dumps({"preferences": [{**found, "messages": [1]}]}))
-    acts: dict[str, Callable[[], object]] = {
-        "deletes the conversation": lambda: store.delete(conversation.id),
-        "edits the message away": lambda: store.delete_messages_from(conversation.id, message.id),
-        "erases the conversation": lambda: dreaming.dreamer.eraser.erase_conversations(
-            [conversation.id]
-        ),
-    }
-
-    def user_acts() -> None:
-        dreaming.clock.advance(1)
-        acts[act]()
-
-    model.meanwhile["stop writing long essays"] = user_acts
+    model.meanwhile["stop writing long essays"] = taking_back(dreaming, store, message, act)
 
     report = dreaming.dreamer.run("manual", DreamControl())
 

@@ -19,6 +19,7 @@ from desktop.core.dreaming.control import DreamControl
 from desktop.core.tasks.service import TaskService
 from tests.unit.core.dreaming.conftest import Dreaming
 from tests.unit.core.dreaming.test_erased_meanwhile_round22 import Meanwhile
+from tests.unit.core.dreaming.test_preferences_round24 import TAKING_BACK, taking_back
 
 SAID = "Buy the oat milk from the quillfern market, please."
 
@@ -28,7 +29,7 @@ def model() -> Meanwhile:
     return Meanwhile()
 
 
-@pytest.mark.parametrize("act", ["erases", "deletes", "edits"])
+@pytest.mark.parametrize("act", TAKING_BACK)
 def test_a_task_rewritten_from_messages_taken_back_meanwhile_is_not(
     make_dreaming: Callable[..., Dreaming],
     tasks: TaskService,
@@ -43,23 +44,13 @@ def test_a_task_rewritten_from_messages_taken_back_meanwhile_is_not(
     message = store.add_message(conversation.id, "user", SAID)
     new = "Buy the oat milk from the quillfern market"
     model.queue(json.dumps({"actions": [{"task": 1, "action": "update", "text": new}]}))
-    acts: dict[str, Callable[[], object]] = {
-        "erases": lambda: dreaming.dreamer.eraser.erase_conversations([conversation.id]),
-        "deletes": lambda: store.delete(conversation.id),
-        "edits": lambda: store.delete_messages_from(conversation.id, message.id),
-    }
-
-    def user_acts() -> None:
-        dreaming.clock.advance(1)
-        acts[act]()
-
-    model.meanwhile["quillfern"] = user_acts
+    model.meanwhile["quillfern"] = taking_back(dreaming, store, message, act)
 
     report = dreaming.dreamer.run("manual", DreamControl())
 
     assert not model.meanwhile, "the user acted while the model read the message"
     assert tasks.get(milk.id).text == "Buy the milk"  # type: ignore[union-attr]
     assert "drafted from was deleted since the dream read it" in report.outcomes["tasks"]
-    if act == "erases":
+    if act == "erases the conversation":
         rows = database.fetch_all("SELECT text FROM tasks")
         assert not any("quillfern" in row["text"] for row in rows)
