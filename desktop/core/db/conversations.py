@@ -25,6 +25,16 @@ from desktop.core.db.rows import columns, from_row, json_or_none, select_list
 
 MessageRole = Literal["system", "user", "assistant", "tool", "event"]
 
+FORGOTTEN = (
+    "(EXISTS (SELECT 1 FROM memory_sources s JOIN memories f ON f.id = s.memory_id"
+    " WHERE s.message_id = m.id AND f.status = 'deleted')"
+    " OR EXISTS (SELECT 1 FROM forgotten_messages g WHERE g.message_id = m.id))"
+)
+"""Of message ``m``: one a memory the user deleted was learned from (one
+waiting out its restore window, or one erased since: schema_v14).  Recalled,
+it would tell the model what the user asked it to forget; read by a dream,
+it would teach it again."""
+
 TITLE_LIMIT = 200
 """The longest title kept, in characters ("…" marks a cut): a page pasted
 as a name, or a ChatGPT export's megabyte title, went whole into every
@@ -459,12 +469,13 @@ class ConversationStore:
 
     def user_messages_since(self, since: float, limit: int = 100) -> builtins.list[Message]:
         """The user's newest messages after *since*, oldest first, from
-        conversations that are kept and on the record (what Reverie may learn from)."""
+        conversations that are kept and on the record, none a deleted
+        memory was learned from (``FORGOTTEN``): what Reverie may learn from."""
         rows = self._db.fetch_all(
             f"SELECT * FROM (SELECT {_MESSAGE_COLUMNS} FROM messages m"
             " JOIN conversations c ON c.id = m.conversation_id"
             " WHERE m.role = 'user' AND m.created_at > ? AND c.deleted_at IS NULL"
-            " AND NOT c.off_record ORDER BY m.id DESC LIMIT ?) ORDER BY id",
+            f" AND NOT c.off_record AND NOT {FORGOTTEN} ORDER BY m.id DESC LIMIT ?) ORDER BY id",
             (since, limit),
         )
         return [_message(row) for row in rows]
@@ -655,11 +666,16 @@ class ConversationStore:
         return found
 
     @staticmethod
-    def missing_messages(tx: Transaction, message_ids: Iterable[int]) -> set[int]:
+    def missing_messages(
+        tx: Transaction, message_ids: Iterable[int], *, deleted_too: bool = False
+    ) -> set[int]:
         """Which of *message_ids* are no longer stored (an edit or a
-        regeneration removed them), as read inside *tx*."""
+        regeneration removed them) or, *deleted_too*, are in a conversation
+        deleted since, as read inside *tx*."""
+        kept = " JOIN conversations c ON c.id = m.conversation_id AND c.deleted_at IS NULL"
         rows = tx.fetch_all(
-            "SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM messages)",
+            "SELECT value FROM json_each(?) WHERE value NOT IN"
+            f" (SELECT m.id FROM messages m{kept if deleted_too else ''})",
             (json.dumps(sorted(set(message_ids))),),
         )
         return {int(row[0]) for row in rows}

@@ -194,11 +194,16 @@ class DreamStore:
         return [_run(row) for row in rows]
 
     def last_completed(self) -> DreamRun | None:
+        """The newest dream that completed; None if none did, or if it
+        started ahead of the clock (set back since: when it was is not known)."""
         row = self._db.fetch_one(
             f"SELECT {select_list(DreamRun, 'r')} FROM dream_runs r"
             " WHERE r.status = 'completed' ORDER BY r.id DESC LIMIT 1"
         )
-        return None if row is None else _run(row)
+        if row is None:
+            return None
+        run = _run(row)
+        return None if (run.started_at or run.created_at) > self._clock() else run
 
     # -- changes -----------------------------------------------------------
     @staticmethod
@@ -307,11 +312,14 @@ class DreamStore:
         return [_log_entry(row) for row in rows]
 
     def judged_through(self, pass_name: str) -> float | None:
-        """Up to when this pass has judged the memories (None: never)."""
+        """Up to when this pass has judged the memories (None: never, or
+        never that can be told: a mark ahead of the clock was made before the
+        clock was set back, and what changed since is stamped before it, so
+        the pass judges everything again rather than nothing for months)."""
         value = self._db.fetch_value(
             "SELECT judged_through FROM dream_pass_marks WHERE pass = ?", (pass_name,)
         )
-        return None if value is None else float(value)
+        return None if value is None or value > self._clock() else float(value)
 
     @staticmethod
     def set_judged_through(tx: Transaction, pass_name: str, through: float, now: float) -> None:

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop.core.db.connection import Database
-from desktop.core.db.conversations import MessageRole
+from desktop.core.db.conversations import FORGOTTEN, MessageRole
 from desktop.core.db.fts import any_word
 from desktop.core.db.memory_writes import vector_blob
 from desktop.core.db.vector_search import VectorSearch, VectorTable
@@ -29,15 +29,7 @@ from desktop.core.db.word_search import telling_words_in
 
 _SAID = "m.role IN ('user', 'assistant') AND trim(m.content) <> ''"
 """A message with words of the user's or Reverie's (not a tool's, not empty)."""
-_FORGOTTEN = (
-    "(EXISTS (SELECT 1 FROM memory_sources s JOIN memories f ON f.id = s.memory_id"
-    " WHERE s.message_id = m.id AND f.status = 'deleted')"
-    " OR EXISTS (SELECT 1 FROM forgotten_messages g WHERE g.message_id = m.id))"
-)
-"""A message a memory the user deleted was learned from (one waiting out its
-restore window, or one erased since: schema_v14): recalled, it would tell
-the model what the user asked it to forget."""
-_FINDABLE = f"c.deleted_at IS NULL AND NOT c.off_record AND {_SAID} AND NOT {_FORGOTTEN}"
+_FINDABLE = f"c.deleted_at IS NULL AND NOT c.off_record AND {_SAID} AND NOT {FORGOTTEN}"
 """A message that may be found: said, in a kept, on-record conversation, and
 not what a deleted memory was learned from."""
 MESSAGE_VECTORS = VectorTable(

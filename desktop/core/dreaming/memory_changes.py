@@ -16,7 +16,7 @@ from typing import Any
 from desktop.core.base.errors import ReverieError
 from desktop.core.db import DreamChange, Memory, MemorySources, NewMemory
 from desktop.core.db.memory_writes import RESTORED_FIELDS, MemoryWrites, from_snapshot, snapshot
-from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal
+from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal, sources_gone
 
 KEY = "memories"
 JUDGED_FIELDS = ("content", "status", "superseded_by", "category", "pinned", "importance")
@@ -127,7 +127,7 @@ class MemoryChanges:
     in_transaction = True
 
     def before(self, at: Applying, proposal: Proposal) -> dict[str, Any]:
-        return {KEY: _state(at.memory_writes(), proposal.touches)}
+        return {KEY: _state(at.memory_writes(), judged_on(proposal))}
 
     def apply(self, at: Applying, proposal: Proposal) -> dict[str, Any]:
         writes = at.memory_writes()
@@ -146,7 +146,9 @@ class MemoryChanges:
         if proposal.kind == "add" and writes.erased_since(read_at):
             # "Delete now" leaves no row to refuse it by, as a deletion does.
             return "a memory was erased for good since the dream read, which it may repeat"
-        for memory_id in proposal.touches:
+        if proposal.kind == "add" and (gone := sources_gone(at, proposal)):
+            return gone
+        for memory_id in judged_on(proposal):
             try:
                 if writes.current(memory_id).updated_at > read_at:
                     return f"memory #{memory_id} changed since the dream read it"
@@ -175,6 +177,15 @@ class MemoryChanges:
                 writes.restore(from_snapshot(data), did.get(key, ()))
         for memory_id in after.get("created", []):
             writes.remove(int(memory_id))
+
+
+def judged_on(proposal: Proposal) -> tuple[int, ...]:
+    """The memories *proposal* was decided on: those it changes and, for a
+    supersede, the one that replaces it (deleted or rewritten meanwhile, the
+    loser would be retired for what no longer says it)."""
+    if proposal.kind == "supersede":
+        return (*proposal.touches, int(proposal.payload["by"]))
+    return proposal.touches
 
 
 def _state(writes: MemoryWrites, memory_ids: Sequence[int]) -> dict[str, Any]:

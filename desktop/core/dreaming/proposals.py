@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop.core.base.errors import ReverieError
-from desktop.core.db import DreamChange, MemoryStore, Transaction
+from desktop.core.db import ConversationStore, DreamChange, MemoryStore, Transaction
 from desktop.core.db.memory_writes import MemoryWrites
 from desktop.core.db.tasks import TaskStore
 from desktop.core.skills.library import SkillLibrary
@@ -93,6 +93,19 @@ class Applying:
         if self.skills is None:
             raise ChangeRefused("Skills are not available.")
         return self.skills
+
+
+def sources_gone(at: Applying, proposal: Proposal) -> str:
+    """Why *proposal* no longer holds as drafted ("" if it does): a message
+    it was drafted from (its payload's ``message_ids``) was deleted, edited
+    away or erased since, as read in the pass's transaction.  A harvest
+    stores nothing the user took back while its model read; nor does a
+    dream (and after "Delete now" nothing would retract it any more)."""
+    assert at.tx is not None, "checked in the pass's transaction"
+    cited = map(int, proposal.payload.get("message_ids", ()))
+    if ConversationStore.missing_messages(at.tx, cited, deleted_too=True):
+        return "a message it was drafted from was deleted since the dream read it"
+    return ""
 
 
 class Handler(Protocol):

@@ -14,7 +14,7 @@ from typing import Any
 
 from desktop.core.db import DreamChange
 from desktop.core.db.tasks import TaskNotFound, TaskStore
-from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal
+from desktop.core.dreaming.proposals import Applying, ChangeRefused, Proposal, sources_gone
 
 KEY = "tasks"
 
@@ -50,7 +50,9 @@ class TaskChanges:
         updated = at.tx.fetch_value("SELECT updated_at FROM tasks WHERE id = ?", (task_id,))
         if updated is None:
             return f"task #{task_id} no longer exists"
-        return f"task #{task_id} changed since the dream read it" if updated > read_at else ""
+        if updated > read_at:
+            return f"task #{task_id} changed since the dream read it"
+        return sources_gone(at, proposal)  # a new text, from what the user said
 
     def undo(self, at: Applying, change: DreamChange) -> None:
         moved = self._moved(at, (change.after or {}).get(KEY, {}))

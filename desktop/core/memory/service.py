@@ -455,9 +455,11 @@ class MemoryService:
         return [m for m in found if m.id in kept]
 
     def about(self, topic: str, limit: int = 200) -> list[Memory]:
-        """Active memories about *topic*: its words or close in meaning.  The
-        preview of "forget everything about <topic>"; nothing is changed."""
-        return self._matching(topic, ("active",), limit)
+        """Memories about *topic*: its words or close in meaning.  The
+        preview of "forget everything about <topic>"; nothing is changed.
+        Archived and superseded ones too (still stored, exported, restorable);
+        not those deleted already, on their way out."""
+        return self._matching(topic, ("active", "archived", "superseded"), limit)
 
     def _matching(self, text: str, statuses: Sequence[MemoryStatus], limit: int) -> list[Memory]:
         """Memories with any word of *text* or close to it in meaning, fused
