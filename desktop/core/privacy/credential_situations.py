@@ -87,6 +87,10 @@ _JOINED_WORDS = re.compile(
 )
 """Two words joined by a dot, an underscore or a dash and a sign after
 ("Autumn.Pebble#", "Velvet_Badger!", "Cinder-Moth%"; not "Well-done!")."""
+_WORD_NUMBERED = re.compile(r"(?P<word>[A-Za-z][a-z]{3,})_\d{1,4}|[a-z]{3,}(?:-[a-z]{3,})+-\d{1,4}")
+"""A word numbered as passwords are and names are not (round 24): an
+uncommon word by an underscore ("lumiere_9", not "room_12"), dashed words
+and a number ("kiwi-mango-3", not "covid-19")."""
 _DIGITS = re.compile(r"\d{4,8}")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _PIN_GOES_ON = re.compile(r"[ \t]+(?:for|like|apart|except|everywhere|is|as|or|again)\b")
@@ -112,6 +116,10 @@ def password_shaped(value: str) -> bool:
     if _NAME_YEAR.fullmatch(bare) or _LEET.fullmatch(bare) or known_words.keyboard_walk(bare):
         return True
     if _CAPITAL_LEET.fullmatch(bare) or _JOINED_WORDS.fullmatch(value):
+        return True
+    if (numbered := _WORD_NUMBERED.fullmatch(value)) and not (
+        numbered["word"] and known_words.frequent(numbered["word"])
+    ):
         return True
     camel = _CAMEL_NUMBER.fullmatch(bare)
     if camel is not None and not known_words.known(camel["letters"].lower()):
