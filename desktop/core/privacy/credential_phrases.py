@@ -284,7 +284,7 @@ _WEB_SECRET_NAME = (
 )
 """A query's or a cookie's name for a secret: a signature, a token, a session."""
 _OPAQUE = (
-    r"(?![a-z]+(?:-[a-z0-9]+)*(?:[/&#;,\s\"'<>)]|\.?$))"
+    r"(?!(?-i:[a-z]+(?:-[a-z0-9]+)*)(?:[/&#;,\s\"'<>)]|\.?$))"
     r"[A-Za-z0-9%._~+/=-]{15,199}[A-Za-z0-9%_~+/=-]"
 )
 """A value no one reads: 16 URL characters or more, not a slug of small
