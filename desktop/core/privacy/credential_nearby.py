@@ -264,9 +264,24 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     for match in credential_words(seen):
         start, stop = origins[match.start()], origins[match.end() - 1] + 1
         inside = _IN_PLACEHOLDER.search(seen, max(0, match.start() - 30), match.start())
+        if in_a_links_path(seen, match.start()):
+            continue  # ".../change-your-wifi-password-2024": a page's name
         if not inside and not markers.within(start, stop):
             for first, last in _spans(seen, match):
                 yield origins[first], origins[last - 1] + 1
+
+
+def in_a_links_path(text: str, position: int) -> bool:
+    """Is *position* in the path of a link ("https://blog.example.com/2024/
+    change-your-wifi-password-2024"), which names a page, not in its user,
+    password or query?"""
+    word_start = max(text.rfind(space, 0, position) for space in " \t\n") + 1
+    return _LINK_PATH.fullmatch(text, word_start, position) is not None
+
+
+_LINK_PATH = re.compile(
+    r"[\"'(<]*(?:[a-z][a-z0-9+.-]{0,30}://[^/\s@?#]+|www\.[^/\s?#]+)/[^?#\s]*", re.I
+)
 
 
 class Markers:

@@ -50,6 +50,7 @@ from collections.abc import Iterator
 from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import (
     a_credential_word,
+    in_a_links_path,
     made_up,
     names_a_credential,
     plainly_no_secret,
@@ -133,7 +134,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each value stated by its situation in *text* is; a word naming
     a credential is none ("my p4ssword is too short")."""
     for start, stop in _spans(text):
-        if not a_credential_word(text[start:stop]):
+        if not a_credential_word(text[start:stop]) and not in_a_links_path(text, start):
             yield start, stop
 
 
