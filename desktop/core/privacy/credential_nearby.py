@@ -742,15 +742,15 @@ _EMOJI = r"(?:[\U0001f300-\U0001faff\u2600-\u27bf]\ufe0f?)+"
 """Pictographs a chat message may end with ("👍", "🙏", "✌️")."""
 THANKS = f"{_thanks_pattern(THANKS_WORDS)}|{_EMOJI}"
 """``THANKS_WORDS`` or a pictograph, as a pattern, for text read as typed."""
-_THANKS = frozenset(_word(word) for word in THANKS_WORDS)
+THANKS_FOLDED = f"{_thanks_pattern(_word(word) for word in THANKS_WORDS)}|{_EMOJI}"
+"""``THANKS``, for text read folded."""
 _SIGNING_OFF = re.compile(
-    rf"[.!?]?(?:[ \t]+(?:{_thanks_pattern(_THANKS)}|[:;]\)|:d|k\?|{_EMOJI}"
+    rf"[.!?]?(?:[ \t]+(?:{THANKS_FOLDED}|[:;]\)|:d|k\?"
     r"|\([^()\n]{1,30}\)))+[ \t]*[.!?]*[ \t]*(?:\n|\Z)",
     re.IGNORECASE,
 )
 """Words of thanks, a smile or a pictograph, a note in brackets or chat's
-"k?", up to the line's end (matched on folded text, as ``_THANKS`` is
-written)."""
+"k?", up to the line's end (matched on folded text)."""
 
 
 _CJK_RUN = re.compile(

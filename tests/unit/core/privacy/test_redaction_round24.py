@@ -191,6 +191,21 @@ def test_a_password_in_or_beside_a_link_still_goes(text: str, value: str) -> Non
     _assert_gone(text, value)
 
 
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        ("password wifinya b@n@n@.", "password wifinya [redacted password]."),
+        ("password wifinya lkjhgf", "password wifinya [redacted password]"),
+        ("password wifinya", "password wifinya"),
+        ("password wifinya framboise33 cảm ơn", "password wifinya [redacted password] cảm ơn"),
+        ("password wifi framboise33 thx", "password wifi [redacted password] thx"),
+    ],
+)
+def test_an_indonesian_word_with_its_ending_is_no_password(text: str, stored: str) -> None:
+    # Seed 7's held-in misses: "wifinya" (its wifi) read as a made-up word.
+    assert redact(text).text == stored
+
+
 def test_pwd_with_a_password_after_it_still_goes() -> None:
     _assert_gone("- pwd → Kr4nich#", "Kr4nich#")
     _assert_gone("PWD=hunter22", "hunter22")
