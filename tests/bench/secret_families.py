@@ -4,14 +4,17 @@ of round 22's (other languages, pasted config, API keys, private key
 blocks, recovery phrases and codes, lock codes, security answers, typos,
 spelled values) and of round 23's (more languages and scripts, code and
 whole files, keys of new shapes, a value on the next line, leet labels,
-dictation, chat shorthand) stay in what Reverie stores, family by family and half by
-half, how many everyday sentences of the same look it changes, and how
-much CPU a 200 KB paste of both takes to redact.
+dictation, chat shorthand) and of round 24's (markdown and emoji labels,
+forwarded e-mails and texts, URLs and connection strings, HTTP headers and
+curl, eight more languages, chat logs quoting others, password managers'
+notes) stay in what Reverie stores, family by family and half by half,
+how many everyday sentences of the same look it changes, and how much CPU
+a 200 KB paste of both takes to redact.
 
     python -m tests.bench.secret_families [--draws 20] [--seed 0] [--show 5]
 
-Each trial is drawn by ``tests.secret_families.trials`` (or its round 22
-or 23 sibling) and redacted as the chat stores a message (a ``Redactor``, read
+Each trial is drawn by ``tests.secret_families.trials`` (or its round 22,
+23 or 24 sibling) and redacted as the chat stores a message (a ``Redactor``, read
 after the messages before it); a miss is a value still standing whole in
 what is stored.  ``--show`` prints the misses of the half rules may be
 written on ("in"), never the held-out half's.  Not a test: it asserts
@@ -26,7 +29,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from desktop.core.privacy.redaction import Redactor
-from tests import secret_families, secret_families_round22, secret_families_round23
+from tests import (
+    secret_families,
+    secret_families_round22,
+    secret_families_round23,
+    secret_families_round24,
+)
 from tests.secret_families import Trial
 
 _Counts = dict[str, list[int]]
@@ -36,6 +44,7 @@ _ROUNDS = (
     ("round 21", secret_families),
     ("round 22", secret_families_round22),
     ("round 23", secret_families_round23),
+    ("round 24", secret_families_round24),
 )
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 
 from desktop.core.base import text_scan
@@ -73,6 +73,8 @@ _NAMES = str.split(
     මුරපදය ọrọ_igbaniwọle kalmar_sirri iphasiwedi pasfhocal phasfhocal pasvorto
     contrasinal passwuert wachtwurd modpas hasełko パスコード sandi
     kalimat_al_sir kalimat_al_murur kalimat_sir kalimat_murur kalimet_el_ser
+    kodikos kodikou kodiko sisma sisma'ot hasisma rahat_phan rahatphan mat_khau matkhau
+    bimilbeonho bimilbunho bibeon katasandi
     """
 )
 _NAMES_WITHOUT_SPACES = str.split(
@@ -147,6 +149,7 @@ _LINKS = _words(
     é è e sono är er on je jest jsou это este είναι adalah là ay yra هي هو היא הוא
     は が 是 为 為 는 은 이 가 で
     ir yw ialah ni është eshte คือ است being isn't wasn't shi
+    hi hu einai ine khue yaitu
     არის ce ngu ná ass se 係 គឺ ແມ່ນ က
     """
 )
@@ -261,9 +264,24 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     for match in credential_words(seen):
         start, stop = origins[match.start()], origins[match.end() - 1] + 1
         inside = _IN_PLACEHOLDER.search(seen, max(0, match.start() - 30), match.start())
+        if in_a_links_path(seen, match.start()):
+            continue  # ".../change-your-wifi-password-2024": a page's name
         if not inside and not markers.within(start, stop):
             for first, last in _spans(seen, match):
                 yield origins[first], origins[last - 1] + 1
+
+
+def in_a_links_path(text: str, position: int) -> bool:
+    """Is *position* in the path of a link ("https://blog.example.com/2024/
+    change-your-wifi-password-2024"), which names a page, not in its user,
+    password or query?"""
+    word_start = max(text.rfind(space, 0, position) for space in " \t\n") + 1
+    return _LINK_PATH.fullmatch(text, word_start, position) is not None
+
+
+_LINK_PATH = re.compile(
+    r"[\"'(<]*(?:[a-z][a-z0-9+.-]{0,30}://[^/\s@?#]+|www\.[^/\s?#]+)/[^?#\s]*", re.I
+)
 
 
 class Markers:
@@ -327,6 +345,8 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     # "wifi's X": the 's links a weak word to its value.
     weak = match["weak"] is not None and not match.group().endswith(("'s", "\u2019s"))
     if about_hardware(text, match.start(), match.end()):
+        return
+    if the_working_directory(text, match.start(), match.end()):
         return
     plural = _lower(match.group()).endswith(("tokens", "secrets", "keys", "combinations", "combos"))
     if (
@@ -484,6 +504,17 @@ def about_hardware(text: str, start: int, end: int) -> bool:
     )
 
 
+def the_working_directory(text: str, start: int, end: int) -> bool:
+    """Is the word "pwd" at *start*..*end* the shell's command, with what it
+    prints or does after it ("pwd: /home/ana", "pwd → print working
+    directory", round 24), not a password?"""
+    return text[start:end].casefold() == "pwd" and _A_DIRECTORY.match(text, end) is not None
+
+
+_A_DIRECTORY = re.compile(
+    r"[\s:=>\u2192-]*(?:[~/]|[A-Za-z]:\\|[^\n.]*\b(?:directory|folder|dir|path|cwd)\b)",
+    re.IGNORECASE,
+)
 _HARDWARE = re.compile(
     r"\b(?:gpio|led|leds|header|chip|board|arduino|raspberry|esp32|breadboard|solder\w*|wire|"
     r"wired|jumper|gnd|vcc|3v3|5v|voltage|resistor|pull-?up|pull-?down|analog|digital|pwm|"
@@ -536,6 +567,7 @@ def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterat
     past = end  # where the last marker taken ended: its words are not values
     after_marker = False  # the last value taken was a marker (redacted once already)
     place = False  # "password for the wifi X": whose or where, and no link
+    headed = False  # the word heads a line ("[Wifi]"), its value on the next
     correcting = False  # a value found, then "no wait", "sorry", "it changed"
     for chunk in _chunks(text, end, limit=16):
         if chunk.start() < past:
@@ -546,6 +578,9 @@ def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterat
                 continue
             if words or found or text[chunk.end() : chunk.end() + 1] == "\n":
                 return  # a line break ends the phrase, unless the word heads a line
+            headed = (
+                _HEADING.fullmatch(text, text.rfind("\n", 0, end) + 1, chunk.start()) is not None
+            )
             continue
         word = _lower(chunk.group())
         if found:
@@ -627,9 +662,11 @@ def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterat
         if _lower(core) not in _LINKS and _lower(core) not in _ARTICLES:
             words += 1
         labelled = bool(trail and _LINKING_SIGN.search(trail))
-        if labelled and (after_comma or "{" in lead or "(" in lead or _names().fullmatch(core)):
-            # "getToken(user, {ttl: 3600})", "pw: none, ttl: 3600", "pw: ? PIN: 12":
-            # another key's value
+        if labelled and (
+            after_comma or headed or "{" in lead or "(" in lead or _names().fullmatch(core)
+        ):
+            # "getToken(user, {ttl: 3600})", "pw: none, ttl: 3600", "pw: ? PIN: 12",
+            # "[Wifi]\nSSID: Home-5G": another key's value
             return
         after_comma = trail.endswith(",")
         ready = linked = _lower(core) in _LINKS or labelled
@@ -637,6 +674,8 @@ def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterat
             return
 
 
+_HEADING = re.compile(r"[^\w\n]*[\w-]+[^\w\n?]*")
+"""A line of one word in markup, a heading: "[Wifi]", "## Router:"."""
 _CORRECTIONS = _words("wait actually sorry oops correction mean meant scratch no nope typo")
 """Words that take back the value said before: "X — no wait, it is Y"."""
 _CHANGES = _words("changed updated")
@@ -683,19 +722,35 @@ def _ends_sentence(text: str, end: int) -> bool:
 THANKS_WORDS = str.split(
     "thx thanks ty lol pls please cheers ok okay merci danke gracias grazie obrigado obrigada "
     "dzięki dzieki tack спасибо teşekkürler tesekkurler sağol shukran شكرا dhanyavaad "
-    "धन्यवाद arigato ありがとう 谢谢"
+    "धन्यवाद arigato ありがとう 谢谢 "
+    # Round 24's languages: Vietnamese, Indonesian, Korean, Greek, Hebrew,
+    # Thai, Czech, Finnish ("_" stands for a space).
+    "cảm_ơn cam_on camon makasih terima_kasih trims 고마워 고마워요 감사합니다 감사 "
+    "ευχαριστώ ευχαριστω efharisto תודה toda ขอบคุณ khob_khun díky diky děkuji dekuji "
+    "kiitos kiitti"
 )
 """Words of thanks a chat message ends with after a value, in its languages."""
-THANKS = "|".join(map(re.escape, sorted(THANKS_WORDS, key=len, reverse=True)))
-"""``THANKS_WORDS`` as a pattern, for text read as typed."""
-_THANKS = _words(" ".join(THANKS_WORDS))
+
+
+def _thanks_pattern(words: Iterable[str]) -> str:
+    """*words* as alternatives, longest first, "_" standing for a space."""
+    ordered = sorted(words, key=len, reverse=True)
+    return "|".join(re.escape(word).replace("_", r"[ \t]+") for word in ordered)
+
+
+_EMOJI = r"(?:[\U0001f300-\U0001faff\u2600-\u27bf]\ufe0f?)+"
+"""Pictographs a chat message may end with ("👍", "🙏", "✌️")."""
+THANKS = f"{_thanks_pattern(THANKS_WORDS)}|{_EMOJI}"
+"""``THANKS_WORDS`` or a pictograph, as a pattern, for text read as typed."""
+THANKS_FOLDED = f"{_thanks_pattern(_word(word) for word in THANKS_WORDS)}|{_EMOJI}"
+"""``THANKS``, for text read folded."""
 _SIGNING_OFF = re.compile(
-    rf"[.!?]?(?:[ \t]+(?:{'|'.join(map(re.escape, sorted(_THANKS)))}|[:;]\)|:d|k\?"
+    rf"[.!?]?(?:[ \t]+(?:{THANKS_FOLDED}|[:;]\)|:d|k\?"
     r"|\([^()\n]{1,30}\)))+[ \t]*[.!?]*[ \t]*(?:\n|\Z)",
     re.IGNORECASE,
 )
-"""Words of thanks, a smile, a note in brackets or chat's "k?", up to the line's end
-(matched on folded text, as ``_THANKS`` is written)."""
+"""Words of thanks, a smile or a pictograph, a note in brackets or chat's
+"k?", up to the line's end (matched on folded text)."""
 
 
 _CJK_RUN = re.compile(

@@ -46,6 +46,7 @@ from desktop.core.privacy.credential_nearby import (
     names_a_credential,
     names_an_amount,
     plainly_no_secret,
+    the_working_directory,
 )
 
 _QUOTES = (
@@ -277,6 +278,19 @@ passphrase, not a command after the value."""
 _SAME_COMMAND = r"[^\n|;&]*?"
 """What stands between a command and its option: anything but the next command."""
 
+_WEB_SECRET_NAME = (
+    r"(?:[\w.-]*[_.-])?(?:sig|signature|auth|auth_?token|token|secret|api_?key|access_?key)"
+    r"|[\w.]*(?:sess(?:ion)?(?:_?id)?|(?<![sS])sid)|jwt|code|otp"
+)
+"""A query's or a cookie's name for a secret: a signature, a token, a session."""
+_OPAQUE = (
+    r"(?!(?-i:[a-z]+(?:-[a-z0-9]+)*)(?:[/&#;,\s\"'<>)]|\.?$))"
+    r"[A-Za-z0-9%._~+/=-]{15,199}[A-Za-z0-9%_~+/=-]"
+)
+"""A value no one reads: 16 URL characters or more, not a slug of small
+letters ("reset-your-password", "how-to-reset-it-2024"), a full stop after
+it the sentence's."""
+
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), needs)
     for pattern, needs in (
@@ -395,11 +409,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "bob@example.com / X", "bob@example.com:X" (no space after the
         # colon: "write to bob@example.com: I reply fast" is a sentence).
         (
-            rf"(?<![^\s(<]){_EMAIL}(?:\s*[/|]\s*|:(?=[^\s/])){_NOT_ADDRESS}{_LOOKS_LIKE}",
+            rf"(?<![^\s(<]){_EMAIL}(?:\s*(?:/{{1,2}}|\|{{1,2}}|::)\s*|:(?=[^\s/]))"
+            rf"{_NOT_ADDRESS}{_LOOKS_LIKE}",
             _SIGNED,
         ),
-        # "Netflix: bob / X": a label and a pair, X with a letter and a digit or sign.
-        (rf"(?<![^\s(])[\w-]+:\s*{_USER}+\s*/\s*{_LOOKS_LIKE}", _MIXED),
+        # "Netflix: bob / X", "Steam: bob // X": a label and a pair, X with a
+        # letter and a digit or sign.
+        (rf"(?<![^\s(])[\w-]+::?\s*{_USER}+\s*/{{1,2}}\s*{_LOOKS_LIKE}", _MIXED),
         # "bob / X for netflix", "Hulu bob@mail.com X": a pair with a service named.
         (
             rf"(?<![^\s(])(?=[\w.+-]*?[^\W\d_])[\w.+-]++\s+/\s+{_LOOKS_LIKE}"
@@ -528,6 +544,32 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         (r"_authToken\s*=\s*(?P<cmd>\S+)", _STRONG),
+        # A URL's query or a cookie holding a token, a signature or a session
+        # ("?X-Amz-Signature=X", "&sig=X", "?auth=X", "Cookie: PHPSESSID=X",
+        # round 24), opaque: not a slug ("?token=reset-your-password").
+        (
+            rf"(?:(?<=[?&;])|(?<=[;:][ \t])|(?<![^\s\"']))(?:{_WEB_SECRET_NAME})="
+            rf"(?P<cmd>{_OPAQUE})(?=[&#;,\s\"'<>)]|\.?(?:\s|$))",
+            _STRONG,
+        ),
+        # A link's token as a path's part: ".../verify/X", ".../reset-password/X",
+        # ".../magic/X" (round 24), with a digit, not a page's name.
+        (
+            r"/(?:verify|verification|confirm|activate|activation|reset|reset-password|"
+            r"password-reset|magic|magic-link|invite|invitation|join|login|signin|sign-in|auth|"
+            rf"token|access)/(?=[^/?#\s]*\d)(?P<cmd>{_OPAQUE})(?=[/?#&;,\s\"'<>)]|\.?(?:\s|$))",
+            _STRONG,
+        ),
+        # An Azure connection string's key: SharedAccessKey=X, AccountKey=X.
+        (r"(?-i:\b(?:SharedAccessKey|AccountKey|SharedSecret))=(?P<cmd>[^\s;\"']+)", _STRONG),
+        # Oracle's user/password@database: "jdbc:oracle:thin:bob/X@db:1521:ORCL",
+        # "sqlplus bob/X@orcl", "conn bob/X@orcl", "expdp bob/X@db" (round 24).
+        (
+            r"(?:\bjdbc:oracle:\w+:|\b(?:sqlplus|rman\s+target|expdp|impdp|exp|imp|sqlldr)"
+            r"(?:\s+-\w+)*\s+|\bconn(?:ect)?\s+|\buserid=)[\w.$#]{1,64}/"
+            r"(?P<cmd>[^\s@/\"']{1,100})@",
+            _STRONG,
+        ),
         # A token as a URL's user: https://TOKEN@github.com.
         (r"\b[a-z][a-z0-9+.-]{0,30}://(?P<cmd>[A-Za-z0-9_-]{20,100})@", _STRONG),
         # <add key="Password" value="X"/>, <password value="X"/>.
@@ -761,6 +803,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "password: {{ vault_password }}", "PGPASSWORD=$(cat file)"
     if _CALL.match(value):
         return None  # "password = input('Password: ')": code asking for one
+    if the_working_directory(match.string, match.start(), match.start() + 3):
+        return None  # "pwd: /home/ana", "PWD=/srv/app", "pwd → print working directory"
     if group == "cmd":  # a command's option, its quotes kept: -p'X'
         quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\""
         # "DB_PASS=X; ok": the sentence's sign, not the value's

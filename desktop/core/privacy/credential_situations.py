@@ -51,6 +51,7 @@ from desktop.core.base import text_scan
 from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import (
     a_credential_word,
+    in_a_links_path,
     made_up,
     names_a_credential,
     plainly_no_secret,
@@ -88,6 +89,10 @@ _JOINED_WORDS = re.compile(
 )
 """Two words joined by a dot, an underscore or a dash and a sign after
 ("Autumn.Pebble#", "Velvet_Badger!", "Cinder-Moth%"; not "Well-done!")."""
+_WORD_NUMBERED = re.compile(r"(?P<word>[A-Za-z][a-z]{3,})_\d{1,4}|[a-z]{3,}(?:-[a-z]{3,})+-\d{1,4}")
+"""A word numbered as passwords are and names are not (round 24): an
+uncommon word by an underscore ("lumiere_9", not "room_12"), dashed words
+and a number ("kiwi-mango-3", not "covid-19")."""
 _DIGITS = re.compile(r"\d{4,8}")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _PIN_GOES_ON = re.compile(r"[ \t]+(?:for|like|apart|except|everywhere|is|as|or|again)\b")
@@ -114,6 +119,10 @@ def password_shaped(value: str) -> bool:
         return True
     if _CAPITAL_LEET.fullmatch(bare) or _JOINED_WORDS.fullmatch(value):
         return True
+    if (numbered := _WORD_NUMBERED.fullmatch(value)) and not (
+        numbered["word"] and known_words.frequent(numbered["word"])
+    ):
+        return True
     camel = _CAMEL_NUMBER.fullmatch(bare)
     if camel is not None and not known_words.known(camel["letters"].lower()):
         return True
@@ -126,7 +135,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each value stated by its situation in *text* is; a word naming
     a credential is none ("my p4ssword is too short")."""
     for start, stop in _spans(text):
-        if not a_credential_word(text[start:stop]):
+        if not a_credential_word(text[start:stop]) and not in_a_links_path(text, start):
             yield start, stop
 
 

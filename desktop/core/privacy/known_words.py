@@ -38,8 +38,10 @@ _MADE_UP = re.compile(r"[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]{5,24}")
 """Latin letters only, five or more: shorter ones are too often a word's
 piece, an abbreviation or a name ("Zan", "wifi"); the lists are of the
 languages written in them."""
-_ENDINGS = re.compile(r"(?:e?s|e?d|ing|er|ly|ness)\Z")
-"""Endings that make a rarer word of a listed one ("greyed", "passwording")."""
+_ENDINGS = re.compile(r"(?:e?s|e?d|ing|er|ly|ness|ze|em|ach|ami|nya)\Z")
+"""Endings that make a rarer word of a listed one ("greyed", "passwording"),
+the case endings of Polish nouns ("na routerze", "z kluczem") and the
+Indonesian "-nya" ("wifinya", its wifi), round 24."""
 _RARE = 2.5
 """The rarest words kept, in zipf (log10 of the times per billion words): once
 in 3 million words.  Rarer ones are mostly names, typos and pieces of

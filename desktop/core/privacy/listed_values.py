@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from desktop.core.base import text_scan
-from desktop.core.privacy.credential_nearby import looks_like_a_value
+from desktop.core.privacy.credential_nearby import in_a_links_path, looks_like_a_value
 from desktop.core.privacy.credential_situations import password_shaped
 
 _QUOTES = "\"'`\u2018\u2019\u201c\u201d"
@@ -244,6 +244,8 @@ def changes(text: str) -> Iterator[tuple[int, int]]:
         starts = [cue.end() for cue in _CHANGE_CUE.finditer(text, line.start(), line.end())]
         starts += [m.start() for m in _BEFORE_ARROW.finditer(text, line.start(), line.end())]
         for at in starts:
+            if in_a_links_path(text, at):
+                continue  # ".../how-to-reset-your-password-2024": a page's name
             value = _VALUE.match(text, at, line.end())
             if value is None or _UNIT.match(text, value.end()):
                 continue

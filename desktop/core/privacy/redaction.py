@@ -86,12 +86,14 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\b[A-Za-z0-9_-]{24,26}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b"),
         re.compile(r"(?<=/api/webhooks/)\d+/[A-Za-z0-9_-]{40,}"),
         # Keys of hex after a short prefix (LangSmith's "lsv2_pt_", round 23),
-        # which the randomness rule below misses (no capitals); Airtable's.
+        # which the randomness rule below misses (no capitals); Airtable's
+        # and Postman's.
         re.compile(
             r"\b[a-z][a-z0-9]{1,9}(?:_[a-z]{1,4})?_(?=[a-f0-9]*[a-f])(?=[a-f0-9]*\d)"
             r"[a-f0-9]{32,}(?:_[a-f0-9]{6,})?\b"
         ),
         re.compile(r"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b"),
+        re.compile(r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),  # Postman's, named or not
         # age's secret keys, an Azure storage connection string's key.
         re.compile(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
         re.compile(r"(?<=AccountKey=)[A-Za-z0-9+/=]{20,}"),

@@ -365,8 +365,6 @@ def test_a_secret_of_the_round_23_families_rules_were_written_on_is_taken_out(
 _KNOWN_NEGATIVES_CHANGED = {
     # Said of a value, which may be the user's: "X is a terrible password".
     "p4ssw0rd is a terrible password",
-    # A Polish word the word lists do not hold reads as made up.
-    "hasło do wifi jest na routerze",
 }
 
 
