@@ -63,6 +63,12 @@ class ArchivedTable:
     added_later: bool = False
     """A table a later migration added: an archive written before it has no
     entry for it and is read as holding none of its rows."""
+    said: tuple[str, ...] = ()
+    """Columns of what the user or a model wrote, redacted again as an
+    archive comes in: it may come from a Reverie of fewer rules, or have
+    been edited by hand."""
+    said_within: tuple[str, ...] = ()
+    """Columns of JSON holding such text (a change's before and after)."""
 
 
 ARCHIVED: tuple[ArchivedTable, ...] = (
@@ -75,6 +81,7 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
         ),
         references=(Reference("harvested_through_message_id", "messages", soft=True),),
         shown={"title": titled},
+        said=("title", "summary"),
         optional={"imported_from": None, "external_id": None},
     ),
     ArchivedTable(
@@ -84,6 +91,8 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
             "token_count", "metadata", "secrets_checked",
         ),
         references=(Reference("conversation_id", "conversations"),),
+        said=("content",),
+        said_within=("metadata",),
     ),
     ArchivedTable(
         "forgotten_messages",
@@ -115,6 +124,7 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
         ),
         references=(Reference("superseded_by", "memories", soft=True),),
         derived={"content_hash": "content_hash"},
+        said=("content",),
     ),
     ArchivedTable(
         "memory_sources",
@@ -140,11 +150,14 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
             "status", "risky", "note", "created_at", "decided_at",
         ),
         references=(Reference("dream_run_id", "dream_runs"),),
+        said=("summary", "note"),
+        said_within=("payload", "before", "after"),
     ),
     ArchivedTable(
         "dream_log",
         ("id", "dream_run_id", "pass", "outcome", "message", "raw_output", "created_at"),
         references=(Reference("dream_run_id", "dream_runs"),),
+        said=("message", "raw_output"),
     ),
     ArchivedTable(
         "dream_pass_marks",
@@ -164,6 +177,8 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
             Reference("dream_run_id", "dream_runs", soft=True),
             Reference("dream_change_id", "dream_changes", soft=True),
         ),
+        said=("old_content", "new_content"),
+        said_within=("details",),
     ),
     ArchivedTable(
         "tasks",
@@ -173,10 +188,12 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
             "last_run_at", "next_run_at", "reopened_at",
         ),
         references=(Reference("conversation_id", "conversations", soft=True),),
+        said=("text", "ai_prompt"),
     ),
     ArchivedTable(
         "skills",
         ("id", "name", "summary", "file_name", "status", "created_at", "updated_at"),
+        said=("summary",),
     ),
     ArchivedTable(
         "skill_usage",
@@ -201,6 +218,7 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
             Reference("retry_of", "workers", soft=True),
             Reference("asked_in", "messages", soft=True),
         ),
+        said=("objective", "result", "failure"),
     ),
     ArchivedTable(
         "worker_dependencies",
@@ -213,6 +231,7 @@ ARCHIVED: tuple[ArchivedTable, ...] = (
         "worker_messages",
         ("id", "worker_id", "role", "content", "created_at"),
         references=(Reference("worker_id", "workers"),),
+        said=("content",),
     ),
 )  # fmt: skip
 """Every archived table, each after the tables it points at (but for the

@@ -12,6 +12,10 @@ skill files are written once that transaction is in (a file that cannot be
 written takes its skill's row with it at the library's next look at the
 folder), the settings last, and only into a fresh data folder.
 
+Whatever the user or a model wrote is redacted again as it comes in
+(``ArchivedTable.said``): the archive may come from a Reverie of fewer
+rules, or have been edited by hand.
+
 Vectors are not imported: memories come in without one, messages too, and
 the background upkeep (``MemoryStore``'s and the message indexer's queries
 of what has no vector of the model in use) embeds them.
@@ -33,6 +37,7 @@ from desktop.core.base.settings_file import SettingsBusy, settings_lock
 from desktop.core.db import Database, QueryFailed, Transaction, open_database
 from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchivedTable, ArchiveRows
 from desktop.core.db.skills import SkillStore
+from desktop.core.privacy.redaction import Redactor, redact_within
 from desktop.core.skills.library import DELETED, DRAFTS, SkillLibrary
 from desktop.core.transfer.archive import (
     Archive,
@@ -113,6 +118,7 @@ def run(
     state: ImportState,
     *,
     skills: SkillLibrary | None = None,
+    redactor: Redactor | None = None,
 ) -> ImportResult:
     """Import the archive at *path* (see the module docstring).  Raises
     ``ArchiveRefused`` or ``WrittenMeanwhile`` (nothing was changed) or a
@@ -132,7 +138,7 @@ def run(
             # each added all of it.
             plan = plan_import(archive, rows, library, sync=False)
             total = sum(len(found) for found in plan.added.values())
-            _write_rows(tx, archive, plan, rows, state, total)
+            _write_rows(tx, archive, plan, rows, state, total, redactor or Redactor())
     except _Cancelled:
         empty = {name: {"added": 0, "present": 0, "left_out": 0} for name in TABLES}
         return ImportResult(Path(path), True, plan.fresh, empty, False, ("Nothing was imported.",))
@@ -186,6 +192,7 @@ def _write_rows(
     rows: ArchiveRows,
     state: ImportState,
     total: int,
+    redactor: Redactor,
 ) -> dict[str, dict[int, int]]:
     """Insert the planned rows; the new id of each archive id, per table."""
     ids: dict[str, dict[int, int]] = {name: dict(found) for name, found in plan.present.items()}
@@ -198,7 +205,7 @@ def _write_rows(
                 if state.is_cancelled():
                     raise _Cancelled
                 state.set_progress(done, total)
-            row = dict(found[position])
+            row = _redacted(table, found[position], redactor)
             for reference in table.references:
                 value = row[reference.column]
                 if (table.name, reference.column) in _DEFERRED and value is not None:
@@ -220,6 +227,23 @@ def _write_rows(
     if state.is_cancelled():
         raise _Cancelled
     return ids
+
+
+def _redacted(table: ArchivedTable, row: Mapping[str, Any], redactor: Redactor) -> dict[str, Any]:
+    """*row* with what its columns say redacted (``ArchivedTable.said``)."""
+    row = dict(row)
+    for column in table.said:
+        if isinstance(row.get(column), str):
+            row[column] = redactor.text(row[column])
+    for column in table.said_within:
+        if isinstance(row.get(column), str):
+            try:
+                value = json.loads(row[column])
+            except ValueError:  # not JSON: checked as text
+                row[column] = redactor.text(row[column])
+            else:
+                row[column] = json.dumps(redact_within(value, redactor), ensure_ascii=False)
+    return row
 
 
 def _kept_messages(archive: Archive, messages: Mapping[int, int]) -> dict[int, list[int]]:

@@ -74,6 +74,7 @@ class Imports:
         self._database = database
         self._paths = paths
         self._skills = skills
+        self._redactor = redactor
         self._histories = HistoryImporter(ConversationStore(database), redactor)
 
     def preview(self, path: Path) -> ImportPlan:
@@ -93,7 +94,14 @@ class Imports:
 
     def run(self, path: Path, *, learn: bool, state: ImportState) -> ImportOutcome:
         if is_archive(path):
-            done = archive_import.run(path, self._database, self._paths, state, skills=self._skills)
+            done = archive_import.run(
+                path,
+                self._database,
+                self._paths,
+                state,
+                skills=self._skills,
+                redactor=self._redactor,
+            )
             if done.cancelled:
                 return ImportOutcome(("Cancelled: nothing was imported.",), False, True)
             added = _listed(done.counts, "added")
