@@ -311,7 +311,7 @@ def test_slash_dream_dreams_in_the_background_says_what_changed_and_fills_the_re
     qtbot.waitUntil(lambda: "Dream finished: 0 changes." in window.transcript.plain_text())
     assert (started._core.paths.working_set_file).exists()
     assert started.dream_report.run_ids() == [finished.args[0].run.id]
-    [notice] = window.transcript.findChildren(ActionNotice)
+    [notice] = window.transcript.findChildren(ActionNotice, "action-notice")
     [open_report] = notice.findChildren(QToolButton)
     qtbot.mouseClick(open_report, Qt.MouseButton.LeftButton)  # the notice opens its report
     assert started.dream_report.isVisible()
