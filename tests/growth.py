@@ -13,13 +13,22 @@ LINEAR = 2 * FACTOR
 room for noise; a quadratic one grows by ``FACTOR ** 2``."""
 
 
+MOST_ROUNDS = 6
+"""Rounds run while the ratio still looks worse than linear: a busy machine
+once slowed one run of a linear reading to 8.6 times the small one, while a
+quadratic reading stays near ``FACTOR ** 2`` however many rounds it gets."""
+
+
 def growth(work: Callable[[int], object], size: int, rounds: int = 2) -> float:
     """How much longer ``work(FACTOR * size)`` takes than ``work(size)``: the
-    best of *rounds* alternating runs of each."""
+    best of *rounds* alternating runs of each, and of more rounds (up to
+    ``MOST_ROUNDS``) while that is not below ``LINEAR``."""
     best = [float("inf"), float("inf")]
-    for _ in range(rounds):
+    done = 0
+    while done < rounds or (done < MOST_ROUNDS and best[1] / best[0] >= LINEAR):
         for index, n in enumerate((size, FACTOR * size)):
             started = time.perf_counter()
             work(n)
             best[index] = min(best[index], time.perf_counter() - started)
+        done += 1
     return best[1] / best[0]
