@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
@@ -51,7 +51,9 @@ from models.embedded import default_embedding_source
 from models.llama_embedder import LlamaEmbedder
 from tests.bench import conversation_recall, cross_validation
 
+Embed = Callable[[Sequence[str]], conversation_recall.Vectors]
 TOP_K = 50
+EMBEDDING_MODEL = "default"
 EMBED_BATCH = 64
 SCORER = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "score.py"
 
@@ -84,7 +86,7 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 
 def ranked(
-    embedder: LlamaEmbedder,
+    embed: Embed,
     documents: list[tuple[str, str, float]],
     questions: list[tuple[str, str, float]],
     timings: Timings,
@@ -101,9 +103,7 @@ def ranked(
             vectors = [
                 vector
                 for start in range(0, len(documents), EMBED_BATCH)
-                for vector in embedder.embed(
-                    [text for _, text, _ in documents[start : start + EMBED_BATCH]]
-                )
+                for vector in embed([text for _, text, _ in documents[start : start + EMBED_BATCH]])
             ]
             embedded = time.perf_counter()
             items = [
@@ -111,7 +111,7 @@ def ranked(
                     text,
                     vector,
                     "imported",
-                    embedding_model=embedder.name,
+                    embedding_model=EMBEDDING_MODEL,
                     first_seen_at=said,
                     last_seen_at=said,
                 )
@@ -124,7 +124,7 @@ def ranked(
             timings.indexed += len(documents)
             asked_at = [0.0]
             retriever = MemoryRetriever(
-                store, embedder.embed, clock=lambda: asked_at[0], zone=lambda: UTC, timed=timed
+                store, embed, clock=lambda: asked_at[0], zone=lambda: UTC, timed=timed
             )
             for key, question, asked_at[0] in questions:
                 started = time.perf_counter()
@@ -136,7 +136,7 @@ def ranked(
 
 
 def locomo_run(
-    data: list[dict[str, Any]], embedder: LlamaEmbedder, timings: Timings, timed: bool
+    data: list[dict[str, Any]], embed: Embed, timings: Timings, timed: bool
 ) -> dict[str, list[str]]:
     run: dict[str, list[str]] = {}
     for sample in data:
@@ -156,13 +156,13 @@ def locomo_run(
             (f"{sample['sample_id']}#{index}", str(item["question"]), asked_at)
             for index, item in enumerate(sample["qa"])
         ]
-        run.update(ranked(embedder, documents, questions, timings, timed))
+        run.update(ranked(embed, documents, questions, timings, timed))
     return run
 
 
 def longmemeval_run(
     data: list[dict[str, Any]],
-    embedder: LlamaEmbedder,
+    embed: Embed,
     timings: Timings,
     granularity: str,
     with_assistant: bool,
@@ -195,7 +195,7 @@ def longmemeval_run(
             item["question"],
             conversation_recall.lme_time(item["question_date"]),
         )
-        run.update(ranked(embedder, documents, [question], timings, timed))
+        run.update(ranked(embed, documents, [question], timings, timed))
     return run
 
 
@@ -214,24 +214,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--untimed", action="store_true", help="memories: without the time-aware step, to compare"
     )
-    parser.add_argument("--cache", type=Path, help="conversations: vectors kept by text hash")
+    parser.add_argument("--cache", type=Path, help="vectors kept by text hash between runs")
     args = parser.parse_args(argv)
     data = load(args.file)[:: args.every][: args.limit]
     with tempfile.TemporaryDirectory() as models:
         embedder = LlamaEmbedder(
-            ensure_default_embedder_gguf(default_embedding_source(), Path(models)), name="default"
+            ensure_default_embedder_gguf(default_embedding_source(), Path(models)),
+            name=EMBEDDING_MODEL,
         )
+        embed = conversation_recall.CachedEmbedder(embedder.embed, args.cache)
         timings = Timings()
         try:
             if args.store == "conversations":
-                return conversations_main(args, data, embedder)
+                return conversations_main(args, data, embed)
             if args.benchmark == "locomo":
-                run = locomo_run(data, embedder, timings, not args.untimed)
+                run = locomo_run(data, embed, timings, not args.untimed)
             else:
                 run = longmemeval_run(
-                    data, embedder, timings, args.granularity, args.with_assistant, not args.untimed
+                    data, embed, timings, args.granularity, args.with_assistant, not args.untimed
                 )
         finally:
+            embed.save()
             embedder.close()
     args.out.write_text(json.dumps(run))
     print(timings.report())
@@ -257,11 +260,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def conversations_main(
-    args: argparse.Namespace, data: list[dict[str, Any]], embedder: LlamaEmbedder
+    args: argparse.Namespace, data: list[dict[str, Any]], embed: conversation_recall.CachedEmbedder
 ) -> int:
     """Store, index and ask through past conversations; write the run file
     of the product's constants and report every variant, cross-validated."""
-    embed = conversation_recall.CachedEmbedder(embedder.embed, args.cache)
     variants = conversation_recall.VARIANTS
     timings: dict[str, float] = defaultdict(float)
     runs: dict[str, dict[str, list[str]]] = defaultdict(dict)
