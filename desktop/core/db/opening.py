@@ -14,7 +14,7 @@ from pathlib import Path
 from desktop.core.db import migrations as _migrations
 from desktop.core.db.connection import CopyGone, Database, connect
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
-from desktop.core.db.errors import DatabaseUnavailable, unreachable
+from desktop.core.db.errors import DatabaseBusy, DatabaseUnavailable, unreachable
 from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal, side_file
 from desktop.core.db.wal_frames import keep_damaged, lost_commits, lost_commits_note
 from desktop.core.db.writable import probe_write, refuse_read_only
@@ -58,6 +58,21 @@ def open_database(
     A log damaged in the middle is kept aside and said in ``opening_notes``
     (``wal_frames``): SQLite drops what was committed after the damage.
     """
+    try:
+        return _opened(path, drivers, migrations)
+    except DatabaseBusy as error:
+        # Nothing was being saved yet: say what could not be done.
+        raise DatabaseBusy(
+            f"The database {path} is locked by another program, so it could not be opened.",
+            error.hint,
+        ) from error
+
+
+def _opened(
+    path: Path,
+    drivers: Sequence[DriverCandidate],
+    migrations: Sequence[_migrations.Migration],
+) -> Database:
     refuse_odd_side_files(path)
     refuse_read_only(path)
     driver = select_driver(drivers)
