@@ -88,7 +88,7 @@ DRAFTS = ".drafts"
 DELETED = ".deleted"
 RENAMING = ".renaming.json"
 """A rename in flight: which skill, its new name, its file's old and new place."""
-_FOLDERS: dict[SkillStatus, str] = {"active": "", "draft": DRAFTS, "deleted": DELETED}
+STATUS_FOLDERS: dict[SkillStatus, str] = {"active": "", "draft": DRAFTS, "deleted": DELETED}
 _EVERY_STATUS: tuple[SkillStatus, ...] = ("active", "draft", "deleted")
 # Windows cannot create these names, with any extension; a skill folder may
 # travel to Windows in a backup.
@@ -247,7 +247,7 @@ class SkillLibrary:
 
     def path(self, skill: Skill) -> Path:
         """Where the skill's file is (by its status)."""
-        return self.directory / _FOLDERS[skill.status] / skill.file_name
+        return self.directory / STATUS_FOLDERS[skill.status] / skill.file_name
 
     # -- reading -----------------------------------------------------------
 
@@ -340,7 +340,7 @@ class SkillLibrary:
             if holder is not None and holder.status != "deleted":
                 raise SkillNameTaken(holder)
             file_name = name + SUFFIX
-            path = self.directory / _FOLDERS[status] / file_name
+            path = self.directory / STATUS_FOLDERS[status] / file_name
             self._write(path, text)
             try:
                 if holder is None:
@@ -452,7 +452,7 @@ class SkillLibrary:
         """Remove the temporary files of skill writes a kill cut short (one may
         hold a draft's text, since erased), but not one a live write holds."""
         with self._lock:
-            for folder in _FOLDERS.values():
+            for folder in STATUS_FOLDERS.values():
                 place = self.directory / folder
                 try:
                     if place.is_dir():
@@ -470,7 +470,7 @@ class SkillLibrary:
         with self._lock:
             self.sync()
             skill = self._require(skill_id, allowed)
-            target = self.directory / _FOLDERS[to] / skill.file_name
+            target = self.directory / STATUS_FOLDERS[to] / skill.file_name
             if to == "deleted":
                 _make_room(target)  # an older deleted copy of the name is kept too
             elif target.exists():
