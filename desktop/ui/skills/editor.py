@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from desktop.core.base.errors import ReverieError
 from desktop.core.db.skills import EVERY_STATUS, Skill, SkillStatus
 from desktop.core.privacy.redaction import redaction_notice, taken_out
-from desktop.core.skills.library import SkillLibrary
+from desktop.core.skills.library import SkillChangedMeanwhile, SkillLibrary
 from desktop.ui.skills.views import (
     SKILL_ROLE,
     UNREADABLE_ROLE,
@@ -356,8 +356,15 @@ class SkillEditorWindow(AppWindow):
             if not pane.readable or not self._unchanged_outside(skill):
                 return False
             try:
-                skill = self._library.update_text(skill.id, pane.typed_text())
+                # Checked again under the library's lock, as it writes: a
+                # dream's rewrite landing since the check above is kept.
+                skill = self._library.update_text(
+                    skill.id, pane.typed_text(), expected=pane.base_text
+                )
                 pane.base_text = self._library.read(skill.id).text
+            except SkillChangedMeanwhile:
+                self._unchanged_outside(skill)  # says so, and takes the new text as the base
+                return False
             except ReverieError as error:
                 pane.show_problem(f"Not saved: {_sentence(error)}")
                 return False
