@@ -311,7 +311,11 @@ class ReverieApplication(QObject):
         self, core: Core
     ) -> tuple[TasksWindow | None, SkillEditorWindow | None]:
         """The tasks window and the skill editor, opened from the tray and the chat."""
-        tasks = None if core.tasks is None else TasksWindow(core.tasks, core.conversations)
+        tasks = (
+            None
+            if core.tasks is None
+            else TasksWindow(core.tasks, core.conversations, eraser=core.eraser)
+        )
         skills = None if core.skills is None else SkillEditorWindow(core.skills)
         self.window.tasks_button.setVisible(tasks is not None)
         self.window.skills_button.setVisible(skills is not None)
