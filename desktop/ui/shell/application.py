@@ -316,7 +316,7 @@ class ReverieApplication(QObject):
             if core.tasks is None
             else TasksWindow(core.tasks, core.conversations, eraser=core.eraser)
         )
-        skills = None if core.skills is None else SkillEditorWindow(core.skills)
+        skills = None if core.skills is None else SkillEditorWindow(core.skills, eraser=core.eraser)
         self.window.tasks_button.setVisible(tasks is not None)
         self.window.skills_button.setVisible(skills is not None)
         if self.tray is not None:
