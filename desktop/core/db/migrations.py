@@ -29,6 +29,7 @@ from desktop.core.db import (
     schema_v12,
     schema_v13,
     schema_v14,
+    schema_v15,
 )
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
@@ -60,6 +61,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "vectors of messages, to recall past conversations", schema_v12.SQL),
     Migration(13, "where an imported conversation came from", schema_v13.SQL),
     Migration(14, "what an erasure leaves: messages unrecalled, imports erased", schema_v14.SQL),
+    Migration(15, "tasks and skills erased for good are recorded too", schema_v15.SQL),
 )
 
 _CREATE_RECORD_TABLE = """

@@ -1,11 +1,14 @@
-"""``PurgeStore``: erasing deleted memories and conversations for good, here and in every copy.
+"""``PurgeStore``: erasing deleted memories, conversations, tasks and skills for good,
+here and in every copy.
 
 Deleting is soft at first (restorable); erasing takes the text out of every
 place SQLite keeps it:
 
 - the rows: a memory with its history (old texts), sources and vector, and
   the memories it replaced (older versions of what it says); a conversation
-  with its title, summary and messages;
+  with its title, summary and messages; a task with its routine's prompt; a
+  skill's row (name, summary) and its uses (its file is the eraser's to
+  remove, ``skill_files``);
 - the words of those texts in the dream tables (a change's before and after,
   a pass's log, a run's checkpoint), replaced by ``ERASED``;
 - the model's own words a dream keeps (``blank_dream_words``): an answer
@@ -15,10 +18,12 @@ place SQLite keeps it:
   each pass's message (its count stays), and the answers a paused run saved
   (it asks again when it resumes).  They are diagnostics: what a run did
   stays in its changes;
-- a dream's change made from an erased memory, message or conversation
-  (its payload names it): the model's text it proposes (a merge's
+- a dream's change made from an erased memory, message or conversation, or
+  made to an erased task or skill (its payload names it, or its record
+  holds the skill's state): the model's text it proposes (a merge's
   ``content``, a task's ``evidence`` or new ``text``, a draft skill's name
-  and text, in its payload and in the states it recorded), its summary and
+  and text, in its payload and in the states it recorded, a task's recorded
+  text), its summary and
   note are blanked, and a change still waiting for approval is rejected
   (what it was made from is gone).  A draft skill made only from erased
   conversations goes too, unless the user accepted it: its file is
@@ -65,12 +70,15 @@ _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 _NAMING_MEMORIES = ("sources", "superseded", "memory", "by")
 _NAMING_MESSAGES = ("message_ids", "message")
 _NAMING_CONVERSATIONS = ("conversations",)
+_NAMING_TASKS = ("task",)
+_NAMING_SKILLS = ("skill", "into")
 """The payload keys by which a dream change names the memories, messages
-and conversations it was made from."""
+and conversations it was made from, and the tasks and skills it changes."""
 _PROPOSED_TEXTS = ("content", "evidence", "text", "name")
 """A change's payload keys holding text the model wrote or quoted."""
-_SKILL_STATES = "skills"
-"""The key of a skill change's before and after: each skill's name, status and text."""
+_RECORDED_STATES = ("skills", "tasks")
+"""The keys of a skill or task change's before and after: each skill's name,
+status and text, each task's text and status, by id."""
 _DRAFT_GONE_WITH = ("draft", "deleted")
 """A draft made only from erased conversations goes with them while it is
 still a draft or was rejected (deleted); one the user accepted is theirs."""
@@ -96,13 +104,24 @@ _OLD_VECTOR_TABLES = ("memory_vector_knn", "memory_vectors")
 
 @dataclass(frozen=True)
 class Erasable:
-    """Ids of memories and conversations to erase (or erased)."""
+    """Ids of memories, conversations, tasks and skills to erase (or erased)."""
 
     memory_ids: tuple[int, ...] = ()
     conversation_ids: tuple[int, ...] = ()
+    task_ids: tuple[int, ...] = ()
+    skill_ids: tuple[int, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.memory_ids or self.conversation_ids)
+        return any(ids for _, ids in self.by_kind())
+
+    def by_kind(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """Each kind as ``erased_items`` names it, with its ids."""
+        return (
+            ("memory", self.memory_ids),
+            ("conversation", self.conversation_ids),
+            ("task", self.task_ids),
+            ("skill", self.skill_ids),
+        )
 
 
 @dataclass(frozen=True)
@@ -114,11 +133,12 @@ class Compacted:
 
 @dataclass(frozen=True)
 class ErasedDraft:
-    """A draft skill made only from erased conversations: where its file is."""
+    """A skill whose file goes: a draft made only from erased conversations,
+    or a skill erased itself (``skill_files``); where its file is."""
 
     skill_id: int
     status: str
-    """"draft" or "deleted" (rejected): which skills folder holds its file."""
+    """Its status: which skills folder holds its file."""
     file_name: str
 
 
@@ -129,11 +149,13 @@ class PurgeStore:
         self._db = database
 
     def expired(self, deleted_before: float) -> Erasable:
-        """The memories and conversations deleted before *deleted_before*.
+        """The memories, conversations, tasks and skills deleted before
+        *deleted_before*.
 
         A memory's deletion time is its last 'delete' in its history (its
         ``updated_at`` if there is none): a change made while it was deleted
-        does not start its restore window again.
+        does not start its restore window again.  A deleted task or skill
+        cannot be changed, so its ``updated_at`` is when it was deleted.
         """
         memories = self._db.fetch_all(
             "SELECT m.id FROM memories m WHERE m.status = 'deleted' AND coalesce("
@@ -147,7 +169,31 @@ class PurgeStore:
             " ORDER BY id",
             (deleted_before,),
         )
-        return Erasable(tuple(r[0] for r in memories), tuple(r[0] for r in conversations))
+        tasks, skills = (
+            self._db.fetch_all(
+                f"SELECT id FROM {table} WHERE status = 'deleted' AND updated_at < ? ORDER BY id",
+                (deleted_before,),
+            )
+            for table in ("tasks", "skills")
+        )
+        return Erasable(
+            *(tuple(r[0] for r in rows) for rows in (memories, conversations, tasks, skills))
+        )
+
+    def skill_files(self, skill_ids: Sequence[int], copy: Path | None = None) -> list[ErasedDraft]:
+        """Where the files of *skill_ids* are, as the database (or the *copy*
+        of it at that path, which may have them elsewhere) has them: the
+        eraser removes each before its row goes."""
+        if copy is None:
+            return _skill_files(self._db, skill_ids)
+        try:
+            reader = open_copy(copy, self._db)
+        except CopyGone:
+            return []
+        try:
+            return _skill_files(reader, skill_ids)
+        finally:
+            reader.close()
 
     def deleted_at(self, memory_ids: Iterable[int]) -> dict[int, float]:
         """When each deleted one of *memory_ids* was deleted (see ``expired``)."""
@@ -170,10 +216,7 @@ class PurgeStore:
         pages until ``compact``."""
         with self._db.transaction() as tx:
             erased = erase_in(tx, items)
-            for kind, ids in (
-                ("memory", erased.memory_ids),
-                ("conversation", erased.conversation_ids),
-            ):
+            for kind, ids in erased.by_kind():
                 for item_id in ids:
                     tx.execute(
                         "INSERT OR IGNORE INTO erased_items (kind, item_id, erased_at)"
@@ -183,11 +226,10 @@ class PurgeStore:
         return erased
 
     def erased(self) -> Erasable:
-        """Every memory and conversation ever erased, by id."""
+        """Everything ever erased, by id."""
         rows = self._db.fetch_all("SELECT kind, item_id FROM erased_items ORDER BY item_id")
         return Erasable(
-            tuple(r[1] for r in rows if r[0] == "memory"),
-            tuple(r[1] for r in rows if r[0] == "conversation"),
+            *(tuple(r[1] for r in rows if r[0] == kind) for kind, _ in Erasable().by_kind())
         )
 
     def drafts_of_erased(self) -> list[ErasedDraft]:
@@ -251,15 +293,18 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
     tables = _tables(tx)
     memory_ids = _with_replaced(tx, items.memory_ids)
     conversation_ids = _existing(tx, "conversations", items.conversation_ids)
+    task_ids = _existing(tx, "tasks", items.task_ids) if "tasks" in tables else ()
+    skill_ids = _existing(tx, "skills", items.skill_ids) if "skills" in tables else ()
     memory_texts = _memory_texts(tx, memory_ids, tables)
     texts = memory_texts | _conversation_texts(tx, conversation_ids)
+    texts |= _texts_of(tx, "tasks", ("text", "ai_prompt"), task_ids)
+    texts |= _texts_of(tx, "skills", ("summary",), skill_ids)
     _unquote(tx, texts, tables)
     quoted_in_tools = _unquote_tool_results(tx, memory_texts, set(conversation_ids))
+    erased = Erasable(memory_ids, conversation_ids, task_ids, skill_ids)
     if "dream_changes" in tables:
-        _retract_changes(
-            tx, set(memory_ids), _message_ids(tx, conversation_ids), set(conversation_ids)
-        )
-    if memory_ids or conversation_ids:
+        _retract_changes(tx, erased, _message_ids(tx, conversation_ids))
+    if erased:
         blank_dream_words(tx, tables)
     if "forgotten_messages" in tables:
         _keep_sources_forgotten(tx, memory_ids)
@@ -270,14 +315,17 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
             _delete_ids(tx, table, "memory_id", memory_ids)
     _delete_ids(tx, "memories", "id", memory_ids)
     _delete_ids(tx, "conversations", "id", conversation_ids)
-    for fts, erased in (
+    _delete_ids(tx, "tasks", "id", task_ids)
+    _delete_ids(tx, "skill_usage", "skill_id", skill_ids)
+    _delete_ids(tx, "skills", "id", skill_ids)
+    for fts, held in (
         ("memories_fts", memory_ids),
         ("messages_fts", conversation_ids or quoted_in_tools),
     ):
-        if fts in tables and erased:
+        if fts in tables and held:
             # Merging every segment drops the words of the deleted rows.
             tx.execute(f"INSERT INTO {fts} ({fts}) VALUES ('optimize')")
-    return Erasable(memory_ids, conversation_ids)
+    return erased
 
 
 def rewrite_quotes(tx: Transaction, holding: Sequence[str], rewrite: Callable[[str], str]) -> bool:
@@ -333,6 +381,17 @@ def _drafts_of_erased(reader: Database | Transaction) -> list[ErasedDraft]:
     return [ErasedDraft(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
 
+def _skill_files(reader: Database | Transaction, skill_ids: Sequence[int]) -> list[ErasedDraft]:
+    found: list[ErasedDraft] = []
+    for chunk in _chunks(sorted(set(skill_ids))):
+        rows = reader.fetch_all(
+            f"SELECT id, status, file_name FROM skills WHERE id IN ({_marks(chunk)}) ORDER BY id",
+            chunk,
+        )
+        found += [ErasedDraft(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+    return found
+
+
 def _forget_skills(tx: Transaction, skill_ids: Sequence[int]) -> None:
     """Delete the draft skills *skill_ids* and blank the changes that made
     them (one recorded after its conversations were erased still holds the
@@ -364,24 +423,44 @@ def _message_ids(tx: Transaction, conversation_ids: Sequence[int]) -> set[int]:
     return found
 
 
-def _retract_changes(
-    tx: Transaction, memory_ids: set[int], message_ids: set[int], conversation_ids: set[int]
-) -> None:
-    """Blank the dream changes made from these memories, messages or
-    conversations: the model may have reworded them in what it proposed, so
-    no search for their text finds it.  A pending one is rejected: it
-    cannot be applied."""
-    if not (memory_ids or message_ids or conversation_ids):
+def _retract_changes(tx: Transaction, erased: Erasable, message_ids: set[int]) -> None:
+    """Blank the dream changes made from the *erased* memories, messages
+    (*message_ids*) or conversations, or made to its tasks and skills (the
+    skills a change records or made count): the model may have reworded
+    them in what it proposed, so no search for their text finds it.  A
+    pending one is rejected: it cannot be applied."""
+    if not (erased or message_ids):
         return
+    naming = (
+        (_NAMING_MEMORIES, set(erased.memory_ids)),
+        (_NAMING_MESSAGES, message_ids),
+        (_NAMING_CONVERSATIONS, set(erased.conversation_ids)),
+        (_NAMING_TASKS, set(erased.task_ids)),
+        (_NAMING_SKILLS, set(erased.skill_ids)),
+    )
     rows = tx.fetch_all("SELECT id, status, payload, before, after, note FROM dream_changes")
     for row in rows:
         payload = json.loads(row["payload"])
         if isinstance(payload, dict) and (
-            _names(payload, _NAMING_MEMORIES, memory_ids)
-            or _names(payload, _NAMING_MESSAGES, message_ids)
-            or _names(payload, _NAMING_CONVERSATIONS, conversation_ids)
+            any(_names(payload, keys, ids) for keys, ids in naming)
+            or _records_skill(row, set(erased.skill_ids))
         ):
             _retract(tx, row, payload)
+
+
+def _records_skill(row: Any, skill_ids: set[int]) -> bool:
+    """Whether the change *row* recorded, or made, one of *skill_ids*."""
+    if not skill_ids:
+        return False
+    for column in ("before", "after"):
+        data = None if row[column] is None else _json_column(row[column])
+        if not isinstance(data, dict):
+            continue
+        states = data.get("skills")
+        named = [*(states if isinstance(states, dict) else ()), *data.get("created", ())]
+        if any(str(skill_id) in map(str, named) for skill_id in skill_ids):
+            return True
+    return False
 
 
 def _retract(tx: Transaction, row: Any, payload: dict[str, Any]) -> None:
@@ -416,19 +495,23 @@ def _blanked_texts(recorded: dict[str, Any]) -> dict[str, Any]:
 
 def _blanked_skill_states(value: str | None) -> str | None:
     """A change's before or after (JSON) with each skill's recorded name and
-    text blanked: a draft's is the model's text, made from what was erased.
-    A change so blanked can no longer be undone ("changed since")."""
+    text, and each task's text, blanked: a draft's is the model's text, made
+    from what was erased.  A change so blanked can no longer be undone
+    ("changed since")."""
     if value is None:
         return None
     data = _json_column(value)
-    states = data.get(_SKILL_STATES) if isinstance(data, dict) else None
-    if not isinstance(states, dict) or not states:
+    if not isinstance(data, dict):
         return value
-    blanked = {
-        key: _blanked_texts(state) if isinstance(state, dict) else state
-        for key, state in states.items()
-    }
-    return json.dumps({**data, _SKILL_STATES: blanked})
+    blanked = dict(data)
+    for key in _RECORDED_STATES:
+        states = data.get(key)
+        if isinstance(states, dict) and states:
+            blanked[key] = {
+                item: _blanked_texts(state) if isinstance(state, dict) else state
+                for item, state in states.items()
+            }
+    return value if blanked == data else json.dumps(blanked)
 
 
 def _unquote_tool_results(
@@ -610,6 +693,17 @@ def _memory_texts(tx: Transaction, memory_ids: Sequence[int], tables: set[str]) 
     return texts
 
 
+def _texts_of(tx: Transaction, table: str, columns: Sequence[str], ids: Sequence[int]) -> set[str]:
+    """The texts in *columns* of the rows *ids* of *table* (a task's, a skill's)."""
+    texts: set[str] = set()
+    for chunk in _chunks(ids):
+        for row in tx.fetch_all(
+            f"SELECT {', '.join(columns)} FROM {table} WHERE id IN ({_marks(chunk)})", chunk
+        ):
+            texts.update(text for text in row if text)
+    return texts
+
+
 def _conversation_texts(tx: Transaction, conversation_ids: Sequence[int]) -> set[str]:
     texts: set[str] = set()
     for chunk in _chunks(conversation_ids):
@@ -715,8 +809,13 @@ def _delete_ids(tx: Transaction, table: str, column: str, ids: Sequence[int]) ->
 
 
 def _holds_any(database: Database, items: Erasable) -> bool:
-    for table, ids in (("memories", items.memory_ids), ("conversations", items.conversation_ids)):
-        for chunk in _chunks(ids):
+    tables = {
+        r[0] for r in database.fetch_all("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    for table, ids in zip(
+        ("memories", "conversations", "tasks", "skills"), items.by_kind(), strict=True
+    ):
+        for chunk in _chunks(ids[1] if table in tables else ()):
             if database.fetch_value(
                 f"SELECT 1 FROM {table} WHERE id IN ({_marks(chunk)}) LIMIT 1", chunk
             ):

@@ -38,6 +38,7 @@ from desktop.core.dreaming.proposals import (
     ChangeRefused,
     Handler,
     Proposal,
+    sources_gone,
 )
 from desktop.core.dreaming.skill_changes import SkillChanges
 from desktop.core.dreaming.skill_notes import ChangeNotes
@@ -241,7 +242,8 @@ class ChangeBook:
                 now = self._dreams.now()
                 if handler.in_transaction:
                     at = self._at(tx, "user", change.dream_run_id, change.id)
-                    moved = handler.still_as_before(at, change)
+                    # What it was read from may have gone to the bin since.
+                    moved = handler.still_as_before(at, change) or sources_gone(at, proposal)
                     after = None if moved else handler.apply(at, proposal)
                 if moved:
                     DreamStore.record_outcome(tx, change_id, "rejected", now=now, note=moved)

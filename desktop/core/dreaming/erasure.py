@@ -1,10 +1,13 @@
-"""``Eraser``: deleted memories and conversations, erased for good when their time is up.
+"""``Eraser``: deleted memories, conversations, tasks and skills, erased for good when
+their time is up.
 
 A deletion is restorable for ``DreamSettings.deleted_kept_days``; then (after
 each dream, and at start) it is erased: gone from the database file, its
 WAL, its full-text indexes, its vectors and every snapshot taken before a
 dream (``desktop.core.db.purge``), and ``MEMORIES.md`` is written again
-without it.  "Delete now" erases at once.  With a restore window of 0 days a
+without it.  A skill's file goes first (in the skills folder, with the
+older deleted copies of its name, and in each snapshot's copy of the
+folder), then its row.  "Delete now" erases at once.  With a restore window of 0 days a
 deletion is erased by the next purge (after the next dream, or at start).
 
 Erasing rewrites the whole database file (``VACUUM``): seconds for a large
@@ -64,6 +67,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shutil
 import stat
 import threading
@@ -90,7 +94,7 @@ from desktop.core.dreaming.snapshots import (
     roll_back_cut,
 )
 from desktop.core.dreaming.working_set import write_working_set
-from desktop.core.skills.library import DELETED, DRAFTS, SkillLibrary
+from desktop.core.skills.library import DELETED, STATUS_FOLDERS, SkillLibrary
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +142,8 @@ class Erasure:
     snapshots: int
     """Snapshot files that held some of it, and were purged too."""
     wal_truncated: bool
+    tasks: int = 0
+    skills: int = 0
     finished_earlier: bool = False
     """An erasure cut short before was finished by this one."""
     damaged_removed: tuple[str, ...] = ()
@@ -161,7 +167,7 @@ class Erasure:
         return said
 
     def _what_was_erased(self) -> str:
-        if not (self.memories or self.conversations):
+        if not (self.memories or self.conversations or self.tasks or self.skills):
             copies = _count(self.snapshots, "snapshot", "snapshots")
             if self.finished_earlier:
                 where = f"the database and {copies}" if copies else "the database"
@@ -172,8 +178,10 @@ class Erasure:
         parts = [
             _count(self.memories, "memory", "memories"),
             _count(self.conversations, "conversation", "conversations"),
+            _count(self.tasks, "task", "tasks"),
+            _count(self.skills, "skill", "skills"),
         ]
-        said = f"Erased {' and '.join(p for p in parts if p)} for good"
+        said = f"Erased {_listed([p for p in parts if p])} for good"
         if self.snapshots:
             said += f", from the database and {_count(self.snapshots, 'snapshot', 'snapshots')}"
         if not self.wal_truncated:
@@ -227,6 +235,14 @@ class Eraser:
     def erase_conversations(self, conversation_ids: Iterable[int]) -> Erasure:
         """Erase these conversations and their messages now ("Delete now")."""
         return self._erase(Erasable(conversation_ids=tuple(conversation_ids)))
+
+    def erase_tasks(self, task_ids: Iterable[int]) -> Erasure:
+        """Erase these tasks now ("Delete now")."""
+        return self._erase(Erasable(task_ids=tuple(task_ids)))
+
+    def erase_skills(self, skill_ids: Iterable[int]) -> Erasure:
+        """Erase these skills, their files too, now ("Delete now")."""
+        return self._erase(Erasable(skill_ids=tuple(skill_ids)))
 
     def erase_expired(self) -> Erasure:
         """Erase what was deleted longer ago than the restore window.  At
@@ -284,14 +300,15 @@ class Eraser:
         self._settle_skill_changes()
         if items:
             self._mark_unfinished()  # before the rows can go: a kill after it is finished later
+        # The files before the rows: a kill between leaves a row to find again.
+        self._remove_skill_files(self._purge.skill_files(items.skill_ids), [])
         erased = self._purge.erase(items, self._clock()) if items else Erasable()
         if erased:
             self.erasures += 1
             # Ids only: the point is that the text is gone, from the log too.
             log.info(
-                "erasing for good: memories %s, conversations %s",
-                list(erased.memory_ids),
-                list(erased.conversation_ids),
+                "erasing for good: memories %s, conversations %s, tasks %s, skills %s",
+                *(list(ids) for _, ids in erased.by_kind()),
             )
         elif unfinished:
             log.info("finishing an erasure that was cut short")
@@ -314,6 +331,8 @@ class Eraser:
             len(erased.conversation_ids),
             snapshots,
             compacted.wal_truncated,
+            tasks=len(erased.task_ids),
+            skills=len(erased.skill_ids),
             finished_earlier=unfinished,
             damaged_removed=tuple(damaged_removed),
         )
@@ -356,19 +375,21 @@ class Eraser:
         if not drafts:
             return False
         self._mark_unfinished()  # the rows' freed pages hold a line of each
-        folders = [self._skills.directory]
-        if self._snapshots_dir.is_dir():
-            folders += [
-                p.with_suffix(SKILLS_SUFFIX) for p in complete_snapshots(self._snapshots_dir)
-            ]
-        for draft in drafts:
-            for folder in folders:
-                _remove_skill_file(folder, draft)
+        snapshots = complete_snapshots(self._snapshots_dir) if self._snapshots_dir.is_dir() else []
+        self._remove_skill_files(drafts, snapshots)
         self._purge.forget_skills([d.skill_id for d in drafts])
         log.info(
             "removed draft skills made from erased conversations: %s", [d.skill_id for d in drafts]
         )
         return True
+
+    def _remove_skill_files(self, skills: list[ErasedDraft], snapshots: list[Path]) -> None:
+        """Remove the files of *skills* from the skills folder and from the
+        copy of it beside each of *snapshots*."""
+        if self._skills is None or not skills:
+            return
+        for folder in [self._skills.directory, *(p.with_suffix(SKILLS_SUFFIX) for p in snapshots)]:
+            _remove_skill_files_in(folder, skills)
 
     def _left_unfinished(self) -> bool:
         """Whether an erasure cut short left its mark.  Anything but a file
@@ -430,6 +451,9 @@ class Eraser:
         purged = 0
         for path in complete_snapshots(self._snapshots_dir) if everything else []:
             try:
+                # As the copy has them (a skill renamed or deleted since is elsewhere there).
+                copied = self._purge.skill_files(everything.skill_ids, copy=path)
+                _remove_skill_files_in(path.with_suffix(SKILLS_SUFFIX), copied)
                 purged += self._purge.purge_copy(path, everything)
             except DatabaseUnavailable:
                 if _gone(path):
@@ -551,15 +575,46 @@ def _finished_later(erased: Erasable, step: str, still_holding: str) -> Iterator
         raise ErasedNotFinished(done, step, still_holding, problem) from problem
 
 
-def _remove_skill_file(folder: Path, draft: ErasedDraft) -> None:
-    path = folder / (DRAFTS if draft.status == "draft" else DELETED) / draft.file_name
+def _remove_skill_files_in(folder: Path, skills: list[ErasedDraft]) -> None:
+    """Remove each of *skills*' file from the skills *folder* (the live one,
+    or a snapshot's copy), and the deleted copies of its name
+    (``.deleted/name.md``, ``name (2).md``): its earlier texts."""
+    folders = {str(status): name for status, name in STATUS_FOLDERS.items()}
+    for skill in skills:
+        deleted = folder / DELETED
+        paths = [
+            folder / folders.get(skill.status, DELETED) / skill.file_name,
+            deleted / skill.file_name,
+            *_older_copies(deleted, skill.file_name),
+        ]
+        for path in paths:
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as error:
+                raise EnvironmentProblem(
+                    f"A skill file that is being erased could not be removed: {error}",
+                    "Fix the skills folder's permissions; the next erasure removes it.",
+                ) from error
+
+
+def _older_copies(place: Path, file_name: str) -> list[Path]:
+    """The older deleted copies of *file_name* in *place* (``name (2).md``)."""
+    stem, suffix = os.path.splitext(file_name)
+    older = re.compile(rf"{re.escape(stem)} \(\d+\){re.escape(suffix)}")
     try:
-        path.unlink(missing_ok=True)
+        return [p for p in place.iterdir() if older.fullmatch(p.name)]
+    except FileNotFoundError:
+        return []
     except OSError as error:
         raise EnvironmentProblem(
-            f"A draft skill made from what was erased could not be removed: {error}",
+            f"The folder {place} could not be read to erase a skill: {error.strerror}.",
             "Fix the skills folder's permissions; the next erasure removes it.",
         ) from error
+
+
+def _listed(parts: list[str]) -> str:
+    """*parts* as a sentence lists them: "a, b and c"."""
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 def _working_set_still_owed(why: str) -> None:

@@ -97,12 +97,17 @@ class Applying:
 
 def sources_gone(at: Applying, proposal: Proposal) -> str:
     """Why *proposal* no longer holds as drafted ("" if it does): a message
-    it was drafted from (its payload's ``message_ids``) was deleted, edited
-    away or erased since, as read in the pass's transaction.  A harvest
-    stores nothing the user took back while its model read; nor does a
-    dream (and after "Delete now" nothing would retract it any more)."""
-    assert at.tx is not None, "checked in the pass's transaction"
-    cited = map(int, proposal.payload.get("message_ids", ()))
+    it was drafted from (its payload's ``message_ids``, or the ``message`` a
+    completion quotes) was deleted, edited away or erased since, as read in
+    *at*'s transaction: the pass's, or the approval's of a change that
+    waited for the user.  A harvest stores nothing the user took back while
+    its model read; nor does a dream, nor an approval of what it read (and
+    after "Delete now" nothing would retract it any more)."""
+    assert at.tx is not None, "checked in the pass's (or the approval's) transaction"
+    payload = proposal.payload
+    cited = [int(i) for i in payload.get("message_ids", ())]
+    if isinstance(payload.get("message"), int):
+        cited.append(payload["message"])
     if ConversationStore.missing_messages(at.tx, cited, deleted_too=True):
         return "a message it was drafted from was deleted since the dream read it"
     return ""

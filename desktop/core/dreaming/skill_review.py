@@ -7,7 +7,10 @@ proposed as drafts.
 - Two skills whose summaries are close in meaning are shown to the model,
   which says whether they overlap and if so writes one text for both: the
   more used skill takes it, the other is retired (deleted, restorable).
-  A text with fewer steps than either skill had lost some: both are kept.
+  A text with fewer steps than either skill had lost some: both are kept;
+  so are both when the model says they overlap but writes no text, or
+  writes one of the two word for word (the other would go with its own
+  words), each said in the report.
 - A condensed or merged text that leaves out any command, path, URL, code
   span or number of the text(s) it replaces (``evidence.lost_specifics``)
   is not applied: it waits for the user's approval, the report showing
@@ -56,7 +59,7 @@ from desktop.core.dreaming.passes import PassContext, one_line
 from desktop.core.dreaming.proposals import Proposal
 from desktop.core.dreaming.skill_changes import digests
 from desktop.core.privacy.prompt_safety import safe_for_prompt
-from desktop.core.skills.library import SkillLibrary, skill_name, summary_of
+from desktop.core.skills.library import SkillLibrary, same_text, skill_name, summary_of
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +185,20 @@ class SkillPass:
                 )
                 continue
             answer = context.ask(step, prompt, Overlap, max_tokens=CONDENSED_TOKENS * 4)
-            if not answer.overlap or answer.text is None or _blank(answer.text):
+            if not answer.overlap:
+                continue
+            if answer.text is None or _blank(answer.text):
+                context.notes.append(
+                    f"“{first.name}” and “{second.name}” look alike, and the model said they "
+                    "overlap, but wrote no text for both: both were kept as they are."
+                )
+                continue
+            if (same := _one_of(answer.text, (first, second), texts)) is not None:
+                # Not a merge: the other skill would go, its own words with it.
+                context.notes.append(
+                    f"“{first.name}” and “{second.name}” look alike, but the text written "
+                    f"for both is “{same.name}” as it is: both were kept as they are."
+                )
                 continue
             if _steps(answer.text) < max(map(_steps, texts)):
                 context.notes.append(
@@ -342,6 +358,19 @@ def _close_pairs(
     ]
     found.sort(key=lambda item: -item[0])
     return [(first, second) for _, first, second in found]
+
+
+def _one_of(written: str, skills: tuple[Skill, Skill], texts: list[str]) -> Skill | None:
+    """The one of *skills* (their *texts*) that *written*, given its
+    summary, is word for word; None if it is neither."""
+    return next(
+        (
+            skill
+            for skill, text in zip(skills, texts, strict=True)
+            if same_text(_with_summary(written, summary_of(text)), text)
+        ),
+        None,
+    )
 
 
 def _too_long(name: str) -> str:

@@ -194,6 +194,10 @@ class Redactor:
     def __init__(self) -> None:
         self._said: tuple[str, ...] = ()
         self._lock = threading.Lock()
+        self.caught = 0
+        """How many times this run caught secrets: what a remembered check
+        of a text is good for as long as it stays the same (a secret caught
+        since may be in a text that had none before)."""
 
     def __call__(self, text: str, *, after: Iterable[str] = ()) -> Redacted:
         """*text* redacted (see ``redact``), read after *after*."""
@@ -201,6 +205,7 @@ class Redactor:
         if found := (*cleaned.values, *cleaned.earlier):
             with self._lock:
                 self._said = tuple(dict.fromkeys((*self._said, *found)))[-SAID_KEPT:]
+                self.caught += 1
         return cleaned
 
     def text(self, text: str) -> str:

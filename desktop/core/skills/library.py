@@ -10,11 +10,14 @@ dreaming, waiting for the user) in ``skills/.drafts/``, deleted ones in
 Files change outside Reverie: every listing first syncs the index with the
 folder (a file added by hand appears, a summary follows its file's first
 line, a file removed by hand takes its skill with it), and a skill is read
-from its file each time.  A file that is not UTF-8, or larger than a skill
-can be (``FILE_BYTES``: a notes export put there by hand, never read), is
-reported, and nothing is changed because of it; nor because of a folder
-that is missing (moved away), which is reported too.  A file whose name
-holds a secret is reported and never taken in (its name would be stored).
+from its file each time. A sync reads a file again only once it changed
+(its size, times or inode: the list is synced at every chat turn), and
+checks a name for secrets again only once the redactor caught another. A
+file that is not UTF-8, or larger than a skill can be (``FILE_BYTES``: a
+notes export put there by hand, never read), is reported, and nothing is
+changed because of it; nor because of a folder that is missing (moved
+away), which is reported too. A file whose name holds a secret is reported
+and never taken in (its name would be stored).
 
 Every file move is undone when the index write after it fails, and one lock
 keeps the folder and the index agreeing across threads (the chat worker
@@ -88,7 +91,7 @@ DRAFTS = ".drafts"
 DELETED = ".deleted"
 RENAMING = ".renaming.json"
 """A rename in flight: which skill, its new name, its file's old and new place."""
-_FOLDERS: dict[SkillStatus, str] = {"active": "", "draft": DRAFTS, "deleted": DELETED}
+STATUS_FOLDERS: dict[SkillStatus, str] = {"active": "", "draft": DRAFTS, "deleted": DELETED}
 _EVERY_STATUS: tuple[SkillStatus, ...] = ("active", "draft", "deleted")
 # Windows cannot create these names, with any extension; a skill folder may
 # travel to Windows in a backup.
@@ -244,10 +247,16 @@ class SkillLibrary:
         self._redact = redactor or Redactor()
         self.last_sync = SyncReport()
         self._lock = threading.RLock()
+        # What a sync read of each file, kept while the file is unchanged:
+        # the list is synced at every chat turn, and the secret checks of a
+        # name and a summary cost milliseconds each (seconds for a folder
+        # of a thousand skills).
+        self._names_seen: dict[str, tuple[int, str | None]] = {}
+        self._summaries_seen: dict[str, tuple[tuple[int, ...], str]] = {}
 
     def path(self, skill: Skill) -> Path:
         """Where the skill's file is (by its status)."""
-        return self.directory / _FOLDERS[skill.status] / skill.file_name
+        return self.directory / STATUS_FOLDERS[skill.status] / skill.file_name
 
     # -- reading -----------------------------------------------------------
 
@@ -315,9 +324,9 @@ class SkillLibrary:
         used = -1  # no newline before the first line
         for skill in recent_first:
             line = SkillLine(skill.name, skill.summary)
-            if used + 1 + len(line.render()) <= max_chars:
+            if used + 1 + (size := len(line.render())) <= max_chars:
                 kept.append(line)
-                used += 1 + len(line.render())
+                used += 1 + size
         return sorted(kept, key=lambda line: name_key(line.name))
 
     def sync(self) -> SyncReport:
@@ -340,7 +349,7 @@ class SkillLibrary:
             if holder is not None and holder.status != "deleted":
                 raise SkillNameTaken(holder)
             file_name = name + SUFFIX
-            path = self.directory / _FOLDERS[status] / file_name
+            path = self.directory / STATUS_FOLDERS[status] / file_name
             self._write(path, text)
             try:
                 if holder is None:
@@ -452,7 +461,7 @@ class SkillLibrary:
         """Remove the temporary files of skill writes a kill cut short (one may
         hold a draft's text, since erased), but not one a live write holds."""
         with self._lock:
-            for folder in _FOLDERS.values():
+            for folder in STATUS_FOLDERS.values():
                 place = self.directory / folder
                 try:
                     if place.is_dir():
@@ -470,7 +479,7 @@ class SkillLibrary:
         with self._lock:
             self.sync()
             skill = self._require(skill_id, allowed)
-            target = self.directory / _FOLDERS[to] / skill.file_name
+            target = self.directory / STATUS_FOLDERS[to] / skill.file_name
             if to == "deleted":
                 _make_room(target)  # an older deleted copy of the name is kept too
             elif target.exists():
@@ -548,9 +557,9 @@ class SkillLibrary:
             except SkillRefused as refusal:
                 skipped.append(SkippedFile(path.name, str(refusal)))
                 continue
-            if kinds := self._redact(name).kinds:
+            if kind := self._secret_in(name):
                 # Its name would be stored, listed in every prompt and exported.
-                skipped.append(SkippedFile(path.name, _SECRET_IN_NAME.format(kinds[0])))
+                skipped.append(SkippedFile(path.name, _SECRET_IN_NAME.format(kind)))
                 continue
             if name_key(name) in on_disk:
                 skipped.append(SkippedFile(path.name, f"another file is also called {name!r}"))
@@ -561,7 +570,7 @@ class SkillLibrary:
         for key, (name, path) in on_disk.items():
             skill = known.get(key)
             try:
-                summary = summary_of(self._read(path))
+                summary = self._summary_of_file(path)
             except SkillFileError as problem:
                 skipped.append(SkippedFile(path.name, str(problem)))
                 continue
@@ -583,7 +592,42 @@ class SkillLibrary:
             if key not in on_disk and skill.status != "deleted" and not self.path(skill).is_file():
                 self.store.set_status(skill.id, "deleted", from_statuses=(skill.status,))
                 removed.append(skill.name)
+        self._forget_seen(
+            {path.name for _, path in on_disk.values()}, {name for name, _ in on_disk.values()}
+        )
         return SyncReport(tuple(added), tuple(removed), tuple(skipped))
+
+    def _secret_in(self, name: str) -> str | None:
+        """The kind of secret the skill name *name* holds, if any; remembered
+        until the redactor catches another secret."""
+        seen = self._names_seen.get(name)
+        if seen is None or seen[0] != self._redact.caught:
+            kinds = self._redact(name).kinds
+            seen = (self._redact.caught, kinds[0] if kinds else None)
+            self._names_seen[name] = seen
+        return seen[1]
+
+    def _summary_of_file(self, path: Path) -> str:
+        """The summary of the skill file at *path* (``summary_of``), read
+        again only once the file changed (its size, times or inode)."""
+        try:
+            found = path.stat()
+        except OSError as error:
+            raise _file_error(path, "read", error) from error
+        stamp = (found.st_mtime_ns, found.st_ctime_ns, found.st_size, found.st_ino, found.st_dev)
+        seen = self._summaries_seen.get(path.name)
+        if seen is not None and seen[0] == stamp:
+            return seen[1]
+        summary = summary_of(self._read(path))
+        self._summaries_seen[path.name] = (stamp, summary)
+        return summary
+
+    def _forget_seen(self, file_names: set[str], names: set[str]) -> None:
+        """Keep what was read of the files in the folder now (their
+        *file_names*, the skill *names* they make), no more."""
+        for seen, kept in ((self._summaries_seen, file_names), (self._names_seen, names)):
+            for gone in [key for key in seen if key not in kept]:
+                del seen[gone]
 
     def _folder_missing(self) -> SyncReport:
         """No folder is not every file removed by hand: a folder moved or

@@ -326,6 +326,9 @@ def _read_parted(
     if days is None:
         return None
     if clock is None:
+        # What is wrong with the days is said first ("the 32nd"): else the
+        # example below, typed, would be refused.
+        days.at(time(9))
         raise ScheduleError(
             f"{typed.quoted} needs a time of day: write e.g. "
             f"'{_example(days.words, 'every monday')} at 9am'."

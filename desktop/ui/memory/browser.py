@@ -58,7 +58,7 @@ from desktop.ui.memory.views import (
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.widgets.erase_confirm import ask_to_erase
-from desktop.ui.widgets.erase_outcome import erased_or_unfinished, erasure_details, erasure_notice
+from desktop.ui.widgets.erase_outcome import erased_or_unfinished, show_erasure
 from desktop.ui.widgets.labels import count, named, plain_tip
 from desktop.ui.widgets.worker import TaskQueue
 
@@ -474,11 +474,7 @@ class MemoryBrowser(AppWindow):
         )
 
     def _on_erased(self, result: object) -> None:
-        notice = erasure_notice(result)
-        if notice is not None:
-            self.show_notice(notice)
-            if (details := erasure_details(result)) is not None:
-                self.notice.setToolTip(plain_tip(details))
+        show_erasure(self, result)
         self.refresh()
 
     def _changed(self, ids: Sequence[int], said: str) -> None:

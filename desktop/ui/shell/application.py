@@ -311,8 +311,12 @@ class ReverieApplication(QObject):
         self, core: Core
     ) -> tuple[TasksWindow | None, SkillEditorWindow | None]:
         """The tasks window and the skill editor, opened from the tray and the chat."""
-        tasks = None if core.tasks is None else TasksWindow(core.tasks, core.conversations)
-        skills = None if core.skills is None else SkillEditorWindow(core.skills)
+        tasks = (
+            None
+            if core.tasks is None
+            else TasksWindow(core.tasks, core.conversations, eraser=core.eraser)
+        )
+        skills = None if core.skills is None else SkillEditorWindow(core.skills, eraser=core.eraser)
         self.window.tasks_button.setVisible(tasks is not None)
         self.window.skills_button.setVisible(skills is not None)
         if self.tray is not None:

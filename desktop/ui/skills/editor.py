@@ -35,8 +35,9 @@ from PySide6.QtWidgets import (
 
 from desktop.core.base.errors import ReverieError
 from desktop.core.db.skills import EVERY_STATUS, Skill, SkillStatus
+from desktop.core.dreaming.erasure import Eraser
 from desktop.core.privacy.redaction import redaction_notice, taken_out
-from desktop.core.skills.library import SkillLibrary
+from desktop.core.skills.library import SkillChangedMeanwhile, SkillLibrary
 from desktop.ui.skills.views import (
     SKILL_ROLE,
     UNREADABLE_ROLE,
@@ -48,8 +49,11 @@ from desktop.ui.skills.views import (
     uses_words,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
+from desktop.ui.widgets.erase_confirm import ask_to_erase
+from desktop.ui.widgets.erase_outcome import erased_or_unfinished, show_erasure
 from desktop.ui.widgets.labels import count, named, plain_tip
 from desktop.ui.widgets.unsaved import UnsavedGuard
+from desktop.ui.widgets.worker import TaskQueue
 
 TABS: tuple[tuple[SkillStatus, str], ...] = (
     ("active", "Skills"),
@@ -88,7 +92,10 @@ class SkillEditorWindow(AppWindow):
 
     skills_changed = Signal()
 
-    def __init__(self, library: SkillLibrary, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, library: SkillLibrary, parent: QWidget | None = None, *, eraser: Eraser | None = None
+    ) -> None:
+        """Given an *eraser*, a deleted skill can be erased for good ("Delete now")."""
         super().__init__(parent)
         self.setObjectName("skill-editor")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
@@ -96,10 +103,15 @@ class SkillEditorWindow(AppWindow):
         self.resize(1040, 700)
         self.setMinimumSize(640, 420)  # the list, the editor and its buttons still whole
         self._library = library
+        self._eraser = eraser
+        self._erasing = TaskQueue("skill-editor", self)
+        self.erase_confirm: QMessageBox | None = None
+        """The open "Delete now, for good?" question, if any."""
         self._wanted: int | None = None
         """A skill to make current at the next refresh (one just created)."""
         self.confirm_dialog: QMessageBox | None = None
         self._build()
+        self.pane.can_erase = eraser is not None
         self.unsaved = UnsavedGuard(
             self, dirty=self.pane.dirty, what=self.pane.what, save=self.save, discard=self.revert
         )
@@ -168,6 +180,7 @@ class SkillEditorWindow(AppWindow):
         pane.accept_button.clicked.connect(self.accept_draft)
         pane.reject_button.clicked.connect(self.reject_draft)
         pane.restore_button.clicked.connect(self.restore)
+        pane.erase_button.clicked.connect(self.ask_erase)
 
     def _shortcuts(self) -> None:
         bindings: list[tuple[QKeySequence, Callable[[], object]]] = [
@@ -356,8 +369,15 @@ class SkillEditorWindow(AppWindow):
             if not pane.readable or not self._unchanged_outside(skill):
                 return False
             try:
-                skill = self._library.update_text(skill.id, pane.typed_text())
+                # Checked again under the library's lock, as it writes: a
+                # dream's rewrite landing since the check above is kept.
+                skill = self._library.update_text(
+                    skill.id, pane.typed_text(), expected=pane.base_text
+                )
                 pane.base_text = self._library.read(skill.id).text
+            except SkillChangedMeanwhile:
+                self._unchanged_outside(skill)  # says so, and takes the new text as the base
+                return False
             except ReverieError as error:
                 pane.show_problem(f"Not saved: {_sentence(error)}")
                 return False
@@ -501,6 +521,41 @@ class SkillEditorWindow(AppWindow):
         if skill is not None and skill.status == "deleted":
             self._move(skill, "restore")
 
+    def ask_erase(self) -> None:
+        """Ask, then erase the deleted skill shown, and its file, for good."""
+        skill = self.pane.skill
+        if skill is not None and skill.status == "deleted" and self._eraser is not None:
+            self.erase_confirm = ask_to_erase(
+                self, f"the skill “{skill.name}”", lambda: self.erase(skill.id)
+            )
+            self.erase_confirm.finished.connect(self._on_erase_answered)
+
+    def _on_erase_answered(self) -> None:
+        self.erase_confirm = None
+
+    def erase(self, skill_id: int) -> None:
+        """Erase skill *skill_id* for good now, on the worker (no question asked)."""
+        eraser = self._eraser
+        if eraser is None:
+            return
+        self.show_notice("Erasing the skill…")
+        self._erasing.run(
+            lambda: erased_or_unfinished(lambda: eraser.erase_skills([skill_id])),
+            self._on_erased,
+            lambda message: self.show_problem(f"Erasing did not finish: {message}"),
+        )
+
+    @property
+    def busy(self) -> bool:
+        """Whether an erasure is under way."""
+        return self._erasing.busy
+
+    def _on_erased(self, result: object) -> None:
+        show_erasure(self, result)
+        self.pane.show_message("")
+        self.refresh()
+        self.skills_changed.emit()
+
     def _move(self, skill: Skill, verb: Literal["delete", "accept", "reject", "restore"]) -> None:
         move = {
             "delete": self._library.delete,
@@ -569,7 +624,9 @@ class SkillEditorWindow(AppWindow):
             event.ignore()  # asked first; it closes once answered so
 
     def shutdown(self) -> None:
-        """Close any question still open; call before the app quits."""
+        """Close any question still open, and stop the worker after the
+        erasure in flight; call before the app quits."""
         self.unsaved.dismiss()
+        self._erasing.stop()
         if self.confirm_dialog is not None:
             self.confirm_dialog.reject()

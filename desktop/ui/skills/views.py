@@ -184,6 +184,14 @@ class SkillPane(QWidget):
         self.reject_button = named(QPushButton("Reject"), "skill-reject", "Reject the draft")
         self.reject_button.setToolTip("Put it with the deleted skills (restorable)")
         self.restore_button = named(QPushButton("Restore"), "skill-restore", "Restore the skill")
+        self.erase_button = named(
+            QPushButton("Delete now…"), "skill-erase", "Delete the skill now, for good"
+        )
+        self.erase_button.setToolTip(
+            "Erase it and its file for good now, not restorable (asks first)"
+        )
+        self.can_erase = False
+        """Whether a deleted skill can be erased for good from here (an eraser was given)."""
         self.name_edit = named(QLineEdit(), "skill-name", "Skill name")
         self.name_edit.setPlaceholderText("A short name, e.g. Brew tea")
         self.rename_button = named(QPushButton("Rename"), "skill-rename", "Rename the skill")
@@ -219,7 +227,12 @@ class SkillPane(QWidget):
     def _lay_out(self) -> None:
         state = QHBoxLayout()
         state.addWidget(self.state, 1)
-        for button in (self.restore_button, self.reject_button, self.accept_button):
+        for button in (
+            self.restore_button,
+            self.erase_button,
+            self.reject_button,
+            self.accept_button,
+        ):
             state.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
         name_label = QLabel("&Name")
         name_label.setBuddy(self.name_edit)
@@ -332,6 +345,7 @@ class SkillPane(QWidget):
         self.accept_button.setVisible(status == "draft")
         self.reject_button.setVisible(status == "draft")
         self.restore_button.setVisible(status == "deleted")
+        self.erase_button.setVisible(status == "deleted" and self.can_erase)
         editable = status != "deleted" and self.readable
         self.editor.setReadOnly(not editable)
         self.editor.setPlaceholderText(NEW_SKILL_TEXT if editable else "")
@@ -357,7 +371,12 @@ class SkillPane(QWidget):
         self.editor.style().polish(self.editor)
         self.editor.setPlainText("")
         self.state.hide()
-        for button in (self.accept_button, self.reject_button, self.restore_button):
+        for button in (
+            self.accept_button,
+            self.reject_button,
+            self.restore_button,
+            self.erase_button,
+        ):
             button.hide()
         self.rename_button.hide()
         self.delete_button.setText("Discard")

@@ -334,6 +334,12 @@ class TaskDetail(QWidget):
         self.delete_button.setToolTip("Delete (Del); restorable from the Deleted filter")
         self.restore_button = named(QPushButton("Restore"), "task-restore", "Restore the task")
         self.restore_button.setToolTip("Bring the task back as it was")
+        self.erase_button = named(
+            QPushButton("Delete now…"), "task-erase", "Delete the task now, for good"
+        )
+        self.erase_button.setToolTip("Erase it for good now, not restorable (asks first)")
+        self.can_erase = False
+        """Whether a deleted task can be erased for good from here (an eraser was given)."""
         self.routine = named(QLabel(), "task-routine", "What the routine asks")
         self.facts = named(QLabel(), "task-facts")
         for label in (self.schedule_hint, self.edit_problem, self.routine, self.facts):
@@ -377,6 +383,7 @@ class TaskDetail(QWidget):
         for button in (self.pause_button, self.complete_button, self.delete_button):
             actions.addWidget(button)
         actions.addWidget(self.restore_button)
+        actions.addWidget(self.erase_button)
         actions.addStretch(1)
         self.single = QWidget()
         single = QVBoxLayout(self.single)
@@ -413,6 +420,7 @@ class TaskDetail(QWidget):
             self.complete_button,
             self.delete_button,
             self.restore_button,
+            self.erase_button,
         )
         for first, second in itertools.pairwise(chain):
             QWidget.setTabOrder(first, second)
@@ -484,6 +492,7 @@ class TaskDetail(QWidget):
         self.complete_button.setVisible(editable)
         self.delete_button.setVisible(task.status != "deleted")
         self.restore_button.setVisible(task.status == "deleted")
+        self.erase_button.setVisible(task.status == "deleted" and self.can_erase)
         self.revert_button.setVisible(editable)
         self.save_button.setVisible(editable)
         self.routine.setText(
@@ -546,6 +555,7 @@ class TaskDetail(QWidget):
             self.complete_button,
             self.delete_button,
             self.restore_button,
+            self.erase_button,
             self.routine,
             self.facts,
         )

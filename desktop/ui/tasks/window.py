@@ -43,6 +43,7 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.db import Conversation, ConversationStore
 from desktop.core.db.schedules import Schedule
 from desktop.core.db.tasks import EVERY_STATUS, KEEP, OPEN, Keep, Task, TaskStatus
+from desktop.core.dreaming.erasure import Eraser
 from desktop.core.privacy.redaction import redaction_notice, taken_out
 from desktop.core.tasks.schedules import parse_schedule
 from desktop.core.tasks.service import TaskService, schedule_words
@@ -62,8 +63,11 @@ from desktop.ui.tasks.views import (
     stored_reading,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty
+from desktop.ui.widgets.erase_confirm import ask_to_erase
+from desktop.ui.widgets.erase_outcome import erased_or_unfinished, show_erasure
 from desktop.ui.widgets.labels import named
 from desktop.ui.widgets.unsaved import UnsavedGuard
+from desktop.ui.widgets.worker import TaskQueue
 
 FILTERS: dict[str, tuple[str, tuple[TaskStatus, ...]]] = {
     "open": ("To do", OPEN),
@@ -105,7 +109,10 @@ class TasksWindow(AppWindow):
         tasks: TaskService,
         conversations: ConversationStore | None = None,
         parent: QWidget | None = None,
+        *,
+        eraser: Eraser | None = None,
     ) -> None:
+        """Given an *eraser*, a deleted task can be erased for good ("Delete now")."""
         super().__init__(parent)
         self.setObjectName("tasks-view")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
@@ -113,9 +120,14 @@ class TasksWindow(AppWindow):
         self.resize(1180, 660)
         self._tasks = tasks
         self._conversations = conversations
+        self._eraser = eraser
+        self._erasing = TaskQueue("tasks-window", self)
+        self.erase_confirm: QMessageBox | None = None
+        """The open "Delete now, for good?" question, if any."""
         self._before_new: RowKey | None = None
         """The row shown before the New task form opened, to go back to on Cancel."""
         self._build()
+        self.detail.can_erase = eraser is not None
         self.unsaved = UnsavedGuard(
             self,
             dirty=self.detail.dirty,
@@ -204,6 +216,7 @@ class TasksWindow(AppWindow):
         detail.complete_button.clicked.connect(self.complete)
         detail.delete_button.clicked.connect(self.delete)
         detail.restore_button.clicked.connect(self.restore)
+        detail.erase_button.clicked.connect(self.ask_erase)
         detail.create_button.clicked.connect(self.add)
         detail.cancel_button.clicked.connect(self.cancel_new)
         detail.text_edit.returnPressed.connect(self.save)
@@ -560,6 +573,38 @@ class TasksWindow(AppWindow):
         if task is not None and task.status == "deleted":
             self._act(lambda: self._tasks.restore(task.id), f"Restored task #{task.id}.")
 
+    def ask_erase(self) -> None:
+        """Ask, then erase the deleted task shown for good."""
+        task = self.detail.task
+        if task is not None and task.status == "deleted" and self._eraser is not None:
+            self.erase_confirm = ask_to_erase(self, f"task #{task.id}", lambda: self.erase(task.id))
+            self.erase_confirm.finished.connect(self._on_erase_answered)
+
+    def _on_erase_answered(self) -> None:
+        self.erase_confirm = None
+
+    def erase(self, task_id: int) -> None:
+        """Erase task *task_id* for good now, on the worker (no question asked)."""
+        eraser = self._eraser
+        if eraser is None:
+            return
+        self.show_notice(f"Erasing task #{task_id}…")
+        self._erasing.run(
+            lambda: erased_or_unfinished(lambda: eraser.erase_tasks([task_id])),
+            self._on_erased,
+            lambda message: self.show_problem(f"Erasing did not finish: {message}"),
+        )
+
+    @property
+    def busy(self) -> bool:
+        """Whether an erasure is under way."""
+        return self._erasing.busy
+
+    def _on_erased(self, result: object) -> None:
+        show_erasure(self, result)
+        self.refresh()
+        self.tasks_changed.emit()
+
     def _act(self, action: Callable[[], Task], said: str) -> None:
         try:
             action()
@@ -616,8 +661,10 @@ class TasksWindow(AppWindow):
             event.ignore()  # asked first; it closes once answered so
 
     def shutdown(self) -> None:
-        """Close any question still open; call before the app quits."""
+        """Close any question still open, and stop the worker after the
+        erasure in flight; call before the app quits."""
         self.unsaved.dismiss()
+        self._erasing.stop()
 
 
 def _with_why(said: str, typed: str, stored: str) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from desktop.core.dreaming.erasure import ErasedNotFinished, Erasure
+from desktop.ui.widgets.app_window import AppWindow
+from desktop.ui.widgets.labels import plain_tip
 
 
 def erased_or_unfinished(erase: Callable[[], Erasure]) -> Erasure | ErasedNotFinished:
@@ -39,3 +41,13 @@ def erasure_details(outcome: object) -> str | None:
     """Why an unfinished erasure stopped and what may hold the text meanwhile
     (for a tooltip); None for a finished one."""
     return str(outcome) if isinstance(outcome, ErasedNotFinished) else None
+
+
+def show_erasure(window: AppWindow, outcome: object) -> None:
+    """Say in *window*'s notice what *outcome* of ``erased_or_unfinished``
+    came to, the details of an unfinished one in its tooltip."""
+    notice = erasure_notice(outcome)
+    if notice is not None:
+        window.show_notice(notice)
+        if (details := erasure_details(outcome)) is not None:
+            window.notice.setToolTip(plain_tip(details))
