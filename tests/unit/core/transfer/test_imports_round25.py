@@ -1,0 +1,77 @@
+"""Round 25's attacks on importing another assistant's export: numbers no
+export writes.  Before round 25
+a ``create_time`` of 400 digits (a whole number too large for a float)
+raised ``OverflowError`` out of the import, one of 5,000 digits anywhere in
+the file (past Python's limit on reading whole numbers) a ``ValueError``:
+the window and ``reverie import`` met a bug, not a sentence."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desktop.core.db import ConversationStore, Database
+from desktop.core.privacy.redaction import Redactor
+from desktop.core.transfer.imports import Imports
+from desktop.core.transfer.progress import PlainState
+from tests.unit.core.transfer.archive_world import folder, open_folder
+from tests.unit.core.transfer.exports import START, chatgpt_line, claude
+
+LONG_DIGITS = "7" * 5_000
+"""A whole number Python refuses to read (``sys.get_int_max_str_digits``, 4,300)."""
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> Iterator[tuple[Database, Imports]]:
+    paths = folder(tmp_path / "fresh")
+    database = open_folder(paths)
+    yield database, Imports(database, paths, Redactor())
+    database.close()
+
+
+def _imported(fresh: tuple[Database, Imports], path: Path) -> list[str]:
+    """Import *path* (previewed first, as the window does); the titles stored."""
+    database, imports = fresh
+    plan = imports.preview(path)
+    assert plan.adds, plan.lines
+    done = imports.run(path, learn=False, state=PlainState())
+    assert done.imported, done.lines
+    return [c.title for c in ConversationStore(database).list()]
+
+
+def test_a_time_too_large_for_a_float_is_no_time(
+    fresh: tuple[Database, Imports], tmp_path: Path
+) -> None:
+    soup = chatgpt_line("soup", "Soup", "A recipe for soup?", "Leeks and potatoes.")
+    soup["create_time"] = 10**400
+    soup["mapping"]["soup-0"]["message"]["create_time"] = -(10**400)
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([soup]), encoding="utf-8")
+
+    assert _imported(fresh, path) == ["Soup"]
+    stored = ConversationStore(fresh[0]).list()[0]
+    # The conversation's own update time stands; the giant ones stand for nothing.
+    assert START <= stored.created_at <= START + 20
+
+
+@pytest.mark.parametrize("where", ["conversation_id", "weight", "uuid"])
+def test_a_number_too_long_to_read_costs_only_what_it_stands_for(
+    fresh: tuple[Database, Imports], tmp_path: Path, where: str
+) -> None:
+    if where == "uuid":
+        conversation = claude("tea", "Tea", "Green or black?", "Green.")
+    else:
+        conversation = chatgpt_line("tea", "Tea", "Green or black?", "Green.")
+    placeholder = "999999999"
+    if where == "weight":
+        conversation["mapping"]["tea-0"]["message"]["weight"] = int(placeholder)
+    else:
+        conversation[where] = int(placeholder)
+    text = json.dumps([conversation]).replace(placeholder, LONG_DIGITS)
+    path = tmp_path / "conversations.json"
+    path.write_text(text, encoding="utf-8")
+
+    assert _imported(fresh, path) == ["Tea"]
