@@ -1,9 +1,10 @@
 """Round 25's attacks on importing another assistant's export: numbers no
-export writes.  Before round 25
+export writes, and a null before the first conversation.  Before round 25
 a ``create_time`` of 400 digits (a whole number too large for a float)
 raised ``OverflowError`` out of the import, one of 5,000 digits anywhere in
 the file (past Python's limit on reading whole numbers) a ``ValueError``:
-the window and ``reverie import`` met a bug, not a sentence."""
+the window and ``reverie import`` met a bug, not a sentence.  A list whose
+first item is ``null`` was said to hold no conversations at all."""
 
 from __future__ import annotations
 
@@ -75,3 +76,13 @@ def test_a_number_too_long_to_read_costs_only_what_it_stands_for(
     path.write_text(text, encoding="utf-8")
 
     assert _imported(fresh, path) == ["Tea"]
+
+
+def test_a_null_before_the_first_conversation_hides_none_of_them(
+    fresh: tuple[Database, Imports], tmp_path: Path
+) -> None:
+    path = tmp_path / "conversations.json"
+    path.write_text(
+        json.dumps([None, claude("a", "Bread", "Rye or wheat?", "Rye."), None]), encoding="utf-8"
+    )
+    assert _imported(fresh, path) == ["Bread"]
