@@ -5,7 +5,8 @@ running worker took (its time and transcript grew, nothing else): a worker
 the user had folded unfolded again, the list scrolled back to the worker
 selected, and with a thousand workers in it each step held the window for
 half a second.  A step now changes the running workers' times and the
-transcript shown, and nothing else."""
+transcript shown, and nothing else; a change of state, which does build
+the list anew, keeps what was folded and where it was scrolled."""
 
 from __future__ import annotations
 
@@ -87,4 +88,27 @@ def test_a_step_keeps_the_list_as_the_user_left_it_and_shows_the_time(
     assert not row.isExpanded()
     assert bar.value() == bar.maximum()
     assert "12 euros" in view.transcript.toPlainText()  # the transcript shown grew
+    assert view.current_id() == dag.running
+
+
+def test_a_worker_ending_keeps_the_list_as_the_user_left_it(
+    database: Database, work: tuple[FiveWorkers, WorkWindow, WorkRunner]
+) -> None:
+    """The list is read again when a worker ends (or is spawned, cancelled):
+    what the user folded stayed folded, the list where they scrolled it."""
+    dag, view, _ = work
+    view.select(dag.running)
+    _row(view, dag.running).setExpanded(False)
+    bar = view.list.verticalScrollBar()
+    bar.setValue(bar.maximum())
+
+    store = WorkerStore(database)
+    with store.transaction() as tx:
+        store.finish(dag.running, "completed", "Sencha costs 12 euros at most.", tx)
+    view.refresh()  # as the app does at every change of state
+
+    row = _row(view, dag.running)
+    assert row.text(1) == "Completed"
+    assert not row.isExpanded()
+    assert bar.value() == bar.maximum()
     assert view.current_id() == dag.running
