@@ -19,7 +19,7 @@ from desktop.core.privacy.redaction import Redactor
 from desktop.core.transfer.imports import Imports
 from desktop.core.transfer.progress import PlainState
 from tests.unit.core.transfer.archive_world import folder, open_folder
-from tests.unit.core.transfer.exports import START, chatgpt_line, claude
+from tests.unit.core.transfer.exports import START, chatgpt_line, claude, write_zip
 
 LONG_DIGITS = "7" * 5_000
 """A whole number Python refuses to read (``sys.get_int_max_str_digits``, 4,300)."""
@@ -86,3 +86,27 @@ def test_a_null_before_the_first_conversation_hides_none_of_them(
         json.dumps([None, claude("a", "Bread", "Rye or wheat?", "Rye."), None]), encoding="utf-8"
     )
     assert _imported(fresh, path) == ["Bread"]
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_manifest_nested_past_reading_only_loses_its_check(
+    fresh: tuple[Database, Imports], tmp_path: Path, packed: bool
+) -> None:
+    """An ``export_manifest.json`` is read only for the shards it names; one
+    that cannot be read costs only that check.  Nested 100,000 deep, the
+    unpacked export's raised ``RecursionError`` (a bug, not a sentence) and
+    the .zip's was refused as damaged."""
+    manifest = "[" * 100_000 + "]" * 100_000
+    conversations = json.dumps([chatgpt_line("soup", "Soup", "A recipe?", "Leeks.")])
+    if packed:
+        path = write_zip(
+            tmp_path / "export.zip",
+            {"conversations.json": conversations, "export_manifest.json": manifest},
+        )
+    else:
+        path = tmp_path / "export"
+        path.mkdir()
+        (path / "conversations.json").write_text(conversations, encoding="utf-8")
+        (path / "export_manifest.json").write_text(manifest, encoding="utf-8")
+
+    assert _imported(fresh, path) == ["Soup"]
