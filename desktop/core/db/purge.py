@@ -30,8 +30,9 @@ place SQLite keeps it:
   removed first, by the eraser, then its row (``drafts_of_erased``,
   ``forget_skills``);
 - a memory's verbatim copy in a tool's result stored in a conversation
-  (``search_memory`` quotes memories whole): replaced by ``ERASED`` inside
-  the result's JSON, which stays valid, and in its full-text index;
+  or in a background worker's transcript (``search_memory`` quotes
+  memories whole): replaced by ``ERASED`` inside the result's JSON, which
+  stays valid, and in the conversation's full-text index;
 - the full-text indexes: FTS5 keeps a deleted row's words in its segments
   until they are merged, so each index is merged whole ('optimize');
 - the file itself: ``VACUUM`` with ``secure_delete`` on rewrites every page,
@@ -300,7 +301,7 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
     texts |= _texts_of(tx, "tasks", ("text", "ai_prompt"), task_ids)
     texts |= _texts_of(tx, "skills", ("summary",), skill_ids)
     _unquote(tx, texts, tables)
-    quoted_in_tools = _unquote_tool_results(tx, memory_texts, set(conversation_ids))
+    quoted_in_tools = _unquote_tool_results(tx, memory_texts, set(conversation_ids), tables)
     erased = Erasable(memory_ids, conversation_ids, task_ids, skill_ids)
     if "dream_changes" in tables:
         _retract_changes(tx, erased, _message_ids(tx, conversation_ids))
@@ -515,12 +516,13 @@ def _blanked_skill_states(value: str | None) -> str | None:
 
 
 def _unquote_tool_results(
-    tx: Transaction, memory_texts: set[str], erased_conversations: set[int]
+    tx: Transaction, memory_texts: set[str], erased_conversations: set[int], tables: set[str]
 ) -> bool:
     """Replace the memories' *memory_texts* where a tool's stored result
-    quotes them (``search_memory`` lists memories whole), in its content
-    and its metadata, inside the JSON so it stays valid; the full-text
-    index follows the content (its trigger).  Whether any was changed."""
+    quotes them (``search_memory`` lists memories whole), a conversation's
+    in its content and its metadata, a background worker's in its content,
+    inside the JSON so it stays valid; the full-text index follows a
+    conversation's content (its trigger).  Whether any conversation's was changed."""
     quoted = sorted(
         (t for t in memory_texts if len(t.strip()) >= MIN_QUOTED_CHARS), key=len, reverse=True
     )
@@ -536,18 +538,35 @@ def _unquote_tool_results(
         for row in rows:
             if row["conversation_id"] in erased_conversations:
                 continue  # it goes whole
-            content = row["content"]
-            try:
-                erased = _each_string(json.loads(content), _erasing(text))
-                content = json.dumps(erased, ensure_ascii=False)
-            except ValueError:  # a result stored as plain text
-                content = _scrub_text(content, needles)
             tx.execute(
                 "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
-                (content, _json_changed(row["metadata"], _erasing(text)), row["id"]),
+                (
+                    _unquoted(row["content"], text, needles),
+                    _json_changed(row["metadata"], _erasing(text)),
+                    row["id"],
+                ),
             )
             changed = True
+        if "worker_messages" in tables:  # a worker's transcript keeps its tools' results too
+            found = " OR ".join("instr(content, ?) > 0" for _ in needles)
+            rows = tx.fetch_all(
+                f"SELECT id, content FROM worker_messages WHERE role = 'tool' AND ({found})",
+                needles,
+            )
+            for row in rows:
+                tx.execute(
+                    "UPDATE worker_messages SET content = ? WHERE id = ?",
+                    (_unquoted(row["content"], text, needles), row["id"]),
+                )
     return changed
+
+
+def _unquoted(content: str, text: str, needles: Sequence[str]) -> str:
+    """A tool's stored result *content* without *text* (found as *needles*)."""
+    try:
+        return json.dumps(_each_string(json.loads(content), _erasing(text)), ensure_ascii=False)
+    except ValueError:  # a result stored as plain text
+        return _scrub_text(content, needles)
 
 
 def _names(payload: dict[str, Any], keys: Sequence[str], ids: set[int]) -> bool:

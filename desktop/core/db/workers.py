@@ -200,11 +200,14 @@ class WorkerStore:
         """The first hops of the workers a spawner (a conversation, or a
         worker) spawned so far, oldest first; one that was retried is
         replaced by its retry (which is in the list itself)."""
+        # The retried, gathered once (a retry keeps its conversation): asked
+        # of each worker, with no index on retry_of, every spawn read the
+        # conversation's workers once per worker, in its write.
         rows = self._reader(tx).fetch_all(
-            "SELECT id FROM workers w WHERE conversation_id = ? AND parent_id IS ?"
-            " AND continuation_of IS NULL"
-            " AND NOT EXISTS (SELECT 1 FROM workers r WHERE r.retry_of = w.id) ORDER BY id",
-            (conversation_id, parent_id),
+            "SELECT id FROM workers WHERE conversation_id = ? AND parent_id IS ?"
+            " AND continuation_of IS NULL AND id NOT IN (SELECT retry_of FROM workers"
+            "  WHERE conversation_id = ? AND retry_of IS NOT NULL) ORDER BY id",
+            (conversation_id, parent_id, conversation_id),
         )
         return [int(row[0]) for row in rows]
 

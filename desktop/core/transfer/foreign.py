@@ -79,7 +79,10 @@ def timestamp(value: object) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        seconds = float(value)
+        try:
+            seconds = float(value)
+        except OverflowError:  # a whole number past any float: no time either
+            return None
     elif isinstance(value, str):
         try:
             moment = datetime.fromisoformat(value.strip())

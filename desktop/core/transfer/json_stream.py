@@ -67,7 +67,7 @@ class _Reader:
 
 def items(stream: TextIO, chunk: int = CHUNK_CHARS) -> Iterator[object]:
     """Each item of the JSON list *stream* holds, in order."""
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_int=_whole_number)
     reader = _Reader(stream, chunk)
     if reader.next_char() != "[":
         raise reader.fault("not a JSON list" if reader.text.strip() else "empty", NotAList)
@@ -106,3 +106,14 @@ def _decoded(decoder: json.JSONDecoder, reader: _Reader) -> object:
             continue
         reader.at = end
         return item
+
+
+def _whole_number(digits: str) -> int | float:
+    """*digits* as ``int``, or as a float (infinite) past the digits Python
+    reads (``sys.get_int_max_str_digits``): its ``ValueError`` would cost
+    the whole file for one field no export writes so, and no caller takes
+    such a number for anything."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)

@@ -97,6 +97,8 @@ def _items(document: Document, first_only: bool = False) -> Iterator[object]:
         with document.open() as stream:
             listed = items(stream)
             for item in listed:
+                if first_only and item is None:
+                    continue  # a null is no conversation: the next says what the file is
                 yield item
                 if first_only:
                     return

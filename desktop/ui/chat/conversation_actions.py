@@ -121,10 +121,7 @@ class ConversationActions:
 
     def delete(self, conversation_id: int) -> None:
         shown = conversation_id == self._host.conversation_id
-        if self._chat is None:
-            return
-        if self._host.busy and shown:  # its reply would go on into a deleted conversation
-            self._host.set_status("Stop the reply (Esc) before deleting this conversation")
+        if self._chat is None or self._replying_in(shown):
             return
         answer = QMessageBox.question(
             self._parent,
@@ -132,7 +129,9 @@ class ConversationActions:
             "Delete this conversation? It disappears from the list; what Reverie "
             "learned from it stays in its memory.",
         )
-        if answer != QMessageBox.StandardButton.Yes:
+        # Asked again: a reply may have begun while the question waited (a
+        # message left waiting, answered when the chat model came back).
+        if answer != QMessageBox.StandardButton.Yes or self._replying_in(shown):
             return
         self.guarded(lambda chat: chat.delete(conversation_id))
         if shown:
@@ -140,6 +139,14 @@ class ConversationActions:
                 lambda chat: self._host.open_conversation(chat.latest_or_new_conversation().id)
             )
         self.refresh()
+
+    def _replying_in(self, shown: bool) -> bool:
+        """Whether a reply streams in the conversation to delete (*shown*), said
+        in the status: it would go on into a deleted conversation, and be lost."""
+        if self._host.busy and shown:
+            self._host.set_status("Stop the reply (Esc) before deleting this conversation")
+            return True
+        return False
 
     def restore(self, conversation_id: int) -> None:
         if self._chat is None:

@@ -39,8 +39,8 @@ def work_parts(
     runner.next_wake.connect(
         lambda at: clock.once_at(WORKERS_JOB, datetime.fromtimestamp(at).astimezone())
     )
-    for news in (runner.changed, runner.stepped):
-        news.connect(lambda: view.refresh() if view.isVisible() else None)
+    runner.changed.connect(lambda: view.refresh() if view.isVisible() else None)
+    runner.stepped.connect(lambda: view.show_steps() if view.isVisible() else None)
     runner.failed.connect(lambda message: log.warning("background work failed: %s", message))
     window.work_requested.connect(view.present)
     if tray is not None:

@@ -7,7 +7,11 @@ the hops that continued it after it ran out of time; the workers each waits
 on are named in their own column.  Cancelling a worker fails those waiting
 on it ("cancelled"); Retry starts a failed or cancelled one again with the
 same parameters.  Everything here is a quick read or write of the database;
-the app calls ``refresh`` whenever a worker changes state.
+the app calls ``refresh`` whenever a worker changes state (the list built
+again, what the user folded kept folded and the list where they scrolled
+it), and ``show_steps`` when one only took a step: its time and its
+transcript grew, nothing else changed, so the list is not built again (with
+a thousand workers that held the window half a second at every step).
 """
 
 from __future__ import annotations
@@ -164,24 +168,47 @@ class WorkWindow(AppWindow):
 
     # -- reading -------------------------------------------------------------
     def refresh(self) -> None:
-        """Read the workers again, keeping the one selected."""
+        """Read the workers again, keeping the one selected, those the user
+        folded and where the list was scrolled."""
         chosen = self.current_id()
         try:
             workers = self._workers.list()
         except ReverieError as error:
             self.show_problem(f"The background workers could not be read: {error}")
             return
+        folded = {
+            item.data(0, ID_ROLE)
+            for item in self._items()
+            if item.childCount() and not item.isExpanded()
+        }
+        bar = self.list.verticalScrollBar()
+        place = bar.value()
         self.list.blockSignals(True)
         self.list.clear()
         for node in tree(workers):
             self.list.addTopLevelItem(self._item(node))
-        self.list.expandAll()
+        for item in self._items():
+            item.setExpanded(item.data(0, ID_ROLE) not in folded)
         self.list.blockSignals(False)
         self.listing.setCurrentWidget(self.listing.items if workers else self.listing.empty_label)
         heads = [w for w in workers if w.continuation_of is None]  # a chain is one worker
         active = sum(not w.final for w in heads)
         self.count_label.setText(f"{len(heads)} workers, {active} not ended" if heads else "")
         self.select(chosen)
+        if chosen is not None:  # not a first showing: the user's place, not the selection's
+            bar.setValue(place)
+
+    def show_steps(self) -> None:
+        """A running worker took a step: its time, and the transcript shown."""
+        try:
+            for item in self._items():
+                if item.text(1) == STATE_WORDS["running"]:
+                    worker = self._workers.get(int(item.data(0, ID_ROLE)))
+                    if worker is not None:
+                        item.setText(3, duration(worker.time_used))
+            self._show_current()
+        except ReverieError as error:
+            self.show_problem(f"The background workers could not be read: {error}")
 
     def _item(self, node: Node) -> QTreeWidgetItem:
         worker = node.worker
