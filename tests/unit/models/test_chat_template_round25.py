@@ -1,0 +1,73 @@
+"""Round 25: a chat template (metadata of a model file) that makes one call
+build a huge text is stopped before the text is built, not after.
+
+Each template below would make some 300 million characters in a single
+call: a short text repeated at every line, tab, character or link of
+another, a JSON indent, a format with many wide fields, paragraphs of
+lorem ipsum.  Checking the size of the result came too late: the memory was
+taken (gigabytes, for a slightly larger number) and the time spent before
+any check ran.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+
+import pytest
+
+from models.chat_template import MAX_SECONDS, ChatTemplate, ChatTemplateFailed
+
+TURNS = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi."}]
+MOST_MEMORY = 64 << 20
+"""Far below what any template here builds unchecked (about 300 MB)."""
+WIDENING = {
+    "an indent by a number of spaces": "{{ ('a\\n' * 60000)|indent(5000) }}",
+    "an indent given by name": "{{ ('a\\n' * 60000)|indent(width='x' * 5000) }}",
+    "tabs expanded wide": "{{ ('\\t' * 60000).expandtabs(5000) }}",
+    "a letter translated to a long text": "{{ ('a' * 60000).translate({97: 'x' * 5000}) }}",
+    "a long text between wrapped words": "{{ ('a ' * 60000)|wordwrap(1, wrapstring='x' * 5000) }}",
+    "a long link target": "{{ ('a.com ' * 60000)|urlize(target='x' * 5000) }}",
+    "JSON indented wide": "{{ range(60000)|list|tojson(indent=5000) }}",
+    "JSON with a long separator": "{{ range(60000)|list|tojson(separators=('x' * 5000, ':')) }}",
+    "many wide fields in one str.format": "{{ ('{:9999}' * 30000).format(*range(30000)) }}",
+    "many wide fields in one format filter": "{{ ('%9999d' * 30000)|format(*range(30000)) }}",
+    "a join separator given by name": "{{ range(60000)|list|join(d='x' * 5000) }}",
+    "a replacement given by name": "{{ ('x' * 60000)|replace(old='x', new='y' * 5000) }}",
+    "paragraphs of lorem ipsum": "{{ lipsum(30000) }}",
+}
+
+
+@pytest.mark.parametrize("source", WIDENING.values(), ids=WIDENING.keys())
+def test_a_call_that_would_build_a_huge_text_is_stopped_before_building_it(source: str) -> None:
+    template = ChatTemplate(source, file_name="m.gguf", eos_token="", bos_token="")
+    tracemalloc.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(ChatTemplateFailed, match=r"The chat template in m\.gguf"):
+            template.render(TURNS)
+        took = time.monotonic() - started
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert took < MAX_SECONDS + 0.5
+    assert peak < MOST_MEMORY
+
+
+REAL_USES = {
+    "an indent": ("{{ messages[1].content|indent(4, first=true) }}", "    Hi."),
+    "tabs expanded": ("{{ ('\\t' ~ messages[1].content).expandtabs(2) }}", "  Hi."),
+    "JSON indented": ("{{ {'a': messages[1].content}|tojson(indent=2) }}", '{\n  "a": "Hi."\n}'),
+    "a format": ("{{ '{:>5}|%-4s'.format(messages[1].content)|format('x') }}", "  Hi.|x   "),
+    "a replacement given by name": ("{{ messages[1].content|replace(old='H', new='h') }}", "hi."),
+}
+
+
+@pytest.mark.parametrize(("source", "rendered"), REAL_USES.values(), ids=REAL_USES.keys())
+def test_the_same_calls_with_the_sizes_templates_use_still_render(
+    source: str, rendered: str
+) -> None:
+    template = ChatTemplate(source, file_name="m.gguf", eos_token="", bos_token="")
+
+    assert template.render(TURNS) == rendered
