@@ -27,8 +27,9 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
 from datetime import datetime
+from itertools import compress
 from typing import Any
 
 import jinja2
@@ -36,6 +37,7 @@ from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.visitor import NodeTransformer
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+from markupsafe import Markup
 
 from models.errors import ModelFileInvalid
 
@@ -236,7 +238,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         return self.budget.max_chars if self.budget is not None else _MIN_TEXT
 
     def _check_size(self, value: Any) -> None:
-        if isinstance(value, str | bytes | list | tuple | dict) and len(value) > self._max_chars:
+        if _size(value, self._max_chars) > self._max_chars:
             raise _TooCostly("too long a value")
         if type(value) is int and value.bit_length() > _MAX_INT_BITS:
             raise _TooCostly("too large a number")
@@ -255,7 +257,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
             if (
                 hasattr(sized, "__len__")
                 and type(count) is int
-                and len(sized) * count > self._max_chars
+                and _size(sized, self._max_chars) * count > self._max_chars
             ):
                 raise _TooCostly("too long a repetition")
 
@@ -335,6 +337,31 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
                 raise _TooCostly("too long a JSON text")
             parts.append(part)
         return "".join(parts)
+
+
+def _size(value: Any, most: int) -> int:
+    """How long *value* is as text: a text's characters; a list's, tuple's
+    or dict's items (and keys) with what each holds, counted each time it is
+    held (a list of one long text a thousand times is a thousand of them);
+    any other sized value's length.  Counting stops once past *most*."""
+    if not isinstance(value, list | tuple | dict):
+        return len(value) if isinstance(value, Sized) else 0
+    size = 0
+    pending: list[Any] = [value]
+    while pending and size <= most:
+        item = pending.pop()
+        if isinstance(item, str | bytes):
+            size += len(item)
+        elif isinstance(item, list | tuple | dict):
+            size += len(item)
+            for held in (item.keys(), item.values()) if isinstance(item, dict) else (item,):
+                # Only what holds text is walked (at C speed: a list of a
+                # million numbers is checked at every step of a loop).
+                pending.extend(compress(held, map(_HOLDING.__contains__, map(type, held))))
+    return size
+
+
+_HOLDING = frozenset({str, bytes, list, tuple, dict, Markup})
 
 
 _TEXT_FILTERS = frozenset(

@@ -55,6 +55,20 @@ def test_a_call_that_would_build_a_huge_text_is_stopped_before_building_it(sourc
     assert peak < MOST_MEMORY
 
 
+LISTED = {
+    "a list of one long text times 3000": "{% set l = ['y' * 100000] * 3000 %}{{ l|join }}",
+    "a list of a long text doubled": "{% set ns = namespace(l=['y' * 100000]) %}"
+    "{% for i in range(12) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l }}",
+    "a batch filled with a long text": "{{ [1]|batch(3000, 'y' * 100000)|list|string }}",
+}
+
+
+@pytest.mark.parametrize("source", LISTED.values(), ids=LISTED.keys())
+def test_a_list_holding_one_long_text_many_times_is_as_long_as_its_text(source: str) -> None:
+    # The list's length is small; the text it becomes is 300 million characters.
+    test_a_call_that_would_build_a_huge_text_is_stopped_before_building_it(source)
+
+
 REAL_USES = {
     "an indent": ("{{ messages[1].content|indent(4, first=true) }}", "    Hi."),
     "tabs expanded": ("{{ ('\\t' ~ messages[1].content).expandtabs(2) }}", "  Hi."),
