@@ -176,8 +176,10 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         # The sandbox wraps str.format; the bound method is kept as __wrapped__.
         method = getattr(__obj, "__wrapped__", __obj)
         name, text = getattr(method, "__name__", ""), getattr(method, "__self__", None)
-        if name in ("format", "format_map"):
-            __self._check_format(text)
+        if name == "format":
+            __self._check_format(text, (*args, *kwargs.values()))
+        elif name == "format_map" and args and isinstance(args[0], dict):
+            __self._check_format(text, tuple(args[0].values()))
         elif name == "replace" and isinstance(text, str):
             __self._check_replace(text, args)
         elif name == "join" and isinstance(text, str) and args:
@@ -206,7 +208,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         elif operator == "**":
             self._check_power(left, right)
         elif operator == "%":
-            self._check_format(left)
+            self._check_format(left, right if isinstance(right, tuple) else (right,))
             self._check_arguments(right if isinstance(right, tuple) else (right,), {})
         result = super().call_binop(context, operator, left, right)
         self._check_size(result)
@@ -266,11 +268,16 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         if numbers and abs(right) > 64 and abs(left) > 1:
             raise _TooCostly("too large a power")
 
-    def _check_format(self, pattern: Any) -> None:
+    def _check_format(self, pattern: Any, values: Sequence[Any] = ()) -> None:
+        """Refuse a format making more text than the budget's size: its own
+        widths, and each of its fields as wide as the largest number among
+        its *values* (``%*d`` and ``{0:{1}}`` take their widths from them)."""
         if not isinstance(pattern, str):
             return
+        widest = max((abs(v) for v in values if type(v) is int), default=0)
+        fields = pattern.count("%") + pattern.count("{")
         if _WIDE_FORMAT.search(pattern) or (
-            sum(map(int, _FORMAT_NUMBER.findall(pattern))) > self._max_chars
+            sum(map(int, _FORMAT_NUMBER.findall(pattern))) + fields * widest > self._max_chars
         ):
             raise _TooCostly("too wide a format")
 
@@ -302,7 +309,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         elif not isinstance(text, str):
             return
         elif name == "do_format":
-            self._check_format(text)
+            self._check_format(text, (*given.get("args", ()), *given.get("kwargs", {}).values()))
         elif name == "do_replace":
             self._check_replace(text, (given.get("old"), given.get("new")))
         elif name == "do_indent":
