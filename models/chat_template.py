@@ -178,8 +178,8 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         name, text = getattr(method, "__name__", ""), getattr(method, "__self__", None)
         if name == "format":
             __self._check_format(text, (*args, *kwargs.values()))
-        elif name == "format_map" and args and isinstance(args[0], dict):
-            __self._check_format(text, tuple(args[0].values()))
+        elif name == "format_map" and args:
+            __self._check_format(text, args)
         elif name == "replace" and isinstance(text, str):
             __self._check_replace(text, args)
         elif name == "join" and isinstance(text, str) and args:
@@ -270,11 +270,14 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
 
     def _check_format(self, pattern: Any, values: Sequence[Any] = ()) -> None:
         """Refuse a format making more text than the budget's size: its own
-        widths, and each of its fields as wide as the largest number among
-        its *values* (``%*d`` and ``{0:{1}}`` take their widths from them)."""
+        widths, and each of its fields as wide as the widest of its *values*:
+        the longest as text, or the largest number (``%*d`` and ``{0:{1}}``
+        take their widths from them); one value may fill every field."""
         if not isinstance(pattern, str):
             return
-        widest = max((abs(v) for v in values if type(v) is int), default=0)
+        widest = max(
+            (abs(v) if type(v) is int else _size(v, self._max_chars) for v in values), default=0
+        )
         fields = pattern.count("%") + pattern.count("{")
         if _WIDE_FORMAT.search(pattern) or (
             sum(map(int, _FORMAT_NUMBER.findall(pattern))) + fields * widest > self._max_chars

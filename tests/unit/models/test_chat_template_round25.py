@@ -35,6 +35,10 @@ WIDENING = {
     "widths passed to str.format": "{{ ('{0:{1}}' * 300).format('x', 999999) }}",
     "widths passed to a % format": "{{ ('%*d' * 300) % ((999999, 1) * 300) }}",
     "widths passed to the format filter": "{{ ('%*d' * 300)|format(*((999999, 1) * 300)) }}",
+    "one long text in every field of str.format": "{{ ('{0}' * 3000).format('x' * 100000) }}",
+    "one long text in every field of a % format": "{{ ('%(a)s' * 3000) % {'a': 'x' * 100000} }}",
+    "one long text in every field of format_map": "{{ ('{a}' * 3000)"
+    ".format_map({'a': 'x' * 100000}) }}",
     "a join separator given by name": "{{ range(60000)|list|join(d='x' * 5000) }}",
     "a replacement given by name": "{{ ('x' * 60000)|replace(old='x', new='y' * 5000) }}",
     "paragraphs of lorem ipsum": "{{ lipsum(30000) }}",
@@ -88,3 +92,18 @@ def test_the_same_calls_with_the_sizes_templates_use_still_render(
     template = ChatTemplate(source, file_name="m.gguf", eos_token="", bos_token="")
 
     assert template.render(TURNS) == rendered
+
+
+def test_a_long_message_in_a_format_of_a_few_fields_still_renders() -> None:
+    # A field is as wide as the longest value: a long message fills one field
+    # of a few, within the bound (four times the conversation).
+    template = ChatTemplate(
+        "{% for m in messages %}{{ '<|{}|>{}\\n{}'.format(m.role, m.role, m.content) }}"
+        "{% endfor %}",
+        file_name="m.gguf",
+        eos_token="",
+        bos_token="",
+    )
+    document = "word " * 200_000
+
+    assert template.render([{"role": "user", "content": document}]) == f"<|user|>user\n{document}"
