@@ -35,6 +35,7 @@ from typing import Any
 import jinja2
 from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.utils import Namespace
 from jinja2.visitor import NodeTransformer
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 from markupsafe import Markup
@@ -350,12 +351,12 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
 
 
 def _size(value: Any, most: int) -> int:
-    """How long *value* is as text: a text's characters; a list's, tuple's
-    or dict's items (and keys) with what each holds, counted each time it is
+    """How long *value* is as text: a text's characters; a list's, tuple's,
+    dict's or namespace's items (and keys) with what each holds, counted each time it is
     held (a list of one long text a thousand times is a thousand of them),
     a whole number as its digits (a third of its bits, erring high); any
     other sized value's length.  Counting stops once past *most*."""
-    if not isinstance(value, list | tuple | dict):
+    if not isinstance(value, list | tuple | dict | Namespace):
         return len(value) if isinstance(value, Sized) else 0
     size = 0
     pending: list[Any] = [value]
@@ -363,6 +364,8 @@ def _size(value: Any, most: int) -> int:
         item = pending.pop()
         if isinstance(item, str | bytes):
             size += len(item)
+        elif isinstance(item, Namespace):  # written as its attributes' dict
+            pending.append(item._Namespace__attrs)
         elif isinstance(item, list | tuple | dict):
             size += len(item)
             for held in (item.keys(), item.values()) if isinstance(item, dict) else (item,):
@@ -375,7 +378,7 @@ def _size(value: Any, most: int) -> int:
     return size
 
 
-_HOLDING = frozenset({str, bytes, list, tuple, dict, Markup})
+_HOLDING = frozenset({str, bytes, list, tuple, dict, Markup, Namespace})
 _NUMBER = frozenset({int})
 
 

@@ -69,6 +69,8 @@ LISTED = {
     "a list of one large number many times": "{% set ns = namespace(n=3) %}"
     "{% for i in range(11) %}{% set ns.n = ns.n * ns.n %}{% endfor %}"
     "{{ ([ns.n] * 300000)|join(',') }}",
+    "a list of one namespace holding a long text": "{% set ns = namespace(s='x' * 100000) %}"
+    "{{ ([ns] * 3000)|join }}",
     "a batch filled with a long text": "{{ [1]|batch(3000, 'y' * 100000)|list|string }}",
 }
 
