@@ -351,12 +351,13 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
 
 
 def _size(value: Any, most: int) -> int:
-    """How long *value* is as text: a text's characters; a list's, tuple's,
-    dict's or namespace's items (and keys) with what each holds, counted each time it is
-    held (a list of one long text a thousand times is a thousand of them),
+    """How long *value* is as text: a text's characters; the items (and
+    keys) of a list, tuple, dict, a dict's view or a namespace, with what
+    each holds, counted each time it is held (a list of one long text a
+    thousand times is a thousand of them),
     a whole number as its digits (a third of its bits, erring high); any
     other sized value's length.  Counting stops once past *most*."""
-    if not isinstance(value, list | tuple | dict | Namespace):
+    if not isinstance(value, (*_SEQUENCES, Namespace)):
         return len(value) if isinstance(value, Sized) else 0
     size = 0
     pending: list[Any] = [value]
@@ -366,9 +367,10 @@ def _size(value: Any, most: int) -> int:
             size += len(item)
         elif isinstance(item, Namespace):  # written as its attributes' dict
             pending.append(item._Namespace__attrs)
-        elif isinstance(item, list | tuple | dict):
-            size += len(item)
-            for held in (item.keys(), item.values()) if isinstance(item, dict) else (item,):
+        elif isinstance(item, _SEQUENCES):
+            items: Any = item  # a list, tuple, dict or dict view: sized and iterable
+            size += len(items)
+            for held in (items.keys(), items.values()) if isinstance(items, dict) else (items,):
                 # Only what holds text is walked, numbers summed (at C speed:
                 # a list of a million numbers is checked at every step of a loop).
                 kinds = list(map(type, held))
@@ -378,7 +380,10 @@ def _size(value: Any, most: int) -> int:
     return size
 
 
-_HOLDING = frozenset({str, bytes, list, tuple, dict, Markup, Namespace})
+_VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
+_SEQUENCES: tuple[type, ...] = (list, tuple, dict, *_VIEWS)
+"""What is written as each of its items (a dict: its keys and values)."""
+_HOLDING = frozenset({str, bytes, Markup, Namespace, *_SEQUENCES})
 _NUMBER = frozenset({int})
 
 

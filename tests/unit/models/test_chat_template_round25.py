@@ -71,6 +71,10 @@ LISTED = {
     "{{ ([ns.n] * 300000)|join(',') }}",
     "a list of one namespace holding a long text": "{% set ns = namespace(s='x' * 100000) %}"
     "{{ ([ns] * 3000)|join }}",
+    "a list of one dict's items": "{% set d = {'a': 'x' * 100000} %}"
+    "{{ ([d.items()] * 3000)|join }}",
+    "a list of one dict's values": "{% set d = {'a': 'x' * 100000} %}"
+    "{{ ([d.values()] * 3000)|join }}",
     "a batch filled with a long text": "{{ [1]|batch(3000, 'y' * 100000)|list|string }}",
 }
 
