@@ -184,6 +184,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         elif name == "replace" and isinstance(text, str):
             __self._check_replace(text, args)
         elif name == "join" and isinstance(text, str) and args:
+            args = (_listed(args[0]), *args[1:])
             __self._check_join(args[0], text)
         elif name == "expandtabs" and isinstance(text, str):
             __self._check_inserted(text.count("\t"), args[0] if args else kwargs.get("tabsize", 8))
@@ -224,7 +225,11 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
             self._step()
             self._check_arguments(args, kwargs)
             if signature is not None:  # by name: a filter's text may come as a keyword
-                self._check_text_filter(name, signature.bind(*args, **kwargs).arguments)
+                given = signature.bind(*args, **kwargs)
+                if name == "do_join":
+                    given.arguments["value"] = _listed(given.arguments.get("value"))
+                self._check_text_filter(name, given.arguments)
+                args, kwargs = given.args, given.kwargs
             result = function(*args, **kwargs)
             self._check_size(result)
             return result
@@ -378,6 +383,12 @@ def _size(value: Any, most: int) -> int:
                 bits = sum(map(int.bit_length, compress(held, map(_NUMBER.__contains__, kinds))))
                 size += bits // 3
     return size
+
+
+def _listed(items: Any) -> Any:
+    """*items* as a join reads them, in a list if they come one by one (a
+    ``map``): a separator's cost is its length times their number."""
+    return items if isinstance(items, Sized) else list(items)
 
 
 _VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))

@@ -40,6 +40,10 @@ WIDENING = {
     "one long text in every field of format_map": "{{ ('{a}' * 3000)"
     ".format_map({'a': 'x' * 100000}) }}",
     "a join separator given by name": "{{ range(60000)|list|join(d='x' * 5000) }}",
+    "a separator between the items of a map": "{{ ('x' * 100000)"
+    ".join(range(3000)|map('string')) }}",
+    "a join filter's separator between the items of a map": "{{ range(3000)|map('string')"
+    "|join('x' * 100000) }}",
     "a replacement given by name": "{{ ('x' * 60000)|replace(old='x', new='y' * 5000) }}",
     "paragraphs of lorem ipsum": "{{ lipsum(30000) }}",
 }
