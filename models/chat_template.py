@@ -9,7 +9,10 @@ operator and piece of output is a step against a budget of steps and a
 deadline, every text made is held to a size, and the output too.  The loops
 and the output are reached by rewriting the parsed template (a filter
 around every loop's items and every output), since Jinja compiles them to
-plain Python that no sandbox hook sees.
+plain Python that no sandbox hook sees.  A call that writes one text at
+each of many places of another (an indent at every line, a tab's width, a
+format's widths, a JSON indent) is refused before it runs when that would
+pass the size: checking its result came after the memory was taken.
 
 ``ChatTemplate.check`` renders a sample conversation when the model loads,
 so a template that cannot work fails there, naming the file; a template
@@ -19,18 +22,23 @@ that fails on a later conversation fails that reply, typed, never hangs.
 from __future__ import annotations
 
 import functools
+import inspect
+import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
 from datetime import datetime
+from itertools import compress
 from typing import Any
 
 import jinja2
 from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.utils import Namespace
 from jinja2.visitor import NodeTransformer
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+from markupsafe import Markup
 
 from models.errors import ModelFileInvalid
 
@@ -46,6 +54,12 @@ _MAX_INT_ARGUMENT = 1 << 20
 _MAX_INT_BITS = 4096
 _WIDE_FORMAT = re.compile(r"\d{6,}")
 """A format width or precision of a million or more characters."""
+_FORMAT_NUMBER = re.compile(r"\d+")
+"""A number in a format: each may be a width, all of them together the
+text the format makes (literal digits count too, which only errs high)."""
+_MAX_JSON_INDENT = 64
+"""The widest JSON indent (templates indent by a few spaces or a tab): it is
+written before every line, once per level of nesting."""
 _SAMPLE = ({"role": "user", "content": "Hello."},)
 _HINT = "Download the model again or choose another .gguf file."
 
@@ -123,7 +137,10 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
             extensions=[Jinja2ChatFormatter.IgnoreGenerationTags, jinja2.ext.loopcontrols],
         )
         self.budget: _Budget | None = None
-        self.filters["tojson"] = Jinja2ChatFormatter.tojson
+        # lorem ipsum is no part of a prompt, and writes its paragraphs
+        # (millions, for one call) where no step or size is counted.
+        self.globals.pop("lipsum", None)
+        self.filters["tojson"] = self._tojson  # llama-cpp-python's, within the size bound
         self.filters = {name: self._guarded(f) for name, f in self.filters.items()}
         # pass_context: never evaluated while compiling, only under a budget.
         self.filters[_ITEMS] = jinja2.pass_context(lambda _context, items: self._items(items))
@@ -160,12 +177,20 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         # The sandbox wraps str.format; the bound method is kept as __wrapped__.
         method = getattr(__obj, "__wrapped__", __obj)
         name, text = getattr(method, "__name__", ""), getattr(method, "__self__", None)
-        if name in ("format", "format_map"):
-            __self._check_format(text)
+        if name == "format":
+            __self._check_format(text, (*args, *kwargs.values()))
+        elif name == "format_map" and args:
+            __self._check_format(text, args)
         elif name == "replace" and isinstance(text, str):
             __self._check_replace(text, args)
         elif name == "join" and isinstance(text, str) and args:
+            args = (_listed(args[0]), *args[1:])
             __self._check_join(args[0], text)
+        elif name == "expandtabs" and isinstance(text, str):
+            __self._check_inserted(text.count("\t"), args[0] if args else kwargs.get("tabsize", 8))
+        elif name == "translate" and isinstance(text, str) and args and isinstance(args[0], dict):
+            longest = max((v for v in args[0].values() if isinstance(v, str)), key=len, default="")
+            __self._check_inserted(len(text), longest)
         result = super().call(__context, __obj, *args, **kwargs)
         __self._check_size(result)
         return result
@@ -185,19 +210,26 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         elif operator == "**":
             self._check_power(left, right)
         elif operator == "%":
-            self._check_format(left)
+            self._check_format(left, right if isinstance(right, tuple) else (right,))
             self._check_arguments(right if isinstance(right, tuple) else (right,), {})
         result = super().call_binop(context, operator, left, right)
         self._check_size(result)
         return result
 
     def _guarded(self, function: Callable[..., Any]) -> Callable[..., Any]:
+        name = function.__name__
+        signature = inspect.signature(function) if name in _TEXT_FILTERS else None
+
         @functools.wraps(function)  # keeps jinja2's pass_context marks
         def guarded(*args: Any, **kwargs: Any) -> Any:
             self._step()
             self._check_arguments(args, kwargs)
-            if function.__name__ in ("do_replace", "do_indent", "do_format", "do_join"):
-                self._check_text_filter(function.__name__, args)
+            if signature is not None:  # by name: a filter's text may come as a keyword
+                given = signature.bind(*args, **kwargs)
+                if name == "do_join":
+                    given.arguments["value"] = _listed(given.arguments.get("value"))
+                self._check_text_filter(name, given.arguments)
+                args, kwargs = given.args, given.kwargs
             result = function(*args, **kwargs)
             self._check_size(result)
             return result
@@ -214,7 +246,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         return self.budget.max_chars if self.budget is not None else _MIN_TEXT
 
     def _check_size(self, value: Any) -> None:
-        if isinstance(value, str | bytes | list | tuple | dict) and len(value) > self._max_chars:
+        if _size(value, self._max_chars) > self._max_chars:
             raise _TooCostly("too long a value")
         if type(value) is int and value.bit_length() > _MAX_INT_BITS:
             raise _TooCostly("too large a number")
@@ -233,7 +265,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
             if (
                 hasattr(sized, "__len__")
                 and type(count) is int
-                and len(sized) * count > self._max_chars
+                and _size(sized, self._max_chars) * count > self._max_chars
             ):
                 raise _TooCostly("too long a repetition")
 
@@ -242,9 +274,28 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         if numbers and abs(right) > 64 and abs(left) > 1:
             raise _TooCostly("too large a power")
 
-    def _check_format(self, pattern: Any) -> None:
-        if isinstance(pattern, str) and _WIDE_FORMAT.search(pattern):
+    def _check_format(self, pattern: Any, values: Sequence[Any] = ()) -> None:
+        """Refuse a format making more text than the budget's size: its own
+        widths, and each of its fields as wide as the widest of its *values*:
+        the longest as text, or the largest number (``%*d`` and ``{0:{1}}``
+        take their widths from them); one value may fill every field."""
+        if not isinstance(pattern, str):
+            return
+        widest = max(
+            (abs(v) if type(v) is int else _size(v, self._max_chars) for v in values), default=0
+        )
+        fields = pattern.count("%") + pattern.count("{")
+        if _WIDE_FORMAT.search(pattern) or (
+            sum(map(int, _FORMAT_NUMBER.findall(pattern))) + fields * widest > self._max_chars
+        ):
             raise _TooCostly("too wide a format")
+
+    def _check_inserted(self, places: int, inserted: Any) -> None:
+        """Refuse *inserted* (a text, or a number of spaces) written at each
+        of *places* if that makes more text than the budget's size."""
+        width = len(inserted) if isinstance(inserted, str) else inserted
+        if type(width) is int and places * width > self._max_chars:
+            raise _TooCostly("too long a text inserted over and over")
 
     def _check_replace(self, text: str, args: Sequence[Any]) -> None:
         if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
@@ -256,22 +307,101 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         if hasattr(items, "__len__") and len(items) * len(separator) > self._max_chars:
             raise _TooCostly("too long a separator")
 
-    def _check_text_filter(self, name: str, args: Sequence[Any]) -> None:
-        # The filters are called with the environment or context first for
-        # some; the text they work on is the first str argument.
-        texts = [a for a in args if isinstance(a, str)]
-        if not texts:
-            return
-        sized = [a for a in args if hasattr(a, "__len__")]
+    def _check_text_filter(self, name: str, given: Mapping[str, Any]) -> None:
+        """The checks of the filters that can make far more text than they
+        are given, by their parameters' names (jinja2's filters)."""
+        text = given.get("s", given.get("value"))
         if name == "do_join":
-            if len(sized) >= 2 and isinstance(sized[-1], str):  # (items, separator)
-                self._check_join(sized[-2], sized[-1])
+            separator = given.get("d", "")
+            if isinstance(separator, str):
+                self._check_join(text, separator)
+        elif not isinstance(text, str):
+            return
         elif name == "do_format":
-            self._check_format(texts[0])
+            self._check_format(text, (*given.get("args", ()), *given.get("kwargs", {}).values()))
         elif name == "do_replace":
-            self._check_replace(texts[0], texts[1:])
-        elif len(texts) > 1 and (texts[0].count("\n") + 1) * len(texts[1]) > self._max_chars:
-            raise _TooCostly("too wide an indent")  # an indent by a text: before every line
+            self._check_replace(text, (given.get("old"), given.get("new")))
+        elif name == "do_indent":
+            self._check_inserted(text.count("\n") + 1, given.get("width", 4))
+        elif name == "do_wordwrap":
+            self._check_inserted(len(text) + 1, given.get("wrapstring") or "")
+        elif name == "do_urlize":
+            for inserted in (given.get("target"), given.get("rel")):
+                self._check_inserted(len(text) + 1, inserted or "")
+
+    def _tojson(
+        self,
+        value: Any,
+        ensure_ascii: bool = False,
+        indent: int | str | None = None,
+        separators: tuple[str, str] | None = None,
+        sort_keys: bool = False,
+    ) -> str:
+        """llama-cpp-python's ``tojson`` (``json.dumps``), written a piece at
+        a time and stopped once it is longer than the budget's size."""
+        width = len(indent) if isinstance(indent, str) else indent or 0
+        if width > _MAX_JSON_INDENT:
+            raise _TooCostly("too wide a JSON indent")
+        encoder = json.JSONEncoder(
+            ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+        )
+        parts: list[str] = []
+        size = 0
+        for part in encoder.iterencode(value):
+            size += len(part)
+            if size > self._max_chars:
+                raise _TooCostly("too long a JSON text")
+            parts.append(part)
+        return "".join(parts)
+
+
+def _size(value: Any, most: int) -> int:
+    """How long *value* is as text: a text's characters; the items (and
+    keys) of a list, tuple, dict, a dict's view or a namespace, with what
+    each holds, counted each time it is held (a list of one long text a
+    thousand times is a thousand of them),
+    a whole number as its digits (a third of its bits, erring high); any
+    other sized value's length.  Counting stops once past *most*."""
+    if not isinstance(value, (*_SEQUENCES, Namespace)):
+        return len(value) if isinstance(value, Sized) else 0
+    size = 0
+    pending: list[Any] = [value]
+    while pending and size <= most:
+        item = pending.pop()
+        if isinstance(item, str | bytes):
+            size += len(item)
+        elif isinstance(item, Namespace):  # written as its attributes' dict
+            pending.append(item._Namespace__attrs)
+        elif isinstance(item, _SEQUENCES):
+            items: Any = item  # a list, tuple, dict or dict view: sized and iterable
+            size += len(items)
+            for held in (items.keys(), items.values()) if isinstance(items, dict) else (items,):
+                # Only what holds text is walked, numbers summed (at C speed:
+                # a list of a million numbers is checked at every step of a loop).
+                kinds = list(map(type, held))
+                pending.extend(compress(held, map(_HOLDING.__contains__, kinds)))
+                bits = sum(map(int.bit_length, compress(held, map(_NUMBER.__contains__, kinds))))
+                size += bits // 3
+    return size
+
+
+def _listed(items: Any) -> Any:
+    """*items* as a join reads them, in a list if they come one by one (a
+    ``map``): a separator's cost is its length times their number."""
+    return items if isinstance(items, Sized) else list(items)
+
+
+_VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
+_SEQUENCES: tuple[type, ...] = (list, tuple, dict, *_VIEWS)
+"""What is written as each of its items (a dict: its keys and values)."""
+_HOLDING = frozenset({str, bytes, Markup, Namespace, *_SEQUENCES})
+_NUMBER = frozenset({int})
+
+
+_TEXT_FILTERS = frozenset(
+    {"do_join", "do_format", "do_replace", "do_indent", "do_wordwrap", "do_urlize"}
+)
+"""The filters ``_check_text_filter`` looks at before they run."""
 
 
 class ChatTemplateFailed(ModelFileInvalid):

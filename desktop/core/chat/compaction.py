@@ -2,7 +2,8 @@
 
 The summary is chained: the model is given ``[PRIOR SUMMARY]`` and ``[NEW
 MESSAGES]`` and writes one merged summary, which replaces the old one.  The
-last messages are always kept word for word.  Compacted messages are
+last messages are always kept word for word, and a command the user typed
+(``/remember``) is never summarised, as the chat never reads it.  Compacted messages are
 archived (kept, out of the prompt) and purged after some days.  Nothing is
 written until every model call has succeeded, so a compaction that fails or
 is stopped leaves the conversation exactly as it was.
@@ -27,6 +28,7 @@ from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.tokens import CountTokens, cut_middle
 from desktop.core.db import ConversationStore, Message
+from desktop.core.db.message_kinds import is_command
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.privacy.redaction import Redactor
 from models.broker import InferenceBroker, Priority
@@ -93,7 +95,11 @@ class Compactor:
             return None
         control = control or JobControl()
         summary = conversation.summary or ""
-        for chunk in self._chunks(older, summary):
+        # A command the user typed is archived with the rest, never read:
+        # the chat does not show it to the model, and the summary is in
+        # every later prompt.
+        said = [m for m in older if not is_command(m)]
+        for chunk in self._chunks(said, summary) if said else ():
             summary = self._summarise(summary, chunk, priority, control)
         archived = self._conversations.apply_compaction(conversation_id, summary, older[-1].id)
         log.info("compacted conversation %d: %d messages archived", conversation_id, archived)
