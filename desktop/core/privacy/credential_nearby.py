@@ -77,6 +77,14 @@ _NAMES = str.split(
     bimilbeonho bimilbunho bibeon katasandi
     """
 )
+_INFLECTED_STEMS = str.split(
+    "salasan tunnuslu tunnusluv jelsza jelszó şifre hasł hasl парол пин-код pin-kód pin-kod "
+    "pin-koodi"
+)
+"""Stems of the words for a password or a PIN in languages that inflect
+them, read with up to six letters of ending: Finnish "salasanaksi"
+("to the password"), Hungarian "jelszavam" ("my password"), "PIN-kódom",
+Turkish "şifremi", Polish "hasłem", Russian "паролем" (round 25)."""
 _NAMES_WITHOUT_SPACES = str.split(
     "パスワード 暗証番号 密码 密碼 口令 비밀번호 비번 암호 รหัสผ่าน كلمة_المرور كلمة_السر "
     "ពាក្យសម្ងាត់ ລະຫັດຜ່ານ စကားဝှက်"
@@ -727,7 +735,9 @@ THANKS_WORDS = str.split(
     # Thai, Czech, Finnish ("_" stands for a space).
     "cảm_ơn cam_on camon makasih terima_kasih trims 고마워 고마워요 감사합니다 감사 "
     "ευχαριστώ ευχαριστω efharisto תודה toda ขอบคุณ khob_khun díky diky děkuji dekuji "
-    "kiitos kiitti"
+    "kiitos kiitti "
+    # Round 25's: Hungarian and Russian as chats write them.
+    "köszi kösz köszönöm koszi kosz koszonom спс пасиб спасибки"
 )
 """Words of thanks a chat message ends with after a value, in its languages."""
 
@@ -1045,7 +1055,8 @@ def _names() -> re.Pattern[str]:
         return "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
 
     return re.compile(
-        rf"(?<![^\W\d_])(?<![!#$%&+@^~/.])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}|{fold_all(_NAMES)}"
+        rf"(?<![^\W\d_])(?<![!#$%&+@^~/.])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}"
+        rf"|(?:{fold_all(_INFLECTED_STEMS)})[^\W\d_]{{0,6}}|{fold_all(_NAMES)}"
         rf"|(?P<weak>{_WEAK_NAMES}|{fold_all(_WEAK_WORDS)})"
         r"|(?P<typo>p[a-z0-9@$]{3,9}|[a-oq-z]assw[a-z]{1,5}))"
         rf"(?:s|['\u2019]s)?(?!\w)"
