@@ -323,9 +323,11 @@ _WORDISH = re.compile(r"[^\W_]|-")
 
 def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
     public = [key.span() for key in _PUBLIC_KEY.finditer(text)] if "AAAA" in text else []
+    if ";base64," in text:
+        public += [data.span("data") for data in _MEDIA_DATA.finditer(text)]
     for start, stop, kind in _found(text):
         if any(low <= start and stop <= high for low, high in public):
-            continue  # an SSH public key and its comment are meant to be shared
+            continue  # an SSH public key, an inline picture: meant to be shared
         asked = text[max(0, start - 3) : start].rstrip().endswith("?")
         if not (asked and _ASKED_WHEN.search(text, max(0, start - _CONTEXT_CHARS), start)):
             yield start, stop, kind
@@ -336,6 +338,12 @@ _PUBLIC_KEY = re.compile(
     r"[ \t]+AAAA[A-Za-z0-9+/]+={0,2}(?:[ \t]+[\w.@+-]+)?"
 )
 """An SSH public key line: its type, its base64 body and a comment ("ana@laptop")."""
+_MEDIA_DATA = re.compile(
+    r"\bdata:(?:image|audio|video|font)/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,"
+    r"(?P<data>[A-Za-z0-9+/]+={0,2})"
+)
+"""A picture, a sound or a font inlined in a data URL ("![logo](data:image/png;base64,
+iVBOR...)"): its base64 is the file, random as a key looks."""
 _ASKED_WHEN = re.compile(
     r"(?:^|[.!?]\s)\W*(?:when|since when|what (?:year|month|day|date|time)|which (?:year|month|day)"
     r"|how (?:long|many|often|old|much))\b[^.!?\n]*\?\s*\Z",

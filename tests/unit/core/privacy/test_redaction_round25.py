@@ -64,3 +64,26 @@ def test_a_value_then_hungarian_or_russian_thanks_is_taken_out(text: str, value:
 )
 def test_an_inflected_word_for_a_password_without_a_value_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "YPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+_JPEG = (
+    "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwg"
+    "JC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/wAALCAABAAEBAREA/8QAFAABAAAAAAAAAAAAAAAA"
+    "AAAACf/EABQQAQAAAAAAAAAAAAAAAAAAAAD/2gAIAQEAAD8AKp//2Q=="
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"here's the logo for the backup page.\n\n![logo](data:image/png;base64,{_PNG})",
+        f'<img alt="me" src="data:image/jpeg;base64,{_JPEG}">',
+        f"background: url(data:image/png;charset=utf-8;base64,{_PNG});",
+    ],
+)
+def test_a_picture_inlined_in_a_data_url_is_kept(text: str) -> None:
+    assert redact(text).text == text
