@@ -325,14 +325,19 @@ def looks_like_a_value(value: str) -> bool:
     """Three characters or more, a digit or a sign in it, a letter or digit
     ("==>" is a sign), and no time, date, amount, ordinal, number with its
     unit, address or product ("1Password"); or a made-up word
-    ("Tolzanwensho", not "passphrases")."""
+    ("Tolzanwensho", not "passphrases"), or letters drawn at random
+    ("qwXyzAbcdEf", "TXGHQLRX")."""
     return (
-        len(value) >= 3
-        and _SIGN.search(value) is not None
-        and _ALNUM.search(value) is not None
-        and not plainly_no_secret(value)
-        and value.casefold() not in known_words.PRODUCT_NAMES  # "see 1Password"
-    ) or made_up(value)
+        (
+            len(value) >= 3
+            and _SIGN.search(value) is not None
+            and _ALNUM.search(value) is not None
+            and not plainly_no_secret(value)
+            and value.casefold() not in known_words.PRODUCT_NAMES  # "see 1Password"
+        )
+        or made_up(value)
+        or known_words.random_letters(value)
+    )
 
 
 def made_up(word: str) -> bool:

@@ -266,6 +266,7 @@ _STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
 _UNCOMMON = "a digit or sign, or a single word that describes nothing"
 _ANSWER = "a name or a word or two that describe nothing"
 _NAMED_ANSWER = "a capital, a digit, a sign or a made-up word, in a word or two"
+_DRAWN = "letters drawn at random"
 _SIGNED_EVEN_QUOTED = "a digit or sign, quoted or not"
 """After a weak word a quoted value must look like one too ("the code is
 'secret sauce'"); after any other, quotes make a value."""
@@ -328,6 +329,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "password X for the drive", "PIN 4821": no verb, so only a value
         # with a digit or a sign counts ("password sunshine" may be a noun).
         (rf"\b{_KEYWORD}\s+(?!(?:code|number)\b)(?:{_QUOTED}|{_LOOKS_LIKE})", _SIGNED),
+        # "recovery token yOfptXLRmmyrCWkeV", "pairing code TXGHQLRX": after a
+        # weak word and no verb, only letters no one types as words (round 25).
+        (rf"\b{_WEAK}\s+{_LOOKS_LIKE}", _DRAWN),
         # "X is my password", "'X' is the wifi password at the cabin".
         (
             rf"{_BEFORE}\s+(?:is|was)\s+{_OWNER}"
@@ -986,6 +990,8 @@ def _looks_like(value: str, needs: str) -> bool:
             and not known_words.common(inside)
             and folded_text(inside.casefold()) not in _FOREIGN_DESCRIBING
         )
+    if needs == _DRAWN:
+        return known_words.random_letters(inside)
     if needs == _MIXED:
         return looks_like_a_value(inside) and _LETTER.search(inside) is not None
     return True

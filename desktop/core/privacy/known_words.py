@@ -134,6 +134,30 @@ def keyboard_walk(value: str) -> bool:
     return any(letters in row or letters in row[::-1] for row in _KEYBOARD)
 
 
+def random_letters(value: str) -> bool:
+    """Are *value*'s letters (eight or more, maybe in dashed groups) drawn
+    at random, as a service makes a token or a pairing code ("qwXyzAbcdEf",
+    "TXGHQLRX", "MLFH-GFCP"), not typed as words: in one case, hardly a
+    vowel and no word ("strengths"); in both, less than a third of them in
+    parts of four letters or more that are words ("ValueError", "McDonaldsWiFi")?"""
+    groups = value.split("-")
+    letters = "".join(groups)
+    if not (8 <= len(letters) <= 64 and letters.isascii() and letters.isalpha()) or any(
+        len(group) < 3 for group in groups
+    ):
+        return False
+    if letters.isupper() or letters.islower():
+        vowels = sum(letter in "aeiouy" for letter in letters.lower())
+        return 5 * vowels <= len(letters) and not known(letters)
+    parts = _CASE_PARTS.findall(letters)
+    words = sum(len(part) for part in parts if len(part) >= 4 and known(part))
+    return len(parts) >= 3 and 3 * words < len(letters)
+
+
+_CASE_PARTS = re.compile(r"[A-Z]+[a-z]*|[a-z]+")
+"""A word's parts as camel case splits it: "qwXyzAbcd" reads "qw", "Xyz", "Abcd"."""
+
+
 def common(word: str) -> bool:
     """Is *word* (in any case) one of the most used of a language ("the",
     "und", "avec", "which"), as a passphrase's words are not?"""

@@ -87,3 +87,32 @@ _JPEG = (
 )
 def test_a_picture_inlined_in_a_data_url_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("confirm with this token uDcVfuWXyyTk", "uDcVfuWXyyTk"),
+        ("recovery token yOfptXLRmmyrCWkeV thx", "yOfptXLRmmyrCWkeV"),
+        ("pairing code TXGHQLRX", "TXGHQLRX"),
+        ("pairing code MLFH-GFCP.", "MLFH-GFCP"),
+        ("rpcpassword=tkAxKvUpoVdb", "tkAxKvUpoVdb"),
+    ],
+)
+def test_a_token_of_letters_drawn_at_random_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "recovery token sent",
+        "the token WordPress gave me",
+        "the key JavaScript handles it",
+        "the secret ValueError message",
+        "pairing code appears on the TV",
+        "security code strengths and weaknesses",
+    ],
+)
+def test_a_word_or_a_name_in_code_after_a_token_is_kept(text: str) -> None:
+    assert redact(text).text == text
