@@ -116,3 +116,44 @@ def test_a_token_of_letters_drawn_at_random_is_taken_out(text: str, value: str) 
 )
 def test_a_word_or_a_name_in_code_after_a_token_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "here's the key for the backup bucket.\n\nSATBwXHEqYxDUJdLfvRUlw==",
+            "SATBwXHEqYxDUJdLfvRUlw==",
+        ),
+        (
+            "encryption key for the NAS volume\n"
+            "dd620533390463e946e86c8230eb7b3ce07dd2879170bb76570ba901b5932d4f",
+            "dd620533390463e946e86c8230eb7b3ce07dd2879170bb76570ba901b5932d4f",
+        ),
+        (
+            "this is what the vendor sent for our API access.\n488vINJ+eYr6IPOp1nLbiA==",
+            "488vINJ+eYr6IPOp1nLbiA==",
+        ),
+        (
+            "backup passphrase for the drive. Don't lose it.\n9f67a10fb1af0472ecdd71b9a453abe2",
+            "9f67a10fb1af0472ecdd71b9a453abe2",
+        ),
+    ],
+)
+def test_a_key_on_its_own_line_named_just_before_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "here's the checksum for the backup key.\n\n"
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "the commit that fixed the key rotation:\n3f9a2c1b7e4d5f60a1b2c3d4e5f6a7b8c9d0e1f2",
+        "the request id for the failed token refresh was\n7f3c2a9e1b4d5f60a1b2c3d4e5f6a7b8",
+        "the backup ran last night.\n\n9f67a10fb1af0472ecdd71b9a453abe2",
+        "The ECDSA key fingerprint is SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8.",
+    ],
+)
+def test_a_checksum_a_commit_or_a_fingerprint_after_a_key_is_kept(text: str) -> None:
+    assert redact(text).text == text
