@@ -61,9 +61,10 @@ _CLOSING = "\"'`\u201d\u201c\u2019\u2018\u00bb\u203a\u300d\u300f\u301e\u301f"
 # only with a word that makes them a credential ("wifi key", "door code"),
 # or as ``_WEAK`` words before a value that looks like one.
 _KEYWORD = (
-    r"(?:pass(?:words?|wd|codes?|phrases?|keys?)|pass[ -](?:word|phrase)|pw|pwd|"
-    # Typos people make in a hurry.
-    r"pass?w(?:or|ro)ds?|pssword|passowrd|passord|"
+    r"(?:pass(?:words?|wd|codes?|phrases?|keys?)|pass[ -](?:word|phrase|code)|pw|pwd|"
+    # Typos people make in a hurry; a transcript's or a scan's spaces
+    # ("Passw ord", "P a s s w o r d", round 25).
+    r"pass?w(?:or|ro)ds?|pssword|passowrd|passord|pas ?s ?w ?o ?r ?ds?|p a s s w o r d|"
     r"pins?(?:[ -](?:code|number))?|(?:secret|security) answer|"
     r"(?:lock|locker|padlock|safe|suitcase) (?:combination|combo)|"
     r"(?:alarm|door|access|security|lock|safe|gate|entry|garage|unlock|wifi|wi-fi|keypad|"
@@ -166,10 +167,11 @@ _VERB = (
     r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
     r"(?:(?:\.{2,3}|\u2026)(?!\s*(?:um+|uh+|erm?|hmm+|well|nope|no|ok(?:ay)?|wait|actually|like|so)\b))?"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
-    r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?)"
+    r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?(?:,?\s+(?:uh+|um+|erm?|uhm)\b,?(?=\s))?)"
 )
 """Between the word and its value: "is", "was", "is now", "changed to", ":",
-"=", a dash, ", which is", and "it's" after any of them ("password - it's X");
+"=", a dash, ", which is", and "it's" after any of them ("password - it's X"),
+then maybe a transcript's "uh" ("the pass code is, uh, hunter 14");
 an ellipsis holds the value back a moment ("the password is... X"), unless
 a word of hesitation follows ("is... um, I forgot")."""
 _WEAK_VERB = (
@@ -246,9 +248,11 @@ _BEFORE = rf"(?:{_QUOTED}|(?<![^\s(])(?!\()(?P<before>{_LONG}{_TOKEN}[!?]*))"
 _OWNER = r"(?:(?:my|the|our|your|his|her|their|its|a|an)\s+)?"
 _WAY_IN = (
     r"(?:log|sign)(?:s|ged|ging|ing|ed)?[ -]?(?:in|into|on|onto)|get(?:ting)?\s+in(?:to)?|"
-    r"connect(?:s|ed|ing)?\s+to|unlock(?:s|ed|ing)?"
+    r"connect(?:s|ed|ing)?\s+to|unlock(?:s|ed|ing)?|"
+    r"(?:ssh|rdp|vnc|telnet)(?:ed|ing|'d)?\s+(?:in|into|onto|to)|remote\s+(?:in|into)"
 )
-"""Words for getting in: "log in", "signing into", "get into", "connect to", "unlock"."""
+"""Words for getting in: "log in", "signing into", "get into", "connect to",
+"unlock", "ssh into" (round 25: "ssh into the pi as pi with X")."""
 _USING = (
     r"use[sd]?|using|set|chose|choose|picked|pick|made|make|have|had|keep|kept|took|take|"
     r"save[sd]?|saving|store[sd]?|storing|remember|note|put"

@@ -50,6 +50,7 @@ from collections.abc import Iterator
 from desktop.core.base import text_scan
 from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import (
+    THANKS,
     a_credential_word,
     in_a_links_path,
     made_up,
@@ -104,7 +105,7 @@ _COMBINATION = re.compile(r"\d{1,2}(?:([- /.])\d{1,2})(?:\1\d{1,2}){1,3}|\d{1,2}
 def password_shaped(value: str) -> bool:
     """Is *value* (without the signs around it) made as people make
     passwords: a word and a number, letters with digits and a sign, digits
-    inside letters, a walk along the keyboard?  Not a time, date, amount,
+    inside letters, a walk along the keyboard, or as a generator does?  Not a time, date, amount,
     version, address or file ("10:30", "3.12", "Python3.12", "a@b.de"),
     nor a code in capitals ("LH2023", "SUP-2291") or a handle ("@maya1980")."""
     if not 5 <= len(value) <= 40 or value[0] in "@#" or "/" in value:
@@ -126,6 +127,8 @@ def password_shaped(value: str) -> bool:
     camel = _CAMEL_NUMBER.fullmatch(bare)
     if camel is not None and not known_words.known(camel["letters"].lower()):
         return True
+    if known_words.random_characters(bare):
+        return True  # generated: "7xlNLqu9878j"
     signed = any(c in _SIGNS for c in value.lstrip(_SIGNS))
     lower = any(c.islower() for c in value)
     return signed and lower and any(c.isdigit() for c in value)
@@ -235,11 +238,13 @@ _LABELLED = re.compile(
 _LABEL_SPACE_VALUE = re.compile(
     r"(?:^|(?<=[,;:]))[ \t]*(?:[-*\u2022][ \t]*(?:\[[ xX]?\][ \t]*)?)?"
     r"(?P<label>[A-Za-z][\w'\u2019&+-]*(?:[ \t]+[A-Za-z][\w'\u2019&+-]*){0,2})"
-    r"[ \t]+[\"'`\u2018\u201c]?(?P<value>[^\s,;=:]+)[ \t]*(?=[,;]|$)",
-    re.MULTILINE,
+    r"[ \t]+[\"'`\u2018\u201c]?(?P<value>[^\s,;=:]+)[ \t]*"
+    rf"(?=[,;]|$|(?:{THANKS})[ \t]*$)",
+    re.MULTILINE | re.IGNORECASE,
 )
 """A label and a value with no sign between, a line or a part of a list to
-itself ("Tidal Sw@llow38", "hulu X, max Y", "garage 6071"); a quote opening
+itself ("Tidal Sw@llow38", "hulu X, max Y", "garage 6071"), maybe thanked
+("Home Assistant: deploy Tulpen2024! kiitos", round 25); a quote opening
 the value is not its own ('passkey "Aaa0!x"' keeps its quotes)."""
 
 

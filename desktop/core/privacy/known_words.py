@@ -149,12 +149,34 @@ def random_letters(value: str) -> bool:
     if letters.isupper() or letters.islower():
         vowels = sum(letter in "aeiouy" for letter in letters.lower())
         return 5 * vowels <= len(letters) and not known(letters)
-    parts = _CASE_PARTS.findall(letters)
-    words = sum(len(part) for part in parts if len(part) >= 4 and known(part))
-    return len(parts) >= 3 and 3 * words < len(letters)
+    return _parts_drawn(letters, shortest=4)
 
 
-_CASE_PARTS = re.compile(r"[A-Z]+[a-z]*|[a-z]+")
+def random_characters(value: str) -> bool:
+    """Are *value*'s letters and digits (eight or more, both cases and a
+    digit) drawn at random, as a generated password is ("7xlNLqu9878j"),
+    not words and numbers ("Python3Rocks", "iPhone15Pro")?"""
+    return (
+        8 <= len(value) <= 64
+        and value.isascii()
+        and value.isalnum()
+        and not value.islower()
+        and not value.isupper()
+        and not value.isalpha()
+        and not value.isdigit()
+        and _parts_drawn(value, shortest=3)  # "MacBookPro2021"
+    )
+
+
+def _parts_drawn(value: str, *, shortest: int) -> bool:
+    """Does camel case split *value* into three parts or more, less than a
+    third of it in parts of *shortest* letters or more that are words?"""
+    parts = _CASE_PARTS.findall(value)
+    words = sum(len(part) for part in parts if len(part) >= shortest and known(part))
+    return len(parts) >= 3 and 3 * words < len(value)
+
+
+_CASE_PARTS = re.compile(r"[A-Z]+[a-z]*|[a-z]+|\d+")
 """A word's parts as camel case splits it: "qwXyzAbcd" reads "qw", "Xyz", "Abcd"."""
 
 

@@ -157,3 +157,57 @@ def test_a_key_on_its_own_line_named_just_before_is_taken_out(text: str, value: 
 )
 def test_a_checksum_a_commit_or_a_fingerprint_after_a_key_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("P a s s w o r d : Mistral!04", "Mistral!04"),
+        ("P A S S W O R D: Gelato!55", "Gelato!55"),
+        ("Passw ord: Tulpen2024", "Tulpen2024"),
+        ("so the pass code is hunter 14", "hunter 14"),
+        ("so the pass code is, uh, hunter 14", "hunter 14"),
+    ],
+)
+def test_a_password_in_a_transcript_or_a_scan_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "P a s s w o r d : see the card",
+        "the pass code is on the fridge",
+        "the password is, um, forgotten",
+        "the password is, uh, I forgot",
+    ],
+)
+def test_a_transcript_naming_no_password_is_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("ssh into the pi as pi with Tulpen2024! kiitos", "Tulpen2024!"),
+        ("ssh into the pi as pi with Y3NTcq0bhfyO", "Y3NTcq0bhfyO"),
+        ("Home Assistant: deploy Tulpen2024! 🙂", "Tulpen2024!"),
+        ("Home Assistant: deploy 7xlNLqu9878j", "7xlNLqu9878j"),
+    ],
+)
+def test_a_devices_login_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ssh into the server with -p 2222",
+        "I ssh'd into the box with my key",
+        "Home Assistant: version 2024 thanks",
+        "Spotify: 12 songs lol",
+        "phone: iPhone15Pro",
+    ],
+)
+def test_a_devices_name_or_a_count_is_kept(text: str) -> None:
+    assert redact(text).text == text
