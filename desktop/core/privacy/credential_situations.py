@@ -168,6 +168,9 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         yield from _value_after(text, cue.end(), pins=pins)
     for cue in text_scan.matches(_THE_ONE, text):
         yield from _value_after(text, cue.end(), pins=False, joined=True)
+    for cue in text_scan.matches(_WHOSE_IS, text):
+        if _a_label(cue["label"]) and not _OTHER_LABEL.search(cue["label"]):
+            yield from _value_after(text, cue.end(), pins=_DEVICE.search(cue["label"]) is not None)
     for cue in text_scan.matches(_TAKES, text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
     for cue in text_scan.matches(_DEVICE_CODE, text):
@@ -298,6 +301,12 @@ _THE_ONE = re.compile(
     re.IGNORECASE,
 )
 """The one for something, named by what it opens: "the pension site one is Bramble#27"."""
+_WHOSE_IS = re.compile(
+    r"\b(?:my|his|her|their|our|your)[ \t]+(?P<label>[A-Za-z][\w+&-]*)[ \t]+(?:is|was)[ \t]+",
+    re.IGNORECASE,
+)
+"""Someone's service and what it is, as told or retold: "my netflix is X",
+"Dad said his netflix was X" (round 25)."""
 _OTHER_LABEL = re.compile(
     r"\b(?:user(?:name)?|login|e-?mail|mail|id|account|handle|name|nick\w*|url|link|site"
     r"|address|flight|order|room|gate|seat|version|ref\w*|zip|tel|phone number|time|date"
@@ -393,12 +402,15 @@ _ASKED_HOW_TO_GET_IN = re.compile(
     + _ME
     + r"(?:in|into|on|past)"
     r"|(?:log|sign)(?:ging)?\s*(?:in|into|on)|login|access|unlock|open|connect|type|enter"
-    r"|the\s+way\s+in|use\s+(?:for|on|to))"
+    r"|the\s+way\s+in|use\s+(?:for|on|to)"
+    r"|set\s+(?:(?:the|my|your|our|his|her|their)\s+)?(?:[\w-]+\s+)?"
+    rf"(?:{_SCREENS}|{_WAYS_IN}|router|modem|wi-?fi|nas))"
     r"\b[^?\n]{0,80}\?[ \t]*\n?[ \t]*(?:(?:just|maybe|probably|ok|so|oh|hmm|um)\W*\s+)?"
     r"(?:(?:use|try|it'?s|it\s+is|type|enter|should\s+be|with|put\s+in)\s+)?",
     re.IGNORECASE,
 )
-"""A question about getting in, and the start of its answer on the next
+"""A question about getting in or what a device was set to ("what did you
+set the router to?", round 25), and the start of its answer on the next
 line or after it ("use X?"); the value may stand later in the answer's
 line ("hmm, I think it's still X")."""
 _ANSWER_REACH = 120

@@ -211,3 +211,60 @@ def test_a_devices_login_is_taken_out(text: str, value: str) -> None:
 )
 def test_a_devices_name_or_a_count_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Dad said his netflix was kiwi-mango-3", "kiwi-mango-3"),
+        ("my netflix is Tulpen2024!", "Tulpen2024"),
+        ("she told me her spotify was Zoe!1958 kiitos", "Zoe!1958"),
+    ],
+)
+def test_someones_service_retold_with_its_password_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my netflix is down",
+        "Dad said his netflix was too expensive",
+        "my flight is LH2023",
+        "my name is Maya1980",
+        "my username is maya1980",
+        "her birthday was June1990",
+        "my zip is 10115",
+    ],
+)
+def test_someones_service_or_name_retold_without_a_password_is_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("before", "text", "value"),
+    [
+        ("what did you set the router to?", "Tulpen2024!", "Tulpen2024"),
+        ("what did you set the router to?", "c0ff3375 kiitos", "c0ff3375"),
+        ("ok I'll send you the vpn login", "ana chuva_forte7.", "chuva_forte7"),
+        ("ok I'll send you the vpn login", "svc_backup Falken77? köszi", "Falken77?"),
+    ],
+)
+def test_a_value_sent_after_the_message_asking_for_it_is_taken_out(
+    before: str, text: str, value: str
+) -> None:
+    _assert_gone(text, value, after=(before, "Okay, what is it?"))
+
+
+@pytest.mark.parametrize(
+    ("before", "text"),
+    [
+        ("what did you set the router to?", "channel 11"),
+        ("what did you set the budget to?", "5000"),
+        ("what did you set the alarm to?", "6:45"),
+        ("ok I'll send you the vpn login", "tomorrow, it's on my laptop"),
+        ("the vpn login", "works again today"),
+    ],
+)
+def test_an_answer_holding_no_password_is_kept(before: str, text: str) -> None:
+    assert redact(text, after=(before,)).text == text
