@@ -359,7 +359,7 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     weak = match["weak"] is not None and not match.group().endswith(("'s", "\u2019s"))
     if about_hardware(text, match.start(), match.end()):
         return
-    if the_working_directory(text, match.start(), match.end()):
+    if the_working_directory(text, match.start()):
         return
     plural = _lower(match.group()).endswith(("tokens", "secrets", "keys", "combinations", "combos"))
     if (
@@ -517,11 +517,20 @@ def about_hardware(text: str, start: int, end: int) -> bool:
     )
 
 
-def the_working_directory(text: str, start: int, end: int) -> bool:
-    """Is the word "pwd" at *start*..*end* the shell's command, with what it
-    prints or does after it ("pwd: /home/ana", "pwd → print working
-    directory", round 24), not a password?"""
-    return text[start:end].casefold() == "pwd" and _A_DIRECTORY.match(text, end) is not None
+def the_working_directory(text: str, start: int) -> bool:
+    """Is the word "pwd" at *start* the shell's command, with what it prints
+    or does after it ("pwd: /home/ana", "pwd → print working directory",
+    round 24), or "passwd" the file of that name ("passwd: /etc/passwd",
+    round 25), not a password?"""
+    word = _LEADING_WORD.match(text, start)
+    if word is None:
+        return False
+    after = {"pwd": _A_DIRECTORY, "passwd": _PASSWORD_FILE}.get(word.group().casefold())
+    return after is not None and after.match(text, word.end()) is not None
+
+
+_LEADING_WORD = re.compile(r"\w+")
+_PASSWORD_FILE = re.compile(r"[\s:=>\u2192-]*[~/][\w./-]*/\.?(?:passwd|shadow|htpasswd)\b")
 
 
 _A_DIRECTORY = re.compile(

@@ -40,6 +40,7 @@ from desktop.core.privacy.credential_nearby import (
     NOT_A_PASS,
     PAIR_NAMED,
     PLACEHOLDER,
+    THANKS,
     about_hardware,
     ends_a_csv_heading,
     looks_like_a_value,
@@ -220,12 +221,14 @@ an option, an address, a note, a tag or a sign (``--password=X https://...``,
 word only when glued to it (``PASSWORD=X docker compose up``).
 Better a word too many than a word of it kept."""
 _AFTER_WORD = (
-    rf"(?=\s*(?:$|[.,;:!?){_CLOSING}]|(?:for|at|on|in|to|of|from|and|but|so|now|too|"
-    r"again|here|there|which|because|when|until|since|please|pls|plz|thanks|thx)\b))"
+    rf"(?=\s*(?:$|[.,;:!?(){_CLOSING}]|(?:for|at|on|in|to|of|from|and|but|so|now|too|"
+    r"again|here|there|which|because|when|until|since|please|pls|plz|btw|haha)\b"
+    rf"|(?:{THANKS})(?!\w)))"
 )
 """What may follow "X is my password": the sentence ends or goes on, as in
-"... my password for the bank"; a noun would make it something else
-("Bitwarden is my password manager")."""
+"... my password for the bank", or is thanked or noted ("... as my bank
+password lol", "... danke", "... (don't share)"); a noun would make it
+something else ("Bitwarden is my password manager")."""
 _PAIR = r"(?:[/:|,]|\band\b)"
 _NOT_ABOUT_LOGGING_IN = (
     r"(?!(?:attempts?|page|screen|form|button|issues?|problems?|errors?|history|times?|details"
@@ -347,7 +350,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # only a value with a digit or sign.
         (
             rf"\b(?:{_USING})\s+{_WORDS_BEFORE}\s+as\s+{_OWNER}"
-            rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}){_AFTER_WORD}",
+            rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}|{_SECURITY_QUESTION})"
+            rf"{_AFTER_WORD}",
             _STRONG,
         ),
         (
@@ -814,8 +818,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "password: {{ vault_password }}", "PGPASSWORD=$(cat file)"
     if _CALL.match(value):
         return None  # "password = input('Password: ')": code asking for one
-    if the_working_directory(match.string, match.start(), match.start() + 3):
-        return None  # "pwd: /home/ana", "PWD=/srv/app", "pwd → print working directory"
+    if the_working_directory(match.string, match.start()):
+        return None  # "pwd: /home/ana", "PWD=/srv/app", "passwd: /etc/passwd"
     if group == "cmd":  # a command's option, its quotes kept: -p'X'
         quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\""
         # "DB_PASS=X; ok": the sentence's sign, not the value's

@@ -127,8 +127,8 @@ def password_shaped(value: str) -> bool:
     camel = _CAMEL_NUMBER.fullmatch(bare)
     if camel is not None and not known_words.known(camel["letters"].lower()):
         return True
-    if known_words.random_characters(bare):
-        return True  # generated: "7xlNLqu9878j"
+    if known_words.random_characters(bare) or known_words.random_letters(bare):
+        return True  # generated: "7xlNLqu9878j", "EBaRLBUhibPR"
     signed = any(c in _SIGNS for c in value.lstrip(_SIGNS))
     lower = any(c.islower() for c in value)
     return signed and lower and any(c.isdigit() for c in value)
@@ -240,7 +240,7 @@ _LABELLED = re.compile(
 """A label and a sign starting a line or a part of a list ("Netflix: X", "hbo = X")."""
 _LABEL_SPACE_VALUE = re.compile(
     r"(?:^|(?<=[,;:]))[ \t]*(?:[-*\u2022][ \t]*(?:\[[ xX]?\][ \t]*)?)?"
-    r"(?P<label>[A-Za-z][\w'\u2019&+-]*(?:[ \t]+[A-Za-z][\w'\u2019&+-]*){0,2})"
+    r"(?P<label>[A-Za-z][\w'\u2019&+-]*(?:[ \t]+[A-Za-z][\w'\u2019&+-]*){0,2}?)"
     r"[ \t]+[\"'`\u2018\u201c]?(?P<value>[^\s,;=:]+)[ \t]*"
     rf"(?=[,;]|$|(?:{THANKS})[ \t]*$)",
     re.MULTILINE | re.IGNORECASE,

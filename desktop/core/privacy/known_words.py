@@ -38,7 +38,11 @@ _MADE_UP = re.compile(r"[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]{5,24}")
 """Latin letters only, five or more: shorter ones are too often a word's
 piece, an abbreviation or a name ("Zan", "wifi"); the lists are of the
 languages written in them."""
-_ENDINGS = re.compile(r"(?:e?s|e?d|ing|er|ly|ness|ze|em|ach|ami|nya)\Z")
+_ENDINGS = re.compile(
+    r"(?:e?s|e?d|ing|er|ly|ness|ze|em|ach|ami|nya"
+    # Hungarian's and Finnish's places: "a routeren" ("on the router"), "reitittimessä".
+    r"|en|on|ön|ban|ben|ra|re|nak|nek|ssa|ssä|sta|stä|lla|llä|ksi)\Z"
+)
 """Endings that make a rarer word of a listed one ("greyed", "passwording"),
 the case endings of Polish nouns ("na routerze", "z kluczem") and the
 Indonesian "-nya" ("wifinya", its wifi), round 24."""
@@ -137,8 +141,8 @@ def keyboard_walk(value: str) -> bool:
 def random_letters(value: str) -> bool:
     """Are *value*'s letters (eight or more, maybe in dashed groups) drawn
     at random, as a service makes a token or a pairing code ("qwXyzAbcdEf",
-    "TXGHQLRX", "MLFH-GFCP"), not typed as words: in one case, hardly a
-    vowel and no word ("strengths"); in both, less than a third of them in
+    "TXGHQLRX", "MLFH-GFCP"), not typed as words: in capitals, hardly a
+    vowel, five letters or more and no word ("STRENGTHS"); in both, less than a third of them in
     parts of four letters or more that are words ("ValueError", "McDonaldsWiFi")?"""
     groups = value.split("-")
     letters = "".join(groups)
@@ -146,9 +150,11 @@ def random_letters(value: str) -> bool:
         len(group) < 3 for group in groups
     ):
         return False
-    if letters.isupper() or letters.islower():
-        vowels = sum(letter in "aeiouy" for letter in letters.lower())
-        return 5 * vowels <= len(letters) and not known(letters)
+    if letters.islower():
+        return False  # a user's name as often ("mkrznsk")
+    if letters.isupper():
+        vowels = sum(letter in "AEIOUY" for letter in letters)
+        return 5 * vowels <= len(letters) and len(set(letters)) >= 5 and not known(letters)
     return _parts_drawn(letters, shortest=4)
 
 

@@ -18,6 +18,9 @@ import re
 import pytest
 
 from desktop.core.privacy.redaction import redact
+from tests.bench.secret_families import missed
+from tests.secret_families import Trial
+from tests.secret_families_round25 import FAMILIES, NEGATIVES, negatives, trials
 
 
 def _assert_gone(text: str, *values: str, after: tuple[str, ...] = ()) -> None:
@@ -268,3 +271,106 @@ def test_a_value_sent_after_the_message_asking_for_it_is_taken_out(
 )
 def test_an_answer_holding_no_password_is_kept(before: str, text: str) -> None:
     assert redact(text, after=(before,)).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        # Round 21's seed-7 leftovers.
+        ("Replaced `August1985` with `hunter2` as my bank password lol", ("hunter2",)),
+        (
+            "Had to change the office wifi password to mnbvcx because hunter2 leaked",
+            ("mnbvcx", "hunter2"),
+        ),
+        # Round 22's.
+        (
+            "for the bank's security question I put Rocky as my mother's maiden name (don't share)",
+            ("Rocky",),
+        ),
+        (
+            "seed phrase is all agent author arrange admit angry also artwork aunt arrive"
+            " air aspect danke",
+            ("all agent author", "also artwork aunt", "arrive air aspect"),
+        ),
+        ("hunter2 is my password danke", ("hunter2",)),
+    ],
+)
+def test_round_21s_and_22s_leftovers_are_taken_out(text: str, values: tuple[str, ...]) -> None:
+    _assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bitwarden is my password manager lol",
+        "Bitwarden is my password manager (free tier)",
+        "the password manager says Pixel8 was hacked",
+        "the recovery phrase is what you write down when you set up the wallet and keep it safe",
+        "I put Paris as my first city",
+    ],
+)
+def test_a_password_manager_a_phone_or_a_story_near_the_leftovers_is_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Home Assistant: svc_backup jA23ToDjV4xE 🙂", "jA23ToDjV4xE"),
+        ("Home Assistant: deploy EBaRLBUhibPR", "EBaRLBUhibPR"),
+    ],
+)
+def test_a_generated_password_after_a_label_and_a_user_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "passwd: /etc/passwd",
+        "the passwd file: /etc/passwd",
+        "a wifi jelszava a routeren van",
+    ],
+)
+def test_the_password_file_and_a_word_with_its_case_ending_are_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+_KNOWN_MISSED = {
+    # After a label or a question with no word for a password: a frequent
+    # word of a language numbered by "_" ("lumiere" is French), a word, a
+    # digit and a sign, words joined by "#"; names of things are written so too.
+    "lumiere_9",
+    "vuvuzela8!",
+    "Pastel#de#nata",
+}
+
+
+@pytest.mark.parametrize(
+    ("family", "trial"),
+    [
+        (family, trial)
+        for family in FAMILIES
+        for trial in trials(family, 3, seed=25)
+        if trial.half == "in"
+        and not set(trial.values) <= _KNOWN_MISSED
+        # "what's the code" then "it's 12730": a code named by nothing, a zip's
+        # as much as a door's, in one message (a question in the message
+        # before counts).
+        and "what's the code\n" not in trial.text
+        # A spaced app password then thanks: the thanks reads as its fifth group.
+        and not ("app password" in trial.text and not trial.text.endswith(trial.values[0]))
+    ],
+)
+def test_a_secret_of_the_round_25_families_is_taken_out(family: str, trial: Trial) -> None:
+    assert missed(trial) == [], (family, trial.after, trial.text)
+
+
+@pytest.mark.parametrize(
+    ("half", "text", "after"),
+    [negative for family in NEGATIVES for negative in negatives(family)],
+)
+def test_an_everyday_sentence_of_a_round_25_family_stays(
+    half: str, text: str, after: tuple[str, ...]
+) -> None:
+    assert redact(text, after=after).text == text
