@@ -77,6 +77,14 @@ _NAMES = str.split(
     bimilbeonho bimilbunho bibeon katasandi
     """
 )
+_INFLECTED_STEMS = str.split(
+    "salasan tunnuslu tunnusluv jelsza jelszó şifre hasł hasl парол пин-код pin-kód pin-kod "
+    "pin-koodi"
+)
+"""Stems of the words for a password or a PIN in languages that inflect
+them, read with up to six letters of ending: Finnish "salasanaksi"
+("to the password"), Hungarian "jelszavam" ("my password"), "PIN-kódom",
+Turkish "şifremi", Polish "hasłem", Russian "паролем" (round 25)."""
 _NAMES_WITHOUT_SPACES = str.split(
     "パスワード 暗証番号 密码 密碼 口令 비밀번호 비번 암호 รหัสผ่าน كلمة_المرور كلمة_السر "
     "ពាក្យសម្ងាត់ ລະຫັດຜ່ານ စကားဝှက်"
@@ -317,14 +325,19 @@ def looks_like_a_value(value: str) -> bool:
     """Three characters or more, a digit or a sign in it, a letter or digit
     ("==>" is a sign), and no time, date, amount, ordinal, number with its
     unit, address or product ("1Password"); or a made-up word
-    ("Tolzanwensho", not "passphrases")."""
+    ("Tolzanwensho", not "passphrases"), or letters drawn at random
+    ("qwXyzAbcdEf", "TXGHQLRX")."""
     return (
-        len(value) >= 3
-        and _SIGN.search(value) is not None
-        and _ALNUM.search(value) is not None
-        and not plainly_no_secret(value)
-        and value.casefold() not in known_words.PRODUCT_NAMES  # "see 1Password"
-    ) or made_up(value)
+        (
+            len(value) >= 3
+            and _SIGN.search(value) is not None
+            and _ALNUM.search(value) is not None
+            and not plainly_no_secret(value)
+            and value.casefold() not in known_words.PRODUCT_NAMES  # "see 1Password"
+        )
+        or made_up(value)
+        or known_words.random_letters(value)
+    )
 
 
 def made_up(word: str) -> bool:
@@ -346,7 +359,7 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     weak = match["weak"] is not None and not match.group().endswith(("'s", "\u2019s"))
     if about_hardware(text, match.start(), match.end()):
         return
-    if the_working_directory(text, match.start(), match.end()):
+    if the_working_directory(text, match.start()):
         return
     plural = _lower(match.group()).endswith(("tokens", "secrets", "keys", "combinations", "combos"))
     if (
@@ -504,11 +517,20 @@ def about_hardware(text: str, start: int, end: int) -> bool:
     )
 
 
-def the_working_directory(text: str, start: int, end: int) -> bool:
-    """Is the word "pwd" at *start*..*end* the shell's command, with what it
-    prints or does after it ("pwd: /home/ana", "pwd → print working
-    directory", round 24), not a password?"""
-    return text[start:end].casefold() == "pwd" and _A_DIRECTORY.match(text, end) is not None
+def the_working_directory(text: str, start: int) -> bool:
+    """Is the word "pwd" at *start* the shell's command, with what it prints
+    or does after it ("pwd: /home/ana", "pwd → print working directory",
+    round 24), or "passwd" the file of that name ("passwd: /etc/passwd",
+    round 25), not a password?"""
+    word = _LEADING_WORD.match(text, start)
+    if word is None:
+        return False
+    after = {"pwd": _A_DIRECTORY, "passwd": _PASSWORD_FILE}.get(word.group().casefold())
+    return after is not None and after.match(text, word.end()) is not None
+
+
+_LEADING_WORD = re.compile(r"\w+")
+_PASSWORD_FILE = re.compile(r"[\s:=>\u2192-]*[~/][\w./-]*/\.?(?:passwd|shadow|htpasswd)\b")
 
 
 _A_DIRECTORY = re.compile(
@@ -727,7 +749,9 @@ THANKS_WORDS = str.split(
     # Thai, Czech, Finnish ("_" stands for a space).
     "cảm_ơn cam_on camon makasih terima_kasih trims 고마워 고마워요 감사합니다 감사 "
     "ευχαριστώ ευχαριστω efharisto תודה toda ขอบคุณ khob_khun díky diky děkuji dekuji "
-    "kiitos kiitti"
+    "kiitos kiitti "
+    # Round 25's: Hungarian and Russian as chats write them.
+    "köszi kösz köszönöm koszi kosz koszonom спс пасиб спасибки"
 )
 """Words of thanks a chat message ends with after a value, in its languages."""
 
@@ -1045,7 +1069,8 @@ def _names() -> re.Pattern[str]:
         return "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
 
     return re.compile(
-        rf"(?<![^\W\d_])(?<![!#$%&+@^~/.])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}|{fold_all(_NAMES)}"
+        rf"(?<![^\W\d_])(?<![!#$%&+@^~/.])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}"
+        rf"|(?:{fold_all(_INFLECTED_STEMS)})[^\W\d_]{{0,6}}|{fold_all(_NAMES)}"
         rf"|(?P<weak>{_WEAK_NAMES}|{fold_all(_WEAK_WORDS)})"
         r"|(?P<typo>p[a-z0-9@$]{3,9}|[a-oq-z]assw[a-z]{1,5}))"
         rf"(?:s|['\u2019]s)?(?!\w)"

@@ -40,6 +40,7 @@ from desktop.core.privacy.credential_nearby import (
     NOT_A_PASS,
     PAIR_NAMED,
     PLACEHOLDER,
+    THANKS,
     about_hardware,
     ends_a_csv_heading,
     looks_like_a_value,
@@ -61,9 +62,10 @@ _CLOSING = "\"'`\u201d\u201c\u2019\u2018\u00bb\u203a\u300d\u300f\u301e\u301f"
 # only with a word that makes them a credential ("wifi key", "door code"),
 # or as ``_WEAK`` words before a value that looks like one.
 _KEYWORD = (
-    r"(?:pass(?:words?|wd|codes?|phrases?|keys?)|pass[ -](?:word|phrase)|pw|pwd|"
-    # Typos people make in a hurry.
-    r"pass?w(?:or|ro)ds?|pssword|passowrd|passord|"
+    r"(?:pass(?:words?|wd|codes?|phrases?|keys?)|pass[ -](?:word|phrase|code)|pw|pwd|"
+    # Typos people make in a hurry; a transcript's or a scan's spaces
+    # ("Passw ord", "P a s s w o r d", round 25).
+    r"pass?w(?:or|ro)ds?|pssword|passowrd|passord|pas ?s ?w ?o ?r ?ds?|p a s s w o r d|"
     r"pins?(?:[ -](?:code|number))?|(?:secret|security) answer|"
     r"(?:lock|locker|padlock|safe|suitcase) (?:combination|combo)|"
     r"(?:alarm|door|access|security|lock|safe|gate|entry|garage|unlock|wifi|wi-fi|keypad|"
@@ -166,10 +168,11 @@ _VERB = (
     r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
     r"(?:(?:\.{2,3}|\u2026)(?!\s*(?:um+|uh+|erm?|hmm+|well|nope|no|ok(?:ay)?|wait|actually|like|so)\b))?"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
-    r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?)"
+    r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?(?:,?\s+(?:uh+|um+|erm?|uhm)\b,?(?=\s))?)"
 )
 """Between the word and its value: "is", "was", "is now", "changed to", ":",
-"=", a dash, ", which is", and "it's" after any of them ("password - it's X");
+"=", a dash, ", which is", and "it's" after any of them ("password - it's X"),
+then maybe a transcript's "uh" ("the pass code is, uh, hunter 14");
 an ellipsis holds the value back a moment ("the password is... X"), unless
 a word of hesitation follows ("is... um, I forgot")."""
 _WEAK_VERB = (
@@ -218,12 +221,14 @@ an option, an address, a note, a tag or a sign (``--password=X https://...``,
 word only when glued to it (``PASSWORD=X docker compose up``).
 Better a word too many than a word of it kept."""
 _AFTER_WORD = (
-    rf"(?=\s*(?:$|[.,;:!?){_CLOSING}]|(?:for|at|on|in|to|of|from|and|but|so|now|too|"
-    r"again|here|there|which|because|when|until|since|please|pls|plz|thanks|thx)\b))"
+    rf"(?=\s*(?:$|[.,;:!?(){_CLOSING}]|(?:for|at|on|in|to|of|from|and|but|so|now|too|"
+    r"again|here|there|which|because|when|until|since|please|pls|plz|btw|haha)\b"
+    rf"|(?:{THANKS})(?!\w)))"
 )
 """What may follow "X is my password": the sentence ends or goes on, as in
-"... my password for the bank"; a noun would make it something else
-("Bitwarden is my password manager")."""
+"... my password for the bank", or is thanked or noted ("... as my bank
+password lol", "... danke", "... (don't share)"); a noun would make it
+something else ("Bitwarden is my password manager")."""
 _PAIR = r"(?:[/:|,]|\band\b)"
 _NOT_ABOUT_LOGGING_IN = (
     r"(?!(?:attempts?|page|screen|form|button|issues?|problems?|errors?|history|times?|details"
@@ -246,9 +251,11 @@ _BEFORE = rf"(?:{_QUOTED}|(?<![^\s(])(?!\()(?P<before>{_LONG}{_TOKEN}[!?]*))"
 _OWNER = r"(?:(?:my|the|our|your|his|her|their|its|a|an)\s+)?"
 _WAY_IN = (
     r"(?:log|sign)(?:s|ged|ging|ing|ed)?[ -]?(?:in|into|on|onto)|get(?:ting)?\s+in(?:to)?|"
-    r"connect(?:s|ed|ing)?\s+to|unlock(?:s|ed|ing)?"
+    r"connect(?:s|ed|ing)?\s+to|unlock(?:s|ed|ing)?|"
+    r"(?:ssh|rdp|vnc|telnet)(?:ed|ing|'d)?\s+(?:in|into|onto|to)|remote\s+(?:in|into)"
 )
-"""Words for getting in: "log in", "signing into", "get into", "connect to", "unlock"."""
+"""Words for getting in: "log in", "signing into", "get into", "connect to",
+"unlock", "ssh into" (round 25: "ssh into the pi as pi with X")."""
 _USING = (
     r"use[sd]?|using|set|chose|choose|picked|pick|made|make|have|had|keep|kept|took|take|"
     r"save[sd]?|saving|store[sd]?|storing|remember|note|put"
@@ -266,6 +273,7 @@ _STRONG, _SIGNED, _MIXED = "", "a digit or sign", "a letter and a digit or sign"
 _UNCOMMON = "a digit or sign, or a single word that describes nothing"
 _ANSWER = "a name or a word or two that describe nothing"
 _NAMED_ANSWER = "a capital, a digit, a sign or a made-up word, in a word or two"
+_DRAWN = "letters drawn at random"
 _SIGNED_EVEN_QUOTED = "a digit or sign, quoted or not"
 """After a weak word a quoted value must look like one too ("the code is
 'secret sauce'"); after any other, quotes make a value."""
@@ -328,6 +336,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "password X for the drive", "PIN 4821": no verb, so only a value
         # with a digit or a sign counts ("password sunshine" may be a noun).
         (rf"\b{_KEYWORD}\s+(?!(?:code|number)\b)(?:{_QUOTED}|{_LOOKS_LIKE})", _SIGNED),
+        # "recovery token yOfptXLRmmyrCWkeV", "pairing code TXGHQLRX": after a
+        # weak word and no verb, only letters no one types as words (round 25).
+        (rf"\b{_WEAK}\s+{_LOOKS_LIKE}", _DRAWN),
         # "X is my password", "'X' is the wifi password at the cabin".
         (
             rf"{_BEFORE}\s+(?:is|was)\s+{_OWNER}"
@@ -339,7 +350,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # only a value with a digit or sign.
         (
             rf"\b(?:{_USING})\s+{_WORDS_BEFORE}\s+as\s+{_OWNER}"
-            rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}){_AFTER_WORD}",
+            rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_LOGIN}|{_SECURITY_QUESTION})"
+            rf"{_AFTER_WORD}",
             _STRONG,
         ),
         (
@@ -394,6 +406,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"{_LOOKS_LIKE}",
             _SIGNED,
         ),
+        # "I'll send you the vpn login" ending a line (or a message, read
+        # with the next), then "bob X" (round 25).
+        (rf"\b{_LOGIN}[ \t]*:?[ \t]*\n[ \t]*{_USER}+[ \t]+{_LOOKS_LIKE}", _SIGNED),
         # "user: bob" on a line, the password alone on the next (round 23).
         (
             r"(?m)^[ \t]*(?:user(?:name)?|login|e-?mail|u|benutzer(?:name)?|usuario|utilisateur)"
@@ -803,8 +818,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "password: {{ vault_password }}", "PGPASSWORD=$(cat file)"
     if _CALL.match(value):
         return None  # "password = input('Password: ')": code asking for one
-    if the_working_directory(match.string, match.start(), match.start() + 3):
-        return None  # "pwd: /home/ana", "PWD=/srv/app", "pwd → print working directory"
+    if the_working_directory(match.string, match.start()):
+        return None  # "pwd: /home/ana", "PWD=/srv/app", "passwd: /etc/passwd"
     if group == "cmd":  # a command's option, its quotes kept: -p'X'
         quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\""
         # "DB_PASS=X; ok": the sentence's sign, not the value's
@@ -986,6 +1001,8 @@ def _looks_like(value: str, needs: str) -> bool:
             and not known_words.common(inside)
             and folded_text(inside.casefold()) not in _FOREIGN_DESCRIBING
         )
+    if needs == _DRAWN:
+        return known_words.random_letters(inside)
     if needs == _MIXED:
         return looks_like_a_value(inside) and _LETTER.search(inside) is not None
     return True

@@ -50,6 +50,7 @@ from collections.abc import Iterator
 from desktop.core.base import text_scan
 from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import (
+    THANKS,
     a_credential_word,
     in_a_links_path,
     made_up,
@@ -104,7 +105,7 @@ _COMBINATION = re.compile(r"\d{1,2}(?:([- /.])\d{1,2})(?:\1\d{1,2}){1,3}|\d{1,2}
 def password_shaped(value: str) -> bool:
     """Is *value* (without the signs around it) made as people make
     passwords: a word and a number, letters with digits and a sign, digits
-    inside letters, a walk along the keyboard?  Not a time, date, amount,
+    inside letters, a walk along the keyboard, or as a generator does?  Not a time, date, amount,
     version, address or file ("10:30", "3.12", "Python3.12", "a@b.de"),
     nor a code in capitals ("LH2023", "SUP-2291") or a handle ("@maya1980")."""
     if not 5 <= len(value) <= 40 or value[0] in "@#" or "/" in value:
@@ -126,6 +127,8 @@ def password_shaped(value: str) -> bool:
     camel = _CAMEL_NUMBER.fullmatch(bare)
     if camel is not None and not known_words.known(camel["letters"].lower()):
         return True
+    if known_words.random_characters(bare) or known_words.random_letters(bare):
+        return True  # generated: "7xlNLqu9878j", "EBaRLBUhibPR"
     signed = any(c in _SIGNS for c in value.lstrip(_SIGNS))
     lower = any(c.islower() for c in value)
     return signed and lower and any(c.isdigit() for c in value)
@@ -165,6 +168,9 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         yield from _value_after(text, cue.end(), pins=pins)
     for cue in text_scan.matches(_THE_ONE, text):
         yield from _value_after(text, cue.end(), pins=False, joined=True)
+    for cue in text_scan.matches(_WHOSE_IS, text):
+        if _a_label(cue["label"]) and not _OTHER_LABEL.search(cue["label"]):
+            yield from _value_after(text, cue.end(), pins=_DEVICE.search(cue["label"]) is not None)
     for cue in text_scan.matches(_TAKES, text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
     for cue in text_scan.matches(_DEVICE_CODE, text):
@@ -234,12 +240,14 @@ _LABELLED = re.compile(
 """A label and a sign starting a line or a part of a list ("Netflix: X", "hbo = X")."""
 _LABEL_SPACE_VALUE = re.compile(
     r"(?:^|(?<=[,;:]))[ \t]*(?:[-*\u2022][ \t]*(?:\[[ xX]?\][ \t]*)?)?"
-    r"(?P<label>[A-Za-z][\w'\u2019&+-]*(?:[ \t]+[A-Za-z][\w'\u2019&+-]*){0,2})"
-    r"[ \t]+[\"'`\u2018\u201c]?(?P<value>[^\s,;=:]+)[ \t]*(?=[,;]|$)",
-    re.MULTILINE,
+    r"(?P<label>[A-Za-z][\w'\u2019&+-]*(?:[ \t]+[A-Za-z][\w'\u2019&+-]*){0,2}?)"
+    r"[ \t]+[\"'`\u2018\u201c]?(?P<value>[^\s,;=:]+)[ \t]*"
+    rf"(?=[,;]|$|(?:{THANKS})[ \t]*$)",
+    re.MULTILINE | re.IGNORECASE,
 )
 """A label and a value with no sign between, a line or a part of a list to
-itself ("Tidal Sw@llow38", "hulu X, max Y", "garage 6071"); a quote opening
+itself ("Tidal Sw@llow38", "hulu X, max Y", "garage 6071"), maybe thanked
+("Home Assistant: deploy Tulpen2024! kiitos", round 25); a quote opening
 the value is not its own ('passkey "Aaa0!x"' keeps its quotes)."""
 
 
@@ -293,6 +301,12 @@ _THE_ONE = re.compile(
     re.IGNORECASE,
 )
 """The one for something, named by what it opens: "the pension site one is Bramble#27"."""
+_WHOSE_IS = re.compile(
+    r"\b(?:my|his|her|their|our|your)[ \t]+(?P<label>[A-Za-z][\w+&-]*)[ \t]+(?:is|was)[ \t]+",
+    re.IGNORECASE,
+)
+"""Someone's service and what it is, as told or retold: "my netflix is X",
+"Dad said his netflix was X" (round 25)."""
 _OTHER_LABEL = re.compile(
     r"\b(?:user(?:name)?|login|e-?mail|mail|id|account|handle|name|nick\w*|url|link|site"
     r"|address|flight|order|room|gate|seat|version|ref\w*|zip|tel|phone number|time|date"
@@ -388,12 +402,15 @@ _ASKED_HOW_TO_GET_IN = re.compile(
     + _ME
     + r"(?:in|into|on|past)"
     r"|(?:log|sign)(?:ging)?\s*(?:in|into|on)|login|access|unlock|open|connect|type|enter"
-    r"|the\s+way\s+in|use\s+(?:for|on|to))"
+    r"|the\s+way\s+in|use\s+(?:for|on|to)"
+    r"|set\s+(?:(?:the|my|your|our|his|her|their)\s+)?(?:[\w-]+\s+)?"
+    rf"(?:{_SCREENS}|{_WAYS_IN}|router|modem|wi-?fi|nas))"
     r"\b[^?\n]{0,80}\?[ \t]*\n?[ \t]*(?:(?:just|maybe|probably|ok|so|oh|hmm|um)\W*\s+)?"
     r"(?:(?:use|try|it'?s|it\s+is|type|enter|should\s+be|with|put\s+in)\s+)?",
     re.IGNORECASE,
 )
-"""A question about getting in, and the start of its answer on the next
+"""A question about getting in or what a device was set to ("what did you
+set the router to?", round 25), and the start of its answer on the next
 line or after it ("use X?"); the value may stand later in the answer's
 line ("hmm, I think it's still X")."""
 _ANSWER_REACH = 120

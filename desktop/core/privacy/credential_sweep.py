@@ -137,11 +137,13 @@ _SET_VALUE = re.compile(r"(?=\S*\d)(?=\S*[^\W\d])[^\s/@]{4,40}")
 _CHOOSING = frozenset(["went", "go", "going", "gone", "chose", "picked"])
 _CLAUSE_ENDS = re.compile(
     r"[\"'`\u2019\u201d\u00bb]?\s*(?:[,;.!?()]|\n|\Z|(?:and|or|but|now|lol|haha|btw|though|too|again)\b"
+    r"|(?:(?:was|got|has\s+been|had\s+been)\s+)?(?:leaked|compromised|pwned|breached)\b"
     rf"|(?i:{credential_nearby.THANKS_FOLDED})(?!\w))"
 )
 """Where a clause ends: a sign, a line's end, a word joining the next one, or
 a word people add after what they said ("it's 4093 now", "0408 lol", "X
-cảm ơn", "X 👍"); after the quote closing a value ("login is 'hunter2' and
+cảm ơn", "X 👍"), or what became of an old one ("because hunter2 leaked",
+round 25); after the quote closing a value ("login is 'hunter2' and
 the pin is ...")."""
 _NOT_THE_VALUE_AFTER = frozenset(
     ["like", "guess", "size", "about", "around", "over", "under", "than", "least", "most", "not"]

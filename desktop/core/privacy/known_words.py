@@ -38,7 +38,11 @@ _MADE_UP = re.compile(r"[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]{5,24}")
 """Latin letters only, five or more: shorter ones are too often a word's
 piece, an abbreviation or a name ("Zan", "wifi"); the lists are of the
 languages written in them."""
-_ENDINGS = re.compile(r"(?:e?s|e?d|ing|er|ly|ness|ze|em|ach|ami|nya)\Z")
+_ENDINGS = re.compile(
+    r"(?:e?s|e?d|ing|er|ly|ness|ze|em|ach|ami|nya"
+    # Hungarian's and Finnish's places: "a routeren" ("on the router"), "reitittimessä".
+    r"|en|on|ön|ban|ben|ra|re|nak|nek|ssa|ssä|sta|stä|lla|llä|ksi)\Z"
+)
 """Endings that make a rarer word of a listed one ("greyed", "passwording"),
 the case endings of Polish nouns ("na routerze", "z kluczem") and the
 Indonesian "-nya" ("wifinya", its wifi), round 24."""
@@ -132,6 +136,54 @@ def keyboard_walk(value: str) -> bool:
     if len(letters) < 4 or (len(letters) == 4 and digits < 2):
         return False
     return any(letters in row or letters in row[::-1] for row in _KEYBOARD)
+
+
+def random_letters(value: str) -> bool:
+    """Are *value*'s letters (eight or more, maybe in dashed groups) drawn
+    at random, as a service makes a token or a pairing code ("qwXyzAbcdEf",
+    "TXGHQLRX", "MLFH-GFCP"), not typed as words: in capitals, hardly a
+    vowel, five letters or more and no word ("STRENGTHS"); in both, less than a third of them in
+    parts of four letters or more that are words ("ValueError", "McDonaldsWiFi")?"""
+    groups = value.split("-")
+    letters = "".join(groups)
+    if not (8 <= len(letters) <= 64 and letters.isascii() and letters.isalpha()) or any(
+        len(group) < 3 for group in groups
+    ):
+        return False
+    if letters.islower():
+        return False  # a user's name as often ("mkrznsk")
+    if letters.isupper():
+        vowels = sum(letter in "AEIOUY" for letter in letters)
+        return 5 * vowels <= len(letters) and len(set(letters)) >= 5 and not known(letters)
+    return _parts_drawn(letters, shortest=4)
+
+
+def random_characters(value: str) -> bool:
+    """Are *value*'s letters and digits (eight or more, both cases and a
+    digit) drawn at random, as a generated password is ("7xlNLqu9878j"),
+    not words and numbers ("Python3Rocks", "iPhone15Pro")?"""
+    return (
+        8 <= len(value) <= 64
+        and value.isascii()
+        and value.isalnum()
+        and not value.islower()
+        and not value.isupper()
+        and not value.isalpha()
+        and not value.isdigit()
+        and _parts_drawn(value, shortest=3)  # "MacBookPro2021"
+    )
+
+
+def _parts_drawn(value: str, *, shortest: int) -> bool:
+    """Does camel case split *value* into three parts or more, less than a
+    third of it in parts of *shortest* letters or more that are words?"""
+    parts = _CASE_PARTS.findall(value)
+    words = sum(len(part) for part in parts if len(part) >= shortest and known(part))
+    return len(parts) >= 3 and 3 * words < len(value)
+
+
+_CASE_PARTS = re.compile(r"[A-Z]+[a-z]*|[a-z]+|\d+")
+"""A word's parts as camel case splits it: "qwXyzAbcd" reads "qw", "Xyz", "Abcd"."""
 
 
 def common(word: str) -> bool:

@@ -34,6 +34,7 @@ from desktop.core.privacy import (
     credential_phrases,
     credential_situations,
     credential_sweep,
+    keys_named_before,
     listed_values,
     lock_codes,
     named_later,
@@ -328,9 +329,13 @@ _WORDISH = re.compile(r"[^\W_]|-")
 
 def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
     public = [key.span() for key in _PUBLIC_KEY.finditer(text)] if "AAAA" in text else []
+    if ";base64," in text:
+        public += [data.span("data") for data in _MEDIA_DATA.finditer(text)]
+    if "SHA256:" in text:
+        public += [print.span() for print in _FINGERPRINT.finditer(text)]
     for start, stop, kind in _found(text):
         if any(low <= start and stop <= high for low, high in public):
-            continue  # an SSH public key and its comment are meant to be shared
+            continue  # an SSH public key or its fingerprint, a picture: meant to be shared
         asked = text[max(0, start - 3) : start].rstrip().endswith("?")
         if not (asked and _ASKED_WHEN.search(text, max(0, start - _CONTEXT_CHARS), start)):
             yield start, stop, kind
@@ -341,6 +346,14 @@ _PUBLIC_KEY = re.compile(
     r"[ \t]+AAAA[A-Za-z0-9+/]+={0,2}(?:[ \t]+[\w.@+-]+)?"
 )
 """An SSH public key line: its type, its base64 body and a comment ("ana@laptop")."""
+_MEDIA_DATA = re.compile(
+    r"\bdata:(?:image|audio|video|font)/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,"
+    r"(?P<data>[A-Za-z0-9+/]+={0,2})"
+)
+_FINGERPRINT = re.compile(r"\bSHA256:[A-Za-z0-9+/]{43}(?![\w+/])")
+"""An SSH key's fingerprint, as ``ssh`` and ``ssh-keygen -l`` print it."""
+"""A picture, a sound or a font inlined in a data URL ("![logo](data:image/png;base64,
+iVBOR...)"): its base64 is the file, random as a key looks."""
 _ASKED_WHEN = re.compile(
     r"(?:^|[.!?]\s)\W*(?:when|since when|what (?:year|month|day|date|time)|which (?:year|month|day)"
     r"|how (?:long|many|often|old|much))\b[^.!?\n]*\?\s*\Z",
@@ -376,6 +389,8 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
     for match in text_scan.matches(_KEY_LIKE, text):
         if _random_enough(match.group()) and not _a_path(match.group()):
             yield match.start(), match.end(), "credential"
+    for start, stop in keys_named_before.secret_spans(text):
+        yield start, stop, "credential"
     for match in text_scan.matches(_PROVIDER_KEY, text):
         if re.search(r"\d", key := match["key"]) and re.search(r"[A-Za-z]", key):
             yield match.start("key"), match.end("key"), "api key"

@@ -27,8 +27,12 @@ _ROW = re.compile(r"(?<![\w'\u2019.-])[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,}(?![\w'
 whole row (so a long run of filler is no seed, nor are its last 24 words)."""
 _CHATTER = frozenset(str.split("thx thanks lol pls please merci danke gracias grazie obrigado ok"))
 """Words a chat message ends with after the row: "... zoo thx" (round 22)."""
+_NAMED_BEFORE = re.compile(r"\b(?:seed|mnemonic|recovery|wallet)\b[^\n.!?]{0,20}\Z", re.IGNORECASE)
+"""Words naming the row right before it: "seed phrase is all agent ..."."""
 _JOINING_WORDS = 2
-"""How many of the most used words a seed may hold ("about", "all", "also")."""
+"""How many of the most used words a seed may hold ("about", "all", "also");
+half of it, when words naming it lead the row or stand right before it
+("seed phrase is all agent ...", round 22)."""
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -41,7 +45,10 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         end = row.end()
         while len(seed) not in _LENGTHS and seed and seed[-1] in _CHATTER:
             end = row.start() + row.group().rindex(seed.pop())  # "... zoo thx"
-        if len(seed) in _LENGTHS and sum(map(known_words.common, seed)) <= _JOINING_WORDS:
+        # Named a seed, a row may hold more of them: BIP39 lists "all", "also", "about".
+        named_before = _NAMED_BEFORE.search(text, max(0, row.start() - 40), row.start())
+        most = len(seed) // 2 if lead or named_before else _JOINING_WORDS
+        if len(seed) in _LENGTHS and sum(map(known_words.common, seed)) <= most:
             start = row.start() + (
                 row.group().index(seed[0], len(" ".join(words[:lead]))) if lead else 0
             )
