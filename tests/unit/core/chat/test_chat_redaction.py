@@ -355,7 +355,9 @@ def test_a_memory_made_before_its_value_was_named_loses_it_when_it_is(
 ) -> None:
     # Round 15: "/remember when it asks, type X" keeps X (nothing names it a
     # secret); "X is my NAS password" then took it out of the conversation only.
-    value = "Qz2Fv84Mt"
+    # A made-up word: since round 25 a generated password there ("Qz2Fv84Mt")
+    # is taken out at once.
+    value = "quillhorse"
     conversation = chat.new_conversation()
     remembered = chat.remember(f"when the NAS asks, type {value}", conversation.id)
     assert value in remembered.memory.content  # the wording redaction misses
@@ -427,10 +429,10 @@ def test_a_memory_rewritten_in_a_message_s_transaction_is_swept_at_the_next_star
     # Its search index kept the old words if a kill came before finish_rewrite,
     # and nothing was queued for the next start when no message changed.
     memories.remember(
-        "when the NAS asks, type Qz2Fv84Mt", source_kind="user_explicit", actor="user"
+        "when the NAS asks, type quillhorse", source_kind="user_explicit", actor="user"
     )
     with store.transaction() as tx:  # as ChatService.send, killed before finish_rewrite
-        assert memories.take_out(["Qz2Fv84Mt"], tx)
+        assert memories.take_out(["quillhorse"], tx)
         store.rewrote(tx)
     assert store.sweep_unfinished()
 
@@ -439,11 +441,11 @@ def test_a_memory_rewritten_in_a_message_s_transaction_is_swept_at_the_next_star
     assert not store.sweep_unfinished()
     assert (
         database.fetch_all(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", ('"Qz2Fv84Mt"',)
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", ('"quillhorse"',)
         )
         == []
     )
-    assert files_holding(database, "Qz2Fv84Mt") == []
+    assert files_holding(database, "quillhorse") == []
 
 
 def test_a_secret_with_nothing_before_it_to_take_out_sweeps_nothing(
