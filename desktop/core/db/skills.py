@@ -127,18 +127,32 @@ class SkillStore:
 
     def add(self, name: str, summary: str, file_name: str, status: SkillStatus) -> Skill:
         """Index a new skill file; ``SkillNameTaken`` if any skill has the name."""
+        return self.add_many([(name, summary, file_name)], status)[0]
+
+    def add_many(
+        self, files: Sequence[tuple[str, str, str]], status: SkillStatus
+    ) -> builtins.list[Skill]:
+        """Index new skill files (name, summary, file name) in one
+        transaction, the names taken read once (a folder of thousands made by
+        hand is one sync); ``SkillNameTaken``, nothing added, if any skill
+        has one of the names."""
         now = self._clock()
+        added: builtins.list[int] = []
         with self._db.transaction() as tx:
-            if (holder := self._holder(tx, name)) is not None:
-                raise SkillNameTaken(holder)
-            skill_id = tx.fetch_value(
-                "INSERT INTO skills (name, summary, file_name, status, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                (name, summary, file_name, status, now, now),
-            )
-            if skill_id is None:  # INSERT ... RETURNING always returns the row it wrote
-                raise QueryFailed("an INSERT ... RETURNING returned no row")
-        return self._require(int(skill_id))
+            taken = {name_key(str(name)) for (name,) in tx.fetch_all("SELECT name FROM skills")}
+            for name, summary, file_name in files:
+                if name_key(name) in taken and (holder := self._holder(tx, name)) is not None:
+                    raise SkillNameTaken(holder)
+                skill_id = tx.fetch_value(
+                    "INSERT INTO skills (name, summary, file_name, status, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                    (name, summary, file_name, status, now, now),
+                )
+                if skill_id is None:  # INSERT ... RETURNING always returns the row it wrote
+                    raise QueryFailed("an INSERT ... RETURNING returned no row")
+                taken.add(name_key(name))
+                added.append(int(skill_id))
+        return [self._require(skill_id) for skill_id in added]
 
     def revive(
         self, skill_id: int, name: str, summary: str, file_name: str, status: SkillStatus

@@ -567,6 +567,7 @@ class SkillLibrary:
             on_disk[name_key(name)] = (name, path)
         known = {name_key(skill.name): skill for skill in self.store.list(EVERY_STATUS)}
         added: builtins.list[str] = []
+        new: builtins.list[tuple[str, str, str]] = []
         for key, (name, path) in on_disk.items():
             skill = known.get(key)
             try:
@@ -575,7 +576,7 @@ class SkillLibrary:
                 skipped.append(SkippedFile(path.name, str(problem)))
                 continue
             if skill is None:
-                self.store.add(name, summary, path.name, "active")
+                new.append((name, summary, path.name))
                 added.append(name)
             elif skill.status == "deleted":  # put back by hand: the file wins
                 self.store.revive(skill.id, name, summary, path.name, "active")
@@ -586,6 +587,7 @@ class SkillLibrary:
                 added.append(name)
             elif (summary, path.name) != (skill.summary, skill.file_name):
                 self.store.update(skill.id, summary=summary, file_name=path.name)
+        self.store.add_many(new, "active")
         removed: builtins.list[str] = []
         for key, skill in known.items():
             # A skill with a file in the folder was dealt with above.
