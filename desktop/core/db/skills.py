@@ -136,6 +136,8 @@ class SkillStore:
         transaction, the names taken read once (a folder of thousands made by
         hand is one sync); ``SkillNameTaken``, nothing added, if any skill
         has one of the names."""
+        if not files:
+            return []  # no transaction: a sync finding nothing new may run inside one
         now = self._clock()
         added: builtins.list[int] = []
         with self._db.transaction() as tx:
