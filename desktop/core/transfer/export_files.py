@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TextIO
+from typing import IO, TextIO
 
 from desktop.core.base.files import kind_in_the_way
 from desktop.core.base.paths import explain
@@ -31,6 +31,9 @@ from desktop.core.transfer.unpacking import overpacked
 
 CONVERSATIONS = "conversations.json"
 MANIFEST = "export_manifest.json"
+MANIFEST_MOST = 16 << 20
+"""The largest manifest read (an export's list of its files: kilobytes);
+a larger one is not read at all, and costs only the check it adds."""
 _SHARD = re.compile(r"conversations-(\d+)\.json")
 _ZIP_MAGIC = b"PK\x03\x04"
 
@@ -77,7 +80,7 @@ def _in_folder(folder: Path) -> tuple[Document, ...]:
             "Choose the .zip file the export came in, or its conversations.json.",
         )
     if MANIFEST in names:
-        _check_complete((folder / MANIFEST).read_bytes(), names)
+        _check_complete(_bounded((folder / MANIFEST).open("rb")), names)
     return tuple(Document(str(folder / name), _opener(folder / name)) for name in chosen)
 
 
@@ -98,7 +101,7 @@ def _in_zip(path: Path) -> tuple[Document, ...]:
             if why := overpacked(archive.getinfo(entry) for entry in read):
                 raise ExportRefused(f"{path} cannot be imported: {why}.")
             if chosen and manifest:
-                _check_complete(archive.read(manifest[0]), by_name)
+                _check_complete(_bounded(archive.open(manifest[0])), by_name)
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as error:
         # An encrypted manifest, or one compressed by a method Python lacks.
         raise ExportRefused(f"{path} is a damaged .zip file: {error}.") from error
@@ -128,8 +131,17 @@ def _chosen(names: Iterable[str]) -> list[str]:
     return [CONVERSATIONS] if CONVERSATIONS in names else []
 
 
-def _check_complete(manifest: bytes, present: Iterable[str]) -> None:
+def _bounded(stream: AbstractContextManager[IO[bytes]]) -> bytes | None:
+    """What *stream* holds, if no more than ``MANIFEST_MOST`` bytes."""
+    with stream as handle:
+        read = handle.read(MANIFEST_MOST + 1)
+    return read if len(read) <= MANIFEST_MOST else None
+
+
+def _check_complete(manifest: bytes | None, present: Iterable[str]) -> None:
     """Refuse an export whose manifest names a shard it does not hold."""
+    if manifest is None:  # larger than any export's list of its files
+        return  # it only ever adds a check
     try:
         named = set(_shard_names(json.loads(manifest)))
     except (ValueError, RecursionError):  # unreadable, or nested past Python's limit:
