@@ -20,6 +20,8 @@ ScheduleKind = Literal["once", "daily", "weekly", "monthly", "interval"]
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MAX_INTERVAL_MINUTES = 24 * 60
 """Longer gaps are daily, weekly or monthly schedules."""
+MAX_EVERY_DAYS = 31
+"""Longer gaps between days are monthly schedules."""
 
 
 class ScheduleError(ReverieError):
@@ -39,9 +41,23 @@ class Once:
 @dataclass(frozen=True)
 class Daily:
     at: time
+    every: int = 1
+    """Runs every this many days: 1, or 2 to ``MAX_EVERY_DAYS`` counted from *since*."""
+    since: date | None = None
+    """The day of its first run, when it skips days; None when it runs daily."""
 
     def __post_init__(self) -> None:
         check_wall_clock(self.at, self.at.tzinfo)
+        if not 1 <= self.every <= MAX_EVERY_DAYS:
+            raise ScheduleError(
+                f"Every {self.every} days is not a schedule: it runs every 1 to "
+                f"{MAX_EVERY_DAYS} days (longer ones are monthly)."
+            )
+        if (self.every > 1) != (self.since is not None):
+            raise ScheduleError(
+                "A schedule that skips days counts them from the day of its first run "
+                "(and a daily one from none)."
+            )
 
 
 @dataclass(frozen=True)
@@ -166,7 +182,13 @@ def to_spec(schedule: Schedule) -> tuple[ScheduleKind, dict[str, Any]]:
         fold = {"fold": 1} if schedule.at.fold else {}
         return kind, {"at": f"{schedule.at:%Y-%m-%dT%H:%M}", **fold}
     if isinstance(schedule, Daily):
-        return kind, {"at": hhmm(schedule.at)}
+        # A schedule skipping days adds to what a daily one stored before.
+        skips = (
+            {}
+            if schedule.since is None
+            else {"every": schedule.every, "since": f"{schedule.since}"}
+        )
+        return kind, {"at": hhmm(schedule.at), **skips}
     if isinstance(schedule, Weekly):
         # One day is stored as before several could be, so older copies still read it.
         names = [WEEKDAYS[weekday].lower() for weekday in schedule.weekdays]
@@ -190,7 +212,12 @@ def from_spec(kind: str, spec: Any) -> Schedule:
                 raise TypeError(f"{fold!r} is not a fold (0 or 1)")
             return Once(datetime.combine(parse_date(day), parse_time(at)).replace(fold=fold))
         if kind == "daily":
-            return Daily(parse_time(str(spec["at"])))
+            since = spec.get("since")
+            return Daily(
+                parse_time(str(spec["at"])),
+                _whole(spec.get("every", 1)),
+                None if since is None else parse_date(str(since)),
+            )
         if kind == "weekly":
             names = spec["weekdays"] if "weekdays" in spec else [spec["weekday"]]
             if not isinstance(names, list):

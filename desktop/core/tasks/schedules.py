@@ -38,6 +38,7 @@ from pydantic import Field
 
 from desktop.core.base.digits import without_leading_zeros
 from desktop.core.db.schedules import (
+    MAX_EVERY_DAYS,
     MAX_INTERVAL_MINUTES,
     WEEKDAYS,
     Daily,
@@ -78,6 +79,8 @@ def next_run(schedule: Schedule, after: datetime, zone: tzinfo) -> datetime | No
     if isinstance(schedule, Interval):
         return _next_interval(schedule, after_utc, zone)
     first_day = after_utc.astimezone(zone).date()
+    if (since := _first_day(schedule)) is not None:
+        first_day = max(first_day, since)
     for offset in range(_LOOKAHEAD_DAYS):
         day = first_day + timedelta(days=offset)
         if _runs_on(schedule, day):
@@ -92,7 +95,8 @@ def check_upcoming(schedule: Schedule, now: datetime, zone: tzinfo) -> datetime:
     ``ScheduleError`` if it is more than a century ahead (as "in 40000 days"
     is: year 9999's last minute, behind UTC, is past the last instant)."""
     today = now.astimezone(zone).date()
-    if isinstance(schedule, Once) and (schedule.at.date() - today).days > _MOST_DAYS_AHEAD:
+    first = schedule.at.date() if isinstance(schedule, Once) else _first_day(schedule)
+    if first is not None and (first - today).days > _MOST_DAYS_AHEAD:
         raise ScheduleError(f"{_capitalised(describe(schedule))} {_TOO_FAR}")
     run = next_run(schedule, now, zone)
     if run is None:
@@ -128,13 +132,18 @@ def realigned(schedule: Schedule, stored: datetime, now: datetime, zone: tzinfo)
     return run
 
 
+def _first_day(schedule: Schedule) -> date | None:
+    """The day a schedule that skips days starts on; None for any other."""
+    return schedule.since if isinstance(schedule, Daily) else None
+
+
 def _runs_on(schedule: Daily | Weekly | Monthly, day: date) -> bool:
     if isinstance(schedule, Weekly):
         return day.weekday() in schedule.weekdays
     if isinstance(schedule, Monthly):
         last = calendar.monthrange(day.year, day.month)[1]
         return day.day == min(schedule.day, last)
-    return True
+    return schedule.since is None or (day - schedule.since).days % schedule.every == 0
 
 
 def _next_interval(schedule: Interval, after: datetime, zone: tzinfo) -> datetime | None:
@@ -185,6 +194,8 @@ def describe(schedule: Schedule) -> str:
     if isinstance(schedule, Once):
         return f"once on {schedule.at:%Y-%m-%d %H:%M}"
     if isinstance(schedule, Daily):
+        if schedule.since is not None:
+            return f"every {schedule.every} days from {schedule.since} at {hhmm(schedule.at)}"
         return f"daily at {hhmm(schedule.at)}"
     if isinstance(schedule, Weekly):
         if schedule.weekdays in _NAMED_WEEKS:
@@ -205,15 +216,18 @@ EXAMPLES = (
     "'monthly on day 1 at 09:00', 'every 30 minutes' or 'every 30 minutes 08:00-20:00'"
 )
 TYPED_EXAMPLES = (
-    "'tomorrow at 9am', 'every day at 9am', 'weekdays at 8:30', 'mondays and thursdays at "
-    "18:00', 'monthly on the 1st at 9am', 'every 30 minutes' or 'in 20 minutes'"
+    "'tomorrow at 9am', 'every day at 9am', 'every 3 days at 9am', 'weekdays at 8:30', "
+    "'mondays and thursdays at 18:00', 'monthly on the 1st at 9am', 'every 30 minutes' or "
+    "'in 20 minutes'"
 )
 """What a person may type, for the UI (``EXAMPLES`` is what the model writes)."""
 _HH_MM = "([01][0-9]|2[0-3]):[0-5][0-9]"
 _DAY_NAME = f"({'|'.join(WEEKDAYS)})"
+_DATE = "20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
 SCHEDULE_PATTERN = (
-    f"^(none|once on 20[0-9]{{2}}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]) {_HH_MM}"
+    f"^(none|once on {_DATE} {_HH_MM}"
     f"|daily at {_HH_MM}"
+    f"|every ([2-9]|[12][0-9]|3[01]) days from {_DATE} at {_HH_MM}"
     f"|weekly on {_DAY_NAME}((, {_DAY_NAME})* and {_DAY_NAME})? at {_HH_MM}"
     f"|(weekdays|weekends) at {_HH_MM}"
     f"|monthly on day ([1-9]|[12][0-9]|3[01]) at {_HH_MM}"
@@ -237,6 +251,9 @@ _FROM_NOW = re.compile(
     r"|(?P<half>half an hour))"
 )
 _EVERY_DAY = re.compile(r"daily|everyday|(?:every|each) day")
+_EVERY_DAYS = re.compile(
+    r"every (?:(?P<count>\d+) days|(?P<other>other) day)(?: (?:from|starting) (?P<since>\S+))?"
+)
 _WORK_WEEK = re.compile(
     r"(?:(?:on|every|each) )?weekdays?|mon(?:day)? ?(?:-|to|through|thru) ?fri(?:day)?"
 )
@@ -362,15 +379,32 @@ class _Days:
     weekdays: tuple[int, ...] = ()
     month_day: int | None = None
     on: date | None = None
+    every: int = 1
+    """Every so many days (all seven weekdays): from *since*, or else from
+    the first day its time is still to come after it was typed."""
+    since: date | None = None
+    typed: _Typed | None = None
 
     def at(self, clock: time) -> Schedule:
         if self.on is not None:
             return Once(datetime.combine(self.on, clock))
         if self.month_day is not None:
             return Monthly(self.month_day, clock)
-        if set(self.weekdays) == set(_ALL_WEEK):
+        if set(self.weekdays) != set(_ALL_WEEK):
+            return Weekly(self.weekdays, clock)
+        if self.every == 1:
             return Daily(clock)
-        return Weekly(self.weekdays, clock)
+        if (since := self.since) is None:
+            typed = self.typed or _Typed(quoted(self.words), None)
+            if typed.now is None:
+                raise ScheduleError(
+                    f"{typed.quoted} counts from today, which is not known here; write "
+                    f"the day of the first run, e.g. 'every {self.every} days from 2026-12-01 "
+                    "at 09:00'."
+                )
+            now = typed.now
+            since = now.date() + timedelta(days=clock <= now.time())
+        return Daily(clock, self.every, since)
 
 
 def _normalised(text: str) -> str:
@@ -465,6 +499,19 @@ def _from_now(found: re.Match[str], typed: _Typed) -> Once:
     return Once((whole if whole == moment else whole + timedelta(minutes=1)).replace(tzinfo=None))
 
 
+_TOO_MANY_DAYS = (
+    f"is not a schedule: it runs every 1 to {MAX_EVERY_DAYS} days (longer ones are monthly, "
+    "e.g. 'monthly on the 1st at 9am')."
+)
+
+
+def _since(word: str, typed: _Typed) -> date:
+    """The day a schedule skipping days starts: a date, today or tomorrow."""
+    if word in ("today", "tomorrow"):
+        return typed.clock().date() + timedelta(days=word == "tomorrow")
+    return parse_date(word)
+
+
 def _count(word: str, typed: _Typed, too_many: str) -> int:
     """*word* as a count: "a", "an", "one" or digits, leading zeros aside;
     ``ScheduleError`` (the phrase, then *too_many*) past ``_MOST_DIGITS``."""
@@ -490,6 +537,10 @@ def _days(tokens: list[str], typed: _Typed) -> _Days | None:
     words = " ".join(tokens)
     if _EVERY_DAY.fullmatch(words):
         return _Days(words, _ALL_WEEK)
+    if found := _EVERY_DAYS.fullmatch(words):
+        every = 2 if found["other"] else _count(found["count"], typed, _TOO_MANY_DAYS)
+        since = None if found["since"] is None else _since(found["since"], typed)
+        return _Days(words, _ALL_WEEK, every=every, since=since, typed=typed)
     if _WORK_WEEK.fullmatch(words):
         return _Days(words, (0, 1, 2, 3, 4))
     if _WEEKEND.fullmatch(words):

@@ -7,7 +7,7 @@ Every "now" is a fixed datetime passed in: ``next_run`` reads no clock.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, time, timedelta, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -163,6 +163,8 @@ def test_the_grammar_pattern_admits_what_describe_writes() -> None:
     pattern = re.compile(SCHEDULE_PATTERN)
     for schedule in (
         Daily(time(9)),
+        Daily(time(9), 3, date(2026, 12, 1)),
+        Daily(time(23, 59), 31, date(2099, 2, 28)),
         Weekly((6,), time(23, 59)),
         Weekly((0, 3), time(18)),
         Weekly((0, 2, 4, 6), time(7, 5)),
@@ -188,6 +190,7 @@ _SCHEDULES: st.SearchStrategy[Schedule] = st.one_of(
         ),
     ),
     st.builds(Daily, _TIMES),
+    st.builds(Daily, _TIMES, st.integers(2, 31), st.dates(date(2000, 1, 1), date(2099, 12, 31))),
     st.builds(Weekly, st.sets(st.integers(0, 6), min_size=1, max_size=6).map(tuple), _TIMES),
     st.builds(Monthly, st.integers(1, 31), _TIMES),
     st.builds(Interval, st.integers(1, 1440)),
