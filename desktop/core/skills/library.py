@@ -254,6 +254,15 @@ class SkillLibrary:
         self._names_seen: dict[str, tuple[int, str | None]] = {}
         self._summaries_seen: dict[str, tuple[tuple[int, ...], str]] = {}
 
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold the folder and its index still for the block: no skill is
+        moved, written or synced meanwhile, by another thread.  An erasure
+        removes a skill's file, then its row, under it: a restore between
+        would move the file out of its reach, and the row would go without it."""
+        with self._lock:
+            yield
+
     def path(self, skill: Skill) -> Path:
         """Where the skill's file is (by its status)."""
         return self.directory / STATUS_FOLDERS[skill.status] / skill.file_name
