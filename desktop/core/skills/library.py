@@ -122,6 +122,12 @@ class SkillChangedMeanwhile(ReverieError):
 class SkillFileError(EnvironmentProblem):
     """A skill file that cannot be read or written (not UTF-8, missing, no space)."""
 
+    brief = (
+        "the skill file could not be read or written (not UTF-8 text, larger than a "
+        "skill can be, missing, or its folder not writable); nothing was changed, and "
+        "the user was shown which file"
+    )
+
 
 @dataclass(frozen=True)
 class SkillText:
