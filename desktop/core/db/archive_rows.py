@@ -300,6 +300,12 @@ class ArchiveRows:
             reader.fetch_value(f"SELECT EXISTS (SELECT 1 FROM {name})") for name in HOLDING_DATA
         )
 
+    def erasures(self, reader: Database | Transaction | None = None) -> int:
+        """How many items were ever erased (``erased_items``): an export
+        compares it before and after it read, to know whether something it
+        read was erased meanwhile."""
+        return int((reader or self._db).fetch_value("SELECT count(*) FROM erased_items"))
+
     def sequences(self, reader: Database | Transaction | None = None) -> dict[str, int]:
         """The highest id ever given, per archived table (ids are never reused:
         a provenance may still name an erased message by its id)."""

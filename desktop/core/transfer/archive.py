@@ -136,6 +136,18 @@ class NotAnArchiveFile(ArchiveProblem):
         super().__init__(f"{path} is {kind}, not a file; it was left as it is.", hint)
 
 
+class ErasedWhileExported(ArchiveProblem):
+    """Something was erased while the archive was written from the moment
+    before: the archive would hold it, so it is not kept."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"Something was erased for good while the archive {path} was written, and "
+            "the archive would still hold it; it was not kept.",
+            "Export again: the new archive leaves out what was erased.",
+        )
+
+
 class SecretInSettings(ArchiveProblem):
     """The settings would carry a secret out: the archive is not written."""
 
@@ -203,12 +215,19 @@ def export_archive(
     library = skills or SkillLibrary(SkillStore(database), paths.skills_dir)
     files, left_out = _skill_files(library)
     settings = _settings(paths.settings_file)
+    archived = ArchiveRows(database)
     with database.read_snapshot() as moment:
-        sequences = ArchiveRows(database).sequences(moment)
+        sequences = archived.sequences(moment)
+        erasures = archived.erasures(moment)
         rows = _rows_with_files(moment, files)
-        counts = _write_file(
-            target, lambda out: write_archive(out, rows, files, settings, sequences=sequences)
-        )
+
+        def write(out: IO[bytes]) -> dict[str, int]:
+            counts = write_archive(out, rows, files, settings, sequences=sequences)
+            if archived.erasures() != erasures:  # before the archive takes its name
+                raise ErasedWhileExported(target)
+            return counts
+
+        counts = _write_file(target, write)
     return ExportSummary(target, counts, settings is not None, left_out)
 
 
