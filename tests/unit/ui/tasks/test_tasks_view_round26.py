@@ -8,32 +8,17 @@ The question now quotes the task's text, and says what holds any kind.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from pytestqt.qtbot import QtBot
 
-from desktop.core.db import ConversationStore
-from desktop.core.dreaming.erasure import Eraser
 from desktop.core.tasks.service import TaskService
 from desktop.ui.tasks.window import TasksWindow
 from tests.unit.ui.memory.test_delete_now import WAIT_MS, answer
 from tests.unit.ui.tasks.test_tasks_view import click, clock, select, tasks
+from tests.unit.ui.tasks.test_tasks_view_round25 import view
 
-__all__ = ["clock", "tasks"]  # the fixtures, as the window's own tests have them
+__all__ = ["clock", "tasks", "view"]  # the fixtures, as round 25's Delete now tests have them
 
 LONG = "Call the Vexillary office about the permit for the parade flags " * 3
-
-
-@pytest.fixture
-def view(
-    qtbot: QtBot, tasks: TaskService, store: ConversationStore, eraser: Eraser
-) -> Iterator[TasksWindow]:
-    window = TasksWindow(tasks, store, eraser=eraser)
-    qtbot.addWidget(window)
-    window.show()
-    yield window
-    window.shutdown()
 
 
 def test_the_question_names_the_task_by_its_text(
