@@ -194,6 +194,27 @@ class Erasure:
         return said + "."
 
 
+def _erasure_of(
+    erased: Erasable,
+    *,
+    snapshots: int,
+    wal_truncated: bool,
+    finished_earlier: bool = False,
+    damaged_removed: tuple[str, ...] = (),
+) -> Erasure:
+    """What an erasure of *erased* did, each kind counted (a task or skill too)."""
+    return Erasure(
+        len(erased.memory_ids),
+        len(erased.conversation_ids),
+        snapshots,
+        wal_truncated,
+        tasks=len(erased.task_ids),
+        skills=len(erased.skill_ids),
+        finished_earlier=finished_earlier,
+        damaged_removed=damaged_removed,
+    )
+
+
 class Eraser:
     """Erases deletions from *database*, the snapshots in *snapshots_dir* and
     the working set file (``MEMORIES.md``), keeping each deletion restorable
@@ -328,13 +349,10 @@ class Eraser:
         if erased.memory_ids or unfinished:
             self._rewrite_working_set()
         self._unfinished.unlink(missing_ok=True)
-        return Erasure(
-            len(erased.memory_ids),
-            len(erased.conversation_ids),
-            snapshots,
-            compacted.wal_truncated,
-            tasks=len(erased.task_ids),
-            skills=len(erased.skill_ids),
+        return _erasure_of(
+            erased,
+            snapshots=snapshots,
+            wal_truncated=compacted.wal_truncated,
             finished_earlier=unfinished,
             damaged_removed=tuple(damaged_removed),
         )
@@ -596,7 +614,7 @@ def _finished_later(erased: Erasable, step: str, still_holding: str) -> Iterator
     except EnvironmentProblem as problem:
         if not erased:
             raise
-        done = Erasure(len(erased.memory_ids), len(erased.conversation_ids), 0, True)
+        done = _erasure_of(erased, snapshots=0, wal_truncated=True)
         raise ErasedNotFinished(done, step, still_holding, problem) from problem
 
 

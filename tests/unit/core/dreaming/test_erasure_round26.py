@@ -11,6 +11,9 @@
   conversation or skill the user restored meanwhile was erased anyway,
   the restored skill's file with it.  What is due is now decided once the
   erasure holds everything, inside the transaction that erases it.
+- An erasure of a task or skill whose tidying afterwards failed (a full
+  disk while compacting) said "Nothing was due to be erased.": what it
+  reported counted the memories and conversations only.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from pathlib import Path
 import pytest
 
 from desktop.core.base.paths import AppPaths
-from desktop.core.db import ConversationStore, Database
+from desktop.core.db import ConversationStore, Database, DiskFull
 from desktop.core.db.purge import ErasedDraft, PurgeStore
 from desktop.core.db.skills import EVERY_STATUS, SkillNotFound
+from desktop.core.dreaming.erasure import ErasedNotFinished
 from desktop.core.memory.service import MemoryService
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.service import TaskService
@@ -126,3 +130,30 @@ def test_what_is_restored_while_an_expiry_erasure_waits_its_turn_is_kept(
     assert conversations.get(conversation.id) is not None
     assert skill_library.read(skill.id).text.startswith(f"Fold a flag the {MARKER} way")
     assert not PurgeStore(database).erased()
+
+
+def test_an_unfinished_erasure_of_a_task_or_skill_says_it_was_erased(
+    database: Database,
+    user_dirs: AppPaths,
+    skill_library: SkillLibrary,
+    task_service: TaskService,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A full disk while compacting, after the rows went: the notice said
+    # "Nothing was due to be erased." of a task or skill that was.
+    eraser = eraser_for(database, user_dirs, skills=skill_library)
+    task = task_service.add(f"Buy {MARKER} flag pins", conversation_id=None)
+    skill = skill_library.create("Fold flags", f"Fold a flag the {MARKER} way\n")
+
+    def disk_full(self: PurgeStore) -> None:
+        raise DiskFull("The disk holding reverie.sqlite3 is full.")
+
+    monkeypatch.setattr(PurgeStore, "compact", disk_full)
+    for erase, said in (
+        (lambda: eraser.erase_tasks([task.id]), "Erased 1 task for good."),
+        (lambda: eraser.erase_skills([skill.id]), "Erased 1 skill for good."),
+    ):
+        with pytest.raises(ErasedNotFinished) as unfinished:
+            erase()
+        assert unfinished.value.erasure.describe() == said
+        assert str(unfinished.value).startswith(f"{said} Compacting the database file failed")
