@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.db import Database, MemoryStore, open_database
+from desktop.core.db import Database, open_database
 from desktop.core.db.skills import EVERY_STATUS, SkillStore
 from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.snapshots import SNAPSHOT_PREFIX
 from desktop.core.skills.library import SkillLibrary
 from tests.children import start_ready
-from tests.unit.core.dreaming.test_erase_resume import end_child, holding_marker
+from tests.unit.core.dreaming.test_erase_resume import end_child, eraser_over, holding_marker
 
 MARKER = "grommetwise"
 TEXT = "Fold a flag the Grommetwise way\n1. Halve it.\n2. Halve it again.\n"
@@ -80,16 +80,7 @@ def _world(home: Path) -> int:
 def _opened(home: Path) -> tuple[Database, SkillLibrary, Eraser]:
     database = open_database(home / "reverie.sqlite3")
     library = SkillLibrary(SkillStore(database), home / "skills")
-    eraser = Eraser(
-        database,
-        MemoryStore(database),
-        snapshots_dir=home / "snapshots",
-        working_set_file=home / "MEMORIES.md",
-        working_set_size=lambda: 50,
-        kept_days=lambda: 30,
-        skills=library,
-    )
-    return database, library, eraser
+    return database, library, eraser_over(database, home, library)
 
 
 def _killed(what: str, template: Path, home: Path, skill_id: int, within: float) -> int:
