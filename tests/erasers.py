@@ -24,9 +24,11 @@ def eraser_for(
     *,
     kept_days: float = 30,
     clock: Callable[[], float] = time.time,
+    skills: SkillLibrary | None = None,
 ) -> Eraser:
     """An eraser of *database* and the folders in *paths*, keeping deletions
-    restorable for *kept_days* as told by *clock*."""
+    restorable for *kept_days* as told by *clock*; with *skills*, the
+    library a window shares with it (as the application shares one)."""
     return Eraser(
         database,
         MemoryStore(database),
@@ -35,7 +37,7 @@ def eraser_for(
         working_set_size=lambda: 50,
         kept_days=lambda: kept_days,
         clock=clock,
-        skills=SkillLibrary(SkillStore(database), paths.skills_dir),
+        skills=skills or SkillLibrary(SkillStore(database), paths.skills_dir),
     )
 
 

@@ -262,6 +262,11 @@ HOLDING_DATA = ("conversations", "memories", "tasks", "skills", "dream_runs", "w
 """A database without a row in any of these holds nothing of the user's yet."""
 
 
+def _every_row(table: ArchivedTable) -> str:
+    """The query of every row of *table*, in its order (names from ``ARCHIVED`` only)."""
+    return f"SELECT {', '.join(table.columns)} FROM {table.name} ORDER BY {', '.join(table.order)}"
+
+
 def _derived(how: str, row: Mapping[str, Any]) -> Any:
     if how == "content_hash":
         return content_hash(str(row["content"]))
@@ -274,23 +279,19 @@ class ArchiveRows:
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    def read_all(self) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
-        """Every archived row (by table) and the id sequences, read in one
-        transaction: the app may write meanwhile, and a message must not be
-        read without its conversation.  Writers wait while it reads."""
-        with self._db.transaction() as tx:
-            tables = {table.name: self.rows(table, tx) for table in ARCHIVED}
-            return tables, self.sequences(tx)
-
     def rows(
         self, table: ArchivedTable, reader: Database | Transaction | None = None
     ) -> list[dict[str, Any]]:
         """Every row of *table*, in its order, as column -> value."""
-        found = (reader or self._db).fetch_all(
-            f"SELECT {', '.join(table.columns)} FROM {table.name}"  # names from ARCHIVED only
-            f" ORDER BY {', '.join(table.order)}"
-        )
+        found = (reader or self._db).fetch_all(_every_row(table))
         return [dict(zip(table.columns, row, strict=True)) for row in found]
+
+    @staticmethod
+    def each(table: ArchivedTable, reader: Database) -> Iterator[dict[str, Any]]:
+        """``rows`` one by one, as *reader* (a ``Database.read_snapshot``) has
+        them: an export of a large database never holds a table whole."""
+        for row in reader.each_row(_every_row(table)):
+            yield dict(zip(table.columns, row, strict=True))
 
     def holds_data(self, reader: Database | Transaction | None = None) -> bool:
         """Whether any table the user's data lives in has a row."""
@@ -298,6 +299,12 @@ class ArchiveRows:
         return any(
             reader.fetch_value(f"SELECT EXISTS (SELECT 1 FROM {name})") for name in HOLDING_DATA
         )
+
+    def erasures(self, reader: Database | Transaction | None = None) -> int:
+        """How many items were ever erased (``erased_items``): an export
+        compares it before and after it read, to know whether something it
+        read was erased meanwhile."""
+        return int((reader or self._db).fetch_value("SELECT count(*) FROM erased_items"))
 
     def sequences(self, reader: Database | Transaction | None = None) -> dict[str, int]:
         """The highest id ever given, per archived table (ids are never reused:

@@ -205,6 +205,39 @@ class Database(_Reads):
             action()
 
     @contextmanager
+    def read_snapshot(self) -> Iterator[Database]:
+        """One moment of the database, read on a connection of its own for
+        as long as the block lasts: its first read fixes what every read
+        after it sees (a read transaction), so a reader may go over the
+        tables twice and find them alike.  In WAL mode writers go on
+        meanwhile, and this connection is never held up by the reading."""
+        with connect(self.path, self._driver, view="mode=ro", create=False) as reader:
+            reader._execute("BEGIN", ())
+            reader.fetch_value("SELECT count(*) FROM sqlite_schema")  # the moment is fixed here
+            yield reader  # closing it ends the read transaction: nothing was written
+
+    def each_row(self, sql: str, params: Params = (), *, batch: int = 256) -> Iterator[Row]:
+        """The rows of a query one by one, read *batch* at a time from
+        SQLite: a large table is never held whole."""
+        with self._lock:
+            try:
+                cursor = self._connection.execute(sql, params)
+            except self._driver.module.Error as exc:
+                raise self._translated(exc) from exc
+        try:
+            while True:
+                with self._lock:
+                    try:
+                        rows = cursor.fetchmany(batch)
+                    except self._driver.module.Error as exc:
+                        raise self._translated(exc) from exc
+                if not rows:
+                    return
+                yield from rows
+        finally:
+            cursor.close()
+
+    @contextmanager
     def writing(self, tx: Transaction | None) -> Iterator[Transaction]:
         """*tx* (a caller's transaction this write joins), or a transaction of its own."""
         if tx is not None:

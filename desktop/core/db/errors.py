@@ -55,21 +55,37 @@ _UNAVAILABLE_REASONS = {
 class DatabaseUnavailable(EnvironmentProblem):
     """The database cannot be opened or used: unreadable, not a database, damaged."""
 
+    brief = (
+        "Reverie's database cannot be used (unreadable, read-only or damaged); nothing "
+        "was changed, and the user was shown what to do"
+    )
+
 
 class DatabaseTooNew(EnvironmentProblem):
     """The database was written by a newer Reverie; this one refuses to touch it."""
+
+    brief = "Reverie's database was written by a newer Reverie; nothing was changed"
 
 
 class DiskFull(EnvironmentProblem):
     """A write failed for lack of space; it was rolled back as a whole."""
 
+    brief = (
+        "the disk holding Reverie's data is full: nothing was saved, and the user "
+        "was asked to free some disk space"
+    )
+
 
 class DatabaseBusy(EnvironmentProblem):
     """Another program held the database locked for longer than the busy timeout."""
 
+    brief = "Reverie's database is locked by another program; nothing was saved"
+
 
 class QueryFailed(ReverieError):
     """SQLite rejected a statement for a reason the user cannot fix: a bug."""
+
+    brief = "Reverie's database refused the change (a bug in Reverie); nothing was saved"
 
 
 class MigrationFailed(ReverieError):

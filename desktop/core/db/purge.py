@@ -151,35 +151,8 @@ class PurgeStore:
 
     def expired(self, deleted_before: float) -> Erasable:
         """The memories, conversations, tasks and skills deleted before
-        *deleted_before*.
-
-        A memory's deletion time is its last 'delete' in its history (its
-        ``updated_at`` if there is none): a change made while it was deleted
-        does not start its restore window again.  A deleted task or skill
-        cannot be changed, so its ``updated_at`` is when it was deleted.
-        """
-        memories = self._db.fetch_all(
-            "SELECT m.id FROM memories m WHERE m.status = 'deleted' AND coalesce("
-            " (SELECT max(h.created_at) FROM memory_history h"
-            "  WHERE h.memory_id = m.id AND h.operation = 'delete'), m.updated_at) < ?"
-            " ORDER BY m.id",
-            (deleted_before,),
-        )
-        conversations = self._db.fetch_all(
-            "SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at < ?"
-            " ORDER BY id",
-            (deleted_before,),
-        )
-        tasks, skills = (
-            self._db.fetch_all(
-                f"SELECT id FROM {table} WHERE status = 'deleted' AND updated_at < ? ORDER BY id",
-                (deleted_before,),
-            )
-            for table in ("tasks", "skills")
-        )
-        return Erasable(
-            *(tuple(r[0] for r in rows) for rows in (memories, conversations, tasks, skills))
-        )
+        *deleted_before* (see ``expired_in``)."""
+        return expired_in(self._db, deleted_before)
 
     def skill_files(self, skill_ids: Sequence[int], copy: Path | None = None) -> list[ErasedDraft]:
         """Where the files of *skill_ids* are, as the database (or the *copy*
@@ -211,11 +184,17 @@ class PurgeStore:
             found.update((int(r[0]), float(r[1])) for r in rows)
         return found
 
-    def erase(self, items: Erasable, now: float) -> Erasable:
+    def erase(
+        self, items: Erasable, now: float, *, deleted_before: float | None = None
+    ) -> Erasable:
         """Erase *items* (and the memories they replaced) in one transaction,
-        recording their ids; what was erased.  The file still holds freed
-        pages until ``compact``."""
+        recording their ids; what was erased.  With *deleted_before*, what
+        is due then (``expired_in``) instead, decided in that transaction:
+        one restored since it was listed is kept.  The file still holds
+        freed pages until ``compact``."""
         with self._db.transaction() as tx:
+            if deleted_before is not None:
+                items = expired_in(tx, deleted_before)
             erased = erase_in(tx, items)
             for kind, ids in erased.by_kind():
                 for item_id in ids:
@@ -276,6 +255,38 @@ class PurgeStore:
             return True
         finally:
             copy.close()
+
+
+def expired_in(reader: Database | Transaction, deleted_before: float) -> Erasable:
+    """The memories, conversations, tasks and skills deleted before
+    *deleted_before*, as *reader* has them.
+
+    A memory's deletion time is its last 'delete' in its history (its
+    ``updated_at`` if there is none): a change made while it was deleted
+    does not start its restore window again.  A deleted task or skill
+    cannot be changed, so its ``updated_at`` is when it was deleted.
+    """
+    memories = reader.fetch_all(
+        "SELECT m.id FROM memories m WHERE m.status = 'deleted' AND coalesce("
+        " (SELECT max(h.created_at) FROM memory_history h"
+        "  WHERE h.memory_id = m.id AND h.operation = 'delete'), m.updated_at) < ?"
+        " ORDER BY m.id",
+        (deleted_before,),
+    )
+    conversations = reader.fetch_all(
+        "SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at < ? ORDER BY id",
+        (deleted_before,),
+    )
+    tasks, skills = (
+        reader.fetch_all(
+            f"SELECT id FROM {table} WHERE status = 'deleted' AND updated_at < ? ORDER BY id",
+            (deleted_before,),
+        )
+        for table in ("tasks", "skills")
+    )
+    return Erasable(
+        *(tuple(r[0] for r in rows) for rows in (memories, conversations, tasks, skills))
+    )
 
 
 def compact(database: Database) -> Compacted:

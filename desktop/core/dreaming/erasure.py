@@ -7,7 +7,11 @@ WAL, its full-text indexes, its vectors and every snapshot taken before a
 dream (``desktop.core.db.purge``), and ``MEMORIES.md`` is written again
 without it.  A skill's file goes first (in the skills folder, with the
 older deleted copies of its name, and in each snapshot's copy of the
-folder), then its row.  "Delete now" erases at once.  With a restore window of 0 days a
+folder), then its row, the skill library held meanwhile (a restore moving
+the file between would leave it with its row gone).  What is due when
+the restore window ends is decided once the erasure holds everything,
+inside the transaction that erases it: what the user restored while the
+erasure waited its turn is kept.  "Delete now" erases at once.  With a restore window of 0 days a
 deletion is erased by the next purge (after the next dream, or at start).
 
 Erasing rewrites the whole database file (``VACUUM``): seconds for a large
@@ -190,6 +194,27 @@ class Erasure:
         return said + "."
 
 
+def _erasure_of(
+    erased: Erasable,
+    *,
+    snapshots: int,
+    wal_truncated: bool,
+    finished_earlier: bool = False,
+    damaged_removed: tuple[str, ...] = (),
+) -> Erasure:
+    """What an erasure of *erased* did, each kind counted (a task or skill too)."""
+    return Erasure(
+        len(erased.memory_ids),
+        len(erased.conversation_ids),
+        snapshots,
+        wal_truncated,
+        tasks=len(erased.task_ids),
+        skills=len(erased.skill_ids),
+        finished_earlier=finished_earlier,
+        damaged_removed=damaged_removed,
+    )
+
+
 class Eraser:
     """Erases deletions from *database*, the snapshots in *snapshots_dir* and
     the working set file (``MEMORIES.md``), keeping each deletion restorable
@@ -249,7 +274,7 @@ class Eraser:
         start, first write ``MEMORIES.md`` again if a value taken out of the
         memories is still owed to it (``memories_rewritten``, cut short)."""
         self.memories_rewritten()
-        return self._erase(self._purge.expired(self._clock() - self._kept_days() * DAY))
+        return self._erase(Erasable(), expired_before=self._clock() - self._kept_days() * DAY)
 
     def erase_after_dream(self) -> str:
         """``erase_expired`` for the end of a dream: what it did, or why it
@@ -281,8 +306,9 @@ class Eraser:
         """When a conversation deleted at *deleted_at* will be erased for good."""
         return deleted_at + self._kept_days() * DAY
 
-    def _erase(self, items: Erasable) -> Erasure:
-        """Erase *items*, finishing first what an earlier erasure left undone."""
+    def _erase(self, items: Erasable, *, expired_before: float | None = None) -> Erasure:
+        """Erase *items* (or, with *expired_before*, what was deleted before
+        then), finishing first what an earlier erasure left undone."""
         with self._one_at_a_time, contextlib.ExitStack() as held:
             try:
                 held.enter_context(self.snapshots_lock.held("An erasure"))
@@ -293,16 +319,13 @@ class Eraser:
                     f"not be opened ({why}).",
                     "Fix the folder's permissions, then try again.",
                 ) from error
-            return self._erase_alone(items)
+            return self._erase_alone(items, expired_before)
 
-    def _erase_alone(self, items: Erasable) -> Erasure:
+    def _erase_alone(self, items: Erasable, expired_before: float | None) -> Erasure:
         unfinished = self._left_unfinished()  # first: nothing is done past an odd mark
         self._settle_skill_changes()
-        if items:
-            self._mark_unfinished()  # before the rows can go: a kill after it is finished later
-        # The files before the rows: a kill between leaves a row to find again.
-        self._remove_skill_files(self._purge.skill_files(items.skill_ids), [])
-        erased = self._purge.erase(items, self._clock()) if items else Erasable()
+        with self._skills_held():
+            erased = self._erase_rows(items, expired_before)
         if erased:
             self.erasures += 1
             # Ids only: the point is that the text is gone, from the log too.
@@ -326,16 +349,33 @@ class Eraser:
         if erased.memory_ids or unfinished:
             self._rewrite_working_set()
         self._unfinished.unlink(missing_ok=True)
-        return Erasure(
-            len(erased.memory_ids),
-            len(erased.conversation_ids),
-            snapshots,
-            compacted.wal_truncated,
-            tasks=len(erased.task_ids),
-            skills=len(erased.skill_ids),
+        return _erasure_of(
+            erased,
+            snapshots=snapshots,
+            wal_truncated=compacted.wal_truncated,
             finished_earlier=unfinished,
             damaged_removed=tuple(damaged_removed),
         )
+
+    def _erase_rows(self, items: Erasable, expired_before: float | None) -> Erasable:
+        """Erase *items*, or what is due (decided now, when the erasure holds
+        everything: what was restored while it waited its turn is kept),
+        the skills' files before their rows; what was erased."""
+        if expired_before is not None:
+            items = self._purge.expired(expired_before)
+        if not items:
+            return Erasable()
+        self._mark_unfinished()  # before the rows can go: a kill after it is finished later
+        # The files before the rows: a kill between leaves a row to find again.
+        self._remove_skill_files(self._purge.skill_files(items.skill_ids), [])
+        # What is due is decided again inside the transaction: a memory, task
+        # or conversation restored since the line above is kept.
+        return self._purge.erase(items, self._clock(), deleted_before=expired_before)
+
+    def _skills_held(self) -> contextlib.AbstractContextManager[None]:
+        """The skill library held still (``SkillLibrary.held``) while skill
+        files and rows go: no restore moves a file out of the erasure's reach."""
+        return self._skills.held() if self._skills is not None else contextlib.nullcontext()
 
     def _settle_skill_changes(self) -> None:
         """Settle the skill changes cut short, and remove the notes set aside
@@ -371,13 +411,16 @@ class Eraser:
         Whether there were any."""
         if self._skills is None:
             return False
-        drafts = self._purge.drafts_of_erased()
-        if not drafts:
-            return False
-        self._mark_unfinished()  # the rows' freed pages hold a line of each
-        snapshots = complete_snapshots(self._snapshots_dir) if self._snapshots_dir.is_dir() else []
-        self._remove_skill_files(drafts, snapshots)
-        self._purge.forget_skills([d.skill_id for d in drafts])
+        with self._skills.held():  # no accept or restore moves a file out of reach meanwhile
+            drafts = self._purge.drafts_of_erased()
+            if not drafts:
+                return False
+            self._mark_unfinished()  # the rows' freed pages hold a line of each
+            snapshots = (
+                complete_snapshots(self._snapshots_dir) if self._snapshots_dir.is_dir() else []
+            )
+            self._remove_skill_files(drafts, snapshots)
+            self._purge.forget_skills([d.skill_id for d in drafts])
         log.info(
             "removed draft skills made from erased conversations: %s", [d.skill_id for d in drafts]
         )
@@ -571,7 +614,7 @@ def _finished_later(erased: Erasable, step: str, still_holding: str) -> Iterator
     except EnvironmentProblem as problem:
         if not erased:
             raise
-        done = Erasure(len(erased.memory_ids), len(erased.conversation_ids), 0, True)
+        done = _erasure_of(erased, snapshots=0, wal_truncated=True)
         raise ErasedNotFinished(done, step, still_holding, problem) from problem
 
 

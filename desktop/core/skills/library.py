@@ -122,6 +122,12 @@ class SkillChangedMeanwhile(ReverieError):
 class SkillFileError(EnvironmentProblem):
     """A skill file that cannot be read or written (not UTF-8, missing, no space)."""
 
+    brief = (
+        "the skill file could not be read or written (not UTF-8 text, larger than a "
+        "skill can be, missing, or its folder not writable); nothing was changed, and "
+        "the user was shown which file"
+    )
+
 
 @dataclass(frozen=True)
 class SkillText:
@@ -253,6 +259,15 @@ class SkillLibrary:
         # of a thousand skills).
         self._names_seen: dict[str, tuple[int, str | None]] = {}
         self._summaries_seen: dict[str, tuple[tuple[int, ...], str]] = {}
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold the folder and its index still for the block: no skill is
+        moved, written or synced meanwhile, by another thread.  An erasure
+        removes a skill's file, then its row, under it: a restore between
+        would move the file out of its reach, and the row would go without it."""
+        with self._lock:
+            yield
 
     def path(self, skill: Skill) -> Path:
         """Where the skill's file is (by its status)."""

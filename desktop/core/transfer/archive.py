@@ -62,15 +62,14 @@ other column is refused.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
 import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, TypeVar
 
 from desktop import __version__
 from desktop.core.base.errors import EnvironmentProblem
@@ -84,7 +83,7 @@ from desktop.core.base.files import (
 from desktop.core.base.paths import AppPaths
 from desktop.core.base.settings import is_absent, load_settings
 from desktop.core.db import Database, latest_version
-from desktop.core.db.archive_rows import ARCHIVED, ArchiveRows
+from desktop.core.db.archive_rows import ARCHIVED, ArchivedTable, ArchiveRows
 from desktop.core.db.skills import EVERY_STATUS, SkillStore
 from desktop.core.memory.export import write_hint
 from desktop.core.privacy.redaction import Redactor
@@ -98,6 +97,7 @@ SUFFIX = ".reverie.zip"
 """The suggested file name ending."""
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip's earliest: no entry says when it was written
 _ENTRY_MODE = 0o600 << 16
+T = TypeVar("T")
 _SECRET_KEY = re.compile(r"(?i)(api[_-]?key|secret|password|passphrase|token)$")
 
 
@@ -134,6 +134,18 @@ class NotAnArchiveFile(ArchiveProblem):
             else "Choose a file to write the archive to."
         )
         super().__init__(f"{path} is {kind}, not a file; it was left as it is.", hint)
+
+
+class ErasedWhileExported(ArchiveProblem):
+    """Something was erased while the archive was written from the moment
+    before: the archive would hold it, so it is not kept."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"Something was erased for good while the archive {path} was written, and "
+            "the archive would still hold it; it was not kept.",
+            "Export again: the new archive leaves out what was erased.",
+        )
 
 
 class SecretInSettings(ArchiveProblem):
@@ -192,17 +204,30 @@ def export_archive(
     all, readable by the user alone.  *skills* is the app's library (one is
     made over *paths* if none is given).  Raises ``ArchiveExists`` (unless
     *overwrite*), ``SecretInSettings``, ``ArchiveProblem`` or, for a *target*
-    among Reverie's own files, ``OwnFileRefused``."""
+    among Reverie's own files, ``OwnFileRefused``.
+
+    The rows are read from one moment of the database (the app may write
+    meanwhile: a message is never read without its conversation) twice,
+    one at a time: first for the manifest's counts and hashes, which come
+    first in the archive, then to write them.  No table is held whole."""
     target = Path(target)
     check_target(paths, target, overwrite=overwrite)
     library = skills or SkillLibrary(SkillStore(database), paths.skills_dir)
     files, left_out = _skill_files(library)
-    tables, sequences = ArchiveRows(database).read_all()
-    _only_skills_with_files(tables, files)
     settings = _settings(paths.settings_file)
-    data = archive_bytes(tables, files, settings, sequences=sequences)
-    _write_file(target, data)
-    counts = {name: len(found) for name, found in tables.items()} | {"skill_files": len(files)}
+    archived = ArchiveRows(database)
+    with database.read_snapshot() as moment:
+        sequences = archived.sequences(moment)
+        erasures = archived.erasures(moment)
+        rows = _rows_with_files(moment, files)
+
+        def write(out: IO[bytes]) -> dict[str, int]:
+            counts = write_archive(out, rows, files, settings, sequences=sequences)
+            if archived.erasures() != erasures:  # before the archive takes its name
+                raise ErasedWhileExported(target)
+            return counts
+
+        counts = _write_file(target, write)
     return ExportSummary(target, counts, settings is not None, left_out)
 
 
@@ -218,50 +243,112 @@ def check_target(paths: AppPaths, target: Path, *, overwrite: bool) -> None:
         raise ArchiveExists(target)
 
 
-def archive_bytes(
-    tables: Mapping[str, list[dict[str, Any]]],
+RowsOf = Callable[[ArchivedTable], Iterable[Mapping[str, Any]]]
+"""Each table's rows in its order; asked twice for each table (hashed,
+then written), and alike both times."""
+
+
+def write_archive(
+    out: IO[bytes],
+    rows: RowsOf,
     skill_files: Mapping[int, SkillFile],
     settings: Mapping[str, Any] | None,
     *,
     sequences: Mapping[str, int],
-) -> bytes:
-    """The archive of these rows, files and settings (see the module docstring)."""
-    entries: list[tuple[str, bytes]] = []
+) -> dict[str, int]:
+    """Write the archive of these rows, files and settings to *out* (see
+    the module docstring); how many rows of each table, and skill files."""
     described: dict[str, dict[str, Any]] = {}
+    sizes: dict[str, int] = {}
+    counts: dict[str, int] = {}
     for table in ARCHIVED:
-        found = tables[table.name]
-        data = "".join(json_line(row) for row in found).encode("utf-8")
-        name = f"tables/{table.name}.jsonl"
-        entries.append((name, data))
-        described[name] = {"rows": len(found), "sha256": hashlib.sha256(data).hexdigest()}
+        digest, size, count = hashlib.sha256(), 0, 0
+        for line in _lines(rows(table)):
+            digest.update(line)
+            size += len(line)
+            count += 1
+        name = _table_entry(table)
+        described[name] = {"rows": count, "sha256": digest.hexdigest()}
+        sizes[name], counts[table.name] = size, count
+    small: list[tuple[str, bytes]] = []
     for _, file in sorted(skill_files.items()):
-        data = file.text.encode("utf-8")
-        entries.append((file.entry, data))
-        described[file.entry] = {"sha256": hashlib.sha256(data).hexdigest()}
+        small.append((file.entry, file.text.encode("utf-8")))
     if settings is not None:
         data = (json.dumps(settings, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode()
-        entries.append((SETTINGS, data))
-        described[SETTINGS] = {"sha256": hashlib.sha256(data).hexdigest()}
+        small.append((SETTINGS, data))
+    for name, data in small:
+        described[name] = {"sha256": hashlib.sha256(data).hexdigest()}
+    counts = dict(sorted(counts.items())) | {"skill_files": len(skill_files)}
     manifest = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "app_version": __version__,
         "schema_version": latest_version(),
-        "counts": {name: len(found) for name, found in sorted(tables.items())}
-        | {"skill_files": len(skill_files)},
+        "counts": counts,
         "sequences": dict(sorted(sequences.items())),
         "entries": described,
     }
     manifest_data = (json.dumps(manifest, sort_keys=True, indent=2) + "\n").encode("utf-8")
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in [(MANIFEST, manifest_data), *entries]:
-            info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.create_system = 3  # Unix, wherever it was written: the mode below is read
-            info.external_attr = _ENTRY_MODE
-            archive.writestr(info, data, compresslevel=6)
-    return buffer.getvalue()
+    with zipfile.ZipFile(out, "w") as archive:
+        _put(archive, MANIFEST, [manifest_data], len(manifest_data))
+        for table in ARCHIVED:
+            name = _table_entry(table)
+            _put(archive, name, _batched(_lines(rows(table))), sizes[name])
+        for name, data in small:
+            _put(archive, name, [data], len(data))
+    return counts
+
+
+def _table_entry(table: ArchivedTable) -> str:
+    return f"tables/{table.name}.jsonl"
+
+
+def _lines(rows: Iterable[Mapping[str, Any]]) -> Iterator[bytes]:
+    return (json_line(row).encode("utf-8") for row in rows)
+
+
+def _batched(lines: Iterable[bytes], size: int = 1 << 16) -> Iterator[bytes]:
+    """*lines* joined into pieces of about *size* bytes: fewer, larger writes."""
+    pending: list[bytes] = []
+    held = 0
+    for line in lines:
+        pending.append(line)
+        held += len(line)
+        if held >= size:
+            yield b"".join(pending)
+            pending, held = [], 0
+    if pending:
+        yield b"".join(pending)
+
+
+def _put(archive: zipfile.ZipFile, name: str, pieces: Iterable[bytes], size: int) -> None:
+    """The entry *name* of *size* bytes, written piece by piece, as every
+    entry is: the same time, mode and compression (see the module docstring)."""
+    info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED  # at zlib's default level (6)
+    info.create_system = 3  # Unix, wherever it was written: the mode below is read
+    info.external_attr = _ENTRY_MODE
+    info.file_size = size  # known beforehand, so whether it needs ZIP64 is known too
+    with archive.open(info, "w") as entry:
+        for piece in pieces:
+            entry.write(piece)
+
+
+def _rows_with_files(reader: Database, files: Mapping[int, SkillFile]) -> RowsOf:
+    """Each table's rows as *reader* has them, without the skills lacking a
+    file in *files*, nor their uses: an archive's skill row without its
+    file is refused when read back (one whose file was unreadable, or one
+    added since the files were read)."""
+
+    def rows(table: ArchivedTable) -> Iterable[Mapping[str, Any]]:
+        found = ArchiveRows.each(table, reader)
+        if table.name == "skills":
+            return (row for row in found if row["id"] in files)
+        if table.name == "skill_usage":
+            return (row for row in found if row["skill_id"] in files)
+        return found
+
+    return rows
 
 
 def json_line(row: Mapping[str, Any]) -> str:
@@ -284,16 +371,6 @@ def _skill_files(library: SkillLibrary) -> tuple[dict[int, SkillFile], tuple[str
             continue
         files[skill.id] = SkillFile(skill.status, skill.file_name, skill_file_text(text))
     return files, tuple(left_out)
-
-
-def _only_skills_with_files(
-    tables: dict[str, list[dict[str, Any]]], files: Mapping[int, SkillFile]
-) -> None:
-    """Leave out of *tables* the skills without a file in *files* and their
-    uses: an archive's skill row without its file is refused when read back
-    (one whose file was unreadable, or one added since the files were read)."""
-    tables["skills"] = [row for row in tables["skills"] if row["id"] in files]
-    tables["skill_usage"] = [row for row in tables["skill_usage"] if row["skill_id"] in files]
 
 
 def skill_file_text(text: str) -> str:
@@ -336,9 +413,9 @@ def secret_keys(value: Any, where: str = "") -> Iterable[str]:
             yield from secret_keys(inner, f"{where}[{index}]")
 
 
-def _write_file(target: Path, data: bytes) -> None:
-    """*data* to *target* in one step (a temporary file beside it, 0600,
-    then renamed), or nothing at all."""
+def _write_file(target: Path, write: Callable[[IO[bytes]], T]) -> T:
+    """What *write* writes, to *target* in one step (a temporary file beside
+    it, 0600, then renamed), or nothing at all; what *write* returned."""
     real = Path(os.path.realpath(target))
     temporary = temporary_path(real)
     descriptor = -1
@@ -346,10 +423,11 @@ def _write_file(target: Path, data: bytes) -> None:
         remove_leftovers(real.parent, leftovers_of(real.name))
         descriptor = create_locked(temporary)
         with os.fdopen(os.dup(descriptor), "wb") as handle:
-            handle.write(data)
+            written = write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, real)
+        return written
     except BaseException as error:
         if descriptor >= 0:  # a Ctrl+C too: no copy of everything is left beside it
             temporary.unlink(missing_ok=True)

@@ -57,8 +57,7 @@ from desktop.ui.memory.views import (
     sorted_memories,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
-from desktop.ui.widgets.erase_confirm import ask_to_erase
-from desktop.ui.widgets.erase_outcome import erased_or_unfinished, show_erasure
+from desktop.ui.widgets.erase_outcome import EraseNow
 from desktop.ui.widgets.labels import count, named, plain_tip
 from desktop.ui.widgets.worker import TaskQueue
 
@@ -117,11 +116,10 @@ class MemoryBrowser(AppWindow):
         self._saving = False
         self.forget_preview: ForgetPreview | None = None
         self.topic_dialog: QInputDialog | None = None
-        self.erase_confirm: QMessageBox | None = None
-        """The open "Delete now, for good?" question, if any."""
         self._build()
         self.setMinimumSize(self._least_size())
         self._tasks = TaskQueue("memory-browser", self)
+        self._erase_now = EraseNow(self, self._tasks, self.refresh)
         self.refresh()
 
     # -- construction --------------------------------------------------------
@@ -455,27 +453,20 @@ class MemoryBrowser(AppWindow):
             self._ask_to_erase(ids, count(len(ids)))
 
     def _ask_to_erase(self, ids: Sequence[int], what: str) -> None:
-        self.erase_confirm = ask_to_erase(self, what, lambda: self.erase(ids))
-        self.erase_confirm.finished.connect(self._on_erase_answered)
+        eraser = self._eraser
+        if eraser is not None:
+            self._erase_now.ask(what, lambda: eraser.erase_memories(ids))
 
-    def _on_erase_answered(self) -> None:
-        self.erase_confirm = None
+    @property
+    def erase_confirm(self) -> QMessageBox | None:
+        """The open "Delete now, for good?" question, if any."""
+        return self._erase_now.question
 
     def erase(self, ids: Sequence[int]) -> None:
         """Erase memories *ids* for good now, on the worker (no question asked)."""
         eraser = self._eraser
-        if eraser is None:
-            return
-        self.show_notice(f"Erasing {count(len(ids))}…")
-        self._tasks.run(
-            lambda: erased_or_unfinished(lambda: eraser.erase_memories(ids)),
-            self._on_erased,
-            lambda message: self.show_problem(f"Erasing did not finish: {message}"),
-        )
-
-    def _on_erased(self, result: object) -> None:
-        show_erasure(self, result)
-        self.refresh()
+        if eraser is not None:
+            self._erase_now.run(count(len(ids)), lambda: eraser.erase_memories(ids))
 
     def _changed(self, ids: Sequence[int], said: str) -> None:
         self.show_notice(said)

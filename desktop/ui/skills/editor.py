@@ -49,8 +49,8 @@ from desktop.ui.skills.views import (
     uses_words,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
-from desktop.ui.widgets.erase_confirm import ask_to_erase
-from desktop.ui.widgets.erase_outcome import erased_or_unfinished, show_erasure
+from desktop.ui.widgets.erase_confirm import one_named
+from desktop.ui.widgets.erase_outcome import EraseNow
 from desktop.ui.widgets.labels import count, named, plain_tip
 from desktop.ui.widgets.unsaved import UnsavedGuard
 from desktop.ui.widgets.worker import TaskQueue
@@ -105,7 +105,7 @@ class SkillEditorWindow(AppWindow):
         self._library = library
         self._eraser = eraser
         self._erasing = TaskQueue("skill-editor", self)
-        self.erase_confirm: QMessageBox | None = None
+        self._erase_now = EraseNow(self, self._erasing, self._on_erased)
         """The open "Delete now, for good?" question, if any."""
         self._wanted: int | None = None
         """A skill to make current at the next refresh (one just created)."""
@@ -525,33 +525,21 @@ class SkillEditorWindow(AppWindow):
         """Ask, then erase the deleted skill shown, and its file, for good."""
         skill = self.pane.skill
         if skill is not None and skill.status == "deleted" and self._eraser is not None:
-            self.erase_confirm = ask_to_erase(
-                self, f"the skill “{skill.name}”", lambda: self.erase(skill.id)
-            )
-            self.erase_confirm.finished.connect(self._on_erase_answered)
+            eraser = self._eraser
+            what = one_named("skill", skill.name)
+            self._erase_now.ask(what, lambda: eraser.erase_skills([skill.id]))
 
-    def _on_erase_answered(self) -> None:
-        self.erase_confirm = None
-
-    def erase(self, skill_id: int) -> None:
-        """Erase skill *skill_id* for good now, on the worker (no question asked)."""
-        eraser = self._eraser
-        if eraser is None:
-            return
-        self.show_notice("Erasing the skill…")
-        self._erasing.run(
-            lambda: erased_or_unfinished(lambda: eraser.erase_skills([skill_id])),
-            self._on_erased,
-            lambda message: self.show_problem(f"Erasing did not finish: {message}"),
-        )
+    @property
+    def erase_confirm(self) -> QMessageBox | None:
+        """The open "Delete now, for good?" question, if any."""
+        return self._erase_now.question
 
     @property
     def busy(self) -> bool:
         """Whether an erasure is under way."""
         return self._erasing.busy
 
-    def _on_erased(self, result: object) -> None:
-        show_erasure(self, result)
+    def _on_erased(self) -> None:
         self.pane.show_message("")
         self.refresh()
         self.skills_changed.emit()

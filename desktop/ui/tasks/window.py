@@ -63,8 +63,8 @@ from desktop.ui.tasks.views import (
     stored_reading,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty
-from desktop.ui.widgets.erase_confirm import ask_to_erase
-from desktop.ui.widgets.erase_outcome import erased_or_unfinished, show_erasure
+from desktop.ui.widgets.erase_confirm import one_named
+from desktop.ui.widgets.erase_outcome import EraseNow
 from desktop.ui.widgets.labels import named
 from desktop.ui.widgets.unsaved import UnsavedGuard
 from desktop.ui.widgets.worker import TaskQueue
@@ -122,8 +122,7 @@ class TasksWindow(AppWindow):
         self._conversations = conversations
         self._eraser = eraser
         self._erasing = TaskQueue("tasks-window", self)
-        self.erase_confirm: QMessageBox | None = None
-        """The open "Delete now, for good?" question, if any."""
+        self._erase_now = EraseNow(self, self._erasing, self._on_erased)
         self._before_new: RowKey | None = None
         """The row shown before the New task form opened, to go back to on Cancel."""
         self._build()
@@ -577,31 +576,22 @@ class TasksWindow(AppWindow):
         """Ask, then erase the deleted task shown for good."""
         task = self.detail.task
         if task is not None and task.status == "deleted" and self._eraser is not None:
-            self.erase_confirm = ask_to_erase(self, f"task #{task.id}", lambda: self.erase(task.id))
-            self.erase_confirm.finished.connect(self._on_erase_answered)
+            eraser = self._eraser
+            # Named by its text, as the list shows it, not by a number the list does not show.
+            what = one_named("task", task.text)
+            self._erase_now.ask(what, lambda: eraser.erase_tasks([task.id]))
 
-    def _on_erase_answered(self) -> None:
-        self.erase_confirm = None
-
-    def erase(self, task_id: int) -> None:
-        """Erase task *task_id* for good now, on the worker (no question asked)."""
-        eraser = self._eraser
-        if eraser is None:
-            return
-        self.show_notice(f"Erasing task #{task_id}…")
-        self._erasing.run(
-            lambda: erased_or_unfinished(lambda: eraser.erase_tasks([task_id])),
-            self._on_erased,
-            lambda message: self.show_problem(f"Erasing did not finish: {message}"),
-        )
+    @property
+    def erase_confirm(self) -> QMessageBox | None:
+        """The open "Delete now, for good?" question, if any."""
+        return self._erase_now.question
 
     @property
     def busy(self) -> bool:
         """Whether an erasure is under way."""
         return self._erasing.busy
 
-    def _on_erased(self, result: object) -> None:
-        show_erasure(self, result)
+    def _on_erased(self) -> None:
         self.refresh()
         self.tasks_changed.emit()
 

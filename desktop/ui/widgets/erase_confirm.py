@@ -12,11 +12,22 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from desktop.core.base.text import cut
+
 ERASE_BUTTON_TEXT = "Delete now"
 CANNOT_BE_UNDONE = (
-    "This cannot be undone: the text is erased from Reverie's database, its snapshots "
-    "and MEMORIES.md, and cannot be restored."
+    "This cannot be undone: the text is erased from Reverie's database, its files "
+    "and its snapshots, and cannot be restored."
 )
+"""Said of every kind: a memory's text is in ``MEMORIES.md`` too, a skill's in its file."""
+QUOTED_CHARS = 60
+"""How much of an item's text or name the question quotes to say which it is."""
+
+
+def one_named(kind: str, text: str) -> str:
+    """The item of *kind* whose text or name is *text*, as the question names it:
+    'the task “Call the office about the…”'."""
+    return f"the {kind} “{cut(' '.join(text.split()), QUOTED_CHARS)}”"
 
 
 def ask_to_erase(parent: QWidget, what: str, on_yes: Callable[[], None]) -> QMessageBox:

@@ -28,7 +28,7 @@ from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, WithJsonSchema
 
-from desktop.core.base.errors import ReverieError
+from desktop.core.base.errors import ReverieError, said_to_a_model
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.text import cut
 from desktop.core.db import ConversationStore, Message
@@ -208,7 +208,9 @@ class Toolbox:
             # Its kind only: the message may quote the user's words, which the
             # log would keep after they are erased.
             log.info("tool %s failed: %s", name, type(error).__name__)
-            result = ToolResult.error(f"{name} failed: {error}")
+            # The model hears it without the user's paths, the user with them.
+            said = f"{name} failed: {said_to_a_model(error)}"
+            result = ToolResult(False, {"error": said}, f"{name} failed: {error}")
         return ToolCall(name, arguments, result)
 
 

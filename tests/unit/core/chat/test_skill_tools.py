@@ -121,8 +121,10 @@ def test_a_skill_file_broken_outside_is_a_clear_error_and_no_use(
     call = toolbox.call(_call("read_skill", name="Brew tea"), context, SKILLS)
 
     assert not call.result.ok
-    assert "read_skill failed: The skill file" in call.result.content["error"]
-    assert "is not UTF-8 text" in call.result.content["error"]
+    # The model hears what is wrong (round 26: not where the file is), the user which file.
+    assert "read_skill failed: the skill file" in call.result.content["error"]
+    assert "not UTF-8 text" in call.result.content["error"]
+    assert "is not UTF-8 text" in call.result.summary
     assert _state(skill_library) == before
 
 

@@ -25,6 +25,7 @@ from desktop.core.dreaming import snapshots
 from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.snapshots import SNAPSHOT_PREFIX, complete_snapshots
 from desktop.core.dreaming.working_set import write_working_set
+from desktop.core.skills.library import SkillLibrary
 from tests.children import READY_S, start_ready
 
 MARKER = "glimmerwharf"
@@ -95,7 +96,7 @@ def holding_marker(home: Path, marker: str = MARKER) -> list[str]:
     )
 
 
-def eraser_over(database: Database, home: Path) -> Eraser:
+def eraser_over(database: Database, home: Path, skills: SkillLibrary | None = None) -> Eraser:
     return Eraser(
         database,
         MemoryStore(database),
@@ -103,6 +104,7 @@ def eraser_over(database: Database, home: Path) -> Eraser:
         working_set_file=home / "MEMORIES.md",
         working_set_size=lambda: 50,
         kept_days=lambda: 30,
+        skills=skills,
     )
 
 
