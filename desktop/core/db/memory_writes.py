@@ -301,11 +301,25 @@ class MemoryWrites:
             ),
         )
         self._seen_by_the_user(memory_id)
+        details = self._told_by_the_user(old)
         # The old vector describes the old text; it must not outlive it.
         self._tx.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
         if blob is not None:
             self._insert_vector(memory_id, blob)
-        self._record(memory_id, "update", old.content, new_content)
+        self._record(memory_id, "update", old.content, new_content, details)
+
+    def _told_by_the_user(self, old: Memory) -> dict[str, Any] | None:
+        """A memory the user rewrote says what they wrote: it is theirs, as one
+        they told Reverie is.  Kept as learned, it lost a contradiction to any
+        newer memory the harvest learned (perhaps wrongly), and the next dream
+        superseded the user's correction without asking.  The change of source,
+        for the history row (None if it was theirs already)."""
+        if self._actor != "user" or old.source_kind == "user_explicit":
+            return None
+        self._tx.execute(
+            "UPDATE memories SET source_kind = 'user_explicit' WHERE id = ?", (old.id,)
+        )
+        return {"source_kind": [old.source_kind, "user_explicit"]}
 
     def _seen_by_the_user(self, memory_id: int) -> None:
         """The user restored or rewrote the memory (or undid the dream change
