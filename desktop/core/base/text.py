@@ -6,6 +6,8 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
+import regex
+
 # The one list of characters that show nothing (Unicode's default-ignorable
 # code points) lives with the folding that reads text as a reader sees it.
 from desktop.core.base.text_fold import DEFAULT_IGNORABLE
@@ -63,8 +65,25 @@ def _is_variation_selector(char: str) -> bool:
 
 
 def cut(text: str, limit: int) -> str:
-    """*text* up to *limit* characters, "…" marking a cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """*text* up to *limit* characters, "…" marking a cut.  The cut falls
+    between what a reader sees as characters (grapheme clusters): one made
+    inside a family emoji showed a different person, inside a flag a stray
+    letter, after a joiner whatever the joiner then fused with "…".  Only a
+    single cluster longer than the whole limit (a letter under a hundred
+    marks) is cut inside, where what is kept still reads as that letter."""
+    if len(text) <= limit:
+        return text
+    keep = limit - 1
+    end = 0
+    for cluster in _GRAPHEME.finditer(text, 0, keep + 1):
+        if cluster.end() > keep:
+            break
+        end = cluster.end()
+    return text[: end or keep] + "…"
+
+
+_GRAPHEME = regex.compile(r"\X")
+"""What a reader sees as one character (Unicode's UAX #29)."""
 
 
 def size_text(count: int | None) -> str:

@@ -24,7 +24,7 @@ from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import ChatSettings, ModelSettings
-from desktop.core.base.text import readable, scrub
+from desktop.core.base.text import cut, readable, scrub
 from desktop.core.base.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
 from desktop.core.chat.compaction import (
     CompactionCancelled,
@@ -52,7 +52,7 @@ from desktop.core.chat.tools.toolbox import (
     answering,
 )
 from desktop.core.db import Conversation, ConversationStore, Memory, Message
-from desktop.core.db.conversations import REPLACES, TITLE_READ, replaced_ids
+from desktop.core.db.conversations import MADE_TITLE_CHARS, REPLACES, TITLE_READ, replaced_ids
 from desktop.core.db.message_kinds import (
     COMMAND,
     SEED,
@@ -89,7 +89,6 @@ USED_MEMORIES = "memories"
 USED_EXCERPTS = "excerpts"
 """Message metadata key: the ids of the messages of other conversations a
 reply was given as excerpts."""
-_TITLE_CHARS = 48
 _PROMPT_ROLES = {"user": "user", "assistant": "assistant", "event": "user", "tool": "user"}
 MAX_TOOL_CALLS = 3
 """Tool calls in one answer; after them the model must answer in words."""
@@ -955,7 +954,7 @@ def _title_of(text: str) -> str:
     (without what shows nothing: an edit finds the title it made), cut;
     "" when no line shows anything."""
     first_line = (readable(text).strip().splitlines() or [""])[0].strip()
-    return first_line if len(first_line) <= _TITLE_CHARS else first_line[:_TITLE_CHARS] + "…"
+    return cut(first_line, MADE_TITLE_CHARS + 1)
 
 
 def _prompt_history(read: Sequence[Message], tool_response: str) -> list[ChatMessage]:

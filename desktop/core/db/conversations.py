@@ -39,6 +39,9 @@ TITLE_LIMIT = 200
 """The longest title kept, in characters ("…" marks a cut): a page pasted
 as a name, or a ChatGPT export's megabyte title, went whole into every
 prompt recalling that conversation and crowded the excerpts out."""
+MADE_TITLE_CHARS = 48
+"""A title made of a conversation's first message (Reverie's own, or an
+imported one without a title) is cut here, "…" after it."""
 TITLE_READ = TITLE_LIMIT + 1_000
 """How much of a title given is read for secrets before it is cut: all the
 cut keeps, and what follows it far enough to tell a value there a secret."""

@@ -254,6 +254,8 @@ class MemoryWrites:
             " WHERE id = ?",
             (status, superseded_by, ended, self.now, memory_id),
         )
+        if status == "active" and old.status != "active":
+            self._seen_by_the_user(memory_id)
         details: dict[str, Any] = {"old_status": old.status, "new_status": status}
         if superseded_by is not None:
             details["superseded_by"] = superseded_by
@@ -298,11 +300,40 @@ class MemoryWrites:
                 memory_id,
             ),
         )
+        self._seen_by_the_user(memory_id)
+        details = self._told_by_the_user(old)
         # The old vector describes the old text; it must not outlive it.
         self._tx.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
         if blob is not None:
             self._insert_vector(memory_id, blob)
-        self._record(memory_id, "update", old.content, new_content)
+        self._record(memory_id, "update", old.content, new_content, details)
+
+    def _told_by_the_user(self, old: Memory) -> dict[str, Any] | None:
+        """A memory the user rewrote says what they wrote: it is theirs, as one
+        they told Reverie is.  Kept as learned, it lost a contradiction to any
+        newer memory the harvest learned (perhaps wrongly), and the next dream
+        superseded the user's correction without asking.  The change of source,
+        for the history row (None if it was theirs already)."""
+        if self._actor != "user" or old.source_kind == "user_explicit":
+            return None
+        self._tx.execute(
+            "UPDATE memories SET source_kind = 'user_explicit' WHERE id = ?", (old.id,)
+        )
+        return {"source_kind": [old.source_kind, "user_explicit"]}
+
+    def _seen_by_the_user(self, memory_id: int) -> None:
+        """The user restored or rewrote the memory (or undid the dream change
+        that retired it): they saw it, as a harvest finding it again does, so
+        it is fresh again.  Fading and staleness go by when a memory was last
+        seen; without this a memory the user restored from the archive, or
+        whose archiving they undid, was archived again by the next dream, and
+        one they had just corrected faded and went as unused.  What it had
+        faded so far stands (an undo puts that back as it was); it fades no
+        further until the grace period from now is over."""
+        if self._actor == "user":
+            self._tx.execute(
+                "UPDATE memories SET last_seen_at = ? WHERE id = ?", (self.now, memory_id)
+            )
 
     def set_pinned(self, memory_id: int, pinned: bool) -> None:
         """Pin a memory (always kept, never decayed) or unpin it."""
@@ -356,6 +387,8 @@ class MemoryWrites:
             for name in fields
             if getattr(old, name) != getattr(snapshot, name)
         }
+        if snapshot.status == "active" and old.status != "active":  # an undone retirement
+            self._seen_by_the_user(snapshot.id)
         self._record(snapshot.id, "restore", details={"restored": changed})
 
     def remove(self, memory_id: int) -> None:

@@ -234,6 +234,17 @@ class WorkerStore:
         )
         return [_worker(row) for row in rows]
 
+    def waits_on(self, tx: Transaction | None = None) -> dict[int, builtins.list[int]]:
+        """The ids each worker waits (or waited) on, smallest first, of every
+        worker at once: a listing reads them in one query, not one a row."""
+        rows = self._reader(tx).fetch_all(
+            "SELECT worker_id, depends_on FROM worker_dependencies ORDER BY worker_id, depends_on"
+        )
+        found: dict[int, builtins.list[int]] = {}
+        for row in rows:
+            found.setdefault(int(row[0]), []).append(int(row[1]))
+        return found
+
     def edges(self, tx: Transaction | None = None) -> builtins.list[tuple[int, int]]:
         """Every (worker, what it depends on) pair, and every (worker, a
         worker it spawned) pair: what must end before what."""

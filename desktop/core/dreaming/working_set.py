@@ -21,7 +21,11 @@ from desktop.core.privacy.redaction import redact
 
 def working_set(store: MemoryStore, size: int) -> list[Memory]:
     """The *size* active memories used most: pinned, then seen most often, then important."""
-    candidates = store.browse(MemoryQuery(sort="reinforced", limit=max(size * 4, 200)))
+    # The pinned are read apart: among the most reinforced alone, a memory
+    # pinned but seen once was left out once a few hundred were seen more.
+    pinned = store.browse(MemoryQuery(pinned=True, sort="reinforced", limit=size))
+    seen_most = store.browse(MemoryQuery(sort="reinforced", limit=max(size * 4, 200)))
+    candidates = {m.id: m for m in (*pinned, *seen_most)}.values()
     ranked = sorted(
         candidates,
         key=lambda m: (

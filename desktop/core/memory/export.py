@@ -48,8 +48,9 @@ SOURCE_LABELS = {
     "inferred": "inferred",
 }
 _ROLE_LABELS = {"user": "your message", "assistant": "Reverie's reply"}
-# Markdown that would turn a line of a memory into a heading, list or fence.
-_BLOCK_MARKUP = re.compile(r"^(?:[#>*+=|-]|\d+[.)]|```|~~~)")
+# Markdown that would turn a line of a memory into a heading, list or fence:
+# at its start or after up to three spaces (four make code, shown as written).
+_BLOCK_MARKUP = re.compile(r"^( {0,3})(?=[#>*+=|-]|\d+[.)]|```|~~~)")
 # Where Markdown ends a line (U+2028 and the like are text to it).
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 # What opens raw HTML (a comment hides everything after it, a tag is rendered).
@@ -282,7 +283,7 @@ def escaped_markdown(text: str) -> str:
     breaks are folded to spaces, an HTML opener is escaped.
     """
     line = _HTML_OPENER.sub(r"\\<", _LINE_BREAK.sub(" ", text))
-    return "\\" + line if _BLOCK_MARKUP.match(line) else line
+    return _BLOCK_MARKUP.sub(r"\1\\", line, count=1)
 
 
 def _write(path: Path, text: str, own: AppPaths | None) -> None:

@@ -34,7 +34,7 @@ from pathlib import Path
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.text import cut
 from desktop.core.db import ConversationStore, ImportedMessage
-from desktop.core.db.conversations import TITLE_READ
+from desktop.core.db.conversations import MADE_TITLE_CHARS, TITLE_READ
 from desktop.core.privacy.redaction import Redactor, without
 from desktop.core.transfer.foreign import (
     SOURCE_NAMES,
@@ -49,8 +49,6 @@ from desktop.core.transfer.reading import ForeignExport, open_export
 
 log = logging.getLogger(__name__)
 
-TITLE_CHARS = 48
-"""A title made of a conversation's first message is cut here, as Reverie's own are."""
 EXTERNAL_ID = "external_id"
 """Imported message metadata key: the message's id in the export."""
 
@@ -337,7 +335,8 @@ class HistoryImporter:
             (t for m, t in zip(conversation.messages, said, strict=True) if m.role == "user"), ""
         )
         line = self._shown(first.strip().splitlines()[0]) if first.strip() else ""
-        return cut(line, TITLE_CHARS + 1) or f"A {SOURCE_NAMES[conversation.source]} conversation"
+        made = cut(line, MADE_TITLE_CHARS + 1)
+        return made or f"A {SOURCE_NAMES[conversation.source]} conversation"
 
     def _shown(self, text: str) -> str:
         """*text* redacted, on one line (``ChatService.rename``)."""

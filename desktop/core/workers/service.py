@@ -297,6 +297,10 @@ class Workers:
         """The workers *worker_id* waits (or waited) on."""
         return self._store.dependencies(worker_id)
 
+    def waits_on(self) -> dict[int, builtins.list[int]]:
+        """The ids each worker waits (or waited) on, of every worker at once."""
+        return self._store.waits_on()
+
     def transcript(self, worker_id: int) -> builtins.list[WorkerMessage]:
         return self._store.messages(worker_id)
 

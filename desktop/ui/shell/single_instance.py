@@ -4,11 +4,14 @@ Two instances would load the models twice and show two tray icons over one
 database.  The first instance listens on a local socket named after its data
 folder; a later one connects (which asks it to show its window) and quits.
 
-Only an instance that answers counts as running.  A socket file nobody
-listens on (left by a crash) is removed, if it is this user's, and listening
-is tried once more; anything else that stops the listening (another user's
-socket, a path too long, no permission) is a ``SingleInstanceUnavailable``
-naming the socket and the reason, never "already running".
+Only an instance that answers counts as running.  When listening fails,
+another launch started at the same moment may listen there now: it is
+looked for again first, and woken as a running one.  A socket file nobody
+listens on (left by a crash) is removed, if it is this user's, and
+listening is tried once more; anything else that stops the listening
+(another user's socket, a path too long, no permission) is a
+``SingleInstanceUnavailable`` naming the socket and the reason, never
+"already running".
 """
 
 from __future__ import annotations
@@ -63,22 +66,36 @@ class SingleInstance(QObject):
 
         Raises ``SingleInstanceUnavailable`` when this cannot be told.
         """
+        if self._knock()[0]:
+            return False
+        why = self._listen()
+        if why:
+            # Another launch may have begun listening since the look (two
+            # started together): it answers now.  Its live socket is neither
+            # reported as in the way nor removed as a crash's leftover.
+            answered, refused = self._knock()
+            if answered:
+                return False
+            # Refused: the socket file is there but nobody listens (a crash
+            # left it).  A timeout is an instance too busy to answer: its
+            # socket stays.
+            if refused and self._remove_stale():
+                why = self._listen()
+        if why:
+            raise self._unavailable(why)
+        return True
+
+    def _knock(self) -> tuple[bool, bool]:
+        """(an instance of this user's answered and was asked to show
+        itself, the socket refused: nobody listens on it)."""
         socket = QLocalSocket()
         socket.connectToServer(self.key)
         if socket.waitForConnected(_CONNECT_TIMEOUT_MS):
             socket.disconnectFromServer()
             if self._owned_by_another_user():  # a decoy: the key is easy to guess
                 raise self._unavailable("another program listens there")
-            return False
-        # Refused: the socket file is there but nobody listens (a crash left
-        # it).  A timeout is an instance too busy to answer: its socket stays.
-        nobody_listens = socket.error() == QLocalSocket.LocalSocketError.ConnectionRefusedError
-        why = self._listen()
-        if why and nobody_listens and self._remove_stale():
-            why = self._listen()
-        if why:
-            raise self._unavailable(why)
-        return True
+            return True, False
+        return False, socket.error() == QLocalSocket.LocalSocketError.ConnectionRefusedError
 
     def release(self) -> None:
         if self._server is not None:

@@ -77,9 +77,9 @@ def duration(seconds: float) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60} min"
 
 
-def dependency_words(dependencies: Sequence[Worker]) -> str:
-    """ "#2, #3": the workers it waits (or waited) on."""
-    return ", ".join(f"#{d.id}" for d in dependencies)
+def dependency_words(dependencies: Sequence[int]) -> str:
+    """ "#2, #3": the ids of the workers it waits (or waited) on."""
+    return ", ".join(f"#{d}" for d in dependencies)
 
 
 def title(worker: Worker) -> str:

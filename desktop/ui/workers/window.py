@@ -173,6 +173,7 @@ class WorkWindow(AppWindow):
         chosen = self.current_id()
         try:
             workers = self._workers.list()
+            waits_on = self._workers.waits_on()
         except ReverieError as error:
             self.show_problem(f"The background workers could not be read: {error}")
             return
@@ -186,7 +187,7 @@ class WorkWindow(AppWindow):
         self.list.blockSignals(True)
         self.list.clear()
         for node in tree(workers):
-            self.list.addTopLevelItem(self._item(node))
+            self.list.addTopLevelItem(self._item(node, waits_on))
         for item in self._items():
             item.setExpanded(item.data(0, ID_ROLE) not in folded)
         self.list.blockSignals(False)
@@ -210,9 +211,9 @@ class WorkWindow(AppWindow):
         except ReverieError as error:
             self.show_problem(f"The background workers could not be read: {error}")
 
-    def _item(self, node: Node) -> QTreeWidgetItem:
+    def _item(self, node: Node, dependencies: dict[int, list[int]]) -> QTreeWidgetItem:
         worker = node.worker
-        waits_on = dependency_words(self._workers.dependencies(worker.id))
+        waits_on = dependency_words(dependencies.get(worker.id, []))
         item = QTreeWidgetItem(
             [
                 title(worker),
@@ -228,7 +229,7 @@ class WorkWindow(AppWindow):
         if waits_on:
             item.setToolTip(4, f"Starts when {waits_on} completed")
         for child in node.children:
-            item.addChild(self._item(child))
+            item.addChild(self._item(child, dependencies))
         return item
 
     def _items(self) -> list[QTreeWidgetItem]:
