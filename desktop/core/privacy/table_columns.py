@@ -1,0 +1,129 @@
+"""A table's column of secrets, for ``redaction`` (round 26).
+
+A spreadsheet pasted as CSV or TSV, a markdown table or a password
+manager's export (1Password, Bitwarden, KeePass, LastPass) names its
+columns once, in a header row ("Site\tLogin\tPassword", "| service |
+login | pass |", '"Group","Title","Username","Password"'), and each row
+below holds that column's value: "Pastel#de#nata" or "lumiere_9" under
+"Password" is one, though no word beside it says so.  A column about a
+password ("password_changed", "Last changed", "Password policy") holds
+none, and a cell that is a word, a date or a placeholder ("ask mum",
+"2024-03-01", "********") is no value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from desktop.core.base import text_scan
+from desktop.core.privacy.credential_nearby import looks_like_a_value
+from desktop.core.privacy.credential_situations import password_shaped
+
+_SECRET_WORD = (
+    r"pass(?:word|wd|wort|code|phrase)?|pw|pwd|psw|secret|pin|kennwort|mot[ ]de[ ]passe"
+    r"|contrase\u00f1a|senha|wachtwoord|has\u0142o|heslo|salasana|l\u00f6senord"
+)
+_NAMES_A_SECRET = re.compile(rf"(?:{_SECRET_WORD})", re.IGNORECASE)
+"""A word any header of a secret column holds: the cheap test before a line is read."""
+_SECRET_COLUMN = re.compile(
+    r"(?:(?:login|admin|db|database|user|account|wi-?fi|root|app|master|router|device)[ _-]?)?"
+    rf"(?:{_SECRET_WORD})",
+    re.IGNORECASE,
+)
+"""A header naming a column of secrets: "Password", "login_password", "admin pass"."""
+_SEPARATORS = ("\t", "|", ";", ",")
+_CELL = {
+    sign: re.compile(rf'[ \t]*(?:"(?:[^"\n]|"")*"|[^{re.escape(sign)}\n]*)') for sign in _SEPARATORS
+}
+"""A cell of a row split by the sign: quoted (a comma inside it) or not."""
+_RULE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|?)+[ \t]*")
+"""A markdown table's line under its header: "|---|:--|"."""
+_AROUND = " \t\"'`*"
+_LONGEST_HEADER = 40
+_ROWS = 200
+"""The most rows read under one header (a table, not a file of data)."""
+
+
+def secret_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Where each value of a column whose header names a secret is, row by row."""
+    read: set[int] = set()
+    for name in text_scan.matches(_NAMES_A_SECRET, text):
+        start = text.rfind("\n", 0, name.start()) + 1
+        if start in read:
+            continue
+        read.add(start)
+        yield from _column_values(text, start)
+
+
+def _column_values(text: str, start: int) -> Iterator[tuple[int, int]]:
+    """The values under the header line at *start*, if it is a table's header."""
+    end = _line_end(text, start)
+    sign = next((s for s in _SEPARATORS if s in text[start:end]), None)
+    if sign is None:
+        return
+    header = [text[low:high] for low, high in _cells(text, start, end, sign)]
+    columns = [i for i, cell in enumerate(header) if _SECRET_COLUMN.fullmatch(cell)]
+    labels = all(
+        len(cell) <= _LONGEST_HEADER and not any(c.isdigit() for c in cell) for cell in header
+    )
+    if not columns or len(header) < 2 or not labels:
+        return
+    line = end + 1
+    if sign == "|" and (rule := _RULE.fullmatch(text, line, _line_end(text, line))):
+        line = rule.end() + 1
+    for _ in range(_ROWS):
+        if line >= len(text):
+            return
+        end = _line_end(text, line)
+        cells = list(_cells(text, line, end, sign))
+        if len(cells) != len(header):
+            return
+        for column in columns:
+            low, high = cells[column]
+            value = text[low:high]
+            if value and not re.search(r"\s", value) and _a_value(value):
+                yield low, high
+        line = end + 1
+
+
+def _a_value(value: str) -> bool:
+    """Is *value*, under a secret's header, a value rather than a word or a
+    placeholder: shaped as one, digits, or capitals inside ("EXFcmuZQpiom")?"""
+    if set(value) <= set("*\u2022x.-_") or value.startswith(("${", "<", "{{")):
+        return False
+    mixed_case = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    return password_shaped(value) or looks_like_a_value(value) or value.isdigit() or mixed_case
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
+
+
+def _cells(text: str, start: int, end: int, sign: str) -> Iterator[tuple[int, int]]:
+    """Each cell of the row ``text[start:end]`` split by *sign*, without the
+    quotes, spaces and markup around its content (a markdown row's outer
+    bars open and close no cell)."""
+    row = text[start:end].rstrip("\r")
+    end = start + len(row)
+    if sign == "|":
+        bare = row.strip()
+        if bare.startswith("|"):
+            start = text.index("|", start) + 1
+        if bare.endswith("|") and end > start:
+            end = text.rindex("|", start, end)
+    position = start
+    pattern = _CELL[sign]
+    while True:
+        cell = pattern.match(text, position, end)
+        low, high = cell.span() if cell is not None else (position, position)
+        while low < high and text[low] in _AROUND:
+            low += 1
+        while high > low and text[high - 1] in _AROUND:
+            high -= 1
+        yield low, high
+        position = cell.end() if cell is not None else position
+        if position >= end or text[position] != sign:
+            return
+        position += 1

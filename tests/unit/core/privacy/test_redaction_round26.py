@@ -1,0 +1,67 @@
+"""Round 26: secrets in forwarded e-mails and quoted replies, support
+tickets, spreadsheets pasted as CSV or TSV, markdown tables, password
+managers' exports, lists of backup codes, seed phrases, connection strings,
+Docker and Kubernetes, CI files, devtools requests and links
+(``tests.secret_families_round26``, whose templates at even places are the
+ones this round's rules were written on), texts of the same look that hold
+none, and round 25's leftovers.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from desktop.core.privacy.redaction import redact
+
+
+def _assert_gone(text: str, *values: str, after: tuple[str, ...] = ()) -> None:
+    redacted = redact(text, after=after).text
+    for value in values:
+        pattern = rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])"
+        assert re.search(pattern, redacted) is None, redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        (
+            '"Name","Login","Password"\n"amazon","lena.k@firma.de","Pastel#de#nata"',
+            ("Pastel#de#nata",),
+        ),
+        (
+            "who\twhat\tpw\nMum\tspotify\tvuvuzela8!\nDad\tspotify\tPastel#de#nata",
+            ("vuvuzela8!", "Pastel#de#nata"),
+        ),
+        (
+            '"Group","Title","Username","Password","URL","Notes"\n'
+            '"Root","ebay","deploy","Pastel#de#nata","https://ebay.com",""',
+            ("Pastel#de#nata",),
+        ),
+        ("System\tAccount\tSecret\nnetflix\tlucia\tEXFcmuZQpiom", ("EXFcmuZQpiom",)),
+        (
+            "| Device | IP | Admin password |\n|:--|:--|:--|\n"
+            "| Router | 192.168.1.1 | lumiere_9 |\n| NAS | 192.168.1.5 | Pastel#de#nata |",
+            ("lumiere_9", "Pastel#de#nata"),
+        ),
+        ("Konto;Benutzer;Kennwort\nikea;ana@example.com;solecito_21", ("solecito_21",)),
+    ],
+)
+def test_a_value_under_its_tables_password_header_is_taken_out(
+    text: str, values: tuple[str, ...]
+) -> None:
+    _assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name\temail\tpassword_changed\nAna\tana@example.com\t2024-03-01",
+        "user,last_login,password_age_days\nana,2024-05-01,90\ntom,2024-05-03,12",
+        "| Password policy | Old | New |\n| --- | --- | --- |\n| length | 8 | 12 |",
+        "Site\tLogin\tPassword\tNotes\nikea\tana\t********\tmain\nebay\tana\t${EBAY_PW}\tkids",
+    ],
+)
+def test_a_table_about_passwords_or_without_their_values_is_kept(text: str) -> None:
+    assert redact(text).text == text
