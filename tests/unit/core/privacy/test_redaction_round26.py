@@ -65,3 +65,48 @@ def test_a_value_under_its_tables_password_header_is_taken_out(
 )
 def test_a_table_about_passwords_or_without_their_values_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+_NUMBERED_SEED = [
+    f"{n}. {word}"
+    for n, word in enumerate(
+        str.split(
+            "blossom burden broccoli bronze crawl desert blade carbon cement brick breeze deer"
+        ),
+        1,
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        (
+            "Write down your recovery phrase:\n" + "\n".join(_NUMBERED_SEED),
+            ("1. blossom", "4. bronze", "12. deer"),
+        ),
+        ("  ".join(_NUMBERED_SEED), ("2. burden", "7. blade", "11. breeze")),
+        (
+            "seed: brave brass crunch carbon bunker comic cushion cradle clump census bronze begin"
+            " cheers",
+            ("brave brass crunch", "census bronze begin"),
+        ),
+    ],
+)
+def test_a_seed_phrase_numbered_or_before_cheers_is_taken_out(
+    text: str, values: tuple[str, ...]
+) -> None:
+    _assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "milk eggs bread butter cheese apples onions garlic rice pasta coffee sugar",
+        "shopping list: milk eggs bread butter cheese apples onions garlic rice pasta coffee sugar",
+        "to pack:\n1. boots\n2. socks\n3. gloves\n4. scarf\n5. hats\n6. maps\n7. torch\n8. tent"
+        "\n9. stove\n10. mugs\n11. knife\n12. rope",
+    ],
+)
+def test_a_list_of_things_shaped_like_a_seed_is_kept(text: str) -> None:
+    assert redact(text).text == text
