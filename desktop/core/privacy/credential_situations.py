@@ -418,7 +418,7 @@ _CODES_HEADING = re.compile(
     r"\b(?:backup|recovery|2fa|two[- ]factor|one[- ]time|scratch|emergency|verification"
     r"|mfa|otp|authenticator|security|login|sign[- ]in)"
     r"\s+(?:\w+\s+)?codes\b[^\n]{0,60}?"
-    r"(?::+[ \t]*\n?|[ \t]*\n|[ \t]+(?:(?:are|were)[ \t:]+)?(?=\S*\d))"
+    r"(?::+[ \t]*\n?|[ \t]*\n|[ \t]+[-\u2013\u2014][ \t]+|[ \t]+(?:(?:are|were)[ \t:]+)?(?=\S*\d))"
     r"[ \t]*(?:[-*\u2022][ \t]*|\d{1,2}[.)][ \t]+)?",
     re.IGNORECASE,
 )
@@ -600,7 +600,25 @@ _SENTENCE_REACH = 200
 
 
 def _listed_codes(text: str, start: int) -> Iterator[tuple[int, int]]:
-    """The codes listed from *start* on, one after another."""
+    """The codes listed from *start* on, one after another, or after a
+    blank line or the account's line ("BACKUP VERIFICATION CODES\nbob@x.com
+    \n\n6652 6377    5620 5165", round 26): then two codes at least."""
+    codes = list(_codes_from(text, start))
+    for gap in _BEFORE_CODES:
+        if not codes and (skipped := gap.match(text, start)) is not None:
+            codes = list(_codes_from(text, skipped.end()))
+            codes = codes if len(codes) >= 2 else []
+    yield from codes
+
+
+_BEFORE_CODES = (
+    re.compile(r"(?:[ \t]*\n)+[ \t]*"),
+    re.compile(r"(?:[ \t]*\n)*[^\n]{1,60}\n(?:[ \t]*\n)*[ \t]*"),
+)
+"""What may stand between a heading and its codes: blank lines, or one line and blank lines."""
+
+
+def _codes_from(text: str, start: int) -> Iterator[tuple[int, int]]:
     position = start
     while (code := _CODE.match(text, position)) is not None:
         yield code.span()

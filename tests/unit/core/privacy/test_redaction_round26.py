@@ -110,3 +110,40 @@ def test_a_seed_phrase_numbered_or_before_cheers_is_taken_out(
 )
 def test_a_list_of_things_shaped_like_a_seed_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        (
+            "BACKUP VERIFICATION CODES\nana@example.com\n\n6652 6377    5620 5165\n"
+            "1983 7951    9603 3020\n8841 7021    6769 4044\n\nGenerated 2024-05-01",
+            ("6652 6377", "5620 5165", "1983 7951", "6769 4044"),
+        ),
+        (
+            "Here are your backup codes. Keep them somewhere safe.\n\n"
+            "abvw-nupc    zadp-rkew\nkljy-rwvu    zyfd-wdac",
+            ("abvw-nupc", "zadp-rkew", "kljy-rwvu", "zyfd-wdac"),
+        ),
+        (
+            "emergency codes for my authenticator - jell-qrrv, yozi-omep, ebvu-uppj",
+            ("jell-qrrv", "yozi-omep", "ebvu-uppj"),
+        ),
+    ],
+)
+def test_backup_codes_after_a_blank_line_or_a_dash_are_taken_out(
+    text: str, values: tuple[str, ...]
+) -> None:
+    _assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "backup codes\nI printed them and put them in the safe",
+        "recovery codes - see the drawer",
+        "the 2FA backup codes for github are in 1Password\n\nmeeting at 10:30",
+    ],
+)
+def test_a_heading_of_codes_without_codes_is_kept(text: str) -> None:
+    assert redact(text).text == text
