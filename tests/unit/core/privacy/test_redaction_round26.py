@@ -147,3 +147,30 @@ def test_backup_codes_after_a_blank_line_or_a_dash_are_taken_out(
 )
 def test_a_heading_of_codes_without_codes_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("ok so the router admin is lumiere_9.", "lumiere_9"),
+        ("NAS admin / Saudade#19 thanks", "Saudade#19"),
+        ("the printer's admin is chuva_forte7", "chuva_forte7"),
+        ("fritzbox admin: Pastel#de#nata cheers", "Pastel#de#nata"),
+    ],
+)
+def test_a_devices_admin_and_its_password_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the printer's admin is Tom now",
+        "the router admin is in the hallway cupboard",
+        "the router admin: see the sticker",
+        "the router admin is 192.168.1.1",
+        "NAS admin page is slow",
+    ],
+)
+def test_a_devices_admin_without_a_password_is_kept(text: str) -> None:
+    assert redact(text).text == text
