@@ -437,6 +437,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"(?=\s+(?:for|on|at)\b|\s*\(|\s*$)",
             _SIGNED,
         ),
+        # "sign in with the staging admin (bob / X)": a pair in brackets (round 26).
+        (
+            rf"\(\s*(?=[\w.+-]*?[^\W\d_])[\w.+-]++\s+/\s+(?!(?:19|20)\d\d\b){_LOOKS_LIKE}(?=\s*\))",
+            _SIGNED,
+        ),
         (rf"(?<![^\s(<]){_EMAIL}\s+{_NOT_ADDRESS}{_LOOKS_LIKE}", _SIGNED),
         # "my login is X" (or 'X'), unless X is the user of a pair ("login:
         # bob password: Y").

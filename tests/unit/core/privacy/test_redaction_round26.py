@@ -174,3 +174,25 @@ def test_a_devices_admin_and_its_password_is_taken_out(text: str, value: str) ->
 )
 def test_a_devices_admin_without_a_password_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "To reproduce, sign in with the staging admin (svc_backup / chuva_forte7)"
+            " and delete a row",
+            "chuva_forte7",
+        ),
+        ("Test login for QA (deploy / lumiere_9), please don't change it", "lumiere_9"),
+    ],
+)
+def test_a_user_and_password_in_brackets_are_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text", ["speed (km / h)", "the ratio (input / output) is fine", "(ana / 2024)", "(v1 / v2)"]
+)
+def test_a_pair_of_words_in_brackets_is_kept(text: str) -> None:
+    assert redact(text).text == text
