@@ -7,8 +7,8 @@ login | pass |", '"Group","Title","Username","Password"'), and each row
 below holds that column's value: "Pastel#de#nata" or "lumiere_9" under
 "Password" is one, though no word beside it says so.  A column about a
 password ("password_changed", "Last changed", "Password policy") holds
-none, and a cell that is a word, a date or a placeholder ("ask mum",
-"2024-03-01", "********") is no value.
+none, and a cell of words about it ("required", "see the card") or a
+placeholder ("********", "${EBAY_PW}") is no value.
 """
 
 from __future__ import annotations
@@ -17,18 +17,13 @@ import re
 from collections.abc import Iterator
 
 from desktop.core.base import text_scan
-from desktop.core.privacy.credential_nearby import looks_like_a_value
-from desktop.core.privacy.credential_situations import password_shaped
+from desktop.core.privacy.credential_phrases import SECRET_HEADING, describes, placeholder
 
-_SECRET_WORD = (
-    r"pass(?:word|wd|wort|code|phrase)?|pw|pwd|psw|secret|pin|kennwort|mot[ ]de[ ]passe"
-    r"|contrase\u00f1a|senha|wachtwoord|has\u0142o|heslo|salasana|l\u00f6senord"
-)
-_NAMES_A_SECRET = re.compile(rf"(?:{_SECRET_WORD})", re.IGNORECASE)
+_NAMES_A_SECRET = re.compile(SECRET_HEADING, re.IGNORECASE)
 """A word any header of a secret column holds: the cheap test before a line is read."""
 _SECRET_COLUMN = re.compile(
     r"(?:(?:login|admin|db|database|user|account|wi-?fi|root|app|master|router|device)[ _-]?)?"
-    rf"(?:{_SECRET_WORD})",
+    rf"(?:{SECRET_HEADING})",
     re.IGNORECASE,
 )
 """A header naming a column of secrets: "Password", "login_password", "admin pass"."""
@@ -64,9 +59,7 @@ def _column_values(text: str, start: int) -> Iterator[tuple[int, int]]:
         return
     header = [text[low:high] for low, high in _cells(text, start, end, sign)]
     columns = [i for i, cell in enumerate(header) if _SECRET_COLUMN.fullmatch(cell)]
-    labels = all(
-        len(cell) <= _LONGEST_HEADER and not any(c.isdigit() for c in cell) for cell in header
-    )
+    labels = all(len(cell) <= _LONGEST_HEADER for cell in header)
     if not columns or len(header) < 2 or not labels:
         return
     line = end + 1
@@ -82,18 +75,15 @@ def _column_values(text: str, start: int) -> Iterator[tuple[int, int]]:
         for column in columns:
             low, high = cells[column]
             value = text[low:high]
-            if value and not re.search(r"\s", value) and _a_value(value):
+            if value and _a_value(value):
                 yield low, high
         line = end + 1
 
 
 def _a_value(value: str) -> bool:
-    """Is *value*, under a secret's header, a value rather than a word or a
-    placeholder: shaped as one, digits, or capitals inside ("EXFcmuZQpiom")?"""
-    if set(value) <= set("*\u2022x.-_") or value.startswith(("${", "<", "{{")):
-        return False
-    mixed_case = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
-    return password_shaped(value) or looks_like_a_value(value) or value.isdigit() or mixed_case
+    """Is *value*, under a secret's header, a value rather than a placeholder
+    ("********", "${EBAY_PW}") or words about it ("required", "see the card")?"""
+    return not set(value) <= set("*\u2022x.-_") and not placeholder(value) and not describes(value)
 
 
 def _line_end(text: str, start: int) -> int:

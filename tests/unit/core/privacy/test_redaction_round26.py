@@ -46,6 +46,16 @@ def _assert_gone(text: str, *values: str, after: tuple[str, ...] = ()) -> None:
             ("lumiere_9", "Pastel#de#nata"),
         ),
         ("Konto;Benutzer;Kennwort\nikea;ana@example.com;solecito_21", ("solecito_21",)),
+        (
+            "username,username2,username3,title,password,note,url,category,otpSecret\n"
+            "ana@example.com,,,lufthansa,NPYwedvppQxl,,https://lufthansa.com,,",
+            ("NPYwedvppQxl",),
+        ),
+        (
+            "| Name | Username | Password | 2FA |\n| --- | --- | --- | --- |\n"
+            "| paypal | lucia | `b@n@n@` | yes |",
+            ("b@n@n@",),
+        ),
     ],
 )
 def test_a_value_under_its_tables_password_header_is_taken_out(
