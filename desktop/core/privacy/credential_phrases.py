@@ -407,7 +407,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         # "I'll send you the vpn login" ending a line (or a message, read
         # with the next), then "bob X" (round 25).
-        (rf"\b{_LOGIN}[ \t]*:?[ \t]*\n[ \t]*{_USER}+[ \t]+{_LOOKS_LIKE}", _SIGNED),
+        # A year is no password: "ana 2024 was the last time I used it" (round 26).
+        (
+            rf"\b{_LOGIN}[ \t]*:?[ \t]*\n[ \t]*{_USER}+[ \t]+(?!(?:19|20)\d\d\b){_LOOKS_LIKE}",
+            _SIGNED,
+        ),
         # "user: bob" on a line, the password alone on the next (round 23).
         (
             r"(?m)^[ \t]*(?:user(?:name)?|login|e-?mail|u|benutzer(?:name)?|usuario|utilisateur)"

@@ -206,3 +206,12 @@ def test_a_user_and_password_in_brackets_are_taken_out(text: str, value: str) ->
 )
 def test_a_pair_of_words_in_brackets_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+def test_a_name_and_a_year_after_a_login_promised_are_kept() -> None:
+    text = "ana 2024 was the last time I used it"
+    assert redact(text, after=("I'll send you the vpn login",)).text == text
+
+
+def test_a_name_and_a_password_after_a_login_promised_are_taken_out() -> None:
+    _assert_gone("ana Saudade#19", "Saudade#19", after=("I'll send you the vpn login",))
