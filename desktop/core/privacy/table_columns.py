@@ -14,7 +14,7 @@ placeholder ("********", "${EBAY_PW}") is no value.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 from desktop.core.base import text_scan
 from desktop.core.privacy.credential_phrases import SECRET_HEADING, describes, placeholder
@@ -41,43 +41,43 @@ _ROWS = 200
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
-    """Where each value of a column whose header names a secret is, row by row."""
-    read: set[int] = set()
-    for name in text_scan.matches(_NAMES_A_SECRET, text):
-        start = text.rfind("\n", 0, name.start()) + 1
-        if start in read:
-            continue
-        read.add(start)
-        yield from _column_values(text, start)
+    """Where each value of a column whose header names a secret is, row by row
+    (each line read once: a long line of "pw: pw: ..." is no slower)."""
+    position = 0
+    while (name := next(text_scan.matches(_NAMES_A_SECRET, text, position), None)) is not None:
+        start = text.rfind("\n", position, name.start()) + 1 or position
+        position = yield from _column_values(text, start)
 
 
-def _column_values(text: str, start: int) -> Iterator[tuple[int, int]]:
-    """The values under the header line at *start*, if it is a table's header."""
+def _column_values(text: str, start: int) -> Generator[tuple[int, int], None, int]:
+    """The values under the header line at *start*, if it is a table's
+    header; returns where the next line to read starts."""
     end = _line_end(text, start)
     sign = next((s for s in _SEPARATORS if s in text[start:end]), None)
     if sign is None:
-        return
+        return end + 1
     header = [text[low:high] for low, high in _cells(text, start, end, sign)]
     columns = [i for i, cell in enumerate(header) if _SECRET_COLUMN.fullmatch(cell)]
     labels = all(len(cell) <= _LONGEST_HEADER for cell in header)
     if not columns or len(header) < 2 or not labels:
-        return
+        return end + 1
     line = end + 1
     if sign == "|" and (rule := _RULE.fullmatch(text, line, _line_end(text, line))):
         line = rule.end() + 1
     for _ in range(_ROWS):
         if line >= len(text):
-            return
+            break
         end = _line_end(text, line)
         cells = list(_cells(text, line, end, sign))
         if len(cells) != len(header):
-            return
+            break
         for column in columns:
             low, high = cells[column]
             value = text[low:high]
             if value and _a_value(value):
                 yield low, high
         line = end + 1
+    return line
 
 
 def _a_value(value: str) -> bool:

@@ -13,8 +13,10 @@ import re
 
 import pytest
 
+from desktop.core.privacy import table_columns
 from desktop.core.privacy.redaction import redact
 from tests.bench.secret_families import missed
+from tests.growth import LINEAR, growth
 from tests.secret_families import Trial
 from tests.secret_families_round26 import FAMILIES, NEGATIVES, negatives, trials
 
@@ -123,6 +125,16 @@ def test_a_seed_phrase_numbered_or_before_cheers_is_taken_out(
 )
 def test_a_list_of_things_shaped_like_a_seed_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("unit", ["pw: ", "password,site\n"], ids=["one-line", "headers"])
+def test_a_long_text_naming_password_columns_is_read_in_linear_time(unit: str) -> None:
+    # Each header's line was found again from the text's start: quadratic on one long line.
+    assert (
+        growth(lambda n: list(table_columns.secret_spans(unit * (n // len(unit)))), 200_000)
+        < LINEAR
+    )
 
 
 @pytest.mark.parametrize(
