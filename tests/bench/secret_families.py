@@ -10,14 +10,18 @@ curl, eight more languages, chat logs quoting others, password managers'
 notes) and of round 25's (reported speech, inflected words for password,
 devices' admin logins, tokens without a digit, keys named a line earlier,
 transcripts and OCR, unusual config keys, shell history, git remotes, a
-value sent after its question) stay in what Reverie stores, family by
+value sent after its question) and of round 26's (forwarded e-mails and
+quoted replies, support tickets, spreadsheets and markdown tables,
+password managers' exports, backup codes, seed phrases, connection
+strings, Docker and Kubernetes, CI files, devtools requests, tokens in
+links, round 25's leftovers) stay in what Reverie stores, family by
 family and half by half, how many everyday sentences of the same look it
 changes, and how much CPU a 200 KB paste of both takes to redact.
 
     python -m tests.bench.secret_families [--draws 20] [--seed 0] [--show 5] [--round 25]
 
-Each trial is drawn by ``tests.secret_families.trials`` (or its round 22,
-23, 24 or 25 sibling) and redacted as the chat stores a message (a
+Each trial is drawn by ``tests.secret_families.trials`` (or its round 22
+to 26 sibling) and redacted as the chat stores a message (a
 ``Redactor``, read after the messages before it); a miss is a value still
 standing whole in what is stored.  ``--show`` prints the misses of the half
 rules may be written on ("in"), never the held-out half's.  Not a test: it
@@ -38,6 +42,7 @@ from tests import (
     secret_families_round23,
     secret_families_round24,
     secret_families_round25,
+    secret_families_round26,
 )
 from tests.secret_families import Trial
 
@@ -50,6 +55,7 @@ _ROUNDS = (
     ("round 23", secret_families_round23),
     ("round 24", secret_families_round24),
     ("round 25", secret_families_round25),
+    ("round 26", secret_families_round26),
 )
 
 

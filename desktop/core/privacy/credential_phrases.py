@@ -29,7 +29,6 @@ options of ``sshpass`` and ``mysql`` count as they are.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 
@@ -408,7 +407,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         # "I'll send you the vpn login" ending a line (or a message, read
         # with the next), then "bob X" (round 25).
-        (rf"\b{_LOGIN}[ \t]*:?[ \t]*\n[ \t]*{_USER}+[ \t]+{_LOOKS_LIKE}", _SIGNED),
+        # A year is no password: "ana 2024 was the last time I used it" (round 26).
+        (
+            rf"\b{_LOGIN}[ \t]*:?[ \t]*\n[ \t]*{_USER}+[ \t]+(?!(?:19|20)\d\d\b){_LOOKS_LIKE}",
+            _SIGNED,
+        ),
         # "user: bob" on a line, the password alone on the next (round 23).
         (
             r"(?m)^[ \t]*(?:user(?:name)?|login|e-?mail|u|benutzer(?:name)?|usuario|utilisateur)"
@@ -435,6 +438,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             rf"(?<![^\s(])(?=[\w.+-]*?[^\W\d_])[\w.+-]++\s+/\s+{_LOOKS_LIKE}"
             r"(?=\s+(?:for|on|at)\b|\s*\(|\s*$)",
+            _SIGNED,
+        ),
+        # "sign in with the staging admin (bob / X)": a pair in brackets (round 26).
+        (
+            rf"\(\s*(?=[\w.+-]*?[^\W\d_])[\w.+-]++\s+/\s+(?!(?:19|20)\d\d\b){_LOOKS_LIKE}(?=\s*\))",
             _SIGNED,
         ),
         (rf"(?<![^\s(<]){_EMAIL}\s+{_NOT_ADDRESS}{_LOOKS_LIKE}", _SIGNED),
@@ -736,11 +744,9 @@ _GOES_ON_WORD = re.compile(_GOES_ON)
 _LETTER = re.compile(r"[^\W\d_]")
 
 
-_TABLE = re.compile(r"(?:^[ \t]*\|.*\|[ \t]*(?:\n|$))+", re.MULTILINE)
-_TABLE_RULE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|?)+\s*")
-_PASS_CELL = re.compile(rf"[*_]*{_PASS}[*_]*", re.IGNORECASE)
-_SECRET_CELL = re.compile(rf"{_PASS}|tokens?|secrets?|api[ _-]?keys?", re.IGNORECASE)
-"""A comma-separated heading naming a secret's column."""
+SECRET_HEADING = rf"{_PASS}|pass|psw|kennwort|tokens?|secrets?|api[ _-]?keys?"
+"""A table's heading over a column of secrets ("Password", "PIN", "Secret",
+"API key"), for ``table_columns``."""
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -756,53 +762,6 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         for match in text_scan.matches(pattern, text):
             if (span := _secret_of(match, needs)) is not None:
                 yield span
-    if "|" in text:
-        yield from _table_column_spans(text)
-    if "," in text:
-        yield from _csv_column_spans(text)
-
-
-def _csv_column_spans(text: str) -> Iterator[tuple[int, int]]:
-    """The cells under a "password" heading of comma-separated lines."""
-    offset, columns, width = 0, set[int](), 0
-    for line in text.splitlines(keepends=True):
-        cells = line.rstrip("\r\n").split(",")
-        if len(cells) > 1 and any(_SECRET_CELL.fullmatch(cell.strip()) for cell in cells):
-            columns = {i for i, cell in enumerate(cells) if _SECRET_CELL.fullmatch(cell.strip())}
-            width = len(cells)
-        elif columns and len(cells) == width:
-            starts = list(itertools.accumulate([0, *(len(cell) + 1 for cell in cells)]))
-            for column in columns:
-                if cells[column].strip():
-                    yield offset + starts[column], offset + starts[column] + len(cells[column])
-        else:
-            columns = set()
-        offset += len(line)
-
-
-def _table_column_spans(text: str) -> Iterator[tuple[int, int]]:
-    """The cells under a "password" heading of a markdown table (a heading
-    is the row above a ``|---|`` line)."""
-    for table in _TABLE.finditer(text):
-        offset = table.start()
-        lines = table.group().splitlines(keepends=True)
-        columns: set[int] = set()
-        for line, below in zip(lines, [*lines[1:], ""], strict=True):
-            if _TABLE_RULE.fullmatch(below):
-                heading = [cell.strip() for cell in line.strip().strip("|").split("|")]
-                columns = {i for i, cell in enumerate(heading) if _PASS_CELL.fullmatch(cell)}
-            elif columns and not _TABLE_RULE.fullmatch(line):
-                yield from _cells(line, offset, columns)
-            offset += len(line)
-
-
-def _cells(line: str, offset: int, columns: set[int]) -> Iterator[tuple[int, int]]:
-    bars = [i for i, char in enumerate(line) if char == "|"]
-    for column, (left, right) in enumerate(itertools.pairwise(bars)):
-        cell = line[left + 1 : right]
-        if column in columns and cell.strip() and not _describes(cell):
-            start = left + 1 + len(cell) - len(cell.lstrip())
-            yield offset + start, offset + left + 1 + len(cell.rstrip())
 
 
 _CSV_CELLS = re.compile(r"\w+(?:,\w+)+")
@@ -814,7 +773,7 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     the phrase *needs*."""
     group = next(g for g in _VALUE_GROUPS if g in match.re.groupindex and match[g] is not None)
     value = match[group]
-    if _placeholder(value):
+    if placeholder(value):
         return None  # "password: {{ vault_password }}", "PGPASSWORD=$(cat file)"
     if _CALL.match(value):
         return None  # "password = input('Password: ')": code asking for one
@@ -864,14 +823,14 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "name,url,username,password": a heading's cells
     if group == "value" and _ASSIGNED.match(match.string, stop):
         return None  # "PASSWORD: Final = 'X'": a type, the value comes after "="
-    if not value or (group != "quoted" and _describes(value)):
+    if not value or (group != "quoted" and describes(value)):
         return None
     if not (looks_like_a_value(value) if group == "quoted" else _looks_like(value, needs)):
         return None  # quoted, a passphrase with a digit anywhere: "„blue whale 7“"
     return start, stop
 
 
-def _placeholder(value: str) -> bool:
+def placeholder(value: str) -> bool:
     """A template's or a shell's stand-in for a value, braces and quotes aside."""
     return any(PLACEHOLDER.fullmatch(value.strip(around)) for around in (" \t\"'", " \t\"'{}"))
 
@@ -922,7 +881,7 @@ def _unwrapped(text: str, start: int, stop: int) -> tuple[int, int]:
     return start, stop
 
 
-def _describes(value: str) -> bool:
+def describes(value: str) -> bool:
     """ "the password is too short", "my favourite pin is from Disneyland",
     "my PIN is four digits long", "my password is hunter-themed"; three
     words or more none of which describes ("correct horse battery staple")

@@ -53,6 +53,7 @@ from desktop.core.privacy.credential_nearby import (
     THANKS,
     a_credential_word,
     in_a_links_path,
+    looks_like_a_value,
     made_up,
     names_a_credential,
     plainly_no_secret,
@@ -175,6 +176,11 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         yield from _value_after(text, cue.end(), pins=True, loose=True)
     for cue in text_scan.matches(_DEVICE_CODE, text):
         yield from _value_after(text, cue.end(), pins=True)
+    for cue in text_scan.matches(_DEVICE_ADMIN, text):
+        token = _TOKEN.match(text, cue.end())
+        value = token["value"].rstrip(_TRAILING) if token is not None else ""
+        if token is not None and (password_shaped(value) or looks_like_a_value(value)):
+            yield token.start("value"), token.start("value") + len(value)
     for cue in text_scan.matches(_LOCK, text):
         yield from _lock_value(text, cue)
     read = 0  # sentences overlap where cues crowd: each word is read once
@@ -341,6 +347,15 @@ _DEVICE_CODE = re.compile(
     re.IGNORECASE,
 )
 """A device and a sign, then its PIN: "my Kindle: 1993"."""
+_DEVICE_ADMIN = re.compile(
+    r"\b(?:router|modem|nas|printer|camera|cam|switch|nvr|dvr|firewall|gateway|controller"
+    r"|doorbell|thermostat|webcam|idrac|ilo|ipmi|synology|fritz!?box)(?:'s|\u2019s)?"
+    r"[ \t]+(?:web[ \t]*ui[ \t]+|web[ \t]+)?(?:admin|root)"
+    r"(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[:/,][ \t]*)",
+    re.IGNORECASE,
+)
+"""A device's admin account and its password: "the router admin is
+lumiere_9", "NAS admin / Saudade#19", "the printer's admin is X" (round 26)."""
 _LOCK = re.compile(
     r"\b(?P<lock>(?:(?:bike|shed|suitcase|luggage|gym|cable|door)[ \t]+)?"
     r"(?:lock|padlock|locker|safe|lockbox|key\s?safe)|combo|combination)\b"
@@ -418,7 +433,7 @@ _CODES_HEADING = re.compile(
     r"\b(?:backup|recovery|2fa|two[- ]factor|one[- ]time|scratch|emergency|verification"
     r"|mfa|otp|authenticator|security|login|sign[- ]in)"
     r"\s+(?:\w+\s+)?codes\b[^\n]{0,60}?"
-    r"(?::+[ \t]*\n?|[ \t]*\n|[ \t]+(?:(?:are|were)[ \t:]+)?(?=\S*\d))"
+    r"(?::+[ \t]*\n?|[ \t]*\n|[ \t]+[-\u2013\u2014][ \t]+|[ \t]+(?:(?:are|were)[ \t:]+)?(?=\S*\d))"
     r"[ \t]*(?:[-*\u2022][ \t]*|\d{1,2}[.)][ \t]+)?",
     re.IGNORECASE,
 )
@@ -600,7 +615,25 @@ _SENTENCE_REACH = 200
 
 
 def _listed_codes(text: str, start: int) -> Iterator[tuple[int, int]]:
-    """The codes listed from *start* on, one after another."""
+    """The codes listed from *start* on, one after another, or after a
+    blank line or the account's line ("BACKUP VERIFICATION CODES\nbob@x.com
+    \n\n6652 6377    5620 5165", round 26): then two codes at least."""
+    codes = list(_codes_from(text, start))
+    for gap in _BEFORE_CODES:
+        if not codes and (skipped := gap.match(text, start)) is not None:
+            codes = list(_codes_from(text, skipped.end()))
+            codes = codes if len(codes) >= 2 else []
+    yield from codes
+
+
+_BEFORE_CODES = (
+    re.compile(r"(?:[ \t]*\n)+[ \t]*"),
+    re.compile(r"(?:[ \t]*\n)*[^\n]{1,60}\n(?:[ \t]*\n)*[ \t]*"),
+)
+"""What may stand between a heading and its codes: blank lines, or one line and blank lines."""
+
+
+def _codes_from(text: str, start: int) -> Iterator[tuple[int, int]]:
     position = start
     while (code := _CODE.match(text, position)) is not None:
         yield code.span()

@@ -42,6 +42,7 @@ from desktop.core.privacy import (
     question_answers,
     seed_phrases,
     spelled_values,
+    table_columns,
 )
 from desktop.core.privacy.credential_nearby import MARKER
 
@@ -404,8 +405,8 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
         yield start, stop, "card code"
     # Read as said, not the first word of a passphrase: a lock's code, an
     # answer to a security question, a value spelled out, an authenticator's
-    # setup key (round 20).
-    for reader in (lock_codes, question_answers, spelled_values, otp_secrets):
+    # setup key (round 20), a value under its table's header (round 26).
+    for reader in (lock_codes, question_answers, spelled_values, otp_secrets, table_columns):
         for start, stop in reader.secret_spans(text):
             yield start, stop, "password"
     yield from _keyword_spans(text)

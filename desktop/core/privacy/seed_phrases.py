@@ -7,7 +7,10 @@ Whoever has it has the wallet, and people paste it with no word naming it
 one of the small words that join them ("the", "and", "to", "with"), and a
 seed has few of those, so a row of exactly so many short words, almost
 none of them among the most used of a language, is taken as one.  The
-word list itself is not needed: the row's shape says enough.
+word list itself is not needed: the row's shape says enough.  A wallet
+also shows the words numbered ("1. canvas 2. brisk ..."), in a row or a
+column; a list of things (a shopping list) holds plurals, which the BIP39
+list hardly has, and is none unless named a seed.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ _NAMING = frozenset({"seed", "phrase", "mnemonic", "words", "recovery", "is", "a
 _ROW = re.compile(r"(?<![\w'\u2019.-])[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,}(?![\w'\u2019-])")
 """Twelve short words of small letters or more, only spaces between, the
 whole row (so a long run of filler is no seed, nor are its last 24 words)."""
-_CHATTER = frozenset(str.split("thx thanks lol pls please merci danke gracias grazie obrigado ok"))
+_CHATTER = frozenset(
+    str.split("thx thanks cheers lol pls please merci danke gracias grazie obrigado ok")
+)
 """Words a chat message ends with after the row: "... zoo thx" (round 22)."""
 _NAMED_BEFORE = re.compile(r"\b(?:seed|mnemonic|recovery|wallet)\b[^\n.!?]{0,20}\Z", re.IGNORECASE)
 """Words naming the row right before it: "seed phrase is all agent ..."."""
@@ -35,8 +40,43 @@ half of it, when words naming it lead the row or stand right before it
 ("seed phrase is all agent ...", round 22)."""
 
 
+_PLURALS = 3
+"""How many plurals of known words a row may hold unnamed: BIP39 lists none
+but a few such as "jeans" and "news", a shopping list many ("milk eggs
+bread ... apples onions", round 26)."""
+_NUMBERED = re.compile(
+    r"(?<![\w.])1[.)]?[ \t]+[a-z]{3,8}"
+    r"(?:[ \t]*\n?[ \t]*\d{1,2}[.)]?[ \t]+[a-z]{3,8}(?![\w'-])){11,}"
+)
+"""A phrase as a wallet shows it, each word after its number, in a row or a
+column: "1. canvas 2. brisk ... 12. deer" (round 26)."""
+_NUMBER = re.compile(r"(\d{1,2})[.)]?[ \t]+([a-z]{3,8})")
+
+
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
-    """Where each row of words shaped like a wallet's seed is in *text*."""
+    """Where each row of words shaped like a wallet's seed is in *text*,
+    numbered or not."""
+    yield from _rows(text)
+    for row in text_scan.matches(_NUMBERED, text):
+        entries = _NUMBER.findall(row.group())
+        numbers = [int(number) for number, _ in entries]
+        words = [word for _, word in entries]
+        length = next(
+            (n for n in sorted(_LENGTHS, reverse=True) if numbers[:n] == list(range(1, n + 1))), 0
+        )
+        seed = words[:length]
+        named = _NAMED_BEFORE.search(text, max(0, row.start() - 40), row.start()) is not None
+        if (
+            length
+            and sum(map(known_words.common, seed)) <= length // 2
+            and not _listed(seed, named)
+        ):
+            last = list(_NUMBER.finditer(row.group()))[length - 1]
+            yield row.start(), row.start() + last.end()
+
+
+def _rows(text: str) -> Iterator[tuple[int, int]]:
+    """Each row of words in a line shaped like a wallet's seed."""
     for row in text_scan.matches(_ROW, text):
         words = row.group().split()
         named = [at for at, word in enumerate(words[:5]) if word in _NAMING]
@@ -48,8 +88,24 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         # Named a seed, a row may hold more of them: BIP39 lists "all", "also", "about".
         named_before = _NAMED_BEFORE.search(text, max(0, row.start() - 40), row.start())
         most = len(seed) // 2 if lead or named_before else _JOINING_WORDS
-        if len(seed) in _LENGTHS and sum(map(known_words.common, seed)) <= most:
+        if (
+            len(seed) in _LENGTHS
+            and sum(map(known_words.common, seed)) <= most
+            and not _listed(seed, bool(lead or named_before))
+        ):
             start = row.start() + (
                 row.group().index(seed[0], len(" ".join(words[:lead]))) if lead else 0
             )
             yield start, len(text[:end].rstrip())
+
+
+def _listed(words: list[str], named: bool) -> bool:
+    """Are *words*, not named a seed, a list of things, several of them plurals?"""
+    return not named and sum(map(_a_plural, words)) >= _PLURALS
+
+
+def _a_plural(word: str) -> bool:
+    """Is *word* the plural of a known word ("apples", "onions"; not "chaos", "across")?"""
+    if not word.endswith("s") or word.endswith(("ss", "us", "is", "os", "as")):
+        return False
+    return known_words.known(word[:-1]) or (word.endswith("es") and known_words.known(word[:-2]))
