@@ -459,10 +459,14 @@ class ChatService:
         for calls in range(MAX_TOOL_CALLS + 1):
             usable = offered if calls < MAX_TOOL_CALLS else frozenset()
             called = self._say(turn, listener, kind, offered, usable)
-            if called is None:
+            # Stopped before the tool ran: none runs; after: its result is
+            # kept, and no reply starts that the stop would cut at once.
+            if called is None or turn.control.cancelled:
                 return
             reply, call = called
             listener.tool_called(self._call_tool(turn, context, reply, call, usable))
+            if turn.control.cancelled:
+                return
 
     def _say(
         self,
@@ -510,8 +514,11 @@ class ChatService:
             said.append(held)
             listener.text(held)
         text = "".join(parts)
-        stored = self._record(turn, kind, text, reason, used)
+        # A call stopped while it was written is half a call, which no
+        # result answers: what is kept is what was said before it.
         shown = "".join(said).rstrip() if called else "".join(said)
+        kept = shown if called and reason == "cancelled" else text
+        stored = self._record(turn, kind, kept, reason, used)
         listener.reply_finished(reply(kind, shown, reason, stored))
         if reason == "cancelled":
             turn.control.cancel()  # a stopped seed also stops the answer after it
