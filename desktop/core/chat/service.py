@@ -100,6 +100,9 @@ CALLED_BY = "called_by"
 answers.  Which message is next to which says nothing: a reminder stored
 while the tool ran lands between the call and its result."""
 _MARGIN_TOKENS = 16
+_LEAST_READ_TOKENS = 256
+"""The least of a tool's result worth reading with the question it answers
+(else the question is left out, as any older message, for more of it)."""
 _GIVEN_PARTS = ("memories", "excerpts")
 
 ReplyKind = Literal["seed", "answer"]
@@ -130,6 +133,8 @@ class _History:
     """The user's message being answered, as stored."""
     given: _Used = _Used()
     """What goes with *answering* now."""
+    answering_at: int | None = None
+    """Where *answering* is in *messages*."""
 
 
 @dataclass(frozen=True)
@@ -659,7 +664,7 @@ class ChatService:
         if left_out := self._left_out(assembled, history.messages):
             # What went with the messages left out goes with this one, if relevant.
             history = self._history(turn, kind, assembled, left_out)
-        kept = self._trimmed(assembled, history.messages, listener)
+        kept = self._trimmed(assembled, history.messages, listener, history.answering_at)
         if (asked := history.answering) is not None:
             now_given = history.given
             for key, ids in ((GIVEN, now_given.memories), (GIVEN_EXCERPTS, now_given.excerpts)):
@@ -727,7 +732,8 @@ class ChatService:
             tuple(i for i in assembled.excerpt_ids if i in shown_excerpts),
         )
         given_now = _Used(goes_with[answering.id], recalled[answering.id])
-        return _History(history, used, tuple(oversized), answering, given_now)
+        at = read.index(answering)
+        return _History(history, used, tuple(oversized), answering, given_now, at)
 
     def _budget(self, assembled: AssembledPrompt) -> int:
         fixed = self.count_tokens([assembled.system])[0]
@@ -753,12 +759,25 @@ class ChatService:
         return dropped
 
     def _trimmed(
-        self, assembled: AssembledPrompt, history: list[ChatMessage], listener: TurnListener
+        self,
+        assembled: AssembledPrompt,
+        history: list[ChatMessage],
+        listener: TurnListener,
+        answering_at: int | None = None,
     ) -> list[ChatMessage]:
         """*history* without its oldest messages, and the newest cut in the
-        middle, as far as needed to fit; the stored messages stay whole."""
+        middle, as far as needed to fit; the stored messages stay whole.
+        The user's message being answered (at *answering_at*) is kept while
+        what came after it (a tool's long result) can be cut to fit instead:
+        a model given the result alone does not know what it was asked."""
         budget = self._budget(assembled)
         dropped = self._left_out(assembled, history)
+        if answering_at is not None and answering_at < len(history) - 1:
+            counts = self.count_tokens([m.content for m in history[answering_at:-1]])
+            before_newest = sum(counts) + MESSAGE_OVERHEAD * len(counts)
+            if budget - before_newest >= _LEAST_READ_TOKENS:
+                dropped = min(dropped, answering_at)
+                budget -= before_newest
         if dropped:
             listener.notice(
                 f"The {dropped} oldest messages did not fit in the model's context and were "
