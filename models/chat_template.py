@@ -546,6 +546,7 @@ class ChatTemplate:
         except (
             jinja2.TemplateError,
             ArithmeticError,
+            AssertionError,  # jinja2's truncate asserts its length is at least its end's
             AttributeError,
             LookupError,
             RecursionError,

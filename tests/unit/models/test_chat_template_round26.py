@@ -18,6 +18,7 @@ import tracemalloc
 import pytest
 
 from models.chat_template import MAX_SECONDS, ChatTemplate, ChatTemplateFailed
+from models.errors import ModelFileInvalid
 
 TURNS = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi."}]
 MOST_MEMORY = 6 << 20
@@ -110,3 +111,19 @@ def test_a_long_message_escaped_within_the_bound_still_renders() -> None:
     rendered = template.render([{"role": "user", "content": document}])
 
     assert rendered.startswith(document.replace("&", "&amp;") + "|")
+
+
+def test_a_template_that_truncates_shorter_than_its_end_fails_typed() -> None:
+    # jinja2's truncate asserts: a message cut to one character with "..."
+    # after it raised AssertionError out of the render (a crash, not the file's fault).
+    template = ChatTemplate(
+        "{% for m in messages %}{{ m.content|truncate(1) }}{% endfor %}",
+        file_name="m.gguf",
+        eos_token="",
+        bos_token="",
+    )
+
+    with pytest.raises(ChatTemplateFailed, match="fails while formatting the conversation"):
+        template.render(TURNS)
+    with pytest.raises(ModelFileInvalid, match=r"m\.gguf cannot format even a one-message"):
+        template.check()
