@@ -26,6 +26,7 @@ import inspect
 import json
 import logging
 import re
+import string
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
 from datetime import datetime
@@ -160,6 +161,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
 
     def _emit(self, value: Any) -> str:
         self._step()
+        self._check_size(value)  # a list holding one list twice, forty times over
         text = str(value)
         if self.budget is not None:
             self.budget.emit(text)
@@ -219,11 +221,15 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
     def _guarded(self, function: Callable[..., Any]) -> Callable[..., Any]:
         name = function.__name__
         signature = inspect.signature(function) if name in _TEXT_FILTERS else None
+        written = _WRITTEN_AS.get(name)
 
         @functools.wraps(function)  # keeps jinja2's pass_context marks
         def guarded(*args: Any, **kwargs: Any) -> Any:
             self._step()
             self._check_arguments(args, kwargs)
+            if written is not None:
+                for value in (*args, *kwargs.values()):
+                    self._check_size(value, *written)
             if signature is not None:  # by name: a filter's text may come as a keyword
                 given = signature.bind(*args, **kwargs)
                 if name == "do_join":
@@ -245,8 +251,12 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
     def _max_chars(self) -> int:
         return self.budget.max_chars if self.budget is not None else _MIN_TEXT
 
-    def _check_size(self, value: Any) -> None:
-        if _size(value, self._max_chars) > self._max_chars:
+    def _check_size(
+        self, value: Any, measure: Callable[[str], int] = len, nesting: bool = False
+    ) -> None:
+        """Refuse *value* if it is (or, *measure*d as a filter writes each
+        text in it, becomes) longer than the budget's size."""
+        if _size(value, self._max_chars, measure, nesting) > self._max_chars:
             raise _TooCostly("too long a value")
         if type(value) is int and value.bit_length() > _MAX_INT_BITS:
             raise _TooCostly("too large a number")
@@ -342,6 +352,9 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         width = len(indent) if isinstance(indent, str) else indent or 0
         if width > _MAX_JSON_INDENT:
             raise _TooCostly("too wide a JSON indent")
+        # A text is encoded in one piece, escaped (up to twelve characters
+        # for one): its size is known before, as is a list's held twice.
+        self._check_size(value, functools.partial(_json_size, ensure_ascii=ensure_ascii))
         encoder = json.JSONEncoder(
             ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
         )
@@ -355,34 +368,78 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         return "".join(parts)
 
 
-def _size(value: Any, most: int) -> int:
-    """How long *value* is as text: a text's characters; the items (and
-    keys) of a list, tuple, dict, a dict's view or a namespace, with what
-    each holds, counted each time it is held (a list of one long text a
-    thousand times is a thousand of them),
-    a whole number as its digits (a third of its bits, erring high); any
-    other sized value's length.  Counting stops once past *most*."""
-    if not isinstance(value, (*_SEQUENCES, Namespace)):
+def _size(value: Any, most: int, measure: Callable[[str], int] = len, nesting: bool = False) -> int:
+    """How long *value* is as text: a text's characters (or what *measure*
+    says it becomes); the items (and keys) of a list, tuple, dict, a dict's
+    view or a namespace, with what each holds, counted each time it is held
+    (a list of one long text a thousand times is a thousand of them), and
+    with *nesting* once more for each list it is in (``pprint`` writes a
+    nested value again at each level too wide for a line); a whole number
+    as its digits (a third of its bits, erring high); any other sized
+    value's length.  Counting stops once past *most*."""
+    if isinstance(value, str):
+        return measure(value)
+    if not isinstance(value, _CONTAINERS):
         return len(value) if isinstance(value, Sized) else 0
     size = 0
-    pending: list[Any] = [value]
+    # Each list (dict, namespace) waiting is walked once for all the times
+    # it is held: a list of a list, twice, forty times over is forty lists.
+    pending: dict[int, list[Any]] = {id(value): [value, 1]}
     while pending and size <= most:
-        item = pending.pop()
-        if isinstance(item, str | bytes):
-            size += len(item)
-        elif isinstance(item, Namespace):  # written as its attributes' dict
-            pending.append(item._Namespace__attrs)
-        elif isinstance(item, _SEQUENCES):
-            items: Any = item  # a list, tuple, dict or dict view: sized and iterable
-            size += len(items)
-            for held in (items.keys(), items.values()) if isinstance(items, dict) else (items,):
-                # Only what holds text is walked, numbers summed (at C speed:
-                # a list of a million numbers is checked at every step of a loop).
-                kinds = list(map(type, held))
-                pending.extend(compress(held, map(_HOLDING.__contains__, kinds)))
-                bits = sum(map(int.bit_length, compress(held, map(_NUMBER.__contains__, kinds))))
-                size += bits // 3
+        item, times = pending.popitem()[1]
+        if isinstance(item, Namespace):  # written as its attributes' dict
+            item = item._Namespace__attrs
+        items: Any = item  # a list, tuple, dict or dict view: sized and iterable
+        size += len(items) * times
+        inner = times + 1 if nesting else times
+        for held in (items.keys(), items.values()) if isinstance(items, dict) else (items,):
+            # Texts measured and numbers summed at C speed (a list of a
+            # million numbers is checked at every step of a loop).
+            kinds = list(map(type, held))
+            texts = sum(map(measure, compress(held, map(_TEXTS.__contains__, kinds))))
+            raw = sum(map(len, compress(held, map(_RAW.__contains__, kinds))))
+            bits = sum(map(int.bit_length, compress(held, map(_NUMBER.__contains__, kinds))))
+            size += (texts + raw + bits // 3) * inner
+            for container in compress(held, map(_CONTAINER.__contains__, kinds)):
+                pending.setdefault(id(container), [container, 0])[1] += inner
     return size
+
+
+def _escaped_size(text: str) -> int:
+    """The length of *text* escaped for HTML (markupsafe): ``&``, ``"`` and
+    ``'`` become five characters, ``<`` and ``>`` four."""
+    five = text.count("&") + text.count('"') + text.count("'")
+    return len(text) + 4 * five + 3 * (text.count("<") + text.count(">"))
+
+
+def _url_quoted_size(text: str) -> int:
+    """The length of *text* quoted for a URL: each UTF-8 byte but a letter,
+    a digit and ``_.-~/`` becomes three characters."""
+    size = 0
+    for piece in _pieces(text):
+        encoded = piece.encode("utf-8", "surrogatepass")
+        size += len(encoded) + 2 * len(encoded.translate(None, _URL_SAFE))
+    return size
+
+
+def _json_size(text: str, *, ensure_ascii: bool) -> int:
+    """The length of *text* as a JSON string: two characters for a quote, a
+    backslash or a control character (six for most of them) and, with
+    *ensure_ascii*, six for a character past ASCII, twelve past 16 bits."""
+    size = len(text) + 2 + sum(map(text.count, _JSON_SHORT_ESCAPES))
+    size += 5 * sum(map(text.count, _JSON_LONG_ESCAPES))
+    if ensure_ascii and not text.isascii():
+        for piece in _pieces(text):
+            wide = len(piece) - len(piece.encode("ascii", "ignore"))
+            astral = len(piece.encode("utf-16-le", "surrogatepass")) // 2 - len(piece)
+            size += 5 * wide + 6 * astral
+    return size
+
+
+def _pieces(text: str) -> Iterator[str]:
+    """*text* in pieces small enough to encode each without taking memory."""
+    for start in range(0, len(text), _PIECE):
+        yield text[start : start + _PIECE]
 
 
 def _listed(items: Any) -> Any:
@@ -394,9 +451,31 @@ def _listed(items: Any) -> Any:
 _VIEWS: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
 _SEQUENCES: tuple[type, ...] = (list, tuple, dict, *_VIEWS)
 """What is written as each of its items (a dict: its keys and values)."""
-_HOLDING = frozenset({str, bytes, Markup, Namespace, *_SEQUENCES})
+_CONTAINERS: tuple[type, ...] = (*_SEQUENCES, Namespace)
+_CONTAINER = frozenset(_CONTAINERS)
+_TEXTS = frozenset({str, Markup})
+_RAW = frozenset({bytes})
 _NUMBER = frozenset({int})
 
+
+_PIECE = 1 << 16
+_URL_SAFE = (string.ascii_letters + string.digits + "_.-~/").encode()
+_JSON_SHORT_ESCAPES = '"\\\b\f\n\r\t'
+_JSON_LONG_ESCAPES = [chr(c) for c in range(32) if chr(c) not in _JSON_SHORT_ESCAPES]
+"""The characters JSON writes with a backslash, and those of them it writes
+as ``\\u00XX``."""
+
+_WRITTEN_AS: dict[str, tuple[Callable[[str], int], bool]] = {
+    "escape": (_escaped_size, False),
+    "do_forceescape": (_escaped_size, False),
+    "do_xmlattr": (_escaped_size, False),
+    "do_urlize": (_escaped_size, False),
+    "do_urlencode": (_url_quoted_size, False),
+    "do_pprint": (len, True),
+}
+"""The filters that write each text they are given longer (escaped), or a
+nested value again at each level: their *measure* and *nesting* for
+``_size``, checked before they run."""
 
 _TEXT_FILTERS = frozenset(
     {"do_join", "do_format", "do_replace", "do_indent", "do_wordwrap", "do_urlize"}
@@ -467,6 +546,7 @@ class ChatTemplate:
         except (
             jinja2.TemplateError,
             ArithmeticError,
+            AssertionError,  # jinja2's truncate asserts its length is at least its end's
             AttributeError,
             LookupError,
             RecursionError,

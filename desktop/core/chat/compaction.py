@@ -27,7 +27,7 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.tokens import CountTokens, cut_middle
-from desktop.core.db import ConversationStore, Message
+from desktop.core.db import ChangedMeanwhile, ConversationStore, Message
 from desktop.core.db.message_kinds import is_command
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 from desktop.core.privacy.redaction import Redactor
@@ -88,12 +88,26 @@ class Compactor:
         priority: Priority = Priority.USER,
         control: JobControl | None = None,
     ) -> CompactionResult | None:
-        """Summarise the foldable messages into the summary; None if there are none."""
+        """Summarise the foldable messages into the summary; None if there
+        are none.  Written only if nothing it was made from changed while
+        the model wrote it (a message deleted, or rewritten to take a secret
+        out; another compaction's summary): else made again, once."""
+        control = control or JobControl()
+        for again in (False, True):
+            try:
+                return self._compact_once(conversation_id, priority, control)
+            except ChangedMeanwhile as error:
+                if again:
+                    raise CompactionFailed(str(error)) from error
+        return None  # never reached: the second attempt returns or raises
+
+    def _compact_once(
+        self, conversation_id: int, priority: Priority, control: JobControl
+    ) -> CompactionResult | None:
         conversation = self._conversations.get(conversation_id)
         older = self.foldable(conversation_id)
         if conversation is None or not older:
             return None
-        control = control or JobControl()
         summary = conversation.summary or ""
         # A command the user typed is archived with the rest, never read:
         # the chat does not show it to the model, and the summary is in
@@ -101,7 +115,9 @@ class Compactor:
         said = [m for m in older if not is_command(m)]
         for chunk in self._chunks(said, summary) if said else ():
             summary = self._summarise(summary, chunk, priority, control)
-        archived = self._conversations.apply_compaction(conversation_id, summary, older[-1].id)
+        archived = self._conversations.apply_compaction(
+            conversation_id, summary, older[-1].id, made_from=(conversation.summary, older)
+        )
         log.info("compacted conversation %d: %d messages archived", conversation_id, archived)
         return CompactionResult(summary, archived)
 

@@ -99,6 +99,9 @@ CALLED_BY = "called_by"
 answers.  Which message is next to which says nothing: a reminder stored
 while the tool ran lands between the call and its result."""
 _MARGIN_TOKENS = 16
+_LEAST_READ_TOKENS = 256
+"""The least of a tool's result worth reading with the question it answers
+(else the question is left out, as any older message, for more of it)."""
 _GIVEN_PARTS = ("memories", "excerpts")
 
 ReplyKind = Literal["seed", "answer"]
@@ -129,6 +132,8 @@ class _History:
     """The user's message being answered, as stored."""
     given: _Used = _Used()
     """What goes with *answering* now."""
+    answering_at: int | None = None
+    """Where *answering* is in *messages*."""
 
 
 @dataclass(frozen=True)
@@ -458,10 +463,14 @@ class ChatService:
         for calls in range(MAX_TOOL_CALLS + 1):
             usable = offered if calls < MAX_TOOL_CALLS else frozenset()
             called = self._say(turn, listener, kind, offered, usable)
-            if called is None:
+            # Stopped before the tool ran: none runs; after: its result is
+            # kept, and no reply starts that the stop would cut at once.
+            if called is None or turn.control.cancelled:
                 return
             reply, call = called
             listener.tool_called(self._call_tool(turn, context, reply, call, usable))
+            if turn.control.cancelled:
+                return
 
     def _say(
         self,
@@ -509,8 +518,11 @@ class ChatService:
             said.append(held)
             listener.text(held)
         text = "".join(parts)
-        stored = self._record(turn, kind, text, reason, used)
+        # A call stopped while it was written is half a call, which no
+        # result answers: what is kept is what was said before it.
         shown = "".join(said).rstrip() if called else "".join(said)
+        kept = shown if called and reason == "cancelled" else text
+        stored = self._record(turn, kind, kept, reason, used)
         listener.reply_finished(reply(kind, shown, reason, stored))
         if reason == "cancelled":
             turn.control.cancel()  # a stopped seed also stops the answer after it
@@ -651,7 +663,7 @@ class ChatService:
         if left_out := self._left_out(assembled, history.messages):
             # What went with the messages left out goes with this one, if relevant.
             history = self._history(turn, kind, assembled, left_out)
-        kept = self._trimmed(assembled, history.messages, listener)
+        kept = self._trimmed(assembled, history.messages, listener, history.answering_at)
         if (asked := history.answering) is not None:
             now_given = history.given
             for key, ids in ((GIVEN, now_given.memories), (GIVEN_EXCERPTS, now_given.excerpts)):
@@ -719,7 +731,8 @@ class ChatService:
             tuple(i for i in assembled.excerpt_ids if i in shown_excerpts),
         )
         given_now = _Used(goes_with[answering.id], recalled[answering.id])
-        return _History(history, used, tuple(oversized), answering, given_now)
+        at = read.index(answering)
+        return _History(history, used, tuple(oversized), answering, given_now, at)
 
     def _budget(self, assembled: AssembledPrompt) -> int:
         fixed = self.count_tokens([assembled.system])[0]
@@ -745,12 +758,25 @@ class ChatService:
         return dropped
 
     def _trimmed(
-        self, assembled: AssembledPrompt, history: list[ChatMessage], listener: TurnListener
+        self,
+        assembled: AssembledPrompt,
+        history: list[ChatMessage],
+        listener: TurnListener,
+        answering_at: int | None = None,
     ) -> list[ChatMessage]:
         """*history* without its oldest messages, and the newest cut in the
-        middle, as far as needed to fit; the stored messages stay whole."""
+        middle, as far as needed to fit; the stored messages stay whole.
+        The user's message being answered (at *answering_at*) is kept while
+        what came after it (a tool's long result) can be cut to fit instead:
+        a model given the result alone does not know what it was asked."""
         budget = self._budget(assembled)
         dropped = self._left_out(assembled, history)
+        if answering_at is not None and answering_at < len(history) - 1:
+            counts = self.count_tokens([m.content for m in history[answering_at:-1]])
+            before_newest = sum(counts) + MESSAGE_OVERHEAD * len(counts)
+            if budget - before_newest >= _LEAST_READ_TOKENS:
+                dropped = min(dropped, answering_at)
+                budget -= before_newest
         if dropped:
             listener.notice(
                 f"The {dropped} oldest messages did not fit in the model's context and were "

@@ -32,6 +32,7 @@ from desktop.core.db.dreams import (
 )
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.errors import (
+    ChangedMeanwhile,
     DatabaseBusy,
     DatabaseTooNew,
     DatabaseUnavailable,
@@ -65,6 +66,7 @@ __all__ = [
     "MAX_K",
     "MIGRATIONS",
     "ChangeStatus",
+    "ChangedMeanwhile",
     "Clock",
     "Conversation",
     "ConversationStore",

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from desktop.core.base.text import cut, readable, scrub
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
-from desktop.core.db.errors import QueryFailed, RowNotFound
+from desktop.core.db.errors import ChangedMeanwhile, QueryFailed, RowNotFound
 from desktop.core.db.follow_ups import last_owed, mark_done, queue_follow_up
 from desktop.core.db.fts import match_query
 from desktop.core.db.rows import columns, from_row, json_or_none, select_list
@@ -498,11 +498,25 @@ class ConversationStore:
         )
         return [_message(row) for row in rows]
 
-    def apply_compaction(self, conversation_id: int, summary: str, through_message_id: int) -> int:
+    def apply_compaction(
+        self,
+        conversation_id: int,
+        summary: str,
+        through_message_id: int,
+        *,
+        made_from: tuple[str | None, Sequence[Message]] | None = None,
+    ) -> int:
         """Store *summary* as the conversation's one summary and archive the
-        live messages up to *through_message_id*, together; the number archived."""
+        live messages up to *through_message_id*, together; the number archived.
+        *made_from*: the summary and the messages it was made from, as read;
+        ``ChangedMeanwhile`` (nothing written) if either is not as it was
+        (a message deleted or rewritten, a summary written meanwhile)."""
         now = self._clock()
         with self._db.transaction() as tx:
+            if made_from is not None and self._changed(tx, conversation_id, made_from):
+                raise ChangedMeanwhile(
+                    "the conversation changed while its older messages were summarised"
+                )
             changed = tx.execute(
                 "UPDATE conversations SET summary = ?, summary_updated_at = ?"
                 " WHERE id = ? AND deleted_at IS NULL",
@@ -515,6 +529,22 @@ class ConversationStore:
                 " AND archived_at IS NULL",
                 (now, conversation_id, through_message_id),
             ).rowcount
+
+    @staticmethod
+    def _changed(
+        tx: Transaction, conversation_id: int, made_from: tuple[str | None, Sequence[Message]]
+    ) -> bool:
+        prior, messages = made_from
+        summary = tx.fetch_one("SELECT summary FROM conversations WHERE id = ?", (conversation_id,))
+        if summary is None or (summary[0] or "") != (prior or ""):
+            return True
+        through = max((m.id for m in messages), default=0)
+        rows = tx.fetch_all(
+            "SELECT id, content FROM messages WHERE conversation_id = ? AND id <= ?"
+            " AND archived_at IS NULL ORDER BY id",
+            (conversation_id, through),
+        )
+        return [tuple(row) for row in rows] != [(m.id, m.content) for m in messages]
 
     def purge_archived(self, archived_before: float) -> int:
         """Delete messages archived before *archived_before*; how many went.

@@ -105,6 +105,11 @@ class UnusableVector(ReverieError):
         self.dimensions = dimensions
 
 
+class ChangedMeanwhile(ReverieError):
+    """A change made from what was read is refused: what it was made from
+    changed since (another writer went first)."""
+
+
 class RowNotFound(ReverieError):
     """A store was asked to change a row that does not exist."""
 
