@@ -36,8 +36,15 @@ must not be the window's end."""
 def matches(pattern: re.Pattern[str], text: str, position: int = 0) -> Iterator[re.Match[str]]:
     """The matches of *pattern* in *text* from *position*, in order, as
     ``finditer`` finds them (an empty match moves the next search on)."""
-    if not may_match(pattern, text):
-        return
+    if may_match(pattern, text):
+        yield from scanned(pattern, text, position)
+
+
+def scanned(pattern: re.Pattern[str], text: str, position: int = 0) -> Iterator[re.Match[str]]:
+    """``matches`` without asking ``may_match`` first: for a caller that
+    asked it once and scans again from many positions (``may_match`` reads
+    the whole text when a word it tests is missing, so asking it at each
+    position is quadratic in a long text)."""
     while position <= len(text):
         window = position + WINDOW
         end = window + MARGIN

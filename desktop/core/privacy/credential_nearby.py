@@ -312,8 +312,11 @@ def credential_words(text: str) -> Iterator[re.Match[str]]:
     """The words naming a credential in *text*, in order; a word that only
     looked like a typo of one is read again from its next character
     ("pass4wifi" holds "wifi")."""
+    names = _names()
+    if not text_scan.may_match(names, text):
+        return
     position = 0
-    while (match := next(text_scan.matches(_names(), text, position), None)) is not None:
+    while (match := next(text_scan.scanned(names, text, position), None)) is not None:
         if match["typo"] is not None and not _a_typo(match["typo"].casefold()):
             position = match.start() + 1
             continue
