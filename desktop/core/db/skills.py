@@ -127,15 +127,16 @@ class SkillStore:
 
     def add(self, name: str, summary: str, file_name: str, status: SkillStatus) -> Skill:
         """Index a new skill file; ``SkillNameTaken`` if any skill has the name."""
-        return self.add_many([(name, summary, file_name)], status)[0]
+        [skill_id] = self.add_many([(name, summary, file_name)], status)
+        return self._require(skill_id)
 
     def add_many(
         self, files: Sequence[tuple[str, str, str]], status: SkillStatus
-    ) -> builtins.list[Skill]:
+    ) -> builtins.list[int]:
         """Index new skill files (name, summary, file name) in one
         transaction, the names taken read once (a folder of thousands made by
-        hand is one sync); ``SkillNameTaken``, nothing added, if any skill
-        has one of the names."""
+        hand is one sync); their ids.  ``SkillNameTaken``, nothing added, if
+        any skill has one of the names."""
         if not files:
             return []  # no transaction: a sync finding nothing new may run inside one
         now = self._clock()
@@ -154,7 +155,7 @@ class SkillStore:
                     raise QueryFailed("an INSERT ... RETURNING returned no row")
                 taken.add(name_key(name))
                 added.append(int(skill_id))
-        return [self._require(skill_id) for skill_id in added]
+        return added
 
     def revive(
         self, skill_id: int, name: str, summary: str, file_name: str, status: SkillStatus
