@@ -143,6 +143,9 @@ class TaskService:
     ) -> builtins.list[Task]:
         return self.store.list(statuses, conversation_id=conversation_id)
 
+    def count(self, statuses: Sequence[TaskStatus]) -> int:
+        return self.store.count(statuses)
+
     def prompt_lines(self) -> builtins.list[TaskLine]:
         """The active tasks as the prompt shows them, most urgent first."""
         return [
