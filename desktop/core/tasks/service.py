@@ -44,7 +44,7 @@ from desktop.core.db.tasks import (
 )
 from desktop.core.privacy.credential_nearby import MARKER
 from desktop.core.privacy.prompt_safety import safe_for_prompt
-from desktop.core.privacy.redaction import Redactor
+from desktop.core.privacy.redaction import Redactor, past_any_redaction
 from desktop.core.tasks.schedules import check_upcoming, describe, next_run, realigned
 
 log = logging.getLogger(__name__)
@@ -342,31 +342,46 @@ def _checked_text(text: str, redact: Redactor) -> str:
     # As a reader sees it (as memories are kept): no control character, no
     # override reordering what is shown, no letters only a model reads, no
     # secret.  One line: the prompt lists a task per line, and a task's text
-    # must not be able to add lines of its own there.
-    text = " ".join(redact.text(readable(scrub(text))).split())
+    # must not be able to add lines of its own there.  A pasted page is
+    # refused before it is read for secrets (seconds a megabyte).
+    cleaned = readable(scrub(text))
+    if past_any_redaction(shown := " ".join(cleaned.split()), TEXT_CHARS):
+        raise _text_too_long(shown)
+    text = " ".join(redact.text(cleaned).split())
     if not _says_something(text):
         raise TaskRefused("A task needs some text saying what to do.")
     if len(text) > TEXT_CHARS:
-        raise TaskRefused(
-            f"A task is at most {TEXT_CHARS} characters (this one has {len(text)}); "
-            "keep the task short and put the details in a skill or a memory."
-        )
+        raise _text_too_long(text)
     return text
+
+
+def _text_too_long(text: str) -> TaskRefused:
+    return TaskRefused(
+        f"A task is at most {TEXT_CHARS} characters (this one has {len(text)}); "
+        "keep the task short and put the details in a skill or a memory."
+    )
 
 
 def _checked_prompt(prompt: str | None, redact: Redactor) -> str | None:
     """A routine's prompt, cleaned, its secrets taken out; None for a plain task."""
     if prompt is None:
         return None
-    prompt = redact.text(readable(scrub(prompt))).strip()
+    cleaned = readable(scrub(prompt))
+    if past_any_redaction(cleaned.strip(), PROMPT_CHARS):
+        raise _prompt_too_long(cleaned.strip())
+    prompt = redact.text(cleaned).strip()
     if not _says_something(prompt):
         raise TaskRefused("A routine needs a prompt saying what Reverie should do.")
     if len(prompt) > PROMPT_CHARS:
-        raise TaskRefused(
-            f"A routine's prompt is at most {PROMPT_CHARS} characters (this one has "
-            f"{len(prompt)}); put the details in a skill and ask the routine to follow it."
-        )
+        raise _prompt_too_long(prompt)
     return prompt
+
+
+def _prompt_too_long(prompt: str) -> TaskRefused:
+    return TaskRefused(
+        f"A routine's prompt is at most {PROMPT_CHARS} characters (this one has "
+        f"{len(prompt)}); put the details in a skill and ask the routine to follow it."
+    )
 
 
 def _says_something(text: str) -> bool:
