@@ -1,26 +1,33 @@
-"""Round 27: a pasted megabyte was read for secrets before its length was
-looked at.
+"""Round 27 tests of desktop.core.tasks.service.
 
-A task's text (at most 1,000 characters) and a routine's prompt (2,000)
-were taken through the redaction whole and only then measured: a megabyte
+A pasted megabyte was read for secrets before its length was looked at: a
+task's text (at most 1,000 characters) and a routine's prompt (2,000) were
+taken through the redaction whole and only then measured, so a megabyte
 pasted into the Tasks window's field froze it for 6 to 21 seconds, and
 2 MB in a routine's prompt for two minutes, before saying it was too long.
 A text longer than its limit by more than taking secrets out could shorten
-it is now refused unread, with the same words."""
+it is now refused unread, with the same words.
+
+And each look for due tasks read every open task's run again (below)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from desktop.core.db import Database
 from desktop.core.db.tasks import TaskStore
 from desktop.core.privacy.redaction import MOST_TAKEN_OUT, Redacted, Redactor
+from desktop.core.tasks.schedules import parse_schedule
 from desktop.core.tasks.service import PROMPT_CHARS, TEXT_CHARS, TaskRefused, TaskService
+from tests.unit.core.tasks.test_tasks_round12 import Clock, _next, _service
 
 PASTED = "Buy oat milk and ring the plumber about the boiler. " * 20_000
 """About a megabyte, as a page pasted by mistake."""
+LONDON = ZoneInfo("Europe/London")
+DAILY = parse_schedule("daily at 9am")
 
 
 class ReadingRedactor(Redactor):
@@ -78,3 +85,58 @@ def test_a_text_a_long_secret_brings_under_the_limit_is_still_read_and_kept(
     assert "MIIE" not in task.text
     assert task.text.startswith("Move the server key")
     assert max(redactor.read) > TEXT_CHARS
+
+
+# -- looking for due tasks -------------------------------------------------------
+#
+# Each look for due tasks computed every open task's next run again (to
+# catch a clock set back), 2.5 s with 10,000 tasks, and the task runner
+# looks again after every task it runs: 100 tasks due at 9:00 cost four
+# minutes of looking.  The runs are read again only when the clock went
+# back since it was last read.
+
+
+def _reads_of(tasks: TaskService, database: Database) -> list[str]:
+    statements: list[str] = []
+    database._connection.set_trace_callback(statements.append)
+    try:
+        tasks.due()
+    finally:
+        database._connection.set_trace_callback(None)
+    return statements
+
+
+def test_looking_for_due_tasks_reads_only_those_due_while_the_clock_goes_on(
+    database: Database,
+) -> None:
+    clock = Clock(datetime(2026, 11, 30, 8, 0, tzinfo=LONDON))
+    tasks = _service(database, clock, LONDON)
+    for number in range(20):
+        tasks.add(f"Chore {number}", conversation_id=None, schedule=DAILY)
+    clock.now = datetime(2026, 11, 30, 9, 0, tzinfo=LONDON)
+    first = tasks.due()
+    tasks.mark_run(first[0].id)
+
+    reads = _reads_of(tasks, database)
+
+    assert len(first) == 20
+    assert len(reads) == 1  # the due tasks, not every open one again
+    assert len(tasks.due()) == 19
+
+
+def test_a_run_recorded_while_the_clock_ran_ahead_is_read_again_once_it_is_put_right(
+    database: Database,
+) -> None:
+    clock = Clock(datetime(2026, 11, 30, 8, 0, tzinfo=LONDON))
+    tasks = _service(database, clock, LONDON)
+    task = tasks.add("Water the plants", conversation_id=None, schedule=DAILY)
+    clock.now = datetime(2027, 6, 1, 9, 0, tzinfo=LONDON)  # a wrong time server
+    tasks.mark_run(task.id)
+    assert _next(tasks, task, LONDON) == "2027-06-02 09:00"
+
+    clock.now = datetime(2026, 11, 30, 8, 30, tzinfo=LONDON)  # put right
+    assert tasks.due() == []
+    clock.now = datetime(2026, 11, 30, 9, 0, tzinfo=LONDON)
+
+    assert [due.id for due in tasks.due()] == [task.id]
+    assert len(_reads_of(tasks, database)) == 1
