@@ -22,6 +22,7 @@ from desktop.core.db.tasks import TaskStore
 from desktop.core.privacy.redaction import MOST_TAKEN_OUT, Redacted, Redactor
 from desktop.core.tasks.schedules import parse_schedule
 from desktop.core.tasks.service import PROMPT_CHARS, TEXT_CHARS, TaskRefused, TaskService
+from tests.reads import statements_of
 from tests.unit.core.tasks.test_tasks_round12 import Clock, _next, _service
 
 PASTED = "Buy oat milk and ring the plumber about the boiler. " * 20_000
@@ -97,13 +98,7 @@ def test_a_text_a_long_secret_brings_under_the_limit_is_still_read_and_kept(
 
 
 def _reads_of(tasks: TaskService, database: Database) -> list[str]:
-    statements: list[str] = []
-    database._connection.set_trace_callback(statements.append)
-    try:
-        tasks.due()
-    finally:
-        database._connection.set_trace_callback(None)
-    return statements
+    return statements_of(tasks.due, database)
 
 
 def test_looking_for_due_tasks_reads_only_those_due_while_the_clock_goes_on(

@@ -13,19 +13,14 @@ from __future__ import annotations
 from desktop.core.db import ConversationStore, Database
 from desktop.core.tasks.service import TaskService
 from desktop.ui.tasks.window import EMPTY_TASKS, TasksWindow
+from tests.reads import statements_of
 from tests.unit.ui.tasks.test_tasks_view import clock, tasks, view
 
 __all__ = ["clock", "tasks", "view"]  # the fixtures, as the window's own tests have them
 
 
 def _reads_of_a_refresh(view: TasksWindow, database: Database) -> list[str]:
-    statements: list[str] = []
-    database._connection.set_trace_callback(statements.append)
-    try:
-        view.refresh()
-    finally:
-        database._connection.set_trace_callback(None)
-    return statements
+    return statements_of(view.refresh, database)
 
 
 def test_a_refresh_reads_the_same_whatever_the_number_of_conversations(
