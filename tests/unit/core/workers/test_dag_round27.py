@@ -12,6 +12,8 @@ most, however long the chain."""
 
 from __future__ import annotations
 
+from desktop.core.chat.tools.sub_sessions import SpawnCall, sub_session_tools
+from desktop.core.chat.tools.toolbox import ToolContext
 from tests.unit.core.workers.conftest import MakeWorld
 
 CHAIN = 40
@@ -52,3 +54,44 @@ def test_a_cancel_down_a_long_chain_says_which_worker_was_cancelled(
     assert world.get(chain[1]).failure == root
     assert world.get(chain[-1]).failure == f"worker #{chain[-2]} did not finish: {root}"
     assert len(world.reports.made) == CHAIN
+
+
+# -- a dependency no worker has ---------------------------------------------------
+#
+# A model that named a worker that does not exist (9999 for 99, or another
+# conversation's) heard only "spawned": its worker started at once, without
+# the result it was meant to wait for, and nothing said so.  The id is still
+# dropped (a guess never leaves a worker waiting for ever), and the model
+# now reads which ids its worker does not wait on.
+
+
+def test_the_model_reads_which_named_workers_its_worker_does_not_wait_on(
+    make_world: MakeWorld,
+) -> None:
+    world = make_world()
+    elsewhere = make_world().spawn("another conversation's")
+    known = world.spawn("known")
+    (spawn,) = sub_session_tools(world.workers)
+    call = SpawnCall(objective="after", depends_on=[known, 9999, elsewhere])
+
+    result = spawn.run(call, ToolContext(world.conversation_id))
+
+    after = result.content["worker_id"]
+    assert [w.id for w in world.store.dependencies(after)] == [known]
+    assert result.content["not_waiting_on"] == [9999, elsewhere]
+    assert "no worker of this conversation" in result.content["note"]
+    assert "#9999" in result.summary
+
+
+def test_a_spawn_waiting_on_every_worker_it_named_says_nothing_more(
+    make_world: MakeWorld,
+) -> None:
+    world = make_world()
+    known = world.spawn("known")
+    (spawn,) = sub_session_tools(world.workers)
+
+    result = spawn.run(
+        SpawnCall(objective="after", depends_on=[known]), ToolContext(world.conversation_id)
+    )
+
+    assert set(result.content) == {"result", "worker_id"}
