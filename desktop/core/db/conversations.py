@@ -284,6 +284,19 @@ class ConversationStore:
         row = self._db.fetch_one("SELECT * FROM conversations WHERE id = ?", (conversation_id,))
         return None if row is None else _conversation(row)
 
+    def get_many(self, conversation_ids: Iterable[int]) -> dict[int, Conversation]:
+        """The conversations with these ids, deleted or not, by id; ids with
+        none are left out.  One read for a window listing many (not one each)."""
+        wanted = sorted(set(conversation_ids))
+        found: dict[int, Conversation] = {}
+        for start in range(0, len(wanted), _IDS_PER_QUERY):
+            chunk = wanted[start : start + _IDS_PER_QUERY]
+            rows = self._db.fetch_all(
+                f"SELECT * FROM conversations WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+            )
+            found.update((row["id"], _conversation(row)) for row in rows)
+        return found
+
     def list(self) -> builtins.list[Conversation]:
         """The conversations not deleted, most recently active first."""
         rows = self._db.fetch_all(

@@ -44,7 +44,8 @@ class Daily:
     every: int = 1
     """Runs every this many days: 1, or 2 to ``MAX_EVERY_DAYS`` counted from *since*."""
     since: date | None = None
-    """The day of its first run, when it skips days; None when it runs daily."""
+    """The day of its first run: needed when it skips days; a daily one may
+    have one ("every day from 2027-04-01") or none (from today)."""
 
     def __post_init__(self) -> None:
         check_wall_clock(self.at, self.at.tzinfo)
@@ -53,10 +54,9 @@ class Daily:
                 f"Every {self.every} days is not a schedule: it runs every 1 to "
                 f"{MAX_EVERY_DAYS} days (longer ones are monthly)."
             )
-        if (self.every > 1) != (self.since is not None):
+        if self.every > 1 and self.since is None:
             raise ScheduleError(
-                "A schedule that skips days counts them from the day of its first run "
-                "(and a daily one from none)."
+                "A schedule that skips days counts them from the day of its first run."
             )
 
 

@@ -176,6 +176,17 @@ class TaskStore:
         )
         return [_task(row) for row in rows]
 
+    def count(self, statuses: Sequence[TaskStatus]) -> int:
+        """How many tasks have one of *statuses* (none are read)."""
+        if not statuses:
+            return 0
+        return int(
+            self._db.fetch_value(
+                f"SELECT count(*) FROM tasks WHERE status IN ({', '.join('?' * len(statuses))})",
+                list(statuses),
+            )
+        )
+
     def due(self, now: float) -> builtins.list[Task]:
         """Active tasks whose next run is at or before *now*, the longest waiting first."""
         rows = self._db.fetch_all(

@@ -463,8 +463,15 @@ class WorkerStore:
         """Move waiting workers on after an end: every worker waiting on one
         that failed or was cancelled fails, with the reason, and so do its
         own dependents, transitively; one whose dependencies all completed
-        waits for its time only.  The ids (failed, now waiting for time)."""
+        waits for its time only.  The ids (failed, now waiting for time).
+
+        A reason names the worker waited on and the first failure behind
+        it, never the reasons between: nested whole, a chain of 1,000
+        workers wrote reasons as long as the chain, 15 MB together, each
+        reported to the chat."""
         failed: builtins.list[int] = []
+        first_failure: dict[int, str] = {}
+        """Of each worker failed here, the failure it waited behind."""
         while True:
             rows = tx.fetch_all(
                 "SELECT d.worker_id, min(d.depends_on) AS cause, c.state, c.failure"
@@ -476,13 +483,16 @@ class WorkerStore:
             if not rows:
                 break
             for row in rows:
+                worker_id, cause = int(row[0]), int(row["cause"])
                 why = "it was cancelled" if row["state"] == "cancelled" else row["failure"]
+                reason = f"worker #{cause} did not finish: {first_failure.get(cause, why)}"
+                first_failure[worker_id] = first_failure.get(cause, reason)
                 tx.execute(
                     "UPDATE workers SET state = 'failed', failure = ?, ended_at = ?"
                     " WHERE id = ? AND state = 'waiting_deps'",
-                    (f"worker #{row['cause']} did not finish: {why}", self._clock(), row[0]),
+                    (reason, self._clock(), worker_id),
                 )
-                failed.append(int(row[0]))
+                failed.append(worker_id)
         rows = tx.fetch_all(
             "UPDATE workers SET state = 'waiting_time' WHERE state = 'waiting_deps' AND NOT EXISTS"
             " (SELECT 1 FROM worker_dependencies d JOIN workers c ON c.id = d.depends_on"

@@ -182,6 +182,19 @@ def _replaced(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
     return "".join(parts)
 
 
+MOST_TAKEN_OUT = 16_384
+"""The most characters taking secrets out may shorten a text by, for a
+check of its length before it is read for them (a private key of 8,192
+bits is some 6,500 characters; a text rarely holds more than one)."""
+
+
+def past_any_redaction(text: str, most: int) -> bool:
+    """Whether *text* is longer than *most* characters however its secrets
+    are taken out: refused for its length unread, it costs no seconds a
+    megabyte read for secrets."""
+    return len(text) > most + MOST_TAKEN_OUT
+
+
 SAID_KEPT = 50
 """How many of the secrets found this run a ``Redactor`` looks for again."""
 

@@ -67,7 +67,13 @@ from desktop.core.db.skills import (
     name_key,
 )
 from desktop.core.privacy.prompt_safety import safe_for_prompt
-from desktop.core.privacy.redaction import Redacted, Redactor, redact, without
+from desktop.core.privacy.redaction import (
+    Redacted,
+    Redactor,
+    past_any_redaction,
+    redact,
+    without,
+)
 
 log = logging.getLogger(__name__)
 
@@ -207,17 +213,24 @@ def file_text(text: str, redactor: Callable[[str], Redacted] = redact) -> str:
     # As a reader sees it, as memories and tasks are kept: no control
     # character, no override reordering what is shown, no letters only a
     # model reads (a skill's text reaches the model whole).
+    # A pasted page is refused before it is read for secrets (seconds a megabyte).
     text = readable(scrub(text)).replace("\r\n", "\n").strip("\n")
+    if past_any_redaction(text, TEXT_CHARS):
+        raise _too_long(text)
     text = redactor(text).text
     if not summary_of(text):
         raise SkillRefused(
             "A skill needs some text; its first line is the one-line summary of what it is for."
         )
     if len(text) > TEXT_CHARS:
-        raise SkillRefused(
-            f"A skill is at most {TEXT_CHARS:,} characters; this one has {len(text):,}."
-        )
+        raise _too_long(text)
     return text + "\n"
+
+
+def _too_long(text: str) -> SkillRefused:
+    return SkillRefused(
+        f"A skill is at most {TEXT_CHARS:,} characters; this one has {len(text):,}."
+    )
 
 
 def same_text(first: str, second: str) -> bool:

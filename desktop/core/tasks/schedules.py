@@ -195,7 +195,8 @@ def describe(schedule: Schedule) -> str:
         return f"once on {schedule.at:%Y-%m-%d %H:%M}"
     if isinstance(schedule, Daily):
         if schedule.since is not None:
-            return f"every {schedule.every} days from {schedule.since} at {hhmm(schedule.at)}"
+            every = "every day" if schedule.every == 1 else f"every {schedule.every} days"
+            return f"{every} from {schedule.since} at {hhmm(schedule.at)}"
         return f"daily at {hhmm(schedule.at)}"
     if isinstance(schedule, Weekly):
         if schedule.weekdays in _NAMED_WEEKS:
@@ -227,7 +228,7 @@ _DATE = "20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
 SCHEDULE_PATTERN = (
     f"^(none|once on {_DATE} {_HH_MM}"
     f"|daily at {_HH_MM}"
-    f"|every ([2-9]|[12][0-9]|3[01]) days from {_DATE} at {_HH_MM}"
+    f"|every (day|([2-9]|[12][0-9]|3[01]) days) from {_DATE} at {_HH_MM}"
     f"|weekly on {_DAY_NAME}((, {_DAY_NAME})* and {_DAY_NAME})? at {_HH_MM}"
     f"|(weekdays|weekends) at {_HH_MM}"
     f"|monthly on day ([1-9]|[12][0-9]|3[01]) at {_HH_MM}"
@@ -252,8 +253,11 @@ _FROM_NOW = re.compile(
 )
 _EVERY_DAY = re.compile(r"daily|everyday|(?:every|each) day")
 _EVERY_DAYS = re.compile(
-    r"every (?:(?P<count>\d+) days|(?P<other>other) day)(?: (?:from|starting) (?P<since>\S+))?"
+    r"(?:every (?:(?P<count>\d+) days?|(?P<other>other) day)|daily|(?:every|each) day)"
+    r"(?: (?:from|starting) (?P<since>\S+))?"
 )
+"""Every so many days, perhaps from a first day ("every day from" too: a
+plain "every day" is read as daily before this is tried)."""
 _WORK_WEEK = re.compile(
     r"(?:(?:on|every|each) )?weekdays?|mon(?:day)? ?(?:-|to|through|thru) ?fri(?:day)?"
 )
@@ -393,7 +397,7 @@ class _Days:
         if set(self.weekdays) != set(_ALL_WEEK):
             return Weekly(self.weekdays, clock)
         if self.every == 1:
-            return Daily(clock)
+            return Daily(clock, 1, self.since)
         if (since := self.since) is None:
             typed = self.typed or _Typed(quoted(self.words), None)
             if typed.now is None:
@@ -538,7 +542,7 @@ def _days(tokens: list[str], typed: _Typed) -> _Days | None:
     if _EVERY_DAY.fullmatch(words):
         return _Days(words, _ALL_WEEK)
     if found := _EVERY_DAYS.fullmatch(words):
-        every = 2 if found["other"] else _count(found["count"], typed, _TOO_MANY_DAYS)
+        every = 2 if found["other"] else _count(found["count"] or "1", typed, _TOO_MANY_DAYS)
         since = None if found["since"] is None else _since(found["since"], typed)
         return _Days(words, _ALL_WEEK, every=every, since=since, typed=typed)
     if _WORK_WEEK.fullmatch(words):

@@ -8,8 +8,8 @@ while it was paused are skipped), and a run that happened its next one
 (only the run that came due, of a task still active).  Built in a zone (at
 every start), it moves each open task's next run to the time its schedule
 has in that zone (``use_zone``), so a change of zone never keeps old times;
-each look for due tasks does the same, so a clock set back never leaves a
-run months away.
+each look for due tasks after the clock went back does the same, so a clock
+set back never leaves a run months away.
 Refusals are ``TaskRefused``, ``TaskNotFound`` or ``TaskStateError``, each
 worded for the user (and the model), and nothing is changed by one.
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 import logging
 import re
+import threading
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -44,7 +45,7 @@ from desktop.core.db.tasks import (
 )
 from desktop.core.privacy.credential_nearby import MARKER
 from desktop.core.privacy.prompt_safety import safe_for_prompt
-from desktop.core.privacy.redaction import Redactor
+from desktop.core.privacy.redaction import Redactor, past_any_redaction
 from desktop.core.tasks.schedules import check_upcoming, describe, next_run, realigned
 
 log = logging.getLogger(__name__)
@@ -100,6 +101,10 @@ class TaskService:
         self.zone = zone
         self._redact = redactor or Redactor()
         self._clock = clock
+        self._latest = float("-inf")
+        """The latest time the clock said (unix seconds), as runs were
+        computed from it: one before it means the clock went back."""
+        self._latest_lock = threading.Lock()
         self.problem: str | None = None
         """Why the runs could not be moved to the zone in use, for the user
         (None when they were): they keep the times of the old zone."""
@@ -118,7 +123,7 @@ class TaskService:
         next run to the run its schedule has in *zone* (``realigned``: a
         missed run stays due, a ``once`` is never dropped); how many moved."""
         self.zone = zone
-        return self._realign(self._clock())
+        return self._realign(self._read_clock())
 
     def _realign(self, now: datetime) -> int:
         """Each open task's next run as its schedule has it in the zone in
@@ -143,6 +148,9 @@ class TaskService:
     ) -> builtins.list[Task]:
         return self.store.list(statuses, conversation_id=conversation_id)
 
+    def count(self, statuses: Sequence[TaskStatus]) -> int:
+        return self.store.count(statuses)
+
     def prompt_lines(self) -> builtins.list[TaskLine]:
         """The active tasks as the prompt shows them, most urgent first."""
         return [
@@ -154,21 +162,45 @@ class TaskService:
         """When *task* runs next after *after* (now), in the user's zone."""
         if task.schedule is None:
             return None
-        return next_run(task.schedule, after or self._clock(), self.zone)
+        return next_run(task.schedule, after or self._read_clock(), self.zone)
 
     def now(self) -> datetime:
         """The service's clock, in the user's zone (what the UI counts "today" from)."""
-        return self._clock().astimezone(self.zone)
+        return self._read_clock().astimezone(self.zone)
 
     def due(self, now: datetime | None = None) -> builtins.list[Task]:
         """Active tasks whose run time has come, the longest waiting first.
 
-        Runs are read again first: a clock set back (it ran months ahead)
-        leaves runs computed from the wrong "now" far off, and they would
-        keep silent until then; a run still to come, or missed, stays."""
+        Runs are read again first if the clock went back since it was last
+        read: a clock set back (it ran months ahead) leaves runs computed
+        from the wrong "now" far off, and they would keep silent until
+        then; a run still to come, or missed, stays.  Not at every look:
+        with 10,000 tasks that took 2.5 s, and the runner looks again after
+        each task it runs."""
         now = now or self._clock()
-        self._realign(now)
+        if self._went_back(now):
+            self._realign(now)
         return self.store.due(now.timestamp())
+
+    def _read_clock(self) -> datetime:
+        """The clock, for a run computed from it (``_noted``)."""
+        return self._noted(self._clock())
+
+    def _noted(self, moment: datetime) -> datetime:
+        """*moment*, a run computed from it: the latest time the clock said
+        moves on to it (never back: only ``_went_back`` reads runs again)."""
+        with self._latest_lock:
+            self._latest = max(self._latest, moment.timestamp())
+        return moment
+
+    def _went_back(self, now: datetime) -> bool:
+        """Whether *now* is before the latest time the clock said (compared
+        as instants: a wall clock repeats an hour in autumn); *now* is the
+        latest from then on (runs read again from it are in line)."""
+        with self._latest_lock:
+            went_back = now.timestamp() < self._latest
+            self._latest = now.timestamp() if went_back else max(self._latest, now.timestamp())
+            return went_back
 
     # -- writing -----------------------------------------------------------
 
@@ -281,10 +313,11 @@ class TaskService:
         run is ``RunOvertaken`` and nothing is recorded (the store checks it
         in the write).  The task is read, and its next run computed, in the
         same transaction: *tx* (a caller's) if given."""
-        ran = ran_at or self._clock()
+        ran = ran_at or self._read_clock()
         with self.store.writing(tx) as writing:
             task = self.store.get(task_id, writing)
-            upcoming = None if task is None else self.next_run(task, max(ran, self._clock()))
+            after = self._noted(max(ran, self._clock()))
+            upcoming = None if task is None else self.next_run(task, after)
             return self.store.record_run(
                 task_id,
                 ran_at=ran.timestamp(),
@@ -321,7 +354,7 @@ class TaskService:
     def _first_run(self, schedule: Schedule | None) -> float | None:
         if schedule is None:
             return None
-        return check_upcoming(schedule, self._clock(), self.zone).timestamp()
+        return check_upcoming(schedule, self._read_clock(), self.zone).timestamp()
 
     def _upcoming(self, task_id: int) -> float | None:
         """The next run of a task from now; None if it has none (any more)."""
@@ -339,31 +372,46 @@ def _checked_text(text: str, redact: Redactor) -> str:
     # As a reader sees it (as memories are kept): no control character, no
     # override reordering what is shown, no letters only a model reads, no
     # secret.  One line: the prompt lists a task per line, and a task's text
-    # must not be able to add lines of its own there.
-    text = " ".join(redact.text(readable(scrub(text))).split())
+    # must not be able to add lines of its own there.  A pasted page is
+    # refused before it is read for secrets (seconds a megabyte).
+    cleaned = readable(scrub(text))
+    if past_any_redaction(shown := " ".join(cleaned.split()), TEXT_CHARS):
+        raise _text_too_long(shown)
+    text = " ".join(redact.text(cleaned).split())
     if not _says_something(text):
         raise TaskRefused("A task needs some text saying what to do.")
     if len(text) > TEXT_CHARS:
-        raise TaskRefused(
-            f"A task is at most {TEXT_CHARS} characters (this one has {len(text)}); "
-            "keep the task short and put the details in a skill or a memory."
-        )
+        raise _text_too_long(text)
     return text
+
+
+def _text_too_long(text: str) -> TaskRefused:
+    return TaskRefused(
+        f"A task is at most {TEXT_CHARS} characters (this one has {len(text)}); "
+        "keep the task short and put the details in a skill or a memory."
+    )
 
 
 def _checked_prompt(prompt: str | None, redact: Redactor) -> str | None:
     """A routine's prompt, cleaned, its secrets taken out; None for a plain task."""
     if prompt is None:
         return None
-    prompt = redact.text(readable(scrub(prompt))).strip()
+    cleaned = readable(scrub(prompt))
+    if past_any_redaction(cleaned.strip(), PROMPT_CHARS):
+        raise _prompt_too_long(cleaned.strip())
+    prompt = redact.text(cleaned).strip()
     if not _says_something(prompt):
         raise TaskRefused("A routine needs a prompt saying what Reverie should do.")
     if len(prompt) > PROMPT_CHARS:
-        raise TaskRefused(
-            f"A routine's prompt is at most {PROMPT_CHARS} characters (this one has "
-            f"{len(prompt)}); put the details in a skill and ask the routine to follow it."
-        )
+        raise _prompt_too_long(prompt)
     return prompt
+
+
+def _prompt_too_long(prompt: str) -> TaskRefused:
+    return TaskRefused(
+        f"A routine's prompt is at most {PROMPT_CHARS} characters (this one has "
+        f"{len(prompt)}); put the details in a skill and ask the routine to follow it."
+    )
 
 
 def _says_something(text: str) -> bool:

@@ -297,6 +297,10 @@ class Workers:
         """The workers *worker_id* waits (or waited) on."""
         return self._store.dependencies(worker_id)
 
+    def dependency_ids(self, worker_id: int) -> builtins.list[int]:
+        """The ids of the workers *worker_id* waits (or waited) on (``Spawner``)."""
+        return [worker.id for worker in self._store.dependencies(worker_id)]
+
     def waits_on(self) -> dict[int, builtins.list[int]]:
         """The ids each worker waits (or waited) on, of every worker at once."""
         return self._store.waits_on()
@@ -543,6 +547,9 @@ class _ChildSpawner:
 
     def spawn(self, call: SpawnCall, context: ToolContext) -> int:
         return self._workers._spawn(call, self._parent.conversation_id, self._parent)
+
+    def dependency_ids(self, worker_id: int) -> builtins.list[int]:
+        return self._workers.dependency_ids(worker_id)
 
     def offered(self) -> tuple[builtins.list[str], builtins.list[str]]:
         return self._workers.offered()

@@ -107,7 +107,7 @@ def run_words(moment: datetime, now: datetime, zone: tzinfo) -> str:
 def habit_words(schedule: Daily | Weekly | Monthly | Interval) -> str:
     """How often a schedule runs, as the reading under the field says it."""
     if isinstance(schedule, Daily):
-        every = "every day" if schedule.since is None else f"every {schedule.every} days"
+        every = "every day" if schedule.every == 1 else f"every {schedule.every} days"
         return f"{every} at {schedule.at:%H:%M}"
     if isinstance(schedule, Weekly):
         days = listed([WEEKDAYS[weekday] for weekday in schedule.weekdays])

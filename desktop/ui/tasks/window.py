@@ -18,7 +18,7 @@ runs); it keeps what the user is typing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from PySide6.QtCore import QKeyCombination, QModelIndex, Qt, Signal
@@ -244,14 +244,10 @@ class TasksWindow(AppWindow):
         except ReverieError as error:
             self.show_problem(f"The tasks could not be read: {error}")
             return
-        titles: dict[int, Conversation | None] = {}
-
-        def find(conversation_id: int) -> Conversation | None:
-            if conversation_id not in titles:
-                titles[conversation_id] = self._conversation(conversation_id)
-            return titles[conversation_id]
-
-        groups = grouped(tasks, find)
+        # Read together: one read each cost a user with tasks from a
+        # thousand conversations a thousand reads at every refresh.
+        titles = self._titles(task.conversation_id for task in tasks)
+        groups = grouped(tasks, titles.get)
         now = self._tasks.now()
         bold = QFont(self.tree.font())
         bold.setBold(True)
@@ -270,7 +266,8 @@ class TasksWindow(AppWindow):
             self.tree.setCurrentItem(found)
         self.tree.blockSignals(False)
         self.count_label.setText(counted(tasks))
-        self.empty_label.setText(self._empty_text())
+        if not tasks:  # else not shown
+            self.empty_label.setText(self._empty_text())
         self.list_stack.setCurrentWidget(self.tree if tasks else self.empty_label)
         self._show_current(found, now)
 
@@ -318,11 +315,22 @@ class TasksWindow(AppWindow):
 
     def _empty_text(self) -> str:
         try:
-            if not self._tasks.list(EVERY_STATUS):
+            if not self._tasks.count(EVERY_STATUS):
                 return EMPTY_TASKS
         except ReverieError:
             return EMPTY_TASKS
         return _EMPTY_FILTER[self.filter_box.currentData()]
+
+    def _titles(self, conversation_ids: Iterable[int | None]) -> dict[int, Conversation]:
+        """The conversations *conversation_ids* name, by id; those that
+        cannot be read are left out (their tasks show under their number)."""
+        if self._conversations is None:
+            return {}
+        wanted = {i for i in conversation_ids if i is not None}
+        try:
+            return self._conversations.get_many(wanted)
+        except ReverieError:
+            return {}
 
     def _conversation(self, conversation_id: int) -> Conversation | None:
         if self._conversations is None:

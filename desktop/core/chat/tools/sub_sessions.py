@@ -67,6 +67,11 @@ class Spawner(Protocol):
 
     def spawn(self, call: SpawnCall, context: ToolContext) -> int: ...
 
+    def dependency_ids(self, worker_id: int) -> Sequence[int]:
+        """The ids of the workers *worker_id* waits on (those it was given
+        that no worker of its conversation has are not among them)."""
+        ...
+
     def offered(self) -> tuple[Sequence[str], Sequence[str]]:
         """The tools and the profiles a call may name."""
         ...
@@ -86,10 +91,19 @@ def sub_session_tools(spawner: Spawner) -> list[Tool[Any]]:
 
     def run(arguments: SpawnCall, context: ToolContext) -> ToolResult:
         worker_id = spawner.spawn(arguments, context)
-        content = {"result": SPAWNED, "worker_id": worker_id}
-        return ToolResult(
-            True, content, f"Background worker #{worker_id} started: {arguments.objective}"
-        )
+        content: dict[str, Any] = {"result": SPAWNED, "worker_id": worker_id}
+        summary = f"Background worker #{worker_id} started: {arguments.objective}"
+        # Dropped by the spawner (a guess never leaves a worker waiting for
+        # ever), but said: the model meant its worker to wait for them.
+        kept = set(spawner.dependency_ids(worker_id))
+        if dropped := [i for i in dict.fromkeys(arguments.depends_on or ()) if i not in kept]:
+            content["not_waiting_on"] = dropped
+            content["note"] = (
+                "no worker of this conversation has these ids, so this worker "
+                "started without waiting for them"
+            )
+            summary += f" (not waiting on {', '.join(f'#{i}' for i in dropped)}: no such worker)"
+        return ToolResult(True, content, summary)
 
     return [Tool(SPAWN_TOOL, OfferedCall, run)]
 

@@ -98,7 +98,7 @@ def test_a_first_day_past_a_century_is_refused() -> None:
     "spec",
     [
         {"at": "09:00", "every": 3},
-        {"at": "09:00", "every": 1, "since": "2027-01-01"},
+        {"at": "09:00", "every": 0, "since": "2027-01-01"},
         {"at": "09:00", "every": "3", "since": "2027-01-01"},
         {"at": "09:00", "every": 3, "since": "the first"},
     ],

@@ -12,17 +12,12 @@ from desktop.core.chat.tools.toolbox import ToolContext
 from desktop.core.db import ConversationStore, Database
 from desktop.ui.workers.window import ID_ROLE, WorkWindow
 from models.broker import InferenceBroker
+from tests.reads import statements_of
 from tests.work import workers_over
 
 
 def _reads_of_a_refresh(window: WorkWindow, database: Database) -> int:
-    statements: list[str] = []
-    database._connection.set_trace_callback(statements.append)
-    try:
-        window.refresh()
-    finally:
-        database._connection.set_trace_callback(None)
-    return len(statements)
+    return len(statements_of(window.refresh, database))
 
 
 def test_a_listing_reads_the_same_whatever_the_number_of_workers(
