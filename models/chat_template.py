@@ -58,6 +58,10 @@ _WIDE_FORMAT = re.compile(r"\d{6,}")
 _FORMAT_NUMBER = re.compile(r"\d+")
 """A number in a format: each may be a width, all of them together the
 text the format makes (literal digits count too, which only errs high)."""
+_MAX_MARKS = 100_000
+"""The most tags and entities ``striptags`` may take out of a text: it
+takes each in a step of Python (some microseconds), which no budget sees
+until the filter returns (a million took seconds, past the deadline)."""
 _MAX_JSON_INDENT = 64
 """The widest JSON indent (templates indent by a few spaces or a tab): it is
 written before every line, once per level of nesting."""
@@ -190,6 +194,8 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
             __self._check_join(args[0], text)
         elif name == "expandtabs" and isinstance(text, str):
             __self._check_inserted(text.count("\t"), args[0] if args else kwargs.get("tabsize", 8))
+        elif name in _CASE_METHODS and isinstance(text, str):
+            __self._check_size(text, _case_mapped_size)
         elif name == "translate" and isinstance(text, str) and args and isinstance(args[0], dict):
             longest = max((v for v in args[0].values() if isinstance(v, str)), key=len, default="")
             __self._check_inserted(len(text), longest)
@@ -321,7 +327,10 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         """The checks of the filters that can make far more text than they
         are given, by their parameters' names (jinja2's filters)."""
         text = given.get("s", given.get("value"))
-        if name == "do_join":
+        if name == "do_striptags":
+            if _size(text, _MAX_MARKS, _marks) > _MAX_MARKS:
+                raise _TooCostly("too many tags to strip")
+        elif name == "do_join":
             separator = given.get("d", "")
             if isinstance(separator, str):
                 self._check_join(text, separator)
@@ -412,6 +421,21 @@ def _escaped_size(text: str) -> int:
     return len(text) + 4 * five + 3 * (text.count("<") + text.count(">"))
 
 
+def _case_mapped_size(text: str) -> int:
+    """The most *text* becomes upper-, lower-, title-cased or folded: each
+    character as long as its upper case and its lower case together, less
+    one (``ß`` and ``ﬃ`` upper-cased are ``SS`` and ``FFI``, ``İ``
+    lower-cased two characters; a title mixes both)."""
+    if text.isascii():
+        return len(text)
+    return sum(len(p.upper()) + len(p.lower()) - len(p) for p in _pieces(text))
+
+
+def _marks(text: str) -> int:
+    """How many tags and entities ``striptags`` could find in *text*, at most."""
+    return text.count("<") + text.count("&")
+
+
 def _url_quoted_size(text: str) -> int:
     """The length of *text* quoted for a URL: each UTF-8 byte but a letter,
     a digit and ``_.-~/`` becomes three characters."""
@@ -472,14 +496,21 @@ _WRITTEN_AS: dict[str, tuple[Callable[[str], int], bool]] = {
     "do_urlize": (_escaped_size, False),
     "do_urlencode": (_url_quoted_size, False),
     "do_pprint": (len, True),
+    "do_upper": (_case_mapped_size, False),
+    "do_lower": (_case_mapped_size, False),
+    "do_title": (_case_mapped_size, False),
+    "do_capitalize": (_case_mapped_size, False),
 }
-"""The filters that write each text they are given longer (escaped), or a
+"""The filters that write each text they are given longer (escaped, or
+case-mapped), or a
 nested value again at each level: their *measure* and *nesting* for
 ``_size``, checked before they run."""
 
 _TEXT_FILTERS = frozenset(
-    {"do_join", "do_format", "do_replace", "do_indent", "do_wordwrap", "do_urlize"}
+    {"do_join", "do_format", "do_replace", "do_indent", "do_wordwrap", "do_urlize", "do_striptags"}
 )
+_CASE_METHODS = frozenset({"upper", "lower", "title", "capitalize", "swapcase", "casefold"})
+"""A text's methods that may write it up to three times longer (``_case_mapped_size``)."""
 """The filters ``_check_text_filter`` looks at before they run."""
 
 
