@@ -24,7 +24,7 @@ IMAGES = {
 
 
 def _html(path: Path) -> str:
-    return MarkdownIt("commonmark").render(path.read_text(encoding="utf-8"))
+    return str(MarkdownIt("commonmark").render(path.read_text(encoding="utf-8")))
 
 
 @pytest.mark.parametrize("content", IMAGES.values(), ids=IMAGES.keys())
