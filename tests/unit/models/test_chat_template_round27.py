@@ -82,3 +82,48 @@ def test_the_same_filters_on_a_conversation_still_render(source: str, rendered: 
     message = {"role": "user", "content": "Stra\u00dfe \ufb01le \u0130"}
 
     assert template.render([TURNS[0], message]) == rendered
+
+
+LONG = [{"role": "user", "content": "ab " * 333_334}]
+"""A conversation of a million characters: the render may make texts of four."""
+ITEM_BY_ITEM = {
+    "sorted": "{{ (messages[0].content * 4)|sort|length }}",
+    "wrapped a character a line": "{{ (messages[0].content * 4)|wordwrap(1) }}",
+    "batched": "{{ (messages[0].content * 4)|batch(3)|list|length }}",
+    "rejected item by item": "{{ (messages[0].content * 4)|reject('none')|list|length }}",
+    "made links of": "{{ (messages[0].content * 4)|urlize }}",
+    "grouped": "{{ (messages[0].content * 4)|groupby('real')|length }}",
+    "words sorted": "{{ (messages[0].content * 4).split()|sort|join }}",
+}
+
+
+@pytest.mark.parametrize("source", ITEM_BY_ITEM.values(), ids=ITEM_BY_ITEM.keys())
+def test_a_filter_going_through_each_item_of_a_long_text_is_stopped_before_it_runs(
+    source: str,
+) -> None:
+    # One call did work no step saw: a sort of four million characters
+    # took seconds, wordwrap(1) a minute, past the render's deadline.
+    template = ChatTemplate(source, file_name="m.gguf", eos_token="", bos_token="")
+    started = time.monotonic()
+
+    with pytest.raises(ChatTemplateFailed, match="takes too long"):
+        template.render(LONG)
+
+    assert time.monotonic() - started < MAX_SECONDS / 2
+
+
+def test_the_same_filters_over_a_long_conversation_of_messages_still_render() -> None:
+    template = ChatTemplate(
+        "{{ messages|selectattr('role', 'equalto', 'user')|map(attribute='content')"
+        "|list|length }} {{ messages|map(attribute='role')|unique|sort|join(',') }}"
+        " {{ (messages|last).content|wordwrap(79)|wordcount }}",
+        file_name="m.gguf",
+        eos_token="",
+        bos_token="",
+    )
+    said = "A sentence of a message, written as people write them. " * 20
+    conversation = [
+        {"role": "user" if n % 2 == 0 else "assistant", "content": said} for n in range(2_000)
+    ]
+
+    assert template.render(conversation) == "1000 assistant,user 200"
