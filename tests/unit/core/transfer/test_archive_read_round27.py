@@ -15,37 +15,25 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.db import ConversationStore, Database
 from desktop.core.transfer.archive import ArchiveRefused, export_archive
 from desktop.core.transfer.archive_read import read_archive
 from tests.unit.core.transfer.archive_world import folder, open_folder
+from tests.unit.core.transfer.test_archive_round26 import _fill
 
 SMALL = 500
 LARGE = 2_000
-TEXT = "The user walked the ridge above Lake Bled and counted {n} larches on the way down. "
 
 
 def _archive(root: Path, messages: int) -> Path:
     paths = folder(root)
     database = open_folder(paths)
     try:
-        _fill(database, messages)
+        _fill(database, messages, repeated=16)  # rows heavier than their ids
         target = root / "all.reverie.zip"
         export_archive(database, paths, target)
     finally:
         database.close()
     return target
-
-
-def _fill(database: Database, messages: int) -> None:
-    conversation = ConversationStore(database).create("A long one")
-    with database.transaction() as tx:
-        for n in range(messages):
-            tx.execute(
-                "INSERT INTO messages (conversation_id, role, content, created_at)"
-                " VALUES (?, 'user', ?, ?)",
-                (conversation.id, TEXT.format(n=n) * 16, 1_700_000_000.0 + n),
-            )
 
 
 def _read(target: Path) -> tuple[int, int]:
