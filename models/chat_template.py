@@ -25,6 +25,7 @@ import functools
 import inspect
 import json
 import logging
+import math
 import re
 import string
 import time
@@ -58,6 +59,10 @@ _WIDE_FORMAT = re.compile(r"\d{6,}")
 _FORMAT_NUMBER = re.compile(r"\d+")
 """A number in a format: each may be a width, all of them together the
 text the format makes (literal digits count too, which only errs high)."""
+_MAX_MARKS = 100_000
+"""The most tags and entities ``striptags`` may take out of a text: it
+takes each in a step of Python (some microseconds), which no budget sees
+until the filter returns (a million took seconds, past the deadline)."""
 _MAX_JSON_INDENT = 64
 """The widest JSON indent (templates indent by a few spaces or a tab): it is
 written before every line, once per level of nesting."""
@@ -84,8 +89,8 @@ class _Budget:
         self.max_chars = max_chars
         self.emitted = 0
 
-    def step(self) -> None:
-        self.steps -= 1
+    def step(self, count: int = 1) -> None:
+        self.steps -= count
         if self.steps < 0 or time.monotonic() > self.deadline:
             raise _TooCostly("too much work")
 
@@ -190,6 +195,8 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
             __self._check_join(args[0], text)
         elif name == "expandtabs" and isinstance(text, str):
             __self._check_inserted(text.count("\t"), args[0] if args else kwargs.get("tabsize", 8))
+        elif name in _CASE_METHODS and isinstance(text, str):
+            __self._check_size(text, _case_mapped_size)
         elif name == "translate" and isinstance(text, str) and args and isinstance(args[0], dict):
             longest = max((v for v in args[0].values() if isinstance(v, str)), key=len, default="")
             __self._check_inserted(len(text), longest)
@@ -221,6 +228,11 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
     def _guarded(self, function: Callable[..., Any]) -> Callable[..., Any]:
         name = function.__name__
         signature = inspect.signature(function) if name in _TEXT_FILTERS else None
+        microseconds = _MICROSECONDS_AN_ITEM.get(name)
+        # The value comes after the context, environment or evaluation
+        # context jinja2 passes first (to some filters without saying so in
+        # their signature: those it gives its async variants).
+        at = 0 if getattr(function, "jinja_pass_arg", None) is None else 1
         written = _WRITTEN_AS.get(name)
 
         @functools.wraps(function)  # keeps jinja2's pass_context marks
@@ -230,6 +242,8 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
             if written is not None:
                 for value in (*args, *kwargs.values()):
                     self._check_size(value, *written)
+            if microseconds is not None and len(args) > at:
+                self._charge_items(args[at], microseconds)
             if signature is not None:  # by name: a filter's text may come as a keyword
                 given = signature.bind(*args, **kwargs)
                 if name == "do_join":
@@ -317,11 +331,22 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         if hasattr(items, "__len__") and len(items) * len(separator) > self._max_chars:
             raise _TooCostly("too long a separator")
 
+    def _charge_items(self, value: Any, microseconds: float) -> None:
+        """Count the steps a filter going through each item of *value* (each
+        character of a text), *microseconds* an item, takes before it runs:
+        in one call it does work no step sees (a sort of four million
+        characters took seconds, a wordwrap a minute, past the deadline)."""
+        if self.budget is not None and isinstance(value, Sized):
+            self.budget.step(math.ceil(len(value) * microseconds / _MICROSECONDS_A_STEP))
+
     def _check_text_filter(self, name: str, given: Mapping[str, Any]) -> None:
         """The checks of the filters that can make far more text than they
         are given, by their parameters' names (jinja2's filters)."""
         text = given.get("s", given.get("value"))
-        if name == "do_join":
+        if name == "do_striptags":
+            if _size(text, _MAX_MARKS, _marks) > _MAX_MARKS:
+                raise _TooCostly("too many tags to strip")
+        elif name == "do_join":
             separator = given.get("d", "")
             if isinstance(separator, str):
                 self._check_join(text, separator)
@@ -412,6 +437,21 @@ def _escaped_size(text: str) -> int:
     return len(text) + 4 * five + 3 * (text.count("<") + text.count(">"))
 
 
+def _case_mapped_size(text: str) -> int:
+    """The most *text* becomes upper-, lower-, title-cased or folded: each
+    character as long as its upper case and its lower case together, less
+    one (``ß`` and ``ﬃ`` upper-cased are ``SS`` and ``FFI``, ``İ``
+    lower-cased two characters; a title mixes both)."""
+    if text.isascii():
+        return len(text)
+    return sum(len(p.upper()) + len(p.lower()) - len(p) for p in _pieces(text))
+
+
+def _marks(text: str) -> int:
+    """How many tags and entities ``striptags`` could find in *text*, at most."""
+    return text.count("<") + text.count("&")
+
+
 def _url_quoted_size(text: str) -> int:
     """The length of *text* quoted for a URL: each UTF-8 byte but a letter,
     a digit and ``_.-~/`` becomes three characters."""
@@ -472,14 +512,49 @@ _WRITTEN_AS: dict[str, tuple[Callable[[str], int], bool]] = {
     "do_urlize": (_escaped_size, False),
     "do_urlencode": (_url_quoted_size, False),
     "do_pprint": (len, True),
+    "do_upper": (_case_mapped_size, False),
+    "do_lower": (_case_mapped_size, False),
+    "do_title": (_case_mapped_size, False),
+    "do_capitalize": (_case_mapped_size, False),
 }
-"""The filters that write each text they are given longer (escaped), or a
+"""The filters that write each text they are given longer (escaped, or
+case-mapped), or a
 nested value again at each level: their *measure* and *nesting* for
 ``_size``, checked before they run."""
 
 _TEXT_FILTERS = frozenset(
-    {"do_join", "do_format", "do_replace", "do_indent", "do_wordwrap", "do_urlize"}
+    {"do_join", "do_format", "do_replace", "do_indent", "do_wordwrap", "do_urlize", "do_striptags"}
 )
+_MICROSECONDS_AN_ITEM = {
+    "do_unique": 1.0,
+    "do_sort": 6.0,
+    "do_groupby": 11.0,
+    "do_batch": 3.5,
+    "do_slice": 0.5,
+    "do_select": 1.0,
+    "do_reject": 3.0,
+    "do_selectattr": 1.0,  # and a counted attribute lookup an item
+    "do_rejectattr": 1.0,
+    "do_min": 0.5,
+    "do_max": 0.5,
+    "do_sum": 0.5,
+    "do_wordwrap": 8.5,
+    "do_title": 0.5,
+    "do_urlize": 4.5,
+    "do_wordcount": 0.25,
+    "do_list": 0.5,
+    "do_dictsort": 14.0,
+    "do_items": 1.0,
+    "do_map": 1.0,
+    "do_pprint": 1.0,
+}
+"""The filters that go through each item of their value (each character
+of a text) in one call, and the time each item takes them at most
+(measured on 2 cores: wordwrap's is a character broken onto its own line,
+a sort's that of a hundred thousand)."""
+_MICROSECONDS_A_STEP = MAX_SECONDS * 1_000_000 / MAX_STEPS
+_CASE_METHODS = frozenset({"upper", "lower", "title", "capitalize", "swapcase", "casefold"})
+"""A text's methods that may write it up to three times longer (``_case_mapped_size``)."""
 """The filters ``_check_text_filter`` looks at before they run."""
 
 

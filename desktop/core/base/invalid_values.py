@@ -28,7 +28,13 @@ _REASONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "string_pattern_mismatch": lambda ctx: "is not in the expected form",
     "finite_number": lambda ctx: "must be a finite number",
 }
-_PLAIN_KEY = re.compile(r"[A-Za-z0-9_]{1,64}")
+_NAME_LIKE = re.compile(
+    r"[A-Za-z\ufffd][a-z\ufffd]{0,19}(?:_[A-Za-z\ufffd][a-z\ufffd]{0,19}|[A-Z][a-z\ufffd]{1,19}){0,5}[0-9]?"
+)
+"""A key shaped like a setting's name: words of letters (``voice_speed``,
+``maxTokens``, ``contxt``; a byte that is not UTF-8 read as U+FFFD), none
+longer than twenty, a digit at most at the end.  A secret pasted as a key
+(``sk_live_4eC39H...``, a run of random letters) is not."""
 _SHOWN_CHARS = 40
 
 _KINDS = {
@@ -63,9 +69,11 @@ def dotted(prefix: str, loc: tuple[int | str, ...]) -> str:
 
 
 def key_name(key: str) -> str:
-    """*key* as shown in a problem: as it is if plain, else quoted and cut
-    (a key the file made up may hold a line break or be a page long)."""
-    if _PLAIN_KEY.fullmatch(key):
-        return key
-    cut = key[:_SHOWN_CHARS] + ("…" if len(key) > _SHOWN_CHARS else "")
-    return ascii(cut)
+    """*key* as shown in a problem (on screen, on stderr): as it is if
+    shaped like a setting's name, else only its length.  A key the file
+    made up may be a secret pasted in the wrong place (no part of it is
+    shown: a prefix of a key is a start at guessing it), hold a line break
+    or control characters, or be a page long."""
+    if len(key) <= _SHOWN_CHARS and _NAME_LIKE.fullmatch(key):
+        return key if key.isascii() else ascii(key)
+    return f"(a key of {len(key):,} characters, not shown: it may hold a secret)"

@@ -13,6 +13,17 @@ import regex
 from desktop.core.base.text_fold import DEFAULT_IGNORABLE
 
 
+def searchable(text: str) -> str:
+    """*text* as a search compares it: case folded, without accents (as the
+    messages' full-text index reads them, ``unicode61`` with diacritics
+    removed), and in compatibility form, so "file" finds "ﬁle" and the
+    full-width FILE, "cafe" finds "Café" and "x2" finds "x²"."""
+    if text.isascii():
+        return text.lower()
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).casefold())
+    return "".join(char for char in folded if not unicodedata.combining(char))
+
+
 def scrub(text: str) -> str:
     """*text* with surrogate pairs joined and lone surrogates (which UTF-8, and
     so SQLite, cannot hold) replaced by U+FFFD; everything else unchanged."""

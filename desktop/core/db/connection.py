@@ -21,6 +21,7 @@ from typing import Any, Protocol, cast
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.files import make_private, open_private, sync_to_disk
 from desktop.core.base.paths import explain
+from desktop.core.base.text import searchable
 from desktop.core.db import schema_v8
 from desktop.core.db.drivers import Driver
 from desktop.core.db.drivers import load_vector_extension as _load_vector_extension
@@ -450,6 +451,7 @@ def connect(path: Path, driver: Driver, *, view: str = "", create: bool = True) 
         raise translate(exc, path) from exc
     connection.row_factory = module.Row
     connection.create_function("casefold", 1, _casefold, deterministic=True)
+    connection.create_function("searchable", 1, _searchable, deterministic=True)
     database = Database(path, driver, connection, vec_version)
     try:
         # Connection settings only: nothing here reads or writes the file.
@@ -468,6 +470,13 @@ def _casefold(text: object) -> object:
     """SQL ``casefold(x)``: text with its case folded as Python folds it, in
     every script (SQLite's ``lower()`` and ``LIKE`` fold ASCII letters alone)."""
     return text.casefold() if isinstance(text, str) else text
+
+
+def _searchable(text: object) -> object:
+    """SQL ``searchable(x)``: text as a search compares it (``searchable``:
+    case folded in every script, in compatibility form, without accents;
+    SQLite's ``lower()`` and ``LIKE`` fold ASCII letters alone)."""
+    return searchable(text) if isinstance(text, str) else text
 
 
 def _make_files_private(path: Path, *, create: bool = True) -> None:

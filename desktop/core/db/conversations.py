@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from desktop.core.base.text import cut, readable, scrub
+from desktop.core.base.text import cut, readable, scrub, searchable
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import ChangedMeanwhile, QueryFailed, RowNotFound
@@ -309,8 +309,10 @@ class ConversationStore:
         all of its words, most recently active first.  Only the first
         ``SEARCH_MAX_CHARS`` characters of *query* are searched for.  A title
         is compared as a reader sees it, in any case of any script (SQLite's
-        LIKE folds ASCII letters alone: "ärger" missed "Ärger"), and found
-        by what has no words too (an emoji, "C#")."""
+        LIKE folds ASCII letters alone: "ärger" missed "Ärger"), with or
+        without accents, ligatures or full-width letters (``searchable``, as
+        the messages' index reads them), and found by what has no words too
+        (an emoji, "C#")."""
         query = readable(scrub(query[:SEARCH_MAX_CHARS])).strip()
         if not query or limit < 1:
             return []
@@ -323,9 +325,9 @@ class ConversationStore:
         )
         rows = self._db.fetch_all(
             "SELECT * FROM conversations c WHERE c.deleted_at IS NULL AND ("
-            f" instr(casefold(c.title), ?) > 0{in_messages})"
+            f" instr(searchable(c.title), ?) > 0{in_messages})"
             " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?",
-            (query.casefold(), *([] if words is None else [words]), limit),
+            (searchable(query), *([] if words is None else [words]), limit),
         )
         return [_conversation(row) for row in rows]
 

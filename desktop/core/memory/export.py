@@ -55,6 +55,9 @@ _BLOCK_MARKUP = re.compile(r"^( {0,3})(?=[#>*+=|-]|\d+[.)]|```|~~~)")
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 # What opens raw HTML (a comment hides everything after it, a tag is rendered).
 _HTML_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
+# What opens an image: a viewer fetches its address as it shows the file
+# (a tracking pixel); "!\[" shows an exclamation mark and a bracket.
+_IMAGE_OPENER = re.compile(r"!(?=\[)")
 _HINTS = {
     errno.ENOSPC: "Free some disk space and try again.",
     getattr(errno, "EDQUOT", errno.ENOSPC): "Free some disk space and try again.",
@@ -280,9 +283,11 @@ def escaped_markdown(text: str) -> str:
 
     Every text the Markdown files write (titles, memory lines, categories,
     references) goes through here, so none leaves its line or quote: line
-    breaks are folded to spaces, an HTML opener is escaped.
+    breaks are folded to spaces, an HTML opener is escaped, and so is an
+    image's bracket (nothing written makes a viewer load an address).
     """
     line = _HTML_OPENER.sub(r"\\<", _LINE_BREAK.sub(" ", text))
+    line = _IMAGE_OPENER.sub(r"!\\", line)
     return _BLOCK_MARKUP.sub(r"\1\\", line, count=1)
 
 

@@ -54,7 +54,7 @@ from desktop.core.base.files import (
     remove_leftovers,
     write_atomically,
 )
-from desktop.core.base.text import cut, readable, scrub
+from desktop.core.base.text import cut, readable, scrub, searchable
 from desktop.core.db.skills import (
     EVERY_STATUS,
     Skill,
@@ -296,7 +296,7 @@ class SkillLibrary:
         with self._lock:
             self.sync()
             skills = self.store.list(statuses)
-            words = query.casefold().split()
+            words = searchable(query).split()
             if not words:
                 return skills
             return [skill for skill in skills if self._matches(skill, words)]
@@ -671,7 +671,7 @@ class SkillLibrary:
             body = self._read(self.path(skill))
         except SkillFileError:
             body = ""  # unreadable: still found by its name and summary
-        haystack = f"{skill.name}\n{skill.summary}\n{body}".casefold()
+        haystack = searchable(f"{skill.name}\n{skill.summary}\n{body}")
         return all(word in haystack for word in words)
 
     def _require(self, skill_id: int, statuses: Sequence[SkillStatus] = EVERY_STATUS) -> Skill:

@@ -23,6 +23,7 @@ import json
 import math
 import re
 import zipfile
+import zlib
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -51,6 +52,8 @@ _INTEGERS = (-(2**63), 2**63 - 1)
 """What SQLite stores as an integer."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 """Half a UTF-16 pair: JSON may escape one ('\\ud800'), no text stored holds one."""
+_TABLE_ENTRIES = frozenset(f"tables/{table.name}.jsonl" for table in ARCHIVED)
+"""The entries read a row at a time (``_rows``); the others are read whole."""
 _TIMES = frozenset({"valid_from", "valid_to", "decayed_through", "judged_through", "not_before"})
 """The time columns not named ``*_at``."""
 
@@ -73,7 +76,10 @@ def is_archive(path: Path) -> bool:
 
 def read_archive(path: Path) -> Archive:
     """The archive at *path*, every entry read and checked against the
-    manifest; ``ArchiveRefused`` says why it cannot be imported."""
+    manifest; ``ArchiveRefused`` says why it cannot be imported.  A table's
+    entry is read as a stream, a line (a row) at a time: what is held is
+    its rows, never its text too (once packed, once unpacked, once as
+    lines, as it was)."""
     path = Path(path)
     if kind := kind_in_the_way(path):
         raise ArchiveRefused(path, f"it is {kind}, not a file")
@@ -81,20 +87,20 @@ def read_archive(path: Path) -> Archive:
         with zipfile.ZipFile(path) as archive:
             _check_unpacked(path, archive, [MANIFEST])
             manifest = _manifest(path, archive)
-            _check_unpacked(path, archive, [MANIFEST, *manifest["entries"]])
+            described = manifest["entries"]
+            _check_unpacked(path, archive, [MANIFEST, *described])
+            tables = {table.name: _rows(path, archive, table.name, described) for table in ARCHIVED}
             entries = {
                 name: _entry(path, archive, name, about)
-                for name, about in manifest["entries"].items()
+                for name, about in described.items()
+                if name not in _TABLE_ENTRIES
             }
     except zipfile.BadZipFile as error:
         raise ArchiveRefused(path, f"it is not a whole zip file ({error})") from error
-    except (zipfile.LargeZipFile, EOFError, RuntimeError) as error:
+    except (zipfile.LargeZipFile, zlib.error, EOFError, RuntimeError) as error:
         raise ArchiveRefused(path, f"its entries cannot be read ({error})") from error
     except OSError as error:
         raise ArchiveRefused(path, f"it cannot be read ({error.strerror or error})") from error
-    tables = {
-        table.name: _rows(path, entries, table.name, manifest["entries"]) for table in ARCHIVED
-    }
     settings = _settings_entry(path, entries)
     return Archive(
         path, manifest, tables, _skill_entries(path, tables["skills"], entries), settings
@@ -153,34 +159,35 @@ def _entry(path: Path, archive: zipfile.ZipFile, name: str, about: Mapping[str, 
 
 
 def _rows(
-    path: Path, entries: Mapping[str, bytes], table: str, described: Mapping[str, Any]
+    path: Path, archive: zipfile.ZipFile, table: str, described: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
+    """The rows of *table*'s entry, read a line at a time.  Its digest is
+    checked once all of it is read: an entry that is not what its manifest
+    says is refused as altered, whatever its first bad line was."""
     name = f"tables/{table}.jsonl"
     archived = TABLES[table]
-    if name not in entries and archived.added_later:
+    if name not in described and archived.added_later:
         return []  # written before the migration that added the table
-    required = set(archived.columns) - set(archived.optional)
+    digest = hashlib.sha256()
     rows: list[dict[str, Any]] = []
+    refused: ArchiveRefused | None = None
     try:
-        lines = entries[name].decode("utf-8").split("\n")
-    except UnicodeDecodeError as error:
-        raise ArchiveRefused(path, f"{name} is not UTF-8 ({error})") from error
-    for number, line in enumerate(lines[:-1] if lines[-1] == "" else lines, start=1):
-        try:
-            row = json.loads(line)
-        except (ValueError, RecursionError) as error:  # nested past Python's limit
-            raise ArchiveRefused(path, f"line {number} of {name} is not JSON ({error})") from error
-        if not isinstance(row, dict):
-            raise ArchiveRefused(path, f"line {number} of {name} is not a {table} row")
-        if missing := sorted(required - set(row)):
-            raise ArchiveRefused(path, f"line {number} of {name} lacks {', '.join(missing)}")
-        # A field this version does not know is a later version's: left out.
-        row = {c: row.get(c, archived.optional.get(c)) for c in archived.columns}
-        if not all(_plain(value) for value in row.values()):
-            raise ArchiveRefused(path, f"line {number} of {name} holds a nested value")
-        if why := _unusable(archived, row):
-            raise ArchiveRefused(path, f"line {number} of {name} holds {why}")
-        rows.append(row)
+        stream = archive.open(name)
+    except KeyError:
+        raise ArchiveRefused(path, f"the entry {name} is missing (a truncated archive?)") from None
+    with stream:
+        for number, line in enumerate(stream, start=1):
+            digest.update(line)
+            if refused is None:
+                try:
+                    rows.append(_row(path, name, archived, number, line))
+                except ArchiveRefused as why:
+                    refused = why  # told once the whole entry is known not to be altered
+                    rows.clear()
+    if digest.hexdigest() != described[name].get("sha256"):
+        raise ArchiveRefused(path, f"the entry {name} is not what its manifest says (altered?)")
+    if refused is not None:
+        raise refused
     if len(rows) != described[name].get("rows"):
         raise ArchiveRefused(path, f"{name} has {len(rows)} rows, its manifest says otherwise")
     if TABLES[table].has_id and not all(
@@ -190,6 +197,32 @@ def _rows(
     if TABLES[table].has_id and len({row["id"] for row in rows}) < len(rows):
         raise ArchiveRefused(path, f"{name} has two rows of the same id")
     return rows
+
+
+def _row(
+    path: Path, name: str, archived: ArchivedTable, number: int, line: bytes
+) -> dict[str, Any]:
+    """Line *number* of the entry *name* (its bytes, with their line break)
+    as a row of *archived*, checked."""
+    try:
+        text = line.removesuffix(b"\n").decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ArchiveRefused(path, f"{name} is not UTF-8 ({error})") from error
+    try:
+        row = json.loads(text)
+    except (ValueError, RecursionError) as error:  # nested past Python's limit
+        raise ArchiveRefused(path, f"line {number} of {name} is not JSON ({error})") from error
+    if not isinstance(row, dict):
+        raise ArchiveRefused(path, f"line {number} of {name} is not a {archived.name} row")
+    if missing := sorted(_required(archived.name) - set(row)):
+        raise ArchiveRefused(path, f"line {number} of {name} lacks {', '.join(missing)}")
+    # A field this version does not know is a later version's: left out.
+    row = {c: row.get(c, archived.optional.get(c)) for c in archived.columns}
+    if not all(_plain(value) for value in row.values()):
+        raise ArchiveRefused(path, f"line {number} of {name} holds a nested value")
+    if why := _unusable(archived, row):
+        raise ArchiveRefused(path, f"line {number} of {name} holds {why}")
+    return row
 
 
 def _plain(value: Any) -> bool:
@@ -223,6 +256,13 @@ def _id_columns(name: str) -> frozenset[str]:
     table = TABLES[name]
     own = {"id"} if table.has_id else set()
     return frozenset(own | {r.column for r in table.references})
+
+
+@cache
+def _required(name: str) -> frozenset[str]:
+    """The columns every row of the archived table *name* holds."""
+    table = TABLES[name]
+    return frozenset(table.columns) - frozenset(table.optional)
 
 
 def _time(column: str) -> bool:

@@ -5,7 +5,8 @@ An export's ``conversations.json`` is one list that may hold a gigabyte;
 times the file's size).  Here each item is decoded when it is reached and
 handed on, so what is held at a time is one conversation plus the text
 read ahead of it.  The limit: one item (one conversation) is still read
-whole, and the read-ahead grows to hold it.
+whole, and the read-ahead grows to hold it, up to ``ITEM_CHARS``: an item
+longer than that is refused (``ItemTooLong``), not read into memory.
 
 A file that is not one JSON list, is cut short or has anything after the
 list raises ``MalformedJson`` when that point is reached: a caller that
@@ -20,6 +21,11 @@ from typing import TextIO
 
 CHUNK_CHARS = 1 << 20
 """How much is read at a time."""
+ITEM_CHARS = 256 << 20
+"""The longest item read (its JSON text): a conversation of a quarter of a
+billion characters, past any chat's (ChatGPT's longest, with every branch
+and its metadata, are megabytes); held as text and as Python objects it
+takes a gigabyte or more."""
 _WHITESPACE = " \t\n\r"
 
 
@@ -29,6 +35,14 @@ class MalformedJson(ValueError):
 
 class NotAList(MalformedJson):
     """The text is not a JSON list at all (another kind of file)."""
+
+
+class ItemTooLong(MalformedJson):
+    """An item is longer than the most read (``ITEM_CHARS``); ``most`` says how long."""
+
+    def __init__(self, message: str, most: int) -> None:
+        super().__init__(message)
+        self.most = most
 
 
 class _Reader:
@@ -65,8 +79,9 @@ class _Reader:
         return kind(f"{what} at character {self.consumed + self.at + 1}")
 
 
-def items(stream: TextIO, chunk: int = CHUNK_CHARS) -> Iterator[object]:
-    """Each item of the JSON list *stream* holds, in order."""
+def items(stream: TextIO, chunk: int = CHUNK_CHARS, most: int | None = None) -> Iterator[object]:
+    """Each item of the JSON list *stream* holds, in order; ``ItemTooLong``
+    at an item longer than *most* characters (``ITEM_CHARS``)."""
     decoder = json.JSONDecoder(parse_int=_whole_number)
     reader = _Reader(stream, chunk)
     if reader.next_char() != "[":
@@ -87,25 +102,39 @@ def items(stream: TextIO, chunk: int = CHUNK_CHARS) -> Iterator[object]:
                 raise reader.fault("a comma is missing")
             reader.at += 1
             reader.next_char()
-        yield _decoded(decoder, reader)
+        yield _decoded(decoder, reader, ITEM_CHARS if most is None else most)
         first = False
 
 
-def _decoded(decoder: json.JSONDecoder, reader: _Reader) -> object:
-    """The item at the reader's place, reading on until it is whole."""
+def _decoded(decoder: json.JSONDecoder, reader: _Reader, most: int) -> object:
+    """The item at the reader's place, reading on until it is whole (up to
+    *most* characters)."""
     while True:
         try:
             item, end = decoder.raw_decode(reader.text, reader.at)
         except json.JSONDecodeError as error:
             # Cut by the read-ahead, or broken: only the end of the file says which.
-            if reader.more(len(reader.text)):  # doubling: a huge item is not re-read per chunk
+            if _read_on(reader, most):
                 continue
             raise reader.fault(f"{error.msg}: the list breaks off or is damaged") from None
         # A number or word at the end of what was read may go on in the next piece.
-        if end == len(reader.text) and reader.more(len(reader.text)):
+        if end == len(reader.text) and _read_on(reader, most):
             continue
         reader.at = end
         return item
+
+
+def _read_on(reader: _Reader, most: int) -> bool:
+    """Read on for an item not whole in what was read (doubling it: a huge
+    item is not read again per chunk); ``ItemTooLong`` once that is past
+    *most* characters already."""
+    if len(reader.text) - reader.at > most:
+        raise ItemTooLong(
+            f"an item is longer than {most:,} characters at character "
+            f"{reader.consumed + reader.at + 1}",
+            most,
+        )
+    return reader.more(len(reader.text))
 
 
 def _whole_number(digits: str) -> int | float:

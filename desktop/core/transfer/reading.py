@@ -27,7 +27,7 @@ from desktop.core.transfer.foreign import (
     Source,
     Unusable,
 )
-from desktop.core.transfer.json_stream import MalformedJson, NotAList, items
+from desktop.core.transfer.json_stream import ItemTooLong, MalformedJson, NotAList, items
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,12 @@ def _items(document: Document, first_only: bool = False) -> Iterator[object]:
     except NotAList as error:
         raise NotAnExport(
             f"{document.name} is not a ChatGPT or Claude export ({error}).", NOT_AN_EXPORT_HINT
+        ) from error
+    except ItemTooLong as error:
+        raise ExportRefused(
+            f"{document.name} holds a conversation longer than {error.most:,} characters, "
+            "more than Reverie reads at once; nothing was imported.",
+            "Delete that conversation where it was made and export again.",
         ) from error
     except MalformedJson as error:
         raise ExportRefused(

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from desktop.core.db import Conversation
 from desktop.core.db.conversations import SEARCH_MAX_CHARS
-from desktop.ui.widgets.erase_confirm import ask_to_erase
+from desktop.ui.widgets.erase_confirm import ask_to_erase, one_named
 from desktop.ui.widgets.flow_layout import FlowLayout
 
 _SEARCH_DELAY_MS = 200  # search once typing pauses, not on every key
@@ -111,6 +111,8 @@ class ConversationList(QWidget):
         self.erase_confirm: QMessageBox | None = None
         self._unlearned: set[int] = set()
         """The conversations shown with parts the harvest gave up on."""
+        self._titles: dict[int, str] = {}
+        """The title of each conversation shown, by id: the question names it."""
         """The open "Delete now, for good?" question, if any."""
         buttons = FlowLayout()  # side by side, or one above the other in a narrow list
         buttons.addWidget(self.new_button)
@@ -149,8 +151,9 @@ class ConversationList(QWidget):
         good (*erased_on*, by id); their menu restores or deletes now."""
         self.items.blockSignals(True)
         self.items.clear()
+        self._titles = {c.id: c.title or "Untitled" for c in conversations}
         for conversation in conversations:
-            title = conversation.title or "Untitled"
+            title = self._titles[conversation.id]
             until = _day(erased_on[conversation.id]) if conversation.id in erased_on else ""
             item = QListWidgetItem(f"{title}  · until {until}" if until else title)
             item.setData(Qt.ItemDataRole.UserRole, conversation.id)
@@ -173,8 +176,9 @@ class ConversationList(QWidget):
         self.deleted_note.hide()
         self.items.blockSignals(True)
         self.items.clear()
+        self._titles = {c.id: c.title or "Untitled" for c in conversations}
         for conversation in conversations:
-            title = conversation.title or "Untitled"
+            title = self._titles[conversation.id]
             item = QListWidgetItem(
                 f"{title}  · off the record" if conversation.off_record else title
             )
@@ -217,8 +221,11 @@ class ConversationList(QWidget):
 
     def ask_to_erase(self, conversation_id: int) -> None:
         """Ask, then (if confirmed) ask the owner to erase the conversation for good."""
+        # Named by its title, as the list shows it: which one goes for good.
+        title = self._titles.get(conversation_id)
+        what = "this conversation" if title is None else one_named("conversation", title)
         self.erase_confirm = ask_to_erase(
-            self, "this conversation", lambda: self.erase_requested.emit(conversation_id)
+            self, what, lambda: self.erase_requested.emit(conversation_id)
         )
         self.erase_confirm.finished.connect(self._on_erase_answered)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.core.base.text import cut
@@ -40,6 +41,7 @@ def ask_to_erase(parent: QWidget, what: str, on_yes: Callable[[], None]) -> QMes
     box.setObjectName("erase-confirm")
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle("Delete for good")
+    box.setTextFormat(Qt.TextFormat.PlainText)  # a quoted title's "<b>" is shown, not obeyed
     box.setText(f"Delete {what} now, for good?")
     box.setInformativeText(CANNOT_BE_UNDONE)
     erase = box.addButton(ERASE_BUTTON_TEXT, QMessageBox.ButtonRole.DestructiveRole)

@@ -37,7 +37,8 @@ LARGE = 6_000
 TEXT = "The user walked the ridge above Lake Bled and counted {n} larches on the way down. "
 
 
-def _fill(database: Database, messages: int) -> None:
+def _fill(database: Database, messages: int, repeated: int = 4) -> None:
+    """*messages* messages in one conversation, each *TEXT* *repeated* times."""
     store = ConversationStore(database)
     conversation = store.create("A long one")
     with database.transaction() as tx:
@@ -46,7 +47,7 @@ def _fill(database: Database, messages: int) -> None:
             tx.execute(
                 "INSERT INTO messages (conversation_id, role, content, created_at)"
                 " VALUES (?, 'user', ?, ?)",
-                (conversation.id, TEXT.format(n=n) * 4, 1_700_000_000.0 + n),
+                (conversation.id, TEXT.format(n=n) * repeated, 1_700_000_000.0 + n),
             )
 
 
