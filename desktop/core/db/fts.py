@@ -17,8 +17,9 @@ past a budget is left out.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
+
+from desktop.core.base.text import searchable
 
 MAX_TERMS = 32  # enough for a sentence; bounds the cost of a pasted essay
 COMMON_MINIMUM = 10
@@ -66,7 +67,7 @@ def searchable_words(text: str) -> list[str]:
     do not for the index's tokenizer."""
     found: dict[str, str] = {}
     for word in _WORD.findall(text):
-        key = _folded(word)
+        key = searchable(word)
         if key not in STOPWORDS and key not in found:
             found[key] = word
     return list(found.values())[:MAX_TERMS]
@@ -95,11 +96,6 @@ def telling_words(words: Sequence[str], counts: Sequence[int], rows: int, budget
         # Only common words: they are all there is to go by.
         kept.append(found[0][1])
     return [words[position] for position in sorted(kept)]
-
-
-def _folded(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def _joined(terms: Sequence[str], operator: str) -> str | None:
