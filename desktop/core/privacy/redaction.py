@@ -101,6 +101,15 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<=AccountKey=)[A-Za-z0-9+/=]{20,}"),
     ),
     "token": (re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/=-]{16,}"),),
+    # A software licence's key: four to six groups of five capitals and
+    # digits ("BTFVH-Q3TH7-7ZN7L-BE472"), Windows' and Office's shape and
+    # many others' (round 27).
+    "license key": (
+        re.compile(
+            r"(?<![\w-])(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])"
+            r"[A-Z0-9]{5}(?:-[A-Z0-9]{5}){3,5}(?![\w-])"
+        ),
+    ),
 }
 _CONTEXT_CHARS = 200
 """How much of the message before is read with the next one, and how far
@@ -421,7 +430,7 @@ _NO_VALUE = re.compile(
     r"(?:os\.environ|process\.env|secrets|env|vars|inputs|config|settings|form|request|params)"
     r"(?:\.[\w.]*)?(?:\[[^\]]*)?|(?:raise|return|await|new|lambda)\s.*|<[^>]*|([*\u2022x])\1{3,}"
     r"|[\w-]+/[\w.-]+\.git|restablezco|restablecer|r\u00e9initialise[rz]?|reinitialise[rz]?"
-    r"|zur\u00fccksetzen|resetten|redefinir|reimpostare"
+    r"|zur\u00fccksetzen|resetten|redefinir|reimpostare|rinnovar(?:e|la|lo)"
     r"|true|false|null|none|nil|undefined",
     re.IGNORECASE,
 )
