@@ -156,3 +156,94 @@ def test_a_redacted_literal_is_not_taken_out_of_what_follows() -> None:
     redactor = Redactor()
     redactor('{"pass": true}')
     assert redactor.text("it is true that the door sticks") == "it is true that the door sticks"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Serial: V36N4-CMPFB-UHPRP-7TDW7\nRegistered to: Ana", "V36N4-CMPFB-UHPRP-7TDW7"),
+        ("Licence: DHT4P-3RFVW-UWS3T-THJ85-ZQAC5.", "DHT4P-3RFVW-UWS3T-THJ85-ZQAC5"),
+        ("Windows product key: BTFVH-Q3TH7-7ZN7L-BE472 ok?", "BTFVH-Q3TH7-7ZN7L-BE472"),
+    ],
+)
+def test_a_licence_key_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Order ID: 112-4455667-8899001",
+        "order 12345-67890-11111-22222 shipped",
+        "SKU ABCDE-FGHIJ-KLMNO-PQRST",
+        "Serial number on the sticker: printer model HL-L2350DW",
+    ],
+)
+def test_numbers_shaped_near_a_licence_key_are_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_a_cards_code_named_in_german_or_french_is_taken_out() -> None:
+    _assert_gone("Kartennummer 5169 1798 4258 7683, gültig bis 10/27, Prüfnummer 444", "444")
+    _assert_gone("carte 4111 1111 1111 1111, cryptogramme visuel 123", "123")
+    kept = "Prüfnummer des Formulars 123"
+    assert redact(kept).text == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("my phone unlock pattern is 5 9 4 8 - ta", "5 9 4 8"),
+        ("phone pin 4027, pattern 7328", "7328"),
+        ("unlock pattern for the kids' tablet: 4 6 3 7.", "4 6 3 7"),
+        ("SIM PUK: 64656171", "64656171"),
+        ("the PUK code for my SIM card is 64656171", "64656171"),
+    ],
+)
+def test_a_phones_unlock_pattern_and_a_sims_puk_are_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the knitting pattern 2 3 4 5 rows",
+        "forgot my unlock pattern, had to reset the phone",
+        "the SIM card needs a PUK after 3 wrong PINs",
+    ],
+)
+def test_a_pattern_or_puk_without_its_value_is_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("it's spelled B.r.o.m.b.e.e.r.e.!.7 for the email account", "B.r.o.m.b.e.e.r.e.!.7"),
+        ("spell it: h_u_n_t_e_r_2", "h_u_n_t_e_r_2"),
+    ],
+)
+def test_a_password_spelled_with_dots_or_underscores_is_taken_out(text: str, value: str) -> None:
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "spell it: r-e-c-e-i-p-t, not reciept",
+        "the acronym is N.A.S.A. of course",
+        "dns is 1.1.1.1 on the wifi",
+    ],
+)
+def test_a_word_acronym_or_address_spelled_is_kept(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_a_dictated_wifi_password_before_a_dash_is_taken_out() -> None:
+    value = "capital J maple window one five"
+    _assert_gone(f"send to Jonas colon the wifi is {value} - ta", value)
+
+
+def test_an_italian_verb_after_the_word_password_is_kept() -> None:
+    text = "La password è scaduta, devo rinnovarla"
+    assert redact(text).text == text
