@@ -56,13 +56,14 @@ _THEN_DIGITS = re.compile(
 number 17", "then six zero"; not a count ("and then 300 guests")."""
 _DICTATED = re.compile(
     r"(?:\b(?:is|to|was)|[:=]|\b(?:password|passcode|pin)\b)[ \t]+"
-    r"(?P<run>(?!(?:is|to|was)\b)(?:[A-Za-z]+[ \t]+){0,9}?[A-Za-z]+)"
+    r"(?P<run>(?:(?!(?:is|to|was)\b)[A-Za-z]+[ \t]+){0,9}?(?!(?:is|to|was)\b)[A-Za-z]+)"
     rf"(?=[ \t]*(?:[.,;!?(]|[:;]\)|[-\u2013\u2014][ \t]|$|(?:{THANKS})(?!\w)))",
     re.IGNORECASE | re.MULTILINE,
 )
 """A value dictated to a phone: "capital H hunter two", "otter four eight
 exclamation mark", "lantern five all lowercase", up to the clause's end
-(a dash too: "... one five - ta", round 27)."""
+(a dash too: "... one five - ta"), a run holding no "is" or "to" ("send to
+Jonas the wifi is capital D ...": the run after "is", round 27)."""
 _SAYING_HOW = frozenset(
     str.split(
         "capital uppercase upper lowercase lower case caps all with a then the number "

@@ -247,3 +247,8 @@ def test_a_dictated_wifi_password_before_a_dash_is_taken_out() -> None:
 def test_an_italian_verb_after_the_word_password_is_kept() -> None:
     text = "La password è scaduta, devo rinnovarla"
     assert redact(text).text == text
+
+
+def test_a_dictated_value_is_read_after_the_last_is_of_its_sentence() -> None:
+    value = "capital D silver five one"
+    _assert_gone(f"send to Jonas colon the wifi is {value} - ta", value)
