@@ -14,14 +14,18 @@ value sent after its question) and of round 26's (forwarded e-mails and
 quoted replies, support tickets, spreadsheets and markdown tables,
 password managers' exports, backup codes, seed phrases, connection
 strings, Docker and Kubernetes, CI files, devtools requests, tokens in
-links, round 25's leftovers) stay in what Reverie stores, family by
-family and half by half, how many everyday sentences of the same look it
-changes, and how much CPU a 200 KB paste of both takes to redact.
+links, round 25's leftovers) and of round 27's (dictated and spelled
+passwords, six languages said anew, SMS codes, bank cards and PINs, lock
+codes, a phone's pattern and PUK, licence keys, key blocks in part, .env
+exports, apps' config, shell history, meeting passcodes, chat slang) stay
+in what Reverie stores, family by family and half by half, how many
+everyday sentences of the same look it changes, and how much CPU a 200 KB
+paste of both takes to redact.
 
     python -m tests.bench.secret_families [--draws 20] [--seed 0] [--show 5] [--round 25]
 
 Each trial is drawn by ``tests.secret_families.trials`` (or its round 22
-to 26 sibling) and redacted as the chat stores a message (a
+to 27 sibling) and redacted as the chat stores a message (a
 ``Redactor``, read after the messages before it); a miss is a value still
 standing whole in what is stored.  ``--show`` prints the misses of the half
 rules may be written on ("in"), never the held-out half's.  Not a test: it
@@ -43,6 +47,7 @@ from tests import (
     secret_families_round24,
     secret_families_round25,
     secret_families_round26,
+    secret_families_round27,
 )
 from tests.secret_families import Trial
 
@@ -56,6 +61,7 @@ _ROUNDS = (
     ("round 24", secret_families_round24),
     ("round 25", secret_families_round25),
     ("round 26", secret_families_round26),
+    ("round 27", secret_families_round27),
 )
 
 

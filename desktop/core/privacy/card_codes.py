@@ -19,12 +19,17 @@ from desktop.core.base import text_scan
 
 _NAMED = re.compile(
     r"\b(?:(?P<plain>cvc2?|cvv2?|cvn|(?:3|4|three|four)\s+digits\s+on\s+(?:the\s+)?back)|(?P<near>cid|csc|(?:card\s+)?security\s+code|back\s+code"
-    r"|code\s+on\s+(?:the\s+)?back|(?:verification|card)\s+code|code))"
+    r"|code\s+on\s+(?:the\s+)?back|(?:verification|card)\s+code|code"
+    # German, French, Spanish, Italian, Dutch, Portuguese (round 27).
+    r"|(?:karten)?pr(?:\u00fc|ue|u)f(?:nummer|ziffer|code)|cryptogramme(?:\s+visuel)?"
+    r"|c\u00f3digo\s+de\s+seguridad|codice\s+(?:di\s+sicurezza|cvv)|beveiligingscode"
+    r"|c\u00f3digo\s+de\s+seguran\u00e7a))"
     r"(?:\s+(?:number|no\.?|code))?(?:\s+(?:is|was|are))?[ \t]*[:=#]?[ \t]*\n?[ \t]*"
     r"[\"'`\u2018\u201c]?(?P<code>\d{3,4})(?![\d/.:,-]?\d)",
     re.IGNORECASE,
 )
-"""A card's code by its name: "cvc 091", "the CVV is 734", "cid 4417"."""
+"""A card's code by its name: "cvc 091", "the CVV is 734", "cid 4417",
+"Prüfnummer 444"."""
 _EXPIRY_THEN_CODE = re.compile(
     r"\b(?:0[1-9]|1[0-2])[ \t]*/[ \t]*(?:\d\d){1,2}\b\)?[ \t]*[,;/|\u2014\u2013-]?[ \t]*"
     r"(?P<code>\d{3,4})(?![\d/.:,-]?\d)"

@@ -385,12 +385,22 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
         after = [(text.rfind("/", start, stop) + 1 or start, stop) for start, stop in after]
     yield from after
     # A word with its value after it names no value before it ("line 399:
-    # the password for the router is X").
-    if not after and not weak and _ends_clause(text, match.end()):
+    # the password for the router is X"); nor does a way in that failed
+    # ("Ticket #4821 - customer can't log in", round 27).
+    failed = match["login"] is not None and _FAILED.search(
+        text, max(0, match.start() - 24), match.start()
+    )
+    if not after and not weak and not failed and _ends_clause(text, match.end()):
         yield from _before(text, match.start())
 
 
 _NUMBERED = re.compile(r"-\d")
+_FAILED = re.compile(
+    r"\b(?:can'?t|cannot|can\s+not|couldn'?t|could\s+not|unable\s+to|fails?\s+to|failed\s+to"
+    r"|won'?t|doesn'?t|didn'?t|not\s+able\s+to)\s+\Z",
+    re.IGNORECASE,
+)
+"""Words before a way in saying it failed: "can't log in", "unable to sign in"."""
 _ALSO_ADJECTIVES = _words("secret token combination combo pass mnemonic")
 """Weak words that also go before a noun they describe: "secret ingredient"."""
 _NOT_NOUNS = (

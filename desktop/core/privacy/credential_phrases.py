@@ -446,6 +446,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         (rf"(?<![^\s(<]){_EMAIL}\s+{_NOT_ADDRESS}{_LOOKS_LIKE}", _SIGNED),
+        # "my icloud is bob@example.com, pass X": "pass" after an address names
+        # its password (round 27).
+        (rf"(?<![^\s(<]){_EMAIL}\s*,?\s+pass\s*:?\s+{_LOOKS_LIKE}", _SIGNED),
         # "my login is X" (or 'X'), unless X is the user of a pair ("login:
         # bob password: Y").
         (

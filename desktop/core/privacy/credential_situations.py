@@ -204,6 +204,9 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         yield from _values_in_sentence(text, cue.end(), high, (cue.end(), cue.end()))
     for cue in text_scan.matches(_CODES_HEADING, text):
         yield from _listed_codes(text, cue.end())
+    for cue in text_scan.matches(_CODES_NAMED, text):
+        if (cue["kind"] or "").lower() not in _PUBLIC_CODES:
+            yield from _alike_codes(text, cue.end())
     for cue in text_scan.matches(_NAMED_AFTER, text):
         yield from _value_before(text, cue.start())
 
@@ -446,6 +449,39 @@ _CODE = re.compile(
 )
 """A backup code: digits or letters in groups ("6845-8374", "bqbdm-kepgz"), or a run of
 them in one case, with a digit ("yzqn2um3jn")."""
+_CODES_NAMED = re.compile(
+    r"(?m)^[^\n]{0,40}?\b(?:(?P<kind>[^\W\d_]+)[ \t]+codes|codes|2fa|mfa|two[- ]factor)\b"
+    r"[^\n:]{0,40}?(?::[ \t]*\n?|[ \t]*\n)[ \t]*(?:[-*\u2022][ \t]*|\d{1,2}[.)][ \t]+)?"
+)
+"""A line naming codes in other words, or two-factor ones, over a list of
+them: "Save these codes", "paypal 2fa:" (round 27)."""
+_PUBLIC_CODES = frozenset(
+    str.split(
+        "zip postal post area country error status exit return response promo discount coupon "
+        "product colour color tracking language dial airport currency qr bar source country's "
+        "shortcut html ascii unicode icd hs tax"
+    )
+)
+"""What codes a list may hold that no one keeps secret."""
+_ALIKE_CODES = 4
+"""How many codes of one shape a list under such a line holds at least."""
+
+
+def _alike_codes(text: str, start: int) -> list[tuple[int, int]]:
+    """The codes listed from *start*, if several all of one shape ("abcd-efgh",
+    "1234 5678"), as a sheet of backup codes prints them."""
+    codes = list(_listed_codes(text, start))
+    shapes = {_CODE_SHAPE.sub(_shape_of, text[low:high]) for low, high in codes}
+    return codes if len(codes) >= _ALIKE_CODES and len(shapes) == 1 else []
+
+
+_CODE_SHAPE = re.compile(r"[a-z]|[A-Z]|\d")
+
+
+def _shape_of(char: re.Match[str]) -> str:
+    return "0" if char.group().isdigit() else "a" if char.group().islower() else "A"
+
+
 _LIST_GAP = re.compile(r"[ \t]*(?:[,;|/]|\n[ \t]*(?:[-*\u2022]|\d{1,2}[.)])?)?[ \t]*")
 _NAMED_AFTER = re.compile(
     r"(?:(?:that|this|it)(?:'s|\u2019s|\s+is|\s+was)|\bis|\bwas)\s+(?:what|the\s+one)\s+(?:I|we)"

@@ -115,8 +115,24 @@ _WHAT_TAKES_A_PIN = re.compile(
 )
 
 
+_UNLOCK_PATTERN = re.compile(
+    r"\b(?:unlock[ \t]+)?pattern(?:[ \t]+lock)?\b[^.!?\n,;:]{0,40}?"
+    rf"(?:{_SIGN})?[ \t]*(?P<value>\d(?:(?:[ \t]*(?:-|>|->|\u2192)[ \t]*|[ \t])?\d){{3,8}})"
+    r"(?![\w/.,:-]?\d)(?!\w)",
+    re.IGNORECASE,
+)
+"""A phone's unlock pattern by the dots it passes: "pattern 7328", "unlock
+pattern is 5 9 4 8", "pattern: 1-5-9-6" (round 27)."""
+_A_SCREEN = re.compile(r"\b(?:phone|tablet|ipad|android|unlock|screen|pin|lock)", re.IGNORECASE)
+"""What says a pattern unlocks a screen, on its line."""
+
+
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each code of what a code opens in *text* is."""
+    for found in text_scan.matches(_UNLOCK_PATTERN, text):
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        if _A_SCREEN.search(text, line_start, found.end()):
+            yield found.span("value")
     for found in text_scan.matches(_ENTERED, text):
         line_start = text.rfind("\n", 0, found.start()) + 1
         line_end = text.find("\n", found.end())

@@ -101,6 +101,15 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<=AccountKey=)[A-Za-z0-9+/=]{20,}"),
     ),
     "token": (re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/=-]{16,}"),),
+    # A software licence's key: four to six groups of five capitals and
+    # digits ("BTFVH-Q3TH7-7ZN7L-BE472"), Windows' and Office's shape and
+    # many others' (round 27).
+    "license key": (
+        re.compile(
+            r"(?<![\w-])(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])"
+            r"[A-Z0-9]{5}(?:-[A-Z0-9]{5}){3,5}(?![\w-])"
+        ),
+    ),
 }
 _CONTEXT_CHARS = 200
 """How much of the message before is read with the next one, and how far
@@ -347,9 +356,11 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
         public += [data.span("data") for data in _MEDIA_DATA.finditer(text)]
     if "SHA256:" in text:
         public += [print.span() for print in _FINGERPRINT.finditer(text)]
+    if "uses:" in text:
+        public += [action.span("ref") for action in _ACTION.finditer(text)]
     for start, stop, kind in _found(text):
         if any(low <= start and stop <= high for low, high in public):
-            continue  # an SSH public key or its fingerprint, a picture: meant to be shared
+            continue  # an SSH public key, its fingerprint, a picture, an Action: meant to be shared
         asked = text[max(0, start - 3) : start].rstrip().endswith("?")
         if not (asked and _ASKED_WHEN.search(text, max(0, start - _CONTEXT_CHARS), start)):
             yield start, stop, kind
@@ -364,6 +375,9 @@ _MEDIA_DATA = re.compile(
     r"\bdata:(?:image|audio|video|font)/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,"
     r"(?P<data>[A-Za-z0-9+/]+={0,2})"
 )
+_ACTION = re.compile(r"\buses:[ \t]*[\"']?(?P<ref>[\w.-]+/[\w./-]+@[\w.-]+)")
+"""A GitHub Actions step's action: "uses: docker/login-action@v3", a
+repository and its tag or commit, public (round 27)."""
 _FINGERPRINT = re.compile(r"\bSHA256:[A-Za-z0-9+/]{43}(?![\w+/])")
 """An SSH key's fingerprint, as ``ssh`` and ``ssh-keygen -l`` print it."""
 """A picture, a sound or a font inlined in a data URL ("![logo](data:image/png;base64,
@@ -429,15 +443,17 @@ _NO_VALUE = re.compile(
     r"(?:os\.environ|process\.env|secrets|env|vars|inputs|config|settings|form|request|params)"
     r"(?:\.[\w.]*)?(?:\[[^\]]*)?|(?:raise|return|await|new|lambda)\s.*|<[^>]*|([*\u2022x])\1{3,}"
     r"|[\w-]+/[\w.-]+\.git|restablezco|restablecer|r\u00e9initialise[rz]?|reinitialise[rz]?"
-    r"|zur\u00fccksetzen|resetten|redefinir|reimpostare",
+    r"|zur\u00fccksetzen|resetten|redefinir|reimpostare|rinnovar(?:e|la|lo)"
+    r"|true|false|null|none|nil|undefined",
     re.IGNORECASE,
 )
 """What stands where a value would and is none (round 20's ordinary
 sentences): a value read from the environment or a form
 ("process.env.STRIPE_SECRET", "secrets.SMTP_PASSWORD"), code ("raise
 RuntimeError("), a placeholder ("<put it here>", "**********"), a
-repository ("team/backend.git") or the verb asking to reset one ("¿cómo
-la restablezco?")."""
+repository ("team/backend.git"), the verb asking to reset one ("¿cómo
+la restablezco?") or a JSON or YAML literal ('"pass": true', "password:
+null", round 27)."""
 _PROVIDER_KEY = re.compile(
     r"\b(?:mistral|groq|cohere|anthropic|openai|deepseek|datadog|mailgun|sendgrid|cloudflare"
     r"|replicate|perplexity|pinecone|elevenlabs|deepl|openrouter|together|fireworks|weather)"
@@ -446,8 +462,13 @@ _PROVIDER_KEY = re.compile(
 )
 """A key named by its service and a sign ("mistral: <32 hex>"): a run of
 letters and digits too plain for the randomness rule (round 23)."""
-_BASIC_AUTH = re.compile(r"\bBasic[ \t]+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])", re.I)
-"""HTTP's basic authentication: "Authorization: Basic <user:password in base64>"."""
+_BASIC_AUTH = re.compile(
+    r"(?:\bBasic[ \t]+|(?<![\w-])[\"']?auth[\"']?[ \t]*:[ \t]*[\"']?)"
+    r"(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
+    re.I,
+)
+"""HTTP's basic authentication: "Authorization: Basic <user:password in
+base64>", as a Docker config holds it too ('"auth": "<base64>"', round 27)."""
 
 
 def _a_user_and_password(value: str) -> bool:

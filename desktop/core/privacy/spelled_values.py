@@ -23,11 +23,12 @@ from desktop.core.privacy.credential_nearby import THANKS, names_a_credential
 
 _CHAR = r"[A-Za-z0-9!@#$%&*?]"
 _SPELLED = re.compile(
-    rf"(?<![\w.,'\u2019-]){_CHAR}(?P<sep>\.?[ \t]|,[ \t]|-)"
+    rf"(?<![\w.,'\u2019-]){_CHAR}(?P<sep>\.?[ \t]|,[ \t]|-|\.|_)"
     rf"(?:{_CHAR}(?P=sep)){{2,}}{_CHAR}\.?(?![\w-])"
 )
-"""Four or more characters, one at a time, split the same way each time;
-not the "s" of "locker's" ("the gym locker's 0 0 0" keeps its "'s")."""
+"""Four or more characters, one at a time, split the same way each time
+(a dot or an underscore too: "B.r.o.m.b.e.e.r.e.!.7", round 27); not the
+"s" of "locker's" ("the gym locker's 0 0 0" keeps its "'s")."""
 _UNITS = r"zero|oh|one|two|three|four|five|six|seven|eight|nine"
 _TENS = r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _NUMBER_WORD = (
@@ -55,12 +56,14 @@ _THEN_DIGITS = re.compile(
 number 17", "then six zero"; not a count ("and then 300 guests")."""
 _DICTATED = re.compile(
     r"(?:\b(?:is|to|was)|[:=]|\b(?:password|passcode|pin)\b)[ \t]+"
-    r"(?P<run>(?!(?:is|to|was)\b)(?:[A-Za-z]+[ \t]+){0,9}?[A-Za-z]+)"
-    rf"(?=[ \t]*(?:[.,;!?(]|[:;]\)|$|(?:{THANKS})(?!\w)))",
+    r"(?P<run>(?:(?!(?:is|to|was)\b)[A-Za-z]+[ \t]+){0,9}?(?!(?:is|to|was)\b)[A-Za-z]+)"
+    rf"(?=[ \t]*(?:[.,;!?(]|[:;]\)|[-\u2013\u2014][ \t]|$|(?:{THANKS})(?!\w)))",
     re.IGNORECASE | re.MULTILINE,
 )
 """A value dictated to a phone: "capital H hunter two", "otter four eight
-exclamation mark", "lantern five all lowercase", up to the clause's end."""
+exclamation mark", "lantern five all lowercase", up to the clause's end
+(a dash too: "... one five - ta"), a run holding no "is" or "to" ("send to
+Jonas the wifi is capital D ...": the run after "is", round 27)."""
 _SAYING_HOW = frozenset(
     str.split(
         "capital uppercase upper lowercase lower case caps all with a then the number "
@@ -113,6 +116,8 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         # Digits alone are read out for many things ("call 1 2 3 4 later
         # about the password"): only where what they open is named.
         mixed = letters >= 2 and digits > 0
+        if found["sep"] in "._" and not mixed:
+            continue  # "N.A.S.A.", "1.1.1.1": an acronym, an address
         said = mixed or _said_what_it_is(text, found.start(), found.end(), credential=bool(letters))
         if said and (digits or not _a_word_spelled(text, found.start(), found.end())):
             yield found.span()
@@ -126,7 +131,9 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     for found in text_scan.matches(_DICTATED, text):
         run = found["run"]
         low = text.rfind("\n", 0, found.start()) + 1
-        if _dictation(run) and names_a_credential(text[low : found.start("run")]):
+        named = text[low : found.start("run")]
+        # "the wifi is capital J maple one five": what it opens names it too (round 27).
+        if _dictation(run) and (names_a_credential(named) or _WHAT_IT_OPENS.search(named)):
             yield found.span("run")
 
 
@@ -148,7 +155,7 @@ def _a_word_spelled(text: str, start: int, end: int) -> bool:
     high = text.find("\n", end)
     line = text[low : len(text) if high < 0 else high]
     named = names_a_credential(line) or _WHAT_IT_OPENS.search(line) is not None
-    return known_words.frequent(word) and not named
+    return known_words.known(word) and not named  # "r-e-c-e-i-p-t", not "reciept" (round 27)
 
 
 _WHAT_IT_OPENS = re.compile(

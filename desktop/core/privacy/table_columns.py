@@ -66,6 +66,8 @@ def _column_values(text: str, start: int) -> Generator[tuple[int, int], None, in
     line = end + 1
     if sign == "|" and (rule := _RULE.fullmatch(text, line, _line_end(text, line))):
         line = rule.end() + 1
+    elif sign == "|" and text[start:end].lstrip().startswith("|"):
+        return line  # a markdown table's row ("| password | X |"), not its header (round 27)
     for _ in range(_ROWS):
         if line >= len(text):
             break
