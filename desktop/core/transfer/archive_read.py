@@ -22,6 +22,7 @@ import hashlib
 import json
 import math
 import re
+import unicodedata
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -301,8 +302,15 @@ def _skill_entries(
 
 
 def _plain_name(name: str) -> bool:
-    """A file name that stays in its folder: no folder part, not hidden."""
-    return bool(name) and name == Path(name).name and not name.startswith(".") and "\\" not in name
+    """A file name that stays in its folder: no folder part, not hidden, and
+    no control character (a skill's name refuses them, so Reverie writes none)."""
+    return (
+        bool(name)
+        and name == Path(name).name
+        and not name.startswith(".")
+        and "\\" not in name
+        and not any(unicodedata.category(char) == "Cc" for char in name)
+    )
 
 
 def _settings_entry(path: Path, entries: Mapping[str, bytes]) -> dict[str, Any] | None:
