@@ -271,7 +271,9 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     seen, origins = folded(text)
     for match in credential_words(seen):
         start, stop = origins[match.start()], origins[match.end() - 1] + 1
-        inside = _IN_PLACEHOLDER.search(seen, max(0, match.start() - 30), match.start())
+        inside = _IN_PLACEHOLDER.search(
+            seen, max(0, match.start() - 30), match.start()
+        ) or _IN_COMMAND.search(seen, max(0, match.start() - _REACH), match.start())
         if in_a_links_path(seen, match.start()):
             continue  # ".../change-your-wifi-password-2024": a page's name
         if not inside and not markers.within(start, stop):
@@ -647,6 +649,8 @@ def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterat
             ready = linked = True
             continue
         lead, core, trail = _parts(chunk.group())
+        if _COMMAND_OPENS.search(lead):
+            return  # "DB_PASSWORD=$(cat /run/secrets/pw)": a command's output, none typed
         if lead:  # "password: X" links them, "password, X" too, "pw, bcrypt(12)" not
             linked = linked or _LINKING_SIGN.search(lead) is not None
             ready = linked or (
@@ -926,6 +930,11 @@ def _joined_before(text: str, chunks: list[re.Match[str]]) -> Iterator[tuple[int
 
 _IN_PLACEHOLDER = re.compile(r"(?:\$\{|\{\{\s*|%)[A-Za-z0-9_]*\Z")
 """Just before a word inside a placeholder: ``${DB_PASSWORD}``."""
+_COMMAND_OPENS = re.compile(r"\$\(")
+_IN_COMMAND = re.compile(r"\$\([^()\n]*\Z")
+"""Just before a word inside a shell command whose output stands for a
+value: ``$(cat /run/secrets/db_password)`` (not backticks: Markdown quotes
+a typed password in them)."""
 PLACEHOLDER = re.compile(
     r"\$\{?\w+(?::?[-=?][^}]*)?\}?|\$\(.*|%\w+%|\{\{\s*\w+\s*\}\}|<\w+>"
     r"|[a-z]+(?:_[a-z]+)+|[A-Z]+(?:_[A-Z]+)+"  # a name in code: vault_db_password
