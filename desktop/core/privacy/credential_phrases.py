@@ -663,10 +663,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bu\s*/\s*p\s*[:=]\s*[^\s/]+\s*/\s*(?P<cmd>\S+)", _STRONG),
         # echo X | sudo -S ...
         (r"\becho\s+[\"']?(?P<cmd>[^\s|\"']+)[\"']?\s*\|\s*sudo\s+(?:-\w+\s+)*-\w*S", _STRONG),
-        # PGPASSWORD=X, REDIS_PASS=X: a variable naming a password, in capitals.
+        # PGPASSWORD=X, REDIS_PASS=X: a variable naming a password, in capitals,
+        # perhaps with the place or version it is for (SECRET_KEY_BASE, DB_PASSWORD_PROD).
         (
             r"(?-i:\b(?:[A-Z0-9]+_)*(?:PG)?(?:PASSWORD|PASSWD|PASS|PWD|PASSPHRASE|SECRET|TOKEN|PAT"
-            r"|API_?KEY|ACCESS_KEY|SECRET_KEY))"
+            r"|API_?KEY|ACCESS_KEY|SECRET_KEY)"
+            r"(?:_(?:BASE|PROD|PRODUCTION|DEV|STAGING|STAGE|LIVE|TEST|LOCAL|V?\d{1,2}))?)"
             rf"\s*=\s*[{_OPENING}]?(?P<cmd>{_LINE_PASSPHRASE}|[^\s{_QUOTES}]+)",
             _STRONG,
         ),
