@@ -12,6 +12,8 @@ most, however long the chain."""
 
 from __future__ import annotations
 
+import pytest
+
 from desktop.core.chat.tools.sub_sessions import SpawnCall, sub_session_tools
 from desktop.core.chat.tools.toolbox import ToolContext
 from tests.unit.core.workers.conftest import MakeWorld
@@ -95,3 +97,26 @@ def test_a_spawn_waiting_on_every_worker_it_named_says_nothing_more(
     )
 
     assert set(result.content) == {"result", "worker_id"}
+
+
+# -- the cycle check -------------------------------------------------------------
+#
+# Each spawn read every dependency edge ever stored to look for a cycle, 16 s
+# over 1,000 spawns; a worker spawned by a conversation has no edge leading
+# back to it, so it closes none (a worker's own spawn still checks: see
+# test_dag_runs' cycle through a spawning worker).
+
+
+def test_a_conversations_spawn_reads_no_edges(
+    make_world: MakeWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = make_world()
+    first = world.spawn("first")
+    read: list[object] = []
+    edges = world.store.edges
+    monkeypatch.setattr(world.store, "edges", lambda *a: read.append(a) or edges(*a))
+
+    second = world.spawn("second", depends_on=[first])
+
+    assert read == []
+    assert [w.id for w in world.store.dependencies(second)] == [first]
