@@ -12,6 +12,8 @@ most, however long the chain."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from desktop.core.chat.tools.sub_sessions import SpawnCall, sub_session_tools
@@ -114,7 +116,12 @@ def test_a_conversations_spawn_reads_no_edges(
     first = world.spawn("first")
     read: list[object] = []
     edges = world.store.edges
-    monkeypatch.setattr(world.store, "edges", lambda *a: read.append(a) or edges(*a))
+
+    def counted(*args: Any) -> list[tuple[int, int]]:
+        read.append(args)
+        return edges(*args)
+
+    monkeypatch.setattr(world.store, "edges", counted)
 
     second = world.spawn("second", depends_on=[first])
 
