@@ -450,7 +450,6 @@ def connect(path: Path, driver: Driver, *, view: str = "", create: bool = True) 
         connection.close()
         raise translate(exc, path) from exc
     connection.row_factory = module.Row
-    connection.create_function("casefold", 1, _casefold, deterministic=True)
     connection.create_function("searchable", 1, _searchable, deterministic=True)
     database = Database(path, driver, connection, vec_version)
     try:
@@ -464,12 +463,6 @@ def connect(path: Path, driver: Driver, *, view: str = "", create: bool = True) 
         database.close()
         raise
     return database
-
-
-def _casefold(text: object) -> object:
-    """SQL ``casefold(x)``: text with its case folded as Python folds it, in
-    every script (SQLite's ``lower()`` and ``LIKE`` fold ASCII letters alone)."""
-    return text.casefold() if isinstance(text, str) else text
 
 
 def _searchable(text: object) -> object:
