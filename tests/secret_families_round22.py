@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import random
 import string
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from tests.secret_families import Trial
 from tests.secret_situations import password
@@ -443,6 +443,19 @@ def drawn_trials(
             used = [watched(slot, drawn[slot]) for slot in slots if "{" + slot + "}" in template]
             ending = "" if "\n" in template else rng.choice(endings)
             yield Trial(family, half, text + ending, tuple(v for values in used for v in values))
+
+
+def replied(
+    trials: Iterable[Trial], split: str, replies: Sequence[str], rng: random.Random
+) -> Iterator[Trial]:
+    """*trials*, each written as two messages (*split* between them) read
+    after the first and then a reply drawn from *replies* ("": none)."""
+    for trial in trials:
+        before, _, text = trial.text.rpartition(split)
+        if before:
+            after = tuple(a for a in (before, rng.choice(replies)) if a)
+            trial = Trial(trial.family, trial.half, text, trial.values, after)
+        yield trial
 
 
 def _watched(slot: str, value: str) -> tuple[str, ...]:

@@ -40,6 +40,7 @@ from tests.secret_families_round22 import (
     _pin,
     _plain_password,
     drawn_trials,
+    replied,
 )
 from tests.secret_families_round24 import _temporary
 
@@ -285,15 +286,10 @@ _REPLIES = ["", "", "Go ahead.", "Okay, what is it?", "Sure."]
 def trials(family: str, draws: int, seed: int = 0) -> Iterator[Trial]:
     """*draws* trials of each of *family*'s templates (a split one read
     after the message before it, then Reverie's reply)."""
-    rng = random.Random(f"{seed}-round25-replies")
-    for trial in drawn_trials(
+    drawn = drawn_trials(
         "round25", family, FAMILIES[family], draws, seed, _SLOTS, _ENDINGS, _watched
-    ):
-        before, _, text = trial.text.rpartition(_SPLIT)
-        if before:
-            after = tuple(a for a in (before, rng.choice(_REPLIES)) if a)
-            trial = Trial(trial.family, trial.half, text, trial.values, after)
-        yield trial
+    )
+    return replied(drawn, _SPLIT, _REPLIES, random.Random(f"{seed}-round25-replies"))
 
 
 def _watched(slot: str, value: str) -> tuple[str, ...]:
