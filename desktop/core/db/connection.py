@@ -33,6 +33,7 @@ from desktop.core.db.errors import (
     unavailable,
     unreachable,
 )
+from desktop.core.db.fts import indexed_text
 
 BUSY_TIMEOUT_MS = 5000
 SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -450,7 +451,12 @@ def connect(path: Path, driver: Driver, *, view: str = "", create: bool = True) 
         connection.close()
         raise translate(exc, path) from exc
     connection.row_factory = module.Row
-    connection.create_function("searchable", 1, _searchable, deterministic=True)
+    # searchable(x): text as a search compares it (case folded in every
+    # script, in compatibility form, without accents; SQLite's lower() and
+    # LIKE fold ASCII letters alone).  indexed_text(x): a text as the
+    # full-text indexes' triggers hold it (schema_v16).
+    for name, function in (("searchable", searchable), ("indexed_text", indexed_text)):
+        connection.create_function(name, 1, _on_text(function), deterministic=True)
     database = Database(path, driver, connection, vec_version)
     try:
         # Connection settings only: nothing here reads or writes the file.
@@ -465,11 +471,9 @@ def connect(path: Path, driver: Driver, *, view: str = "", create: bool = True) 
     return database
 
 
-def _searchable(text: object) -> object:
-    """SQL ``searchable(x)``: text as a search compares it (``searchable``:
-    case folded in every script, in compatibility form, without accents;
-    SQLite's ``lower()`` and ``LIKE`` fold ASCII letters alone)."""
-    return searchable(text) if isinstance(text, str) else text
+def _on_text(function: Callable[[str], str]) -> Callable[[object], object]:
+    """*function* as an SQL function: a value that is not text (NULL) passes as it is."""
+    return lambda value: function(value) if isinstance(value, str) else value
 
 
 def _make_files_private(path: Path, *, create: bool = True) -> None:

@@ -12,12 +12,21 @@ that shares only such a word would come back as a match).  It also bounds
 what the search costs: FTS5 scores every row that matches any phrase, so the
 rarest words are taken first and a word that would bring the rows to score
 past a budget is left out.
+
+The indexes hold each text as ``indexed_text`` makes it (schema_v16): in
+compatibility form, and with every character of the scripts written
+without spaces between words (Chinese, Japanese; Korean's syllables too) a
+word of its own.  FTS5's tokenizer would read a whole sentence of them as
+one word, found only by the whole sentence.  A query's run of such
+characters becomes the phrases of each pair of neighbours, so "东京" finds
+"我下周去东京" and the text sharing more pairs ranks first.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterator, Sequence
 
 from desktop.core.base.text import searchable
 
@@ -28,6 +37,14 @@ COMMON_MINIMUM = 10
 # \w is Unicode-aware and can never contain a double quote, so every term is
 # safe inside "...".  Emoji and punctuation are not words and drop out.
 _WORD = re.compile(r"\w+")
+_UNSPACED_CHARS = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b"
+    "\u3040-\u30ff\u3100-\u318f\u31a0-\u31bf\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\U00020000-\U0003134f"
+)
+"""Han ideographs (every extension), kana, bopomofo and Hangul."""
+_UNSPACED = re.compile(f"[{_UNSPACED_CHARS}]")
+_UNSPACED_RUN = re.compile(f"[{_UNSPACED_CHARS}]+")
 
 STOPWORDS = frozenset(
     str.split(
@@ -49,10 +66,20 @@ STOPWORDS = frozenset(
 rarely contains the "what" or "when" that asks for it."""
 
 
+def indexed_text(text: str) -> str:
+    """*text* as the full-text indexes hold it: in compatibility form
+    (NFKC: "ﬁle" is "file", a full-width F is F, half-width
+    katakana are full) and with each character of an unspaced script
+    standing alone, as a word of its own."""
+    if text.isascii():
+        return text
+    return _UNSPACED.sub(r" \g<0> ", unicodedata.normalize("NFKC", text))
+
+
 def match_query(text: str, *, every_word: bool = False) -> str | None:
     """An FTS5 query matching rows with any word of *text* (or, with
     *every_word*, all of them); None if *text* has no words."""
-    terms = list(dict.fromkeys(_WORD.findall(text)))[:MAX_TERMS]
+    terms = list(dict.fromkeys(_terms(text)))[:MAX_TERMS]
     return _joined(terms, " AND " if every_word else " OR ")
 
 
@@ -66,7 +93,7 @@ def searchable_words(text: str) -> list[str]:
     ``MAX_TERMS``; case and accents do not make two words distinct, as they
     do not for the index's tokenizer."""
     found: dict[str, str] = {}
-    for word in _WORD.findall(text):
+    for word in _terms(text):
         key = searchable(word)
         if key not in STOPWORDS and key not in found:
             found[key] = word
@@ -96,6 +123,25 @@ def telling_words(words: Sequence[str], counts: Sequence[int], rows: int, budget
         # Only common words: they are all there is to go by.
         kept.append(found[0][1])
     return [words[position] for position in sorted(kept)]
+
+
+def _terms(text: str) -> Iterator[str]:
+    """The words of *text* as the index holds them (``indexed_text``); of a
+    run of unspaced characters, each pair of neighbours as a phrase ("东 京")
+    and a lone character alone."""
+    if text.isascii():
+        yield from _WORD.findall(text)
+        return
+    for word in _WORD.findall(unicodedata.normalize("NFKC", text)):
+        start = 0
+        for run in _UNSPACED_RUN.finditer(word):
+            if run.start() > start:
+                yield word[start : run.start()]
+            chars = run.group()
+            yield from (" ".join(chars[i : i + 2]) for i in range(max(len(chars) - 1, 1)))
+            start = run.end()
+        if start < len(word):
+            yield word[start:]
 
 
 def _joined(terms: Sequence[str], operator: str) -> str | None:

@@ -30,6 +30,7 @@ from desktop.core.db import (
     schema_v13,
     schema_v14,
     schema_v15,
+    schema_v16,
 )
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
@@ -62,6 +63,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(13, "where an imported conversation came from", schema_v13.SQL),
     Migration(14, "what an erasure leaves: messages unrecalled, imports erased", schema_v14.SQL),
     Migration(15, "tasks and skills erased for good are recorded too", schema_v15.SQL),
+    Migration(16, "full-text indexes that read unspaced scripts word by word", schema_v16.SQL),
 )
 
 _CREATE_RECORD_TABLE = """

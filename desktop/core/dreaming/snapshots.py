@@ -413,7 +413,8 @@ def _way_back(live: Path, folder: Path, like: Database | Driver) -> str:
                 )
     return (
         "There is no sound copy to go back to: the sqlite3 program's .recover "
-        "command saves what is still readable into a new file."
+        "command (version 3.43 or newer, which reads Reverie's search indexes) "
+        "saves what is still readable into a new file."
     )
 
 

@@ -159,10 +159,13 @@ def test_a_snapshot_whose_purge_was_cut_short_is_purged_again(tmp_path: Path) ->
     snapshot = complete_snapshots(home / "snapshots")[0]
     journal = Path(f"{snapshot}-journal")
     # A real interrupted transaction: a child killed inside it, its small
-    # cache forcing changed pages into the file and the old ones to the journal.
+    # cache forcing changed pages into the file and the old ones to the journal
+    # (the driver and text index function Reverie writes with, for the triggers).
     code = (
-        "import os, signal, sqlite3, sys\n"
-        "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "import os, signal, sqlean, sys\n"
+        "from desktop.core.db.fts import indexed_text\n"
+        "c = sqlean.connect(sys.argv[1], isolation_level=None)\n"
+        "c.create_function('indexed_text', 1, indexed_text)\n"
         "c.execute('PRAGMA journal_mode=DELETE')\n"
         "c.execute('PRAGMA cache_size=1')\n"
         "c.execute('BEGIN')\n"
