@@ -196,7 +196,8 @@ def _write_rows(
     total: int,
     redactor: Redactor,
 ) -> dict[str, dict[int, int]]:
-    """Insert the planned rows; the new id of each archive id, per table."""
+    """Insert the planned rows; the new id of each archive id, per table
+    (into a fresh folder, where ids stay as they were: only those found there)."""
     ids: dict[str, dict[int, int]] = {name: dict(found) for name, found in plan.present.items()}
     deferred: list[tuple[ArchivedTable, int, str, Any]] = []
     done = 0
@@ -220,14 +221,15 @@ def _write_rows(
                 elif not plan.fresh and value is not None:
                     row[reference.column] = ids.get(reference.table, {}).get(value)
             new_id = rows.insert(tx, table, row, keep_id=plan.fresh)
-            if table.has_id and new_id is not None:
+            if table.has_id and new_id is not None and not plan.fresh:  # fresh: the same id
                 ids.setdefault(table.name, {})[int(archived["id"])] = new_id
             done += 1
-    kept = _kept_messages(archive, ids.get("messages", {}))
+    kept = {} if plan.fresh else _kept_messages(archive, ids.get("messages", {}))
     for table, old_id, column, value in deferred:
         target = _deferred_target(plan, ids, kept, column, old_id, value)
         if target is not None:
-            rows.set_value(tx, table, ids[table.name][old_id], column, target)
+            here = old_id if plan.fresh else ids[table.name][old_id]
+            rows.set_value(tx, table, here, column, target)
     if plan.fresh:
         rows.raise_sequences(tx, archive.manifest.get("sequences", {}))
     if state.is_cancelled():

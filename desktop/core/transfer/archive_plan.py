@@ -28,10 +28,11 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchiveRows
+from desktop.core.db.archive_rows import ARCHIVED, ArchiveRows
 from desktop.core.db.conversations import titled
 from desktop.core.db.skills import EVERY_STATUS, name_key
 from desktop.core.skills.library import SkillLibrary, same_text
@@ -65,8 +66,10 @@ class ImportPlan:
     database, per root table (and messages of conversations found there)."""
 
     fresh: bool
-    added: dict[str, set[int]] = field(default_factory=dict)
+    added: dict[str, AbstractSet[int] | range] = field(default_factory=dict)
+    """Into a fresh folder, every position (a ``range``: no row's number is held)."""
     added_ids: dict[str, set[int]] = field(default_factory=dict)
+    """The ids added, per table, where a merge needs them (not into a fresh folder)."""
     present: dict[str, dict[int, int]] = field(default_factory=dict)
     left_out: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -97,8 +100,7 @@ def plan_import(
     if not rows.holds_data():
         plan = ImportPlan(fresh=True)
         for name, found in archive.tables.items():
-            plan.added[name] = set(range(len(found)))
-            plan.added_ids[name] = {int(r["id"]) for r in found} if TABLES[name].has_id else set()
+            plan.added[name] = range(len(found))
         return plan
     plan = ImportPlan(fresh=False)
     _conversations(archive, rows, plan)
