@@ -50,6 +50,7 @@ from desktop.ui.workers.views import (
     dependency_words,
     duration,
     facts,
+    listed_state,
     state_words,
     title,
     transcript_text,
@@ -231,7 +232,7 @@ class WorkWindow(AppWindow):
         item = QTreeWidgetItem(
             [
                 title(worker),
-                STATE_WORDS[worker.state],
+                listed_state(worker),
                 MODE_WORDS.get(worker.mode, worker.mode),
                 duration(worker.time_used),
                 waits_on,

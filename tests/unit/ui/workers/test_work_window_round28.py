@@ -1,4 +1,8 @@
-"""Round 28: Cancel in the Work window did the whole cancel on the UI
+"""Round 28: a worker free to run, waiting for the one before it or for the
+user to go quiet, was listed as "Waiting for its time", as if a time were
+set: it now says "Waiting its turn", and its tip what it waits for.
+
+Cancel in the Work window did the whole cancel on the UI
 thread: the workers waiting on the one cancelled fail and each is reported,
 one transaction at a time, so cancelling the first of 1,000 chained workers
 held the window still for seconds (4.4 s here, 22 s on the machine it was
@@ -12,6 +16,8 @@ machine's speed."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -20,7 +26,7 @@ from desktop.core.chat.tools.sub_sessions import SpawnCall
 from desktop.core.chat.tools.toolbox import ToolContext
 from desktop.core.db import ConversationStore, Database
 from desktop.core.workers.service import Workers
-from desktop.ui.workers.window import WorkWindow
+from desktop.ui.workers.window import ID_ROLE, WorkWindow
 from models.broker import InferenceBroker
 from tests.unit.ui.workers.test_work_window import _state
 from tests.work import workers_over
@@ -66,3 +72,22 @@ def test_cancel_returns_at_once_says_cancelling_and_shows_the_outcome_when_done(
         assert window.count_label.text() == f"{CHAIN} workers, 0 not ended"
     finally:
         window.shutdown()
+
+
+def test_a_worker_free_to_run_waits_its_turn_and_a_gated_one_for_its_time(
+    qtbot: QtBot, database: Database, broker: InferenceBroker, prompts: PromptLibrary
+) -> None:
+    workers = workers_over(database, broker, prompts)
+    context = ToolContext(ConversationStore(database).create("Errands").id)
+    free = workers.spawn(SpawnCall(objective="Sum the bills"), context)
+    evening = (datetime.now().astimezone() + timedelta(days=1)).replace(hour=20, minute=0)
+    gated = workers.spawn(SpawnCall(objective="Remind me", not_before=evening.isoformat()), context)
+    window = WorkWindow(workers)
+    qtbot.addWidget(window)
+    rows = {int(item.data(0, ID_ROLE)): item for item in window._items()}
+
+    assert rows[free].text(1) == "Waiting its turn"
+    assert "no other worker runs" in rows[free].toolTip(1)
+    assert rows[gated].text(1) == "Waiting for its time"
+    assert rows[gated].toolTip(1).startswith("Waiting for its time (")
+    window.shutdown()
