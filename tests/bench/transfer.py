@@ -1,7 +1,9 @@
 """History import benchmark: how fast a ChatGPT export goes in, against the
-redaction it cannot skip, and whether its memory grows with the export.
+redaction it cannot skip, and whether its memory grows with the export; and
+whether a Reverie archive's import grows with the archive.
 
     python -m tests.bench.transfer [--conversations 100] [--messages 10] [--json out.json]
+    python -m tests.bench.transfer --archive 1000 10000 50000
 
 A ChatGPT export (a zip, as the user downloads it) of generated
 conversations is imported into a fresh data folder (without learning: the
@@ -15,8 +17,15 @@ so each has its own peak memory.  Side by side in one run:
   memory for an export of N and of 2N conversations; an import that reads
   conversation by conversation grows by about the same.
 
-Rounds alternate the sides; each figure is the median.  Not a test: it
-asserts nothing.
+Rounds alternate the sides; each figure is the median.
+
+With ``--archive ROWS...``: for each count, a Reverie archive of a data
+folder holding that many messages (of about 340 characters, in one
+conversation) is imported into a fresh folder, in a child process of its
+own, and the growth of resident memory during the import (``run``) is
+printed.  The messages are passed through as they are, not redacted: the
+redactor's time is the first part's figure; this one is what the import
+holds.  Not a test: it asserts nothing.
 """
 
 from __future__ import annotations
@@ -31,15 +40,19 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from desktop.core.db import open_database
-from desktop.core.privacy.redaction import Redactor
+from desktop.core.privacy.redaction import Redacted, Redactor
+from desktop.core.transfer.archive import export_archive
+from desktop.core.transfer.archive_import import run
 from desktop.core.transfer.imports import Imports
 from desktop.core.transfer.progress import PlainState
 from tests.unit.core.transfer.archive_world import folder
 from tests.unit.core.transfer.exports import chatgpt, node, write_zip
+from tests.unit.core.transfer.test_archive_round26 import _fill
 
 WORDS = [
     "garden",
@@ -166,6 +179,53 @@ def _import_once(export: Path) -> dict[str, float]:
     return {"seconds": seconds, "grew_kib": peak.grew_kib}
 
 
+class _PassThrough(Redactor):
+    """A redactor that changes nothing (``--archive`` measures the import's memory)."""
+
+    def __call__(self, text: str, *, after: Iterable[str] = ()) -> Redacted:
+        return Redacted(text, ())
+
+    def text(self, text: str) -> str:
+        return text
+
+
+def _archive_of(root: Path, messages: int) -> Path:
+    """A Reverie archive of a data folder holding *messages* messages."""
+    paths = folder(root)
+    database = open_database(paths.database_file)
+    try:
+        _fill(database, messages)
+        return export_archive(database, paths, root / "all.reverie.zip").path
+    finally:
+        database.close()
+
+
+def _archive_import_once(archive: Path) -> dict[str, float]:
+    """Child: import the Reverie *archive* into a fresh folder; its time and memory growth."""
+    with tempfile.TemporaryDirectory() as root:
+        paths = folder(Path(root))
+        database = open_database(paths.database_file)
+        with _PeakMemory() as peak:
+            start = time.perf_counter()
+            result = run(archive, database, paths, PlainState(), redactor=_PassThrough())
+            seconds = time.perf_counter() - start
+        database.close()
+    return {"seconds": seconds, "grew_kib": peak.grew_kib, "added": result.added("messages")}
+
+
+def _archives(counts: list[int]) -> int:
+    with tempfile.TemporaryDirectory() as root:
+        for count in counts:
+            archive = _archive_of(Path(root) / str(count), count)
+            found = _child("archive", str(archive))
+            print(
+                f"messages {count}: imported {found['added']:.0f} in {found['seconds']:.1f} s, "
+                f"resident memory grew by {found['grew_kib'] / 1024:.1f} MiB",
+                flush=True,
+            )
+    return 0
+
+
 def _redact_once(texts: list[list[str]]) -> float:
     redactor = Redactor()
     _warm_up(redactor)
@@ -197,12 +257,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--archive", type=int, nargs="+", metavar="ROWS")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.archive:
+        return _archives(args.archive)
     if args.child:
         mode, argument = args.child
         if mode == "import":
             print(json.dumps(_import_once(Path(argument))))
+        elif mode == "archive":
+            print(json.dumps(_archive_import_once(Path(argument))))
         else:
             texts = json.loads(Path(argument).read_text(encoding="utf-8"))
             print(json.dumps({"seconds": _redact_once(texts)}))

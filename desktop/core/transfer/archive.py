@@ -69,7 +69,7 @@ import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, Protocol, TypeVar
 
 from desktop import __version__
 from desktop.core.base.errors import EnvironmentProblem
@@ -163,13 +163,22 @@ class SkillFile:
         return f"skills/{self.status}/{self.file_name}"
 
 
+class TableRows(Protocol):
+    """A table's rows in an archive, in the entry's order: counted, and read
+    again from the archive at each pass, a row at a time (never held)."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[dict[str, Any]]: ...
+
+
 @dataclass(frozen=True)
 class Archive:
     """What an archive holds, read and checked (``read_archive``)."""
 
     path: Path
     manifest: Mapping[str, Any]
-    tables: Mapping[str, list[dict[str, Any]]]
+    tables: Mapping[str, TableRows]
     skill_files: Mapping[int, SkillFile]
     """Each skill's file, by the skill's id in ``tables['skills']``."""
     settings: Mapping[str, Any] | None

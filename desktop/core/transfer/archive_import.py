@@ -4,8 +4,10 @@
 and leave out (``archive_plan``).  ``run`` does it as a plain function
 reporting progress and checking for cancellation through a small state
 object (the pattern of orange3's ``concurrent.py``; the Qt side gives a
-state that emits signals).  Every row goes in within one transaction: a
-cancel, a failure or a malformed row leaves the database as it was; what
+state that emits signals).  Every row goes in within one transaction, read
+from the archive as it goes (a table's rows are never all held: memory stays
+flat whatever the archive's size); a cancel, a failure or a malformed row
+leaves the database as it was; what
 it adds is planned again in that transaction, so another import of the same
 archive at the same time adds nothing twice.  The
 skill files are written once that transaction is in (a file that cannot be
@@ -194,18 +196,23 @@ def _write_rows(
     total: int,
     redactor: Redactor,
 ) -> dict[str, dict[int, int]]:
-    """Insert the planned rows; the new id of each archive id, per table."""
+    """Insert the planned rows; the new id of each archive id, per table
+    (into a fresh folder, where ids stay as they were: only those found there)."""
     ids: dict[str, dict[int, int]] = {name: dict(found) for name, found in plan.present.items()}
     deferred: list[tuple[ArchivedTable, int, str, Any]] = []
     done = 0
     for table in ARCHIVED:
-        found = archive.tables[table.name]
-        for position in sorted(plan.added.get(table.name, ())):
+        added = plan.added.get(table.name, set())
+        if not added:
+            continue
+        for position, archived in enumerate(archive.tables[table.name]):
+            if position not in added:
+                continue
             if done % _CHECK_EVERY == 0:
                 if state.is_cancelled():
                     raise _Cancelled
                 state.set_progress(done, total)
-            row = _redacted(table, found[position], redactor)
+            row = _redacted(table, archived, redactor)
             for reference in table.references:
                 value = row[reference.column]
                 if (table.name, reference.column) in _DEFERRED and value is not None:
@@ -214,14 +221,15 @@ def _write_rows(
                 elif not plan.fresh and value is not None:
                     row[reference.column] = ids.get(reference.table, {}).get(value)
             new_id = rows.insert(tx, table, row, keep_id=plan.fresh)
-            if table.has_id and new_id is not None:
-                ids.setdefault(table.name, {})[int(found[position]["id"])] = new_id
+            if table.has_id and new_id is not None and not plan.fresh:  # fresh: the same id
+                ids.setdefault(table.name, {})[int(archived["id"])] = new_id
             done += 1
-    kept = _kept_messages(archive, ids.get("messages", {}))
+    kept = {} if plan.fresh else _kept_messages(archive, ids.get("messages", {}))
     for table, old_id, column, value in deferred:
         target = _deferred_target(plan, ids, kept, column, old_id, value)
         if target is not None:
-            rows.set_value(tx, table, ids[table.name][old_id], column, target)
+            here = old_id if plan.fresh else ids[table.name][old_id]
+            rows.set_value(tx, table, here, column, target)
     if plan.fresh:
         rows.raise_sequences(tx, archive.manifest.get("sequences", {}))
     if state.is_cancelled():
@@ -278,9 +286,11 @@ def _deferred_target(
 
 def _write_skill_files(archive: Archive, plan: ImportPlan, library: SkillLibrary) -> list[str]:
     notes: list[str] = []
-    skills = archive.tables["skills"]
-    for position in sorted(plan.added.get("skills", ())):
-        old = int(skills[position]["id"])
+    added = plan.added.get("skills", set())
+    for position, skill in enumerate(archive.tables["skills"]):
+        if position not in added:
+            continue
+        old = int(skill["id"])
         file = archive.skill_files[old]
         folder = library.directory / _SKILL_FOLDERS[file.status]
         try:
@@ -288,7 +298,7 @@ def _write_skill_files(archive: Archive, plan: ImportPlan, library: SkillLibrary
             write_atomically(folder / file.file_name, skill_file_text(file.text))
         except OSError as error:
             notes.append(
-                f"The skill {skills[position]['name']!r} could not be written "
+                f"The skill {skill['name']!r} could not be written "
                 f"({error.strerror or error}); it was left out."
             )
     return notes

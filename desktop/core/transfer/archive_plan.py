@@ -24,12 +24,15 @@ change the wrong rows) and a skill whose name is taken by another text
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchiveRows
+from desktop.core.db.archive_rows import ARCHIVED, ArchiveRows
 from desktop.core.db.conversations import titled
 from desktop.core.db.skills import EVERY_STATUS, name_key
 from desktop.core.skills.library import SkillLibrary, same_text
@@ -63,8 +66,10 @@ class ImportPlan:
     database, per root table (and messages of conversations found there)."""
 
     fresh: bool
-    added: dict[str, set[int]] = field(default_factory=dict)
+    added: dict[str, AbstractSet[int] | range] = field(default_factory=dict)
+    """Into a fresh folder, every position (a ``range``: no row's number is held)."""
     added_ids: dict[str, set[int]] = field(default_factory=dict)
+    """The ids added, per table, where a merge needs them (not into a fresh folder)."""
     present: dict[str, dict[int, int]] = field(default_factory=dict)
     left_out: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -95,8 +100,7 @@ def plan_import(
     if not rows.holds_data():
         plan = ImportPlan(fresh=True)
         for name, found in archive.tables.items():
-            plan.added[name] = set(range(len(found)))
-            plan.added_ids[name] = {int(r["id"]) for r in found} if TABLES[name].has_id else set()
+            plan.added[name] = range(len(found))
         return plan
     plan = ImportPlan(fresh=False)
     _conversations(archive, rows, plan)
@@ -164,9 +168,11 @@ def _unplaced(plan: ImportPlan, table: str, row: Mapping[str, Any]) -> bool:
 
 
 def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
-    by_conversation: dict[int, list[dict[str, Any]]] = {}
-    for message in archive.tables["messages"]:
-        by_conversation.setdefault(int(message["conversation_id"]), []).append(message)
+    by_conversation: dict[int, list[tuple[int, bytes]]] = {}
+    for message in archive.tables["messages"]:  # what each said, not its text: flat in memory
+        by_conversation.setdefault(int(message["conversation_id"]), []).append(
+            (int(message["id"]), _said(message))
+        )
     added: set[int] = set()
     present: dict[int, int] = {}
     present_messages: dict[int, int] = {}
@@ -174,7 +180,7 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
     for conversation in archive.tables["conversations"]:
         old = int(conversation["id"])
         messages = by_conversation.get(old, [])
-        said = [_said(m) for m in messages]
+        said = [s for _, s in messages]
         for candidate, title in rows.conversations_started(conversation["created_at"]):
             if candidate in present.values() or (
                 not said and title != titled(str(conversation["title"]))
@@ -184,7 +190,7 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
             if [_said(m) for m in theirs] == said:  # the same, or gone on here since
                 present[old] = candidate
                 present_messages.update(
-                    (int(m["id"]), int(t["id"])) for m, t in zip(messages, theirs, strict=True)
+                    (m, int(t["id"])) for (m, _), t in zip(messages, theirs, strict=True)
                 )
                 break
         else:
@@ -207,36 +213,39 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
 
 
 def _same_messages(
-    messages: Sequence[Mapping[str, Any]], theirs: Sequence[Mapping[str, Any]]
+    messages: Sequence[tuple[int, bytes]], theirs: Sequence[Mapping[str, Any]]
 ) -> dict[int, int]:
-    """The archive id of each of *messages* said in *theirs* too (the same
-    role, text and time), and its id there."""
-    waiting: dict[tuple[Any, ...], list[int]] = {}
+    """The archive id of each of *messages* (its id and what it said) said
+    in *theirs* too (the same role, text and time), and its id there."""
+    waiting: dict[bytes, list[int]] = {}
     for message in theirs:
         waiting.setdefault(_said(message), []).append(int(message["id"]))
-    return {
-        int(message["id"]): waiting[_said(message)].pop(0)
-        for message in messages
-        if waiting.get(_said(message))
-    }
+    return {message: waiting[said].pop(0) for message, said in messages if waiting.get(said)}
 
 
-def _said(message: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (message["role"], message["content"], message["created_at"])
+def _said(message: Mapping[str, Any]) -> bytes:
+    """What *message* said (its role, text and time), as a digest."""
+    return _digest([message["role"], message["content"], message["created_at"]])
+
+
+def _digest(value: Any) -> bytes:
+    return hashlib.sha256(json.dumps(value, ensure_ascii=False).encode()).digest()
 
 
 def _memories(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
     """The memories there already: made at the same time with the same text,
     whatever they say now (``ArchiveRows.memories_by_origin``)."""
-    made_with: dict[int, Any] = {}
-    for entry in sorted(archive.tables["memory_history"], key=lambda row: int(row["id"])):
-        if entry["operation"] == "add":
-            made_with.setdefault(entry["memory_id"], entry["new_content"])
-    there = rows.memories_by_origin()
+    made_with: dict[int, tuple[int, bytes]] = {}  # the first "add" of each, as a digest
+    for entry in archive.tables["memory_history"]:
+        first = made_with.get(entry["memory_id"])
+        if entry["operation"] == "add" and (first is None or int(entry["id"]) < first[0]):
+            made_with[entry["memory_id"]] = (int(entry["id"]), _digest(entry["new_content"]))
+    there = {(at, _digest(text)): found for (at, text), found in rows.memories_by_origin().items()}
     added: set[int] = set()
     present: dict[int, int] = {}
     for row in archive.tables["memories"]:
-        origin = (row["created_at"], made_with.get(row["id"], row["content"]))
+        made = made_with.get(row["id"])
+        origin = (row["created_at"], made[1] if made else _digest(row["content"]))
         if (found := there.get(origin)) is None:
             added.add(int(row["id"]))
         else:

@@ -25,10 +25,11 @@ import re
 import unicodedata
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from desktop.core.base.files import kind_in_the_way
 from desktop.core.db.archive_rows import ARCHIVED, TABLES, ArchivedTable
@@ -54,7 +55,7 @@ _INTEGERS = (-(2**63), 2**63 - 1)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 """Half a UTF-16 pair: JSON may escape one ('\\ud800'), no text stored holds one."""
 _TABLE_ENTRIES = frozenset(f"tables/{table.name}.jsonl" for table in ARCHIVED)
-"""The entries read a row at a time (``_rows``); the others are read whole."""
+"""The entries read a row at a time (``_checked``, ``_EntryRows``); the others are read whole."""
 _TIMES = frozenset({"valid_from", "valid_to", "decayed_through", "judged_through", "not_before"})
 """The time columns not named ``*_at``."""
 
@@ -78,34 +79,46 @@ def is_archive(path: Path) -> bool:
 def read_archive(path: Path) -> Archive:
     """The archive at *path*, every entry read and checked against the
     manifest; ``ArchiveRefused`` says why it cannot be imported.  A table's
-    entry is read as a stream, a line (a row) at a time: what is held is
-    its rows, never its text too (once packed, once unpacked, once as
-    lines, as it was)."""
+    entry is checked as a stream, a line (a row) at a time, and its rows
+    are not kept: each pass of the import over a table reads it again from
+    the archive (``TableRows``), so an archive of any size is imported in
+    the same memory, besides its ids."""
     path = Path(path)
     if kind := kind_in_the_way(path):
         raise ArchiveRefused(path, f"it is {kind}, not a file")
+    with _reading(path), zipfile.ZipFile(path) as archive:
+        _check_unpacked(path, archive, [MANIFEST])
+        manifest = _manifest(path, archive)
+        described = manifest["entries"]
+        _check_unpacked(path, archive, [MANIFEST, *described])
+        tables = {
+            table.name: _EntryRows(
+                path, table.name, described, _checked(path, archive, table.name, described)
+            )
+            for table in ARCHIVED
+        }
+        entries = {
+            name: _entry(path, archive, name, about)
+            for name, about in described.items()
+            if name not in _TABLE_ENTRIES
+        }
+    settings = _settings_entry(path, entries)
+    return Archive(
+        path, manifest, tables, _skill_entries(path, tables["skills"], entries), settings
+    )
+
+
+@contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """What reading the zip at *path* may raise, as the archive's refusal."""
     try:
-        with zipfile.ZipFile(path) as archive:
-            _check_unpacked(path, archive, [MANIFEST])
-            manifest = _manifest(path, archive)
-            described = manifest["entries"]
-            _check_unpacked(path, archive, [MANIFEST, *described])
-            tables = {table.name: _rows(path, archive, table.name, described) for table in ARCHIVED}
-            entries = {
-                name: _entry(path, archive, name, about)
-                for name, about in described.items()
-                if name not in _TABLE_ENTRIES
-            }
+        yield
     except zipfile.BadZipFile as error:
         raise ArchiveRefused(path, f"it is not a whole zip file ({error})") from error
     except (zipfile.LargeZipFile, zlib.error, EOFError, RuntimeError) as error:
         raise ArchiveRefused(path, f"its entries cannot be read ({error})") from error
     except OSError as error:
         raise ArchiveRefused(path, f"it cannot be read ({error.strerror or error})") from error
-    settings = _settings_entry(path, entries)
-    return Archive(
-        path, manifest, tables, _skill_entries(path, tables["skills"], entries), settings
-    )
 
 
 def _check_unpacked(path: Path, archive: zipfile.ZipFile, names: list[str]) -> None:
@@ -159,45 +172,88 @@ def _entry(path: Path, archive: zipfile.ZipFile, name: str, about: Mapping[str, 
     return data
 
 
-def _rows(
-    path: Path, archive: zipfile.ZipFile, table: str, described: Mapping[str, Any]
-) -> list[dict[str, Any]]:
-    """The rows of *table*'s entry, read a line at a time.  Its digest is
-    checked once all of it is read: an entry that is not what its manifest
-    says is refused as altered, whatever its first bad line was."""
+def _checked(path: Path, archive: zipfile.ZipFile, table: str, described: Mapping[str, Any]) -> int:
+    """How many rows *table*'s entry holds, every one checked, a line at a
+    time (none is kept).  Its digest is checked once all of it is read: an
+    entry that is not what its manifest says is refused as altered,
+    whatever its first bad line was."""
     name = f"tables/{table}.jsonl"
     archived = TABLES[table]
     if name not in described and archived.added_later:
-        return []  # written before the migration that added the table
+        return 0  # written before the migration that added the table
     digest = hashlib.sha256()
-    rows: list[dict[str, Any]] = []
+    rows = 0
+    ids: set[Any] = set()
+    whole_ids = True
     refused: ArchiveRefused | None = None
-    try:
-        stream = archive.open(name)
-    except KeyError:
-        raise ArchiveRefused(path, f"the entry {name} is missing (a truncated archive?)") from None
-    with stream:
+    with _entry_stream(path, archive, name) as stream:
         for number, line in enumerate(stream, start=1):
             digest.update(line)
             if refused is None:
                 try:
-                    rows.append(_row(path, name, archived, number, line))
+                    row = _row(path, name, archived, number, line)
                 except ArchiveRefused as why:
                     refused = why  # told once the whole entry is known not to be altered
-                    rows.clear()
+                    continue
+                rows += 1
+                if archived.has_id:
+                    whole_ids = whole_ids and _whole(row["id"])
+                    ids.add(row["id"])
     if digest.hexdigest() != described[name].get("sha256"):
         raise ArchiveRefused(path, f"the entry {name} is not what its manifest says (altered?)")
     if refused is not None:
         raise refused
-    if len(rows) != described[name].get("rows"):
-        raise ArchiveRefused(path, f"{name} has {len(rows)} rows, its manifest says otherwise")
-    if TABLES[table].has_id and not all(
-        isinstance(row["id"], int) and not isinstance(row["id"], bool) for row in rows
-    ):
+    if rows != described[name].get("rows"):
+        raise ArchiveRefused(path, f"{name} has {rows} rows, its manifest says otherwise")
+    if not whole_ids:
         raise ArchiveRefused(path, f"{name} has a row without a whole-number id")
-    if TABLES[table].has_id and len({row["id"] for row in rows}) < len(rows):
+    if archived.has_id and len(ids) < rows:
         raise ArchiveRefused(path, f"{name} has two rows of the same id")
     return rows
+
+
+def _entry_stream(path: Path, archive: zipfile.ZipFile, name: str) -> IO[bytes]:
+    try:
+        return archive.open(name)
+    except KeyError:
+        raise ArchiveRefused(path, f"the entry {name} is missing (a truncated archive?)") from None
+
+
+class _EntryRows:
+    """A table's entry, checked (``_checked``), read again at each pass."""
+
+    def __init__(self, path: Path, table: str, described: Mapping[str, Any], count: int) -> None:
+        self._path = path
+        self._table = TABLES[table]
+        self._name = f"tables/{table}.jsonl"
+        self._sha256 = described.get(self._name, {}).get("sha256")
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if not self._count:
+            return
+        path, name = self._path, self._name
+        changed = ArchiveRefused(path, f"the entry {name} changed while it was imported")
+        digest = hashlib.sha256()
+        rows = 0
+        with (
+            _reading(path),
+            zipfile.ZipFile(path) as archive,
+            _entry_stream(path, archive, name) as stream,
+        ):
+            for number, line in enumerate(stream, start=1):
+                digest.update(line)
+                try:
+                    row = _row(path, name, self._table, number, line)
+                except ArchiveRefused:
+                    raise changed from None  # it was checked before
+                rows += 1
+                yield row
+        if digest.hexdigest() != self._sha256 or rows != self._count:
+            raise changed
 
 
 def _row(
@@ -279,7 +335,7 @@ def _whole(value: Any) -> bool:
 
 
 def _skill_entries(
-    path: Path, skills: list[dict[str, Any]], entries: Mapping[str, bytes]
+    path: Path, skills: _EntryRows, entries: Mapping[str, bytes]
 ) -> dict[int, SkillFile]:
     files: dict[int, SkillFile] = {}
     for skill in skills:

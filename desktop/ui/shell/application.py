@@ -34,7 +34,7 @@ from desktop.ui.memory.browser import MemoryBrowser
 from desktop.ui.shell.model_manager import ModelManager
 from desktop.ui.shell.scheduler import MISSED_RUN_GRACE_S, Clock
 from desktop.ui.shell.tray import Tray, tray_available
-from desktop.ui.shell.work import WORKERS_JOB, work_parts
+from desktop.ui.shell.work import WORKERS_JOB, GatheredReports, work_parts
 from desktop.ui.skills.editor import SkillEditorWindow
 from desktop.ui.tasks.runner import TaskRunner
 from desktop.ui.tasks.window import TasksWindow
@@ -215,6 +215,8 @@ class ReverieApplication(QObject):
         self._reload_after_turn = False
         self.window.turn_ended.connect(self._on_turn_ended)
         self.tasks = self._task_runner(core)
+        self.work_reports = GatheredReports(self)
+        """Background work's reports, shown a batch at a time."""
         self.work_view, self.work = self._work(core)
         self._shut_down = False
         self.qt.aboutToQuit.connect(self.shutdown)
@@ -449,7 +451,8 @@ class ReverieApplication(QObject):
         view, runner = work_parts(
             core.workers, self.window, self.tray, self.clock, self, self._background_refusal
         )
-        runner.reported.connect(self._on_work_reported)
+        runner.reported.connect(self.work_reports.add)
+        self.work_reports.gathered.connect(self._on_work_reported)
         QTimer.singleShot(0, self, self._start_work)
         return view, runner
 
@@ -463,11 +466,12 @@ class ReverieApplication(QObject):
             return
         self.work.wake()
 
-    def _on_work_reported(self, conversation_id: int) -> None:
-        """A report of background work: shown where it was asked for."""
-        if conversation_id == self.window.conversation_id:
+    def _on_work_reported(self, conversation_ids: frozenset[int]) -> None:
+        """Reports of background work (a batch): shown where they were asked
+        for, once; one notification for those of other conversations."""
+        if self.window.conversation_id in conversation_ids:
             self._show_new_messages()
-        elif self.tray is not None:
+        if self.tray is not None and conversation_ids - {self.window.conversation_id}:
             self.tray.notify("Reverie", "Background work ended; its report is in its conversation.")
 
     def _on_task_ran(self, run: TaskRun) -> None:

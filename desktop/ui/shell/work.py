@@ -1,7 +1,8 @@
 """Background workers in the shell: their thread (``WorkRunner``) and the
 Work window, opened from the chat's Work… button and the tray, the window
-following every change, and the clock set to the next time gate.  When
-they start and where a report is shown is the application's."""
+following every change, the clock set to the next time gate, and their
+reports gathered into batches (``GatheredReports``).  When they start and
+where a report is shown is the application's."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop.core.workers.service import Workers
 from desktop.ui.chat.window import ChatWindow
@@ -22,6 +23,41 @@ log = logging.getLogger(__name__)
 
 WORKERS_JOB = "workers-time-gate"
 """The clock's one-shot job: the earliest time gate of a waiting worker."""
+REPORTS_GATHERED_MS = 250
+"""Reports arriving within this long of the first are shown as one batch."""
+
+
+class GatheredReports(QObject):
+    """Reports of background work, handed on a batch at a time: cancelling
+    the first of a chain reports every worker behind it, one by one, and
+    showing each as it came read the open conversation again each time (300
+    reports held the window 24 seconds) or notified once a report.
+
+    Signals:
+        gathered(object): the ids (a frozenset) of the conversations
+            reported into since the last batch.
+    """
+
+    gathered = Signal(object)
+
+    def __init__(self, parent: QObject) -> None:
+        super().__init__(parent)
+        self._conversations: set[int] = set()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REPORTS_GATHERED_MS)
+        self._timer.timeout.connect(self._hand_on)
+
+    def add(self, conversation_id: int) -> None:
+        """A report went into *conversation_id*; handed on with the others of its batch."""
+        self._conversations.add(conversation_id)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _hand_on(self) -> None:
+        batch, self._conversations = frozenset(self._conversations), set()
+        if batch:
+            self.gathered.emit(batch)
 
 
 def work_parts(

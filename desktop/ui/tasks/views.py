@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.base.errors import ReverieError
+from desktop.core.base.text import cut
 from desktop.core.db import Conversation
 from desktop.core.db.schedules import WEEKDAYS, Daily, Interval, Monthly, Once, Schedule, Weekly
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatus
@@ -53,6 +54,42 @@ NONE = "—"
 SCHEDULE_HINT = f"Write it in words, e.g. {TYPED_EXAMPLES}; leave it empty for no schedule."
 SCHEDULE_PLACEHOLDER = "e.g. weekdays at 8:30, tomorrow 9 (empty: none)"
 NO_SCHEDULE = "No schedule: it waits until you or Reverie act on it."
+TITLE_CHARS = 120
+"""How much of a task's text the detail pane's heading shows."""
+
+
+TEXT_LEAST = 160
+"""The task column's least width in pixels when the list is narrow: about
+twenty characters of the task's own words (it shrank to "…" at 900 pixels
+while the schedule took its room)."""
+TEXT_SHARE = 0.4
+"""The task column's share of the room left beside the short columns."""
+ELIDED_LEAST = 90
+"""The least width of the schedule and next run columns, cut with "…" (their tips say all)."""
+SHORT_COLUMNS = (PRIORITY, KIND, STATUS)
+"""As wide as their words, always."""
+
+
+def column_widths(room: int, wanted: Sequence[int]) -> list[int]:
+    """The width of each column in a list *room* pixels wide, each wanting
+    *wanted* (its words' width): the short columns as wide as their words;
+    the task at least ``TEXT_LEAST`` (or its share of the rest), the
+    schedule and next run as wide as their words if the rest allows, else
+    shared out in proportion and cut (at least ``ELIDED_LEAST``); the task
+    takes what is left.  Wider than *room* only when even that does not fit
+    (the list then scrolls sideways)."""
+    widths = list(wanted)
+    rest = room - sum(wanted[c] for c in SHORT_COLUMNS)
+    text_least = min(wanted[TEXT], max(TEXT_LEAST, int(rest * TEXT_SHARE)))
+    elided = (SCHEDULE, NEXT_RUN)
+    left = rest - text_least
+    asked = sum(wanted[c] for c in elided)
+    for column in elided:
+        if asked > left:
+            share = left * wanted[column] // max(asked, 1)
+            widths[column] = max(ELIDED_LEAST, min(wanted[column], share))
+    widths[TEXT] = max(text_least, rest - sum(widths[c] for c in elided))
+    return widths
 
 
 def _zone_name(zone: tzinfo, moment: datetime) -> str:
@@ -214,6 +251,8 @@ def task_row(task: Task, now: datetime, zone: tzinfo) -> QTreeWidgetItem:
     )
     item.setData(0, ROW_ROLE, task)
     item.setToolTip(TEXT, plain_tip(task.text))
+    for column in (SCHEDULE, NEXT_RUN):  # cut with "…" in a narrow list
+        item.setToolTip(column, plain_tip(item.text(column)))
     if task.ai_prompt is not None:
         item.setToolTip(
             KIND, plain_tip(f"When it runs, Reverie asks the model: “{task.ai_prompt}”")
@@ -462,7 +501,10 @@ class TaskDetail(QWidget):
         self.task = task
         self._leave_form()
         status = "" if task.status == "active" else f" · {STATUS_WORDS[task.status].lower()}"
-        self.title.setText(f"Task #{task.id}{status}")
+        # Named by its own words, as the list shows it: "Task #1" was a
+        # number the list does not show; a long text is cut, the tip has it all.
+        self.title.setText(breakable(cut(" ".join(task.text.split()), TITLE_CHARS)) + status)
+        self.title.setToolTip(plain_tip(task.text))
         self.origin.setText(
             breakable(f"From {origin}" if task.conversation_id is not None else origin)
         )
@@ -528,6 +570,7 @@ class TaskDetail(QWidget):
         self.task = None
         self.creating = True
         self.title.setText("New task")
+        self.title.setToolTip("")
         self.origin.setText("Added by you, not from a conversation.")
         self.origin.show()
         self.open_button.hide()
@@ -574,6 +617,7 @@ class TaskDetail(QWidget):
         self.task = None
         self._leave_form()
         self.title.setText(breakable(text))  # a group names its conversation
+        self.title.setToolTip("")
         self.origin.setText(origin)
         self.origin.setVisible(bool(origin))
         self.open_button.setVisible(conversation)

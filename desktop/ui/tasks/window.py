@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
-from PySide6.QtCore import QKeyCombination, QModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QKeyCombination, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -50,9 +50,9 @@ from desktop.core.tasks.service import TaskService, schedule_words
 from desktop.ui.tasks.views import (
     COLUMNS,
     ROW_ROLE,
-    TEXT,
     TaskDetail,
     TaskGroup,
+    column_widths,
     conversation_title,
     counted,
     facts_line,
@@ -183,8 +183,8 @@ class TasksWindow(AppWindow):
         header = self.tree.header()
         header.setStretchLastSection(False)
         for column in range(len(COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(TEXT, QHeaderView.ResizeMode.Stretch)
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        self.tree.viewport().installEventFilter(self)  # its width sets the columns'
         self.list_stack = ListOrEmpty(self.tree, EMPTY_TASKS, "task-empty")
         self.empty_label = self.list_stack.empty_label
         return self.list_stack
@@ -258,6 +258,7 @@ class TasksWindow(AppWindow):
         self.tree.expandAll()
         for item in self._items():
             item.setFirstColumnSpanned(isinstance(item.data(0, ROW_ROLE), TaskGroup))
+        self._fit_columns()
         found = self._item(key)
         keep = self.detail.dirty() or self.detail.creating  # the pane stays as it is
         if found is None and not keep and (rows := self._task_items()):
@@ -270,6 +271,22 @@ class TasksWindow(AppWindow):
             self.empty_label.setText(self._empty_text())
         self.list_stack.setCurrentWidget(self.tree if tasks else self.empty_label)
         self._show_current(found, now)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return super().eventFilter(watched, event)
+
+    def _fit_columns(self) -> None:
+        """Share the list's width out (``column_widths``): the task's words
+        stay readable, a long schedule is cut with "…" and its tip."""
+        header = self.tree.header()
+        wanted = [
+            max(self.tree.sizeHintForColumn(c), header.sectionSizeHint(c))
+            for c in range(len(COLUMNS))
+        ]
+        for column, width in enumerate(column_widths(self.tree.viewport().width(), wanted)):
+            header.resizeSection(column, width)
 
     def _items(self) -> list[QTreeWidgetItem]:
         """Every row, groups and tasks, top to bottom."""

@@ -4,6 +4,7 @@ the stored rows, so the window only lays them out."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,6 +21,9 @@ STATE_WORDS: dict[WorkerState, str] = {
     "failed": "Failed",
     "cancelled": "Cancelled",
 }
+WAITING_TURN = "Waiting its turn"
+"""Said of a worker free to run: "Waiting for its time" misled, with no time set."""
+TURN_WHY = "it starts once no other worker runs and you have been quiet a moment"
 MODE_WORDS = {
     "minimal": "minimal",
     "full": "full",
@@ -59,12 +63,27 @@ def tree(workers: Sequence[Worker]) -> list[Node]:
     return [node(w) for w in roots]
 
 
+def listed_state(worker: Worker, now: float | None = None) -> str:
+    """The state as the list's column says it: a worker free to run (no
+    time gate, or one passed) waits its turn, not for a time."""
+    if worker.state == "waiting_time" and not _gated(worker, now):
+        return WAITING_TURN
+    return STATE_WORDS[worker.state]
+
+
 def state_words(worker: Worker, now: float | None = None) -> str:
-    """The state as the list says it; a time gate with its time."""
-    words = STATE_WORDS[worker.state]
+    """The state in full: a time gate with its time, a turn with what it waits for."""
+    words = listed_state(worker, now)
+    if words == WAITING_TURN:
+        return f"{words}: {TURN_WHY}"
     if worker.state == "waiting_time" and worker.not_before is not None:
         return f"{words} ({_moment(worker.not_before, now)})"
     return words
+
+
+def _gated(worker: Worker, now: float | None) -> bool:
+    """Whether *worker* waits for a time still ahead."""
+    return worker.not_before is not None and worker.not_before > (now or time.time())
 
 
 def duration(seconds: float) -> str:
@@ -102,7 +121,7 @@ def facts(worker: Worker, dependencies: Sequence[Worker]) -> list[tuple[str, str
         (
             "Depends on",
             "\n".join(  # one line each
-                f"#{d.id} {d.objective} ({STATE_WORDS[d.state].lower()})" for d in dependencies
+                f"#{d.id} {d.objective} ({listed_state(d).lower()})" for d in dependencies
             )
             or "nothing",
         )

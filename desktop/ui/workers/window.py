@@ -6,7 +6,10 @@ The list is a tree: the workers a worker spawned sit under it, and so do
 the hops that continued it after it ran out of time; the workers each waits
 on are named in their own column.  Cancelling a worker fails those waiting
 on it ("cancelled"); Retry starts a failed or cancelled one again with the
-same parameters.  Everything here is a quick read or write of the database;
+same parameters.  A cancel runs on a thread of its own: the workers waiting
+on a long chain fail and are reported one by one (a thousand took twenty
+seconds), and the window says "Cancelling…" meanwhile instead of freezing.
+Everything else here is a quick read or write of the database;
 the app calls ``refresh`` whenever a worker changes state (the list built
 again, what the user folded kept folded and the list where they scrolled
 it), and ``show_steps`` when one only took a step: its time and its
@@ -16,7 +19,7 @@ a thousand workers that held the window half a second at every step).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -38,6 +41,7 @@ from desktop.core.db.workers import Worker
 from desktop.core.workers.service import Workers
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty
 from desktop.ui.widgets.labels import named, plain_tip
+from desktop.ui.widgets.worker import TaskQueue
 from desktop.ui.workers.views import (
     EMPTY_WORK,
     MODE_WORDS,
@@ -46,6 +50,7 @@ from desktop.ui.workers.views import (
     dependency_words,
     duration,
     facts,
+    listed_state,
     state_words,
     title,
     transcript_text,
@@ -62,7 +67,14 @@ SIDE_BY_SIDE_WIDTH = 820
 
 
 class WorkWindow(AppWindow):
-    """The "Work — Reverie" window."""
+    """The "Work — Reverie" window.
+
+    Signals:
+        cancel_ended(): a cancel asked here is done (or failed, said); the
+            list shows it.
+    """
+
+    cancel_ended = Signal()
 
     def __init__(self, workers: Workers, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -72,6 +84,9 @@ class WorkWindow(AppWindow):
         self.resize(1000, 700)
         self._workers = workers
         self._laid_out = False
+        self._cancels = TaskQueue("work-window-cancel", self)
+        self._cancelling: set[int] = set()
+        """The workers whose cancel is under way (their chains' heads)."""
         self._build()
         self.refresh()
 
@@ -217,7 +232,7 @@ class WorkWindow(AppWindow):
         item = QTreeWidgetItem(
             [
                 title(worker),
-                STATE_WORDS[worker.state],
+                listed_state(worker),
                 MODE_WORDS.get(worker.mode, worker.mode),
                 duration(worker.time_used),
                 waits_on,
@@ -281,7 +296,7 @@ class WorkWindow(AppWindow):
             label.setAccessibleName(what)
             self.facts.addRow(f"{what}:", label)
         self._show_transcript(transcript_text(self._workers.transcript(worker.id)))
-        self.cancel_button.setEnabled(not worker.final)
+        self.cancel_button.setEnabled(not worker.final and worker.head not in self._cancelling)
         self.retry_button.setEnabled(worker.state in ("failed", "cancelled"))
 
     def _show_transcript(self, text: str) -> None:
@@ -300,18 +315,38 @@ class WorkWindow(AppWindow):
 
     # -- control -------------------------------------------------------------
     def cancel_current(self) -> None:
-        """Cancel the selected worker; those waiting on it fail."""
+        """Start cancelling the selected worker, off this thread; those
+        waiting on it fail.  ``cancel_ended`` says when it is done."""
         worker = self._current()
-        if worker is None or worker.final:
+        if worker is None or worker.final or worker.head in self._cancelling:
             return
-        try:
-            cancelled = self._workers.cancel(worker.id)
-        except ReverieError as error:
-            self.show_problem(f"Worker #{worker.id} could not be cancelled: {error}")
-            return
+        self._cancelling.add(worker.head)
+        self.cancel_button.setEnabled(False)
+        self.show_notice(f"Cancelling #{worker.id}; the workers waiting on it fail…")
+        self._cancels.run(
+            lambda: self._workers.cancel(worker.id),
+            lambda cancelled: self._on_cancelled(worker, cancelled),
+            lambda why: self._on_cancel_failed(worker, why),
+        )
+
+    @property
+    def cancelling(self) -> bool:
+        """Whether a cancel asked here is still under way."""
+        return self._cancels.busy
+
+    def _on_cancelled(self, worker: Worker, cancelled: object) -> None:
+        self._cancelling.discard(worker.head)
         self.refresh()
-        shown = ", ".join(f"#{i}" for i in cancelled) or f"#{worker.id}"
+        ids = cancelled if isinstance(cancelled, list) else []
+        shown = ", ".join(f"#{i}" for i in ids) or f"#{worker.id}"
         self.show_notice(f"Cancelled {shown}; the workers waiting on it failed.")
+        self.cancel_ended.emit()
+
+    def _on_cancel_failed(self, worker: Worker, why: str) -> None:
+        self._cancelling.discard(worker.head)
+        self.refresh()
+        self.show_problem(f"Worker #{worker.id} could not be cancelled: {why}")
+        self.cancel_ended.emit()
 
     def retry_current(self) -> None:
         """Run the selected failed or cancelled worker again."""
@@ -332,5 +367,6 @@ class WorkWindow(AppWindow):
         return None if worker_id is None else self._workers.get(worker_id)
 
     def shutdown(self) -> None:
-        """Nothing is left open here; for the app's quit, like its other windows."""
+        """Close, after the cancel under way; for the app's quit, like its other windows."""
+        self._cancels.stop()
         self.close()

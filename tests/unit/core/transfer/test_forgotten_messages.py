@@ -89,7 +89,7 @@ def test_an_archive_written_before_the_mark_existed_is_read_as_marking_nothing(
                 del manifest["entries"][_ENTRY]
                 data = json.dumps(manifest).encode()
             copy.writestr(entry, data)
-    assert read_archive(older).tables["forgotten_messages"] == []
+    assert list(read_archive(older).tables["forgotten_messages"]) == []
     database = _restored(older, tmp_path / "fresh")
     try:
         assert _findable(database, words) is True  # the older archive did not know

@@ -19,6 +19,8 @@ from desktop.ui.workers.window import WorkWindow
 from models.broker import InferenceBroker
 from tests.work import FiveWorkers, five_workers, workers_over
 
+WAIT_MS = 10_000
+
 
 @pytest.fixture
 def workers(database: Database, broker: InferenceBroker, prompts: PromptLibrary) -> Workers:
@@ -90,7 +92,8 @@ def test_cancel_fails_the_workers_waiting_on_it(
     qtbot: QtBot, window: WorkWindow, workers: Workers, dag: FiveWorkers
 ) -> None:
     window.select(dag.running)
-    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(window.cancel_ended, timeout=WAIT_MS):  # done off the UI thread
+        qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
     assert [_state(workers, dag.running), _state(workers, dag.waiting_deps)] == [
         "cancelled",
         "failed",
@@ -128,7 +131,8 @@ def test_the_keyboard_reaches_every_control_and_delete_cancels(
     window.activateWindow()
     window.list.setFocus()
     window.select(dag.waiting_time)
-    qtbot.keyClick(window.list, Qt.Key.Key_Delete)
+    with qtbot.waitSignal(window.cancel_ended, timeout=WAIT_MS):
+        qtbot.keyClick(window.list, Qt.Key.Key_Delete)
     assert _state(workers, dag.waiting_time) == "cancelled"
 
 
