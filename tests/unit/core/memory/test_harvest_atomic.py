@@ -17,6 +17,7 @@ from desktop.core.db import ConversationStore, Database, DiskFull, NewMemory, op
 from desktop.core.db.memory_writes import MemoryWrites
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
+from tests.children import heard
 from tests.fakes import ScriptedChatModel
 from tests.harvesters import Clock, harvest_answer, harvester_for, talk
 from tests.unit.core.memory.harvest_child import harvest_all
@@ -159,9 +160,8 @@ def test_a_harvest_killed_anywhere_counts_every_fact_as_often_as_it_was_said(
     shutil.copy(path, whole)
     finished = _killed_harvest(whole, 0)
     assert finished.returncode == 0, finished.stderr
-    counted, inside = finished.stdout.splitlines()
-    statements = int(counted.split()[-1])
-    in_transactions = [int(n) for n in inside.split()[2:]]
+    run = heard(finished.stdout)
+    statements, in_transactions = run.count, run.inside
     with open_database(whole) as database:
         assert _seen_counts(database) == said  # no kill: the count to expect
 
