@@ -11,7 +11,8 @@ every conversation, message, memory, task and skill once, each skill with
 its file, the archive's settings restored.  The archive's skills were
 written after its transaction's commit: a kill between left their rows
 without files, which the next look at the folder moved to the bin, and the
-file could not be imported again ("The skill file ... could not be read").
+file could not be imported again ("The skill file ... could not be read").  A skill in the
+bin whose file was removed by hand stopped an archive naming it the same.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.base.settings import load_settings
-from desktop.core.db import Database
+from desktop.core.db import ConversationStore, Database
 from desktop.core.privacy.redaction import Redactor
 from desktop.core.transfer.archive import export_archive
 from desktop.core.transfer.imports import Imports
@@ -150,3 +151,26 @@ def test_a_chatgpt_import_killed_anywhere_and_run_again_holds_everything_once(
     chatgpt_export: Path, tmp_path: Path
 ) -> None:
     assert _kill_and_import_again(chatgpt_export, tmp_path) == []
+
+
+def test_an_archive_naming_a_skill_whose_file_is_gone_imports_the_rest(
+    archive: Path, tmp_path: Path
+) -> None:
+    paths = folder(tmp_path / "mine")
+    with open_folder(paths) as database:
+        skills = library(database, paths)
+        skills.delete(skills.create("Packing", "My own packing list\n- tent").id)
+        (paths.skills_dir / ".deleted" / "Packing.md").unlink()  # the bin emptied by hand
+        imports = Imports(database, paths, Redactor(), skills)
+
+        plan = imports.preview(archive)
+        done = imports.run(archive, learn=True, state=PlainState())
+
+        assert plan.adds and done.imported
+        note = (
+            "1 skill(s) were not imported: a skill of the same name is there already "
+            "whose file cannot be read (Packing)."
+        )
+        assert note in plan.lines and note in done.lines
+        assert [s.name for s in skills.list(statuses=("draft",))] == ["Draft idea"]
+        assert "Trip plans" in [c.title for c in ConversationStore(database).list()]
