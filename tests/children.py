@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +17,28 @@ from desktop.core.db import Database
 ROOT = Path(__file__).resolve().parents[1]
 READY_S = 120.0
 """How long a child may take to import Reverie and say it is ready."""
+
+
+def run_child(module: str, *arguments: object) -> subprocess.CompletedProcess[str]:
+    """``python -m *module* *arguments*`` from the checkout, to its end or its kill."""
+    return subprocess.run(
+        [sys.executable, "-m", module, *map(str, arguments)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=READY_S,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+def killed_in_copy(base: Path, copy: Path, module: str, *arguments: object, kill_at: str) -> None:
+    """*base* copied to *copy* (its folder made), then *module* run over the
+    copy with *arguments* and *kill_at* after it: it must die of SIGKILL there."""
+    copy.parent.mkdir()
+    shutil.copy(base, copy)
+    killed = run_child(module, copy, *arguments, kill_at)
+    assert killed.returncode == -signal.SIGKILL, f"statement {kill_at}: {killed.stderr}"
 
 
 def start_ready(arguments: Sequence[str], what: str) -> subprocess.Popen[str]:

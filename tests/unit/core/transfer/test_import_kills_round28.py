@@ -18,8 +18,7 @@ bin whose file was removed by hand stopped an archive naming it the same.
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
+import signal
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,7 +31,7 @@ from desktop.core.privacy.redaction import Redactor
 from desktop.core.transfer.archive import export_archive
 from desktop.core.transfer.imports import Imports
 from desktop.core.transfer.progress import PlainState
-from tests.children import ROOT, Heard, heard
+from tests.children import Heard, heard, run_child
 from tests.unit.core.transfer.archive_world import fill, folder, library, open_folder
 from tests.unit.core.transfer.exports import chatgpt_line, write_json
 
@@ -58,17 +57,6 @@ def chatgpt_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for n in range(6)
     ]
     return write_json(root / "conversations.json", said)
-
-
-def _import(file: Path, root: Path, kill_at: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", CHILD, str(file), str(root), str(kill_at)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def _held(database: Database, root: Path) -> dict[str, object]:
@@ -108,7 +96,7 @@ def _kill_and_import_again(file: Path, tmp_path: Path) -> list[str]:
     """Each kill's difference from an import never killed, in words."""
     whole_root = tmp_path / "whole"
     open_folder(folder(whole_root)).close()  # made before: no kill lands in its making
-    finished = _import(file, whole_root, "0")
+    finished = run_child(CHILD, file, whole_root, "0")
     assert finished.returncode == 0, finished.stderr
     counts = heard(finished.stdout)
     with open_folder(folder(whole_root)) as database:
@@ -120,8 +108,8 @@ def _kill_and_import_again(file: Path, tmp_path: Path) -> list[str]:
         root = tmp_path / f"kill-{kill_at}"
         paths = folder(root)
         open_folder(paths).close()
-        killed = _import(file, root, kill_at)
-        assert killed.returncode == -9, f"statement {kill_at}: {killed.stderr}"
+        killed = run_child(CHILD, file, root, kill_at)
+        assert killed.returncode == -signal.SIGKILL, f"statement {kill_at}: {killed.stderr}"
         if paths.database_file.with_name(paths.database_file.name + "-journal").exists():
             wrong.append(f"statement {kill_at}: a rollback journal was left")
         with open_folder(paths) as database:
