@@ -139,9 +139,9 @@ def run(
     state.set_progress(0, sum(len(found) for found in plan.added.values()))
     written = _Written()
     try:
-        # The library held from the first row to the commit: no sync takes a
-        # skill file in before its row is there.
-        with written.taken_back_unless_committed(), library.held(), database.transaction() as tx:
+        # The library held from the first row to the commit (or the files
+        # taken back): no sync takes a skill file in before its row is there.
+        with library.held(), written.taken_back_unless_committed(), database.transaction() as tx:
             if plan.fresh and rows.holds_data(tx):  # ids are kept: they must be free
                 raise WrittenMeanwhile(Path(path))
             # Planned again where no other import can write meanwhile: two
