@@ -29,10 +29,12 @@ place SQLite keeps it:
   conversations goes too, unless the user accepted it: its file is
   removed first, by the eraser, then its row (``drafts_of_erased``,
   ``forget_skills``);
-- a memory's verbatim copy in a tool's result stored in a conversation
-  or in a background worker's transcript (``search_memory`` quotes
-  memories whole): replaced by ``ERASED`` inside the result's JSON, which
-  stays valid, and in the conversation's full-text index;
+- a memory's, a task's or a skill's verbatim copy in a tool's result
+  stored in a conversation or in a background worker's transcript
+  (``search_memory`` quotes memories whole, ``task`` a task's text,
+  ``read_skill`` a skill's text, found by the skill's name, its file being
+  gone): replaced by ``ERASED`` inside the result's JSON, which stays
+  valid, and in the conversation's full-text index;
 - the full-text indexes: FTS5 keeps a deleted row's words in its segments
   until they are merged, so each index is merged whole ('optimize');
 - the file itself: ``VACUUM`` with ``secure_delete`` on rewrites every page,
@@ -308,11 +310,13 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
     task_ids = _existing(tx, "tasks", items.task_ids) if "tasks" in tables else ()
     skill_ids = _existing(tx, "skills", items.skill_ids) if "skills" in tables else ()
     memory_texts = _memory_texts(tx, memory_ids, tables)
-    texts = memory_texts | _conversation_texts(tx, conversation_ids)
-    texts |= _texts_of(tx, "tasks", ("text", "ai_prompt"), task_ids)
-    texts |= _texts_of(tx, "skills", ("summary",), skill_ids)
+    task_texts = _texts_of(tx, "tasks", ("text", "ai_prompt"), task_ids)
+    skill_texts = _texts_of(tx, "skills", ("summary",), skill_ids)
+    texts = memory_texts | _conversation_texts(tx, conversation_ids) | task_texts | skill_texts
     _unquote(tx, texts, tables)
-    quoted_in_tools = _unquote_tool_results(tx, memory_texts, set(conversation_ids), tables)
+    # Tools quote memories, tasks and skills whole (search_memory, task, read_skill).
+    quoted = memory_texts | task_texts | skill_texts | _skill_texts_read(tx, skill_ids, tables)
+    quoted_in_tools = _unquote_tool_results(tx, quoted, set(conversation_ids), tables)
     erased = Erasable(memory_ids, conversation_ids, task_ids, skill_ids)
     if "dream_changes" in tables:
         _retract_changes(tx, erased, _message_ids(tx, conversation_ids))
@@ -526,17 +530,40 @@ def _blanked_skill_states(value: str | None) -> str | None:
     return value if blanked == data else json.dumps(blanked)
 
 
+def _skill_texts_read(tx: Transaction, skill_ids: Sequence[int], tables: set[str]) -> set[str]:
+    """The texts of these skills as ``read_skill`` gave them, found in the
+    tools' stored results (a conversation's, a worker's) by the skill's
+    name: a skill's text is in its file alone, which goes before its row."""
+    names = _texts_of(tx, "skills", ("name",), skill_ids)
+    found: set[str] = set()
+    for table in ("messages", "worker_messages"):
+        for name in names if table in tables else ():
+            needles = _needles(name)
+            rows = tx.fetch_all(
+                f"SELECT content FROM {table} WHERE role = 'tool'"
+                f" AND ({' OR '.join('instr(content, ?) > 0' for _ in needles)})",
+                needles,
+            )
+            for row in rows:
+                try:
+                    result = json.loads(row[0])
+                except ValueError:  # a result stored as plain text: not read_skill's
+                    continue
+                if isinstance(result, dict) and result.get("name") == name:
+                    text = result.get("text")
+                    found.update([text] if isinstance(text, str) else [])
+    return found
+
+
 def _unquote_tool_results(
-    tx: Transaction, memory_texts: set[str], erased_conversations: set[int], tables: set[str]
+    tx: Transaction, texts: set[str], erased_conversations: set[int], tables: set[str]
 ) -> bool:
-    """Replace the memories' *memory_texts* where a tool's stored result
-    quotes them (``search_memory`` lists memories whole), a conversation's
-    in its content and its metadata, a background worker's in its content,
-    inside the JSON so it stays valid; the full-text index follows a
-    conversation's content (its trigger).  Whether any conversation's was changed."""
-    quoted = sorted(
-        (t for t in memory_texts if len(t.strip()) >= MIN_QUOTED_CHARS), key=len, reverse=True
-    )
+    """Replace *texts* (of memories, tasks, skills) where a tool's stored
+    result quotes them, a conversation's in its content and its metadata, a
+    background worker's in its content, inside the JSON so it stays valid;
+    the full-text index follows a conversation's content (its trigger).
+    Whether any conversation's was changed."""
+    quoted = sorted((t for t in texts if len(t.strip()) >= MIN_QUOTED_CHARS), key=len, reverse=True)
     changed = False
     for text in quoted:
         needles = _needles(text)

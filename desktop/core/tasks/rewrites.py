@@ -75,14 +75,17 @@ REQUEST = re.compile(
 def unfaithful(old: str, new: str, said: Sequence[str]) -> str | None:
     """Why *new* may not replace the task text *old* on what the user
     *said* since (None: it may): as a merged memory must be faithful to what
-    it merges (``dedup.unfaithful``), it keeps the old text's numbers and
-    names, adds no content word and says the same changes and denials, each
+    it merges (``dedup.unfaithful``), it keeps the old text's numbers, names
+    and content words (but those the user's sentences about the task let go:
+    "I got the eggs" for "Buy milk and eggs"), adds no content word and says
+    the same changes and denials, each
     clause of its words as they were said; only the user's sentences that
     speak of the task may bring words, and numbers and names in place of
     the old ones ("at 09:00 now").  A small model rewrote "Take 1 tablet of
     warfarin at 08:00" as "Take 10 tablets ... at 20:00" and "Do not sign
     the Acme contract" as "Sign the Acme contract today" after "I had a long
-    day at work"."""
+    day at work", and a dream "Call the dentist about the crown" as "Call"
+    (round 28)."""
     yours = about(old, said)
     unsaid = lost_specifics([new], "\n".join([old, *yours]))
     if unsaid:
@@ -93,6 +96,8 @@ def unfaithful(old: str, new: str, said: Sequence[str]) -> str | None:
     dropped = lost_specifics([old], new)
     if dropped and not lost_specifics([new], old):  # not put in place by your words
         return f"it drops {', '.join(dropped)}"
+    if dropped_words := new_words(old, [new, *yours]):  # "Call the dentist..." as "Call"
+        return f"it drops {', '.join(dropped_words)}, which your words about it do not let go"
     if changes(new) != changes(old):
         return "it says otherwise what changed or what is not so"
     if moved_across_denials(new, [old, *yours]):

@@ -9,10 +9,14 @@ from the archive as it goes (a table's rows are never all held: memory stays
 flat whatever the archive's size); a cancel, a failure or a malformed row
 leaves the database as it was; what
 it adds is planned again in that transaction, so another import of the same
-archive at the same time adds nothing twice.  The
-skill files are written once that transaction is in (a file that cannot be
-written takes its skill's row with it at the library's next look at the
-folder), the settings last, and only into a fresh data folder.
+archive at the same time adds nothing twice.  The skill files, then the
+settings (only into a fresh data folder), are written last in that
+transaction, before its commit, and taken back if it does not commit: a
+kill between leaves files whose rows the library's next look at the folder
+makes (a file is the truth of its skill), never rows without their files
+(the next look moved those to the bin, and their archive could not be
+imported again: round 28).  A file that cannot be written leaves its skill
+out, with a note (its row goes to the bin at the library's next look).
 
 Whatever the user or a model wrote is redacted again as it comes in
 (``ArchivedTable.said``): the archive may come from a Reverie of fewer
@@ -26,8 +30,10 @@ of what has no vector of the model in use) embeds them.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
-from collections.abc import Mapping
+import logging
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +58,8 @@ from desktop.core.transfer.archive_plan import ImportPlan, plan_import
 from desktop.core.transfer.archive_read import is_archive as is_archive  # for the dispatcher
 from desktop.core.transfer.archive_read import read_archive
 from desktop.core.transfer.progress import ImportState, PlainState
+
+log = logging.getLogger(__name__)
 
 _CHECK_EVERY = 100
 """Rows between two looks at the cancel button."""
@@ -131,8 +139,11 @@ def run(
     plan = plan_import(archive, rows, library)
     restore_settings, notes = _settings_decision(archive, plan)
     state.set_progress(0, sum(len(found) for found in plan.added.values()))
+    written = _Written()
     try:
-        with database.transaction() as tx:
+        # The library held from the first row to the commit (or the files
+        # taken back): no sync takes a skill file in before its row is there.
+        with library.held(), written.taken_back_unless_committed(), database.transaction() as tx:
             if plan.fresh and rows.holds_data(tx):  # ids are kept: they must be free
                 raise WrittenMeanwhile(Path(path))
             # Planned again where no other import can write meanwhile: two
@@ -141,15 +152,15 @@ def run(
             plan = plan_import(archive, rows, library, sync=False)
             total = sum(len(found) for found in plan.added.values())
             _write_rows(tx, archive, plan, rows, state, total, redactor or Redactor())
+            notes += _write_skill_files(archive, plan, library, written)
+            if restore_settings and archive.settings is not None:
+                notes += _restore_settings(archive.settings, paths.settings_file, written)
     except _Cancelled:
         empty = {name: {"added": 0, "present": 0, "left_out": 0} for name in TABLES}
         return ImportResult(Path(path), True, plan.fresh, empty, False, ("Nothing was imported.",))
     except QueryFailed as error:
         raise ArchiveRefused(Path(path), f"a row cannot be stored ({error})") from error
-    notes += _write_skill_files(archive, plan, library)
     library.sync()
-    if restore_settings and archive.settings is not None:
-        notes += _restore_settings(archive.settings, paths.settings_file)
     state.set_progress(total, total)
     counts = plan.counts()
     return ImportResult(
@@ -284,7 +295,44 @@ def _deferred_target(
     return ids["messages"][messages[place - 1]] if place else None
 
 
-def _write_skill_files(archive: Archive, plan: ImportPlan, library: SkillLibrary) -> list[str]:
+class _Written:
+    """The files an import writes inside its transaction, each with what
+    stood at its place before, to be taken back if it does not commit."""
+
+    def __init__(self) -> None:
+        self._before: list[tuple[Path, str | None]] = []
+
+    def write(self, path: Path, text: str) -> None:
+        """*text* at *path* (``write_atomically``).  Raises ``OSError``."""
+        # Text Reverie wrote (a settings file, a skill's); not a file (a named
+        # pipe would block its reader): none, and write_atomically refuses it.
+        before = path.read_text("utf-8", errors="replace") if path.is_file() else None
+        write_atomically(path, text)
+        self._before.append((path, before))
+
+    @contextlib.contextmanager
+    def taken_back_unless_committed(self) -> Iterator[None]:
+        """Around the transaction: what was written is taken back if it raises."""
+        try:
+            yield
+        except BaseException:
+            self._take_back()
+            raise
+
+    def _take_back(self) -> None:
+        for path, before in reversed(self._before):
+            try:
+                if before is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    write_atomically(path, before)
+            except OSError as error:  # a skill file left: the next sync makes its row
+                log.warning("a file of the failed import stays: %s", error.strerror or error)
+
+
+def _write_skill_files(
+    archive: Archive, plan: ImportPlan, library: SkillLibrary, written: _Written
+) -> list[str]:
     notes: list[str] = []
     added = plan.added.get("skills", set())
     for position, skill in enumerate(archive.tables["skills"]):
@@ -295,7 +343,7 @@ def _write_skill_files(archive: Archive, plan: ImportPlan, library: SkillLibrary
         folder = library.directory / _SKILL_FOLDERS[file.status]
         try:
             make_missing_folders(folder)
-            write_atomically(folder / file.file_name, skill_file_text(file.text))
+            written.write(folder / file.file_name, skill_file_text(file.text))
         except OSError as error:
             notes.append(
                 f"The skill {skill['name']!r} could not be written "
@@ -304,14 +352,14 @@ def _write_skill_files(archive: Archive, plan: ImportPlan, library: SkillLibrary
     return notes
 
 
-def _restore_settings(settings: Mapping[str, Any], path: Path) -> list[str]:
+def _restore_settings(settings: Mapping[str, Any], path: Path, written: _Written) -> list[str]:
     """Write the archive's settings as the settings file (read, upgraded and
     checked by the app as any settings file is)."""
     text = json.dumps(settings, ensure_ascii=False, indent=2) + "\n"
     try:
         make_missing_folders(path.parent)
         with settings_lock(path):
-            write_atomically(path, text)
+            written.write(path, text)
     except (OSError, SettingsBusy) as error:
         return [f"The archive's settings could not be written to {path} ({error})."]
     return []

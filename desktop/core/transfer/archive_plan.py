@@ -35,7 +35,7 @@ from typing import Any
 from desktop.core.db.archive_rows import ARCHIVED, ArchiveRows
 from desktop.core.db.conversations import titled
 from desktop.core.db.skills import EVERY_STATUS, name_key
-from desktop.core.skills.library import SkillLibrary, same_text
+from desktop.core.skills.library import SkillFileError, SkillLibrary, same_text
 from desktop.core.transfer.archive import Archive
 
 ROOTS = ("conversations", "memories", "tasks", "skills")
@@ -282,22 +282,36 @@ def _skills(archive: Archive, skills: SkillLibrary, plan: ImportPlan) -> None:
     added: set[int] = set()
     present: dict[int, int] = {}
     taken = 0
+    unreadable: list[str] = []
     for row in archive.tables["skills"]:
         old = int(row["id"])
         holder = there.get(name_key(str(row["name"])))
         if holder is None and str(row["file_name"]).casefold() not in files:
             added.add(old)
-        elif holder is not None and same_text(
-            skills.read(holder.id).text, archive.skill_files[old].text
-        ):
+            continue
+        if holder is None:  # its file name is another skill's
+            taken += 1
+            continue
+        try:
+            same = same_text(skills.read(holder.id).text, archive.skill_files[old].text)
+        except SkillFileError:  # one in the bin whose file was removed by hand, say
+            unreadable.append(holder.name)
+            continue
+        if same:
             present[old] = holder.id
         else:
             taken += 1
     plan.added_ids["skills"] = added
     plan.present["skills"] = present
+    if taken or unreadable:
+        plan.left_out["skills"] = taken + len(unreadable)
     if taken:
-        plan.left_out["skills"] = taken
         plan.notes.append(
             f"{taken} skill(s) were not imported: a skill of the same name with "
             "another text is there already (yours was kept)."
+        )
+    if unreadable:
+        plan.notes.append(
+            f"{len(unreadable)} skill(s) were not imported: a skill of the same name is "
+            f"there already whose file cannot be read ({', '.join(unreadable)})."
         )

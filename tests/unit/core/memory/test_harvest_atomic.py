@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,11 +15,12 @@ from desktop.core.db import ConversationStore, Database, DiskFull, NewMemory, op
 from desktop.core.db.memory_writes import MemoryWrites
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
+from tests.children import heard, killed_in_copy, run_child
 from tests.fakes import ScriptedChatModel
 from tests.harvesters import Clock, harvest_answer, harvester_for, talk
 from tests.unit.core.memory.harvest_child import harvest_all
 
-ROOT = Path(__file__).resolve().parents[4]
+CHILD = "tests.unit.core.memory.harvest_child"
 KILLS = 10
 
 
@@ -132,18 +131,6 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int]
     return path, said
 
 
-def _killed_harvest(database: Path, kill_at: int) -> subprocess.CompletedProcess[str]:
-    child = ["-m", "tests.unit.core.memory.harvest_child", str(database), str(database.parent)]
-    return subprocess.run(
-        [sys.executable, *child, str(kill_at)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 def _seen_counts(database: Database) -> dict[str, int]:
     rows = database.fetch_all("SELECT content, reinforcement_count FROM memories")
     return {row[0]: row[1] for row in rows}
@@ -157,11 +144,10 @@ def test_a_harvest_killed_anywhere_counts_every_fact_as_often_as_it_was_said(
     whole = tmp_path / "whole" / "reverie.sqlite3"
     whole.parent.mkdir()
     shutil.copy(path, whole)
-    finished = _killed_harvest(whole, 0)
+    finished = run_child(CHILD, whole, whole.parent, 0)
     assert finished.returncode == 0, finished.stderr
-    counted, inside = finished.stdout.splitlines()
-    statements = int(counted.split()[-1])
-    in_transactions = [int(n) for n in inside.split()[2:]]
+    run = heard(finished.stdout)
+    statements, in_transactions = run.count, run.inside
     with open_database(whole) as database:
         assert _seen_counts(database) == said  # no kill: the count to expect
 
@@ -172,10 +158,7 @@ def test_a_harvest_killed_anywhere_counts_every_fact_as_often_as_it_was_said(
     wrong: list[str] = []
     for trial, kill_at in enumerate(sorted(kills)):
         copy = tmp_path / f"kill-{trial}" / "reverie.sqlite3"
-        copy.parent.mkdir()
-        shutil.copy(path, copy)
-        killed = _killed_harvest(copy, kill_at)
-        assert killed.returncode == -9, f"statement {kill_at}: {killed.stderr}"
+        killed_in_copy(path, copy, CHILD, copy.parent, kill_at=str(kill_at))
         with open_database(copy) as database:
             assert database.fetch_value("PRAGMA integrity_check") == "ok"
             harvest_all(database, PromptLibrary(copy.parent / "prompts"))
