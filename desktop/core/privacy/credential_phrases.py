@@ -284,6 +284,15 @@ _LINE_PASSPHRASE = (
 passphrase, not a command after the value."""
 _SAME_COMMAND = r"[^\n|;&]*?"
 """What stands between a command and its option: anything but the next command."""
+_FED = r"(?P<cmd>(?!\$)[^\s|\"']+?)(?:\\n)?"
+"""A value echoed into a program, without the line break printf ends it with."""
+_READS_A_PASSWORD = (
+    r"(?:(?:sudo\s+(?:-\S+\s+)*)?(?:passwd|smbpasswd|kinit|cryptsetup)\b"
+    rf"|sudo\b{_SAME_COMMAND}\s(?:(?-i:-\w*S)|--stdin)\b"
+    rf"|[\w.-]+\b{_SAME_COMMAND}\s--(?:stdin|password-stdin|passphrase-fd[ =]0)\b)"
+)
+"""A program reading a password from its input: passwd, "sudo -S",
+"docker login --password-stdin", "gpg --passphrase-fd 0"."""
 
 _WEB_SECRET_NAME = (
     r"(?:[\w.-]*[_.-])?(?:sig|signature|auth|auth_?token|token|secret|api_?key|access_?key)"
@@ -624,7 +633,6 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # net user bob X /add, echo X | passwd --stdin bob, aws's secret key, lftp -u bob,X,
         # Authorization: Basic bob:X, keyStorePassword=X (a camelCase name).
         (r"\bnet\s+user\s+\S+\s+(?P<cmd>[^\s/*]\S*)", _STRONG),
-        (r"\becho\s+[\"']?(?P<cmd>[^\s|\"']+)[\"']?\s*\|\s*(?:sudo\s+)?passwd\b", _STRONG),
         (r"\baws_(?:secret_access_key|session_token)\s*[= ]\s*(?P<cmd>[^\s\"']+)", _STRONG),
         (rf"\blftp\b{_SAME_COMMAND}\s-u\s+[^\s,]+,(?P<cmd>[^\s,]+)", _STRONG),
         (r"\bBasic\s+[^\s:]+:(?P<cmd>\S+)", _STRONG),
@@ -661,8 +669,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"\bssh-keygen\b{_SAME_COMMAND}\s-[NP]\s+(?P<cmd>[^\s-]\S*)", _STRONG),
         (r"\bnet\s+use\s+\S+\s+\\\\\S+\s+(?P<cmd>[^\s/*]\S*)", _STRONG),
         (r"\bu\s*/\s*p\s*[:=]\s*[^\s/]+\s*/\s*(?P<cmd>\S+)", _STRONG),
-        # echo X | sudo -S ...
-        (r"\becho\s+[\"']?(?P<cmd>[^\s|\"']+)[\"']?\s*\|\s*sudo\s+(?:-\w+\s+)*-\w*S", _STRONG),
+        # A password fed to a program that reads one from its input: "echo X
+        # | passwd --stdin bob", "printf '%s\n' X | sudo -S ...", "sudo -S cmd
+        # <<< X", "echo X | docker login --password-stdin" (round 27).
+        (
+            rf"\b(?:echo|printf|yes)(?:\s+-[neE]+)*\s+(?:([\"'])%s(?:\\n)?\1\s+)?"
+            rf"[\"']?{_FED}[\"']?\s*\|\s*{_READS_A_PASSWORD}",
+            _STRONG,
+        ),
+        (rf"{_READS_A_PASSWORD}[^\n|;&<]*<<<\s*[\"']?{_FED}[\"']?(?=\s|$)", _STRONG),
         # PGPASSWORD=X, REDIS_PASS=X: a variable naming a password, in capitals,
         # perhaps with the place or version it is for (SECRET_KEY_BASE, DB_PASSWORD_PROD).
         (

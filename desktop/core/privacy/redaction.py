@@ -392,7 +392,7 @@ your password?" asks for a year, and "2019" answers it."""
 
 
 def _found(text: str) -> Iterator[tuple[int, int, str]]:
-    found = list(_found_alone(text))
+    found = [(*_with_halves(text, start, stop), kind) for start, stop, kind in _found_alone(text)]
     yield from found
     # Said beside others (round 21): the rest of a list one of whose values
     # was found, the old and new values of a change, a row of accounts.
@@ -437,6 +437,28 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
         for start, stop in reader.secret_spans(text):
             yield start, stop, "password"
     yield from _keyword_spans(text)
+
+
+def _with_halves(text: str, start: int, stop: int) -> tuple[int, int]:
+    """*start*..*stop* widened to the other half of a code of digits written
+    in two ("834 841 is your Instagram code", round 27): a group of as many
+    digits right before or after it, a space or a dash between."""
+    value = text[start:stop]
+    if not _HALF.fullmatch(value):
+        return start, stop
+    size = len(value)
+    if (before := _HALF_BEFORE.search(text, max(0, start - size - 2), start)) and len(
+        before["half"]
+    ) == size:
+        return before.start("half"), stop
+    if (after := _HALF_AFTER.match(text, stop)) and len(after["half"]) == size:
+        return start, after.end("half")
+    return start, stop
+
+
+_HALF = re.compile(r"\d{3,4}")
+_HALF_BEFORE = re.compile(r"(?<![\w.,/:-])(?P<half>\d{3,4})[ -]\Z")
+_HALF_AFTER = re.compile(r"[ -](?P<half>\d{3,4})(?![\w.,/:-])")
 
 
 _NO_VALUE = re.compile(

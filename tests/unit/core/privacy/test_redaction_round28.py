@@ -1,0 +1,127 @@
+"""Round 28: what round 27's held-out families still showed (a SIM's PUK1
+and PIN1, a card's PIN named before an IBAN, a texted code in two halves,
+a password fed to ``sudo -S`` by printf), a to-do list read as a wallet's
+seed, a secret asked for in chat shorthand and answered in the next
+message, and the families of ``tests.secret_families_round28``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from desktop.core.privacy.redaction import redact
+
+
+def _assert_gone(text: str, *values: str, after: tuple[str, ...] = ()) -> None:
+    redacted = redact(text, after=after).text
+    for value in values:
+        pattern = rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])"
+        assert re.search(pattern, redacted) is None, redacted
+
+
+def _assert_kept(text: str, after: tuple[str, ...] = ()) -> None:
+    assert redact(text, after=after).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("PUK1: 83920174", ("83920174",)),
+        ("PUK1 83920174 PIN1 4821", ("83920174", "4821")),
+        ("SIM card: PIN2 7731, PUK2 55120938", ("7731", "55120938")),
+    ],
+)
+def test_a_sims_numbered_pin_and_puk_are_taken_out(text: str, values: tuple[str, ...]) -> None:
+    _assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pin1 = 3.3V, pin2 = GND",
+        "connect the LED to PIN2 and ground",
+        "PIN1 of the header goes to 5V",
+    ],
+)
+def test_a_chips_numbered_pins_are_kept(text: str) -> None:
+    _assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my debit card PIN for the DE89 3704 0044 0532 0130 00 account is 4821",
+        "PIN for the account NL91 ABNA 0417 1643 00: 4821",
+        "the card PIN for GB29 NWBK 6016 1331 9268 19 is 4821",
+    ],
+)
+def test_a_pin_named_before_an_iban_is_taken_out(text: str) -> None:
+    _assert_gone(text, "4821")
+
+
+def test_a_pin_rejected_for_an_iban_keeps_the_iban() -> None:
+    _assert_kept("the PIN for my DE89 3704 0044 0532 0130 00 account was rejected")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "834-841 is your Instagram code. Don't share it.",
+        "834 841 is your Instagram code",
+        "Use 834 841 to log in",
+        "Instagram: 834-841 is your code",
+    ],
+)
+def test_a_texted_code_in_two_halves_is_taken_out_whole(text: str) -> None:
+    _assert_gone(text, "834", "841")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Call the helpdesk at 555-0199 to reset your password.",
+        "my PIN is 4821 and I was born in 1990",
+        "pages 100-200 of the pin manual",
+    ],
+)
+def test_numbers_beside_a_code_are_kept(text: str) -> None:
+    redacted = redact(text).text
+    for number in re.findall(r"\d{3,4}(?:-\d{3,4})?", text):
+        if number != "4821":
+            assert number in redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "printf 'lumiere_9\\n' | sudo -S apt update",
+        "printf '%s\\n' 'lumiere_9' | sudo -S systemctl restart nginx",
+        'printf "lumiere_9\\n" | sudo --stdin whoami',
+        "sudo -S apt update <<< 'lumiere_9'",
+        "printf 'lumiere_9' | kinit ana@ACME.COM",
+        "echo -n 'lumiere_9' | cryptsetup luksOpen /dev/sdb1 data -",
+    ],
+)
+def test_a_password_fed_to_a_program_reading_it_is_taken_out(text: str) -> None:
+    _assert_gone(text, "lumiere_9")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo hello | sort -S 50%",
+        'echo "hello world" | sudo tee /etc/motd',
+        'echo "$pw" | docker login -u ana --password-stdin',
+        "printf '%s\\n' \"$PASS\" | sudo -S true",
+    ],
+)
+def test_what_is_piped_into_other_programs_is_kept(text: str) -> None:
+    _assert_kept(text)
+
+
+def test_a_users_name_fed_to_chpasswd_is_kept() -> None:
+    redacted = redact("echo ana:lumiere_9 | sudo chpasswd").text
+    assert "ana:" in redacted
+    assert "lumiere_9" not in redacted
