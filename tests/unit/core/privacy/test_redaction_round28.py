@@ -125,3 +125,46 @@ def test_a_users_name_fed_to_chpasswd_is_kept() -> None:
     redacted = redact("echo ana:lumiere_9 | sudo chpasswd").text
     assert "ana:" in redacted
     assert "lumiere_9" not in redacted
+
+
+def _numbered(words: str, between: str) -> str:
+    return between.join(f"{n}. {word}" for n, word in enumerate(words.split(), 1))
+
+
+_EVERYDAY_LISTS = [
+    "tomato basil mint parsley rosemary thyme lettuce carrot pepper chili lavender sage",
+    "tent stove lantern knife rope compass map torch kettle blanket pillow cooler",
+    "shirt jacket scarf glove boot sock hat belt dress skirt coat sweater",
+    "email call invoice report budget meeting review plan design test deploy release",
+    "apple banana orange lemon mango melon grape cherry peach pear plum kiwi",
+]
+
+
+@pytest.mark.parametrize("between", [" ", "\n"], ids=["row", "column"])
+@pytest.mark.parametrize("words", _EVERYDAY_LISTS)
+def test_twelve_numbered_everyday_words_are_no_seed(words: str, between: str) -> None:
+    _assert_kept(_numbered(words, between))
+
+
+@pytest.mark.parametrize("words", _EVERYDAY_LISTS)
+def test_twelve_everyday_words_in_a_row_are_no_seed(words: str) -> None:
+    _assert_kept(words)
+
+
+_SEED = "canvas dragon become dizzy crumble boost bleak drift basket census banana coil"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _numbered(_SEED, " "),
+        _numbered(_SEED, "\n"),
+        _SEED,
+        f"the words are {_SEED}.",
+        f"electrum seed {_SEED} thanks",
+        # One word in twelve off the list: a typo ("dizy").
+        _SEED.replace("dizzy", "dizy"),
+    ],
+)
+def test_a_seed_of_bip39s_words_is_taken_out(text: str) -> None:
+    _assert_gone(text, "canvas dragon become", "basket census banana", "dragon", "coil")
