@@ -202,6 +202,12 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         line_end = text.find("\n", cue.end())
         high = min(len(text) if line_end < 0 else line_end, cue.end() + _ANSWER_REACH)
         yield from _values_in_sentence(text, cue.end(), high, (cue.end(), cue.end()))
+    for cue in text_scan.matches(_ASKED_FOR, text):
+        asked = list(_value_after(text, cue.end(), pins=cue["way_in"] is not None, loose=True))
+        alone = _ALONE.match(text, cue.end())
+        if not asked and alone is not None and looks_like_a_value(alone["value"]):
+            asked = [alone.span("value")]  # the whole answer: "lumiere_9"
+        yield from asked
     for cue in text_scan.matches(_CODES_HEADING, text):
         yield from _listed_codes(text, cue.end())
     for cue in text_scan.matches(_CODES_NAMED, text):
@@ -432,6 +438,23 @@ set the router to?", round 25), and the start of its answer on the next
 line or after it ("use X?"); the value may stand later in the answer's
 line ("hmm, I think it's still X")."""
 _ANSWER_REACH = 120
+_ASKED_FOR = re.compile(
+    r"^[ \t]*(?:(?:hey|hi|yo|so|ok|oh|and|also|btw)\W*\s+)?"
+    r"(?:(?:what'?s|whats|wats|wuts?|what\s+(?:is|was)|got|need|know|send(?:\s+me)?|gimme"
+    r"|give\s+me|remind\s+me(?:\s+of)?|(?:can|could)\s+(?:i|you|u)\s+(?:have|get|send))\s+)?"
+    r"(?:(?:the|ur|your|yr|this|that)\s+)?(?:[\w'\u2019-]+\s+)?"
+    rf"(?:wi-?fi|wlan|hotspot|router|nas|vpn|(?P<way_in>{_WAYS_IN}))"
+    r"(?:\s+(?:pw|pwd|pass|password|key|code|pin|login|combo))?"
+    r"(?:\s+(?:here|there|again|pls|plz|please|now|today|(?:do\s+)?(?:you|u)\s+(?:know|have)"
+    r"|(?:at|in|for)\s+(?:the\s+)?[\w'\u2019-]+))*"
+    r"[ \t]*[?!.]*[ \t]*\n[ \t]*(?:(?:it'?s|its|it\s+is|use|try)\s+)?",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line asking for a network's or a lock's secret in chat shorthand, no
+"password" in it ("whats the wifi here", "wifi code pls", "gate?", round
+27), then the start of its answer on the next line (the reply)."""
+_ALONE = re.compile(r"(?P<value>\S+?)[.!]?[ \t]*(?:\n|\Z)")
+"""A line of one word."""
 _CODES_HEADING = re.compile(
     r"\b(?:backup|recovery|2fa|two[- ]factor|one[- ]time|scratch|emergency|verification"
     r"|mfa|otp|authenticator|security|login|sign[- ]in)"

@@ -168,3 +168,35 @@ _SEED = "canvas dragon become dizzy crumble boost bleak drift basket census bana
 )
 def test_a_seed_of_bip39s_words_is_taken_out(text: str) -> None:
     _assert_gone(text, "canvas dragon become", "basket census banana", "dragon", "coil")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "value"),
+    [
+        ("whats the wifi here", "Kettle42", "Kettle42"),
+        ("whats the wifi here", "lumiere_9", "lumiere_9"),
+        ("whats the wifi pw", "Kettle42", "Kettle42"),
+        ("wifi code pls", "Tulpen2024!", "Tulpen2024"),
+        ("what's the wifi at mum's", "Saudade#19", "Saudade#19"),
+        ("whats the gate code", "4821", "4821"),
+        ("whats the wifi here", "it's Kettle42", "Kettle42"),
+    ],
+)
+def test_a_secret_asked_for_in_shorthand_is_taken_out_of_its_answer(
+    question: str, answer: str, value: str
+) -> None:
+    _assert_gone(answer, value, after=(question,))
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("whats the wifi here", "the one on the sticker"),
+        ("whats the wifi here", "upstairs"),
+        ("hows the wifi here", "fine, 50mbit"),
+        ("wifi?", "yes, upstairs"),
+        ("the wifi at the cabin", "is down again"),
+    ],
+)
+def test_an_answer_holding_no_secret_is_kept(question: str, answer: str) -> None:
+    _assert_kept(answer, after=(question,))
