@@ -260,6 +260,8 @@ _NOT_SECRETS = (
     r"|f[\"'][^\"']*\{[\w.]+\}[^\"']*[\"']?"  # an f-string: f'user:{uid}:120'
     r"|x-[a-z]+(?:-[a-z]+)*"  # a header's name: X-Api-Key
     r"|--[a-z][\w-]*"  # a command's option: "passwd --stdin"
+    # A file by its kind: "backup.7z (it asks for the password)", round 28.
+    r"|[\w-]+\.(?:7z|zip|rar|tar|gz|tgz|pdf|docx?|xlsx?|odt|txt|csv|gpg|enc|kdbx|sql|iso|dmg|img)"
 )
 _NOT_SECRET = re.compile(rf"(?:{_NOT_SECRETS})", re.IGNORECASE)
 _SIGN = re.compile(r"[\d_]|[^\w\s]")
@@ -284,9 +286,14 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         ) or _IN_COMMAND.search(seen, max(0, match.start() - _REACH), match.start())
         if in_a_links_path(seen, match.start()):
             continue  # ".../change-your-wifi-password-2024": a page's name
+        if _KEY_MANAGEMENT.search(seen, max(0, match.start() - 5), match.start()):
+            continue  # "key_mgmt=WPA-PSK": how a network checks its key, round 28
         if not inside and not markers.within(start, stop):
             for first, last in _spans(seen, match):
                 yield origins[first], origins[last - 1] + 1
+
+
+_KEY_MANAGEMENT = re.compile(r"wpa[23]?-\Z", re.IGNORECASE)
 
 
 def in_a_links_path(text: str, position: int) -> bool:

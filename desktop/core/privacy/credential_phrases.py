@@ -666,6 +666,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         (r"\bAuthorization:\s*Token\s+(?P<cmd>\S+)", _STRONG),
         (rf"\bgh\s+secret\s+set\b{_SAME_COMMAND}\s(?:-b|--body)[ =](?P<cmd>\S+)", _STRONG),
+        # A tool's setting of a secret by its name: "pulumi config set --secret
+        # dbPassword X", "dotnet user-secrets set Db:Password X" (round 28).
+        (
+            r"\b(?:config|user-secrets|secrets?)\s+set\b(?:\s+--?[\w-]+)*\s+[\"']?[\w.:/-]*"
+            r"(?:pass(?:word)?|pwd|secret|token|api_?key)[\w.:/-]*[\"']?\s+[\"']?(?P<cmd>[^\s\"']+)",
+            _STRONG,
+        ),
         (rf"\bssh-keygen\b{_SAME_COMMAND}\s-[NP]\s+(?P<cmd>[^\s-]\S*)", _STRONG),
         (r"\bnet\s+use\s+\S+\s+\\\\\S+\s+(?P<cmd>[^\s/*]\S*)", _STRONG),
         (r"\bu\s*/\s*p\s*[:=]\s*[^\s/]+\s*/\s*(?P<cmd>\S+)", _STRONG),
@@ -721,6 +728,8 @@ _VALUE_GROUPS = ("quoted", "value", "bare", "before", "paired", "single", "cmd",
 
 _WHERE = frozenset(str.split("under underneath behind inside near above below beside beneath next"))
 """Words saying where a password is kept ("taped under the desk lamp")."""
+_DONE_TO = re.compile(r"[ \t]+(?:it|them)\b", re.IGNORECASE)
+"""What an instruction does something to ("turn it on", "print them out")."""
 _DESCRIBING_WORDS = _WHERE | frozenset(
     str.split(
         "used stored saved written kept managed required needed expired wrong correct "
@@ -845,9 +854,18 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "PASSWORD: Final = 'X'": a type, the value comes after "="
     if not value or (group != "quoted" and describes(value)):
         return None
+    if group == "value" and _instructs(match.string, value, stop):
+        return None  # "recovery key: turn it on in Settings" (round 28)
     if not (looks_like_a_value(value) if group == "quoted" else _looks_like(value, needs)):
         return None  # quoted, a passphrase with a digit anywhere: "„blue whale 7“"
     return start, stop
+
+
+def _instructs(text: str, value: str, stop: int) -> bool:
+    """Is *value* (ending at *stop*) a verb doing something to "it" or
+    "them": what to do, not a value ("turn it on", "print them out")?"""
+    following = _DONE_TO.match(text, stop)
+    return following is not None and value.isalpha() and known_words.frequent(value.casefold())
 
 
 def placeholder(value: str) -> bool:

@@ -200,3 +200,70 @@ def test_a_secret_asked_for_in_shorthand_is_taken_out_of_its_answer(
 )
 def test_an_answer_holding_no_secret_is_kept(question: str, answer: str) -> None:
     _assert_kept(answer, after=(question,))
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        (
+            "WhatsApp end-to-end encrypted backup key:\n"
+            "7144 8836 1804 5793 7468 7030 2610 8802 8007 5797 6996 8778 0323 0455 2792 2588",
+            ("7144 8836", "0323 0455", "2792 2588"),
+        ),
+        (
+            "Tuta recovery code: 3f9a 0c41 77be 2d05 9e1f a6c3 4b80 d217",
+            ("3f9a 0c41", "4b80 d217"),
+        ),
+        ("Apple recovery key: XK4F-7NH3-QQ2P-M8RT-ZZ3A-B7CD-9EFG", ("XK4F-7NH3", "9EFG")),
+        ("1Password Secret Key A3-ABC123-DEF456-GHI78-JKL90-MNO12-PQR34", ("ABC123", "PQR34")),
+    ],
+)
+def test_an_accounts_recovery_key_in_groups_is_taken_out(
+    text: str, values: tuple[str, ...]
+) -> None:
+    _assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Apple recovery key: turn it on in Settings > Sign-In & Security",
+        "550E8400-E29B-41D4-A716-446655440000",
+        "call 0171 2345 6789 after 6",
+    ],
+)
+def test_a_recovery_keys_instructions_and_ids_are_kept(text: str) -> None:
+    _assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pulumi config set --secret dbPassword lumiere_9",
+        'dotnet user-secrets set "Db:Password" "lumiere_9"',
+        "runas /user:ACME\\admin cmd, then it asked and I typed lumiere_9 👍",
+        "here's the file: https://send.bitwarden.com/#Q2hpY2tlbnM/ka_dxC0JsZ2YSZBq1JFJ_Q.",
+    ],
+)
+def test_a_secret_set_typed_or_linked_is_taken_out(text: str) -> None:
+    value = "ka_dxC0JsZ2YSZBq1JFJ_Q" if "bitwarden" in text else "lumiere_9"
+    _assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pulumi config set aws:region eu-west-1",
+        "the site asked for my name and I typed Maria",
+        "https://example.com/docs#installation-guide-2024",
+        "https://github.com/acme/app/blob/main/src/app.py#L10-L20",
+        "7z x backup.7z (it asks for the password)",
+        'network={\n    ssid="HomeNet"\n    key_mgmt=WPA-PSK\n}',
+    ],
+)
+def test_settings_prompts_links_files_and_key_management_are_kept(text: str) -> None:
+    _assert_kept(text)
+
+
+def test_a_wpa_supplicant_networks_psk_still_goes() -> None:
+    _assert_gone('network={\n    ssid="HomeNet"\n    psk="lumiere_9"\n}', "lumiere_9")
