@@ -17,7 +17,11 @@ strings, Docker and Kubernetes, CI files, devtools requests, tokens in
 links, round 25's leftovers) and of round 27's (dictated and spelled
 passwords, six languages said anew, SMS codes, bank cards and PINs, lock
 codes, a phone's pattern and PUK, licence keys, key blocks in part, .env
-exports, apps' config, shell history, meeting passcodes, chat slang) stay
+exports, apps' config, shell history, meeting passcodes, chat slang) and
+of round 28's (asides in parentheses or dashes, transcripts and voice
+assistants, accounts' recovery keys, keys in URLs' fragments, Windows
+commands, infrastructure as code, tools' dotfiles, encrypted files, other
+tools' password flags, SQL, fourteen languages more, escaped exports) stay
 in what Reverie stores, family by family and half by half, how many
 everyday sentences of the same look it changes, and how much CPU a 200 KB
 paste of both takes to redact.
@@ -25,7 +29,7 @@ paste of both takes to redact.
     python -m tests.bench.secret_families [--draws 20] [--seed 0] [--show 5] [--round 25]
 
 Each trial is drawn by ``tests.secret_families.trials`` (or its round 22
-to 27 sibling) and redacted as the chat stores a message (a
+to 28 sibling) and redacted as the chat stores a message (a
 ``Redactor``, read after the messages before it); a miss is a value still
 standing whole in what is stored.  ``--show`` prints the misses of the half
 rules may be written on ("in"), never the held-out half's.  Not a test: it
@@ -48,6 +52,7 @@ from tests import (
     secret_families_round25,
     secret_families_round26,
     secret_families_round27,
+    secret_families_round28,
 )
 from tests.secret_families import Trial
 
@@ -62,6 +67,7 @@ _ROUNDS = (
     ("round 25", secret_families_round25),
     ("round 26", secret_families_round26),
     ("round 27", secret_families_round27),
+    ("round 28", secret_families_round28),
 )
 
 

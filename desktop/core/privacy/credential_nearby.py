@@ -94,6 +94,9 @@ _NAMES_WITHOUT_SPACES = str.split(
 """Written without spaces around them, so no word boundary is asked for."""
 _PHRASES = (
     r"pin[ -](?:code|number|nummer)|pass[ _-](?:phrase|code|word)|mot\s+de\s+passe|"
+    # A SIM's first and second PIN and PUK ("PUK1: X", round 27); "PIN1" is a
+    # chip's leg too ("pin1 = 3.3V"), so only before its digits.
+    r"puk[12]|pin[12](?=[ \t]*(?:[:=]|is\b)?[ \t]*\d{4,8}(?![\w.]))|"
     r"code\s+(?:d['\u2019]acc[eè]s|secret|pin|porte)|parola\s+d['\u2019]ordine|"
     r"c[oó]digo\s+de\s+acceso|codice\s+(?:di\s+accesso|segreto)|код\s+доступа|"
     r"unlock\s+(?:pattern|pin)|(?:lock|safe|vault|padlock)\s+combination|"
@@ -127,9 +130,12 @@ _LOGINS = r"log[ -]?in|log\s+into|sign[ -]?in|sign\s+into"
 _CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 _REACH = 200
 """How far from a credential word its value is looked for, in characters."""
-_CHUNK = re.compile(rf"\n|[{_CJK}]|[^\s{_CJK}]+")
+_IBAN = r"[A-Z]{2}\d{2}(?:[ \t][A-Z0-9]{4}){2,7}(?:[ \t]\d{1,3})?(?![\w-])"
+"""An account's IBAN in its groups ("DE89 3704 0044 0532 0130 00"): one
+word, not seven ("the PIN for the DE89 ... account is X", round 27)."""
+_CHUNK = re.compile(rf"\n|[{_CJK}]|{_IBAN}[^\s{_CJK}]*|[^\s{_CJK}]+")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
-"""A word with what sticks to it, one CJK character, or a line break."""
+"""A word with what sticks to it, one CJK character, an IBAN, or a line break."""
 _GLUED = re.compile(
     r"[^\W\d_]+[,;]*(?:=>|->|--|\.{2,}|/(?!/)|[:=;|~\u2192])+(?:(?=[^\s/\"'])|(?<!=)(?=[\"']))"
 )
@@ -231,7 +237,9 @@ _SENTENCE_END = re.compile(r"[.!?](?![.])")
 
 _NOT_SECRETS = (
     r"\d{1,2}(?:[:.h]\d{2})?(?:[:.]\d{2})?\s*(?:am|pm|h|uhr)?"  # 7:30, 10.15, 9pm, 18h
-    r"|\d{1,4}(?:[/.-]\d{1,4}){1,2}"  # 3/14, 14.03.2025, 2025-03-14
+    # 3/14, 14.03.2025, 2025-03-14, a phone's 555-0199; not a texted code
+    # in two halves of three, "834-841" (round 27).
+    r"|(?!\d{3}-\d{3}\Z)\d{1,4}(?:[/.-]\d{1,4}){1,2}"
     r"|[$€£¥]\s*[\d.,]+[km]?|[\d.,]+\s*[$€£¥%‰]|[\d.,]+(?:k|m|bn|usd|eur|gbp)"  # amounts
     r"|\d+(?:st|nd|rd|th|er|e|ème|º|ª)"  # ordinals
     r"|[\d.,]+\+?(?:\s*|-)(?:s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|"
@@ -252,6 +260,8 @@ _NOT_SECRETS = (
     r"|f[\"'][^\"']*\{[\w.]+\}[^\"']*[\"']?"  # an f-string: f'user:{uid}:120'
     r"|x-[a-z]+(?:-[a-z]+)*"  # a header's name: X-Api-Key
     r"|--[a-z][\w-]*"  # a command's option: "passwd --stdin"
+    # A file by its kind: "backup.7z (it asks for the password)", round 28.
+    r"|[\w-]+\.(?:7z|zip|rar|tar|gz|tgz|pdf|docx?|xlsx?|odt|txt|csv|gpg|enc|kdbx|sql|iso|dmg|img)"
 )
 _NOT_SECRET = re.compile(rf"(?:{_NOT_SECRETS})", re.IGNORECASE)
 _SIGN = re.compile(r"[\d_]|[^\w\s]")
@@ -276,9 +286,14 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         ) or _IN_COMMAND.search(seen, max(0, match.start() - _REACH), match.start())
         if in_a_links_path(seen, match.start()):
             continue  # ".../change-your-wifi-password-2024": a page's name
+        if _KEY_MANAGEMENT.search(seen, max(0, match.start() - 5), match.start()):
+            continue  # "key_mgmt=WPA-PSK": how a network checks its key, round 28
         if not inside and not markers.within(start, stop):
             for first, last in _spans(seen, match):
                 yield origins[first], origins[last - 1] + 1
+
+
+_KEY_MANAGEMENT = re.compile(r"wpa[23]?-\Z", re.IGNORECASE)
 
 
 def in_a_links_path(text: str, position: int) -> bool:

@@ -284,6 +284,15 @@ _LINE_PASSPHRASE = (
 passphrase, not a command after the value."""
 _SAME_COMMAND = r"[^\n|;&]*?"
 """What stands between a command and its option: anything but the next command."""
+_FED = r"(?P<cmd>(?!\$)[^\s|\"']+?)(?:\\n)?"
+"""A value echoed into a program, without the line break printf ends it with."""
+_READS_A_PASSWORD = (
+    r"(?:(?:sudo\s+(?:-\S+\s+)*)?(?:passwd|smbpasswd|kinit|cryptsetup)\b"
+    rf"|sudo\b{_SAME_COMMAND}\s(?:(?-i:-\w*S)|--stdin)\b"
+    rf"|[\w.-]+\b{_SAME_COMMAND}\s--(?:stdin|password-stdin|passphrase-fd[ =]0)\b)"
+)
+"""A program reading a password from its input: passwd, "sudo -S",
+"docker login --password-stdin", "gpg --passphrase-fd 0"."""
 
 _WEB_SECRET_NAME = (
     r"(?:[\w.-]*[_.-])?(?:sig|signature|auth|auth_?token|token|secret|api_?key|access_?key)"
@@ -624,7 +633,6 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # net user bob X /add, echo X | passwd --stdin bob, aws's secret key, lftp -u bob,X,
         # Authorization: Basic bob:X, keyStorePassword=X (a camelCase name).
         (r"\bnet\s+user\s+\S+\s+(?P<cmd>[^\s/*]\S*)", _STRONG),
-        (r"\becho\s+[\"']?(?P<cmd>[^\s|\"']+)[\"']?\s*\|\s*(?:sudo\s+)?passwd\b", _STRONG),
         (r"\baws_(?:secret_access_key|session_token)\s*[= ]\s*(?P<cmd>[^\s\"']+)", _STRONG),
         (rf"\blftp\b{_SAME_COMMAND}\s-u\s+[^\s,]+,(?P<cmd>[^\s,]+)", _STRONG),
         (r"\bBasic\s+[^\s:]+:(?P<cmd>\S+)", _STRONG),
@@ -658,11 +666,25 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         (r"\bAuthorization:\s*Token\s+(?P<cmd>\S+)", _STRONG),
         (rf"\bgh\s+secret\s+set\b{_SAME_COMMAND}\s(?:-b|--body)[ =](?P<cmd>\S+)", _STRONG),
+        # A tool's setting of a secret by its name: "pulumi config set --secret
+        # dbPassword X", "dotnet user-secrets set Db:Password X" (round 28).
+        (
+            r"\b(?:config|user-secrets|secrets?)\s+set\b(?:\s+--?[\w-]+)*\s+[\"']?[\w.:/-]*"
+            r"(?:pass(?:word)?|pwd|secret|token|api_?key)[\w.:/-]*[\"']?\s+[\"']?(?P<cmd>[^\s\"']+)",
+            _STRONG,
+        ),
         (rf"\bssh-keygen\b{_SAME_COMMAND}\s-[NP]\s+(?P<cmd>[^\s-]\S*)", _STRONG),
         (r"\bnet\s+use\s+\S+\s+\\\\\S+\s+(?P<cmd>[^\s/*]\S*)", _STRONG),
         (r"\bu\s*/\s*p\s*[:=]\s*[^\s/]+\s*/\s*(?P<cmd>\S+)", _STRONG),
-        # echo X | sudo -S ...
-        (r"\becho\s+[\"']?(?P<cmd>[^\s|\"']+)[\"']?\s*\|\s*sudo\s+(?:-\w+\s+)*-\w*S", _STRONG),
+        # A password fed to a program that reads one from its input: "echo X
+        # | passwd --stdin bob", "printf '%s\n' X | sudo -S ...", "sudo -S cmd
+        # <<< X", "echo X | docker login --password-stdin" (round 27).
+        (
+            rf"\b(?:echo|printf|yes)(?:\s+-[neE]+)*\s+(?:([\"'])%s(?:\\n)?\1\s+)?"
+            rf"[\"']?{_FED}[\"']?\s*\|\s*{_READS_A_PASSWORD}",
+            _STRONG,
+        ),
+        (rf"{_READS_A_PASSWORD}[^\n|;&<]*<<<\s*[\"']?{_FED}[\"']?(?=\s|$)", _STRONG),
         # PGPASSWORD=X, REDIS_PASS=X: a variable naming a password, in capitals,
         # perhaps with the place or version it is for (SECRET_KEY_BASE, DB_PASSWORD_PROD).
         (
@@ -706,6 +728,8 @@ _VALUE_GROUPS = ("quoted", "value", "bare", "before", "paired", "single", "cmd",
 
 _WHERE = frozenset(str.split("under underneath behind inside near above below beside beneath next"))
 """Words saying where a password is kept ("taped under the desk lamp")."""
+_DONE_TO = re.compile(r"[ \t]+(?:it|them)\b", re.IGNORECASE)
+"""What an instruction does something to ("turn it on", "print them out")."""
 _DESCRIBING_WORDS = _WHERE | frozenset(
     str.split(
         "used stored saved written kept managed required needed expired wrong correct "
@@ -830,9 +854,18 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "PASSWORD: Final = 'X'": a type, the value comes after "="
     if not value or (group != "quoted" and describes(value)):
         return None
+    if group == "value" and _instructs(match.string, value, stop):
+        return None  # "recovery key: turn it on in Settings" (round 28)
     if not (looks_like_a_value(value) if group == "quoted" else _looks_like(value, needs)):
         return None  # quoted, a passphrase with a digit anywhere: "„blue whale 7“"
     return start, stop
+
+
+def _instructs(text: str, value: str, stop: int) -> bool:
+    """Is *value* (ending at *stop*) a verb doing something to "it" or
+    "them": what to do, not a value ("turn it on", "print them out")?"""
+    following = _DONE_TO.match(text, stop)
+    return following is not None and value.isalpha() and known_words.frequent(value.casefold())
 
 
 def placeholder(value: str) -> bool:

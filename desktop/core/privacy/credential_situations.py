@@ -202,6 +202,10 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         line_end = text.find("\n", cue.end())
         high = min(len(text) if line_end < 0 else line_end, cue.end() + _ANSWER_REACH)
         yield from _values_in_sentence(text, cue.end(), high, (cue.end(), cue.end()))
+    for cue in text_scan.matches(_PROMPTED, text):
+        yield from _typed(text, cue.end(), pins=True)
+    for cue in text_scan.matches(_ASKED_FOR, text):
+        yield from _typed(text, cue.end(), pins=cue["way_in"] is not None)
     for cue in text_scan.matches(_CODES_HEADING, text):
         yield from _listed_codes(text, cue.end())
     for cue in text_scan.matches(_CODES_NAMED, text):
@@ -432,6 +436,29 @@ set the router to?", round 25), and the start of its answer on the next
 line or after it ("use X?"); the value may stand later in the answer's
 line ("hmm, I think it's still X")."""
 _ANSWER_REACH = 120
+_ASKED_FOR = re.compile(
+    r"^[ \t]*(?:(?:hey|hi|yo|so|ok|oh|and|also|btw)\W*\s+)?"
+    r"(?:(?:what'?s|whats|wats|wuts?|what\s+(?:is|was)|got|need|know|send(?:\s+me)?|gimme"
+    r"|give\s+me|remind\s+me(?:\s+of)?|(?:can|could)\s+(?:i|you|u)\s+(?:have|get|send))\s+)?"
+    r"(?:(?:the|ur|your|yr|this|that)\s+)?(?:[\w'\u2019-]+\s+)?"
+    rf"(?:wi-?fi|wlan|hotspot|router|nas|vpn|(?P<way_in>{_WAYS_IN}))"
+    r"(?:\s+(?:pw|pwd|pass|password|key|code|pin|login|combo))?"
+    r"(?:\s+(?:here|there|again|pls|plz|please|now|today|(?:do\s+)?(?:you|u)\s+(?:know|have)"
+    r"|(?:at|in|for)\s+(?:the\s+)?[\w'\u2019-]+))*"
+    r"[ \t]*[?!.]*[ \t]*\n[ \t]*(?:(?:it'?s|its|it\s+is|use|try)\s+)?",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line asking for a network's or a lock's secret in chat shorthand, no
+"password" in it ("whats the wifi here", "wifi code pls", "gate?", round
+27), then the start of its answer on the next line (the reply)."""
+_PROMPTED = re.compile(
+    r"\b(?:it|windows|sudo|ssh|the\s+(?:prompt|box|window|dialog|terminal|server|site|app))\s+"
+    r"(?:asked|prompted|wanted)\b[^.!?\n]{0,30}?\b(?:and|so|then)\s+(?:i|we)\s+"
+    r"(?:typed|entered|put\s+in|gave\s+it)\s+",
+    re.IGNORECASE,
+)
+"""A program asking, and what was typed for it: "runas ..., then it asked
+and I typed X" (round 28)."""
 _CODES_HEADING = re.compile(
     r"\b(?:backup|recovery|2fa|two[- ]factor|one[- ]time|scratch|emergency|verification"
     r"|mfa|otp|authenticator|security|login|sign[- ]in)"
@@ -554,6 +581,25 @@ def _value_after(
     fits = _a_value(value, pins=pins, joined=joined, loose=loose)
     if fits and _ends_clause(text, start + len(value), pins):
         yield start, start + len(value)
+
+
+def _typed(text: str, start: int, *, pins: bool) -> Iterator[tuple[int, int]]:
+    """The value typed at *start* where only a value can stand (after "I
+    typed", as the answer to "whats the wifi"): one ``_a_value`` takes
+    loosely, or a word with a digit or sign ending its clause ("lumiere_9")."""
+    found = list(_value_after(text, start, pins=pins, loose=True))
+    token = _TOKEN.match(text, start)
+    if not found and token is not None:
+        value = token["value"].rstrip(_TRAILING)
+        end = token.start("value") + len(value)
+        ends = _CLAUSE_END.match(text, end) or _LINE_END.match(text, end)
+        if looks_like_a_value(value) and ends is not None:
+            found = [(token.start("value"), end)]
+    yield from found
+
+
+_LINE_END = re.compile(r"[^\w\n]*(?:\n|\Z)")
+"""Signs and emoji to the line's end: "lumiere_9 👍"."""
 
 
 def _ends_clause(text: str, end: int, pins: bool) -> bool:

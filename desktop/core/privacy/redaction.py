@@ -101,6 +101,16 @@ _OWN_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<=AccountKey=)[A-Za-z0-9+/=]{20,}"),
     ),
     "token": (re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/=-]{16,}"),),
+    # An account's recovery key in groups: WhatsApp's backup key (64 digits
+    # in fours), Tuta's (hex in fours), Apple's (seven fours of capitals
+    # and digits), 1Password's Secret Key ("A3-" and six groups), round 28.
+    "recovery key": (
+        re.compile(r"(?<![\w-])(?=[0-9a-f ]{0,40}\d)[0-9a-f]{4}(?: [0-9a-f]{4}){7,}(?![\w-])"),
+        re.compile(
+            r"(?<![\w-])(?=[A-Z0-9-]{0,60}\d)(?=[A-Z0-9-]{0,60}[A-Z])"
+            r"[A-Z0-9]{2,6}(?:-[A-Z0-9]{4,6}){5,}(?![\w-])"
+        ),
+    ),
     # A software licence's key: four to six groups of five capitals and
     # digits ("BTFVH-Q3TH7-7ZN7L-BE472"), Windows' and Office's shape and
     # many others' (round 27).
@@ -392,7 +402,7 @@ your password?" asks for a year, and "2019" answers it."""
 
 
 def _found(text: str) -> Iterator[tuple[int, int, str]]:
-    found = list(_found_alone(text))
+    found = [(*_with_halves(text, start, stop), kind) for start, stop, kind in _found_alone(text)]
     yield from found
     # Said beside others (round 21): the rest of a list one of whose values
     # was found, the old and new values of a change, a row of accounts.
@@ -422,6 +432,9 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
     for match in text_scan.matches(_PROVIDER_KEY, text):
         if re.search(r"\d", key := match["key"]) and re.search(r"[A-Za-z]", key):
             yield match.start("key"), match.end("key"), "api key"
+    for match in text_scan.matches(_FRAGMENT_KEY, text):
+        if any(_MIXED_PART.fullmatch(part) for part in re.split(r"[-_]", match["key"])):
+            yield match.start("key"), match.end("key"), "credential"
     for match in text_scan.matches(_BASIC_AUTH, text):
         if _a_user_and_password(match["value"]):
             yield match.start("value"), match.end("value"), "credential"
@@ -437,6 +450,28 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
         for start, stop in reader.secret_spans(text):
             yield start, stop, "password"
     yield from _keyword_spans(text)
+
+
+def _with_halves(text: str, start: int, stop: int) -> tuple[int, int]:
+    """*start*..*stop* widened to the other half of a code of digits written
+    in two ("834 841 is your Instagram code", round 27): a group of as many
+    digits right before or after it, a space or a dash between."""
+    value = text[start:stop]
+    if not _HALF.fullmatch(value):
+        return start, stop
+    size = len(value)
+    if (before := _HALF_BEFORE.search(text, max(0, start - size - 2), start)) and len(
+        before["half"]
+    ) == size:
+        return before.start("half"), stop
+    if (after := _HALF_AFTER.match(text, stop)) and len(after["half"]) == size:
+        return start, after.end("half")
+    return start, stop
+
+
+_HALF = re.compile(r"\d{3,4}")
+_HALF_BEFORE = re.compile(r"(?<![\w.,/:-])(?P<half>\d{3,4})[ -]\Z")
+_HALF_AFTER = re.compile(r"[ -](?P<half>\d{3,4})(?![\w.,/:-])")
 
 
 _NO_VALUE = re.compile(
@@ -462,6 +497,13 @@ _PROVIDER_KEY = re.compile(
 )
 """A key named by its service and a sign ("mistral: <32 hex>"): a run of
 letters and digits too plain for the randomness rule (round 23)."""
+_FRAGMENT_KEY = re.compile(
+    r"\bhttps?://[^\s#]{1,200}#(?:[^\s/#]{1,100}/){0,3}(?P<key>[A-Za-z0-9_-]{16,100})(?![\w-])"
+)
+"""A key in a link's fragment, which never reaches the server: a Bitwarden
+Send's, a PrivateBin's, a Mega file's (round 28)."""
+_MIXED_PART = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])\S{8,}")
+"""A part of a fragment with letters and digits, no heading's word ("#install-guide-2024")."""
 _BASIC_AUTH = re.compile(
     r"(?:\bBasic[ \t]+|(?<![\w-])[\"']?auth[\"']?[ \t]*:[ \t]*[\"']?)"
     r"(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",

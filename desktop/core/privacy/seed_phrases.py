@@ -6,23 +6,31 @@ Whoever has it has the wallet, and people paste it with no word naming it
 ("^ the words for my trezor").  Prose never runs that many words without
 one of the small words that join them ("the", "and", "to", "with"), and a
 seed has few of those, so a row of exactly so many short words, almost
-none of them among the most used of a language, is taken as one.  The
-word list itself is not needed: the row's shape says enough.  A wallet
-also shows the words numbered ("1. canvas 2. brisk ..."), in a row or a
-column; a list of things (a shopping list) holds plurals, which the BIP39
-list hardly has, and is none unless named a seed.
+none of them among the most used of a language, and all of them but one
+in twelve on BIP39's English list (a typo; ``data/wordlists``), is taken
+as one: shape alone took twelve numbered words of a to-do list (round
+27).  A Monero seed's 25 words come from a list of its own and are taken
+by their shape.  A wallet also shows the words numbered ("1. canvas 2.
+brisk ..."), in a row or a column; a list of things (a shopping list)
+holds plurals, which the BIP39 list hardly has, and is none unless named a
+seed.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 
-from desktop.core.base import text_scan
+from desktop.core.base import paths, text_scan
 from desktop.core.privacy import known_words
 
-_LENGTHS = frozenset({12, 15, 18, 21, 24, 25})
+_LENGTHS = frozenset({12, 15, 18, 21, 24, _MONERO := 25})
 """How many words a BIP39 phrase has, or a Monero wallet's seed (25)."""
+_WORD_LIST = "wordlists/bip39_english.txt"
+"""BIP39's 2,048 English words, under the shipped ``data/``."""
+_OFF_THE_LIST = 12
+"""A phrase may hold one word not on the list in so many (a typo)."""
 _NAMING = frozenset({"seed", "phrase", "mnemonic", "words", "recovery", "is", "are"})
 """Words that may lead the row, naming it ("my monero seed acid brave cloud ...")."""
 _ROW = re.compile(r"(?<![\w'\u2019.-])[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,}(?![\w'\u2019-])")
@@ -69,6 +77,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         if (
             length
             and sum(map(known_words.common, seed)) <= length // 2
+            and _on_the_list(seed)
             and not _listed(seed, named)
         ):
             last = list(_NUMBER.finditer(row.group()))[length - 1]
@@ -78,25 +87,51 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
 def _rows(text: str) -> Iterator[tuple[int, int]]:
     """Each row of words in a line shaped like a wallet's seed."""
     for row in text_scan.matches(_ROW, text):
-        words = row.group().split()
-        named = [at for at, word in enumerate(words[:5]) if word in _NAMING]
-        lead = named[-1] + 1 if named and len(words) not in _LENGTHS else 0
-        seed = words[lead:]
-        end = row.end()
-        while len(seed) not in _LENGTHS and seed and seed[-1] in _CHATTER:
-            end = row.start() + row.group().rindex(seed.pop())  # "... zoo thx"
+        spans = [word.span() for word in _WORD.finditer(row.group())]
+        words = [row.group()[low:high] for low, high in spans]
         # Named a seed, a row may hold more of them: BIP39 lists "all", "also", "about".
         named_before = _NAMED_BEFORE.search(text, max(0, row.start() - 40), row.start())
+        if (found := _seed_in(words, named_before is not None)) is not None:
+            first, last = found
+            yield row.start() + spans[first][0], row.start() + spans[last - 1][1]
+
+
+_WORD = re.compile(r"\S+")
+
+
+def _seed_in(words: list[str], named_before: bool) -> tuple[int, int] | None:
+    """Where in *words* (a row) a seed stands, from its first word to past
+    its last: after the words naming it ("seed phrase is ..."), before
+    those ending a message ("... zoo thx"), or the whole row."""
+    named = [at for at, word in enumerate(words[:5]) if word in _NAMING]
+    for lead in dict.fromkeys((named[-1] + 1 if named else 0, 0)):
+        end = len(words)
+        while end - lead not in _LENGTHS and end > lead and words[end - 1] in _CHATTER:
+            end -= 1
+        seed = words[lead:end]
         most = len(seed) // 2 if lead or named_before else _JOINING_WORDS
         if (
             len(seed) in _LENGTHS
             and sum(map(known_words.common, seed)) <= most
+            and _on_the_list(seed)
             and not _listed(seed, bool(lead or named_before))
         ):
-            start = row.start() + (
-                row.group().index(seed[0], len(" ".join(words[:lead]))) if lead else 0
-            )
-            yield start, len(text[:end].rstrip())
+            return lead, end
+    return None
+
+
+def _on_the_list(words: list[str]) -> bool:
+    """Are (nearly) all of *words* BIP39's, as a wallet's are (or are they
+    a Monero seed's 25)?"""
+    if len(words) == _MONERO:
+        return True
+    listed = _bip39_words()
+    return sum(word not in listed for word in words) <= len(words) // _OFF_THE_LIST
+
+
+@cache
+def _bip39_words() -> frozenset[str]:
+    return frozenset((paths.data_dir() / _WORD_LIST).read_text(encoding="utf-8").split())
 
 
 def _listed(words: list[str], named: bool) -> bool:

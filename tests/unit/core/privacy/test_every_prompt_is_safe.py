@@ -447,8 +447,9 @@ TEMPLATES: dict[str, str] = {
     "WORKER_PROMPT.txt": "worker",
 }
 """Each shipped template, and the case whose prompts it goes into."""
-NOT_PROMPTS = {"memory_category_examples.txt"}
-"""Data files that are no prompt (examples an embedder files memories by)."""
+NOT_PROMPTS = {"memory_category_examples.txt", "bip39_english.txt"}
+"""Data files that are no prompt (examples an embedder files memories by,
+the words wallets' recovery phrases are made of)."""
 NO_USER_TEXT = {"prompts/SEED_"}
 """Templates sent as they are: the greeting's event (what it may mention
 comes through ``chat_reply``'s system prompt)."""
