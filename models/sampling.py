@@ -39,6 +39,8 @@ _TOKEN_DTYPE = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)
 
 _LONGEST_SPELLED_OUT = 64
 """String length limits above this are left to validation (see ``grammar_for_schema``)."""
+_WIDEST_RANGE_SPELLED_OUT = 64
+"""Integer ranges of at most this many values are spelled out as their values."""
 
 
 def grammar_for_schema(schema: dict[str, Any]) -> str:
@@ -48,22 +50,45 @@ def grammar_for_schema(schema: dict[str, Any]) -> str:
     ``maxLength: 400`` out as 400 nested optional characters, which made
     constrained generation several times slower (and llama.cpp refuses to
     compile a nest of 2,000).  The output is validated afterwards anyway.
+    An integer's bounds, which llama-cpp-python's converter leaves out
+    (SmolLM2 wrote a task's priority 1 to 10 as 0, and the whole answer was
+    refused), are part of it when the range is small: its values, each an
+    alternative.
     """
-    loose = _without_long_limits(schema)
+    loose = _grammar_shaped(schema)
     grammar = LlamaGrammar.from_json_schema(json.dumps(loose))._grammar
     return _CHAR_RULE.sub(lambda _: _STRICT_CHAR_RULE, str(grammar))
 
 
-def _without_long_limits(node: Any) -> Any:
+def _grammar_shaped(node: Any) -> Any:
     if isinstance(node, list):
-        return [_without_long_limits(item) for item in node]
+        return [_grammar_shaped(item) for item in node]
     if not isinstance(node, dict):
         return node
+    values = _small_range(node)
+    if values is not None:
+        return {"enum": values}
     return {
-        key: _without_long_limits(value)
+        key: _grammar_shaped(value)
         for key, value in node.items()
         if not (key == "maxLength" and isinstance(value, int) and value > _LONGEST_SPELLED_OUT)
     }
+
+
+def _small_range(node: dict[str, Any]) -> list[int] | None:
+    """The values an integer schema *node* allows, if they are few (None otherwise)."""
+    if node.get("type") != "integer":
+        return None
+    low, high = node.get("minimum"), node.get("maximum")
+    if isinstance(node.get("exclusiveMinimum"), int):
+        low = node["exclusiveMinimum"] + 1
+    if isinstance(node.get("exclusiveMaximum"), int):
+        high = node["exclusiveMaximum"] - 1
+    if not (isinstance(low, int) and isinstance(high, int)):
+        return None
+    if not 0 < high - low + 1 <= _WIDEST_RANGE_SPELLED_OUT:
+        return None
+    return list(range(low, high + 1))
 
 
 class SamplerChain:

@@ -121,6 +121,28 @@ def test_the_grammar_rejects_raw_control_characters_in_strings(
     assert not grammar_accepts(library_llama, grammar, '{"age": 3')  # wrong key order
 
 
+class Ranked(BaseModel):
+    priority: int | None = Field(ge=1, le=10)
+    hour: int = Field(ge=0, lt=24)
+    id: int = Field(ge=1)  # too wide to spell out: left to validation
+
+
+@pytest.mark.model
+def test_the_grammar_keeps_an_integer_within_its_small_range(
+    library_llama: llama_cpp.Llama,
+) -> None:
+    grammar = grammar_for_schema(Ranked.model_json_schema())
+
+    def accepts(priority: str, hour: str = "0", id: str = "7") -> bool:
+        document = f'{{"priority": {priority}, "hour": {hour}, "id": {id}}}'
+        return grammar_accepts(library_llama, grammar, document)
+
+    assert accepts("1") and accepts("10") and accepts("null") and accepts("5", "23")
+    assert not accepts("0") and not accepts("11") and not accepts("-1") and not accepts("05")
+    assert not accepts("5", "24")
+    assert accepts("5", "3", "0")  # a wide range is the validator's to refuse
+
+
 @pytest.mark.model
 @pytest.mark.parametrize("schema_type", [Person, Mood, Contact, Bounded])
 def test_grammars_of_common_schema_shapes_compile(
