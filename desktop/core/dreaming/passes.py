@@ -165,6 +165,10 @@ class PassContext:
             )
         return fitted, ordered[: fitted.shown]
 
+    def tokens(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens each of *texts* takes, as the model counts them."""
+        return self._count(texts)
+
     def _count(self, texts: Sequence[str]) -> list[int]:
         if self.count_tokens is None:
             self.count_tokens = TokenCounter(self.broker)

@@ -40,6 +40,7 @@ task leaves the tasks as they are, said in the report.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -61,6 +62,15 @@ MAX_MESSAGES = 40
 MESSAGES_SHARE = 0.5
 """Of the prompt's room, what the messages may take: the rest is for the tasks."""
 MESSAGE_CHARS = 300
+ANSWER_TOKENS = 1024
+"""Room for the answer about one part of the tasks."""
+ACTION_TOKENS = 32
+"""What an action takes beside the task's text (its number, its kind, a
+priority, the JSON around them).  A part holds no more tasks than an
+answer naming each with its text fits in ``ANSWER_TOKENS``: SmolLM2 names
+every task shown, rewritten or not, and an answer cut at its last token is
+no answer (120 tasks in parts of 60: each part's answer cut, the pass
+rolled back at every dream, the old completed tasks never purged)."""
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -112,15 +122,21 @@ class TaskPass:
         if not tasks or (not said and all(t.updated_at <= since for t in tasks)):
             return []
         _, said = context.fit_messages(
-            TEMPLATE, "messages", said, MESSAGE_CHARS, share=MESSAGES_SHARE, tasks="[1]"
+            TEMPLATE, "messages", said, MESSAGE_CHARS, ANSWER_TOKENS, MESSAGES_SHARE, tasks="[1]"
         )
         listed = numbered([cut_middle(m.content, len(m.content), MESSAGE_CHARS) for m in said])
         proposals: list[Proposal] = []
         rest = tasks
+        shown_messages = listed or "(none)"
         while rest:
-            fitted = context.fit(
-                TEMPLATE, "tasks", [_line(t) for t in rest], messages=listed or "(none)"
-            )
+            lines = [_line(t) for t in rest]
+            fitted = context.fit(TEMPLATE, "tasks", lines, ANSWER_TOKENS, messages=shown_messages)
+            answerable = _answerable(context.tokens(lines[: fitted.shown]))
+            if answerable < fitted.shown:
+                lines = lines[:answerable]
+                fitted = context.fit(
+                    TEMPLATE, "tasks", lines, ANSWER_TOKENS, messages=shown_messages
+                )
             if not fitted.shown:
                 context.notes.append(
                     f"{len(rest)} of the {len(tasks)} open tasks were left as they are: the "
@@ -141,7 +157,7 @@ class TaskPass:
     ) -> list[Proposal]:
         """The changes the model makes to *tasks*, shown by *messages*."""
         step = "tasks:" + ",".join(f"{t.id}@{t.updated_at}" for t in tasks)
-        answer = context.ask(step, messages, TaskAnswer, schema(len(tasks)))
+        answer = context.ask(step, messages, TaskAnswer, schema(len(tasks)), ANSWER_TOKENS)
         named = [action.task for action in answer.actions]
         raw = answer.model_dump_json()
         if any(not 1 <= n <= len(tasks) for n in named):
@@ -240,6 +256,17 @@ def _update(
 
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
+
+
+def _answerable(line_tokens: Sequence[int]) -> int:
+    """How many of the tasks of *line_tokens* (their lines' lengths) one
+    answer can name, each with its text rewritten (``ACTION_TOKENS``)."""
+    used = 0
+    for shown, tokens in enumerate(line_tokens):
+        used += tokens + ACTION_TOKENS
+        if used > ANSWER_TOKENS:
+            return shown
+    return len(line_tokens)
 
 
 def _line(task: Task) -> str:
