@@ -87,8 +87,9 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
 def _rows(text: str) -> Iterator[tuple[int, int]]:
     """Each row of words in a line shaped like a wallet's seed."""
     for row in text_scan.matches(_ROW, text):
-        spans = [word.span() for word in _WORD.finditer(row.group())]
-        words = [row.group()[low:high] for low, high in spans]
+        line = row.group()  # a new copy at each call: a long line's, once
+        spans = [word.span() for word in _WORD.finditer(line)]
+        words = [line[low:high] for low, high in spans]
         # Named a seed, a row may hold more of them: BIP39 lists "all", "also", "about".
         named_before = _NAMED_BEFORE.search(text, max(0, row.start() - 40), row.start())
         if (found := _seed_in(words, named_before is not None)) is not None:
