@@ -458,6 +458,16 @@ def replied(
         yield trial
 
 
+def halved(
+    texts: Sequence[str], split: str = "\u241e"
+) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """Everyday *texts*, each with its half (every other one held out), its
+    text and the message it follows (what stands before *split*, if any)."""
+    for index, negative in enumerate(texts):
+        before, _, text = negative.rpartition(split)
+        yield ("in" if index % 2 == 0 else "out"), text, (before,) if before else ()
+
+
 def _watched(slot: str, value: str) -> tuple[str, ...]:
     """What of *value* must be gone: a seed phrase's every run of three
     words (no part of it may stand), any other value whole."""
@@ -656,6 +666,5 @@ NEGATIVES: dict[str, Sequence[str]] = {
 
 
 def negatives(family: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
-    """*family*'s everyday sentences: each one's half, its text and what it follows."""
-    for index, text in enumerate(NEGATIVES[family]):
-        yield ("in" if index % 2 == 0 else "out"), text, ()
+    """*family*'s everyday texts: each one's half, its text and what it follows."""
+    return halved(NEGATIVES[family])

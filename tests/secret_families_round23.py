@@ -38,6 +38,7 @@ from tests.secret_families_round22 import (
     _pin,
     _plain_password,
     drawn_trials,
+    halved,
 )
 
 _HEX = "0123456789abcdef"
@@ -403,6 +404,5 @@ NEGATIVES: dict[str, Sequence[str]] = {
 
 
 def negatives(family: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
-    """*family*'s everyday sentences: each one's half, its text and what it follows."""
-    for index, text in enumerate(NEGATIVES[family]):
-        yield ("in" if index % 2 == 0 else "out"), text, ()
+    """*family*'s everyday texts: each one's half, its text and what it follows."""
+    return halved(NEGATIVES[family])

@@ -51,6 +51,7 @@ from tests.secret_families_round22 import (
     _pin,
     _plain_password,
     drawn_trials,
+    halved,
     replied,
 )
 from tests.secret_families_round24 import _token
@@ -371,6 +372,4 @@ NEGATIVES: dict[str, Sequence[str]] = {
 
 def negatives(family: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
     """*family*'s everyday texts: each one's half, its text and what it follows."""
-    for index, negative in enumerate(NEGATIVES[family]):
-        before, _, text = negative.rpartition(_SPLIT)
-        yield ("in" if index % 2 == 0 else "out"), text, (before,) if before else ()
+    return halved(NEGATIVES[family], _SPLIT)
