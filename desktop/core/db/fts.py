@@ -125,6 +125,17 @@ def telling_words(words: Sequence[str], counts: Sequence[int], rows: int, budget
     return [words[position] for position in sorted(kept)]
 
 
+def substring_words(text: str) -> list[str]:
+    """The pieces of *text* a search by substring looks for each of: its
+    words as spaces part them, a run of unspaced characters by each pair of
+    neighbours ("东京" and "京出" of "东京出"; a lone character alone), so a
+    word inside an unspaced sentence is found as it is by the indexes."""
+    if text.isascii():
+        return text.split()
+    normal = unicodedata.normalize("NFKC", text)
+    return [piece for word in normal.split() for piece in _pieces(word, "")]
+
+
 def _terms(text: str) -> Iterator[str]:
     """The words of *text* as the index holds them (``indexed_text``); of a
     run of unspaced characters, each pair of neighbours as a phrase ("东 京")
@@ -133,15 +144,21 @@ def _terms(text: str) -> Iterator[str]:
         yield from _WORD.findall(text)
         return
     for word in _WORD.findall(unicodedata.normalize("NFKC", text)):
-        start = 0
-        for run in _UNSPACED_RUN.finditer(word):
-            if run.start() > start:
-                yield word[start : run.start()]
-            chars = run.group()
-            yield from (" ".join(chars[i : i + 2]) for i in range(max(len(chars) - 1, 1)))
-            start = run.end()
-        if start < len(word):
-            yield word[start:]
+        yield from _pieces(word, " ")
+
+
+def _pieces(word: str, joiner: str) -> Iterator[str]:
+    """*word* with each run of unspaced characters in it given as the pairs
+    of its neighbours, joined by *joiner*."""
+    start = 0
+    for run in _UNSPACED_RUN.finditer(word):
+        if run.start() > start:
+            yield word[start : run.start()]
+        chars = run.group()
+        yield from (joiner.join(chars[i : i + 2]) for i in range(max(len(chars) - 1, 1)))
+        start = run.end()
+    if start < len(word):
+        yield word[start:]
 
 
 def _joined(terms: Sequence[str], operator: str) -> str | None:

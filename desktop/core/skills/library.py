@@ -55,6 +55,7 @@ from desktop.core.base.files import (
     write_atomically,
 )
 from desktop.core.base.text import cut, readable, scrub, searchable
+from desktop.core.db.fts import substring_words
 from desktop.core.db.skills import (
     EVERY_STATUS,
     Skill,
@@ -292,11 +293,13 @@ class SkillLibrary:
         self, query: str = "", statuses: Sequence[SkillStatus] = ("active",)
     ) -> builtins.list[Skill]:
         """Skills with one of *statuses* whose name, summary or text hold every
-        word of *query*, by name (after a sync with the folder)."""
+        word of *query* (of Chinese or Japanese, every pair of neighbouring
+        characters: ``substring_words``), by name (after a sync with the
+        folder)."""
         with self._lock:
             self.sync()
             skills = self.store.list(statuses)
-            words = searchable(query).split()
+            words = [searchable(word) for word in substring_words(query)]
             if not words:
                 return skills
             return [skill for skill in skills if self._matches(skill, words)]
