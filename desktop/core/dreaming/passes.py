@@ -123,11 +123,11 @@ class PassContext:
 
         bare = build(0)
         room = self._room(len(bare), max_tokens)
-        return fitted_prefix(build, lines, self._count, room, share)
+        return fitted_prefix(build, lines, self.tokens, room, share)
 
     def fits(self, messages: Sequence[ChatMessage], max_tokens: int = ANSWER_TOKENS) -> bool:
         """Whether *messages* fit the model's context with room for a *max_tokens* answer."""
-        tokens = sum(self._count([m.content for m in messages]))
+        tokens = sum(self.tokens([m.content for m in messages]))
         return tokens <= self._room(len(messages), max_tokens)
 
     def _room(self, messages: int, max_tokens: int) -> int:
@@ -167,9 +167,6 @@ class PassContext:
 
     def tokens(self, texts: Sequence[str]) -> list[int]:
         """How many tokens each of *texts* takes, as the model counts them."""
-        return self._count(texts)
-
-    def _count(self, texts: Sequence[str]) -> list[int]:
         if self.count_tokens is None:
             self.count_tokens = TokenCounter(self.broker)
         return self.count_tokens(texts)
@@ -177,7 +174,7 @@ class PassContext:
     def _context(self) -> int:
         """The smallest context of the models a dream's prompt may go to."""
         if self.context_length is None:
-            self._count([""])  # a model unloaded while idle is loaded again: then it says
+            self.tokens([""])  # a model unloaded while idle is loaded again: then it says
             known = [
                 int(length)
                 for role in (Role.CHAT, Role.BACKGROUND)
