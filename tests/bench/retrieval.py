@@ -215,12 +215,18 @@ def main(argv: list[str] | None = None) -> int:
         "--untimed", action="store_true", help="memories: without the time-aware step, to compare"
     )
     parser.add_argument("--cache", type=Path, help="vectors kept by text hash between runs")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="embedding threads (1 on a busy machine: threads wait on each other)",
+    )
     args = parser.parse_args(argv)
     data = load(args.file)[:: args.every][: args.limit]
     with tempfile.TemporaryDirectory() as models:
         embedder = LlamaEmbedder(
             ensure_default_embedder_gguf(default_embedding_source(), Path(models)),
             name=EMBEDDING_MODEL,
+            n_threads=args.threads,
         )
         embed = conversation_recall.CachedEmbedder(embedder.embed, args.cache)
         timings = Timings()
