@@ -181,6 +181,9 @@ class Turn:
     rewrote: int = 0
     """How many messages said before took a secret out that this one named:
     the transcript shows them again."""
+    replaced: bool = False
+    """An answer was removed to be given again (*Regenerate*): its words
+    leave the search indexes and the WAL as the turn runs, off the UI thread."""
 
     def cancel(self) -> None:
         self.control.cancel()
@@ -326,6 +329,7 @@ class ChatService:
                 self._conversations.delete_messages_from(
                     conversation_id, replacing.id, keep=_KEPT, tx=tx
                 )
+                self._conversations.rewrote(tx)  # its words leave the index and the WAL
             message = self._conversations.add_message(
                 conversation_id, "user", cleaned.text, metadata=metadata, tx=tx
             )
@@ -344,8 +348,9 @@ class ChatService:
                 found, lambda stored: without(stored, found), tx
             ):
                 self._conversations.rewrote(tx)  # the old words leave the WAL too
-        if found:
+        if found or replacing is not None:
             self._finish_rewrite()
+        if found:
             self._take_out_of_skills(found)
         self._title_from_first_message(conversation_id, cleaned.text, replacing)
         kinds = (*cleaned.kinds, *("password" for _ in cleaned.earlier))
@@ -363,11 +368,12 @@ class ChatService:
             log.warning("a secret named later could not be taken out of the skills: %s", error)
 
     def _finish_rewrite(self) -> None:
-        """Drop the old words of what a message took out from the search
-        indexes and the WAL.  The message is stored by now and this is
-        queued for the next start (``ConversationStore.rewrote``), so a full
-        disk or a busy file here is logged, not said as the message not
-        sent: sent again, it would be stored twice."""
+        """Drop the old words of what a message took out, or of the messages
+        an edit or *Regenerate* replaced, from the search indexes and the
+        WAL.  The message is stored by now and this is queued for the next
+        start (``ConversationStore.rewrote``), so a full disk or a busy file
+        here is logged, not said as the message not sent: sent again, it
+        would be stored twice."""
         try:
             finished = self._conversations.finish_rewrite()
         except EnvironmentProblem as error:  # says where and why, not what was written
@@ -412,8 +418,12 @@ class ChatService:
         asked = self.last_user_message(conversation_id)
         if asked is None:
             return None
-        self._conversations.delete_messages_from(conversation_id, asked.id + 1, keep=_KEPT)
-        return Turn(conversation_id, asked, seed=False)
+        with self._conversations.transaction() as tx:
+            self._conversations.delete_messages_from(
+                conversation_id, asked.id + 1, keep=_KEPT, tx=tx
+            )
+            self._conversations.rewrote(tx)  # its words leave the index as the turn runs
+        return Turn(conversation_id, asked, seed=False, replaced=True)
 
     def edit_last(self, conversation_id: int, text: str) -> Turn:
         """Replace the user's latest message (and everything after it) with
@@ -423,6 +433,8 @@ class ChatService:
 
     def run(self, turn: Turn, listener: TurnListener) -> None:
         """Run *turn*: the greeting or the answer, streamed to *listener*."""
+        if turn.replaced:
+            self._finish_rewrite()
         if turn.seed:
             prompt = self._prompts.seed_prompt(self._chat_settings.language)
             self._conversations.add_message(turn.conversation_id, "event", prompt, metadata=_SEED)
