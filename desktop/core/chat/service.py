@@ -387,15 +387,13 @@ class ChatService:
     def greeting(self, conversation_id: int) -> Turn | None:
         """The turn that greets the user in a conversation nothing was said
         in yet (None once anything was)."""
-        if self._conversations.messages(conversation_id, include_archived=True):
+        if self._conversations.has_messages(conversation_id):
             return None
         return Turn(conversation_id, None, seed=True)
 
     def last_user_message(self, conversation_id: int) -> Message | None:
         """The user's latest message, if nothing after it was summarised away."""
-        messages = self._conversations.messages(conversation_id)
-        said = [m for m in messages if m.role == "user" and not is_command(m)]
-        return said[-1] if said else None
+        return self._conversations.last_said(conversation_id, "user", unless=COMMAND)
 
     def last_answer(self, conversation_id: int) -> Message | None:
         """The model's answer to the user's latest message, which ``regenerate``
@@ -407,8 +405,8 @@ class ChatService:
             return None
         answers = [
             m
-            for m in self._conversations.messages(conversation_id)
-            if m.id > asked.id and m.role == "assistant" and kind_of(m) not in _KEPT
+            for m in self._conversations.messages(conversation_id, after=asked.id)
+            if m.role == "assistant" and kind_of(m) not in _KEPT
         ]
         return answers[-1] if answers else None
 

@@ -444,15 +444,38 @@ class ConversationStore:
             )
 
     def messages(
-        self, conversation_id: int, include_archived: bool = False
+        self, conversation_id: int, include_archived: bool = False, after: int = 0
     ) -> builtins.list[Message]:
-        """The messages of a conversation in the order they were added."""
+        """The messages of a conversation in the order they were added (those
+        after message *after*, if given)."""
         rows = self._db.fetch_all(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ?"
-            " AND (? OR m.archived_at IS NULL) ORDER BY m.id",
-            (conversation_id, int(include_archived)),
+            " AND m.id > ? AND (? OR m.archived_at IS NULL) ORDER BY m.id",
+            (conversation_id, after, int(include_archived)),
         )
         return [_message(row) for row in rows]
+
+    def has_messages(self, conversation_id: int) -> bool:
+        """Whether anything was said in the conversation (archived or not)."""
+        return bool(
+            self._db.fetch_value(
+                "SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?)",
+                (conversation_id,),
+            )
+        )
+
+    def last_said(self, conversation_id: int, role: MessageRole, unless: str) -> Message | None:
+        """The conversation's latest message of *role* not of the kind
+        *unless*, unless it was summarised away (archived); read alone, not
+        with the whole conversation (each report of background work read it
+        five times)."""
+        row = self._db.fetch_one(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ?"
+            " AND m.role = ? AND m.archived_at IS NULL"
+            " AND json_extract(m.metadata, '$.kind') IS NOT ? ORDER BY m.id DESC LIMIT 1",
+            (conversation_id, role, unless),
+        )
+        return None if row is None else _message(row)
 
     def last_messages(
         self, conversation_id: int, before: int | None = None
