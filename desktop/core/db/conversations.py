@@ -141,9 +141,10 @@ _IMPORT_COLUMNS = ("imported_from", "external_id")
 
 
 def titled(text: str) -> str:
-    """*text* as a conversation's title is kept: as a reader sees it, and
-    ``TITLE_LIMIT`` characters at most."""
-    return cut(readable(text), TITLE_LIMIT)
+    """*text* as a conversation's title is kept: as a reader sees it (a lone
+    surrogate, which SQLite cannot hold, as U+FFFD), and ``TITLE_LIMIT``
+    characters at most."""
+    return cut(readable(scrub(text)), TITLE_LIMIT)
 
 
 def _conversation(row: Row) -> Conversation:
