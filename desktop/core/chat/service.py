@@ -462,7 +462,8 @@ class ChatService:
                 )
             except CompactionFailed as error:
                 log.warning("background compaction of %d failed: %s", conversation.id, error)
-        self.compactor.purge_archived(settings.archive_days, now)
+        if self.compactor.purge_archived(settings.archive_days, now):
+            self._finish_rewrite()  # their words leave the search index and the file
         return compacted
 
     def _reply(self, turn: Turn, listener: TurnListener, kind: ReplyKind) -> None:

@@ -587,15 +587,20 @@ class ConversationStore:
 
     def purge_archived(self, archived_before: float) -> int:
         """Delete messages archived before *archived_before*; how many went.
-        Messages not harvested yet stay until they are (unless off the record)."""
+        Messages not harvested yet stay until they are (unless off the record).
+        Their words are to leave the search index and the WAL too
+        (``rewrote``): the caller finishes it (``finish_rewrite``)."""
         with self._db.transaction() as tx:
-            return tx.execute(
+            purged = tx.execute(
                 "DELETE FROM messages WHERE archived_at IS NOT NULL AND archived_at < ?"
                 " AND conversation_id IN (SELECT c.id FROM conversations c"
                 "  WHERE c.off_record"
                 "  OR messages.id <= coalesce(c.harvested_through_message_id, 0))",
                 (archived_before,),
             ).rowcount
+            if purged:
+                self.rewrote(tx)
+        return purged
 
     def harvest_backlog(self) -> builtins.list[HarvestBacklog]:
         """Conversations on the record with user messages not harvested yet."""

@@ -1,5 +1,6 @@
-"""Round 29: a message replaced by an edit, or an answer replaced by
-*Regenerate*, kept its words in the database file.  The row went (with
+"""Round 29: a message replaced by an edit, an answer replaced by
+*Regenerate*, or a summarised message deleted once its days were over,
+kept its words in the database file.  The row went (with
 ``secure_delete`` its page is zeroed) but the full-text index keeps a
 deleted row's words in its segments until they are merged; since
 migration 16 the index is contentless and its words are plain bytes of
@@ -62,4 +63,28 @@ def test_an_answer_regenerated_leaves_none_of_its_words_in_the_file(
     model.queue("Something plain.")
     chat.run(turn, Recorder())
 
+    assert _words_in_file(database, text) == []
+
+
+@pytest.mark.parametrize("text", SAID)
+def test_a_summarised_message_deleted_after_its_days_leaves_none_of_its_words_in_the_file(
+    chat: ChatService, model: ScriptedChatModel, database: Database, text: str
+) -> None:
+    conversation_id = _talked(chat, model)
+    model.queue("Sure.")
+    chat.run(chat.send(conversation_id, text), Recorder())
+    with database.transaction() as tx:  # summarised and learned from a year ago
+        tx.execute(
+            "UPDATE messages SET archived_at = 1 WHERE conversation_id = ?", (conversation_id,)
+        )
+        tx.execute(
+            "UPDATE conversations SET harvested_through_message_id ="
+            " (SELECT max(id) FROM messages) WHERE id = ?",
+            (conversation_id,),
+        )
+    assert _words_in_file(database, text) == list(WORDS[text])
+
+    chat.compact_idle()
+
+    assert not [m for m in chat.history(conversation_id) if m.content == text]
     assert _words_in_file(database, text) == []
