@@ -329,7 +329,6 @@ class ChatService:
                 self._conversations.delete_messages_from(
                     conversation_id, replacing.id, keep=_KEPT, tx=tx
                 )
-                self._conversations.rewrote(tx)  # its words leave the index and the WAL
             message = self._conversations.add_message(
                 conversation_id, "user", cleaned.text, metadata=metadata, tx=tx
             )
@@ -416,11 +415,7 @@ class ChatService:
         asked = self.last_user_message(conversation_id)
         if asked is None:
             return None
-        with self._conversations.transaction() as tx:
-            self._conversations.delete_messages_from(
-                conversation_id, asked.id + 1, keep=_KEPT, tx=tx
-            )
-            self._conversations.rewrote(tx)  # its words leave the index as the turn runs
+        self._conversations.delete_messages_from(conversation_id, asked.id + 1, keep=_KEPT)
         return Turn(conversation_id, asked, seed=False, replaced=True)
 
     def edit_last(self, conversation_id: int, text: str) -> Turn:
@@ -893,6 +888,7 @@ class ChatService:
         except ReverieError:
             if source is not None:  # nothing was kept, so there is nothing to source
                 self._conversations.delete_messages_from(source.conversation_id, source.id)
+                self._finish_rewrite()
             raise
         if source is None:
             return remembered

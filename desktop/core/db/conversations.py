@@ -395,16 +395,21 @@ class ConversationStore:
         conversation (a reply to regenerate, a message to edit), except those
         of a kind in *keep* (a greeting stored after a message sent while it
         was written, a reminder said meanwhile); how many.  In *tx*, a
-        caller's transaction, it commits with what replaces them (an edit)."""
+        caller's transaction, it commits with what replaces them (an edit).
+        Their words are to leave the search index and the WAL too
+        (``rewrote``): the caller finishes it (``finish_rewrite``)."""
         kinds = ", ".join("?" * len(keep))
         unkept = f" AND coalesce(json_extract(metadata, '$.kind'), '') NOT IN ({kinds})"
         with self._db.writing(tx) as writing:
             self._touch(writing, conversation_id, self._clock())
-            return writing.execute(
+            removed = writing.execute(
                 "DELETE FROM messages WHERE conversation_id = ? AND id >= ?"
                 + (unkept if keep else ""),
                 (conversation_id, message_id, *keep),
             ).rowcount
+            if removed:
+                self.rewrote(writing)
+        return removed
 
     def add_message(
         self,
