@@ -410,16 +410,24 @@ class ArchiveRows:
             made.setdefault(row[0], []).append(int(row[1]))
         return made
 
-    def memories_by_origin(self) -> dict[tuple[Any, Any], int]:
-        """The id of each memory by when it was made and the text it was made
-        with (its history's 'add', else its text): the same memory after an
-        edit (the lowest id when several share them)."""
-        found = self._db.fetch_all(
-            "SELECT m.created_at, coalesce((SELECT h.new_content FROM memory_history h"
-            " WHERE h.memory_id = m.id AND h.operation = 'add' ORDER BY h.id LIMIT 1),"
-            " m.content), m.id FROM memories m ORDER BY m.id DESC"
-        )
-        return {(row[0], row[1]): int(row[2]) for row in found}
+    def memories_by_origin(self) -> Iterator[tuple[Any, str, int]]:
+        """When each memory was made, the text it was made with (its
+        history's 'add', else its text) and its id, the highest id first
+        (the same memory after an edit: the lowest id is the one kept);
+        read a page at a time, never all held."""
+        before = None
+        while True:
+            page = self._db.fetch_all(
+                "SELECT m.created_at, coalesce((SELECT h.new_content FROM memory_history h"
+                " WHERE h.memory_id = m.id AND h.operation = 'add' ORDER BY h.id LIMIT 1),"
+                " m.content), m.id FROM memories m WHERE m.id < coalesce(?, m.id + 1)"
+                " ORDER BY m.id DESC LIMIT ?",
+                (before, _PAGE),
+            )
+            yield from ((row[0], str(row[1]), int(row[2])) for row in page)
+            if len(page) < _PAGE:
+                return
+            before = int(page[-1][2])
 
     def iter_tables(self) -> Iterator[ArchivedTable]:
         return iter(ARCHIVED)

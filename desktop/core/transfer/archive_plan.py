@@ -256,13 +256,14 @@ def _digest(value: Any) -> bytes:
 
 def _memories(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
     """The memories there already: made at the same time with the same text,
-    whatever they say now (``ArchiveRows.memories_by_origin``)."""
+    whatever they say now (``ArchiveRows.memories_by_origin``), each one's
+    text held as a digest."""
     made_with: dict[int, tuple[int, bytes]] = {}  # the first "add" of each, as a digest
     for entry in archive.tables["memory_history"]:
         first = made_with.get(entry["memory_id"])
         if entry["operation"] == "add" and (first is None or int(entry["id"]) < first[0]):
             made_with[entry["memory_id"]] = (int(entry["id"]), _digest(entry["new_content"]))
-    there = {(at, _digest(text)): found for (at, text), found in rows.memories_by_origin().items()}
+    there = {(at, _digest(text)): found for at, text, found in rows.memories_by_origin()}
     added: set[int] = set()
     present: dict[int, int] = {}
     for row in archive.tables["memories"]:
