@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from desktop.core.db import Database
+from desktop.core.db.connection import Params, Row
 
 
 def statements_of(work: Callable[[], object], database: Database) -> list[str]:
@@ -17,3 +18,22 @@ def statements_of(work: Callable[[], object], database: Database) -> list[str]:
     finally:
         database._connection.set_trace_callback(None)
     return statements
+
+
+def rows_read_by(work: Callable[[], object], database: Database) -> int:
+    """How many rows *work* read from *database* (its queries' results, all told)."""
+    read = database._fetch
+    rows = 0
+
+    def counted(sql: str, params: Params, *, one: bool) -> list[Row]:
+        nonlocal rows
+        found = read(sql, params, one=one)
+        rows += len(found)
+        return found
+
+    database._fetch = counted  # type: ignore[method-assign]  # this database's reads alone, for *work*
+    try:
+        work()
+    finally:
+        del database._fetch
+    return rows

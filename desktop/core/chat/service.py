@@ -181,6 +181,9 @@ class Turn:
     rewrote: int = 0
     """How many messages said before took a secret out that this one named:
     the transcript shows them again."""
+    replaced: bool = False
+    """An answer was removed to be given again (*Regenerate*): its words
+    leave the search indexes and the WAL as the turn runs, off the UI thread."""
 
     def cancel(self) -> None:
         self.control.cancel()
@@ -344,8 +347,9 @@ class ChatService:
                 found, lambda stored: without(stored, found), tx
             ):
                 self._conversations.rewrote(tx)  # the old words leave the WAL too
-        if found:
+        if found or replacing is not None:
             self._finish_rewrite()
+        if found:
             self._take_out_of_skills(found)
         self._title_from_first_message(conversation_id, cleaned.text, replacing)
         kinds = (*cleaned.kinds, *("password" for _ in cleaned.earlier))
@@ -363,11 +367,12 @@ class ChatService:
             log.warning("a secret named later could not be taken out of the skills: %s", error)
 
     def _finish_rewrite(self) -> None:
-        """Drop the old words of what a message took out from the search
-        indexes and the WAL.  The message is stored by now and this is
-        queued for the next start (``ConversationStore.rewrote``), so a full
-        disk or a busy file here is logged, not said as the message not
-        sent: sent again, it would be stored twice."""
+        """Drop the old words of what a message took out, or of the messages
+        an edit or *Regenerate* replaced, from the search indexes and the
+        WAL.  The message is stored by now and this is queued for the next
+        start (``ConversationStore.rewrote``), so a full disk or a busy file
+        here is logged, not said as the message not sent: sent again, it
+        would be stored twice."""
         try:
             finished = self._conversations.finish_rewrite()
         except EnvironmentProblem as error:  # says where and why, not what was written
@@ -381,15 +386,13 @@ class ChatService:
     def greeting(self, conversation_id: int) -> Turn | None:
         """The turn that greets the user in a conversation nothing was said
         in yet (None once anything was)."""
-        if self._conversations.messages(conversation_id, include_archived=True):
+        if self._conversations.has_messages(conversation_id):
             return None
         return Turn(conversation_id, None, seed=True)
 
     def last_user_message(self, conversation_id: int) -> Message | None:
         """The user's latest message, if nothing after it was summarised away."""
-        messages = self._conversations.messages(conversation_id)
-        said = [m for m in messages if m.role == "user" and not is_command(m)]
-        return said[-1] if said else None
+        return self._conversations.last_said(conversation_id, "user", unless=COMMAND)
 
     def last_answer(self, conversation_id: int) -> Message | None:
         """The model's answer to the user's latest message, which ``regenerate``
@@ -401,8 +404,8 @@ class ChatService:
             return None
         answers = [
             m
-            for m in self._conversations.messages(conversation_id)
-            if m.id > asked.id and m.role == "assistant" and kind_of(m) not in _KEPT
+            for m in self._conversations.messages(conversation_id, after=asked.id)
+            if m.role == "assistant" and kind_of(m) not in _KEPT
         ]
         return answers[-1] if answers else None
 
@@ -413,7 +416,7 @@ class ChatService:
         if asked is None:
             return None
         self._conversations.delete_messages_from(conversation_id, asked.id + 1, keep=_KEPT)
-        return Turn(conversation_id, asked, seed=False)
+        return Turn(conversation_id, asked, seed=False, replaced=True)
 
     def edit_last(self, conversation_id: int, text: str) -> Turn:
         """Replace the user's latest message (and everything after it) with
@@ -423,6 +426,8 @@ class ChatService:
 
     def run(self, turn: Turn, listener: TurnListener) -> None:
         """Run *turn*: the greeting or the answer, streamed to *listener*."""
+        if turn.replaced:
+            self._finish_rewrite()
         if turn.seed:
             prompt = self._prompts.seed_prompt(self._chat_settings.language)
             self._conversations.add_message(turn.conversation_id, "event", prompt, metadata=_SEED)
@@ -452,7 +457,8 @@ class ChatService:
                 )
             except CompactionFailed as error:
                 log.warning("background compaction of %d failed: %s", conversation.id, error)
-        self.compactor.purge_archived(settings.archive_days, now)
+        if self.compactor.purge_archived(settings.archive_days, now):
+            self._finish_rewrite()  # their words leave the search index and the file
         return compacted
 
     def _reply(self, turn: Turn, listener: TurnListener, kind: ReplyKind) -> None:
@@ -882,6 +888,7 @@ class ChatService:
         except ReverieError:
             if source is not None:  # nothing was kept, so there is nothing to source
                 self._conversations.delete_messages_from(source.conversation_id, source.id)
+                self._finish_rewrite()
             raise
         if source is None:
             return remembered

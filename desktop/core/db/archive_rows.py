@@ -258,6 +258,8 @@ NOT_ARCHIVED: dict[str, str] = {
 full-text index, ``*_fts*``, is always left out: triggers rebuild it).
 ``tests/unit/core/db/test_archive_rows.py`` fails on a table or column in
 neither list: a migration adding one decides here whether it travels."""
+_PAGE = 100
+"""Rows read at once where a table's rows are gone through one by one."""
 HOLDING_DATA = ("conversations", "memories", "tasks", "skills", "dream_runs", "workers")
 """A database without a row in any of these holds nothing of the user's yet."""
 
@@ -370,15 +372,26 @@ class ArchiveRows:
         )
         return None if found is None else int(found)
 
-    def messages_of(self, conversation_id: int) -> list[dict[str, Any]]:
-        """A conversation's messages, in order, with the archived columns."""
+    def messages_of(
+        self, conversation_id: int, limit: int | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """A conversation's messages (its first *limit*, if given), in order,
+        with the archived columns: read a page at a time, never all held (a
+        conversation of 50,000 grew an import's memory by 50 MiB)."""
         table = TABLES["messages"]
-        found = self._db.fetch_all(
-            f"SELECT {', '.join(table.columns)} FROM messages WHERE conversation_id = ?"
-            " ORDER BY id",
-            (conversation_id,),
-        )
-        return [dict(zip(table.columns, row, strict=True)) for row in found]
+        wanted, after = limit, 0
+        while wanted is None or wanted > 0:
+            size = _PAGE if wanted is None else min(wanted, _PAGE)
+            page = self._db.fetch_all(
+                f"SELECT {', '.join(table.columns)} FROM messages"
+                " WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?",
+                (conversation_id, after, size),
+            )
+            yield from (dict(zip(table.columns, row, strict=True)) for row in page)
+            if len(page) < size:
+                return
+            after = int(page[-1]["id"])
+            wanted = None if wanted is None else wanted - len(page)
 
     def ids_by(self, table: str, columns: Sequence[str]) -> dict[tuple[Any, ...], int]:
         """The id of each row of *table* by the values of *columns* (the lowest
@@ -397,16 +410,24 @@ class ArchiveRows:
             made.setdefault(row[0], []).append(int(row[1]))
         return made
 
-    def memories_by_origin(self) -> dict[tuple[Any, Any], int]:
-        """The id of each memory by when it was made and the text it was made
-        with (its history's 'add', else its text): the same memory after an
-        edit (the lowest id when several share them)."""
-        found = self._db.fetch_all(
-            "SELECT m.created_at, coalesce((SELECT h.new_content FROM memory_history h"
-            " WHERE h.memory_id = m.id AND h.operation = 'add' ORDER BY h.id LIMIT 1),"
-            " m.content), m.id FROM memories m ORDER BY m.id DESC"
-        )
-        return {(row[0], row[1]): int(row[2]) for row in found}
+    def memories_by_origin(self) -> Iterator[tuple[Any, str, int]]:
+        """When each memory was made, the text it was made with (its
+        history's 'add', else its text) and its id, the highest id first
+        (the same memory after an edit: the lowest id is the one kept);
+        read a page at a time, never all held."""
+        before = None
+        while True:
+            page = self._db.fetch_all(
+                "SELECT m.created_at, coalesce((SELECT h.new_content FROM memory_history h"
+                " WHERE h.memory_id = m.id AND h.operation = 'add' ORDER BY h.id LIMIT 1),"
+                " m.content), m.id FROM memories m WHERE m.id < coalesce(?, m.id + 1)"
+                " ORDER BY m.id DESC LIMIT ?",
+                (before, _PAGE),
+            )
+            yield from ((row[0], str(row[1]), int(row[2])) for row in page)
+            if len(page) < _PAGE:
+                return
+            before = int(page[-1][2])
 
     def iter_tables(self) -> Iterator[ArchivedTable]:
         return iter(ARCHIVED)

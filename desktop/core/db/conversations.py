@@ -141,9 +141,10 @@ _IMPORT_COLUMNS = ("imported_from", "external_id")
 
 
 def titled(text: str) -> str:
-    """*text* as a conversation's title is kept: as a reader sees it, and
-    ``TITLE_LIMIT`` characters at most."""
-    return cut(readable(text), TITLE_LIMIT)
+    """*text* as a conversation's title is kept: as a reader sees it (a lone
+    surrogate, which SQLite cannot hold, as U+FFFD), and ``TITLE_LIMIT``
+    characters at most."""
+    return cut(readable(scrub(text)), TITLE_LIMIT)
 
 
 def _conversation(row: Row) -> Conversation:
@@ -394,16 +395,21 @@ class ConversationStore:
         conversation (a reply to regenerate, a message to edit), except those
         of a kind in *keep* (a greeting stored after a message sent while it
         was written, a reminder said meanwhile); how many.  In *tx*, a
-        caller's transaction, it commits with what replaces them (an edit)."""
+        caller's transaction, it commits with what replaces them (an edit).
+        Their words are to leave the search index and the WAL too
+        (``rewrote``): the caller finishes it (``finish_rewrite``)."""
         kinds = ", ".join("?" * len(keep))
         unkept = f" AND coalesce(json_extract(metadata, '$.kind'), '') NOT IN ({kinds})"
         with self._db.writing(tx) as writing:
             self._touch(writing, conversation_id, self._clock())
-            return writing.execute(
+            removed = writing.execute(
                 "DELETE FROM messages WHERE conversation_id = ? AND id >= ?"
                 + (unkept if keep else ""),
                 (conversation_id, message_id, *keep),
             ).rowcount
+            if removed:
+                self.rewrote(writing)
+        return removed
 
     def add_message(
         self,
@@ -444,15 +450,38 @@ class ConversationStore:
             )
 
     def messages(
-        self, conversation_id: int, include_archived: bool = False
+        self, conversation_id: int, include_archived: bool = False, after: int = 0
     ) -> builtins.list[Message]:
-        """The messages of a conversation in the order they were added."""
+        """The messages of a conversation in the order they were added (those
+        after message *after*, if given)."""
         rows = self._db.fetch_all(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ?"
-            " AND (? OR m.archived_at IS NULL) ORDER BY m.id",
-            (conversation_id, int(include_archived)),
+            " AND m.id > ? AND (? OR m.archived_at IS NULL) ORDER BY m.id",
+            (conversation_id, after, int(include_archived)),
         )
         return [_message(row) for row in rows]
+
+    def has_messages(self, conversation_id: int) -> bool:
+        """Whether anything was said in the conversation (archived or not)."""
+        return bool(
+            self._db.fetch_value(
+                "SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?)",
+                (conversation_id,),
+            )
+        )
+
+    def last_said(self, conversation_id: int, role: MessageRole, unless: str) -> Message | None:
+        """The conversation's latest message of *role* not of the kind
+        *unless*, unless it was summarised away (archived); read alone, not
+        with the whole conversation (each report of background work read it
+        five times)."""
+        row = self._db.fetch_one(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ?"
+            " AND m.role = ? AND m.archived_at IS NULL"
+            " AND json_extract(m.metadata, '$.kind') IS NOT ? ORDER BY m.id DESC LIMIT 1",
+            (conversation_id, role, unless),
+        )
+        return None if row is None else _message(row)
 
     def last_messages(
         self, conversation_id: int, before: int | None = None
@@ -563,15 +592,20 @@ class ConversationStore:
 
     def purge_archived(self, archived_before: float) -> int:
         """Delete messages archived before *archived_before*; how many went.
-        Messages not harvested yet stay until they are (unless off the record)."""
+        Messages not harvested yet stay until they are (unless off the record).
+        Their words are to leave the search index and the WAL too
+        (``rewrote``): the caller finishes it (``finish_rewrite``)."""
         with self._db.transaction() as tx:
-            return tx.execute(
+            purged = tx.execute(
                 "DELETE FROM messages WHERE archived_at IS NOT NULL AND archived_at < ?"
                 " AND conversation_id IN (SELECT c.id FROM conversations c"
                 "  WHERE c.off_record"
                 "  OR messages.id <= coalesce(c.harvested_through_message_id, 0))",
                 (archived_before,),
             ).rowcount
+            if purged:
+                self.rewrote(tx)
+        return purged
 
     def harvest_backlog(self) -> builtins.list[HarvestBacklog]:
         """Conversations on the record with user messages not harvested yet."""

@@ -167,17 +167,11 @@ class SyncReport:
 def skill_name(raw: str) -> str:
     """*raw* as a skill name that is also a safe file name on every system;
     ``SkillRefused`` says why one cannot be."""
-    # NFKC folds look-alikes (full-width letters, ligatures) into one
-    # spelling; invisible format characters (zero-width joiners) go.
-    name = unicodedata.normalize("NFKC", scrub(raw))
-    name = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
-    name = " ".join(name.split())
-    if name.casefold().endswith(SUFFIX):
-        name = name[: -len(SUFFIX)].rstrip()
+    name = _spelled(raw)
     if not name:
         raise SkillRefused("A skill needs a name.")
     if len(name) > NAME_CHARS:
-        raise SkillRefused(f"A skill name is at most {NAME_CHARS} characters; {name!r} is longer.")
+        raise _name_too_long(name)
     if (size := len(name.encode("utf-8"))) > NAME_BYTES:
         # Checked here, where create, rename and a sync all name a skill: a
         # name accepted once can always be written again.
@@ -206,6 +200,25 @@ def summary_of(text: str) -> str:
             line = redact(line).text
             return cut(line, SUMMARY_CHARS)
     return ""
+
+
+def _spelled(raw: str) -> str:
+    """*raw* spelled as a skill's name: NFKC folds look-alikes (full-width
+    letters, ligatures) into one spelling; invisible format characters
+    (zero-width joiners) go, and so does a trailing file suffix."""
+    name = unicodedata.normalize("NFKC", scrub(raw))
+    name = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
+    name = " ".join(name.split())
+    if name.casefold().endswith(SUFFIX):
+        name = name[: -len(SUFFIX)].rstrip()
+    return name
+
+
+def _name_too_long(name: str) -> SkillRefused:
+    # Its length, not the name: a megabyte pasted as a name was quoted whole.
+    return SkillRefused(
+        f"A skill name is at most {NAME_CHARS} characters; this one has {len(name):,}."
+    )
 
 
 def file_text(text: str, redactor: Callable[[str], Redacted] = redact) -> str:
@@ -372,7 +385,7 @@ class SkillLibrary:
     def create(self, name: str, text: str, *, draft: bool = False) -> Skill:
         """A new skill (a draft, for the user to accept or reject, if *draft*).
         The name of a deleted skill may be taken again: its uses carry over."""
-        name, text = skill_name(self._redact.text(name)), file_text(text, self._redact)
+        name, text = self._named(name), file_text(text, self._redact)
         status: SkillStatus = "draft" if draft else "active"
         with self._lock:
             self.sync()  # a file of that name made by hand is a skill already
@@ -389,6 +402,14 @@ class SkillLibrary:
             except BaseException:
                 path.unlink(missing_ok=True)
                 raise
+
+    def _named(self, raw: str) -> str:
+        """*raw* as a skill's name, its secrets taken out (``skill_name``);
+        one too long however they are is refused unread (a megabyte pasted
+        as a name was read for secrets for 6 s, then refused)."""
+        if past_any_redaction(spelled := _spelled(raw), NAME_CHARS):
+            raise _name_too_long(spelled)
+        return skill_name(self._redact.text(raw))
 
     def update_text(self, skill_id: int, text: str, *, expected: str | None = None) -> Skill:
         """Replace the skill's text; its summary follows the new first line.
@@ -429,7 +450,7 @@ class SkillLibrary:
         return changed
 
     def rename(self, skill_id: int, new_name: str) -> Skill:
-        name = skill_name(self._redact.text(new_name))
+        name = self._named(new_name)
         with self._lock:
             self.sync()
             skill = self._require(skill_id, ("active", "draft"))

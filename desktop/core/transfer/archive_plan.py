@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import Any
 
 from desktop.core.db.archive_rows import ARCHIVED, ArchiveRows
@@ -180,18 +181,15 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
     for conversation in archive.tables["conversations"]:
         old = int(conversation["id"])
         messages = by_conversation.get(old, [])
-        said = [s for _, s in messages]
         for candidate, title in rows.conversations_started(conversation["created_at"]):
             if candidate in present.values() or (
-                not said and title != titled(str(conversation["title"]))
+                not messages and title != titled(str(conversation["title"]))
             ):
                 continue
-            theirs = rows.messages_of(candidate)[: len(said)]
-            if [_said(m) for m in theirs] == said:  # the same, or gone on here since
+            theirs = _saying(rows, candidate, messages)
+            if theirs is not None:  # the same, or gone on here since
                 present[old] = candidate
-                present_messages.update(
-                    (m, int(t["id"])) for (m, _), t in zip(messages, theirs, strict=True)
-                )
+                present_messages.update(zip((m for m, _ in messages), theirs, strict=True))
                 break
         else:
             source, external = conversation["imported_from"], conversation["external_id"]
@@ -200,7 +198,7 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
                 added.add(old)
                 continue
             present[old] = there
-            present_messages.update(_same_messages(messages, rows.messages_of(there)))
+            present_messages.update(_same_messages(messages, _said_in(rows, there)))
             differing += 1
     plan.added_ids["conversations"] = added
     plan.present["conversations"] = present
@@ -213,14 +211,38 @@ def _conversations(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> Non
 
 
 def _same_messages(
-    messages: Sequence[tuple[int, bytes]], theirs: Sequence[Mapping[str, Any]]
+    messages: Sequence[tuple[int, bytes]], theirs: Sequence[tuple[int, bytes]]
 ) -> dict[int, int]:
     """The archive id of each of *messages* (its id and what it said) said
     in *theirs* too (the same role, text and time), and its id there."""
     waiting: dict[bytes, list[int]] = {}
-    for message in theirs:
-        waiting.setdefault(_said(message), []).append(int(message["id"]))
+    for their_id, said in theirs:
+        waiting.setdefault(said, []).append(their_id)
     return {message: waiting[said].pop(0) for message, said in messages if waiting.get(said)}
+
+
+def _saying(
+    rows: ArchiveRows, conversation_id: int, messages: Sequence[tuple[int, bytes]]
+) -> list[int] | None:
+    """The ids of the first messages of *conversation_id* here if they say
+    what *messages* (each one's id and what it said) say, in order; None if
+    they do not.  Read as they are compared, never all held."""
+    theirs: list[int] = []
+    for (_, said), message in zip_longest(
+        messages, rows.messages_of(conversation_id, len(messages))
+    ):
+        if message is None or _said(message) != said:
+            return None
+        theirs.append(int(message["id"]))
+    return theirs
+
+
+def _said_in(
+    rows: ArchiveRows, conversation_id: int, limit: int | None = None
+) -> list[tuple[int, bytes]]:
+    """The id of each message of *conversation_id* here (its first *limit*)
+    and what it said, as a digest: its text is not held."""
+    return [(int(m["id"]), _said(m)) for m in rows.messages_of(conversation_id, limit)]
 
 
 def _said(message: Mapping[str, Any]) -> bytes:
@@ -234,13 +256,14 @@ def _digest(value: Any) -> bytes:
 
 def _memories(archive: Archive, rows: ArchiveRows, plan: ImportPlan) -> None:
     """The memories there already: made at the same time with the same text,
-    whatever they say now (``ArchiveRows.memories_by_origin``)."""
+    whatever they say now (``ArchiveRows.memories_by_origin``), each one's
+    text held as a digest."""
     made_with: dict[int, tuple[int, bytes]] = {}  # the first "add" of each, as a digest
     for entry in archive.tables["memory_history"]:
         first = made_with.get(entry["memory_id"])
         if entry["operation"] == "add" and (first is None or int(entry["id"]) < first[0]):
             made_with[entry["memory_id"]] = (int(entry["id"]), _digest(entry["new_content"]))
-    there = {(at, _digest(text)): found for (at, text), found in rows.memories_by_origin().items()}
+    there = {(at, _digest(text)): found for at, text, found in rows.memories_by_origin()}
     added: set[int] = set()
     present: dict[int, int] = {}
     for row in archive.tables["memories"]:

@@ -116,21 +116,13 @@ class WorkerPrompts:
             "failed", id=str(worker.id), objective=objective, reason=_reason(worker)
         )
 
+    def together_report(self, workers: Sequence[Worker]) -> str:
+        """One system event for first hops that ended at once (a cancel, or
+        a failure, and every worker waiting on it): one report, not one each."""
+        return self._section("together", count=str(len(workers)), lines=self._lines(workers))
+
     def children_report(self, parent_id: int, children: Sequence[Worker]) -> str:
         """One system event for every worker *parent_id* started."""
-        lines = [
-            self._section(
-                "child_completed",
-                id=str(c.id),
-                objective=_one_line(c.objective),
-                result=_safe(c.result or ""),
-            )
-            if c.state == "completed"
-            else self._section(
-                "child_failed", id=str(c.id), objective=_one_line(c.objective), reason=_reason(c)
-            )
-            for c in children
-        ]
         return self._section(
             "children",
             id=str(parent_id),
@@ -139,7 +131,23 @@ class WorkerPrompts:
                 if len(children) == 1
                 else f"{len(children)} workers, which have all ended"
             ),
-            lines="\n".join(lines),
+            lines=self._lines(children),
+        )
+
+    def _lines(self, workers: Sequence[Worker]) -> str:
+        """A line for each of *workers*, how it ended."""
+        return "\n".join(
+            self._section(
+                "child_completed",
+                id=str(w.id),
+                objective=_one_line(w.objective),
+                result=_safe(w.result or ""),
+            )
+            if w.state == "completed"
+            else self._section(
+                "child_failed", id=str(w.id), objective=_one_line(w.objective), reason=_reason(w)
+            )
+            for w in workers
         )
 
 

@@ -34,6 +34,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, tzinfo
+from functools import partial
 from typing import Any, Protocol
 
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
@@ -452,28 +453,50 @@ class Workers:
         self._changed()
 
     def _after_ends(self, ended: Sequence[int]) -> None:
-        """Report every first hop among *ended* whose report is due."""
+        """Report every first hop among *ended* whose report is due: the
+        workers a worker started together, once all ended; the others of
+        one conversation in one report (a cancel ends a whole chain)."""
+        alone: dict[int, builtins.list[int]] = {}
         for worker_id in dict.fromkeys(ended):
             worker = self._store.get(worker_id)
             if worker is None or worker.continuation_of is not None or worker.state not in FINAL:
                 continue
+            if worker.parent_id is None:
+                alone.setdefault(worker.conversation_id, []).append(worker.id)
+                continue
             with self._store.transaction() as tx:
-                if worker.parent_id is None:
-                    taken = [worker] if self._store.take_report(worker.id, tx) else []
-                else:
-                    taken = self._store.take_children_report(worker.parent_id, tx)
-                if not taken:
-                    continue
-                if worker.parent_id is None:
-                    text = self._prompts.report(self._store.get(worker.id, tx) or worker)
-                else:
+                taken = self._store.take_children_report(worker.parent_id, tx)
+                if taken:
                     text = self._prompts.children_report(worker.parent_id, taken)
-                ids = tuple(w.id for w in taken)
-                self._reporter.report(worker.conversation_id, text, ids, tx)
-            for action in self._on_report:
-                action(worker.conversation_id)
+                    self._report(worker.conversation_id, text, taken, tx)
+        for conversation_id, ids in alone.items():
+            self._report_together(conversation_id, ids)
         if ended:
             self._changed()
+
+    def _report_together(self, conversation_id: int, ids: Sequence[int]) -> None:
+        """Report the first hops *ids* of *conversation_id* not reported
+        yet: one alone, several in one report (cancelling the first of a
+        chain of 300 wrote 300 reports into the chat)."""
+        with self._store.transaction() as tx:
+            taken = [self._store.get(i, tx) for i in ids if self._store.take_report(i, tx)]
+            ended = [worker for worker in taken if worker is not None]
+            if not ended:
+                return
+            if len(ended) == 1:
+                text = self._prompts.report(ended[0])
+            else:
+                text = self._prompts.together_report(ended)
+            self._report(conversation_id, text, ended, tx)
+
+    def _report(
+        self, conversation_id: int, text: str, workers: Sequence[Worker], tx: Transaction
+    ) -> None:
+        """Say *text* about *workers* into *conversation_id*, in *tx*; the
+        windows are told once it commits (``when_reported``)."""
+        self._reporter.report(conversation_id, text, tuple(w.id for w in workers), tx)
+        for action in self._on_report:
+            tx.after_commit(partial(action, conversation_id))
 
     def _changed(self) -> None:
         self._tell(self._on_change)

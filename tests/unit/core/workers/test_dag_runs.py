@@ -50,7 +50,7 @@ def test_a_failed_dependency_fails_every_transitive_dependent_with_the_reason(
     assert "empty" in (world.get(chart).failure or "")
     assert "clean the data" not in world.model.asked
     assert "chart the data" not in world.model.asked
-    reported = sorted(ids[0] for _, _, ids in world.reports.made)
+    reported = sorted(i for _, _, ids in world.reports.made for i in ids)
     assert reported == [fetch, clean, chart, aside]
 
 

@@ -84,7 +84,7 @@ def test_after_three_continuations_the_whole_chain_fails_and_so_do_its_dependent
     assert "ran out of time (10 s) 4 times" in (world.get(endless).failure or "")
     assert world.states(after) == ["failed"]
     assert "after" not in world.model.asked
-    assert [ids for _, _, ids in world.reports.made] == [(endless,), (after,)]
+    assert [ids for _, _, ids in world.reports.made] == [(endless, after)]
 
 
 def test_only_a_full_worker_spawns_and_only_one_level_down(make_world: MakeWorld) -> None:
@@ -170,7 +170,7 @@ def test_cancelling_a_waiting_worker_fails_its_dependents_with_cancelled(
     assert world.states(first, second) == ["cancelled", "failed"]
     assert "was cancelled" in (world.get(second).failure or "")
     assert world.workers.ready() == [] and world.workers.next_wake() is None
-    assert [ids for _, _, ids in world.reports.made] == [(first,), (second,)]
+    assert [ids for _, _, ids in world.reports.made] == [(first, second)]
 
 
 def test_cancelling_a_running_worker_stops_it_and_nothing_overwrites_the_cancel(

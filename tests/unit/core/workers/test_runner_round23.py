@@ -48,7 +48,7 @@ def test_a_worker_whose_tool_raises_fails_saying_so_and_its_dependents_move_on(
     assert ending is not None and (ending.kind, ending.text) == ("failed", RUN_FAILED)
     assert world.get(fetch).failure == RUN_FAILED
     assert world.states(fetch, summary, aside) == ["failed", "failed", "completed"]
-    assert [ids for _, _, ids in world.reports.made] == [(fetch,), (summary,), (aside,)]
+    assert [ids for _, _, ids in world.reports.made] == [(fetch, summary), (aside,)]
 
 
 def fill_the_disk(database: Database) -> None:
