@@ -17,6 +17,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.backends.library import ModelLibrary
+from desktop.core.base.text import size_text
 from desktop.ui.widgets.worker import TaskDone, TaskFailed, WorkerThread
 from models.catalog import CatalogEntry
 from models.download import Downloader, DownloadProgress, DownloadState
@@ -122,4 +123,4 @@ class Downloads(QObject):
 
 
 def _kept(received: int) -> str:
-    return f"Paused; the {received / 1e6:.0f} MB downloaded so far are kept."
+    return f"Paused; the {size_text(received)} downloaded so far are kept."
