@@ -125,8 +125,9 @@ class ModelLibrary:
         estimates at *context* tokens."""
         found = [self._embedded_chat(context), self._embedded_embedder()]
         found += [self._catalog_option(entry, context) for entry in self.catalog.entries]
-        found += [self.added_option(Path(path), context) for path in added]
-        return found
+        added_options = (self.added_option(Path(path), context) for path in added)
+        # A file written twice (by hand: "/m//a.gguf" beside "/m/a.gguf") is one model.
+        return found + list({option.ref: option for option in added_options}.values())
 
     def added_option(self, path: Path, context: int) -> ModelOption:
         """A GGUF file the user added, read from its header (a bad file says why)."""
@@ -289,6 +290,16 @@ def model_path(ref: str | Path) -> Path:
             f"{ref} is in the home folder of a user this computer does not know.",
             "Correct the name after ~, or give the file's full path.",
         ) from error
+
+
+def names_file(written: str, ref: str) -> bool:
+    """Whether *written* (an entry of ``models.added`` as the settings hold
+    it: ``~/a.gguf``, ``/m//a.gguf``) names the added file whose option's
+    ref is *ref*."""
+    try:
+        return str(model_path(written)) == ref
+    except ModelUnavailable:  # a ~user unknown here: its option's ref is as written
+        return str(Path(written)) == ref
 
 
 def is_path(ref: str) -> bool:

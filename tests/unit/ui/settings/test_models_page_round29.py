@@ -1,18 +1,39 @@
-"""The Models page's word on a paused download (round 29): it said how many
-megabytes were kept, rounded, so a download paused before its first half
-megabyte read "Paused; the 0 MB downloaded so far are kept." (and a
-gigabyte-sized one "2500 MB"), though the bytes were there.  It now gives
-the size as every other size on the page is given."""
+"""The Models page in round 29.
+
+Its word on a paused download said how many megabytes were kept, rounded,
+so a download paused before its first half megabyte read "Paused; the 0 MB
+downloaded so far are kept." (and a gigabyte-sized one "2500 MB"), though
+the bytes were there.  It now gives the size as every other size on the
+page is given.
+
+A file listed twice in ``models.added`` (settings.json edited by hand, or
+``/models//a.gguf`` beside ``/models/a.gguf``) was a model of its own each
+time: two cards, each with Remove, and twice in every role's choices.  It
+is one file, listed once.  And Remove did nothing to a file written
+otherwise than the page names it (``~/a.gguf``, ``/models//a.gguf``): the
+page compared the names, not the files; every entry naming it goes now.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+from PySide6.QtWidgets import QComboBox
+from pytestqt.qtbot import QtBot
 
 from desktop.core.backends.library import ModelLibrary
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.secrets import SecretStore
+from desktop.core.base.settings import ModelSettings, Settings, load_settings
 from desktop.core.base.text import size_text
 from desktop.ui.settings.downloads import Downloads
+from desktop.ui.settings.model_cards import ModelCard
 from desktop.ui.settings.models_page import ModelsPage
 from tests.unit.ui.settings.test_models_page import (  # noqa: F401 (fixtures)
+    Saved,
+    _no_probe,
     catalog,
     hub,
     library,
@@ -35,3 +56,59 @@ def test_a_paused_download_says_the_size_it_kept(
 
     assert said == f"Paused; the {size_text(kept)} downloaded so far are kept."
     assert "0 MB" not in said
+
+
+def test_a_file_listed_twice_is_one_model_on_the_page(
+    qtbot: QtBot,
+    user_dirs: AppPaths,
+    library: ModelLibrary,  # noqa: F811 (a fixture)
+    secrets: SecretStore,  # noqa: F811 (a fixture)
+    smollm2_path: Path,
+) -> None:
+    file = str(smollm2_path)
+    twice = [file, file, f"{smollm2_path.parent}//{smollm2_path.name}"]
+    settings_file = user_dirs.settings_file
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text(json.dumps({"version": 2, "models": {"added": twice}}), "utf-8")
+
+    settings, problem = load_settings(settings_file)
+    downloads = Downloads(library, lambda: "http://127.0.0.1:9")
+    models_page = ModelsPage(settings, library, downloads, secrets, Saved(), _no_probe)
+    qtbot.addWidget(models_page)
+    try:
+        cards = models_page.findChildren(ModelCard)
+        chat = models_page.findChild(QComboBox, "backend-source")
+        assert chat is not None
+        choices = [chat.itemData(i) for i in range(chat.count())]
+    finally:
+        downloads.stop()
+
+    assert problem is None
+    assert [card.option.ref for card in cards if card.option.source == "added"] == [file]
+    assert choices.count(file) == 1
+
+
+@pytest.mark.parametrize("written", ["{folder}//{name}", "{folder}/./{name}", "~/{name}"])
+def test_remove_takes_out_a_file_as_it_was_written(
+    qtbot: QtBot,
+    library: ModelLibrary,  # noqa: F811 (a fixture)
+    secrets: SecretStore,  # noqa: F811 (a fixture)
+    smollm2_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    written: str,
+) -> None:
+    monkeypatch.setenv("HOME", str(smollm2_path.parent))
+    added = written.format(folder=smollm2_path.parent, name=smollm2_path.name)
+    settings = Settings().model_copy(
+        update={"models": ModelSettings(added=(added, "/elsewhere/other.gguf"))}
+    )
+    saved = Saved()
+    downloads = Downloads(library, lambda: "http://127.0.0.1:9")
+    models_page = ModelsPage(settings, library, downloads, secrets, saved, _no_probe)
+    qtbot.addWidget(models_page)
+    try:
+        models_page.cards[f"chat:{smollm2_path}"].remove_button.click()
+    finally:
+        downloads.stop()
+
+    assert saved.settings[-1].models.added == ("/elsewhere/other.gguf",)
