@@ -13,6 +13,7 @@ hides, and the controls that reorder text are still refused.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -81,3 +82,27 @@ def test_a_role_on_a_path_written_with_a_joiner_survives_a_start(
 def test_a_character_that_hides_or_reorders_is_still_refused(hidden: str) -> None:
     with pytest.raises(ValueError, match=f"U\\+{ord(hidden):04X}"):
         Backend(kind="local", model=f"/models/smol{hidden}lm.gguf")
+
+
+@pytest.mark.parametrize("written", ["{folder}/{name}", "{folder}//{name}", "~/{name}"])
+def test_list_names_the_file_a_role_uses_though_it_was_never_added(
+    user_dirs: AppPaths,
+    smollm2_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    written: str,
+) -> None:
+    mine = _second_name(smollm2_path, tmp_path / "mine.gguf")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    chat = [{"kind": "local", "model": written.format(folder=tmp_path, name=mine.name)}]
+    settings_file = user_dirs.settings_file
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text(json.dumps({"version": 2, "models": {"chat": chat}}), "utf-8")
+
+    assert main(["models", "list"]) == 0
+
+    rows = [line for line in capsys.readouterr().out.splitlines() if "mine.gguf" in line]
+    assert len(rows) == 1
+    assert rows[0].startswith(f"  {mine} ")
+    assert rows[0].endswith("installed  [chat, background]")

@@ -292,14 +292,14 @@ def model_path(ref: str | Path) -> Path:
         ) from error
 
 
-def names_file(written: str, ref: str) -> bool:
-    """Whether *written* (an entry of ``models.added`` as the settings hold
-    it: ``~/a.gguf``, ``/m//a.gguf``) names the added file whose option's
-    ref is *ref*."""
+def file_ref(written: str) -> str:
+    """The ref of the option for the file *written* names (an entry of
+    ``models.added``, or a local role's model, as the settings hold it:
+    ``~/a.gguf``, ``/m//a.gguf``)."""
     try:
-        return str(model_path(written)) == ref
-    except ModelUnavailable:  # a ~user unknown here: its option's ref is as written
-        return str(Path(written)) == ref
+        return str(model_path(written))
+    except ModelUnavailable:  # a ~user unknown here: the option's ref is as written
+        return str(Path(written))
 
 
 def is_path(ref: str) -> bool:

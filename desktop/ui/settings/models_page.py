@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.backends.library import ModelLibrary, ModelOption, names_file
+from desktop.core.backends.library import ModelLibrary, ModelOption, file_ref
 from desktop.core.backends.roles import api_key_name
 from desktop.core.base.secrets import SecretStore, SecretsUnavailable
 from desktop.core.base.settings import ModelSettings, Settings
@@ -298,7 +298,7 @@ class ModelsPage(QWidget):
 
     def _remove_added(self, ref: str) -> None:
         models = self._settings.models
-        kept = tuple(path for path in models.added if not names_file(path, ref))
+        kept = tuple(path for path in models.added if file_ref(path) != ref)
         self._save(
             self._settings.model_copy(update={"models": models.model_copy(update={"added": kept})})
         )
