@@ -12,6 +12,10 @@ time: two cards, each with Remove, and twice in every role's choices.  It
 is one file, listed once.  And Remove did nothing to a file written
 otherwise than the page names it (``~/a.gguf``, ``/models//a.gguf``): the
 page compared the names, not the files; every entry naming it goes now.
+
+A file whose path no role may name (a zero-width space in it) was added
+from the page, then refused by *Use these models*; ``reverie models add``
+refuses it at once, and so does the page now, saying why.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from tests.unit.ui.settings.test_models_page import (  # noqa: F401 (fixtures)
     catalog,
     hub,
     library,
+    page,
     paused,
     secrets,
     tiny,
@@ -112,3 +117,20 @@ def test_remove_takes_out_a_file_as_it_was_written(
         downloads.stop()
 
     assert saved.settings[-1].models.added == ("/elsewhere/other.gguf",)
+
+
+def test_a_file_no_role_could_use_is_not_added_and_says_why(
+    page: tuple[ModelsPage, Saved, Downloads],  # noqa: F811 (a fixture)
+    smollm2_path: Path,
+    tmp_path: Path,
+) -> None:
+    models_page, saved, _ = page
+    hidden = tmp_path / "smol\u200blm.gguf"  # a zero-width space: no role may name it
+    hidden.symlink_to(smollm2_path)
+
+    models_page.add_files([hidden])
+
+    assert saved.settings == []  # nothing added that Use these models would refuse
+    said = models_page.message.text()
+    assert "invisible or control character (U+200B)" in said
+    assert models_page.message.property("problem") is True
