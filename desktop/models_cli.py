@@ -187,7 +187,7 @@ def _roles_using(settings: Settings) -> dict[tuple[str, str], str]:
 def _download(library: ModelLibrary, settings: Settings, model_id: str, out: TextIO) -> int:
     entry = library.catalog.get(model_id)
     target = library.file_of(entry)
-    if target.is_file():
+    if library.catalog_option(entry, settings.models.context_length).installed:
         print(f"{entry.name} is already downloaded: {target}", file=out)
         return 0
     print(f"Downloading {entry.name} ({size_text(entry.size)}) to {target}", file=out)
@@ -340,7 +340,7 @@ def _chosen_backend(args: argparse.Namespace, library: ModelLibrary, settings: S
     except UnknownModel as error:
         raise _UsageError(str(error)) from error
     _check_kind(entry.kind, kind, entry.name)
-    if not library.file_of(entry).is_file():
+    if not library.catalog_option(entry, settings.models.context_length).installed:
         print(
             f"note: {entry.name} is not downloaded yet: reverie models download {entry.id}",
             file=sys.stderr,

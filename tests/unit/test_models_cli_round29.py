@@ -20,9 +20,12 @@ from pathlib import Path
 
 import pytest
 
+from desktop import models_cli
 from desktop.app import main
 from desktop.core.base.paths import AppPaths
-from desktop.core.base.settings import Backend, load_settings, save_settings
+from desktop.core.base.settings import Backend, Settings, load_settings, save_settings
+from tests.hub_server import HubServer
+from tests.unit.test_models_cli import _one_model_catalog
 
 _NAMED_WITH_JOINERS = [
     "\u0645\u062f\u0644\u200c\u0647\u0627/smol.gguf",  # Persian "models"
@@ -106,3 +109,36 @@ def test_list_names_the_file_a_role_uses_though_it_was_never_added(
     assert len(rows) == 1
     assert rows[0].startswith(f"  {mine} ")
     assert rows[0].endswith("installed  [chat, background]")
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_a_broken_copy_of_a_catalog_model_is_no_download_and_is_downloaded_again(
+    user_dirs: AppPaths,
+    smollm2_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    content = smollm2_path.read_bytes()[:3_000_000]  # a model's header and some weights
+    content += bytes(-len(content) % 1024)
+    with HubServer() as hub:
+        hub.add("someone/tiny-GGUF", "tiny-q4_k_m.gguf", content)
+        monkeypatch.setattr(
+            models_cli, "load_catalog", lambda: _one_model_catalog(tmp_path, content)
+        )
+        save_settings(
+            Settings.model_validate({"models": {"hub_endpoint": hub.endpoint}}),
+            user_dirs.settings_file,
+        )
+        placed = user_dirs.models_dir / "tiny-q4_k_m.gguf"
+        placed.parent.mkdir(parents=True)
+        placed.write_bytes(content[: len(content) // 2])  # a copy cut short (a crash, a cp)
+
+        assert main(["models", "list"]) == 0
+        [row] = [line for line in capsys.readouterr().out.splitlines() if "tiny " in line]
+        assert "problem: tiny-q4_k_m.gguf is not a usable GGUF model file" in row
+
+        assert main(["models", "download", "tiny"]) == 0
+
+    assert placed.read_bytes() == content
+    assert "already downloaded" not in capsys.readouterr().out
