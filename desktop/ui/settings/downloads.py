@@ -52,7 +52,8 @@ class Downloads(QObject):
         parent: QObject | None = None,
         downloader: Downloader | None = None,
     ) -> None:
-        """*endpoint* gives the Hub's address at the moment a download starts."""
+        """*endpoint* gives the Hub's address at the moment a download starts
+        (called on the downloads' thread: it only reads the settings)."""
         super().__init__(parent)
         self._library = library
         self._endpoint = endpoint
@@ -77,9 +78,11 @@ class Downloads(QObject):
         self._states[entry.id] = state
         self._order.append(entry.id)
         self.changed.emit(DownloadUpdate(entry.id, "queued"))
-        endpoint = self._endpoint()
 
         def download(_listener: object) -> DownloadUpdate:
+            # The Hub as the settings name it now: a mirror set while this
+            # one waited its turn is the one asked.
+            endpoint = self._endpoint()
             try:
                 path = self._library.download(
                     entry, state, endpoint=endpoint, downloader=self._downloader
