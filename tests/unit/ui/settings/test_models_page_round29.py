@@ -13,6 +13,11 @@ is one file, listed once.  And Remove did nothing to a file written
 otherwise than the page names it (``~/a.gguf``, ``/models//a.gguf``): the
 page compared the names, not the files; every entry naming it goes now.
 
+A role on a file the settings write otherwise than the page names it
+(``~/a.gguf``) showed that file twice in its choices, once by its name and
+once as the path written; it is the added file's choice now, and left as
+it is the role is saved as it was written.
+
 A file whose path no role may name (a zero-width space in it) was added
 from the page, then refused by *Use these models*; ``reverie models add``
 refuses it at once, and so does the page now, saying why.
@@ -30,11 +35,12 @@ from pytestqt.qtbot import QtBot
 from desktop.core.backends.library import ModelLibrary
 from desktop.core.base.paths import AppPaths
 from desktop.core.base.secrets import SecretStore
-from desktop.core.base.settings import ModelSettings, Settings, load_settings
+from desktop.core.base.settings import Backend, ModelSettings, Settings, load_settings
 from desktop.core.base.text import size_text
 from desktop.ui.settings.downloads import Downloads
 from desktop.ui.settings.model_cards import ModelCard
 from desktop.ui.settings.models_page import ModelsPage
+from models.broker import Role
 from tests.unit.ui.settings.test_models_page import (  # noqa: F401 (fixtures)
     Saved,
     _no_probe,
@@ -134,3 +140,34 @@ def test_a_file_no_role_could_use_is_not_added_and_says_why(
     said = models_page.message.text()
     assert "invisible or control character (U+200B)" in said
     assert models_page.message.property("problem") is True
+
+
+def test_a_role_on_a_file_written_otherwise_shows_that_file_once_unchanged(
+    qtbot: QtBot,
+    library: ModelLibrary,  # noqa: F811 (a fixture)
+    secrets: SecretStore,  # noqa: F811 (a fixture)
+    smollm2_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    mine = tmp_path / "mine.gguf"
+    mine.symlink_to(smollm2_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    chat = (Backend(kind="local", model="~/mine.gguf"),)  # as settings.json may say it
+    settings = Settings().model_copy(
+        update={"models": ModelSettings(added=(str(mine),), chat=chat)}
+    )
+    downloads = Downloads(library, lambda: "http://127.0.0.1:9")
+    models_page = ModelsPage(settings, library, downloads, secrets, Saved(), _no_probe)
+    qtbot.addWidget(models_page)
+    try:
+        row = models_page.roles[Role.CHAT].rows[0]
+        labels = [row.source.itemText(i) for i in range(row.source.count())]
+
+        assert labels.count("mine.gguf") == 1
+        assert "~/mine.gguf" not in labels
+        assert row.source.currentText() == "mine.gguf"
+        assert row.backend() == chat[0]  # as written: nothing changed
+        assert not models_page.apply_button.isEnabled()
+    finally:
+        downloads.stop()
