@@ -27,6 +27,7 @@ from desktop.core.backends.library import (
     ModelLibrary,
     ModelOption,
     catalog_estimate,
+    file_ref,
     is_path,
     model_path,
 )
@@ -129,9 +130,11 @@ def _list(library: ModelLibrary, settings: Settings, out: TextIO) -> int:
     available = available_memory()
     print(f"Memory available now: {size_text(available)}; estimates at {context} tokens.", file=out)
     in_use = _roles_using(settings)
+    # A file a role uses is listed though never added (``use PATH`` does not add it).
+    files = [*settings.models.added, *(ref for _, ref in in_use if is_path(ref))]
     for kind in ("chat", "embedding"):
         print(f"\n{kind.capitalize()} models:", file=out)
-        for option in library.options(settings.models.added, context):
+        for option in library.options(files, context):
             if option.kind == kind:
                 roles = in_use.get((kind, option.ref), "")
                 print(_row(option, available, roles), file=out)
@@ -164,7 +167,7 @@ def _need(estimate: MemoryEstimate | None, available: int) -> str:
 
 def _roles_using(settings: Settings) -> dict[tuple[str, str], str]:
     """Which roles use each local model, by its kind and ref (the embedded
-    ones: "embedded")."""
+    ones: "embedded"; a file: its option's ``file_ref``)."""
     used: dict[tuple[str, str], list[str]] = {}
     models = settings.models
     for role, kind, backends in (
@@ -173,8 +176,10 @@ def _roles_using(settings: Settings) -> dict[tuple[str, str], str]:
         ("embeddings", "embedding", (models.embeddings,)),
     ):
         for backend in backends:
-            if backend.kind != "server":
-                used.setdefault((kind, backend.model or EMBEDDED), []).append(role)
+            if backend.kind == "server":
+                continue
+            ref = file_ref(backend.model) if is_path(backend.model) else backend.model or EMBEDDED
+            used.setdefault((kind, ref), []).append(role)
     return {key: ", ".join(roles) for key, roles in used.items()}
 
 
@@ -182,7 +187,7 @@ def _roles_using(settings: Settings) -> dict[tuple[str, str], str]:
 def _download(library: ModelLibrary, settings: Settings, model_id: str, out: TextIO) -> int:
     entry = library.catalog.get(model_id)
     target = library.file_of(entry)
-    if target.is_file():
+    if library.catalog_option(entry, settings.models.context_length).installed:
         print(f"{entry.name} is already downloaded: {target}", file=out)
         return 0
     print(f"Downloading {entry.name} ({size_text(entry.size)}) to {target}", file=out)
@@ -335,7 +340,7 @@ def _chosen_backend(args: argparse.Namespace, library: ModelLibrary, settings: S
     except UnknownModel as error:
         raise _UsageError(str(error)) from error
     _check_kind(entry.kind, kind, entry.name)
-    if not library.file_of(entry).is_file():
+    if not library.catalog_option(entry, settings.models.context_length).installed:
         print(
             f"note: {entry.name} is not downloaded yet: reverie models download {entry.id}",
             file=sys.stderr,

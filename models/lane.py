@@ -24,7 +24,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from models.errors import GenerationCancelled, ModelUnavailable
+from models.errors import GenerationCancelled, ModelError, ModelUnavailable
 from models.interfaces import Chunk
 from models.jobs import (
     ChatRequest,
@@ -157,6 +157,9 @@ class Lane:
             log.info("inference job failed on %s: %s", self.name, error)
             if job.role is None or not self._router.failed(job, error):
                 job.finish(error=error)
+        except ModelError as error:  # typed: a server's refusal, a prompt too long; no bug
+            log.warning("inference job failed on %s: %s", self.name, error)
+            job.finish(error=error)
         except BaseException as error:  # thread boundary: the error goes to the job
             log.exception("inference job failed on %s", self.name)
             job.finish(error=error)

@@ -24,13 +24,18 @@ import numpy.typing as npt
 
 from models.errors import ModelError, ModelFileInvalid
 from models.gguf_file import default_threads, open_llama
+from models.gguf_info import read_gguf_info
 from models.llama_tokens import tokenize
+from models.model_file import shown_path
 
 DEFAULT_BATCH_TOKENS = 512
 """Tokens per decode.  One full 512-token window fits; larger batches gain
 little on 2 cores and make llama.cpp warn that the context exceeds training."""
 
-_FILE_HINT = "Delete the file so Reverie converts it again, or choose another model."
+_CHOOSE_EMBEDDER = (
+    "Choose an embedding model for memory search (the embedded one, or a .gguf of a "
+    "sentence-embedding model such as bge-small-en-v1.5)."
+)
 
 
 class LlamaEmbedder:
@@ -161,8 +166,28 @@ def _load(model_path: Path, batch_tokens: int, n_threads: int) -> llama_cpp.Llam
         llama_cpp.LLAMA_POOLING_TYPE_RANK,
     ):
         llama.close()
-        raise ModelFileInvalid(f"{model_path} does not pool sentence embeddings.", _FILE_HINT)
+        raise _not_pooling(model_path)
     return llama
+
+
+def _not_pooling(path: Path) -> ModelFileInvalid:
+    """The error of a model that gives no one vector for a text: a chat
+    model (set for memory search by hand), a reranker, or an encoder whose
+    pooling is none.  Never "convert it again": Reverie converts only its
+    own embedded model, and these are the user's files."""
+    info = read_gguf_info(path)
+    name = shown_path(path.name)
+    if not info.is_embedding:
+        return ModelFileInvalid(
+            f"{name} is a chat model, not an embedding model: it writes replies and cannot "
+            f"turn a text into the vector that finds memories ({info.architecture}).",
+            _CHOOSE_EMBEDDER,
+        )
+    return ModelFileInvalid(
+        f"{name} gives no vector for a whole text (a reranker, or a model whose pooling is "
+        f"none): memory search cannot use it ({info.architecture}).",
+        _CHOOSE_EMBEDDER,
+    )
 
 
 def _appends_separator(llama: llama_cpp.Llama) -> bool:

@@ -124,9 +124,10 @@ class ModelLibrary:
         catalog's (downloaded or not) and the added files, with their memory
         estimates at *context* tokens."""
         found = [self._embedded_chat(context), self._embedded_embedder()]
-        found += [self._catalog_option(entry, context) for entry in self.catalog.entries]
-        found += [self.added_option(Path(path), context) for path in added]
-        return found
+        found += [self.catalog_option(entry, context) for entry in self.catalog.entries]
+        added_options = (self.added_option(Path(path), context) for path in added)
+        # A file written twice (by hand: "/m//a.gguf" beside "/m/a.gguf") is one model.
+        return found + list({option.ref: option for option in added_options}.values())
 
     def added_option(self, path: Path, context: int) -> ModelOption:
         """A GGUF file the user added, read from its header (a bad file says why)."""
@@ -193,9 +194,13 @@ class ModelLibrary:
             estimate=estimate,
         )
 
-    def _catalog_option(self, entry: CatalogEntry, context: int) -> ModelOption:
+    def catalog_option(self, entry: CatalogEntry, context: int) -> ModelOption:
+        """*entry* as a model to choose: installed once its file is in the
+        models folder, whole (``_copy_problem``)."""
         path = self.file_of(entry)
         present, problem = _file_state(path)
+        if present and problem is None:
+            problem = _copy_problem(path, entry)
         return ModelOption(
             entry.id,
             entry.name,
@@ -269,6 +274,24 @@ def _file_state(path: Path) -> tuple[bool, str | None]:
         return False, str(unreadable_model_file(path, error))
 
 
+def _copy_problem(path: Path, entry: CatalogEntry) -> str | None:
+    """Why the file at *entry*'s place is no copy of it to use, or None.  A
+    file of the catalog's size is the one a download checked; another (a
+    copy cut short by a crash or a ``cp``, a file put there by hand) must
+    at least be a GGUF llama.cpp can read, else it is said, and a download
+    replaces it: it was "installed", and downloading it again said
+    "already downloaded"."""
+    try:
+        if path.stat().st_size == entry.size:
+            return None
+        read_gguf_info(path)
+    except OSError as error:
+        return str(unreadable_model_file(path, error))
+    except ModelFileInvalid as error:
+        return str(error)
+    return None
+
+
 def _partial_size(part: Path) -> int:
     """How much a paused download kept at *part*: a link or anything but a
     regular file there is none (downloads never write through one)."""
@@ -289,6 +312,16 @@ def model_path(ref: str | Path) -> Path:
             f"{ref} is in the home folder of a user this computer does not know.",
             "Correct the name after ~, or give the file's full path.",
         ) from error
+
+
+def file_ref(written: str) -> str:
+    """The ref of the option for the file *written* names (an entry of
+    ``models.added``, or a local role's model, as the settings hold it:
+    ``~/a.gguf``, ``/m//a.gguf``)."""
+    try:
+        return str(model_path(written))
+    except ModelUnavailable:  # a ~user unknown here: the option's ref is as written
+        return str(Path(written))
 
 
 def is_path(ref: str) -> bool:

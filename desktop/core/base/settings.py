@@ -84,11 +84,26 @@ MAX_ADDRESS_CHARS = 300
 _HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
 
 
+_JOINERS = frozenset("\u200c\u200d")
+"""The zero-width non-joiner and joiner: format characters, but part of how
+Persian and Indic scripts are written (Persian's word for "models" holds
+one) and of emoji (a family is three faces joined); they shape the letters
+around them, hiding nothing."""
+
+
 def plain_text(text: str, what: str) -> str:
     """*text* unless it holds a control, layout or invisible character (a
-    right-to-left override can make an address read as another); else
-    ``ValueError``."""
-    odd = next((c for c in text if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")), None)
+    right-to-left override can make an address read as another; a
+    zero-width space hides a difference); else ``ValueError``.  The
+    joiners (``_JOINERS``) are written text's own."""
+    odd = next(
+        (
+            c
+            for c in text
+            if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") and c not in _JOINERS
+        ),
+        None,
+    )
     if odd is not None:
         raise ValueError(f"the {what} holds an invisible or control character (U+{ord(odd):04X})")
     return text

@@ -17,6 +17,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.backends.library import ModelLibrary
+from desktop.core.base.text import size_text
 from desktop.ui.widgets.worker import TaskDone, TaskFailed, WorkerThread
 from models.catalog import CatalogEntry
 from models.download import Downloader, DownloadProgress, DownloadState
@@ -51,7 +52,8 @@ class Downloads(QObject):
         parent: QObject | None = None,
         downloader: Downloader | None = None,
     ) -> None:
-        """*endpoint* gives the Hub's address at the moment a download starts."""
+        """*endpoint* gives the Hub's address at the moment a download starts
+        (called on the downloads' thread: it only reads the settings)."""
         super().__init__(parent)
         self._library = library
         self._endpoint = endpoint
@@ -76,9 +78,11 @@ class Downloads(QObject):
         self._states[entry.id] = state
         self._order.append(entry.id)
         self.changed.emit(DownloadUpdate(entry.id, "queued"))
-        endpoint = self._endpoint()
 
         def download(_listener: object) -> DownloadUpdate:
+            # The Hub as the settings name it now: a mirror set while this
+            # one waited its turn is the one asked.
+            endpoint = self._endpoint()
             try:
                 path = self._library.download(
                     entry, state, endpoint=endpoint, downloader=self._downloader
@@ -122,4 +126,4 @@ class Downloads(QObject):
 
 
 def _kept(received: int) -> str:
-    return f"Paused; the {received / 1e6:.0f} MB downloaded so far are kept."
+    return f"Paused; the {size_text(received)} downloaded so far are kept."

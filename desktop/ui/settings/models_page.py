@@ -12,6 +12,7 @@ this computer has free.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -27,10 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.backends.library import ModelLibrary, ModelOption
+from desktop.core.backends.library import ModelLibrary, ModelOption, file_ref
 from desktop.core.backends.roles import api_key_name
 from desktop.core.base.secrets import SecretStore, SecretsUnavailable
-from desktop.core.base.settings import ModelSettings, Settings
+from desktop.core.base.settings import Backend, ModelSettings, Settings
 from desktop.ui.settings.downloads import Downloads, DownloadUpdate
 from desktop.ui.settings.model_cards import ModelCard
 from desktop.ui.settings.role_editor import InvalidBackend, Probe, RoleEditor, reason, unstretching
@@ -285,6 +286,8 @@ class ModelsPage(QWidget):
         problems = []
         for path in paths:
             option = self._library.added_option(path, models.context_length)
+            if option.problem is None:
+                option = _usable_by_a_role(option)
             if option.problem is not None:
                 problems.append(option.problem)
             elif str(option.path) not in added:
@@ -298,7 +301,7 @@ class ModelsPage(QWidget):
 
     def _remove_added(self, ref: str) -> None:
         models = self._settings.models
-        kept = tuple(path for path in models.added if path != ref)
+        kept = tuple(path for path in models.added if file_ref(path) != ref)
         self._save(
             self._settings.model_copy(update={"models": models.model_copy(update={"added": kept})})
         )
@@ -317,3 +320,14 @@ class ModelsPage(QWidget):
         paths = [Path(url.toLocalFile()) for url in event.mimeData().urls() if url.isLocalFile()]
         event.acceptProposedAction()
         self.add_files(paths)
+
+
+def _usable_by_a_role(option: ModelOption) -> ModelOption:
+    """*option* (an added file), with the reason no role may name its path
+    as its problem (a zero-width space in it): *Use these models* would
+    refuse the file, so it is not added."""
+    try:
+        Backend(kind="local", model=option.ref)
+    except ValidationError as error:
+        return replace(option, problem=f"{option.name} cannot be added: {reason(error)}.")
+    return option

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.backends.library import EMBEDDED, ModelKind, ModelOption
+from desktop.core.backends.library import EMBEDDED, ModelKind, ModelOption, file_ref, is_path
 from desktop.core.backends.roles import api_key_name
 from desktop.core.base.secrets import SecretStore, SecretsUnavailable
 from desktop.core.base.settings import Backend, base_url
@@ -104,6 +104,9 @@ class BackendRow(QWidget):
         self._probe = probe
         self.testing: PendingTest | None = None
         """The Test waiting for its answer, if any."""
+        self._written: tuple[str, str] | None = None
+        """A file the settings name otherwise than its choice here
+        (``~/a.gguf``): that choice's ref and the name as written."""
         self.source = named(QComboBox(), "backend-source", "Model")
         if same_as_chat:
             self.source.addItem("The chat's model", None)
@@ -170,6 +173,7 @@ class BackendRow(QWidget):
     # -- reading and writing -------------------------------------------------
     def set_backend(self, backend: Backend | None) -> None:
         """Show *backend* (None: the chat's model, for background work)."""
+        self._written = None
         if backend is None:
             self.source.setCurrentIndex(max(0, self.source.findData(None)))
         elif backend.kind == "server":
@@ -180,6 +184,10 @@ class BackendRow(QWidget):
         else:
             ref = backend.model if backend.kind == "local" else EMBEDDED
             index = self.source.findData(ref)
+            if index < 0 and is_path(ref):  # written otherwise: "~/a.gguf" is the added file
+                index = self.source.findData(file_ref(ref))
+                if index >= 0:
+                    self._written = (file_ref(ref), ref)
             if index < 0:  # a file no longer on the list: keep it choosable
                 self.source.insertItem(self.source.count() - 1, ref, ref)
                 index = self.source.findData(ref)
@@ -195,7 +203,8 @@ class BackendRow(QWidget):
         if choice == EMBEDDED:
             return Backend()
         if choice != SERVER:
-            return Backend(kind="local", model=str(choice))
+            written = self._written[1] if self._written and self._written[0] == choice else choice
+            return Backend(kind="local", model=str(written))
         try:
             backend = Backend(
                 kind="server",
