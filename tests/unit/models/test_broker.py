@@ -27,6 +27,8 @@ from tests.fakes import (
 )
 
 TIMEOUT = 10.0
+MODEL_TIMEOUT = 120.0
+"""For a real model's calls: SmolLM2 took 4-27 s for 8 tokens on 2 loaded cores."""
 OPTIONS = GenerationOptions(temperature=0.0)
 USER = Priority.USER
 BACKGROUND = Priority.BACKGROUND
@@ -590,13 +592,13 @@ def test_a_background_call_leaves_the_chats_prompt_cache_alone(smollm2_path: Pat
     broker = InferenceBroker()
     broker.start()
     try:
-        broker.load_chat_model(lambda: chat).result(TIMEOUT)
+        broker.load_chat_model(lambda: chat).result(MODEL_TIMEOUT)
         options = GenerationOptions(max_tokens=8, temperature=0.0)
         turn = [ChatMessage("system", "Be brief."), ChatMessage("user", "Name a colour.")]
-        first = broker.chat(turn, options).result(TIMEOUT)
-        broker.chat(_say("Summarise: the sky is blue."), options, BACKGROUND).result(TIMEOUT)
+        first = broker.chat(turn, options).result(MODEL_TIMEOUT)
+        broker.chat(_say("Summarise: the sky is blue."), options, BACKGROUND).result(MODEL_TIMEOUT)
         follow_up = [*turn, ChatMessage("assistant", first), ChatMessage("user", "Another?")]
-        broker.chat(follow_up, options).result(TIMEOUT)
+        broker.chat(follow_up, options).result(MODEL_TIMEOUT)
 
         assert chat.last_prompt_reuse >= len(chat.prompt_tokens(turn)) - 1
     finally:
