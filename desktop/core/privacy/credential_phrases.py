@@ -164,6 +164,7 @@ _PLACE = (
 """Whose or where, between the word and the verb: "the password at the cabin is"."""
 _VERB = (
     r"(?:(?:\s*(?:[=-]{1,3}>|::?=|::|={2,3}|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
+    r"|\s*,(?=\s*it(?:['\u2019]s|\s+is)\s)"
     r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
     r"(?:(?:\.{2,3}|\u2026)(?!\s*(?:um+|uh+|erm?|hmm+|well|nope|no|ok(?:ay)?|wait|actually|like|so)\b))?"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
