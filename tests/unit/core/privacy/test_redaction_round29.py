@@ -1,0 +1,39 @@
+"""Round 29: what round 28's families still showed (a login named, its
+value after ", it's"; a Wi-Fi's band given as the answer to "whats the
+wifi here"; everyday lists made of BIP-39's words read as a wallet's seed),
+and the families of ``tests.secret_families_round29``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.redacted import assert_gone, assert_kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "00:03:41 Maria: and the login for the portal, it's lumiere_9",
+        "the login for the portal, it is lumiere_9",
+        "my netflix login, it's lumiere_9.",
+        "the pin for the side door, it's 4471",
+    ],
+)
+def test_a_value_after_its_name_and_its_is_taken_out(text: str) -> None:
+    assert_gone(text, "lumiere_9" if "lumiere" in text else "4471")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A login may name the user alone: an address is one, and stays.
+        "the login for the portal, it's ana.k@example.com",
+        "00:03:41 Maria: and the login for the portal, it's on the wiki",
+        "the login for the portal, it's easy",
+        "the login for the portal, it's working again",
+        "my password, it's complicated",
+    ],
+)
+def test_a_login_said_with_its_and_no_value_is_kept(text: str) -> None:
+    assert_kept(text)
