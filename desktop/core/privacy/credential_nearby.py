@@ -242,9 +242,12 @@ _NOT_SECRETS = (
     r"|(?!\d{3}-\d{3}\Z)\d{1,4}(?:[/.-]\d{1,4}){1,2}"
     r"|[$€£¥]\s*[\d.,]+[km]?|[\d.,]+\s*[$€£¥%‰]|[\d.,]+(?:k|m|bn|usd|eur|gbp)"  # amounts
     r"|\d+(?:st|nd|rd|th|er|e|ème|º|ª)"  # ordinals
-    r"|[\d.,]+\+?(?:\s*|-)(?:s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|"
+    r"|-?[\d.,]+\+?(?:\s*|-)(?:s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|"
     r"weeks?|mo|months?|y|yrs?|years?|x|times|chars?|characters|digits?|letters|words|symbols|ms|"
-    r"bits?|bytes?|kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|°c?|°f|px|pt)"  # a number and its unit
+    r"bits?|bytes?|kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|°c?|°f|px|pt|"
+    # A frequency, a rate, a signal, a battery: "5GHz" answers "whats the wifi" (round 28).
+    r"[kmgt]?hz|[kmg](?:bps|bit/s|b/s)|dbm?|mah|[km]?wh?|fps|rpm|dpi)"  # a number and its unit
+    r"|802\.11[a-z]{0,2}"  # a Wi-Fi standard: 802.11ac
     # A standard or an algorithm by its number: ERC-20, AES-256, SHA256, ISO 8601.
     r"|(?:aes|sha|rsa|erc|eip|bep|iso|rfc|utf|ieee|ecma|ansi|iec|hs|rs|es|ps|md|crc|des|tls|"
     r"ssl|ipv|ecdsa|ed|curve|secp|argon|pbkdf)[- ]?\d+(?:[-/]\d+)?(?:[a-z]\d*|id)?"

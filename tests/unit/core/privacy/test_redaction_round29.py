@@ -37,3 +37,15 @@ def test_a_value_after_its_name_and_its_is_taken_out(text: str) -> None:
 )
 def test_a_login_said_with_its_and_no_value_is_kept(text: str) -> None:
     assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["5GHz", "its 5GHz", "2.4GHz", "the 5GHz one", "802.11ac", "300Mbps", "20MHz", "-67dBm"],
+)
+def test_a_bands_or_a_measures_answer_to_the_wifi_is_kept(answer: str) -> None:
+    assert_kept(answer, after=("whats the wifi here",))
+
+
+def test_a_passwords_answer_to_the_wifi_still_goes() -> None:
+    assert_gone("5GHz_lumiere9", "5GHz_lumiere9", after=("whats the wifi here",))
