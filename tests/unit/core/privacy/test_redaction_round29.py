@@ -6,6 +6,8 @@ and the families of ``tests.secret_families_round29``.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.redacted import assert_gone, assert_kept
@@ -49,3 +51,54 @@ def test_a_bands_or_a_measures_answer_to_the_wifi_is_kept(answer: str) -> None:
 
 def test_a_passwords_answer_to_the_wifi_still_goes() -> None:
     assert_gone("5GHz_lumiere9", "5GHz_lumiere9", after=("whats the wifi here",))
+
+
+_BIP39_EVERYDAY = [
+    "salad pepper lemon garlic onion potato tomato cheese butter sugar salt coffee",
+    "ocean travel family beach summer island winter garden animal music school friend",
+    "black blue brown green orange pink gold silver yellow olive coral ivory",
+    "lion tiger zebra giraffe monkey eagle dolphin rabbit horse turtle whale shark",
+]
+"""Lists of twelve things, all their words but one in twelve on BIP-39's list."""
+
+
+@pytest.mark.parametrize("words", _BIP39_EVERYDAY)
+@pytest.mark.parametrize("before", ["", "need: ", "tags: ", "words to learn:\n"])
+def test_an_everyday_list_of_bip39s_words_is_no_seed(words: str, before: str) -> None:
+    assert_kept(before + words)
+
+
+_VALID = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+"""A phrase of BIP-39's test vectors (Trezor's python-mnemonic): its last word
+holds its checksum, as every phrase a wallet shows does."""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _VALID,
+        f"keep these safe: {_VALID} thx",
+        # One letter off, as a phrase copied by hand may be: "winer", "sasuage".
+        _VALID.replace("winner", "winer", 1),
+        _VALID.replace("sausage", "sasuage"),
+        "letter advice cage absurd amount doctor acoustic avoid letter advice cage above",
+        "zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo"
+        " zoo vote",
+    ],
+)
+def test_a_wallets_phrase_nothing_names_is_taken_out(text: str) -> None:
+    assert_gone(text, *re.findall(r"\w+ \w+ \w+ \w+", text.split(": ")[-1])[:3])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Named a seed, the row goes whether or not its checksum holds.
+        "seed phrase is salad pepper lemon garlic onion potato tomato cheese butter sugar salt"
+        " coffee",
+        "my ledger's words\nsalad pepper lemon garlic onion potato tomato cheese butter sugar salt"
+        " coffee",
+    ],
+)
+def test_a_row_named_a_seed_needs_no_checksum(text: str) -> None:
+    assert_gone(text, "salad pepper lemon", "butter sugar salt")
