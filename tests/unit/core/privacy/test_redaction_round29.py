@@ -102,3 +102,92 @@ def test_a_wallets_phrase_nothing_names_is_taken_out(text: str) -> None:
 )
 def test_a_row_named_a_seed_needs_no_checksum(text: str) -> None:
     assert_gone(text, "salad pepper lemon", "butter sugar salt")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("how long would it take to crack Banana#81", "Banana#81"),
+        ("how long would it take to crack b@n@n@85 ty", "b@n@n@85"),
+        ("can you brute force lumiere_9?", "lumiere_9"),
+        ("help me remember Zugspitze2962, it's the new work one", "Zugspitze2962"),
+        ("help me memorise Tulpen2024!", "Tulpen2024"),
+    ],
+)
+def test_a_password_shown_to_be_cracked_or_learnt_is_taken_out(text: str, value: str) -> None:
+    assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how long would it take to crack an 8 letter password",
+        "remember B12 vitamins",
+        "help me remember LH2041 is my flight",
+        "can you remember my appointment at 10:30?",
+        "crack the egg, then add 2 cups",
+        "I guess v2, right?",
+    ],
+)
+def test_what_is_cracked_or_remembered_in_passing_is_kept(text: str) -> None:
+    assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('expect "password:"\nsend "DLVxQJvlGhYq\\r"', "DLVxQJvlGhYq"),
+        ('send -- "Tulpen2024!\\r"', "Tulpen2024"),
+        ('tell application "System Events" to keystroke "Kr4nich#"', "Kr4nich#"),
+        ("xdotool type 'lumiere_9'", "lumiere_9"),
+        ("child.sendline('lumiere_9')", "lumiere_9"),
+        ("Send, lumiere_9{Enter}", "lumiere_9"),
+        ("echo 'Kr4nich#' > ~/.vault_pass", "Kr4nich#"),
+    ],
+)
+def test_a_password_a_script_types_is_taken_out(text: str, value: str) -> None:
+    assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'expect "password:"\ninteract',
+        'send "yes\\r"',
+        'tell application "System Events" to keystroke "q" using command down',
+        "xdotool type 'hello world'",
+        "type 'python3' and press enter",
+        "echo 'export FOO=1' >> ~/.bashrc",
+        "Send, ^c",
+    ],
+)
+def test_what_a_script_types_that_is_no_password_is_kept(text: str) -> None:
+    assert_kept(text)
+
+
+_KEY_HEX = "ed04fd6c9d8e908405968650776fc736cc3a49632e6ece716d55e932cd41b837"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"import this key into MetaMask 0x{_KEY_HEX}.",
+        f"import this key into MetaMask {_KEY_HEX} (sorry)",
+        f"the private key of the test account is 0x{_KEY_HEX.upper()}",
+    ],
+)
+def test_a_wallets_private_key_named_in_its_sentence_is_taken_out(text: str) -> None:
+    assert_gone(text, _KEY_HEX, _KEY_HEX.upper(), f"0x{_KEY_HEX}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"tx 0x{_KEY_HEX} confirmed",
+        f"the key is fine. sha256 {_KEY_HEX}",
+        f"ssh key fingerprint {_KEY_HEX}",
+        f"the block hash for my key rotation: 0x{_KEY_HEX}",
+    ],
+)
+def test_a_hash_of_the_same_shape_is_kept(text: str) -> None:
+    assert_kept(text)
