@@ -191,3 +191,37 @@ def test_a_wallets_private_key_named_in_its_sentence_is_taken_out(text: str) -> 
 )
 def test_a_hash_of_the_same_shape_is_kept(text: str) -> None:
     assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("FileVault: saddle tuba otter falcon comet", ("saddle tuba", "falcon comet")),
+        ("KeePass database - otter marble quartz thistle.", ("otter marble", "quartz thistle")),
+        ("KeePass database - walnut-wombat-comet-saddle", ("walnut-wombat-comet-saddle",)),
+        ("VeraCrypt volume: pickle_tundra_thistle_pepper", ("pickle_tundra_thistle_pepper",)),
+        ("my passphrase is harbor-lantern-marble-falcon", ("harbor-lantern-marble-falcon",)),
+        ("Wifi şifrəsi lumiere_9", ("lumiere_9",)),
+    ],
+)
+def test_a_passphrase_of_random_words_is_taken_out(text: str, values: tuple[str, ...]) -> None:
+    assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "FileVault: on",
+        "KeePass database - last synced yesterday",
+        "wifi: fibre broadband router upstairs",
+        "password = get_user_name_from_db",
+        "token: vault_db_password_file",
+        "Welcome! The keypad is by the door and the wifi name is Casa_Sol",
+        "the wifi name is Casa_Sol",
+        "wifi name: Casa_Sol",
+        "BitLocker is on",
+        "Wifi şifrəsi dəyişib",
+    ],
+)
+def test_words_and_a_networks_name_near_a_vaults_or_wifis_are_kept(text: str) -> None:
+    assert_kept(text)
