@@ -118,24 +118,39 @@ def _seed_in(words: list[str], named_before: bool, near: bool) -> tuple[int, int
     """Where in *words* (a row) a seed stands, from its first word to past
     its last: after the words naming it ("seed phrase is ..."), before
     those ending a message ("... zoo thx"), or the whole row.  A row
-    nothing names, no wallet *near* it, must end in its checksum."""
+    nothing names, no wallet *near* it, must end in its checksum; a whole
+    row ending in it is the seed even if a word in it names one ("column
+    impact seed adult ...")."""
     named = [at for at, word in enumerate(words[:5]) if word in _NAMING]
-    for lead in dict.fromkeys((named[-1] + 1 if named else 0, 0)):
-        end = len(words)
-        while end - lead not in _LENGTHS and end > lead and words[end - 1] in _CHATTER:
-            end -= 1
-        seed = words[lead:end]
-        called_one = bool(lead or named_before)
-        most = len(seed) // 2 if called_one else _JOINING_WORDS
-        if (
-            len(seed) in _LENGTHS
-            and sum(map(known_words.common, seed)) <= most
-            and _on_the_list(seed)
-            and not _listed(seed, called_one)
-            and (called_one or near or len(seed) == _MONERO or _checksum_holds(seed))
-        ):
-            return lead, end
-    return None
+    found = [
+        (lead, *seed)
+        for lead in dict.fromkeys((named[-1] + 1 if named else 0, 0))
+        if (seed := _seed_from(words, lead, bool(lead or named_before), near)) is not None
+    ]
+    whole = [(lead, end) for lead, end, summed in found if lead == 0 and summed]
+    return next(iter(whole or [(lead, end) for lead, end, _ in found]), None)
+
+
+def _seed_from(
+    words: list[str], lead: int, called_one: bool, near: bool
+) -> tuple[int, bool] | None:
+    """Where a seed starting at *lead* in *words* ends (before the words
+    ending a message) and whether its checksum holds, if it is one."""
+    end = len(words)
+    while end - lead not in _LENGTHS and end > lead and words[end - 1] in _CHATTER:
+        end -= 1
+    seed = words[lead:end]
+    if len(seed) not in _LENGTHS or not _on_the_list(seed):
+        return None
+    # A checksum holding vouches for a row as its naming does: BIP39 lists
+    # "about", "all", "also", "series", "stairs" (a wallet's phrase of
+    # three such was kept).
+    summed = len(seed) != _MONERO and _checksum_holds(seed)
+    vouched = called_one or summed
+    most = len(seed) // 2 if vouched else _JOINING_WORDS
+    if _listed(seed, vouched) or sum(map(known_words.common, seed)) > most:
+        return None
+    return (end, summed) if vouched or near or len(seed) == _MONERO else None
 
 
 def _on_the_list(words: list[str]) -> bool:

@@ -6,10 +6,14 @@ and the families of ``tests.secret_families_round29``.
 
 from __future__ import annotations
 
+import hashlib
+import random
 import re
 
 import pytest
 
+from desktop.core.base import paths
+from desktop.core.privacy.redaction import redact
 from tests.redacted import assert_gone, assert_kept
 
 
@@ -225,3 +229,40 @@ def test_a_passphrase_of_random_words_is_taken_out(text: str, values: tuple[str,
 )
 def test_words_and_a_networks_name_near_a_vaults_or_wifis_are_kept(text: str) -> None:
     assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        # Starting as code does ("return", "raise"), holding three plurals
+        # of known words, or a word naming a seed: a wallet's phrases all
+        # (their checksums hold), kept before.
+        "return world myth silver couple sauce strategy rather tornado flower goddess trend",
+        "raise fine hat tribe force kit tuition acid party resource slot neither",
+        "toddler will fog toast often sketch security scale series culture history stairs oval"
+        " nest powder learn dash pigeon army tired lens trade magnet album",
+        "column impact seed adult tumble scissors orphan trip arena spot apology lonely course"
+        " organ census lawn real protect person climb brain record only guitar",
+    ],
+)
+def test_a_wallets_phrase_of_any_words_is_taken_out_whole(phrase: str) -> None:
+    assert redact(phrase).text == "[redacted password]"
+
+
+def _wallets_phrase(rng: random.Random, length: int) -> str:
+    """A phrase as a wallet makes one: random entropy, its checksum, BIP-39's words."""
+    words = (paths.data_dir() / "wordlists" / "bip39_english.txt").read_text().split()
+    entropy = rng.getrandbits(length * 32 // 3).to_bytes(length * 4 // 3, "big")
+    checksum_bits = length * 11 // 33
+    digest = hashlib.sha256(entropy).digest()[0] >> (8 - checksum_bits)
+    bits = int.from_bytes(entropy, "big") << checksum_bits | digest
+    return " ".join(words[bits >> (11 * (length - 1 - at)) & 2047] for at in range(length))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("length", [12, 15, 18, 21, 24])
+def test_no_wallets_phrase_is_kept(length: int) -> None:
+    rng = random.Random(f"round29-{length}")
+    phrases = [_wallets_phrase(rng, length) for _ in range(300)]
+    kept = [p for p in phrases if redact(p).text != "[redacted password]"]
+    assert kept == []
