@@ -125,7 +125,7 @@ _VAULTS = re.compile(_VAULT_NAMES, re.IGNORECASE)
 _WEAK_NAMES = (
     rf"{NOT_A_PASS}pass|token|secret|combination|combo|secret\s+phrase|mnemonic|"
     r"(?:mother['\u2019]?s\s+)?maiden\s+name|magic\s+word|wi-?fi|door|keypad|hotspot|"
-    rf"parole|رمز|nip|losen|mima|{_VAULT_NAMES}"
+    rf"parole|رمز|nip|losen|mima|vpn|{_VAULT_NAMES}"
 )
 _WEAK_WORDS = ["пасс", "пин"]
 """Weak words in scripts whose letters fold to Latin look-alikes."""
@@ -265,6 +265,8 @@ _NOT_SECRETS = (
     r"|2fa|mfa|[2345]g|wpa[23]?|wi-fi|e-mail|mp[34]|ps[45]|covid-19|24/7|n/a|e\.g|i\.e|etc|a\.m|p\.m"
     r"|[a-z]+(?:['\u2019-][a-z]+)+"  # don't, case-sensitive
     r"|https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an address is no secret
+    # nor a host's name: "VPN: nl-free-12.protonvpn.net" (round 29)
+    r"|(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|cloud|local|lan|internal|home|arpa)"
     r"|\S*(?:\]\(|://)\S*|//\S*"  # nor a link: "reset](https://..."
     r"|[a-z_][\w.]*\((?:[a-z_][\w.]*)?[,)]?.*|[a-z_][\w.]*\(\d+,"  # code: "next(tokens,", "Pin(25,"
     r"|f[\"'][^\"']*\{[\w.]+\}[^\"']*[\"']?"  # an f-string: f'user:{uid}:120'

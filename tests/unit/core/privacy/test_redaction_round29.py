@@ -266,3 +266,26 @@ def test_no_wallets_phrase_is_kept(length: int) -> None:
     phrases = [_wallets_phrase(rng, length) for _ in range(300)]
     kept = [p for p in phrases if redact(p).text != "[redacted password]"]
     assert kept == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[10:02] Bob Smith\nVPN: lumiere_9", "VPN: chuva_forte7", "the vpn is Tulpen2024!"],
+)
+def test_a_vpns_password_after_its_name_is_taken_out(text: str) -> None:
+    assert_gone(text, "lumiere_9", "chuva_forte7", "Tulpen2024")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "VPN: on",
+        "VPN: 10.0.0.1",
+        "VPN: nl-free-12.protonvpn.net",
+        "VPN: WireGuard, port 51820",
+        "vpn is down since 10:30",
+        "wifi: nas-01.home",
+    ],
+)
+def test_a_vpns_state_address_or_host_is_kept(text: str) -> None:
+    assert_kept(text)
