@@ -300,12 +300,15 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
             continue  # ".../change-your-wifi-password-2024": a page's name
         if _KEY_MANAGEMENT.search(seen, max(0, match.start() - 5), match.start()):
             continue  # "key_mgmt=WPA-PSK": how a network checks its key, round 28
+        if _HOST_GOES_ON.match(seen, match.end()):
+            continue  # "openconnect vpn.acme.com --user=ana": a host's name, round 29
         if not inside and not markers.within(start, stop):
             for first, last in _spans(seen, match):
                 yield origins[first], origins[last - 1] + 1
 
 
 _KEY_MANAGEMENT = re.compile(r"wpa[23]?-\Z", re.IGNORECASE)
+_HOST_GOES_ON = re.compile(r"\.[a-z0-9-]+\.[a-z]", re.IGNORECASE)
 
 
 def in_a_links_path(text: str, position: int) -> bool:

@@ -285,6 +285,9 @@ def test_a_vpns_password_after_its_name_is_taken_out(text: str) -> None:
         "VPN: WireGuard, port 51820",
         "vpn is down since 10:30",
         "wifi: nas-01.home",
+        # A credential's word starting a host's name: "vpn.acme.com".
+        "openconnect vpn.acme.com --user=ana",
+        "ssh wifi.lab.local --user=ana",
     ],
 )
 def test_a_vpns_state_address_or_host_is_kept(text: str) -> None:
