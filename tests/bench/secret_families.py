@@ -21,15 +21,19 @@ exports, apps' config, shell history, meeting passcodes, chat slang) and
 of round 28's (asides in parentheses or dashes, transcripts and voice
 assistants, accounts' recovery keys, keys in URLs' fragments, Windows
 commands, infrastructure as code, tools' dotfiles, encrypted files, other
-tools' password flags, SQL, fourteen languages more, escaped exports) stay
-in what Reverie stores, family by family and half by half, how many
+tools' password flags, SQL, fourteen languages more, escaped exports) and
+of round 29's (a password shown to the assistant, chat apps' exports,
+telephone banking, devices' PINs, rentals' check-in, services' and build
+tools' config, code in eight more languages, fourteen languages more,
+diceware passphrases, wallets' private keys, passwords typed by scripts)
+stay in what Reverie stores, family by family and half by half, how many
 everyday sentences of the same look it changes, and how much CPU a 200 KB
 paste of both takes to redact.
 
     python -m tests.bench.secret_families [--draws 20] [--seed 0] [--show 5] [--round 25]
 
 Each trial is drawn by ``tests.secret_families.trials`` (or its round 22
-to 28 sibling) and redacted as the chat stores a message (a
+to 29 sibling) and redacted as the chat stores a message (a
 ``Redactor``, read after the messages before it); a miss is a value still
 standing whole in what is stored.  ``--show`` prints the misses of the half
 rules may be written on ("in"), never the held-out half's.  Not a test: it
@@ -53,6 +57,7 @@ from tests import (
     secret_families_round26,
     secret_families_round27,
     secret_families_round28,
+    secret_families_round29,
 )
 from tests.secret_families import Trial
 
@@ -68,6 +73,7 @@ _ROUNDS = (
     ("round 26", secret_families_round26),
     ("round 27", secret_families_round27),
     ("round 28", secret_families_round28),
+    ("round 29", secret_families_round29),
 )
 
 

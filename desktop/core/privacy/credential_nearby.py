@@ -78,7 +78,7 @@ _NAMES = str.split(
     """
 )
 _INFLECTED_STEMS = str.split(
-    "salasan tunnuslu tunnusluv jelsza jelszó şifre hasł hasl парол пин-код pin-kód pin-kod "
+    "salasan tunnuslu tunnusluv jelsza jelszó şifre şifrə hasł hasl парол пин-код pin-kód pin-kod "
     "pin-koodi"
 )
 """Stems of the words for a password or a PIN in languages that inflect
@@ -115,10 +115,17 @@ NOT_A_PASS = (
     r"(?<!boarding )(?<!bus )(?<!train )(?<!season )(?<!ski )(?<!day )(?<!hall )(?<!press )"
 )
 """Before "pass", words that make it a ticket, not a password: "boarding pass: seat 12A"."""
+_VAULT_NAMES = (
+    r"filevault|luks|veracrypt|truecrypt|bitlocker|cryptomator"
+    r"|keepass(?:xc)?(?:\s+(?:database|db))?"
+)
+"""A disk's or a vault's own name, which stands for its passphrase:
+"FileVault: X", "KeePass database - X" (round 29)."""
+_VAULTS = re.compile(_VAULT_NAMES, re.IGNORECASE)
 _WEAK_NAMES = (
     rf"{NOT_A_PASS}pass|token|secret|combination|combo|secret\s+phrase|mnemonic|"
     r"(?:mother['\u2019]?s\s+)?maiden\s+name|magic\s+word|wi-?fi|door|keypad|hotspot|"
-    r"parole|رمز|nip|losen|mima"
+    rf"parole|رمز|nip|losen|mima|vpn|{_VAULT_NAMES}"
 )
 _WEAK_WORDS = ["пасс", "пин"]
 """Weak words in scripts whose letters fold to Latin look-alikes."""
@@ -242,9 +249,12 @@ _NOT_SECRETS = (
     r"|(?!\d{3}-\d{3}\Z)\d{1,4}(?:[/.-]\d{1,4}){1,2}"
     r"|[$€£¥]\s*[\d.,]+[km]?|[\d.,]+\s*[$€£¥%‰]|[\d.,]+(?:k|m|bn|usd|eur|gbp)"  # amounts
     r"|\d+(?:st|nd|rd|th|er|e|ème|º|ª)"  # ordinals
-    r"|[\d.,]+\+?(?:\s*|-)(?:s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|"
+    r"|-?[\d.,]+\+?(?:\s*|-)(?:s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|"
     r"weeks?|mo|months?|y|yrs?|years?|x|times|chars?|characters|digits?|letters|words|symbols|ms|"
-    r"bits?|bytes?|kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|°c?|°f|px|pt)"  # a number and its unit
+    r"bits?|bytes?|kb|mb|gb|tb|km|kg|g|m|cm|mm|mi|lbs?|°c?|°f|px|pt|"
+    # A frequency, a rate, a signal, a battery: "5GHz" answers "whats the wifi" (round 28).
+    r"[kmgt]?hz|[kmg](?:bps|bit/s|b/s)|dbm?|mah|[km]?wh?|fps|rpm|dpi)"  # a number and its unit
+    r"|802\.11[a-z]{0,2}"  # a Wi-Fi standard: 802.11ac
     # A standard or an algorithm by its number: ERC-20, AES-256, SHA256, ISO 8601.
     r"|(?:aes|sha|rsa|erc|eip|bep|iso|rfc|utf|ieee|ecma|ansi|iec|hs|rs|es|ps|md|crc|des|tls|"
     r"ssl|ipv|ecdsa|ed|curve|secp|argon|pbkdf)[- ]?\d+(?:[-/]\d+)?(?:[a-z]\d*|id)?"
@@ -255,6 +265,8 @@ _NOT_SECRETS = (
     r"|2fa|mfa|[2345]g|wpa[23]?|wi-fi|e-mail|mp[34]|ps[45]|covid-19|24/7|n/a|e\.g|i\.e|etc|a\.m|p\.m"
     r"|[a-z]+(?:['\u2019-][a-z]+)+"  # don't, case-sensitive
     r"|https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an address is no secret
+    # nor a host's name: "VPN: nl-free-12.protonvpn.net" (round 29)
+    r"|(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|cloud|local|lan|internal|home|arpa)"
     r"|\S*(?:\]\(|://)\S*|//\S*"  # nor a link: "reset](https://..."
     r"|[a-z_][\w.]*\((?:[a-z_][\w.]*)?[,)]?.*|[a-z_][\w.]*\(\d+,"  # code: "next(tokens,", "Pin(25,"
     r"|f[\"'][^\"']*\{[\w.]+\}[^\"']*[\"']?"  # an f-string: f'user:{uid}:120'
@@ -288,12 +300,15 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
             continue  # ".../change-your-wifi-password-2024": a page's name
         if _KEY_MANAGEMENT.search(seen, max(0, match.start() - 5), match.start()):
             continue  # "key_mgmt=WPA-PSK": how a network checks its key, round 28
+        if _HOST_GOES_ON.match(seen, match.end()):
+            continue  # "openconnect vpn.acme.com --user=ana": a host's name, round 29
         if not inside and not markers.within(start, stop):
             for first, last in _spans(seen, match):
                 yield origins[first], origins[last - 1] + 1
 
 
 _KEY_MANAGEMENT = re.compile(r"wpa[23]?-\Z", re.IGNORECASE)
+_HOST_GOES_ON = re.compile(r"\.[a-z0-9-]+\.[a-z]", re.IGNORECASE)
 
 
 def in_a_links_path(text: str, position: int) -> bool:
@@ -357,7 +372,22 @@ def looks_like_a_value(value: str) -> bool:
         )
         or made_up(value)
         or known_words.random_letters(value)
+        or random_words_joined(value)
     )
+
+
+def random_words_joined(value: str) -> bool:
+    """Four to eight words joined by one dash or underscore, all but one
+    rarely said and none naming a credential: a passphrase of random words
+    ("walnut-wombat-comet-saddle", round 29), not "state-of-the-art" nor a
+    name in code ("get_user_name_from_db")."""
+    if _JOINED_WORDS.fullmatch(value) is None:
+        return False
+    words = re.split(r"[-_]", value)
+    return sum(map(known_words.frequent, words)) <= 1 and not any(map(a_credential_word, words))
+
+
+_JOINED_WORDS = re.compile(r"[a-z]{3,9}(?P<sign>[-_])[a-z]{3,9}(?:(?P=sign)[a-z]{3,9}){2,6}", re.I)
 
 
 def made_up(word: str) -> bool:
@@ -396,7 +426,10 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
         yield from listed  # "Passwords:\n- bank: X\n- email: Y", "(both passwords)"
         return
     pin = _PIN_NAME.match(_lower(match.group())) is not None
-    after = [] if match["login"] is not None else list(_after(text, match.end(), weak, pin))
+    # Random words alone are a value only after a word naming nothing else:
+    # "FileVault: saddle tuba otter falcon", not "wifi: fibre broadband router upstairs".
+    words = not weak or _VAULTS.fullmatch(match["weak"]) is not None
+    after = [] if match["login"] is not None else list(_after(text, match.end(), weak, pin, words))
     if PAIR_NAMED.search(text, max(0, match.start() - 16), match.start()):
         # "login/pass: bob/X": bob is the user
         after = [(text.rfind("/", start, stop) + 1 or start, stop) for start, stop in after]
@@ -602,10 +635,13 @@ def _a_noun_follows(text: str, end: int) -> bool:
     return False
 
 
-def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterator[tuple[int, int]]:
+def _after(
+    text: str, end: int, weak: bool = False, pin: bool = False, words_alone: bool = False
+) -> Iterator[tuple[int, int]]:
     """The value after the credential word ending at *end* (a *weak* one
     needs a sign or a linking word before it; after a *pin* one, digits
-    alone are a value where a word and a digit would be)."""
+    alone are a value where a word and a digit would be; *words_alone*, a
+    passphrase of random words without a digit is one)."""
     if note := _NOTE.match(text, end):
         opening = note.start() + note.group().index("(") + 1
         inside = text[opening : note.end() - 1]
@@ -621,6 +657,7 @@ def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterat
     place = False  # "password for the wifi X": whose or where, and no link
     headed = False  # the word heads a line ("[Wifi]"), its value on the next
     correcting = False  # a value found, then "no wait", "sorry", "it changed"
+    last = ""  # the last word read
     for chunk in _chunks(text, end, limit=16):
         if chunk.start() < past:
             continue
@@ -661,6 +698,8 @@ def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterat
             after_marker = False
             continue
         if word in _LINKS or word.rstrip(":=") in _LINKS:  # "is", "is="
+            if last in _OTHER_SUBJECTS:
+                return  # "the keypad is by the door and the name is X": the name's value
             ready = linked = True
             continue
         lead, core, trail = _parts(chunk.group())
@@ -690,7 +729,10 @@ def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterat
         stop = _run_end(text, start, chunk.end()) if linked else chunk.end()
         value = _value(text, start, stop) if ready else None
         if value is None and linked:  # from its first letter: "=correct horse 7 battery"
-            value = _passphrase(text, start + len(lead) if start == chunk.start() else start)
+            begin = start + len(lead) if start == chunk.start() else start
+            value = _passphrase(text, begin) or (
+                _random_words(text, begin) if words_alone else None
+            )
         if value is None and not weak and words == 0 and _lower(core) not in _COMPOUNDS:
             value = _titled_passphrase(text, chunk.start() + len(lead))  # "PIN Ocean Breeze 44"
         if value is None and not weak and words <= 3 and _ends_sentence(text, chunk.end()):
@@ -713,14 +755,20 @@ def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterat
         if _lower(core) in _ARTICLES and not trail and not linked and words == 0:
             continue  # "رمز عبور من X", "nenosiri langu ni X": my right after the word
         place = place or (words == 0 and not weak and _lower(core) in _FOLLOWS)
-        if _lower(core) not in _LINKS and _lower(core) not in _ARTICLES:
+        last = _lower(core)
+        if last not in _LINKS and last not in _ARTICLES:
             words += 1
         labelled = bool(trail and _LINKING_SIGN.search(trail))
         if labelled and (
-            after_comma or headed or "{" in lead or "(" in lead or _names().fullmatch(core)
+            after_comma
+            or headed
+            or "{" in lead
+            or "(" in lead
+            or _names().fullmatch(core)
+            or last in _OTHER_SUBJECTS
         ):
             # "getToken(user, {ttl: 3600})", "pw: none, ttl: 3600", "pw: ? PIN: 12",
-            # "[Wifi]\nSSID: Home-5G": another key's value
+            # "[Wifi]\nSSID: Home-5G", "wifi name: Casa_Sol": another key's value
             return
         after_comma = trail.endswith(",")
         ready = linked = _lower(core) in _LINKS or labelled
@@ -728,6 +776,9 @@ def _after(text: str, end: int, weak: bool = False, pin: bool = False) -> Iterat
             return
 
 
+_OTHER_SUBJECTS = _words("name names ssid username")
+"""Words a linking word after them links to a value of their own: "the wifi's
+name is Casa_Sol", "the door and the name is X" (round 29)."""
 _HEADING = re.compile(r"[^\w\n]*[\w-]+[^\w\n?]*")
 """A line of one word in markup, a heading: "[Wifi]", "## Router:"."""
 _CORRECTIONS = _words("wait actually sorry oops correction mean meant scratch no nope typo")
@@ -853,6 +904,26 @@ def _passphrase(text: str, start: int) -> tuple[int, int] | None:
     return _value(text, start, end) or (start, end)
 
 
+def _random_words(text: str, start: int) -> tuple[int, int] | None:
+    """Four to eight words right after a sign or link, ending their clause,
+    all but one rarely said and none naming a credential: a passphrase of
+    random words ("FileVault: saddle tuba otter falcon", round 29)."""
+    match = _SPACED_WORDS.match(text, start)
+    if match is None:
+        return None
+    words = match.group().split()
+    if sum(map(known_words.frequent, words)) > 1 or any(map(a_credential_word, words)):
+        return None
+    return match.span()
+
+
+_SPACED_WORDS = re.compile(
+    r"[a-z]{3,9}(?:[ \t]+[a-z]{3,9}){3,7}"
+    rf"(?=[.,;!?]*[ \t]*(?:\n|\Z|\(|(?:{THANKS_FOLDED})(?!\w)))",
+    re.IGNORECASE,
+)
+
+
 _SPEAKING = _words("i i'd i'm i've i'll you we they he she guess think maybe probably")
 """Words of someone talking, which no passphrase holds: "I'd guess 8192"."""
 _PASSPHRASE_TAIL = re.compile(r"(?:[ \t]+[^\W\d_][\w'-]{0,40}){1,3}(?=[.,;!?]*[ \t]*(?:\n|\Z))")
@@ -961,7 +1032,9 @@ PLACEHOLDER = re.compile(
 def _value(text: str, start: int, stop: int) -> tuple[int, int] | None:
     """Where the value in ``text[start:stop]`` is, if it looks like one."""
     lead, core, trail = _parts(text[start:stop])
-    if not looks_like_a_value(core) or _ATTRIBUTE.match(core) or PLACEHOLDER.fullmatch(core):
+    if not looks_like_a_value(core) or _ATTRIBUTE.match(core):
+        return None
+    if PLACEHOLDER.fullmatch(core) and not random_words_joined(core):
         return None
     # Signs glued to the value's start are its own ("!!Boom9") unless they
     # mirror its end (markup: "~X~") or open a quote or bracket.

@@ -164,6 +164,7 @@ _PLACE = (
 """Whose or where, between the word and the verb: "the password at the cabin is"."""
 _VERB = (
     r"(?:(?:\s*(?:[=-]{1,3}>|::?=|::|={2,3}|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
+    r"|\s*,(?=\s*it(?:['\u2019]s|\s+is)\s)"
     r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
     r"(?:(?:\.{2,3}|\u2026)(?!\s*(?:um+|uh+|erm?|hmm+|well|nope|no|ok(?:ay)?|wait|actually|like|so)\b))?"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
@@ -231,9 +232,10 @@ something else ("Bitwarden is my password manager")."""
 _PAIR = r"(?:[/:|,]|\band\b)"
 _NOT_ABOUT_LOGGING_IN = (
     r"(?!(?:attempts?|page|screen|form|button|issues?|problems?|errors?|history|times?|details"
-    r"|info|failures?|count|limit)\b)"
+    r"|info|failures?|count|limit|names?|ssid)\b)"
 )
-"""Not a word about logging in where a user would stand: "Login attempts: 2025"."""
+"""Not a word about logging in where a user would stand: "Login attempts: 2025";
+nor a network's name: "wifi name: Casa_Sol" (round 29)."""
 _USER = rf"[^\s/:,|\\<>{_QUOTES}]"
 
 _LOOKS_LIKE = rf"(?P<bare>(?![(@])(?![\w-]+=[\"']){_LONG}{_TOKEN}){_END}"
@@ -493,6 +495,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         (rf"\b{_KEYWORD}\s+than\s+{_LOOKS_LIKE}", _SIGNED),
+        # "how long would it take to crack X", "help me remember X, it's the
+        # new work one": a value shown to be cracked, guessed or learnt, ending
+        # its clause (round 29).
+        (
+            r"\b(?:crack|brute[ -]?force|guess|memori[sz]e|remember)\s+"
+            rf"{_NOT_EMAIL}{_LOOKS_LIKE}"
+            rf"(?=[.,;!?)]*(?:[ \t]*(?:\n|$|\(|(?:{THANKS})(?!\w))|,))",
+            _MIXED,
+        ),
         (rf"\buse\s+{_NOT_EMAIL}{_BEFORE}\s+to\s+(?:log|sign)[ -]?in\b", _SIGNED),
         (rf"\b(?:door|gate|lock|safe|locker)\s+opens\s+with\s+{_LOOKS_LIKE}", _SIGNED),
         # "X is how I unlock the door", "to get in the door type X".
@@ -516,6 +527,21 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _STRONG,
         ),
         (r"\bsshpass\s+-p\s*(?P<cmd>\S+)", _STRONG),
+        # A value a script types: expect's 'send "X\r"', pexpect's sendline,
+        # AppleScript's keystroke, xdotool's type, AutoHotkey's "Send, X{Enter}" (round 29).
+        (
+            r"\b(?:send\b(?:[ \t]+--)?|sendline\b|keystroke\b|[xy]dotool[ \t]+type\b|wtype\b)"
+            r"[ \t]*\(?[ \t]*[\"']"
+            r"(?P<bare>[^\s\"'\\]{3,100})(?:\\[rn])?[\"']",
+            _SIGNED,
+        ),
+        (r"\bSend(?:Input|Raw)?,?[ \t]+(?P<bare>[^\s{}]{3,100})\{(?:Enter|Tab)\}", _SIGNED),
+        # ... or writes into a file named for a password: "echo 'X' > ~/.vault_pass".
+        (
+            r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?(?P<q>[\"']?)(?P<bare>[^\s\"']{3,100})(?P=q)"
+            r"[ \t]*>>?[ \t]*\S*(?:pass|pwd|secret|token|cred|key)\S*",
+            _SIGNED,
+        ),
         (rf"\bmysql\w*\b{_SAME_COMMAND}\s-p(?P<cmd>[^\s'\"-]\S*)", _STRONG),
         (r"(?<!\S)--(?:[a-z]+-)?pass(?:word|phrase)?[= ](?P<cmd>[^\s-]\S*)", _STRONG),
         # The password options of archivers, openssl, registries' logins,

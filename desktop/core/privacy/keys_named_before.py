@@ -47,11 +47,27 @@ _NAMES_NO_KEY = re.compile(
 )
 
 
+_PRIVATE_KEY = re.compile(r"(?<![\w-])(?P<key>(?:0x)?[0-9a-f]{64}|(?:0x)?[0-9A-F]{64})(?![\w-])")
+"""256 bits in hex, "0x" or not: a wallet's private key (Ethereum's), a
+transaction's hash or a file's SHA-256 alike, so named in its own sentence."""
+_SENTENCE = re.compile(r"(?:[.!?](?:\s|\Z)|\n)")
+
+
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
-    """Where each key named just before it is in *text*."""
+    """Where each key named just before it is in *text*: on a line of its
+    own or after a sentence, or 256 bits of hex in the sentence naming it
+    ("import this key into MetaMask 0x...", round 29)."""
     for match in text_scan.matches(_KEY, text):
         before = text[max(0, match.start() - _REACH) : match.start()]
         # Only the paragraph the key follows, or the one before a blank line.
-        before = "\n\n".join(before.split("\n\n")[-2:])
-        if _NAMES_A_KEY.search(before) and not _NAMES_NO_KEY.search(before):
+        if _named_a_key("\n\n".join(before.split("\n\n")[-2:])):
             yield match.span("key")
+    for match in text_scan.matches(_PRIVATE_KEY, text):
+        before = text[max(0, match.start() - _REACH) : match.start()]
+        if _named_a_key(_SENTENCE.split(before)[-1]):
+            yield match.span("key")
+
+
+def _named_a_key(before: str) -> bool:
+    """Does *before* name a key, a secret or a token, and no hash or id?"""
+    return bool(_NAMES_A_KEY.search(before)) and not _NAMES_NO_KEY.search(before)

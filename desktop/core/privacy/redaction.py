@@ -420,10 +420,13 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
             for match in text_scan.matches(pattern, text):
                 yield match.start(), match.end(), kind
     readers = (credential_phrases, credential_nearby, credential_sweep, credential_situations)
-    for reader in (*readers, seed_phrases):
+    for reader in readers:
         for start, stop in reader.secret_spans(text):
             if not _NO_VALUE.fullmatch(text, start, stop):
                 yield start, _passphrase_end(text, start, stop), "password"
+    # A seed's words are BIP39's, not code: one may start "return" or "raise".
+    for start, stop in seed_phrases.secret_spans(text):
+        yield start, _passphrase_end(text, start, stop), "password"
     for match in text_scan.matches(_KEY_LIKE, text):
         if _random_enough(match.group()) and not _a_path(match.group()):
             yield match.start(), match.end(), "credential"

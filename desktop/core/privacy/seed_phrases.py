@@ -9,7 +9,10 @@ seed has few of those, so a row of exactly so many short words, almost
 none of them among the most used of a language, and all of them but one
 in twelve on BIP39's English list (a typo; ``data/wordlists``), is taken
 as one: shape alone took twelve numbered words of a to-do list (round
-27).  A Monero seed's 25 words come from a list of its own and are taken
+27).  A row nothing names a seed or a wallet must also end in its
+checksum, as every phrase a wallet shows does: a list of things made of
+BIP39's words ("salad pepper lemon garlic ...", round 28) ends in it once
+in sixteen.  A Monero seed's 25 words come from a list of its own and are taken
 by their shape.  A wallet also shows the words numbered ("1. canvas 2.
 brisk ..."), in a row or a column; a list of things (a shopping list)
 holds plurals, which the BIP39 list hardly has, and is none unless named a
@@ -18,7 +21,10 @@ seed.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import re
+import string
 from collections.abc import Iterator
 from functools import cache
 
@@ -42,6 +48,13 @@ _CHATTER = frozenset(
 """Words a chat message ends with after the row: "... zoo thx" (round 22)."""
 _NAMED_BEFORE = re.compile(r"\b(?:seed|mnemonic|recovery|wallet)\b[^\n.!?]{0,20}\Z", re.IGNORECASE)
 """Words naming the row right before it: "seed phrase is all agent ..."."""
+_WALLET_NEAR = re.compile(
+    r"\b(?:seed|mnemonic|recovery|wallet|bip-?39|ledger|trezor|metamask|electrum"
+    r"|exodus|coinbase|phantom|keepkey|bitbox|crypto|bitcoin|btc|eth(?:ereum)?)\b[^.!?]{0,40}\Z",
+    re.IGNORECASE,
+)
+"""Words naming a wallet or its words in the line before a row or its own:
+"my ledger's words\n...", "12 words for the ledger: ..."."""
 _JOINING_WORDS = 2
 """How many of the most used words a seed may hold ("about", "all", "also");
 half of it, when words naming it lead the row or stand right before it
@@ -92,7 +105,8 @@ def _rows(text: str) -> Iterator[tuple[int, int]]:
         words = [line[low:high] for low, high in spans]
         # Named a seed, a row may hold more of them: BIP39 lists "all", "also", "about".
         named_before = _NAMED_BEFORE.search(text, max(0, row.start() - 40), row.start())
-        if (found := _seed_in(words, named_before is not None)) is not None:
+        near = _WALLET_NEAR.search(text, max(0, row.start() - 60), row.start()) is not None
+        if (found := _seed_in(words, named_before is not None, near)) is not None:
             first, last = found
             yield row.start() + spans[first][0], row.start() + spans[last - 1][1]
 
@@ -100,25 +114,43 @@ def _rows(text: str) -> Iterator[tuple[int, int]]:
 _WORD = re.compile(r"\S+")
 
 
-def _seed_in(words: list[str], named_before: bool) -> tuple[int, int] | None:
+def _seed_in(words: list[str], named_before: bool, near: bool) -> tuple[int, int] | None:
     """Where in *words* (a row) a seed stands, from its first word to past
     its last: after the words naming it ("seed phrase is ..."), before
-    those ending a message ("... zoo thx"), or the whole row."""
+    those ending a message ("... zoo thx"), or the whole row.  A row
+    nothing names, no wallet *near* it, must end in its checksum; a whole
+    row ending in it is the seed even if a word in it names one ("column
+    impact seed adult ...")."""
     named = [at for at, word in enumerate(words[:5]) if word in _NAMING]
-    for lead in dict.fromkeys((named[-1] + 1 if named else 0, 0)):
-        end = len(words)
-        while end - lead not in _LENGTHS and end > lead and words[end - 1] in _CHATTER:
-            end -= 1
-        seed = words[lead:end]
-        most = len(seed) // 2 if lead or named_before else _JOINING_WORDS
-        if (
-            len(seed) in _LENGTHS
-            and sum(map(known_words.common, seed)) <= most
-            and _on_the_list(seed)
-            and not _listed(seed, bool(lead or named_before))
-        ):
-            return lead, end
-    return None
+    found = [
+        (lead, *seed)
+        for lead in dict.fromkeys((named[-1] + 1 if named else 0, 0))
+        if (seed := _seed_from(words, lead, bool(lead or named_before), near)) is not None
+    ]
+    whole = [(lead, end) for lead, end, summed in found if lead == 0 and summed]
+    return next(iter(whole or [(lead, end) for lead, end, _ in found]), None)
+
+
+def _seed_from(
+    words: list[str], lead: int, called_one: bool, near: bool
+) -> tuple[int, bool] | None:
+    """Where a seed starting at *lead* in *words* ends (before the words
+    ending a message) and whether its checksum holds, if it is one."""
+    end = len(words)
+    while end - lead not in _LENGTHS and end > lead and words[end - 1] in _CHATTER:
+        end -= 1
+    seed = words[lead:end]
+    if len(seed) not in _LENGTHS or not _on_the_list(seed):
+        return None
+    # A checksum holding vouches for a row as its naming does: BIP39 lists
+    # "about", "all", "also", "series", "stairs" (a wallet's phrase of
+    # three such was kept).
+    summed = len(seed) != _MONERO and _checksum_holds(seed)
+    vouched = called_one or summed
+    most = len(seed) // 2 if vouched else _JOINING_WORDS
+    if _listed(seed, vouched) or sum(map(known_words.common, seed)) > most:
+        return None
+    return (end, summed) if vouched or near or len(seed) == _MONERO else None
 
 
 def _on_the_list(words: list[str]) -> bool:
@@ -131,8 +163,52 @@ def _on_the_list(words: list[str]) -> bool:
 
 
 @cache
+def _bip39_list() -> tuple[str, ...]:
+    return tuple((paths.data_dir() / _WORD_LIST).read_text(encoding="utf-8").split())
+
+
+@cache
 def _bip39_words() -> frozenset[str]:
-    return frozenset((paths.data_dir() / _WORD_LIST).read_text(encoding="utf-8").split())
+    return frozenset(_bip39_list())
+
+
+@cache
+def _bip39_numbers() -> dict[str, int]:
+    return {word: number for number, word in enumerate(_bip39_list())}
+
+
+def _checksum_holds(words: list[str]) -> bool:
+    """Do *words* end in their BIP39 checksum, as every phrase a wallet
+    shows does, a word typed one letter off read as the list's words one
+    letter from it ("dizy" as "dizzy")?  A row of BIP39's words drawn by
+    chance ends in it once in sixteen (twelve words), a list of things
+    ("salad pepper lemon garlic ...") as rarely."""
+    readings = [(word,) if word in _bip39_numbers() else _one_letter_from(word) for word in words]
+    return any(map(_ends_in_its_checksum, itertools.product(*readings)))
+
+
+def _ends_in_its_checksum(words: tuple[str, ...]) -> bool:
+    numbers = _bip39_numbers()
+    bits = 0
+    for word in words:
+        bits = bits << 11 | numbers[word]
+    checksum_bits = len(words) * 11 // 33
+    entropy = (bits >> checksum_bits).to_bytes(len(words) * 4 // 3, "big")
+    digest = hashlib.sha256(entropy).digest()[0]
+    return bits & ((1 << checksum_bits) - 1) == digest >> (8 - checksum_bits)
+
+
+def _one_letter_from(typo: str) -> tuple[str, ...]:
+    """BIP39's words one letter dropped, added, changed or swapped from *typo*."""
+    cuts = [(typo[:at], typo[at:]) for at in range(len(typo) + 1)]
+    letters = string.ascii_lowercase
+    edits = {
+        *(head + tail[1:] for head, tail in cuts if tail),
+        *(head + tail[1] + tail[0] + tail[2:] for head, tail in cuts if len(tail) > 1),
+        *(head + letter + tail[1:] for head, tail in cuts if tail for letter in letters),
+        *(head + letter + tail for head, tail in cuts for letter in letters),
+    }
+    return tuple(sorted(edits & _bip39_words()))
 
 
 def _listed(words: list[str], named: bool) -> bool:

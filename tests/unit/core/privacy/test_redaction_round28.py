@@ -14,17 +14,7 @@ import pytest
 from desktop.core.privacy import seed_phrases
 from desktop.core.privacy.redaction import redact
 from tests.growth import LINEAR, growth
-
-
-def _assert_gone(text: str, *values: str, after: tuple[str, ...] = ()) -> None:
-    redacted = redact(text, after=after).text
-    for value in values:
-        pattern = rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])"
-        assert re.search(pattern, redacted) is None, redacted
-
-
-def _assert_kept(text: str, after: tuple[str, ...] = ()) -> None:
-    assert redact(text, after=after).text == text
+from tests.redacted import assert_gone, assert_kept
 
 
 @pytest.mark.parametrize(
@@ -36,7 +26,7 @@ def _assert_kept(text: str, after: tuple[str, ...] = ()) -> None:
     ],
 )
 def test_a_sims_numbered_pin_and_puk_are_taken_out(text: str, values: tuple[str, ...]) -> None:
-    _assert_gone(text, *values)
+    assert_gone(text, *values)
 
 
 @pytest.mark.parametrize(
@@ -48,7 +38,7 @@ def test_a_sims_numbered_pin_and_puk_are_taken_out(text: str, values: tuple[str,
     ],
 )
 def test_a_chips_numbered_pins_are_kept(text: str) -> None:
-    _assert_kept(text)
+    assert_kept(text)
 
 
 @pytest.mark.parametrize(
@@ -60,11 +50,11 @@ def test_a_chips_numbered_pins_are_kept(text: str) -> None:
     ],
 )
 def test_a_pin_named_before_an_iban_is_taken_out(text: str) -> None:
-    _assert_gone(text, "4821")
+    assert_gone(text, "4821")
 
 
 def test_a_pin_rejected_for_an_iban_keeps_the_iban() -> None:
-    _assert_kept("the PIN for my DE89 3704 0044 0532 0130 00 account was rejected")
+    assert_kept("the PIN for my DE89 3704 0044 0532 0130 00 account was rejected")
 
 
 @pytest.mark.parametrize(
@@ -77,7 +67,7 @@ def test_a_pin_rejected_for_an_iban_keeps_the_iban() -> None:
     ],
 )
 def test_a_texted_code_in_two_halves_is_taken_out_whole(text: str) -> None:
-    _assert_gone(text, "834", "841")
+    assert_gone(text, "834", "841")
 
 
 @pytest.mark.parametrize(
@@ -107,7 +97,7 @@ def test_numbers_beside_a_code_are_kept(text: str) -> None:
     ],
 )
 def test_a_password_fed_to_a_program_reading_it_is_taken_out(text: str) -> None:
-    _assert_gone(text, "lumiere_9")
+    assert_gone(text, "lumiere_9")
 
 
 @pytest.mark.parametrize(
@@ -120,7 +110,7 @@ def test_a_password_fed_to_a_program_reading_it_is_taken_out(text: str) -> None:
     ],
 )
 def test_what_is_piped_into_other_programs_is_kept(text: str) -> None:
-    _assert_kept(text)
+    assert_kept(text)
 
 
 def test_a_users_name_fed_to_chpasswd_is_kept() -> None:
@@ -145,15 +135,17 @@ _EVERYDAY_LISTS = [
 @pytest.mark.parametrize("between", [" ", "\n"], ids=["row", "column"])
 @pytest.mark.parametrize("words", _EVERYDAY_LISTS)
 def test_twelve_numbered_everyday_words_are_no_seed(words: str, between: str) -> None:
-    _assert_kept(_numbered(words, between))
+    assert_kept(_numbered(words, between))
 
 
 @pytest.mark.parametrize("words", _EVERYDAY_LISTS)
 def test_twelve_everyday_words_in_a_row_are_no_seed(words: str) -> None:
-    _assert_kept(words)
+    assert_kept(words)
 
 
-_SEED = "canvas dragon become dizzy crumble boost bleak drift basket census banana coil"
+# A wallet's: its last word holds the checksum (a row of words no wallet
+# shows is a seed only when named one, round 29).
+_SEED = "canvas dragon become dizzy crumble boost bleak drift basket census banana cabin"
 
 
 @pytest.mark.parametrize(
@@ -169,7 +161,7 @@ _SEED = "canvas dragon become dizzy crumble boost bleak drift basket census bana
     ],
 )
 def test_a_seed_of_bip39s_words_is_taken_out(text: str) -> None:
-    _assert_gone(text, "canvas dragon become", "basket census banana", "dragon", "coil")
+    assert_gone(text, "canvas dragon become", "basket census banana", "dragon", "cabin")
 
 
 @pytest.mark.parametrize(
@@ -187,7 +179,7 @@ def test_a_seed_of_bip39s_words_is_taken_out(text: str) -> None:
 def test_a_secret_asked_for_in_shorthand_is_taken_out_of_its_answer(
     question: str, answer: str, value: str
 ) -> None:
-    _assert_gone(answer, value, after=(question,))
+    assert_gone(answer, value, after=(question,))
 
 
 @pytest.mark.parametrize(
@@ -201,7 +193,7 @@ def test_a_secret_asked_for_in_shorthand_is_taken_out_of_its_answer(
     ],
 )
 def test_an_answer_holding_no_secret_is_kept(question: str, answer: str) -> None:
-    _assert_kept(answer, after=(question,))
+    assert_kept(answer, after=(question,))
 
 
 @pytest.mark.parametrize(
@@ -223,7 +215,7 @@ def test_an_answer_holding_no_secret_is_kept(question: str, answer: str) -> None
 def test_an_accounts_recovery_key_in_groups_is_taken_out(
     text: str, values: tuple[str, ...]
 ) -> None:
-    _assert_gone(text, *values)
+    assert_gone(text, *values)
 
 
 @pytest.mark.parametrize(
@@ -235,7 +227,7 @@ def test_an_accounts_recovery_key_in_groups_is_taken_out(
     ],
 )
 def test_a_recovery_keys_instructions_and_ids_are_kept(text: str) -> None:
-    _assert_kept(text)
+    assert_kept(text)
 
 
 @pytest.mark.parametrize(
@@ -249,7 +241,7 @@ def test_a_recovery_keys_instructions_and_ids_are_kept(text: str) -> None:
 )
 def test_a_secret_set_typed_or_linked_is_taken_out(text: str) -> None:
     value = "ka_dxC0JsZ2YSZBq1JFJ_Q" if "bitwarden" in text else "lumiere_9"
-    _assert_gone(text, value)
+    assert_gone(text, value)
 
 
 @pytest.mark.parametrize(
@@ -264,11 +256,11 @@ def test_a_secret_set_typed_or_linked_is_taken_out(text: str) -> None:
     ],
 )
 def test_settings_prompts_links_files_and_key_management_are_kept(text: str) -> None:
-    _assert_kept(text)
+    assert_kept(text)
 
 
 def test_a_wpa_supplicant_networks_psk_still_goes() -> None:
-    _assert_gone('network={\n    ssid="HomeNet"\n    psk="lumiere_9"\n}', "lumiere_9")
+    assert_gone('network={\n    ssid="HomeNet"\n    psk="lumiere_9"\n}', "lumiere_9")
 
 
 @pytest.mark.slow
