@@ -24,10 +24,9 @@ from tests.unit.core.transfer.test_archive_read_round27 import _archive
 from tests.unit.core.transfer.test_archive_round26 import TEXT
 
 
-def _peak_of_import_again(root: Path, messages: int) -> int:
-    """The most memory importing an archive of *messages* took, into the
-    folder it was made of (every message is there already)."""
-    archive = _archive(root, messages)
+def _peak_of_import_again(root: Path, archive: Path, kind: str) -> int:
+    """The most memory importing *archive* took, into the folder under
+    *root* it was made of (every row of *kind* is there already)."""
     database = open_folder(folder(root))
     try:
         tracemalloc.start()
@@ -36,19 +35,23 @@ def _peak_of_import_again(root: Path, messages: int) -> int:
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
-        assert result.added("messages") == 0
+        assert result.added(kind) == 0
         return peak
     finally:
         database.close()
+
+
+def _peak_of_messages_again(root: Path, messages: int) -> int:
+    return _peak_of_import_again(root, _archive(root, messages), "messages")
 
 
 def test_importing_an_archive_where_its_messages_are_holds_none_of_their_text(
     tmp_path: Path,
 ) -> None:
     known_words.load()  # the redactor's word lists, read once per process, are no row's
-    _peak_of_import_again(tmp_path / "warm-up", SMALL)  # caches a first import fills
-    small_peak = _peak_of_import_again(tmp_path / "small", SMALL)
-    large_peak = _peak_of_import_again(tmp_path / "large", LARGE)
+    _peak_of_messages_again(tmp_path / "warm-up", SMALL)  # caches a first import fills
+    small_peak = _peak_of_messages_again(tmp_path / "small", SMALL)
+    large_peak = _peak_of_messages_again(tmp_path / "large", LARGE)
 
     text_added = (LARGE - SMALL) * len(TEXT) * REPEATED
     assert large_peak - small_peak < 0.25 * text_added, (small_peak, large_peak, text_added)
@@ -74,19 +77,7 @@ def _memories(root: Path, count: int) -> Path:
 
 
 def _peak_of_memories_again(root: Path, count: int) -> int:
-    archive = _memories(root, count)
-    database = open_folder(folder(root))
-    try:
-        tracemalloc.start()
-        try:
-            result = run(archive, database, folder(root), PlainState())
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-        assert result.added("memories") == 0
-        return peak
-    finally:
-        database.close()
+    return _peak_of_import_again(root, _memories(root, count), "memories")
 
 
 def test_importing_an_archive_where_its_memories_are_holds_none_of_their_text(
