@@ -2,9 +2,13 @@
 
 Each benchmark session becomes a conversation of a fresh database, through
 ``ConversationStore`` as a chat stores it: its messages dated with the
-session's date (a clock set to it), LoCoMo's first speaker as the user and
-the second as Reverie, each message's text as the product would show it
-("Caroline: ..."; a shared photo as its caption).  The product's own
+session's date (a clock set to it), each message's text as the product
+would show it ("Caroline: ..."; a shared photo as its caption).  LoCoMo's
+two speakers are both people, and both are stored as the user: stored as
+Reverie, the second one's words would count as Reverie's own
+(``excerpts.OWN_WORDS_WEIGHT``), and half of LoCoMo's questions would ask
+what Reverie lived through.  LongMemEval's sessions keep their roles (a
+user and an assistant).  The product's own
 background indexer (``MessageIndexer.index_missing``, run here at once)
 embeds the messages, and each question is asked through
 ``ExcerptRetriever`` with no current conversation.  Message ids are mapped
@@ -47,17 +51,22 @@ SAVE_EVERY = 2000
 @dataclass(frozen=True)
 class Variant:
     neighbour_share: float
+    own_words_weight: float
     diverse: bool
     timed: bool
 
     @property
     def name(self) -> str:
-        return f"share={self.neighbour_share:g},diverse={int(self.diverse)},timed={int(self.timed)}"
+        return (
+            f"share={self.neighbour_share:g},own={self.own_words_weight:g},"
+            f"diverse={int(self.diverse)},timed={int(self.timed)}"
+        )
 
 
 VARIANTS = tuple(
-    Variant(share, diverse, timed)
+    Variant(share, own, diverse, timed)
     for share in (0.0, 0.25, 0.5, 0.75, 1.0)
+    for own in (0.5, 0.75, 1.0)
     for diverse in (False, True)
     for timed in (False, True)
 )
@@ -158,6 +167,7 @@ def ranked_by_variant(
                     search,
                     embed,
                     neighbour_share=v.neighbour_share,
+                    own_words_weight=v.own_words_weight,
                     diverse=v.diverse,
                     timed=v.timed,
                     clock=clock,
@@ -181,10 +191,6 @@ def ranked_by_variant(
 
 def locomo_sessions(sample: dict[str, Any]) -> list[Session]:
     conversation = sample["conversation"]
-    roles: dict[str, MessageRole] = {
-        conversation["speaker_a"]: "user",
-        conversation["speaker_b"]: "assistant",
-    }
     sessions: list[Session] = []
     number = 1
     while f"session_{number}" in conversation:
@@ -194,8 +200,7 @@ def locomo_sessions(sample: dict[str, Any]) -> list[Session]:
             .timestamp()
         )
         turns = [
-            Turn(turn["dia_id"], roles.get(turn["speaker"], "user"), _shown(turn))
-            for turn in conversation[f"session_{number}"]
+            Turn(turn["dia_id"], "user", _shown(turn)) for turn in conversation[f"session_{number}"]
         ]
         sessions.append(Session(date, turns))
         number += 1

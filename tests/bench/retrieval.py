@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.db import MemoryStore, NewMemory, open_database
-from desktop.core.memory.excerpts import DIVERSE, NEIGHBOUR_SHARE
+from desktop.core.memory.excerpts import DIVERSE, NEIGHBOUR_SHARE, OWN_WORDS_WEIGHT
 from desktop.core.memory.retrieval import TIMED, MemoryRetriever
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_embedding_source
@@ -283,7 +283,7 @@ def conversations_main(
                     runs[name][key] = ranking
     finally:
         embed.save()
-    product = conversation_recall.Variant(NEIGHBOUR_SHARE, DIVERSE, TIMED).name
+    product = conversation_recall.Variant(NEIGHBOUR_SHARE, OWN_WORDS_WEIGHT, DIVERSE, TIMED).name
     args.out.write_text(json.dumps(runs[product]))
     args.out.with_suffix(".variants.json").write_text(json.dumps(runs))
     print(

@@ -11,6 +11,10 @@ each measured on the development benchmarks (``tests/bench/retrieval.py``):
 - neighbours: a message's answer is often in the message after it (a
   question and its reply), so each hit lends a share of its score to the
   messages just before and after it (``NEIGHBOUR_SHARE``);
+- Reverie's own words: a message of the assistant counts half
+  (``OWN_WORDS_WEIGHT``), however it was found: what the user said is
+  what the user's life is made of, and Reverie's long replies (advice,
+  lists, its own mistakes) otherwise crowd the user's words out;
 - time: a message that names when ("last Friday", "four weeks ago", "on
   13 October 2023": ``named_time.named_period``) ranks the candidates said
   then as one more list, fused like the others (``retrieval.TIMED``);
@@ -43,6 +47,7 @@ from desktop.core.memory.embedding import Embeddings
 from desktop.core.memory.named_time import named_period
 from desktop.core.memory.retrieval import (
     CANDIDATES,
+    REPLY_WEIGHT,
     TIMED,
     Embed,
     fused,
@@ -80,6 +85,13 @@ tenth of the LongMemEval_S questions (every tenth: 8 scored, too few to
 choose by) recall_all@10 is 0.875 at every share up to 0.75, and
 recall_all@5 falls from 0.625 to 0.5: a neighbour takes a place the official
 scoring gives no credit for (Reverie's side)."""
+OWN_WORDS_WEIGHT = REPLY_WEIGHT
+"""What a message of Reverie's own counts, against the user's: as in the
+queries (``retrieval.REPLY_WEIGHT``), the user's words say more about the
+user.  Chosen with the neighbours' share by cross-validation among 0.5,
+0.75 and 1 on both development benchmarks at once (LongMemEval: a user
+and an assistant; LoCoMo: two people, both stored as the user's words);
+see the README's figures."""
 DIVERSE = False
 """Whether the n-th excerpt of a conversation counts 1/n (see the module
 docstring).  LoCoMo recall@10 over categories 1-4, in-sample: 0.741 without,
@@ -106,6 +118,7 @@ class ExcerptRetriever:
         *,
         redactor: Redactor | None = None,
         neighbour_share: float = NEIGHBOUR_SHARE,
+        own_words_weight: float = OWN_WORDS_WEIGHT,
         diverse: bool = DIVERSE,
         timed: bool = TIMED,
         clock: Callable[[], float] = time.time,
@@ -115,6 +128,7 @@ class ExcerptRetriever:
         self._embed = embed
         self._redactor = redactor
         self._neighbour_share = neighbour_share
+        self._own_words_weight = own_words_weight
         self._diverse = diverse
         self._timed = timed
         self._clock = clock
@@ -150,6 +164,11 @@ class ExcerptRetriever:
         if self._neighbour_share:
             scores = self._with_neighbours(scores)
         found = self._search.excerpts(sorted(scores))
+        scores = {
+            i: score * (self._own_words_weight if found[i].role == "assistant" else 1.0)
+            for i, score in scores.items()
+            if i in found
+        }
         if self._timed:
             now = datetime.fromtimestamp(self._clock(), self._zone())
             if (period := named_period(message, now)) is not None:

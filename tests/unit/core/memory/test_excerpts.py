@@ -170,3 +170,21 @@ def test_a_question_naming_a_time_prefers_what_was_said_then(database: Database)
     assert first("What did the plumber say in January?") == early
     assert first("What did the plumber say?") == early
     assert first("What did the plumber say last Friday?", timed=False) == early
+
+
+def test_the_user_s_own_words_outrank_reverie_s_saying_the_same(database: Database) -> None:
+    """The same words said by Reverie in an older conversation and by the
+    user in a newer one: the user's come first, Reverie's still recalled;
+    with Reverie's words weighing as much, the order is by id."""
+    store = ConversationStore(database)
+    said = "You need 120 stars to reach the gold level."
+    reverie = store.create("stars")
+    store.add_message(reverie.id, "assistant", said)
+    user = _conversation(store, "rewards", said)
+
+    def order(**options: object) -> list[int]:
+        found = _retriever(database, HashingEmbedder(), **options).retrieve("gold level stars")
+        return [r.excerpt.conversation_id for r in found]
+
+    assert order() == [user, reverie.id]
+    assert order(own_words_weight=1.0) == [reverie.id, user]
