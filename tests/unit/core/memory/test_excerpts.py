@@ -188,3 +188,21 @@ def test_the_user_s_own_words_outrank_reverie_s_saying_the_same(database: Databa
 
     assert order() == [user, reverie.id]
     assert order(own_words_weight=1.0) == [reverie.id, user]
+
+
+def test_asked_what_reverie_said_its_words_count_as_much_as_the_user_s(
+    database: Database,
+) -> None:
+    store = ConversationStore(database)
+    said = "You need 120 stars to reach the gold level."
+    reverie = store.create("stars")
+    store.add_message(reverie.id, "assistant", said)
+    user = _conversation(store, "rewards", said)
+    retriever = _retriever(database, HashingEmbedder())
+
+    def first(question: str) -> int:
+        return retriever.retrieve(question)[0].excerpt.conversation_id
+
+    assert first("how many gold level stars do I need?") == user
+    assert first("how many gold level stars did you say I need?") == reverie.id
+    assert first("In our last conversation, how many gold level stars?") == reverie.id
