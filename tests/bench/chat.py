@@ -3,15 +3,16 @@
     python -m tests.bench.chat [--conversations 3] [--json results.json]
 
 1. Turns 1 to 20 of one conversation through the whole chat path
-   (database, 24 memories retrieved with the default embedder, prompt
-   assembly, broker, SmolLM2), each message asking about one of nine topics
-   in turn.  Per turn: the prompt tokens llama.cpp read (not taken from its
-   cache) against the tokens of the new message plus the memories the
-   conversation was not given before; target for turns 2 to 20: at most
-   32 more on average.  Time to first token (TTFT) of turn 2 and turn 20
-   (the same topic and length): target turn 20 / turn 2 <= 1.3.  Also: turn
-   21 right after a background job used the model (it runs on its own
-   context), and, for scale, turn 20's prompt read from scratch.
+   (database, 24 memories and nine past conversations recalled with the
+   default embedder, prompt assembly, broker, SmolLM2), each message asking
+   about one of nine topics in turn.  Per turn: the prompt tokens llama.cpp
+   read (not taken from its cache) against the tokens of the new message
+   plus the memories and excerpts the conversation was not given before;
+   target for turns 2 to 20: at most 32 more on average.  Time to first
+   token (TTFT) of turn 2 and turn 20 (the same topic and length): target
+   turn 20 / turn 2 <= 1.3.  Also: turn 21 right after a background job
+   used the model (it runs on its own context), and, for scale, turn 20's
+   prompt read from scratch.
 2. The UI event loop's longest stall while a reply streams into the real
    chat window (offscreen), in a fresh process like a newly started app: a
    5 ms timer heartbeat, the longest gap between beats minus the interval.
@@ -42,8 +43,12 @@ from desktop.core.chat.service import ChatService, Reply, ReplyKind, Stage
 from desktop.core.chat.tools.memory import memory_tools
 from desktop.core.chat.tools.toolbox import Toolbox, ToolCall
 from desktop.core.db import ConversationStore, Database, open_database
-from desktop.core.memory.lines import memory_line
+from desktop.core.memory.excerpts import ExcerptRetriever
+from desktop.core.memory.lines import excerpt_line, memory_line
+from desktop.core.memory.message_index import MessageIndexer
+from desktop.core.memory.recall import Recall
 from desktop.core.memory.service import MemoryService
+from desktop.core.privacy.redaction import Redactor
 from models.broker import InferenceBroker, Priority
 from models.convert_bert import ensure_default_embedder_gguf
 from models.embedded import default_chat_model_path, default_embedding_source
@@ -81,6 +86,19 @@ MEMORIES = [
     "Mara is saving money for a flat of her own.",
     "Mara dislikes long voice messages.",
 ]
+PAST = [
+    ("Long run", "I did 32 kilometres on Sunday, my longest run so far.", "That's a big step!"),
+    ("Vet visit", "Miso had his teeth checked at the vet, all fine.", "Good news for Miso."),
+    ("Night shift", "The night shift was quiet, two admissions only.", "Rest well today."),
+    ("Lisbon", "Tomas sent photos of his new flat in Alfama.", "Alfama is lovely."),
+    ("Portuguese", "I finally get the difference between ser and estar.", "Muito bem!"),
+    ("Dinner", "Made ramen with a soft egg and spring onions tonight.", "Sounds delicious."),
+    ("Orchestra", "We rehearsed the Elgar cello concerto's slow movement.", "Beautiful piece."),
+    ("Japan plans", "Thinking of Kyoto for the cherry blossoms in April.", "Book early!"),
+    ("Volvo", "The Volvo failed its inspection because of the brakes.", "Get them fixed soon."),
+]
+"""Earlier conversations (a title, what the user said, the reply), one a
+topic: their messages are recalled as excerpts beside the memories."""
 TOPICS = (
     "running",
     "her cat",
@@ -142,6 +160,7 @@ class FirstToken:
         self.started = time.perf_counter()
         self.first: float | None = None
         self.memory_ids: tuple[int, ...] = ()
+        self.excerpt_ids: tuple[int, ...] = ()
 
     def stage(self, stage: Stage) -> None:
         pass
@@ -155,6 +174,7 @@ class FirstToken:
 
     def reply_finished(self, reply: Reply) -> None:
         self.memory_ids = reply.memory_ids
+        self.excerpt_ids = reply.excerpt_ids
 
     def notice(self, text: str) -> None:
         pass
@@ -167,26 +187,43 @@ class FirstToken:
 class TurnCost:
     """What one turn's prompt cost: tokens llama.cpp read (not taken from its
     cache), against what was new in it: the user's message, and the memories
-    the conversation was not given before (their block: its markers and
-    lines)."""
+    and excerpts the conversation was not given before (their blocks: each
+    one's markers and lines)."""
 
     turn: int
     prompt_tokens: int
     read_tokens: int
     message_tokens: int
     new_memory_tokens: int
+    new_excerpt_tokens: int
     ttft_s: float
 
     @property
     def overhead(self) -> int:
-        return self.read_tokens - self.message_tokens - self.new_memory_tokens
+        new = self.message_tokens + self.new_memory_tokens + self.new_excerpt_tokens
+        return self.read_tokens - new
 
 
 def build(
     folder: Path, database: Database, broker: InferenceBroker
-) -> tuple[ChatService, MemoryService]:
+) -> tuple[ChatService, MemoryService, Recall]:
+    """The chat as the app builds it, with the memories remembered and the
+    past conversations said (a week ago) and indexed."""
     prompts = PromptLibrary(folder / "prompts")
     memories = MemoryService.over(database, broker, prompts)
+    recall = Recall(
+        memories.retriever,
+        ExcerptRetriever.over(database, broker, Redactor()),
+        memories.store.source_messages,
+        lambda: True,
+    )
+    week_ago = time.time() - 7 * 86400.0
+    conversations = ConversationStore(database, clock=lambda: week_ago)
+    for title, said, replied in PAST:
+        past = conversations.create(title)
+        conversations.add_message(past.id, "user", said)
+        conversations.add_message(past.id, "assistant", replied)
+    MessageIndexer.over(database, broker).index_missing()
     chat = ChatService(
         ConversationStore(database),
         memories,
@@ -195,10 +232,11 @@ def build(
         ModelSettings(context_length=CONTEXT, max_reply_tokens=REPLY_TOKENS, temperature=0.0),
         ChatSettings(),
         toolbox=Toolbox(memory_tools(memories), prompts),  # as the app offers them
+        recall=recall,
     )
     for memory in MEMORIES:
         chat.remember(memory)
-    return chat, memories
+    return chat, memories, recall
 
 
 def ttft(chat: ChatService, conversation_id: int, turn: int) -> float:
@@ -212,31 +250,48 @@ def answered(chat: ChatService, conversation_id: int, turn: int) -> FirstToken:
     return listener
 
 
+@dataclass
+class Given:
+    """What a conversation was given so far: memory ids, excerpts' message ids."""
+
+    memories: set[int]
+    excerpts: set[int]
+
+
 def turn_cost(
     chat: ChatService,
     memories: MemoryService,
+    recall: Recall,
     recording: RecordingModel,
     conversation_id: int,
     turn: int,
-    given: set[int],
+    given: Given,
 ) -> TurnCost:
-    """Turn *turn* answered, and what its prompt cost; *given* (the memories
-    the conversation was given before) grows by this turn's."""
+    """Turn *turn* answered, and what its prompt cost; *given* grows by this
+    turn's memories and excerpts."""
     listener = answered(chat, conversation_id, turn)
     model = recording.model
-    new = [i for i in listener.memory_ids if i not in given]
-    given.update(new)
+    new = [i for i in listener.memory_ids if i not in given.memories]
+    new_excerpts = [i for i in listener.excerpt_ids if i not in given.excerpts]
+    given.memories.update(new)
+    given.excerpts.update(new_excerpts)
     lines = [memory_line(m).render() for m in memories.store.get_many(new).values()]
-    block = "<memories>\n" + "\n".join(lines) + "\n</memories>" if lines else ""
+    excerpts = recall.excerpts(new_excerpts).values()
+    excerpt_lines = [excerpt_line(e, None).render() for e in excerpts]
     total = len(model.prompt_tokens(recording.last_prompt))
     return TurnCost(
         turn,
         total,
         total - model.last_prompt_reuse,
         model.count_tokens(question(turn)),
-        model.count_tokens(block),
+        model.count_tokens(_block("memories", lines)),
+        model.count_tokens(_block("excerpts", excerpt_lines)),
         listener.first or 0.0,
     )
+
+
+def _block(name: str, lines: list[str]) -> str:
+    return f"<{name}>\n" + "\n".join(lines) + f"\n</{name}>" if lines else ""
 
 
 def cold_ttft(recording: RecordingModel) -> float:
@@ -265,13 +320,15 @@ def bench_layout(conversations: int) -> dict[str, Any]:
         broker.load_embedder(lambda: default_embedder(Path(folder))).result()
         database = open_database(Path(folder) / "bench.sqlite3")
         try:
-            chat, memories = build(Path(folder), database, broker)
+            chat, memories, recall = build(Path(folder), database, broker)
             for _ in range(conversations):
                 conversation = chat.new_conversation()
-                given: set[int] = set()
+                given = Given(set(), set())
                 costs.append([])
                 for turn in range(1, TURNS):
-                    cost = turn_cost(chat, memories, recording, conversation.id, turn, given)
+                    cost = turn_cost(
+                        chat, memories, recall, recording, conversation.id, turn, given
+                    )
                     costs[-1].append(cost)
                     seconds = cost.ttft_s
                     if turn == 2:
@@ -386,13 +443,13 @@ def ui_stall_in_a_fresh_process(replies: int) -> dict[str, Any]:
 
 def print_turn_table(per_turn: list[list[dict[str, Any]]]) -> None:
     """Turn by turn, the median over conversations of each figure."""
-    print("turn  prompt  read  message  new memories  overhead  TTFT s")
+    print("turn  prompt  read  message  new memories  new excerpts  overhead  TTFT s")
     for row in zip(*per_turn, strict=True):
         med = {key: statistics.median(cost[key] for cost in row) for key in row[0]}
         print(
             f"{med['turn']:4.0f}  {med['prompt_tokens']:6.0f}  {med['read_tokens']:4.0f}  "
             f"{med['message_tokens']:7.0f}  {med['new_memory_tokens']:12.0f}  "
-            f"{med['overhead']:8.0f}  {med['ttft_s']:6.3f}"
+            f"{med['new_excerpt_tokens']:12.0f}  {med['overhead']:8.0f}  {med['ttft_s']:6.3f}"
         )
 
 
@@ -410,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     print_turn_table(layout["per_turn"])
     print(
         f"turns 2-{TURNS - 1}: {layout['mean_read_tokens']:.1f} prompt tokens read per turn; "
-        f"beyond the new message and new memories {layout['mean_overhead_tokens']:.1f} "
+        f"beyond the new message, memories and excerpts {layout['mean_overhead_tokens']:.1f} "
         "on average (target <= 32)"
     )
     medians = layout["median_s"]
