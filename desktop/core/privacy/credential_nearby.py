@@ -403,6 +403,17 @@ def a_credential_word(word: str) -> bool:
     return named is not None and (named["typo"] is None or _a_typo(named["typo"].casefold()))
 
 
+_NETWORKS = re.compile(r"wi-?fi|hotspot|vpn", re.IGNORECASE)
+_PART_LABELLED = re.compile(r"[ \t]*[,;|][ \t]*(?P<label>[^\s:=,;|][^:=\n,;|]{0,23}?)[ \t]*[:=]")
+
+
+def _its_password_next(text: str, end: int) -> bool:
+    """Is the network's value ending at *end* followed by its password,
+    labelled ("wifi: Casa_Sol, pw: X")?  Then the value is the network's name."""
+    part = _PART_LABELLED.match(text, end)
+    return part is not None and names_a_credential(part["label"])
+
+
 def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     """The values beside the credential word *match* found in *text*."""
     # "wifi's X": the 's links a weak word to its value.
@@ -430,6 +441,8 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     # "FileVault: saddle tuba otter falcon", not "wifi: fibre broadband router upstairs".
     words = not weak or _VAULTS.fullmatch(match["weak"]) is not None
     after = [] if match["login"] is not None else list(_after(text, match.end(), weak, pin, words))
+    if weak and _NETWORKS.fullmatch(match["weak"]):
+        after = [(start, stop) for start, stop in after if not _its_password_next(text, stop)]
     if PAIR_NAMED.search(text, max(0, match.start() - 16), match.start()):
         # "login/pass: bob/X": bob is the user
         after = [(text.rfind("/", start, stop) + 1 or start, stop) for start, stop in after]

@@ -245,6 +245,12 @@ _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _NOT_EMAIL = r"(?![\w.+-]+@(?:[\w-]+\.[\w-]|[^\W\d_]{3,}(?:\s|$)))"
 """Not an address (a user, not a password), even cut short: "alice@example"
 (a host of three letters or more), unlike "aaa@aaa0" or "Aaa0@x"."""
+_NO_VALUE_OF_ITS_OWN = r"(?![ \t]*[:=][ \t]*[^\s:=])"
+"""A credential's word with no value of its own after a sign: in "wifi name:
+Casa_Sol, password: X" the password is X, and the name before it no password."""
+_NOT_A_NAMED_CODE = r"(?!(?-i:[A-Z]{1,3}-?\d{1,3})(?![\w@#$%&*]))"
+"""Not a short code of capitals and digits, which names a thing (a vitamin,
+a road, a gate, a seat: "remember B12", "remember M25"), not a password."""
 _NOT_ADDRESS = rf"(?!{_EMAIL}(?![\w@]))"
 """Not a whole address: after "bob@example.com / " a cut-short one ("Aaa0@x")
 is the password, as a second user would be a whole address."""
@@ -386,7 +392,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "X (the router password)", "X is the code".
         (
             rf"{_BEFORE}(?:\s*,\s*|\s+[-\u2014\u2013]\s+|\s*=\s*|\s+\(\s*{_NOT_A_FAILURE}|\s+(?:is|was|as)\s+)"
-            rf"{_OWNER}(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_WEAK}){_AFTER_WORD}",
+            rf"{_OWNER}(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_WEAK}){_NO_VALUE_OF_ITS_OWN}"
+            rf"{_AFTER_WORD}",
             _SIGNED,
         ),
         # "I changed my password to X": X must look like one, or be quoted
@@ -500,7 +507,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # its clause (round 29).
         (
             r"\b(?:crack|brute[ -]?force|guess|memori[sz]e|remember)\s+"
-            rf"{_NOT_EMAIL}{_LOOKS_LIKE}"
+            rf"{_NOT_EMAIL}{_NOT_A_NAMED_CODE}{_LOOKS_LIKE}"
             rf"(?=[.,;!?)]*(?:[ \t]*(?:\n|$|\(|(?:{THANKS})(?!\w))|,))",
             _MIXED,
         ),
