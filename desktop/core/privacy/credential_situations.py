@@ -22,7 +22,8 @@ drive?", a list under "recovery codes", "gym locker 114, combo 3-33-16",
 - a value named a moment later in its message ("X. that's what I set as
   the twitch password");
 - a value weighed or handed over to keep ("how secure is Mango#2024",
-  "could someone guess Winter2025!", "keep this for me: X", round 30).
+  "could someone guess Winter2025!", "keep this for me: X", round 30), or
+  corrected ("*X", "oops wrong one, use X instead", round 30).
 
 Only a value shaped as people make passwords is taken (``password_shaped``:
 a name or a season and a year, "Maya1980", "October2023!"; letters, digits
@@ -194,10 +195,12 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
     for quoted in text_scan.matches(_QUOTED_VALUE, text):
         if password_shaped(quoted["value"].rstrip(".,")) and _quoted_as_a_value(text, quoted):
             yield quoted.start("value"), quoted.start("value") + len(quoted["value"].rstrip(".,"))
-    for cues in (_TROUBLE, _WEIGHED):
+    for cues in (_TROUBLE, _WEIGHED, _CORRECTED):
         read = 0
         for cue in text_scan.matches(cues, text):
             low, high = _sentence(text, cue.start(), cue.end())
+            if "star" in cues.groupindex and cue["star"]:
+                low = cue.end()  # "*X": the value after the star
             yield from _values_in_sentence(text, max(low, read), high, None)
             read = max(read, high)
     for cue in text_scan.matches(_ASKED_HOW_TO_GET_IN, text):
@@ -418,6 +421,13 @@ _WEIGHED = re.compile(
 whether it was cracked or leaked, kept for the asker ("how secure is
 Mango#2024", "could someone guess Winter2025!", "keep this for me: X"):
 its sentence's password-shaped values are shown to be judged or kept."""
+_CORRECTED = re.compile(
+    r"(?:^|(?<=\n))[ \t]*(?P<star>\*)(?=[^\s*])|\b(?:wrong\s+one|(?:sorry|oops)\W+typo"
+    r"|i\s+meant|correction|autocorrect\w*|(?:use|try)\s+\S+\s+instead)\b",
+    re.IGNORECASE,
+)
+"""A value corrected: "*X" after a message with a typo in it, "oops wrong
+one, use X instead", "sorry typo, I meant X" (round 30)."""
 _QUOTED_VALUE = re.compile(
     r"[\"'`\u2018\u201c](?:it'?s[ \t]+)?(?P<value>[^\s\"'`\u2019\u201d]{5,40})"
     r"(?:,[^\"'`\u2019\u201d\n]{0,40})?[\"'`\u2019\u201d]"

@@ -59,3 +59,131 @@ def test_a_password_spelled_with_a_dash_or_a_sign_in_it_is_taken_out(text: str, 
 )
 def test_letters_listed_or_an_acronym_are_kept(text: str) -> None:
     assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("a001 LOGIN ana jaakKfZuYfA3\na001 OK LOGIN completed", "jaakKfZuYfA3"),
+        ('a001 LOGIN ana "chuva_forte7"\na001 OK', "chuva_forte7"),
+        ("USER ana\n331 Password required for ana\nPASS lumiere_9\n230 Logged in", "lumiere_9"),
+        ("250-AUTH PLAIN LOGIN\nAUTH PLAIN AGFuYQBsdW1pZXJlXzk=\n235 ok", "AGFuYQBsdW1pZXJlXzk="),
+        ("a1 AUTHENTICATE PLAIN\n+\nAGFuYQBsdW1pZXJlXzk=\na1 OK", "AGFuYQBsdW1pZXJlXzk="),
+        ("AUTH LOGIN\n334 VXNlcm5hbWU6\nYW5h\n334 UGFzc3dvcmQ6\nbHVtaWVyZV85", "bHVtaWVyZV85"),
+        ("127.0.0.1:6379> AUTH Kr4nich#\nOK", "Kr4nich#"),
+        ("127.0.0.1:6379> AUTH default Kr4nich#\nOK", "Kr4nich#"),
+        ("WARN  [main] RedisClient - AUTH chuva_forte7 rejected by 10.0.0.7:6379", "chuva_forte7"),
+        ("/msg NickServ IDENTIFY ana lumiere_9", "lumiere_9"),
+        ("/login chuva_forte7", "chuva_forte7"),
+        ("/register chuva_forte7 chuva_forte7", "chuva_forte7"),
+    ],
+)
+def test_a_protocols_or_a_chats_login_is_taken_out(text: str, value: str) -> None:
+    assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("networksetup -setairportnetwork en0 Casa_Sol Hafen#Kiel4", "Hafen#Kiel4"),
+        ("wpa_passphrase Casa_Sol 4gKVLL4Mw7CX >> /etc/wpa.conf", "4gKVLL4Mw7CX"),
+        ("adb shell cmd wifi connect-network Casa_Sol wpa2 solecito_21", "solecito_21"),
+        ('nmcli con modify Casa_Sol wifi-sec.psk "chuva_forte7".', "chuva_forte7"),
+        ("nmcli con modify eduroam 802-1x.password Kr4nich#", "Kr4nich#"),
+        (
+            "curl http://192.168.1.2/api/8ZwM8vTfyNKIY4ChFWP5yo4V1SOZMGyQYVqWYhUh/lights",
+            "8ZwM8vTfyNKIY4ChFWP5yo4V1SOZMGyQYVqWYhUh",
+        ),
+    ],
+)
+def test_a_password_a_tool_joins_a_network_with_or_a_hubs_key_is_taken_out(
+    text: str, value: str
+) -> None:
+    assert_gone(text, value)
+
+
+def test_a_networks_name_before_a_tools_password_stays() -> None:
+    assert "Casa_Sol" in redact("wpa_passphrase Casa_Sol 4gKVLL4Mw7CX >> /etc/wpa.conf").text
+    assert_gone("wpa_passphrase=4gKVLL4Mw7CX", "4gKVLL4Mw7CX")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AUTH LOGIN\n334 VXNlcm5hbWU6",
+        "250-AUTH PLAIN LOGIN CRAM-MD5",
+        "AUTH PLAIN\n504 5.7.4 Unrecognized authentication type",
+        "PASS  src/App.test.js",
+        "PASS tests/unit/test_x.py (3 tests)",
+        "FAIL src/utils.test.ts",
+        "/login with your Mojang account first",
+        "/register needs your password twice",
+        "AUTH is down again",
+        "/msg NickServ HELP REGISTER",
+        "nmcli con modify Casa_Sol wifi-sec.psk-flags 0",
+        "curl http://localhost:8080/api/v2/users/42",
+        "curl https://example.com/api/users_by_department_and_role_2024/list",
+    ],
+)
+def test_a_protocols_other_lines_a_test_run_and_an_apis_path_are_kept(text: str) -> None:
+    assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('<Pass encoding="base64">VmVudGFuYV8xMg==</Pass>', "VmVudGFuYV8xMg=="),
+        ('<password type="plain">Hafen#Kiel4</password>', "Hafen#Kiel4"),
+        ("Менин сырсөзүм Mistral!04", "Mistral!04"),
+        (
+            "here's the db password in base64 so it's not plain: VHVscGVuMjAyNCE=",
+            "VHVscGVuMjAyNCE=",
+        ),
+        ("password reversed so bots don't read it: HWTbKbqPCzbM", "HWTbKbqPCzbM"),
+        ("the admin password hex-encoded: 48756e7465723221", "48756e7465723221"),
+    ],
+)
+def test_a_password_in_an_elements_text_in_kyrgyz_or_encoded_is_taken_out(
+    text: str, value: str
+) -> None:
+    assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<Pass encoding="base64"></Pass>',
+        '<passwordPolicy enabled="true">strong</passwordPolicy>',
+        "my password in base64: see the attached file",
+        "Сырсөз унутулду",
+    ],
+)
+def test_an_empty_element_or_an_encoding_named_alone_is_kept(text: str) -> None:
+    assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    ("before", "text", "value"),
+    [
+        ("the vpn password is Kr4nich#", "*ucKylrDdhmnM (sorry)", "ucKylrDdhmnM"),
+        ("bank pw: Kr4nich#", "oops wrong one, use Zugspitze2962 instead", "Zugspitze2962"),
+        ("the router login is Kr4nich#", "sorry, I meant framboise33", "framboise33"),
+    ],
+)
+def test_a_password_corrected_is_taken_out(before: str, text: str, value: str) -> None:
+    assert_gone(text, value, after=(before,))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "*their",
+        "*Summer is great",
+        "sorry typo, I meant Tuesday not Thursday",
+        "use Python3 instead",
+        "typo in line 12: Report_2024 should be Report_2025",
+        "* item one\n* item two 2024",
+    ],
+)
+def test_an_everyday_correction_is_kept(text: str) -> None:
+    assert_kept(text)
