@@ -199,10 +199,11 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         read = 0
         for cue in text_scan.matches(cues, text):
             low, high = _sentence(text, cue.start(), cue.end())
-            if "star" in cues.groupindex and cue["star"]:
-                low = cue.end()  # "*X": the value after the star
             yield from _values_in_sentence(text, max(low, read), high, None)
             read = max(read, high)
+    if "*" in text:
+        for cue in text_scan.matches(_STARRED, text):
+            yield from _values_in_sentence(text, cue.end(), _sentence(text, *cue.span())[1], None)
     for cue in text_scan.matches(_ASKED_HOW_TO_GET_IN, text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
         line_end = text.find("\n", cue.end())
@@ -403,7 +404,8 @@ _TROUBLE = re.compile(
 its sentence's password-shaped values are tried ("why won't my bank accept
 Tundra$41?", "our family Netflix is Rosa1986&")."""
 _WEIGHED = re.compile(
-    r"\b(?:how\s+(?:strong|secure|safe|weak|good|bad|guessable|hackable|crackable)"
+    # The first letter looked at before the words: twice as fast on everyday text.
+    r"\b(?=[abcdefghiklmprsw])(?:how\s+(?:strong|secure|safe|weak|good|bad|guessable|hackable|crackable)"
     r"|(?:strong|secure|safe|good|long|random|complex)\s+enough|strong\s+or\s+weak|weak\s+or\s+strong"
     r"|stronger|weaker|more\s+secure|less\s+secure|strength|entropy"
     r"|crack(?:s|ed|ing|able)?|brute[ -]?forc\w*|(?<!\bi\s)(?<!\bI\s)guess(?:es|ed|able|ing)?"
@@ -422,12 +424,14 @@ whether it was cracked or leaked, kept for the asker ("how secure is
 Mango#2024", "could someone guess Winter2025!", "keep this for me: X"):
 its sentence's password-shaped values are shown to be judged or kept."""
 _CORRECTED = re.compile(
-    r"(?:^|(?<=\n))[ \t]*(?P<star>\*)(?=[^\s*])|\b(?:wrong\s+one|(?:sorry|oops)\W+typo"
-    r"|i\s+meant|correction|autocorrect\w*|(?:use|try)\s+\S+\s+instead)\b",
+    r"\b(?=[acistouw])(?:wrong\s+one|(?:sorry|oops)\W+typo|i\s+meant|correction|autocorrect\w*"
+    r"|(?:use|try)\s+\S+\s+instead)\b",
     re.IGNORECASE,
 )
-"""A value corrected: "*X" after a message with a typo in it, "oops wrong
-one, use X instead", "sorry typo, I meant X" (round 30)."""
+"""A value corrected: "oops wrong one, use X instead", "sorry typo, I meant
+X" (round 30)."""
+_STARRED = re.compile(r"^[ \t]*\*(?=[^\s*])", re.MULTILINE)
+"""A line starting with a star: "*X" corrects the message before (round 30)."""
 _QUOTED_VALUE = re.compile(
     r"[\"'`\u2018\u201c](?:it'?s[ \t]+)?(?P<value>[^\s\"'`\u2019\u201d]{5,40})"
     r"(?:,[^\"'`\u2019\u201d\n]{0,40})?[\"'`\u2019\u201d]"

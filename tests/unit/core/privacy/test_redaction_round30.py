@@ -168,6 +168,7 @@ def test_an_empty_element_or_an_encoding_named_alone_is_kept(text: str) -> None:
         ("the vpn password is Kr4nich#", "*ucKylrDdhmnM (sorry)", "ucKylrDdhmnM"),
         ("bank pw: Kr4nich#", "oops wrong one, use Zugspitze2962 instead", "Zugspitze2962"),
         ("the router login is Kr4nich#", "sorry, I meant framboise33", "framboise33"),
+        ("bank pw: Kr4nich#", "use Zugspitze2962 instead", "Zugspitze2962"),
     ],
 )
 def test_a_password_corrected_is_taken_out(before: str, text: str, value: str) -> None:
