@@ -188,3 +188,30 @@ def test_a_password_corrected_is_taken_out(before: str, text: str, value: str) -
 )
 def test_an_everyday_correction_is_kept(text: str) -> None:
     assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-12-01T10:02:13Z INFO auth: login ok user=ana",
+        'FATAL: password authentication failed for user "ana"',
+        "a001 LOGOUT\n* BYE IMAP4rev1 Server logging out",
+        "USER ana\n331 Password required for ana",
+        "127.0.0.1:6379> GET session:42",
+        "netsh wlan show profiles",
+        "networksetup -getairportnetwork en0",
+        "# secrets.yaml\nwifi_ssid: Casa_Sol",
+        "Backlog Power1 ON; Delay 10; Power1 OFF",
+        "enable-rcon=false\nmotd=A Minecraft Server",
+        '"source": ["password = getpass.getpass()\\n"]',
+        "fix my grammar: I has forgot my password again",
+        "write an email to IT saying my password doesn't work",
+        '"sqltools.connections": [{"server": "db", "askForPassword": true}]',
+        "echo aGVsbG8gd29ybGQ= | base64 -d",
+        "kubectl get secret db -o yaml",
+        "Username: ab1234\nPlease change your password within 7 days.",
+        "Your Duo enrollment link expires in 24 hours",
+    ],
+)
+def test_an_everyday_text_of_a_round_30_familys_look_is_kept(text: str) -> None:
+    assert_kept(text)
