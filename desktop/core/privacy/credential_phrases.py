@@ -253,9 +253,10 @@ _ENCODED = (
 _NO_VALUE_OF_ITS_OWN = r"(?![ \t]*[:=][ \t]*[^\s:=])"
 """A credential's word with no value of its own after a sign: in "wifi name:
 Casa_Sol, password: X" the password is X, and the name before it no password."""
-_NOT_A_NAMED_CODE = r"(?!(?-i:[A-Z]{1,3}-?\d{1,3})(?![\w@#$%&*]))"
-"""Not a short code of capitals and digits, which names a thing (a vitamin,
-a road, a gate, a seat: "remember B12", "remember M25"), not a password."""
+_NOT_A_NAMED_CODE = r"(?!(?:[A-Za-z]{1,2}|(?-i:[A-Z]{3}))-?\d{1,3}(?![\w@#$%&*]))"
+"""Not a short code of a letter or two (three capitals) and a few digits,
+which names a thing (a vitamin, a road, a gate, a seat: "remember B12",
+"remember b12", "remember M25"), not a password ("abc123" is one)."""
 _NOT_ADDRESS = rf"(?!{_EMAIL}(?![\w@]))"
 """Not a whole address: after "bob@example.com / " a cut-short one ("Aaa0@x")
 is the password, as a second user would be a whole address."""

@@ -12,13 +12,16 @@ from desktop.core.privacy.redaction import redact
 from tests.redacted import assert_gone, assert_kept
 
 
-@pytest.mark.parametrize("text", ["remember B12 ok", "remember M25, it is quicker", "remember A4!"])
+@pytest.mark.parametrize(
+    "text", ["remember B12 ok", "remember b12 ok", "remember M25, it is quicker", "remember A4!"]
+)
 def test_a_short_code_of_capitals_to_remember_is_kept(text: str) -> None:
     assert_kept(text)
 
 
-def test_a_password_to_remember_still_goes() -> None:
-    assert_gone("help me remember Kx7pQ2, it's the new work one", "Kx7pQ2")
+@pytest.mark.parametrize("value", ["Kx7pQ2", "abc123"])
+def test_a_password_to_remember_still_goes(value: str) -> None:
+    assert_gone(f"help me remember {value}, it's the new work one", value)
 
 
 @pytest.mark.parametrize(
