@@ -26,6 +26,10 @@ of round 29's (a password shown to the assistant, chat apps' exports,
 telephone banking, devices' PINs, rentals' check-in, services' and build
 tools' config, code in eight more languages, fourteen languages more,
 diceware passphrases, wallets' private keys, passwords typed by scripts)
+and of round 30's (log lines, protocols' transcripts, Wi-Fi tools, smart
+homes' config, game servers, Jupyter notebooks, a secret inside a task for
+the assistant, desktop clients' saved sites, sixteen languages more, a
+value corrected after a typo, encoded passwords, accounts handed out)
 stay in what Reverie stores, family by family and half by half, how many
 everyday sentences of the same look it changes, and how much CPU a 200 KB
 paste of both takes to redact.
@@ -33,7 +37,7 @@ paste of both takes to redact.
     python -m tests.bench.secret_families [--draws 20] [--seed 0] [--show 5] [--round 25]
 
 Each trial is drawn by ``tests.secret_families.trials`` (or its round 22
-to 29 sibling) and redacted as the chat stores a message (a
+to 30 sibling) and redacted as the chat stores a message (a
 ``Redactor``, read after the messages before it); a miss is a value still
 standing whole in what is stored.  ``--show`` prints the misses of the half
 rules may be written on ("in"), never the held-out half's.  Not a test: it
@@ -58,6 +62,7 @@ from tests import (
     secret_families_round27,
     secret_families_round28,
     secret_families_round29,
+    secret_families_round30,
 )
 from tests.secret_families import Trial
 
@@ -74,6 +79,7 @@ _ROUNDS = (
     ("round 27", secret_families_round27),
     ("round 28", secret_families_round28),
     ("round 29", secret_families_round29),
+    ("round 30", secret_families_round30),
 )
 
 

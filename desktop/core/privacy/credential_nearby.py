@@ -79,12 +79,13 @@ _NAMES = str.split(
 )
 _INFLECTED_STEMS = str.split(
     "salasan tunnuslu tunnusluv jelsza jelszó şifre şifrə hasł hasl парол пин-код pin-kód pin-kod "
-    "pin-koodi"
+    "pin-koodi сырсөз"
 )
 """Stems of the words for a password or a PIN in languages that inflect
 them, read with up to six letters of ending: Finnish "salasanaksi"
 ("to the password"), Hungarian "jelszavam" ("my password"), "PIN-kódom",
-Turkish "şifremi", Polish "hasłem", Russian "паролем" (round 25)."""
+Turkish "şifremi", Polish "hasłem", Russian "паролем" (round 25), Kyrgyz
+"сырсөзүм" (round 30)."""
 _NAMES_WITHOUT_SPACES = str.split(
     "パスワード 暗証番号 密码 密碼 口令 비밀번호 비번 암호 รหัสผ่าน كلمة_المرور كلمة_السر "
     "ពាក្យសម្ងាត់ ລະຫັດຜ່ານ စကားဝှက်"
@@ -300,8 +301,13 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
             continue  # ".../change-your-wifi-password-2024": a page's name
         if _KEY_MANAGEMENT.search(seen, max(0, match.start() - 5), match.start()):
             continue  # "key_mgmt=WPA-PSK": how a network checks its key, round 28
-        if _HOST_GOES_ON.match(seen, match.end()):
-            continue  # "openconnect vpn.acme.com --user=ana": a host's name, round 29
+        if _HOST_GOES_ON.match(seen, match.end()) or _PROPERTY_GOES_ON.match(seen, match.end()):
+            continue  # "openconnect vpn.acme.com --user=ana": a host's name, round 29;
+            # "nmcli con modify Home wifi-sec.psk X": a property's name (round 30)
+        if _A_PROGRAM.match(seen, max(0, match.start() - 4)) or _A_TEST_RUN.match(
+            seen, match.start()
+        ):
+            continue  # "wpa_passphrase Casa_Sol X" (``typed_logins``), "PASS src/App.test.js"
         if not inside and not markers.within(start, stop):
             for first, last in _spans(seen, match):
                 yield origins[first], origins[last - 1] + 1
@@ -309,6 +315,12 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
 
 _KEY_MANAGEMENT = re.compile(r"wpa[23]?-\Z", re.IGNORECASE)
 _HOST_GOES_ON = re.compile(r"\.[a-z0-9-]+\.[a-z]", re.IGNORECASE)
+_PROPERTY_GOES_ON = re.compile(r"-[a-z0-9]+\.[a-z]", re.IGNORECASE)
+_A_PROGRAM = re.compile(r"wpa_passphrase[ \t]", re.IGNORECASE)
+"""The program that writes a network's config, run with its name and password
+(read by ``typed_logins``); ``wpa_passphrase=X`` in hostapd.conf is a key."""
+_A_TEST_RUN = re.compile(r"(?-i:PASS|FAIL)[ \t]+[\w.\\/-]*(?:[/\\]|\.\w{1,4}(?=\s|$))")
+"""A test runner's verdict on a file: "PASS  src/App.test.js" (Jest's)."""
 
 
 def in_a_links_path(text: str, position: int) -> bool:
@@ -403,6 +415,17 @@ def a_credential_word(word: str) -> bool:
     return named is not None and (named["typo"] is None or _a_typo(named["typo"].casefold()))
 
 
+_NETWORKS = re.compile(r"wi-?fi|hotspot|vpn", re.IGNORECASE)
+_PART_LABELLED = re.compile(r"[ \t]*[,;|][ \t]*(?P<label>[^\s:=,;|][^:=\n,;|]{0,23}?)[ \t]*[:=]")
+
+
+def _its_password_next(text: str, end: int) -> bool:
+    """Is the network's value ending at *end* followed by its password,
+    labelled ("wifi: Casa_Sol, pw: X")?  Then the value is the network's name."""
+    part = _PART_LABELLED.match(text, end)
+    return part is not None and names_a_credential(part["label"])
+
+
 def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     """The values beside the credential word *match* found in *text*."""
     # "wifi's X": the 's links a weak word to its value.
@@ -430,6 +453,8 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     # "FileVault: saddle tuba otter falcon", not "wifi: fibre broadband router upstairs".
     words = not weak or _VAULTS.fullmatch(match["weak"]) is not None
     after = [] if match["login"] is not None else list(_after(text, match.end(), weak, pin, words))
+    if weak and _NETWORKS.fullmatch(match["weak"]):
+        after = [(start, stop) for start, stop in after if not _its_password_next(text, stop)]
     if PAIR_NAMED.search(text, max(0, match.start() - 16), match.start()):
         # "login/pass: bob/X": bob is the user
         after = [(text.rfind("/", start, stop) + 1 or start, stop) for start, stop in after]

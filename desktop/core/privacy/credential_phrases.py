@@ -245,6 +245,18 @@ _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _NOT_EMAIL = r"(?![\w.+-]+@(?:[\w-]+\.[\w-]|[^\W\d_]{3,}(?:\s|$)))"
 """Not an address (a user, not a password), even cut short: "alice@example"
 (a host of three letters or more), unlike "aaa@aaa0" or "Aaa0@x"."""
+_ENCODED = (
+    r"(?:base-?64|b64|rot-?13|hex(?:-encoded)?|(?:url-?)?encoded|reversed|backwards|obfuscated"
+    r"|scrambled)"
+)
+"""How a value is given so it does not read as itself: "in base64", "reversed"."""
+_NO_VALUE_OF_ITS_OWN = r"(?![ \t]*[:=][ \t]*[^\s:=])"
+"""A credential's word with no value of its own after a sign: in "wifi name:
+Casa_Sol, password: X" the password is X, and the name before it no password."""
+_NOT_A_NAMED_CODE = r"(?!(?:[A-Za-z]{1,2}|(?-i:[A-Z]{3}))-?\d{1,3}(?![\w@#$%&*]))"
+"""Not a short code of a letter or two (three capitals) and a few digits,
+which names a thing (a vitamin, a road, a gate, a seat: "remember B12",
+"remember b12", "remember M25"), not a password ("abc123" is one)."""
 _NOT_ADDRESS = rf"(?!{_EMAIL}(?![\w@]))"
 """Not a whole address: after "bob@example.com / " a cut-short one ("Aaa0@x")
 is the password, as a second user would be a whole address."""
@@ -386,7 +398,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "X (the router password)", "X is the code".
         (
             rf"{_BEFORE}(?:\s*,\s*|\s+[-\u2014\u2013]\s+|\s*=\s*|\s+\(\s*{_NOT_A_FAILURE}|\s+(?:is|was|as)\s+)"
-            rf"{_OWNER}(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_WEAK}){_AFTER_WORD}",
+            rf"{_OWNER}(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_KEYWORD}|{_WEAK}){_NO_VALUE_OF_ITS_OWN}"
+            rf"{_AFTER_WORD}",
             _SIGNED,
         ),
         # "I changed my password to X": X must look like one, or be quoted
@@ -418,9 +431,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         # "I'll send you the vpn login" ending a line (or a message, read
         # with the next), then "bob X" (round 25).
-        # A year is no password: "ana 2024 was the last time I used it" (round 26).
+        # A year is no password: "ana 2024 was the last time I used it" (round 26);
+        # a server's reply code is no user: "AUTH LOGIN\n334 VXNlcm5hbWU6" (round 30).
         (
-            rf"\b{_LOGIN}[ \t]*:?[ \t]*\n[ \t]*{_USER}+[ \t]+(?!(?:19|20)\d\d\b){_LOOKS_LIKE}",
+            rf"\b{_LOGIN}[ \t]*:?[ \t]*\n[ \t]*(?!\d{{3}}[ \t-]){_USER}+[ \t]+(?!(?:19|20)\d\d\b)"
+            rf"{_LOOKS_LIKE}",
             _SIGNED,
         ),
         # "user: bob" on a line, the password alone on the next (round 23).
@@ -495,12 +510,18 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         (rf"\b{_KEYWORD}\s+than\s+{_LOOKS_LIKE}", _SIGNED),
+        # "the db password in base64 so it's not plain: X", "password
+        # reversed so bots don't read it: X": a value given encoded (round 30).
+        (
+            rf"\b{_KEYWORD}\b[^\n.!?:]{{0,60}}?\b{_ENCODED}\b[^\n:]{{0,40}}?:[ \t]*{_LOOKS_LIKE}",
+            _UNCOMMON,
+        ),
         # "how long would it take to crack X", "help me remember X, it's the
         # new work one": a value shown to be cracked, guessed or learnt, ending
         # its clause (round 29).
         (
             r"\b(?:crack|brute[ -]?force|guess|memori[sz]e|remember)\s+"
-            rf"{_NOT_EMAIL}{_LOOKS_LIKE}"
+            rf"{_NOT_EMAIL}{_NOT_A_NAMED_CODE}{_LOOKS_LIKE}"
             rf"(?=[.,;!?)]*(?:[ \t]*(?:\n|$|\(|(?:{THANKS})(?!\w))|,))",
             _MIXED,
         ),
@@ -726,7 +747,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"[{_OPENING}]?(?P<cmd>[^\s{_QUOTES}]+)",
             _STRONG,
         ),
-        # "| password | X |", "<password>X</password>".
+        # "| password | X |", "<password>X</password>", '<Pass encoding="base64">X</Pass>'.
         # (A heading row, with "|---|" under it, names its columns instead.)
         (
             rf"\|\s*[*_]*{_PASS}[*_]*\s*\|\s*(?P<cell>[^|\n]*[^|\s])\s*\|"
@@ -744,7 +765,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _STRONG,
         ),
         (
-            r"<(\w{0,20}?(?:pass(?:word|wd|code|phrase)?|pwd|pin|secret|token|api_?key))>"
+            r"<(\w{0,20}?(?:pass(?:word|wd|code|phrase)?|pwd|pin|secret|token|api_?key))"
+            r"(?:\s[^<>\n]{0,80})?>"
             r"\s*(?P<cell>[^<\n]{1,100}?)\s*</\1>",
             _STRONG,
         ),

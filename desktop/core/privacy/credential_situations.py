@@ -20,7 +20,10 @@ drive?", a list under "recovery codes", "gym locker 114, combo 3-33-16",
 - an answer to a question about getting in ("How do I log into X?" then
   "try X");
 - a value named a moment later in its message ("X. that's what I set as
-  the twitch password").
+  the twitch password");
+- a value weighed or handed over to keep ("how secure is Mango#2024",
+  "could someone guess Winter2025!", "keep this for me: X", round 30), or
+  corrected ("*X", "oops wrong one, use X instead", round 30).
 
 Only a value shaped as people make passwords is taken (``password_shaped``:
 a name or a season and a year, "Maya1980", "October2023!"; letters, digits
@@ -192,11 +195,15 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
     for quoted in text_scan.matches(_QUOTED_VALUE, text):
         if password_shaped(quoted["value"].rstrip(".,")) and _quoted_as_a_value(text, quoted):
             yield quoted.start("value"), quoted.start("value") + len(quoted["value"].rstrip(".,"))
-    read = 0
-    for cue in text_scan.matches(_TROUBLE, text):
-        low, high = _sentence(text, cue.start(), cue.end())
-        yield from _values_in_sentence(text, max(low, read), high, None)
-        read = max(read, high)
+    for cues in (_TROUBLE, _WEIGHED, _CORRECTED):
+        read = 0
+        for cue in text_scan.matches(cues, text):
+            low, high = _sentence(text, cue.start(), cue.end())
+            yield from _values_in_sentence(text, max(low, read), high, None)
+            read = max(read, high)
+    if "*" in text:
+        for cue in text_scan.matches(_STARRED, text):
+            yield from _values_in_sentence(text, cue.end(), _sentence(text, *cue.span())[1], None)
     for cue in text_scan.matches(_ASKED_HOW_TO_GET_IN, text):
         yield from _value_after(text, cue.end(), pins=True, loose=True)
         line_end = text.find("\n", cue.end())
@@ -396,6 +403,35 @@ _TROUBLE = re.compile(
 """Trouble getting in, choosing what to get in with, or an account shared:
 its sentence's password-shaped values are tried ("why won't my bank accept
 Tundra$41?", "our family Netflix is Rosa1986&")."""
+_WEIGHED = re.compile(
+    # The first letter looked at before the words: twice as fast on everyday text.
+    r"\b(?=[abcdefghiklmprsw])(?:how\s+(?:strong|secure|safe|weak|good|bad|guessable|hackable|crackable)"
+    r"|(?:strong|secure|safe|good|long|random|complex)\s+enough|strong\s+or\s+weak|weak\s+or\s+strong"
+    r"|stronger|weaker|more\s+secure|less\s+secure|strength|entropy"
+    r"|crack(?:s|ed|ing|able)?|brute[ -]?forc\w*|(?<!\bi\s)(?<!\bI\s)guess(?:es|ed|able|ing)?"
+    r"|hack(?:ed|er|ers|able)|pwned|(?:been|got|get)\s+(?:leaked|breached|exposed)"
+    r"|in\s+(?:a|the|any)\s+(?:[\w-]+\s+){0,2}(?:breach|leak|dump)|(?:any|much)\s+good"
+    r"|(?:(?:help|let)\s+me|can\s+(?:you|u)|could\s+(?:you|u)|please|pls|plz)\s+"
+    r"(?:remember|memori[sz]e|keep|store|save|hold\s+on\s+to|note|jot)"
+    r"|don'?t\s+let\s+me\s+forget|remember\s+(?:it|for\s+me)|for\s+me\s+to\s+remember"
+    r"|(?:keep|save|store|hold)\s+(?:this|it|that)\s+(?:for\s+me|safe)"
+    r"|(?:should|do)\s+I\s+(?:change|keep|replace|reuse|rotate|ditch)"
+    r"|meets?\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(?:rules?|requirements?|polic(?:y|ies)|criteria))\b",
+    re.IGNORECASE,
+)
+"""A value weighed or handed over to keep: how strong or guessable it is,
+whether it was cracked or leaked, kept for the asker ("how secure is
+Mango#2024", "could someone guess Winter2025!", "keep this for me: X"):
+its sentence's password-shaped values are shown to be judged or kept."""
+_CORRECTED = re.compile(
+    r"\b(?=[acistouw])(?:wrong\s+one|(?:sorry|oops)\W+typo|i\s+meant|correction|autocorrect\w*"
+    r"|(?:use|try)\s+\S+\s+instead)\b",
+    re.IGNORECASE,
+)
+"""A value corrected: "oops wrong one, use X instead", "sorry typo, I meant
+X" (round 30)."""
+_STARRED = re.compile(r"^[ \t]*\*(?=[^\s*])", re.MULTILINE)
+"""A line starting with a star: "*X" corrects the message before (round 30)."""
 _QUOTED_VALUE = re.compile(
     r"[\"'`\u2018\u201c](?:it'?s[ \t]+)?(?P<value>[^\s\"'`\u2019\u201d]{5,40})"
     r"(?:,[^\"'`\u2019\u201d\n]{0,40})?[\"'`\u2019\u201d]"

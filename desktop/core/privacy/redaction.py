@@ -43,6 +43,7 @@ from desktop.core.privacy import (
     seed_phrases,
     spelled_values,
     table_columns,
+    typed_logins,
 )
 from desktop.core.privacy.credential_nearby import MARKER
 
@@ -448,8 +449,17 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
         yield start, stop, "card code"
     # Read as said, not the first word of a passphrase: a lock's code, an
     # answer to a security question, a value spelled out, an authenticator's
-    # setup key (round 20), a value under its table's header (round 26).
-    for reader in (lock_codes, question_answers, spelled_values, otp_secrets, table_columns):
+    # setup key (round 20), a value under its table's header (round 26), a
+    # protocol's or a program's login (round 30).
+    said_readers = (
+        lock_codes,
+        question_answers,
+        spelled_values,
+        otp_secrets,
+        table_columns,
+        typed_logins,
+    )
+    for reader in said_readers:
         for start, stop in reader.secret_spans(text):
             yield start, stop, "password"
     yield from _keyword_spans(text)

@@ -22,13 +22,17 @@ from desktop.core.privacy import known_words
 from desktop.core.privacy.credential_nearby import THANKS, names_a_credential
 
 _CHAR = r"[A-Za-z0-9!@#$%&*?]"
+_INNER_CHAR = r"[A-Za-z0-9!@#$%&*?-]"
 _SPELLED = re.compile(
     rf"(?<![\w.,'\u2019-]){_CHAR}(?P<sep>\.?[ \t]|,[ \t]|-|\.|_)"
-    rf"(?:{_CHAR}(?P=sep)){{2,}}{_CHAR}\.?(?![\w-])"
+    rf"(?:{_INNER_CHAR}(?P=sep)){{2,}}{_CHAR}\.?(?![\w-])"
 )
 """Four or more characters, one at a time, split the same way each time
-(a dot or an underscore too: "B.r.o.m.b.e.e.r.e.!.7", round 27); not the
-"s" of "locker's" ("the gym locker's 0 0 0" keeps its "'s")."""
+(a dot or an underscore too: "B.r.o.m.b.e.e.r.e.!.7", round 27), a dash
+among them spelled too ("k i w i - m a n g o - 3"); not the "s" of
+"locker's" ("the gym locker's 0 0 0" keeps its "'s")."""
+_SIGNED = re.compile(r"[!@#$%&*?]")
+"""A sign spelled, which no acronym nor address holds ("P_a_s_t_e_l_#_d_e")."""
 _UNITS = r"zero|oh|one|two|three|four|five|six|seven|eight|nine"
 _TENS = r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _NUMBER_WORD = (
@@ -115,7 +119,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         digits = sum(c.isdigit() for c in found.group())
         # Digits alone are read out for many things ("call 1 2 3 4 later
         # about the password"): only where what they open is named.
-        mixed = letters >= 2 and digits > 0
+        mixed = letters >= 2 and (digits > 0 or _SIGNED.search(found.group()) is not None)
         if found["sep"] in "._" and not mixed:
             continue  # "N.A.S.A.", "1.1.1.1": an acronym, an address
         said = mixed or _said_what_it_is(text, found.start(), found.end(), credential=bool(letters))
