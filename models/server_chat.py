@@ -244,7 +244,7 @@ class ServerChatModel:
                 f"a reply event larger than {MAX_EVENT_CHARS:,} characters"
             ) from error
         except NoEvent as error:
-            raise self._connection.timed_out() from error
+            raise self._connection.timed_out(within=idle_limit) from error
 
     def _whole_body(self, response: httpx.Response) -> str:
         """The text of a reply sent whole, within ``MAX_EVENT_CHARS`` and the
@@ -259,7 +259,7 @@ class ServerChatModel:
                     f"a reply larger than {MAX_EVENT_CHARS:,} characters"
                 )
             if time.monotonic() - started > self._connection.read_timeout:
-                raise self._connection.timed_out()
+                raise self._connection.timed_out(within=self._connection.read_timeout)
         return "".join(parts)
 
     def _event(self, data: str, part: str = "delta") -> tuple[str, str | None]:

@@ -317,10 +317,12 @@ class ServerConnection:
         """*transport* replaces the default one (tests record requests with it);
         ``interrupt`` can cut a blocked read only over an ``httpx.HTTPTransport``."""
         self.base_url = api_base(base_url)
+        self.connect_timeout = connect_timeout
+        """The longest wait for a connection."""
         self.root_url = self.base_url.removesuffix("/v1")
         """Where the servers' own endpoints (/props, /tokenize, /api/...) live."""
         self.read_timeout = read_timeout
-        """The longest wait for the server to say something."""
+        """The longest wait for the server to say something (its silence)."""
         self.answer_timeout = answer_timeout
         """The longest an answer that is not streamed takes in all."""
         self.probe_timeout = probe_timeout
@@ -580,10 +582,12 @@ class ServerConnection:
     # -- errors ---------------------------------------------------------------
     def _lost(self, error: Exception, *, mid_reply: bool) -> ServerUnavailable:
         url = self.base_url
+        if isinstance(error, httpx.ConnectTimeout):
+            return self.timed_out("connect", self.connect_timeout)
+        if isinstance(error, httpx.ReadTimeout):
+            return self.timed_out("answer", self.read_timeout)
         if isinstance(error, httpx.TimeoutException):
-            return self.timed_out(
-                "connect" if isinstance(error, httpx.ConnectTimeout) else "answer"
-            )
+            return self.timed_out()
         if mid_reply:
             return ServerUnavailable(
                 f"The server at {url} stopped answering in the middle of a reply.",
@@ -685,11 +689,13 @@ class ServerConnection:
             "Reverie is quitting, or the server's settings changed.",
         )
 
-    def timed_out(self, kind: str = "answer") -> ServerTimedOut:
-        """The error for a server that did not *kind* ("connect", "answer") in time."""
+    def timed_out(self, kind: str = "answer", within: float | None = None) -> ServerTimedOut:
+        """The error for a server that did not *kind* ("connect", "answer")
+        in time: *within* so many seconds, when one limit says how long."""
+        said = "in time" if within is None else f"within {within:g} s"
         return ServerTimedOut(
-            f"The server at {self.base_url} did not {kind} in time.",
-            "It may be busy or stuck; check it, or raise the time limit.",
+            f"The server at {self.base_url} did not {kind} {said}.",
+            "It may be busy or stuck; check it, then try again.",
         )
 
     def invalid(self, what: str) -> ServerAnswerInvalid:

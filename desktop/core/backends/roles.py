@@ -38,6 +38,7 @@ from models.llama_chat import LlamaChatModel
 from models.llama_embedder import LlamaEmbedder
 from models.server_chat import ServerChatModel
 from models.server_embed import ServerEmbedder
+from models.server_http import DEFAULT_READ_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,9 @@ class BackendMaker:
     preparing_dir: Path | None = None
     """Where that conversion unpacks the weights (``AppPaths.preparing_dir``;
     None: the system's temporary folder)."""
+    server_wait: float = DEFAULT_READ_TIMEOUT_S
+    """The longest a server may stay silent before it counts as not
+    answering (``reverie --check`` waits less than the app)."""
 
     def for_role(self, role: Role, settings: ModelSettings) -> list[Backend]:
         """*role*'s backends, in order (background work: none means the chat's)."""
@@ -196,11 +200,11 @@ class BackendMaker:
         make: Callable[..., ServerChatModel | ServerEmbedder],
         **options: object,
     ) -> Backend:
-        url, model = backend.url, backend.model
+        url, model, wait = backend.url, backend.model, self.server_wait
         secret = api_key_name(url)
 
         def load() -> ServerChatModel | ServerEmbedder:
-            return make(url, model, api_key=self.secrets.get(secret), **options)
+            return make(url, model, api_key=self.secrets.get(secret), read_timeout=wait, **options)
 
         # With the key's revision: a backend made with an older API key is made again.
         identity = f"server:{url}|{model}|{backend.dialect}|{self.secrets.revision(secret)}"
