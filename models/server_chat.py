@@ -192,6 +192,7 @@ class ServerChatModel:
         final: Chunk | None = None
         most_events, most_chars = reply_bounds(max_tokens)
         events = chars = 0
+        done = False
         with self._connection.stream("/chat/completions", body, model=self.name) as response:
             if _media_type(response) == "json":  # a server that does not stream
                 text, finish = self._event(self._whole_body(response), "message")
@@ -200,6 +201,7 @@ class ServerChatModel:
             for data in self._events(response):
                 events += 1
                 if data == "[DONE]":
+                    done = True
                     break
                 text, finish = self._event(data)
                 chars += len(text)
@@ -229,7 +231,9 @@ class ServerChatModel:
             shown = self._connection.scrub(_media_type(response) or "no type")
             raise self._connection.invalid(f"a reply that is not a stream of events ({shown})")
         if final is None:
-            log.warning("the server at %s ended a reply without a finish reason", self.base_url)
+            if not done:  # the connection ended as the body did: nothing says it is whole
+                raise self._connection.cut_short()
+            log.debug("the server at %s ended a reply without a finish reason", self.base_url)
             final = Chunk("", "stop")
         yield final
 

@@ -589,10 +589,7 @@ class ServerConnection:
         if isinstance(error, httpx.TimeoutException):
             return self.timed_out()
         if mid_reply:
-            return ServerUnavailable(
-                f"The server at {url} stopped answering in the middle of a reply.",
-                "Check that it is still running.",
-            )
+            return self.cut_short()
         reason = (
             why_unreachable(error)
             if isinstance(error, httpx.TransportError)
@@ -696,6 +693,13 @@ class ServerConnection:
         return ServerTimedOut(
             f"The server at {self.base_url} did not {kind} {said}.",
             "It may be busy or stuck; check it, then try again.",
+        )
+
+    def cut_short(self) -> ServerUnavailable:
+        """The error for an answer the server stopped partway."""
+        return ServerUnavailable(
+            f"The server at {self.base_url} stopped answering in the middle of a reply.",
+            "Check that it is still running.",
         )
 
     def invalid(self, what: str) -> ServerAnswerInvalid:

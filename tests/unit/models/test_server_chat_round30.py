@@ -1,0 +1,66 @@
+"""Round 30 of issue 15 against streamed replies that end without a finish.
+
+A stream that ended with neither a finish reason nor ``[DONE]`` (a server
+killed mid-reply, answering with the connection's end as the body's end,
+or a proxy cutting it) was taken as a whole reply, finish "stop": stored as
+complete, the user never told it was cut.  Now it is told as a server that
+stopped in the middle of a reply (the chat keeps what came, and says so);
+a stream closed by ``[DONE]`` is whole, with or without a finish reason.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+
+from models.interfaces import Chunk, GenerationOptions
+from models.server_chat import ServerChatModel
+from models.server_http import ServerUnavailable
+from tests.unit.models.test_server_chat_round8 import HELLO
+from tests.unit.models.test_server_chat_round12 import Answer, ScriptedServer, _event, _models
+
+pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
+
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+"""No length and no chunks: the connection's end is the body's end, as a
+server killed mid-reply (or an HTTP/1.0 one) leaves it."""
+
+
+def _cut(connection: socket.socket, closing: threading.Event) -> None:
+    connection.sendall(HEAD + _event("The capital of France is"))
+
+
+def _done_without_finish(connection: socket.socket, closing: threading.Event) -> None:
+    connection.sendall(HEAD + _event("Paris.") + b"data: [DONE]\n\n")
+
+
+def _stream(answer: Answer) -> tuple[list[Chunk], BaseException | None]:
+    routes = {"/models": _models, "/chat/completions": answer}
+    chunks: list[Chunk] = []
+    with ScriptedServer(routes) as server:
+        model = ServerChatModel(server.url, "m", dialect="openai", context_length=2048)
+        try:
+            chunks.extend(model.stream(HELLO, GenerationOptions(max_tokens=16)))
+        except ServerUnavailable as error:
+            return chunks, error
+        finally:
+            model.close()
+    return chunks, None
+
+
+def test_a_stream_ending_without_a_finish_or_done_is_told_as_cut() -> None:
+    chunks, error = _stream(_cut)
+
+    assert [chunk.text for chunk in chunks] == ["The capital of France is"]
+    assert all(chunk.finish_reason is None for chunk in chunks)  # never "stop": not whole
+    assert error is not None and "stopped answering in the middle of a reply" in str(error)
+
+
+def test_a_stream_closed_by_done_is_whole_without_a_finish_reason() -> None:
+    chunks, error = _stream(_done_without_finish)
+
+    assert error is None
+    assert "".join(chunk.text for chunk in chunks) == "Paris."
+    assert chunks[-1].finish_reason == "stop"
