@@ -231,7 +231,7 @@ def _add(
         print(f"reverie: {option.problem}", file=sys.stderr)
         return 1
     shown = shown_path(path)  # a name holding escapes is not a terminal's command
-    if str(path) in settings.models.added:
+    if any(file_ref(listed) == option.ref for listed in settings.models.added):
         print(f"Already on the list: {option.name} ({option.kind} model): {shown}", file=out)
     else:
         models = settings.models.model_copy(update={"added": (*settings.models.added, str(path))})

@@ -290,7 +290,7 @@ class ModelsPage(QWidget):
                 option = _usable_by_a_role(option)
             if option.problem is not None:
                 problems.append(option.problem)
-            elif str(option.path) not in added:
+            elif all(file_ref(listed) != option.ref for listed in added):  # a link's file too
                 added.append(str(option.path))
         if problems:
             self._say(" ".join(problems), problem=True)
@@ -327,7 +327,7 @@ def _usable_by_a_role(option: ModelOption) -> ModelOption:
     as its problem (a zero-width space in it): *Use these models* would
     refuse the file, so it is not added."""
     try:
-        Backend(kind="local", model=option.ref)
+        Backend(kind="local", model=str(option.path))  # as it is added
     except ValidationError as error:
         return replace(option, problem=f"{option.name} cannot be added: {reason(error)}.")
     return option

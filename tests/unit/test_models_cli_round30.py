@@ -1,0 +1,37 @@
+"""Round 30 of the attacks on ``reverie models``: a file named by a link.
+
+The Models page keeps a file as it was chosen (a link's path); ``reverie
+models add`` keeps the file the path leads to.  Added both ways, the one
+file was listed twice in ``models.added`` and shown as two models by
+``reverie models list``.  It is one file: ``add`` says it is on the list
+already, and ``list`` shows it once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop.app import main
+from desktop.core.base.paths import AppPaths
+from desktop.core.base.settings import ModelSettings, Settings, load_settings, save_settings
+
+
+def test_a_file_listed_by_a_link_is_not_added_again_nor_listed_twice(
+    user_dirs: AppPaths, smollm2_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    link = tmp_path / "my-chat.gguf"
+    link.symlink_to(smollm2_path)
+    settings = Settings().model_copy(update={"models": ModelSettings(added=(str(link),))})
+    save_settings(settings, user_dirs.settings_file)  # as the Models page adds it
+
+    assert main(["models", "add", str(smollm2_path)]) == 0
+    said = capsys.readouterr().out
+    assert main(["models", "list"]) == 0
+    listed = capsys.readouterr().out
+
+    assert "Already on the list" in said
+    assert load_settings(user_dirs.settings_file)[0].models.added == (str(link),)
+    rows = [line for line in listed.splitlines() if str(link) in line or str(smollm2_path) in line]
+    assert len(rows) == 1, listed

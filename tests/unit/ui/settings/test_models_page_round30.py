@@ -1,0 +1,107 @@
+"""The Models page in round 30: a model file named by a link and by itself.
+
+A file added once by a link's path (the page keeps what was chosen) and
+once by the path it leads to (``reverie models add`` keeps that, as does a
+second drop of the file itself) was two models: two cards, each with
+Remove, twice in every role's choices; Remove took out only the entry
+written as that card named it.  It is one file, so one model, and Remove
+takes out every entry leading to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QComboBox
+from pytestqt.qtbot import QtBot
+
+from desktop.core.backends.library import ModelLibrary
+from desktop.core.base.secrets import SecretStore
+from desktop.core.base.settings import Backend, ModelSettings, Settings
+from desktop.ui.settings.downloads import Downloads
+from desktop.ui.settings.model_cards import ModelCard
+from desktop.ui.settings.models_page import ModelsPage
+from models.broker import Role
+from tests.unit.ui.settings.test_models_page import (  # noqa: F401 (fixtures)
+    Saved,
+    _no_probe,
+    catalog,
+    library,
+    secrets,
+    tiny,
+)
+
+
+@pytest.fixture
+def linked(smollm2_path: Path, tmp_path: Path) -> Path:
+    """A link to the SmolLM2 file, as a models folder of links holds it."""
+    link = tmp_path / "links" / "my-chat.gguf"
+    link.parent.mkdir()
+    link.symlink_to(smollm2_path)
+    return link
+
+
+PageOf = Callable[[ModelSettings], tuple[ModelsPage, Saved]]
+
+
+@pytest.fixture
+def page_of(
+    qtbot: QtBot,
+    library: ModelLibrary,  # noqa: F811 (a fixture)
+    secrets: SecretStore,  # noqa: F811 (a fixture)
+) -> Iterator[PageOf]:
+    """Makes the page of settings whose models are the ones given."""
+    downloads = Downloads(library, lambda: "http://127.0.0.1:9")
+
+    def make(models: ModelSettings) -> tuple[ModelsPage, Saved]:
+        saved = Saved()
+        settings = Settings().model_copy(update={"models": models})
+        models_page = ModelsPage(settings, library, downloads, secrets, saved, _no_probe)
+        qtbot.addWidget(models_page)
+        return models_page, saved
+
+    yield make
+    downloads.stop()
+
+
+def test_a_file_added_by_a_link_and_by_itself_is_one_model(
+    page_of: PageOf, smollm2_path: Path, linked: Path
+) -> None:
+    models_page, saved = page_of(ModelSettings(added=(str(linked), str(smollm2_path))))
+    added = [c for c in models_page.findChildren(ModelCard) if c.option.source == "added"]
+    chat = models_page.findChild(QComboBox, "backend-source")
+    assert chat is not None
+    labels = [chat.itemText(i) for i in range(chat.count())]
+
+    assert len(added) == 1
+    assert labels.count("my-chat.gguf") + labels.count(smollm2_path.name) == 1
+
+    added[0].remove_button.click()
+
+    assert saved.settings[-1].models.added == ()  # both entries went: nothing leads to it
+
+
+def test_the_file_a_listed_link_leads_to_is_not_added_again(
+    page_of: PageOf, smollm2_path: Path, linked: Path
+) -> None:
+    models_page, saved = page_of(ModelSettings(added=(str(linked),)))
+
+    models_page.add_files([smollm2_path])
+
+    assert saved.settings == []  # on the list already, by its link
+
+
+def test_a_role_on_the_file_a_listed_link_leads_to_shows_it_once(
+    page_of: PageOf, smollm2_path: Path, linked: Path
+) -> None:
+    # `reverie models use LINK` keeps the file the link leads to.
+    chat = (Backend(kind="local", model=str(smollm2_path)),)
+    models_page, _ = page_of(ModelSettings(added=(str(linked),), chat=chat))
+    row = models_page.roles[Role.CHAT].rows[0]
+    refs = [row.source.itemData(i) for i in range(row.source.count())]
+
+    assert len([ref for ref in refs if isinstance(ref, str) and ref.startswith("/")]) == 1
+    assert row.backend() == chat[0]
+    assert not models_page.apply_button.isEnabled()
