@@ -6,7 +6,8 @@ model or a file) or an OpenAI-compatible server.  ``backends_for`` turns them
 into what the broker loads (``models.jobs.Backend``: a key, a loader, a label);
 ``RoleSwitch`` hands the broker the roles whose backends changed, so a new
 model or server takes effect without a restart.  A server's API key is read
-from the system keyring when its backend is made, never from the settings.
+from the system keyring when its backend is made, never from the settings,
+and taken out of it once no role uses the server (``forget_unused_keys``).
 On the first start the embedded embedding model is converted to GGUF (a few
 seconds); ``PreparationProgress`` tells the command line and the window how
 that goes.
@@ -115,6 +116,19 @@ class PreparationProgress:
 def api_key_name(url: str) -> str:
     """The keyring entry of the API key for the server at *url*."""
     return f"api-key {url}"
+
+
+def forget_unused_keys(secrets: SecretStore, before: ModelSettings, after: ModelSettings) -> None:
+    """Take out of the keyring the API key of each server a role used
+    *before* and none uses *after*: a key is kept for a server in use only.
+    ``SecretsUnavailable`` if the keyring refused (a locked one)."""
+    for url in sorted(_server_urls(before) - _server_urls(after)):
+        secrets.delete(api_key_name(url))
+
+
+def _server_urls(models: ModelSettings) -> set[str]:
+    backends = (*models.chat, *models.background, models.embeddings)
+    return {backend.url for backend in backends if backend.kind == "server"}
 
 
 @dataclass(frozen=True)

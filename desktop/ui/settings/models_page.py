@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.backends.library import ModelLibrary, ModelOption, file_ref
-from desktop.core.backends.roles import api_key_name
+from desktop.core.backends.roles import api_key_name, forget_unused_keys
 from desktop.core.base.secrets import SecretStore, SecretsUnavailable
 from desktop.core.base.settings import Backend, ModelSettings, Settings
 from desktop.ui.settings.downloads import Downloads, DownloadUpdate
@@ -239,8 +239,14 @@ class ModelsPage(QWidget):
         except SecretsUnavailable as error:
             self._say(str(error), problem=True)
             return False
+        before = self._settings.models
         if not self._save(self._settings.model_copy(update={"models": chosen})):
             return False
+        try:
+            forget_unused_keys(self._secrets, before, chosen)
+        except SecretsUnavailable as error:  # saved all the same: the models switch
+            self._say(f"The models switch, but an API key no role uses stays: {error}", True)
+            return True
         self._say("Switching: the models load in the background, and the chat keeps working.")
         return True
 

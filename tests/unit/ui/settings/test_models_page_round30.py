@@ -1,4 +1,5 @@
-"""The Models page in round 30: a model file named by a link and by itself.
+"""The Models page in round 30: a model file named by a link and by itself,
+and an API key no role uses any more.
 
 A file added once by a link's path (the page keeps what was chosen) and
 once by the path it leads to (``reverie models add`` keeps that, as does a
@@ -6,6 +7,12 @@ second drop of the file itself) was two models: two cards, each with
 Remove, twice in every role's choices; Remove took out only the entry
 written as that card named it.  It is one file, so one model, and Remove
 takes out every entry leading to it.
+
+A server's API key stayed in the system keyring after every role on that
+server was pointed elsewhere: a credential kept for nothing, which a user
+who removed the server believes gone.  Now *Use these models* takes the
+key of each server the roles no longer use out of the keyring; a key
+another role still uses stays.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ import pytest
 from PySide6.QtWidgets import QComboBox
 from pytestqt.qtbot import QtBot
 
-from desktop.core.backends.library import ModelLibrary
+from desktop.core.backends.library import EMBEDDED, ModelLibrary
+from desktop.core.backends.roles import api_key_name
 from desktop.core.base.secrets import SecretStore
 from desktop.core.base.settings import Backend, ModelSettings, Settings
 from desktop.ui.settings.downloads import Downloads
@@ -105,3 +113,39 @@ def test_a_role_on_the_file_a_listed_link_leads_to_shows_it_once(
     assert len([ref for ref in refs if isinstance(ref, str) and ref.startswith("/")]) == 1
     assert row.backend() == chat[0]
     assert not models_page.apply_button.isEnabled()
+
+
+URL = "http://box:8080/v1"
+SERVER = Backend(kind="server", url=URL, model="qwen2.5:7b")
+
+
+@pytest.fixture
+def on_server(
+    page_of: PageOf,
+    secrets: SecretStore,  # noqa: F811 (a fixture)
+) -> tuple[ModelsPage, Saved]:
+    """The page of settings whose chat and background work are on the
+    server at ``URL``, its key in the keyring."""
+    secrets.set(api_key_name(URL), "sk-live-9876")
+    return page_of(ModelSettings(chat=(SERVER,), background=(SERVER,)))
+
+
+def _to_embedded(models_page: ModelsPage, role: Role) -> None:
+    row = models_page.roles[role].rows[0]
+    row.source.setCurrentIndex(row.source.findData(EMBEDDED))
+    assert models_page.apply()
+
+
+def test_the_key_of_a_server_no_role_uses_leaves_the_keyring(
+    on_server: tuple[ModelsPage, Saved],
+    secrets: SecretStore,  # noqa: F811 (a fixture)
+) -> None:
+    models_page, saved = on_server
+
+    _to_embedded(models_page, Role.CHAT)
+    models_page.set_settings(saved.settings[-1])  # as the app does once saved
+    assert secrets.get(api_key_name(URL)) == "sk-live-9876"  # background work still uses it
+    _to_embedded(models_page, Role.BACKGROUND)
+
+    assert [s.models.background for s in saved.settings][-1] == (Backend(),)
+    assert secrets.get(api_key_name(URL)) is None
