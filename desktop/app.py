@@ -32,6 +32,7 @@ from desktop.core.backends.roles import (
     Preparation,
     PreparationProgress,
     RoleSwitch,
+    context_overrun,
     describe_role,
     preparing_text,
 )
@@ -420,6 +421,8 @@ def run_check(paths: AppPaths, prompt: str, early_problems: Sequence[str] = ()) 
         loads = load_models(core)
         failures = {role: failure_message(ROLE_NAMES[role], job) for role, job in loads.items()}
         problems = [*core.problems, *filter(None, failures.values())]
+        overruns = (context_overrun(core.broker, role) for role in (Role.CHAT, Role.BACKGROUND))
+        problems.extend(dict.fromkeys(filter(None, overruns)))  # once for a shared model
         if core.database is not None:
             problems.extend(filter(None, [damage_report(core.database, paths.snapshots_dir)]))
         for problem in problems:

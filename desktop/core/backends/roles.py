@@ -253,6 +253,21 @@ class RoleSwitch:
             self._applied.pop(job.role, None)
 
 
+def context_overrun(broker: InferenceBroker, role: Role) -> str | None:
+    """Why *role*'s model may garble long conversations, or None: it is given
+    more context than it was trained for (llama.cpp says so only in the log)."""
+    model = broker.model(role)
+    trained = getattr(model, "trained_context", None)
+    given = getattr(model, "context_length", None)
+    if not (isinstance(trained, int) and isinstance(given, int) and 0 < trained < given):
+        return None
+    return (
+        f"{getattr(model, 'name', 'The model')} was trained for {trained:,} tokens of context, "
+        f"less than the {given:,} it is given (models.context_length): long conversations "
+        f"may come out garbled. Set models.context_length to {trained:,} or less."
+    )
+
+
 def describe_role(broker: InferenceBroker, role: Role) -> str:
     """What serves *role* now, for the user: its backends in order, and
     where each runs ("Qwen2.5 1.5B Instruct, on this computer; then ...")."""
