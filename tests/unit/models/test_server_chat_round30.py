@@ -1,4 +1,5 @@
-"""Round 30 of issue 15 against streamed replies that end without a finish.
+"""Round 30 of issue 15 against streamed replies that end without a finish,
+or end at their length having said nothing but a thinking model's thoughts.
 
 A stream that ended with neither a finish reason nor ``[DONE]`` (a server
 killed mid-reply, answering with the connection's end as the body's end,
@@ -6,15 +7,22 @@ or a proxy cutting it) was taken as a whole reply, finish "stop": stored as
 complete, the user never told it was cut.  Now it is told as a server that
 stopped in the middle of a reply (the chat keeps what came, and says so);
 a stream closed by ``[DONE]`` is whole, with or without a finish reason.
+
+A thinking model on a server that puts its thoughts in ``reasoning_content``
+(llama-server, vLLM) or ``reasoning`` (Ollama) and spends the whole reply
+thinking gave an empty reply, as if it had nothing to say; now that is an
+error saying so, and what to raise.
 """
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 
 import pytest
 
+from models.errors import ModelError
 from models.interfaces import Chunk, GenerationOptions
 from models.server_chat import ServerChatModel
 from models.server_http import ServerUnavailable
@@ -36,14 +44,14 @@ def _done_without_finish(connection: socket.socket, closing: threading.Event) ->
     connection.sendall(HEAD + _event("Paris.") + b"data: [DONE]\n\n")
 
 
-def _stream(answer: Answer) -> tuple[list[Chunk], BaseException | None]:
+def _stream(answer: Answer) -> tuple[list[Chunk], ModelError | None]:
     routes = {"/models": _models, "/chat/completions": answer}
     chunks: list[Chunk] = []
     with ScriptedServer(routes) as server:
         model = ServerChatModel(server.url, "m", dialect="openai", context_length=2048)
         try:
             chunks.extend(model.stream(HELLO, GenerationOptions(max_tokens=16)))
-        except ServerUnavailable as error:
+        except ModelError as error:
             return chunks, error
         finally:
             model.close()
@@ -55,7 +63,8 @@ def test_a_stream_ending_without_a_finish_or_done_is_told_as_cut() -> None:
 
     assert [chunk.text for chunk in chunks] == ["The capital of France is"]
     assert all(chunk.finish_reason is None for chunk in chunks)  # never "stop": not whole
-    assert error is not None and "stopped answering in the middle of a reply" in str(error)
+    assert isinstance(error, ServerUnavailable)
+    assert "stopped answering in the middle of a reply" in str(error)
 
 
 def test_a_stream_closed_by_done_is_whole_without_a_finish_reason() -> None:
@@ -64,3 +73,23 @@ def test_a_stream_closed_by_done_is_whole_without_a_finish_reason() -> None:
     assert error is None
     assert "".join(chunk.text for chunk in chunks) == "Paris."
     assert chunks[-1].finish_reason == "stop"
+
+
+def _thinking_to_the_end(connection: socket.socket, closing: threading.Event) -> None:
+    """A thinking model (llama-server's reasoning_content) cut at its length
+    before it said a word of its answer."""
+    thought = "".join(_reasoning(f"step {n} ") for n in range(8))
+    connection.sendall(HEAD + thought.encode() + _event("", "length") + b"data: [DONE]\n\n")
+
+
+def _reasoning(text: str) -> str:
+    choice = {"delta": {"reasoning_content": text}, "finish_reason": None}
+    return f"data: {json.dumps({'choices': [choice]})}\n\n"
+
+
+def test_a_reply_that_is_all_thinking_cut_at_its_length_says_so() -> None:
+    chunks, error = _stream(_thinking_to_the_end)
+
+    assert not any(chunk.text for chunk in chunks)
+    assert error is not None, "an empty reply, as if the model had nothing to say"
+    assert "thinking" in str(error) and "models.max_reply_tokens" in str(error)
