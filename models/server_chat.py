@@ -92,6 +92,9 @@ _TOP_K_AND_REPEAT = {
     "vllm": "repetition_penalty",
 }
 _SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]")
+_CUT_FINISHES = frozenset({"content_filter", "abort", "error"})
+"""Finish reasons of a reply the server broke off (OpenAI's moderation, vLLM's
+aborted request): not a whole reply, as "stop" (or "tool_calls") is."""
 _THINKING_FIELDS = ("reasoning_content", "reasoning")
 """Where servers put a thinking model's thoughts (llama-server, vLLM,
 DeepSeek's API: ``reasoning_content``; Ollama and OpenRouter: ``reasoning``)."""
@@ -317,6 +320,12 @@ class ServerChatModel:
             raise self._connection.invalid("a reply event with content of the wrong type")
         if finish is None:
             return text, None, thinking
+        if finish in _CUT_FINISHES:
+            # What came is kept by the caller, told as a reply that did not end.
+            shown = self._connection.scrub(finish)
+            raise ServerRequestRejected(
+                f"The server at {self.base_url} cut the reply short ({shown})."
+            )
         return text, "length" if finish == "length" else "stop", thinking
 
     # -- tokens ---------------------------------------------------------------

@@ -93,3 +93,14 @@ def test_a_reply_that_is_all_thinking_cut_at_its_length_says_so() -> None:
     assert not any(chunk.text for chunk in chunks)
     assert error is not None, "an empty reply, as if the model had nothing to say"
     assert "thinking" in str(error) and "models.max_reply_tokens" in str(error)
+
+
+@pytest.mark.parametrize("reason", ["content_filter", "abort", "error"])
+def test_a_reply_the_server_cut_for_its_own_reason_is_told_as_cut(reason: str) -> None:
+    def cut_by_the_server(connection: socket.socket, closing: threading.Event) -> None:
+        connection.sendall(HEAD + _event("Step one: take the") + _event("", reason))
+
+    chunks, error = _stream(cut_by_the_server)
+
+    assert [chunk.text for chunk in chunks] == ["Step one: take the"]  # never finished "stop"
+    assert error is not None and f"cut the reply short ({reason})" in str(error)
