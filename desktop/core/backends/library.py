@@ -127,12 +127,12 @@ class ModelLibrary:
         found = [self._embedded_chat(context), self._embedded_embedder()]
         found += [self.catalog_option(entry, context) for entry in self.catalog.entries]
         # A file written twice (by hand: "/m//a.gguf" beside "/m/a.gguf", or
-        # by a link and by itself) is one model, named as first written.
-        unique: dict[str, ModelOption] = {}
+        # by a link and by itself) is one model, named as first written, and
+        # read once: a list of one file ten thousand times is one header read.
+        unique: dict[str, str] = {}
         for path in added:
-            option = self.added_option(Path(path), context)
-            unique.setdefault(option.ref, option)
-        return found + list(unique.values())
+            unique.setdefault(file_ref(path), path)
+        return found + [self.added_option(Path(path), context) for path in unique.values()]
 
     def added_option(self, path: Path, context: int) -> ModelOption:
         """A GGUF file the user added, read from its header (a bad file says

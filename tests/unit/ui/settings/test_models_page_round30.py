@@ -6,7 +6,8 @@ once by the path it leads to (``reverie models add`` keeps that, as does a
 second drop of the file itself) was two models: two cards, each with
 Remove, twice in every role's choices; Remove took out only the entry
 written as that card named it.  It is one file, so one model, and Remove
-takes out every entry leading to it.
+takes out every entry leading to it.  A file listed thousands of times is
+read once.
 
 A server's API key stayed in the system keyring after every role on that
 server was pointed elsewhere: a credential kept for nothing, which a user
@@ -24,6 +25,7 @@ import pytest
 from PySide6.QtWidgets import QComboBox
 from pytestqt.qtbot import QtBot
 
+import desktop.core.backends.library
 from desktop.core.backends.library import EMBEDDED, ModelLibrary
 from desktop.core.backends.roles import api_key_name
 from desktop.core.base.secrets import SecretStore
@@ -32,6 +34,7 @@ from desktop.ui.settings.downloads import Downloads
 from desktop.ui.settings.model_cards import ModelCard
 from desktop.ui.settings.models_page import ModelsPage
 from models.broker import Role
+from models.gguf_info import GgufInfo, read_gguf_info
 from tests.unit.ui.settings.test_models_page import (  # noqa: F401 (fixtures)
     Saved,
     _no_probe,
@@ -149,3 +152,28 @@ def test_the_key_of_a_server_no_role_uses_leaves_the_keyring(
 
     assert [s.models.background for s in saved.settings][-1] == (Backend(),)
     assert secrets.get(api_key_name(URL)) is None
+
+
+def test_a_file_listed_many_times_is_read_once(
+    library: ModelLibrary,  # noqa: F811 (a fixture)
+    smollm2_path: Path,
+    linked: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # settings.json may list one file thousands of times (1 MB holds 10,000
+    # entries): each was read, 40 ms a header, before the copies were seen.
+    read: list[Path] = []
+
+    def counted(path: Path) -> GgufInfo:
+        read.append(path)
+        return read_gguf_info(path)
+
+    monkeypatch.setattr(desktop.core.backends.library, "read_gguf_info", counted)
+    many = [str(smollm2_path), str(linked)] * 200
+
+    library.options([], 4096)  # the embedded and catalog models alone
+    alone = len(read)
+    options = library.options(many, 4096)
+
+    assert [option.ref for option in options if option.source == "added"] == [str(smollm2_path)]
+    assert len(read) - alone == alone + 1  # the same reads, and the file's header once
