@@ -60,7 +60,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, get_args
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
@@ -628,15 +628,34 @@ class ServerConnection:
                 "Try again in a while, or give the role a second backend.",
             )
         if 300 <= status < 400:
-            raise ServerUnavailable(
-                f"The server at {url} sends requests elsewhere ({status}).",
-                "Enter the address it redirects to instead.",
-            )
+            raise self._redirected(response)
         if status >= 500:
             raise ServerUnavailable(
                 f"The server at {url} failed ({status}): {reason}", "Check the server's own log."
             )
         raise ServerRequestRejected(f"The server at {url} refused the request ({status}): {reason}")
+
+    def _redirected(self, response: httpx.Response) -> ServerUnavailable:
+        """The error for a redirect (never followed), naming where it points
+        and, where that is the same request elsewhere, the address to enter."""
+        location = response.headers.get("location", "")
+        if not location:
+            return ServerUnavailable(
+                f"The server at {self.base_url} sends requests elsewhere ({response.status_code}).",
+                "Enter the address it redirects to instead.",
+            )
+        target = urljoin(str(response.request.url), location)
+        asked = str(response.request.url)
+        base = self.base_url if asked.startswith(self.base_url) else self.root_url
+        rest = asked.removeprefix(base)  # "/models": what was asked of the base
+        enter = target.removesuffix(rest) if rest and target.endswith(rest) else ""
+        return ServerUnavailable(
+            f"The server at {self.base_url} sends requests elsewhere "
+            f"({response.status_code}, to {self.scrub(target)}).",
+            f"Enter {self.scrub(enter)} as its address instead."
+            if enter
+            else "Enter the address it redirects to instead.",
+        )
 
     def _reason(self, response: httpx.Response) -> str:
         """The server's own words about an error, scrubbed and shortened."""

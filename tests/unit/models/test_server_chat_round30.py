@@ -12,6 +12,10 @@ A thinking model on a server that puts its thoughts in ``reasoning_content``
 (llama-server, vLLM) or ``reasoning`` (Ollama) and spends the whole reply
 thinking gave an empty reply, as if it had nothing to say; now that is an
 error saying so, and what to raise.
+
+A server that redirects (never followed) was told as one that "sends
+requests elsewhere", with the advice to enter the address it redirects to,
+which nothing said; the message names it now, and the base to enter.
 """
 
 from __future__ import annotations
@@ -104,3 +108,24 @@ def test_a_reply_the_server_cut_for_its_own_reason_is_told_as_cut(reason: str) -
 
     assert [chunk.text for chunk in chunks] == ["Step one: take the"]  # never finished "stop"
     assert error is not None and f"cut the reply short ({reason})" in str(error)
+
+
+def _moved(connection: socket.socket, closing: threading.Event) -> None:
+    connection.sendall(
+        b"HTTP/1.1 301 Moved Permanently\r\nLocation: https://box.example:8443/v1/models\r\n"
+        b"Content-Length: 0\r\n\r\n"
+    )
+
+
+def test_a_server_that_redirects_says_where_to() -> None:
+    with ScriptedServer({"/models": _moved}) as server:
+        model = ServerChatModel(server.url, "m", dialect="openai", context_length=2048)
+        try:
+            with pytest.raises(ServerUnavailable) as raised:
+                model.connect()
+        finally:
+            model.close()
+
+    said = str(raised.value)
+    assert "sends requests elsewhere (301, to https://box.example:8443/v1/models)" in said
+    assert "Enter https://box.example:8443/v1 as its address instead" in said
