@@ -32,6 +32,7 @@ from desktop.core.backends.roles import (
     Preparation,
     PreparationProgress,
     RoleSwitch,
+    context_overrun,
     describe_role,
     preparing_text,
 )
@@ -92,6 +93,7 @@ from models.catalog import Catalog, CatalogInvalid, load_catalog
 from models.errors import ModelError
 from models.interfaces import ChatMessage, GenerationOptions
 from models.model_file import shown_text
+from models.server_http import DEFAULT_READ_TIMEOUT_S
 
 log = logging.getLogger("reverie")
 
@@ -101,15 +103,25 @@ LOG_FILE_BYTES = 1_000_000
 LOG_BACKUPS = 3
 """...keeping this many older files (reverie.log.1 to .3): at most 4 MB in all."""
 
+CHECK_SERVER_WAIT_S = 30.0
+"""The longest ``reverie --check`` waits on a server's silence (the app
+waits 5 minutes, for a big prompt): a server that took the connection and
+never answers is said to be so in half a minute, not in five."""
+
 PRINT_EVERY_S = 2.0
 """Within a stage of preparing a model, a progress line at most this often..."""
 PRINT_EVERY_FRACTION = 0.1
 """...and only once it moved this much."""
 
 
-def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
+def build_core(
+    paths: AppPaths,
+    early_problems: Sequence[str] = (),
+    server_wait: float = DEFAULT_READ_TIMEOUT_S,
+) -> Core:
     """Every Qt-free part, in order; *early_problems* (found before, such as
-    a log file that cannot be written) lead ``Core.problems``."""
+    a log file that cannot be written) lead ``Core.problems``; a role's
+    server counts as not answering after *server_wait* seconds of silence."""
     settings, settings_problem = load_settings(paths.settings_file)
     activity = UserActivity()
     quiet = settings.dream.quiet_seconds
@@ -123,7 +135,9 @@ def build_core(paths: AppPaths, early_problems: Sequence[str] = ()) -> Core:
     catalog, catalog_problem = _catalog()
     library = ModelLibrary(paths.models_dir, catalog)
     preparation = PreparationProgress()
-    maker = BackendMaker(library, secrets, preparation, preparing_dir=paths.preparing_dir)
+    maker = BackendMaker(
+        library, secrets, preparation, preparing_dir=paths.preparing_dir, server_wait=server_wait
+    )
     roles = RoleSwitch(broker, maker)
     core = Core(
         paths,
@@ -401,12 +415,14 @@ def _output_may_stop() -> Iterator[None]:
 
 def run_check(paths: AppPaths, prompt: str, early_problems: Sequence[str] = ()) -> int:
     """Start every part without a window, report it, and stream one short reply."""
-    core = build_core(paths, early_problems)
+    core = build_core(paths, early_problems, server_wait=CHECK_SERVER_WAIT_S)
     core.preparation.add_listener(PreparationPrinter())
     try:
         loads = load_models(core)
         failures = {role: failure_message(ROLE_NAMES[role], job) for role, job in loads.items()}
         problems = [*core.problems, *filter(None, failures.values())]
+        overruns = (context_overrun(core.broker, role) for role in (Role.CHAT, Role.BACKGROUND))
+        problems.extend(dict.fromkeys(filter(None, overruns)))  # once for a shared model
         if core.database is not None:
             problems.extend(filter(None, [damage_report(core.database, paths.snapshots_dir)]))
         for problem in problems:

@@ -31,10 +31,10 @@ from desktop.core.backends.library import (
     is_path,
     model_path,
 )
-from desktop.core.backends.roles import api_key_name
+from desktop.core.backends.roles import api_key_name, forget_unused_keys
 from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.base.paths import AppPaths
-from desktop.core.base.secrets import SecretStore
+from desktop.core.base.secrets import SecretStore, SecretsUnavailable
 from desktop.core.base.settings import (
     Backend,
     ModelSettings,
@@ -231,7 +231,7 @@ def _add(
         print(f"reverie: {option.problem}", file=sys.stderr)
         return 1
     shown = shown_path(path)  # a name holding escapes is not a terminal's command
-    if str(path) in settings.models.added:
+    if any(file_ref(listed) == option.ref for listed in settings.models.added):
         print(f"Already on the list: {option.name} ({option.kind} model): {shown}", file=out)
     else:
         models = settings.models.model_copy(update={"added": (*settings.models.added, str(path))})
@@ -298,12 +298,16 @@ def _use(
     update: dict[str, object] = (
         {"embeddings": backend} if args.role == "embeddings" else {args.role: (backend,)}
     )
-    save_settings(
+    written = save_settings(
         settings.model_copy(update={"models": models.model_copy(update=update)}),
         paths.settings_file,
         since=settings,  # only this role is written over the file as it is now
     )
     print(f"The {args.role} role now uses {_describe(backend, library)}.", file=out)
+    try:
+        forget_unused_keys(SecretStore(), models, written.models)  # a key kept for nothing goes
+    except SecretsUnavailable as error:  # the role is switched all the same
+        print(f"note: an API key no role uses stays: {error}", file=sys.stderr)
     return 0
 
 

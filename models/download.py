@@ -85,6 +85,10 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=15.0)
 PROGRESS_INTERVAL_S = 0.25
 SPEED_SMOOTHING = 0.3  # weight of the newest interval in the speed's moving average
 HASH_READ = 1024 * 1024
+PART_CHECK_BYTES = 64 * 1024 * 1024
+"""How often (in bytes written) a download looks that its ``.part`` is still
+where it writes it: a folder deleted meanwhile (a clean-up, a drive
+unmounted) is told within this much, not after the whole model came."""
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 
 StopKind = Literal["pause", "cancel"]
@@ -338,6 +342,7 @@ class Downloader:
     # -- checking and placing the finished file ---------------------------------------
     def _put_in_place(self, request: DownloadRequest, part: _PartFile) -> Path:
         expected_size = request.expected_size if request.expected_size is not None else part.total
+        part.check_still_there()
         size = part.path.stat().st_size  # the file itself, not what we believe we wrote
         if expected_size is not None and size != expected_size:
             raise _reject(request, part, "size", f"has {size} bytes instead of {expected_size}")
@@ -511,6 +516,9 @@ class _PartFile:
         self.etag: str | None = None
         self.server_sha256: str | None = None
         self.total = request.expected_size
+        self._written: os.stat_result | None = None
+        """The part as opened to write (once opened)."""
+        self._checked_at = 0
         self._resume_from_disk()
 
     def _resume_from_disk(self) -> None:
@@ -567,13 +575,37 @@ class _PartFile:
         with _disk_errors(self):
             fd = open_to_write(self.path, keep=self.received > 0)
             os.lseek(fd, self.received, os.SEEK_SET)
+            self._written = os.fstat(fd)
             self._writer = PartWriter(fd, self._hash.update)
+        self._checked_at = self.received
 
     def write(self, chunk: bytes) -> None:
         assert self._writer is not None, "open() comes first"
         with _disk_errors(self):
             self._writer.write(chunk)
         self.received += len(chunk)
+        if self.received - self._checked_at >= PART_CHECK_BYTES:
+            self.check_still_there()
+            self._checked_at = self.received
+
+    def check_still_there(self) -> None:
+        """``DownloadFailed`` unless the file written is still at the part's
+        path (its folder deleted or moved, the bytes go nowhere anyone sees)."""
+        try:
+            found = self.path.stat()
+        except OSError as error:
+            if error.errno not in (errno.ENOENT, errno.ENOTDIR):
+                raise _cannot_put(self.path, error) from error
+            found = None
+        written = self._written  # None: whole from an earlier run, not opened now
+        if found is None or (
+            written is not None and (found.st_dev, found.st_ino) != (written.st_dev, written.st_ino)
+        ):
+            raise DownloadFailed(
+                f"{self.path} was deleted while it downloaded (its folder removed or moved, "
+                "say); what came is lost.",
+                "Download it again, and leave the models folder in place meanwhile.",
+            )
 
     def close(self) -> None:
         """Wait until every byte received is written (and hashed), and close the file."""

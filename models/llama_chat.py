@@ -67,6 +67,8 @@ class LlamaChatModel:
             path, n_ctx=context_length, n_threads=self.threads, n_threads_batch=self.threads
         )
         self.name = path.stem  # what the user chose; metadata names are often cryptic
+        self.trained_context = int(llama_cpp.llama_model_n_ctx_train(self._llm.model))
+        """The context the model was trained for; past it, its replies garble."""
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
         self._special_pattern = _special_token_pattern(self._llm, self._vocab)
         try:

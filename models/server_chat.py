@@ -92,6 +92,12 @@ _TOP_K_AND_REPEAT = {
     "vllm": "repetition_penalty",
 }
 _SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]")
+_CUT_FINISHES = frozenset({"content_filter", "abort", "error"})
+"""Finish reasons of a reply the server broke off (OpenAI's moderation, vLLM's
+aborted request): not a whole reply, as "stop" (or "tool_calls") is."""
+_THINKING_FIELDS = ("reasoning_content", "reasoning")
+"""Where servers put a thinking model's thoughts (llama-server, vLLM,
+DeepSeek's API: ``reasoning_content``; Ollama and OpenRouter: ``reasoning``)."""
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _HIGH_SURROGATES = ("\ud800", "\udbff")
@@ -192,17 +198,21 @@ class ServerChatModel:
         final: Chunk | None = None
         most_events, most_chars = reply_bounds(max_tokens)
         events = chars = 0
+        done = thought = False
         with self._connection.stream("/chat/completions", body, model=self.name) as response:
             if _media_type(response) == "json":  # a server that does not stream
-                text, finish = self._event(self._whole_body(response), "message")
+                text, finish, thought = self._event(self._whole_body(response), "message")
+                self._refuse_all_thinking(finish, bool(text), thought, max_tokens)
                 yield Chunk(text, finish or "stop")
                 return
             for data in self._events(response):
                 events += 1
                 if data == "[DONE]":
+                    done = True
                     break
-                text, finish = self._event(data)
+                text, finish, thinking = self._event(data)
                 chars += len(text)
+                thought = thought or thinking
                 if finish is not None:
                     # The reply is whole.  What may follow (a usage report,
                     # [DONE], or keep-alives for minutes) is not waited for:
@@ -229,9 +239,26 @@ class ServerChatModel:
             shown = self._connection.scrub(_media_type(response) or "no type")
             raise self._connection.invalid(f"a reply that is not a stream of events ({shown})")
         if final is None:
-            log.warning("the server at %s ended a reply without a finish reason", self.base_url)
+            if not done:  # the connection ended as the body did: nothing says it is whole
+                raise self._connection.cut_short()
+            log.debug("the server at %s ended a reply without a finish reason", self.base_url)
             final = Chunk("", "stop")
+        self._refuse_all_thinking(final.finish_reason, chars > 0, thought, max_tokens)
         yield final
+
+    def _refuse_all_thinking(
+        self, finish: str | None, said: bool, thought: bool, max_tokens: int
+    ) -> None:
+        """``ReplyAllThinking`` if a reply cut at its length said nothing but
+        its thinking (a thinking model's ``reasoning_content``, which is not
+        the reply): else an empty reply, as if the model had nothing to say."""
+        if finish == "length" and thought and not said:
+            raise ReplyAllThinking(
+                f"The model at {self.base_url} spent the whole reply ({max_tokens} tokens) "
+                "thinking, and gave no answer.",
+                "Raise the longest reply (models.max_reply_tokens), or turn the model's "
+                "thinking off on the server.",
+            )
 
     def _events(self, response: httpx.Response) -> Iterator[str]:
         """The data of each event of *response*, within ``MAX_EVENT_CHARS``
@@ -244,7 +271,7 @@ class ServerChatModel:
                 f"a reply event larger than {MAX_EVENT_CHARS:,} characters"
             ) from error
         except NoEvent as error:
-            raise self._connection.timed_out() from error
+            raise self._connection.timed_out(within=idle_limit) from error
 
     def _whole_body(self, response: httpx.Response) -> str:
         """The text of a reply sent whole, within ``MAX_EVENT_CHARS`` and the
@@ -259,12 +286,13 @@ class ServerChatModel:
                     f"a reply larger than {MAX_EVENT_CHARS:,} characters"
                 )
             if time.monotonic() - started > self._connection.read_timeout:
-                raise self._connection.timed_out()
+                raise self._connection.timed_out(within=self._connection.read_timeout)
         return "".join(parts)
 
-    def _event(self, data: str, part: str = "delta") -> tuple[str, str | None]:
+    def _event(self, data: str, part: str = "delta") -> tuple[str, str | None, bool]:
         """The text and finish reason ("stop"/"length"/None) of one streamed
-        event (or of a reply sent whole: its *part* is "message")."""
+        event (or of a reply sent whole: its *part* is "message"), and
+        whether it holds the model's thinking."""
         try:
             payload = parse_json(data)
         except ValueError as error:
@@ -280,18 +308,25 @@ class ServerChatModel:
         if not isinstance(choices, list):
             raise self._connection.invalid("a reply event without choices")
         if not choices:
-            return "", None  # e.g. a usage report
+            return "", None, False  # e.g. a usage report
         choice = choices[0]
         delta = choice.get(part) if isinstance(choice, dict) else None
         if not isinstance(delta, dict):
             raise self._connection.invalid(f"a reply event without a {part}")
         text = delta.get("content") or ""  # reasoning_content (thinking) is not the reply
+        thinking = any(delta.get(field) for field in _THINKING_FIELDS)
         finish = choice.get("finish_reason")
         if not isinstance(text, str) or not (finish is None or isinstance(finish, str)):
             raise self._connection.invalid("a reply event with content of the wrong type")
         if finish is None:
-            return text, None
-        return text, "length" if finish == "length" else "stop"
+            return text, None, thinking
+        if finish in _CUT_FINISHES:
+            # What came is kept by the caller, told as a reply that did not end.
+            shown = self._connection.scrub(finish)
+            raise ServerRequestRejected(
+                f"The server at {self.base_url} cut the reply short ({shown})."
+            )
+        return text, "length" if finish == "length" else "stop", thinking
 
     # -- tokens ---------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -352,6 +387,10 @@ class ServerChatModel:
             entry = next((e for e in found.entries if e.get("id") == self.name), {})
             size = entry.get("max_model_len")
         return size if isinstance(size, int) and size > 0 else None
+
+
+class ReplyAllThinking(ModelError):
+    """A thinking model's reply reached its length before it gave an answer."""
 
 
 def chat_request(

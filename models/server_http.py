@@ -60,7 +60,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, get_args
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
@@ -317,10 +317,12 @@ class ServerConnection:
         """*transport* replaces the default one (tests record requests with it);
         ``interrupt`` can cut a blocked read only over an ``httpx.HTTPTransport``."""
         self.base_url = api_base(base_url)
+        self.connect_timeout = connect_timeout
+        """The longest wait for a connection."""
         self.root_url = self.base_url.removesuffix("/v1")
         """Where the servers' own endpoints (/props, /tokenize, /api/...) live."""
         self.read_timeout = read_timeout
-        """The longest wait for the server to say something."""
+        """The longest wait for the server to say something (its silence)."""
         self.answer_timeout = answer_timeout
         """The longest an answer that is not streamed takes in all."""
         self.probe_timeout = probe_timeout
@@ -580,15 +582,14 @@ class ServerConnection:
     # -- errors ---------------------------------------------------------------
     def _lost(self, error: Exception, *, mid_reply: bool) -> ServerUnavailable:
         url = self.base_url
+        if isinstance(error, httpx.ConnectTimeout):
+            return self.timed_out("connect", self.connect_timeout)
+        if isinstance(error, httpx.ReadTimeout):
+            return self.timed_out("answer", self.read_timeout)
         if isinstance(error, httpx.TimeoutException):
-            return self.timed_out(
-                "connect" if isinstance(error, httpx.ConnectTimeout) else "answer"
-            )
+            return self.timed_out()
         if mid_reply:
-            return ServerUnavailable(
-                f"The server at {url} stopped answering in the middle of a reply.",
-                "Check that it is still running.",
-            )
+            return self.cut_short()
         reason = (
             why_unreachable(error)
             if isinstance(error, httpx.TransportError)
@@ -627,15 +628,34 @@ class ServerConnection:
                 "Try again in a while, or give the role a second backend.",
             )
         if 300 <= status < 400:
-            raise ServerUnavailable(
-                f"The server at {url} sends requests elsewhere ({status}).",
-                "Enter the address it redirects to instead.",
-            )
+            raise self._redirected(response)
         if status >= 500:
             raise ServerUnavailable(
                 f"The server at {url} failed ({status}): {reason}", "Check the server's own log."
             )
         raise ServerRequestRejected(f"The server at {url} refused the request ({status}): {reason}")
+
+    def _redirected(self, response: httpx.Response) -> ServerUnavailable:
+        """The error for a redirect (never followed), naming where it points
+        and, where that is the same request elsewhere, the address to enter."""
+        location = response.headers.get("location", "")
+        if not location:
+            return ServerUnavailable(
+                f"The server at {self.base_url} sends requests elsewhere ({response.status_code}).",
+                "Enter the address it redirects to instead.",
+            )
+        target = urljoin(str(response.request.url), location)
+        asked = str(response.request.url)
+        base = self.base_url if asked.startswith(self.base_url) else self.root_url
+        rest = asked.removeprefix(base)  # "/models": what was asked of the base
+        enter = target.removesuffix(rest) if rest and target.endswith(rest) else ""
+        return ServerUnavailable(
+            f"The server at {self.base_url} sends requests elsewhere "
+            f"({response.status_code}, to {self.scrub(target)}).",
+            f"Enter {self.scrub(enter)} as its address instead."
+            if enter
+            else "Enter the address it redirects to instead.",
+        )
 
     def _reason(self, response: httpx.Response) -> str:
         """The server's own words about an error, scrubbed and shortened."""
@@ -685,11 +705,20 @@ class ServerConnection:
             "Reverie is quitting, or the server's settings changed.",
         )
 
-    def timed_out(self, kind: str = "answer") -> ServerTimedOut:
-        """The error for a server that did not *kind* ("connect", "answer") in time."""
+    def timed_out(self, kind: str = "answer", within: float | None = None) -> ServerTimedOut:
+        """The error for a server that did not *kind* ("connect", "answer")
+        in time: *within* so many seconds, when one limit says how long."""
+        said = "in time" if within is None else f"within {within:g} s"
         return ServerTimedOut(
-            f"The server at {self.base_url} did not {kind} in time.",
-            "It may be busy or stuck; check it, or raise the time limit.",
+            f"The server at {self.base_url} did not {kind} {said}.",
+            "It may be busy or stuck; check it, then try again.",
+        )
+
+    def cut_short(self) -> ServerUnavailable:
+        """The error for an answer the server stopped partway."""
+        return ServerUnavailable(
+            f"The server at {self.base_url} stopped answering in the middle of a reply.",
+            "Check that it is still running.",
         )
 
     def invalid(self, what: str) -> ServerAnswerInvalid:

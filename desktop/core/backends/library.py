@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -125,19 +126,25 @@ class ModelLibrary:
         estimates at *context* tokens."""
         found = [self._embedded_chat(context), self._embedded_embedder()]
         found += [self.catalog_option(entry, context) for entry in self.catalog.entries]
-        added_options = (self.added_option(Path(path), context) for path in added)
-        # A file written twice (by hand: "/m//a.gguf" beside "/m/a.gguf") is one model.
-        return found + list({option.ref: option for option in added_options}.values())
+        # A file written twice (by hand: "/m//a.gguf" beside "/m/a.gguf", or
+        # by a link and by itself) is one model, named as first written, and
+        # read once: a list of one file ten thousand times is one header read.
+        unique: dict[str, str] = {}
+        for path in added:
+            unique.setdefault(file_ref(path), path)
+        return found + [self.added_option(Path(path), context) for path in unique.values()]
 
     def added_option(self, path: Path, context: int) -> ModelOption:
-        """A GGUF file the user added, read from its header (a bad file says why)."""
+        """A GGUF file the user added, read from its header (a bad file says
+        why); named as written (a link's name), its ref the file itself."""
+        ref = file_ref(str(path))
         try:
             path = model_path(path)
             info = read_gguf_info(path)
         except (ModelUnavailable, ModelFileInvalid) as error:
             kind: ModelKind = "chat"
             name = shown_path(path.name)
-            return ModelOption(str(path), name, kind, "added", path, None, problem=str(error))
+            return ModelOption(ref, name, kind, "added", path, None, problem=str(error))
         estimate = (
             estimate_embedder_memory(info.tensor_bytes, info.shape)
             if info.is_embedding
@@ -147,7 +154,7 @@ class ModelLibrary:
         # cryptic; with its escapes visible (a name is no terminal's command).
         kind = "embedding" if info.is_embedding else "chat"
         return ModelOption(
-            str(path), shown_path(path.name), kind, "added", path, info.file_size, estimate=estimate
+            ref, shown_path(path.name), kind, "added", path, info.file_size, estimate=estimate
         )
 
     def _embedded_chat(self, context: int) -> ModelOption:
@@ -317,11 +324,16 @@ def model_path(ref: str | Path) -> Path:
 def file_ref(written: str) -> str:
     """The ref of the option for the file *written* names (an entry of
     ``models.added``, or a local role's model, as the settings hold it:
-    ``~/a.gguf``, ``/m//a.gguf``)."""
+    ``~/a.gguf``, ``/m//a.gguf``, a link to it): the file itself, its
+    links followed, so that each file is one model however it is named."""
     try:
-        return str(model_path(written))
+        path = model_path(written)
     except ModelUnavailable:  # a ~user unknown here: the option's ref is as written
         return str(Path(written))
+    try:
+        return os.path.realpath(path)  # a link to nothing: where it leads
+    except ValueError:  # a name the file system refuses: no file to follow
+        return str(path)
 
 
 def is_path(ref: str) -> bool:

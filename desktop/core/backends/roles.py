@@ -6,7 +6,8 @@ model or a file) or an OpenAI-compatible server.  ``backends_for`` turns them
 into what the broker loads (``models.jobs.Backend``: a key, a loader, a label);
 ``RoleSwitch`` hands the broker the roles whose backends changed, so a new
 model or server takes effect without a restart.  A server's API key is read
-from the system keyring when its backend is made, never from the settings.
+from the system keyring when its backend is made, never from the settings,
+and taken out of it once no role uses the server (``forget_unused_keys``).
 On the first start the embedded embedding model is converted to GGUF (a few
 seconds); ``PreparationProgress`` tells the command line and the window how
 that goes.
@@ -38,6 +39,7 @@ from models.llama_chat import LlamaChatModel
 from models.llama_embedder import LlamaEmbedder
 from models.server_chat import ServerChatModel
 from models.server_embed import ServerEmbedder
+from models.server_http import DEFAULT_READ_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +118,19 @@ def api_key_name(url: str) -> str:
     return f"api-key {url}"
 
 
+def forget_unused_keys(secrets: SecretStore, before: ModelSettings, after: ModelSettings) -> None:
+    """Take out of the keyring the API key of each server a role used
+    *before* and none uses *after*: a key is kept for a server in use only.
+    ``SecretsUnavailable`` if the keyring refused (a locked one)."""
+    for url in sorted(_server_urls(before) - _server_urls(after)):
+        secrets.delete(api_key_name(url))
+
+
+def _server_urls(models: ModelSettings) -> set[str]:
+    backends = (*models.chat, *models.background, models.embeddings)
+    return {backend.url for backend in backends if backend.kind == "server"}
+
+
 @dataclass(frozen=True)
 class BackendMaker:
     """Makes the broker's backends of one installation's settings."""
@@ -127,6 +142,9 @@ class BackendMaker:
     preparing_dir: Path | None = None
     """Where that conversion unpacks the weights (``AppPaths.preparing_dir``;
     None: the system's temporary folder)."""
+    server_wait: float = DEFAULT_READ_TIMEOUT_S
+    """The longest a server may stay silent before it counts as not
+    answering (``reverie --check`` waits less than the app)."""
 
     def for_role(self, role: Role, settings: ModelSettings) -> list[Backend]:
         """*role*'s backends, in order (background work: none means the chat's)."""
@@ -196,11 +214,11 @@ class BackendMaker:
         make: Callable[..., ServerChatModel | ServerEmbedder],
         **options: object,
     ) -> Backend:
-        url, model = backend.url, backend.model
+        url, model, wait = backend.url, backend.model, self.server_wait
         secret = api_key_name(url)
 
         def load() -> ServerChatModel | ServerEmbedder:
-            return make(url, model, api_key=self.secrets.get(secret), **options)
+            return make(url, model, api_key=self.secrets.get(secret), read_timeout=wait, **options)
 
         # With the key's revision: a backend made with an older API key is made again.
         identity = f"server:{url}|{model}|{backend.dialect}|{self.secrets.revision(secret)}"
@@ -233,6 +251,21 @@ class RoleSwitch:
         if job.error is not None and job.role is not None:
             # The role kept its old backends: the next apply tries again.
             self._applied.pop(job.role, None)
+
+
+def context_overrun(broker: InferenceBroker, role: Role) -> str | None:
+    """Why *role*'s model may garble long conversations, or None: it is given
+    more context than it was trained for (llama.cpp says so only in the log)."""
+    model = broker.model(role)
+    trained = getattr(model, "trained_context", None)
+    given = getattr(model, "context_length", None)
+    if not (isinstance(trained, int) and isinstance(given, int) and 0 < trained < given):
+        return None
+    return (
+        f"{getattr(model, 'name', 'The model')} was trained for {trained:,} tokens of context, "
+        f"less than the {given:,} it is given (models.context_length): long conversations "
+        f"may come out garbled. Set models.context_length to {trained:,} or less."
+    )
 
 
 def describe_role(broker: InferenceBroker, role: Role) -> str:

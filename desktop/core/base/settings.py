@@ -123,7 +123,8 @@ def base_url(url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("an address starts with http:// or https:// and names a host")
     try:
-        parts.port  # noqa: B018  (reading it checks it)
+        if parts.port == 0:  # urlsplit takes it; nothing listens there
+            raise ValueError("port 0")
     except ValueError as error:
         raise ValueError("the port is a number from 1 to 65535") from error
     if not _is_host(parts.hostname):
@@ -131,7 +132,7 @@ def base_url(url: str) -> str:
     if parts.username or parts.password:
         # settings.json is a plain file: a key belongs in the keyring.
         raise ValueError("the address may not hold a user name or password; give an API key")
-    if parts.query or parts.fragment:
+    if "?" in url or "#" in url:  # an empty one too: the requests' paths would follow it
         raise ValueError("the address is a base URL, without ?query or #fragment")
     return url.rstrip("/")
 

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.backends.library import ModelLibrary, ModelOption, file_ref
-from desktop.core.backends.roles import api_key_name
+from desktop.core.backends.roles import api_key_name, forget_unused_keys
 from desktop.core.base.secrets import SecretStore, SecretsUnavailable
 from desktop.core.base.settings import Backend, ModelSettings, Settings
 from desktop.ui.settings.downloads import Downloads, DownloadUpdate
@@ -239,8 +239,14 @@ class ModelsPage(QWidget):
         except SecretsUnavailable as error:
             self._say(str(error), problem=True)
             return False
+        before = self._settings.models
         if not self._save(self._settings.model_copy(update={"models": chosen})):
             return False
+        try:
+            forget_unused_keys(self._secrets, before, chosen)
+        except SecretsUnavailable as error:  # saved all the same: the models switch
+            self._say(f"The models switch, but an API key no role uses stays: {error}", True)
+            return True
         self._say("Switching: the models load in the background, and the chat keeps working.")
         return True
 
@@ -290,7 +296,7 @@ class ModelsPage(QWidget):
                 option = _usable_by_a_role(option)
             if option.problem is not None:
                 problems.append(option.problem)
-            elif str(option.path) not in added:
+            elif all(file_ref(listed) != option.ref for listed in added):  # a link's file too
                 added.append(str(option.path))
         if problems:
             self._say(" ".join(problems), problem=True)
@@ -327,7 +333,7 @@ def _usable_by_a_role(option: ModelOption) -> ModelOption:
     as its problem (a zero-width space in it): *Use these models* would
     refuse the file, so it is not added."""
     try:
-        Backend(kind="local", model=option.ref)
+        Backend(kind="local", model=str(option.path))  # as it is added
     except ValidationError as error:
         return replace(option, problem=f"{option.name} cannot be added: {reason(error)}.")
     return option

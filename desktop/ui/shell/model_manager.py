@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from desktop.core.backends.library import ModelLibrary
-from desktop.core.backends.roles import describe_role
+from desktop.core.backends.roles import context_overrun, describe_role
 from desktop.core.base.autostart import Autostart
 from desktop.core.base.jobs import ROLE_NAMES, failure_message
 from desktop.core.base.settings import ModelSettings, Settings
@@ -222,7 +222,8 @@ class ModelManager(QObject):
                     f" {left} memories are being embedded again in the background; until"
                     " then they are found by their words."
                 )
-            self.page.set_role_status(role, said)
+            overrun = context_overrun(self._core.broker, role)
+            self.page.set_role_status(role, f"{said} {overrun or ''}".strip(), bool(overrun))
             self._window.show_role_problem(role.value, None)
             self.page.refresh(keep_edits=True)  # e.g. the embedder made on the first start
             self.page.loaded()
