@@ -24,7 +24,7 @@ from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import ChatSettings, ModelSettings
-from desktop.core.base.text import cut, readable, scrub
+from desktop.core.base.text import cut, readable, scrub, shows_nothing
 from desktop.core.base.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
 from desktop.core.chat.compaction import (
     CompactionCancelled,
@@ -52,7 +52,13 @@ from desktop.core.chat.tools.toolbox import (
     answering,
 )
 from desktop.core.db import Conversation, ConversationStore, Memory, Message
-from desktop.core.db.conversations import MADE_TITLE_CHARS, REPLACES, TITLE_READ, replaced_ids
+from desktop.core.db.conversations import (
+    MADE_TITLE_CHARS,
+    REPLACES,
+    TITLE_READ,
+    replaced_ids,
+    titled,
+)
 from desktop.core.db.message_kinds import (
     COMMAND,
     SEED,
@@ -264,8 +270,9 @@ class ChatService:
     def rename(self, conversation_id: int, title: str) -> Conversation:
         # One line: a name pasted over two lines would break out of its
         # heading in an export.  Read as the store keeps it, so a name of
-        # what shows nothing (a zero-width space) is no name, not a blank.
-        title = " ".join(readable(self._redact.text(title[:TITLE_READ])).split())
+        # what shows nothing (a zero-width space, accents with no letter)
+        # is no name, not a blank.
+        title = titled(" ".join(self._redact.text(title[:TITLE_READ]).split()))
         return self._conversations.rename(conversation_id, title or NEW_CONVERSATION_TITLE)
 
     def delete(self, conversation_id: int) -> None:
@@ -986,7 +993,8 @@ def _title_of(text: str) -> str:
     its first line that shows something, as the store keeps a title
     (without what shows nothing: an edit finds the title it made), cut;
     "" when no line shows anything."""
-    first_line = (readable(text).strip().splitlines() or [""])[0].strip()
+    lines = (line.strip() for line in readable(text).splitlines())
+    first_line = next((line for line in lines if not shows_nothing(line)), "")
     return cut(first_line, MADE_TITLE_CHARS + 1)
 
 

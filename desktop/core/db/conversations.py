@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from desktop.core.base.text import cut, readable, scrub, searchable
+from desktop.core.base.text import cut, readable, scrub, searchable, shows_nothing
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import ChangedMeanwhile, QueryFailed, RowNotFound
@@ -143,8 +143,10 @@ _IMPORT_COLUMNS = ("imported_from", "external_id")
 def titled(text: str) -> str:
     """*text* as a conversation's title is kept: as a reader sees it (a lone
     surrogate, which SQLite cannot hold, as U+FFFD), and ``TITLE_LIMIT``
-    characters at most."""
-    return cut(readable(scrub(text)), TITLE_LIMIT)
+    characters at most; "" if a reader would see nothing of it (accents
+    with no letter, blanks), which the list shows as untitled."""
+    title = cut(readable(scrub(text)), TITLE_LIMIT)
+    return "" if shows_nothing(title) else title
 
 
 def _conversation(row: Row) -> Conversation:
