@@ -56,6 +56,7 @@ from desktop.core.db.conversations import (
     MADE_TITLE_CHARS,
     REPLACES,
     TITLE_READ,
+    MessagePage,
     replaced_ids,
     titled,
 )
@@ -305,6 +306,24 @@ class ChatService:
         """The messages in the order they are read: the greeting first, even
         when a message the user sent while it was written was stored before it."""
         return greeting_first(self._conversations.messages(conversation_id, include_archived))
+
+    def history_page(
+        self,
+        conversation_id: int,
+        size: int,
+        before: int | None = None,
+        including: tuple[int, int] | None = None,
+    ) -> MessagePage:
+        """The conversation's last *size* messages (before message *before*,
+        if given), archived ones too, in the order they are read
+        (``history``); *including* (a message's id, how many to show before
+        it) reads from there to the end instead, if that message is older."""
+        page = self._conversations.page(conversation_id, size, before)
+        if including is not None and page.messages and including[0] < page.messages[0].id:
+            wider = self._conversations.page_from(conversation_id, *including)
+            if any(m.id == including[0] for m in wider.messages):
+                page = wider
+        return replace(page, messages=greeting_first(page.messages))
 
     # -- turns -------------------------------------------------------------------
     def send(self, conversation_id: int, text: str) -> Turn:
