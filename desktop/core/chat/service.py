@@ -74,7 +74,7 @@ from desktop.core.db.workers import WorkerStore
 from desktop.core.memory.lines import COMPONENTS, excerpt_line, memory_line
 from desktop.core.memory.recall import Recall
 from desktop.core.memory.service import MemoryService, Remembered
-from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.privacy.prompt_safety import safe_for_prompt, users_own
 from desktop.core.privacy.redaction import Redactor, without
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.agenda import AGENDA_REVIEW
@@ -1052,7 +1052,8 @@ def _as_read(message: Message, tool_response: str, call: ToolCall | None) -> str
     made *call* ends with the call as it was read, not as it was written:
     the stored text holds whatever the model wrote after the marker (more
     text after the JSON, a call no one could read), which a server that
-    ignores the grammar does not bound.  The user's words are theirs to write."""
+    ignores the grammar does not bound.  The user's words are theirs to
+    write, but no turn token in them may become one (``users_own``)."""
     if message.role == "tool":
         return fill(tool_response, result=safe_for_prompt(message.content, "document"))
     if message.role == "assistant":
@@ -1060,6 +1061,8 @@ def _as_read(message: Message, tool_response: str, call: ToolCall | None) -> str
             return safe_for_prompt(message.content, "document")
         said = message.content.partition(TOOL_CALL_START)[0]
         return safe_for_prompt(said, "document") + TOOL_CALL_START + _call_as_read(call)
+    if message.role == "user":
+        return users_own(message.content)
     return message.content
 
 

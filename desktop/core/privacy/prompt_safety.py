@@ -115,6 +115,32 @@ def safe_for_prompt(text: str, shape: Shape = "line") -> str:
     return _safe(text, shape)
 
 
+def users_own(text: str) -> str:
+    """The user's own words, *text*, as the model reads them in the user's
+    turn: as written, but without what no one sees (``readable``; a pasted
+    page may smuggle ASCII in tag characters) and with each piece of
+    markup ``safe_for_prompt`` breaks in a ``document`` (a chat template's
+    turn tokens above all) broken by a word joiner after its first
+    character.  A server renders the prompt and tokenizes it with special
+    tokens on (llama.cpp's does), so ``<|im_end|>`` typed or pasted became
+    the end of the turn there; the joiner shows nothing, so the text reads
+    as it was written."""
+    text = readable(text)
+    seen, origins = folded(text)
+    pieces: list[str] = []
+    done = 0
+    for match in _live_markup(seen, "document"):
+        after = origins[match.start()] + 1
+        pieces += [text[done:after], _JOINER]
+        done = after
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+_JOINER = "\u2060"
+"""The word joiner: it shows nothing and joins no token's text."""
+
+
 def has_prompt_markup(text: str, shape: Shape = "line") -> bool:
     """Does *text* hold markup that ``safe_for_prompt`` would break?"""
     seen, _ = folded(text)
