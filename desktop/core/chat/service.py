@@ -947,9 +947,9 @@ class MessageRefused(ReverieError):
 def _sendable(text: str) -> str:
     """*text* as a message stores it (lone surrogates replaced), or
     ``MessageRefused`` if it holds nothing to read (line breaks, control
-    characters: no title, nothing to answer)."""
+    characters, accents with no letter, blanks: no title, nothing to answer)."""
     text = scrub(text)
-    if not any(c.isprintable() and not c.isspace() for c in text):
+    if shows_nothing(text):
         raise MessageRefused("There is nothing to send in it.")
     return text
 

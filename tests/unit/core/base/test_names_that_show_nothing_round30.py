@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from desktop.core.base.text import shows_nothing
-from desktop.core.chat.service import NEW_CONVERSATION_TITLE, ChatService
+from desktop.core.chat.service import NEW_CONVERSATION_TITLE, ChatService, MessageRefused
 from desktop.core.db import ConversationStore
 from desktop.core.privacy.redaction import Redactor
 from desktop.core.skills.library import SkillLibrary, SkillRefused
@@ -106,3 +106,15 @@ def test_an_imported_title_of_nothing_shown_is_named_by_its_first_message(
         database.close()
 
     assert titles == ["Plan a trip"] * len(NOTHING_SHOWN)
+
+
+@pytest.mark.parametrize("said", NOTHING_SHOWN)
+def test_a_message_that_shows_nothing_is_refused_and_nothing_is_stored(
+    chat: ChatService, store: ConversationStore, said: str
+) -> None:
+    conversation = chat.new_conversation()
+
+    with pytest.raises(MessageRefused, match="nothing to send"):
+        chat.send(conversation.id, said)
+
+    assert store.messages(conversation.id) == []
