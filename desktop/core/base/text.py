@@ -10,7 +10,7 @@ import regex
 
 # The one list of characters that show nothing (Unicode's default-ignorable
 # code points) lives with the folding that reads text as a reader sees it.
-from desktop.core.base.text_fold import DEFAULT_IGNORABLE
+from desktop.core.base.text_fold import DEFAULT_IGNORABLE, folded_text
 
 
 def searchable(text: str) -> str:
@@ -30,6 +30,14 @@ def scrub(text: str) -> str:
     if text.isascii():
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def shows_nothing(text: str) -> bool:
+    """Whether a reader sees nothing of *text*: only white space, combining
+    marks with no letter under them, blanks (a braille cell, a Hangul
+    filler) and the characters ``readable`` takes out.  A name made of them
+    shows as an empty row."""
+    return not folded_text(text).strip()
 
 
 def readable(text: str) -> str:

@@ -24,7 +24,7 @@ from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import ChatSettings, ModelSettings
-from desktop.core.base.text import cut, readable, scrub
+from desktop.core.base.text import cut, readable, scrub, shows_nothing
 from desktop.core.base.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_middle
 from desktop.core.chat.compaction import (
     CompactionCancelled,
@@ -52,7 +52,14 @@ from desktop.core.chat.tools.toolbox import (
     answering,
 )
 from desktop.core.db import Conversation, ConversationStore, Memory, Message
-from desktop.core.db.conversations import MADE_TITLE_CHARS, REPLACES, TITLE_READ, replaced_ids
+from desktop.core.db.conversations import (
+    MADE_TITLE_CHARS,
+    REPLACES,
+    TITLE_READ,
+    MessagePage,
+    replaced_ids,
+    titled,
+)
 from desktop.core.db.message_kinds import (
     COMMAND,
     SEED,
@@ -67,7 +74,7 @@ from desktop.core.db.workers import WorkerStore
 from desktop.core.memory.lines import COMPONENTS, excerpt_line, memory_line
 from desktop.core.memory.recall import Recall
 from desktop.core.memory.service import MemoryService, Remembered
-from desktop.core.privacy.prompt_safety import safe_for_prompt
+from desktop.core.privacy.prompt_safety import safe_for_prompt, users_own
 from desktop.core.privacy.redaction import Redactor, without
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.agenda import AGENDA_REVIEW
@@ -264,8 +271,9 @@ class ChatService:
     def rename(self, conversation_id: int, title: str) -> Conversation:
         # One line: a name pasted over two lines would break out of its
         # heading in an export.  Read as the store keeps it, so a name of
-        # what shows nothing (a zero-width space) is no name, not a blank.
-        title = " ".join(readable(self._redact.text(title[:TITLE_READ])).split())
+        # what shows nothing (a zero-width space, accents with no letter)
+        # is no name, not a blank.
+        title = titled(" ".join(self._redact.text(title[:TITLE_READ]).split()))
         return self._conversations.rename(conversation_id, title or NEW_CONVERSATION_TITLE)
 
     def delete(self, conversation_id: int) -> None:
@@ -298,6 +306,24 @@ class ChatService:
         """The messages in the order they are read: the greeting first, even
         when a message the user sent while it was written was stored before it."""
         return greeting_first(self._conversations.messages(conversation_id, include_archived))
+
+    def history_page(
+        self,
+        conversation_id: int,
+        size: int,
+        before: int | None = None,
+        including: tuple[int, int] | None = None,
+    ) -> MessagePage:
+        """The conversation's last *size* messages (before message *before*,
+        if given), archived ones too, in the order they are read
+        (``history``); *including* (a message's id, how many to show before
+        it) reads from there to the end instead, if that message is older."""
+        page = self._conversations.page(conversation_id, size, before)
+        if including is not None and page.messages and including[0] < page.messages[0].id:
+            wider = self._conversations.page_from(conversation_id, *including)
+            if any(m.id == including[0] for m in wider.messages):
+                page = wider
+        return replace(page, messages=greeting_first(page.messages))
 
     # -- turns -------------------------------------------------------------------
     def send(self, conversation_id: int, text: str) -> Turn:
@@ -921,9 +947,9 @@ class MessageRefused(ReverieError):
 def _sendable(text: str) -> str:
     """*text* as a message stores it (lone surrogates replaced), or
     ``MessageRefused`` if it holds nothing to read (line breaks, control
-    characters: no title, nothing to answer)."""
+    characters, accents with no letter, blanks: no title, nothing to answer)."""
     text = scrub(text)
-    if not any(c.isprintable() and not c.isspace() for c in text):
+    if shows_nothing(text):
         raise MessageRefused("There is nothing to send in it.")
     return text
 
@@ -986,7 +1012,8 @@ def _title_of(text: str) -> str:
     its first line that shows something, as the store keeps a title
     (without what shows nothing: an edit finds the title it made), cut;
     "" when no line shows anything."""
-    first_line = (readable(text).strip().splitlines() or [""])[0].strip()
+    lines = (line.strip() for line in readable(text).splitlines())
+    first_line = next((line for line in lines if not shows_nothing(line)), "")
     return cut(first_line, MADE_TITLE_CHARS + 1)
 
 
@@ -1025,7 +1052,8 @@ def _as_read(message: Message, tool_response: str, call: ToolCall | None) -> str
     made *call* ends with the call as it was read, not as it was written:
     the stored text holds whatever the model wrote after the marker (more
     text after the JSON, a call no one could read), which a server that
-    ignores the grammar does not bound.  The user's words are theirs to write."""
+    ignores the grammar does not bound.  The user's words are theirs to
+    write, but no turn token in them may become one (``users_own``)."""
     if message.role == "tool":
         return fill(tool_response, result=safe_for_prompt(message.content, "document"))
     if message.role == "assistant":
@@ -1033,6 +1061,8 @@ def _as_read(message: Message, tool_response: str, call: ToolCall | None) -> str
             return safe_for_prompt(message.content, "document")
         said = message.content.partition(TOOL_CALL_START)[0]
         return safe_for_prompt(said, "document") + TOOL_CALL_START + _call_as_read(call)
+    if message.role == "user":
+        return users_own(message.content)
     return message.content
 
 

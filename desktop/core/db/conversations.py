@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from desktop.core.base.text import cut, readable, scrub, searchable
+from desktop.core.base.text import cut, readable, scrub, searchable, shows_nothing
 from desktop.core.db.clock import Clock, system_clock
 from desktop.core.db.connection import Database, Row, Transaction
 from desktop.core.db.errors import ChangedMeanwhile, QueryFailed, RowNotFound
@@ -94,6 +94,19 @@ class Message:
 
 
 @dataclass(frozen=True)
+class MessagePage:
+    """Some of a conversation's messages, archived ones too, as a window
+    shows them: read a page at a time, not the whole conversation."""
+
+    messages: list[Message]
+    """In the order they were added."""
+    earlier: int
+    """How many messages come before the first of them."""
+    summarised_through: int | None
+    """The conversation's last message summarised away (archived), if any."""
+
+
+@dataclass(frozen=True)
 class ImportedMessage:
     """A message of a conversation brought in from elsewhere, said at *created_at*."""
 
@@ -143,8 +156,10 @@ _IMPORT_COLUMNS = ("imported_from", "external_id")
 def titled(text: str) -> str:
     """*text* as a conversation's title is kept: as a reader sees it (a lone
     surrogate, which SQLite cannot hold, as U+FFFD), and ``TITLE_LIMIT``
-    characters at most."""
-    return cut(readable(scrub(text)), TITLE_LIMIT)
+    characters at most; "" if a reader would see nothing of it (accents
+    with no letter, blanks), which the list shows as untitled."""
+    title = cut(readable(scrub(text)), TITLE_LIMIT)
+    return "" if shows_nothing(title) else title
 
 
 def _conversation(row: Row) -> Conversation:
@@ -460,6 +475,38 @@ class ConversationStore:
             (conversation_id, after, int(include_archived)),
         )
         return [_message(row) for row in rows]
+
+    def page(self, conversation_id: int, size: int, before: int | None = None) -> MessagePage:
+        """The conversation's last *size* messages, or the last before
+        message *before* if given."""
+        rows = self._db.fetch_all(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ?"
+            " AND (? IS NULL OR m.id < ?) ORDER BY m.id DESC LIMIT ?",
+            (conversation_id, before, before, size),
+        )
+        return self._paged(conversation_id, [_message(row) for row in reversed(rows)])
+
+    def page_from(self, conversation_id: int, message_id: int, context: int) -> MessagePage:
+        """Message *message_id*, every one after it and *context* before it."""
+        before = self.page(conversation_id, context, before=message_id).messages
+        first = before[0].id if before else message_id
+        rows = self._db.fetch_all(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ?"
+            " AND m.id >= ? ORDER BY m.id",
+            (conversation_id, first),
+        )
+        return self._paged(conversation_id, [_message(row) for row in rows])
+
+    def _paged(self, conversation_id: int, messages: builtins.list[Message]) -> MessagePage:
+        earlier, summarised = _returned(
+            self._db.fetch_one(
+                "SELECT (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND id < ?2),"
+                " (SELECT max(id) FROM messages WHERE conversation_id = ?1"
+                " AND archived_at IS NOT NULL)",
+                (conversation_id, messages[0].id if messages else 0),
+            )
+        )
+        return MessagePage(messages, int(earlier), summarised)
 
     def has_messages(self, conversation_id: int) -> bool:
         """Whether anything was said in the conversation (archived or not)."""

@@ -6,7 +6,9 @@ or by an importer, and any of them may hold a secret or text that poses as
 the prompt's own structure: a tag closing the block it sits in
 (``</memories>``), a chat template's turn token (``<|im_start|>``,
 ``[INST]``, ``<start_of_turn>``) or Reverie's own ``[SYSTEM EVENT]`` marker
-(also the chat's stop string).  ``safe_for_prompt`` takes secrets out again
+(also the chat's stop string).  ``safe_for_prompt`` takes out what no one
+sees (``readable``: Unicode tag characters, which smuggle ASCII a model may
+read, bidi overrides, zero-width characters), takes secrets out again
 (``redaction``; its patterns may have grown since the text was stored),
 breaks that markup and flattens the text to the shape its block expects.
 
@@ -28,6 +30,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Literal
 
+from desktop.core.base.text import readable
 from desktop.core.base.text_fold import fold, folded
 from desktop.core.privacy.redaction import redact
 
@@ -112,6 +115,32 @@ def safe_for_prompt(text: str, shape: Shape = "line") -> str:
     return _safe(text, shape)
 
 
+def users_own(text: str) -> str:
+    """The user's own words, *text*, as the model reads them in the user's
+    turn: as written, but without what no one sees (``readable``; a pasted
+    page may smuggle ASCII in tag characters) and with each piece of
+    markup ``safe_for_prompt`` breaks in a ``document`` (a chat template's
+    turn tokens above all) broken by a word joiner after its first
+    character.  A server renders the prompt and tokenizes it with special
+    tokens on (llama.cpp's does), so ``<|im_end|>`` typed or pasted became
+    the end of the turn there; the joiner shows nothing, so the text reads
+    as it was written."""
+    text = readable(text)
+    seen, origins = folded(text)
+    pieces: list[str] = []
+    done = 0
+    for match in _live_markup(seen, "document"):
+        after = origins[match.start()] + 1
+        pieces += [text[done:after], _JOINER]
+        done = after
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+_JOINER = "\u2060"
+"""The word joiner: it shows nothing and joins no token's text."""
+
+
 def has_prompt_markup(text: str, shape: Shape = "line") -> bool:
     """Does *text* hold markup that ``safe_for_prompt`` would break?"""
     seen, _ = folded(text)
@@ -120,7 +149,9 @@ def has_prompt_markup(text: str, shape: Shape = "line") -> bool:
 
 @lru_cache(maxsize=4096)  # the same memories go into every turn's prompt
 def _safe(text: str, shape: Shape) -> str:
-    text = redact(text).text
+    # What no one sees goes first: what is written there is read by a model
+    # alone (ASCII in tag characters), and the user cannot check it.
+    text = redact(readable(text)).text
     if (flat := _flattened(text, shape)) != text:
         # Lines joined can read as a secret none of them was alone
         # ("hunter2\n-password" as "hunter2 -password").

@@ -54,7 +54,7 @@ from desktop.core.base.files import (
     remove_leftovers,
     write_atomically,
 )
-from desktop.core.base.text import cut, readable, scrub, searchable
+from desktop.core.base.text import cut, readable, scrub, searchable, shows_nothing
 from desktop.core.db.fts import substring_words
 from desktop.core.db.skills import (
     EVERY_STATUS,
@@ -168,8 +168,13 @@ def skill_name(raw: str) -> str:
     """*raw* as a skill name that is also a safe file name on every system;
     ``SkillRefused`` says why one cannot be."""
     name = _spelled(raw)
-    if not name:
+    if not raw.strip():
         raise SkillRefused("A skill needs a name.")
+    if shows_nothing(name):
+        raise SkillRefused(
+            "A skill name must show something; this one shows nothing (only accents, "
+            "blanks or invisible characters)."
+        )
     if len(name) > NAME_CHARS:
         raise _name_too_long(name)
     if (size := len(name.encode("utf-8"))) > NAME_BYTES:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.core.base.errors import EnvironmentProblem, ReverieError
-from desktop.core.base.text import cut
+from desktop.core.base.text import cut, shows_nothing
 from desktop.core.db import ConversationStore, ImportedMessage
 from desktop.core.db.conversations import MADE_TITLE_CHARS, TITLE_READ
 from desktop.core.privacy.redaction import Redactor, without
@@ -339,5 +339,7 @@ class HistoryImporter:
         return made or f"A {SOURCE_NAMES[conversation.source]} conversation"
 
     def _shown(self, text: str) -> str:
-        """*text* redacted, on one line (``ChatService.rename``)."""
-        return " ".join(self._redact.text(text[:TITLE_READ]).split()) if text.strip() else ""
+        """*text* redacted, on one line (``ChatService.rename``); "" if a
+        reader would see nothing of it."""
+        shown = " ".join(self._redact.text(text[:TITLE_READ]).split()) if text.strip() else ""
+        return "" if shows_nothing(shown) else shown

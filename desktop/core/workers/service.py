@@ -41,7 +41,7 @@ from desktop.core.base.errors import EnvironmentProblem, ReverieError
 from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import ModelSettings, WorkerSettings
-from desktop.core.base.text import readable, scrub
+from desktop.core.base.text import readable, scrub, shows_nothing
 from desktop.core.chat.tools.sub_sessions import SPAWN_TOOL, SpawnCall, sub_session_tools
 from desktop.core.chat.tools.toolbox import Tool, Toolbox, ToolContext, answering
 from desktop.core.db import ConversationStore
@@ -214,7 +214,7 @@ class Workers:
         # character: a model's text, shown in the Work window and reported);
         # redacting may take a while, so not in the write.
         objective = self._redact.text(readable(scrub(call.objective)).strip())
-        if not objective:
+        if shows_nothing(objective):
             raise SpawnRefused("the objective is blank: say what the worker is to do")
         with self._store.transaction() as tx:
             # Read in the write: a deletion or a cancel just before would

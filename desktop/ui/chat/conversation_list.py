@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.base.text import shows_nothing
 from desktop.core.db import Conversation
 from desktop.core.db.conversations import SEARCH_MAX_CHARS
 from desktop.ui.widgets.erase_confirm import ask_to_erase, one_named
@@ -151,7 +152,7 @@ class ConversationList(QWidget):
         good (*erased_on*, by id); their menu restores or deletes now."""
         self.items.blockSignals(True)
         self.items.clear()
-        self._titles = {c.id: c.title or "Untitled" for c in conversations}
+        self._titles = {c.id: _shown_title(c) for c in conversations}
         for conversation in conversations:
             title = self._titles[conversation.id]
             until = _day(erased_on[conversation.id]) if conversation.id in erased_on else ""
@@ -176,7 +177,7 @@ class ConversationList(QWidget):
         self.deleted_note.hide()
         self.items.blockSignals(True)
         self.items.clear()
-        self._titles = {c.id: c.title or "Untitled" for c in conversations}
+        self._titles = {c.id: _shown_title(c) for c in conversations}
         for conversation in conversations:
             title = self._titles[conversation.id]
             item = QListWidgetItem(
@@ -287,3 +288,9 @@ class ConversationList(QWidget):
 def _day(timestamp: float) -> str:
     moment = datetime.fromtimestamp(timestamp)
     return f"{moment.day} {moment:%b %Y}"
+
+
+def _shown_title(conversation: Conversation) -> str:
+    """*conversation*'s title as listed: "Untitled" for one that shows nothing
+    (empty, or accents with no letter as an older version kept)."""
+    return "Untitled" if shows_nothing(conversation.title) else conversation.title

@@ -6,18 +6,20 @@ buttons on the last exchange.
 A long conversation is shown from its end, ``SHOWN_AT_ONCE`` messages at a
 time: each message is a widget rendering its Markdown, so opening one of a
 thousand turns took a minute and more.  The transcript's "Show earlier"
-puts the next ones in above."""
+puts the next ones in above.  Only what is shown is read: a page, not the
+whole conversation (50,000 messages were read to show 50)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from PySide6.QtWidgets import QToolButton
 
 from desktop.core.chat.service import ChatService, stored_tool_call
 from desktop.core.chat.tools.toolbox import ToolCall
 from desktop.core.db import Conversation, Message
+from desktop.core.db.conversations import MessagePage
 from desktop.core.db.message_kinds import is_worker_report, visible_text
 from desktop.core.tasks import agenda, routines
 from desktop.ui.chat.transcript import Transcript
@@ -54,50 +56,34 @@ def show_history(
     earlier ones."""
 
     def show(chat: ChatService) -> None:
-        messages = chat.history(conversation.id)
-        start = max(0, len(messages) - SHOWN_AT_ONCE)
-        asked = next((i for i, m in enumerate(messages) if m.id == including), None)
-        if asked is not None:
-            start = max(0, min(start, asked - _BEFORE_ASKED))
-        _show(transcript, chat, conversation, messages, start, len(messages))
-        _offer_earlier(transcript, guarded, conversation, messages, start)
+        asked = None if including is None else (including, _BEFORE_ASKED)
+        page = chat.history_page(conversation.id, SHOWN_AT_ONCE, including=asked)
+        _show(transcript, chat, conversation, page)
+        _offer_earlier(transcript, guarded, conversation, page)
 
     guarded(show)
 
 
 def _offer_earlier(
-    transcript: Transcript,
-    guarded: Guarded,
-    conversation: Conversation,
-    messages: Sequence[Message],
-    start: int,
+    transcript: Transcript, guarded: Guarded, conversation: Conversation, page: MessagePage
 ) -> None:
-    """Offer ``messages[:start]``, those before the first one shown: read
-    again when asked for, as the conversation may have changed since."""
-    first = messages[start].id if start else None
+    """Offer the messages before *page*'s first: read when asked for."""
+    first = page.messages[0].id if page.messages else None
 
     def show(chat: ChatService) -> None:
-        now = chat.history(conversation.id)
-        end = next((i for i, m in enumerate(now) if m.id == first), 0)
-        begin = max(0, end - SHOWN_AT_ONCE)
+        earlier = chat.history_page(conversation.id, SHOWN_AT_ONCE, before=first)
         with transcript.above():
-            _show(transcript, chat, conversation, now, begin, end)
-        _offer_earlier(transcript, guarded, conversation, now, begin)
+            _show(transcript, chat, conversation, earlier)
+        _offer_earlier(transcript, guarded, conversation, earlier)
 
-    transcript.offer_earlier(start, lambda: guarded(show))
+    transcript.offer_earlier(page.earlier, lambda: guarded(show))
 
 
 def _show(
-    transcript: Transcript,
-    chat: ChatService,
-    conversation: Conversation,
-    messages: Sequence[Message],
-    start: int,
-    end: int,
+    transcript: Transcript, chat: ChatService, conversation: Conversation, page: MessagePage
 ) -> None:
-    """Put ``messages[start:end]`` into *transcript*, in order."""
-    archived = [m for m in messages if m.archived_at is not None]
-    for message in messages[start:end]:
+    """Put *page*'s messages into *transcript*, in order."""
+    for message in page.messages:
         shown = visible_text(message)
         if message.role in ("user", "assistant") and shown:
             view = transcript.add_message(message.role, shown, message.id)
@@ -111,7 +97,7 @@ def _show(
             show_tool_call(transcript, stored_tool_call(message))
         elif is_worker_report(message):  # the model reads it too, as an event
             transcript.add_notice(shown, "worker-report")
-        if archived and message is archived[-1]:
+        if message.id == page.summarised_through:
             transcript.add_notice(
                 "The messages above are summarised for the model; it reads this summary "
                 f"instead of them:\n{conversation.summary or ''}",

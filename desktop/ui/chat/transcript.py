@@ -15,8 +15,8 @@ The view follows the newest row while the user has not scrolled away (wheel,
 scroll bar, keys, moving the focus); while they read above, a "Jump to
 latest" button floats over the bottom of the view.  A long conversation is
 shown from its end: a row at the top says how many earlier messages are not
-shown, and its button puts them in above (``offer_earlier``, ``above``),
-the row the user was reading kept in view.
+shown, and its button (or scrolling to the top) puts them in above
+(``offer_earlier``, ``above``), the row the user was reading kept in view.
 
 Keyboard and screen readers: each message is one focus stop named by its
 speaker, with its text as the description; Tab goes on to its buttons and then
@@ -535,6 +535,10 @@ class Transcript(QScrollArea):
         # The user scrolled (or moved the focus): follow only from the end.
         self._pinned = None
         self._set_following(value >= self.verticalScrollBar().maximum() - AT_END_PX)
+        if value == self.verticalScrollBar().minimum() and self._show_more is not None:
+            # Scrolled to the top: the earlier messages come as if asked for
+            # (once the scroll is over: they are put in above, moving it).
+            QTimer.singleShot(0, self._show_earlier)
 
     def _scroll_to(self, value: int) -> None:
         self._scrolling = True

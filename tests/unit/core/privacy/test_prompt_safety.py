@@ -13,6 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from desktop.core.base.text import readable
 from desktop.core.chat.service import SYSTEM_EVENT
 from desktop.core.privacy.prompt_safety import (
     PROMPT_MARKUP_NAMES,
@@ -275,6 +276,8 @@ def test_making_safe_twice_changes_nothing_more(text: str, shape: Shape) -> None
 @settings(max_examples=150, deadline=None)
 @given(_PROSE)
 def test_a_document_without_secrets_or_markup_passes_unchanged(text: str) -> None:
+    # What no one sees goes (round 30: ASCII smuggled in tag characters).
+    assume(readable(text) == text)
     assume(redact(text).text == text and "SYSTEM" not in text.upper())
 
     assert safe_for_prompt(text, "document") == text

@@ -13,6 +13,7 @@ import pytest
 
 from desktop.core.base.paths import AppPaths
 from desktop.core.base.prompts import SECTION_SEPARATOR, PromptLibrary
+from desktop.core.base.text import readable
 from desktop.core.chat.prompt import PromptInputs, assemble
 from desktop.core.privacy.prompt_safety import safe_for_prompt
 
@@ -44,7 +45,7 @@ def test_no_line_of_a_paragraphs_block_reads_as_a_rule_or_a_heading(rule: str) -
     assert lines[-1] == ORDER
     broken = lines[2]
     assert broken != rule
-    assert len(broken) == len(rule)  # the rest of the line as written
+    assert len(broken) == len(readable(rule))  # the rest as written, but for what no one sees
     assert safe_for_prompt(safe, "paragraphs") == safe  # and it stays so
 
 
