@@ -81,6 +81,7 @@ from desktop.core.memory.recall import Recall
 from desktop.core.memory.service import MemoryService
 from desktop.core.privacy import known_words
 from desktop.core.privacy.log_privacy import PrivateRotatingFileHandler, RedactingFilter
+from desktop.core.privacy.prompt_safety import users_own
 from desktop.core.privacy.redaction import Redactor
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.agenda import AgendaReviewer
@@ -457,7 +458,8 @@ def _reply_once(core: Core, prompt: str) -> str | None:
     print("reply: ", end="")
     try:
         reply = core.broker.chat(
-            [ChatMessage("user", prompt)], GenerationOptions(max_tokens=48, temperature=0.0)
+            [ChatMessage("user", users_own(prompt))],
+            GenerationOptions(max_tokens=48, temperature=0.0),
         )
         for chunk in reply.chunks():
             # Escaped piece by piece (a control character is one character, so
