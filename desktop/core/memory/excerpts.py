@@ -48,7 +48,6 @@ from desktop.core.memory.embedding import Embeddings
 from desktop.core.memory.named_time import named_period
 from desktop.core.memory.retrieval import (
     CANDIDATES,
-    REPLY_WEIGHT,
     TIMED,
     Embed,
     fused,
@@ -85,16 +84,16 @@ LongMemEval's user and assistant less (0 and 0.25: 0.927, 0.902 at
 0.5); 0.25 is the best of the sum (1.677, 1.672 at 0.5), and held out
 LoCoMo 0.745 and LongMemEval 0.902.  Lending each message the sum of its
 neighbours' shares instead of the best one, measured before, did worse."""
-OWN_WORDS_WEIGHT = REPLY_WEIGHT
-"""What a message of Reverie's own counts, against the user's: as in the
-queries (``retrieval.REPLY_WEIGHT``), the user's words say more about the
-user.  Chosen with the neighbours' share by cross-validation among 0.5,
-0.75 and 1 on both development benchmarks at once (LongMemEval: a user
-and an assistant; LoCoMo: two people, both stored as the user's words, so
-unchanged by it).  LongMemEval_S recall_all@10 at a share of 0.25: 0.805
-at 1, 0.878 at 0.75, 0.927 at 0.5; all@5 0.512, 0.756, 0.829.  Scored
-with the assistant's turns as evidence too, 0.830 and 0.915, though one of
-the 6 questions about what the assistant said is then missed."""
+OWN_WORDS_WEIGHT = 0.5
+"""What a message of Reverie's own counts, against the user's: the user's
+words say more about the user (the last reply weighs as little among the
+queries: ``retrieval.REPLY_WEIGHT``).  Chosen with the neighbours' share by
+cross-validation among 0.5, 0.75 and 1 on both development benchmarks at
+once (LongMemEval: a user and an assistant; LoCoMo: two people, both stored
+as the user's words, so unchanged by it).  LongMemEval_S recall_all@10 at a
+share of 0.25: 0.805 at 1, 0.878 at 0.75, 0.927 at 0.5; all@5 0.512, 0.756,
+0.829.  Scored with the assistant's turns as evidence too, 0.830 and 0.915,
+though one of the 6 questions about what the assistant said is then missed."""
 ASKS_WHAT_REVERIE_SAID = re.compile(
     r"\byou\s+(?:said|told|mentioned|recommended|suggested|gave|created|wrote|listed|"
     r"provided|shared|explained|came\s+up\s+with)\b"
