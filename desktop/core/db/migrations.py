@@ -31,6 +31,7 @@ from desktop.core.db import (
     schema_v14,
     schema_v15,
     schema_v16,
+    schema_v17,
 )
 from desktop.core.db.errors import MigrationFailed, QueryFailed, too_new, unavailable
 
@@ -64,6 +65,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(14, "what an erasure leaves: messages unrecalled, imports erased", schema_v14.SQL),
     Migration(15, "tasks and skills erased for good are recorded too", schema_v15.SQL),
     Migration(16, "full-text indexes that read unspaced scripts word by word", schema_v16.SQL),
+    Migration(17, "full-text indexes that keep the marks on a word's letters", schema_v17.SQL),
 )
 
 _CREATE_RECORD_TABLE = """
