@@ -21,44 +21,22 @@ one word, found only by the whole sentence.  A query's run of such
 characters becomes the phrases of each pair of neighbours, so "东京" finds
 "我下周去东京" and the text sharing more pairs ranks first.
 
-A word keeps the marks on its letters (schema_v17): the vowel signs of
-Hindi, Bengali or Tamil, the tone marks of Thai.  Broken at each mark,
-"दिल्ली" was the letters द, ल, ल, found in every Hindi text holding them.
-Thai, Lao, Khmer and Burmese, also written without spaces between words,
-are read as Chinese is, by letter, each letter with its marks.
+A word keeps the marks on its letters (schema_v17), and Thai, Lao, Khmer
+and Burmese are read as Chinese is, by letter, each with its marks
+(``base.scripts``).
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 
-import regex
-
+from desktop.core.base.scripts import UNSPACED_LETTER, WORD, has_unspaced, word_pieces
 from desktop.core.base.text import searchable
 
 MAX_TERMS = 32  # enough for a sentence; bounds the cost of a pasted essay
 COMMON_MINIMUM = 10
 """A word in no more texts than this is never too common to search for."""
-
-# regex's \w is Unicode's: letters, digits and the marks on letters (Python's
-# re leaves the marks out).  It can never contain a double quote, so every
-# term is safe inside "...".  Emoji and punctuation are not words and drop out.
-_WORD = regex.compile(r"\w+")
-_UNSPACED_CHARS = (
-    "\u0e00-\u0eff\u1000-\u109f\u1100-\u11ff\u1780-\u17ff\u19e0-\u19ff"
-    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b"
-    "\u3040-\u30ff\u3100-\u318f\u31a0-\u31bf\u31f0-\u31ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\ua960-\ua97f\ua9e0-\ua9ff\uaa60-\uaa7f\uac00-\ud7ff\uf900-\ufaff"
-    "\U00020000-\U0003134f"
-)
-"""Han ideographs (every extension), kana, bopomofo, Hangul, Thai, Lao,
-Khmer and Burmese."""
-_ANY_UNSPACED = re.compile(f"[{_UNSPACED_CHARS}]")
-_UNSPACED = regex.compile(rf"[{_UNSPACED_CHARS}]\p{{M}}*")
-"""One letter of an unspaced script with the marks on it."""
-_UNSPACED_RUN = regex.compile(rf"(?:[{_UNSPACED_CHARS}]\p{{M}}*)+")
 
 STOPWORDS = frozenset(
     str.split(
@@ -88,9 +66,7 @@ def indexed_text(text: str) -> str:
     if text.isascii():
         return text
     normal = unicodedata.normalize("NFKC", text)
-    if not _ANY_UNSPACED.search(normal):  # re finds none far sooner than regex
-        return normal
-    return _UNSPACED.sub(r" \g<0> ", normal)
+    return UNSPACED_LETTER.sub(r" \g<0> ", normal) if has_unspaced(normal) else normal
 
 
 def match_query(text: str, *, every_word: bool = False) -> str | None:
@@ -150,7 +126,7 @@ def substring_words(text: str) -> list[str]:
     if text.isascii():
         return text.split()
     normal = unicodedata.normalize("NFKC", text)
-    return [piece for word in normal.split() for piece in _pieces(word, "")]
+    return [piece for word in normal.split() for piece in word_pieces(word, "")]
 
 
 def _terms(text: str) -> Iterator[str]:
@@ -158,24 +134,10 @@ def _terms(text: str) -> Iterator[str]:
     run of unspaced characters, each pair of neighbours as a phrase ("东 京")
     and a lone character alone."""
     if text.isascii():
-        yield from _WORD.findall(text)
+        yield from WORD.findall(text)
         return
-    for word in _WORD.findall(unicodedata.normalize("NFKC", text)):
-        yield from _pieces(word, " ")
-
-
-def _pieces(word: str, joiner: str) -> Iterator[str]:
-    """*word* with each run of unspaced characters in it given as the pairs
-    of its neighbours (each with its marks), joined by *joiner*."""
-    start = 0
-    for run in _UNSPACED_RUN.finditer(word):
-        if run.start() > start:
-            yield word[start : run.start()]
-        chars = _UNSPACED.findall(run.group())
-        yield from (joiner.join(chars[i : i + 2]) for i in range(max(len(chars) - 1, 1)))
-        start = run.end()
-    if start < len(word):
-        yield word[start:]
+    for word in WORD.findall(unicodedata.normalize("NFKC", text)):
+        yield from word_pieces(word, " ")
 
 
 def _joined(terms: Sequence[str], operator: str) -> str | None:
