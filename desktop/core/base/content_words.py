@@ -5,7 +5,12 @@ words of change and negation (``changes``): how it tells that a rewrite
 still says what changed, or what is not so; with its numbers, whether a
 rewrite says a passage otherwise (``says_otherwise``).
 
-Plain and English-only, as everything the host reads of what was said.
+Plain and mostly English, as everything the host reads of what was said;
+but words are read in every script (``base.scripts``: a word keeps the
+marks on its letters, and Chinese or Thai, written without spaces, is read
+by pairs of neighbouring letters), and denials in the languages most
+spoken, so what it cannot read of another language makes a rewrite fail
+its checks rather than pass them.
 """
 
 from __future__ import annotations
@@ -14,9 +19,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+import regex
+
+from desktop.core.base.scripts import has_unspaced, words_of
 from desktop.core.base.text_fold import APOSTROPHES
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 _STEM = 4
 _STOP = frozenset(
     str.split(
@@ -27,7 +34,7 @@ _STOP = frozenset(
         "its our out now too may say see way off own per via don't doesn't isn't"
     )
 )
-_CHANGES = re.compile(
+_CHANGES_SAID = (
     r"\b(?:"
     r"(?P<ended>no longer|any ?more|no more|used to|stop(?:s|ped|ping)?|quit(?:s|ting)?"
     r"|g[ai]ve(?:s|n)? up|giving up|ceased?|former(?:ly)?|ex-|previous(?:ly)?)"
@@ -38,9 +45,13 @@ _CHANGES = re.compile(
     # typed without the apostrophe: "I dont want it"
     r"|(?:do|does|did|is|are|was|were|have|has|had|should|would|could|ca|wo)nt"
     # German, French, Spanish, Italian, Portuguese: "nicht allergisch", "pas", "nunca"
-    r"|nicht|kein\w*|nie|niemals|pas|jamais|nunca|nadie|ninguna?|mai|nenhuma?)"
-    r")\b|n't\b",
-    re.IGNORECASE,
+    r"|nicht|kein\w*|nie|niemals|pas|jamais|nunca|nadie|ninguna?|mai|nenhuma?"
+    # Dutch, Swedish, Danish, Norwegian, Polish, Czech, Russian, Ukrainian,
+    # Turkish, Indonesian, Vietnamese, Hindi, Urdu, Arabic, Korean's word
+    r"|niet|geen|nooit|inte|ikke|aldrig|aldri|ingen|nigdy|nikdy|не|нет|никогда|ні|ніколи"
+    r"|değil|yok|asla|tidak|bukan|belum|jangan|không|chưa|chẳng|đừng"
+    r"|नहीं|नही|न|मत|نہیں|لا|لم|لن|ليس|ليست|안|못)"
+    r")\b|n't\b"
 )
 """Words that say something changed or is not so, by what they say: it
 ended ("no longer", "stopped", "quit", "used to", "former", "ex-"),
@@ -48,6 +59,23 @@ someone died, a marriage ended, it holds *now*, or it is denied ("not",
 "never", "without", "skip").  A small model's rewrite that loses one of
 them says the opposite ("takes warfarin" for "stopped taking warfarin"),
 one that gains one says what nobody said."""
+_DENIED_INSIDE_WORDS = (
+    # Chinese, Japanese, Korean's endings, Thai, Lao, Khmer
+    r"不|没|沒|别|別|未(?!来|來)|无|無|非(?!常)|ない|ません|않|없|ไม่|ບໍ່|មិន"
+)
+"""Words of denial in scripts with no spaces between words (or, in Korean,
+at a word's end): found wherever they stand."""
+_CHANGES_ASCII = re.compile(_CHANGES_SAID, re.IGNORECASE)
+_CHANGES_ANY = regex.compile(f"{_CHANGES_SAID}|{_DENIED_INSIDE_WORDS}", regex.IGNORECASE)
+
+
+def _changes_in(text: str) -> re.Pattern[str] | regex.Pattern[str]:
+    """``_CHANGES_SAID`` for *text*: its ``\\b`` must not fall inside a word
+    ("नहीं" ends with marks, which re's ``\\w`` leaves out), and for a text
+    all ASCII re finds it as well and several times sooner."""
+    return _CHANGES_ASCII if text.isascii() else _CHANGES_ANY
+
+
 NUMBER = re.compile(r"(?<![\d.])\d+(?:[.,:]\d+)*")
 """A number as written: "3", "08:00", "1.5", "2,000"."""
 DENIED = "denied"
@@ -58,12 +86,17 @@ _DENIAL = frozenset({DENIED})
 def stems(text: str) -> frozenset[str]:
     """The content words of *text*, cut to their first letters ("watered",
     "water" and "watering" are one)."""
-    return stems_of(_WORD.findall(text.translate(APOSTROPHES).casefold()))
+    return stems_of(words_of(text.translate(APOSTROPHES).casefold()))
 
 
 def stems_of(words: Iterable[str]) -> frozenset[str]:
-    """``stems`` of words already split and in lower case."""
-    return frozenset(w[:_STEM] for w in words if len(w) >= 3 and w not in _STOP)
+    """``stems`` of words already split and in lower case; a pair of
+    letters of an unspaced script is whole, as a word of its own."""
+    return frozenset(
+        w if has_unspaced(w) else w[:_STEM]
+        for w in words
+        if (len(w) >= 3 or has_unspaced(w)) and w not in _STOP
+    )
 
 
 def related(first: str, second: str) -> bool:
@@ -75,15 +108,29 @@ def new_words(text: str, sources: Iterable[str]) -> list[str]:
     """The content words of *text* that none of *sources* has (by stem), in
     order, each once: what a rewrite of them adds.  Words of change are
     left to ``changes`` ("used to" says "stopped" again, adding nothing)."""
-    theirs = frozenset().union(*map(stems, sources))
-    words = _WORD.findall(_CHANGES.sub(" ", text.translate(APOSTROPHES)).casefold())
-    return list(dict.fromkeys(w for w in words if stems_of([w]) - theirs))
+    theirs = frozenset().union(*map(_their_stems, sources))
+    return list(dict.fromkeys(w for w in _unchanged_words(text) if stems_of([w]) - theirs))
+
+
+def _their_stems(source: str) -> frozenset[str]:
+    """The stems a rewrite of *source* may use: its words' (``stems``), and
+    where a word of change stands inside a run of unspaced letters, the
+    pairs on each side of it too."""
+    mine = stems(source)
+    return mine | stems_of(_unchanged_words(source)) if has_unspaced(source) else mine
+
+
+def _unchanged_words(text: str) -> list[str]:
+    """The words of *text* other than its words of change (``_CHANGES_SAID``)."""
+    text = text.translate(APOSTROPHES)
+    return words_of(_changes_in(text).sub(" ", text).casefold())
 
 
 def changes(text: str) -> frozenset[str]:
-    """What *text* says changed or is not so (see ``_CHANGES``): "ended",
+    """What *text* says changed or is not so (see ``_CHANGES_SAID``): "ended",
     "died", "divorced", "now" or ``DENIED``."""
-    found = _CHANGES.finditer(text.translate(APOSTROPHES))
+    text = text.translate(APOSTROPHES)
+    found = _changes_in(text).finditer(text)
     return frozenset(match.lastgroup or DENIED for match in found)
 
 
@@ -468,7 +515,7 @@ def _names(claim: str) -> frozenset[str]:
     """The names and numbers of *claim* (none in a claim all in capitals),
     folded: each must be in the user's words."""
     claim = _digits(claim.translate(APOSTROPHES))
-    capitals = [] if claim.isupper() else _NAME.findall(_CHANGES.sub(" ", claim))
+    capitals = [] if claim.isupper() else _NAME.findall(_changes_in(claim).sub(" ", claim))
     words = (_singular(w.casefold()) for w in capitals)
     named = {w for w in words if w[:_STEM] not in _CLAIMING and w not in ("i", "reverie")}
     return frozenset(named | set(_NUMBER.findall(claim)))
@@ -477,7 +524,7 @@ def _names(claim: str) -> frozenset[str]:
 def _heard(stated: Sequence[tuple[int, str]]) -> frozenset[str]:
     """The words and numbers of the *stated* sentences, folded as ``_names``."""
     text = " ".join(sentence for _, sentence in stated)
-    words = {_singular(w) for w in _WORD.findall(text.casefold())}
+    words = {_singular(w) for w in words_of(text.casefold())}
     return frozenset(words | set(_NUMBER.findall(text)))
 
 
@@ -548,7 +595,8 @@ def _content(clause: str) -> frozenset[str]:
     """The stems and numbers of *clause* that say what it claims: not its
     words of change or against, nor those every claim is made of; and
     ``_OWN_CHILDREN_STEM`` if it says children are someone's own."""
-    words = _WORD.findall(_CHANGES.sub(" ", _AGAINST.sub(" ", clause)).casefold())
+    clause = _AGAINST.sub(" ", clause)
+    words = words_of(_changes_in(clause).sub(" ", clause).casefold())
     plain = (_singular(w) for w in words if not any(c.isdigit() for c in w))
     own = {_OWN_CHILDREN_STEM} if _OWN_CHILDREN.search(clause) else set()
     return (stems_of(plain) - _CLAIMING) | frozenset(_NUMBER.findall(clause)) | own
@@ -611,13 +659,13 @@ def moved_across_denials(rewritten: str, sources: Iterable[str]) -> list[str]:
     the loan, do not sign the lease" has every word, number and "not" of
     "Sign the lease, do not sign the loan" and says the opposite: word
     sets cannot see it, clauses can."""
-    said = [(stems(clause), _denies(clause)) for text in sources for clause in _parts(text)]
+    said = [(stems(clause), denies(clause)) for text in sources for clause in _parts(text)]
     moved: list[str] = []
     for clause in _parts(rewritten):
-        denies = _denies(clause)
+        denied = denies(clause)
         for stem in sorted(stems(clause)):
             sides = {side for words, side in said if stem in words}
-            if sides and denies not in sides:
+            if sides and denied not in sides:
                 moved.append(stem)
     return list(dict.fromkeys(moved))
 
@@ -777,5 +825,6 @@ def _parts(text: str) -> list[str]:
     return [part for sentence in sentences(text) for part in _CLAUSE.split(sentence)]
 
 
-def _denies(clause: str) -> bool:
-    return DENIED in changes(clause)
+def denies(text: str) -> bool:
+    """Whether *text* denies something ("not", "never", "without", "不")."""
+    return DENIED in changes(text)

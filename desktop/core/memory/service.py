@@ -26,7 +26,9 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from desktop.core.base.content_words import denies
 from desktop.core.base.prompts import PromptLibrary
+from desktop.core.base.scripts import has_unspaced, words_of
 from desktop.core.base.text_fold import folded, normalised
 from desktop.core.base.time_zones import local_zone
 from desktop.core.db import (
@@ -58,9 +60,6 @@ TOPIC_SIMILARITY = 0.45
 _NEIGHBOURS = 5
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]*", re.MULTILINE)
-_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor)\b|n't\b", re.I)
-
-_CONTENT_WORD = re.compile(r"\w{3,}")
 _STOP = frozenset(
     str.split(
         "the and for are was were has have had with that this they them their user his "
@@ -613,13 +612,16 @@ def merge_problem(duplicates: Sequence[str], merged: str) -> str | None:
 
 
 def _specifics(text: str) -> tuple[frozenset[str], frozenset[str], bool, frozenset[str]]:
-    """Numbers, names, whether it denies something, and its content words."""
+    """Numbers, names, whether it denies something, and its content words
+    (of three letters or more; a pair of an unspaced script's letters)."""
     numbers = frozenset(_NUMBER.findall(text))
     names = frozenset(n.casefold() for n in _NAME.findall(text)) - {"i"}
     words = frozenset(
-        w.removesuffix("s") for w in _CONTENT_WORD.findall(text.casefold()) if w not in _STOP
+        w.removesuffix("s")
+        for w in words_of(text.casefold())
+        if (len(w) >= 3 or has_unspaced(w)) and w not in _STOP
     )
-    return numbers, names, bool(_NEGATION.search(text)), words
+    return numbers, names, denies(text), words
 
 
 def _filters_only(query: MemoryQuery, ids: tuple[int, ...]) -> MemoryQuery:
