@@ -32,6 +32,7 @@ from desktop.core.memory.message_index import MessageIndexer
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker, Role
 from models.catalog import load_catalog
+from tests.embedding_server import MODEL, EmbeddingServer
 from tests.fakes import MemoryKeyring
 from tests.unit.models.tiny_gguf import tokenizer_metadata, write_tiny_gguf
 
@@ -146,3 +147,66 @@ def add(store: MemoryStore, text: str, vector: npt.NDArray[np.float64]) -> int:
         embedding_model="embed",
     )
     return memory.id
+
+
+@pytest.fixture
+def server() -> Iterator[EmbeddingServer]:
+    with EmbeddingServer(dimension=48) as running:
+        yield running
+
+
+def on_server(server: EmbeddingServer) -> InferenceBroker:
+    broker = InferenceBroker()
+    broker.start()
+    maker = BackendMaker(
+        ModelLibrary(Path("/nonexistent"), load_catalog()), SecretStore(MemoryKeyring())
+    )
+    settings = ModelSettings(embeddings=Backend(kind="server", url=server.base_url, model=MODEL))
+    RoleSwitch(broker, maker).apply(settings)[Role.EMBEDDINGS].result(TIMEOUT)
+    return broker
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+def test_a_server_swapped_for_a_model_of_another_size_while_reverie_runs(
+    database: Database, server: EmbeddingServer, prompts: PromptLibrary
+) -> None:
+    broker = on_server(server)
+    try:
+        memories = MemoryService.over(database, broker, prompts)
+        for fact in FACTS:
+            memories.remember(fact, source_kind="user_explicit", actor="user")
+        server.dimension = 24  # another model, under the same name and address
+
+        # Every call failed ("24-dimensional vectors where 48 were expected")
+        # until Reverie was started again, and then nothing was found.
+        query = memories.embed(["Where is my bicycle kept?"])
+        assert query is not None and query.shape == (1, 24)
+        assert memories.store.count_without_vectors() == len(FACTS)
+        assert memories.embed_missing() == len(FACTS)
+        found = memories.store.search_vector(query[0], k=1)
+        assert [hit.memory.content for hit in found] == [FACTS[0]]
+    finally:
+        broker.stop()
+
+
+@pytest.mark.allow_hosts(["127.0.0.1"])
+@pytest.mark.parametrize("poison", [float("nan"), float("inf"), 0.0], ids=["nan", "inf", "zeros"])
+def test_a_server_answering_with_poisoned_vectors_stores_none(
+    database: Database, server: EmbeddingServer, prompts: PromptLibrary, poison: float
+) -> None:
+    server.poison = poison
+    broker = on_server(server)
+    try:
+        memories = MemoryService.over(database, broker, prompts)
+        memories.remember(FACTS[0], source_kind="user_explicit", actor="user")
+        conversations = ConversationStore(database)
+        conversations.add_message(conversations.create("c").id, "user", FACTS[1])
+
+        assert MessageIndexer.over(database, broker).index_missing() == 0
+        assert memories.embed_missing() == 0
+        assert server.requests >= 3  # each was asked, and none of its answers kept
+        assert database.fetch_value("SELECT count(*) FROM memory_embeddings") == 0
+        assert database.fetch_value("SELECT count(*) FROM message_embeddings") == 0
+        assert [m.content for m in memories.store.listed()] == [FACTS[0]]  # found by its words
+    finally:
+        broker.stop()
