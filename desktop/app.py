@@ -74,6 +74,7 @@ from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
 from desktop.core.dreaming.snapshots import damage_report, unopenable_report
 from desktop.core.dreaming.task_review import TaskPass
+from desktop.core.memory.embedding import storable
 from desktop.core.memory.excerpts import ExcerptRetriever
 from desktop.core.memory.harvest import Harvester
 from desktop.core.memory.message_index import MessageIndexer
@@ -104,6 +105,8 @@ LOG_FILE_BYTES = 1_000_000
 LOG_BACKUPS = 3
 """...keeping this many older files (reverie.log.1 to .3): at most 4 MB in all."""
 
+CHECK_TEXT = "reverie --check"
+"""What the check embeds, as memory search embeds a memory."""
 CHECK_SERVER_WAIT_S = 30.0
 """The longest ``reverie --check`` waits on a server's silence (the app
 waits 5 minutes, for a big prompt): a server that took the connection and
@@ -438,12 +441,34 @@ def run_check(paths: AppPaths, prompt: str, early_problems: Sequence[str] = ()) 
         for role in Role:
             if failures.get(role) is None:
                 print(f"{role} model: {describe_role(core.broker, role)}")
+        if failures.get(Role.EMBEDDINGS) is None and (unembedded := _embed_once(core)):
+            print(f"problem: {unembedded}", file=sys.stderr)
+            problems.append(unembedded)
         if failures.get(Role.CHAT) is None and (unanswered := _reply_once(core, prompt)):
             print(f"problem: {unanswered}", file=sys.stderr)
             problems.append(unanswered)
         return 1 if problems else 0
     finally:
         core.close()
+
+
+def _embed_once(core: Core) -> str | None:
+    """Embed one text, as memory search does (a server loads lazily: down,
+    or answering with what cannot be stored, is found out only now), and say
+    the vectors' size and how many memories wait for vectors of this model;
+    what went wrong if it could not."""
+    try:
+        storable(core.broker.embed([CHECK_TEXT]).result(), 1, core.broker.embedder_name)
+    except ModelError as error:
+        return f"{ROLE_NAMES[Role.EMBEDDINGS]} could not embed a text: {error}"
+    print(f"embeddings: {getattr(core.broker.model(Role.EMBEDDINGS), 'dimension', '?')} dimensions")
+    if core.memories is not None and (left := core.memories.store.count_without_vectors()):
+        print(
+            f"memories: {left} wait for vectors of this model (another model's, or of another"
+            " size, or none), made in the background while Reverie runs; until then they are"
+            " found by their words"
+        )
+    return None
 
 
 def _reply_once(core: Core, prompt: str) -> str | None:

@@ -4,7 +4,10 @@ Texts go in batches of a bounded size; each answer's vectors are put back in
 the order of their ``index`` (the API does not promise the order of
 ``data``) and L2-normalised here, since not every server normalises.  The
 dimension is learned from the first answer, or from a one-text probe when
-asked for before any.
+asked for before any, and again from any answer of another length: the
+server now runs another model under the name (swapped, or reloaded), whose
+vectors are what it gives from now on; the stored ones of the old length
+are embedded again (see ``Embeddings.vector_length``).
 """
 
 from __future__ import annotations
@@ -89,7 +92,7 @@ class ServerEmbedder:
         if need be (done on first use anyway); raises its typed errors."""
         self._check_model()
         if not self.dimension:
-            self._embed_batch([_PROBE_TEXT])
+            self._learn(self._embed_batch([_PROBE_TEXT]).shape[1])
         return self
 
     def interrupt(self) -> bool:
@@ -110,10 +113,13 @@ class ServerEmbedder:
             self._embed_batch(texts[start : start + self.batch_size])
             for start in range(0, len(texts), self.batch_size)
         ]
+        if len({part.shape[1] for part in parts}) > 1:  # changed model between batches
+            raise self._connection.invalid("embeddings of different lengths")
         vectors = np.concatenate(parts)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         if not (np.isfinite(norms).all() and (norms > 0).all()):
             raise self._connection.invalid("an empty or non-finite embedding")
+        self._learn(vectors.shape[1])
         vectors /= norms
         return vectors
 
@@ -145,14 +151,22 @@ class ServerEmbedder:
             raise self._connection.invalid("embeddings holding numbers out of range")
         if vectors.ndim != 2 or vectors.shape[1] == 0:
             raise self._connection.invalid("embeddings of different lengths")
-        if not self.dimension:
-            self.dimension = int(vectors.shape[1])
-            log.debug("%s at %s: %d dimensions", self.name, self.base_url, self.dimension)
-        elif vectors.shape[1] != self.dimension:
-            raise self._connection.invalid(
-                f"{vectors.shape[1]}-dimensional vectors where {self.dimension} were expected"
-            )
         return vectors
+
+    def _learn(self, dimension: int) -> None:
+        """Take *dimension* as the vectors' length from now on."""
+        if self.dimension and dimension != self.dimension:
+            log.warning(
+                "%s at %s now gives %d-dimensional vectors, not %d: another model answers"
+                " under its name, and what it embedded before is embedded again",
+                self.name,
+                self.base_url,
+                dimension,
+                self.dimension,
+            )
+        elif not self.dimension:
+            log.debug("%s at %s: %d dimensions", self.name, self.base_url, dimension)
+        self.dimension = dimension
 
 
 def _rows_by_index(answer: Any, count: int) -> list[list[float]] | None:

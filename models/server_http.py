@@ -267,6 +267,14 @@ def parse_json(text: str | bytes) -> Any:
     return value
 
 
+def _is_web_page(response: httpx.Response) -> bool:
+    """Whether *response* is a web page (as a captive portal or a web site answers)."""
+    media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    return media in ("text/html", "application/xhtml+xml") or response.content.lstrip()[
+        :15
+    ].lower().startswith((b"<!doctype html", b"<html"))
+
+
 def _nested_deeper(value: Any, limit: int) -> bool:
     """Whether *value* has lists or objects nested more than *limit* deep
     (level by level, without recursion)."""
@@ -670,9 +678,16 @@ class ServerConnection:
         try:
             return parse_json(response.content)
         except ValueError as error:
+            where = f"The server at {self.base_url} answered {response.request.url.path}"
+            if _is_web_page(response):
+                raise ServerAnswerInvalid(
+                    f"{where} with a web page, not JSON: something else answers at this "
+                    "address (a Wi-Fi's or a proxy's sign-in page, or a web site).",
+                    "Open the address in a browser to see what answers, then enter the "
+                    "address of the model server itself.",
+                ) from error
             raise ServerAnswerInvalid(
-                f"The server at {self.base_url} answered {response.request.url.path} "
-                "with something that is not JSON (or is nested too deeply to read)."
+                f"{where} with something that is not JSON (or is nested too deeply to read)."
             ) from error
 
     def _scrub(self, text: str) -> str:

@@ -45,8 +45,11 @@ Embedding = npt.NDArray[np.floating[Any]]
 
 _OF_MODEL = "(NOT ?1 OR m.embedding_model IS ?2)"
 """A memory's vector is of the model in use (given ``MemoryStore._in_use()``)."""
+_OF_LENGTH = "(?3 = 0 OR length(e.embedding) = 4 * ?3)"
+"""Its vector ``e`` has the length of the model in use's (0: not known yet)."""
 _NEEDS_VECTOR = (
-    f"(NOT {_OF_MODEL} OR NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id))"
+    f"(NOT {_OF_MODEL} OR NOT EXISTS (SELECT 1 FROM memory_embeddings e"
+    f" WHERE e.memory_id = m.id AND {_OF_LENGTH}))"
 )
 MAX_K = 4096  # sqlite-vec's limit on k, kept for the callers that rely on it
 _IN_CHUNK = 500  # ids per IN (...) list, well under SQLite's limit on parameters
@@ -73,7 +76,11 @@ class MemoryStore:
     none), every search by meaning and every vector read sees only that
     model's vectors, and memories without one are "without vectors".  A
     store without it (tests, tools) treats every vector as usable, searching
-    those of the query's length.
+    those of the query's length.  Given *vector_length* too (the numbers in
+    a vector of the model in use, 0 while not known), a vector of another
+    length is not that model's, whatever name it is stored under: another
+    model took the name (a file or a server's model replaced), and the
+    memory is embedded again.
     """
 
     def __init__(
@@ -82,10 +89,12 @@ class MemoryStore:
         *,
         clock: Clock = system_clock,
         embedding_model: Callable[[], str | None] | None = None,
+        vector_length: Callable[[], int] | None = None,
     ) -> None:
         self._db = database
         self._clock = clock
         self._model = embedding_model
+        self._length = vector_length
         self._vectors = VectorSearch(database)
 
     # -- reading -----------------------------------------------------------
@@ -351,7 +360,8 @@ class MemoryStore:
         """
         if not 1 <= k <= MAX_K:
             raise ValueError(f"k must be between 1 and {MAX_K}, not {k}")
-        return self._vectors.nearest(vector_blob(embedding), k, statuses, category, *self._in_use())
+        by_model, model, _ = self._in_use()
+        return self._vectors.nearest(vector_blob(embedding), k, statuses, category, by_model, model)
 
     def get_many(self, memory_ids: Sequence[int]) -> dict[int, Memory]:
         """The memories among *memory_ids* that exist, by id."""
@@ -392,7 +402,7 @@ class MemoryStore:
             chunk = list(memory_ids[start : start + 500])
             rows = self._db.fetch_all(
                 "SELECT e.memory_id, e.embedding FROM memory_embeddings e"
-                f" JOIN memories m ON m.id = e.memory_id WHERE {_OF_MODEL}"
+                f" JOIN memories m ON m.id = e.memory_id WHERE {_OF_MODEL} AND {_OF_LENGTH}"
                 f" AND e.memory_id IN ({', '.join('?' * len(chunk))})",
                 (*in_use, *chunk),
             )
@@ -574,9 +584,12 @@ class MemoryStore:
 
     # -- helpers -----------------------------------------------------------
 
-    def _in_use(self) -> tuple[bool, str | None]:
-        """Whether vectors are told apart by model, and the model in use."""
-        return (False, None) if self._model is None else (True, self._model())
+    def _in_use(self) -> tuple[bool, str | None, int]:
+        """Whether vectors are told apart by model, the model in use and the
+        length of its vectors (0: any)."""
+        if self._model is None:
+            return False, None, 0
+        return True, self._model(), 0 if self._length is None else self._length()
 
     def _hits(self, ranking: Ranking) -> list[MemoryHit]:
         found = self.get_many([memory_id for memory_id, _ in ranking])

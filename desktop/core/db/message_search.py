@@ -72,14 +72,21 @@ class MessageSearch:
     Given *embedding_model* (the name of the model in use, or None while
     there is none), only that model's vectors are searched and messages
     without one are "unembedded"; without it (tests, tools) the vectors of
-    the query's length are searched.
+    the query's length are searched.  Given *vector_length* too (the numbers
+    in a vector of the model in use, 0 while not known), a message whose
+    vector has another length is unembedded: another model took the name.
     """
 
     def __init__(
-        self, database: Database, *, embedding_model: Callable[[], str | None] | None = None
+        self,
+        database: Database,
+        *,
+        embedding_model: Callable[[], str | None] | None = None,
+        vector_length: Callable[[], int] | None = None,
     ) -> None:
         self._db = database
         self._model = embedding_model
+        self._length = vector_length
         self._vectors = VectorSearch(database, MESSAGE_VECTORS)
 
     def model_in_use(self) -> str | None:
@@ -93,10 +100,10 @@ class MessageSearch:
             "SELECT m.id, m.content FROM messages m"
             " JOIN conversations c ON c.id = m.conversation_id"
             f" WHERE {_FINDABLE} AND NOT EXISTS ("
-            " SELECT 1 FROM message_embeddings e"
-            "  WHERE e.message_id = m.id AND e.model IS ?)"
-            " ORDER BY m.id DESC LIMIT ?",
-            (self.model_in_use(), limit),
+            " SELECT 1 FROM message_embeddings e WHERE e.message_id = m.id AND e.model IS ?1"
+            "  AND (?2 = 0 OR length(e.embedding) = 4 * ?2))"
+            " ORDER BY m.id DESC LIMIT ?3",
+            (self.model_in_use(), 0 if self._length is None else self._length(), limit),
         )
         return [Unembedded(int(r[0]), str(r[1])) for r in rows]
 

@@ -6,8 +6,10 @@ log and its filters: memories (``MEMORY_VECTORS``) and messages (see
 
 Only vectors of one embedding model are ever compared (see schema_v4): the
 index holds the sign bits of the model searched last, and a search with
-another model loads that model's.  A search that does not name a model
-compares the vectors of the query's length.
+another model loads that model's.  A search compares only vectors of the
+query's length: a model replaced under the same name by one of another
+size (a file or a server's model swapped) left vectors of the old size
+under the name, which no query of the new size can be compared with.
 
 The first pass ranks every memory that passes the filters by the Hamming
 distance of its sign bits to the query's (``SignIndex``, in memory); the
@@ -36,8 +38,8 @@ top 10 and 98% of the exact top 20 in the re-scored top 50 (2x: 99% and 95%)."""
 MIN_CANDIDATES = 32
 RELOAD_SHARE = 8
 """Past one change in this many memories, reloading beats patching."""
-Scope = tuple[str, str | int | None]
-"""Which vectors an index holds: ("model", its name) or ("size", sign bytes)."""
+Scope = tuple[bool, str | None, int]
+"""Which vectors an index holds: whether of one model, its name, and their sign bytes."""
 
 
 @dataclass(frozen=True)
@@ -92,10 +94,10 @@ class VectorSearch:
         """The ids of the *k* items nearest to *vector* (float32 bytes) by
         cosine distance, with their distances, nearest first; only items
         with one of *statuses* (any, if empty) and *category* (any, if None;
-        never *other_than*) whose vectors are *model*'s (if *by_model*; None:
-        stored without a model's name), or else of *vector*'s length."""
+        never *other_than*) whose vectors are of *vector*'s length and, if
+        *by_model*, *model*'s (None: stored without a model's name)."""
         signs: bytes = self._db.fetch_value("SELECT vec_quantize_binary(?)", (vector,))
-        scope: Scope = ("model", model) if by_model else ("size", len(signs))
+        scope: Scope = (by_model, model, len(signs))
         index = self._index_of(scope)
         self._catch_up(index, scope)
         with index.lock:
@@ -177,16 +179,17 @@ class VectorSearch:
 
     def _rows(self, scope: Scope, item_ids: Sequence[int] | None) -> list[IndexRow]:
         """What the index of *scope* holds of *item_ids* (all items, if None)."""
-        kind, value = scope
+        by_model, model, size = scope
         table = self._table
-        select = f"{table.rows} WHERE " + (
-            table.of_model if kind == "model" else "length(e.signs) = ?"
-        )
+        select = f"{table.rows} WHERE length(e.signs) = ?"
+        given: tuple[str | int | None, ...] = (size,)
+        if by_model:
+            select, given = f"{select} AND {table.of_model}", (size, model)
         if item_ids is None:
-            batches = [self._db.fetch_all(select, (value,))]
+            batches = [self._db.fetch_all(select, given)]
         else:
             batches = [
-                self._db.fetch_all(f"{select} AND e.{table.key} IN ({_marks(c)})", (value, *c))
+                self._db.fetch_all(f"{select} AND e.{table.key} IN ({_marks(c)})", (*given, *c))
                 for c in _chunks(item_ids)
             ]
         return [(int(r[0]), bytes(r[1]), str(r[2]), str(r[3])) for rows in batches for r in rows]

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from desktop.core.base.jobs import active_control
-from models.broker import InferenceBroker, Priority
+from models.broker import InferenceBroker, Priority, Role
 from models.errors import GenerationCancelled, ModelError
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,16 @@ class Embeddings:
     @property
     def model_name(self) -> str | None:
         return self._broker.embedder_name
+
+    def vector_length(self) -> int:
+        """The numbers in each vector of the model in use as stored (its
+        dimension widened as ``storable`` widens it), 0 while not known (no
+        model, or a server not asked yet): vectors of another length under
+        its name are another model's that had the name before."""
+        dimension = getattr(self._broker.model(Role.EMBEDDINGS), "dimension", 0)
+        if not isinstance(dimension, int) or dimension <= 0:
+            return 0
+        return dimension + (-dimension % SIGN_BITS)
 
     def __call__(
         self, texts: Sequence[str], priority: Priority = Priority.USER, *, query: bool = False

@@ -45,6 +45,7 @@ from desktop.core.base.time_zones import local_zone
 from desktop.core.db import Database
 from desktop.core.db.message_search import Excerpt, MessageSearch
 from desktop.core.memory.embedding import Embeddings
+from desktop.core.memory.message_index import searched_with
 from desktop.core.memory.named_time import named_period
 from desktop.core.memory.retrieval import (
     CANDIDATES,
@@ -166,8 +167,9 @@ class ExcerptRetriever:
         if broker is None:
             return cls(MessageSearch(database), None, redactor=redactor, zone=zone)
         # Searches compare only the vectors of the embedding model in use.
-        search = MessageSearch(database, embedding_model=lambda: broker.embedder_name)
-        return cls(search, Embeddings(broker).queries, redactor=redactor, zone=zone)
+        embeddings = Embeddings(broker)
+        search = searched_with(database, embeddings)
+        return cls(search, embeddings.queries, redactor=redactor, zone=zone)
 
     def retrieve(
         self, message: str, last_reply: str = "", *, k: int = 10, other_than: int | None = None

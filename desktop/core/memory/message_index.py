@@ -24,6 +24,16 @@ EmbedTexts = Callable[[Sequence[str]], Labelled | None]
 them; None when no embedder can make them."""
 
 
+def searched_with(database: Database, embeddings: Embeddings) -> MessageSearch:
+    """*database*'s past messages, whose vectors are those of the model
+    *embeddings* uses now (of its name and its vectors' length)."""
+    return MessageSearch(
+        database,
+        embedding_model=lambda: embeddings.model_name,
+        vector_length=embeddings.vector_length,
+    )
+
+
 class MessageIndexer:
     """Embeds the findable messages of *search* that have no vector of the
     model in use, with *embed* (in the product: the broker at background
@@ -39,7 +49,7 @@ class MessageIndexer:
         """The indexer of *database*'s messages, embedding through *broker*
         behind the chat's own calls (background priority)."""
         embeddings = Embeddings(broker)
-        search = MessageSearch(database, embedding_model=lambda: broker.embedder_name)
+        search = searched_with(database, embeddings)
         return cls(search, lambda texts: embeddings.labelled(texts, Priority.BACKGROUND))
 
     def index_missing(self, batch: int = 32, limit: int | None = None) -> int:

@@ -248,8 +248,13 @@ class MemoryService:
         if broker is None:
             return cls(MemoryStore(database), None, gate, zone=zone)
         # Searches compare only the vectors of the embedding model in use.
-        store = MemoryStore(database, embedding_model=lambda: broker.embedder_name)
-        return cls(store, Embeddings(broker), gate, zone=zone)
+        embeddings = Embeddings(broker)
+        store = MemoryStore(
+            database,
+            embedding_model=lambda: broker.embedder_name,
+            vector_length=embeddings.vector_length,
+        )
+        return cls(store, embeddings, gate, zone=zone)
 
     # -- writing -------------------------------------------------------------
     def take_out(self, values: Sequence[str], tx: Transaction) -> list[int]:

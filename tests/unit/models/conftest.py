@@ -1,16 +1,23 @@
 """Fixtures for the model layer's tests: tiny chat models written per test
-(``tiny_gguf``), and for the download tests a local Hub on 127.0.0.1, a
+(``tiny_gguf``), a chat template's clock standing still (``still_clock``),
+and for the download tests a local Hub on 127.0.0.1, a
 downloader whose back-off sleeps are only recorded, and a model on it to
 download into a models folder."""
 
 from __future__ import annotations
 
+import functools
+import math
+import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import jinja2.filters
 import pytest
 
+from models import chat_template
 from models.download import Downloader
 from tests.fakes import RecordedSleep
 from tests.hub_server import HubServer
@@ -33,6 +40,56 @@ def tiny_gguf(smollm2_metadata: Metadata, tmp_path: Path) -> Callable[..., Path]
         return write_tiny_gguf(tmp_path / name, smollm2_metadata, **replaced)
 
     return write
+
+
+GUARD_S = 60.0
+"""Real seconds after which a still clock lets the render's deadline pass."""
+
+
+class StillClock:
+    """A clock that stands still for ``GUARD_S`` real seconds, then jumps
+    past every deadline (a guard against a hang) and remembers it did."""
+
+    def __init__(self) -> None:
+        self.jumped = False
+        self._guard = time.monotonic() + GUARD_S
+
+    def monotonic(self) -> float:
+        if time.monotonic() > self._guard:
+            self.jumped = True
+            return math.inf
+        return 0.0
+
+
+@pytest.fixture
+def still_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[StillClock]:
+    """The chat template's clock, standing still: a costly template must be
+    stopped by the steps and sizes its render counts, which no machine's
+    speed changes, not by its deadline (a test that timed the render passed
+    on a fast machine with an uncounted step back, and failed a busy one)."""
+    clock = StillClock()
+    monkeypatch.setattr(chat_template, "time", clock)
+    yield clock
+    assert not clock.jumped, "the render went on until its deadline: some work was not counted"
+
+
+@pytest.fixture
+def filters_run(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How many times each of jinja2's filters ran in a chat template made
+    after it (each filter counted under its bounds, as the template wraps it)."""
+    counted: Counter[str] = Counter()
+    for name, function in list(jinja2.filters.FILTERS.items()):
+        monkeypatch.setitem(jinja2.filters.FILTERS, name, _counting(function, counted))
+    return counted
+
+
+def _counting(function: Callable[..., Any], counted: Counter[str]) -> Callable[..., Any]:
+    @functools.wraps(function)  # keeps the name and pass marks the template's bounds read
+    def run(*args: Any, **kwargs: Any) -> Any:
+        counted[function.__name__] += 1
+        return function(*args, **kwargs)
+
+    return run
 
 
 @pytest.fixture

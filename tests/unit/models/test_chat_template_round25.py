@@ -11,12 +11,11 @@ any check ran.
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 import pytest
 
-from models.chat_template import MAX_SECONDS, ChatTemplate, ChatTemplateFailed
+from models.chat_template import ChatTemplate, ChatTemplateFailed
 
 TURNS = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi."}]
 MOST_MEMORY = 64 << 20
@@ -50,19 +49,16 @@ WIDENING = {
 
 
 @pytest.mark.parametrize("source", WIDENING.values(), ids=WIDENING.keys())
+@pytest.mark.usefixtures("still_clock")
 def test_a_call_that_would_build_a_huge_text_is_stopped_before_building_it(source: str) -> None:
     template = ChatTemplate(source, file_name="m.gguf", eos_token="", bos_token="")
     tracemalloc.start()
-    started = time.monotonic()
     try:
         with pytest.raises(ChatTemplateFailed, match=r"The chat template in m\.gguf"):
             template.render(TURNS)
-        took = time.monotonic() - started
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-
-    assert took < MAX_SECONDS + 0.5
     assert peak < MOST_MEMORY
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 
 import pytest
 
@@ -156,15 +155,12 @@ def test_a_token_count_never_answered_times_out_in_a_probes_time(
     with ScriptedServer(routes) as server:
         model = ServerChatModel(server.url, "m", context_length=2048).connect()
         model._connection.probe_timeout = 0.5  # the default is 10 s
-        started = time.monotonic()
         try:
             with pytest.raises(ServerTimedOut, match="did not answer in time"):
                 model.count_tokens("How many tokens is this?")
         finally:
             model.close()
-        took = time.monotonic() - started
         assert server.asked[-1].endswith(count_path)
-
-    # Not the answer's 600 s (here: until the server gave up, 6 s): a chat
-    # turn counting its prompt waits on it, and Reverie quitting behind it.
-    assert took < 3.0
+        # Not the answer's 600 s (here: until the server gave up): a chat
+        # turn counting its prompt waits on it, and Reverie quitting behind it.
+        assert not server.gave_up.is_set()

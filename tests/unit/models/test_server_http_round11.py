@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 
 import httpx
 import pytest
@@ -73,11 +72,9 @@ def test_a_probe_stopped_while_it_connects_ends_once_connected_not_at_its_time_l
         thread.start()
         assert transport.connecting.wait(JOIN_S)
         asking.stop()  # Reverie quits: no socket to cut yet
-        stopped = time.monotonic()
         transport.go.set()  # the connect goes on, and completes
-        thread.join(JOIN_S)
-        took = time.monotonic() - stopped
-    assert took < 2.0  # not the 8 s of the probe's time limit
+        thread.join()
+        assert not server.gave_up.is_set()  # ended while the server held, not at 8 s
     assert len(outcome) == 1 and isinstance(outcome[0], ServerUnavailable)
     assert "was closed" in str(outcome[0])  # not "did not answer in time"
 
@@ -99,11 +96,9 @@ def test_a_connection_closed_while_connecting_ends_its_request_once_connected() 
         thread.start()
         assert transport.connecting.wait(JOIN_S)
         connection.close()
-        stopped = time.monotonic()
         transport.go.set()
-        thread.join(JOIN_S)
-        took = time.monotonic() - stopped
-    assert took < 2.0
+        thread.join()
+        assert not server.gave_up.is_set()
     assert len(outcome) == 1 and "was closed" in str(outcome[0])
 
 

@@ -17,7 +17,6 @@ import contextlib
 import json
 import socket
 import threading
-import time
 from types import TracebackType
 
 import httpx
@@ -41,13 +40,19 @@ pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 
 HOST = "127.0.0.1"
 JOIN_S = 10.0
+GIVE_UP_S = 20.0
+"""How long a holding server holds before it gives up (``SlowServer.gave_up``):
+past every client limit these tests set, and short of the read timeouts,
+so a client that ends before it gave up ended on its own limit."""
 MODELS = json.dumps({"data": [{"id": "m"}]}).encode()
 
 
 class SlowServer:
     """A server on 127.0.0.1 that answers every request with *body*, sent a
     piece at a time over *drip_for* seconds, then (if *hold*) holds the
-    connection without a word until closed: one that is never done answering.
+    connection without a word until closed (or until it gives up, after
+    ``GIVE_UP_S``): one that is never done answering.  ``sent_whole`` counts
+    the answers dripped to their end.
 
     Requests are answered one after another, as a client of one connection asks them.
     """
@@ -55,6 +60,8 @@ class SlowServer:
     def __init__(self, body: bytes = MODELS, *, drip_for: float = 0.0, hold: bool = False) -> None:
         self.asked = threading.Event()
         self.requests = 0
+        self.sent_whole = 0
+        self.gave_up = threading.Event()
         self._body = body + b" " * 64  # JSON may end with spaces: pieces to drip
         self._drip_for = drip_for
         self._hold = hold
@@ -110,8 +117,10 @@ class SlowServer:
                 # Pacing the server, not waiting in a test.
                 if self._closing.wait(self._drip_for / len(pieces)):
                     return
+            self.sent_whole += 1
             if self._hold:  # one byte short of its length: the client waits for it
-                self._closing.wait()
+                if not self._closing.wait(GIVE_UP_S):
+                    self.gave_up.set()
                 return
 
 
@@ -120,38 +129,34 @@ class SlowServer:
 def test_an_answer_dripped_within_the_read_timeout_times_out_in_all() -> None:
     with SlowServer(drip_for=3.0) as server:
         connection = ServerConnection(server.url, read_timeout=30.0, answer_timeout=0.5)
-        started = time.monotonic()
         try:
             with pytest.raises(ServerUnavailable, match="did not answer in time"):
                 connection.get_json("/models")
         finally:
             connection.close()
-    assert time.monotonic() - started < 2.0
+        assert server.sent_whole == 0  # cut while it dripped (3 s)
 
 
 @pytest.mark.timeout(60)
 def test_a_server_silent_mid_answer_is_cut_at_the_time_limit_not_the_read_timeout() -> None:
     with SlowServer(hold=True) as server:
         connection = ServerConnection(server.url, read_timeout=30.0, answer_timeout=0.5)
-        started = time.monotonic()
         try:
             with pytest.raises(ServerUnavailable, match="did not answer in time"):
                 connection.post_json("/embeddings", {"input": ["x"]})
         finally:
             connection.close()
-    assert time.monotonic() - started < 2.0
+        assert not server.gave_up.is_set()  # cut while it held, not at the read timeout
 
 
 @pytest.mark.timeout(60)
 def test_a_probe_ends_within_its_timeout_all_its_requests_together() -> None:
     # Each answer comes within the timeout; the three a probe asks do not.
     with SlowServer(drip_for=0.6) as server:
-        started = time.monotonic()
         with pytest.raises(ServerUnavailable, match="did not answer in time"):
             probe(server.url, timeout=1.0)
-        took = time.monotonic() - started
         assert server.requests >= 2
-    assert took < 3.0  # 1.0 s, and slack for a busy machine
+        assert server.sent_whole < server.requests  # the last cut while it dripped
 
 
 @pytest.mark.timeout(60)
@@ -169,10 +174,9 @@ def test_a_probe_stopped_from_another_thread_ends_at_once() -> None:
         thread = threading.Thread(target=run, name="probe")
         thread.start()
         assert server.asked.wait(JOIN_S)
-        stopped = time.monotonic()
         asking.stop()
-        thread.join(JOIN_S)
-        assert time.monotonic() - stopped < 2.0
+        thread.join()
+        assert not server.gave_up.is_set()  # ended while the server held, not at 30 s
     assert len(outcome) == 1 and isinstance(outcome[0], ServerUnavailable)
 
 

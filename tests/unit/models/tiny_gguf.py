@@ -60,13 +60,16 @@ def tokenizer_metadata(path: Path) -> Metadata:
     return metadata
 
 
-def write_tiny_gguf(path: Path, metadata: Metadata, **replaced: Any) -> Path:
+def write_tiny_gguf(
+    path: Path, metadata: Metadata, *, architecture: str = "llama", **replaced: Any
+) -> Path:
     """A tiny model at *path* with *metadata*, each key in *replaced* (dots
-    written as underscores: ``tokenizer_ggml_pre="gpt-4o"``) given that value."""
-    writer = GGUFWriter(str(path), arch="llama")
+    written as underscores: ``tokenizer_ggml_pre="gpt-4o"``) given that value;
+    of another *architecture*, it has llama's shape under that name."""
+    writer = GGUFWriter(str(path), arch=architecture)
     for key, number in _ARCH_KEYS.items():
-        writer.add_uint32(key, number)
-    writer.add_float32("llama.attention.layer_norm_rms_epsilon", 1e-5)
+        writer.add_uint32(key.replace("llama.", f"{architecture}.", 1), number)
+    writer.add_float32(f"{architecture}.attention.layer_norm_rms_epsilon", 1e-5)
     for key, (value, kind, item) in metadata.items():
         value = replaced.get(key.replace(".", "_"), value)
         writer.add_key_value(key, value, kind, sub_type=item)
