@@ -165,22 +165,25 @@ _PLACE = (
 _VERB = (
     r"(?:(?:\s*(?:[=-]{1,3}>|::?=|::|={2,3}|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
     r"|\s*,(?=\s*it(?:['\u2019]s|\s+is)\s)"
-    r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
+    r"|\s+(?:(?:is|['\u2019]s)\s+(?:going\s+to|gonna)\s+be|will(?:\s+now)?\s+be"
+    r"|has\s+been\s+(?:changed|set)\s+to|is|was|are|were|became|changed to|set to)\b"
     r"(?:(?:\.{2,3}|\u2026)(?!\s*(?:um+|uh+|erm?|hmm+|well|nope|no|ok(?:ay)?|wait|actually|like|so)\b))?"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
     r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?(?:,?\s+(?:uh+|um+|erm?|uhm)\b,?(?=\s))?)"
 )
 """Between the word and its value: "is", "was", "is now", "changed to", ":",
+"will be", "is going to be", "has been changed to",
 "=", a dash, ", which is", and "it's" after any of them ("password - it's X"),
 then maybe a transcript's "uh" ("the pass code is, uh, hunter 14");
 an ellipsis holds the value back a moment ("the password is... X"), unless
 a word of hesitation follows ("is... um, I forgot")."""
 _WEAK_VERB = (
     r"(?:\s*\?|['\u2019]s\b|\s*\(\s*it(?:['\u2019]s|\s+is)(?=\s)"
-    r"|\s+(?:iz|ist|lautet|est|es|è|é|era|war)\b(?:\s*:)?)"
+    r"|\s+(?:iz|ist|lautet|est|es|è|é|era|war|(?:should|shall|must|would)\s+be)\b(?:\s*:)?)"
 )
 """Signs that need a value that looks like one: "password? X", "password's X",
-"(it's X)", and the verbs of other languages ("ist" is also "is" in a typo)."""
+"(it's X)", "should be X" (or a rule: "should be memorable"), and the verbs
+of other languages ("ist" is also "is" in a typo)."""
 _FOREIGN_VERB = r"(?:\s+(?:ist|lautet|est|es|è|é|era|war)\b(?:\s*:)?)"
 """The verbs of other languages between their word for a password and its value."""
 
@@ -626,6 +629,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         (r"_authToken\s*=\s*(?P<cmd>\S+)", _STRONG),
+        # A password in a launch line's "?"-joined options: ARK's
+        # "TheIsland?listen?ServerPassword=X?ServerAdminPassword=Y" (round 31).
+        (
+            r"(?<=\?)[\w.-]*(?:password|passwd|pwd)=(?=[^\s?&;#]{0,99}\d)(?=[^\s?&;#]{0,99}[a-z])"
+            r"(?P<cmd>[^\s?&;#\"'<>]{3,100})"
+            r"(?=[?&;#\s\"'<>]|$)",
+            _SIGNED,
+        ),
         # A URL's query or a cookie holding a token, a signature or a session
         # ("?X-Amz-Signature=X", "&sig=X", "?auth=X", "Cookie: PHPSESSID=X",
         # round 24), opaque: not a slug ("?token=reset-your-password").
@@ -798,7 +809,7 @@ _DESCRIBING_WORDS = _WHERE | frozenset(
         "noted jotted attached engraved labelled labeled marked listed use via through "
         "probably about around roughly approximately hashed encrypted salted encoded open "
         "face touch fingerprint biometric biometrics case much more less better worse "
-        "stronger weaker longer shorter harder easier safer "
+        "stronger weaker longer shorter harder easier safer going gonna supposed meant "
         "scaduta scaduto abgelaufen expiré expirée caducada caducado vencida vencido"
     )
 )
