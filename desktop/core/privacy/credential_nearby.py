@@ -111,7 +111,10 @@ _PHRASES = (
     r"(?:wifi|wi-fi|wlan|wpa2?|wpa3|network|security)\s+key|"
     r"(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|bike\s+lock|"
     r"(?:totp|otp|2fa|mfa|authenticator)\s+(?:seed|secret|key)|"
-    r"(?:admin|root|user|router|wifi|email|db|auth|sudo)[ _-]pass|"
+    r"(?:admin|root|user|router|wifi|email|db|auth|sudo|redis|mysql|postgres|pg|mongo|smtp|imap"
+    r"|ftp|sftp|ssh|vpn|nas|ldap|sql|rdp|vnc|proxy|staging|prod|server)[ _-]pass|"
+    # What a device's label or sticker says its key is: "the sticker says key X".
+    r"(?<=says )(?:wifi |wi-fi |wireless |network |wpa2? )?key|"
     r"(?:refresh|access|acess|acces|bot|bearer|auth|api|personal\s+access|client|webhook|app|"
     r"signing|jwt|session|slack|discord|telegram|github|gitlab)\s+(?:tokens?|tokn|tokken|secrets?)"
     r"|api[\s-]+k(?:ye|ee)|tokn|tokken|toekn|secert|secrte|sercet"

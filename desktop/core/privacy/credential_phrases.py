@@ -867,6 +867,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "password = input('Password: ')": code asking for one
     if the_working_directory(match.string, match.start()):
         return None  # "pwd: /home/ana", "PWD=/srv/app", "passwd: /etc/passwd"
+    if _NAMES_A_SECRET.search(match.string, max(0, match.start(group) - 40), match.start(group)):
+        return None  # "--set auth.existingSecret=redis-pass": the secret's name
     if group == "cmd":  # a command's option, its quotes kept: -p'X'
         quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\""
         # "DB_PASS=X; ok": the sentence's sign, not the value's
@@ -893,6 +895,14 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "password: (set via PGPASSWORD env var)": a note, round 22
     start, stop = _unwrapped(match.string, start, stop)
     value = match.string[start:stop]
+    if value.startswith("//"):
+        return None  # "Password for 'https://ana@github.com':", a prompt naming a site
+    if (
+        value.replace(" ", "").isalpha()
+        and _PROMPT_ENDS.search(match.string, max(0, match.start() - 3), start)
+        and _LINE_GOES_ON.match(match.string, stop)
+    ):
+        return None  # "[sudo] password for ana:\nSorry, try again.": the program's answer
     first_end = start + len(value.split()[0]) if value.split() else stop
     if _NO_VALUE.fullmatch(value) or any(
         names_an_amount(match.string, end) for end in {first_end, stop}
@@ -941,6 +951,19 @@ _NOTE_OF_WORDS = re.compile(r"\((?:[^()\s]+[ \t]+){2,}[^()\n]*\)")
 """A note in brackets of three words or more, where the value would be."""
 _CALL = re.compile(r"[A-Za-z_][\w.]*\((?:[\"'`)]|\Z)")
 """A function called with a string or nothing: the code that asks for a value."""
+_NAMES_A_SECRET = re.compile(
+    r"(?:existing|secret|password|credentials?)[_.-]?(?:secret|name|ref|key[_-]?ref)"
+    r"[\"']?[ \t]*[:=][ \t]*[\"']?\Z",
+    re.IGNORECASE,
+)
+"""A key naming where a secret is kept, not holding it: Helm's
+``existingSecret=``, Kubernetes' ``secretName:``, ``secretKeyRef`` (round 31)."""
+_PROMPT_ENDS = re.compile(r"(?:\bfor[ \t]+\S+|['\u2019]s[ \t]+\w+)[ \t]*:[ \t]*\n[ \t]*\Z")
+"""A terminal's prompt for a password, ending its line: "[sudo] password for
+ana:", "ana@host's password:"; what it was typed is not shown."""
+_LINE_GOES_ON = re.compile(r"[,:;]?[ \t]+[^\W\d_]{2,}")
+"""Words after a word on the line below a prompt: the program's answer
+("Sorry, try again."), not what was typed (round 31)."""
 _ASSIGNED = re.compile(r"[ \t]*=(?!=)")
 _SENTENCE_GOES_ON = re.compile(r"\s|\Z")
 _ENDS_LINE = re.compile(r"[`'\" ]*(?:\n|\Z)")
