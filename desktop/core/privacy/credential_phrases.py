@@ -895,7 +895,7 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "password: (set via PGPASSWORD env var)": a note, round 22
     start, stop = _unwrapped(match.string, start, stop)
     value = match.string[start:stop]
-    if value.startswith("//"):
+    if _BARE_SITE.fullmatch(value):
         return None  # "Password for 'https://ana@github.com':", a prompt naming a site
     if (
         value.replace(" ", "").isalpha()
@@ -958,6 +958,10 @@ _NAMES_A_SECRET = re.compile(
 )
 """A key naming where a secret is kept, not holding it: Helm's
 ``existingSecret=``, Kubernetes' ``secretName:``, ``secretKeyRef`` (round 31)."""
+_BARE_SITE = re.compile(r"//(?:[\w.+-]+@)?[\w.-]+(?::\d+)?/?")
+"""The rest of a link to a site alone, a user maybe before it: a prompt's
+"Password for 'https://ana@github.com'" (a link's path or query may hold a
+token: "for https://x.com/magic/X")."""
 _PROMPT_ENDS = re.compile(r"(?:\bfor[ \t]+\S+|['\u2019]s[ \t]+\w+)[ \t]*:[ \t]*\n[ \t]*\Z")
 """A terminal's prompt for a password, ending its line: "[sudo] password for
 ana:", "ana@host's password:"; what it was typed is not shown."""
