@@ -76,7 +76,7 @@ _NAMES = str.split(
     kodikos kodikou kodiko sisma sisma'ot hasisma rahat_phan rahatphan mat_khau matkhau
     bimilbeonho bimilbunho bibeon katasandi
     loyniorð loyniorðið پټنوم borînpeyv borînpeyva وشەی_نهێنی کلمه_عبور کلمه‌عبور
-    okwuntughe erayga_sirta furaha_sirta neno_la_siri teny_miafina ger-tremen
+    kalmar_sirrina kalmar_sirrinka kalmar_wucewa lambar_sirri okwuntughe erayga_sirta furaha_sirta neno_la_siri teny_miafina ger-tremen
     facal-faire fhacal-faire kupuhipa ijambo_ry'ibanga phasewete pasiwedhi salasõna salasõnad
     പാസ്‌വേഡ് ಪಾಸ್‌ವರ್ಡ್ ପାସୱାର୍ଡ פּאַראָל פאראל açar_sözi açar_sözüm
     """
@@ -180,7 +180,7 @@ _LINKS = _words(
     ir yw ialah ni është eshte คือ است being isn't wasn't shi
     hi hu einai ine khue yaitu
     არის ce ngu ná ass se 係 គឺ ແມ່ນ က
-    er dia waa bụ eo ko ke
+    er dia waa bụ eo ko ke ne
     """
 )
 """Words that link a credential word and its value ("is", "ist", "c'est", "は")."""

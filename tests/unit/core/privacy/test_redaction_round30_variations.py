@@ -134,6 +134,8 @@ def test_a_value_corrected_goes_with_the_one_it_corrects(
         "פּאַראָל: {}",  # Yiddish
         "Salasõna on {}",  # Estonian
         "Neno la siri ni {}",  # Swahili, in three words
+        "Kalmar sirrina ita ce {}",  # Hausa, "my password"
+        "Kalmar wucewa ta {}",  # Hausa, "pass word"
     ],
 )
 def test_the_word_for_password_in_more_languages_names_its_value(sentence: str) -> None:
