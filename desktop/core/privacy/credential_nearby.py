@@ -76,7 +76,8 @@ _NAMES = str.split(
     kodikos kodikou kodiko sisma sisma'ot hasisma rahat_phan rahatphan mat_khau matkhau
     bimilbeonho bimilbunho bibeon katasandi
     loyniorð loyniorðið پټنوم borînpeyv borînpeyva وشەی_نهێنی کلمه_عبور کلمه‌عبور
-    kalmar_sirrina kalmar_sirrinka kalmar_wucewa lambar_sirri okwuntughe erayga_sirta furaha_sirta neno_la_siri teny_miafina ger-tremen
+    kalmar_sirrina kalmar_sirrinka kalmar_wucewa lambar_sirri okwuntughe erayga_sirta
+    furaha_sirta neno_la_siri teny_miafina ger-tremen
     facal-faire fhacal-faire kupuhipa ijambo_ry'ibanga phasewete pasiwedhi salasõna salasõnad
     പാസ്‌വേഡ് ಪಾಸ್‌ವರ್ಡ್ ପାସୱାର୍ଡ פּאַראָל פאראל açar_sözi açar_sözüm
     """
@@ -113,8 +114,6 @@ _PHRASES = (
     r"(?:totp|otp|2fa|mfa|authenticator)\s+(?:seed|secret|key)|"
     r"(?:admin|root|user|router|wifi|email|db|auth|sudo|redis|mysql|postgres|pg|mongo|smtp|imap"
     r"|ftp|sftp|ssh|vpn|nas|ldap|sql|rdp|vnc|proxy|staging|prod|server)[ _-]pass|"
-    # What a device's label or sticker says its key is: "the sticker says key X".
-    r"(?<=says )(?:wifi |wi-fi |wireless |network |wpa2? )?key|"
     r"(?:refresh|access|acess|acces|bot|bearer|auth|api|personal\s+access|client|webhook|app|"
     r"signing|jwt|session|slack|discord|telegram|github|gitlab)\s+(?:tokens?|tokn|tokken|secrets?)"
     r"|api[\s-]+k(?:ye|ee)|tokn|tokken|toekn|secert|secrte|sercet"
@@ -1229,11 +1228,40 @@ def _slips(typed: str, meant: str) -> int:
     return rows[-1][-1]
 
 
+def _trie(words: set[str]) -> str:
+    """*words* as one alternation sharing their beginnings ("pass(?:word|code)"):
+    a word's start tries the few letters that begin one, not each word; a
+    longer word first, as a list sorted by length would."""
+    if not words:
+        return "(?!)"
+    ends = "" in words
+    by_first: dict[str, set[str]] = {}
+    for word in words - {""}:
+        by_first.setdefault(word[0].casefold(), set()).add(word)
+    branches = []
+    for first in sorted(by_first):
+        group = by_first[first]
+        lead = min(group)[0]
+        rests = {word[1:] for word in group}
+        if len({word[0] for word in group}) > 1:  # letters one in case only
+            branches += [re.escape(word) for word in sorted(group, key=len, reverse=True)]
+            continue
+        branches.append(re.escape(lead) + _trie_rest(rests))
+    body = "|".join(branches)
+    return f"(?:{body})?" if ends else f"(?:{body})"
+
+
+def _trie_rest(rests: set[str]) -> str:
+    """The rest of the words after a shared letter: nothing, or a trie."""
+    if rests == {""}:
+        return ""
+    return _trie(rests)
+
+
 @cache
 def _names() -> re.Pattern[str]:
     def fold_all(words: list[str]) -> str:
-        forms = {folded(word.replace("_", " "))[0] for word in words}
-        return "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+        return _trie({folded(word.replace("_", " "))[0] for word in words})
 
     return re.compile(
         rf"(?<![^\W\d_])(?<![!#$%&+@^~/.])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}"

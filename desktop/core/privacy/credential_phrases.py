@@ -629,6 +629,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         (r"_authToken\s*=\s*(?P<cmd>\S+)", _STRONG),
+        # What a device's label says its key is: "the sticker says key X" (round 31).
+        (
+            r"\bsays\s+(?:wifi\s+|wi-fi\s+|wireless\s+|network\s+|wpa2?\s+)?key\s*:?\s+"
+            r"(?P<bare>[^\s,;]{3,100}?)(?=[.,;!?)]*(?:\s|$))",
+            _SIGNED,
+        ),
         # A password in a launch line's "?"-joined options: ARK's
         # "TheIsland?listen?ServerPassword=X?ServerAdminPassword=Y" (round 31).
         (

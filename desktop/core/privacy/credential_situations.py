@@ -424,12 +424,13 @@ whether it was cracked or leaked, kept for the asker ("how secure is
 Mango#2024", "could someone guess Winter2025!", "keep this for me: X"):
 its sentence's password-shaped values are shown to be judged or kept."""
 _CORRECTED = re.compile(
-    r"\b(?=[acistouw])(?:wrong\s+one|(?:sorry|oops)\W+typo|i\s+mean[t]?|correction|autocorrect\w*"
-    r"|typo\W+(?:should\s+(?:be|have\s+been)|it'?s|is)|(?:use|try)\s+\S+\s+instead)\b",
+    r"\b(?=[aceinostuw])(?:wrong\s+one|(?:sorry|oops)\W+typo|i\s+meant|correction|autocorrect\w*"
+    r"|(?:er|erm|uh|um|sorry|oops|no|wait)\W+i\s+mean|typo\W+(?:should\s+(?:be|have\s+been)|it'?s|is)|(?:use|try)\s+\S+\s+instead)\b",
     re.IGNORECASE,
 )
 """A value corrected: "oops wrong one, use X instead", "sorry typo, I meant
-X" (round 30), "er I mean X", "^ typo, should be X" (round 31)."""
+X" (round 30), "er I mean X" (not "I mean, ..." alone, which chat says
+often), "^ typo, should be X" (round 31)."""
 _STARRED = re.compile(r"^[ \t]*\*(?=[^\s*])|^(?=[^\s*]+\*[ \t]*$)", re.MULTILINE)
 """A line starting or ending with a star: "*X" or "X*" corrects the
 message before (round 30, 31)."""

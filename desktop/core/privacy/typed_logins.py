@@ -61,16 +61,16 @@ _TAKEN = (
     rf"\bmosquitto_(?:pub|sub|rr)\b[^\n|;&]*?[ \t](?:(?-i:-P)|--pw)[ \t]+(?P<value>{_ARGUMENT})",
     # A device's command topic naming a password, its payload after it:
     # Tasmota's "cmnd/tasmota/Password1 X", "mosquitto_pub -t .../MqttPassword -m X".
-    rf"(?<![\w/])[\w.+-]+(?:/[\w.+-]+)*/\w*(?:password|passwd|pwd)\d?"
+    rf"(?<![\w/])[\w.+-]+(?:/[\w.+-]+)*/\w*(?:pass(?:word|wd)|pwd)\d?"
     rf"(?:[ \t](?:[^\n|;&]*?[ \t])?-m[ \t]+|[ \t]+)(?P<value>{_ARGUMENT})",
     rf"\bmcrcon\b[^\n|;&]*?[ \t](?:(?-i:-p)|--password)[ \t]+(?P<value>{_ARGUMENT})",
     # What a command printing a secret printed, on the next line or after an
     # arrow: "... | base64 -d" (a Kubernetes secret's), "pass show email",
     # "security find-generic-password -w", "op read", "vault kv get -field=".
-    rf"(?m)(?:\|[ \t]*base64[ \t]+(?:-d|-D|--decode)\b|\bpass[ \t]+show[ \t]+\S+"
-    rf"|\bsecurity[ \t]+find-(?:generic|internet)-password\b[^\n]*?[ \t]-w\b"
-    rf"|\bop[ \t]+read[ \t]+\S+|\bvault[ \t]+kv[ \t]+get[ \t]+-field=\S+[ \t]+\S+"
-    rf"|\bbw[ \t]+get[ \t]+password[ \t]+\S+)"
+    # (Each command written with one space, so a text holding none is not read.)
+    rf"(?m)(?:\|[ \t]*base64 (?:-d|-D|--decode)\b|\bpass show \S+"
+    rf"|\bsecurity find-(?:generic|internet)-password\b[^\n]*?[ \t]-w\b"
+    rf"|\bop read \S+|\bvault kv get -field=\S+[ \t]+\S+|\bbw get password \S+)"
     rf"[^\n]{{0,200}}?(?:[ \t]*(?:->|=>|\u2192)|\n(?:[ \t]*\$[ \t]*)?)"
     rf"[ \t]*(?P<value>{_ARGUMENT})[ \t]*$",
     # Joining a Wi-Fi network: its name, then its password.
