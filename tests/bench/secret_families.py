@@ -30,6 +30,9 @@ and of round 30's (log lines, protocols' transcripts, Wi-Fi tools, smart
 homes' config, game servers, Jupyter notebooks, a secret inside a task for
 the assistant, desktop clients' saved sites, sixteen languages more, a
 value corrected after a typo, encoded passwords, accounts handed out)
+and of round 31's (diffs, containers' commands, DSNs, a password set
+before a command, code comments, keystores, commit messages, terminal
+prompts, OAuth secrets, spreadsheet rows, chat logs, devices' labels)
 stay in what Reverie stores, family by family and half by half, how many
 everyday sentences of the same look it changes, and how much CPU a 200 KB
 paste of both takes to redact.
@@ -37,7 +40,7 @@ paste of both takes to redact.
     python -m tests.bench.secret_families [--draws 20] [--seed 0] [--show 5] [--round 25]
 
 Each trial is drawn by ``tests.secret_families.trials`` (or its round 22
-to 30 sibling) and redacted as the chat stores a message (a
+to 31 sibling) and redacted as the chat stores a message (a
 ``Redactor``, read after the messages before it); a miss is a value still
 standing whole in what is stored.  ``--show`` prints the misses of the half
 rules may be written on ("in"), never the held-out half's.  Not a test: it
@@ -63,6 +66,7 @@ from tests import (
     secret_families_round28,
     secret_families_round29,
     secret_families_round30,
+    secret_families_round31,
 )
 from tests.secret_families import Trial
 
@@ -80,6 +84,7 @@ _ROUNDS = (
     ("round 28", secret_families_round28),
     ("round 29", secret_families_round29),
     ("round 30", secret_families_round30),
+    ("round 31", secret_families_round31),
 )
 
 

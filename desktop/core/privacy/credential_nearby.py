@@ -75,11 +75,16 @@ _NAMES = str.split(
     kalimat_al_sir kalimat_al_murur kalimat_sir kalimat_murur kalimet_el_ser
     kodikos kodikou kodiko sisma sisma'ot hasisma rahat_phan rahatphan mat_khau matkhau
     bimilbeonho bimilbunho bibeon katasandi
+    loyniorð loyniorðið پټنوم borînpeyv borînpeyva وشەی_نهێنی کلمه_عبور کلمه‌عبور
+    kalmar_sirrina kalmar_sirrinka kalmar_wucewa lambar_sirri okwuntughe erayga_sirta
+    furaha_sirta neno_la_siri teny_miafina ger-tremen
+    facal-faire fhacal-faire kupuhipa ijambo_ry'ibanga phasewete pasiwedhi salasõna salasõnad
+    പാസ്‌വേഡ് ಪಾಸ್‌ವರ್ಡ್ ପାସୱାର୍ଡ פּאַראָל פאראל açar_sözi açar_sözüm
     """
 )
 _INFLECTED_STEMS = str.split(
     "salasan tunnuslu tunnusluv jelsza jelszó şifre şifrə hasł hasl парол пин-код pin-kód pin-kod "
-    "pin-koodi сырсөз"
+    "pin-koodi сырсөз серсүз መሕለፊ_ቃል"
 )
 """Stems of the words for a password or a PIN in languages that inflect
 them, read with up to six letters of ending: Finnish "salasanaksi"
@@ -107,7 +112,8 @@ _PHRASES = (
     r"(?:wifi|wi-fi|wlan|wpa2?|wpa3|network|security)\s+key|"
     r"(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|bike\s+lock|"
     r"(?:totp|otp|2fa|mfa|authenticator)\s+(?:seed|secret|key)|"
-    r"(?:admin|root|user|router|wifi|email|db|auth|sudo)[ _-]pass|"
+    r"(?:admin|root|user|router|wifi|email|db|auth|sudo|redis|mysql|postgres|pg|mongo|smtp|imap"
+    r"|ftp|sftp|ssh|vpn|nas|ldap|sql|rdp|vnc|proxy|staging|prod|server)[ _-]pass|"
     r"(?:refresh|access|acess|acces|bot|bearer|auth|api|personal\s+access|client|webhook|app|"
     r"signing|jwt|session|slack|discord|telegram|github|gitlab)\s+(?:tokens?|tokn|tokken|secrets?)"
     r"|api[\s-]+k(?:ye|ee)|tokn|tokken|toekn|secert|secrte|sercet"
@@ -173,6 +179,7 @@ _LINKS = _words(
     ir yw ialah ni është eshte คือ است being isn't wasn't shi
     hi hu einai ine khue yaitu
     არის ce ngu ná ass se 係 គឺ ແມ່ນ က
+    er dia waa bụ eo ko ke ne
     """
 )
 """Words that link a credential word and its value ("is", "ist", "c'est", "は")."""
@@ -186,6 +193,7 @@ _ARTICLES = _words(
         мой моя мои 我 的 私 の 僕 俺 내 제
         моја мој моје mans mana mano minu langu yangu saya من میرا আমার என் fy мій моя
         mening миний менің mo mäi myn mwen yami ჩემი իմ నా මගේ ਮੇਰਾ મારો 我嘅
+        mítt mín mitt زما من ман минем ny taku m' ನನ್ನ എന്റെ ମୋ ya
         """
 )
 """Articles and possessives, which a value may have before its credential word."""
@@ -416,14 +424,22 @@ def a_credential_word(word: str) -> bool:
 
 
 _NETWORKS = re.compile(r"wi-?fi|hotspot|vpn", re.IGNORECASE)
-_PART_LABELLED = re.compile(r"[ \t]*[,;|][ \t]*(?P<label>[^\s:=,;|][^:=\n,;|]{0,23}?)[ \t]*[:=]")
+_PART_LABELLED = re.compile(
+    r"[ \t]*(?:[,;|/]|\n|[ \t]-|[ \t](?=[^\W\d_]))[ \t]*"
+    r"(?P<label>[^\s:=,;|/][^:=\n,;|]{0,23}?)[ \t]*(?:[:=]|\u2192|->|\bis\b)"
+)
+_NETWORK_KEY = re.compile(r"(?:wpa2?[ _-]?|security[ _-]?|network[ _-]?)?(?:key|psk)", re.I)
+"""A network's password by another name: "key", "PSK", "WPA key"."""
 
 
-def _its_password_next(text: str, end: int) -> bool:
+def its_password_next(text: str, end: int) -> bool:
     """Is the network's value ending at *end* followed by its password,
-    labelled ("wifi: Casa_Sol, pw: X")?  Then the value is the network's name."""
+    labelled in any way ("wifi: Casa_Sol, pw: X", "hotspot: Pixel_7; key =
+    X", "SSID Casa_Sol / PSK: X")?  Then the value is the network's name."""
     part = _PART_LABELLED.match(text, end)
-    return part is not None and names_a_credential(part["label"])
+    return part is not None and (
+        names_a_credential(part["label"]) or _NETWORK_KEY.fullmatch(part["label"]) is not None
+    )
 
 
 def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
@@ -454,7 +470,7 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
     words = not weak or _VAULTS.fullmatch(match["weak"]) is not None
     after = [] if match["login"] is not None else list(_after(text, match.end(), weak, pin, words))
     if weak and _NETWORKS.fullmatch(match["weak"]):
-        after = [(start, stop) for start, stop in after if not _its_password_next(text, stop)]
+        after = [(start, stop) for start, stop in after if not its_password_next(text, stop)]
     if PAIR_NAMED.search(text, max(0, match.start() - 16), match.start()):
         # "login/pass: bob/X": bob is the user
         after = [(text.rfind("/", start, stop) + 1 or start, stop) for start, stop in after]
@@ -466,10 +482,14 @@ def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:
         text, max(0, match.start() - 24), match.start()
     )
     if not after and not weak and not failed and _ends_clause(text, match.end()):
-        yield from _before(text, match.start())
+        gaelic = _lower(match.group()) in _GAELIC_NAMES
+        yield from _before(text, match.start(), _GAELIC_PREPOSITIONS if gaelic else frozenset())
 
 
 _NUMBERED = re.compile(r"-\d")
+_ENCODINGS = _words("b64 base64 base-64 b32 base32 base-32 hex rot13 rot-13 utf-8 utf8 ascii")
+"""An encoding's name, which a note after a credential word may give: the
+value follows ("pw (b64) X", round 31)."""
 _FAILED = re.compile(
     r"\b(?:can'?t|cannot|can\s+not|couldn'?t|could\s+not|unable\s+to|fails?\s+to|failed\s+to"
     r"|won'?t|doesn'?t|didn'?t|not\s+able\s+to)\s+\Z",
@@ -670,7 +690,8 @@ def _after(
     if note := _NOTE.match(text, end):
         opening = note.start() + note.group().index("(") + 1
         inside = text[opening : note.end() - 1]
-        if " " not in inside.strip() and looks_like_a_value(inside.strip()):
+        encoding = _lower(inside.strip()) in _ENCODINGS  # "password (base64): X"
+        if " " not in inside.strip() and looks_like_a_value(inside.strip()) and not encoding:
             yield _value(text, opening, note.end() - 1) or (opening, note.end() - 1)
             return  # "my password (X) is weak"
         end = note.end()
@@ -987,15 +1008,25 @@ _CALENDAR = _words(
 )
 
 
-def _before(text: str, start: int) -> Iterator[tuple[int, int]]:
-    """The value before the credential word starting at *start*."""
+_GAELIC_NAMES = _words("pasfhocal phasfhocal facal-faire fhacal-faire")
+_GAELIC_PREPOSITIONS = _words("ar le do faoi as ó de um thar roimh chuig air ri mu")
+"""Before an Irish or Scottish Gaelic word for a password, prepositions,
+not links: "Rinne mé dearmad ar mo phasfhocal" forgot it ("ar" folds to
+the Swedish "är", "is")."""
+
+
+def _before(
+    text: str, start: int, not_links: frozenset[str] = frozenset()
+) -> Iterator[tuple[int, int]]:
+    """The value before the credential word starting at *start* (*not_links*
+    are words of its language that only look like links)."""
     line_start = text.rfind("\n", max(0, start - _REACH), start) + 1
     chunks = list(_chunks(text, line_start, stop=start))[-10:]
     linked, words = False, 0
     for index in range(len(chunks) - 1, -1, -1):
         chunk = chunks[index]
         word = _lower(chunk.group())
-        if word in _LINKS or word == "as":  # "X as the password"
+        if (word in _LINKS or word == "as") and word not in not_links:  # "X as the password"
             linked = True
             continue
         lead, core, trail = _parts(chunk.group())
@@ -1197,11 +1228,40 @@ def _slips(typed: str, meant: str) -> int:
     return rows[-1][-1]
 
 
+def _trie(words: set[str]) -> str:
+    """*words* as one alternation sharing their beginnings ("pass(?:word|code)"):
+    a word's start tries the few letters that begin one, not each word; a
+    longer word first, as a list sorted by length would."""
+    if not words:
+        return "(?!)"
+    ends = "" in words
+    by_first: dict[str, set[str]] = {}
+    for word in words - {""}:
+        by_first.setdefault(word[0].casefold(), set()).add(word)
+    branches = []
+    for first in sorted(by_first):
+        group = by_first[first]
+        lead = min(group)[0]
+        rests = {word[1:] for word in group}
+        if len({word[0] for word in group}) > 1:  # letters one in case only
+            branches += [re.escape(word) for word in sorted(group, key=len, reverse=True)]
+            continue
+        branches.append(re.escape(lead) + _trie_rest(rests))
+    body = "|".join(branches)
+    return f"(?:{body})?" if ends else f"(?:{body})"
+
+
+def _trie_rest(rests: set[str]) -> str:
+    """The rest of the words after a shared letter: nothing, or a trie."""
+    if rests == {""}:
+        return ""
+    return _trie(rests)
+
+
 @cache
 def _names() -> re.Pattern[str]:
     def fold_all(words: list[str]) -> str:
-        forms = {folded(word.replace("_", " "))[0] for word in words}
-        return "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+        return _trie({folded(word.replace("_", " "))[0] for word in words})
 
     return re.compile(
         rf"(?<![^\W\d_])(?<![!#$%&+@^~/.])(?<!\w\()(?:(?P<login>{_LOGINS})|{_PHRASES}"

@@ -165,22 +165,25 @@ _PLACE = (
 _VERB = (
     r"(?:(?:\s*(?:[=-]{1,3}>|::?=|::|={2,3}|\u2192|(?<!\d)[:=]|[\u2014\u2013])|\s+-(?=\s)|\s*,\s*which\s+(?:is|was)\b"
     r"|\s*,(?=\s*it(?:['\u2019]s|\s+is)\s)"
-    r"|\s+(?:is|was|are|were|will be|became|changed to|set to)\b"
+    r"|\s+(?:(?:is|['\u2019]s)\s+(?:going\s+to|gonna)\s+be|will(?:\s+now)?\s+be"
+    r"|has\s+been\s+(?:changed|set)\s+to|is|was|are|were|became|changed to|set to)\b"
     r"(?:(?:\.{2,3}|\u2026)(?!\s*(?:um+|uh+|erm?|hmm+|well|nope|no|ok(?:ay)?|wait|actually|like|so)\b))?"
     r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
     r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?(?:,?\s+(?:uh+|um+|erm?|uhm)\b,?(?=\s))?)"
 )
 """Between the word and its value: "is", "was", "is now", "changed to", ":",
+"will be", "is going to be", "has been changed to",
 "=", a dash, ", which is", and "it's" after any of them ("password - it's X"),
 then maybe a transcript's "uh" ("the pass code is, uh, hunter 14");
 an ellipsis holds the value back a moment ("the password is... X"), unless
 a word of hesitation follows ("is... um, I forgot")."""
 _WEAK_VERB = (
     r"(?:\s*\?|['\u2019]s\b|\s*\(\s*it(?:['\u2019]s|\s+is)(?=\s)"
-    r"|\s+(?:iz|ist|lautet|est|es|è|é|era|war)\b(?:\s*:)?)"
+    r"|\s+(?:iz|ist|lautet|est|es|è|é|era|war|(?:should|shall|must|would)\s+be)\b(?:\s*:)?)"
 )
 """Signs that need a value that looks like one: "password? X", "password's X",
-"(it's X)", and the verbs of other languages ("ist" is also "is" in a typo)."""
+"(it's X)", "should be X" (or a rule: "should be memorable"), and the verbs
+of other languages ("ist" is also "is" in a typo)."""
 _FOREIGN_VERB = r"(?:\s+(?:ist|lautet|est|es|è|é|era|war)\b(?:\s*:)?)"
 """The verbs of other languages between their word for a password and its value."""
 
@@ -626,6 +629,20 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         (r"_authToken\s*=\s*(?P<cmd>\S+)", _STRONG),
+        # What a device's label says its key is: "the sticker says key X" (round 31).
+        (
+            r"\bsays\s+(?:wifi\s+|wi-fi\s+|wireless\s+|network\s+|wpa2?\s+)?key\s*:?\s+"
+            r"(?P<bare>[^\s,;]{3,100}?)(?=[.,;!?)]*(?:\s|$))",
+            _SIGNED,
+        ),
+        # A password in a launch line's "?"-joined options: ARK's
+        # "TheIsland?listen?ServerPassword=X?ServerAdminPassword=Y" (round 31).
+        (
+            r"(?<=\?)[\w.-]*(?:password|passwd|pwd)=(?=[^\s?&;#]{0,99}\d)(?=[^\s?&;#]{0,99}[a-z])"
+            r"(?P<cmd>[^\s?&;#\"'<>]{3,100})"
+            r"(?=[?&;#\s\"'<>]|$)",
+            _SIGNED,
+        ),
         # A URL's query or a cookie holding a token, a signature or a session
         # ("?X-Amz-Signature=X", "&sig=X", "?auth=X", "Cookie: PHPSESSID=X",
         # round 24), opaque: not a slug ("?token=reset-your-password").
@@ -798,7 +815,7 @@ _DESCRIBING_WORDS = _WHERE | frozenset(
         "noted jotted attached engraved labelled labeled marked listed use via through "
         "probably about around roughly approximately hashed encrypted salted encoded open "
         "face touch fingerprint biometric biometrics case much more less better worse "
-        "stronger weaker longer shorter harder easier safer "
+        "stronger weaker longer shorter harder easier safer going gonna supposed meant "
         "scaduta scaduto abgelaufen expiré expirée caducada caducado vencida vencido"
     )
 )
@@ -856,6 +873,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "password = input('Password: ')": code asking for one
     if the_working_directory(match.string, match.start()):
         return None  # "pwd: /home/ana", "PWD=/srv/app", "passwd: /etc/passwd"
+    if _NAMES_A_SECRET.search(match.string, max(0, match.start(group) - 40), match.start(group)):
+        return None  # "--set auth.existingSecret=redis-pass": the secret's name
     if group == "cmd":  # a command's option, its quotes kept: -p'X'
         quoted = len(value) > 2 and value[0] == value[-1] and value[0] in "'\""
         # "DB_PASS=X; ok": the sentence's sign, not the value's
@@ -882,6 +901,14 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "password: (set via PGPASSWORD env var)": a note, round 22
     start, stop = _unwrapped(match.string, start, stop)
     value = match.string[start:stop]
+    if _BARE_SITE.fullmatch(value):
+        return None  # "Password for 'https://ana@github.com':", a prompt naming a site
+    if (
+        value.replace(" ", "").isalpha()
+        and _PROMPT_ENDS.search(match.string, max(0, match.start() - 3), start)
+        and _LINE_GOES_ON.match(match.string, stop)
+    ):
+        return None  # "[sudo] password for ana:\nSorry, try again.": the program's answer
     first_end = start + len(value.split()[0]) if value.split() else stop
     if _NO_VALUE.fullmatch(value) or any(
         names_an_amount(match.string, end) for end in {first_end, stop}
@@ -930,6 +957,23 @@ _NOTE_OF_WORDS = re.compile(r"\((?:[^()\s]+[ \t]+){2,}[^()\n]*\)")
 """A note in brackets of three words or more, where the value would be."""
 _CALL = re.compile(r"[A-Za-z_][\w.]*\((?:[\"'`)]|\Z)")
 """A function called with a string or nothing: the code that asks for a value."""
+_NAMES_A_SECRET = re.compile(
+    r"(?:existing|secret|password|credentials?)[_.-]?(?:secret|name|ref|key[_-]?ref)"
+    r"[\"']?[ \t]*[:=][ \t]*[\"']?\Z",
+    re.IGNORECASE,
+)
+"""A key naming where a secret is kept, not holding it: Helm's
+``existingSecret=``, Kubernetes' ``secretName:``, ``secretKeyRef`` (round 31)."""
+_BARE_SITE = re.compile(r"//(?:[\w.+-]+@)?[\w.-]+(?::\d+)?/?")
+"""The rest of a link to a site alone, a user maybe before it: a prompt's
+"Password for 'https://ana@github.com'" (a link's path or query may hold a
+token: "for https://x.com/magic/X")."""
+_PROMPT_ENDS = re.compile(r"(?:\bfor[ \t]+\S+|['\u2019]s[ \t]+\w+)[ \t]*:[ \t]*\n[ \t]*\Z")
+"""A terminal's prompt for a password, ending its line: "[sudo] password for
+ana:", "ana@host's password:"; what it was typed is not shown."""
+_LINE_GOES_ON = re.compile(r"[,:;]?[ \t]+[^\W\d_]{2,}")
+"""Words after a word on the line below a prompt: the program's answer
+("Sorry, try again."), not what was typed (round 31)."""
 _ASSIGNED = re.compile(r"[ \t]*=(?!=)")
 _SENTENCE_GOES_ON = re.compile(r"\s|\Z")
 _ENDS_LINE = re.compile(r"[`'\" ]*(?:\n|\Z)")

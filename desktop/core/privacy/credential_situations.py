@@ -424,14 +424,16 @@ whether it was cracked or leaked, kept for the asker ("how secure is
 Mango#2024", "could someone guess Winter2025!", "keep this for me: X"):
 its sentence's password-shaped values are shown to be judged or kept."""
 _CORRECTED = re.compile(
-    r"\b(?=[acistouw])(?:wrong\s+one|(?:sorry|oops)\W+typo|i\s+meant|correction|autocorrect\w*"
-    r"|(?:use|try)\s+\S+\s+instead)\b",
+    r"\b(?=[aceinostuw])(?:wrong\s+one|(?:sorry|oops)\W+typo|i\s+meant|correction|autocorrect\w*"
+    r"|(?:er|erm|uh|um|sorry|oops|no|wait)\W+i\s+mean|typo\W+(?:should\s+(?:be|have\s+been)|it'?s|is)|(?:use|try)\s+\S+\s+instead)\b",
     re.IGNORECASE,
 )
 """A value corrected: "oops wrong one, use X instead", "sorry typo, I meant
-X" (round 30)."""
-_STARRED = re.compile(r"^[ \t]*\*(?=[^\s*])", re.MULTILINE)
-"""A line starting with a star: "*X" corrects the message before (round 30)."""
+X" (round 30), "er I mean X" (not "I mean, ..." alone, which chat says
+often), "^ typo, should be X" (round 31)."""
+_STARRED = re.compile(r"^[ \t]*\*(?=[^\s*])|^(?=[^\s*]+\*[ \t]*$)", re.MULTILINE)
+"""A line starting or ending with a star: "*X" or "X*" corrects the
+message before (round 30, 31)."""
 _QUOTED_VALUE = re.compile(
     r"[\"'`\u2018\u201c](?:it'?s[ \t]+)?(?P<value>[^\s\"'`\u2019\u201d]{5,40})"
     r"(?:,[^\"'`\u2019\u201d\n]{0,40})?[\"'`\u2019\u201d]"

@@ -159,6 +159,8 @@ _LABELS = frozenset(
 )
 """Words naming what a following value is, when that is no secret ("user id
 88231", "flight BA2490", "card ending 4417", "PO Box 7720")."""
+_NETWORKS = frozenset(["wifi", "wi-fi", "wlan", "hotspot", "ssid", "network", "net"])
+"""Words naming a network, whose name a labelled key may follow."""
 _WORDS_BEFORE = 6
 """The most words between a value written first and the credential word
 ("would X work as a password?", not "kate88 and I forgot my password")."""
@@ -318,6 +320,8 @@ def _taken(text: str, words: _Words, start: int, stop: int, word: tuple[int, int
         previous[-1] in _LABELS or (previous[-1] in ("is", "=") and previous[0] in _LABELS)
     ):
         return False  # "user id 88231", "flight BA2490", "my username is kate88"
+    if previous and previous[-1] in _NETWORKS and credential_nearby.its_password_next(text, stop):
+        return False  # "hotspot: Pixel_7; key = X": the network's name, then its key
     ends_clause = _CLAUSE_ENDS.match(text, stop) is not None
     if value.replace(" ", "").isdigit() and (
         (before and not linked)

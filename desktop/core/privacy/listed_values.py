@@ -221,7 +221,7 @@ _CHANGE = re.compile(
     re.IGNORECASE,
 )
 _CHANGE_CUE = re.compile(
-    r"(?:\b(?:from|to|was|be|replaced|old(?:[ \t]+one)?|it'?s)\b[ \t]*[:=]?"
+    r"(?:\b(?:from|to|was|be|replaced|(?:old|new)(?:[ \t]+one)?|it'?s)\b[ \t]*[:=]?"
     r"|(?:->|=>|\u2192))[ \t]*(?=\S)",
     re.IGNORECASE,
 )

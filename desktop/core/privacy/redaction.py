@@ -34,6 +34,7 @@ from desktop.core.privacy import (
     credential_phrases,
     credential_situations,
     credential_sweep,
+    encoded_values,
     keys_named_before,
     listed_values,
     lock_codes,
@@ -450,8 +451,9 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
     # Read as said, not the first word of a passphrase: a lock's code, an
     # answer to a security question, a value spelled out, an authenticator's
     # setup key (round 20), a value under its table's header (round 26), a
-    # protocol's or a program's login (round 30).
+    # protocol's or a program's login (round 30), one encoded (round 31).
     said_readers = (
+        encoded_values,
         lock_codes,
         question_answers,
         spelled_values,

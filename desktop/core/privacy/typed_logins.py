@@ -5,12 +5,18 @@ the protocol's own words, no "password" near: IMAP's ``a001 LOGIN ana X``,
 FTP's and POP3's ``PASS X``, Redis' ``AUTH X``, SMTP's and IMAP's
 ``AUTH PLAIN`` with the user and password in base64 (on its line or the
 next), SMTP's ``AUTH LOGIN`` answering the server's base64 "Password:"
-(``334 UGFzc3dvcmQ6``), IRC's ``NickServ IDENTIFY X``, a game's or a
-chat's ``/login X``.  Tools that join a Wi-Fi network take its name and
-then its password (``networksetup -setairportnetwork en0 Casa_Sol X``,
-``wpa_passphrase Casa_Sol X``, ``adb shell cmd wifi connect-network Casa_Sol
-wpa2 X``, nmcli's ``wifi-sec.psk X``); a bridge's or a hub's API takes its key as the path's first
-part (``http://192.168.1.2/api/<key>/lights``).  A command's mechanism
+(``334 UGFzc3dvcmQ6``), XMPP's ``<auth mechanism='PLAIN'>``, IRC's
+``NickServ IDENTIFY X`` (``/ns identify X``), ftp's ``user ana X``, SNMP's
+community (``snmpwalk -c X``), a game's or a chat's ``/login X`` and
+``/changepassword old new``, an MQTT client's ``-P X`` and an RCON client's
+``-p X``, a device's topic naming its password (``cmnd/tasmota/Password1
+X``), and what a command printing a secret printed (``... | base64 -d``
+and the line after it, ``pass show``).  Tools that join a Wi-Fi network
+take its name and then its password (``networksetup -setairportnetwork en0
+Casa_Sol X``, ``wpa_passphrase Casa_Sol X``, ``adb shell cmd wifi
+connect-network Casa_Sol wpa2 X``, nmcli's ``wifi-sec.psk X``); a bridge's
+or a hub's API takes its key as the path's first part
+(``http://192.168.1.2/api/<key>/lights``).  A command's mechanism
 ("AUTH PLAIN", "AUTH CRAM-MD5"), a test runner's "PASS src/app.test.js"
 and a slash command's words ("/login with your account") are no value.
 """
@@ -27,6 +33,8 @@ from desktop.core.privacy.credential_nearby import looks_like_a_value
 _ARGUMENT = r"(?:\"[^\"\n]{1,100}\"|'[^'\n]{1,100}'|[^\s\"']\S{0,99})"
 """A command's argument: quoted, or a run of what is not a space."""
 _BASE64 = r"[A-Za-z0-9+/]{8,400}={0,2}"
+_CHANGE = r"(?:changepassword|changepass|changepw|changepwd|passwd|cp)"
+"""A slash command changing a password, the old and the new after it."""
 _TAKEN = (
     # IMAP: "a001 LOGIN ana X" (a tag first); Redis 6: "AUTH ana X"; FTP, POP3: "PASS X".
     rf"(?m)^[ \t]*(?:[A-Za-z]{{0,2}}\d{{1,6}}[ \t]+)?(?-i:LOGIN)[ \t]+{_ARGUMENT}[ \t]+"
@@ -36,8 +44,35 @@ _TAKEN = (
     rf"(?:{_ARGUMENT}[ \t]+(?={_ARGUMENT}[ \t]*(?:\n|\Z)))?(?P<value>{_ARGUMENT})",
     rf"\b(?-i:AUTH(?:ENTICATE)?)[ \t]+PLAIN[ \t]*(?:\n[ \t]*\+[ \t]*)?\n?[ \t]*(?P<b64>{_BASE64})",
     rf"\b334[ \t]+UGFzc3dvcmQ6[ \t]*\n[ \t]*(?P<b64>{_BASE64})",
-    rf"\bnickserv[ \t]+identify[ \t]+(?:{_ARGUMENT}[ \t]+(?={_ARGUMENT}))?(?P<value>{_ARGUMENT})",
+    # XMPP's SASL: "<auth mechanism='PLAIN'>base64</auth>".
+    rf"mechanism=[\"']PLAIN[\"'][^>\n]{{0,60}}>[ \t]*(?P<b64>{_BASE64})",
+    rf"(?:\bnickserv|(?<!\S)/ns|\bPRIVMSG[ \t]+NickServ[ \t]+:)[ \t]*identify[ \t]+"
+    rf"(?:{_ARGUMENT}[ \t]+(?={_ARGUMENT}))?(?P<value>{_ARGUMENT})",
+    # ftp's "user" command with the password after the name; SNMP's community.
+    rf"\bftp>[ \t]*user[ \t]+{_ARGUMENT}[ \t]+(?P<value>{_ARGUMENT})",
+    rf"\bsnmp(?:walk|bulkwalk|get|getnext|bulkget|set|table|trap|netstat|check)\b[^\n|;&]*?"
+    rf"[ \t](?-i:-c)[ \t]*(?P<value>{_ARGUMENT})",
     rf"(?m)^[ \t]*/(?:login|log|l|register|reg|auth)[ \t]+(?P<value>{_ARGUMENT})",
+    # A game's or a chat's change of password: "/changepassword old new", both.
+    rf"(?m)^[ \t]*/{_CHANGE}[ \t]+(?P<value>{_ARGUMENT})",
+    rf"(?m)^[ \t]*/{_CHANGE}[ \t]+{_ARGUMENT}[ \t]+(?P<value>{_ARGUMENT})",
+    # An MQTT client's and an RCON client's password option (-p and -P are
+    # the port in the other): "mosquitto_pub -u ha -P X", "mcrcon -P 25575 -p X".
+    rf"\bmosquitto_(?:pub|sub|rr)\b[^\n|;&]*?[ \t](?:(?-i:-P)|--pw)[ \t]+(?P<value>{_ARGUMENT})",
+    # A device's command topic naming a password, its payload after it:
+    # Tasmota's "cmnd/tasmota/Password1 X", "mosquitto_pub -t .../MqttPassword -m X".
+    rf"(?<![\w/])[\w.+-]+(?:/[\w.+-]+)*/\w*(?:pass(?:word|wd)|pwd)\d?"
+    rf"(?:[ \t](?:[^\n|;&]*?[ \t])?-m[ \t]+|[ \t]+)(?P<value>{_ARGUMENT})",
+    rf"\bmcrcon\b[^\n|;&]*?[ \t](?:(?-i:-p)|--password)[ \t]+(?P<value>{_ARGUMENT})",
+    # What a command printing a secret printed, on the next line or after an
+    # arrow: "... | base64 -d" (a Kubernetes secret's), "pass show email",
+    # "security find-generic-password -w", "op read", "vault kv get -field=".
+    # (Each command written with one space, so a text holding none is not read.)
+    rf"(?m)(?:\|[ \t]*base64 (?:-d|-D|--decode)\b|\bpass show \S+"
+    rf"|\bsecurity find-(?:generic|internet)-password\b[^\n]*?[ \t]-w\b"
+    rf"|\bop read \S+|\bvault kv get -field=\S+[ \t]+\S+|\bbw get password \S+)"
+    rf"[^\n]{{0,200}}?(?:[ \t]*(?:->|=>|\u2192)|\n(?:[ \t]*\$[ \t]*)?)"
+    rf"[ \t]*(?P<value>{_ARGUMENT})[ \t]*$",
     # Joining a Wi-Fi network: its name, then its password.
     rf"\b(?:networksetup[ \t]+-setairportnetwork[ \t]+\S+|wpa_passphrase|do_wifi_ssid_passphrase)"
     rf"[ \t]+{_ARGUMENT}[ \t]+(?P<value>{_ARGUMENT})",
