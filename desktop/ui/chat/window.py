@@ -185,6 +185,7 @@ class ChatWindow(QMainWindow):
         self.transcript = Transcript()
         self.transcript.memory_requested.connect(self.memory_requested)
         self.transcript.excerpt_requested.connect(self.open_conversation)
+        self.transcript.latest_requested.connect(self._load_history)
         self.input = MessageInput()
         self.input.submitted.connect(self.send)
         self.input.edit_last_requested.connect(self.edit_last_message)
@@ -311,6 +312,13 @@ class ChatWindow(QMainWindow):
             show_history(self.transcript, self.conversations.guarded, conversation, including)
         self.transcript.scroll_to_bottom()
         self._offer_actions()
+
+    def _show_the_end(self) -> None:
+        """Show the conversation's end before a row is added below, were it
+        opened at an old message: the row would follow the page shown, not
+        the conversation's last message."""
+        if self.transcript.later_hidden:
+            self._load_history()
 
     # -- conversations -------------------------------------------------------
     @property
@@ -534,8 +542,8 @@ class ChatWindow(QMainWindow):
         self._read()
         self.input.clear()
         self.cancel_edit()
-        if editing or turn.rewrote:  # messages before it changed too
-            self._load_history()
+        if editing or turn.rewrote or self.transcript.later_hidden:
+            self._load_history()  # messages before it changed, or are not shown
         else:
             assert turn.user_message is not None
             self.transcript.add_message("user", turn.user_message.content, turn.user_message.id)
@@ -660,6 +668,7 @@ class ChatWindow(QMainWindow):
 
     def _command(self, command: Command) -> None:
         assert self._chat is not None and self._conversation_id is not None
+        self._show_the_end()
         chat, conversation_id = self._chat, self._conversation_id
         if command.name == "new":
             self.new_conversation()
@@ -775,6 +784,7 @@ class ChatWindow(QMainWindow):
     def notice(self, text: str, action: NoticeAction | None = None) -> None:
         """A line for the user in the transcript (e.g. what a dream did),
         with a button for *action* (its label and what it does)."""
+        self._show_the_end()
         if action is None:
             self._on_notice(text)
             return
@@ -801,6 +811,7 @@ class ChatWindow(QMainWindow):
                 )
 
     def _on_notice(self, text: str) -> None:
+        self._show_the_end()
         self.transcript.add_notice(text)
 
     def _compacted(self, result: object) -> None:
