@@ -307,11 +307,14 @@ class Transcript(QScrollArea):
         latest_requested(): the user asked for the latest message while
             later ones are not shown (``offer_later``): the conversation's
             end is to be shown in place of what is.
+        end_shown(): the conversation's last message is shown (offered
+            no later ones, ``offer_later``).
     """
 
     memory_requested = Signal(int)
     excerpt_requested = Signal(int, int)
     latest_requested = Signal()
+    end_shown = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -407,6 +410,8 @@ class Transcript(QScrollArea):
         self._show_more_below = show if hidden else None
         _say_hidden(self._later, self._later_button, hidden, "later")
         self._update_jump_button()
+        if show is not None and not hidden:
+            self.end_shown.emit()
 
     @property
     def later_hidden(self) -> bool:

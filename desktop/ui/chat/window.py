@@ -150,6 +150,9 @@ class ChatWindow(QMainWindow):
         """The start's report of a damaged database (``show_damage``)."""
         self._actions: list[QToolButton] = []
         """Regenerate and Edit, on the messages they act on."""
+        self._held: list[tuple[str, NoticeAction | None]] = []
+        """Notices that came while an old page was shown: put in at the end
+        once it is shown, not pulling the user away from what they read."""
         self._streaming: MessageView | None = None
         self._after: Callable[[object], None] | None = None
         self._failed_as = "The model could not reply"
@@ -186,6 +189,7 @@ class ChatWindow(QMainWindow):
         self.transcript.memory_requested.connect(self.memory_requested)
         self.transcript.excerpt_requested.connect(self.open_conversation)
         self.transcript.latest_requested.connect(self._load_history)
+        self.transcript.end_shown.connect(self._release_notices)
         self.input = MessageInput()
         self.input.submitted.connect(self.send)
         self.input.edit_last_requested.connect(self.edit_last_message)
@@ -783,14 +787,24 @@ class ChatWindow(QMainWindow):
 
     def notice(self, text: str, action: NoticeAction | None = None) -> None:
         """A line for the user in the transcript (e.g. what a dream did),
-        with a button for *action* (its label and what it does)."""
-        self._show_the_end()
+        with a button for *action* (its label and what it does).  While an
+        old page is shown, it waits for the end to be, said meanwhile in
+        the status bar."""
+        if self.transcript.later_hidden:
+            self._held.append((text, action))
+            self.set_status(text)
+            return
         if action is None:
             self._on_notice(text)
             return
         label, act = action
         row = self.transcript.add_action_notice(text)
         row.add_button(label, label).clicked.connect(act)
+
+    def _release_notices(self) -> None:
+        held, self._held = self._held, []
+        for text, action in held:
+            self.notice(text, action)
 
     def _offer_actions(self) -> None:
         """Edit on the user's last message, Regenerate on the answer to it."""

@@ -120,14 +120,17 @@ def test_a_message_sent_from_an_old_page_comes_after_the_conversations_end(
     assert "later messages" not in window.transcript.plain_text()
 
 
-def test_a_notice_comes_after_the_conversations_end(
+def test_a_notice_waits_for_the_conversations_end_to_be_shown(
     window: ChatWindow, long: tuple[int, list[int]]
 ) -> None:
     conversation, ids = long
     window.open_conversation(conversation, ids[ASKED])
 
-    window.notice("A dream went over your memories.")
+    window.notice("Reminder of task #3: water the plants.")
 
+    assert "message 100" in _shown(window)  # what the user reads stays
+    assert "water the plants" not in window.transcript.plain_text()
+    assert window.statusBar().currentMessage() == "Reminder of task #3: water the plants."
+    window.transcript.jump_button.click()
     text = window.transcript.plain_text()
-    assert text.index(f"message {LONG - 1}") < text.index("A dream went over")
-    assert "later messages" not in text
+    assert text.index(f"message {LONG - 1}") < text.index("water the plants")
