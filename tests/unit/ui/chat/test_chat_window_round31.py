@@ -47,7 +47,6 @@ def test_opening_at_an_old_message_reads_a_page_around_it(
     conversation, ids = long
 
     read = rows_read_by(partial(window.open_conversation, conversation, ids[ASKED]), database)
-    print(f"rows read opening at message {ASKED}: {read}")
 
     assert read < 2 * SHOWN_AT_ONCE
     shown = _shown(window)
