@@ -153,6 +153,8 @@ class ChatWindow(QMainWindow):
         self._held: list[tuple[str, NoticeAction | None]] = []
         """Notices that came while an old page was shown: put in at the end
         once it is shown, not pulling the user away from what they read."""
+        self._loading = False
+        """Set while the conversation is put in the transcript (``_load_history``)."""
         self._streaming: MessageView | None = None
         self._after: Callable[[object], None] | None = None
         self._failed_as = "The model could not reply"
@@ -189,7 +191,7 @@ class ChatWindow(QMainWindow):
         self.transcript.memory_requested.connect(self.memory_requested)
         self.transcript.excerpt_requested.connect(self.open_conversation)
         self.transcript.latest_requested.connect(self._load_history)
-        self.transcript.end_shown.connect(self._release_notices)
+        self.transcript.end_shown.connect(self._on_end_shown)
         self.input = MessageInput()
         self.input.submitted.connect(self.send)
         self.input.edit_last_requested.connect(self.edit_last_message)
@@ -313,7 +315,11 @@ class ChatWindow(QMainWindow):
         conversation = self.conversations.guarded(lambda chat: chat.conversation(shown))
         self.off_record_label.setVisible(conversation is not None and conversation.off_record)
         if conversation is not None:
-            show_history(self.transcript, self.conversations.guarded, conversation, including)
+            self._loading = True
+            try:
+                show_history(self.transcript, self.conversations.guarded, conversation, including)
+            finally:
+                self._loading = False
         self.transcript.scroll_to_bottom()
         self._offer_actions()
 
@@ -801,10 +807,16 @@ class ChatWindow(QMainWindow):
         row = self.transcript.add_action_notice(text)
         row.add_button(label, label).clicked.connect(act)
 
-    def _release_notices(self) -> None:
+    def _on_end_shown(self) -> None:
+        """The conversation's last message came into the transcript: the
+        notices held meanwhile follow it, and, reached by *Show later*, the
+        last exchange gets its Edit and Regenerate (``_load_history`` offers
+        them itself)."""
         held, self._held = self._held, []
         for text, action in held:
             self.notice(text, action)
+        if not self._loading:
+            self._offer_actions()
 
     def _offer_actions(self) -> None:
         """Edit on the user's last message, Regenerate on the answer to it."""

@@ -133,3 +133,17 @@ def test_a_notice_waits_for_the_conversations_end_to_be_shown(
     window.transcript.jump_button.click()
     text = window.transcript.plain_text()
     assert text.index(f"message {LONG - 1}") < text.index("water the plants")
+
+
+def test_the_last_exchange_offers_edit_and_regenerate_once_reached_by_show_later(
+    window: ChatWindow, database: Database, store: ConversationStore
+) -> None:
+    conversation, ids = _conversation(database, store, 4 * SHOWN_AT_ONCE)
+    window.open_conversation(conversation, ids[ASKED])
+    assert window._actions == []  # the last exchange is not shown
+
+    while window.transcript.later_hidden:
+        window.transcript._later_button.click()
+
+    assert _shown(window)[-1] == f"message {4 * SHOWN_AT_ONCE - 1}"
+    assert [button.text() for button in window._actions] == ["Edit", "Regenerate"]
