@@ -313,16 +313,22 @@ class ChatService:
         size: int,
         before: int | None = None,
         including: tuple[int, int] | None = None,
+        after: int | None = None,
     ) -> MessagePage:
         """The conversation's last *size* messages (before message *before*,
-        if given), archived ones too, in the order they are read
-        (``history``); *including* (a message's id, how many to show before
-        it) reads from there to the end instead, if that message is older."""
-        page = self._conversations.page(conversation_id, size, before)
-        if including is not None and page.messages and including[0] < page.messages[0].id:
-            wider = self._conversations.page_from(conversation_id, *including)
-            if any(m.id == including[0] for m in wider.messages):
-                page = wider
+        or the first *size* after message *after*, if given), archived ones
+        too, in the order they are read (``history``); *including* (a
+        message's id, how many to show before it) reads the *size* from a
+        few before it instead, unless they reach the end."""
+        page = None
+        if after is not None:
+            page = self._conversations.page_after(conversation_id, size, after)
+        elif including is not None:
+            page = self._conversations.page_around(conversation_id, size, *including)
+            if not page.later or all(m.id != including[0] for m in page.messages):
+                page = None  # the last page holds it, or nothing does
+        if page is None:
+            page = self._conversations.page(conversation_id, size, before)
         return replace(page, messages=greeting_first(page.messages))
 
     # -- turns -------------------------------------------------------------------

@@ -102,6 +102,8 @@ class MessagePage:
     """In the order they were added."""
     earlier: int
     """How many messages come before the first of them."""
+    later: int
+    """How many messages come after the last of them."""
     summarised_through: int | None
     """The conversation's last message summarised away (archived), if any."""
 
@@ -486,27 +488,40 @@ class ConversationStore:
         )
         return self._paged(conversation_id, [_message(row) for row in reversed(rows)])
 
-    def page_from(self, conversation_id: int, message_id: int, context: int) -> MessagePage:
-        """Message *message_id*, every one after it and *context* before it."""
+    def page_after(self, conversation_id: int, size: int, after: int) -> MessagePage:
+        """The conversation's *size* messages after message *after*."""
+        return self._page_from(conversation_id, size, after + 1)
+
+    def page_around(
+        self, conversation_id: int, size: int, message_id: int, context: int
+    ) -> MessagePage:
+        """*size* messages from *context* before message *message_id* on."""
         before = self.page(conversation_id, context, before=message_id).messages
-        first = before[0].id if before else message_id
+        return self._page_from(conversation_id, size, before[0].id if before else message_id)
+
+    def _page_from(self, conversation_id: int, size: int, first: int) -> MessagePage:
         rows = self._db.fetch_all(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ?"
-            " AND m.id >= ? ORDER BY m.id",
-            (conversation_id, first),
+            " AND m.id >= ? ORDER BY m.id LIMIT ?",
+            (conversation_id, first, size),
         )
         return self._paged(conversation_id, [_message(row) for row in rows])
 
     def _paged(self, conversation_id: int, messages: builtins.list[Message]) -> MessagePage:
-        earlier, summarised = _returned(
+        earlier, later, summarised = _returned(
             self._db.fetch_one(
                 "SELECT (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND id < ?2),"
+                " (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND id > ?3),"
                 " (SELECT max(id) FROM messages WHERE conversation_id = ?1"
                 " AND archived_at IS NOT NULL)",
-                (conversation_id, messages[0].id if messages else 0),
+                (
+                    conversation_id,
+                    messages[0].id if messages else 0,
+                    messages[-1].id if messages else 0,
+                ),
             )
         )
-        return MessagePage(messages, int(earlier), summarised)
+        return MessagePage(messages, int(earlier), int(later), summarised)
 
     def has_messages(self, conversation_id: int) -> bool:
         """Whether anything was said in the conversation (archived or not)."""

@@ -7,7 +7,10 @@ A long conversation is shown from its end, ``SHOWN_AT_ONCE`` messages at a
 time: each message is a widget rendering its Markdown, so opening one of a
 thousand turns took a minute and more.  The transcript's "Show earlier"
 puts the next ones in above.  Only what is shown is read: a page, not the
-whole conversation (50,000 messages were read to show 50)."""
+whole conversation (50,000 messages were read to show 50).  Opened at an
+old message (a memory's source, a recalled excerpt), it shows the page
+from a few before it, and "Show later" puts the next ones in below (it
+read from that message to the end: 49,969 rows at the 100th of 50,000)."""
 
 from __future__ import annotations
 
@@ -52,14 +55,15 @@ def show_history(
     including: int | None = None,
 ) -> None:
     """Fill the (cleared) *transcript* with *conversation*'s last messages,
-    from a few before message *including* if it is older, and offer the
-    earlier ones."""
+    or a page from a few before message *including* if it is older, and
+    offer the earlier and later ones."""
 
     def show(chat: ChatService) -> None:
         asked = None if including is None else (including, _BEFORE_ASKED)
         page = chat.history_page(conversation.id, SHOWN_AT_ONCE, including=asked)
         _show(transcript, chat, conversation, page)
         _offer_earlier(transcript, guarded, conversation, page)
+        _offer_later(transcript, guarded, conversation, page)
 
     guarded(show)
 
@@ -69,14 +73,37 @@ def _offer_earlier(
 ) -> None:
     """Offer the messages before *page*'s first: read when asked for."""
     first = page.messages[0].id if page.messages else None
+    _offer_more(transcript, guarded, conversation, page.earlier, before=first)
+
+
+def _offer_later(
+    transcript: Transcript, guarded: Guarded, conversation: Conversation, page: MessagePage
+) -> None:
+    """Offer the messages after *page*'s last: read when asked for."""
+    last = page.messages[-1].id if page.messages else 0
+    _offer_more(transcript, guarded, conversation, page.later, after=last)
+
+
+def _offer_more(
+    transcript: Transcript,
+    guarded: Guarded,
+    conversation: Conversation,
+    hidden: int,
+    before: int | None = None,
+    after: int | None = None,
+) -> None:
+    """Offer the *hidden* messages before message *before*, or after message
+    *after*: the next page of them is read when asked for."""
 
     def show(chat: ChatService) -> None:
-        earlier = chat.history_page(conversation.id, SHOWN_AT_ONCE, before=first)
-        with transcript.above():
-            _show(transcript, chat, conversation, earlier)
-        _offer_earlier(transcript, guarded, conversation, earlier)
+        page = chat.history_page(conversation.id, SHOWN_AT_ONCE, before=before, after=after)
+        with transcript.above() if after is None else transcript.below():
+            _show(transcript, chat, conversation, page)
+        offer = _offer_earlier if after is None else _offer_later
+        offer(transcript, guarded, conversation, page)
 
-    transcript.offer_earlier(page.earlier, lambda: guarded(show))
+    offer = transcript.offer_earlier if after is None else transcript.offer_later
+    offer(hidden, lambda: guarded(show))
 
 
 def _show(

@@ -304,10 +304,17 @@ class Transcript(QScrollArea):
 
     Signals:
         memory_requested(int): the user asked to see this memory id.
+        latest_requested(): the user asked for the latest message while
+            later ones are not shown (``offer_later``): the conversation's
+            end is to be shown in place of what is.
+        end_shown(): the conversation's last message is shown (offered
+            no later ones, ``offer_later``).
     """
 
     memory_requested = Signal(int)
     excerpt_requested = Signal(int, int)
+    latest_requested = Signal()
+    end_shown = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -339,6 +346,12 @@ class Transcript(QScrollArea):
         self._show_more: Callable[[], object] | None = None
         self._layout.insertWidget(1, self._earlier)
         self._earlier.hide()
+        self._later = ActionNotice("", "later-messages")
+        self._later_button = self._later.add_button("Show later", "Show later messages")
+        self._later_button.clicked.connect(self._show_later)
+        self._show_more_below: Callable[[], object] | None = None
+        self._layout.insertWidget(2, self._later)
+        self._later.hide()
         self._above: list[int] | None = None
         """While rows go in above (``above``): where the next one goes, in
         the layout and in ``messages``."""
@@ -373,12 +386,14 @@ class Transcript(QScrollArea):
         while self._layout.count() > 1:
             item = self._layout.takeAt(0)
             widget = item.widget() if item is not None else None
-            if widget is not None and widget not in (self._empty, self._earlier):
+            if widget is not None and widget not in (self._empty, self._earlier, self._later):
                 widget.deleteLater()
         self._layout.insertWidget(0, self._empty)
         self._layout.insertWidget(1, self._earlier)
+        self._layout.insertWidget(2, self._later)
         self._empty.show()
         self.offer_earlier(0, None)
+        self.offer_later(0, None)
         self._set_following(True)
 
     def offer_earlier(self, hidden: int, show: Callable[[], object] | None) -> None:
@@ -386,10 +401,35 @@ class Transcript(QScrollArea):
         a button that calls *show* (which puts some in, ``above``); no row
         when *hidden* is 0."""
         self._show_more = show if hidden else None
-        noun = "message is" if hidden == 1 else "messages are"
-        self._earlier.label.set_text(f"{hidden:,} earlier {noun} not shown.")
-        self._earlier_button.setAccessibleName(f"Show earlier messages ({hidden:,} not shown)")
-        self._earlier.setVisible(bool(hidden))
+        _say_hidden(self._earlier, self._earlier_button, hidden, "earlier")
+
+    def offer_later(self, hidden: int, show: Callable[[], object] | None) -> None:
+        """Say at the bottom that *hidden* later messages are not shown, with
+        a button that calls *show* (which puts some in, ``below``); no row
+        when *hidden* is 0."""
+        self._show_more_below = show if hidden else None
+        _say_hidden(self._later, self._later_button, hidden, "later")
+        self._update_jump_button()
+        if show is not None and not hidden:
+            self.end_shown.emit()
+
+    @property
+    def later_hidden(self) -> bool:
+        """Whether messages after the last shown are not shown (``offer_later``):
+        a row added now would not follow the conversation's last."""
+        return self._show_more_below is not None
+
+    @contextmanager
+    def below(self) -> Iterator[None]:
+        """Rows added inside are later messages: the row that was last stays
+        in view, and they are not new (no "New messages")."""
+        last = self.messages[-1] if self.messages else None
+        yield
+        if last is not None:
+            self._pinned = last
+            self._unseen = False
+            self._set_following(False)
+            self._keep_pinned_in_view()
 
     @contextmanager
     def above(self) -> Iterator[None]:
@@ -410,6 +450,10 @@ class Transcript(QScrollArea):
     def _show_earlier(self) -> None:
         if self._show_more is not None:
             self._show_more()
+
+    def _show_later(self) -> None:
+        if self._show_more_below is not None:
+            self._show_more_below()
 
     def add_message(self, role: str, text: str = "", message_id: int | None = None) -> MessageView:
         view = MessageView(role, text, message_id)
@@ -453,7 +497,9 @@ class Transcript(QScrollArea):
         for index in range(self._layout.count()):
             item = self._layout.itemAt(index)
             widget = item.widget() if item is not None else None
-            if widget is None or (widget in (self._empty, self._earlier) and widget.isHidden()):
+            if widget is None or (
+                widget in (self._empty, self._earlier, self._later) and widget.isHidden()
+            ):
                 continue
             if isinstance(widget, MessageView):
                 parts.append(f"{widget.speaker.text()}: {widget.text}")
@@ -486,6 +532,14 @@ class Transcript(QScrollArea):
         self._keep_pinned_in_view()
         return True
 
+    def show_latest(self) -> None:
+        """Show the conversation's latest message: the newest row, or, were
+        later messages not shown, the conversation's end (``latest_requested``)."""
+        if self.later_hidden:
+            self.latest_requested.emit()
+        else:
+            self.scroll_to_bottom()
+
     def scroll_to_bottom(self) -> None:
         """Show the newest row and follow new ones from now on."""
         self._pinned = None
@@ -515,7 +569,7 @@ class Transcript(QScrollArea):
         self._pinned = None
         if not self._following:
             self._unseen = True
-        self._layout.insertWidget(self._layout.count() - 1, widget)
+        self._layout.insertWidget(self._layout.indexOf(self._later), widget)
         self._update_jump_button()
 
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
@@ -539,6 +593,8 @@ class Transcript(QScrollArea):
             # Scrolled to the top: the earlier messages come as if asked for
             # (once the scroll is over: they are put in above, moving it).
             QTimer.singleShot(0, self._show_earlier)
+        elif value == self.verticalScrollBar().maximum() and self.later_hidden:
+            QTimer.singleShot(0, self._show_later)  # and at the bottom, the later ones
 
     def _scroll_to(self, value: int) -> None:
         self._scrolling = True
@@ -563,12 +619,12 @@ class Transcript(QScrollArea):
 
     def _jump_to_latest(self) -> None:
         had_focus = self.jump_button.hasFocus()
-        self.scroll_to_bottom()
+        self.show_latest()
         if had_focus and self.messages:  # the button is gone: focus the message it showed
             self.messages[-1].setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _update_jump_button(self) -> None:
-        show = not self._following and self.verticalScrollBar().maximum() > 0
+        show = self.later_hidden or (not self._following and self.verticalScrollBar().maximum() > 0)
         self.jump_button.setText("↓ New messages" if self._unseen else "↓ Jump to latest")
         if show:
             self._place_jump_button()
@@ -603,10 +659,19 @@ class Transcript(QScrollArea):
         target = self.messages[targets[key]]
         target.setFocus(Qt.FocusReason.OtherFocusReason)
         if key == Qt.Key.Key_End:
-            self.scroll_to_bottom()
+            self.show_latest()
         else:
             self.ensureWidgetVisible(target, 0, 0)  # the user's move: following stops above
         return True
+
+
+def _say_hidden(row: ActionNotice, button: QToolButton, hidden: int, which: str) -> None:
+    """*row* says that *hidden* *which* ("earlier", "later") messages are
+    not shown; hidden itself when none are."""
+    noun = "message is" if hidden == 1 else "messages are"
+    row.label.set_text(f"{hidden:,} {which} {noun} not shown.")
+    button.setAccessibleName(f"Show {which} messages ({hidden:,} not shown)")
+    row.setVisible(bool(hidden))
 
 
 def _mark_found(view: MessageView, found: bool) -> None:

@@ -150,6 +150,11 @@ class ChatWindow(QMainWindow):
         """The start's report of a damaged database (``show_damage``)."""
         self._actions: list[QToolButton] = []
         """Regenerate and Edit, on the messages they act on."""
+        self._held: list[tuple[str, NoticeAction | None]] = []
+        """Notices that came while an old page was shown: put in at the end
+        once it is shown, not pulling the user away from what they read."""
+        self._loading = False
+        """Set while the conversation is put in the transcript (``_load_history``)."""
         self._streaming: MessageView | None = None
         self._after: Callable[[object], None] | None = None
         self._failed_as = "The model could not reply"
@@ -185,6 +190,8 @@ class ChatWindow(QMainWindow):
         self.transcript = Transcript()
         self.transcript.memory_requested.connect(self.memory_requested)
         self.transcript.excerpt_requested.connect(self.open_conversation)
+        self.transcript.latest_requested.connect(self._load_history)
+        self.transcript.end_shown.connect(self._on_end_shown)
         self.input = MessageInput()
         self.input.submitted.connect(self.send)
         self.input.edit_last_requested.connect(self.edit_last_message)
@@ -308,9 +315,20 @@ class ChatWindow(QMainWindow):
         conversation = self.conversations.guarded(lambda chat: chat.conversation(shown))
         self.off_record_label.setVisible(conversation is not None and conversation.off_record)
         if conversation is not None:
-            show_history(self.transcript, self.conversations.guarded, conversation, including)
+            self._loading = True
+            try:
+                show_history(self.transcript, self.conversations.guarded, conversation, including)
+            finally:
+                self._loading = False
         self.transcript.scroll_to_bottom()
         self._offer_actions()
+
+    def _show_the_end(self) -> None:
+        """Show the conversation's end before a row is added below, were it
+        opened at an old message: the row would follow the page shown, not
+        the conversation's last message."""
+        if self.transcript.later_hidden:
+            self._load_history()
 
     # -- conversations -------------------------------------------------------
     @property
@@ -534,8 +552,8 @@ class ChatWindow(QMainWindow):
         self._read()
         self.input.clear()
         self.cancel_edit()
-        if editing or turn.rewrote:  # messages before it changed too
-            self._load_history()
+        if editing or turn.rewrote or self.transcript.later_hidden:
+            self._load_history()  # messages before it changed, or are not shown
         else:
             assert turn.user_message is not None
             self.transcript.add_message("user", turn.user_message.content, turn.user_message.id)
@@ -660,6 +678,7 @@ class ChatWindow(QMainWindow):
 
     def _command(self, command: Command) -> None:
         assert self._chat is not None and self._conversation_id is not None
+        self._show_the_end()
         chat, conversation_id = self._chat, self._conversation_id
         if command.name == "new":
             self.new_conversation()
@@ -774,13 +793,30 @@ class ChatWindow(QMainWindow):
 
     def notice(self, text: str, action: NoticeAction | None = None) -> None:
         """A line for the user in the transcript (e.g. what a dream did),
-        with a button for *action* (its label and what it does)."""
+        with a button for *action* (its label and what it does).  While an
+        old page is shown, it waits for the end to be, said meanwhile in
+        the status bar."""
+        if self.transcript.later_hidden:
+            self._held.append((text, action))
+            self.set_status(text)
+            return
         if action is None:
             self._on_notice(text)
             return
         label, act = action
         row = self.transcript.add_action_notice(text)
         row.add_button(label, label).clicked.connect(act)
+
+    def _on_end_shown(self) -> None:
+        """The conversation's last message came into the transcript: the
+        notices held meanwhile follow it, and, reached by *Show later*, the
+        last exchange gets its Edit and Regenerate (``_load_history`` offers
+        them itself)."""
+        held, self._held = self._held, []
+        for text, action in held:
+            self.notice(text, action)
+        if not self._loading:
+            self._offer_actions()
 
     def _offer_actions(self) -> None:
         """Edit on the user's last message, Regenerate on the answer to it."""
@@ -801,6 +837,7 @@ class ChatWindow(QMainWindow):
                 )
 
     def _on_notice(self, text: str) -> None:
+        self._show_the_end()
         self.transcript.add_notice(text)
 
     def _compacted(self, result: object) -> None:

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -96,7 +97,12 @@ def holding_marker(home: Path, marker: str = MARKER) -> list[str]:
     )
 
 
-def eraser_over(database: Database, home: Path, skills: SkillLibrary | None = None) -> Eraser:
+def eraser_over(
+    database: Database,
+    home: Path,
+    skills: SkillLibrary | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Eraser:
     return Eraser(
         database,
         MemoryStore(database),
@@ -104,6 +110,7 @@ def eraser_over(database: Database, home: Path, skills: SkillLibrary | None = No
         working_set_file=home / "MEMORIES.md",
         working_set_size=lambda: 50,
         kept_days=lambda: 30,
+        clock=clock,
         skills=skills,
     )
 
