@@ -37,7 +37,8 @@ from desktop.ui.settings.model_cards import ModelCard
 from desktop.ui.settings.role_editor import InvalidBackend, Probe, RoleEditor, reason, unstretching
 from desktop.ui.widgets.labels import named
 from models.broker import Role
-from models.errors import ModelError
+from models.errors import ModelError, ModelFileInvalid
+from models.gguf_file import check_architecture
 from models.memory_estimate import available_memory
 
 Save = Callable[[Settings], bool]
@@ -294,6 +295,8 @@ class ModelsPage(QWidget):
             option = self._library.added_option(path, models.context_length)
             if option.problem is None:
                 option = _usable_by_a_role(option)
+            if option.problem is None:
+                option = _known_to_llama_cpp(option)
             if option.problem is not None:
                 problems.append(option.problem)
             elif all(file_ref(listed) != option.ref for listed in added):  # a link's file too
@@ -336,4 +339,17 @@ def _usable_by_a_role(option: ModelOption) -> ModelOption:
         Backend(kind="local", model=str(option.path))  # as it is added
     except ValidationError as error:
         return replace(option, problem=f"{option.name} cannot be added: {reason(error)}.")
+    return option
+
+
+def _known_to_llama_cpp(option: ModelOption) -> ModelOption:
+    """*option* (an added file), with llama.cpp's refusal of its architecture
+    as its problem (a model newer than this llama.cpp), as ``reverie models
+    add`` refuses it: its header reads as any GGUF's, so it would be listed
+    and chosen and fail only when its role loads it."""
+    try:
+        if option.path is not None:  # an added file's always is
+            check_architecture(option.path)
+    except ModelFileInvalid as error:
+        return replace(option, problem=str(error))
     return option

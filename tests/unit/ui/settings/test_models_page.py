@@ -29,6 +29,7 @@ from models.catalog import Catalog, load_catalog
 from models.server_http import ServerInfo
 from tests.fakes import MemoryKeyring
 from tests.hub_server import HubServer, sha256_hex
+from tests.unit.models.tiny_gguf import tokenizer_metadata, write_tiny_gguf
 
 WAIT_MS = 20_000
 GIB = 1 << 30
@@ -404,3 +405,19 @@ def test_an_unfinished_edit_survives_a_cancelled_download(
     row = models_page.roles[Role.CHAT].rows[0]
     assert row.source.currentData() == SERVER
     assert row.url.text() == "http://box:8080/v1"
+
+
+def test_a_file_of_an_architecture_llama_cpp_does_not_know_is_not_added(
+    page: tuple[ModelsPage, Saved, Downloads], smollm2_path: Path, tmp_path: Path
+) -> None:
+    """As ``reverie models add`` refuses it (round 31): it was listed and
+    could be chosen, and failed only when its role loaded it."""
+    models_page, saved, _ = page
+    unknown = write_tiny_gguf(
+        tmp_path / "frob.gguf", tokenizer_metadata(smollm2_path), architecture="frobnicator"
+    )
+
+    models_page.add_files([unknown])
+
+    assert saved.settings == []
+    assert "'frobnicator', is not one this llama.cpp knows" in models_page.message.text()
