@@ -121,12 +121,9 @@ class SkillChanges:
             if not os.path.lexists(library.path(skill)):
                 # Removed by hand meanwhile (the index learns it at its next
                 # sync): the change waits.  A file there that cannot be read
-                # fails the pass instead, saying why.
-                log.warning(
-                    "the file of skill “%s” (#%d) was removed: its dream change waits",
-                    skill.name,
-                    skill.id,
-                )
+                # fails the pass instead, saying why.  Its number alone:
+                # the log would keep its name once it is erased.
+                log.warning("the file of skill #%d was removed: its dream change waits", skill.id)
                 return f"skill “{skill.name}” was removed since the dream read it"
             if key in read and _digest_now(library, skill) not in (None, read[key]):
                 return f"skill “{skill.name}” changed since the dream read it"
