@@ -109,6 +109,12 @@ class SkillChanges:
         # Its row (a rename, a status, an edit in the app), and its file's text
         # (an edit in another editor, which the row learns only later).
         library = at.skill_library()
+        if (
+            proposal.kind == "skill_draft"
+            and library.store.find(str(proposal.payload["name"])) is not None
+        ):
+            # Made, or deleted (a draft would take its row: no restoring it), since.
+            return "a skill of the drafted name was made or deleted since the dream read them"
         read: dict[str, str] = proposal.payload.get("read", {})
         for key in dict.fromkeys(
             [*read, *(str(proposal.payload[k]) for k in IDS if k in proposal.payload)]
