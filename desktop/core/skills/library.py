@@ -387,15 +387,21 @@ class SkillLibrary:
 
     # -- writing -----------------------------------------------------------
 
-    def create(self, name: str, text: str, *, draft: bool = False) -> Skill:
+    def create(
+        self, name: str, text: str, *, draft: bool = False, replace_deleted: bool = False
+    ) -> Skill:
         """A new skill (a draft, for the user to accept or reject, if *draft*).
-        The name of a deleted skill may be taken again: its uses carry over."""
+        With *replace_deleted* (the user's own new skill), the name of a
+        deleted skill may be taken again: the new one takes its row (its
+        uses carry over), and the deleted one, restorable no more, goes.
+        Else that name is taken (``SkillNameTaken``): a model's or a dream's
+        skill never takes the place of one the user may restore."""
         name, text = self._named(name), file_text(text, self._redact)
         status: SkillStatus = "draft" if draft else "active"
         with self._lock:
             self.sync()  # a file of that name made by hand is a skill already
             holder = self.store.find(name)
-            if holder is not None and holder.status != "deleted":
+            if holder is not None and (holder.status != "deleted" or not replace_deleted):
                 raise SkillNameTaken(holder)
             file_name = name + SUFFIX
             path = self.directory / STATUS_FOLDERS[status] / file_name

@@ -425,7 +425,7 @@ class SkillEditorWindow(AppWindow):
     def _create(self) -> bool:
         pane = self.pane
         try:
-            skill = self._library.create(pane.typed_name(), pane.typed_text())
+            skill = self._library.create(pane.typed_name(), pane.typed_text(), replace_deleted=True)
         except ReverieError as error:
             pane.show_problem(f"Not saved: {_sentence(error)}")
             return False

@@ -75,7 +75,7 @@ def _made_and_deleted(
     task = tasks.add(TASK_TEXT, conversation_id=None, ai_prompt=f"Remind me: {TASK_TEXT}")
     skill = skills.create("flags", SKILL_TEXT)
     skills.delete(skill.id)
-    skill = skills.create("flags", SKILL_TEXT.replace("tight", "tighter"))
+    skill = skills.create("flags", SKILL_TEXT.replace("tight", "tighter"), replace_deleted=True)
     dreams = DreamStore(database)
     run = dreams.start("test")
     dreams.log(run.id, "tasks", "rolled_back", "Nothing changed.", f'["{TASK_TEXT}"]')

@@ -237,7 +237,7 @@ def test_a_deleted_name_can_be_taken_again_and_the_deleted_text_goes(
     library.store.record_use(old.id, None)
     library.delete(old.id)
 
-    new = library.create("Brew tea", "Brew it stronger\n")
+    new = library.create("Brew tea", "Brew it stronger\n", replace_deleted=True)
     library.delete(new.id)
 
     assert (new.id, new.name, new.use_count) == (old.id, "Brew tea", 1)
