@@ -16,6 +16,8 @@ SEED = "seed"
 COMMAND = "command"
 """Message metadata kind of a command the user typed (``/remember``): kept
 in the transcript as the source of what it did, never read by the model."""
+REMINDER = "reminder"
+"""Message metadata ``kind`` of a task's reminder (a routine's answer: ``routine``)."""
 SAID_FOR_TASK = "task_id"
 """Message metadata key: the task whose reminder or routine said the message
 (in its conversation, or as an event in another)."""

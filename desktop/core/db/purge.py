@@ -38,7 +38,8 @@ place SQLite keeps it:
   valid, and in the conversation's full-text index;
 - what an erased task said on its own (a reminder, a routine's answer, as
   a message or as an event in another conversation), found by its number
-  in the message's metadata: ``ERASED`` whole (``_unsay_tasks``);
+  in the message's metadata: a reminder becomes ``ERASED`` whole, a
+  routine's answer loses the task's text and prompt (``_unsay_tasks``);
 - the full-text indexes: FTS5 keeps a deleted row's words in its segments
   until they are merged, so each index is merged whole ('optimize');
 - the file itself: ``VACUUM`` with ``secure_delete`` on rewrites every page,
@@ -65,7 +66,7 @@ from typing import Any
 
 from desktop.core.db.connection import CopyGone, Database, Transaction
 from desktop.core.db.errors import QueryFailed
-from desktop.core.db.message_kinds import SAID_FOR_TASK, TASKS_REVIEWED
+from desktop.core.db.message_kinds import REMINDER, SAID_FOR_TASK, TASKS_REVIEWED
 from desktop.core.db.opening import open_copy
 from desktop.core.db.tally import notes_of
 
@@ -322,7 +323,7 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
     # Tools quote memories, tasks and skills whole (search_memory, task, read_skill).
     quoted = memory_texts | task_texts | skill_texts | _skill_texts_read(tx, skill_ids, tables)
     quoted_in_tools = _unquote_tool_results(tx, quoted, set(conversation_ids), tables)
-    quoted_in_tools |= _unsay_tasks(tx, task_ids)
+    quoted_in_tools |= _unsay_tasks(tx, task_ids, task_texts)
     erased = Erasable(memory_ids, conversation_ids, task_ids, skill_ids)
     if "dream_changes" in tables:
         _retract_changes(tx, erased, _message_ids(tx, conversation_ids))
@@ -561,23 +562,27 @@ def _skill_texts_read(tx: Transaction, skill_ids: Sequence[int], tables: set[str
     return found
 
 
-def _unsay_tasks(tx: Transaction, task_ids: Sequence[int]) -> bool:
-    """What *task_ids* said on their own (a reminder, a routine's answer, in
-    the task's conversation or as an event in another) becomes ``ERASED``
-    whole: a reminder quotes the task as it read then (reworded since, its
-    text finds it no more), and a routine's answer may reword its prompt.
-    Found by the task's number in the message's metadata; the full-text
-    index follows (its trigger).  Whether any message was changed."""
+def _unsay_tasks(tx: Transaction, task_ids: Sequence[int], texts: set[str]) -> bool:
+    """What *task_ids* said on their own, found by the task's number in the
+    message's metadata: a reminder (the task's text as it read then, which
+    a rewording since no longer finds) becomes ``ERASED`` whole; a
+    routine's answer, what the user asked it for, loses the task's *texts*
+    (its text and prompt), in its conversation or in an event naming it
+    in another.  The full-text index follows (its trigger).  Whether any
+    message was changed."""
+    quoted = sorted((t for t in texts if len(t.strip()) >= MIN_QUOTED_CHARS), key=len, reverse=True)
     changed = False
     for chunk in _chunks(task_ids):
-        changed |= (
-            tx.execute(
-                "UPDATE messages SET content = ? WHERE content <> ?"
-                f" AND json_extract(metadata, '$.{SAID_FOR_TASK}') IN ({_marks(chunk)})",
-                (ERASED, ERASED, *chunk),
-            ).rowcount
-            > 0
+        rows = tx.fetch_all(
+            "SELECT id, content, json_extract(metadata, '$.kind') AS kind FROM messages"
+            f" WHERE json_extract(metadata, '$.{SAID_FOR_TASK}') IN ({_marks(chunk)})",
+            chunk,
         )
+        for row in rows:
+            said = ERASED if row["kind"] == REMINDER else _scrub_text(row["content"], quoted)
+            if said != row["content"]:
+                tx.execute("UPDATE messages SET content = ? WHERE id = ?", (said, row["id"]))
+                changed = True
     return changed
 
 

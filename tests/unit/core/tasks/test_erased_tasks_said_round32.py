@@ -9,7 +9,9 @@ the task's row out, not these copies: its text stayed in the transcripts
 (shown, and read by the model), the word index, the database file and the
 snapshots taken before dreams.  A reminder quotes the text as it read
 then, so a task reworded since is not found by its text: what a task said
-is found by the task's number in its metadata."""
+is found by the task's number in its metadata.  A reminder goes whole; a
+routine's answer is what the user asked for, and loses the task's words
+only."""
 
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ MARK = "Quillbrook"
 
 @pytest.fixture
 def model() -> ForkableChatModel:
-    return ForkableChatModel(default=f"Try the {MARK} twist: arms up, turn slowly.")
+    return ForkableChatModel(default=f"{MARK} stretch: try the cat-cow twist.")
 
 
 def _files_holding(database: Database, user_dirs: AppPaths, mark: str) -> list[str]:
@@ -64,27 +66,32 @@ def test_what_an_erased_task_said_goes_from_the_transcripts_the_index_the_file_a
     plants = store.create("plants").id
     store.add_message(plants, "user", "Good morning.")
     reminder = tasks.add(f"Water the {MARK} ferns", conversation_id=plants, schedule=Daily(time(9)))
-    routine = tasks.add(
-        "Stretch break",
-        conversation_id=None,  # speaks as an event in the latest conversation, plants
-        schedule=Daily(time(9)),
-        ai_prompt="Suggest one stretch for the back.",
-    )
+    routines = [
+        tasks.add(
+            f"{MARK} stretch",
+            conversation_id=conversation_id,  # None: an event in the latest conversation, plants
+            schedule=Daily(time(9)),
+            ai_prompt=f"Suggest one {MARK} stretch for the back.",
+        )
+        for conversation_id in (plants, None)
+    ]
     clock.set("2026-11-23 09:01")
     runner.run_due()
     tasks.update(reminder.id, text="Water the ferns")  # the reminder said the old text
     take_snapshot(database, user_dirs.snapshots_dir, "20261201T000000Z", skills_dir=None, keep=3)
-    assert [role for role, said in _said(store, plants) if MARK in said] == ["assistant", "event"]
-    tasks.delete(reminder.id)
-    tasks.delete(routine.id)
+    said = _said(store, plants)
+    assert [role for role, text in said if MARK in text] == ["assistant", "assistant", "event"]
+    for task in [reminder, *routines]:
+        tasks.delete(task.id)
 
-    eraser_for(database, user_dirs).erase_tasks([reminder.id, routine.id])
+    eraser_for(database, user_dirs).erase_tasks([reminder.id, *(r.id for r in routines)])
 
-    assert _said(store, plants) == [
-        ("user", "Good morning."),
-        ("assistant", ERASED),
-        ("event", ERASED),
-    ]
+    reminded, answered, event = _said(store, plants)[1:]
+    assert reminded == ("assistant", ERASED)  # the text it had then, too
+    # What the user asked the routine for stays, without the task's words.
+    assert answered == ("assistant", f"{ERASED}: try the cat-cow twist.")
+    assert event[1].startswith(f'[SYSTEM EVENT] The routine of task #{routines[1].id} "{ERASED}"')
+    assert event[1].endswith(f"\n{ERASED}: try the cat-cow twist.")
     assert store.search(MARK) == []
     assert _files_holding(database, user_dirs, MARK) == []
 
