@@ -38,15 +38,15 @@ from desktop.core.db.memory_rows import (
 )
 from desktop.core.db.memory_writes import MemoryWrites, checked_blob, vector_blob
 from desktop.core.db.purge import rewrite_quotes
-from desktop.core.db.vector_search import VectorSearch
+from desktop.core.db.vector_search import VectorSearch, of_length
 from desktop.core.db.word_search import telling_words_in
 
 Embedding = npt.NDArray[np.floating[Any]]
 
 _OF_MODEL = "(NOT ?1 OR m.embedding_model IS ?2)"
 """A memory's vector is of the model in use (given ``MemoryStore._in_use()``)."""
-_OF_LENGTH = "(?3 = 0 OR length(e.embedding) = 4 * ?3)"
-"""Its vector ``e`` has the length of the model in use's (0: not known yet)."""
+_OF_LENGTH = of_length(3)
+"""Its vector ``e`` has the length of the model in use's."""
 _NEEDS_VECTOR = (
     f"(NOT {_OF_MODEL} OR NOT EXISTS (SELECT 1 FROM memory_embeddings e"
     f" WHERE e.memory_id = m.id AND {_OF_LENGTH}))"

@@ -16,6 +16,13 @@ SEED = "seed"
 COMMAND = "command"
 """Message metadata kind of a command the user typed (``/remember``): kept
 in the transcript as the source of what it did, never read by the model."""
+REMINDER = "reminder"
+"""Message metadata ``kind`` of a task's reminder (a routine's answer: ``routine``)."""
+SAID_FOR_TASK = "task_id"
+"""Message metadata key: the task whose reminder or routine said the message
+(in its conversation, or as an event in another)."""
+TASKS_REVIEWED = "agenda_review"
+"""Message metadata ``kind`` of what a review of the tasks said it did."""
 WORKER_REPORT = "worker_report"
 """Message metadata kind of a system event saying how background workers
 ended: read by the model, shown to the user as a notice."""

@@ -24,7 +24,7 @@ from desktop.core.db.connection import Database
 from desktop.core.db.conversations import FORGOTTEN, MessageRole
 from desktop.core.db.fts import any_word
 from desktop.core.db.memory_writes import vector_blob
-from desktop.core.db.vector_search import VectorSearch, VectorTable
+from desktop.core.db.vector_search import VectorSearch, VectorTable, of_length
 from desktop.core.db.word_search import telling_words_in
 
 _SAID = "m.role IN ('user', 'assistant') AND trim(m.content) <> ''"
@@ -101,7 +101,7 @@ class MessageSearch:
             " JOIN conversations c ON c.id = m.conversation_id"
             f" WHERE {_FINDABLE} AND NOT EXISTS ("
             " SELECT 1 FROM message_embeddings e WHERE e.message_id = m.id AND e.model IS ?1"
-            "  AND (?2 = 0 OR length(e.embedding) = 4 * ?2))"
+            f"  AND {of_length(2)})"
             " ORDER BY m.id DESC LIMIT ?3",
             (self.model_in_use(), 0 if self._length is None else self._length(), limit),
         )

@@ -33,8 +33,13 @@ place SQLite keeps it:
   stored in a conversation or in a background worker's transcript
   (``search_memory`` quotes memories whole, ``task`` a task's text,
   ``read_skill`` a skill's text, found by the skill's name, its file being
-  gone): replaced by ``ERASED`` inside the result's JSON, which stays
+  gone), or in a review of the tasks' notice (what it added, moved or
+  noted): replaced by ``ERASED`` inside the result's JSON, which stays
   valid, and in the conversation's full-text index;
+- what an erased task said on its own (a reminder, a routine's answer, as
+  a message or as an event in another conversation), found by its number
+  in the message's metadata: a reminder becomes ``ERASED`` whole, a
+  routine's answer loses the task's text and prompt (``_unsay_tasks``);
 - the full-text indexes: FTS5 keeps a deleted row's words in its segments
   until they are merged, so each index is merged whole ('optimize');
 - the file itself: ``VACUUM`` with ``secure_delete`` on rewrites every page,
@@ -61,6 +66,7 @@ from typing import Any
 
 from desktop.core.db.connection import CopyGone, Database, Transaction
 from desktop.core.db.errors import QueryFailed
+from desktop.core.db.message_kinds import REMINDER, SAID_FOR_TASK, TASKS_REVIEWED
 from desktop.core.db.opening import open_copy
 from desktop.core.db.tally import notes_of
 
@@ -317,6 +323,7 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
     # Tools quote memories, tasks and skills whole (search_memory, task, read_skill).
     quoted = memory_texts | task_texts | skill_texts | _skill_texts_read(tx, skill_ids, tables)
     quoted_in_tools = _unquote_tool_results(tx, quoted, set(conversation_ids), tables)
+    quoted_in_tools |= _unsay_tasks(tx, task_ids, task_texts)
     erased = Erasable(memory_ids, conversation_ids, task_ids, skill_ids)
     if "dream_changes" in tables:
         _retract_changes(tx, erased, _message_ids(tx, conversation_ids))
@@ -555,11 +562,36 @@ def _skill_texts_read(tx: Transaction, skill_ids: Sequence[int], tables: set[str
     return found
 
 
+def _unsay_tasks(tx: Transaction, task_ids: Sequence[int], texts: set[str]) -> bool:
+    """What *task_ids* said on their own, found by the task's number in the
+    message's metadata: a reminder (the task's text as it read then, which
+    a rewording since no longer finds) becomes ``ERASED`` whole; a
+    routine's answer, what the user asked it for, loses the task's *texts*
+    (its text and prompt), in its conversation or in an event naming it
+    in another.  The full-text index follows (its trigger).  Whether any
+    message was changed."""
+    quoted = sorted((t for t in texts if len(t.strip()) >= MIN_QUOTED_CHARS), key=len, reverse=True)
+    changed = False
+    for chunk in _chunks(task_ids):
+        rows = tx.fetch_all(
+            "SELECT id, content, json_extract(metadata, '$.kind') AS kind FROM messages"
+            f" WHERE json_extract(metadata, '$.{SAID_FOR_TASK}') IN ({_marks(chunk)})",
+            chunk,
+        )
+        for row in rows:
+            said = ERASED if row["kind"] == REMINDER else _scrub_text(row["content"], quoted)
+            if said != row["content"]:
+                tx.execute("UPDATE messages SET content = ? WHERE id = ?", (said, row["id"]))
+                changed = True
+    return changed
+
+
 def _unquote_tool_results(
     tx: Transaction, texts: set[str], erased_conversations: set[int], tables: set[str]
 ) -> bool:
     """Replace *texts* (of memories, tasks, skills) where a tool's stored
-    result quotes them, a conversation's in its content and its metadata, a
+    result quotes them, or a review of the tasks' notice (what it added,
+    moved or noted), a conversation's in its content and its metadata, a
     background worker's in its content, inside the JSON so it stays valid;
     the full-text index follows a conversation's content (its trigger).
     Whether any conversation's was changed."""
@@ -570,8 +602,8 @@ def _unquote_tool_results(
         found = " OR ".join("instr(content, ?) > 0 OR instr(metadata, ?) > 0" for _ in needles)
         rows = tx.fetch_all(
             f"SELECT id, conversation_id, content, metadata FROM messages"
-            f" WHERE role = 'tool' AND ({found})",
-            [needle for needle in needles for _ in range(2)],
+            f" WHERE (role = 'tool' OR json_extract(metadata, '$.kind') = ?) AND ({found})",
+            [TASKS_REVIEWED, *(needle for needle in needles for _ in range(2))],
         )
         for row in rows:
             if row["conversation_id"] in erased_conversations:

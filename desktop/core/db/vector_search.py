@@ -42,6 +42,12 @@ Scope = tuple[bool, str | None, int]
 """Which vectors an index holds: whether of one model, its name, and their sign bytes."""
 
 
+def of_length(parameter: int) -> str:
+    """SQL: the vector ``e.embedding`` (float32) has the length given by the
+    query's parameter ``?parameter``, the model in use's (0: not known yet)."""
+    return f"(?{parameter} = 0 OR length(e.embedding) = 4 * ?{parameter})"
+
+
 @dataclass(frozen=True)
 class VectorTable:
     """Where items of one kind keep their vectors (``embeddings``, keyed by

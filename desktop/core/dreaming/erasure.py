@@ -71,7 +71,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import shutil
 import stat
 import threading
@@ -98,7 +97,7 @@ from desktop.core.dreaming.snapshots import (
     roll_back_cut,
 )
 from desktop.core.dreaming.working_set import write_working_set
-from desktop.core.skills.library import DELETED, STATUS_FOLDERS, SkillLibrary
+from desktop.core.skills.library import DELETED, STATUS_FOLDERS, SkillLibrary, older_copies
 
 log = logging.getLogger(__name__)
 
@@ -642,12 +641,8 @@ def _remove_skill_files_in(folder: Path, skills: list[ErasedDraft]) -> None:
 
 def _older_copies(place: Path, file_name: str) -> list[Path]:
     """The older deleted copies of *file_name* in *place* (``name (2).md``)."""
-    stem, suffix = os.path.splitext(file_name)
-    older = re.compile(rf"{re.escape(stem)} \(\d+\){re.escape(suffix)}")
     try:
-        return [p for p in place.iterdir() if older.fullmatch(p.name)]
-    except FileNotFoundError:
-        return []
+        return older_copies(place, file_name)
     except OSError as error:
         raise EnvironmentProblem(
             f"The folder {place} could not be read to erase a skill: {error.strerror}.",

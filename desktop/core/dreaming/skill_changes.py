@@ -109,6 +109,12 @@ class SkillChanges:
         # Its row (a rename, a status, an edit in the app), and its file's text
         # (an edit in another editor, which the row learns only later).
         library = at.skill_library()
+        if (
+            proposal.kind == "skill_draft"
+            and library.store.find(str(proposal.payload["name"])) is not None
+        ):
+            # Made, or deleted (a draft would take its row: no restoring it), since.
+            return "a skill of the drafted name was made or deleted since the dream read them"
         read: dict[str, str] = proposal.payload.get("read", {})
         for key in dict.fromkeys(
             [*read, *(str(proposal.payload[k]) for k in IDS if k in proposal.payload)]
@@ -121,12 +127,9 @@ class SkillChanges:
             if not os.path.lexists(library.path(skill)):
                 # Removed by hand meanwhile (the index learns it at its next
                 # sync): the change waits.  A file there that cannot be read
-                # fails the pass instead, saying why.
-                log.warning(
-                    "the file of skill “%s” (#%d) was removed: its dream change waits",
-                    skill.name,
-                    skill.id,
-                )
+                # fails the pass instead, saying why.  Its number alone:
+                # the log would keep its name once it is erased.
+                log.warning("the file of skill #%d was removed: its dream change waits", skill.id)
                 return f"skill “{skill.name}” was removed since the dream read it"
             if key in read and _digest_now(library, skill) not in (None, read[key]):
                 return f"skill “{skill.name}” changed since the dream read it"

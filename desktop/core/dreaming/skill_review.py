@@ -48,7 +48,7 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.base.text_fold import folded
 from desktop.core.base.tokens import TokenCounter
 from desktop.core.db import ConversationStore, Message
-from desktop.core.db.skills import Skill
+from desktop.core.db.skills import EVERY_STATUS, Skill
 from desktop.core.dreaming.evidence import (
     changed_commands,
     changed_steps,
@@ -258,7 +258,9 @@ class SkillPass:
             return []
         step = "propose:" + ",".join(str(m.id) for m in shown)
         answer = context.ask(step, fitted.messages, Drafts, max_tokens=CONDENSED_TOKENS * 5)
-        known = {s.name.casefold() for s in self._skills.list(statuses=("active", "draft"))}
+        # A deleted skill's name too: a draft would take its row, and the
+        # user could restore it no more.
+        known = {s.name.casefold() for s in self._skills.list(statuses=EVERY_STATUS)}
         proposals = []
         for draft in answer.skills:
             try:

@@ -485,7 +485,8 @@ def _copy_skills(source: Path, target: Path) -> None:
         except FileNotFoundError as gone:
             if gone.filename != entry.path:
                 raise  # the copy's side is missing, not the entry
-            log.info("%s went while the snapshot was taken", entry.path)
+            # Not its path: a skill's name, which the log would keep once erased.
+            log.info("a file of the skills folder went while the snapshot was taken")
 
 
 def _copy_entry(entry: os.DirEntry[str], into: Path) -> None:

@@ -387,15 +387,21 @@ class SkillLibrary:
 
     # -- writing -----------------------------------------------------------
 
-    def create(self, name: str, text: str, *, draft: bool = False) -> Skill:
+    def create(
+        self, name: str, text: str, *, draft: bool = False, replace_deleted: bool = False
+    ) -> Skill:
         """A new skill (a draft, for the user to accept or reject, if *draft*).
-        The name of a deleted skill may be taken again: its uses carry over."""
+        With *replace_deleted* (the user's own new skill), the name of a
+        deleted skill may be taken again: the new one takes its row (its
+        uses carry over), and the deleted one, restorable no more, goes.
+        Else that name is taken (``SkillNameTaken``): a model's or a dream's
+        skill never takes the place of one the user may restore."""
         name, text = self._named(name), file_text(text, self._redact)
         status: SkillStatus = "draft" if draft else "active"
         with self._lock:
             self.sync()  # a file of that name made by hand is a skill already
             holder = self.store.find(name)
-            if holder is not None and holder.status != "deleted":
+            if holder is not None and (holder.status != "deleted" or not replace_deleted):
                 raise SkillNameTaken(holder)
             file_name = name + SUFFIX
             path = self.directory / STATUS_FOLDERS[status] / file_name
@@ -403,10 +409,28 @@ class SkillLibrary:
             try:
                 if holder is None:
                     return self.store.add(name, summary_of(text), file_name, status)
-                return self.store.revive(holder.id, name, summary_of(text), file_name, status)
+                revived = self.store.revive(holder.id, name, summary_of(text), file_name, status)
             except BaseException:
                 path.unlink(missing_ok=True)
                 raise
+            self._drop_deleted_copies(revived, holder.file_name)
+            return revived
+
+    def _drop_deleted_copies(self, skill: Skill, file_name: str) -> None:
+        """Remove the deleted skill's files whose name and row *skill* took
+        (``.deleted/<file_name>``, with its older copies): it can be
+        restored no more, and no erasure would look for them, so the text
+        the user deleted would stay for good."""
+        deleted = self.directory / DELETED
+        try:
+            for path in [deleted / file_name, *older_copies(deleted, file_name)]:
+                path.unlink(missing_ok=True)
+        except OSError as error:
+            raise SkillFileError(
+                f"The skill {skill.name!r} was made, but the file of the deleted skill it "
+                f"replaced could not be removed from {deleted}: {error.strerror or error}.",
+                hint="Check that the skills folder is yours and writable, then remove it.",
+            ) from error
 
     def _named(self, raw: str) -> str:
         """*raw* as a skill's name, its secrets taken out (``skill_name``);
@@ -826,6 +850,17 @@ def _read_bounded(path: Path) -> bytes | None:
             return None
         data = file.read(FILE_BYTES + 1)  # it may grow meanwhile
     return None if len(data) > FILE_BYTES else data
+
+
+def older_copies(deleted: Path, file_name: str) -> list[Path]:
+    """The older deleted copies of *file_name* in the folder *deleted*
+    (``name (2).md``, as ``_make_room`` leaves them).  Raises ``OSError``."""
+    stem, suffix = os.path.splitext(file_name)
+    older = re.compile(rf"{re.escape(stem)} \(\d+\){re.escape(suffix)}")
+    try:
+        return [p for p in deleted.iterdir() if older.fullmatch(p.name)]
+    except FileNotFoundError:
+        return []
 
 
 def _make_room(path: Path) -> None:

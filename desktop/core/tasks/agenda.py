@@ -59,7 +59,7 @@ from desktop.core.base.settings import TaskSettings
 from desktop.core.base.text_fold import APOSTROPHES
 from desktop.core.base.tokens import MESSAGE_OVERHEAD, CountTokens, cut_middle, fitted_prefix
 from desktop.core.db import ConversationStore, Message, Transaction
-from desktop.core.db.message_kinds import is_seed, visible_text
+from desktop.core.db.message_kinds import TASKS_REVIEWED, is_seed, visible_text
 from desktop.core.db.schedules import Once, Schedule
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task
 from desktop.core.memory.gate import MemoryRefused
@@ -86,8 +86,8 @@ log = logging.getLogger(__name__)
 
 TEMPLATE = "AGENDA_REVIEW_PROMPT.txt"
 NO_ACTION = "[NO_ACTION]"
-AGENDA_REVIEW = "agenda_review"
-"""Message metadata ``kind`` of what a review said it did."""
+AGENDA_REVIEW = TASKS_REVIEWED
+"""Message metadata ``kind`` of what a review said it did (an erasure reads it too)."""
 ACTIONS = "actions"
 """Message metadata key: the actions a review applied, as the model wrote them."""
 ASKED, ASKED_FROM = "asked", "asked_from"

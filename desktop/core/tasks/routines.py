@@ -52,6 +52,7 @@ from desktop.core.base.jobs import JobControl
 from desktop.core.base.prompts import PromptLibrary, fill
 from desktop.core.base.settings import ModelSettings
 from desktop.core.db import ConversationStore, Message, RowNotFound, Transaction
+from desktop.core.db.message_kinds import SAID_FOR_TASK
 from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import RunOvertaken, Task
 from desktop.core.memory.lines import memory_line
@@ -68,8 +69,8 @@ log = logging.getLogger(__name__)
 TEMPLATE = "ROUTINE_PROMPT.txt"
 KIND = "kind"
 """Message metadata key (as for the seed): ``reminder`` or ``routine``."""
-TASK = "task_id"
-"""Message metadata key: the task that spoke."""
+TASK = SAID_FOR_TASK
+"""Message metadata key: the task that spoke (an erasure finds what it said by it)."""
 LATE = timedelta(minutes=5)
 """A reminder said later than this after its time says when it was due."""
 CANCEL_CHECK_S = 0.25

@@ -125,7 +125,7 @@ class MemoryBrowser(AppWindow):
     # -- construction --------------------------------------------------------
     def _build(self) -> None:
         self.forget_button = named(
-            QPushButton("Forget a topic…"), "memory-forget", "Forget everything about a topic"
+            QPushButton("Forget a topic…"), "memory-forget", "Forget the memories about a topic"
         )
         self.export_button = named(QPushButton("Export…"), "memory-export", "Export all memories")
         export_menu = QMenu(self.export_button)

@@ -478,13 +478,16 @@ class ForgetPreview(QDialog):
         self.topic = topic
         self.erase_now = False
         """Accepted with "Forget now, for good": erase rather than delete softly."""
-        self.setWindowTitle(f"Forget everything about “{topic}”")
+        self.setWindowTitle(f"Forget the memories about “{topic}”")
         self.resize(560, 420)
         found = bool(memories)
         intro = (
             f"Reverie remembers these about “{topic}”. Uncheck any you want to keep. "
             "Forgotten memories are deleted softly: you can restore them from the Deleted filter"
             + (" for a while, or forget them now, for good." if can_erase else ".")
+            + " Your conversations keep what you said: the messages these were learned "
+            "from are no longer recalled, the others may be (delete a conversation to "
+            "have it gone)."
             if found
             else f"Reverie remembers nothing about “{topic}”."
         )

@@ -425,7 +425,8 @@ class SkillEditorWindow(AppWindow):
     def _create(self) -> bool:
         pane = self.pane
         try:
-            skill = self._library.create(pane.typed_name(), pane.typed_text())
+            replaced = self._library.find(pane.typed_name(), ("deleted",))
+            skill = self._library.create(pane.typed_name(), pane.typed_text(), replace_deleted=True)
         except ReverieError as error:
             pane.show_problem(f"Not saved: {_sentence(error)}")
             return False
@@ -438,8 +439,10 @@ class SkillEditorWindow(AppWindow):
         self.tabs.blockSignals(True)
         self.show_tab("active")
         self.tabs.blockSignals(False)
+        instead = "" if replaced is None else " It replaces the deleted skill of that name."
         self._changed(
-            f"Created the skill “{skill.name}”: Reverie can use it now.{self._why(pane, skill)}"
+            f"Created the skill “{skill.name}”: Reverie can use it now."
+            f"{instead}{self._why(pane, skill)}"
         )
         return True
 

@@ -71,11 +71,11 @@ def _made_and_deleted(
     database: Database, paths: AppPaths, tasks: TaskService, skills: SkillLibrary
 ) -> tuple[int, int, Path]:
     """A task and a skill quoted by a dream, copied into a snapshot, then
-    deleted (the skill twice: an older deleted copy of its name is kept)."""
+    deleted (the skill twice, under one name)."""
     task = tasks.add(TASK_TEXT, conversation_id=None, ai_prompt=f"Remind me: {TASK_TEXT}")
     skill = skills.create("flags", SKILL_TEXT)
     skills.delete(skill.id)
-    skill = skills.create("flags", SKILL_TEXT.replace("tight", "tighter"))
+    skill = skills.create("flags", SKILL_TEXT.replace("tight", "tighter"), replace_deleted=True)
     dreams = DreamStore(database)
     run = dreams.start("test")
     dreams.log(run.id, "tasks", "rolled_back", "Nothing changed.", f'["{TASK_TEXT}"]')

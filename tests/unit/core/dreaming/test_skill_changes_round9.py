@@ -106,7 +106,7 @@ def test_a_skill_file_removed_during_a_condense_leaves_the_change_waiting_with_i
         ("skill “tea” was removed since the dream read it",),
     )
     warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
-    assert [(r.exc_info, "tea" in r.getMessage()) for r in warnings] == [(None, True)]
+    assert [(r.exc_info, f"#{tea.id}" in r.getMessage()) for r in warnings] == [(None, True)]
     assert DreamStore(world.database).changes(run.id) == []
 
 

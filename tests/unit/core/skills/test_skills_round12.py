@@ -93,8 +93,12 @@ def test_the_longest_name_accepted_is_usable_in_every_state(
     tea = library.rename(library.create("tea", TEA).id, name)
     library.update_text(tea.id, "Brew tea: steep 3 minutes.")
     library.delete(tea.id)
-    again = library.create(name, "Brew tea: the second way.")  # the old copy stays in .deleted
-    library.delete(again.id)  # the older deleted copy is moved aside as "(2)"
+    again = library.create(
+        name, "Brew tea: the second way.", replace_deleted=True
+    )  # the old copy goes (round 32)
+    # As a Reverie before round 32 left it: moved aside as "(2)" by the next delete.
+    (folder / ".deleted" / f"{name}.md").write_text("Brew tea: the first way.\n")
+    library.delete(again.id)
     library.restore(again.id)
     library.update_text(again.id, "Brew tea: the second way, in a pot.")
     other = name[:-1] + "b"
@@ -122,12 +126,12 @@ def test_any_name_accepted_stays_usable(
         else:
             assert len(raw.encode()) > NAME_BYTES and _message(raw) in str(refusal)
         return
-    skill = library.create(name, TEA)
+    skill = library.create(name, TEA, replace_deleted=True)  # one an earlier example deleted
     library.update_text(skill.id, "Brew tea: saved again.")
     assert library.read(skill.id).text == "Brew tea: saved again.\n"
     library.delete(skill.id)
-    again = library.create(name, "Brew tea: the second way.")
-    library.delete(again.id)  # the older deleted copy is moved aside as "<name> (2).md"
+    again = library.create(name, "Brew tea: the second way.", replace_deleted=True)
+    library.delete(again.id)
     library.restore(again.id)
     assert library.read(again.id).text == "Brew tea: the second way.\n"
     library.delete(again.id)  # the name is free again for the next example

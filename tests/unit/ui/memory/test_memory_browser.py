@@ -542,7 +542,7 @@ def test_forget_a_topic_previews_then_forgets_only_the_checked(
     qtbot.waitUntil(lambda: browser.forget_preview is not None, timeout=WAIT_MS)
     preview = browser.forget_preview
     assert preview is not None and preview.isVisible()
-    assert preview.windowTitle() == "Forget everything about “tea”"
+    assert preview.windowTitle() == "Forget the memories about “tea”"
     assert sorted(preview.checked_ids()) == sorted([green.id, iced.id])
     assert preview.count_label.text() == "2 of 2 memories will be forgotten"
     assert status(memories, green) == "active"  # nothing happens before the confirmation
