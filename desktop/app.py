@@ -83,7 +83,7 @@ from desktop.core.memory.service import MemoryService
 from desktop.core.privacy import known_words
 from desktop.core.privacy.log_privacy import PrivateRotatingFileHandler, RedactingFilter
 from desktop.core.privacy.prompt_safety import users_own
-from desktop.core.privacy.redaction import Redactor
+from desktop.core.privacy.redaction import Redactor, redact, redaction_notice
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.agenda import AgendaReviewer
 from desktop.core.tasks.routines import RoutineRunner
@@ -479,11 +479,16 @@ def _reply_once(core: Core, prompt: str) -> str | None:
     The reply is shown as every text a server sends is (``shown_text``): its
     control characters visible, never run by the terminal, and its line
     breaks too, so that it stays on its one line and cannot forge another
-    line of the check ("chat: ok")."""
+    line of the check ("chat: ok").  A secret in *prompt* is taken out
+    first, as it is of a message typed in a chat: on a server backend the
+    prompt leaves Reverie, and a model echoes what it is given."""
+    said = redact(prompt)
+    if said.kinds:
+        print(f"prompt: {redaction_notice(said.kinds)}")
     print("reply: ", end="")
     try:
         reply = core.broker.chat(
-            [ChatMessage("user", users_own(prompt))],
+            [ChatMessage("user", users_own(said.text))],
             GenerationOptions(max_tokens=48, temperature=0.0),
         )
         for chunk in reply.chunks():
