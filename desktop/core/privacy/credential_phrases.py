@@ -687,7 +687,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"\b(?:curl|wget)\b{_SAME_COMMAND}\s(?:-u|--user)[ =]?[^\s:]*:(?P<cmd>\S+)", _STRONG),
         (rf"\bsmbclient\b{_SAME_COMMAND}\s-U\s*[^\s%]+%(?P<cmd>\S+)", _STRONG),
         (rf"\bredis-cli\b{_SAME_COMMAND}\s-a\s+(?P<cmd>\S+)", _STRONG),
-        (rf"\bldap\w+\b{_SAME_COMMAND}\s-w\s+(?P<cmd>\S+)", _STRONG),
+        (rf"\bldap\w+\b{_SAME_COMMAND}\s-w\s*(?P<cmd>[^\s-]\S*)", _STRONG),
         (r"(?<!\S)-(?:store|key|src|dest)pass\s+(?:pass:)?(?P<cmd>\S+)", _STRONG),
         (r"(?<!\S)/p(?:assword)?:(?P<cmd>\S+)", _STRONG),
         (rf"\bnet\s+use\b{_SAME_COMMAND}\s/user:[^\s;]+\s+(?P<cmd>[^\s/]\S*)", _STRONG),
@@ -903,6 +903,9 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     value = match.string[start:stop]
     if _BARE_SITE.fullmatch(value):
         return None  # "Password for 'https://ana@github.com':", a prompt naming a site
+    stamp = _CHAT_STAMP.match(match.string, match.string.rfind("\n", 0, start) + 1)
+    if stamp is not None and start < stamp.end():
+        return None  # "pw?\n[10:02] <ana> X": the next line's time, X is read after it
     if (
         value.replace(" ", "").isalpha()
         and _PROMPT_ENDS.search(match.string, max(0, match.start() - 3), start)
@@ -971,6 +974,10 @@ token: "for https://x.com/magic/X")."""
 _PROMPT_ENDS = re.compile(r"(?:\bfor[ \t]+\S+|['\u2019]s[ \t]+\w+)[ \t]*:[ \t]*\n[ \t]*\Z")
 """A terminal's prompt for a password, ending its line: "[sudo] password for
 ana:", "ana@host's password:"; what it was typed is not shown."""
+_CHAT_STAMP = re.compile(
+    r"[ \t]*[\[(]?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?[\])]?(?![\w:])"
+)
+"""The time a chat log's line starts with ("[10:02] <ana> X", round 31)."""
 _LINE_GOES_ON = re.compile(r"[,:;]?[ \t]+[^\W\d_]{2,}")
 """Words after a word on the line below a prompt: the program's answer
 ("Sorry, try again."), not what was typed (round 31)."""

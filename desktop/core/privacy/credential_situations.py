@@ -160,6 +160,9 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         if not (_OTHER_LABEL.search(cue["label"]) or names_a_credential(cue["label"])):
             short = len(cue["label"].split()) <= 2  # a service's name, "HBO Max"
             yield from _value_after(text, cue.end(), pins=pins, joined=short)
+    for setting in text_scan.matches(_SET_BY_SPACE, text):
+        if _SECRET_KEY_END.search(setting["key"]):
+            yield setting.span("value")
     for part in text_scan.matches(_LABEL_SPACE_VALUE, text):
         if _a_label(part["label"]) and not _after_a_credential_name(text, part.start()):
             value = part["value"].rstrip(".,;:)\"'`\u201d\u2019")  # "!" may end a value
@@ -269,6 +272,20 @@ _LABEL_SPACE_VALUE = re.compile(
 itself ("Tidal Sw@llow38", "hulu X, max Y", "garage 6071"), maybe thanked
 ("Home Assistant: deploy Tulpen2024! kiitos", round 25); a quote opening
 the value is not its own ('passkey "Aaa0!x"' keeps its quotes)."""
+
+
+_SET_BY_SPACE = re.compile(
+    r"(?:^|(?<=[{;(]))[ \t]*(?P<key>[A-Za-z_][\w.-]*)[ \t]+([\"'])(?P<value>[^\"'\s$]{3,100})\2"
+    r"(?=[ \t]*(?:[;})]|$))",
+    re.MULTILINE,
+)
+"""A setting of a build script or a server's config, its name, a space
+and its quoted value: Gradle's ``storePassword "X"`` inside its braces,
+``auth_pass "X";`` (round 31)."""
+_SECRET_KEY_END = re.compile(
+    r"(?:(?<!by)pass(?:word|wd|phrase)?|pwd|pw|secret|token|api_?key)\Z", re.I
+)
+"""The end of a setting's name that holds a secret: ``keyPassword``, ``rootpw``."""
 
 
 def _a_label(label: str) -> bool:

@@ -370,6 +370,7 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
         public += [print.span() for print in _FINGERPRINT.finditer(text)]
     if "uses:" in text:
         public += [action.span("ref") for action in _ACTION.finditer(text)]
+    public += _requests_answered(text)
     for start, stop, kind in _found(text):
         if any(low <= start and stop <= high for low, high in public):
             continue  # an SSH public key, its fingerprint, a picture, an Action: meant to be shared
@@ -390,6 +391,32 @@ _MEDIA_DATA = re.compile(
 _ACTION = re.compile(r"\buses:[ \t]*[\"']?(?P<ref>[\w.-]+/[\w./-]+@[\w.-]+)")
 """A GitHub Actions step's action: "uses: docker/login-action@v3", a
 repository and its tag or commit, public (round 27)."""
+_REQUEST = re.compile(
+    r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)[ \t]+/(?P<path>[^\s?\"]*)"
+    r"(?:\?(?P<query>[^\s\"]*))?(?:[ \t]+HTTP/\d(?:\.\d)?)?\"?[ \t]+[1-5]\d\d"
+    r"(?:[ \t]+(?:\d+|-))?(?![\w.])"
+)
+"""A request and its answer, as an access log writes them ("GET
+/api/v2/password 200", '"POST /users/password HTTP/1.1" 302 512'): the
+path names an endpoint, and a status and a size follow, none a value."""
+_QUERY_KEY = re.compile(r"(?:^|&)([^=&]*)=")
+
+
+def _requests_answered(text: str) -> list[tuple[int, int]]:
+    """The spans of *text*'s requests and their answers (``_REQUEST``) whose
+    query names no credential (a password in a query is one still)."""
+    if " /" not in text:
+        return []
+    return [
+        request.span()
+        for request in _REQUEST.finditer(text)
+        if not any(
+            credential_nearby.names_a_credential(key)
+            for key in _QUERY_KEY.findall(request["query"] or "")
+        )
+    ]
+
+
 _FINGERPRINT = re.compile(r"\bSHA256:[A-Za-z0-9+/]{43}(?![\w+/])")
 """An SSH key's fingerprint, as ``ssh`` and ``ssh-keygen -l`` print it."""
 """A picture, a sound or a font inlined in a data URL ("![logo](data:image/png;base64,
@@ -407,8 +434,11 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
     found = [(*_with_halves(text, start, stop), kind) for start, stop, kind in _found_alone(text)]
     yield from found
     # Said beside others (round 21): the rest of a list one of whose values
-    # was found, the old and new values of a change, a row of accounts.
+    # was found, the old and new values of a change, a row of accounts; a
+    # near miss denied beside one (round 31).
     for start, stop in listed_values.siblings(text, found):
+        yield start, stop, "password"
+    for start, stop in listed_values.denied(text, found):
         yield start, stop, "password"
     readers = (listed_values.lists, listed_values.changes, listed_values.rows, listed_values.pairs)
     for reader in readers:
