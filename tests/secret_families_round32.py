@@ -117,11 +117,11 @@ SPOKEN = [
 ]
 FORMULA = [
     '=IF(B2="{ppw}","ok","wrong password")',
-    "ActiveSheet.Protect Password:=\"{ppw}\"",
-    "Sub Unlock()\n    ThisWorkbook.Unprotect \"{ppw}\"\nEnd Sub",
+    'ActiveSheet.Protect Password:="{ppw}"',
+    'Sub Unlock()\n    ThisWorkbook.Unprotect "{ppw}"\nEnd Sub',
     '=HYPERLINK("https://ana:{ppw}@nas.local/files","NAS")',
     '=CONCATENATE("pw: ","{ppw}")',
-    "Worksheets(\"Data\").Unprotect Password:=\"{ppw}\"",
+    'Worksheets("Data").Unprotect Password:="{ppw}"',
     "sheet protection password is {ppw}",
     '=VLOOKUP("{ppw}",Passwords!A:B,2,FALSE)',
 ]
@@ -163,7 +163,7 @@ SVCADMIN = [
     "influx setup --username ana --password {ppw} --org acme --bucket data --force",
     "couchbase-cli cluster-init -c localhost --cluster-username admin --cluster-password {ppw}",
     "elasticsearch-reset-password -u elastic\nNew value: {ppw}",
-    "mongosh admin --eval 'db.createUser({{user:\"ana\",pwd:\"{ppw}\",roles:[\"root\"]}})'",
+    'mongosh admin --eval \'db.createUser({{user:"ana",pwd:"{ppw}",roles:["root"]}})\'',
 ]
 KEYCHAIN = [
     "security add-generic-password -a ana -s github -w {ppw}",
@@ -189,7 +189,8 @@ INSTALLER = [
 BACKUP = [
     "export BORG_PASSPHRASE='{ppw}'\nborg create ::daily ~/docs",
     "RESTIC_PASSWORD={ppw} restic -r /srv/restic backup ~",
-    "borg init -e repokey /mnt/backup\nEnter new passphrase: {ppw}\nEnter same passphrase again: {ppw}",
+    "borg init -e repokey /mnt/backup\nEnter new passphrase: {ppw}\n"
+    "Enter same passphrase again: {ppw}",
     "duplicity --encrypt-key ABCD1234 ~/docs file:///mnt/bk  # PASSPHRASE={ppw}",
     "kopia repository create filesystem --path /mnt/bk --password {ppw}",
     "restic init\nenter password for new repository: {ppw}",
@@ -259,7 +260,7 @@ NEGATIVES: dict[str, Sequence[str]] = {
         '=IF(B2="","missing","ok")',
         "ActiveSheet.Protect DrawingObjects:=True",
         '=HYPERLINK("https://nas.local/files","NAS")',
-        '=VLOOKUP(A2,Prices!A:B,2,FALSE)',
+        "=VLOOKUP(A2,Prices!A:B,2,FALSE)",
     ],
     "jsonlog": [
         '{"level":"info","msg":"password changed for user \\"ana\\""}',
