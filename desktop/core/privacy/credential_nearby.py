@@ -436,11 +436,14 @@ _NETWORK_KEY = re.compile(r"(?:wpa2?[ _-]?|security[ _-]?|network[ _-]?)?(?:key|
 def its_password_next(text: str, end: int) -> bool:
     """Is the network's value ending at *end* followed by its password,
     labelled in any way ("wifi: Casa_Sol, pw: X", "hotspot: Pixel_7; key =
-    X", "SSID Casa_Sol / PSK: X")?  Then the value is the network's name."""
+    X", "SSID Casa_Sol / PSK: X")?  Then the value is the network's name;
+    another network's label names another value ("the wifi is X, the guest
+    wifi is Y": both passwords)."""
     part = _PART_LABELLED.match(text, end)
-    return part is not None and (
-        names_a_credential(part["label"]) or _NETWORK_KEY.fullmatch(part["label"]) is not None
-    )
+    if part is None:
+        return False
+    label = _NETWORKS.sub(" ", part["label"]).strip()
+    return names_a_credential(label) or _NETWORK_KEY.fullmatch(label) is not None
 
 
 def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:

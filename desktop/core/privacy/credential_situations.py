@@ -173,6 +173,10 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
     for cue in text_scan.matches(_FOR_A_THING, text):
         pins = _DEVICE.search(cue["thing"]) is not None or cue["thing"].lower() == "building"
         yield from _value_after(text, cue.end(), pins=pins)
+    for cue in text_scan.matches(_IT_IS_FOR, text):
+        value = cue["value"].rstrip(_TRAILING)
+        if password_shaped(value) or looks_like_a_value(value):
+            yield cue.start("value"), cue.start("value") + len(value)
     for cue in text_scan.matches(_THE_ONE, text):
         yield from _value_after(text, cue.end(), pins=False, joined=True)
     for cue in text_scan.matches(_WHOSE_IS, text):
@@ -362,6 +366,12 @@ _DEVICE = re.compile(
     re.IGNORECASE,
 )
 """Labels of what a PIN opens ("grandma's phone: 4821")."""
+_IT_IS_FOR = re.compile(
+    r"\bit(?:'|\u2019|[ \t]+i)s[ \t]+(?P<value>[^\s,;]{5,40})[ \t]+for[ \t]+(?:the|my|our)[ \t]+"
+    rf"(?:wi-?fi|nas|router|vpn|server|email|account|admin|{_SCREENS}|{_WAYS_IN})\b",
+    re.IGNORECASE,
+)
+"""A value said before what it opens: "it's Kr4nich# for the nas" (round 32)."""
 _PIN_LABEL = re.compile(
     rf"\b(?:{_SCREENS}|visa|\w*card|debit|bike|shed|{_WAYS_IN})\b", re.IGNORECASE
 )

@@ -371,12 +371,30 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
     if "uses:" in text:
         public += [action.span("ref") for action in _ACTION.finditer(text)]
     public += _requests_answered(text)
-    for start, stop, kind in _found(text):
+    for start, stop, kind in _found(_without_fillers(text)):
         if any(low <= start and stop <= high for low, high in public):
             continue  # an SSH public key, its fingerprint, a picture, an Action: meant to be shared
         asked = text[max(0, start - 3) : start].rstrip().endswith("?")
         if not (asked and _ASKED_WHEN.search(text, max(0, start - _CONTEXT_CHARS), start)):
             yield start, stop, kind
+
+
+def _without_fillers(text: str) -> str:
+    """*text* with a speaker's fillers and stammered words blanked out, each
+    by as many spaces ("the password, it's, um, X", "it's it's X", round
+    32): read as said without them, every place where it was."""
+    if _FILLER.search(text) is None:
+        return text
+    return _FILLER.sub(lambda filler: " " * len(filler.group()), text)
+
+
+_FILLER = re.compile(
+    r"(?:,[ \t]*)?\b(?:uh+|uhm+|um+|erm|ehm|hmm+|hm|er(?=,))\b(?:\.{2,}|,)?(?=[ \t])"
+    r"|\b(?P<word>it['\u2019]s|is|the|my|a|and|so|that['\u2019]s|was),?(?=[ \t]+(?P=word)\b)",
+    re.IGNORECASE,
+)
+"""A filler ("uh", "um,", ", hmm", "er," but not "er I mean", a correction),
+or a little word said again right after ("it's it's", "the, the")."""
 
 
 _PUBLIC_KEY = re.compile(
