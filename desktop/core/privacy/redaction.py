@@ -383,11 +383,13 @@ def _without_fillers(text: str) -> str:
     """*text* with a speaker's fillers and stammered words blanked out, each
     by as many spaces ("the password, it's, um, X", "it's it's X", round
     32): read as said without them, every place where it was."""
-    if _FILLER.search(text) is None:
+    if _FILLER_SAID.search(text.lower()) is None:
         return text
     return _FILLER.sub(lambda filler: " " * len(filler.group()), text)
 
 
+_FILLER_SAID = re.compile(r"\b(?:uh+|uhm+|um+|erm|ehm|hmm+|hm|er(?=,))\b")
+"""A filler, in lower case: a text without one is read as it is."""
 _FILLER = re.compile(
     r"(?:,[ \t]*)?\b(?:uh+|uhm+|um+|erm|ehm|hmm+|hm|er(?=,))\b(?:\.{2,}|,)?(?=[ \t])"
     r"|\b(?P<word>it['\u2019]s|is|the|my|a|and|so|that['\u2019]s|was),?(?=[ \t]+(?P=word)\b)",

@@ -114,18 +114,21 @@ _WHAT_OPENS = re.compile(
 """What says a line's spelled value is a secret, beside a credential's name."""
 
 
+_LETTER_SAID = (
+    r"alpha|alfa|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike"
+    r"|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiske?y|x-?ray|yankee|zulu"
+)
 _PHONETIC_WORD = (
     r"(?:(?:capital|cap|upper(?:case)?|small|lower(?:case)?)[ \t]+)?"
-    r"(?:alpha|alfa|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike"
-    r"|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiskey|whisky|x-?ray"
-    rf"|yankee|zulu|{_UNITS}|niner|\d)"
+    rf"(?:{_LETTER_SAID}|{_UNITS}|niner|\d)"
 )
-_PHONETIC = re.compile(
-    rf"\b{_PHONETIC_WORD}(?:(?:,?[ \t]+|[ \t]*-[ \t]*){_PHONETIC_WORD}){{3,}}\b",
-    re.IGNORECASE,
-)
-"""Four or more letters in the phonetic alphabet or digits said, two letters at least:
-"Victor Echo Lima Victor four two", "kilo-india-whiskey-india"."""
+_PHONETIC_RUN = rf"\b(?:{_LETTER_SAID})\b(?:(?:,?[ \t]+|[ \t]*-[ \t]*){_PHONETIC_WORD}){{3,}}\b"
+_PHONETIC = re.compile(_PHONETIC_RUN)
+"""A letter in the phonetic alphabet and three or more after it, letters or
+digits said ("Victor Echo Lima Victor four two", "kilo-india-whiskey-india"),
+read in lower case (six times as fast as ignoring case)."""
+_PHONETIC_ANY_CASE = re.compile(_PHONETIC_RUN, re.IGNORECASE)
+"""``_PHONETIC`` for a text whose lower case is longer ("İ")."""
 _MORSE = re.compile(r"(?<![\w.-])[.-]{1,7}(?:(?:[ \t]+/?[ \t]*|/)[.-]{1,7}){3,}(?![\w.-])")
 """Four or more letters in Morse, a space or a slash between them."""
 
@@ -164,7 +167,10 @@ def _in_an_alphabet(text: str) -> Iterator[tuple[int, int]]:
     """Values spelled in the phonetic alphabet or in Morse, on a line
     naming a credential or what it opens ("alpha bravo charlie" alone is
     the alphabet, "... --- ..." alone a call for help)."""
-    for found in text_scan.matches(_PHONETIC, text):
+    lowered = text.lower()
+    aligned = len(lowered) == len(text)  # each letter lowered in its place
+    phonetic = _PHONETIC if aligned else _PHONETIC_ANY_CASE
+    for found in text_scan.matches(phonetic, lowered if aligned else text):
         words = re.split(r"[\s,-]+", found.group())
         spelled = sum(not re.fullmatch(rf"{_UNITS}|niner|\d", w, re.I) for w in words)
         if spelled >= 2 and _said_what_it_is(text, found.start(), found.end()):
