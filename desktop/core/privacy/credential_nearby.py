@@ -44,7 +44,7 @@ _NAMES = str.split(
     """
     password passwords passwd pwd pw pws passcode passcodes passphrase passphrases
     passcod pincode pinnumber pin pins puk otp pswd psswd passwrd passwrds
-    pword pswrd passw0rd p@ssword p@ssw0rd pass_word p/w requirepass rpcpassword psk
+    pword pswrd passw0rd p@ssword p@ssw0rd pass_word p/w requirepass rpcpassword psk bindpw
     wpa_passphrase
     padlock keybox lockbox mdp mdps alarm mot-de-passe digicode digicodes
     passwort passworte kennwort losungswort zugangscode zugangsdaten geheimzahl
@@ -61,7 +61,8 @@ _NAMES = str.split(
     κωδικός
     סיסמה סיסמא הסיסמה
     कूटशब्द पासवर्ड
-    mật_khẩu kata_sandi kata_laluan
+    mật_khẩu kata_sandi kata_laluan kata_kunci katakunci kata_kuncinya kata_laluannya
+    katalaluannya kata_laluanku kata_kunciku kata_sandinya kata_sandiku
     лозинка лозинку parool parooli pasahitza pasahitz lykilorð lykilorðið lykilorðinu
     cyfrinair nghyfrinair gyfrinair nenosiri fjalëkalim fjalëkalimi
     পাসওয়ার্ড கடவுச்சொல் پاس_ورڈ رمز_عبور گذرواژه
@@ -93,7 +94,7 @@ Turkish "şifremi", Polish "hasłem", Russian "паролем" (round 25), Kyrgy
 "сырсөзүм" (round 30)."""
 _NAMES_WITHOUT_SPACES = str.split(
     "パスワード 暗証番号 密码 密碼 口令 비밀번호 비번 암호 รหัสผ่าน كلمة_المرور كلمة_السر "
-    "ពាក្យសម្ងាត់ ລະຫັດຜ່ານ စကားဝှက်"
+    "ពាក្យសម្ងាត់ ລະຫັດຜ່ານ ລະຫັດລັບ စကားဝှက်"
     # A key or a lock drawn as the label of a note: "🔑 X", "🔒 Netflix → X".
     " \U0001f511 \U0001f510 \U0001f512 \U0001f5dd"
 )
@@ -435,11 +436,14 @@ _NETWORK_KEY = re.compile(r"(?:wpa2?[ _-]?|security[ _-]?|network[ _-]?)?(?:key|
 def its_password_next(text: str, end: int) -> bool:
     """Is the network's value ending at *end* followed by its password,
     labelled in any way ("wifi: Casa_Sol, pw: X", "hotspot: Pixel_7; key =
-    X", "SSID Casa_Sol / PSK: X")?  Then the value is the network's name."""
+    X", "SSID Casa_Sol / PSK: X")?  Then the value is the network's name;
+    another network's label names another value ("the wifi is X, the guest
+    wifi is Y": both passwords)."""
     part = _PART_LABELLED.match(text, end)
-    return part is not None and (
-        names_a_credential(part["label"]) or _NETWORK_KEY.fullmatch(part["label"]) is not None
-    )
+    if part is None:
+        return False
+    label = _NETWORKS.sub(" ", part["label"]).strip()
+    return names_a_credential(label) or _NETWORK_KEY.fullmatch(label) is not None
 
 
 def _spans(text: str, match: re.Match[str]) -> Iterator[tuple[int, int]]:

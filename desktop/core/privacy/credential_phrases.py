@@ -687,7 +687,48 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"\b(?:curl|wget)\b{_SAME_COMMAND}\s(?:-u|--user)[ =]?[^\s:]*:(?P<cmd>\S+)", _STRONG),
         (rf"\bsmbclient\b{_SAME_COMMAND}\s-U\s*[^\s%]+%(?P<cmd>\S+)", _STRONG),
         (rf"\bredis-cli\b{_SAME_COMMAND}\s-a\s+(?P<cmd>\S+)", _STRONG),
-        (rf"\bldap\w+\b{_SAME_COMMAND}\s-w\s+(?P<cmd>\S+)", _STRONG),
+        (rf"\bldap\w+\b{_SAME_COMMAND}\s-w\s*(?P<cmd>[^\s-]\S*)", _STRONG),
+        # Network gear's plain (0) or reversible (7) secret: Cisco's "enable
+        # secret 0 X", "username admin password 0 X" (round 32); 5, 8 and 9 are hashes.
+        (r"(?<![\w-])(?:secret|password|key-string|key)[ \t]+[07][ \t]+(?P<cmd>\S+)", _STRONG),
+        # A service's user added with its password: RabbitMQ's, MinIO's (round 32).
+        (
+            r"\b(?:rabbitmqctl[ \t]+(?:add_user|change_password)|mc[ \t]+admin[ \t]+user[ \t]+add"
+            r"[ \t]+\S+)[ \t]+\S+[ \t]+(?P<cmd>[^\s-]\S*)",
+            _STRONG,
+        ),
+        # macOS's keychain: a password stored or a keychain unlocked with one,
+        # and what find-generic-password -w prints on the next line (round 32).
+        (
+            r"\bsecurity[ \t]+(?:add-(?:generic|internet)-password|unlock-keychain|create-keychain"
+            rf"|set-keychain-password)\b{_SAME_COMMAND}\s-[wp][ \t]+(?P<cmd>[^\s-]\S*)",
+            _STRONG,
+        ),
+        (
+            r"\bsecurity[ \t]+find-(?:generic|internet)-password\b[^\n]*?\s-w\b[^\n]*\n"
+            r"(?P<cmd>\S+)",
+            _STRONG,
+        ),
+        # A spreadsheet's formula comparing a cell with a password, a macro
+        # unprotecting a sheet with one (round 32).
+        (
+            r"(?m)^[ \t]*=[^\n]*?\b[A-Z]{1,3}\$?\d{1,7}[ \t]*=[ \t]*\"(?P<cmd>[^\"\n]{3,100})\""
+            r"(?=[^\n]*\b(?:password|passwort|pw|pin|passcode)\b)",
+            _STRONG,
+        ),
+        (r"\.Unprotect[ \t]+(?:Password:=[ \t]*)?\"(?P<cmd>[^\"\n]+)\"", _STRONG),
+        # ... or joining a password's label and its value: =CONCATENATE("pw: ","X").
+        (
+            r"(?m)^[ \t]*=[^\n]*?\"[^\"\n]{0,20}\b(?:password|passwort|pw|pwd|pin|passcode)"
+            r"[ \t]*[:=]?[ \t]*\"[ \t]*[,;&][ \t]*\"(?P<cmd>[^\"\n]{3,100})\"",
+            _STRONG,
+        ),
+        # cloud-init's chpasswd list: "user:password" lines (round 32).
+        (
+            r"\bchpasswd:[^\n]*\n(?:[ \t]+[^\n]*\n){0,2}?[ \t]+list:[ \t]*[|>]-?[ \t]*\n"
+            r"[ \t]+[\w.-]+:(?P<cmd>[^\s:]+)",
+            _STRONG,
+        ),
         (r"(?<!\S)-(?:store|key|src|dest)pass\s+(?:pass:)?(?P<cmd>\S+)", _STRONG),
         (r"(?<!\S)/p(?:assword)?:(?P<cmd>\S+)", _STRONG),
         (rf"\bnet\s+use\b{_SAME_COMMAND}\s/user:[^\s;]+\s+(?P<cmd>[^\s/]\S*)", _STRONG),
@@ -903,6 +944,9 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
     value = match.string[start:stop]
     if _BARE_SITE.fullmatch(value):
         return None  # "Password for 'https://ana@github.com':", a prompt naming a site
+    stamp = _CHAT_STAMP.match(match.string, match.string.rfind("\n", 0, start) + 1)
+    if stamp is not None and start < stamp.end():
+        return None  # "pw?\n[10:02] <ana> X": the next line's time, X is read after it
     if (
         value.replace(" ", "").isalpha()
         and _PROMPT_ENDS.search(match.string, max(0, match.start() - 3), start)
@@ -971,6 +1015,10 @@ token: "for https://x.com/magic/X")."""
 _PROMPT_ENDS = re.compile(r"(?:\bfor[ \t]+\S+|['\u2019]s[ \t]+\w+)[ \t]*:[ \t]*\n[ \t]*\Z")
 """A terminal's prompt for a password, ending its line: "[sudo] password for
 ana:", "ana@host's password:"; what it was typed is not shown."""
+_CHAT_STAMP = re.compile(
+    r"[ \t]*[\[(]?\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[AaPp][Mm])?[\])]?(?![\w:])"
+)
+"""The time a chat log's line starts with ("[10:02] <ana> X", round 31)."""
 _LINE_GOES_ON = re.compile(r"[,:;]?[ \t]+[^\W\d_]{2,}")
 """Words after a word on the line below a prompt: the program's answer
 ("Sorry, try again."), not what was typed (round 31)."""

@@ -160,6 +160,9 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         if not (_OTHER_LABEL.search(cue["label"]) or names_a_credential(cue["label"])):
             short = len(cue["label"].split()) <= 2  # a service's name, "HBO Max"
             yield from _value_after(text, cue.end(), pins=pins, joined=short)
+    for setting in text_scan.matches(_SET_BY_SPACE, text):
+        if _SECRET_KEY_END.search(setting["key"]):
+            yield setting.span("value")
     for part in text_scan.matches(_LABEL_SPACE_VALUE, text):
         if _a_label(part["label"]) and not _after_a_credential_name(text, part.start()):
             value = part["value"].rstrip(".,;:)\"'`\u201d\u2019")  # "!" may end a value
@@ -170,6 +173,10 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
     for cue in text_scan.matches(_FOR_A_THING, text):
         pins = _DEVICE.search(cue["thing"]) is not None or cue["thing"].lower() == "building"
         yield from _value_after(text, cue.end(), pins=pins)
+    for cue in text_scan.matches(_IT_IS_FOR, text):
+        value = cue["value"].rstrip(_TRAILING)
+        if password_shaped(value) or looks_like_a_value(value):
+            yield cue.start("value"), cue.start("value") + len(value)
     for cue in text_scan.matches(_THE_ONE, text):
         yield from _value_after(text, cue.end(), pins=False, joined=True)
     for cue in text_scan.matches(_WHOSE_IS, text):
@@ -271,6 +278,20 @@ itself ("Tidal Sw@llow38", "hulu X, max Y", "garage 6071"), maybe thanked
 the value is not its own ('passkey "Aaa0!x"' keeps its quotes)."""
 
 
+_SET_BY_SPACE = re.compile(
+    r"(?:^|(?<=[{;(]))[ \t]*(?P<key>[A-Za-z_][\w.-]*)[ \t]+([\"'])(?P<value>[^\"'\s$]{3,100})\2"
+    r"(?=[ \t]*(?:[;})]|$))",
+    re.MULTILINE,
+)
+"""A setting of a build script or a server's config, its name, a space
+and its quoted value: Gradle's ``storePassword "X"`` inside its braces,
+``auth_pass "X";`` (round 31)."""
+_SECRET_KEY_END = re.compile(
+    r"(?:(?<!by)pass(?:word|wd|phrase)?|pwd|pw|secret|token|api_?key)\Z", re.I
+)
+"""The end of a setting's name that holds a secret: ``keyPassword``, ``rootpw``."""
+
+
 def _a_label(label: str) -> bool:
     """Do the words *label* name a service or a thing ("work laptop"), not
     say something ("I love", "see you at")?"""
@@ -345,6 +366,12 @@ _DEVICE = re.compile(
     re.IGNORECASE,
 )
 """Labels of what a PIN opens ("grandma's phone: 4821")."""
+_IT_IS_FOR = re.compile(
+    r"\bit(?:'|\u2019|[ \t]+i)s[ \t]+(?P<value>[^\s,;]{5,40})[ \t]+for[ \t]+(?:the|my|our)[ \t]+"
+    rf"(?:wi-?fi|nas|router|vpn|server|email|account|admin|{_SCREENS}|{_WAYS_IN})\b",
+    re.IGNORECASE,
+)
+"""A value said before what it opens: "it's Kr4nich# for the nas" (round 32)."""
 _PIN_LABEL = re.compile(
     rf"\b(?:{_SCREENS}|visa|\w*card|debit|bike|shed|{_WAYS_IN})\b", re.IGNORECASE
 )

@@ -129,6 +129,23 @@ def siblings(text: str, found: Iterable[tuple[int, int, str]]) -> Iterator[tuple
                 yield from _part_value(text, low, high, pins=pins, beside_secret=True)
 
 
+def denied(text: str, found: Iterable[tuple[int, int, str]]) -> Iterator[tuple[int, int]]:
+    """The value denied right after a secret *found*, a near miss of it:
+    "the code is 4817 (not 4871)", "X, not Y", "X - NOT Y" (round 31)."""
+    for start, stop, _ in found:
+        near = _DENIED.match(text, stop)
+        if near and _a_value(near["value"]) and abs(len(near["value"]) - (stop - start)) <= 2:
+            yield near.span("value")
+
+
+_DENIED = re.compile(
+    r"[\"'`]?[ \t]*(?:\(|,|[-\u2013\u2014]+)[ \t]*not[ \t]+[\"'`]?"
+    r"(?P<value>[^\s,;()\"'`]+?)[\"'`]?[.!?]*(?=[ \t]*[),;\n]|[ \t]|\Z)",
+    re.IGNORECASE,
+)
+"""A value denied after another: "(not Y", ", not Y", "- NOT 'Y'"."""
+
+
 def lists(text: str) -> Iterator[tuple[int, int]]:
     """The values of a line that is a list of labels and values, two or
     more, one not digits alone ("laptop: 'Ivy?7828' / phone: '0817'")."""

@@ -370,12 +370,33 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
         public += [print.span() for print in _FINGERPRINT.finditer(text)]
     if "uses:" in text:
         public += [action.span("ref") for action in _ACTION.finditer(text)]
-    for start, stop, kind in _found(text):
+    public += _requests_answered(text)
+    for start, stop, kind in _found(_without_fillers(text)):
         if any(low <= start and stop <= high for low, high in public):
             continue  # an SSH public key, its fingerprint, a picture, an Action: meant to be shared
         asked = text[max(0, start - 3) : start].rstrip().endswith("?")
         if not (asked and _ASKED_WHEN.search(text, max(0, start - _CONTEXT_CHARS), start)):
             yield start, stop, kind
+
+
+def _without_fillers(text: str) -> str:
+    """*text* with a speaker's fillers and stammered words blanked out, each
+    by as many spaces ("the password, it's, um, X", "it's it's X", round
+    32): read as said without them, every place where it was."""
+    if _FILLER_SAID.search(text.lower()) is None:
+        return text
+    return _FILLER.sub(lambda filler: " " * len(filler.group()), text)
+
+
+_FILLER_SAID = re.compile(r"\b(?:uh+|uhm+|um+|erm|ehm|hmm+|hm|er(?=,))\b")
+"""A filler, in lower case: a text without one is read as it is."""
+_FILLER = re.compile(
+    r"(?:,[ \t]*)?\b(?:uh+|uhm+|um+|erm|ehm|hmm+|hm|er(?=,))\b(?:\.{2,}|,)?(?=[ \t])"
+    r"|\b(?P<word>it['\u2019]s|is|the|my|a|and|so|that['\u2019]s|was),?(?=[ \t]+(?P=word)\b)",
+    re.IGNORECASE,
+)
+"""A filler ("uh", "um,", ", hmm", "er," but not "er I mean", a correction),
+or a little word said again right after ("it's it's", "the, the")."""
 
 
 _PUBLIC_KEY = re.compile(
@@ -390,6 +411,32 @@ _MEDIA_DATA = re.compile(
 _ACTION = re.compile(r"\buses:[ \t]*[\"']?(?P<ref>[\w.-]+/[\w./-]+@[\w.-]+)")
 """A GitHub Actions step's action: "uses: docker/login-action@v3", a
 repository and its tag or commit, public (round 27)."""
+_REQUEST = re.compile(
+    r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)[ \t]+/(?P<path>[^\s?\"]*)"
+    r"(?:\?(?P<query>[^\s\"]*))?(?:[ \t]+HTTP/\d(?:\.\d)?)?\"?[ \t]+[1-5]\d\d"
+    r"(?:[ \t]+(?:\d+|-))?(?![\w.])"
+)
+"""A request and its answer, as an access log writes them ("GET
+/api/v2/password 200", '"POST /users/password HTTP/1.1" 302 512'): the
+path names an endpoint, and a status and a size follow, none a value."""
+_QUERY_KEY = re.compile(r"(?:^|&)([^=&]*)=")
+
+
+def _requests_answered(text: str) -> list[tuple[int, int]]:
+    """The spans of *text*'s requests and their answers (``_REQUEST``) whose
+    query names no credential (a password in a query is one still)."""
+    if " /" not in text:
+        return []
+    return [
+        request.span()
+        for request in _REQUEST.finditer(text)
+        if not any(
+            credential_nearby.names_a_credential(key)
+            for key in _QUERY_KEY.findall(request["query"] or "")
+        )
+    ]
+
+
 _FINGERPRINT = re.compile(r"\bSHA256:[A-Za-z0-9+/]{43}(?![\w+/])")
 """An SSH key's fingerprint, as ``ssh`` and ``ssh-keygen -l`` print it."""
 """A picture, a sound or a font inlined in a data URL ("![logo](data:image/png;base64,
@@ -407,8 +454,11 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
     found = [(*_with_halves(text, start, stop), kind) for start, stop, kind in _found_alone(text)]
     yield from found
     # Said beside others (round 21): the rest of a list one of whose values
-    # was found, the old and new values of a change, a row of accounts.
+    # was found, the old and new values of a change, a row of accounts; a
+    # near miss denied beside one (round 31).
     for start, stop in listed_values.siblings(text, found):
+        yield start, stop, "password"
+    for start, stop in listed_values.denied(text, found):
         yield start, stop, "password"
     readers = (listed_values.lists, listed_values.changes, listed_values.rows, listed_values.pairs)
     for reader in readers:

@@ -5,7 +5,9 @@ character at a time ("t u l i p 7 1", "K. e. s. t. 4. 4. #", "O-t-t-e-r",
 "P, e, b, b, l, e, 3, 0"), digits as words ("two six one eight",
 "seven, three, nine, nine", "nine, twenty-two, fifteen"), a dial's turns
 ("right 31, left 8, right 22"), or a value described piece by piece
-("marigold, no capitals, then 64, then a dollar").  Letters and digits
+("marigold, no capitals, then 64, then a dollar"), in the phonetic alphabet
+("Kilo India Whiskey India four two") or in Morse ("...- . .-.. ...-").
+Letters and digits
 spelled together are a value anywhere; letters alone, digits alone and
 digits as words only where the line says what they open or that they are
 spelled ("the shed code is two six one eight", not "one, two, three,
@@ -112,8 +114,28 @@ _WHAT_OPENS = re.compile(
 """What says a line's spelled value is a secret, beside a credential's name."""
 
 
+_LETTER_SAID = (
+    r"alpha|alfa|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike"
+    r"|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiske?y|x-?ray|yankee|zulu"
+)
+_PHONETIC_WORD = (
+    r"(?:(?:capital|cap|upper(?:case)?|small|lower(?:case)?)[ \t]+)?"
+    rf"(?:{_LETTER_SAID}|{_UNITS}|niner|\d)"
+)
+_PHONETIC_RUN = rf"\b(?:{_LETTER_SAID})\b(?:(?:,?[ \t]+|[ \t]*-[ \t]*){_PHONETIC_WORD}){{3,}}\b"
+_PHONETIC = re.compile(_PHONETIC_RUN)
+"""A letter in the phonetic alphabet and three or more after it, letters or
+digits said ("Victor Echo Lima Victor four two", "kilo-india-whiskey-india"),
+read in lower case (six times as fast as ignoring case)."""
+_PHONETIC_ANY_CASE = re.compile(_PHONETIC_RUN, re.IGNORECASE)
+"""``_PHONETIC`` for a text whose lower case is longer ("İ")."""
+_MORSE = re.compile(r"(?<![\w.-])[.-]{1,7}(?:(?:[ \t]+/?[ \t]*|/)[.-]{1,7}){3,}(?![\w.-])")
+"""Four or more letters in Morse, a space or a slash between them."""
+
+
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each value spelled out in *text* is."""
+    yield from _in_an_alphabet(text)
     for found in text_scan.matches(_SPELLED, text):
         letters = sum(c.isalpha() for c in found.group())
         digits = sum(c.isdigit() for c in found.group())
@@ -139,6 +161,26 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         # "the wifi is capital J maple one five": what it opens names it too (round 27).
         if _dictation(run) and (names_a_credential(named) or _WHAT_IT_OPENS.search(named)):
             yield found.span("run")
+
+
+def _in_an_alphabet(text: str) -> Iterator[tuple[int, int]]:
+    """Values spelled in the phonetic alphabet or in Morse, on a line
+    naming a credential or what it opens ("alpha bravo charlie" alone is
+    the alphabet, "... --- ..." alone a call for help)."""
+    lowered = text.lower()
+    aligned = len(lowered) == len(text)  # each letter lowered in its place
+    phonetic = _PHONETIC if aligned else _PHONETIC_ANY_CASE
+    for found in text_scan.matches(phonetic, lowered if aligned else text):
+        words = re.split(r"[\s,-]+", found.group())
+        spelled = sum(not re.fullmatch(rf"{_UNITS}|niner|\d", w, re.I) for w in words)
+        if spelled >= 2 and _said_what_it_is(text, found.start(), found.end()):
+            yield found.span()
+    if "--" in text or ".-" in text or "-." in text:
+        for found in text_scan.matches(_MORSE, text):
+            dots = found.group().count(".")
+            signs = len(found.group().replace(" ", "").replace("/", ""))
+            if 0 < dots < signs and _said_what_it_is(text, found.start(), found.end()):
+                yield found.span()
 
 
 def _said_what_it_is(text: str, start: int, end: int, *, credential: bool = True) -> bool:
