@@ -61,8 +61,9 @@ _NAMES = str.split(
     κωδικός
     סיסמה סיסמא הסיסמה
     कूटशब्द पासवर्ड
-    mật_khẩu kata_sandi kata_laluan kata_kunci katakunci kata_kuncinya kata_laluannya
-    katalaluannya kata_laluanku kata_kunciku kata_sandinya kata_sandiku
+    mật_khẩu kata_sandi kata_laluan kata_laluannya kata_kunci_saya katakunci_saya kata_kunciku
+    kata_kunci_e-mel kata_kunci_emel kata_kunci_akaun kata_kunci_wifi kata_kunci_bank
+    katalaluannya kata_laluanku kata_sandinya kata_sandiku
     лозинка лозинку parool parooli pasahitza pasahitz lykilorð lykilorðið lykilorðinu
     cyfrinair nghyfrinair gyfrinair nenosiri fjalëkalim fjalëkalimi
     পাসওয়ার্ড கடவுச்சொல் پاس_ورڈ رمز_عبور گذرواژه

@@ -77,6 +77,21 @@ def test_malay_and_lao_words_for_a_password_name_its_value(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "Kata kunci: resep nasi goreng, masakan rumahan",
+        "Kata kunci untuk iklan: sepatu2024",
+        "Carian kata kunci: resepi nasi lemak 2024",
+        "Kata kunci kejayaan ialah usaha",
+    ],
+)
+def test_a_keyword_is_not_a_password(text: str) -> None:
+    """The Malay "kata kunci" is mostly a keyword (a search's, an advert's); it names a
+    password only with whose it is or what it opens ("kata kunci saya")."""
+    assert_kept(text)
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [
         (
