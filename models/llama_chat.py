@@ -5,8 +5,12 @@ The chat template comes from the GGUF's own metadata and is rendered in a
 sandbox with bounds on work and size (``models.chat_template``), checked on
 a sample conversation when the model loads.  Consecutive prompts share
 their longest common token prefix with what is already in the KV cache, so
-only the new tail is read.  Every text is tokenized by ``models.llama_tokens``
-(in pieces no pre-tokenizer can overflow the stack on).
+only the new tail is read.  A prompt that goes on from the last one and the
+reply sampled after it takes that reply's tokens as sampled: a model
+sometimes samples a word in other tokens than its text is read back in
+(' "' then '#' for ' "#'), and the next turn read the reply again from there.
+Every text is tokenized by ``models.llama_tokens`` (in pieces no
+pre-tokenizer can overflow the stack on).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import random
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +52,23 @@ class ContextOverflow(ModelError):
         )
         self.prompt_tokens = prompt_tokens
         self.context_length = context_length
+
+
+@dataclass(frozen=True)
+class _Said:
+    """The last prompt's text and tokens, and the reply's as sampled (those
+    read into the KV cache after the prompt's), with their text."""
+
+    prompt: str
+    prompt_tokens: list[int]
+    reply: str
+    reply_tokens: list[int]
+
+    def rest_of(self, prompt: str) -> str | None:
+        """What *prompt* adds to this prompt and its reply; None if it does
+        not go on from them."""
+        before = self.prompt + self.reply
+        return prompt[len(before) :] if self.reply and prompt.startswith(before) else None
 
 
 class LlamaChatModel:
@@ -80,6 +102,7 @@ class LlamaChatModel:
             self._llm.close()
             raise
         self._last_prompt_reuse = 0
+        self._said: _Said | None = None
 
     @property
     def last_prompt_reuse(self) -> int:
@@ -102,19 +125,37 @@ class LlamaChatModel:
 
     def prompt_tokens(self, messages: Sequence[ChatMessage]) -> list[int]:
         """The token ids of *messages* rendered with the model's chat template."""
+        return self._prompt_tokens(self._rendered(messages))
+
+    def _rendered(self, messages: Sequence[ChatMessage]) -> str:
         turns = [{"role": m.role, "content": self._defuse(m.content)} for m in messages]
         if self._template is None:
-            prompt, added_special = llama_chat_format.format_chatml(messages=turns).prompt, False
-        else:
-            # The template writes the BOS itself (llama-cpp-python's "added_special").
-            prompt, added_special = self._template.render(turns), True
+            return str(llama_chat_format.format_chatml(messages=turns).prompt)
+        return self._template.render(turns)
+
+    def _prompt_tokens(self, prompt: str, add_special: bool | None = None) -> list[int]:
+        """*prompt*'s tokens, its turn markers as control tokens; with a BOS
+        unless the chat template writes it itself (llama-cpp-python's
+        "added_special"), or as *add_special* says."""
         return tokenize(
             self._vocab,
             prompt,
-            add_special=not added_special,
+            add_special=self._template is None if add_special is None else add_special,
             parse_special=True,
             specials=self._special_pattern,
         )
+
+    def _going_on(self, prompt: str) -> list[int] | None:
+        """*prompt*'s tokens if it goes on from the last prompt and its
+        reply: theirs as they are in the cache, then the rest's.  Only a
+        rest that opens with a turn marker is tokenized apart: the whole
+        prompt's tokens split there too (SentencePiece adds a space before
+        a text that opens what it is given)."""
+        said, specials = self._said, self._special_pattern
+        rest = None if said is None else said.rest_of(prompt)
+        if said is None or rest is None or specials is None or not specials.match(rest):
+            return None
+        return [*said.prompt_tokens, *said.reply_tokens, *self._prompt_tokens(rest, False)]
 
     def _check_prompt(self) -> None:
         """``ModelFileInvalid`` unless a one-message conversation makes tokens."""
@@ -145,7 +186,9 @@ class LlamaChatModel:
         should_stop: ShouldStop | None = None,
     ) -> Iterator[Chunk]:
         stop_requested = should_stop or (lambda: False)
-        tokens = self.prompt_tokens(messages)
+        prompt = self._rendered(messages)
+        tokens = self._going_on(prompt) or self._prompt_tokens(prompt)
+        self._said = None  # until the reply is sampled, the cache holds no reply
         if not tokens:  # llama.cpp would sample from no logits at all and abort the process
             raise _no_tokens(self.path)
         if len(tokens) >= self.context_length:
@@ -155,10 +198,12 @@ class LlamaChatModel:
             return
         budget = min(options.max_tokens, self.context_length - len(tokens))
         sampler = self._sampler(options)
+        sampled: list[int] = []
         try:
-            yield from self._generate(sampler, budget, options, stop_requested)
+            yield from self._generate(sampler, budget, options, stop_requested, sampled)
         finally:
             sampler.close()
+            self._said = _said(self._llm, prompt, tokens, sampled)
 
     def _sampler(self, options: GenerationOptions) -> SamplerChain | ConstrainedSampler:
         seed = options.seed if options.seed is not None else random.getrandbits(31)
@@ -219,7 +264,10 @@ class LlamaChatModel:
         budget: int,
         options: GenerationOptions,
         should_stop: ShouldStop,
+        sampled: list[int],
     ) -> Iterator[Chunk]:
+        """The reply, streamed; each token read into the cache after the
+        prompt is added to *sampled* (the last one, an end or a stop, is not)."""
         llm = self._llm
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         text = StopScanner(options.stop)
@@ -244,10 +292,22 @@ class LlamaChatModel:
             if visible:
                 yield Chunk(visible)
             llm.eval([token])
+            sampled.append(token)
         yield Chunk(text.flush(), "length")
 
     def _tokens(self, text: str) -> list[int]:
         return tokenize(self._vocab, text, add_special=False, parse_special=False)
+
+
+def _said(llm: llama_cpp.Llama, prompt: str, tokens: list[int], sampled: list[int]) -> _Said | None:
+    """What the cache holds after *prompt* and its reply; None if the reply's
+    bytes are no whole text (a character cut by the end of the reply), which
+    no message holds as sampled."""
+    try:
+        reply = b"".join(llm.detokenize([token]) for token in sampled).decode()
+    except UnicodeDecodeError:
+        return None
+    return _Said(prompt, tokens, reply, list(sampled))
 
 
 def _refuse_embedding_model(path: Path) -> None:

@@ -4,13 +4,17 @@ The summary is chained: the model is given ``[PRIOR SUMMARY]`` and ``[NEW
 MESSAGES]`` and writes one merged summary, which replaces the old one.  The
 last messages are always kept word for word, and a command the user typed
 (``/remember``) is never summarised, as the chat never reads it.  Compacted messages are
-archived (kept, out of the prompt) and purged after some days.  Nothing is
-written until every model call has succeeded, so a compaction that fails or
-is stopped leaves the conversation exactly as it was.
+archived (kept, out of the prompt) and purged after some days.
 
-Messages too long for one call are summarised in chunks, each chained onto
-the summary so far; a single message longer than a chunk is cut in the
-middle for the summariser (the stored message is untouched).  What goes
+Messages are summarised a batch at a time, oldest first: what one model
+call can read, read a page at a time and written (the summary with the
+messages it now holds archived) before the next batch is read, so a
+compaction that fails or is stopped leaves the conversation as its last
+written batch left it, its summary saying exactly what was archived; a
+batch is written whole or not at all.  A history of 50,000 messages is
+never read, nor redacted, at once (``batches`` bounds one run).  A single
+message longer than a batch is cut in the middle for the summariser (the
+stored message is untouched).  What goes
 in, the prior summary included, passes ``safe_for_prompt``: secrets and
 prompt markup never reach the summary every later prompt carries, and each
 message is one line of the transcript, so none can pose as the next speaker.
@@ -41,6 +45,8 @@ TEMPLATE = "COMPACTION_PROMPT.txt"
 SUMMARY_TOKENS = 400
 _MARGIN_TOKENS = 64
 _SPEAKERS = {"user": "User", "assistant": "Reverie", "event": "Event"}
+_PAGE = 64
+"""Messages read at a time while a batch is gathered."""
 
 
 class CompactionFailed(ReverieError):
@@ -55,6 +61,8 @@ class CompactionCancelled(ReverieError):
 class CompactionResult:
     summary: str
     archived: int
+    more: bool = False
+    """The batches allowed ran out: older messages may be left to summarise."""
 
 
 class Compactor:
@@ -77,22 +85,33 @@ class Compactor:
         self._context_length = context_length
         self.keep_recent = keep_recent
 
-    def foldable(self, conversation_id: int) -> list[Message]:
-        """The live messages a compaction would summarise (all but the last ones)."""
-        live = self._conversations.messages(conversation_id)
-        return live[: -self.keep_recent] if len(live) > self.keep_recent else []
-
     def compact(
         self,
         conversation_id: int,
         priority: Priority = Priority.USER,
         control: JobControl | None = None,
+        batches: int | None = None,
     ) -> CompactionResult | None:
-        """Summarise the foldable messages into the summary; None if there
-        are none.  Written only if nothing it was made from changed while
-        the model wrote it (a message deleted, or rewritten to take a secret
-        out; another compaction's summary): else made again, once."""
+        """Summarise the foldable messages (all but the last ones) into the
+        summary, a batch at a time, at most *batches* of them (None: all);
+        None if there were none.  Each batch is written only if nothing it
+        was made from changed while the model wrote it (a message deleted,
+        or rewritten to take a secret out; another compaction's summary):
+        else made again, once."""
         control = control or JobControl()
+        done: CompactionResult | None = None
+        while batches is None or batches > 0:
+            batch = self._batch(conversation_id, priority, control)
+            if batch is None or not batch.archived:
+                return done
+            archived = batch.archived + (done.archived if done else 0)
+            done = CompactionResult(batch.summary, archived)
+            batches = None if batches is None else batches - 1
+        return None if done is None else CompactionResult(done.summary, done.archived, more=True)
+
+    def _batch(
+        self, conversation_id: int, priority: Priority, control: JobControl
+    ) -> CompactionResult | None:
         for again in (False, True):
             try:
                 return self._compact_once(conversation_id, priority, control)
@@ -105,16 +124,17 @@ class Compactor:
         self, conversation_id: int, priority: Priority, control: JobControl
     ) -> CompactionResult | None:
         conversation = self._conversations.get(conversation_id)
-        older = self.foldable(conversation_id)
-        if conversation is None or not older:
+        if conversation is None or conversation.deleted_at is not None:
             return None
         summary = conversation.summary or ""
+        older, lines = self._next_batch(conversation_id, summary)
+        if not older:
+            return None
         # A command the user typed is archived with the rest, never read:
         # the chat does not show it to the model, and the summary is in
         # every later prompt.
-        said = [m for m in older if not is_command(m)]
-        for chunk in self._chunks(said, summary) if said else ():
-            summary = self._summarise(summary, chunk, priority, control)
+        if lines:
+            summary = self._summarise(summary, lines, priority, control)
         archived = self._conversations.apply_compaction(
             conversation_id, summary, older[-1].id, made_from=(conversation.summary, older)
         )
@@ -150,30 +170,51 @@ class Compactor:
         # Stored, and in every later prompt: redacted as replies are.
         return self._redact.text(text)
 
-    def _chunks(self, messages: Sequence[Message], prior: str) -> list[list[str]]:
-        """The messages as transcript lines, in chunks that fit one model call."""
+    def _next_batch(self, conversation_id: int, prior: str) -> tuple[list[Message], list[str]]:
+        """The oldest live messages one model call summarises onto *prior*
+        (the commands among them too), never the last ``keep_recent``, read
+        a page at a time; and the transcript lines of those said."""
+        budget = self._line_budget(prior)
+        after = self._conversations.page(conversation_id, 1).summarised_through or 0
+        batch: list[Message] = []
+        lines: list[str] = []
+        used = 0
+        while True:
+            page = self._conversations.page_after(conversation_id, _PAGE, after)
+            foldable = page.messages[: max(0, len(page.messages) + page.later - self.keep_recent)]
+            said = [m for m in foldable if not is_command(m)]
+            transcript = [_line(m) for m in said]
+            counts = self._count_tokens(transcript)
+            counted = {m.id: (t, n) for m, t, n in zip(said, transcript, counts, strict=True)}
+            for message in foldable:
+                if message.id in counted:
+                    line, tokens = counted[message.id]
+                    if tokens > budget:
+                        line, tokens = cut_middle(line, tokens, budget), budget
+                    if used + tokens > budget and lines:
+                        return batch, lines
+                    lines.append(line)
+                    used += tokens
+                batch.append(message)
+            if len(foldable) < len(page.messages) or not page.later:
+                return batch, lines
+            after = page.messages[-1].id
+
+    def _line_budget(self, prior: str) -> int:
+        """The tokens of transcript one model call reads with *prior*."""
         frame = self._prompts.render(TEMPLATE, history="")
-        texts = [frame, prior]
-        # What is said goes in as every prompt takes the user's text, one
-        # line each (a line of its own could pose as the next speaker): the
-        # summary it becomes is in every later system prompt.
-        lines = [
-            f"{_SPEAKERS.get(m.role, m.role)}: {safe_for_prompt(m.content, 'message')}"
-            for m in messages
-        ]
-        counts = self._count_tokens([*texts, *lines])
-        fixed = counts[0] + max(counts[1], SUMMARY_TOKENS)  # later chunks carry a new summary
+        counts = self._count_tokens([frame, prior])
+        fixed = counts[0] + max(counts[1], SUMMARY_TOKENS)  # later batches carry a new summary
         budget = self._context_length - SUMMARY_TOKENS - fixed - _MARGIN_TOKENS
         if budget < 64:
             raise CompactionFailed("the model's context is too small to summarise in")
-        chunks: list[list[str]] = [[]]
-        used = 0
-        for line, tokens in zip(lines, counts[2:], strict=True):
-            if tokens > budget:
-                line, tokens = cut_middle(line, tokens, budget), budget
-            if used + tokens > budget and chunks[-1]:
-                chunks.append([])
-                used = 0
-            chunks[-1].append(line)
-            used += tokens
-        return chunks
+        return budget
+
+
+def _line(message: Message) -> str:
+    """*message* as a line of the transcript the summariser reads.  What is
+    said goes in as every prompt takes the user's text, one line each (a
+    line of its own could pose as the next speaker): the summary it
+    becomes is in every later system prompt."""
+    speaker = _SPEAKERS.get(message.role, message.role)
+    return f"{speaker}: {safe_for_prompt(message.content, 'message')}"

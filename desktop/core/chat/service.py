@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,6 +44,7 @@ from desktop.core.chat.prompt import (
     joined,
     message_context,
 )
+from desktop.core.chat.tail import Tail, live_tail
 from desktop.core.chat.tools.toolbox import (
     ROW_ID_MAX,
     Toolbox,
@@ -51,7 +53,7 @@ from desktop.core.chat.tools.toolbox import (
     ToolResult,
     answering,
 )
-from desktop.core.db import Conversation, ConversationStore, Memory, Message
+from desktop.core.db import Conversation, ConversationStore, Memory, Message, MessageRole
 from desktop.core.db.conversations import (
     MADE_TITLE_CHARS,
     REPLACES,
@@ -110,6 +112,10 @@ _LEAST_READ_TOKENS = 256
 """The least of a tool's result worth reading with the question it answers
 (else the question is left out, as any older message, for more of it)."""
 _GIVEN_PARTS = ("memories", "excerpts")
+BACKGROUND_BATCHES = 16
+"""Batches (a model call each) one background compaction of a conversation
+runs: a history of thousands of messages is summarised over several runs,
+never holding up the other background work for long."""
 
 ReplyKind = Literal["seed", "answer"]
 
@@ -243,6 +249,12 @@ class ChatService:
             redactor=self._redact,
         )
         self.condenser = Condenser(broker, prompts)
+        self._owed_lock = threading.Lock()
+        self._owed: set[int] = set()
+        """Conversations with more to summarise than a turn summarises
+        before its reply: compacted in the background (``compact_idle``)."""
+        self._told: set[int] = set()
+        """Of them, those whose turn said so (once)."""
         self._limits = ComponentLimits(
             memories=self._chat_settings.memories_chars,
             tasks=self._chat_settings.tasks_chars,
@@ -481,17 +493,47 @@ class ChatService:
             now - settings.compaction_idle_minutes * 60,
             settings.keep_recent_messages + settings.compaction_min_new_messages,
         )
+        with self._owed_lock:
+            owed = sorted(self._owed)
         compacted = 0
-        for conversation in idle:
-            try:
-                compacted += (
-                    self.compactor.compact(conversation.id, Priority.BACKGROUND) is not None
-                )
-            except CompactionFailed as error:
-                log.warning("background compaction of %d failed: %s", conversation.id, error)
+        for conversation_id in dict.fromkeys([*(c.id for c in idle), *owed]):
+            compacted += self._compact_in_background(conversation_id)
         if self.compactor.purge_archived(settings.archive_days, now):
             self._finish_rewrite()  # their words leave the search index and the file
         return compacted
+
+    def _compact_in_background(self, conversation_id: int) -> bool:
+        """Summarise a batch or a few of the conversation's older messages;
+        whether any were.  One owed compaction (``_owe_compaction``) is no
+        longer owed once nothing is left to summarise."""
+        result = None
+        try:
+            result = self.compactor.compact(
+                conversation_id, Priority.BACKGROUND, batches=BACKGROUND_BATCHES
+            )
+        except CompactionFailed as error:
+            log.warning("background compaction of %d failed: %s", conversation_id, error)
+            return False
+        if result is None or not result.more:
+            with self._owed_lock:
+                self._owed.discard(conversation_id)
+                self._told.discard(conversation_id)
+        return result is not None
+
+    def _owe_compaction(self, conversation_id: int, listener: TurnListener) -> None:
+        """The conversation has more to summarise than a turn summarises
+        first: the background does it; the first turn to find so says so."""
+        with self._owed_lock:
+            self._owed.add(conversation_id)
+            told = conversation_id in self._told
+            self._told.add(conversation_id)
+        if not told:
+            listener.notice(
+                "This conversation's older messages are too many to summarise before a "
+                "reply: they are summarised in the background, a part at a time, and until "
+                "then each reply reads the newest messages that fit. They are all still "
+                "in the conversation."
+            )
 
     def _reply(self, turn: Turn, listener: TurnListener, kind: ReplyKind) -> None:
         """The model's reply, with the tool calls it makes on the way: each
@@ -661,11 +703,10 @@ class ChatService:
         newest user message and the reply before it; before the user has
         said anything, the most important memories."""
         top_k = self._chat_settings.memories_top_k
-        messages = self._conversations.messages(conversation_id)
-        asked = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        asked = self._last_said(conversation_id, "user")
         if not asked.strip():
             return self._memories.store.listed(limit=top_k), []
-        replied = next((m.content for m in reversed(messages) if m.role == "assistant"), "")
+        replied = self._last_said(conversation_id, "assistant")
         if self._recall is None:
             retrieved = self._memories.retriever.retrieve(asked, replied, k=top_k)
             return [found.memory for found in retrieved], []
@@ -678,6 +719,24 @@ class ChatService:
         )
         return [r.memory for r in recalled.memories], [r.excerpt for r in recalled.excerpts]
 
+    def _last_said(self, conversation_id: int, role: MessageRole) -> str:
+        """The text of the conversation's latest live message of *role*, any kind."""
+        said = self._conversations.last_said(conversation_id, role, unless="")
+        return "" if said is None else said.content
+
+    def _tail(self, conversation_id: int) -> Tail:
+        """The newest live messages a turn reads: all of them, unless those
+        before the last ``keep_recent`` hold more than a model's context
+        (more than a turn summarises before its reply: ``_fitted_prompt``)."""
+        keep = self.compactor.keep_recent
+
+        def enough(read: Sequence[Message]) -> bool:
+            older = [m.content for m in read[: max(0, len(read) - keep)]]
+            tokens = sum(self.count_tokens(older)) + MESSAGE_OVERHEAD * len(older)
+            return tokens > self._settings.context_length
+
+        return live_tail(self._conversations, conversation_id, enough)
+
     def _fitted_prompt(
         self, turn: Turn, listener: TurnListener, kind: ReplyKind, tools: frozenset[str]
     ) -> tuple[list[ChatMessage], _Used] | None:
@@ -685,8 +744,15 @@ class ChatService:
         context, and the memories and excerpts in it."""
         cid = turn.conversation_id
         assembled = self.assembled(cid, tools)
-        history = self._history(turn, kind, assembled)
-        if self._over_budget(assembled, history.messages) and self.compactor.foldable(cid):
+        tail = self._tail(cid)
+        read = tail.messages
+        if not tail.whole:  # more than a context's worth: over the budget, surely
+            self._owe_compaction(cid, listener)
+            # The newest that fit as stored (what the model reads is no shorter).
+            read = read[self._left_out(assembled, [ChatMessage("user", m.content) for m in read]) :]
+        history = self._history(turn, kind, assembled, read)
+        over = tail.whole and self._over_budget(assembled, history.messages)
+        if over and len(read) > self.compactor.keep_recent:
             listener.stage(Stage.COMPACTING)
             try:
                 if self.compactor.compact(cid, Priority.USER, turn.control) is not None:
@@ -696,12 +762,16 @@ class ChatService:
             except CompactionFailed as error:
                 listener.notice(f"Older messages could not be summarised: {error}.")
             assembled = self.assembled(cid, tools)
-            history = self._history(turn, kind, assembled)
+            tail = self._tail(cid)
+            read = tail.messages
+            history = self._history(turn, kind, assembled, read)
         self.condenser.submit(history.oversized)
         if left_out := self._left_out(assembled, history.messages):
             # What went with the messages left out goes with this one, if relevant.
-            history = self._history(turn, kind, assembled, left_out)
-        kept = self._trimmed(assembled, history.messages, listener, history.answering_at)
+            history = self._history(turn, kind, assembled, read, left_out)
+        kept = self._trimmed(
+            assembled, history.messages, listener, history.answering_at, said=tail.whole
+        )
         if (asked := history.answering) is not None:
             now_given = history.given
             for key, ids in ((GIVEN, now_given.memories), (GIVEN_EXCERPTS, now_given.excerpts)):
@@ -710,13 +780,18 @@ class ChatService:
         return [ChatMessage("system", assembled.system), *kept], history.used
 
     def _history(
-        self, turn: Turn, kind: ReplyKind, assembled: AssembledPrompt, left_out: int = 0
+        self,
+        turn: Turn,
+        kind: ReplyKind,
+        assembled: AssembledPrompt,
+        tail: Sequence[Message],
+        left_out: int = 0,
     ) -> _History:
-        """The conversation as the model reads it: each user message with its
-        time and the memories that go with it (``contexts``), the one being
-        answered with the relevant memories no message read goes with; a
-        greeting's newest message with the time and memories of now."""
-        read = _read(self._conversations.messages(turn.conversation_id), kind)
+        """The conversation's *tail* as the model reads it: each user message
+        with its time and the memories that go with it (``contexts``), the
+        one being answered with the relevant memories no message read goes
+        with; a greeting's newest message with the time and memories of now."""
+        read = _read(tail, kind)
         tool_response = self._prompts.section(COMPONENTS, "tool_response") or "{result}"
         history = _prompt_history(read, tool_response)
         template = assembled.turn_template
@@ -801,12 +876,15 @@ class ChatService:
         history: list[ChatMessage],
         listener: TurnListener,
         answering_at: int | None = None,
+        said: bool = True,
     ) -> list[ChatMessage]:
         """*history* without its oldest messages, and the newest cut in the
         middle, as far as needed to fit; the stored messages stay whole.
         The user's message being answered (at *answering_at*) is kept while
         what came after it (a tool's long result) can be cut to fit instead:
-        a model given the result alone does not know what it was asked."""
+        a model given the result alone does not know what it was asked.
+        How many were left out is said if *said* (else it was said once,
+        for a history too long to count: ``_owe_compaction``)."""
         budget = self._budget(assembled)
         dropped = self._left_out(assembled, history)
         if answering_at is not None and answering_at < len(history) - 1:
@@ -815,7 +893,7 @@ class ChatService:
             if budget - before_newest >= _LEAST_READ_TOKENS:
                 dropped = min(dropped, answering_at)
                 budget -= before_newest
-        if dropped:
+        if dropped and said:
             listener.notice(
                 f"The {dropped} oldest messages did not fit in the model's context and were "
                 "left out of this reply. They are still in the conversation."
@@ -865,7 +943,7 @@ class ChatService:
         messages it reads (``contexts``): it reads them all, so listing the
         relevant ones alone left out what the model was told earlier on."""
         relevant = self.assembled(conversation_id).memory_ids
-        read = _read(self._conversations.messages(conversation_id), "answer")
+        read = _read(self._tail(conversation_id).messages, "answer")
         asked = self.last_user_message(conversation_id)
         goes_with = given_with(read, 0 if asked is None else asked.id, relevant)
         ids = list(dict.fromkeys((*relevant, *_all(goes_with))))
