@@ -40,6 +40,7 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.db.workers import Worker
 from desktop.core.workers.service import Workers
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty
+from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.labels import named, plain_tip
 from desktop.ui.widgets.worker import TaskQueue
 from desktop.ui.workers.views import (
@@ -231,7 +232,7 @@ class WorkWindow(AppWindow):
         waits_on = dependency_words(dependencies.get(worker.id, []))
         item = QTreeWidgetItem(
             [
-                title(worker),
+                stored_order(title(worker)),
                 listed_state(worker),
                 MODE_WORDS.get(worker.mode, worker.mode),
                 duration(worker.time_used),
