@@ -44,7 +44,7 @@ from desktop.ui.shell.application import (
     ReverieApplication,
 )
 from desktop.ui.shell.tray import Tray
-from desktop.ui.widgets.worker import TaskDone
+from desktop.ui.widgets.worker import TaskDone, TaskFailed
 from models.broker import Role, RoleHealth
 from models.convert_bert import DEFAULT_GGUF_NAME, Progress
 from tests.damage import filled, garble_an_index, garble_the_schema
@@ -975,3 +975,36 @@ def test_damage_met_mid_session_is_checked_and_the_way_back_named(
     finally:
         app.shutdown()
         core.close()
+
+
+@pytest.mark.model
+def test_upkeep_cut_short_by_quitting_is_no_failure_and_a_real_one_still_is(
+    qtbot: QtBot, started: ReverieApplication, caplog: pytest.LogCaptureFixture
+) -> None:
+    core = started._core
+    assert core.conversations is not None
+    conversation = core.conversations.create("bikes")
+    core.conversations.add_message(conversation.id, "user", "My bicycle is green.")
+    failures: list[TaskFailed] = []
+    started.maintenance.worker.failed.connect(failures.append)
+
+    def broken() -> None:
+        raise RuntimeError("the disk is full")
+
+    started.maintenance.submit(lambda _: broken())
+    qtbot.waitUntil(lambda: len(failures) == 1, timeout=WAIT_MS)
+    # Quitting stops the broker under the message indexing in flight.
+    quitting = threading.Event()
+    started.maintenance.submit(lambda _: (quitting.wait(), started._index_messages()))
+    core.broker.stop()
+    quitting.set()
+    qtbot.waitUntil(lambda: len(failures) == 2, timeout=WAIT_MS)
+
+    assert [failure.stopped for failure in failures] == [False, True]
+    said = [(record.levelname, record.getMessage()) for record in caplog.records]
+    assert ("WARNING", "maintenance failed: the disk is full") in said
+    assert ("ERROR", "chat work failed") in said  # with its traceback
+    assert [line for line in said if line[0] != "DEBUG"] == [
+        ("ERROR", "chat work failed"),
+        ("WARNING", "maintenance failed: the disk is full"),
+    ]

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from desktop.core.base.text import shows_nothing
 from desktop.core.db import Conversation
 from desktop.core.db.conversations import SEARCH_MAX_CHARS
+from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.erase_confirm import ask_to_erase, one_named
 from desktop.ui.widgets.flow_layout import FlowLayout
 
@@ -292,5 +293,6 @@ def _day(timestamp: float) -> str:
 
 def _shown_title(conversation: Conversation) -> str:
     """*conversation*'s title as listed: "Untitled" for one that shows nothing
-    (empty, or accents with no letter as an older version kept)."""
-    return "Untitled" if shows_nothing(conversation.title) else conversation.title
+    (empty, or accents with no letter as an older version kept), else in its
+    stored order."""
+    return "Untitled" if shows_nothing(conversation.title) else stored_order(conversation.title)

@@ -66,6 +66,7 @@ from desktop.ui.chat.transcript_rows import (
     ToolCallView,
     WrappedLabel,
 )
+from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.flow_layout import FlowLayout
 from desktop.ui.widgets.labels import plain_tip
 from desktop.ui.widgets.line_breaks import breakable_html
@@ -682,8 +683,9 @@ def _mark_found(view: MessageView, found: bool) -> None:
 
 def _label(text: str) -> str:
     """*text* as a button shows it: an "&" the user wrote ("R&D budget") is
-    no mnemonic, which would give the button a shortcut (Alt+D)."""
-    return text.replace("&", "&&")
+    no mnemonic, which would give the button a shortcut (Alt+D); in its
+    stored order."""
+    return stored_order(text).replace("&", "&&")
 
 
 def _short(text: str, chars: int = _CHIP_CHARS) -> str:

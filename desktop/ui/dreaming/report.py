@@ -64,6 +64,7 @@ from desktop.ui.dreaming.views import (
     run_started,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
+from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.cards import CardDelegate, draw_chip, draw_line, small_font
 from desktop.ui.widgets.labels import count, named, plain_tip, when
 from desktop.ui.widgets.theme import active_palette
@@ -236,7 +237,7 @@ class DreamReportWindow(AppWindow):
         self.runs.blockSignals(True)
         self.runs.clear()
         for line in lines:
-            item = QListWidgetItem(line_text(line))
+            item = QListWidgetItem(stored_order(line_text(line)))
             item.setData(RUN_ROLE, line)
             if line.run is not None and line.run.error:
                 item.setToolTip(plain_tip(line.run.error))

@@ -57,6 +57,7 @@ from desktop.ui.memory.views import (
     sorted_memories,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
+from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.erase_outcome import EraseNow
 from desktop.ui.widgets.labels import count, named, plain_tip
 from desktop.ui.widgets.worker import TaskQueue
@@ -271,7 +272,7 @@ class MemoryBrowser(AppWindow):
         self.items.blockSignals(True)
         self.items.clear()
         for memory in memories:
-            item = QListWidgetItem(first_line(memory.content))
+            item = QListWidgetItem(stored_order(first_line(memory.content)))
             item.setData(MEMORY_ROLE, memory)
             item.setToolTip(plain_tip(memory.content))
             item.setData(Qt.ItemDataRole.AccessibleDescriptionRole, meta_line(memory))

@@ -39,6 +39,7 @@ from desktop.core.db import (
     SourceKind,
 )
 from desktop.core.memory.gate import INSTRUCTION_LIKE, REDACTED
+from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.cards import CardDelegate, draw_line, small_font
 from desktop.ui.widgets.labels import count, named, plain_label
 from desktop.ui.widgets.line_breaks import breakable, unbroken
@@ -496,7 +497,7 @@ class ForgetPreview(QDialog):
         self.items = named(QListWidget(), "forget-list", "Memories to forget")
         self.items.setWordWrap(True)
         for memory in memories:
-            item = QListWidgetItem(memory.content)
+            item = QListWidgetItem(stored_order(memory.content))
             item.setData(MEMORY_ROLE, memory.id)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)

@@ -43,7 +43,7 @@ from desktop.ui.widgets.folders import FolderNotOpened, open_folder
 from desktop.ui.widgets.job_watcher import ProgressWatcher
 from desktop.ui.widgets.line_breaks import copies_unbroken
 from desktop.ui.widgets.theme import Theme
-from desktop.ui.widgets.worker import WorkerThread
+from desktop.ui.widgets.worker import TaskFailed, WorkerThread
 from models.broker import Job, Role
 
 if TYPE_CHECKING:
@@ -163,9 +163,7 @@ class ReverieApplication(QObject):
         self.tasks_view, self.skill_editor = self._task_and_skill_windows(core)
         self.transfer_view = self._transfer_window(core)
         self.maintenance = WorkerThread("maintenance", self.window)
-        self.maintenance.worker.failed.connect(
-            lambda failure: log.warning("maintenance failed: %s", failure.message)
-        )
+        self.maintenance.worker.failed.connect(_maintenance_failed)
         self.database_damaged.connect(self.window.show_damage)
         self.maintenance.submit(lambda _: warm_up())  # before the first reply needs it
         database, snapshots = core.database, core.paths.snapshots_dir
@@ -684,6 +682,13 @@ class ReverieApplication(QObject):
             self.show_chat()
         self.models.suggest_if_small()
         return int(self.qt.exec())
+
+
+def _maintenance_failed(failure: TaskFailed) -> None:
+    """Upkeep cut short (quitting stops the models under it) is said only
+    at debug level; a real failure is a warning."""
+    if not failure.stopped:
+        log.warning("maintenance failed: %s", failure.message)
 
 
 def _run_notice(run: TaskRun) -> tuple[str, str]:

@@ -10,6 +10,8 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from desktop.ui.widgets.bidi import stored_order
+
 _TOOLTIPS = {
     "idle": "Reverie",
     "dreaming": "Reverie is dreaming: tidying its memories",
@@ -105,7 +107,10 @@ class Tray(QObject):
 
     def notify(self, title: str, text: str) -> None:
         if self.icon.isVisible() and QSystemTrayIcon.supportsMessages():
-            self.icon.showMessage(title, text, self._icons["idle"], 8000)
+            # A task's or a worker's words, in their stored order.
+            self.icon.showMessage(
+                stored_order(title), stored_order(text), self._icons["idle"], 8000
+            )
 
     def show(self) -> None:
         self.icon.show()

@@ -49,6 +49,7 @@ from desktop.ui.skills.views import (
     uses_words,
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
+from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.erase_confirm import one_named
 from desktop.ui.widgets.erase_outcome import EraseNow
 from desktop.ui.widgets.labels import count, named, plain_tip
@@ -244,7 +245,7 @@ class SkillEditorWindow(AppWindow):
         self.items.blockSignals(True)
         self.items.clear()
         for skill in skills:
-            item = QListWidgetItem(skill.name)
+            item = QListWidgetItem(stored_order(skill.name))
             item.setData(SKILL_ROLE, skill)
             item.setData(UNREADABLE_ROLE, missing or skill.file_name in unreadable)
             item.setToolTip(plain_tip(skill.summary))

@@ -35,6 +35,7 @@ from desktop.core.skills.library import (
     skill_name,
     summary_of,
 )
+from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.cards import CardDelegate, draw_chip, draw_line, small_font
 from desktop.ui.widgets.labels import count, named, when
 from desktop.ui.widgets.line_breaks import breakable
@@ -303,7 +304,7 @@ class SkillPane(QWidget):
         keep_name = same and self.name_dirty()
         self.skill, self.new, self.path = skill, False, path
         self.readable = text is not None
-        self.title.setText(skill.name)
+        self.title.setText(stored_order(skill.name))
         self.base_name = skill.name
         if not keep_name:
             self.name_edit.setText(skill.name)

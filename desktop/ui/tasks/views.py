@@ -35,6 +35,7 @@ from desktop.core.db.schedules import WEEKDAYS, Daily, Interval, Monthly, Once, 
 from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatus
 from desktop.core.tasks.schedules import TYPED_EXAMPLES, check_upcoming, listed, parse_schedule
 from desktop.core.tasks.service import schedule_words
+from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.labels import count, named, plain_label, plain_tip
 from desktop.ui.widgets.line_breaks import breakable
 from desktop.ui.widgets.theme import active_palette
@@ -223,7 +224,7 @@ def grouped(tasks: Sequence[Task], find: Callable[[int], Conversation | None]) -
 
 
 def group_line(group: TaskGroup) -> str:
-    return f"{group.title} · {count(len(group.tasks), 'task', 'tasks')}"
+    return f"{stored_order(group.title)} · {count(len(group.tasks), 'task', 'tasks')}"
 
 
 def group_row(group: TaskGroup, now: datetime, zone: tzinfo, font: QFont) -> QTreeWidgetItem:
@@ -242,7 +243,7 @@ def task_row(task: Task, now: datetime, zone: tzinfo) -> QTreeWidgetItem:
     item = QTreeWidgetItem(
         [
             f"P{task.priority}",
-            task.text,
+            stored_order(task.text),
             "Routine" if task.is_routine else "Task",
             schedule_words(task) or NONE,
             next_run_words(task, now, zone),

@@ -1,5 +1,6 @@
 """What a widget is called, how counts and moments read in every window, and
-how a label or a tooltip shows text the user or a model wrote."""
+how a label or a tooltip shows text the user or a model wrote (as written,
+in its stored order)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import TypeVar
 from PySide6 import QtGui
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
+
+from desktop.ui.widgets.bidi import stored_order
 
 W = TypeVar("W", bound=QWidget)
 
@@ -26,7 +29,7 @@ def plain_label(text: str = "") -> QLabel:
     one left to guess (Qt's default) reads a line holding a tag as HTML,
     so a conversation titled "<h1>Budget</h1>" or a search for "<code>"
     showed as a heading, or as nothing in a typewriter font."""
-    label = QLabel(text)
+    label = QLabel(stored_order(text))
     label.setTextFormat(Qt.TextFormat.PlainText)
     return label
 
@@ -43,5 +46,10 @@ def when(timestamp: float) -> str:
 def plain_tip(text: str) -> str:
     """*text* as a tooltip shows it: as written.  Qt reads a tip whose first
     line holds a tag ("<b>notes</b>", a pasted page, "<img src=...>") as HTML,
-    dropping the tag and styling or loading what it names."""
-    return QtGui.Qt.convertFromPlainText(text, Qt.WhiteSpaceMode.WhiteSpaceNormal) if text else ""
+    dropping the tag and styling or loading what it names.  In its stored
+    order (``bidi.stored_order``)."""
+    return (
+        QtGui.Qt.convertFromPlainText(stored_order(text), Qt.WhiteSpaceMode.WhiteSpaceNormal)
+        if text
+        else ""
+    )

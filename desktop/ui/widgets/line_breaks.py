@@ -8,7 +8,8 @@ characters of such a run, in plain text or in the text of HTML (never
 inside a tag or an entity, never inside what a reader sees as one
 character: a letter and its accents, an emoji and its skin tone, variation
 selector or joined parts, a flag).  What is copied from a label is its
-original text (``copies_unbroken``).
+original text (``copies_unbroken``).  Text given breaks is text shown, so
+it is also shown in its stored order (``bidi.stored_order``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import regex
 from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QClipboard
 from PySide6.QtWidgets import QApplication, QLabel
+
+from desktop.ui.widgets.bidi import stored_order
 
 _ZERO_WIDTH_SPACE = "\u200b"
 _UNBROKEN_CHARS = 24
@@ -35,13 +38,14 @@ _HTML_TAG = regex.compile(r"(<[^>]*>)")
 
 def breakable(text: str) -> str:
     """Plain *text* with a zero-width space every few characters of a run
-    too long to wrap."""
-    return _PLAIN_RUN.sub(lambda run: _broken(_CHARACTER.findall(run.group())), text)
+    too long to wrap, shown in its stored order."""
+    return _PLAIN_RUN.sub(lambda run: _broken(_CHARACTER.findall(run.group())), stored_order(text))
 
 
 def breakable_html(html: str) -> str:
-    """*html* with the same breaks in its text (never inside a tag or an entity)."""
-    parts = _HTML_TAG.split(html)
+    """*html* with the same breaks in its text (never inside a tag or an
+    entity), shown in its stored order."""
+    parts = _HTML_TAG.split(stored_order(html))
     parts[::2] = [
         _HTML_RUN.sub(lambda run: _broken(_HTML_CHARACTER.findall(run.group())), text)
         for text in parts[::2]

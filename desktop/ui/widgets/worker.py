@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from desktop.core.chat.service import Reply, ReplyKind, Stage, TurnListener
 from desktop.core.chat.tools.toolbox import ToolCall
+from models.errors import GenerationCancelled
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,11 @@ class TaskDone:
 
 @dataclass(frozen=True)
 class TaskFailed:
+    """A task that raised; ``stopped`` when its model work was stopped by
+    its caller (a quit, a Stop) rather than failing."""
+
     message: str
+    stopped: bool = False
 
 
 class Worker(QObject):
@@ -61,6 +66,10 @@ class Worker(QObject):
     def run(self, task: Task) -> None:
         try:
             result = task(_Listener(self))
+        except GenerationCancelled as error:  # cut short (the broker stopped at quit): no failure
+            log.debug("chat work stopped: %s", error)
+            self.failed.emit(TaskFailed(str(error) or type(error).__name__, stopped=True))
+            return
         except Exception as error:  # thread boundary: the error becomes a signal
             log.exception("chat work failed")
             self.failed.emit(TaskFailed(str(error) or type(error).__name__))

@@ -40,6 +40,7 @@ from desktop.core.base.errors import ReverieError
 from desktop.core.db.workers import Worker
 from desktop.core.workers.service import Workers
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty
+from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.labels import named, plain_tip
 from desktop.ui.widgets.worker import TaskQueue
 from desktop.ui.workers.views import (
@@ -231,7 +232,7 @@ class WorkWindow(AppWindow):
         waits_on = dependency_words(dependencies.get(worker.id, []))
         item = QTreeWidgetItem(
             [
-                title(worker),
+                stored_order(title(worker)),
                 listed_state(worker),
                 MODE_WORDS.get(worker.mode, worker.mode),
                 duration(worker.time_used),
@@ -287,9 +288,9 @@ class WorkWindow(AppWindow):
             self.cancel_button.setEnabled(False)
             self.retry_button.setEnabled(False)
             return
-        self.heading.setText(f"#{worker.id} {worker.objective}")
+        self.heading.setText(stored_order(f"#{worker.id} {worker.objective}"))
         for what, value in facts(worker, self._workers.dependencies(worker.head)):
-            label = QLabel(value)
+            label = QLabel(stored_order(value))
             label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.PlainText)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -301,7 +302,9 @@ class WorkWindow(AppWindow):
 
     def _show_transcript(self, text: str) -> None:
         """*text* in the transcript pane; a transcript growing while it is
-        read keeps its place, or stays at its end if it was there."""
+        read keeps its place, or stays at its end if it was there.  What the
+        model wrote shows in its stored order."""
+        text = stored_order(text)
         if text == self.transcript.toPlainText():
             return
         bar = self.transcript.verticalScrollBar()
