@@ -3,6 +3,7 @@ and quantities said as people read them."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -49,13 +50,20 @@ def readable(text: str) -> str:
     than white space.  A zero-width joiner or non-joiner between two
     non-ASCII characters, and a variation selector after one, stay: they
     shape emoji and scripts such as Persian or Devanagari."""
-    if text.isascii() and all(c.isprintable() or c.isspace() for c in text):
+    if text.isascii() and _ASCII_HIDDEN.search(text) is None:
         return text
     return "".join(
         char
         for index, char in enumerate(text)
         if not _hidden(char) or _shapes(text[index - 1 : index], char, text[index + 1 : index + 2])
     )
+
+
+_ASCII_HIDDEN = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
+"""The ASCII characters ``_hidden`` takes out: controls that are not white
+space (Python counts the separators 0x1c-0x1f as white space).  Searched
+for at once: a pasted page of 450 KB was read a character at a time, 0.6 s
+of its turn."""
 
 
 @lru_cache(maxsize=4096)
