@@ -306,10 +306,12 @@ _FED = r"(?P<cmd>(?!\$)[^\s|\"']+?)(?:\\n)?"
 _READS_A_PASSWORD = (
     r"(?:(?:sudo\s+(?:-\S+\s+)*)?(?:passwd|smbpasswd|kinit|cryptsetup)\b"
     rf"|sudo\b{_SAME_COMMAND}\s(?:(?-i:-\w*S)|--stdin)\b"
-    rf"|[\w.-]+\b{_SAME_COMMAND}\s--(?:stdin|password-stdin|passphrase-fd[ =]0)\b)"
+    rf"|[\w.-]+\b{_SAME_COMMAND}\s--(?:stdin|password-stdin|passphrase-fd[ =]0)\b"
+    r"|secret-tool[ \t]+store\b)"
 )
 """A program reading a password from its input: passwd, "sudo -S",
-"docker login --password-stdin", "gpg --passphrase-fd 0"."""
+"docker login --password-stdin", "gpg --passphrase-fd 0", GNOME's
+"secret-tool store"."""
 
 _WEB_SECRET_NAME = (
     r"(?:[\w.-]*[_.-])?(?:sig|signature|auth|auth_?token|token|secret|api_?key|access_?key)"
@@ -691,6 +693,19 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # Network gear's plain (0) or reversible (7) secret: Cisco's "enable
         # secret 0 X", "username admin password 0 X" (round 32); 5, 8 and 9 are hashes.
         (r"(?<![\w-])(?:secret|password|key-string|key)[ \t]+[07][ \t]+(?P<cmd>\S+)", _STRONG),
+        # ... or with no type before it, and the keys a router shares with its
+        # servers and peers: "enable secret X", "tacacs-server key X", "crypto
+        # isakmp key X address ...", an SNMP community (round 33).  A hash's
+        # type (5, 8, 9) is not a value; "public" and "private" are every
+        # device's factory communities, printed in every manual, no secret.
+        (
+            r"(?<![\w-])(?:enable[ \t]+(?:secret|password)(?:[ \t]+level[ \t]+\d+)?"
+            r"|(?:tacacs|radius)-server[ \t]+(?:host[ \t]+\S+[ \t]+)?key"
+            r"|crypto[ \t]+isakmp[ \t]+key|key-string|authentication-key|pre-shared-key"
+            r"|(?:snmp-server|set[ \t]+snmp)[ \t]+community)"
+            r"[ \t]+(?!\d[ \t])(?!(?:public|private)\b)(?P<cmd>[^\s\"'-]\S*)",
+            _STRONG,
+        ),
         # A service's user added with its password: RabbitMQ's, MinIO's (round 32).
         (
             r"\b(?:rabbitmqctl[ \t]+(?:add_user|change_password)|mc[ \t]+admin[ \t]+user[ \t]+add"
@@ -704,9 +719,45 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"|set-keychain-password)\b{_SAME_COMMAND}\s-[wp][ \t]+(?P<cmd>[^\s-]\S*)",
             _STRONG,
         ),
+        # ... a certificate's passphrase on import, a keychain's in a partition
+        # list, Apple's upload tools' app password ("@keychain:AC" names one).
         (
-            r"\bsecurity[ \t]+find-(?:generic|internet)-password\b[^\n]*?\s-w\b[^\n]*\n"
-            r"(?P<cmd>\S+)",
+            r"\bsecurity[ \t]+(?:import|set-(?:generic|internet)-password-partition-list)\b"
+            rf"{_SAME_COMMAND}\s-[Pk][ \t]+(?P<cmd>[^\s-]\S*)",
+            _STRONG,
+        ),
+        (rf"\b(?:altool|notarytool)\b{_SAME_COMMAND}\s-p[ \t]+(?P<cmd>[^\s@-]\S*)", _STRONG),
+        # What a password store's lookup prints on the next line: macOS's
+        # keychain, GNOME's secret-tool (round 33).
+        (
+            r"\b(?:security[ \t]+find-(?:generic|internet)-password\b[^\n]*?\s-w\b"
+            r"|secret-tool[ \t]+lookup\b)[^\n]*\n(?P<cmd>\S+)",
+            _STRONG,
+        ),
+        # A Windows answer file's password element, however named
+        # (AdministratorPassword, DomainAdminPassword), its value in <Value>;
+        # Kickstart's root password in plain text, not --iscrypted's hash;
+        # ipsec.secrets' XAUTH and EAP passwords (round 33).
+        (
+            r"<(?:\w+:)?\w*Password>\s*<(?:\w+:)?Value>(?P<cell>[^<\n]{1,100})</",
+            _STRONG,
+        ),
+        (
+            r"\brootpw\b(?![^\n]*--iscrypted)(?:[ \t]+--[\w-]+)*[ \t]+"
+            r"(?P<cmd>[^\s-]\S*)",
+            _STRONG,
+        ),
+        (r"(?<!\S)[ \t]*:[ \t]*(?-i:XAUTH|EAP|NTLM)[ \t]+\"(?P<cmd>[^\"\n]+)\"", _STRONG),
+        # A SIP account's registration, its password after the user:
+        # "register => 6001:X@pbx", "sip:6001:X@pbx" (round 33).
+        (
+            r"(?:\bregister[ \t]*=>[ \t]*|\bsips?:)[^\s:@/;]+:(?P<cmd>[^\s:@/;]+)(?::[^\s@/]+)?@",
+            _STRONG,
+        ),
+        # MinIO's client given a host's access key and its secret key.
+        (
+            r"\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S+[ \t]+\S+[ \t]+\S+"
+            r"[ \t]+(?P<cmd>[^\s-]\S*)",
             _STRONG,
         ),
         # A spreadsheet's formula comparing a cell with a password, a macro
@@ -744,6 +795,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             r"(?-i:\b[a-z][A-Za-z0-9.]*(?:Password|Passwd|Pwd|Passphrase|Secret|Token|ApiKey|"
             r"SecretKey|AccessKey))\s*[=:]\s*[\"']?(?P<cmd>[^\s\"'&;,]+)",
+            _STRONG,
+        ),
+        # ... or in PascalCase, set with "=": sysprep's AdminPassword=X,
+        # IPSecSecret=X, WireGuard's PresharedKey = X (round 33).
+        (
+            r"(?-i:\b(?:[A-Z][A-Za-z0-9]*(?:Password|Passwd|Pwd|Passphrase|Secret)|PresharedKey))"
+            r"[ \t]*=[ \t]*[\"']?(?P<cmd>[^\s\"'&;,]+)",
             _STRONG,
         ),
         # "I've made X my password".
