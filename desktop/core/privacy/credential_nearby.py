@@ -280,6 +280,7 @@ _NOT_SECRETS = (
     r"|(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|cloud|local|lan|internal|home|arpa)"
     r"|\S*(?:\]\(|://)\S*|//\S*"  # nor a link: "reset](https://..."
     r"|[a-z_][\w.]*\((?:[a-z_][\w.]*)?[,)]?.*|[a-z_][\w.]*\(\d+,"  # code: "next(tokens,", "Pin(25,"
+    r"|[a-z_][\w.]*(?:::\w+)?\(\$.*"  # PHP's: "bcrypt($request->password", "Hash::make($data"
     r"|f[\"'][^\"']*\{[\w.]+\}[^\"']*[\"']?"  # an f-string: f'user:{uid}:120'
     r"|x-[a-z]+(?:-[a-z]+)*"  # a header's name: X-Api-Key
     r"|--[a-z][\w-]*"  # a command's option: "passwd --stdin"
