@@ -709,14 +709,16 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # ... or with no type before it, and the keys a router shares with its
         # servers and peers: "enable secret X", "tacacs-server key X", "crypto
         # isakmp key X address ...", an SNMP community (round 33).  A hash's
-        # type (5, 8, 9) is not a value; "public" and "private" are every
+        # type (5, 8, 9) is not a value, nor a word of a sentence about it
+        # ("enable secret is set"); "public" and "private" are every
         # device's factory communities, printed in every manual, no secret.
         (
             r"(?<![\w-])(?:enable[ \t]+(?:secret|password)(?:[ \t]+level[ \t]+\d+)?"
             r"|(?:tacacs|radius)-server[ \t]+(?:host[ \t]+\S+[ \t]+)?key"
             r"|crypto[ \t]+isakmp[ \t]+key|key-string|authentication-key|pre-shared-key"
             r"|(?:snmp-server|set[ \t]+snmp)[ \t]+community)"
-            r"[ \t]+(?!\d[ \t])(?!(?:public|private)\b)(?P<cmd>[^\s\"'-]\S*)",
+            r"[ \t]+(?!\d[ \t])(?!(?:public|private|string|is|was|has|not|set|for)\b)"
+            r"(?P<cmd>[^\s\"'-]\S*)",
             _STRONG,
         ),
         # A service's user added with its password: RabbitMQ's, MinIO's (round 32).

@@ -43,6 +43,8 @@ def test_network_gears_secret_without_a_type_is_taken_out(text: str) -> None:
         "enable secret 5 $1$mERr$hx5rVt7rPNoS4wqbXKX7m0",
         "enable secret",
         "key-string",
+        "enable secret is set, ask Jonas for it",
+        "the snmp-server community string is wrong",
     ],
 )
 def test_a_factory_community_or_a_hash_is_kept(text: str) -> None:
