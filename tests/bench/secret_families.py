@@ -36,7 +36,10 @@ prompts, OAuth secrets, spreadsheet rows, chat logs, devices' labels)
 and of round 32's (timestamped shell history, VPN configs, SIP accounts,
 fillers in speech, spreadsheets' formulas, escaped JSON in logs, YAML's
 block scalars, network gear, services' admin commands, macOS's keychain,
-installers' answer files, backup tools)
+installers' answer files, backup tools) and of round 33's (process
+lists, Windows services, debug dumps, browser tests, secret stores'
+output, PPPoE, Java app servers, virtual machines, CI masks, hashing
+calls in seed data, databases' admin commands)
 stay in what Reverie stores, family by family and half by half, how many
 everyday sentences of the same look it changes, and how much CPU a 200 KB
 paste of both takes to redact.
@@ -44,7 +47,7 @@ paste of both takes to redact.
     python -m tests.bench.secret_families [--draws 20] [--seed 0] [--show 5] [--round 25]
 
 Each trial is drawn by ``tests.secret_families.trials`` (or its round 22
-to 32 sibling) and redacted as the chat stores a message (a
+to 33 sibling) and redacted as the chat stores a message (a
 ``Redactor``, read after the messages before it); a miss is a value still
 standing whole in what is stored.  ``--show`` prints the misses of the half
 rules may be written on ("in"), never the held-out half's.  Not a test: it
@@ -72,6 +75,7 @@ from tests import (
     secret_families_round30,
     secret_families_round31,
     secret_families_round32,
+    secret_families_round33,
 )
 from tests.secret_families import Trial
 
@@ -91,6 +95,7 @@ _ROUNDS = (
     ("round 30", secret_families_round30),
     ("round 31", secret_families_round31),
     ("round 32", secret_families_round32),
+    ("round 33", secret_families_round33),
 )
 
 

@@ -280,6 +280,7 @@ _NOT_SECRETS = (
     r"|(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|cloud|local|lan|internal|home|arpa)"
     r"|\S*(?:\]\(|://)\S*|//\S*"  # nor a link: "reset](https://..."
     r"|[a-z_][\w.]*\((?:[a-z_][\w.]*)?[,)]?.*|[a-z_][\w.]*\(\d+,"  # code: "next(tokens,", "Pin(25,"
+    r"|[a-z_][\w.]*(?:::\w+)?\(\$.*"  # PHP's: "bcrypt($request->password", "Hash::make($data"
     r"|f[\"'][^\"']*\{[\w.]+\}[^\"']*[\"']?"  # an f-string: f'user:{uid}:120'
     r"|x-[a-z]+(?:-[a-z]+)*"  # a header's name: X-Api-Key
     r"|--[a-z][\w-]*"  # a command's option: "passwd --stdin"
@@ -314,6 +315,8 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         if _HOST_GOES_ON.match(seen, match.end()) or _PROPERTY_GOES_ON.match(seen, match.end()):
             continue  # "openconnect vpn.acme.com --user=ana": a host's name, round 29;
             # "nmcli con modify Home wifi-sec.psk X": a property's name (round 30)
+        if _A_TOOL.match(seen, match.end()):
+            continue  # "secret-tool store --label=nas": GNOME's program (round 33)
         if _A_PROGRAM.match(seen, max(0, match.start() - 4)) or _A_TEST_RUN.match(
             seen, match.start()
         ):
@@ -326,6 +329,7 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
 _KEY_MANAGEMENT = re.compile(r"wpa[23]?-\Z", re.IGNORECASE)
 _HOST_GOES_ON = re.compile(r"\.[a-z0-9-]+\.[a-z]", re.IGNORECASE)
 _PROPERTY_GOES_ON = re.compile(r"-[a-z0-9]+\.[a-z]", re.IGNORECASE)
+_A_TOOL = re.compile(r"-tool\b", re.IGNORECASE)
 _A_PROGRAM = re.compile(r"wpa_passphrase[ \t]", re.IGNORECASE)
 """The program that writes a network's config, run with its name and password
 (read by ``typed_logins``); ``wpa_passphrase=X`` in hostapd.conf is a key."""
@@ -1075,8 +1079,9 @@ def _joined_before(text: str, chunks: list[re.Match[str]]) -> Iterator[tuple[int
         chunks = chunks[:-2]
 
 
-_IN_PLACEHOLDER = re.compile(r"(?:\$\{|\{\{\s*|%)[A-Za-z0-9_]*\Z")
-"""Just before a word inside a placeholder: ``${DB_PASSWORD}``."""
+_IN_PLACEHOLDER = re.compile(r"(?:\$\{|\{\{\s*|%|@keychain:|@env:)[A-Za-z0-9_]*\Z")
+"""Just before a word inside a placeholder: ``${DB_PASSWORD}``,
+``@keychain:AC_PASSWORD``."""
 _COMMAND_OPENS = re.compile(r"\$\(")
 _IN_COMMAND = re.compile(r"\$\([^()\n]*\Z")
 """Just before a word inside a shell command whose output stands for a
@@ -1084,10 +1089,12 @@ value: ``$(cat /run/secrets/db_password)`` (not backticks: Markdown quotes
 a typed password in them)."""
 PLACEHOLDER = re.compile(
     r"\$\{?\w+(?::?[-=?][^}]*)?\}?|\$\(.*|%\w+%|\{\{\s*\w+\s*\}\}|<\w+>"
+    r"|@(?:keychain|env):\w+"  # Apple's tools read it from the keychain or the environment
     r"|[a-z]+(?:_[a-z]+)+|[A-Z]+(?:_[A-Z]+)+"  # a name in code: vault_db_password
 )
 """What stands for a value in a template, a shell line or code:
-``${DB_PASSWORD}``, ``$(cat file)``, ``{{ vault_password }}``."""
+``${DB_PASSWORD}``, ``$(cat file)``, ``{{ vault_password }}``,
+``@keychain:AC_PASSWORD`` (round 33)."""
 
 
 def _value(text: str, start: int, stop: int) -> tuple[int, int] | None:

@@ -303,13 +303,23 @@ _SAME_COMMAND = r"[^\n|;&]*?"
 """What stands between a command and its option: anything but the next command."""
 _FED = r"(?P<cmd>(?!\$)[^\s|\"']+?)(?:\\n)?"
 """A value echoed into a program, without the line break printf ends it with."""
+_ARGUMENT = r"(?P<cmd>\"[^\"\n]+\"|[^\s\"/-]\S*)"
+"""A command's argument, in double quotes or bare."""
+_PASSWORD_WORD = r"(?:pass(?:word|wd)?|pwd|pw\b)"
+"""A field's or a setting's name for a password."""
+_PASSWORD_NAMED = rf"[\w.-]*{_PASSWORD_WORD}[\w.-]*"
+"""A setting named for a password: DefaultPassword, db_pass."""
+_SECRET_NAMED = r"[\w.-]*(?:pass(?:word|wd)?|pwd|secret|token|api_?key)[\w.-]*"
+"""A variable named for a secret: DB_PASS, apiToken."""
 _READS_A_PASSWORD = (
     r"(?:(?:sudo\s+(?:-\S+\s+)*)?(?:passwd|smbpasswd|kinit|cryptsetup)\b"
     rf"|sudo\b{_SAME_COMMAND}\s(?:(?-i:-\w*S)|--stdin)\b"
-    rf"|[\w.-]+\b{_SAME_COMMAND}\s--(?:stdin|password-stdin|passphrase-fd[ =]0)\b)"
+    rf"|[\w.-]+\b{_SAME_COMMAND}\s--(?:stdin|password-stdin|passphrase-fd[ =]0)\b"
+    r"|secret-tool[ \t]+store\b|circleci[ \t]+context[ \t]+store-secret\b)"
 )
 """A program reading a password from its input: passwd, "sudo -S",
-"docker login --password-stdin", "gpg --passphrase-fd 0"."""
+"docker login --password-stdin", "gpg --passphrase-fd 0", GNOME's
+"secret-tool store"."""
 
 _WEB_SECRET_NAME = (
     r"(?:[\w.-]*[_.-])?(?:sig|signature|auth|auth_?token|token|secret|api_?key|access_?key)"
@@ -567,7 +577,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         (rf"\bmysql\w*\b{_SAME_COMMAND}\s-p(?P<cmd>[^\s'\"-]\S*)", _STRONG),
-        (r"(?<!\S)--(?:[a-z]+-)?pass(?:word|phrase)?[= ](?P<cmd>[^\s-]\S*)", _STRONG),
+        # (--cipassword: Proxmox's cloud-init user's, round 33.)
+        (
+            r"(?<!\S)--(?:[a-z]+-)?(?:[a-z]{1,6}(?=pass(?:word|phrase)))?pass(?:word|phrase)?[= ]"
+            r"(?P<cmd>[^\s-]\S*)",
+            _STRONG,
+        ),
         # The password options of archivers, openssl, registries' logins,
         # curl, smbclient, redis-cli, ldap tools, keytool and Windows' net use.
         (
@@ -691,6 +706,21 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # Network gear's plain (0) or reversible (7) secret: Cisco's "enable
         # secret 0 X", "username admin password 0 X" (round 32); 5, 8 and 9 are hashes.
         (r"(?<![\w-])(?:secret|password|key-string|key)[ \t]+[07][ \t]+(?P<cmd>\S+)", _STRONG),
+        # ... or with no type before it, and the keys a router shares with its
+        # servers and peers: "enable secret X", "tacacs-server key X", "crypto
+        # isakmp key X address ...", an SNMP community (round 33).  A hash's
+        # type (5, 8, 9) is not a value, nor a word of a sentence about it
+        # ("enable secret is set"); "public" and "private" are every
+        # device's factory communities, printed in every manual, no secret.
+        (
+            r"(?<![\w-])(?:enable[ \t]+(?:secret|password)(?:[ \t]+level[ \t]+\d+)?"
+            r"|(?:tacacs|radius)-server[ \t]+(?:host[ \t]+\S+[ \t]+)?key"
+            r"|crypto[ \t]+isakmp[ \t]+key|key-string|authentication-key|pre-shared-key"
+            r"|(?:snmp-server|set[ \t]+snmp)[ \t]+community)"
+            r"[ \t]+(?!\d[ \t])(?!(?:public|private|string|is|was|has|not|set|for)\b)"
+            r"(?P<cmd>[^\s\"'-]\S*)",
+            _STRONG,
+        ),
         # A service's user added with its password: RabbitMQ's, MinIO's (round 32).
         (
             r"\b(?:rabbitmqctl[ \t]+(?:add_user|change_password)|mc[ \t]+admin[ \t]+user[ \t]+add"
@@ -704,9 +734,123 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"|set-keychain-password)\b{_SAME_COMMAND}\s-[wp][ \t]+(?P<cmd>[^\s-]\S*)",
             _STRONG,
         ),
+        # ... a certificate's passphrase on import, a keychain's in a partition
+        # list, Apple's upload tools' app password ("@keychain:AC" names one).
         (
-            r"\bsecurity[ \t]+find-(?:generic|internet)-password\b[^\n]*?\s-w\b[^\n]*\n"
-            r"(?P<cmd>\S+)",
+            r"\bsecurity[ \t]+(?:import|set-(?:generic|internet)-password-partition-list)\b"
+            rf"{_SAME_COMMAND}\s-[Pk][ \t]+(?P<cmd>[^\s-]\S*)",
+            _STRONG,
+        ),
+        (rf"\b(?:altool|notarytool)\b{_SAME_COMMAND}\s-p[ \t]+(?P<cmd>[^\s@-]\S*)", _STRONG),
+        # What a password store's lookup prints on the next line: macOS's
+        # keychain, GNOME's secret-tool (round 33).
+        (
+            r"\b(?:security[ \t]+find-(?:generic|internet)-password\b[^\n]*?\s-w\b"
+            r"|secret-tool[ \t]+lookup\b)[^\n]*\n(?P<cmd>\S+)",
+            _STRONG,
+        ),
+        # A password given to a service or a sign-in on Windows: sc.exe's
+        # "password= X", NSSM's ObjectName, the registry's DefaultPassword
+        # by reg add, PowerShell or a .reg file, Sysinternals' Autologon (round 33).
+        (
+            rf"\bsc(?:\.exe)?[ \t]+(?:config|create)\b{_SAME_COMMAND}\bpassword=[ \t]*{_ARGUMENT}",
+            _STRONG,
+        ),
+        (rf"\bnssm(?:\.exe)?[ \t]+set[ \t]+\S+[ \t]+ObjectName[ \t]+\S+[ \t]+{_ARGUMENT}", _STRONG),
+        (
+            rf"\breg(?:\.exe)?[ \t]+add\b{_SAME_COMMAND}[ \t]/v[ \t]+\"?{_PASSWORD_NAMED}\"?"
+            rf"{_SAME_COMMAND}[ \t]/d[ \t]+{_ARGUMENT}",
+            _STRONG,
+        ),
+        (
+            rf"-Name[ \t]+[\"']?{_PASSWORD_NAMED}[\"']?{_SAME_COMMAND}[ \t]-Value[ \t]+{_ARGUMENT}",
+            _STRONG,
+        ),
+        (rf"(?m)^\"{_PASSWORD_NAMED}\"=\"(?P<cmd>[^\"\n]+)\"", _STRONG),
+        (r"\bautologon(?:64)?(?:\.exe)?[ \t]+\S+[ \t]+\S+[ \t]+(?P<cmd>[^\s/-]\S*)", _STRONG),
+        # A name naming a password and its value, as JSON pairs them: AWS
+        # SSM's parameter, a task definition's environment (round 33).
+        (
+            rf"\"name\"[ \t]*:[ \t]*\"[^\"\n]*{_PASSWORD_WORD}[^\"\n]*\"[ \t]*,"
+            r"(?:[ \t]*\"\w+\"[ \t]*:[ \t]*\"[^\"\n]*\"[ \t]*,){0,3}"
+            r"[ \t]*\"value\"[ \t]*:[ \t]*\"(?P<cmd>[^\"\n]+)\"",
+            _STRONG,
+        ),
+        # A browser test typing into a password field: Cypress'
+        # cy.get('#password').type('X'), Selenium's send_keys, Playwright's
+        # fill, its locator's or page.fill('#password', 'X') (round 33).
+        (
+            rf"[(\[][^()\n]{{0,80}}{_PASSWORD_WORD}[^()\n]{{0,80}}\)[ \t]*\.[ \t]*"
+            r"(?:type|fill|send_keys|sendKeys|setValue|press_?[sS]equentially)"
+            r"\([ \t]*(?P<q>[\"'`])(?P<cmd>[^\"'`\n]+)(?P=q)",
+            _STRONG,
+        ),
+        (
+            rf"\.(?:type|fill)\([ \t]*(?P<q1>[\"'`])[^\"'`\n]{{0,60}}{_PASSWORD_WORD}"
+            r"[^\"'`\n]{0,60}(?P=q1)[ \t]*,[ \t]*(?P<q>[\"'`])(?P<cmd>[^\"'`\n]+)(?P=q)",
+            _STRONG,
+        ),
+        # PPP's secrets files: client, server, then the secret (round 33).
+        (
+            r"\b(?:pap|chap)-secrets\b[^\n]*\n(?:[ \t]*#[^\n]*\n)*[ \t]*\"?[^\s\"#]+\"?[ \t]+"
+            r"(?:\*|\"?[^\s\"]+\"?)[ \t]+\"?(?P<cmd>[^\s\"]+)",
+            _STRONG,
+        ),
+        # GitHub Actions' mask: what a step hides from the log is a secret.
+        (r"::add-mask::(?P<cmd>[^\s\"'$][^\s\"']*)", _STRONG),
+        # A password hashed in seed data or a test: bcrypt('X'),
+        # Hash::make('X'), make_password('X'), password_hash('X', ...).
+        (
+            r"\b(?:bcrypt(?:js)?(?:\.hash(?:Sync)?)?|hashpw|Hash::make|make_password"
+            r"|generate_password_hash|password_hash|hash_?password|Password\.create"
+            r"|argon2\.hash|\w*_context\.hash|(?:password)?encoder\.encode)"
+            r"\([ \t]*b?(?P<q>[\"'`])(?P<cmd>[^\"'`\n]+)(?P=q)",
+            _STRONG,
+        ),
+        # A CI's variable named for a secret set with its value: "glab
+        # variable set DB_PASS --value X", "az pipelines variable create
+        # --name dbPass --value X" (round 33).
+        (
+            r"(?:\b(?:variables?|secrets?|vars?)[ \t]+(?:set|create|add|update)[ \t]+|--name[ =])"
+            rf"[\"']?{_SECRET_NAMED}[\"']?{_SAME_COMMAND}[ \t]--value[ =]{_ARGUMENT}",
+            _STRONG,
+        ),
+        # PHP's var_dump of a field named for a password; a JMX password file.
+        (
+            rf"\[\"[^\"\n]*{_PASSWORD_WORD}[^\"\n]*\"\]=>\s*string\(\d+\)[ \t]*"
+            r"\"(?P<cmd>[^\"\n]+)\"",
+            _STRONG,
+        ),
+        (
+            r"\bjmxremote\.password\b[^\n]*\n(?:[ \t]*#[^\n]*\n)*[ \t]*\w+[ \t]+(?P<cmd>\S+)",
+            _STRONG,
+        ),
+        # Redis' ACL: ">X" adds a password to the user (round 33).
+        (r"\bACL[ \t]+SETUSER[ \t]+\S+(?:[ \t]+(?!>)\S+)*?[ \t]+>(?P<cmd>\S+)", _STRONG),
+        # A Windows answer file's password element, however named
+        # (AdministratorPassword, DomainAdminPassword), its value in <Value>;
+        # Kickstart's root password in plain text, not --iscrypted's hash;
+        # ipsec.secrets' XAUTH and EAP passwords (round 33).
+        (
+            r"<(?:\w+:)?\w*Password>\s*<(?:\w+:)?Value>(?P<cell>[^<\n]{1,100})</",
+            _STRONG,
+        ),
+        (
+            r"\brootpw\b(?![^\n]*--iscrypted)(?:[ \t]+--[\w-]+)*[ \t]+"
+            r"(?P<cmd>[^\s-]\S*)",
+            _STRONG,
+        ),
+        (r"(?<!\S)[ \t]*:[ \t]*(?-i:XAUTH|EAP|NTLM)[ \t]+\"(?P<cmd>[^\"\n]+)\"", _STRONG),
+        # A SIP account's registration, its password after the user:
+        # "register => 6001:X@pbx", "sip:6001:X@pbx" (round 33).
+        (
+            r"(?:\bregister[ \t]*=>[ \t]*|\bsips?:)[^\s:@/;]+:(?P<cmd>[^\s:@/;]+)(?::[^\s@/]+)?@",
+            _STRONG,
+        ),
+        # MinIO's client given a host's access key and its secret key.
+        (
+            r"\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S+[ \t]+\S+[ \t]+\S+"
+            r"[ \t]+(?P<cmd>[^\s-]\S*)",
             _STRONG,
         ),
         # A spreadsheet's formula comparing a cell with a password, a macro
@@ -744,6 +888,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             r"(?-i:\b[a-z][A-Za-z0-9.]*(?:Password|Passwd|Pwd|Passphrase|Secret|Token|ApiKey|"
             r"SecretKey|AccessKey))\s*[=:]\s*[\"']?(?P<cmd>[^\s\"'&;,]+)",
+            _STRONG,
+        ),
+        # ... or in PascalCase, set with "=": sysprep's AdminPassword=X,
+        # IPSecSecret=X, WireGuard's PresharedKey = X (round 33).
+        (
+            r"(?-i:\b(?:[A-Z][A-Za-z0-9]*(?:Password|Passwd|Pwd|Passphrase|Secret)|PresharedKey))"
+            r"[ \t]*=[ \t]*[\"']?(?P<cmd>[^\s\"'&;,]+)",
             _STRONG,
         ),
         # "I've made X my password".
@@ -999,7 +1150,7 @@ _NO_VALUE = re.compile(
 """What stands where a value would and is none."""
 _NOTE_OF_WORDS = re.compile(r"\((?:[^()\s]+[ \t]+){2,}[^()\n]*\)")
 """A note in brackets of three words or more, where the value would be."""
-_CALL = re.compile(r"[A-Za-z_][\w.]*\((?:[\"'`)]|\Z)")
+_CALL = re.compile(r"[A-Za-z_][\w.]*(?:::\w+)?\((?:[\"'`)$]|\Z)")
 """A function called with a string or nothing: the code that asks for a value."""
 _NAMES_A_SECRET = re.compile(
     r"(?:existing|secret|password|credentials?)[_.-]?(?:secret|name|ref|key[_-]?ref)"

@@ -474,7 +474,7 @@ def _found_alone(text: str) -> Iterator[tuple[int, int, str]]:
     readers = (credential_phrases, credential_nearby, credential_sweep, credential_situations)
     for reader in readers:
         for start, stop in reader.secret_spans(text):
-            if not _NO_VALUE.fullmatch(text, start, stop):
+            if not _NO_VALUE.fullmatch(text, start, stop) and not _next_setting(text, start):
                 yield start, _passphrase_end(text, start, stop), "password"
     # A seed's words are BIP39's, not code: one may start "return" or "raise".
     for start, stop in seed_phrases.secret_spans(text):
@@ -537,6 +537,35 @@ def _with_halves(text: str, start: int, stop: int) -> tuple[int, int]:
 _HALF = re.compile(r"\d{3,4}")
 _HALF_BEFORE = re.compile(r"(?<![\w.,/:-])(?P<half>\d{3,4})[ -]\Z")
 _HALF_AFTER = re.compile(r"[ -](?P<half>\d{3,4})(?![\w.,/:-])")
+
+
+def _next_setting(text: str, start: int) -> bool:
+    """Is *start* in a setting of its own on the line after another: after
+    one left empty ("password=\nuser=ana", "password:\nhost: db"), or whole
+    after a user's ("username=6001\nrealm=pbx", round 33), not the value
+    the line before names?  (Unless its name is a secret's too; one indented
+    under it, "password:\n  value: X", is the password's.)"""
+    line = text.rfind("\n", 0, start) + 1
+    if line == 0:
+        return False
+    before = _SETTING.match(text, text.rfind("\n", 0, line - 1) + 1)
+    setting = _SETTING.match(text, line)
+    if before is None or setting is None or before["indent"] != setting["indent"]:
+        return False
+    if _SECRET_NAMED.search(setting["name"]) or credential_nearby.names_a_credential(
+        setting["name"]
+    ):
+        return False
+    return not before["value"] or start == setting.start("name")
+
+
+_SETTING = re.compile(
+    r"(?P<indent>[ \t]*)(?P<name>[\w.-]+)[ \t]*[=:][ \t]*(?P<value>[^\s\\]*)[ \t]*$",
+    re.MULTILINE,
+)
+"""A line holding a setting: its indent, its name and its value, one word or none."""
+_SECRET_NAMED = re.compile(r"key|secret|token|code|pass|pin|auth|cred", re.IGNORECASE)
+"""In a setting's name, what may make it a secret's ("key: X" under "ssid: Casa")."""
 
 
 _NO_VALUE = re.compile(
