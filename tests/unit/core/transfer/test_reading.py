@@ -144,7 +144,7 @@ def test_non_utf8_bytes_and_a_bom_do_not_stop_the_reading(tmp_path: Path) -> Non
     path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8", "surrogateescape"))
     (read,) = open_export(path).conversations()
     assert isinstance(read, ForeignConversation)
-    assert read.title == "caf\ufffd"
+    assert read.title == "caf\u00ff"  # as Windows-1252 reads the byte (round 33)
 
 
 def test_json_nested_past_any_sense_is_refused(tmp_path: Path) -> None:
