@@ -9,7 +9,9 @@ U+FFFD ("Café" stored as "Caf\ufffd", "naïve" as "na\ufffdve"), silently:
 the user's words lost.  JSON may be UTF-16 or UTF-32 with its mark, and a
 byte that is not UTF-8 is read as Windows-1252 reads it, the encoding a
 file not saved as UTF-8 most likely has; the UTF-8 around it is read as
-UTF-8."""
+UTF-8.  An empty file (or one of white space, or a byte-order mark alone)
+was "not a ChatGPT or Claude export (empty at character 1)", a place it
+does not have."""
 
 from __future__ import annotations
 
@@ -72,3 +74,17 @@ def test_a_stray_byte_in_a_utf8_export_costs_no_other_letter(
     assert main(["import", str(path)]) == 0, capsys.readouterr().err
 
     assert _stored(user_dirs) == [(TITLE, [f"{SAID} été", "Sure \u2013 how?"])]
+
+
+@pytest.mark.parametrize("data", [b"", b" \n\t", b"\xef\xbb\xbf"])
+def test_an_empty_export_is_said_to_be_empty(
+    tmp_path: Path, user_dirs: AppPaths, capsys: pytest.CaptureFixture[str], data: bytes
+) -> None:
+    path = _saved(tmp_path, data, False)
+
+    assert main(["import", str(path)]) == 1
+
+    # Not "empty at character 1": there is no character 1.
+    assert f"Reverie: {path} is not a ChatGPT or Claude export (it is empty)." in (
+        capsys.readouterr().err
+    )
