@@ -237,7 +237,11 @@ class Database(_Reads):
                     return
                 yield from rows
         finally:
-            cursor.close()
+            with self._lock:
+                # Closing the connection closed its cursors: a reading left
+                # unfinished by a failed write, closed after its snapshot.
+                if not self._closed:
+                    cursor.close()
 
     @contextmanager
     def writing(self, tx: Transaction | None) -> Iterator[Transaction]:

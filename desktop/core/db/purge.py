@@ -35,7 +35,12 @@ place SQLite keeps it:
   ``read_skill`` a skill's text, found by the skill's name, its file being
   gone), or in a review of the tasks' notice (what it added, moved or
   noted): replaced by ``ERASED`` inside the result's JSON, which stays
-  valid, and in the conversation's full-text index;
+  valid, and in the conversation's full-text index; so is every text the
+  tools' records give them, found by number or name (``tool_records``: a
+  task's text before a rewording, a memory as a search quoted it, a
+  skill's name and the text ``add_skill`` wrote), there, in the calls the
+  replies made (what follows their ``<tool_call>``; the reply's words and
+  the user's stay) and in the conversations' summaries;
 - what an erased task said on its own (a reminder, a routine's answer, as
   a message or as an event in another conversation), found by its number
   in the message's metadata: a reminder becomes ``ERASED`` whole, a
@@ -69,6 +74,7 @@ from desktop.core.db.errors import QueryFailed
 from desktop.core.db.message_kinds import REMINDER, SAID_FOR_TASK, TASKS_REVIEWED
 from desktop.core.db.opening import open_copy
 from desktop.core.db.tally import notes_of
+from desktop.core.db.tool_records import Named, texts_recorded, unsay_calls
 
 ERASED = "[erased]"
 """What an erased text reads as where it was quoted (a dream's change or log)."""
@@ -318,10 +324,16 @@ def erase_in(tx: Transaction, items: Erasable) -> Erasable:
     memory_texts = _memory_texts(tx, memory_ids, tables)
     task_texts = _texts_of(tx, "tasks", ("text", "ai_prompt"), task_ids)
     skill_texts = _texts_of(tx, "skills", ("summary",), skill_ids)
+    skill_names = frozenset(_texts_of(tx, "skills", ("name",), skill_ids))
+    # What the tools' records say of them: a task's older texts, a memory made safe.
+    recorded = texts_recorded(
+        tx, Named(frozenset(task_ids), frozenset(memory_ids), skill_names), tables
+    )
     texts = memory_texts | _conversation_texts(tx, conversation_ids) | task_texts | skill_texts
-    _unquote(tx, texts, tables)
+    _unquote(tx, texts | recorded, tables)
     # Tools quote memories, tasks and skills whole (search_memory, task, read_skill).
     quoted = memory_texts | task_texts | skill_texts | _skill_texts_read(tx, skill_ids, tables)
+    quoted |= recorded
     quoted_in_tools = _unquote_tool_results(tx, quoted, set(conversation_ids), tables)
     quoted_in_tools |= _unsay_tasks(tx, task_ids, task_texts)
     erased = Erasable(memory_ids, conversation_ids, task_ids, skill_ids)
@@ -605,6 +617,8 @@ def _unquote_tool_results(
             f" WHERE (role = 'tool' OR json_extract(metadata, '$.kind') = ?) AND ({found})",
             [TASKS_REVIEWED, *(needle for needle in needles for _ in range(2))],
         )
+        changed |= unsay_calls(tx, tables, needles, _scrub_text)
+        _unquote_summaries(tx, needles, erased_conversations)
         for row in rows:
             if row["conversation_id"] in erased_conversations:
                 continue  # it goes whole
@@ -629,6 +643,16 @@ def _unquote_tool_results(
                     (_unquoted(row["content"], text, needles), row["id"]),
                 )
     return changed
+
+
+def _unquote_summaries(tx: Transaction, needles: Sequence[str], erased: set[int]) -> None:
+    """Take *needles* out of the conversations' summaries that quote them
+    (a compaction's, which every later prompt of its conversation carries)."""
+    found = " OR ".join("instr(summary, ?) > 0" for _ in needles)
+    for row in tx.fetch_all(f"SELECT id, summary FROM conversations WHERE {found}", needles):
+        if row["id"] not in erased:  # it goes whole
+            summary = _scrub_text(row["summary"], needles)
+            tx.execute("UPDATE conversations SET summary = ? WHERE id = ?", (summary, row["id"]))
 
 
 def _unquoted(content: str, text: str, needles: Sequence[str]) -> str:

@@ -14,6 +14,7 @@ the files hold, not by their names (``reading``).
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import re
@@ -172,13 +173,46 @@ def _shard_names(value: object) -> Iterator[str]:
 
 @contextmanager
 def _text_file(path: Path) -> Iterator[TextIO]:
-    # A byte that is not UTF-8 becomes U+FFFD: one bad byte in a long
-    # history is no reason to refuse all of it.
-    with path.open(encoding="utf-8-sig", errors="replace") as handle:
-        yield handle
+    with path.open("rb") as raw:
+        yield _as_text(raw)
 
 
 @contextmanager
 def _zip_entry(path: Path, entry: str) -> Iterator[TextIO]:
     with zipfile.ZipFile(path) as archive, archive.open(entry) as raw:
-        yield io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace")
+        yield _as_text(raw)
+
+
+def _as_text(raw: IO[bytes]) -> TextIO:
+    """*raw* read as text: UTF-8, or UTF-16 or UTF-32 if it begins with
+    their byte-order mark (as Notepad saves "Unicode").  A byte that is
+    not UTF-8 is read as Windows-1252 reads it (``_NOT_UTF8``): an export
+    saved again as "ANSI" keeps its accents, and one bad byte in a long
+    history is no reason to refuse all of it."""
+    start = raw.peek(4)[:4] if isinstance(raw, io.BufferedReader | zipfile.ZipExtFile) else b""
+    marked = next((name for mark, name in _MARKS if start.startswith(mark)), None)
+    if marked is not None:
+        return io.TextIOWrapper(raw, encoding=marked, errors="replace")
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", errors=_NOT_UTF8)
+
+
+_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16's, which begins it
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_NOT_UTF8 = "reverie.export.windows-1252"
+
+
+def _read_as_windows_1252(error: UnicodeError) -> tuple[str, int]:
+    """The bytes UTF-8 could not read as Windows-1252 has them (U+FFFD for
+    the five it leaves unassigned), and where to go on."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    bad = error.object[error.start : error.end]
+    return bad.decode("cp1252", errors="replace"), error.end
+
+
+# Codec error handlers are named in one registry for the whole process.
+codecs.register_error(_NOT_UTF8, _read_as_windows_1252)

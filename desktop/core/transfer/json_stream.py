@@ -84,8 +84,10 @@ def items(stream: TextIO, chunk: int = CHUNK_CHARS, most: int | None = None) -> 
     at an item longer than *most* characters (``ITEM_CHARS``)."""
     decoder = json.JSONDecoder(parse_int=_whole_number)
     reader = _Reader(stream, chunk)
+    if not reader.next_char():  # no character to say a place by
+        raise NotAList("it is empty")
     if reader.next_char() != "[":
-        raise reader.fault("not a JSON list" if reader.text.strip() else "empty", NotAList)
+        raise reader.fault("not a JSON list", NotAList)
     reader.at += 1
     first = True
     while True:

@@ -117,10 +117,15 @@ def _items(document: Document, first_only: bool = False) -> Iterator[object]:
             f"{document.name} is damaged or cut short ({error}); nothing was imported.",
             "Download the export again and import the new file.",
         ) from error
+    except RecursionError as error:  # past Python's limit, which its message names
+        raise ExportRefused(
+            f"{document.name} is nested deeper than any export (lists or objects within one "
+            "another hundreds of levels deep); nothing was imported.",
+            "Download the export again and import the new file.",
+        ) from error
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as error:
         # A zip's entry encrypted, or compressed by a method Python lacks
-        # (NotImplementedError, RuntimeError); JSON nested past Python's
-        # recursion limit (RecursionError, a RuntimeError).
+        # (NotImplementedError, RuntimeError).
         raise ExportRefused(
             f"{document.name} cannot be read ({error}); nothing was imported.",
             "Download the export again and import the new file.",

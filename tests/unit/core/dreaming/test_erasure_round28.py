@@ -91,5 +91,6 @@ def test_a_skill_erased_for_good_goes_from_the_tools_results_the_file_and_the_sn
 
     eraser_for(database, user_dirs, skills=skill_library).erase_skills([skill.id])
 
-    assert _tool_results(store, conversation) == [{"name": "Fold flags", "text": ERASED}]
+    # Its name too (round 33): what the record names is what was erased.
+    assert _tool_results(store, conversation) == [{"name": ERASED, "text": ERASED}]
     assert _holding_mark(database, user_dirs) == []
