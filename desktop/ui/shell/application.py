@@ -71,6 +71,11 @@ TASKS_JOB = "tasks-due"
 AGENDA_JOB = "agenda-review"
 CHECK_AGAIN_MS = 1000
 """How soon a job due before the start's damage check answered asks again."""
+COMPACTION_AFTER_START_MS = 60_000
+"""How soon after the start the background compaction first runs, not at
+the clock's first tick half an hour on: a long history's summary a quit cut
+short goes on (``ChatService.compaction_owed``), in the background work
+that gives way to the user."""
 _NOTIFICATION_CHARS = 240
 
 
@@ -203,6 +208,7 @@ class ReverieApplication(QObject):
         self.clock.due.connect(self._on_due)
         if core.chat is not None:
             self.clock.every(COMPACTION_JOB, core.settings.chat.compaction_interval_minutes)
+            QTimer.singleShot(COMPACTION_AFTER_START_MS, self, lambda: self._on_due(COMPACTION_JOB))
         if core.harvester is not None:
             self.clock.every(MEMORY_JOB, core.settings.memory.harvest_check_minutes)
         self.window.busy_changed.connect(self._on_busy)
