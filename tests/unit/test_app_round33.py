@@ -26,10 +26,11 @@ def test_the_compaction_runs_soon_after_the_start_without_the_clock(
 ) -> None:
     monkeypatch.setattr(application, "COMPACTION_AFTER_START_MS", 0)
     core = build_core(app_paths)
-    assert core.conversations is not None
-    conversation = core.conversations.create("long ago")
-    old = core.conversations.add_message(conversation.id, "user", "My bicycle is green.")
-    with core.database.transaction() as tx:  # learned from and summarised a year ago
+    store, database = core.conversations, core.database
+    assert store is not None and database is not None
+    conversation = store.create("long ago")
+    old = store.add_message(conversation.id, "user", "My bicycle is green.")
+    with database.transaction() as tx:  # learned from and summarised a year ago
         tx.execute("UPDATE messages SET archived_at = 1 WHERE id = ?", (old.id,))
         tx.execute(
             "UPDATE conversations SET harvested_through_message_id = ? WHERE id = ?",
@@ -39,7 +40,7 @@ def test_the_compaction_runs_soon_after_the_start_without_the_clock(
     qtbot.addWidget(app.window)
     try:
         # The clock is never started: only the run after the start purges it.
-        qtbot.waitUntil(lambda: not core.conversations.messages_by_ids([old.id]), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not store.messages_by_ids([old.id]), timeout=WAIT_MS)
     finally:
         app.shutdown()
         core.close()
