@@ -83,7 +83,7 @@ from desktop.core.tasks.agenda import AGENDA_REVIEW
 from desktop.core.tasks.routines import RunKind
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Priority
-from models.errors import ModelError
+from models.errors import GenerationCancelled, ModelError
 from models.interfaces import ChatMessage, GenerationOptions
 from models.streaming import StopScanner
 
@@ -494,8 +494,14 @@ class ChatService:
             settings.keep_recent_messages + settings.compaction_min_new_messages,
         )
         compacted = 0
-        for conversation_id in dict.fromkeys([*(c.id for c in idle), *self.compaction_owed()]):
-            compacted += self._compact_in_background(conversation_id)
+        try:
+            for conversation_id in dict.fromkeys([*(c.id for c in idle), *self.compaction_owed()]):
+                compacted += self._compact_in_background(conversation_id)
+        except (CompactionCancelled, GenerationCancelled) as stopped:
+            # Quitting stopped the model under it: no failure; what is left
+            # is owed still, and goes on at the next start.
+            log.debug("background compaction stopped: %s", stopped)
+            return compacted
         if self.compactor.purge_archived(settings.archive_days, now):
             self._finish_rewrite()  # their words leave the search index and the file
         return compacted

@@ -6,9 +6,14 @@ What was owed was kept only in memory, and imported conversations are
 left out of the idle compaction (never summarised unless gone on with):
 after a restart the rest of the history was never summarised until a
 turn in it noticed again.  What is owed is now read from the database.
+And a background summary that quitting stopped under the model raised
+('chat work failed' with a traceback, 'maintenance failed'): it is no failure.
 """
 
 from __future__ import annotations
+
+import logging
+import threading
 
 import pytest
 
@@ -19,7 +24,9 @@ from desktop.core.db import ConversationStore
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.bench.long_history import imported
-from tests.fakes import Recorder, ScriptedChatModel
+from tests.fakes import Recorder, ScriptedChatModel, StepGate
+
+TIMEOUT = 10.0
 
 
 @pytest.fixture
@@ -57,3 +64,26 @@ def test_a_summary_owed_before_a_restart_goes_on_after_it(
     assert len(store.messages(conversation)) == 10  # all but the last ten summarised
     assert again.compaction_owed() == []
     assert len(store.messages(untouched)) == 2_400  # never gone on with: never summarised
+
+
+def test_a_background_summary_cut_short_by_quitting_is_no_failure(
+    chat: ChatService,
+    store: ConversationStore,
+    broker: InferenceBroker,
+    model: ScriptedChatModel,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    conversation = imported(store, 2_500)
+    chat.run(chat.send(conversation, "hi"), Recorder())  # too long: owed
+    model.gate = gate = StepGate()
+    compacted: list[int] = []
+    with caplog.at_level(logging.DEBUG):
+        run = threading.Thread(target=lambda: compacted.append(chat.compact_idle()))
+        run.start()
+        gate.wait_for_arrival(1, TIMEOUT)  # the summary is being written
+        broker.stop()  # quitting
+        run.join(TIMEOUT)
+
+    assert compacted == [0]  # where it raised 'the compaction was stopped'
+    assert [r.getMessage() for r in caplog.records if r.levelno > logging.DEBUG] == []
+    assert store.get(conversation).summary is None  # type: ignore[union-attr]  # nothing half-written
