@@ -135,8 +135,8 @@ class InferenceBroker:
             self._parked.clear()
         for lane in lanes:
             lane.stop()
-        for job in parked:
-            job.finish(error=ModelUnavailable("the inference broker stopped"))
+        for job in parked:  # cut short by quitting, as the lanes' jobs are: no failure
+            job.finish(error=GenerationCancelled("the inference broker stopped"))
         for lane in lanes:
             lane.join(timeout)
 

@@ -83,7 +83,7 @@ from desktop.core.tasks.agenda import AGENDA_REVIEW
 from desktop.core.tasks.routines import RunKind
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Priority
-from models.errors import ModelError
+from models.errors import GenerationCancelled, ModelError
 from models.interfaces import ChatMessage, GenerationOptions
 from models.streaming import StopScanner
 
@@ -493,14 +493,35 @@ class ChatService:
             now - settings.compaction_idle_minutes * 60,
             settings.keep_recent_messages + settings.compaction_min_new_messages,
         )
-        with self._owed_lock:
-            owed = sorted(self._owed)
         compacted = 0
-        for conversation_id in dict.fromkeys([*(c.id for c in idle), *owed]):
-            compacted += self._compact_in_background(conversation_id)
+        try:
+            for conversation_id in dict.fromkeys([*(c.id for c in idle), *self.compaction_owed()]):
+                compacted += self._compact_in_background(conversation_id)
+        except (CompactionCancelled, GenerationCancelled) as stopped:
+            # Quitting stopped the model under it: no failure; what is left
+            # is owed still, and goes on at the next start.
+            log.debug("background compaction stopped: %s", stopped)
+            return compacted
         if self.compactor.purge_archived(settings.archive_days, now):
             self._finish_rewrite()  # their words leave the search index and the file
         return compacted
+
+    def compaction_owed(self) -> list[int]:
+        """The conversations with more to summarise than a turn summarises
+        before its reply (``_owe_compaction``): those a turn found so since
+        the start, and those the database says are owed, so that a restart
+        does not forget them: an imported conversation is summarised only
+        once it is gone on with, so one with a summary whose live messages
+        still hold more than a context was gone on with and is not done."""
+        with self._owed_lock:
+            owed = set(self._owed)
+        started = (
+            c.id
+            for c in self._conversations.list()
+            if c.imported_from is not None and c.summary is not None and c.id not in owed
+        )
+        owed.update(c for c in started if not self._tail(c).whole)
+        return sorted(owed)
 
     def _compact_in_background(self, conversation_id: int) -> bool:
         """Summarise a batch or a few of the conversation's older messages;

@@ -65,6 +65,21 @@ class Embeddings:
             return 0
         return dimension + (-dimension % SIGN_BITS)
 
+    def asked_length(self) -> int:
+        """``vector_length``, the model in use asked for it if not known yet
+        (a server not asked since it loaded answers one short text, in the
+        background): vectors of another length under its name are found
+        before a search misses them.  0 if it cannot answer now: a server
+        that is down is not taken for another model."""
+        if not self.vector_length():
+            try:
+                self._broker.embed([], Priority.BACKGROUND).result()
+            except GenerationCancelled:
+                raise  # stopped: the work it was for ends
+            except ModelError as error:
+                log.info("the embedding model could not say its vectors' length: %s", error)
+        return self.vector_length()
+
     def __call__(
         self, texts: Sequence[str], priority: Priority = Priority.USER, *, query: bool = False
     ) -> Vectors | None:

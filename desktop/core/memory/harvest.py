@@ -119,6 +119,11 @@ class HarvestFailed(ReverieError):
     """The harvest could not read the conversation; nothing was stored, the watermark stays."""
 
 
+class HarvestStopped(HarvestFailed):
+    """The harvest's model work was stopped (quitting, the work cut short):
+    nothing was stored, and nothing failed."""
+
+
 class UnusableAnswer(HarvestFailed):
     """The model answered, but with nothing usable: the messages are tried
     again later, differently, and skipped after ``ATTEMPTS`` such answers."""
@@ -230,6 +235,9 @@ class Harvester:
                 break
             try:
                 report = job()
+            except HarvestStopped as error:  # cut short: tried again at the next run
+                log.debug("%s stopped: %s", what, error)
+                continue
             except HarvestFailed as error:
                 log.warning("%s failed: %s", what, error)
                 continue
@@ -366,7 +374,7 @@ class Harvester:
             with control.scope():  # the search for related memories stops with it too
                 known = self._known(new)
         except ModelError as error:  # not the messages' fault: not counted as a try
-            raise HarvestFailed(f"the related memories could not be searched: {error}") from error
+            raise _not_read("the related memories could not be searched", error) from error
         return self._window(new, known, budget)
 
     def _window(self, new: Sequence[Message], known: str, budget: int) -> _Window:
@@ -460,7 +468,7 @@ class Harvester:
                 except MemoryRefused as error:
                     refused.append((text, str(error)))
                 except ModelError as error:  # the embedding of a fact
-                    raise HarvestFailed(f"the facts could not be embedded: {error}") from error
+                    raise _not_read("the facts could not be embedded", error) from error
         # A fact the answer names twice in other words is one fact, read from
         # the messages of both (the write counts it once).
         once = one_each(planned, lambda fact: fact[1].saying, _joined)
@@ -481,7 +489,7 @@ class Harvester:
             raise UnusableAnswer(f"the model's answer was not usable: {error}") from error
         except (GenerationCancelled, ModelUnavailable) as error:
             # Not the messages' fault: this does not count as a try.
-            raise HarvestFailed(f"the model could not read the conversation: {error}") from error
+            raise _not_read("the model could not read the conversation", error) from error
         except ModelError as error:
             raise UnusableAnswer(f"the model could not read the conversation: {error}") from error
         shown = range(1, len(window.lines) + 1)
@@ -561,6 +569,13 @@ def _check_users_words(fact: str, cited: Sequence[Message]) -> None:
     if not any(message.role == "user" for message in cited):
         raise NotTheUsersWords
     users_words_for(fact, cited)
+
+
+def _not_read(why: str, error: ModelError) -> HarvestFailed:
+    """The harvest's failure for a model call that raised *error*:
+    ``HarvestStopped`` when its work was stopped rather than failing."""
+    kind = HarvestStopped if isinstance(error, GenerationCancelled) else HarvestFailed
+    return kind(f"{why}: {error}")
 
 
 def _reason(error: HarvestFailed) -> str:

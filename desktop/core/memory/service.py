@@ -427,11 +427,21 @@ class MemoryService:
     def set_pinned(self, memory_ids: Iterable[int], pinned: bool) -> list[Memory]:
         return [self.store.set_pinned(i, pinned, "user") for i in memory_ids]
 
+    def vectors_owed(self) -> int:
+        """How many memories wait for a vector of the embedding model in
+        use (``embed_missing``), the model asked its vectors' length first:
+        a server swapped for a model of another size is found now."""
+        if self._embeddings is not None:
+            self._embeddings.asked_length()
+        return self.store.count_without_vectors()
+
     def embed_missing(self, batch: int = 32) -> int:
         """Give vectors to memories stored without one of the embedding model
         in use (stored while there was none, or embedded by the model used
         before), in the background.  How many got one; 0 when there is no
         embedder."""
+        if self._embeddings is not None:
+            self._embeddings.asked_length()  # another model's size under its name needs them too
         done = 0
         while pending := self.store.without_vectors(batch):
             made = self.embed_labelled([m.content for m in pending], Priority.BACKGROUND)

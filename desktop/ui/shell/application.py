@@ -71,6 +71,11 @@ TASKS_JOB = "tasks-due"
 AGENDA_JOB = "agenda-review"
 CHECK_AGAIN_MS = 1000
 """How soon a job due before the start's damage check answered asks again."""
+COMPACTION_AFTER_START_MS = 60_000
+"""How soon after the start the background compaction first runs, not at
+the clock's first tick half an hour on: a long history's summary a quit cut
+short goes on (``ChatService.compaction_owed``), in the background work
+that gives way to the user."""
 _NOTIFICATION_CHARS = 240
 
 
@@ -192,17 +197,20 @@ class ReverieApplication(QObject):
                     lambda: sweep_snapshots(database, snapshots, self._sweep, under=held)
                 )
             )
-        if core.memories is not None:
-            memories = core.memories  # a new embedder: every memory gets its vector again
+        if core.memories is not None:  # a new embedder: every memory gets its vector again
+            self.maintenance.worker.notice.connect(self.window.notice)
             self.models.embedder_changed.connect(
                 lambda: self.maintenance.submit(
-                    self._while_sound(lambda: (memories.embed_missing(), self._index_messages()))
+                    lambda listener: (
+                        None if self._background_refusal() else self._embed_again(listener)
+                    )
                 )
             )
         self.clock = Clock(self.window)
         self.clock.due.connect(self._on_due)
         if core.chat is not None:
             self.clock.every(COMPACTION_JOB, core.settings.chat.compaction_interval_minutes)
+            QTimer.singleShot(COMPACTION_AFTER_START_MS, self, lambda: self._on_due(COMPACTION_JOB))
         if core.harvester is not None:
             self.clock.every(MEMORY_JOB, core.settings.memory.harvest_check_minutes)
         self.window.busy_changed.connect(self._on_busy)
@@ -262,6 +270,22 @@ class ReverieApplication(QObject):
                 "upkeep, no scheduled tasks, until the file is sound again."
             )
         return ""
+
+    def _embed_again(self, listener: TurnListener) -> None:
+        """On the maintenance worker, once an embedding model loaded (at the
+        start too): say how many memories wait for its vectors (another
+        model's, or another size's: a server swapped while Reverie was
+        closed), then give them and the past messages theirs."""
+        memories = self._core.memories
+        assert memories is not None
+        if waiting := memories.vectors_owed():
+            which = "1 memory is" if waiting == 1 else f"{waiting} memories are"
+            listener.notice(
+                f"{which} being embedded again with the embedding model in use, in the "
+                "background; until then found by their words."
+            )
+        memories.embed_missing()
+        self._index_messages()
 
     def _index_messages(self) -> int:
         """Give past messages their vectors (background priority), after the

@@ -1,0 +1,90 @@
+"""Round 33 of issue 15 against the start.
+
+The compaction (a long history's summary a turn owed, idle conversations,
+old archives purged) ran only at the clock's ticks, the first half an hour
+after the start: a summary a quit cut short waited that long to go on.  It
+runs soon after the start now, as background work that gives way to the user.
+
+An embedding server swapped while Reverie was closed for a model of another
+vector size said nothing, and the memories' vectors were made again only
+once a search had missed them all: the start now asks the model its
+vectors' length, says how many memories wait for new ones, and makes them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktop.app import build_core, load_models
+from desktop.core.base.paths import AppPaths
+from desktop.core.db import open_database
+from desktop.core.db.memories import MemoryStore
+from desktop.ui.shell import application
+from desktop.ui.shell.application import ReverieApplication
+from tests.embedding_server import MODEL, EmbeddingServer
+from tests.unit.test_app import WAIT_MS, app_paths
+from tests.unit.test_app_check_embeddings_round31 import _embeddings_on_server
+
+__all__ = ["app_paths"]  # the fixture, used by name
+
+pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
+
+
+@pytest.mark.model
+def test_the_compaction_runs_soon_after_the_start_without_the_clock(
+    qtbot: QtBot, app_paths: AppPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(application, "COMPACTION_AFTER_START_MS", 0)
+    core = build_core(app_paths)
+    store, database = core.conversations, core.database
+    assert store is not None and database is not None
+    conversation = store.create("long ago")
+    old = store.add_message(conversation.id, "user", "My bicycle is green.")
+    with database.transaction() as tx:  # learned from and summarised a year ago
+        tx.execute("UPDATE messages SET archived_at = 1 WHERE id = ?", (old.id,))
+        tx.execute(
+            "UPDATE conversations SET harvested_through_message_id = ? WHERE id = ?",
+            (old.id, conversation.id),
+        )
+    app = ReverieApplication(core, load_models(core))
+    qtbot.addWidget(app.window)
+    try:
+        # The clock is never started: only the run after the start purges it.
+        qtbot.waitUntil(lambda: not store.messages_by_ids([old.id]), timeout=WAIT_MS)
+    finally:
+        app.shutdown()
+        core.close()
+
+
+@pytest.mark.model
+def test_an_embedding_server_of_another_size_since_the_last_start_is_said_and_embedded_again(
+    qtbot: QtBot, app_paths: AppPaths
+) -> None:
+    database = open_database(app_paths.database_file)
+    try:  # embedded before the quit by the model the server served then
+        MemoryStore(database).add(
+            "My bicycle is kept in the garden shed",
+            embedding=np.ones(384, np.float32),
+            source_kind="user_explicit",
+            actor="user",
+            embedding_model=MODEL,
+        )
+    finally:
+        database.close()
+    with EmbeddingServer(dimension=48) as server:  # another model now, under the same name
+        _embeddings_on_server(app_paths, server.base_url)
+        core = build_core(app_paths)
+        started = core.database
+        assert started is not None
+        app = ReverieApplication(core, load_models(core))
+        qtbot.addWidget(app.window)
+        try:
+            said = "1 memory is being embedded again with the embedding model in use"
+            qtbot.waitUntil(lambda: said in app.window.transcript.plain_text(), timeout=WAIT_MS)
+            lengths = "SELECT length(embedding) / 4 FROM memory_embeddings"
+            qtbot.waitUntil(lambda: started.fetch_value(lengths) == 48, timeout=WAIT_MS)
+        finally:
+            app.shutdown()
+            core.close()
