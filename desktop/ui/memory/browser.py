@@ -58,6 +58,7 @@ from desktop.ui.memory.views import (
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.widgets.bidi import stored_order
+from desktop.ui.widgets.direction_guard import guard_dialog
 from desktop.ui.widgets.erase_outcome import EraseNow
 from desktop.ui.widgets.labels import count, named, plain_tip
 from desktop.ui.widgets.worker import TaskQueue
@@ -483,6 +484,7 @@ class MemoryBrowser(AppWindow):
         dialog.setLabelText("Forget everything about:")
         dialog.setOkButtonText("Show what would be forgotten")
         dialog.textValueSelected.connect(self.preview_forget)
+        guard_dialog(dialog)
         dialog.finished.connect(self._on_topic_finished)
         self.topic_dialog = dialog
         dialog.open()
