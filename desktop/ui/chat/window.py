@@ -252,7 +252,6 @@ class ChatWindow(QMainWindow):
         splitter.setSizes([230, 730])
         self.setCentralWidget(splitter)
         self._shortcuts()
-        self.setFocusProxy(self.input)
         self.input.setFocus()
         self.where_label = _named(QLabel(), "where-models-run")
         self.statusBar().addPermanentWidget(self.where_label)

@@ -94,7 +94,6 @@ def guarded(editor: Editor) -> QWidget:
     layout.setSpacing(4)
     layout.addWidget(editor, 1)
     layout.addWidget(DirectionControlsBar(editor))
-    box.setFocusProxy(editor)
     return box
 
 
