@@ -5,7 +5,7 @@ and back to the input: the conversations (New conversation, Off the
 record, the search, the list, Recently deleted) were never reached, as the
 window handed its own place in the round to the input.  And the bar under a
 task's fields (round 33) first made Tab circle the task's buttons, never
-going back to the list.
+going back to the list.  Esc closed every window beside the chat but Work.
 """
 
 from __future__ import annotations
@@ -45,3 +45,14 @@ def test_tab_reaches_every_stop_of_every_window_and_comes_back(
             name,
             [s.objectName() for s in stops if s not in reached],
         )
+
+
+def test_esc_closes_every_window_beside_the_chat(qtbot: QtBot, windows: Windows) -> None:
+    for name, window in windows.items():
+        if name in ("chat", "settings"):  # Esc stops a reply there; settings: another helper's
+            continue
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)  # noqa: B023 (waited on here)
+        focused = QApplication.focusWidget()
+        qtbot.keyClick(focused if focused is not None else window, Qt.Key.Key_Escape)
+        assert not window.isVisible(), name
