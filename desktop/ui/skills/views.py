@@ -106,6 +106,7 @@ def delete_question(
         text += " Your unsaved changes to it are discarded."
     box = QMessageBox(QMessageBox.Icon.Question, "Delete this skill?", text, parent=parent)
     box.setObjectName("skill-delete-confirm")
+    box.setTextFormat(Qt.TextFormat.PlainText)  # the name as written ("&lt;3" is no "<3")
     delete = box.addButton("Delete", QMessageBox.ButtonRole.AcceptRole)
     keep = box.addButton("Keep it", QMessageBox.ButtonRole.RejectRole)
     delete.setAccessibleName(f"Delete the skill {skill.name}")
