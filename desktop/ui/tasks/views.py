@@ -407,7 +407,7 @@ class TaskDetail(QWidget):
         for text, field in (("&Task", self.text_edit), ("&Schedule", self.schedule_edit)):
             label = QLabel(text)
             label.setBuddy(field)
-            label.setMinimumHeight(field.sizeHint().height())  # level with the field's text
+            label.setFixedHeight(field.sizeHint().height())  # level with the field, bar or not
             form.addRow(label, guarded(field))
         priority_label = QLabel("&Priority")
         priority_label.setBuddy(self.priority_box)

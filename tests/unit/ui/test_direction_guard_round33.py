@@ -143,3 +143,17 @@ def test_the_rename_question_warns_too(window: ChatWindow) -> None:
     assert ask_text(window, "Rename conversation", "New name:", OVERRIDDEN) == (OVERRIDDEN, False)
     [said] = seen
     assert said.endswith(AS_WRITTEN)
+
+
+def test_a_fields_label_stays_level_with_it_while_the_bar_shows(windows: Windows) -> None:
+    tasks = windows["tasks"]
+    field = tasks.detail.text_edit  # type: ignore[attr-defined]  # the tasks window
+    [label] = [label for label in tasks.findChildren(QLabel) if label.buddy() is field]
+    field.setText(OVERRIDDEN)
+    assert _warnings(tasks)
+
+    def middle(widget: QWidget) -> int:
+        return widget.mapTo(tasks, widget.rect().center()).y()
+
+    QApplication.processEvents()  # the row grew
+    assert middle(label) == middle(field)
