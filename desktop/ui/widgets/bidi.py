@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import re
 
-_EXPLICIT = re.compile("[\u202a-\u202e\u2066-\u2069]")
+DIRECTION_CONTROLS = "[\u202a-\u202e\u2066-\u2069]"
+"""The explicit ones, as a pattern (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI)."""
+_EXPLICIT = re.compile(DIRECTION_CONTROLS)
 _AROUND = 60
 """Characters of a line shown before its first control (and twice as many after)."""
 _NAMES = {
