@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.core.base.errors import ReverieError
 from desktop.core.chat.service import ChatService, TurnListener
 from desktop.core.db import Conversation
 from desktop.core.dreaming.erasure import Eraser
 from desktop.ui.chat.conversation_list import ConversationList
+from desktop.ui.widgets.direction_guard import ask_text
 from desktop.ui.widgets.erase_outcome import erased_or_unfinished, erasure_notice
 
 R = TypeVar("R")
@@ -112,9 +113,7 @@ class ConversationActions:
             return
         conversation = self._chat.conversation(conversation_id)
         current = conversation.title if conversation is not None else ""
-        title, accepted = QInputDialog.getText(
-            self._parent, "Rename conversation", "New name:", text=current
-        )
+        title, accepted = ask_text(self._parent, "Rename conversation", "New name:", current)
         if accepted:
             self.guarded(lambda chat: chat.rename(conversation_id, title))
             self.refresh()

@@ -29,6 +29,7 @@ from desktop.core.base.text import shows_nothing
 from desktop.core.db import Conversation
 from desktop.core.db.conversations import SEARCH_MAX_CHARS
 from desktop.ui.widgets.bidi import stored_order
+from desktop.ui.widgets.direction_guard import guarded
 from desktop.ui.widgets.erase_confirm import ask_to_erase, one_named
 from desktop.ui.widgets.flow_layout import FlowLayout
 
@@ -122,7 +123,7 @@ class ConversationList(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 0, 0)  # off the window's edge, as the chat beside it
         layout.addLayout(buttons)
-        layout.addWidget(self.search)
+        layout.addWidget(guarded(self.search))
         layout.addWidget(self.nothing_found)
         layout.addWidget(self.deleted_note)
         layout.addWidget(self.items, 1)

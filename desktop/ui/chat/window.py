@@ -54,6 +54,7 @@ from desktop.ui.chat.history import CUT_SHORT, offer_actions, show_history, show
 from desktop.ui.chat.memory_commands import MemoryCommands
 from desktop.ui.chat.message_input import EditingBar, MessageInput
 from desktop.ui.chat.transcript import MessageView, Transcript
+from desktop.ui.widgets.direction_guard import guarded
 from desktop.ui.widgets.worker import TaskDone, TaskFailed, TaskQueue, WorkerThread
 
 log = logging.getLogger(__name__)
@@ -222,7 +223,7 @@ class ChatWindow(QMainWindow):
         layout.addWidget(self.off_record_label)
         layout.addWidget(self.transcript, 1)
         layout.addWidget(self.editing_bar)
-        layout.addWidget(self.input)
+        layout.addWidget(guarded(self.input))
         layout.addWidget(self.buttons)
         chat_pane = QWidget()
         chat_pane.setLayout(layout)
@@ -251,7 +252,6 @@ class ChatWindow(QMainWindow):
         splitter.setSizes([230, 730])
         self.setCentralWidget(splitter)
         self._shortcuts()
-        self.setFocusProxy(self.input)
         self.input.setFocus()
         self.where_label = _named(QLabel(), "where-models-run")
         self.statusBar().addPermanentWidget(self.where_label)

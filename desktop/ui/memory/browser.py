@@ -58,8 +58,10 @@ from desktop.ui.memory.views import (
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.widgets.bidi import stored_order
+from desktop.ui.widgets.direction_guard import guard_dialog
 from desktop.ui.widgets.erase_outcome import EraseNow
 from desktop.ui.widgets.labels import count, named, plain_tip
+from desktop.ui.widgets.unsaved import UnsavedGuard
 from desktop.ui.widgets.worker import TaskQueue
 
 ExportFormat = Literal["jsonl", "markdown"]
@@ -121,6 +123,13 @@ class MemoryBrowser(AppWindow):
         self.setMinimumSize(self._least_size())
         self._tasks = TaskQueue("memory-browser", self)
         self._erase_now = EraseNow(self, self._tasks, self.refresh)
+        self.unsaved = UnsavedGuard(
+            self,
+            dirty=self._edit_unsaved,
+            what=lambda: f"memory #{self.detail.memory.id}" if self.detail.memory else "",
+            save=self.save_edit,
+            discard=self.revert_edit,
+        )
         self.refresh()
 
     # -- construction --------------------------------------------------------
@@ -307,6 +316,10 @@ class MemoryBrowser(AppWindow):
 
     def select(self, memory_ids: Sequence[int]) -> None:
         """Select the listed ones of *memory_ids*, the first current and in view."""
+        self._mark_selected(memory_ids)
+        self._on_selection_changed()
+
+    def _mark_selected(self, memory_ids: Sequence[int]) -> None:
         wanted, first = set(memory_ids), None
         self.items.blockSignals(True)
         self.items.clearSelection()
@@ -319,9 +332,10 @@ class MemoryBrowser(AppWindow):
             self.items.setCurrentItem(first, _NO_UPDATE)
             self.items.scrollToItem(first, QListWidget.ScrollHint.PositionAtCenter)
         self.items.blockSignals(False)
-        self._on_selection_changed()
 
     def _on_selection_changed(self) -> None:
+        if self._leaving_edit():
+            return
         selected, detail = self.selected_memories(), self.detail
         statuses = {m.status for m in selected}
         detail.pin_button.setText(
@@ -347,16 +361,39 @@ class MemoryBrowser(AppWindow):
         self._update_edit_buttons()
 
     # -- editing -------------------------------------------------------------
+    def _leaving_edit(self) -> bool:
+        """Whether the selection leaves a memory with unsaved edits.  Chosen
+        away from, it is chosen again until the user answers whether to save
+        the edit; gone from the list (a search, a filter), it stays shown
+        with the typing, as a skill being edited does."""
+        edited, wanted = self.detail.memory, [m.id for m in self.selected_memories()]
+        if edited is None or wanted == [edited.id] or not self._edit_unsaved():
+            return False
+        if not wanted and edited.id not in self.memory_ids():
+            return True
+        self._mark_selected([edited.id])  # (none, if it left the list)
+        self.resolve_unsaved("leaving it", lambda: self.select(wanted))
+        return True
+
+    def _edit_unsaved(self) -> bool:
+        """Typed and not saved (an edit being saved is no longer unsaved)."""
+        return self.detail.edit_dirty() and not self._saving
+
+    def resolve_unsaved(self, doing: str, then: Callable[[], object]) -> None:
+        """Run *then* once no edit is unsaved: at once, or after asking."""
+        self.unsaved.resolve(doing, then)
+
     def _update_edit_buttons(self) -> None:
         dirty = self.detail.edit_dirty()
         self.detail.save_button.setEnabled(dirty and not self._saving)
         self.detail.revert_button.setEnabled(dirty)
 
-    def save_edit(self) -> None:
-        """Save the editor's text over the memory (re-embedded, on the worker)."""
+    def save_edit(self) -> bool:
+        """Save the editor's text over the memory (re-embedded, on the worker);
+        whether a save began."""
         detail = self.detail
         if detail.memory is None or not detail.edit_dirty() or self._saving:
-            return
+            return False
         memory_id, text, base = detail.memory.id, detail.editor.toPlainText(), detail.edit_base
         self._saving = True
         self._update_edit_buttons()
@@ -372,6 +409,7 @@ class MemoryBrowser(AppWindow):
         self._tasks.run(
             edit, lambda result: self._on_saved(memory_id, result), self._on_save_failed
         )
+        return True
 
     def _on_saved(self, memory_id: int, result: object) -> None:
         self._saving = False
@@ -483,6 +521,7 @@ class MemoryBrowser(AppWindow):
         dialog.setLabelText("Forget everything about:")
         dialog.setOkButtonText("Show what would be forgotten")
         dialog.textValueSelected.connect(self.preview_forget)
+        guard_dialog(dialog)
         dialog.finished.connect(self._on_topic_finished)
         self.topic_dialog = dialog
         dialog.open()
@@ -616,7 +655,9 @@ class MemoryBrowser(AppWindow):
         return self._tasks.busy
 
     def shutdown(self) -> None:
-        """Stop the worker thread, after the task in flight; call before the app quits."""
+        """Close any question still open, and stop the worker thread after
+        the task in flight; call before the app quits."""
+        self.unsaved.dismiss()
         self.filters.settle()
         self._tasks.stop()
 

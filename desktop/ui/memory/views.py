@@ -41,6 +41,7 @@ from desktop.core.db import (
 from desktop.core.memory.gate import INSTRUCTION_LIKE, REDACTED
 from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.cards import CardDelegate, draw_line, small_font
+from desktop.ui.widgets.direction_guard import guarded
 from desktop.ui.widgets.labels import count, named, plain_label
 from desktop.ui.widgets.line_breaks import breakable, unbroken
 from desktop.ui.widgets.theme import active_palette
@@ -365,7 +366,7 @@ class MemoryDetail(QWidget):
         self.single = QWidget()
         single = QVBoxLayout(self.single)
         single.setContentsMargins(0, 4, 0, 0)
-        single.addWidget(self.editor)
+        single.addWidget(guarded(self.editor))
         single.addLayout(edit_buttons)
         single.addWidget(self.about, 1)
         layout = QVBoxLayout(self)

@@ -400,9 +400,11 @@ class ReverieApplication(QObject):
     def quit(self) -> None:
         """Quit, once no window holds unsaved edits: each with some asks
         first (keeping on editing there cancels quitting)."""
-        editors = [w for w in (self.skill_editor, self.tasks_view) if w is not None]
+        editors = [
+            w for w in (self.skill_editor, self.tasks_view, self.memory_browser) if w is not None
+        ]
 
-        def next_one(remaining: list[SkillEditorWindow | TasksWindow]) -> None:
+        def next_one(remaining: list[SkillEditorWindow | TasksWindow | MemoryBrowser]) -> None:
             if not remaining:
                 self.qt.quit()
                 return

@@ -37,6 +37,7 @@ from desktop.core.skills.library import (
 )
 from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.cards import CardDelegate, draw_chip, draw_line, small_font
+from desktop.ui.widgets.direction_guard import DirectionControlsBar, guarded
 from desktop.ui.widgets.labels import count, named, when
 from desktop.ui.widgets.line_breaks import breakable
 from desktop.ui.widgets.theme import active_palette
@@ -105,6 +106,7 @@ def delete_question(
         text += " Your unsaved changes to it are discarded."
     box = QMessageBox(QMessageBox.Icon.Question, "Delete this skill?", text, parent=parent)
     box.setObjectName("skill-delete-confirm")
+    box.setTextFormat(Qt.TextFormat.PlainText)  # the name as written ("&lt;3" is no "<3")
     delete = box.addButton("Delete", QMessageBox.ButtonRole.AcceptRole)
     keep = box.addButton("Keep it", QMessageBox.ButtonRole.RejectRole)
     delete.setAccessibleName(f"Delete the skill {skill.name}")
@@ -258,7 +260,8 @@ class SkillPane(QWidget):
         body.setContentsMargins(0, 0, 0, 0)
         body.addLayout(state)
         body.addLayout(name)
-        body.addWidget(self.editor, 1)
+        body.addWidget(DirectionControlsBar(self.name_edit))
+        body.addWidget(guarded(self.editor), 1)
         body.addWidget(self.preview)
         body.addWidget(self.edit_problem)
         body.addLayout(buttons)

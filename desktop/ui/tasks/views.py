@@ -36,6 +36,7 @@ from desktop.core.db.tasks import DEFAULT_PRIORITY, LOW, URGENT, Task, TaskStatu
 from desktop.core.tasks.schedules import TYPED_EXAMPLES, check_upcoming, listed, parse_schedule
 from desktop.core.tasks.service import schedule_words
 from desktop.ui.widgets.bidi import stored_order
+from desktop.ui.widgets.direction_guard import guarded
 from desktop.ui.widgets.labels import count, named, plain_label, plain_tip
 from desktop.ui.widgets.line_breaks import breakable
 from desktop.ui.widgets.theme import active_palette
@@ -406,8 +407,8 @@ class TaskDetail(QWidget):
         for text, field in (("&Task", self.text_edit), ("&Schedule", self.schedule_edit)):
             label = QLabel(text)
             label.setBuddy(field)
-            label.setMinimumHeight(field.sizeHint().height())  # level with the field's text
-            form.addRow(label, field)
+            label.setFixedHeight(field.sizeHint().height())  # level with the field, bar or not
+            form.addRow(label, guarded(field))
         priority_label = QLabel("&Priority")
         priority_label.setBuddy(self.priority_box)
         form.insertRow(1, priority_label, priority)

@@ -31,6 +31,7 @@ def ask_unsaved(
         parent=parent,
     )
     box.setObjectName("unsaved-changes")
+    box.setTextFormat(Qt.TextFormat.PlainText)  # *what* quotes a name as written
     save = box.addButton("Save", QMessageBox.ButtonRole.AcceptRole)
     discard = box.addButton("Discard changes", QMessageBox.ButtonRole.DestructiveRole)
     stay = box.addButton("Keep editing", QMessageBox.ButtonRole.RejectRole)

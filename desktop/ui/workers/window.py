@@ -108,7 +108,8 @@ class WorkWindow(AppWindow):
         layout.addWidget(self.splitter, 1)
         QShortcut(QKeySequence(Qt.Key.Key_Delete), self.list, self.cancel_current)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.refresh)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self, self.close)
+        for closing in (QKeySequence.StandardKey.Close, Qt.Key.Key_Escape):  # as every window
+            QShortcut(QKeySequence(closing), self, self.close)
 
     def _build_list(self) -> None:
         """The tree of workers, or a sentence saying how work gets here."""

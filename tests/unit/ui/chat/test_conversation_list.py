@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QInputDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore
+from desktop.ui.chat import conversation_actions
 from desktop.ui.chat.window import ChatWindow
 from tests.unit.ui.conftest import WAIT_MS, say
 
@@ -72,7 +73,7 @@ def test_a_search_that_finds_nothing_says_so(qtbot: QtBot, window: ChatWindow) -
 def test_rename_asks_for_the_new_name(
     qtbot: QtBot, window: ChatWindow, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("Holiday", True))
+    monkeypatch.setattr(conversation_actions, "ask_text", lambda *args: ("Holiday", True))
     assert window.conversation_id is not None
     window.conversations.rename(window.conversation_id)
     assert titles(window) == ["Holiday"]
@@ -104,7 +105,7 @@ def test_the_list_and_new_button_have_accessible_names(window: ChatWindow) -> No
 def test_f2_and_delete_keys_act_on_the_selected_conversation(
     qtbot: QtBot, window: ChatWindow, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("Renamed", True))
+    monkeypatch.setattr(conversation_actions, "ask_text", lambda *args: ("Renamed", True))
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     items = window.conversation_list.items
     items.setFocus()
