@@ -18,7 +18,7 @@ in its file alone.  Each record is read by its shape:
 A background worker's results are stored without their call: they are read
 by the same shapes.  The texts found are then taken out where they are
 quoted (``PurgeStore``): the results, the calls the replies made
-(``unsay_calls``), the dream tables and the conversations' summaries.
+(``call_unsaid``), the dream tables and the conversations' summaries.
 """
 
 from __future__ import annotations
@@ -37,9 +37,6 @@ TOOL = "tool"
 ARGUMENTS = "arguments"
 """A tool result's metadata key holding the call's arguments."""
 _SKILL_KEYS = ("name", "text", "summary")
-
-Scrub = Callable[[str, Sequence[str]], str]
-"""What takes needles out of a text: ``ERASED`` in their place."""
 
 
 @dataclass(frozen=True)
@@ -68,29 +65,12 @@ def texts_recorded(tx: Transaction, named: Named, tables: set[str]) -> set[str]:
     return {text for text in found if text.strip()}
 
 
-def unsay_calls(tx: Transaction, tables: set[str], needles: Sequence[str], scrub: Scrub) -> bool:
-    """Take *needles* out of the calls replies made (what follows
-    ``TOOL_CALL_START``), in a conversation and in a worker's transcript;
-    what the reply said before its call is the conversation's and stays.
-    The full-text index follows a message (its trigger).  Whether any
-    conversation's message changed."""
-    found = " OR ".join("instr(content, ?) > 0" for _ in needles)
-    changed = False
-    for table in ("messages", "worker_messages"):
-        if table not in tables:
-            continue
-        rows = tx.fetch_all(
-            f"SELECT id, content FROM {table} WHERE role = 'assistant'"
-            f" AND instr(content, ?) > 0 AND ({found})",
-            [TOOL_CALL_START, *needles],
-        )
-        for row in rows:
-            said, marker, call = row["content"].partition(TOOL_CALL_START)
-            content = said + marker + scrub(call, needles)
-            if content != row["content"]:
-                tx.execute(f"UPDATE {table} SET content = ? WHERE id = ?", (content, row["id"]))
-                changed = changed or table == "messages"
-    return changed
+def call_unsaid(reply: str, unsay: Callable[[str], str]) -> str:
+    """*reply* with what *unsay* makes of the call it ended with (what
+    follows ``TOOL_CALL_START``); its words before the call are the
+    conversation's and stay."""
+    said, marker, call = reply.partition(TOOL_CALL_START)
+    return said + marker + unsay(call)
 
 
 def _texts_of_record(result: Any, arguments: Any, named: Named) -> set[str]:
