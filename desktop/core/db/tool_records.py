@@ -24,7 +24,7 @@ quoted (``PurgeStore``): the results, the calls the replies made
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -32,11 +32,11 @@ from typing import Any
 from desktop.core.db.connection import Transaction
 from desktop.core.db.message_kinds import TOOL_CALL_START
 
-TOOL = "tool"
-"""A tool result's metadata key naming its tool (the chat's ``TOOL``)."""
 ARGUMENTS = "arguments"
 """A tool result's metadata key holding the call's arguments."""
 _SKILL_KEYS = ("name", "text", "summary")
+_PAGE = 1_000
+"""Tool results read at a time: a long history holds tens of thousands."""
 
 
 @dataclass(frozen=True)
@@ -55,14 +55,26 @@ def texts_recorded(tx: Transaction, named: Named, tables: set[str]) -> set[str]:
     if not (named.task_ids or named.memory_ids or named.skill_names):
         return set()
     found: set[str] = set()
-    for row in tx.fetch_all("SELECT content, metadata FROM messages WHERE role = 'tool'"):
+    for row in _tool_results(tx, "messages", "metadata"):
         metadata = _decoded(row["metadata"])
         arguments = metadata.get(ARGUMENTS) if isinstance(metadata, dict) else None
         found |= _texts_of_record(_decoded(row["content"]), arguments, named)
     if "worker_messages" in tables:
-        for row in tx.fetch_all("SELECT content FROM worker_messages WHERE role = 'tool'"):
+        for row in _tool_results(tx, "worker_messages", "NULL"):
             found |= _texts_of_record(_decoded(row["content"]), None, named)
     return {text for text in found if text.strip()}
+
+
+def _tool_results(tx: Transaction, table: str, metadata: str) -> Iterator[Any]:
+    """The tools' results stored in *table*, ``_PAGE`` at a time, with *metadata*."""
+    after = 0
+    while rows := tx.fetch_all(
+        f"SELECT id, content, {metadata} AS metadata FROM {table}"
+        " WHERE role = 'tool' AND id > ? ORDER BY id LIMIT ?",
+        (after, _PAGE),
+    ):
+        yield from rows
+        after = rows[-1]["id"]
 
 
 def call_unsaid(reply: str, unsay: Callable[[str], str]) -> str:
