@@ -2,8 +2,11 @@
 
 The compaction (a long history's summary a turn owed, idle conversations,
 old archives purged) ran only at the clock's ticks, the first half an hour
-after the start: a summary a quit cut short waited that long to go on.  It
-runs soon after the start now, as background work that gives way to the user.
+after the start: a summary a quit cut short waited that long to go on, and
+a long history a turn found too long to summarise before its reply waited
+for the next tick (a quit before it, and the turn's finding was forgotten).
+It runs a minute after the start, and after such a turn, as background
+work that gives way to the user.
 
 An embedding server swapped while Reverie was closed for a model of another
 vector size said nothing, and the memories' vectors were made again only
@@ -19,10 +22,11 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import build_core, load_models
 from desktop.core.base.paths import AppPaths
-from desktop.core.db import open_database
+from desktop.core.db import ConversationStore, open_database
 from desktop.core.db.memories import MemoryStore
 from desktop.ui.shell import application
 from desktop.ui.shell.application import ReverieApplication
+from tests.bench.long_history import imported
 from tests.embedding_server import MODEL, EmbeddingServer
 from tests.unit.test_app import WAIT_MS, app_paths
 from tests.unit.test_app_check_embeddings_round31 import _embeddings_on_server
@@ -31,12 +35,15 @@ __all__ = ["app_paths"]  # the fixture, used by name
 
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 
+SUMMARY_WAIT_MS = 600_000
+"""SmolLM2 reading a context's worth and summarising it, on two loaded cores."""
+
 
 @pytest.mark.model
 def test_the_compaction_runs_soon_after_the_start_without_the_clock(
     qtbot: QtBot, app_paths: AppPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(application, "COMPACTION_AFTER_START_MS", 0)
+    monkeypatch.setattr(application, "COMPACTION_SOON_MS", 0)
     core = build_core(app_paths)
     store, database = core.conversations, core.database
     assert store is not None and database is not None
@@ -88,3 +95,38 @@ def test_an_embedding_server_of_another_size_since_the_last_start_is_said_and_em
         finally:
             app.shutdown()
             core.close()
+
+
+@pytest.mark.model
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_turn_that_finds_a_history_too_long_has_it_summarised_soon_not_at_the_next_tick(
+    qtbot: QtBot, app_paths: AppPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(application, "COMPACTION_SOON_MS", 0)
+    core = build_core(app_paths)
+    store = core.conversations
+    assert store is not None
+    long_export = imported(store, 2_500)
+    app = ReverieApplication(core, load_models(core))
+    qtbot.addWidget(app.window)
+    window = app.window
+    try:
+        qtbot.waitUntil(lambda: window.chat_available and not window.busy, timeout=WAIT_MS)
+        window.open_conversation(long_export)
+        window.input.setPlainText("hi")
+        with qtbot.waitSignal(window.turn_ended, timeout=SUMMARY_WAIT_MS):
+            window.send()
+        assert "too many to summarise before a reply" in window.transcript.plain_text()
+
+        # The clock is never started: only the run the turn asked for summarises.
+        qtbot.waitUntil(lambda: _summary(store, long_export) is not None, timeout=SUMMARY_WAIT_MS)
+    finally:
+        app.shutdown()
+        core.close()
+
+
+def _summary(store: ConversationStore, conversation_id: int) -> str | None:
+    conversation = store.get(conversation_id)
+    assert conversation is not None
+    return conversation.summary

@@ -506,6 +506,12 @@ class ChatService:
             self._finish_rewrite()  # their words leave the search index and the file
         return compacted
 
+    def owes_compaction(self) -> bool:
+        """Whether a turn since the start found a conversation with more to
+        summarise than it summarises before its reply, not all done yet."""
+        with self._owed_lock:
+            return bool(self._owed)
+
     def compaction_owed(self) -> list[int]:
         """The conversations with more to summarise than a turn summarises
         before its reply (``_owe_compaction``): those a turn found so since

@@ -74,7 +74,7 @@ from desktop.core.db.errors import QueryFailed
 from desktop.core.db.message_kinds import REMINDER, SAID_FOR_TASK, TASKS_REVIEWED
 from desktop.core.db.opening import open_copy
 from desktop.core.db.tally import notes_of
-from desktop.core.db.tool_records import Named, texts_recorded, unsay_calls
+from desktop.core.db.tool_records import Named, call_unsaid, texts_recorded
 
 ERASED = "[erased]"
 """What an erased text reads as where it was quoted (a dream's change or log)."""
@@ -613,36 +613,46 @@ def _unquote_tool_results(
         needles = _needles(text)
         found = " OR ".join("instr(content, ?) > 0 OR instr(metadata, ?) > 0" for _ in needles)
         rows = tx.fetch_all(
-            f"SELECT id, conversation_id, content, metadata FROM messages"
-            f" WHERE (role = 'tool' OR json_extract(metadata, '$.kind') = ?) AND ({found})",
+            "SELECT id, conversation_id, role, content, metadata,"
+            " json_extract(metadata, '$.kind') AS kind FROM messages"
+            f" WHERE (role IN ('tool', 'assistant') OR json_extract(metadata, '$.kind') = ?)"
+            f" AND ({found})",
             [TASKS_REVIEWED, *(needle for needle in needles for _ in range(2))],
         )
-        changed |= unsay_calls(tx, tables, needles, _scrub_text)
         _unquote_summaries(tx, needles, erased_conversations)
         for row in rows:
             if row["conversation_id"] in erased_conversations:
                 continue  # it goes whole
-            tx.execute(
-                "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
-                (
-                    _unquoted(row["content"], text, needles),
-                    _json_changed(row["metadata"], _erasing(text)),
-                    row["id"],
-                ),
-            )
-            changed = True
+            content, metadata = _unquoted_message(row, text, needles)
+            if (content, metadata) != (row["content"], row["metadata"]):
+                tx.execute(
+                    "UPDATE messages SET content = ?, metadata = ? WHERE id = ?",
+                    (content, metadata, row["id"]),
+                )
+                changed = True
         if "worker_messages" in tables:  # a worker's transcript keeps its tools' results too
             found = " OR ".join("instr(content, ?) > 0" for _ in needles)
             rows = tx.fetch_all(
-                f"SELECT id, content FROM worker_messages WHERE role = 'tool' AND ({found})",
+                "SELECT id, role, content, NULL AS metadata, NULL AS kind FROM worker_messages"
+                f" WHERE role IN ('tool', 'assistant') AND ({found})",
                 needles,
             )
             for row in rows:
-                tx.execute(
-                    "UPDATE worker_messages SET content = ? WHERE id = ?",
-                    (_unquoted(row["content"], text, needles), row["id"]),
-                )
+                content, _ = _unquoted_message(row, text, needles)
+                if content != row["content"]:
+                    tx.execute(
+                        "UPDATE worker_messages SET content = ? WHERE id = ?", (content, row["id"])
+                    )
     return changed
+
+
+def _unquoted_message(row: Any, text: str, needles: Sequence[str]) -> tuple[str, str | None]:
+    """The content and metadata of the message *row* without *text*: a
+    reply's in the call it ended with (its words are the conversation's),
+    a tool's result's or a notice's whole."""
+    if row["role"] == "assistant" and row["kind"] != TASKS_REVIEWED:
+        return call_unsaid(row["content"], partial(_scrub_text, needles=needles)), row["metadata"]
+    return _unquoted(row["content"], text, needles), _json_changed(row["metadata"], _erasing(text))
 
 
 def _unquote_summaries(tx: Transaction, needles: Sequence[str], erased: set[int]) -> None:

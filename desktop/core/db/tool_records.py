@@ -18,13 +18,13 @@ in its file alone.  Each record is read by its shape:
 A background worker's results are stored without their call: they are read
 by the same shapes.  The texts found are then taken out where they are
 quoted (``PurgeStore``): the results, the calls the replies made
-(``unsay_calls``), the dream tables and the conversations' summaries.
+(``call_unsaid``), the dream tables and the conversations' summaries.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -32,14 +32,11 @@ from typing import Any
 from desktop.core.db.connection import Transaction
 from desktop.core.db.message_kinds import TOOL_CALL_START
 
-TOOL = "tool"
-"""A tool result's metadata key naming its tool (the chat's ``TOOL``)."""
 ARGUMENTS = "arguments"
 """A tool result's metadata key holding the call's arguments."""
 _SKILL_KEYS = ("name", "text", "summary")
-
-Scrub = Callable[[str, Sequence[str]], str]
-"""What takes needles out of a text: ``ERASED`` in their place."""
+_PAGE = 1_000
+"""Tool results read at a time: a long history holds tens of thousands."""
 
 
 @dataclass(frozen=True)
@@ -58,39 +55,34 @@ def texts_recorded(tx: Transaction, named: Named, tables: set[str]) -> set[str]:
     if not (named.task_ids or named.memory_ids or named.skill_names):
         return set()
     found: set[str] = set()
-    for row in tx.fetch_all("SELECT content, metadata FROM messages WHERE role = 'tool'"):
+    for row in _tool_results(tx, "messages", "metadata"):
         metadata = _decoded(row["metadata"])
         arguments = metadata.get(ARGUMENTS) if isinstance(metadata, dict) else None
         found |= _texts_of_record(_decoded(row["content"]), arguments, named)
     if "worker_messages" in tables:
-        for row in tx.fetch_all("SELECT content FROM worker_messages WHERE role = 'tool'"):
+        for row in _tool_results(tx, "worker_messages", "NULL"):
             found |= _texts_of_record(_decoded(row["content"]), None, named)
     return {text for text in found if text.strip()}
 
 
-def unsay_calls(tx: Transaction, tables: set[str], needles: Sequence[str], scrub: Scrub) -> bool:
-    """Take *needles* out of the calls replies made (what follows
-    ``TOOL_CALL_START``), in a conversation and in a worker's transcript;
-    what the reply said before its call is the conversation's and stays.
-    The full-text index follows a message (its trigger).  Whether any
-    conversation's message changed."""
-    found = " OR ".join("instr(content, ?) > 0" for _ in needles)
-    changed = False
-    for table in ("messages", "worker_messages"):
-        if table not in tables:
-            continue
-        rows = tx.fetch_all(
-            f"SELECT id, content FROM {table} WHERE role = 'assistant'"
-            f" AND instr(content, ?) > 0 AND ({found})",
-            [TOOL_CALL_START, *needles],
-        )
-        for row in rows:
-            said, marker, call = row["content"].partition(TOOL_CALL_START)
-            content = said + marker + scrub(call, needles)
-            if content != row["content"]:
-                tx.execute(f"UPDATE {table} SET content = ? WHERE id = ?", (content, row["id"]))
-                changed = changed or table == "messages"
-    return changed
+def _tool_results(tx: Transaction, table: str, metadata: str) -> Iterator[Any]:
+    """The tools' results stored in *table*, ``_PAGE`` at a time, with *metadata*."""
+    after = 0
+    while rows := tx.fetch_all(
+        f"SELECT id, content, {metadata} AS metadata FROM {table}"
+        " WHERE role = 'tool' AND id > ? ORDER BY id LIMIT ?",
+        (after, _PAGE),
+    ):
+        yield from rows
+        after = rows[-1]["id"]
+
+
+def call_unsaid(reply: str, unsay: Callable[[str], str]) -> str:
+    """*reply* with what *unsay* makes of the call it ended with (what
+    follows ``TOOL_CALL_START``); its words before the call are the
+    conversation's and stay."""
+    said, marker, call = reply.partition(TOOL_CALL_START)
+    return said + marker + unsay(call)
 
 
 def _texts_of_record(result: Any, arguments: Any, named: Named) -> set[str]:

@@ -71,11 +71,12 @@ TASKS_JOB = "tasks-due"
 AGENDA_JOB = "agenda-review"
 CHECK_AGAIN_MS = 1000
 """How soon a job due before the start's damage check answered asks again."""
-COMPACTION_AFTER_START_MS = 60_000
-"""How soon after the start the background compaction first runs, not at
-the clock's first tick half an hour on: a long history's summary a quit cut
-short goes on (``ChatService.compaction_owed``), in the background work
-that gives way to the user."""
+COMPACTION_SOON_MS = 60_000
+"""How soon after the start, and after a turn that found a history too long
+to summarise before its reply, the background compaction runs, not at the
+clock's next tick up to half an hour on: a long history's summary (one a
+quit cut short too: ``ChatService.compaction_owed``) is begun soon, in the
+background work that gives way to the user."""
 _NOTIFICATION_CHARS = 240
 
 
@@ -207,10 +208,13 @@ class ReverieApplication(QObject):
                 )
             )
         self.clock = Clock(self.window)
+        self._compaction_soon = QTimer(self)
+        self._compaction_soon.setSingleShot(True)
         self.clock.due.connect(self._on_due)
         if core.chat is not None:
             self.clock.every(COMPACTION_JOB, core.settings.chat.compaction_interval_minutes)
-            QTimer.singleShot(COMPACTION_AFTER_START_MS, self, lambda: self._on_due(COMPACTION_JOB))
+            self._compaction_soon.timeout.connect(lambda: self._on_due(COMPACTION_JOB))
+            self._compaction_soon.start(COMPACTION_SOON_MS)
         if core.harvester is not None:
             self.clock.every(MEMORY_JOB, core.settings.memory.harvest_check_minutes)
         self.window.busy_changed.connect(self._on_busy)
@@ -541,6 +545,9 @@ class ReverieApplication(QObject):
         if self._reload_after_turn:
             self._reload_after_turn = False
             self._show_new_messages()
+        chat = self._core.chat
+        if chat is not None and chat.owes_compaction() and not self._compaction_soon.isActive():
+            self._compaction_soon.start(COMPACTION_SOON_MS)
 
     def _dream_report_window(self, dreamer: Dreamer, core: Core) -> DreamReportWindow | None:
         if core.memories is None:
@@ -647,6 +654,7 @@ class ReverieApplication(QObject):
         self._core.preparation.remove_listener(self.preparing.report)
         self.theme.stop_following()
         self.clock.stop()
+        self._compaction_soon.stop()
         if self.tasks is not None:
             self.tasks.stop()  # a routine cut short stays due: it runs at the next start
         if self.dreams is not None:

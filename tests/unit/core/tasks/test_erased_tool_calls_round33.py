@@ -24,6 +24,7 @@ from desktop.core.chat.service import ChatService
 from desktop.core.db import ConversationStore, Database, Message
 from desktop.core.db.message_kinds import TOOL_CALL_START
 from desktop.core.db.purge import ERASED
+from desktop.core.db.workers import NewWorker, WorkerStore
 from desktop.core.memory.service import MemoryService
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.service import TaskService
@@ -186,3 +187,27 @@ def test_an_erased_memory_goes_from_the_call_that_remembered_it_and_a_search_tha
     eraser_for(database, user_dirs).erase_memories([memory.id])
 
     assert _holding(_records(store, conversation), MARK) == []
+
+
+def test_a_background_workers_call_and_its_result_lose_an_erased_tasks_words(
+    talk: Talk, task_service: TaskService, database: Database, user_dirs: AppPaths
+) -> None:
+    task = task_service.add(f"Book the {MARK} ferry", conversation_id=talk.conversation)
+    workers = WorkerStore(database)
+    with workers.transaction() as tx:
+        worker = workers.add(
+            NewWorker(talk.conversation, "Check my tasks", "minimal", (), 0, 60), tx
+        )
+    call = {"name": "task", "arguments": {"action": "list"}}
+    workers.add_message(worker, "assistant", f"Looking. {TOOL_CALL_START}{json.dumps(call)}")
+    listed = {"tasks": [{"id": task.id, "text": task.text, "priority": 5, "status": "active"}]}
+    workers.add_message(worker, "tool", json.dumps(listed))
+    update = {"name": "task", "arguments": {"action": "update", "id": task.id, "text": task.text}}
+    workers.add_message(worker, "assistant", f"Done. {TOOL_CALL_START}{json.dumps(update)}")
+    task_service.delete(task.id)
+
+    eraser_for(database, user_dirs).erase_tasks([task.id])
+
+    said = [m.content for m in workers.messages(worker)]
+    assert [MARK in text for text in said] == [False, False, False]
+    assert said[2] == f"Done. {TOOL_CALL_START}{json.dumps(update).replace(task.text, ERASED)}"
