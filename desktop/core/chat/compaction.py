@@ -175,12 +175,15 @@ class Compactor:
         (the commands among them too), never the last ``keep_recent``, read
         a page at a time; and the transcript lines of those said."""
         budget = self._line_budget(prior)
-        after = self._conversations.page(conversation_id, 1).summarised_through or 0
+        after = self._conversations.page(conversation_id, 1, counted=0).summarised_through or 0
         batch: list[Message] = []
         lines: list[str] = []
         used = 0
         while True:
-            page = self._conversations.page_after(conversation_id, _PAGE, after)
+            # Counted as far as it matters: whether more than keep_recent follow.
+            page = self._conversations.page_after(
+                conversation_id, _PAGE, after, counted=self.keep_recent + 1
+            )
             foldable = page.messages[: max(0, len(page.messages) + page.later - self.keep_recent)]
             said = [m for m in foldable if not is_command(m)]
             transcript = [_line(m) for m in said]

@@ -35,7 +35,7 @@ def live_tail(
     read: list[Message] = []
     before: int | None = None
     while True:
-        page = conversations.page(conversation_id, PAGE, before)
+        page = conversations.page(conversation_id, PAGE, before, counted=1)
         live = [m for m in page.messages if m.archived_at is None]
         read = live + read
         if len(live) < len(page.messages) or not page.earlier:

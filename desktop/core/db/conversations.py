@@ -478,19 +478,27 @@ class ConversationStore:
         )
         return [_message(row) for row in rows]
 
-    def page(self, conversation_id: int, size: int, before: int | None = None) -> MessagePage:
+    def page(
+        self, conversation_id: int, size: int, before: int | None = None, *, counted: int = -1
+    ) -> MessagePage:
         """The conversation's last *size* messages, or the last before
-        message *before* if given."""
+        message *before* if given; the messages around them counted up to
+        *counted* each (-1: all of them).  A caller asking only whether there
+        are more need not count a long history: two counts of 50,000
+        messages took ten times the page's own read."""
         rows = self._db.fetch_all(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ?"
             " AND (? IS NULL OR m.id < ?) ORDER BY m.id DESC LIMIT ?",
             (conversation_id, before, before, size),
         )
-        return self._paged(conversation_id, [_message(row) for row in reversed(rows)])
+        return self._paged(conversation_id, [_message(row) for row in reversed(rows)], counted)
 
-    def page_after(self, conversation_id: int, size: int, after: int) -> MessagePage:
-        """The conversation's *size* messages after message *after*."""
-        return self._page_from(conversation_id, size, after + 1)
+    def page_after(
+        self, conversation_id: int, size: int, after: int, *, counted: int = -1
+    ) -> MessagePage:
+        """The conversation's *size* messages after message *after* (see
+        ``page`` for *counted*)."""
+        return self._page_from(conversation_id, size, after + 1, counted)
 
     def page_around(
         self, conversation_id: int, size: int, message_id: int, context: int
@@ -499,25 +507,36 @@ class ConversationStore:
         before = self.page(conversation_id, context, before=message_id).messages
         return self._page_from(conversation_id, size, before[0].id if before else message_id)
 
-    def _page_from(self, conversation_id: int, size: int, first: int) -> MessagePage:
+    def _page_from(
+        self, conversation_id: int, size: int, first: int, counted: int = -1
+    ) -> MessagePage:
         rows = self._db.fetch_all(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ?"
             " AND m.id >= ? ORDER BY m.id LIMIT ?",
             (conversation_id, first, size),
         )
-        return self._paged(conversation_id, [_message(row) for row in rows])
+        return self._paged(conversation_id, [_message(row) for row in rows], counted)
 
-    def _paged(self, conversation_id: int, messages: builtins.list[Message]) -> MessagePage:
+    def _paged(
+        self, conversation_id: int, messages: builtins.list[Message], counted: int
+    ) -> MessagePage:
         earlier, later, summarised = _returned(
             self._db.fetch_one(
-                "SELECT (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND id < ?2),"
-                " (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND id > ?3),"
-                " (SELECT max(id) FROM messages WHERE conversation_id = ?1"
-                " AND archived_at IS NOT NULL)",
+                "SELECT (SELECT count(*) FROM (SELECT 1 FROM messages"
+                " WHERE conversation_id = ?1 AND id < ?2 LIMIT ?4)),"
+                " (SELECT count(*) FROM (SELECT 1 FROM messages"
+                " WHERE conversation_id = ?1 AND id > ?3 LIMIT ?4)),"
+                # Only a summary archives messages, the oldest first: the last
+                # archived is found from the end, and never looked for unsummarised.
+                " (SELECT CASE WHEN summary IS NULL THEN NULL ELSE"
+                " (SELECT id FROM messages WHERE conversation_id = ?1"
+                " AND archived_at IS NOT NULL ORDER BY id DESC LIMIT 1) END"
+                " FROM conversations WHERE id = ?1)",
                 (
                     conversation_id,
                     messages[0].id if messages else 0,
                     messages[-1].id if messages else 0,
+                    counted,
                 ),
             )
         )
