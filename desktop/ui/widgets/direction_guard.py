@@ -55,6 +55,7 @@ class DirectionControlsBar(QFrame):
             QPushButton("Remove them"), "direction-controls-remove", "Remove direction controls"
         )
         self.remove_button.setToolTip("Take them out of the text (Ctrl+Z puts them back)")
+        self.remove_button.setAutoDefault(False)  # Enter in a dialog accepts it, never removes
         self.remove_button.clicked.connect(self.remove)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
@@ -83,10 +84,12 @@ class DirectionControlsBar(QFrame):
         return not editor.document().find(_CONTROLS).isNull()
 
     def remove(self) -> None:
-        """Take the controls out, as one edit the editor can undo."""
-        text = self.text()
-        kept = stored_order(text)
+        """Take the controls out, as one edit the editor can undo, and go
+        back to the editor (the button hides: the focus fell out of a
+        dialog, and Enter no longer accepted it)."""
+        kept = stored_order(self.text())
         editor = self._editor
+        editor.setFocus()
         if isinstance(editor, QLineEdit):
             editor.selectAll()
             editor.insert(kept)
@@ -96,7 +99,6 @@ class DirectionControlsBar(QFrame):
         cursor.select(QTextCursor.SelectionType.Document)
         cursor.insertText(kept)
         cursor.endEditBlock()
-        editor.setFocus()
 
 
 def guarded(editor: Editor) -> QWidget:

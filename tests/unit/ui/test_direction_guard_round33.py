@@ -10,7 +10,7 @@ as the user leaves it (a message is sent as written).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
@@ -157,3 +157,21 @@ def test_a_fields_label_stays_level_with_it_while_the_bar_shows(windows: Windows
 
     QApplication.processEvents()  # the row grew
     assert middle(label) == middle(field)
+
+
+def test_after_remove_them_the_typing_goes_on_in_the_field(qtbot: QtBot, windows: Windows) -> None:
+    tasks = windows["tasks"]
+    for other in windows.values():
+        other.setVisible(other is tasks)
+    tasks.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is tasks)
+    field = tasks.detail.text_edit  # type: ignore[attr-defined]  # the tasks window
+    field.setText(OVERRIDDEN)
+    [remove] = [
+        b for b in tasks.findChildren(QWidget, "direction-controls-remove") if b.isVisible()
+    ]
+    remove.setFocus()  # reached by Tab, or clicked
+
+    qtbot.keyClick(remove, Qt.Key.Key_Space)
+    assert field.text() == "run: evil tab"
+    assert QApplication.focusWidget() is field  # not the next stop after the hidden button
