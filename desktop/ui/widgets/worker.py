@@ -16,6 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.chat.service import Reply, ReplyKind, Stage, TurnListener
 from desktop.core.chat.tools.toolbox import ToolCall
 from models.errors import GenerationCancelled
@@ -69,6 +70,10 @@ class Worker(QObject):
         except GenerationCancelled as error:  # cut short (the broker stopped at quit): no failure
             log.debug("chat work stopped: %s", error)
             self.failed.emit(TaskFailed(str(error) or type(error).__name__, stopped=True))
+            return
+        except EnvironmentProblem as error:  # the user's to fix, and told how: no bug
+            log.warning("chat work could not be done: %s", error)
+            self.failed.emit(TaskFailed(str(error)))
             return
         except Exception as error:  # thread boundary: the error becomes a signal
             log.exception("chat work failed")
