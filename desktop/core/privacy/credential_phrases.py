@@ -1271,6 +1271,16 @@ def _cased_like_a_value(word: str) -> bool:
     )
 
 
+def _words_joined(word: str) -> bool:
+    """Is *word* words joined in camel case, each a word of a language:
+    code's or a brand's name ("ValueError", "GitHub"), not a value's case?"""
+    parts = _CASED_PARTS.findall(word)
+    return bool(parts) and all(known_words.known(part) for part in parts if len(part) > 1)
+
+
+_CASED_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
 def _looks_like(value: str, needs: str) -> bool:
     # "tomorrow!" ends a sentence; "p@ss!" has a sign of its own.
     # A passphrase after a weak sign starts with a word that looks like one:
@@ -1289,8 +1299,10 @@ def _looks_like(value: str, needs: str) -> bool:
             and not known_words.common(inside)
             and folded_text(inside.casefold()) not in _FOREIGN_DESCRIBING
         )
-    if needs == _DRAWN:
-        return known_words.random_letters(inside)
+    if needs == _DRAWN:  # or in a case no word has: "Kennwort wbghoGmnlity" (round 33)
+        return known_words.random_letters(inside) or (
+            _cased_like_a_value(inside) and not _words_joined(inside)
+        )
     if needs == _MIXED:
         return looks_like_a_value(inside) and _LETTER.search(inside) is not None
     return True

@@ -123,3 +123,25 @@ def test_a_secret_set_masked_or_hashed_by_a_tool_is_taken_out(text: str) -> None
 )
 def test_a_tools_command_without_a_secret_is_kept(text: str) -> None:
     assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("persönliches Kennwort wbghoGmnlity", "wbghoGmnlity"),
+        ("Passwort zLhkahUMqe bitte ändern", "zLhkahUMqe"),
+        ("token yOfpTXLrmm", "yOfpTXLrmm"),
+    ],
+)
+def test_a_value_in_a_case_no_word_has_after_a_weak_word_is_taken_out(
+    text: str, value: str
+) -> None:
+    assert_gone(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Passwort vergessen", "key PayPal", "the code YouTube sent", "Kennwort WLAN", "key getValue"],
+)
+def test_a_word_or_a_name_after_a_weak_word_is_kept(text: str) -> None:
+    assert_kept(text)
