@@ -14,7 +14,8 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Qt, QThread, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -103,6 +104,8 @@ class TransferWindow(AppWindow):
         self.progress = named(QProgressBar(), "transfer-progress", "Import progress")
         self.build_status_lines("transfer")
         self._lay_out()
+        for closing in (QKeySequence.StandardKey.Close, Qt.Key.Key_Escape):  # as every window
+            QShortcut(QKeySequence(closing), self, self.close)
         self.export_button.clicked.connect(self.choose_export)
         self.choose_button.clicked.connect(self.choose_import)
         self.import_button.clicked.connect(self.start_import)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore
@@ -128,3 +129,11 @@ def test_nothing_is_imported_while_the_app_refuses_writing_and_it_says_why(
     assert view.problem.text() == "Nothing was imported: Reverie's database is damaged."
     assert not view.busy and len(store.list()) == before
     view.shutdown()
+
+
+def test_esc_closes_it_as_every_window(qtbot: QtBot, window: TransferWindow) -> None:
+    # A keyboard user closed every other window so, and this one not (round 33).
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window.export_button, Qt.Key.Key_Escape)
+    assert not window.isVisible()
