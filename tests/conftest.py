@@ -82,9 +82,11 @@ def user_dirs(
 
 @pytest.fixture(autouse=True)
 def plain_application_look() -> Iterator[None]:
-    """After each test, the application (if there is one) without a theme:
-    a test that starts the app, which themes the whole application, does not
-    repaint the tests after it.  Tests that want a theme apply their own."""
+    """After each test, the application (if there is one) as Qt makes it:
+    a test that starts the app, which themes the whole application and, with
+    a tray, keeps it running when its last window closes, changes neither
+    for the tests after it (a models page test once failed only when the
+    tray's tests ran first).  Tests that want a theme apply their own."""
     yield
     from PySide6.QtWidgets import QApplication  # only tests that made one have any
 
@@ -95,6 +97,7 @@ def plain_application_look() -> Iterator[None]:
         app.setStyleSheet("")
         app.setProperty(SCHEME_PROPERTY, None)
         app.setPalette(app.style().standardPalette())
+        app.setQuitOnLastWindowClosed(True)
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore
@@ -27,12 +26,10 @@ REPORTS = 200
 @pytest.fixture
 def with_tray(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The app built with its tray icon (none shows offscreen: it says
-    nothing); the one QApplication of the tests left to quit on its last
-    window closed, as the app with a tray does not."""
+    nothing); the conftest sets the one QApplication of the tests back to
+    quit on its last window closed, as the app with a tray does not."""
     monkeypatch.setattr("desktop.ui.shell.application.tray_available", lambda: True)
-    before = QApplication.quitOnLastWindowClosed()
     yield
-    QApplication.setQuitOnLastWindowClosed(before)
 
 
 @pytest.mark.model
