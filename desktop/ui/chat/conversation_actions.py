@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from desktop.core.base.errors import ReverieError
 from desktop.core.chat.service import ChatService, TurnListener
 from desktop.core.db import Conversation
+from desktop.core.db.conversations import TITLE_LIMIT
 from desktop.core.dreaming.erasure import Eraser
 from desktop.ui.chat.conversation_list import ConversationList
 from desktop.ui.widgets.direction_guard import ask_text
@@ -115,7 +116,11 @@ class ConversationActions:
         current = conversation.title if conversation is not None else ""
         title, accepted = ask_text(self._parent, "Rename conversation", "New name:", current)
         if accepted:
-            self.guarded(lambda chat: chat.rename(conversation_id, title))
+            renamed = self.guarded(lambda chat: chat.rename(conversation_id, title))
+            if renamed is not None and len(" ".join(title.split())) > TITLE_LIMIT:
+                self._host.set_status(
+                    f"Names are kept to {TITLE_LIMIT} characters: the rest was left out."
+                )
             self.refresh()
 
     def delete(self, conversation_id: int) -> None:

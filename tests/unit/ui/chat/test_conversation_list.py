@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from desktop.core.db import ConversationStore
+from desktop.core.db.conversations import TITLE_LIMIT
 from desktop.ui.chat import conversation_actions
 from desktop.ui.chat.window import ChatWindow
 from tests.unit.ui.conftest import WAIT_MS, say
@@ -77,6 +78,26 @@ def test_rename_asks_for_the_new_name(
     assert window.conversation_id is not None
     window.conversations.rename(window.conversation_id)
     assert titles(window) == ["Holiday"]
+
+
+def test_a_name_longer_than_is_kept_is_cut_and_said(
+    qtbot: QtBot, window: ChatWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert window.conversation_id is not None
+    monkeypatch.setattr(conversation_actions, "ask_text", lambda *args: ("Trip " * 60, True))
+    window.conversations.rename(window.conversation_id)
+    (title,) = titles(window)
+    assert len(title) == TITLE_LIMIT and title.endswith("…")
+    assert window.statusBar().currentMessage() == (
+        f"Names are kept to {TITLE_LIMIT} characters: the rest was left out."
+    )
+
+    name = "Trip " * 39 + "Rome"  # 199 characters: nothing is left out, nothing said
+    monkeypatch.setattr(conversation_actions, "ask_text", lambda *args: (name, True))
+    window.set_status("Ready")
+    window.conversations.rename(window.conversation_id)
+    assert titles(window) == [name]
+    assert window.statusBar().currentMessage() == "Ready"
 
 
 def test_delete_asks_first_and_a_no_keeps_the_conversation(
