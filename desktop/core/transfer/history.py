@@ -9,8 +9,9 @@ line with printed lines.
 
 The whole file is read before anything is stored, so a damaged or cut
 short export changes nothing.  Then each conversation is stored in one
-transaction, its messages with their own times: a cancel (checked between
-conversations), a crash or a full disk leaves only whole conversations.
+transaction, its messages with their own times: a cancel (checked before
+each message is read for secrets, so a conversation of 200,000 messages
+stops too), a crash or a full disk leaves only whole conversations.
 Its text is redacted as a typed message is (the application's one
 ``Redactor``, each user message read after the messages before it, a
 secret named later taken out of what came before), so it is stored as
@@ -144,6 +145,10 @@ class _Tally:
     failed: list[Skipped] = field(default_factory=list)
 
 
+class _Stopped(Exception):
+    """The user cancelled while a conversation was read for secrets."""
+
+
 class HistoryImporter:
     """Imports the conversations of other assistants' exports into *conversations*."""
 
@@ -198,17 +203,26 @@ class HistoryImporter:
                 if state.is_cancelled():
                     return True
                 wanted.discard(conversation.external_id)  # twice in the file: once
-                if not self._import_one(conversation, learn, tally):
+                if not self._import_one(conversation, learn, tally, state.is_cancelled):
                     break
                 state.set_progress(total - len(wanted), total)
         except ExportRefused as error:  # the file changed since it was read through
             tally.failed.append(Skipped("", None, str(error)))
+        except _Stopped:  # mid-conversation: nothing of it was stored
+            return True
         return False
 
-    def _import_one(self, conversation: ForeignConversation, learn: bool, tally: _Tally) -> bool:
-        """Import *conversation* into *tally*; whether to go on with the next."""
+    def _import_one(
+        self,
+        conversation: ForeignConversation,
+        learn: bool,
+        tally: _Tally,
+        cancelled: Callable[[], bool],
+    ) -> bool:
+        """Import *conversation* into *tally*; whether to go on with the next.
+        ``_Stopped`` if *cancelled* while it is read for secrets."""
         try:
-            stored = self._store(conversation, learn)
+            stored = self._store(conversation, learn, cancelled)
         except ReverieError as error:
             log.warning("an imported conversation could not be stored: %s", error)
             title = self._title(conversation)
@@ -270,9 +284,11 @@ class HistoryImporter:
                 yield item
 
     # -- storing -------------------------------------------------------------
-    def _store(self, conversation: ForeignConversation, learn: bool) -> Imported | None:
+    def _store(
+        self, conversation: ForeignConversation, learn: bool, cancelled: Callable[[], bool]
+    ) -> Imported | None:
         """Store *conversation* in one transaction; None if it was there already."""
-        title, messages = self._redacted(conversation)
+        title, messages = self._redacted(conversation, cancelled)
         created = conversation.created_at or self._clock()
         updated = max(conversation.updated_at or created, created)
         rows = [
@@ -301,13 +317,18 @@ class HistoryImporter:
                 store.mark_harvested(stored.id, ids[-1], tx=tx)
         return Imported(stored.id, title, len(rows), conversation.left_out)
 
-    def _redacted(self, conversation: ForeignConversation) -> tuple[str, list[str]]:
+    def _redacted(
+        self, conversation: ForeignConversation, cancelled: Callable[[], bool]
+    ) -> tuple[str, list[str]]:
         """The title and the texts of *conversation* as they are stored:
-        redacted as ``ChatService`` redacts a typed message and a reply."""
+        redacted as ``ChatService`` redacts a typed message and a reply;
+        ``_Stopped`` as soon as *cancelled*."""
         texts: list[str] = []
         last_user: int | None = None
         found: list[str] = []
         for message in conversation.messages:
+            if cancelled():
+                raise _Stopped
             if message.role != "user":
                 texts.append(self._redact.text(message.text))
                 continue

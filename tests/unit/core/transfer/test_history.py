@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from desktop.core.db import ConversationStore, Database
-from desktop.core.privacy.redaction import Redactor
+from desktop.core.privacy.redaction import Redacted, Redactor
 from desktop.core.transfer.foreign import ExportRefused, NotAnExport
 from desktop.core.transfer.history import ALREADY_THERE, HistoryImporter
 from desktop.core.transfer.progress import PlainState
@@ -175,6 +176,38 @@ def test_a_cancel_leaves_only_whole_conversations(
     assert all(len(store.messages(c.id)) == 2 for c in stored)
     rest = importer.run(_export(tmp_path, count=5), learn=True, state=PlainState())
     assert [i.title for i in rest.imported] == ["Garden 2", "Garden 3", "Garden 4"]
+
+
+class _StopWhileRead(Redactor):
+    """A redactor that has the user press Stop as it reads the third of a
+    conversation's messages of the user (a long conversation's minutes)."""
+
+    def __init__(self, state: PlainState) -> None:
+        super().__init__()
+        self._state = state
+        self.read = 0
+
+    def __call__(self, text: str, *, after: Iterable[str] = ()) -> Redacted:
+        self.read += 1
+        if self.read == 3:
+            self._state.cancel()
+        return super().__call__(text, after=after)
+
+
+def test_a_cancel_stops_within_a_long_conversation_and_keeps_none_of_it(
+    tmp_path: Path, store: ConversationStore
+) -> None:
+    said = [f"line {i} of the long talk" for i in range(400)]
+    path = write_json(tmp_path / "conversations.json", [chatgpt_line("long", "Long", *said)])
+    state = PlainState()
+    redactor = _StopWhileRead(state)
+    result = HistoryImporter(store, redactor, clock=lambda: NOW).run(path, learn=True, state=state)
+    assert result.cancelled and not result.succeeded
+    assert "cancelled" in result.summary()
+    assert redactor.read == 3  # not the other 197 of the user's messages
+    assert store.list() == []
+    again = HistoryImporter(store, Redactor(), clock=lambda: NOW).run(path, True, PlainState())
+    assert [i.messages for i in again.imported] == [400]  # a later import brings it whole
 
 
 def test_a_cancel_while_the_file_is_read_imports_nothing(
