@@ -508,7 +508,8 @@ class ChatService:
 
     def owes_compaction(self) -> bool:
         """Whether a turn since the start found a conversation with more to
-        summarise than it summarises before its reply, not all done yet."""
+        summarise than it summarises before its reply, or one the next turn
+        may not fit (``_next_may_overflow``), not all done yet."""
         with self._owed_lock:
             return bool(self._owed)
 
@@ -799,6 +800,9 @@ class ChatService:
         kept = self._trimmed(
             assembled, history.messages, listener, history.answering_at, said=tail.whole
         )
+        if tail.whole and not over and self._next_may_overflow(assembled, kept):
+            with self._owed_lock:  # summarised in the background, not in the next turn
+                self._owed.add(cid)
         if (asked := history.answering) is not None:
             now_given = history.given
             for key, ids in ((GIVEN, now_given.memories), (GIVEN_EXCERPTS, now_given.excerpts)):
@@ -887,6 +891,19 @@ class ChatService:
     def _over_budget(self, assembled: AssembledPrompt, history: Sequence[ChatMessage]) -> bool:
         counts = self.count_tokens([m.content for m in history])
         return sum(counts) + MESSAGE_OVERHEAD * len(history) > self._budget(assembled)
+
+    def _next_may_overflow(self, assembled: AssembledPrompt, prompt: Sequence[ChatMessage]) -> bool:
+        """Whether the turn after this one may not fit: *prompt*'s history,
+        this reply at its longest and a next message as long as this one
+        hold more than the budget (the high-water mark at which the older
+        messages are summarised in the background, before a turn must wait
+        for it: ``compact_idle``)."""
+        if not prompt:
+            return False
+        counts = self.count_tokens([m.content for m in prompt])
+        next_turn = self._settings.max_reply_tokens + counts[-1] + 2 * MESSAGE_OVERHEAD
+        read = sum(counts) + MESSAGE_OVERHEAD * len(prompt)
+        return read + next_turn > self._budget(assembled)
 
     def _left_out(self, assembled: AssembledPrompt, history: Sequence[ChatMessage]) -> int:
         """How many of the oldest messages of *history* must be left out to fit."""
