@@ -159,9 +159,16 @@ class LlamaChatModel:
         return [*said.prompt_tokens, *said.reply_tokens, *self._prompt_tokens(rest, False)]
 
     def _check_prompt(self) -> None:
-        """``ModelFileInvalid`` unless a one-message conversation makes tokens."""
-        if not self.prompt_tokens([ChatMessage("user", "Hello.")]):
+        """``ModelFileInvalid`` unless a one-message conversation makes tokens
+        and its first one scores from numbers: damaged weights load
+        (llama.cpp reads no checksum), and a role switched to them would
+        have let go of the model that worked."""
+        tokens = self.prompt_tokens([ChatMessage("user", "Hello.")])
+        if not tokens:
             raise _no_tokens(self.path)
+        self._llm.eval(tokens[:1])
+        self._check_numbers()
+        self._llm.reset()  # type: ignore[no-untyped-call]  # the next prompt reuses nothing of it
 
     def _defuse(self, content: str) -> str:
         """*content* with the texts of the model's special tokens broken up.

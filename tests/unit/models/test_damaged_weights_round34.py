@@ -39,31 +39,27 @@ def _with_nan_weights(source: Path, path: Path) -> Path:
     return path
 
 
-_ANSWER_UNDER_A_SCHEMA = """
+_LOAD = """
     import sys
     from pathlib import Path
     from models.errors import ModelFileInvalid
-    from models.interfaces import ChatMessage, GenerationOptions
     from models.llama_chat import LlamaChatModel
 
-    model = LlamaChatModel(Path(sys.argv[1]), context_length=256)
-    schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
-    for options in (GenerationOptions(max_tokens=8), GenerationOptions(8, json_schema=schema)):
-        try:
-            list(model.stream([ChatMessage("user", "Name a fruit.")], options))
-        except ModelFileInvalid as error:
-            print("refused:", error)
-        else:
-            print("answered")
+    try:
+        LlamaChatModel(Path(sys.argv[1]), context_length=256)
+    except ModelFileInvalid as error:
+        print("refused:", error)
 """
 
 
-def test_a_chat_model_with_nan_weights_is_refused_not_the_death_of_the_process(
+def test_a_chat_model_with_nan_weights_is_refused_at_load_not_the_death_of_the_process(
     smollm2_path: Path, tmp_path: Path
 ) -> None:
+    """Refused when loaded, so a role switched to it keeps the model it had
+    (before: it loaded, and its first answer under a schema aborted)."""
     path = _with_nan_weights(smollm2_path, tmp_path / "damaged.gguf")
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_ANSWER_UNDER_A_SCHEMA), str(path)],
+        [sys.executable, "-c", textwrap.dedent(_LOAD), str(path)],
         capture_output=True,
         text=True,
         timeout=240,
@@ -72,11 +68,8 @@ def test_a_chat_model_with_nan_weights_is_refused_not_the_death_of_the_process(
     )
 
     assert done.returncode == 0, done.stderr[-2000:]
-    said = done.stdout.splitlines()
-    assert len(said) == 2  # a free reply and one under a schema: both refused
-    for line in said:
-        assert line.startswith("refused: damaged.gguf ")
-        assert "Download the model again or choose another .gguf file." in line
+    assert done.stdout.startswith("refused: damaged.gguf is damaged: ")
+    assert "Download the model again or choose another .gguf file." in done.stdout
 
 
 def test_an_embedding_model_with_nan_weights_is_refused_at_load(
