@@ -272,16 +272,19 @@ class Downloader:
     # -- fetching, with retries ---------------------------------------------------
     def _fetch(self, request: DownloadRequest, state: DownloadState, part: _PartFile) -> None:
         meter = _ProgressMeter(state, self._clock)
-        failures = 0
+        failures = most_held = 0
         while not part.complete():
             _check_stop(state, part)
-            received_before = part.received
             try:
                 self._attempt(request, state, part, meter)
                 break  # the server sent all it had; the checks judge it
             except _Retry as retry:
                 _check_stop(state, part)  # our own abort looks like a dropped connection
-                failures = 1 if part.received > received_before else failures + 1
+                # Progress is bytes never held before: fetching again what a
+                # dropped part held is none, or a server that never finishes
+                # the file (announcing more than it sends) is asked for ever.
+                failures = 1 if part.received > most_held else failures + 1
+                most_held = max(most_held, part.received)
                 if failures >= self._max_attempts:
                     raise retry.final from retry.__cause__
                 delay = self._backoff(failures, retry.wait_hint)

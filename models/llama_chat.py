@@ -35,6 +35,7 @@ from models.gguf_file import default_threads, open_llama
 from models.gguf_info import read_gguf_info
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.llama_tokens import tokenize
+from models.model_file import damaged_weights
 from models.sampling import ConstrainedSampler, SamplerChain, grammar_for_schema
 from models.streaming import StopScanner
 
@@ -158,9 +159,16 @@ class LlamaChatModel:
         return [*said.prompt_tokens, *said.reply_tokens, *self._prompt_tokens(rest, False)]
 
     def _check_prompt(self) -> None:
-        """``ModelFileInvalid`` unless a one-message conversation makes tokens."""
-        if not self.prompt_tokens([ChatMessage("user", "Hello.")]):
+        """``ModelFileInvalid`` unless a one-message conversation makes tokens
+        and its first one scores from numbers: damaged weights load
+        (llama.cpp reads no checksum), and a role switched to them would
+        have let go of the model that worked."""
+        tokens = self.prompt_tokens([ChatMessage("user", "Hello.")])
+        if not tokens:
             raise _no_tokens(self.path)
+        self._llm.eval(tokens[:1])
+        self._check_numbers()
+        self._llm.reset()  # type: ignore[no-untyped-call]  # the next prompt reuses nothing of it
 
     def _defuse(self, content: str) -> str:
         """*content* with the texts of the model's special tokens broken up.
@@ -276,6 +284,7 @@ class LlamaChatModel:
             if should_stop():
                 yield Chunk(text.flush(), "cancelled")
                 return
+            self._check_numbers()
             token = sampler.sample(llm._ctx.ctx)
             if llama_cpp.llama_vocab_is_eog(self._vocab, token):
                 yield Chunk(text.flush() + decoder.decode(b"", final=True), "stop")
@@ -294,6 +303,16 @@ class LlamaChatModel:
             llm.eval([token])
             sampled.append(token)
         yield Chunk(text.flush(), "length")
+
+    def _check_numbers(self) -> None:
+        """Refuse to sample from scores that are not numbers: llama.cpp reads
+        no checksum, so damaged weights load and give NaN; a token drawn from
+        them is one the answer's grammar refuses, and llama.cpp aborts the
+        process on it.  Each step: a damaged row of the embeddings shows only
+        when its token comes up."""
+        scores = llama_cpp.llama_get_logits_ith(self._llm._ctx.ctx, -1)
+        if not np.isfinite(np.ctypeslib.as_array(scores, shape=(self._llm.n_vocab(),))).all():
+            raise damaged_weights(self.path)
 
     def _tokens(self, text: str) -> list[int]:
         return tokenize(self._vocab, text, add_special=False, parse_special=False)

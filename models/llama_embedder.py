@@ -26,9 +26,10 @@ from models.errors import ModelError, ModelFileInvalid
 from models.gguf_file import default_threads, open_llama
 from models.gguf_info import read_gguf_info
 from models.llama_tokens import tokenize
-from models.model_file import shown_path
+from models.model_file import damaged_weights, shown_path
 
 DEFAULT_BATCH_TOKENS = 512
+_PROBE = "A text to check the model's numbers with."
 """Tokens per decode.  One full 512-token window fits; larger batches gain
 little on 2 cores and make llama.cpp warn that the context exceeds training."""
 
@@ -68,6 +69,11 @@ class LlamaEmbedder:
         self._batch_tokens = batch_tokens
         self._keeps_last = _appends_separator(self._llama)
         self._batch: llama_cpp.llama_batch | None = llama_cpp.llama_batch_init(batch_tokens, 0, 1)
+        try:  # damaged weights load (llama.cpp reads no checksum): refused now, not at each use
+            self.embed([_PROBE])
+        except ModelFileInvalid:
+            self.close()
+            raise
 
     def tokenize(self, text: str) -> list[int]:
         """The token ids the model sees for *text*, special tokens included, untruncated."""
@@ -87,7 +93,7 @@ class LlamaEmbedder:
             out[first : first + len(group)] = self._decode(group)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         if not (np.isfinite(norms).all() and (norms > 0).all()):
-            raise ModelError(f"{self.name} produced an empty or non-finite embedding")
+            raise damaged_weights(self.model_path)
         out /= norms
         return out
 

@@ -117,6 +117,15 @@ def unreadable_model_file(path: Path, error: OSError) -> ModelFileInvalid:
     )
 
 
+def damaged_weights(path: Path) -> ModelFileInvalid:
+    """The ``ModelFileInvalid`` of *path* whose weights compute numbers that
+    are not (NaN, infinity): llama.cpp reads no checksum, so it loads."""
+    return ModelFileInvalid(
+        f"{shown_path(path.name)} is damaged: some of its weights are not numbers.",
+        "Download the model again or choose another .gguf file.",
+    )
+
+
 def resolved_model_file(path: Path) -> Path:
     """*path* made absolute with its links resolved (how the settings keep
     an added file); ``ModelFileInvalid`` for a loop of links or a path the

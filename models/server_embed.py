@@ -142,15 +142,18 @@ class ServerEmbedder:
             raise self._connection.invalid(
                 f"an embedding answer that is not {len(texts)} vectors indexed 0..{len(texts) - 1}"
             )
+        lengths = {len(row) for row in rows}
+        if len(lengths) > 1:
+            raise self._connection.invalid("embeddings of different lengths")
+        if lengths == {0}:
+            raise self._connection.invalid("empty embeddings")
         try:
             with np.errstate(over="ignore"):  # past a float32: found just below
                 vectors = np.asarray(rows, dtype=np.float32)
-        except (TypeError, ValueError, OverflowError) as error:  # ragged, or no float at all
-            raise self._connection.invalid("embeddings that are not lists of numbers") from error
+        except OverflowError as error:  # an integer past any float
+            raise self._connection.invalid("embeddings holding numbers out of range") from error
         if not np.isfinite(vectors).all():
             raise self._connection.invalid("embeddings holding numbers out of range")
-        if vectors.ndim != 2 or vectors.shape[1] == 0:
-            raise self._connection.invalid("embeddings of different lengths")
         return vectors
 
     def _learn(self, dimension: int) -> None:
