@@ -29,9 +29,10 @@ from models.llama_tokens import tokenize
 from models.model_file import damaged_weights, shown_path
 
 DEFAULT_BATCH_TOKENS = 512
-_PROBE = "A text to check the model's numbers with."
 """Tokens per decode.  One full 512-token window fits; larger batches gain
 little on 2 cores and make llama.cpp warn that the context exceeds training."""
+_PROBE = "A text to check the model's numbers with."
+"""Embedded once at load: damaged weights give numbers that are not."""
 
 _CHOOSE_EMBEDDER = (
     "Choose an embedding model for memory search (the embedded one, or a .gguf of a "
