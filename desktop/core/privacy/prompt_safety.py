@@ -95,6 +95,9 @@ _MARKUP = re.compile(
     r"(?![\w:.-]))",
     re.IGNORECASE,
 )
+_TAG_NAME = re.compile(r"<\s*/?\s*([^\W\d][\w:.-]{0,40})")
+"""A tag's name (the pattern's), read from a tag's text."""
+_LINE_BREAK = re.compile(r"[ \t]*\n[ \t]*")
 _GLUED = re.compile(r"[:.-]")
 """What may follow a tag's name in the pattern, yet leaves the name as it was read."""
 _STOP_STRING = re.compile(r"SYSTEM[\W_]*EVENT")
@@ -225,10 +228,14 @@ def _live(match: re.Match[str], shape: Shape) -> bool:
     """Markup that could close or open a block or a turn in a *shape* block:
     in a document, a tag only if prompts use its name, read up to a "-",
     "." or ":" glued to it (a reader, and a model, sees ``</memories.>`` as
-    ``</memories>``)."""
+    ``</memories>``), and read across a line break in it too
+    (``</mem\nories>``: the other shapes join or show the break, a
+    document keeps it)."""
     if match["tag"] is None or shape != "document":
         return True
-    return _GLUED.split(match["name"], maxsplit=1)[0].casefold() in PROMPT_MARKUP_NAMES
+    joined = _TAG_NAME.match(_LINE_BREAK.sub("", match["tag"]))
+    names = (match["name"], joined[1] if joined else "")
+    return any(_GLUED.split(n, maxsplit=1)[0].casefold() in PROMPT_MARKUP_NAMES for n in names)
 
 
 def _broken(found: str, lowered: bool) -> str:
