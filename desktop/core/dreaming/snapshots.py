@@ -395,6 +395,39 @@ def unopenable_report(live: Path, error: EnvironmentProblem, folder: Path) -> st
     return f"{said} {_way_back(live, folder, driver)}"
 
 
+def emptied_report(live: Path, folder: Path) -> str | None:
+    """What to tell the user when the database *live* is an empty file (0
+    bytes, no log beside it holding its pages) while whole copies of it are
+    in *folder*: it was emptied (a sync tool, a crash of what wrote it), and
+    opened it would become a new, empty database, the copies rotated away by
+    the dreams that follow; None otherwise (round 34: nothing was said)."""
+    try:
+        if live.stat().st_size or _size(Path(f"{live}-wal")):
+            return None
+        if not complete_snapshots(folder):
+            return None
+    except OSError:  # no file (a first start), or out of reach: opening says why
+        return None
+    said = (
+        f"Reverie's database {live} is empty (0 bytes), though copies of it taken before "
+        f"dreams are in {folder}: it was emptied, so it was not opened, and conversations "
+        "and memory are unavailable."
+    )
+    try:
+        driver = select_driver()
+    except EnvironmentProblem:
+        return said
+    return f"{said} {_way_back(live, folder, driver)}"
+
+
+def _size(path: Path) -> int:
+    """The size of the file at *path*; 0 if there is none."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
 def _way_back(live: Path, folder: Path, like: Database | Driver) -> str:
     """The way back from the damaged database *live* to the newest sound
     copy in *folder* (checked with *like*'s driver), or to what of it is
