@@ -72,7 +72,7 @@ from desktop.core.dreaming.erasure import Eraser
 from desktop.core.dreaming.fading import DecayPass, StalePass
 from desktop.core.dreaming.preferences import PreferencePass
 from desktop.core.dreaming.skill_review import SkillPass
-from desktop.core.dreaming.snapshots import damage_report, unopenable_report
+from desktop.core.dreaming.snapshots import damage_report, emptied_report, unopenable_report
 from desktop.core.dreaming.task_review import TaskPass
 from desktop.core.memory.embedding import storable
 from desktop.core.memory.excerpts import ExcerptRetriever
@@ -167,15 +167,18 @@ def build_core(
             save_settings(settings, paths.settings_file, since=settings)
         except SettingsProblem as error:
             core.problems.append(str(error))
-    try:
-        core.database = open_database(paths.database_file)
-        core.problems.extend(core.database.opening_notes)
-    except EnvironmentProblem as error:
-        core.problems.append(
-            unopenable_report(paths.database_file, error, paths.snapshots_dir)
-            if is_damage(error)  # not "start a new one": a sound copy may be beside it
-            else f"Conversations and memory are unavailable: {error}"
-        )
+    if (emptied := emptied_report(paths.database_file, paths.snapshots_dir)) is not None:
+        core.problems.append(emptied)  # opened, it would start anew, the copies rotated away
+    else:
+        try:
+            core.database = open_database(paths.database_file)
+            core.problems.extend(core.database.opening_notes)
+        except EnvironmentProblem as error:
+            core.problems.append(
+                unopenable_report(paths.database_file, error, paths.snapshots_dir)
+                if is_damage(error)  # not "start a new one": a sound copy may be beside it
+                else f"Conversations and memory are unavailable: {error}"
+            )
     if core.database is not None:
         prompts = PromptLibrary(paths.prompts_dir)
         core.conversations = conversations = ConversationStore(core.database)

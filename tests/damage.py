@@ -65,6 +65,16 @@ def garble_the_schema(path: Path) -> None:
         file.write(b"\xff" * 12)
 
 
+def overwrite_header_byte(path: Path, offset: int, value: int) -> None:
+    """Set byte *offset* of the database header (page 1's first 100 bytes)
+    to *value*, as a bad sector might: the pages below stay whole."""
+    with open_database(path) as database:
+        assert database.truncate_wal()
+    with path.open("r+b") as file:
+        file.seek(offset)
+        file.write(bytes([value]))
+
+
 def filled(path: Path) -> None:
     """A database at *path* with one conversation of 40 messages."""
     with open_database(path) as database:

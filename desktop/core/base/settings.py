@@ -739,10 +739,17 @@ def save_settings(settings: Settings, path: Path, *, since: Settings | None = No
         ) from error
     except OSError as error:
         raise SettingsProblem(
-            f"Could not save settings to {path}: {explain(error)}.",
-            "Your previous settings file is unchanged.",
+            f"Could not save settings to {path}: {explain(error)}.", _unchanged(path)
         ) from error
     return settings
+
+
+def _unchanged(path: Path) -> str:
+    """What a save that wrote nothing left at *path*, in a sentence: a first
+    save (a first start on a full disk) has no previous file to speak of."""
+    if is_absent(path):
+        return "No settings file was written."
+    return "Your previous settings file is unchanged."
 
 
 def _write(settings: Settings, path: Path, unknown: dict[str, Any]) -> None:
@@ -755,7 +762,7 @@ def _write(settings: Settings, path: Path, unknown: dict[str, Any]) -> None:
         # no UTF-8 form: nothing is written rather than a traceback.
         raise SettingsProblem(
             f"Could not save settings to {path}: a value holds characters that are not UTF-8 text.",
-            "Your previous settings file is unchanged.",
+            _unchanged(path),
         ) from error
     if unknown:
         written = json.loads(text)

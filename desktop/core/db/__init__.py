@@ -33,6 +33,7 @@ from desktop.core.db.dreams import (
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.errors import (
     ChangedMeanwhile,
+    DamagedHeader,
     DatabaseBusy,
     DatabaseTooNew,
     DatabaseUnavailable,
@@ -60,16 +61,19 @@ from desktop.core.db.memory_rows import (
 )
 from desktop.core.db.migrations import MIGRATIONS, Migration, latest_version, migrate
 from desktop.core.db.opening import open_copy, open_database
+from desktop.core.db.writable import SQLITE_HEADER
 
 __all__ = [
     "DEFAULT_CANDIDATES",
     "MAX_K",
     "MIGRATIONS",
+    "SQLITE_HEADER",
     "ChangeStatus",
     "ChangedMeanwhile",
     "Clock",
     "Conversation",
     "ConversationStore",
+    "DamagedHeader",
     "Database",
     "DatabaseBusy",
     "DatabaseTooNew",

@@ -18,6 +18,7 @@ from desktop.core.base.text import size_text
 from models.folders import NEARLY_FULL_BYTES, free_space, nearly_full
 
 # SQLite's primary result codes (https://www.sqlite.org/rescode.html).
+_SQLITE_ERROR = 1
 _SQLITE_PERM = 3
 _SQLITE_BUSY = 5
 _SQLITE_LOCKED = 6
@@ -40,7 +41,14 @@ _CODE_BY_MESSAGE = {
     "disk i/o error": _SQLITE_IOERR,
     "attempt to write a readonly database": _SQLITE_READONLY,
     "access permission denied": _SQLITE_PERM,
+    "unsupported file format": _SQLITE_CORRUPT,
 }
+
+_DAMAGE_UNDER_THE_GENERIC_CODE = "unsupported file format"
+"""What SQLite says, under its generic code, of a file whose header holds a
+schema format number no SQLite writes (a byte of page 1 overwritten): damage
+as much as a page it cannot read, so the way back to a sound copy is offered
+(round 34: it was taken for a bug, and the start ended in a traceback)."""
 
 _UNAVAILABLE_REASONS = {
     _SQLITE_PERM: "permission was denied",
@@ -59,6 +67,20 @@ class DatabaseUnavailable(EnvironmentProblem):
         "Reverie's database cannot be used (unreadable, read-only or damaged); nothing "
         "was changed, and the user was shown what to do"
     )
+
+
+class DamagedHeader(DatabaseUnavailable):
+    """The database header holds what no SQLite writes, though SQLite opens
+    the file (read-only): damage, with the way back of any other."""
+
+    def __init__(self, path: Path, found: str) -> None:
+        super().__init__(
+            f"Reverie cannot use its database {path}: it is damaged ({found}). "
+            "Nothing was changed.",
+            hint="Keep it where it is for now: Reverie names the newest sound copy it "
+            "kept before a dream, or restore it from a backup.",
+        )
+        self.found = found
 
 
 class DatabaseTooNew(EnvironmentProblem):
@@ -222,9 +244,11 @@ def too_new(path: Path, found: int, known: int) -> DatabaseTooNew:
 
 def _result_code(exc: BaseException) -> int | None:
     code = getattr(exc, "sqlite_errorcode", None)
-    if isinstance(code, int):
-        return code & 0xFF  # extended codes carry the primary code in the low byte
     text = str(exc).lower()
+    if isinstance(code, int) and not (
+        code & 0xFF == _SQLITE_ERROR and text == _DAMAGE_UNDER_THE_GENERIC_CODE
+    ):
+        return code & 0xFF  # extended codes carry the primary code in the low byte
     for message, message_code in _CODE_BY_MESSAGE.items():
         if message in text:
             return message_code
@@ -234,6 +258,8 @@ def _result_code(exc: BaseException) -> int | None:
 def is_damage(error: BaseException) -> bool:
     """Whether *error* (a driver's, or a typed one raised from it) says the
     file is damaged or not a database at all: a page SQLite cannot read."""
+    if isinstance(error, DamagedHeader):
+        return True
     cause = error.__cause__ if isinstance(error, ReverieError) else error
     return cause is not None and _result_code(cause) in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
 

@@ -17,7 +17,7 @@ from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate,
 from desktop.core.db.errors import DatabaseBusy, DatabaseUnavailable, unreachable
 from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal, side_file
 from desktop.core.db.wal_frames import keep_damaged, lost_commits, lost_commits_note
-from desktop.core.db.writable import probe_write, refuse_read_only
+from desktop.core.db.writable import probe_write, refuse_damaged_header, refuse_read_only
 
 
 def open_copy(path: Path, like: Database | Driver) -> Database:
@@ -75,6 +75,7 @@ def _opened(
 ) -> Database:
     refuse_odd_side_files(path)
     refuse_read_only(path)
+    refuse_damaged_header(path)
     driver = select_driver(drivers)
     # Before the read-write open: that one replays a WAL into the file.
     refuse_stray_wal(path, lambda view: connect(path, driver, view=view), migrations)

@@ -14,6 +14,7 @@ the WAL format: https://www.sqlite.org/fileformat2.html#walformat.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import struct
@@ -27,12 +28,15 @@ from desktop.core.base.paths import explain
 _HEADER = struct.Struct(">IIIIIIII")  # magic, version, page size, checkpoint, salts, checksums
 _FRAME = struct.Struct(">IIIIII")  # page, database size after a commit (else 0), salts, checksums
 _MAGIC = {0x377F0682: "<", 0x377F0683: ">"}  # the checksums' byte order
+_PAGE_SIZES = tuple(1 << n for n in range(9, 17))
+"""The page sizes SQLite writes: 512 to 65536 bytes."""
 
 
 def lost_commits(wal: Path) -> int:
     """How many transactions committed in *wal* SQLite would drop: commit
-    frames of this log after the first frame its checksums reject (0 for a
-    sound log, a torn last write, or no log)."""
+    frames of this log after the first frame its checksums reject, or all
+    of them under a damaged header (0 for a sound log, a torn last write,
+    or no log)."""
     try:
         descriptor = open_regular(wal)
     except OSError:
@@ -43,21 +47,40 @@ def lost_commits(wal: Path) -> int:
         return 0
     magic, _version, page_size, _checkpoint, *salts, sum1, sum2 = _HEADER.unpack_from(data)
     order = _MAGIC.get(magic)
-    if order is None or page_size < 512 or page_size & (page_size - 1):
-        return 0
-    sums = _checksum(order, data[: _HEADER.size - 8], (0, 0))
-    if sums != (sum1, sum2):
-        return 0  # SQLite ignores the whole log: nothing of it was ever read
+    written = (sum1, sum2)
+    found = written if order is None else _checksum(order, data[: _HEADER.size - 8], (0, 0))
+    if order is None or found != written or page_size not in _PAGE_SIZES:
+        # Damage in its first 24 bytes leaves the checksums written; in the
+        # checksums, the first 24 bytes give them again.
+        return _under_a_damaged_header(data, {written, found})
     frame_size = _FRAME.size + page_size
     offsets = range(_HEADER.size, len(data) - frame_size + 1, frame_size)
+    sums = written
     for at in offsets:
         _page, _size, *frame_salts, frame_sum1, frame_sum2 = _FRAME.unpack_from(data, at)
         if frame_salts != salts:
             return 0  # the log ends here; older frames follow
-        sums = _checksum(order, data[at : at + 8], sums)
-        sums = _checksum(order, data[at + _FRAME.size : at + frame_size], sums)
+        sums = _frame_sums(order, data, at, frame_size, sums)
         if sums != (frame_sum1, frame_sum2):
             return sum(_is_commit(data, later, salts) for later in offsets if later > at)
+    return 0
+
+
+def _under_a_damaged_header(data: bytes, header_sums: set[tuple[int, int]]) -> int:
+    """The commits of a log whose header SQLite rejects (a byte of it
+    overwritten), so that it ignores the whole log (round 34: every change
+    in it was dropped without a word).  Its first frame, checked from the
+    header's checksums (*header_sums*), shows the frames are this log's and
+    not a leftover; 0 if it is not (a header never written whole)."""
+    tried = itertools.product(_MAGIC.values(), _PAGE_SIZES, header_sums)
+    for order, page_size, sums in tried:
+        frame_size = _FRAME.size + page_size
+        if len(data) < _HEADER.size + frame_size:
+            continue
+        _page, _size, *salts, frame_sum1, frame_sum2 = _FRAME.unpack_from(data, _HEADER.size)
+        if _frame_sums(order, data, _HEADER.size, frame_size, sums) == (frame_sum1, frame_sum2):
+            offsets = range(_HEADER.size, len(data) - frame_size + 1, frame_size)
+            return sum(_is_commit(data, at, salts) for at in offsets)
     return 0
 
 
@@ -95,6 +118,15 @@ def lost_commits_note(wal: Path, lost: int, kept: Path | OSError) -> str:
 def _is_commit(data: bytes, at: int, salts: list[int]) -> bool:
     _page, size, *frame_salts, _sum1, _sum2 = _FRAME.unpack_from(data, at)
     return size != 0 and frame_salts == salts
+
+
+def _frame_sums(
+    order: str, data: bytes, at: int, frame_size: int, sums: tuple[int, int]
+) -> tuple[int, int]:
+    """The checksums of the frame at *at*, carried on from *sums*: its
+    header's first 8 bytes, then its page."""
+    sums = _checksum(order, data[at : at + 8], sums)
+    return _checksum(order, data[at + _FRAME.size : at + frame_size], sums)
 
 
 def _checksum(order: str, data: bytes, sums: tuple[int, int]) -> tuple[int, int]:

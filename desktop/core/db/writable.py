@@ -17,12 +17,18 @@ from typing import TYPE_CHECKING
 
 from desktop.core.base.paths import owner_name
 from desktop.core.db.connection import SIDE_FILES
-from desktop.core.db.errors import DatabaseUnavailable, unreachable
+from desktop.core.db.errors import DamagedHeader, DatabaseUnavailable, unreachable
 
 if TYPE_CHECKING:
     from desktop.core.db.connection import Database
 
 _SQLITE_READONLY = 8
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""What every SQLite database file begins with."""
+_WRITE_VERSION_AT = 18
+_WRITE_VERSIONS = (1, 2)
+"""The header's file format write version: 1 with a rollback journal, 2
+with a write-ahead log; SQLite opens a file with any other read-only."""
 
 
 class _RolledBack(Exception):
@@ -73,6 +79,23 @@ def refuse_read_only(path: Path) -> None:
             raise read_only(file)
     if os.path.isdir(path.parent) and not os.access(path.parent, os.W_OK | os.X_OK):
         raise read_only(path.parent, folder=True)
+
+
+def refuse_damaged_header(path: Path) -> None:
+    """Raise ``DamagedHeader`` if the header of the database at *path* holds
+    a write version no SQLite writes: SQLite would open the file read-only,
+    and the user be sent to its permissions, which are fine (round 34)."""
+    try:
+        with path.open("rb") as file:
+            header = file.read(_WRITE_VERSION_AT + 1)
+    except OSError:  # none yet, or out of reach: SQLite says so
+        return
+    if len(header) > _WRITE_VERSION_AT and header.startswith(SQLITE_HEADER):
+        version = header[_WRITE_VERSION_AT]
+        if version not in _WRITE_VERSIONS:
+            raise DamagedHeader(
+                path, f"its header's write version is {version}, where SQLite writes 1 or 2"
+            )
 
 
 def probe_write(database: Database) -> None:

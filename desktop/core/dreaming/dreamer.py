@@ -24,7 +24,7 @@ from typing import Any
 from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import DreamSettings
-from desktop.core.db import Database, DreamRun, DreamStore, MemoryStore, RunStatus
+from desktop.core.db import Database, DiskFull, DreamRun, DreamStore, MemoryStore, RunStatus
 from desktop.core.db.tally import described
 from desktop.core.dreaming.changes import ChangeBook
 from desktop.core.dreaming.control import DreamControl, DreamProgress, DreamStopped
@@ -221,6 +221,8 @@ class Dreamer:
             self.dreams.log(run_id, name, "rolled_back", message, rejected.raw_output)
             outcomes[name] = message
             return Applied()
+        except DiskFull:  # every pass after would fail alike: the dream stops, to go on later
+            raise
         except ChangeRefused as refused:  # edited by hand as it was written: a race, not a fault
             why = str(refused).removeprefix("Not applied: ")
             message = f"Nothing changed: {why}; the next dream looks again."

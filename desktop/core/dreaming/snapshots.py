@@ -60,6 +60,8 @@ from desktop.core.base.files import (
     sync_to_disk,
 )
 from desktop.core.db import (
+    SQLITE_HEADER,
+    DamagedHeader,
     Database,
     DatabaseBusy,
     DiskFull,
@@ -75,7 +77,6 @@ SNAPSHOT_SUFFIX = ".sqlite3"
 SKILLS_SUFFIX = ".skills"
 TEMPORARY_SUFFIX = ".part"
 _SIDE_FILES = ("-journal", "-wal", "-shm")
-_HEADER = b"SQLite format 3\x00"
 _TAKEN_AT = "%Y%m%dT%H%M%SZ"
 """A copy's stamp: when it was taken, in UTC, the same whatever the clock's zone."""
 _NUMBERED = re.compile(r"(?P<number>\d{6,})-(?P<stamp>\d{8}T\d{6}Z.*)")
@@ -382,15 +383,49 @@ def unopenable_report(live: Path, error: EnvironmentProblem, folder: Path) -> st
     """What to tell the user when the database *live* does not open at all
     because it is damaged or no database (``is_damage(error)``: page 1, the
     schema, overwritten): the same way back as ``damage_report``'s."""
+    found = error.found if isinstance(error, DamagedHeader) else error.__cause__ or error
     said = (
-        f"Reverie's database {live} is damaged and does not open (SQLite: "
-        f"{error.__cause__ or error}), so conversations and memory are unavailable."
+        f"Reverie's database {live} is damaged and does not open (SQLite: {found}), "
+        "so conversations and memory are unavailable."
     )
     try:
         driver = select_driver()  # the one that failed to open it: no copy can be checked
     except EnvironmentProblem:
         return f"{said} {error.hint}" if error.hint else said
     return f"{said} {_way_back(live, folder, driver)}"
+
+
+def emptied_report(live: Path, folder: Path) -> str | None:
+    """What to tell the user when the database *live* is an empty file (0
+    bytes, no log beside it holding its pages) while whole copies of it are
+    in *folder*: it was emptied (a sync tool, a crash of what wrote it), and
+    opened it would become a new, empty database, the copies rotated away by
+    the dreams that follow; None otherwise (round 34: nothing was said)."""
+    try:
+        if live.stat().st_size or _size(Path(f"{live}-wal")):
+            return None
+        if not complete_snapshots(folder):
+            return None
+    except OSError:  # no file (a first start), or out of reach: opening says why
+        return None
+    said = (
+        f"Reverie's database {live} is empty (0 bytes), though copies of it taken before "
+        f"dreams are in {folder}: it was emptied, so it was not opened, and conversations "
+        "and memory are unavailable."
+    )
+    try:
+        driver = select_driver()
+    except EnvironmentProblem:
+        return said
+    return f"{said} {_way_back(live, folder, driver)}"
+
+
+def _size(path: Path) -> int:
+    """The size of the file at *path*; 0 if there is none."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _way_back(live: Path, folder: Path, like: Database | Driver) -> str:
@@ -540,7 +575,7 @@ def _complete(path: Path) -> bool:
     with path.open("rb") as handle:
         header = handle.read(100)
     size = path.stat().st_size
-    if len(header) < 100 or not header.startswith(_HEADER):
+    if len(header) < 100 or not header.startswith(SQLITE_HEADER):
         return False
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
