@@ -989,6 +989,8 @@ def _random_words(text: str, start: int) -> tuple[int, int] | None:
     words = match.group().split()
     if sum(map(known_words.frequent, words)) > 1 or any(map(a_credential_word, words)):
         return None
+    if _lower(words[-1]) in _FOLLOWS:
+        return None  # "sunshine sunshine sunshine now.": the sentence's word, not the phrase's
     return match.span()
 
 

@@ -139,3 +139,10 @@ def test_an_openvpn_config_naming_its_auth_file_is_kept(text: str) -> None:
 )
 def test_everyday_chat_of_the_same_look_is_kept(text: str) -> None:
     assert_kept(text)
+
+
+def test_a_word_the_sentence_goes_on_with_ends_a_passphrase_of_words() -> None:
+    # Found by test_redaction_phrasings' property test during round 34.
+    text = "password is sunshine sunshine sunshine now."
+
+    assert redact(text).text == "password is [redacted password] now."
