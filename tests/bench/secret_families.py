@@ -76,6 +76,7 @@ from tests import (
     secret_families_round31,
     secret_families_round32,
     secret_families_round33,
+    secret_families_round34,
 )
 from tests.secret_families import Trial
 
@@ -96,6 +97,7 @@ _ROUNDS = (
     ("round 31", secret_families_round31),
     ("round 32", secret_families_round32),
     ("round 33", secret_families_round33),
+    ("round 34", secret_families_round34),
 )
 
 

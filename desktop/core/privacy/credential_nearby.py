@@ -32,6 +32,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import cache
 
@@ -288,7 +289,26 @@ _NOT_SECRETS = (
     r"|[\w-]+\.(?:7z|zip|rar|tar|gz|tgz|pdf|docx?|xlsx?|odt|txt|csv|gpg|enc|kdbx|sql|iso|dmg|img)"
 )
 _NOT_SECRET = re.compile(rf"(?:{_NOT_SECRETS})", re.IGNORECASE)
-_SIGN = re.compile(r"[\d_]|[^\w\s]")
+
+
+def _marks() -> str:
+    """A character class's ranges of the marks that write a word's vowels and
+    accents apart from its letters (Unicode's M categories), and the joiners."""
+    ranges: list[str] = ["\u200c\u200d"]
+    start = None
+    for code in range(0x30001):
+        mark = code < 0x30000 and unicodedata.category(chr(code))[0] == "M"
+        if mark and start is None:
+            start = code
+        elif not mark and start is not None:
+            ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(code - 1))}")
+            start = None
+    return "".join(ranges)
+
+
+_SIGN = re.compile(rf"[\d_]|[^\w\s{_marks()}]")
+"""A digit or a sign; a vowel sign is a letter's part, not one ("మర్చిపోయాను",
+"forgot" in Telugu, is a word, round 34)."""
 _ALNUM = re.compile(r"[^\W_]")
 _LENGTH_WORDS = _words(
     "digits characters chars letters numbers symbols words long bits bytes times tries ms "
@@ -969,6 +989,8 @@ def _random_words(text: str, start: int) -> tuple[int, int] | None:
     words = match.group().split()
     if sum(map(known_words.frequent, words)) > 1 or any(map(a_credential_word, words)):
         return None
+    if _lower(words[-1]) in _FOLLOWS:
+        return None  # "sunshine sunshine sunshine now.": the sentence's word, not the phrase's
     return match.span()
 
 

@@ -168,13 +168,14 @@ _VERB = (
     r"|\s+(?:(?:is|['\u2019]s)\s+(?:going\s+to|gonna)\s+be|will(?:\s+now)?\s+be"
     r"|has\s+been\s+(?:changed|set)\s+to|is|was|are|were|became|changed to|set to)\b"
     r"(?:(?:\.{2,3}|\u2026)(?!\s*(?:um+|uh+|erm?|hmm+|well|nope|no|ok(?:ay)?|wait|actually|like|so)\b))?"
-    r"(?:\s+(?:now|still|just|actually|currently|always|set to|changed to)\b)?(?:\s*:)?)"
+    r"(?:\s+(?:now|still|just|actually|currently|always|literally|simply|set to|changed to)\b)?"
+    r"(?:\s*:)?)"
     r"(?:\s*it(?:['\u2019]s|\s+is)(?=\s))?(?:,?\s+(?:uh+|um+|erm?|uhm)\b,?(?=\s))?)"
 )
 """Between the word and its value: "is", "was", "is now", "changed to", ":",
 "will be", "is going to be", "has been changed to",
-"=", a dash, ", which is", and "it's" after any of them ("password - it's X"),
-then maybe a transcript's "uh" ("the pass code is, uh, hunter 14");
+"=", a dash, ", which is", an adverb ("is literally"), and "it's" after any
+of them ("password - it's X"), then maybe a transcript's "uh" ("the pass code is, uh, hunter 14");
 an ellipsis holds the value back a moment ("the password is... X"), unless
 a word of hesitation follows ("is... um, I forgot")."""
 _WEAK_VERB = (
@@ -290,6 +291,7 @@ _UNCOMMON = "a digit or sign, or a single word that describes nothing"
 _ANSWER = "a name or a word or two that describe nothing"
 _NAMED_ANSWER = "a capital, a digit, a sign or a made-up word, in a word or two"
 _DRAWN = "letters drawn at random"
+_PASSPHRASE_WORDS = "three words or more, none a language's most used"
 _SIGNED_EVEN_QUOTED = "a digit or sign, quoted or not"
 """After a weak word a quoted value must look like one too ("the code is
 'secret sauce'"); after any other, quotes make a value."""
@@ -847,6 +849,30 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"(?:\bregister[ \t]*=>[ \t]*|\bsips?:)[^\s:@/;]+:(?P<cmd>[^\s:@/;]+)(?::[^\s@/]+)?@",
             _STRONG,
         ),
+        # A network's passphrase said word for word: "the wifi is literally
+        # purple monkey dishwasher" (round 34); "literally the worst" is a
+        # complaint, "literally down again" two words before one that goes on.
+        (
+            rf"\b(?:wi-?fi|wlan|hotspot|network){_PLACE}(?:\s+(?:is|was)|['\u2019]s)\s+literally"
+            rf"{_VALUE}",
+            _PASSPHRASE_WORDS,
+        ),
+        # A Grandstream phone's config by its P-values: P2 the admin's
+        # password, P196 the user's, P34 (P406, P506, P606) a SIP account's
+        # (round 34); a probability "P2 = 0.35" is none.
+        (
+            r"(?m)^[ \t]*P(?:2|34|196|406|506|606)[ \t]*=[ \t]*(?!\d*\.\d+[ \t]*$)"
+            r"(?P<cmd>\S+)[ \t]*$",
+            _STRONG,
+        ),
+        # OpenVPN's auth-user-pass file pasted under its name: two lines, the
+        # user, then the password (round 34); a config naming the file has
+        # directives after it, of several words.
+        (
+            r"(?:\bauth(?:[-_]user[-_]pass)?\.txt\b|\bauth-user-pass\b)[^\n]*\n(?:[ \t]*\n)?"
+            r"[ \t]*[^\s]+[ \t]*\n[ \t]*(?P<cmd>[^\s]+)[ \t]*(?=\n[ \t]*\n|\n?\Z)",
+            _UNCOMMON,
+        ),
         # MinIO's client given a host's access key and its secret key.
         (
             r"\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S+[ \t]+\S+[ \t]+\S+"
@@ -1305,4 +1331,6 @@ def _looks_like(value: str, needs: str) -> bool:
         )
     if needs == _MIXED:
         return looks_like_a_value(inside) and _LETTER.search(inside) is not None
+    if needs == _PASSPHRASE_WORDS:
+        return len(value.split()) >= 3 and not any(map(known_words.common, value.split()))
     return True

@@ -136,12 +136,14 @@ _SET_VALUE = re.compile(r"(?=\S*\d)(?=\S*[^\W\d])[^\s/@]{4,40}")
 """A word with a digit and a letter or sign: a value, where a value is set."""
 _CHOOSING = frozenset(["went", "go", "going", "gone", "chose", "picked"])
 _CLAUSE_ENDS = re.compile(
-    r"[\"'`\u2019\u201d\u00bb]?\s*(?:[,;.!?()]|\n|\Z|(?:and|or|but|now|lol|haha|btw|though|too|again)\b"
+    r"[\"'`\u2019\u201d\u00bb]?\s*(?:[,;.!?()\u2013\u2014]|-(?=\s)|\n|\Z"
+    r"|(?:and|or|but|now|lol|haha|btw|though|too|again)\b"
     r"|(?:(?:was|got|has\s+been|had\s+been)\s+)?(?:leaked|compromised|pwned|breached)\b"
     rf"|(?i:{credential_nearby.THANKS_FOLDED})(?!\w))"
 )
 """Where a clause ends: a sign, a line's end, a word joining the next one, or
-a word people add after what they said ("it's 4093 now", "0408 lol", "X
+a dash before an aside ("4093 - don't tell anyone", round 34), a word
+people add after what they said ("it's 4093 now", "0408 lol", "X
 cảm ơn", "X 👍"), or what became of an old one ("because hunter2 leaked",
 round 25); after the quote closing a value ("login is 'hunter2' and
 the pin is ...")."""
@@ -179,6 +181,8 @@ _BEFORE_A_NAME = frozenset(
 )
 _LAST_WORD = re.compile(r"(\S+)\s+[\"'`\u2018\u201c\u00ab]?\Z")
 """The word before a value, which may stand in quotes."""
+_HOST = re.compile(r"[a-z][\w-]*(?:\.[\w-]+)*\.[a-z]{2,}")
+"""A host's name, whose number is its port ("remote vpn.example.com 1194", round 34)."""
 _PASSPHRASE_BEFORE = 3
 """The most words between a passphrase written first and its credential word."""
 _PASSPHRASE_WORDS = 3
@@ -317,9 +321,11 @@ def _taken(text: str, words: _Words, start: int, stop: int, word: tuple[int, int
         if _BETWEEN.search(between) or len(between.split()) > _WORDS_BEFORE:
             return False
     if previous and (
-        previous[-1] in _LABELS or (previous[-1] in ("is", "=") and previous[0] in _LABELS)
+        previous[-1] in _LABELS
+        or (previous[-1] in ("is", "=") and previous[0] in _LABELS)
+        or (value.isdigit() and _HOST.fullmatch(previous[-1]))
     ):
-        return False  # "user id 88231", "flight BA2490", "my username is kate88"
+        return False  # "user id 88231", "flight BA2490", "my username is kate88", a port
     if previous and previous[-1] in _NETWORKS and credential_nearby.its_password_next(text, stop):
         return False  # "hotspot: Pixel_7; key = X": the network's name, then its key
     ends_clause = _CLAUSE_ENDS.match(text, stop) is not None

@@ -62,7 +62,8 @@ PRODUCT_NAMES = frozenset(
         iphone ipad imac ipod itunes icloud imessage ios ipados macos macbook airpods airdrop
         airtag faceid touchid facetime applepay appleid appletv homekit homepod filevault
         paypal lastpass keepass keepassxc bitwarden dashlane nordpass onepassword 1password roboform
-        protonmail protonvpn nordvpn expressvpn surfshark tunnelbear mullvad
+        protonmail protonvpn nordvpn expressvpn surfshark tunnelbear mullvad openvpn wireguard
+        openconnect strongswan tailscale zerotier
         github gitlab bitbucket youtube whatsapp linkedin tiktok wechat snapchat facebook
         playstation xbox nintendo doordash ubereats grubhub airbnb ebay aliexpress alipay
         dropbox onedrive sharepoint onenote powerpoint outlook skype teams webex gotomeeting

@@ -49,6 +49,10 @@ _NUMBERED = re.compile(
 )
 """Labels of what has a number or a name of its own ("room 114", "flight
 LH2023", "gym locker 100", "SSID Vodafone-4F2A", "ttl: 3600")."""
+_GATE = re.compile(r"gate", re.IGNORECASE)
+_CODE = re.compile(r"\d{4,8}")
+"""A gate's code among a list's, longer than an airport's gate number
+("gate 4821 / garage 5522", not "gate 12 / seat 14C", round 34)."""
 _TAKES_A_PIN = re.compile(
     r"\b(?:phone|iphone|ipad|tablet|android|kindle|laptop|computer|pc|mac\w*|watch|tv|card"
     r"|debit|credit|bank|sim|alarm|safe|padlock|lock|keypad|garage|door|gate|shed|bike|car)\b",
@@ -59,6 +63,9 @@ _NETWORK = re.compile(r"\b(?:wi-?fi|hotspot)\b", re.IGNORECASE)
 """Labels of a network, whose name is no secret ("wifi Vodafone-4F2A"): its
 value is taken only if shaped as a password."""
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+_SIGNS_INSIDE = re.compile(r"(?=\S{5})(?=\S*[a-z])[^\W\d_]+(?:[#@$%&*][^\W\d_]+)+[!?#$%&*]*")
+"""Words joined by signs no word has inside it: "Pastel#de#nata" (round
+34), not "AT&T" (capitals) nor "e-mail"."""
 
 
 def _a_value(value: str) -> bool:
@@ -71,7 +78,11 @@ def _a_value(value: str) -> bool:
     if _DOMAIN.fullmatch(value) or _EMAIL.fullmatch(value):
         return False
     digit = any(c.isdigit() for c in value)  # "**Tips" and "Brands:**" are markup
-    return password_shaped(value) or (digit and looks_like_a_value(value))
+    return (
+        password_shaped(value)
+        or (digit and looks_like_a_value(value))
+        or _SIGNS_INSIDE.fullmatch(value) is not None
+    )
 
 
 def _mixed(value: str) -> bool:
@@ -90,12 +101,14 @@ def _bare(text: str, start: int, stop: int) -> tuple[int, int]:
 
 # -- the rest of a list ---------------------------------------------------------------
 _PART_GAP = re.compile(r"[,;|]|[ \t]/[ \t]|[ \t]+(?:and|&|\u2014|\u2013)[ \t]+")
-_CHATTER = re.compile(
-    r"(?:[ \t]+(?:lol|thx|thanks|:\))|,?[ \t]*don'?t share (?:it|them)|[.!])+[ \t]*\Z",
-    re.IGNORECASE,
+_SIGN_OFF = (
+    r"[ \t]+(?:lol|thx|thanks!*|btw|:\)|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)"
+    r"|,?[ \t]*(?:[-\u2013\u2014][ \t]*)?don'?t (?:share|tell)[ \t]+(?:it|them|anyone)"
 )
-"""What a chat line ends with after its values: "lol", "don't share it"."""
-_ENDING = r"[ \t]*[.!?)]*(?:[ \t]+(?:lol|thx|thanks|:\)))*[ \t]*\Z"
+"""What a chat line ends with after its values: "lol", "btw", an emoji,
+"don't share it", "- don't tell anyone" (round 34)."""
+_CHATTER = re.compile(rf"(?:{_SIGN_OFF}|[.!])+[ \t]*\Z", re.IGNORECASE)
+_ENDING = rf"[ \t]*[.!?)]*(?:{_SIGN_OFF})*[ \t]*\Z"
 _LABEL_VALUE = re.compile(
     r"[ \t]*(?:(?:and|but|also|plus)[ \t]+)?(?:for[ \t]+)?(?:(?:the|my|our|his|her|their)[ \t]+)?"
     r"(?P<label>[A-Za-z][\w'\u2019+.-]*(?:[ \t]+(?!for\b)[A-Za-z][\w'\u2019+.-]*){0,3}?)"
@@ -144,6 +157,35 @@ _DENIED = re.compile(
     re.IGNORECASE,
 )
 """A value denied after another: "(not Y", ", not Y", "- NOT 'Y'"."""
+
+
+def corrected(text: str, found: Iterable[tuple[int, int, str]]) -> Iterator[tuple[int, int]]:
+    """The other value a correction names in a line holding a secret
+    *found*, of its shape (digits for digits): "the door code is 4821, I
+    said 4812 before", "it's Y, not X", "the pin is 4821... no, 5521",
+    "hmm not X, the guest wifi is Y" (round 34)."""
+    for start, stop, _ in found:
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", stop)
+        line_end = len(text) if line_end < 0 else line_end
+        if line_end - line_start > 400:
+            continue
+        digits = text[start:stop].isdigit()
+        for cue in _CORRECTION.finditer(text, line_start, line_end):
+            value = cue["value"]
+            if start < cue.end("value") and cue.start("value") < stop:
+                continue
+            if value.isdigit() == digits and _a_value(value):
+                yield cue.span("value")
+
+
+_CORRECTION = re.compile(
+    r"\b(?:i[ \t]+(?:said|wrote|typed|gave[ \t]+you)|not|isn['\u2019]?t|wasn['\u2019]?t"
+    r"|instead[ \t]+of|rather[ \t]+than|no|meant)\b,?[ \t]+[\"'`]?"
+    r"(?P<value>[^\s,;()\"'`]+?)[\"'`]?[.!?]*(?=[ \t]*[),;\n]|[ \t]|\Z)",
+    re.IGNORECASE,
+)
+"""A value a correction names: "I said X", "not X", "isn't X", "no, X"."""
 
 
 def lists(text: str) -> Iterator[tuple[int, int]]:
@@ -211,10 +253,12 @@ def _part_value(
     password, not its name ('Wi-Fi "hunter2" | alarm "33268"', round 22)."""
     part = _VALUE_FOR.fullmatch(text, low, high) or _LABEL_VALUE.fullmatch(text, low, high)
     label = part["label"] if part is not None and "label" in part.re.groupindex else ""
-    if part is None or _NUMBERED.search(label) or len(label.split()) > words:
+    if part is None or len(label.split()) > words:
         return
     start, stop = _bare(text, *part.span("value"))
     value = text[start:stop]
+    if _NUMBERED.search(label) and not (_GATE.fullmatch(label) and _CODE.fullmatch(value)):
+        return
     if not value or value[0] in "([{" or not _a_value(value):
         return
     if value.isdigit() and not (pins or _TAKES_A_PIN.search(label)):

@@ -371,9 +371,13 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
     if "uses:" in text:
         public += [action.span("ref") for action in _ACTION.finditer(text)]
     public += _requests_answered(text)
+    hashes = [digest.span() for digest in _CRYPT_HASH.finditer(text)] if "$" in text else []
     for start, stop, kind in _found(_without_fillers(text)):
         if any(low <= start and stop <= high for low, high in public):
             continue  # an SSH public key, its fingerprint, a picture, an Action: meant to be shared
+        if any(low <= start < high for low, high in hashes):
+            continue  # a password's hash, not the password: stored as it is (round 34)
+        stop = _with_bangs(text, start, stop)
         asked = text[max(0, start - 3) : start].rstrip().endswith("?")
         if not (asked and _ASKED_WHEN.search(text, max(0, start - _CONTEXT_CHARS), start)):
             yield start, stop, kind
@@ -437,6 +441,33 @@ def _requests_answered(text: str) -> list[tuple[int, int]]:
     ]
 
 
+_CRYPT_HASH = re.compile(
+    r"(?<![\w$])\$(?:1|2[abxy]?|5|6|7|8|9|y|gy|sha1|md5|argon2(?:id|i|d))\$"
+    r"[\w./=,+-]*(?:\$[\w./=,+-]+){1,3}"
+)
+"""A password's hash as crypt(3), a shadow file and a router store it
+("$6$salt$hash", Cisco's "$9$salt$hash"): kept whole, as round 32 keeps a
+type-5 secret; a part of it is no value either."""
+_BANGS = re.compile(r"!+(?P<goes_on>[,;:]| [a-z])?")
+"""Marks of exclamation right after a value: its own last signs when the
+sentence goes on after them ("dr@g0n!, spotify: ...", "hunter2Zq9! thanks":
+a sentence does not shout mid-clause), or when the value is as a password
+policy makes one, a capital inside it, small letters and a digit and the
+sign it asks for still missing ("hunter2Zq9!", round 34); else the
+sentence's ("my password is Tiger42!", "password: sunshine qwerty!")."""
+_POLICY_MADE = re.compile(r"(?=\S*[a-z])(?=\S*\d)[A-Za-z0-9]*[a-z0-9][A-Z][A-Za-z0-9]*")
+
+
+def _with_bangs(text: str, start: int, stop: int) -> int:
+    """Where a value at *start*..*stop* ends with the "!"s that are its own."""
+    bangs = _BANGS.match(text, stop)
+    if bangs is None or not stop or text[stop - 1].isspace():
+        return stop
+    if bangs["goes_on"] or _POLICY_MADE.fullmatch(text, start, stop):
+        return bangs.end() - len(bangs["goes_on"] or "")
+    return stop
+
+
 _FINGERPRINT = re.compile(r"\bSHA256:[A-Za-z0-9+/]{43}(?![\w+/])")
 """An SSH key's fingerprint, as ``ssh`` and ``ssh-keygen -l`` print it."""
 """A picture, a sound or a font inlined in a data URL ("![logo](data:image/png;base64,
@@ -455,10 +486,13 @@ def _found(text: str) -> Iterator[tuple[int, int, str]]:
     yield from found
     # Said beside others (round 21): the rest of a list one of whose values
     # was found, the old and new values of a change, a row of accounts; a
-    # near miss denied beside one (round 31).
+    # near miss denied beside one (round 31), the other value a correction
+    # names (round 34).
     for start, stop in listed_values.siblings(text, found):
         yield start, stop, "password"
     for start, stop in listed_values.denied(text, found):
+        yield start, stop, "password"
+    for start, stop in listed_values.corrected(text, found):
         yield start, stop, "password"
     readers = (listed_values.lists, listed_values.changes, listed_values.rows, listed_values.pairs)
     for reader in readers:
@@ -570,7 +604,7 @@ _SECRET_NAMED = re.compile(r"key|secret|token|code|pass|pin|auth|cred", re.IGNOR
 
 _NO_VALUE = re.compile(
     r"(?:os\.environ|process\.env|secrets|env|vars|inputs|config|settings|form|request|params)"
-    r"(?:\.[\w.]*)?(?:\[[^\]]*)?|(?:raise|return|await|new|lambda)\s.*|<[^>]*|([*\u2022x])\1{3,}"
+    r"(?:\.[\w.]*)?(?:\[[^\]]*)?|(?:raise|return|await|new|lambda)\s.*|<[^>]*|[*\u2022]+|x{4,}"
     r"|[\w-]+/[\w.-]+\.git|restablezco|restablecer|r\u00e9initialise[rz]?|reinitialise[rz]?"
     r"|zur\u00fccksetzen|resetten|redefinir|reimpostare|rinnovar(?:e|la|lo)"
     r"|true|false|null|none|nil|undefined",
@@ -579,10 +613,10 @@ _NO_VALUE = re.compile(
 """What stands where a value would and is none (round 20's ordinary
 sentences): a value read from the environment or a form
 ("process.env.STRIPE_SECRET", "secrets.SMTP_PASSWORD"), code ("raise
-RuntimeError("), a placeholder ("<put it here>", "**********"), a
-repository ("team/backend.git"), the verb asking to reset one ("¿cómo
-la restablezco?") or a JSON or YAML literal ('"pass": true', "password:
-null", round 27)."""
+RuntimeError("), a placeholder ("<put it here>", "**********"), a mask
+("AdminPassword=*", round 34), a repository ("team/backend.git"), the verb
+asking to reset one ("¿cómo la restablezco?") or a JSON or YAML literal
+('"pass": true', "password: null", round 27)."""
 _PROVIDER_KEY = re.compile(
     r"\b(?:mistral|groq|cohere|anthropic|openai|deepseek|datadog|mailgun|sendgrid|cloudflare"
     r"|replicate|perplexity|pinecone|elevenlabs|deepl|openrouter|together|fireworks|weather)"
@@ -663,12 +697,14 @@ def _passphrase_end(text: str, start: int, stop: int) -> int:
 
 _PASSPHRASE_TAIL = re.compile(
     r"(?:[ \t]+[^\s,;:.!?()\[\]{}\"]{1,20}){1,4}"
-    r"(?=[ \t]*(?:[,;.!?)]|\n|\Z|(?:lol|haha|btw|now|though|too|again)\b))"
+    r"(?=[ \t]*(?:[,;.!?)](?!\w)|\n|\Z|(?:lol|haha|btw|now|though|too|again)\b))"
 )
 _WORDS_TAIL = re.compile(
     r"(?:[ \t]+[^\W\d_]{3,14}){2,7}"
-    r"(?=[ \t]*(?:[,;.!?)]|\n|\Z|(?:lol|haha|btw|now|though|too|again)\b))"
+    r"(?=[ \t]*(?:[,;.!?)](?!\w)|\n|\Z|(?:lol|haha|btw|now|though|too|again)\b))"
 )
+"""A passphrase's words end its clause: not before a "." that goes on
+("key X address 0.0.0.0" ends at X, round 34)."""
 _NOT_IN_A_PASSPHRASE = frozenset(
     [
         *("for", "when", "if", "because", "cause", "since", "until", "till", "so", "which"),

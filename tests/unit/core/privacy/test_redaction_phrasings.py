@@ -690,9 +690,11 @@ def test_ordinary_sentences_the_attack_checked(text: str) -> None:
 
 
 def test_a_secret_goes_wherever_else_it_is_written() -> None:
-    text = "login: hunter2 password: hunter2. My PIN is 4821, so I type 4821 twice (not 48210)."
+    # A room's number holding the PIN is not the PIN ("(not 48210)" is a
+    # near miss a correction names, taken since round 34).
+    text = "login: hunter2 password: hunter2. My PIN is 4821, so I type 4821 twice (room 48210)."
 
     assert redact(text).text == (
         f"login: {MARKER} password: {MARKER}. My PIN is {MARKER}, so I type {MARKER} twice "
-        "(not 48210)."
+        "(room 48210)."
     )
