@@ -17,6 +17,7 @@ from typing import Literal
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.dreaming.activity import UserActivity
 from desktop.core.dreaming.control import DreamControl, DreamProgress
 from desktop.core.dreaming.dreamer import Dreamer, DreamReport
@@ -65,6 +66,10 @@ class DreamWorker(QObject):
     def dream(self, trigger: str, control: DreamControl) -> None:
         try:
             report = self._dreamer.run(trigger, control)
+        except EnvironmentProblem as error:  # a full disk, no safety copy: the user's to fix
+            log.warning("the dream could not be done: %s", error)
+            self.failed.emit(str(error))
+            return
         except Exception as error:  # thread boundary: the error becomes a signal
             log.exception("the dream failed")
             self.failed.emit(str(error) or type(error).__name__)
