@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from desktop.core.base.paths import AppPaths, resolve_paths
 from desktop.core.db import (
     DEFAULT_CANDIDATES,
     ConversationStore,
@@ -12,6 +13,7 @@ from desktop.core.db import (
     open_database,
     select_driver,
 )
+from desktop.core.dreaming.snapshots import take_snapshot
 
 
 def garble_an_index(path: Path) -> None:
@@ -82,6 +84,19 @@ def filled(path: Path) -> None:
         conversation = store.create("Plants")
         for n in range(40):
             store.add_message(conversation.id, "user", f"The fern needs water, day {n}.")
+
+
+def home_with_a_copy(tmp_path: Path) -> tuple[AppPaths, Path]:
+    """A Reverie home under *tmp_path* whose database is ``filled``, and the
+    copy of it a dream took before it (its path)."""
+    paths = resolve_paths({"REVERIE_HOME": str(tmp_path / "home")})
+    paths.ensure()
+    filled(paths.database_file)
+    with open_database(paths.database_file) as database:
+        copy = take_snapshot(
+            database, paths.snapshots_dir, "20261130T010000Z", skills_dir=None, keep=3
+        )
+    return paths, copy
 
 
 # Opens the copy as any SQLite program would, changes it, and dies before

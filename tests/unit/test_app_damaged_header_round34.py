@@ -14,21 +14,12 @@ from pathlib import Path
 import pytest
 
 from desktop.app import build_core
-from desktop.core.base.paths import AppPaths, resolve_paths
-from desktop.core.db import open_database
-from desktop.core.dreaming.snapshots import take_snapshot
-from tests.damage import filled, overwrite_header_byte
+from tests.damage import home_with_a_copy, overwrite_header_byte
 
 SCHEMA_FORMAT = 47
 """The last byte of the header's schema format number (1 to 4 in any SQLite file)."""
 WRITE_VERSION = 18
 """The header's file format write version (1 or 2 in any SQLite file)."""
-
-
-def _paths(tmp_path: Path) -> AppPaths:
-    paths = resolve_paths({"REVERIE_HOME": str(tmp_path / "home")})
-    paths.ensure()
-    return paths
 
 
 @pytest.mark.parametrize(
@@ -42,12 +33,7 @@ def _paths(tmp_path: Path) -> AppPaths:
 def test_a_header_value_no_sqlite_writes_is_damage_with_the_way_back(
     tmp_path: Path, offset: int, value: int, found: str
 ) -> None:
-    paths = _paths(tmp_path)
-    filled(paths.database_file)
-    with open_database(paths.database_file) as database:
-        copy = take_snapshot(
-            database, paths.snapshots_dir, "20261130T010000Z", skills_dir=None, keep=3
-        )
+    paths, copy = home_with_a_copy(tmp_path)
     overwrite_header_byte(paths.database_file, offset, value)
     before = paths.database_file.read_bytes()
 

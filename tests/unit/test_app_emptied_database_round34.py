@@ -12,27 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop.app import build_core
-from desktop.core.base.paths import AppPaths, resolve_paths
-from desktop.core.db import open_database
-from desktop.core.dreaming.snapshots import take_snapshot
-from tests.damage import filled
-
-
-def _paths(tmp_path: Path) -> AppPaths:
-    paths = resolve_paths({"REVERIE_HOME": str(tmp_path / "home")})
-    paths.ensure()
-    return paths
+from desktop.core.base.paths import resolve_paths
+from tests.damage import home_with_a_copy
 
 
 def test_an_emptied_database_beside_its_copies_is_said_and_left_as_it_is(
     tmp_path: Path,
 ) -> None:
-    paths = _paths(tmp_path)
-    filled(paths.database_file)
-    with open_database(paths.database_file) as database:
-        copy = take_snapshot(
-            database, paths.snapshots_dir, "20261130T010000Z", skills_dir=None, keep=3
-        )
+    paths, copy = home_with_a_copy(tmp_path)
     paths.database_file.write_bytes(b"")
 
     core = build_core(paths)
@@ -49,7 +36,8 @@ def test_an_emptied_database_beside_its_copies_is_said_and_left_as_it_is(
 
 
 def test_an_empty_database_with_no_copies_becomes_the_new_database(tmp_path: Path) -> None:
-    paths = _paths(tmp_path)
+    paths = resolve_paths({"REVERIE_HOME": str(tmp_path / "home")})
+    paths.ensure()
     paths.database_file.write_bytes(b"")
 
     core = build_core(paths)
