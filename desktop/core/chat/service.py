@@ -888,9 +888,12 @@ class ChatService:
             - _MARGIN_TOKENS
         )
 
-    def _over_budget(self, assembled: AssembledPrompt, history: Sequence[ChatMessage]) -> bool:
+    def _over_budget(
+        self, assembled: AssembledPrompt, history: Sequence[ChatMessage], more: int = 0
+    ) -> bool:
+        """Whether *history*, and *more* tokens after it, hold more than the budget."""
         counts = self.count_tokens([m.content for m in history])
-        return sum(counts) + MESSAGE_OVERHEAD * len(history) > self._budget(assembled)
+        return sum(counts) + MESSAGE_OVERHEAD * len(history) + more > self._budget(assembled)
 
     def _next_may_overflow(self, assembled: AssembledPrompt, prompt: Sequence[ChatMessage]) -> bool:
         """Whether the turn after this one may not fit: *prompt*'s history,
@@ -900,10 +903,9 @@ class ChatService:
         for it: ``compact_idle``)."""
         if not prompt:
             return False
-        counts = self.count_tokens([m.content for m in prompt])
-        next_turn = self._settings.max_reply_tokens + counts[-1] + 2 * MESSAGE_OVERHEAD
-        read = sum(counts) + MESSAGE_OVERHEAD * len(prompt)
-        return read + next_turn > self._budget(assembled)
+        (newest,) = self.count_tokens([prompt[-1].content])
+        next_turn = self._settings.max_reply_tokens + newest + 2 * MESSAGE_OVERHEAD
+        return self._over_budget(assembled, prompt, more=next_turn)
 
     def _left_out(self, assembled: AssembledPrompt, history: Sequence[ChatMessage]) -> int:
         """How many of the oldest messages of *history* must be left out to fit."""
