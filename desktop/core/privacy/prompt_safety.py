@@ -69,6 +69,8 @@ _BRACKET_TOKENS = (
     # The compaction prompt's own markers.
     r"|PRIOR\s+SUMMARY|NEW\s+MESSAGES"
 )
+_NAME = r"[^\W\d][\w:.-]{0,40}+"
+"""A tag's name."""
 _NESTED = r"<(?:[^<>\n]++|<[^<>\n]*+>)*+>"
 _ATTRIBUTES = rf"(?:[^<>\n]++|{_NESTED})*+"
 """A tag's attributes on one line, tags among them (two levels down)."""
@@ -87,7 +89,7 @@ _MARKUP = re.compile(
     # A tag, opening or closing, with stray spaces, a self-closing slash or
     # attributes of any length (line breaks among them, tags inside them:
     # </memories <b>>), or a value right after its name (<function=name>).
-    r"|(?P<tag><\s*+/?\s*+(?P<name>[^\W\d][\w:.-]{0,40}+)"
+    rf"|(?P<tag><\s*+/?\s*+(?P<name>{_NAME})"
     rf"(?:[\s/=]{_ATTRIBUTES}(?:\n{_ATTRIBUTES})*+)?+\s*+>)"
     # The opening of a prompt tag whose end the pattern cannot read (tags
     # nested deeper inside it, no ">" at all): its "<" goes.
@@ -95,7 +97,7 @@ _MARKUP = re.compile(
     r"(?![\w:.-]))",
     re.IGNORECASE,
 )
-_TAG_NAME = re.compile(r"<\s*/?\s*([^\W\d][\w:.-]{0,40})")
+_TAG_NAME = re.compile(rf"<\s*/?\s*({_NAME})")
 """A tag's name (the pattern's), read from a tag's text."""
 _LINE_BREAK = re.compile(r"[ \t]*\n[ \t]*")
 _GLUED = re.compile(r"[:.-]")
