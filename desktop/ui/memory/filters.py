@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLa
 from desktop.core.db import MemoryQuery, MemorySort, MemoryStatus
 from desktop.core.db.memory_rows import MEMORY_STATUSES, SOURCE_KINDS
 from desktop.ui.memory.views import SOURCE_NAMES
-from desktop.ui.widgets.direction_guard import DirectionControlsBar
+from desktop.ui.widgets.direction_guard import TextWarningBar
 from desktop.ui.widgets.labels import named
 
 SEARCH_DELAY_MS = 250  # search once typing pauses, not on every key
@@ -89,7 +89,7 @@ class MemoryFilters(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(DirectionControlsBar(self.search))
+        layout.addWidget(TextWarningBar(self.search))
         layout.addLayout(filters)
 
     def _combos(self) -> tuple[QComboBox, ...]:

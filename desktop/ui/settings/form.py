@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.ui.widgets.direction_guard import guarded
 from desktop.ui.widgets.labels import named
 from desktop.ui.widgets.visibility import set_shown
 
@@ -390,8 +391,12 @@ class _Row:
     def add_to(self, grid: QGridLayout, row: int) -> int:
         """Lay the field out from *row* of *grid*; the next free row."""
         grid.addWidget(self.label, row, 0)  # the column's width: wrapped only if it must
-        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        grid.addWidget(self.editor.widget, row, 1, left)
+        if isinstance(field := self.editor.widget, QLineEdit):
+            grid.addWidget(guarded(field), row, 1)  # aligned, its warning would not wrap
+        else:
+            grid.addWidget(
+                field, row, 1, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+            )
         grid.addWidget(self.help, row + 1, 1)
         grid.addWidget(self.problem, row + 2, 1)
         grid.setRowMinimumHeight(row + 3, _FIELD_GAP)

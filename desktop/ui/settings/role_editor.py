@@ -34,6 +34,7 @@ from desktop.core.backends.library import EMBEDDED, ModelKind, ModelOption, file
 from desktop.core.backends.roles import api_key_name
 from desktop.core.base.secrets import SecretStore, SecretsUnavailable
 from desktop.core.base.settings import Backend, base_url
+from desktop.ui.widgets.direction_guard import guarded
 from desktop.ui.widgets.labels import named
 from desktop.ui.widgets.visibility import set_shown
 from models.server_http import DIALECTS, ServerInfo, api_key_problem
@@ -157,8 +158,8 @@ class BackendRow(QWidget):
         key_row.addWidget(self.forget_key)
         form = QFormLayout(box)
         form.setContentsMargins(16, 4, 0, 4)
-        form.addRow("Address", self.url)
-        form.addRow("Model", self.model)
+        form.addRow("Address", guarded(self.url))
+        form.addRow("Model", guarded(self.model))
         form.addRow("Kind", self.dialect)
         form.addRow("API key", key_row)
         form.addRow(self.test_button, self.test_result)

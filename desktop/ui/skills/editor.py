@@ -50,7 +50,7 @@ from desktop.ui.skills.views import (
 )
 from desktop.ui.widgets.app_window import AppWindow, ListOrEmpty, card_list
 from desktop.ui.widgets.bidi import stored_order
-from desktop.ui.widgets.direction_guard import DirectionControlsBar
+from desktop.ui.widgets.direction_guard import TextWarningBar
 from desktop.ui.widgets.erase_confirm import one_named
 from desktop.ui.widgets.erase_outcome import EraseNow
 from desktop.ui.widgets.labels import count, named, plain_tip
@@ -162,7 +162,7 @@ class SkillEditorWindow(AppWindow):
         layout = QVBoxLayout(pane)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(search)
-        layout.addWidget(DirectionControlsBar(self.search))
+        layout.addWidget(TextWarningBar(self.search))
         layout.addWidget(self.tabs)
         layout.addWidget(self.skipped)
         layout.addWidget(self.list_stack, 1)

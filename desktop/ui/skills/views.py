@@ -37,7 +37,7 @@ from desktop.core.skills.library import (
 )
 from desktop.ui.widgets.bidi import stored_order
 from desktop.ui.widgets.cards import CardDelegate, draw_chip, draw_line, small_font
-from desktop.ui.widgets.direction_guard import DirectionControlsBar, guarded
+from desktop.ui.widgets.direction_guard import TextWarningBar, guarded
 from desktop.ui.widgets.labels import count, named, when
 from desktop.ui.widgets.line_breaks import breakable
 from desktop.ui.widgets.theme import active_palette
@@ -260,7 +260,7 @@ class SkillPane(QWidget):
         body.setContentsMargins(0, 0, 0, 0)
         body.addLayout(state)
         body.addLayout(name)
-        body.addWidget(DirectionControlsBar(self.name_edit))
+        body.addWidget(TextWarningBar(self.name_edit))
         body.addWidget(guarded(self.editor), 1)
         body.addWidget(self.preview)
         body.addWidget(self.edit_problem)

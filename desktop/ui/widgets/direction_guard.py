@@ -1,4 +1,4 @@
-"""A warning under an editor whose text holds direction controls.
+"""The warnings under an editor: direction controls in its text, a paste cut.
 
 What a window shows drops the explicit direction controls (``bidi``), but an
 editor shows the text it will hand on and cannot drop them: a command pasted
@@ -9,6 +9,9 @@ someone else may have written (a skill, a task, a memory, a message, a name,
 a search) a bar says the text holds them, shows the affected line as written
 with each one named ("[RLO]evil[PDF] tab"), and offers to remove them in one
 click (Ctrl+Z puts them back).  The text is left as the user leaves it.
+
+A one-line field keeps at most Qt's 32,767 characters unless told otherwise,
+and cuts a longer paste without a word: the bar says so too.
 """
 
 from __future__ import annotations
@@ -39,10 +42,13 @@ Editor = QLineEdit | QPlainTextEdit
 
 _CONTROLS = QRegularExpression(DIRECTION_CONTROLS)
 _SAID = "Hidden direction controls make this text read on screen in another order than written."
+QT_LINE_LIMIT = 32_767
+"""What a ``QLineEdit`` holds unless its own limit was set (one that was says so itself)."""
 
 
-class DirectionControlsBar(QFrame):
-    """The warning under *editor*, shown while its text holds direction controls."""
+class TextWarningBar(QFrame):
+    """The warnings under *editor*, shown while its text holds direction
+    controls or a line field is full (a paste was cut to fit it)."""
 
     def __init__(self, editor: Editor) -> None:
         super().__init__()
@@ -51,16 +57,28 @@ class DirectionControlsBar(QFrame):
         self.label = named(QLabel(), "direction-controls-text", "Direction controls")
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.cut = named(
+            QLabel(
+                f"This field holds at most {QT_LINE_LIMIT:,} characters; the rest was left out."
+            ),
+            "text-cut",
+            "Text cut",
+        )
+        self.cut.setWordWrap(True)
+        self.cut.setTextFormat(Qt.TextFormat.PlainText)
         self.remove_button = named(
             QPushButton("Remove them"), "direction-controls-remove", "Remove direction controls"
         )
         self.remove_button.setToolTip("Take them out of the text (Ctrl+Z puts them back)")
         self.remove_button.setAutoDefault(False)  # Enter in a dialog accepts it, never removes
         self.remove_button.clicked.connect(self.remove)
-        layout = QHBoxLayout(self)
+        controls = QHBoxLayout()
+        controls.addWidget(self.label, 1)
+        controls.addWidget(self.remove_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(self.remove_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(controls)
+        layout.addWidget(self.cut)
         editor.textChanged.connect(self.refresh)
         self.refresh()
 
@@ -69,11 +87,21 @@ class DirectionControlsBar(QFrame):
         return editor.text() if isinstance(editor, QLineEdit) else editor.toPlainText()
 
     def refresh(self) -> None:
-        if not self._holds_controls():
-            self.hide()
-            return
-        self.label.setText(f"{_SAID}\nAs written: {affected_line(self.text())}")
-        self.show()
+        controls, full = self._holds_controls(), self._full()
+        if controls:
+            self.label.setText(f"{_SAID}\nAs written: {affected_line(self.text())}")
+        self.label.setVisible(controls)
+        self.remove_button.setVisible(controls)
+        self.cut.setVisible(full)
+        self.setVisible(controls or full)
+
+    def _full(self) -> bool:
+        editor = self._editor
+        return (
+            isinstance(editor, QLineEdit)
+            and editor.maxLength() == QT_LINE_LIMIT
+            and len(editor.text()) >= QT_LINE_LIMIT
+        )
 
     def _holds_controls(self) -> bool:
         editor = self._editor
@@ -108,7 +136,7 @@ def guarded(editor: Editor) -> QWidget:
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(4)
     layout.addWidget(editor, 1)
-    layout.addWidget(DirectionControlsBar(editor))
+    layout.addWidget(TextWarningBar(editor))
     return box
 
 
@@ -118,7 +146,7 @@ def guard_dialog(dialog: QInputDialog) -> None:
     dialog.setOkButtonText(dialog.okButtonText())  # builds its layout now (else when shown)
     layout = dialog.layout()
     assert isinstance(layout, QVBoxLayout), "QInputDialog lays out in a column"
-    layout.insertWidget(layout.count() - 1, DirectionControlsBar(editor))
+    layout.insertWidget(layout.count() - 1, TextWarningBar(editor))
 
 
 def ask_text(parent: QWidget, title: str, label: str, text: str) -> tuple[str, bool]:
