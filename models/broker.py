@@ -47,6 +47,7 @@ from models.jobs import (
     Job,
     LoadRequest,
     Priority,
+    ReadRequest,
     Request,
     Role,
 )
@@ -219,9 +220,19 @@ class InferenceBroker:
         priority: Priority = Priority.USER,
     ) -> Job:
         role = Role.CHAT if priority == Priority.USER else Role.BACKGROUND
-        if (sent := self._filter) is not None:
-            messages = [ChatMessage(m.role, sent(m.content)) for m in messages]
-        return self._submit(ChatRequest(tuple(messages), options), priority, role)
+        return self._submit(ChatRequest(self._sent(messages), options), priority, role)
+
+    def _sent(self, messages: Sequence[ChatMessage]) -> tuple[ChatMessage, ...]:
+        """*messages* as a model is given them (through the filter, if any)."""
+        if (sent := self._filter) is None:
+            return tuple(messages)
+        return tuple(ChatMessage(m.role, sent(m.content)) for m in messages)
+
+    def read(self, messages: Sequence[ChatMessage]) -> Job:
+        """Read *messages*' prompt into the chat model's prompt cache, in the
+        background, so that a next reply to them reads only what it adds
+        (``Lane._read``); the result is whether it was read whole."""
+        return self._submit(ReadRequest(self._sent(messages)), Priority.BACKGROUND, Role.CHAT)
 
     def embed(
         self, texts: Sequence[str], priority: Priority = Priority.USER, *, query: bool = False

@@ -64,6 +64,14 @@ class ChatRequest:
 
 
 @dataclass(frozen=True)
+class ReadRequest:
+    """Read *messages*' prompt into the chat's own prompt cache, as a reply
+    to them would begin, answering nothing (``LlamaChatModel.read``)."""
+
+    messages: tuple[ChatMessage, ...]
+
+
+@dataclass(frozen=True)
 class EmbedRequest:
     texts: tuple[str, ...]
     query: bool = False
@@ -99,7 +107,13 @@ class ConfigureRequest:
 
 
 Request = (
-    ChatRequest | EmbedRequest | CountRequest | LoadRequest | CollectRequest | ConfigureRequest
+    ChatRequest
+    | ReadRequest
+    | EmbedRequest
+    | CountRequest
+    | LoadRequest
+    | CollectRequest
+    | ConfigureRequest
 )
 _END = object()
 

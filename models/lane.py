@@ -34,6 +34,7 @@ from models.jobs import (
     Job,
     LoadRequest,
     Priority,
+    ReadRequest,
 )
 from models.server_http import Watchdog
 
@@ -211,6 +212,8 @@ class Lane:
             job.finish(result=counts)
         elif isinstance(request, ChatRequest):
             self._generate(job, request, key)
+        elif isinstance(request, ReadRequest):
+            self._read(job, request, key)
         else:
             raise TypeError(f"a lane cannot run {type(request).__name__}")
         if job.done():
@@ -329,6 +332,22 @@ class Lane:
             job.finish(error=GenerationCancelled("cancelled"))
             return
         job.finish(result="".join(parts))
+
+    def _read(self, job: Job, request: ReadRequest, key: str) -> None:
+        """Read a prompt into the chat's own context (never a fork: it is
+        the chat's cache that is filled), as background work; its result
+        is whether it was read whole.  Cut by a user job, it is not run
+        again: that job reads what it needs itself.  A model that keeps no
+        cache of ours (a server's) reads nothing."""
+        read = getattr(self.models[key], "read", None)
+        if not callable(read):
+            job.finish(result=False)
+            return
+
+        def should_stop() -> bool:
+            return job.cancel_requested or self.user_waiting() or not self._background_allowed()
+
+        job.finish(result=bool(read(request.messages, should_stop)))
 
     def _close_models(self, keep: frozenset[str], forked: frozenset[str]) -> None:
         """Free the models whose keys are not in *keep*, and the forks of

@@ -194,16 +194,11 @@ class LlamaChatModel:
         should_stop: ShouldStop | None = None,
     ) -> Iterator[Chunk]:
         stop_requested = should_stop or (lambda: False)
-        prompt = self._rendered(messages)
-        tokens = self._going_on(prompt) or self._prompt_tokens(prompt)
-        self._said = None  # until the reply is sampled, the cache holds no reply
-        if not tokens:  # llama.cpp would sample from no logits at all and abort the process
-            raise _no_tokens(self.path)
-        if len(tokens) >= self.context_length:
-            raise ContextOverflow(len(tokens), self.context_length)
-        if not self._read_prompt(tokens, stop_requested):
+        read = self._read(messages, stop_requested)
+        if read is None:
             yield Chunk("", "cancelled")
             return
+        prompt, tokens = read
         budget = min(options.max_tokens, self.context_length - len(tokens))
         sampler = self._sampler(options)
         sampled: list[int] = []
@@ -212,6 +207,31 @@ class LlamaChatModel:
         finally:
             sampler.close()
             self._said = _said(self._llm, prompt, tokens, sampled)
+
+    def read(self, messages: Sequence[ChatMessage], should_stop: ShouldStop) -> bool:
+        """Read *messages*' prompt into the cache as a reply to them would
+        begin, and answer nothing: a next prompt that goes on from them
+        reads only what it adds (after a summary changed the conversation's
+        prompt, before the user's next message).  False if stopped midway
+        (what was read stays in the cache)."""
+        read = self._read(messages, should_stop)
+        if read is not None:
+            self._said = _said(self._llm, *read, [])
+        return read is not None
+
+    def _read(
+        self, messages: Sequence[ChatMessage], should_stop: ShouldStop
+    ) -> tuple[str, list[int]] | None:
+        """The prompt of *messages* and its tokens, read into the cache; None
+        if stopped midway."""
+        prompt = self._rendered(messages)
+        tokens = self._going_on(prompt) or self._prompt_tokens(prompt)
+        self._said = None  # until the reply is sampled, the cache holds no reply
+        if not tokens:  # llama.cpp would sample from no logits at all and abort the process
+            raise _no_tokens(self.path)
+        if len(tokens) >= self.context_length:
+            raise ContextOverflow(len(tokens), self.context_length)
+        return (prompt, tokens) if self._read_prompt(tokens, should_stop) else None
 
     def _sampler(self, options: GenerationOptions) -> SamplerChain | ConstrainedSampler:
         seed = options.seed if options.seed is not None else random.getrandbits(31)

@@ -160,9 +160,16 @@ class ScriptedChatModel:
         self.gate: Gate | None = None
         self.chunks_sent = 0
         self.closed = False
+        self.reads: list[list[ChatMessage]] = []
+        """The prompts read ahead (``read``)."""
 
     def queue(self, *replies: str | BaseException) -> None:
         self._replies.extend(replies)
+
+    def read(self, messages: Sequence[ChatMessage], should_stop: ShouldStop) -> bool:
+        """Note the prompt read ahead, as ``LlamaChatModel.read`` reads it."""
+        self.reads.append(list(messages))
+        return True
 
     def stream(
         self,

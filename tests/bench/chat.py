@@ -146,6 +146,9 @@ class RecordingModel:
         self.last_prompt = list(messages)
         return self.model.stream(messages, options, should_stop)
 
+    def read(self, messages: Sequence[ChatMessage], should_stop: ShouldStop) -> bool:
+        return self.model.read(messages, should_stop)
+
     def count_tokens(self, text: str) -> int:
         return self.model.count_tokens(text)
 
@@ -341,6 +344,8 @@ def bench_layout(conversations: int) -> dict[str, Any]:
                     )
                     if chat.owes_compaction():  # the app: a minute after the reply
                         cost = replace(cost, summarised_after=chat.compact_idle() > 0)
+                        if chat.reading is not None:  # read ahead before the next message
+                            chat.reading.result()
                     costs[-1].append(cost)
                     seconds = cost.ttft_s
                     if turn == 2:

@@ -85,6 +85,7 @@ from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker, Priority
 from models.errors import GenerationCancelled, ModelError
 from models.interfaces import ChatMessage, GenerationOptions
+from models.jobs import Job
 from models.streaming import StopScanner
 
 log = logging.getLogger(__name__)
@@ -251,6 +252,8 @@ class ChatService:
         self.condenser = Condenser(broker, prompts)
         self._owed_lock = threading.Lock()
         self._owed: set[int] = set()
+        self.reading: Job | None = None
+        """The prompt being read ahead (``read_ahead``): the next turn stops it."""
         """Conversations with more to summarise than a turn summarises
         before its reply: compacted in the background (``compact_idle``)."""
         self._told: set[int] = set()
@@ -470,6 +473,8 @@ class ChatService:
 
     def run(self, turn: Turn, listener: TurnListener) -> None:
         """Run *turn*: the greeting or the answer, streamed to *listener*."""
+        if (reading := self.reading) is not None:
+            reading.cancel()  # read after this turn, it would drop the turn from the cache
         if turn.replaced:
             self._finish_rewrite()
         if turn.seed:
@@ -493,18 +498,40 @@ class ChatService:
             now - settings.compaction_idle_minutes * 60,
             settings.keep_recent_messages + settings.compaction_min_new_messages,
         )
-        compacted = 0
+        compacted: list[int] = []
         try:
             for conversation_id in dict.fromkeys([*(c.id for c in idle), *self.compaction_owed()]):
-                compacted += self._compact_in_background(conversation_id)
+                if self._compact_in_background(conversation_id):
+                    compacted.append(conversation_id)
         except (CompactionCancelled, GenerationCancelled) as stopped:
             # Quitting stopped the model under it: no failure; what is left
             # is owed still, and goes on at the next start.
             log.debug("background compaction stopped: %s", stopped)
-            return compacted
+            return len(compacted)
         if self.compactor.purge_archived(settings.archive_days, now):
             self._finish_rewrite()  # their words leave the search index and the file
-        return compacted
+        if compacted:  # the one the user wrote in last is the one likely gone on with
+            self.reading = self.read_ahead(max(compacted, key=self._last_written))
+        return len(compacted)
+
+    def _last_written(self, conversation_id: int) -> float:
+        conversation = self._conversations.get(conversation_id)
+        return 0.0 if conversation is None else conversation.updated_at
+
+    def read_ahead(self, conversation_id: int) -> Job | None:
+        """Have the chat model read this conversation's prompt as its next
+        turn will begin, in the background (``InferenceBroker.read``): after
+        a background summary changed it, the next reply would read it all
+        again before its first word; now it reads the user's new message and
+        what goes with it.  None when the next turn would not read it as it
+        is (more than fits: that turn leaves some out or summarises first)."""
+        turn = Turn(conversation_id, None, seed=False)
+        assembled = self.assembled(conversation_id, self._offered_tools(turn, "answer"), False)
+        tail = self._tail(conversation_id)
+        history = self._history(turn, "answer", assembled, tail.messages, ahead=True).messages
+        if not history or not tail.whole or self._over_budget(assembled, history):
+            return None
+        return self._broker.read([ChatMessage("system", assembled.system), *history])
 
     def owes_compaction(self) -> bool:
         """Whether a turn since the start found a conversation with more to
@@ -704,11 +731,12 @@ class ChatService:
 
     # -- the prompt --------------------------------------------------------------
     def assembled(
-        self, conversation_id: int, tools: frozenset[str] = frozenset()
+        self, conversation_id: int, tools: frozenset[str] = frozenset(), recall: bool = True
     ) -> AssembledPrompt:
-        """The prompt parts a call in this conversation, offered *tools*, would get now."""
+        """The prompt parts a call in this conversation, offered *tools*, would
+        get now (without what is recalled for its newest message, unless *recall*)."""
         conversation = self._conversations.get(conversation_id)
-        memories, excerpts = self._recalled(conversation_id)
+        memories, excerpts = self._recalled(conversation_id) if recall else ([], [])
         now = self._clock()
         inputs = PromptInputs(
             now=now,
@@ -817,24 +845,28 @@ class ChatService:
         assembled: AssembledPrompt,
         tail: Sequence[Message],
         left_out: int = 0,
+        ahead: bool = False,
     ) -> _History:
         """The conversation's *tail* as the model reads it: each user message
         with its time and the memories that go with it (``contexts``), the
         one being answered with the relevant memories no message read goes
-        with; a greeting's newest message with the time and memories of now."""
+        with; a greeting's newest message with the time and memories of now.
+        *ahead*: the tail as the next turn will read it, before its message."""
         read = _read(tail, kind)
         tool_response = self._prompts.section(COMPONENTS, "tool_response") or "{result}"
         history = _prompt_history(read, tool_response)
         template = assembled.turn_template
         asked = turn.user_message
         answering = next((m for m in read if asked is not None and m.id == asked.id), None)
-        if answering is None or kind == "seed":
+        if (answering is None and not ahead) or kind == "seed":
             if history:
                 history[-1] = joined(template, history[-1], assembled.turn_context)
             used = _Used(assembled.memory_ids, assembled.excerpt_ids)
             return _History(history, used, assembled.oversized)
-        goes_with = given_with(read, answering.id, assembled.memory_ids, left_out)
-        recalled = given_with(read, answering.id, assembled.excerpt_ids, left_out, GIVEN_EXCERPTS)
+        now = _Used() if answering is None else _Used(assembled.memory_ids, assembled.excerpt_ids)
+        at_id = 0 if answering is None else answering.id
+        goes_with = given_with(read, at_id, now.memories, left_out)
+        recalled = given_with(read, at_id, now.excerpts, left_out, GIVEN_EXCERPTS)
         found = self._memories.store.get_many(_all(goes_with))
         zone = self._clock().tzinfo
         excerpts = {} if self._recall is None else self._recall.excerpts(_all(recalled))
@@ -870,6 +902,8 @@ class ChatService:
             if index >= left_out:
                 shown.update(context.memory_ids)
                 shown_excerpts.update(context.excerpt_ids)
+        if answering is None:
+            return _History(history, _Used(), tuple(oversized))
         used = _Used(
             tuple(i for i in assembled.memory_ids if i in shown),
             tuple(i for i in assembled.excerpt_ids if i in shown_excerpts),

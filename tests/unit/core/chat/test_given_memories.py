@@ -180,7 +180,7 @@ class _Reading:
         self.model = model
         self.name = model.name
         self.context_length = model.context_length
-        self.read: list[tuple[int, int]] = []
+        self.reading: list[tuple[int, int]] = []
         self.dropped: list[tuple[int, int]] = []
         """Per prompt read: the cached tokens not reused, and of them those
         of the reply sampled after the prompt before (0 after a fresh one)."""
@@ -199,11 +199,14 @@ class _Reading:
         cached = self.model._llm.n_tokens
         before = len(self.model.prompt_tokens(self.prompts[-2])) if len(self.prompts) > 1 else 0
         for chunk in self.model.stream(messages, options, should_stop):
-            if not self.read or self.read[-1][1] != total:
+            if not self.reading or self.reading[-1][1] != total:
                 reused = self.model.last_prompt_reuse
-                self.read.append((total - reused, total))
+                self.reading.append((total - reused, total))
                 self.dropped.append((cached - reused, cached - before))
             yield chunk
+
+    def read(self, messages: Sequence[ChatMessage], should_stop: ShouldStop) -> bool:
+        return self.model.read(messages, should_stop)
 
     def count_tokens(self, text: str) -> int:
         return self.model.count_tokens(text)
@@ -245,7 +248,7 @@ def test_the_real_model_reads_only_each_turns_new_message_and_new_memories(
         assert [m.metadata for m in said] == [{GIVEN: [1]}, {GIVEN: [2]}, None]
         # What a turn adds as new memories is their block, markers and lines.
         new = [count(f"<memories>\n- (#{i}) {FACTS[i - 1]}\n</memories>") for i in (1, 2)] + [0]
-        (read, total), *later = model.read
+        (read, total), *later = model.reading
         assert read == total  # a fresh context reads all of the first
         over = [
             turn_read - count(text) - memories
