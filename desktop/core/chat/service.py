@@ -808,7 +808,8 @@ class ChatService:
             read = read[self._left_out(assembled, [ChatMessage("user", m.content) for m in read]) :]
         history = self._history(turn, kind, assembled, read)
         over = tail.whole and self._over_budget(assembled, history.messages)
-        if over and len(read) > self.compactor.keep_recent:
+        summarisable = len(read) > self.compactor.keep_recent  # else all are kept word for word
+        if over and summarisable:
             listener.stage(Stage.COMPACTING)
             try:
                 if self.compactor.compact(cid, Priority.USER, turn.control) is not None:
@@ -828,7 +829,7 @@ class ChatService:
         kept = self._trimmed(
             assembled, history.messages, listener, history.answering_at, said=tail.whole
         )
-        if tail.whole and not over and self._next_may_overflow(assembled, kept):
+        if tail.whole and not over and summarisable and self._next_may_overflow(assembled, kept):
             with self._owed_lock:  # summarised in the background, not in the next turn
                 self._owed.add(cid)
         if (asked := history.answering) is not None:

@@ -65,3 +65,17 @@ def test_without_the_background_the_turn_that_does_not_fit_still_summarises(
     else:
         pytest.fail("no turn ever summarised the history")
     assert chat.owes_compaction()  # owed all along: the background never ran
+
+
+def test_recent_messages_that_alone_fill_the_context_owe_no_summary(
+    chat: ChatService, model: ScriptedChatModel
+) -> None:
+    """The last ``keep_recent`` messages are never summarised: a conversation
+    of a few long messages was owed a summary after each turn, which found
+    nothing to summarise."""
+    model.default = REPLY
+    conversation = chat.new_conversation().id
+    for _ in range(4):  # 8 messages: fewer than the 10 kept word for word
+        chat.run(chat.send(conversation, "a long paste " * 120), Recorder())
+    assert chat.compactor.keep_recent == 10
+    assert not chat.owes_compaction()
