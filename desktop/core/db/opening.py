@@ -22,6 +22,8 @@ from desktop.core.db.wal_frames import (
     keep_damaged,
     lost_commits,
     lost_commits_note,
+    missing_frames,
+    missing_frames_note,
     set_aside,
 )
 from desktop.core.db.writable import probe_write, refuse_damaged_header, refuse_read_only
@@ -87,10 +89,12 @@ def _opened(
     wal = side_file(path, "-wal")
     # Read before SQLite's first open, which rebuilds the log's index.
     lost, written_back = lost_commits(wal), damaged_where_written_back(wal)
+    gone = missing_frames(wal)
     kept = _set_aside(wal) if written_back else None
     # Before the read-write open: that one replays a WAL into the file.
     refuse_stray_wal(path, lambda view: connect(path, driver, view=view), migrations)
     notes = [lost_commits_note(wal, lost, kept or keep_damaged(wal))] if lost else []
+    notes += [missing_frames_note(wal, gone)] if gone else []
     database = connect(path, driver)
     database.opening_notes = notes
     try:

@@ -121,23 +121,52 @@ def _frame_number(at: int, frame_size: int) -> int:
 
 def _written_back(wal: Path, salt_bytes: bytes) -> int:
     """How many of the first frames of *wal* (its salts *salt_bytes*) a
-    checkpoint had written back into the database, by the log's index (the
-    ``-shm`` file: its header, written twice and checksummed, then the
-    checkpoint's count, ``nBackfill``); 0 when the index is not this log's
-    or not whole.  The count is set once the database file is synced, so
-    a stale index says too few, never too many."""
-    index = _read(wal.with_name(wal.name.removesuffix("-wal") + "-shm"))
-    if len(index) < _INDEX_READ or index[:48] != index[48:96] or index[32:40] != salt_bytes:
+    checkpoint had written back into the database (``_index``); 0 when the
+    index is not this log's or not whole.  The count is set once the
+    database file is synced, so a stale index says too few, never too many."""
+    index = _index(wal)
+    return 0 if index is None or index[0] != salt_bytes else min(index[2], index[1])
+
+
+def missing_frames(wal: Path) -> int:
+    """How many frames the log's index counts in *wal* and no checkpoint
+    wrote back into the database, that *wal* no longer holds: it was
+    deleted, emptied or cut short after Reverie was stopped without
+    closing, and SQLite would open the database without their changes,
+    seeing no damage.  0 when there is no whole index, or the log there is
+    another (begun again, or with a damaged header: ``lost_commits``)."""
+    index = _index(wal)
+    if index is None:
         return 0
+    salt_bytes, max_frame, backfilled = index
+    data = _read(wal)
+    held = 0
+    if len(data) >= _HEADER.size:
+        page_size = _HEADER.unpack_from(data)[2]
+        if data[16:24] != salt_bytes or page_size not in _PAGE_SIZES:
+            return 0
+        held = (len(data) - _HEADER.size) // (_FRAME.size + page_size)
+    return max(0, max_frame - max(held, backfilled))
+
+
+def _index(wal: Path) -> tuple[bytes, int, int] | None:
+    """What the log's index (the ``-shm`` file beside *wal*) says of it:
+    its salts, how many frames it holds (``mxFrame``), how many of those a
+    checkpoint wrote back (``nBackfill``); None if there is no index whole
+    (its header is written twice and checksummed).  Read before SQLite's
+    first open, which rebuilds it."""
+    index = _read(wal.with_name(wal.name.removesuffix("-wal") + "-shm"))
+    if len(index) < _INDEX_READ or index[:48] != index[48:96]:
+        return None
     version, _unused, _change, is_init, _big_endian, _page, max_frame = struct.unpack_from(
         "=IIIBBHI", index
     )
     if version != _INDEX_VERSION or not is_init:
-        return 0
+        return None
     if _checksum("=", index[:40], (0, 0)) != struct.unpack_from("=II", index, 40):
-        return 0
+        return None
     (backfilled,) = struct.unpack_from("=I", index, 96)
-    return int(min(backfilled, max_frame))
+    return index[32:40], int(max_frame), int(backfilled)
 
 
 def _under_a_damaged_header(wal: Path, data: bytes, header_sums: set[tuple[int, int]]) -> int:
@@ -200,6 +229,16 @@ def lost_commits_note(wal: Path, lost: int, kept: Path | OSError) -> str:
         "after the damaged part could not be read back, so the database opened as it was "
         "before them (what was said last, before Reverie was closed or stopped, may be "
         f"missing). {where}"
+    )
+
+
+def missing_frames_note(wal: Path, frames: int) -> str:
+    """What the user is told when *frames* of *wal* are gone (``missing_frames``)."""
+    return (
+        f"The write-ahead log beside Reverie's database ({wal}) was deleted or cut short "
+        f"after Reverie was stopped without closing: the changes saved last ({frames} "
+        "pages of them), not yet written into the database, could not be read back, so "
+        "the database opened as it was before them (what was said last may be missing)."
     )
 
 

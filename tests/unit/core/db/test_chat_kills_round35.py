@@ -6,10 +6,11 @@ conversations (``compact_idle``), a rename, a restorable delete.
 A child (``chat_kill_child``) does these over one database in a random
 stream and is killed a random time after it starts, again and again over
 the same files.  After each kill the database must open (as the next start
-does), pass its checks (``_database_problems``, foreign keys too), hold
-every write the child said had committed and each one cut short whole or
-not at all, no turn answered twice, no message archived without the
-summary made from it, and each memory's vector made from its words.
+does, saying nothing of it), pass its checks (``_database_problems``,
+foreign keys too), hold every write the child said had committed and each
+one cut short whole or not at all, no turn answered twice, no message
+archived without the summary made from it, and each memory's vector made
+from its words.
 
 The test runs a modest round; a bigger one by hand:
 
@@ -157,6 +158,7 @@ def kill_round(folder: Path, trials: int, seed: int) -> tuple[Counter[str], list
         _kill_after(child, chance.uniform(0.0, LONGEST_S))
         with open_database(database_path) as database:
             found = _database_problems(database) + chat_problems(database, journal)
+            found += [f"said at start: {note}" for note in database.opening_notes]
         writes = _entries(journal)
         if writes and not writes[-1][0]:
             cut[writes[-1][1]["kind"]] += 1

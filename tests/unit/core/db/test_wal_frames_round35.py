@@ -9,6 +9,8 @@ opens as the checkpoint left it, with nothing lost to say."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,7 @@ from tests.unit.core.db.test_wal_frames import TITLES, _frames, _left_by_a_kill,
 def test_a_wal_damaged_where_it_was_written_back_loses_nothing_and_opens(
     tmp_path: Path, at: float
 ) -> None:
-    path, page_size = _left_by_a_kill(tmp_path, written_back=True)
+    path, page_size = _left_by_a_kill(tmp_path, written_back=True, index=True)
     wal = Path(f"{path}-wal")
     _overwrite_frame(wal, page_size, int(_frames(wal, page_size) * at))
 
@@ -36,3 +38,49 @@ def test_a_wal_damaged_where_it_was_written_back_loses_nothing_and_opens(
     assert sorted(titles) == sorted(TITLES)
     [kept] = tmp_path.glob("reverie.sqlite3-wal.damaged-*")
     assert b"Session 11" in kept.read_bytes()  # for a recovery tool
+
+
+LOG_GONE = {
+    "deleted": lambda wal: wal.unlink(),
+    "emptied": lambda wal: os.truncate(wal, 0),
+    "cut in half": lambda wal: os.truncate(wal, wal.stat().st_size // 2),
+}
+
+
+@pytest.mark.parametrize("gone", LOG_GONE.values(), ids=LOG_GONE.keys())
+def test_a_wal_deleted_or_cut_after_a_kill_is_said_from_its_index(
+    tmp_path: Path, gone: Callable[[Path], None]
+) -> None:
+    # Round 34 left it: SQLite opens the database without the log's changes
+    # and sees no damage.  The log's index still counts the frames it held.
+    path, page_size = _left_by_a_kill(tmp_path, index=True)
+    wal = Path(f"{path}-wal")
+    frames = _frames(wal, page_size)
+    gone(wal)
+    missing = frames - max(0, _frames(wal, page_size) if wal.exists() else 0)
+
+    with open_database(path) as database:
+        [note] = database.opening_notes
+        kept = len(ConversationStore(database).list())
+
+    assert "was deleted or cut short after Reverie was stopped without closing" in note
+    assert f"({missing} pages of them)" in note
+    assert kept < len(TITLES)  # what the note warns of
+
+
+@pytest.mark.parametrize("written_back", [False, True])
+def test_a_whole_wal_with_its_index_says_nothing(tmp_path: Path, written_back: bool) -> None:
+    path, _page_size = _left_by_a_kill(tmp_path, written_back=written_back, index=True)
+
+    with open_database(path) as database:
+        assert database.opening_notes == []
+        assert len(ConversationStore(database).list()) == len(TITLES)
+
+
+def test_a_wal_written_back_then_deleted_says_nothing(tmp_path: Path) -> None:
+    path, _page_size = _left_by_a_kill(tmp_path, written_back=True, index=True)
+    Path(f"{path}-wal").unlink()  # nothing in it the database lacked
+
+    with open_database(path) as database:
+        assert database.opening_notes == []
+        assert len(ConversationStore(database).list()) == len(TITLES)
