@@ -797,9 +797,11 @@ def _current(path: Path, since: Settings, found: RawSettings | None) -> Settings
     """The settings in the file now (*found*: read, the lock held), for a
     save's changes to go over.  No file, or a damaged one (set aside, as at
     start), holds nothing another wrote to keep: *since* then stands for
-    it, so the save is written whole."""
+    it, so the save is written whole.  A file holding what cannot be used
+    (a value out of range, a newer Reverie's setting) that reads as *since*
+    did is the one read then, its problem said at start: no change to log."""
     settings, problem = load_settings(path)
-    if problem is not None:  # not its text: it may quote the user's values
+    if problem is not None and settings != since:  # not its text: it may quote values
         log.warning("%s changed since it was read and not all of it could be used", path)
     return settings if found is not None else since
 

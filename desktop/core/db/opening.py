@@ -11,12 +11,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from desktop.core.base.paths import explain
 from desktop.core.db import migrations as _migrations
 from desktop.core.db.connection import CopyGone, Database, connect
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.errors import DatabaseBusy, DatabaseUnavailable, unreachable
 from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal, side_file
-from desktop.core.db.wal_frames import keep_damaged, lost_commits, lost_commits_note
+from desktop.core.db.wal_frames import (
+    damaged_where_written_back,
+    keep_damaged,
+    lost_commits,
+    lost_commits_note,
+    missing_frames,
+    missing_frames_note,
+    set_aside,
+)
 from desktop.core.db.writable import probe_write, refuse_damaged_header, refuse_read_only
 
 
@@ -77,10 +86,15 @@ def _opened(
     refuse_read_only(path)
     refuse_damaged_header(path)
     driver = select_driver(drivers)
+    wal = side_file(path, "-wal")
+    # Read before SQLite's first open, which rebuilds the log's index.
+    lost, written_back = lost_commits(wal), damaged_where_written_back(wal)
+    gone = missing_frames(wal)
+    kept = _set_aside(wal) if written_back else None
     # Before the read-write open: that one replays a WAL into the file.
     refuse_stray_wal(path, lambda view: connect(path, driver, view=view), migrations)
-    wal = side_file(path, "-wal")
-    notes = [lost_commits_note(wal, lost, keep_damaged(wal))] if (lost := lost_commits(wal)) else []
+    notes = [lost_commits_note(wal, lost, kept or keep_damaged(wal))] if lost else []
+    notes += [missing_frames_note(wal, gone)] if gone else []
     database = connect(path, driver)
     database.opening_notes = notes
     try:
@@ -93,3 +107,18 @@ def _opened(
         database.close()
         raise
     return database
+
+
+def _set_aside(wal: Path) -> Path:
+    """*wal* moved aside (``set_aside``); a log that cannot be moved is
+    not opened over the database it would damage."""
+    try:
+        return set_aside(wal)
+    except OSError as error:
+        raise DatabaseUnavailable(
+            f"The write-ahead log {wal} beside Reverie's database is damaged where its "
+            f"changes were already written into the database, and could not be moved "
+            f"aside ({explain(error)}); opening would replay it over them.",
+            f"Move {wal} out of that folder (keep it for a recovery tool); nothing in "
+            "the database is lost by it.",
+        ) from error

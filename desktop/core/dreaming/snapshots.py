@@ -400,9 +400,12 @@ def emptied_report(live: Path, folder: Path) -> str | None:
     bytes, no log beside it holding its pages) while whole copies of it are
     in *folder*: it was emptied (a sync tool, a crash of what wrote it), and
     opened it would become a new, empty database, the copies rotated away by
-    the dreams that follow; None otherwise (round 34: nothing was said)."""
+    the dreams that follow; None otherwise (round 34: nothing was said).
+    What is not a file there (a named pipe, a link to ``/dev/null``) reads
+    as zero bytes too, but nothing was emptied: opening names it."""
     try:
-        if live.stat().st_size or _size(Path(f"{live}-wal")):
+        found = live.stat()
+        if not stat.S_ISREG(found.st_mode) or found.st_size or _size(Path(f"{live}-wal")):
             return None
         if not complete_snapshots(folder):
             return None

@@ -17,9 +17,13 @@ from desktop.core.db.wal_frames import lost_commits
 TITLES = [f"Session {n}" for n in range(12)]
 
 
-def _left_by_a_kill(folder: Path) -> tuple[Path, int]:
+def _left_by_a_kill(
+    folder: Path, *, written_back: bool = False, index: bool = False
+) -> tuple[Path, int]:
     """A database and its WAL as a killed Reverie leaves them: twelve
-    conversations, each committed alone, none checkpointed; its page size."""
+    conversations, each committed alone, none checkpointed; its page size.
+    *written_back*: all checkpointed, the log not begun again.  *index*:
+    the log's index (``-shm``) left beside them too."""
     live = folder / "live" / "reverie.sqlite3"
     live.parent.mkdir()
     with open_database(live) as database:
@@ -27,9 +31,12 @@ def _left_by_a_kill(folder: Path) -> tuple[Path, int]:
         store = ConversationStore(database)
         for title in TITLES:
             store.create(title)
+        if written_back:
+            database.fetch_one("PRAGMA wal_checkpoint(PASSIVE)")
         page_size = int(database.pragma("page_size"))
         copy = folder / "reverie.sqlite3"
-        for suffix in ("", "-wal"):  # while open: the WAL is still there
+        # While open: the WAL is still there.
+        for suffix in ("", "-wal", *(["-shm"] if index else [])):
             shutil.copyfile(f"{live}{suffix}", f"{copy}{suffix}")
     return copy, page_size
 
