@@ -39,10 +39,11 @@ from urllib.parse import quote
 import httpx
 
 from models.download_answers import (
-    RETRY_HINT,
     display_url,
+    next_download,
     resumes_at,
     retry_after,
+    retry_hint,
     server_sha256,
     total_size,
     transport_failure,
@@ -323,7 +324,7 @@ class Downloader:
             _check_stop(state, part)
             if isinstance(error, httpx.UnsupportedProtocol):  # the same address again
                 raise unfollowable(request.url, request.destination.name, error) from error
-            raise _Retry(transport_failure(request.url, error)) from error
+            raise _Retry(transport_failure(request.url, error, part.resumable)) from error
         except httpx.RequestError as error:  # a redirect loop: the next attempt goes round it too
             raise unfollowable(request.url, request.destination.name, error) from error
         finally:
@@ -427,13 +428,16 @@ def _raise_for_status(request: DownloadRequest, response: httpx.Response, part: 
         return
     if status == httpx.codes.PARTIAL_CONTENT:
         part.discard()  # a range we did not ask for: start over
-        raise _Retry(ServerError(f"The server sent the wrong part of {where}.", RETRY_HINT))
+        raise _Retry(ServerError(f"The server sent the wrong part of {where}.", retry_hint(False)))
     if status == httpx.codes.REQUESTED_RANGE_NOT_SATISFIABLE:
         part.discard()  # the part no longer fits the file on the server: start over
-        raise _Retry(ServerError(f"The server rejected resuming {where}.", RETRY_HINT))
+        raise _Retry(ServerError(f"The server rejected resuming {where}.", retry_hint(False)))
     if status in RETRY_STATUSES:
         raise _Retry(
-            ServerError(f"The server kept failing for {where} (HTTP {status}).", RETRY_HINT),
+            ServerError(
+                f"The server kept failing for {where} (HTTP {status}).",
+                retry_hint(part.resumable),
+            ),
             retry_after(response),
         )
     if status == httpx.codes.NOT_FOUND:
@@ -448,7 +452,9 @@ def _raise_for_status(request: DownloadRequest, response: httpx.Response, part: 
             "This model may need you to accept its licence on the Hub and to set an access token.",
             status,
         )
-    raise ServerRefused(f"The server refused {where} (HTTP {status}).", RETRY_HINT, status)
+    raise ServerRefused(
+        f"The server refused {where} (HTTP {status}).", retry_hint(part.resumable), status
+    )
 
 
 def _reject(request: DownloadRequest, part: _PartFile, check: Check, problem: str) -> FileRejected:
@@ -625,11 +631,18 @@ class _PartFile:
     def sha256(self) -> str:
         return self._hash.hexdigest()
 
+    @property
+    def resumable(self) -> bool:
+        """Whether a later download would resume these bytes (an ETag vouches for them)."""
+        return self.received > 0 and self.etag is not None
+
     def discard(self) -> None:
-        """Forget the bytes so far (the next answer starts from zero)."""
+        """Forget the bytes so far (the next answer starts from zero), and their
+        record, so that a later run does not ask the server for them again."""
         self.received = 0
         self.etag = None
         self._hash = hashlib.sha256()
+        self.forget()
 
     def forget(self) -> None:
         """Drop the sidecar once the part has been moved away."""
@@ -665,7 +678,7 @@ def _disk_errors(part: _PartFile) -> Iterator[None]:
         if error.errno in (errno.ENOSPC, errno.EDQUOT):
             raise DiskFull(
                 f"The disk filled up while downloading {part.name}.",
-                "Free some space and download again: it resumes where it stopped.",
+                f"Free some space and download again: {next_download(part.resumable)}.",
             ) from error
         if error.errno == errno.EFBIG:  # FAT32, on many USB drives, holds at most 4 GB a file
             raise DownloadFailed(

@@ -16,7 +16,6 @@ import httpx
 
 from models.errors import DownloadFailed, Offline, ServerError
 
-RETRY_HINT = "Try again later; the download resumes where it stopped."
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _DIGITS = re.compile(r"[0-9]+")  # HTTP's numbers: never other scripts' digits, nor '²'
 _NUMBER = "[0-9]{1,19}"
@@ -74,6 +73,16 @@ def usable_etag(etag: str | None) -> str | None:
 
 
 # -- failures ---------------------------------------------------------------------------
+def next_download(resumable: bool) -> str:
+    """What the next download does with the bytes this one kept: only a part an
+    ETag vouches for is resumed, anything else is fetched from its first byte."""
+    return "the download resumes where it stopped" if resumable else "the download starts over"
+
+
+def retry_hint(resumable: bool) -> str:
+    return f"Try again later; {next_download(resumable)}."
+
+
 def unfollowable(url: str, name: str, error: httpx.RequestError) -> ServerError:
     """A server's answer no other attempt could follow: a redirect loop, an address not http(s)."""
     host = _host_of(url, error)
@@ -98,16 +107,16 @@ def _host_of(url: str, error: httpx.RequestError) -> str:
     return asked.netloc.decode("ascii")  # host and port: httpx keeps a user apart
 
 
-def transport_failure(url: str, error: httpx.TransportError) -> DownloadFailed:
+def transport_failure(url: str, error: httpx.TransportError, resumable: bool) -> DownloadFailed:
     host = _host_of(url, error)
     if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout):
         return Offline(
             f"Cannot reach {host}: {why_unreachable(error)}.",
             "Check the internet connection and the address of the model server "
-            "(models.hub_endpoint); the download resumes where it stopped.",
+            f"(models.hub_endpoint); {next_download(resumable)}.",
         )
     what = next((words for kind, words in _BROKEN if isinstance(error, kind)), _BROKEN_ANYHOW)
-    return ServerError(f"The connection to {host} kept failing: {what}.", RETRY_HINT)
+    return ServerError(f"The connection to {host} kept failing: {what}.", retry_hint(resumable))
 
 
 def why_unreachable(error: httpx.TransportError) -> str:

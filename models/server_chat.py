@@ -296,6 +296,8 @@ class ServerChatModel:
         try:
             payload = parse_json(data)
         except ValueError as error:
+            if isinstance(data, Unterminated):  # the stream ended inside it
+                raise self._connection.cut_short() from error
             raise self._connection.invalid(
                 "a reply event that is not JSON (or is nested too deeply to read)"
             ) from error
@@ -487,6 +489,14 @@ class EventTooLarge(ValueError):
     """A streamed event (or one line of it) is over the size bound."""
 
 
+class Unterminated(str):
+    """The data of an event the stream ended inside (no blank line after it):
+    whole if it reads as such (a server that ends without the last blank
+    line), else cut off, which is the server stopping, not a bad event."""
+
+    __slots__ = ()
+
+
 class NoEvent(Exception):
     """No event came for the idle limit (comments and partial lines do not count)."""
 
@@ -507,7 +517,8 @@ def sse_data(
     ``{"error": ...}``.  An event or line of more than *limit* characters
     raises ``EventTooLarge`` as soon as it gets there; no event for
     *idle_limit* seconds raises ``NoEvent`` (checked as text comes: a server
-    that is silent altogether meets the read timeout).
+    that is silent altogether meets the read timeout).  An event the stream
+    ends inside comes last, as ``Unterminated``.
     """
     reader = _EventReader(limit)
     last = clock()
@@ -518,7 +529,7 @@ def sse_data(
         for event in events:
             yield event
             last = clock()
-    yield from reader.feed(None)
+    yield from map(Unterminated, reader.feed(None))
 
 
 class _EventReader:

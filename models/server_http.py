@@ -267,6 +267,11 @@ def parse_json(text: str | bytes) -> Any:
     return value
 
 
+_TITLE = re.compile(r"<title[^>]{0,200}>([^<]{0,200})<", re.IGNORECASE)
+"""A web page's title (bounded: a page is read in linear time)."""
+_MARKUP = re.compile(r"<[^<>]*+>")
+
+
 def _is_web_page(response: httpx.Response) -> bool:
     """Whether *response* is a web page (as a captive portal or a web site answers)."""
     media = response.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -616,6 +621,13 @@ class ServerConnection:
         url = self.base_url
         if status in (401, 403):
             said = "refused the API key" if self._key else "asks for an API key"
+            if _is_web_page(response):  # a model server answers in JSON
+                raise ServerAuthRejected(
+                    f"The server at {url} {said} ({status}: {reason}).",
+                    "A proxy or firewall between Reverie and the server may be refusing: open "
+                    "the address in a browser to see what answers; else enter the key the "
+                    "server expects in the settings.",
+                )
             raise ServerAuthRejected(
                 f"The server at {url} {said} ({status}).",
                 "Enter the key the server expects in the settings.",
@@ -666,13 +678,28 @@ class ServerConnection:
         )
 
     def _reason(self, response: httpx.Response) -> str:
-        """The server's own words about an error, scrubbed and shortened."""
+        """The server's own words about an error, scrubbed and shortened; a
+        web page (a proxy's error page) by its title, not its markup."""
+        if _is_web_page(response):
+            return self._page(response.text)
         try:
             answer = parse_json(response.content)
         except ValueError:
             answer = response.text
         text = _error_text(answer) if not isinstance(answer, str) else answer
         return self.scrub(text.strip()) or response.reason_phrase
+
+    def _page(self, page: str) -> str:
+        """A web page as an error's reason: its title, else its text, never its markup."""
+        title = _TITLE.search(page)
+        words = " ".join(html.unescape(title[1] if title else _MARKUP.sub(" ", page)).split())
+        if not words:
+            return "a web page"
+        return (
+            f"a web page titled “{self.scrub(words)}”"
+            if title
+            else f"a web page: {self.scrub(words)}"
+        )
 
     def _json(self, response: httpx.Response) -> Any:
         try:

@@ -25,12 +25,13 @@ HOST = "127.0.0.1"
 class EmbeddingServer:
     """Serves ``MODEL`` on a free port until closed (a context manager)."""
 
-    def __init__(self, dimension: int) -> None:
+    def __init__(self, dimension: int, port: int = 0) -> None:
+        """*port* 0: one the system chooses; another: a server down until now coming up there."""
         self.dimension = dimension
         self.poison: float | None = None
         """Every number of every vector, when set (nan, inf, 0.0)."""
         self.requests = 0
-        self._httpd = ThreadingHTTPServer((HOST, 0), _Handler)
+        self._httpd = ThreadingHTTPServer((HOST, port), _Handler)
         self._httpd.daemon_threads = False
         self._httpd.embedding_server = self  # type: ignore[attr-defined]  # read by _Handler
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="embedding-server")

@@ -66,13 +66,10 @@ def test_the_compaction_runs_soon_after_the_start_without_the_clock(
         core.close()
 
 
-@pytest.mark.model
-@pytest.mark.parametrize("loaded_first", [False, True])
-def test_an_embedding_server_of_another_size_since_the_last_start_is_said_and_embedded_again(
-    qtbot: QtBot, app_paths: AppPaths, loaded_first: bool
-) -> None:
-    database = open_database(app_paths.database_file)
-    try:  # embedded before the quit by the model the server served then
+def a_memory_embedded_before_the_quit(paths: AppPaths) -> None:
+    """A memory whose vector the server's model made then (``MODEL``, 384 numbers)."""
+    database = open_database(paths.database_file)
+    try:
         MemoryStore(database).add(
             "My bicycle is kept in the garden shed",
             embedding=np.ones(384, np.float32),
@@ -82,6 +79,14 @@ def test_an_embedding_server_of_another_size_since_the_last_start_is_said_and_em
         )
     finally:
         database.close()
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("loaded_first", [False, True])
+def test_an_embedding_server_of_another_size_since_the_last_start_is_said_and_embedded_again(
+    qtbot: QtBot, app_paths: AppPaths, loaded_first: bool
+) -> None:
+    a_memory_embedded_before_the_quit(app_paths)
     with EmbeddingServer(dimension=48) as server:  # another model now, under the same name
         _embeddings_on_server(app_paths, server.base_url)
         core = build_core(app_paths)

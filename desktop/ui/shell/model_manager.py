@@ -94,7 +94,8 @@ def _embedded_only(models: ModelSettings) -> bool:
 class ModelManager(QObject):
     """Signals:
     health_changed(RoleHealth): from the broker's threads, delivered on the UI thread.
-    embedder_changed(): a new embedding model loaded: memories need new vectors.
+    embedder_changed(): a new embedding model loaded, or its server answers
+        again: memories may need new vectors.
     """
 
     health_changed = Signal(object)
@@ -121,6 +122,8 @@ class ModelManager(QObject):
         self._probes = TaskQueue("server-probe", self)
         self._asking: set[ServerProbe] = set()
         """Probes asked for and not yet ended: quitting stops them."""
+        self._said_failing: set[Role] = set()
+        """Roles the banner says cannot answer: the chat says when they do again."""
         self.page = ModelsPage(
             core.settings, core.library, self.downloads, core.secrets, self._save, self._probe
         )
@@ -264,8 +267,22 @@ class ModelManager(QObject):
         self._window.show_role_problem(health.role.value, said)
         if health.problem is None:
             self.page.set_role_status(health.role, self._in_use(health.role))
+            self._answers_again(health.role, name)
         else:
             self.page.set_role_status(health.role, said or f"{name}: {health.problem}", True)
+            if said is not None:
+                self._said_failing.add(health.role)
+
+    def _answers_again(self, role: Role, name: str) -> None:
+        """Say in the chat that *role*, said to fail, answers again; for memory
+        search, its upkeep runs now (it says how many memories it embeds
+        again), not at the next clock tick."""
+        if role not in self._said_failing:
+            return
+        self._said_failing.discard(role)
+        self._window.notice(f"{name} answers again.")
+        if role is Role.EMBEDDINGS:
+            self.embedder_changed.emit()
 
     def _in_use(self, role: Role) -> str:
         """What serves *role*, and whether a server of it was asked yet."""
