@@ -28,6 +28,7 @@ Counted by ``python -m tests.bench.secret_families --round 35``.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import string
 from collections.abc import Iterator, Sequence
@@ -81,7 +82,12 @@ def _combo(rng: random.Random) -> str:
 
 
 def _seed(rng: random.Random) -> str:
-    return " ".join(rng.choice(_SEED_WORDS) for _ in range(12))
+    """Twelve words as a wallet shows them: 128 random bits and the first 4
+    bits of their SHA-256 as the checksum (BIP-39), so every phrase is one
+    a wallet could have made."""
+    entropy = rng.getrandbits(128).to_bytes(16, "big")
+    bits = int.from_bytes(entropy, "big") << 4 | hashlib.sha256(entropy).digest()[0] >> 4
+    return " ".join(_SEED_WORDS[bits >> (11 * (11 - i)) & 2047] for i in range(12))
 
 
 def _numbered_seed(rng: random.Random) -> str:
