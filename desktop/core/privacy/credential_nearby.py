@@ -196,7 +196,7 @@ _ARTICLES = _words(
         мой моя мои 我 的 私 の 僕 俺 내 제
         моја мој моје mans mana mano minu langu yangu saya من میرا আমার என் fy мій моя
         mening миний менің mo mäi myn mwen yami ჩემი իմ నా මගේ ਮੇਰਾ મારો 我嘅
-        mítt mín mitt زما من ман минем ny taku m' ನನ್ನ എന്റെ ମୋ ya
+        mítt mín mitt زما من ман минем ny taku m' ನನ್ನ എന്റെ ମୋ ya tiegħi tieghi
         """
 )
 """Articles and possessives, which a value may have before its credential word."""
@@ -438,8 +438,15 @@ _JOINED_WORDS = re.compile(r"[a-z]{3,9}(?P<sign>[-_])[a-z]{3,9}(?:(?P=sign)[a-z]
 
 def made_up(word: str) -> bool:
     """Is *word* no word of any language, nor one naming a credential
-    ("passphrases")?"""
-    return known_words.made_up(word) and not a_credential_word(word)
+    ("passphrases"), nor a "my" or an "is" of a language wordfreq has no
+    list for (Maltese "il-password tiegħi hi X", round 34)?"""
+    folded_word = _lower(word)
+    return (
+        known_words.made_up(word)
+        and not a_credential_word(word)
+        and folded_word not in _ARTICLES
+        and folded_word not in _LINKS
+    )
 
 
 def a_credential_word(word: str) -> bool:

@@ -65,7 +65,7 @@ _KEYWORD = (
     # Typos people make in a hurry; a transcript's or a scan's spaces
     # ("Passw ord", "P a s s w o r d", round 25).
     r"pass?w(?:or|ro)ds?|pssword|passowrd|passord|pas ?s ?w ?o ?r ?ds?|p a s s w o r d|"
-    r"pins?(?:[ -](?:code|number))?|(?:secret|security) answer|"
+    r"pins?(?:[ -](?:code|number)|[ \t]+no\.?(?=[ \t]*\d))?|(?:secret|security) answer|"
     r"(?:lock|locker|padlock|safe|suitcase) (?:combination|combo)|"
     r"(?:alarm|door|access|security|lock|safe|gate|entry|garage|unlock|wifi|wi-fi|keypad|"
     r"verification|recovery|backup|puk|sim|phone|laptop|bike lock|locker|padlock) code|"
@@ -207,7 +207,7 @@ _GOES_ON = (
     r"there|again|don't|do|dont|remember|keep|just|ok|okay|after|before|during|within|until|"
     r"thx|lol|haha|k|pls|plz|btw|lmao|xd|"
     r"via|per|about|around|like|every|each|yesterday|today|tonight|tomorrow|fyi|back|ago|"
-    r"earlier|lately|recently|already|anyway|anymore|though|cmd|"
+    r"earlier|lately|recently|already|anyway|anymore|though|not|instead|rather|cmd|"
     r"stp|svp|merci|bitte|danke|porfa|gracias|obrigad[oa])"
 )
 """Words that go on with the sentence after a value, so are not part of it."""

@@ -711,6 +711,7 @@ _NOT_IN_A_PASSPHRASE = frozenset(
         *("that", "but", "and", "or", "at", "by", "from", "with", "per", "each", "every"),
         *("is", "was", "are", "were", "will", "i", "you", "we", "it", "my", "your", "please"),
         *("lol", "haha", "btw", "now", "though", "too", "again", "thanks", "days", "times"),
+        *("not", "instead", "anymore", "rather"),  # a correction after it: "4821 not 2019"
     ]
 )
 
