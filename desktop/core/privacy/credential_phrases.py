@@ -444,6 +444,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"{_LOOKS_LIKE}",
             _SIGNED,
         ),
+        # "credentials for the vpn: bob X", "creds are bob X": a user and a
+        # password after a sign or a verb, a space between (round 35).
+        (
+            rf"\b{_LOGIN}(?:\s+(?:details|info))?{_PLACE}{_VERB}\s*{_NOT_ABOUT_LOGGING_IN}"
+            rf"{_USER}+[ \t]+{_LOOKS_LIKE}",
+            _SIGNED,
+        ),
         # "I'll send you the vpn login" ending a line (or a message, read
         # with the next), then "bob X" (round 25).
         # A year is no password: "ana 2024 was the last time I used it" (round 26);

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from desktop.core.privacy.redaction import redact
-from tests import secret_families_round34
+from tests import secret_families_round34, secret_families_round35
 from tests.bench.secret_families import missed
 from tests.redacted import assert_gone, assert_kept
 from tests.secret_families import Trial
@@ -79,7 +79,77 @@ def test_round_34s_leftovers_are_taken_out(text: str, values: tuple[str, ...]) -
         "the meeting is tuesday, not Mila#585",
         "pin no. is on the back of the letter",
         "connect the LED to pin no. 13",
+        "pin = 'later'",
+        "password: \u2018see the note\u2019",
     ],
 )
 def test_chat_of_the_leftovers_look_is_kept(text: str) -> None:
     assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    "trial",
+    [
+        trial
+        for family in secret_families_round35.FAMILIES
+        for trial in secret_families_round35.trials(family, 3, seed=5)
+        if trial.half == "in"
+    ],
+    ids=lambda trial: trial.family,
+)
+def test_a_secret_of_the_round_35_families_is_taken_out(trial: Trial) -> None:
+    assert missed(trial) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "after"),
+    [
+        (
+            "The alarm code. Don't laugh. It's the same as at our old house. 4821 x",
+            ("4821",),
+            (),
+        ),
+        (
+            "The locker combination. I wrote it on my hand. I still remember it: 7 45 29",
+            ("7 45 29",),
+            (),
+        ),
+        ("yep, 9282 x", ("9282",), ("Do you have the code for the gate?",)),
+        ("sure it's framboise33 anyway", ("framboise33",), ("What's your router password?",)),
+        ("credentials for the vpn: svc_backup vuvuzela8!", ("vuvuzela8",), ()),
+        ("save my laptop password its puffin four seven no spaces x", ("puffin four",), ()),
+        # A sign-off "x" ends a dictated value, not the "x" of its "six".
+        ("the wifi is capital W maple garden six one.", ("maple garden",), ()),
+        (
+            "my recovery phrase is office indicate pistol push degree pudding visual earth "
+            "swing flip cube pulp anyway",
+            ("degree pudding visual", "cube pulp"),
+            (),
+        ),
+    ],
+)
+def test_round_35s_families_are_taken_out_as_said(
+    text: str, values: tuple[str, ...], after: tuple[str, ...]
+) -> None:
+    assert_gone(text, *values, after=after)
+
+
+@pytest.mark.parametrize(
+    ("text", "after"),
+    [
+        *(
+            (text, after)
+            for family in secret_families_round35.NEGATIVES
+            for _, text, after in secret_families_round35.negatives(family)
+        ),
+        ("The gym is open late. I went at 9. Locker 114 was free.", ()),
+        ("I forgot my password. The meeting is in room 2114. See you in 2019.", ()),
+        ("the wifi its slow two days now", ()),
+        ("yes, 2019 was when we moved", ("do you remember the code for the gate?",)),
+        ("yes, 3 comments", ("Did the code review go well?",)),
+        ("credentials: see the wiki page", ()),
+        ("my login is bob and I forgot the rest", ()),
+    ],
+)
+def test_everyday_chat_of_round_35s_look_is_kept(text: str, after: tuple[str, ...]) -> None:
+    assert_kept(text, after=after)
