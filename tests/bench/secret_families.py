@@ -39,7 +39,9 @@ block scalars, network gear, services' admin commands, macOS's keychain,
 installers' answer files, backup tools) and of round 33's (process
 lists, Windows services, debug dumps, browser tests, secret stores'
 output, PPPoE, Java app servers, virtual machines, CI masks, hashing
-calls in seed data, databases' admin commands)
+calls in seed data, databases' admin commands) and of round 35's (a
+secret inside a story, told to pass on, dictated, in a reply to the
+companion, seed phrases and backup codes typed in a chat, look-alikes)
 stay in what Reverie stores, family by family and half by half, how many
 everyday sentences of the same look it changes, and how much CPU a 200 KB
 paste of both takes to redact.
@@ -77,6 +79,7 @@ from tests import (
     secret_families_round32,
     secret_families_round33,
     secret_families_round34,
+    secret_families_round35,
 )
 from tests.secret_families import Trial
 
@@ -98,6 +101,7 @@ _ROUNDS = (
     ("round 32", secret_families_round32),
     ("round 33", secret_families_round33),
     ("round 34", secret_families_round34),
+    ("round 35", secret_families_round35),
 )
 
 

@@ -83,6 +83,7 @@ _NAMES = str.split(
     furaha_sirta neno_la_siri teny_miafina ger-tremen
     facal-faire fhacal-faire kupuhipa ijambo_ry'ibanga phasewete pasiwedhi salasõna salasõnad
     പാസ്‌വേഡ് ಪಾಸ್‌ವರ್ಡ್ ପାସୱାର୍ଡ פּאַראָל פאראל açar_sözi açar_sözüm
+    پاسورډ پاسورد ọ̀rọ̀_aṣínà ọrọ_aṣina oro_asina
     """
 )
 _INFLECTED_STEMS = str.split(
@@ -108,7 +109,7 @@ _PHRASES = (
     r"puk[12]|pin[12](?=[ \t]*(?:[:=]|is\b)?[ \t]*\d{4,8}(?![\w.]))|"
     r"code\s+(?:d['\u2019]acc[eè]s|secret|pin|porte)|parola\s+d['\u2019]ordine|"
     r"c[oó]digo\s+de\s+acceso|codice\s+(?:di\s+accesso|segreto)|код\s+доступа|"
-    r"unlock\s+(?:pattern|pin)|(?:lock|safe|vault|padlock)\s+combination|"
+    r"unlock\s+(?:pattern|pin)|(?:lock|locker|safe|vault|padlock)\s+combination|"
     r"(?:alarm|door|gate|entry|garage|opener|keypad|lock|locker|safe|unlock|access|"
     r"security|verification|recovery|backup|login|sign-in|one-time|2fa|mfa|sms|auth|"
     r"authenticator|sim|phone|vault|building|apartment|wifi|wi-fi|alarm\s+system)\s+codes?|"
@@ -196,7 +197,7 @@ _ARTICLES = _words(
         мой моя мои 我 的 私 の 僕 俺 내 제
         моја мој моје mans mana mano minu langu yangu saya من میرا আমার என் fy мій моя
         mening миний менің mo mäi myn mwen yami ჩემი իմ నా මගේ ਮੇਰਾ મારો 我嘅
-        mítt mín mitt زما من ман минем ny taku m' ನನ್ನ എന്റെ ମୋ ya
+        mítt mín mitt زما من ман минем ny taku m' ನನ್ನ എന്റെ ମୋ ya tiegħi tieghi
         """
 )
 """Articles and possessives, which a value may have before its credential word."""
@@ -438,8 +439,16 @@ _JOINED_WORDS = re.compile(r"[a-z]{3,9}(?P<sign>[-_])[a-z]{3,9}(?:(?P=sign)[a-z]
 
 def made_up(word: str) -> bool:
     """Is *word* no word of any language, nor one naming a credential
-    ("passphrases")?"""
-    return known_words.made_up(word) and not a_credential_word(word)
+    ("passphrases"), nor a "my" or an "is" of a language wordfreq has no
+    list for (Maltese "il-password tiegħi hi X", round 34)?"""
+    return known_words.made_up(word) and not a_credential_word(word) and not a_small_word(word)
+
+
+def a_small_word(word: str) -> bool:
+    """Is *word* an article, a "my" or an "is" of some language ("the",
+    Tajik "ман", Maltese "tiegħi", "ist"), which no value is?"""
+    folded_word = _lower(word)
+    return folded_word in _ARTICLES or folded_word in _LINKS
 
 
 def a_credential_word(word: str) -> bool:

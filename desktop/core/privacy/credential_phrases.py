@@ -65,7 +65,7 @@ _KEYWORD = (
     # Typos people make in a hurry; a transcript's or a scan's spaces
     # ("Passw ord", "P a s s w o r d", round 25).
     r"pass?w(?:or|ro)ds?|pssword|passowrd|passord|pas ?s ?w ?o ?r ?ds?|p a s s w o r d|"
-    r"pins?(?:[ -](?:code|number))?|(?:secret|security) answer|"
+    r"pins?(?:[ -](?:code|number)|[ \t]+no\.?(?=[ \t]*\d))?|(?:secret|security) answer|"
     r"(?:lock|locker|padlock|safe|suitcase) (?:combination|combo)|"
     r"(?:alarm|door|access|security|lock|safe|gate|entry|garage|unlock|wifi|wi-fi|keypad|"
     r"verification|recovery|backup|puk|sim|phone|laptop|bike lock|locker|padlock) code|"
@@ -207,7 +207,7 @@ _GOES_ON = (
     r"there|again|don't|do|dont|remember|keep|just|ok|okay|after|before|during|within|until|"
     r"thx|lol|haha|k|pls|plz|btw|lmao|xd|"
     r"via|per|about|around|like|every|each|yesterday|today|tonight|tomorrow|fyi|back|ago|"
-    r"earlier|lately|recently|already|anyway|anymore|though|cmd|"
+    r"earlier|lately|recently|already|anyway|anymore|though|not|instead|rather|cmd|"
     r"stp|svp|merci|bitte|danke|porfa|gracias|obrigad[oa])"
 )
 """Words that go on with the sentence after a value, so are not part of it."""
@@ -442,6 +442,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             rf"\b(?:{_LOGIN}|wi-?fi|wlan|ssid)\s*:?\s+{_NOT_ABOUT_LOGGING_IN}{_USER}+\s*[/:|]\s*"
             rf"{_LOOKS_LIKE}",
+            _SIGNED,
+        ),
+        # "credentials for the vpn: bob X", "creds are bob X": a user and a
+        # password after a sign or a verb, a space between (round 35).
+        (
+            rf"\b{_LOGIN}(?:\s+(?:details|info))?{_PLACE}{_VERB}\s*{_NOT_ABOUT_LOGGING_IN}"
+            rf"{_USER}+[ \t]+{_LOOKS_LIKE}",
             _SIGNED,
         ),
         # "I'll send you the vpn login" ending a line (or a message, read

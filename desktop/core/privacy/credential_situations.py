@@ -220,6 +220,8 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         yield from _typed(text, cue.end(), pins=True)
     for cue in text_scan.matches(_ASKED_FOR, text):
         yield from _typed(text, cue.end(), pins=cue["way_in"] is not None)
+    for cue in text_scan.matches(_ASKED_FOR_A_SECRET, text):
+        yield from _typed(text, cue.end(), pins=True)
     for cue in text_scan.matches(_CODES_HEADING, text):
         yield from _listed_codes(text, cue.end())
     for cue in text_scan.matches(_CODES_NAMED, text):
@@ -516,6 +518,18 @@ _ASKED_FOR = re.compile(
 """A line asking for a network's or a lock's secret in chat shorthand, no
 "password" in it ("whats the wifi here", "wifi code pls", "gate?", round
 27), then the start of its answer on the next line (the reply)."""
+_ASKED_FOR_A_SECRET = re.compile(
+    r"^[^\n?]{0,120}?\b(?:password|passcode|pin|passphrase|combination|combo"
+    r"|code\s+(?:for|to|of)\s+(?:the\s+|your\s+|my\s+)?[\w'\u2019-]+"
+    rf"|(?:{_WAYS_IN}|locker|keypad|entry|access|wi-?fi)\s+code)\b[^\n?]{{0,80}}\?[ \t]*\n[ \t]*"
+    r"(?:(?:yes|yep|yeah|yup|sure|ok|okay|of\s+course|right)\b[ \t,.!-]*)?"
+    r"(?:(?:it'?s|its|it\s+is|i\s+(?:went\s+with|used|use|set\s+it\s+to|picked|chose)|use|try)"
+    r"\s+)?",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A question naming a secret (the companion's: "Do you have the code for
+the gate?", "Which PIN did you set?") and the start of its answer on the
+next line ("yep, X", "sure it's X", "I went with X", round 35)."""
 _PROMPTED = re.compile(
     r"\b(?:it|windows|sudo|ssh|the\s+(?:prompt|box|window|dialog|terminal|server|site|app))\s+"
     r"(?:asked|prompted|wanted)\b[^.!?\n]{0,30}?\b(?:and|so|then)\s+(?:i|we)\s+"
@@ -663,8 +677,11 @@ def _typed(text: str, start: int, *, pins: bool) -> Iterator[tuple[int, int]]:
     yield from found
 
 
-_LINE_END = re.compile(r"[^\w\n]*(?:\n|\Z)")
-"""Signs and emoji to the line's end: "lumiere_9 👍"."""
+_LINE_END = re.compile(
+    rf"[^\w\n]*(?:[ \t]+(?:{THANKS}|anyway|haha|hehe|x+)(?!\w)[^\w\n]*)*(?:\n|\Z)",
+    re.IGNORECASE,
+)
+"""Signs, emoji and a sign-off to the line's end: "lumiere_9 👍", "X anyway", "X x"."""
 
 
 def _ends_clause(text: str, end: int, pins: bool) -> bool:

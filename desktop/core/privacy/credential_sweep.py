@@ -239,6 +239,52 @@ def secret_spans(text: str) -> Iterator[tuple[int, int]]:
         for start, stop in _passphrases(seen, low, high):
             if match.end() <= start and not words.markers.within(start, stop):
                 yield origins[start], origins[stop - 1] + 1
+        if (closing := _closing_value(seen, words, match.end())) is not None:
+            yield origins[closing[0]], origins[closing[1] - 1] + 1
+
+
+def _closing_value(text: str, words: _Words, end: int) -> tuple[int, int] | None:
+    """The value a message ends with, alone in its sentence or after its
+    colon, a few sentences after the credential word ending at *end* named
+    it, with no value between ("The alarm code. Don't laugh. It's the same
+    as at our old house. 4821", "the locker combination. I wrote it on my
+    hand... I still remember it: 7 45 29", round 35)."""
+    paragraph_end = text.find("\n\n", end, end + _REACH)
+    if paragraph_end < 0 and len(text) > end + _REACH:
+        return None  # the message goes on past the word's reach
+    closing = _CLOSING.search(text, end, len(text) if paragraph_end < 0 else paragraph_end)
+    if closing is None:
+        return None
+    if any(words.shaped(*span) for span in words.between(end, closing.start("value"))):
+        return None  # a value given before it: this one is something else
+    value = closing["value"]
+    if _COMBINATION.fullmatch(value):
+        return closing.span("value")
+    if value.isdigit():
+        # After a colon, what its sentence says the number is: "call me back: 5551234".
+        said = max(text.rfind(stop, 0, closing.start()) for stop in ".!?\n") + 1
+        numbered = text[closing.start()] == ":" and _NUMBERED.search(text, said, closing.start())
+        return None if _YEAR.fullmatch(value) or numbered else closing.span("value")
+    if len(value) >= 4 and words.shaped(*closing.span("value")):
+        return closing.span("value")
+    return None
+
+
+_CLOSING = re.compile(
+    r"(?:[.!?:][ \t]+|\n[ \t]*)(?P<value>\d{1,2}(?:([ /-])\d{1,2}){2,3}"
+    r"|[^\s.!?:()\[\]{}<>|\"'`\u00ab\u00bb\u2018-\u201f\u300c-\u301f]+)"
+    rf"(?:[.!]|[ \t]+(?:anyway|haha|x|xx|{credential_nearby.THANKS_FOLDED}))*[ \t]*\Z",
+    re.IGNORECASE,
+)
+"""A message's last sentence (or what ends it after a colon) that is one
+word, unquoted (a quoted one is the phrase readers' to unwrap), or a lock's
+combination, and a thanks or a sign-off after it."""
+_COMBINATION = re.compile(r"\d{1,2}([ /-])\d{1,2}(?:\1\d{1,2}){1,2}")
+_NUMBERED = re.compile(
+    r"\b(?:call|phone|tel|text|number|no|room|order|flight|ext|fax|ticket|booking|id|at)\b",
+    re.IGNORECASE,
+)
+"""What a number a sentence ends with is when it is no code: "call me back: 5551234"."""
 
 
 def _strong(text: str, match: re.Match[str]) -> bool:
@@ -395,10 +441,13 @@ def a_passphrase(words: re.Match[str]) -> bool:
 
 def _in_a_passphrase(word: str) -> bool:
     """Could *word* be one of a passphrase's: not one of a language's most used,
-    nor one speaking of a password ("field", "reset", "expired", "Passwort")?"""
+    nor one speaking of a password ("field", "reset", "expired", "Passwort"),
+    nor a "my" of a language wordfreq has no list for (Tajik "пароли ман
+    кӯҳна шуд", "my password got old", round 35)?"""
     folded_word = word.casefold()
     return not (
         folded_word in _TALK
+        or credential_nearby.a_small_word(word)
         or _DOING.fullmatch(folded_word)
         or known_words.common(folded_word)
         or next(credential_nearby.credential_words(word), None) is not None

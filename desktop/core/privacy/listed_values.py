@@ -110,14 +110,17 @@ _SIGN_OFF = (
 _CHATTER = re.compile(rf"(?:{_SIGN_OFF}|[.!])+[ \t]*\Z", re.IGNORECASE)
 _ENDING = rf"[ \t]*[.!?)]*(?:{_SIGN_OFF})*[ \t]*\Z"
 _LABEL_VALUE = re.compile(
-    r"[ \t]*(?:(?:and|but|also|plus)[ \t]+)?(?:for[ \t]+)?(?:(?:the|my|our|his|her|their)[ \t]+)?"
+    r"[ \t]*(?:[^\n:;,]{0,40}?\b(?:logins?|passwords?|pws|passes|pins|codes|accounts|creds"
+    r"|credentials)[ \t]*(?:[-:\u2013\u2014]|are)[ \t]+)?"
+    r"(?:(?:and|but|also|plus)[ \t]+)?(?:for[ \t]+)?(?:(?:the|my|our|his|her|their)[ \t]+)?"
     r"(?P<label>[A-Za-z][\w'\u2019+.-]*(?:[ \t]+(?!for\b)[A-Za-z][\w'\u2019+.-]*){0,3}?)"
     r"(?:[ \t]+(?:is|was|are|it'?s)[ \t]+(?:now[ \t]+)?(?:it'?s[ \t]+)?|[ \t]*[:=][ \t]*"
     r"|[ \t]+(?:[-\u2013\u2014]+>?|=>|\u2192)[ \t]+|[ \t]+)"
     r"(?P<value>[^\s]+?)" + _ENDING,
     re.IGNORECASE,
 )
-"""A part of a list: a label and a value ("ipad 8495", "the guest wifi is X", "phone: 7013")."""
+"""A part of a list: a label and a value ("ipad 8495", "the guest wifi is X", "phone: 7013"),
+the first after what heads the list ("here are my logins - amazon X", round 34)."""
 _VALUE_FOR = re.compile(
     r"[ \t]*(?:(?:and|but|also|plus)[ \t]+)?(?P<value>[^\s]+?)[ \t]+for[ \t]+"
     r"(?:(?:the|my|our)[ \t]+)?[\w.+'-]+(?:[ \t]+[\w.+'-]+)?" + _ENDING,
@@ -144,11 +147,17 @@ def siblings(text: str, found: Iterable[tuple[int, int, str]]) -> Iterator[tuple
 
 def denied(text: str, found: Iterable[tuple[int, int, str]]) -> Iterator[tuple[int, int]]:
     """The value denied right after a secret *found*, a near miss of it:
-    "the code is 4817 (not 4871)", "X, not Y", "X - NOT Y" (round 31)."""
+    "the code is 4817 (not 4871)", "X, not Y", "X - NOT Y" (round 31); and
+    the value said right before a secret *found* denied, of its shape:
+    "it's X, not Y" (round 34)."""
     for start, stop, _ in found:
         near = _DENIED.match(text, stop)
         if near and _a_value(near["value"]) and abs(len(near["value"]) - (stop - start)) <= 2:
             yield near.span("value")
+        said = _SAID_INSTEAD.search(text, max(0, start - 60), start)
+        digits = text[start:stop].isdigit()
+        if said and said["value"].isdigit() == digits and _a_value(said["value"]):
+            yield said.span("value")
 
 
 _DENIED = re.compile(
@@ -157,6 +166,12 @@ _DENIED = re.compile(
     re.IGNORECASE,
 )
 """A value denied after another: "(not Y", ", not Y", "- NOT 'Y'"."""
+_SAID_INSTEAD = re.compile(
+    r"(?<![^\s\"'`(])(?P<value>[^\s,;()\"'`]+?)[\"'`]?[ \t]*(?:\(|,|[-\u2013\u2014]+)?[ \t]*"
+    r"not[ \t]+[\"'`]?\Z",
+    re.IGNORECASE,
+)
+"""A value right before "not" and the value it denies: "X, not ", "X (not "."""
 
 
 def corrected(text: str, found: Iterable[tuple[int, int, str]]) -> Iterator[tuple[int, int]]:
@@ -264,7 +279,11 @@ def _part_value(
     if value.isdigit() and not (pins or _TAKES_A_PIN.search(label)):
         return
     quoted = start > low and text[start - 1] in _QUOTES
-    password = password_shaped(value) or (beside_secret and quoted and _mixed(value))
+    # A network's name is capitalised or quoted ("Vodafone-4F2A"); beside a
+    # secret, a word and a digit in small letters is its password ("wifi
+    # tigerlily6, alarm 553796", round 34).
+    beside = beside_secret and _mixed(value) and (quoted or value[:1].islower())
+    password = password_shaped(value) or beside
     if _NETWORK.search(label) and not password:
         return
     yield start, stop
@@ -292,27 +311,57 @@ _BEFORE_ARROW = re.compile(
     re.IGNORECASE,
 )
 _VALUE = re.compile(r"[^\s,;()]+")
+_PLAIN_CODE = re.compile(r"\bcode\b", re.IGNORECASE)
+_OTHER_CODE = re.compile(
+    r"\b(?:zip|post(?:al)?|area|country|dress|source|promo|discount|coupon|voucher|error|status"
+    r"|exit|return|bar|qr|tracking|product|sort|swift|colou?r|hex|tax|airport|language|region"
+    r"|dial(?:ling)?|my|our|your|his|their)\b[\w\s'-]*$",
+    re.IGNORECASE,
+)
+"""What a code is when it is no secret: "the zip code", "error code"; "my code"
+is as often a program as a PIN."""
 _UNIT = re.compile(r"[ \t]+(?:characters?|chars?|digits?|letters?|times|days|weeks|months)\b")
 
 
 def changes(text: str) -> Iterator[tuple[int, int]]:
-    """The old and new values of each line that names a credential changed."""
+    """The old and new values of each line that names a credential changed,
+    or that changes "it" from one password-shaped value to another ("it used
+    to be Pancake32 but I switched it to cricket16", round 34)."""
     for line in re.finditer(r"[^\n]+", text):
-        if len(line.group()) > 400 or not _CREDENTIAL.search(line.group()):
+        if len(line.group()) > 400 or not _CHANGE.search(line.group()):
             continue
-        if not _CHANGE.search(line.group()):
+        values = list(_changed_values(text, line.start(), line.end()))
+        shaped = len(values) >= 2 and all(password_shaped(text[a:b]) for a, b in values)
+        if shaped or _names_a_credential(line.group()):
+            yield from values
+
+
+def _names_a_credential(line: str) -> bool:
+    """Does *line* name a credential: a password, a PIN, a lock's code, or
+    a "code" that is no zip, error or discount code ("the code was 4821
+    until they changed it to 6654", round 34)?"""
+    if _CREDENTIAL.search(line):
+        return True
+    return any(
+        _OTHER_CODE.search(line, max(0, code.start() - 20), code.start()) is None
+        for code in _PLAIN_CODE.finditer(line)
+    )
+
+
+def _changed_values(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The value-shaped words after "from", "to", "was", an arrow... of the
+    line *start*..*end*."""
+    starts = [cue.end() for cue in _CHANGE_CUE.finditer(text, start, end)]
+    starts += [m.start() for m in _BEFORE_ARROW.finditer(text, start, end)]
+    for at in starts:
+        if in_a_links_path(text, at):
+            continue  # ".../how-to-reset-your-password-2024": a page's name
+        value = _VALUE.match(text, at, end)
+        if value is None or _UNIT.match(text, value.end()):
             continue
-        starts = [cue.end() for cue in _CHANGE_CUE.finditer(text, line.start(), line.end())]
-        starts += [m.start() for m in _BEFORE_ARROW.finditer(text, line.start(), line.end())]
-        for at in starts:
-            if in_a_links_path(text, at):
-                continue  # ".../how-to-reset-your-password-2024": a page's name
-            value = _VALUE.match(text, at, line.end())
-            if value is None or _UNIT.match(text, value.end()):
-                continue
-            start, stop = _bare(text, *value.span())
-            if start < stop and _a_value(text[start:stop]):
-                yield start, stop
+        low, high = _bare(text, *value.span())
+        if low < high and _a_value(text[low:high]):
+            yield low, high
 
 
 # -- a row of accounts --------------------------------------------------------------------

@@ -607,7 +607,8 @@ _NO_VALUE = re.compile(
     r"(?:\.[\w.]*)?(?:\[[^\]]*)?|(?:raise|return|await|new|lambda)\s.*|<[^>]*|[*\u2022]+|x{4,}"
     r"|[\w-]+/[\w.-]+\.git|restablezco|restablecer|r\u00e9initialise[rz]?|reinitialise[rz]?"
     r"|zur\u00fccksetzen|resetten|redefinir|reimpostare|rinnovar(?:e|la|lo)"
-    r"|true|false|null|none|nil|undefined",
+    r"|true|false|null|none|nil|undefined"
+    r"|later|tbd|tba|n/a|unknown|unchanged|see\s+(?:the\s+)?(?:note|notes|below|above|email|wiki)",
     re.IGNORECASE,
 )
 """What stands where a value would and is none (round 20's ordinary
@@ -615,8 +616,9 @@ sentences): a value read from the environment or a form
 ("process.env.STRIPE_SECRET", "secrets.SMTP_PASSWORD"), code ("raise
 RuntimeError("), a placeholder ("<put it here>", "**********"), a mask
 ("AdminPassword=*", round 34), a repository ("team/backend.git"), the verb
-asking to reset one ("¿cómo la restablezco?") or a JSON or YAML literal
-('"pass": true', "password: null", round 27)."""
+asking to reset one ("¿cómo la restablezco?"), a JSON or YAML literal
+('"pass": true', "password: null", round 27) or a value left for later
+("pin = 'later'", "password: 'see the note'", round 34)."""
 _PROVIDER_KEY = re.compile(
     r"\b(?:mistral|groq|cohere|anthropic|openai|deepseek|datadog|mailgun|sendgrid|cloudflare"
     r"|replicate|perplexity|pinecone|elevenlabs|deepl|openrouter|together|fireworks|weather)"
@@ -711,6 +713,7 @@ _NOT_IN_A_PASSPHRASE = frozenset(
         *("that", "but", "and", "or", "at", "by", "from", "with", "per", "each", "every"),
         *("is", "was", "are", "were", "will", "i", "you", "we", "it", "my", "your", "please"),
         *("lol", "haha", "btw", "now", "though", "too", "again", "thanks", "days", "times"),
+        *("not", "instead", "anymore", "rather"),  # a correction after it: "4821 not 2019"
     ]
 )
 

@@ -45,7 +45,8 @@ whole row (so a long run of filler is no seed, nor are its last 24 words)."""
 _CHATTER = frozenset(
     str.split("thx thanks cheers lol pls please merci danke gracias grazie obrigado ok")
 )
-"""Words a chat message ends with after the row: "... zoo thx" (round 22)."""
+"""Words a chat message ends with after the row: "... zoo thx" (round 22);
+words off BIP39's list after a row end one too ("... pulp anyway", round 35)."""
 _NAMED_BEFORE = re.compile(r"\b(?:seed|mnemonic|recovery|wallet)\b[^\n.!?]{0,20}\Z", re.IGNORECASE)
 """Words naming the row right before it: "seed phrase is all agent ..."."""
 _WALLET_NEAR = re.compile(
@@ -139,6 +140,11 @@ def _seed_from(
     end = len(words)
     while end - lead not in _LENGTHS and end > lead and words[end - 1] in _CHATTER:
         end -= 1
+    past = end  # "... pulp anyway": words off BIP39's list after it end a message too
+    while end - lead not in _LENGTHS and past > lead and words[past - 1] not in _bip39_words():
+        past -= 1
+    if past - lead in _LENGTHS:
+        end = past
     seed = words[lead:end]
     if len(seed) not in _LENGTHS or not _on_the_list(seed):
         return None

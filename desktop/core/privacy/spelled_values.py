@@ -61,19 +61,21 @@ _THEN_DIGITS = re.compile(
 """A value's next piece, described or dictated: "then 88", "then the
 number 17", "then six zero"; not a count ("and then 300 guests")."""
 _DICTATED = re.compile(
-    r"(?:\b(?:is|to|was)|[:=]|\b(?:password|passcode|pin)\b)[ \t]+"
-    r"(?P<run>(?:(?!(?:is|to|was)\b)[A-Za-z]+[ \t]+){0,9}?(?!(?:is|to|was)\b)[A-Za-z]+)"
-    rf"(?=[ \t]*(?:[.,;!?(]|[:;]\)|[-\u2013\u2014][ \t]|$|(?:{THANKS})(?!\w)))",
+    r"(?:\b(?:is|to|was|its|it['\u2019]s)|[:=]|\b(?:password|passcode|pin)\b)[ \t]+"
+    r"(?P<run>(?:(?!(?:is|to|was|its)\b)[A-Za-z]+[ \t]+){0,9}?(?!(?:is|to|was|its)\b)[A-Za-z]+)"
+    r"(?![A-Za-z])"
+    rf"(?=[ \t]*(?:[.,;!?(]|[:;]\)|[-\u2013\u2014][ \t]|$|(?:{THANKS}|haha|anyway|x+)(?!\w)))",
     re.IGNORECASE | re.MULTILINE,
 )
 """A value dictated to a phone: "capital H hunter two", "otter four eight
-exclamation mark", "lantern five all lowercase", up to the clause's end
+exclamation mark", "lantern five all lowercase", "its biscuit two three no
+spaces" (voice typing writes no apostrophe, round 35), up to the clause's end
 (a dash too: "... one five - ta"), a run holding no "is" or "to" ("send to
 Jonas the wifi is capital D ...": the run after "is", round 27)."""
 _SAYING_HOW = frozenset(
     str.split(
         "capital uppercase upper lowercase lower case caps all with a then the number "
-        "exclamation mark point sign at hash hashtag dollar underscore dash and"
+        "exclamation mark point sign at hash hashtag dollar underscore dash and no spaces"
     )
 )
 """Words that say how a dictated value is typed, not what it is."""
