@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -171,6 +172,19 @@ def test_given_with_adds_only_what_no_message_read_went_with() -> None:
     assert given_with(again, 3, [9, 8]) == {1: (4, 5), 2: (6,), 3: (7, 8, 9)}
 
 
+@contextmanager
+def real_chat(model: _Reading, database: Database) -> Iterator[ChatService]:
+    """A chat over *model* (the real one), on a broker of its own."""
+    broker = InferenceBroker()
+    broker.start()
+    try:
+        broker.load_chat_model(lambda: model).result(TIMEOUT)
+        settings = ModelSettings(context_length=SMOLLM2_CONTEXT, max_reply_tokens=24)
+        yield _service(database, broker, settings)
+    finally:
+        broker.stop()
+
+
 class _Reading:
     """The real model, noting how many tokens of each prompt it read (not
     taken from its cache) and how many the prompt had, and of the tokens
@@ -230,12 +244,7 @@ def test_the_real_model_reads_only_each_turns_new_message_and_new_memories(
     a turn of 33).  The reply's tokens as sampled are kept with it now
     (``LlamaChatModel``), so nothing the cache held is read again."""
     model = _Reading(fresh_smollm2())
-    broker = InferenceBroker()
-    broker.start()
-    try:
-        broker.load_chat_model(lambda: model).result(TIMEOUT)
-        settings = ModelSettings(context_length=SMOLLM2_CONTEXT, max_reply_tokens=24)
-        chat = _service(database, broker, settings)
+    with real_chat(model, database) as chat:
         for fact in FACTS:
             chat.remember(fact)
         conversation = chat.new_conversation()
@@ -258,8 +267,6 @@ def test_the_real_model_reads_only_each_turns_new_message_and_new_memories(
         # Nothing the cache held is read again: the reply before neither.
         assert all(again == 0 for again, _ in model.dropped), model.dropped
         assert later[-1][1] > later[0][1] > total  # the prompt grew; what was read did not
-    finally:
-        broker.stop()
 
 
 # -- excerpts of the user's other conversations --------------------------------

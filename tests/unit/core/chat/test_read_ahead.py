@@ -17,16 +17,14 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from desktop.core.base.settings import ModelSettings
 from desktop.core.chat.service import ChatService
 from desktop.core.db import Database
 from models.broker import InferenceBroker
 from models.interfaces import ChatMessage, GenerationOptions
 from models.jobs import Priority
 from models.llama_chat import LlamaChatModel
-from tests.conftest import SMOLLM2_CONTEXT
 from tests.fakes import Recorder, ScriptedChatModel
-from tests.unit.core.chat.test_given_memories import _Reading, _service
+from tests.unit.core.chat.test_given_memories import _Reading, real_chat
 
 TIMEOUT = 60.0
 LATER = 10**7
@@ -94,12 +92,7 @@ def test_the_real_model_reads_only_the_new_message_after_a_summary(
     does, not the whole prompt (as it did before: the summary is in the
     system prompt, so nothing after its start was reused)."""
     model = _Reading(fresh_smollm2())
-    broker = InferenceBroker()
-    broker.start()
-    try:
-        broker.load_chat_model(lambda: model).result(TIMEOUT)
-        settings = ModelSettings(context_length=SMOLLM2_CONTEXT, max_reply_tokens=24)
-        chat = _service(database, broker, settings)
+    with real_chat(model, database) as chat:
         conversation = chat.new_conversation().id
         said = [f"Tell me one thing about planting tulips, tip {n}." for n in range(9)]
         _turns(chat, conversation, said)
@@ -111,5 +104,3 @@ def test_the_real_model_reads_only_the_new_message_after_a_summary(
         read, total = model.reading[-1]
         assert read - model.model.count_tokens(asked) <= 32, (read, total)
         assert total > 200  # the prompt read ahead, reused
-    finally:
-        broker.stop()
