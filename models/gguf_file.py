@@ -55,8 +55,16 @@ def check_architecture(path: Path) -> None:
     llama_cpp.llama_log_set(_route_llama_log, ctypes.c_void_p(0))
     params = llama_cpp.llama_model_default_params()
     params.vocab_only = True
-    model = llama_cpp.llama_model_load_from_file(os.fsencode(path), params)
+    with _errors_said() as errors:
+        model = llama_cpp.llama_model_load_from_file(os.fsencode(path), params)
     if not model:
+        reason = next(filter(None, map(_LOAD_ERROR.search, errors)), None)
+        if reason is not None and not reason[1].startswith("unknown model architecture"):
+            # A known architecture whose file lacks what it needs (a vocabulary, merges).
+            raise ModelFileInvalid(
+                f"llama.cpp cannot load {shown_path(path.name)}: {shown_text(reason[1])}.",
+                "Download the model again or choose another .gguf file.",
+            )
         raise ModelFileInvalid(
             f"llama.cpp cannot load {shown_path(path.name)}: its architecture, "
             f"'{shown_text(info.architecture)}', is not one this llama.cpp knows "
@@ -64,6 +72,24 @@ def check_architecture(path: Path) -> None:
             "Choose a model of another architecture, or update Reverie.",
         )
     llama_cpp.llama_model_free(model)
+
+
+_LOAD_ERROR = re.compile(r"error loading model: (.+)")
+"""llama.cpp's reason a load failed, as it logs it."""
+_said = threading.local()
+"""The errors llama.cpp logs on this thread while ``_errors_said`` listens
+(it logs on the thread that called it)."""
+
+
+@contextmanager
+def _errors_said() -> Iterator[list[str]]:
+    """The lines llama.cpp logs as errors on this thread meanwhile."""
+    errors: list[str] = []
+    _said.errors = errors
+    try:
+        yield errors
+    finally:
+        _said.errors = None
 
 
 def default_threads() -> int:
@@ -102,6 +128,8 @@ def _route_llama_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> No
     if message:
         level = logging.DEBUG if _ABORTED.search(message) else _last_level[0]
         log.log(level, "%s", message)
+        if level == logging.ERROR and (errors := getattr(_said, "errors", None)) is not None:
+            errors.append(message)
 
 
 class _CompiledWhenUsed:
