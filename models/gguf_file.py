@@ -55,15 +55,13 @@ def check_architecture(path: Path) -> None:
     llama_cpp.llama_log_set(_route_llama_log, ctypes.c_void_p(0))
     params = llama_cpp.llama_model_default_params()
     params.vocab_only = True
-    with _errors_said() as errors:
+    errors: list[str] = []
+    with _errors_said(errors):
         model = llama_cpp.llama_model_load_from_file(os.fsencode(path), params)
     if not model:
-        reason = next(filter(None, map(_LOAD_ERROR.search, errors)), None)
-        if reason is not None and not reason[1].startswith("unknown model architecture"):
-            # A known architecture whose file lacks what it needs (a vocabulary, merges).
+        if (reason := _why_not_loaded(errors)) is not None:
             raise ModelFileInvalid(
-                f"llama.cpp cannot load {shown_path(path.name)}: {shown_text(reason[1])}.",
-                "Download the model again or choose another .gguf file.",
+                f"llama.cpp cannot load {shown_path(path.name)}: {reason}.", _HINT
             )
         raise ModelFileInvalid(
             f"llama.cpp cannot load {shown_path(path.name)}: its architecture, "
@@ -76,18 +74,30 @@ def check_architecture(path: Path) -> None:
 
 _LOAD_ERROR = re.compile(r"error loading model: (.+)")
 """llama.cpp's reason a load failed, as it logs it."""
+_HINT = "Download the model again or choose another .gguf file."
+
+
+def _why_not_loaded(errors: list[str]) -> str | None:
+    """llama.cpp's reason, among *errors*, a file of an architecture it knows
+    did not load (a vocabulary or a split part missing), shown; None if it
+    gave none, or the architecture is what it does not know."""
+    reason = next(filter(None, map(_LOAD_ERROR.search, errors)), None)
+    if reason is None or reason[1].startswith("unknown model architecture"):
+        return None
+    return shown_text(reason[1])
+
+
 _said = threading.local()
 """The errors llama.cpp logs on this thread while ``_errors_said`` listens
 (it logs on the thread that called it)."""
 
 
 @contextmanager
-def _errors_said() -> Iterator[list[str]]:
-    """The lines llama.cpp logs as errors on this thread meanwhile."""
-    errors: list[str] = []
+def _errors_said(errors: list[str]) -> Iterator[None]:
+    """Put the lines llama.cpp logs as errors on this thread meanwhile in *errors*."""
     _said.errors = errors
     try:
-        yield errors
+        yield
     finally:
         _said.errors = None
 
@@ -265,10 +275,15 @@ def open_llama(path: Path, *, n_ctx: int, **params: Any) -> llama_cpp.Llama:
     params.setdefault("n_threads", default_threads())
     params.setdefault("n_threads_batch", default_threads())
     params.setdefault("use_mmap", False)  # see _SharedWeights
+    errors: list[str] = []
     try:
-        with _chat_templates_not_compiled():
+        with _chat_templates_not_compiled(), _errors_said(errors):
             return llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, **params)
     except (ValueError, RuntimeError, OSError) as error:
+        if (reason := _why_not_loaded(errors)) is not None:
+            raise ModelFileInvalid(
+                f"llama.cpp could not load {path.name}: {reason}.", _HINT
+            ) from error
         raise ModelFileInvalid(
             f"llama.cpp could not load {path.name}: {error}.",
             "The file may be corrupt or use an architecture this llama.cpp does not support.",
