@@ -55,8 +55,14 @@ def check_architecture(path: Path) -> None:
     llama_cpp.llama_log_set(_route_llama_log, ctypes.c_void_p(0))
     params = llama_cpp.llama_model_default_params()
     params.vocab_only = True
-    model = llama_cpp.llama_model_load_from_file(os.fsencode(path), params)
+    errors: list[str] = []
+    with _errors_said(errors):
+        model = llama_cpp.llama_model_load_from_file(os.fsencode(path), params)
     if not model:
+        if (reason := _why_not_loaded(errors)) is not None:
+            raise ModelFileInvalid(
+                f"llama.cpp cannot load {shown_path(path.name)}: {reason}.", _HINT
+            )
         raise ModelFileInvalid(
             f"llama.cpp cannot load {shown_path(path.name)}: its architecture, "
             f"'{shown_text(info.architecture)}', is not one this llama.cpp knows "
@@ -64,6 +70,36 @@ def check_architecture(path: Path) -> None:
             "Choose a model of another architecture, or update Reverie.",
         )
     llama_cpp.llama_model_free(model)
+
+
+_LOAD_ERROR = re.compile(r"error loading model: (.+)")
+"""llama.cpp's reason a load failed, as it logs it."""
+_HINT = "Download the model again or choose another .gguf file."
+
+
+def _why_not_loaded(errors: list[str]) -> str | None:
+    """llama.cpp's reason, among *errors*, a file of an architecture it knows
+    did not load (a vocabulary or a split part missing), shown; None if it
+    gave none, or the architecture is what it does not know."""
+    reason = next(filter(None, map(_LOAD_ERROR.search, errors)), None)
+    if reason is None or reason[1].startswith("unknown model architecture"):
+        return None
+    return shown_text(reason[1])
+
+
+_said = threading.local()
+"""The errors llama.cpp logs on this thread while ``_errors_said`` listens
+(it logs on the thread that called it)."""
+
+
+@contextmanager
+def _errors_said(errors: list[str]) -> Iterator[None]:
+    """Put the lines llama.cpp logs as errors on this thread meanwhile in *errors*."""
+    _said.errors = errors
+    try:
+        yield
+    finally:
+        _said.errors = None
 
 
 def default_threads() -> int:
@@ -102,6 +138,8 @@ def _route_llama_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> No
     if message:
         level = logging.DEBUG if _ABORTED.search(message) else _last_level[0]
         log.log(level, "%s", message)
+        if level == logging.ERROR and (errors := getattr(_said, "errors", None)) is not None:
+            errors.append(message)
 
 
 class _CompiledWhenUsed:
@@ -237,10 +275,15 @@ def open_llama(path: Path, *, n_ctx: int, **params: Any) -> llama_cpp.Llama:
     params.setdefault("n_threads", default_threads())
     params.setdefault("n_threads_batch", default_threads())
     params.setdefault("use_mmap", False)  # see _SharedWeights
+    errors: list[str] = []
     try:
-        with _chat_templates_not_compiled():
+        with _chat_templates_not_compiled(), _errors_said(errors):
             return llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, **params)
     except (ValueError, RuntimeError, OSError) as error:
+        if (reason := _why_not_loaded(errors)) is not None:
+            raise ModelFileInvalid(
+                f"llama.cpp could not load {path.name}: {reason}.", _HINT
+            ) from error
         raise ModelFileInvalid(
             f"llama.cpp could not load {path.name}: {error}.",
             "The file may be corrupt or use an architecture this llama.cpp does not support.",

@@ -27,6 +27,12 @@ from models.errors import GenerationCancelled, ModelError
 
 log = logging.getLogger(__name__)
 
+QUERY_WAIT_S = 15.0
+"""How long a search waits for its query's vectors (one short text, which a
+model embeds in well under a second) before it finds by words alone and the
+query is stopped: a server that takes the request and never answers would
+hold every chat turn for its whole read timeout (minutes) before the reply."""
+
 Vectors = npt.NDArray[np.float32]
 SIGN_BITS = 8
 """Dimensions per byte of sign bits: vectors are made a multiple of it long."""
@@ -96,9 +102,14 @@ class Embeddings:
         if (control := active_control()) is not None:
             control.run(job)  # stopping the work stops this embedding too
         try:
-            return Labelled(storable(job.result(), len(texts), job.made_by), job.made_by)
+            answer = job.result(QUERY_WAIT_S if query else None)
+            return Labelled(storable(answer, len(texts), job.made_by), job.made_by)
         except GenerationCancelled:
             raise  # stopped, not unavailable: the work it was for ends
+        except TimeoutError:
+            job.cancel()  # a server's request is cut: its lane is free for the next
+            log.warning("the embedding model did not embed a search in %g s", QUERY_WAIT_S)
+            return None
         except ModelError as error:
             if not self._said_unavailable:
                 log.warning("memory search by meaning is unavailable: %s", error)
