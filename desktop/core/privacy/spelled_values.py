@@ -63,8 +63,8 @@ number 17", "then six zero"; not a count ("and then 300 guests")."""
 _DICTATED = re.compile(
     r"(?:\b(?:is|to|was|its|it['\u2019]s)|[:=]|\b(?:password|passcode|pin)\b)[ \t]+"
     r"(?P<run>(?:(?!(?:is|to|was|its)\b)[A-Za-z]+[ \t]+){0,9}?(?!(?:is|to|was|its)\b)[A-Za-z]+)"
-    r"(?![A-Za-z])"
-    rf"(?=[ \t]*(?:[.,;!?(]|[:;]\)|[-\u2013\u2014][ \t]|$|(?:{THANKS}|haha|anyway|x+)(?!\w)))",
+    r"(?![A-Za-z])(?=[ \t]*(?:[.,;!?(]|[:;]\)|[-\u2013\u2014][ \t]|$"
+    rf"|(?:{THANKS}|haha|anyway)(?!\w)|x+[ \t]*$))",
     re.IGNORECASE | re.MULTILINE,
 )
 """A value dictated to a phone: "capital H hunter two", "otter four eight

@@ -118,8 +118,9 @@ def test_a_secret_of_the_round_35_families_is_taken_out(trial: Trial) -> None:
         ("sure it's framboise33 anyway", ("framboise33",), ("What's your router password?",)),
         ("credentials for the vpn: svc_backup vuvuzela8!", ("vuvuzela8",), ()),
         ("save my laptop password its puffin four seven no spaces x", ("puffin four",), ()),
-        # A sign-off "x" ends a dictated value, not the "x" of its "six".
+        # A sign-off "x" ends a dictated value, not the "x" of its "six" nor its capital X.
         ("the wifi is capital W maple garden six one.", ("maple garden",), ()),
+        ("the wifi is capital X silver maple three five", ("silver maple",), ()),
         (
             "my recovery phrase is office indicate pistol push degree pudding visual earth "
             "swing flip cube pulp anyway",
