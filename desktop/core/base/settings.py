@@ -32,6 +32,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -91,21 +92,22 @@ one) and of emoji (a family is three faces joined); they shape the letters
 around them, hiding nothing."""
 
 
-def plain_text(text: str, what: str) -> str:
+def plain_text(text: str, what: str, fix: str = "") -> str:
     """*text* unless it holds a control, layout or invisible character (a
     right-to-left override can make an address read as another; a
-    zero-width space hides a difference); else ``ValueError``.  The
+    zero-width space hides a difference); else ``ValueError``, naming the
+    *what* with each such character written as its code, then *fix*.  The
     joiners (``_JOINERS``) are written text's own."""
-    odd = next(
-        (
-            c
-            for c in text
-            if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") and c not in _JOINERS
-        ),
-        None,
-    )
-    if odd is not None:
-        raise ValueError(f"the {what} holds an invisible or control character (U+{ord(odd):04X})")
+
+    def odd(c: str) -> bool:
+        return unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") and c not in _JOINERS
+
+    if first := next((c for c in text if odd(c)), None):
+        # Shown as it is, it would hide or reorder what the message names.
+        named = "".join(f"<U+{ord(c):04X}>" if odd(c) else c for c in text)
+        raise ValueError(
+            f"the {what} holds an invisible or control character (U+{ord(first):04X}): {named}{fix}"
+        )
     return text
 
 
@@ -188,7 +190,10 @@ class Backend(BaseModel):
 
     @field_validator("model")
     @classmethod
-    def _plain_model(cls, model: str) -> str:
+    def _plain_model(cls, model: str, info: ValidationInfo) -> str:
+        if info.data.get("kind") == "local":
+            fix = "; rename the file without it, then add it again"
+            return plain_text(model.strip(), "model file's path", fix)
         return plain_text(model.strip(), "model name")
 
     @model_validator(mode="after")
