@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from desktop.app import build_core
 from desktop.core.base.paths import AppPaths, resolve_paths
 from desktop.core.db import (
     DEFAULT_CANDIDATES,
@@ -109,3 +110,15 @@ copy.execute("BEGIN IMMEDIATE")
 copy.execute("UPDATE messages SET created_at = created_at + 1")
 os.kill(os.getpid(), signal.SIGKILL)
 """
+
+
+def said_at_a_start_without_it(paths: AppPaths) -> str:
+    """What a start (``build_core``) that did not open the database at
+    *paths* says of it."""
+    core = build_core(paths)
+    try:
+        assert core.database is None
+        [said] = [p for p in core.problems if str(paths.database_file) in p]
+    finally:
+        core.close()
+    return said

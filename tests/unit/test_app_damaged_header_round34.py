@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.app import build_core
-from tests.damage import home_with_a_copy, overwrite_header_byte
+from tests.damage import home_with_a_copy, overwrite_header_byte, said_at_a_start_without_it
 
 SCHEMA_FORMAT = 47
 """The last byte of the header's schema format number (1 to 4 in any SQLite file)."""
@@ -37,12 +36,7 @@ def test_a_header_value_no_sqlite_writes_is_damage_with_the_way_back(
     overwrite_header_byte(paths.database_file, offset, value)
     before = paths.database_file.read_bytes()
 
-    core = build_core(paths)
-    try:
-        assert core.database is None
-        [said] = [p for p in core.problems if str(paths.database_file) in p]
-    finally:
-        core.close()
+    said = said_at_a_start_without_it(paths)
 
     assert f"is damaged and does not open ({found}" in said
     assert f"The newest sound copy is {copy}" in said

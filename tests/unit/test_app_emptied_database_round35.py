@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.app import build_core
-from tests.damage import home_with_a_copy
+from tests.damage import home_with_a_copy, said_at_a_start_without_it
 
 NOT_A_FILE: dict[str, tuple[Callable[[Path], None], str]] = {
     "a named pipe": (os.mkfifo, "a named pipe"),
@@ -29,12 +28,7 @@ def test_what_is_not_a_file_where_the_database_belongs_is_not_said_emptied(
     paths.database_file.unlink()
     make(paths.database_file)
 
-    core = build_core(paths)
-    try:
-        assert core.database is None
-        [said] = [p for p in core.problems if str(paths.database_file) in p]
-    finally:
-        core.close()
+    said = said_at_a_start_without_it(paths)
 
     assert "empty (0 bytes)" not in said
     assert named in said

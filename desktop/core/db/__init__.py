@@ -33,6 +33,7 @@ from desktop.core.db.dreams import (
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
 from desktop.core.db.errors import (
     ChangedMeanwhile,
+    Damaged,
     DamagedHeader,
     DatabaseBusy,
     DatabaseTooNew,
@@ -73,6 +74,7 @@ __all__ = [
     "Clock",
     "Conversation",
     "ConversationStore",
+    "Damaged",
     "DamagedHeader",
     "Database",
     "DatabaseBusy",

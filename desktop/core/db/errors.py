@@ -69,9 +69,9 @@ class DatabaseUnavailable(EnvironmentProblem):
     )
 
 
-class DamagedHeader(DatabaseUnavailable):
-    """The database header holds what no SQLite writes, though SQLite opens
-    the file (read-only): damage, with the way back of any other."""
+class Damaged(DatabaseUnavailable):
+    """Damage SQLite's own checks found (*found*) in a file it opens: the
+    way back is that of any other damage (``is_damage``)."""
 
     def __init__(self, path: Path, found: str) -> None:
         super().__init__(
@@ -81,6 +81,11 @@ class DamagedHeader(DatabaseUnavailable):
             "kept before a dream, or restore it from a backup.",
         )
         self.found = found
+
+
+class DamagedHeader(Damaged):
+    """The database header holds what no SQLite writes, though SQLite opens
+    the file (read-only)."""
 
 
 class DatabaseTooNew(EnvironmentProblem):
@@ -258,7 +263,7 @@ def _result_code(exc: BaseException) -> int | None:
 def is_damage(error: BaseException) -> bool:
     """Whether *error* (a driver's, or a typed one raised from it) says the
     file is damaged or not a database at all: a page SQLite cannot read."""
-    if isinstance(error, DamagedHeader):
+    if isinstance(error, Damaged):
         return True
     cause = error.__cause__ if isinstance(error, ReverieError) else error
     return cause is not None and _result_code(cause) in (_SQLITE_CORRUPT, _SQLITE_NOTADB)

@@ -13,9 +13,16 @@ from pathlib import Path
 
 from desktop.core.base.paths import explain
 from desktop.core.db import migrations as _migrations
-from desktop.core.db.connection import CopyGone, Database, connect
+from desktop.core.db.connection import CopyGone, Database, connect, quick_check
 from desktop.core.db.drivers import DEFAULT_CANDIDATES, Driver, DriverCandidate, select_driver
-from desktop.core.db.errors import DatabaseBusy, DatabaseUnavailable, unreachable
+from desktop.core.db.errors import (
+    Damaged,
+    DatabaseBusy,
+    DatabaseTooNew,
+    DatabaseUnavailable,
+    MigrationFailed,
+    unreachable,
+)
 from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal, side_file
 from desktop.core.db.wal_frames import (
     damaged_where_written_back,
@@ -98,15 +105,29 @@ def _opened(
     database = connect(path, driver)
     database.opening_notes = notes
     try:
-        _migrations.check_openable(database, migrations)
-        database.journal_mode = str(database.set_pragma("journal_mode", "wal"))
-        database.set_pragma("synchronous", "normal")
-        _migrations.migrate(database, migrations)
+        _migrated(database, migrations)
         probe_write(database)
     except BaseException:
         database.close()
         raise
     return database
+
+
+def _migrated(database: Database, migrations: Sequence[_migrations.Migration]) -> None:
+    """*database* checked as Reverie's, in WAL mode and migrated.  A record
+    of its schema's versions read from a damaged page may name a version
+    no Reverie wrote ("update Reverie") or miss one applied (its migration
+    then fails): when SQLite's quick check finds damage, that is said, with
+    the way back of any damage, not a newer Reverie or a bug."""
+    try:
+        _migrations.check_openable(database, migrations)
+        database.journal_mode = str(database.set_pragma("journal_mode", "wal"))
+        database.set_pragma("synchronous", "normal")
+        _migrations.migrate(database, migrations)
+    except (DatabaseTooNew, MigrationFailed) as error:
+        if damage := quick_check(database):
+            raise Damaged(database.path, "; ".join(damage)) from error
+        raise
 
 
 def _set_aside(wal: Path) -> Path:

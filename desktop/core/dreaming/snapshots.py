@@ -61,7 +61,7 @@ from desktop.core.base.files import (
 )
 from desktop.core.db import (
     SQLITE_HEADER,
-    DamagedHeader,
+    Damaged,
     Database,
     DatabaseBusy,
     DiskFull,
@@ -383,7 +383,7 @@ def unopenable_report(live: Path, error: EnvironmentProblem, folder: Path) -> st
     """What to tell the user when the database *live* does not open at all
     because it is damaged or no database (``is_damage(error)``: page 1, the
     schema, overwritten): the same way back as ``damage_report``'s."""
-    found = error.found if isinstance(error, DamagedHeader) else error.__cause__ or error
+    found = error.found if isinstance(error, Damaged) else error.__cause__ or error
     said = (
         f"Reverie's database {live} is damaged and does not open (SQLite: {found}), "
         "so conversations and memory are unavailable."

@@ -163,6 +163,7 @@ def kill_round(folder: Path, trials: int, seed: int) -> tuple[Counter[str], list
         if writes and not writes[-1][0]:
             cut[writes[-1][1]["kind"]] += 1
         problems += [f"trial {trial}: {p}" for p in found]
+        print(f"trial {trial}: {len(found)} problems", flush=True)  # a long round by hand
     return cut, problems
 
 
