@@ -46,7 +46,7 @@ from desktop.core.base.text import duration_text, size_text
 from models.catalog import UnknownModel, load_catalog
 from models.download import Downloader, DownloadProgress, DownloadState
 from models.errors import DownloadPaused, ModelError
-from models.gguf_file import check_architecture
+from models.gguf_file import check_loadable
 from models.gguf_info import read_gguf_info
 from models.memory_estimate import (
     MemoryEstimate,
@@ -231,7 +231,7 @@ def _add(
     if option.problem is not None:
         print(f"reverie: {option.problem}", file=sys.stderr)
         return 1
-    check_architecture(path)
+    check_loadable(path)
     shown = shown_path(path)  # a name holding escapes is not a terminal's command
     if any(file_ref(listed) == option.ref for listed in settings.models.added):
         print(f"Already on the list: {option.name} ({option.kind} model): {shown}", file=out)
@@ -339,7 +339,7 @@ def _chosen_backend(args: argparse.Namespace, library: ModelLibrary, settings: S
         option = library.added_option(path, settings.models.context_length)
         if option.problem is not None:
             raise _UsageError(option.problem)
-        check_architecture(path)
+        check_loadable(path)
         _check_kind(option.kind, kind, option.name)
         return _backend(kind="local", model=str(path))
     try:

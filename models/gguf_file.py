@@ -21,6 +21,7 @@ from typing import Any
 import llama_cpp
 from llama_cpp import _internals, llama_chat_format
 
+from models.chat_template import ChatTemplate
 from models.errors import ModelFileInvalid
 from models.gguf_info import read_gguf_info
 from models.model_file import shown_path, shown_text, stat_model_file, unreadable_model_file
@@ -46,11 +47,13 @@ def check_gguf_file(path: Path) -> None:
         )
 
 
-def check_architecture(path: Path) -> None:
+def check_loadable(path: Path) -> None:
     """Raise ``ModelFileInvalid`` unless llama.cpp knows the architecture of
     *path*'s model (a model newer than Reverie's llama.cpp is the usual
-    case), found by loading its vocabulary alone: a header read says
-    nothing of it, and the weights are not needed (SmolLM2's: 0.13 s)."""
+    case) and a chat model's own chat template can format a conversation
+    (its load would refuse it: ``LlamaChatModel``), found by loading its
+    vocabulary alone: a header read says nothing of it, and the weights are
+    not needed (SmolLM2's: 0.13 s)."""
     info = read_gguf_info(path)
     llama_cpp.llama_log_set(_route_llama_log, ctypes.c_void_p(0))
     params = llama_cpp.llama_model_default_params()
@@ -69,7 +72,32 @@ def check_architecture(path: Path) -> None:
             "(or its description of it is damaged).",
             "Choose a model of another architecture, or update Reverie.",
         )
-    llama_cpp.llama_model_free(model)
+    try:
+        if not info.is_embedding and (template := chat_template(model, path.name)) is not None:
+            template.check()
+    finally:
+        llama_cpp.llama_model_free(model)
+
+
+def chat_template(model: Any, file_name: str) -> ChatTemplate | None:
+    """The chat template of llama.cpp's *model* (loaded from *file_name*),
+    or None if it has none."""
+    source = llama_cpp.llama_model_chat_template(model, None)
+    if not source:
+        return None
+    vocab = llama_cpp.llama_model_get_vocab(model)
+
+    def text(token: int) -> str:
+        if token == -1:  # the model has none
+            return ""
+        return str(llama_cpp.llama_vocab_get_text(vocab, token).decode(errors="replace"))
+
+    return ChatTemplate(
+        source.decode(errors="replace"),
+        file_name=file_name,
+        bos_token=text(llama_cpp.llama_vocab_bos(vocab)),
+        eos_token=text(llama_cpp.llama_vocab_eos(vocab)),
+    )
 
 
 _LOAD_ERROR = re.compile(r"error loading model: (.+)")

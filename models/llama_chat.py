@@ -31,7 +31,7 @@ from llama_cpp import llama_chat_format
 
 from models.chat_template import ChatTemplate
 from models.errors import ModelError, ModelFileInvalid
-from models.gguf_file import default_threads, open_llama
+from models.gguf_file import chat_template, default_threads, open_llama
 from models.gguf_info import read_gguf_info
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
 from models.llama_tokens import tokenize
@@ -423,15 +423,7 @@ def _common_prefix(cached: np.ndarray[Any, Any], tokens: list[int]) -> int:
 
 def _chat_template(llm: llama_cpp.Llama, path: Path) -> ChatTemplate | None:
     """The GGUF's own chat template, or None (ChatML) if it has none."""
-    template = llm.metadata.get("tokenizer.chat_template")
-    if not template:
+    template = chat_template(llm.model, path.name)
+    if template is None:
         log.warning("model has no chat template; using ChatML")
-        return None
-    model = llm._model
-    eos, bos = llm.token_eos(), llm.token_bos()
-    return ChatTemplate(
-        template,
-        file_name=path.name,
-        eos_token=model.token_get_text(eos) if eos != -1 else "",
-        bos_token=model.token_get_text(bos) if bos != -1 else "",
-    )
+    return template

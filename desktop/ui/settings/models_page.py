@@ -38,7 +38,7 @@ from desktop.ui.settings.role_editor import InvalidBackend, Probe, RoleEditor, r
 from desktop.ui.widgets.labels import named
 from models.broker import Role
 from models.errors import ModelError, ModelFileInvalid
-from models.gguf_file import check_architecture
+from models.gguf_file import check_loadable
 from models.memory_estimate import available_memory
 
 Save = Callable[[Settings], bool]
@@ -349,7 +349,7 @@ def _known_to_llama_cpp(option: ModelOption) -> ModelOption:
     and chosen and fail only when its role loads it."""
     try:
         if option.path is not None:  # an added file's always is
-            check_architecture(option.path)
+            check_loadable(option.path)
     except ModelFileInvalid as error:
         return replace(option, problem=str(error))
     return option
