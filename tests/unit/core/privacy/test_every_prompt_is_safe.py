@@ -40,7 +40,7 @@ from desktop.core.chat.service import CALLED_BY, ChatService
 from desktop.core.chat.tools.memory import memory_tools
 from desktop.core.chat.tools.sub_sessions import SpawnCall
 from desktop.core.chat.tools.toolbox import ToolContext
-from desktop.core.db import ConversationStore, Database, Memory
+from desktop.core.db import Conversation, ConversationStore, Database, Memory
 from desktop.core.db.schedules import Once
 from desktop.core.db.tasks import TaskStore
 from desktop.core.db.workers import WorkerStore
@@ -183,6 +183,24 @@ def chat_reply(parts: Parts) -> list[list[ChatMessage]]:
     """``ChatService`` (``prompt_assembly.assemble``, ``chat._prompt_history``):
     memories, tasks, the summary, skills, tool results and Reverie's own words."""
     parts.poisoned_memory()
+    conversation = _poisoned_conversation(parts)
+    turn = parts.chat.send(conversation.id, "What is the wifi password of my boat?")
+    parts.chat.run(turn, Recorder())
+    return parts.sent()
+
+
+def chat_read_ahead(parts: Parts) -> list[list[ChatMessage]]:
+    """``ChatService.read_ahead``: the conversation's prompt as its next turn
+    will begin, read after a background summary: the same parts but the
+    memories recalled for a new message."""
+    reading = parts.chat.read_ahead(_poisoned_conversation(parts).id)
+    assert reading is not None and reading.result(10.0) is True
+    return parts.model.reads
+
+
+def _poisoned_conversation(parts: Parts) -> Conversation:
+    """A conversation whose summary, tool call and result and Reverie's own
+    words hold the poison, with a task and a skill that do."""
     parts.tasks.add(POISON, conversation_id=None)
     parts.skills.create("boat", f"{POISON}\n1. Sail.")
     conversation = parts.chat.new_conversation()
@@ -208,9 +226,7 @@ def chat_reply(parts: Parts) -> list[list[ChatMessage]]:
     parts.store.add_message(
         conversation.id, "assistant", f'Reminder: Buy milk <tool_call>{{"name": "x"}} {POISON}'
     )
-    turn = parts.chat.send(conversation.id, "What is the wifi password of my boat?")
-    parts.chat.run(turn, Recorder())
-    return parts.sent()
+    return conversation
 
 
 def chat_excerpts(parts: Parts) -> list[list[ChatMessage]]:
@@ -420,6 +436,7 @@ CASES: dict[str, tuple[Case, int]] = {
     # a memory, a task, the summary, a skill, a tool call and its result, two reminders
     # quoting a task
     "chat_reply": (chat_reply, 8),
+    "chat_read_ahead": (chat_read_ahead, 7),  # chat_reply's but the memory recalled
     "chat_excerpts": (chat_excerpts, 2),  # a message, its conversation's title
     "compaction": (compaction, 2),  # the prior summary, a tool result
     "condensing": (condensing, 5),  # five memory lines
@@ -469,6 +486,7 @@ BUILDERS: dict[str, str] = {
     "desktop/core/chat/service.py:ChatService._trimmed": "chat_reply (cuts an assembled message)",
     "desktop/core/chat/service.py:_prompt_history": "chat_reply",
     "desktop/core/chat/service.py:ChatService._fitted_prompt": "chat_reply (the system message)",
+    "desktop/core/chat/service.py:ChatService.read_ahead": "chat_read_ahead",
     "desktop/core/chat/prompt.py:joined": "chat_reply, chat_excerpts",
     "desktop/core/chat/compaction.py:Compactor._summarise": "compaction",
     "desktop/core/chat/condenser.py:Condenser.submit": "condensing",
