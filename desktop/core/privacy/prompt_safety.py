@@ -57,7 +57,9 @@ PROMPT_MARKUP_NAMES = frozenset(
         # Chat templates' turn and role tags.
         "s sys system user assistant model human bot ai tool tools function functions "
         "function_call tool_calls start_of_turn end_of_turn think bos eos endoftext "
-        "im_start im_end context instructions sop eop"
+        "im_start im_end context instructions sop eop "
+        # Seed-OSS's (<seed:bos>, <seed:eos>, read up to the ":"), Baichuan 2's user and assistant.
+        "seed reserved_106 reserved_107"
     )
 )
 """Tag names that open or close a block or a turn in some prompt."""
@@ -84,6 +86,8 @@ _MARKUP = re.compile(
     rf"|(?P<bracket>\[\s*+/?\s*+(?:{_BRACKET_TOKENS})\s*+\])"
     # EXAONE's: [|system|], [|endofturn|].
     r"|(?P<exaone>\[\|[^\[\]|\n]{1,40}+\|\])"
+    # MiniMax's: ]~!b[ (the start), ]~b] (a turn's role), [e~[ (a turn's end).
+    r"|(?P<minimax>\]~!?b[\[\]]|\[e~\[)"
     # Reverie's own marker for its hidden instructions, and the chat's stop string.
     r"|(?P<event>\[\s*+system[\W_]*+event\s*+\]|(?-i:SYSTEM[\W_]*+EVENT))"
     # A tag, opening or closing, with stray spaces, a self-closing slash or
