@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.settings import MemorySettings
 from desktop.core.base.tokens import TokenCounter
-from desktop.core.db import ConversationStore, Database, Message
+from desktop.core.db import ConversationStore, Database, Message, open_database
 from desktop.core.memory.harvest import Harvester
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
@@ -74,6 +75,28 @@ def real_harvester(
         yield harvester_for(store, memories, broker, prompts, clock, context_length=2048), memories
     finally:
         broker.stop()
+
+
+class Harvesting(NamedTuple):
+    """A harvest's parts over a database of their own (``harvesting``)."""
+
+    database: Database
+    store: ConversationStore
+    memories: MemoryService
+    harvester: Harvester
+
+
+@contextmanager
+def harvesting(path: Path, broker: InferenceBroker, prompts: PromptLibrary) -> Iterator[Harvesting]:
+    """A harvester over a new database at *path*, with a context no
+    conversation of a test fills."""
+    with open_database(path) as database:
+        store = ConversationStore(database)
+        memories = MemoryService.over(database, broker, prompts)
+        harvester = Harvester(
+            store, memories, broker, prompts, TokenCounter(broker), context_length=100_000
+        )
+        yield Harvesting(database, store, memories, harvester)
 
 
 def harvest_answer(*facts: tuple[str, str, list[int]]) -> str:

@@ -25,7 +25,7 @@ from desktop.core.memory.harvest import Harvester, HarvestFailed, UnusableAnswer
 from desktop.core.memory.service import MemoryService
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
-from tests.harvesters import talk
+from tests.harvesters import harvesting, talk
 
 ODD = [
     "\\ud83d",  # a lone surrogate, as JSON may escape it
@@ -189,12 +189,8 @@ def test_odd_text_in_a_fact_is_kept_as_text_or_the_answer_refused(
         + ' tea.", "category": "other", "messages": [1]}]}'
     )
     model.default = raw
-    with open_database(tmp_path / "odd.sqlite3") as database:
-        store = ConversationStore(database)
-        memories = MemoryService.over(database, broker, prompts)
-        harvester = Harvester(
-            store, memories, broker, prompts, TokenCounter(broker), context_length=100_000
-        )
+    with harvesting(tmp_path / "odd.sqlite3", broker, prompts) as parts:
+        _, store, memories, harvester = parts
         conversation = store.create("c")
         talk(store, conversation.id, "I like tea a lot.")
         try:
@@ -223,12 +219,8 @@ def test_message_numbers_written_loosely_or_twice_make_the_answer_unusable(
 ) -> None:
     fact = {"fact": "The user's sister lives in Porto.", "category": "people"}
     model.default = json.dumps({"facts": [{**fact, "messages": messages}]})
-    with open_database(tmp_path / "loose.sqlite3") as database:
-        store = ConversationStore(database)
-        memories = MemoryService.over(database, broker, prompts)
-        harvester = Harvester(
-            store, memories, broker, prompts, TokenCounter(broker), context_length=100_000
-        )
+    with harvesting(tmp_path / "loose.sqlite3", broker, prompts) as parts:
+        database, store, memories, harvester = parts
         conversation = store.create("c")
         talk(store, conversation.id, "I like tea a lot.", "My sister lives in Porto.")
 

@@ -15,13 +15,10 @@ import pytest
 
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.base.text import readable
-from desktop.core.base.tokens import TokenCounter
-from desktop.core.db import ConversationStore, open_database
-from desktop.core.memory.harvest import Harvester, HarvestFailed
-from desktop.core.memory.service import MemoryService
+from desktop.core.memory.harvest import HarvestFailed
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
-from tests.harvesters import talk
+from tests.harvesters import harvesting, talk
 
 SEED = 3535
 FACT = {"fact": "The user's sister lives in Porto.", "category": "people", "messages": [3]}
@@ -60,12 +57,8 @@ def test_a_harvest_answer_of_a_new_shape_is_refused_or_kept_as_clean_text(
     tmp_path: Path,
 ) -> None:
     model.default = raw
-    with open_database(tmp_path / "shape.sqlite3") as database:
-        store = ConversationStore(database)
-        memories = MemoryService.over(database, broker, prompts)
-        harvester = Harvester(
-            store, memories, broker, prompts, TokenCounter(broker), context_length=100_000
-        )
+    with harvesting(tmp_path / "shape.sqlite3", broker, prompts) as parts:
+        database, store, memories, harvester = parts
         conversation = store.create("c")
         talk(store, conversation.id, "I like tea a lot.", "My sister lives in Porto.")
         try:
