@@ -759,10 +759,16 @@ _PIN_REACH = 30
 
 def _a_user_name(text: str, start: int, end: int) -> bool:
     """Is the value at *start*..*end* named a user, a handle or an address
-    ("log in as maya1980", "user maya1980 / X", "maya1980@...")?"""
+    ("log in as maya1980", "user maya1980 / X", "maya1980@...", the first
+    of a login's pair: "my login is yxcvb, X")?"""
     return (
         _USER_BEFORE.search(text, max(0, start - 30), start) is not None
         or _USER_AFTER.match(text, end) is not None
+        or (
+            text[start:end].isalpha()
+            and _LOGIN_BEFORE.search(text, max(0, start - 60), start) is not None
+            and _PAIR_AFTER.match(text, end) is not None
+        )
     )
 
 
@@ -772,6 +778,10 @@ _USER_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _USER_AFTER = re.compile(r"@|[ \t]*[/|][ \t]*\S")
+_LOGIN_BEFORE = re.compile(r"\blog-?in\b[^.!?\n]{0,40}?\b(?:is|was)\W{0,3}\Z", re.IGNORECASE)
+_PAIR_AFTER = re.compile(r",[ \t]*[^\s,]*?(?:\d|[^\w\s,.!?'])")
+"""A login said as a pair, a password with a digit or a sign after a comma:
+the first, in letters alone, is its user."""
 
 
 _ENDS = re.compile(r"[.!?](?=\s+[A-Z])|\n")
