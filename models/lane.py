@@ -313,14 +313,8 @@ class Lane:
     def _generate(self, job: Job, request: ChatRequest, key: str) -> None:
         model = self._model(job, key)
         background = job.priority == Priority.BACKGROUND
-
-        def should_stop() -> bool:
-            return job.cancel_requested or (
-                background and (self.user_waiting() or not self._background_allowed())
-            )
-
         parts: list[str] = []
-        for chunk in model.stream(request.messages, request.options, should_stop):
+        for chunk in model.stream(request.messages, request.options, self._stopper(job)):
             if not background:
                 job.emit(chunk)
             parts.append(chunk.text)
@@ -343,11 +337,16 @@ class Lane:
         if not callable(read):
             job.finish(result=False)
             return
+        job.finish(result=bool(read(request.messages, self._stopper(job))))
 
-        def should_stop() -> bool:
-            return job.cancel_requested or self.user_waiting() or not self._background_allowed()
-
-        job.finish(result=bool(read(request.messages, should_stop)))
+    def _stopper(self, job: Job) -> Callable[[], bool]:
+        """Whether *job* must stop now: cancelled, or background work a
+        waiting user job or a user mid-turn cuts."""
+        background = job.priority == Priority.BACKGROUND
+        return lambda: (
+            job.cancel_requested
+            or (background and (self.user_waiting() or not self._background_allowed()))
+        )
 
     def _close_models(self, keep: frozenset[str], forked: frozenset[str]) -> None:
         """Free the models whose keys are not in *keep*, and the forks of

@@ -252,10 +252,10 @@ class ChatService:
         self.condenser = Condenser(broker, prompts)
         self._owed_lock = threading.Lock()
         self._owed: set[int] = set()
-        self.reading: Job | None = None
-        """The prompt being read ahead (``read_ahead``): the next turn stops it."""
         """Conversations with more to summarise than a turn summarises
         before its reply: compacted in the background (``compact_idle``)."""
+        self.reading: Job | None = None
+        """The prompt being read ahead (``read_ahead``): the next turn stops it."""
         self._told: set[int] = set()
         """Of them, those whose turn said so (once)."""
         self._limits = ComponentLimits(
