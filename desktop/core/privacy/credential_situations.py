@@ -778,9 +778,14 @@ _USER_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _USER_AFTER = re.compile(r"@|[ \t]*[/|][ \t]*\S")
-_LOGIN_BEFORE = re.compile(r"\blog-?in\b[^.!?\n]{0,40}?\b(?:is|was)\W{0,3}\Z", re.IGNORECASE)
-_PAIR_AFTER = re.compile(r",[ \t]*[^\s,]*?(?:\d|[^\w\s,.!?'])")
-"""A login said as a pair, a password with a digit or a sign after a comma:
+_LOGIN_BEFORE = re.compile(
+    r"\blog-?in\b[^.!?\n]{0,40}?(?:\b(?:is|was)\b|:)\W{0,3}\Z", re.IGNORECASE
+)
+_PAIR_AFTER = re.compile(
+    r",[ \t]*[^\s,]*?(?:\d|[^\w\s,.!?'])|[ \t]+(?:password|passcode|pass|pwd?)\b", re.IGNORECASE
+)
+"""A login said as a pair, a password with a digit or a sign after a comma
+("login is yxcvb, aaa0") or named after it ("login: yxcvb password: X"):
 the first, in letters alone, is its user."""
 
 

@@ -161,6 +161,7 @@ def test_everyday_chat_of_round_35s_look_is_kept(text: str, after: tuple[str, ..
     [
         ("login is yxcvb, aaa0", "login is yxcvb, [redacted password]"),
         ("my login is qwert, s3cret!", "my login is qwert, [redacted password]"),
+        ("login: yxcvb password: aaa0", "login: yxcvb password: [redacted password]"),
         # Not a pair: the value is the login's password.
         ("my login is hunter2x, don't tell anyone.", "my login is [redacted password], don't"),
         ("login is qwert, and the wifi is x", "login is [redacted password], and"),
