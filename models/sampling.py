@@ -34,6 +34,10 @@ _MIN_P = 0.05
 # converter excludes them, as this rule does.
 _STRICT_CHAR_RULE = r'char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})'
 _CHAR_RULE = re.compile(r"^char ::= .*$", re.MULTILINE)
+# The converter writes a character past U+FFFF of a fixed text (an enum
+# value, a const) as JSON does, a UTF-16 pair of escapes; llama.cpp reads
+# each escape of a grammar's literal as a character of its own.
+_ESCAPED_PAIR = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.I)
 _TOKEN_DTYPE = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
 
 
@@ -57,7 +61,17 @@ def grammar_for_schema(schema: dict[str, Any]) -> str:
     """
     loose = _grammar_shaped(schema)
     grammar = LlamaGrammar.from_json_schema(json.dumps(loose))._grammar
-    return _CHAR_RULE.sub(lambda _: _STRICT_CHAR_RULE, str(grammar))
+    return _ESCAPED_PAIR.sub(
+        _joined_pair, _CHAR_RULE.sub(lambda _: _STRICT_CHAR_RULE, str(grammar))
+    )
+
+
+def _joined_pair(escaped: re.Match[str]) -> str:
+    """The character a UTF-16 pair of escapes stands for (a worker profile
+    named with an emoji: as two surrogates, bytes no text has, the model
+    could never name it)."""
+    high, low = int(escaped[2], 16), int(escaped[3], 16)
+    return escaped[1] + chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
 
 
 def _grammar_shaped(node: Any) -> Any:
