@@ -5,10 +5,12 @@ The chat template comes from the GGUF's own metadata and is rendered in a
 sandbox with bounds on work and size (``models.chat_template``), checked on
 a sample conversation when the model loads.  Consecutive prompts share
 their longest common token prefix with what is already in the KV cache, so
-only the new tail is read.  A prompt that goes on from the last one and the
-reply sampled after it takes that reply's tokens as sampled: a model
-sometimes samples a word in other tokens than its text is read back in
-(' "' then '#' for ' "#'), and the next turn read the reply again from there.
+only the new tail is read.  A prompt that goes on from the last one takes
+the reply sampled after it as sampled, as far as the prompt repeats its
+text: a model sometimes samples a word in other tokens than its text is
+read back in (' "' then '#' for ' "#'), and the next turn read the reply
+again from there (also when the reply was kept shorter than sampled: a
+character cut by its length, a secret taken out).
 Every text is tokenized by ``models.llama_tokens`` (in pieces no
 pre-tokenizer can overflow the stack on).
 """
@@ -57,19 +59,29 @@ class ContextOverflow(ModelError):
 
 @dataclass(frozen=True)
 class _Said:
-    """The last prompt's text and tokens, and the reply's as sampled (those
-    read into the KV cache after the prompt's), with their text."""
+    """The last prompt's text and tokens, and the reply's tokens as sampled
+    (those read into the KV cache after the prompt's) with each one's bytes."""
 
     prompt: str
     prompt_tokens: list[int]
-    reply: str
     reply_tokens: list[int]
+    reply_pieces: list[bytes]
 
-    def rest_of(self, prompt: str) -> str | None:
-        """What *prompt* adds to this prompt and its reply; None if it does
-        not go on from them."""
-        before = self.prompt + self.reply
-        return prompt[len(before) :] if self.reply and prompt.startswith(before) else None
+    def repeated(self, prompt: str) -> tuple[list[int], str] | None:
+        """The reply's tokens *prompt* repeats after this prompt (as many
+        as it repeats whole characters of), and the text after them; None
+        if it repeats none or does not go on from this prompt."""
+        if not prompt.startswith(self.prompt):
+            return None
+        after = prompt[len(self.prompt) :].encode()
+        at = whole = kept = 0
+        for count, piece in enumerate(self.reply_pieces, 1):
+            if not after.startswith(piece, at):
+                break
+            at += len(piece)
+            if at == len(after) or after[at] & 0xC0 != 0x80:  # not inside a character
+                whole, kept = at, count
+        return (self.reply_tokens[:kept], after[whole:].decode()) if kept else None
 
 
 class LlamaChatModel:
@@ -147,16 +159,20 @@ class LlamaChatModel:
         )
 
     def _going_on(self, prompt: str) -> list[int] | None:
-        """*prompt*'s tokens if it goes on from the last prompt and its
-        reply: theirs as they are in the cache, then the rest's.  Only a
-        rest that opens with a turn marker is tokenized apart: the whole
-        prompt's tokens split there too (SentencePiece adds a space before
-        a text that opens what it is given)."""
+        """*prompt*'s tokens if it goes on from the last prompt and repeats
+        some of its reply: theirs as they are in the cache, then the rest's.
+        The rest is tokenized apart only if its tokens read back as it, or
+        it opens with a turn marker (the whole prompt's tokens split there
+        too): SentencePiece adds a space before a text that opens what it
+        is given."""
         said, specials = self._said, self._special_pattern
-        rest = None if said is None else said.rest_of(prompt)
-        if said is None or rest is None or specials is None or not specials.match(rest):
+        if said is None or specials is None or (repeated := said.repeated(prompt)) is None:
             return None
-        return [*said.prompt_tokens, *said.reply_tokens, *self._prompt_tokens(rest, False)]
+        kept, rest = repeated
+        tokens = self._prompt_tokens(rest, False)
+        if not specials.match(rest) and self._llm.detokenize(tokens, special=True) != rest.encode():
+            return None
+        return [*said.prompt_tokens, *kept, *tokens]
 
     def _check_prompt(self) -> None:
         """``ModelFileInvalid`` unless a one-message conversation makes tokens
@@ -338,15 +354,9 @@ class LlamaChatModel:
         return tokenize(self._vocab, text, add_special=False, parse_special=False)
 
 
-def _said(llm: llama_cpp.Llama, prompt: str, tokens: list[int], sampled: list[int]) -> _Said | None:
-    """What the cache holds after *prompt* and its reply; None if the reply's
-    bytes are no whole text (a character cut by the end of the reply), which
-    no message holds as sampled."""
-    try:
-        reply = b"".join(llm.detokenize([token]) for token in sampled).decode()
-    except UnicodeDecodeError:
-        return None
-    return _Said(prompt, tokens, reply, list(sampled))
+def _said(llm: llama_cpp.Llama, prompt: str, tokens: list[int], sampled: list[int]) -> _Said:
+    """What the cache holds after *prompt* and its reply."""
+    return _Said(prompt, tokens, list(sampled), [llm.detokenize([token]) for token in sampled])
 
 
 def _refuse_embedding_model(path: Path) -> None:

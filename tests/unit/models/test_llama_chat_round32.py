@@ -71,14 +71,16 @@ def test_a_reply_kept_otherwise_than_sampled_is_read_from_its_text(
     fresh_smollm2: Callable[[], LlamaChatModel],
 ) -> None:
     """A reply not kept as the model wrote it (a secret taken out, a stop
-    cutting it) is read as its text says: its sampled tokens would say
-    something else."""
+    cutting it) is read as its text says from where it differs: its sampled
+    tokens would say something else.  Before that, they are the cache's."""
     model = fresh_smollm2()
-    reply, _ = _replied(model)
+    reply, cached = _replied(model)
     kept = reply.replace("qzxvjjkw", "[password]")
     again = [*ASKED, ChatMessage("assistant", kept), ChatMessage("user", "Again.")]
+    before = len(model.prompt_tokens(ASKED)) + 7  # '{ "word": "', as sampled
 
     list(model.stream(again, ONE))
 
-    tokens = model.prompt_tokens(again)
-    assert list(model._llm.input_ids[: len(tokens)]) == tokens
+    assert model.last_prompt_reuse == before < cached
+    read = model._llm.detokenize(list(model._llm.input_ids[: model._llm.n_tokens]), special=True)
+    assert read.startswith(model._llm.detokenize(model.prompt_tokens(again), special=True))
