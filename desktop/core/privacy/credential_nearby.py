@@ -809,6 +809,8 @@ def _after(
             after_marker = True
             continue
         if ready and _lower(core) in _QUALIFIERS:
+            if _SENTENCE_END.search(trail):
+                return  # "my pin is new. room 2114": the sentence said all it had
             continue
         stop = _run_end(text, start, chunk.end()) if linked else chunk.end()
         value = _value(text, start, stop) if ready else None
@@ -979,6 +981,8 @@ def _passphrase(text: str, start: int) -> tuple[int, int] | None:
     glue = _LINKS | _JOINS | _FOLLOWS | _ARTICLES | _LENGTH_WORDS | _SPEAKING
     if not ends or any(w in glue for w in words) or names_an_amount(text, match.end()):
         return None
+    if words[-2] in _DENYING:
+        return None  # "blue whale not 2019": the value, and the one it is not
     end = match.end()
     # Plain words after the one with a digit, up to the end of the line: "tree house 42 blue".
     if (tail := _PASSPHRASE_TAIL.match(text, end)) and glue.isdisjoint(
@@ -1010,6 +1014,8 @@ _SPACED_WORDS = re.compile(
 )
 
 
+_DENYING = _words("not instead anymore rather")
+"""A correction's words before the value it denies: "blue whale not 2019"."""
 _SPEAKING = _words("i i'd i'm i've i'll you we they he she guess think maybe probably")
 """Words of someone talking, which no passphrase holds: "I'd guess 8192"."""
 _PASSPHRASE_TAIL = re.compile(r"(?:[ \t]+[^\W\d_][\w'-]{0,40}){1,3}(?=[.,;!?]*[ \t]*(?:\n|\Z))")

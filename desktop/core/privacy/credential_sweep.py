@@ -375,6 +375,8 @@ def _taken(text: str, words: _Words, start: int, stop: int, word: tuple[int, int
     if previous and previous[-1] in _NETWORKS and credential_nearby.its_password_next(text, stop):
         return False  # "hotspot: Pixel_7; key = X": the network's name, then its key
     ends_clause = _CLAUSE_ENDS.match(text, stop) is not None
+    if value.isdigit() and word is not None and _numbered_apart(text, start, word):
+        return False  # "my password expired. call me back: 07700900123": a phone's
     if value.replace(" ", "").isdigit() and (
         (before and not linked)
         or not ends_clause
@@ -460,6 +462,14 @@ def _close_before(text: str, stop: int, word: int) -> bool:
     password rules?", not "btw kenji keeps asking me for the password")?"""
     between = text[stop:word]
     return not _BETWEEN.search(between) and len(between.split()) <= _PASSPHRASE_BEFORE
+
+
+def _numbered_apart(text: str, start: int, word: tuple[int, int]) -> bool:
+    """Does the number at *start* stand in a sentence after its credential
+    word's that says what the number is ("my pin is new. room 2114", "my
+    password expired. call me back: 07700900123"), a stop of any case between?"""
+    said = max(text.rfind(stop, word[1], start) for stop in ".!?\n") + 1
+    return said > word[1] and _NUMBERED.search(text, said, start) is not None
 
 
 def _linked(previous: list[str]) -> bool:
