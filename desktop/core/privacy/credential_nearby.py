@@ -80,6 +80,8 @@ _NAMES = str.split(
     bimilbeonho bimilbunho bibeon katasandi
     loyniorð loyniorðið پټنوم borînpeyv borînpeyva وشەی_نهێنی کلمه_عبور کلمه‌عبور
     kalmar_sirrina kalmar_sirrinka kalmar_wucewa lambar_sirri okwuntughe erayga_sirta
+    ereyga_sirta ereygayga_sirta eraygayga_sirta parolym parolyňyz tenimiafina tenimiafiko
+    tenimiafinao
     furaha_sirta neno_la_siri teny_miafina ger-tremen
     facal-faire fhacal-faire kupuhipa ijambo_ry'ibanga phasewete pasiwedhi salasõna salasõnad
     പാസ്‌വേഡ് ಪಾಸ್‌ವರ್ಡ್ ପାସୱାର୍ଡ פּאַראָל פאראל açar_sözi açar_sözüm
@@ -920,7 +922,10 @@ THANKS_WORDS = str.split(
     "ευχαριστώ ευχαριστω efharisto תודה toda ขอบคุณ khob_khun díky diky děkuji dekuji "
     "kiitos kiitti "
     # Round 25's: Hungarian and Russian as chats write them.
-    "köszi kösz köszönöm koszi kosz koszonom спс пасиб спасибки"
+    "köszi kösz köszönöm koszi kosz koszonom спс пасиб спасибки "
+    # Round 35's sign-offs: a laugh, "anyway" (a kiss, "x", is a letter
+    # too: its readers take it only at a line's end).
+    "haha hahaha hehe lmao anyway anyways"
 )
 """Words of thanks a chat message ends with after a value, in its languages."""
 

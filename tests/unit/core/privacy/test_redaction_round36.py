@@ -11,7 +11,10 @@ from __future__ import annotations
 import pytest
 
 from desktop.core.privacy.redaction import redact
+from tests import secret_families_round35
+from tests.bench.secret_families import missed
 from tests.redacted import assert_gone, assert_kept
+from tests.secret_families import Trial
 
 
 @pytest.mark.parametrize(
@@ -58,4 +61,33 @@ def test_a_number_a_later_sentence_names_stays(text: str) -> None:
     ],
 )
 def test_a_value_a_later_sentence_gives_goes(text: str, values: tuple[str, ...]) -> None:
+    assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "trial",
+    [
+        trial
+        for family in ("relay", "language")
+        for trial in secret_families_round35.trials(family, 3, seed=11)
+        if trial.half == "out"
+    ],
+    ids=lambda trial: trial.family,
+)
+def test_a_secret_of_round_35s_held_out_half_is_taken_out(trial: Trial) -> None:
+    assert missed(trial) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("pass this on to the cleaner: the key safe is 0455 haha", ("0455",)),
+        ("the key safe is 25604 x", ("25604",)),
+        ("the safe combination is 15 35 25 haha", ("15 35 25",)),
+        ("meniň parolym Falken77? x", ("Falken77",)),
+    ],
+)
+def test_a_value_before_a_sign_off_is_taken_out(text: str, values: tuple[str, ...]) -> None:
+    """A laugh, "anyway" or a kiss ("x") after a lock's code ends it as a
+    thanks does."""
     assert_gone(text, *values)
