@@ -1112,15 +1112,21 @@ def _before(
 
 def _joined_before(text: str, chunks: list[re.Match[str]]) -> Iterator[tuple[int, int]]:
     """Values joined to the one after *chunks* by "or", "and" or a comma:
-    "try X or Y as the password"."""
-    while len(chunks) >= 2 and _lower(chunks[-1].group()) in _JOINS:
-        value = _value(text, *chunks[-2].span())
+    "try X or Y as the password", "X, Y and Z are my passwords"."""
+    while chunks:
+        # A comma glued to a value before it joins as "and" does ("In 2024,"
+        # is a year, "Hi Bob," a name).
+        joined = 2 if len(chunks) >= 2 and _lower(chunks[-1].group()) in _JOINS else 0
+        joined = joined or (1 if _COMMA_JOINED.fullmatch(chunks[-1].group()) else 0)
+        value = _value(text, *chunks[-joined].span()) if joined else None
         if value is None:
             return
         yield value
-        chunks = chunks[:-2]
+        chunks = chunks[:-joined]
 
 
+_COMMA_JOINED = re.compile(rf"(?:{_MIXED.pattern}|{_SIGNED_WORDS.pattern}|{_PIN_DIGITS.pattern}),")
+"""A value with a comma after it, in a list: "X, Y and Z are my passwords"."""
 _IN_PLACEHOLDER = re.compile(r"(?:\$\{|\{\{\s*|%|@keychain:|@env:)[A-Za-z0-9_]*\Z")
 """Just before a word inside a placeholder: ``${DB_PASSWORD}``,
 ``@keychain:AC_PASSWORD``."""
@@ -1196,7 +1202,10 @@ def _chunks(
 
 
 def _ends_clause(text: str, end: int) -> bool:
-    """Does the clause end after the credential word at *end*?"""
+    """Does the clause end after the credential word at *end* (words that
+    only sign off may follow: "... are my backup codes ty")?"""
+    if _SIGNING_OFF.match(text, end):
+        return True
     for chunk in _chunks(text, end, limit=1):
         glued_cjk = _CJK_CHAR.match(chunk.group()) is not None  # "暗証番号です"
         if (chunk.start() > end or glued_cjk) and chunk.group() != "\n":

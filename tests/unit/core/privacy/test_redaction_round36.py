@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from desktop.core.privacy.redaction import redact
-from tests import secret_families_round35
+from tests import secret_families_round35, secret_families_round36
 from tests.bench.secret_families import missed
 from tests.redacted import assert_gone, assert_kept
 from tests.secret_families import Trial
@@ -91,3 +91,52 @@ def test_a_value_before_a_sign_off_is_taken_out(text: str, values: tuple[str, ..
     """A laugh, "anyway" or a kiss ("x") after a lock's code ends it as a
     thanks does."""
     assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("Kettle42, hunter2 and Rosebud77 are my passwords", ("Kettle42", "hunter2", "Rosebud77")),
+        ("03284692, 96474403 and 30932265 are the recovery codes", ("03284692",)),
+        ("27854005, 44939456 and 11252352: those are my backup codes ty", ("27854005", "11252352")),
+        ("Otter!899, velvet-tractor-7 are the passwords", ("Otter!899", "velvet-tractor-7")),
+    ],
+)
+def test_every_value_of_a_list_before_its_credential_word_goes(
+    text: str, values: tuple[str, ...]
+) -> None:
+    """The first of "X, Y and Z are my passwords" went unread: only a value
+    joined by "and" or "or" was taken, not one a comma joins."""
+    assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "trial",
+    [
+        trial
+        for family in ("namedafter", "language")
+        for trial in secret_families_round36.trials(family, 3, seed=5)
+        if trial.half == "in"
+    ],
+    ids=lambda trial: trial.family,
+)
+def test_a_secret_of_the_round_36_families_is_taken_out(trial: Trial) -> None:
+    assert missed(trial) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "after"),
+    [
+        *(
+            (text, after)
+            for family in secret_families_round36.NEGATIVES
+            for _, text, after in secret_families_round36.negatives(family)
+        ),
+        ("Hi Bob, I forgot my password", ()),
+        ("12, 14 and 16 are my lucky numbers", ()),
+        ("the door code changes monthly haha", ()),
+        ("the screen is 1920 x 1080", ()),
+    ],
+)
+def test_everyday_chat_of_round_36s_look_is_kept(text: str, after: tuple[str, ...]) -> None:
+    assert_kept(text, after=after)
