@@ -185,7 +185,7 @@ _LINKS = _words(
     ir yw ialah ni është eshte คือ است being isn't wasn't shi
     hi hu einai ine khue yaitu
     არის ce ngu ná ass se 係 គឺ ແມ່ນ က
-    er dia waa bụ eo ko ke ne
+    er dia waa bụ eo ko ke ne estas estis
     """
 )
 """Words that link a credential word and its value ("is", "ist", "c'est", "は")."""

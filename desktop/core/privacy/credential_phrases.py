@@ -445,19 +445,20 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         # "credentials for the vpn: bob X", "creds are bob X": a user and a
-        # password after a sign or a verb, a space between (round 35).
+        # password after a sign or a verb, a space or a comma between (round 35).
         (
             rf"\b{_LOGIN}(?:\s+(?:details|info))?{_PLACE}{_VERB}\s*{_NOT_ABOUT_LOGGING_IN}"
-            rf"{_USER}+[ \t]+{_LOOKS_LIKE}",
+            rf"{_USER}+,?[ \t]+{_LOOKS_LIKE}",
             _SIGNED,
         ),
         # "I'll send you the vpn login" ending a line (or a message, read
-        # with the next), then "bob X" (round 25).
+        # with the next), then "bob X" (round 25); "You wanted the Netflix
+        # login earlier?" then "bob and X" (round 35).
         # A year is no password: "ana 2024 was the last time I used it" (round 26);
         # a server's reply code is no user: "AUTH LOGIN\n334 VXNlcm5hbWU6" (round 30).
         (
-            rf"\b{_LOGIN}[ \t]*:?[ \t]*\n[ \t]*(?!\d{{3}}[ \t-]){_USER}+[ \t]+(?!(?:19|20)\d\d\b)"
-            rf"{_LOOKS_LIKE}",
+            rf"\b{_LOGIN}(?:[ \t]+[^\W\d_]+){{0,3}}[ \t]*[:?]?[ \t]*\n[ \t]*(?!\d{{3}}[ \t-])"
+            rf"{_USER}+(?:,|[ \t]+and)?[ \t]+(?!(?:19|20)\d\d\b){_LOOKS_LIKE}",
             _SIGNED,
         ),
         # "user: bob" on a line, the password alone on the next (round 23).

@@ -133,9 +133,16 @@ def password_shaped(value: str) -> bool:
         return True
     if known_words.random_characters(bare) or known_words.random_letters(bare):
         return True  # generated: "7xlNLqu9878j", "EBaRLBUhibPR"
+    if _LETTERS_FOR_SIGNS.fullmatch(bare) and sum(c in _SIGNS for c in bare) >= 2:
+        return True  # "b@n@n@", "s@ffron*walrus", "Pastel#de#nata"
     signed = any(c in _SIGNS for c in value.lstrip(_SIGNS))
     lower = any(c.islower() for c in value)
     return signed and lower and any(c.isdigit() for c in value)
+
+
+_LETTERS_FOR_SIGNS = re.compile(r"[^\W\d_]+(?:[!@#$%^&*?~]+[^\W\d_]+)+")
+"""Letters with signs inside and no digit: a password typed in leet, or
+words joined by signs, which no language writes."""
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -418,11 +425,15 @@ _IN_ITS_SENTENCE = re.compile(
     r"(?:'s|\u2019s|\s+is|\s+are))|\b(?:ssid|wi-?fi|wify|wiif|wifii|wfii|wlan|hotspot|network|router"
     r"|(?:get(?:s|ting)?|got)\s+(?:in|into|on)|(?:log|sign)(?:s|ged|ging|ed)?\s*(?:in|into|on)"
     r"|login|unlock\w*|access\w*|vpn|note\s+to\s+self|don'?t\s+forget|remember\s+(?:this|that)"
-    r"|write\s+(?:this|it)\s+down|for\s+the\s+record)\b",
+    r"|write\s+(?:this|it)\s+down|for\s+the\s+record"
+    r"|(?:my|his|her|their|your|our)\s+(?:e-?mail|username|user\s+name)\s+(?:and|\+|&)\s"
+    r"|(?:the\s+answer\s+to\s+)?what\s+you\s+asked(?:\s+(?:for|me|about))?(?:\s+(?:before|earlier))?:)",
     re.IGNORECASE,
 )
 """What says its sentence's value is the one used everywhere, a network's,
-one to get in with or one to keep."""
+one to get in with, one to keep, one said with its user ("it's his email
+and X") or the one the companion asked for ("the answer to what you asked
+before: X", round 35)."""
 _TROUBLE = re.compile(
     r"\b(?:shared|household|joint|(?:we|both)\s+use|accept\w*|reject\w*|reuse|too\s+(?:weak|short|simple|easy|obvious)|strong\s+enough"
     r"|data\s+breach|locked\s+out|meets?\s+the\s+rules|won'?t\s+(?:take|let\s+me)|typed|trying"

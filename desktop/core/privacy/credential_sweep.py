@@ -75,7 +75,7 @@ import re
 from collections.abc import Iterator
 
 from desktop.core.base.text_fold import folded
-from desktop.core.privacy import credential_nearby, known_words
+from desktop.core.privacy import credential_nearby, credential_situations, known_words
 
 _REACH = 400
 """How far from the credential word a value is taken, in characters (each
@@ -265,7 +265,8 @@ def _closing_value(text: str, words: _Words, end: int) -> tuple[int, int] | None
         said = max(text.rfind(stop, 0, closing.start()) for stop in ".!?\n") + 1
         numbered = text[closing.start()] == ":" and _NUMBERED.search(text, said, closing.start())
         return None if _YEAR.fullmatch(value) or numbered else closing.span("value")
-    if len(value) >= 4 and words.shaped(*closing.span("value")):
+    shaped = words.shaped(*closing.span("value")) or credential_situations.password_shaped(value)
+    if len(value) >= 4 and shaped:  # "b@n@n@!": letters with signs, no digit (round 35)
         return closing.span("value")
     return None
 

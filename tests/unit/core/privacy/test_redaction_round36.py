@@ -68,7 +68,7 @@ def test_a_value_a_later_sentence_gives_goes(text: str, values: tuple[str, ...])
     "trial",
     [
         trial
-        for family in ("relay", "language")
+        for family in ("relay", "reply", "credwords", "between", "language")
         for trial in secret_families_round35.trials(family, 3, seed=11)
         if trial.half == "out"
     ],
@@ -140,3 +140,31 @@ def test_a_secret_of_the_round_36_families_is_taken_out(trial: Trial) -> None:
 )
 def test_everyday_chat_of_round_36s_look_is_kept(text: str, after: tuple[str, ...]) -> None:
     assert_kept(text, after=after)
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "after"),
+    [
+        ("lucia and lumiere_9 thx", ("lumiere_9",), ("You wanted the Netflix login earlier?",)),
+        ("ana, Pastel#de#nata x", ("Pastel#de#nata",), ("Your login for the portal?",)),
+        ("login details for the school app: ana, chuva_forte7", ("chuva_forte7",), ()),
+        (
+            "the answer to what you asked before: Hafen#Kiel4, that's the laptop one",
+            ("Hafen#Kiel4",),
+            (),
+        ),
+        ("it's his email and Pastel#de#nata, so we can watch", ("Pastel#de#nata",), ()),
+        (
+            "Here's my email password. Please never share it, even if someone asks. b@n@n@!",
+            ("b@n@n@",),
+            (),
+        ),
+    ],
+)
+def test_round_35s_held_out_replies_are_taken_out(
+    text: str, values: tuple[str, ...], after: tuple[str, ...]
+) -> None:
+    """A login asked for and answered "user and X" or "user, X", the answer
+    to what the companion asked, a value said with its user's e-mail, and
+    a value of letters and signs closing the message that named it."""
+    assert_gone(text, *values, after=after)
