@@ -564,7 +564,10 @@ def _listed(text: str, match: re.Match[str]) -> list[tuple[int, int]] | None:
     heading = _HEADING_BEFORE.fullmatch(before) and _HEADING_AFTER.fullmatch(after)
     plural = _lower(match.group()).endswith("s")
     if heading and (plural or "#" in before):
-        return list(_list_values(text, _lines_from(text, line_end + 1)))
+        listed = list(_list_values(text, _lines_from(text, line_end + 1)))
+        if listed or plural:
+            return listed
+        return None  # "### Wifi\n`X`": one value under it, read as the word's
     if plural and _SUM_BEFORE.search(before) and after.lstrip().startswith(")"):
         lines = _lines_before(text, line_start)
         opening = line_start + before.rindex("(")
@@ -756,6 +759,9 @@ def _after(
             headed = (
                 _HEADING.fullmatch(text, text.rfind("\n", 0, end) + 1, chunk.start()) is not None
             )
+            # A heading links a weak word to a value alone under it: "### Wifi\n`X`".
+            alone = _ALONE_ON_ITS_LINE.match(text, chunk.end()) is not None
+            ready = linked = ready or (headed and alone)
             continue
         word = _lower(chunk.group())
         if found:
@@ -868,6 +874,7 @@ _OTHER_SUBJECTS = _words("name names ssid username")
 """Words a linking word after them links to a value of their own: "the wifi's
 name is Casa_Sol", "the door and the name is X" (round 29)."""
 _HEADING = re.compile(r"[^\w\n]*[\w-]+[^\w\n?]*")
+_ALONE_ON_ITS_LINE = re.compile(r"[ \t]*\S+[ \t]*(?:\n|\Z)")
 """A line of one word in markup, a heading: "[Wifi]", "## Router:"."""
 _CORRECTIONS = _words("wait actually sorry oops correction mean meant scratch no nope typo")
 """Words that take back the value said before: "X — no wait, it is Y"."""

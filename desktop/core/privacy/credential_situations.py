@@ -236,6 +236,9 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
             yield from _alike_codes(text, cue.end())
     for cue in text_scan.matches(_NAMED_AFTER, text):
         yield from _value_before(text, cue.start())
+    for said in text_scan.matches(_SAID_TWICE, text):
+        if password_shaped(said["value"]) or _SIGNED.fullmatch(said["value"]):
+            yield said.span("value")
 
 
 _ME = r"(?:(?:you|me|us|him|her|them|one|people|everyone)\s+)?"
@@ -608,6 +611,14 @@ _NAMED_AFTER = re.compile(
     re.IGNORECASE,
 )
 """A value named a moment later: "X. that's what I set as the twitch password"."""
+_SAID_TWICE = re.compile(
+    r"(?<![^\s(\"'`])(?P<value>[^\s,;:()\"'`]{4,40}?)[.,;:!?)\"'`]*\s+"
+    r"(?:that(?:'s|\u2019s|\s+is)|I\s+repeat|again|yes)[:,]?\s+(?P=value)(?![^\s.,;:!?)\"'`])",
+    re.IGNORECASE,
+)
+"""A value said again to confirm it: "it's X, that's X with a capital"."""
+_SIGNED = re.compile(r"(?=\S*[^\W\d_])(?=\S*[#!@$%&*+?])\S{6,}")
+"""Letters and a sign, no digit needed: "tundr@*walrus"."""
 
 
 def _a_value(value: str, *, pins: bool, joined: bool = False, loose: bool = False) -> bool:

@@ -114,7 +114,7 @@ def test_every_value_of_a_list_before_its_credential_word_goes(
     "trial",
     [
         trial
-        for family in ("namedafter", "language")
+        for family in secret_families_round36.FAMILIES
         for trial in secret_families_round36.trials(family, 3, seed=5)
         if trial.half == "in"
     ],
@@ -168,3 +168,43 @@ def test_round_35s_held_out_replies_are_taken_out(
     to what the companion asked, a value said with its user's e-mail, and
     a value of letters and signs closing the message that named it."""
     assert_gone(text, *values, after=after)
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("### Wifi\n`Cobalt?428`", ("Cobalt?428",)),
+        ("## Wifi:\nnutmeg-velvet-75", ("nutmeg-velvet-75",)),
+        ("the router one is `s@ffron*walrus` if you need it", ("s@ffron*walrus",)),
+        ("it's tundr@*walrus, that's tundr@*walrus with a capital", ("tundr@*walrus",)),
+        ("it's Pretzel%966, that's Pretzel%966 with a capital.", ("Pretzel%966",)),
+        ("mia pasvorto estas OxbJvKsgeZcQ", ("OxbJvKsgeZcQ",)),
+        ("ereygayga sirta ah waa cob@lt#paprika", ("cob@lt#paprika",)),
+    ],
+)
+def test_round_36s_families_are_taken_out_as_said(text: str, values: tuple[str, ...]) -> None:
+    """A value alone under a markdown heading, letters with signs for
+    letters ("b@n@n@"), a value said twice to confirm it."""
+    assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "### Wifi\nThe router is upstairs",
+        "## Wifi\nupstairs",
+        "### Token\nv2",
+        "## Network\n192.168.1.1",
+        "flight BA2490, I repeat BA2490",
+        "what?? yes what??",
+        "the colours are black+white+grey",
+        "x+y=z, that's x+y=z",
+        "AT&T, that's AT&T",
+        "what you asked for: 3 apples and 2 pears",
+        "the answer to what you asked earlier: 14:30 on Tuesday",
+        "my email and phone number are on the card",
+        "I could not log in yesterday\nbob and alice came at 9",
+    ],
+)
+def test_chat_of_round_36s_fixes_look_is_kept(text: str) -> None:
+    assert_kept(text)
