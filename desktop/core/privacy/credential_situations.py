@@ -65,8 +65,9 @@ from desktop.core.privacy.credential_nearby import (
 _SIGNS = "!@#$%^&*?+=~"
 _TOKEN = re.compile(
     # A keypad's sign may wrap a quoted code: "opens with *'4821'#".
-    r"(?:[*#](?=[\"'`\u201c\u2018]))?[\"'`\u201c\u2018\u301d(]*(?P<value>[^\s,;:/=&\"'`\u201c\u201d\u2018\u2019\u301d\u301e\u301f"
-    r"()<>\u2014\u2013]+)"
+    # A "&" inside a value is its own ("Velvet&744"); one before "name=" starts a query's field.
+    r"(?:[*#](?=[\"'`\u201c\u2018]))?[\"'`\u201c\u2018\u301d(]*(?P<value>(?:[^\s,;:/=&\"'`\u201c\u201d\u2018\u2019\u301d\u301e\u301f"
+    r"()<>\u2014\u2013]|&(?![\w-]+=|amp;))+)"
 )
 _TRAILING = ".,;:?!)\"'\u201d\u2019"
 _NAME_YEAR = re.compile(rf"(?:[A-Z]?[a-z]{{2,}}|[a-z]{{3,}})[{re.escape(_SIGNS)}.]?\d{{2,4}}")
