@@ -1085,6 +1085,10 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
 
 
 _CSV_CELLS = re.compile(r"\w+(?:,\w+)+")
+_WHEN = re.compile(
+    r"\b(?:in|since|until|till|by|after|before|during|from|around|circa|on|at)[ \t]+\Z", re.I
+)
+"""A word before a value that makes it a time or a place ("In 2024, ...")."""
 
 
 def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
@@ -1154,6 +1158,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "$env:DB_PASSWORD = 'X' and password ...": a label, not a value
     if group == "before" and _CSV_CELLS.fullmatch(value):
         return None  # "name,url,username,password": a heading's cells
+    if group == "before" and _WHEN.search(match.string, max(0, start - 12), start):
+        return None  # "In 2024, I changed my password": when, not what
     if group == "value" and _ASSIGNED.match(match.string, stop):
         return None  # "PASSWORD: Final = 'X'": a type, the value comes after "="
     if not value or (group != "quoted" and describes(value)):

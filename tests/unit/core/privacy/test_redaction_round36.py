@@ -211,3 +211,28 @@ def test_round_36s_families_are_taken_out_as_said(text: str, values: tuple[str, 
 )
 def test_chat_of_round_36s_fixes_look_is_kept(text: str) -> None:
     assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In 2024, I changed my password",
+        "Since 2019, my pin has been the same",
+        "By 2030, passwords are gone",
+    ],
+)
+def test_a_time_before_a_credential_word_stays(text: str) -> None:
+    """A year after "in", "since" or "by" says when, not which value: "In
+    2024, I changed my password" lost "2024" (a round 36 negative found it)."""
+    assert_kept(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("Kettle42, my password", ("Kettle42",)),
+        ("I use Rosebud77, the password for wifi", ("Rosebud77",)),
+    ],
+)
+def test_a_value_before_its_credential_word_still_goes(text: str, values: tuple[str, ...]) -> None:
+    assert_gone(text, *values)
