@@ -42,6 +42,9 @@ output, PPPoE, Java app servers, virtual machines, CI masks, hashing
 calls in seed data, databases' admin commands) and of round 35's (a
 secret inside a story, told to pass on, dictated, in a reply to the
 companion, seed phrases and backup codes typed in a chat, look-alikes)
+and of round 36's (markdown, quoted e-mails, screenshots' and voicemails'
+text, commands asked about, misspelt words, emoji, a value named after
+it, said twice or spelt out, eight languages more)
 stay in what Reverie stores, family by family and half by half, how many
 everyday sentences of the same look it changes, and how much CPU a 200 KB
 paste of both takes to redact.
@@ -80,6 +83,7 @@ from tests import (
     secret_families_round33,
     secret_families_round34,
     secret_families_round35,
+    secret_families_round36,
 )
 from tests.secret_families import Trial
 
@@ -102,6 +106,7 @@ _ROUNDS = (
     ("round 33", secret_families_round33),
     ("round 34", secret_families_round34),
     ("round 35", secret_families_round35),
+    ("round 36", secret_families_round36),
 )
 
 

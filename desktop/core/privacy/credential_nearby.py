@@ -80,6 +80,8 @@ _NAMES = str.split(
     bimilbeonho bimilbunho bibeon katasandi
     loyniorð loyniorðið پټنوم borînpeyv borînpeyva وشەی_نهێنی کلمه_عبور کلمه‌عبور
     kalmar_sirrina kalmar_sirrinka kalmar_wucewa lambar_sirri okwuntughe erayga_sirta
+    ereyga_sirta ereygayga_sirta eraygayga_sirta parolym parolyňyz tenimiafina tenimiafiko
+    tenimiafinao
     furaha_sirta neno_la_siri teny_miafina ger-tremen
     facal-faire fhacal-faire kupuhipa ijambo_ry'ibanga phasewete pasiwedhi salasõna salasõnad
     പാസ്‌വേഡ് ಪಾಸ್‌ವರ್ಡ್ ପାସୱାର୍ଡ פּאַראָל פאראל açar_sözi açar_sözüm
@@ -183,7 +185,7 @@ _LINKS = _words(
     ir yw ialah ni është eshte คือ است being isn't wasn't shi
     hi hu einai ine khue yaitu
     არის ce ngu ná ass se 係 គឺ ແມ່ນ က
-    er dia waa bụ eo ko ke ne
+    er dia waa bụ eo ko ke ne estas estis
     """
 )
 """Words that link a credential word and its value ("is", "ist", "c'est", "は")."""
@@ -562,7 +564,10 @@ def _listed(text: str, match: re.Match[str]) -> list[tuple[int, int]] | None:
     heading = _HEADING_BEFORE.fullmatch(before) and _HEADING_AFTER.fullmatch(after)
     plural = _lower(match.group()).endswith("s")
     if heading and (plural or "#" in before):
-        return list(_list_values(text, _lines_from(text, line_end + 1)))
+        listed = list(_list_values(text, _lines_from(text, line_end + 1)))
+        if listed or plural:
+            return listed
+        return None  # "### Wifi\n`X`": one value under it, read as the word's
     if plural and _SUM_BEFORE.search(before) and after.lstrip().startswith(")"):
         lines = _lines_before(text, line_start)
         opening = line_start + before.rindex("(")
@@ -754,6 +759,9 @@ def _after(
             headed = (
                 _HEADING.fullmatch(text, text.rfind("\n", 0, end) + 1, chunk.start()) is not None
             )
+            # A heading links a weak word to a value alone under it: "### Wifi\n`X`".
+            alone = _ALONE_ON_ITS_LINE.match(text, chunk.end()) is not None
+            ready = linked = ready or (headed and alone)
             continue
         word = _lower(chunk.group())
         if found:
@@ -809,6 +817,8 @@ def _after(
             after_marker = True
             continue
         if ready and _lower(core) in _QUALIFIERS:
+            if _SENTENCE_END.search(trail):
+                return  # "my pin is new. room 2114": the sentence said all it had
             continue
         stop = _run_end(text, start, chunk.end()) if linked else chunk.end()
         value = _value(text, start, stop) if ready else None
@@ -864,6 +874,7 @@ _OTHER_SUBJECTS = _words("name names ssid username")
 """Words a linking word after them links to a value of their own: "the wifi's
 name is Casa_Sol", "the door and the name is X" (round 29)."""
 _HEADING = re.compile(r"[^\w\n]*[\w-]+[^\w\n?]*")
+_ALONE_ON_ITS_LINE = re.compile(r"[ \t]*\S+[ \t]*(?:\n|\Z)")
 """A line of one word in markup, a heading: "[Wifi]", "## Router:"."""
 _CORRECTIONS = _words("wait actually sorry oops correction mean meant scratch no nope typo")
 """Words that take back the value said before: "X — no wait, it is Y"."""
@@ -918,7 +929,10 @@ THANKS_WORDS = str.split(
     "ευχαριστώ ευχαριστω efharisto תודה toda ขอบคุณ khob_khun díky diky děkuji dekuji "
     "kiitos kiitti "
     # Round 25's: Hungarian and Russian as chats write them.
-    "köszi kösz köszönöm koszi kosz koszonom спс пасиб спасибки"
+    "köszi kösz köszönöm koszi kosz koszonom спс пасиб спасибки "
+    # Round 35's sign-offs: a laugh, "anyway" (a kiss, "x", is a letter
+    # too: its readers take it only at a line's end).
+    "haha hahaha hehe lmao anyway anyways"
 )
 """Words of thanks a chat message ends with after a value, in its languages."""
 
@@ -979,6 +993,8 @@ def _passphrase(text: str, start: int) -> tuple[int, int] | None:
     glue = _LINKS | _JOINS | _FOLLOWS | _ARTICLES | _LENGTH_WORDS | _SPEAKING
     if not ends or any(w in glue for w in words) or names_an_amount(text, match.end()):
         return None
+    if words[-2] in _DENYING:
+        return None  # "blue whale not 2019": the value, and the one it is not
     end = match.end()
     # Plain words after the one with a digit, up to the end of the line: "tree house 42 blue".
     if (tail := _PASSPHRASE_TAIL.match(text, end)) and glue.isdisjoint(
@@ -1010,6 +1026,8 @@ _SPACED_WORDS = re.compile(
 )
 
 
+_DENYING = _words("not instead anymore rather")
+"""A correction's words before the value it denies: "blue whale not 2019"."""
 _SPEAKING = _words("i i'd i'm i've i'll you we they he she guess think maybe probably")
 """Words of someone talking, which no passphrase holds: "I'd guess 8192"."""
 _PASSPHRASE_TAIL = re.compile(r"(?:[ \t]+[^\W\d_][\w'-]{0,40}){1,3}(?=[.,;!?]*[ \t]*(?:\n|\Z))")
@@ -1101,15 +1119,21 @@ def _before(
 
 def _joined_before(text: str, chunks: list[re.Match[str]]) -> Iterator[tuple[int, int]]:
     """Values joined to the one after *chunks* by "or", "and" or a comma:
-    "try X or Y as the password"."""
-    while len(chunks) >= 2 and _lower(chunks[-1].group()) in _JOINS:
-        value = _value(text, *chunks[-2].span())
+    "try X or Y as the password", "X, Y and Z are my passwords"."""
+    while chunks:
+        # A comma glued to a value before it joins as "and" does ("In 2024,"
+        # is a year, "Hi Bob," a name).
+        joined = 2 if len(chunks) >= 2 and _lower(chunks[-1].group()) in _JOINS else 0
+        joined = joined or (1 if _COMMA_JOINED.fullmatch(chunks[-1].group()) else 0)
+        value = _value(text, *chunks[-joined].span()) if joined else None
         if value is None:
             return
         yield value
-        chunks = chunks[:-2]
+        chunks = chunks[:-joined]
 
 
+_COMMA_JOINED = re.compile(rf"(?:{_MIXED.pattern}|{_SIGNED_WORDS.pattern}|{_PIN_DIGITS.pattern}),")
+"""A value with a comma after it, in a list: "X, Y and Z are my passwords"."""
 _IN_PLACEHOLDER = re.compile(r"(?:\$\{|\{\{\s*|%|@keychain:|@env:)[A-Za-z0-9_]*\Z")
 """Just before a word inside a placeholder: ``${DB_PASSWORD}``,
 ``@keychain:AC_PASSWORD``."""
@@ -1185,7 +1209,10 @@ def _chunks(
 
 
 def _ends_clause(text: str, end: int) -> bool:
-    """Does the clause end after the credential word at *end*?"""
+    """Does the clause end after the credential word at *end* (words that
+    only sign off may follow: "... are my backup codes ty")?"""
+    if _SIGNING_OFF.match(text, end):
+        return True
     for chunk in _chunks(text, end, limit=1):
         glued_cjk = _CJK_CHAR.match(chunk.group()) is not None  # "暗証番号です"
         if (chunk.start() > end or glued_cjk) and chunk.group() != "\n":

@@ -445,19 +445,20 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             _SIGNED,
         ),
         # "credentials for the vpn: bob X", "creds are bob X": a user and a
-        # password after a sign or a verb, a space between (round 35).
+        # password after a sign or a verb, a space or a comma between (round 35).
         (
             rf"\b{_LOGIN}(?:\s+(?:details|info))?{_PLACE}{_VERB}\s*{_NOT_ABOUT_LOGGING_IN}"
-            rf"{_USER}+[ \t]+{_LOOKS_LIKE}",
+            rf"{_USER}+,?[ \t]+{_LOOKS_LIKE}",
             _SIGNED,
         ),
         # "I'll send you the vpn login" ending a line (or a message, read
-        # with the next), then "bob X" (round 25).
+        # with the next), then "bob X" (round 25); "You wanted the Netflix
+        # login earlier?" then "bob and X" (round 35).
         # A year is no password: "ana 2024 was the last time I used it" (round 26);
         # a server's reply code is no user: "AUTH LOGIN\n334 VXNlcm5hbWU6" (round 30).
         (
-            rf"\b{_LOGIN}[ \t]*:?[ \t]*\n[ \t]*(?!\d{{3}}[ \t-]){_USER}+[ \t]+(?!(?:19|20)\d\d\b)"
-            rf"{_LOOKS_LIKE}",
+            rf"\b{_LOGIN}(?:[ \t]+[^\W\d_]+){{0,3}}[ \t]*[:?]?[ \t]*\n[ \t]*(?!\d{{3}}[ \t-])"
+            rf"{_USER}+(?:,|[ \t]+and)?[ \t]+(?!(?:19|20)\d\d\b){_LOOKS_LIKE}",
             _SIGNED,
         ),
         # "user: bob" on a line, the password alone on the next (round 23).
@@ -1084,6 +1085,10 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
 
 
 _CSV_CELLS = re.compile(r"\w+(?:,\w+)+")
+_WHEN = re.compile(
+    r"\b(?:in|since|until|till|by|after|before|during|from|around|circa|on|at)[ \t]+\Z", re.I
+)
+"""A word before a value that makes it a time or a place ("In 2024, ...")."""
 
 
 def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
@@ -1153,6 +1158,8 @@ def _secret_of(match: re.Match[str], needs: str) -> tuple[int, int] | None:
         return None  # "$env:DB_PASSWORD = 'X' and password ...": a label, not a value
     if group == "before" and _CSV_CELLS.fullmatch(value):
         return None  # "name,url,username,password": a heading's cells
+    if group == "before" and _WHEN.search(match.string, max(0, start - 12), start):
+        return None  # "In 2024, I changed my password": when, not what
     if group == "value" and _ASSIGNED.match(match.string, stop):
         return None  # "PASSWORD: Final = 'X'": a type, the value comes after "="
     if not value or (group != "quoted" and describes(value)):

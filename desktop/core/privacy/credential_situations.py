@@ -65,8 +65,9 @@ from desktop.core.privacy.credential_nearby import (
 _SIGNS = "!@#$%^&*?+=~"
 _TOKEN = re.compile(
     # A keypad's sign may wrap a quoted code: "opens with *'4821'#".
-    r"(?:[*#](?=[\"'`\u201c\u2018]))?[\"'`\u201c\u2018\u301d(]*(?P<value>[^\s,;:/=&\"'`\u201c\u201d\u2018\u2019\u301d\u301e\u301f"
-    r"()<>\u2014\u2013]+)"
+    # A "&" inside a value is its own ("Velvet&744"); one before "name=" starts a query's field.
+    r"(?:[*#](?=[\"'`\u201c\u2018]))?[\"'`\u201c\u2018\u301d(]*(?P<value>(?:[^\s,;:/=&\"'`\u201c\u201d\u2018\u2019\u301d\u301e\u301f"
+    r"()<>\u2014\u2013]|&(?![\w-]+=|amp;))+)"
 )
 _TRAILING = ".,;:?!)\"'\u201d\u2019"
 _NAME_YEAR = re.compile(rf"(?:[A-Z]?[a-z]{{2,}}|[a-z]{{3,}})[{re.escape(_SIGNS)}.]?\d{{2,4}}")
@@ -133,9 +134,16 @@ def password_shaped(value: str) -> bool:
         return True
     if known_words.random_characters(bare) or known_words.random_letters(bare):
         return True  # generated: "7xlNLqu9878j", "EBaRLBUhibPR"
+    if _LETTERS_FOR_SIGNS.fullmatch(bare) and sum(c in _SIGNS for c in bare) >= 2:
+        return True  # "b@n@n@", "s@ffron*walrus", "Pastel#de#nata"
     signed = any(c in _SIGNS for c in value.lstrip(_SIGNS))
     lower = any(c.islower() for c in value)
     return signed and lower and any(c.isdigit() for c in value)
+
+
+_LETTERS_FOR_SIGNS = re.compile(r"[^\W\d_]+(?:[!@#$%^&*?~]+[^\W\d_]+)+")
+"""Letters with signs inside and no digit: a password typed in leet, or
+words joined by signs, which no language writes."""
 
 
 def secret_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -229,6 +237,9 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
             yield from _alike_codes(text, cue.end())
     for cue in text_scan.matches(_NAMED_AFTER, text):
         yield from _value_before(text, cue.start())
+    for said in text_scan.matches(_SAID_TWICE, text):
+        if password_shaped(said["value"]) or _SIGNED.fullmatch(said["value"]):
+            yield said.span("value")
 
 
 _ME = r"(?:(?:you|me|us|him|her|them|one|people|everyone)\s+)?"
@@ -418,11 +429,15 @@ _IN_ITS_SENTENCE = re.compile(
     r"(?:'s|\u2019s|\s+is|\s+are))|\b(?:ssid|wi-?fi|wify|wiif|wifii|wfii|wlan|hotspot|network|router"
     r"|(?:get(?:s|ting)?|got)\s+(?:in|into|on)|(?:log|sign)(?:s|ged|ging|ed)?\s*(?:in|into|on)"
     r"|login|unlock\w*|access\w*|vpn|note\s+to\s+self|don'?t\s+forget|remember\s+(?:this|that)"
-    r"|write\s+(?:this|it)\s+down|for\s+the\s+record)\b",
+    r"|write\s+(?:this|it)\s+down|for\s+the\s+record"
+    r"|(?:my|his|her|their|your|our)\s+(?:e-?mail|username|user\s+name)\s+(?:and|\+|&)\s"
+    r"|(?:the\s+answer\s+to\s+)?what\s+you\s+asked(?:\s+(?:for|me|about))?(?:\s+(?:before|earlier))?:)",
     re.IGNORECASE,
 )
 """What says its sentence's value is the one used everywhere, a network's,
-one to get in with or one to keep."""
+one to get in with, one to keep, one said with its user ("it's his email
+and X") or the one the companion asked for ("the answer to what you asked
+before: X", round 35)."""
 _TROUBLE = re.compile(
     r"\b(?:shared|household|joint|(?:we|both)\s+use|accept\w*|reject\w*|reuse|too\s+(?:weak|short|simple|easy|obvious)|strong\s+enough"
     r"|data\s+breach|locked\s+out|meets?\s+the\s+rules|won'?t\s+(?:take|let\s+me)|typed|trying"
@@ -597,6 +612,14 @@ _NAMED_AFTER = re.compile(
     re.IGNORECASE,
 )
 """A value named a moment later: "X. that's what I set as the twitch password"."""
+_SAID_TWICE = re.compile(
+    r"(?<![^\s(\"'`])(?P<value>[^\s,;:()\"'`]{4,40}?)[.,;:!?)\"'`]*\s+"
+    r"(?:that(?:'s|\u2019s|\s+is)|I\s+repeat|again|yes)[:,]?\s+(?P=value)(?![^\s.,;:!?)\"'`])",
+    re.IGNORECASE,
+)
+"""A value said again to confirm it: "it's X, that's X with a capital"."""
+_SIGNED = re.compile(r"(?=\S*[^\W\d_])(?=\S*[#!@$%&*+?])\S{6,}")
+"""Letters and a sign, no digit needed: "tundr@*walrus"."""
 
 
 def _a_value(value: str, *, pins: bool, joined: bool = False, loose: bool = False) -> bool:

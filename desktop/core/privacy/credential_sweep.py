@@ -75,7 +75,7 @@ import re
 from collections.abc import Iterator
 
 from desktop.core.base.text_fold import folded
-from desktop.core.privacy import credential_nearby, known_words
+from desktop.core.privacy import credential_nearby, credential_situations, known_words
 
 _REACH = 400
 """How far from the credential word a value is taken, in characters (each
@@ -265,7 +265,8 @@ def _closing_value(text: str, words: _Words, end: int) -> tuple[int, int] | None
         said = max(text.rfind(stop, 0, closing.start()) for stop in ".!?\n") + 1
         numbered = text[closing.start()] == ":" and _NUMBERED.search(text, said, closing.start())
         return None if _YEAR.fullmatch(value) or numbered else closing.span("value")
-    if len(value) >= 4 and words.shaped(*closing.span("value")):
+    shaped = words.shaped(*closing.span("value")) or credential_situations.password_shaped(value)
+    if len(value) >= 4 and shaped:  # "b@n@n@!": letters with signs, no digit (round 35)
         return closing.span("value")
     return None
 
@@ -375,6 +376,8 @@ def _taken(text: str, words: _Words, start: int, stop: int, word: tuple[int, int
     if previous and previous[-1] in _NETWORKS and credential_nearby.its_password_next(text, stop):
         return False  # "hotspot: Pixel_7; key = X": the network's name, then its key
     ends_clause = _CLAUSE_ENDS.match(text, stop) is not None
+    if value.isdigit() and word is not None and _numbered_apart(text, start, word):
+        return False  # "my password expired. call me back: 07700900123": a phone's
     if value.replace(" ", "").isdigit() and (
         (before and not linked)
         or not ends_clause
@@ -460,6 +463,14 @@ def _close_before(text: str, stop: int, word: int) -> bool:
     password rules?", not "btw kenji keeps asking me for the password")?"""
     between = text[stop:word]
     return not _BETWEEN.search(between) and len(between.split()) <= _PASSPHRASE_BEFORE
+
+
+def _numbered_apart(text: str, start: int, word: tuple[int, int]) -> bool:
+    """Does the number at *start* stand in a sentence after its credential
+    word's that says what the number is ("my pin is new. room 2114", "my
+    password expired. call me back: 07700900123"), a stop of any case between?"""
+    said = max(text.rfind(stop, word[1], start) for stop in ".!?\n") + 1
+    return said > word[1] and _NUMBERED.search(text, said, start) is not None
 
 
 def _linked(previous: list[str]) -> bool:

@@ -50,7 +50,7 @@ _VALUE = (
     r"(?P<value>\d{1,2}(?P<sep>[-/ .])\d{1,2}(?:(?P=sep)\d{1,2}){1,3}|\d{3}[- ]\d{3}|\d{3,8})"
     r"(?![\w/.,:-]?\d)(?![\w%\u20ac$\u00a3]|['\u2019]\w)[\"'`\u2019\u201d]?[#*]?"
     r"(?=[ \t]*(?:$|[\n.,;!?()\u2014\u2013-]|(?:for|then|after|before|and|but|so|on|at|or|if"
-    r"|when|btw|keys?|I|to|just|und|en|och)\b|(?:" + THANKS + r")(?!\w)|:\)))"
+    r"|when|btw|keys?|I|to|just|und|en|och)\b|(?:" + THANKS + r")(?!\w)|:\)|x+[ \t]*$))"
 )
 _SIGN = (
     r"(?:\s+(?:is|was|ist|\u00e4r|er|heeft|hat|has|takes|uses|needs|wants|to|=|use|set\s+to"
