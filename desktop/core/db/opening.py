@@ -23,6 +23,7 @@ from desktop.core.db.errors import (
     MigrationFailed,
     unreachable,
 )
+from desktop.core.db.free_pages import free_list_damage, free_list_note
 from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal, side_file
 from desktop.core.db.wal_frames import (
     damaged_where_written_back,
@@ -72,7 +73,8 @@ def open_database(
     one this user cannot write (now, not at the first message saved), and
     so is a write-ahead log beside it that is not its own (see ``side_files``).
     A log damaged in the middle is kept aside and said in ``opening_notes``
-    (``wal_frames``): SQLite drops what was committed after the damage.
+    (``wal_frames``): SQLite drops what was committed after the damage; so
+    is a damaged list of free pages (``free_pages``), on which writes fail.
     """
     try:
         return _opened(path, drivers, migrations)
@@ -107,6 +109,8 @@ def _opened(
     try:
         _migrated(database, migrations)
         probe_write(database)
+        if damage := free_list_damage(database):  # the file opens; its writes would fail
+            database.opening_notes.append(free_list_note(database, damage))
     except BaseException:
         database.close()
         raise
