@@ -26,6 +26,7 @@ from desktop.core.db.errors import (
 from desktop.core.db.free_pages import free_list_damage, free_list_note
 from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal, side_file
 from desktop.core.db.wal_frames import (
+    carry_unwritten,
     damaged_where_written_back,
     keep_damaged,
     lost_commits,
@@ -100,6 +101,8 @@ def _opened(
     lost, written_back = lost_commits(wal), damaged_where_written_back(wal)
     gone = missing_frames(wal)
     kept = _set_aside(wal) if written_back else None
+    if kept is not None:  # the file alone may be no state it was ever in
+        lost = _carried(kept, wal)
     # Before the read-write open: that one replays a WAL into the file.
     refuse_stray_wal(path, lambda view: connect(path, driver, view=view), migrations)
     notes = [lost_commits_note(wal, lost, kept or keep_damaged(wal))] if lost else []
@@ -132,6 +135,23 @@ def _migrated(database: Database, migrations: Sequence[_migrations.Migration]) -
         if damage := quick_check(database):
             raise Damaged(database.path, "; ".join(damage)) from error
         raise
+
+
+def _carried(kept: Path, wal: Path) -> int:
+    """The frames of *kept* no checkpoint wrote back, carried to a new log
+    at *wal* (``carry_unwritten``); how many commits could not be.  A log
+    that cannot be written leaves everything as it was."""
+    try:
+        return carry_unwritten(kept, wal)
+    except OSError as error:
+        wal.unlink(missing_ok=True)
+        kept.rename(wal)
+        raise DatabaseUnavailable(
+            f"The write-ahead log {wal} beside Reverie's database is damaged where its "
+            f"changes were already written into the database, and the changes not yet "
+            f"written could not be saved to a new log ({explain(error)}).",
+            "Nothing was changed. Free some disk space and start Reverie again.",
+        ) from error
 
 
 def _set_aside(wal: Path) -> Path:
