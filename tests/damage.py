@@ -89,6 +89,23 @@ def damage_the_free_list(path: Path, seed: int) -> None:
         file.write(chance.randbytes(4))
 
 
+def with_frames_left(path: Path) -> None:
+    """A conversation added to the database at *path* as it is (neither
+    migrated nor checked), and the file and its WAL left as a kill before
+    the checkpoint leaves them: the conversation in the WAL alone."""
+    with open_copy(path, select_driver(DEFAULT_CANDIDATES)) as database:
+        database.set_pragma("wal_autocheckpoint", 0)
+        with database.transaction() as tx:
+            tx.execute(
+                "INSERT INTO conversations (title, created_at, updated_at)"
+                " VALUES ('After the damage', 1, 1)"
+            )
+        left = {suffix: Path(f"{path}{suffix}").read_bytes() for suffix in ("", "-wal")}
+    for suffix, data in left.items():
+        Path(f"{path}{suffix}").write_bytes(data)
+    Path(f"{path}-shm").unlink(missing_ok=True)
+
+
 def garble_the_schema(path: Path) -> None:
     """Overwrite the b-tree header of page 1, the schema's: SQLite cannot
     open the file at all."""
