@@ -61,7 +61,7 @@ from desktop.core.db.memory_rows import (
     content_hash,
 )
 from desktop.core.db.migrations import MIGRATIONS, Migration, latest_version, migrate
-from desktop.core.db.opening import open_copy, open_database
+from desktop.core.db.opening import open_as_it_is, open_copy, open_database
 from desktop.core.db.writable import SQLITE_HEADER
 
 __all__ = [
@@ -118,6 +118,7 @@ __all__ = [
     "is_damage",
     "latest_version",
     "migrate",
+    "open_as_it_is",
     "open_copy",
     "open_database",
     "quick_check",

@@ -24,7 +24,12 @@ from desktop.core.db.errors import (
     unreachable,
 )
 from desktop.core.db.free_pages import free_list_damage, free_list_note
-from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal, side_file
+from desktop.core.db.side_files import (
+    has_frames,
+    refuse_odd_side_files,
+    refuse_stray_wal,
+    side_file,
+)
 from desktop.core.db.wal_frames import (
     carry_unwritten,
     damaged_where_written_back,
@@ -85,6 +90,42 @@ def open_database(
             f"The database {path} is locked by another program, so it could not be opened.",
             error.hint,
         ) from error
+
+
+def open_as_it_is(
+    path: Path,
+    *,
+    drivers: Sequence[DriverCandidate] = DEFAULT_CANDIDATES,
+    migrations: Sequence[_migrations.Migration] = _migrations.MIGRATIONS,
+) -> Database:
+    """The database at *path* to be read alone, as the file holds it: no
+    log, no lock, nothing written (``immutable=1``), for what only reads it
+    (an export) when it cannot be opened to write, on a full disk: SQLite
+    cannot even make the log's index.  ``DatabaseUnavailable`` unless it is
+    Reverie's at the latest schema and no log beside it holds changes the
+    file lacks (a clean close leaves none); nothing else may write it
+    meanwhile."""
+    refuse_odd_side_files(path)
+    if has_frames(side_file(path, "-wal"), path):
+        raise DatabaseUnavailable(
+            f"The database {path} has changes in its write-ahead log, which only an "
+            "open that can write reads.",
+            "Free some disk space and try again.",
+        )
+    database = connect(path, select_driver(drivers), view="immutable=1", create=False)
+    database.reader_view = "immutable=1"
+    try:
+        _migrations.check_openable(database, migrations)
+        if {m.version for m in migrations} - _migrations.applied_versions(database):
+            raise DatabaseUnavailable(
+                f"The database {path} is of an older Reverie; only an open that can write "
+                "brings it up to date.",
+                "Free some disk space and try again.",
+            )
+    except BaseException:
+        database.close()
+        raise
+    return database
 
 
 def _opened(

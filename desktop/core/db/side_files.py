@@ -119,7 +119,7 @@ def refuse_stray_wal(
     *path* would not leave a sound Reverie database: ``stray_wal`` if the
     database is one without it, else the database's own error."""
     wal = side_file(path, "-wal")
-    if not _has_frames(wal, path):
+    if not has_frames(wal, path):
         return
     if _size(path) == 0:
         # Making a database WAL writes its first page first: an empty file
@@ -208,7 +208,7 @@ def _refuse_damage(database: Database) -> None:
         raise Damaged(database.path, "; ".join(damage))
 
 
-def _has_frames(wal: Path, database: Path) -> bool:
+def has_frames(wal: Path, database: Path) -> bool:
     """Whether *wal* is a WAL SQLite would read frames from (a missing,
     empty or headerless one it ignores)."""
     try:
