@@ -16,7 +16,9 @@ keeps everything in them, so the way out loses nothing.
 
 from __future__ import annotations
 
-from desktop.core.db.connection import Database
+import re
+
+from desktop.core.db.connection import Database, connect
 from desktop.core.db.errors import QueryFailed
 
 _FIRST_TRUNK, _COUNT = 32, 36  # in the header (page 1)
@@ -55,6 +57,27 @@ def free_list_damage(database: Database) -> str | None:
     if counted != expected:
         return f"it holds {counted} pages where the file's header counts {expected}"
     return None
+
+
+_FINDINGS = 100
+_IN_THE_LIST = re.compile(r"Freelist: ")
+_CUT_OFF = re.compile(r"Page \d+: never used$")  # pages a damaged list no longer names
+
+
+def only_the_free_list(database: Database) -> bool:
+    """Whether SQLite's quick check of *database* (on a connection of its
+    own) finds damage in its list of free pages and nowhere else: then a
+    rebuild (``VACUUM``) keeps everything, and going back to a copy would
+    lose what was said since it was taken."""
+    with connect(database.path, database._driver, view="mode=ro", create=False) as checker:
+        rows = checker.fetch_all(f"PRAGMA quick_check({_FINDINGS})")
+    lines = [line for row in rows for line in str(row[0]).splitlines()]
+    lines = [line for line in lines if line != "ok" and not line.startswith("*** ")]
+    return (
+        len(rows) < _FINDINGS  # all of them read
+        and any(_IN_THE_LIST.match(line) for line in lines)
+        and all(_IN_THE_LIST.match(line) or _CUT_OFF.match(line) for line in lines)
+    )
 
 
 def free_list_note(database: Database, damage: str) -> str:

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from desktop.core.db import ConversationStore, integrity_check, open_database
-from tests.damage import damage_the_free_list, filled, with_free_pages
+from desktop.core.dreaming.snapshots import damage_report
+from tests.damage import (
+    damage_the_free_list,
+    filled,
+    garble_an_index,
+    home_with_a_copy,
+    with_free_pages,
+)
 
 SEEDS = (3636, 3637, 3638, 3639)
 
@@ -53,3 +60,30 @@ def test_a_sound_list_of_free_pages_says_nothing(tmp_path: Path) -> None:
     with open_database(path) as database:
         assert database.pragma("freelist_count") > 0
         assert database.opening_notes == []
+
+
+def test_the_check_names_the_rebuild_not_a_copy_for_damage_in_the_list_alone(
+    tmp_path: Path,
+) -> None:
+    # The check on a worker (and reverie --check) had named the newest copy
+    # to go back to, losing what was said since it was taken.
+    paths, copy = home_with_a_copy(tmp_path)
+    damage_the_free_list(paths.database_file, SEEDS[1])
+
+    with open_database(paths.database_file) as database:
+        said = damage_report(database, paths.snapshots_dir)
+
+    assert said is not None and "only in the list of free pages" in said
+    assert f'sqlite3 "{paths.database_file}" "VACUUM"' in said
+    assert str(copy) not in said
+
+
+def test_damage_elsewhere_still_names_the_copy(tmp_path: Path) -> None:
+    paths, copy = home_with_a_copy(tmp_path)
+    garble_an_index(paths.database_file)  # VACUUM reads the index, and fails
+
+    with open_database(paths.database_file) as database:
+        said = damage_report(database, paths.snapshots_dir)
+
+    assert said is not None and f"The newest sound copy is {copy}" in said
+    assert "VACUUM" not in said
