@@ -12,12 +12,20 @@ frame itself, which it missed when that frame ended a transaction."""
 
 from __future__ import annotations
 
+import errno
+import os
 import random
 from pathlib import Path
 
 import pytest
 
-from desktop.core.db import ConversationStore, integrity_check, open_database
+from desktop.core.db import (
+    ConversationStore,
+    DatabaseUnavailable,
+    integrity_check,
+    open_database,
+    opening,
+)
 from desktop.core.db.wal_frames import _index
 from tests.unit.core.db.test_wal_frames import TITLES, _frames, _left_by_a_kill
 
@@ -72,3 +80,25 @@ def test_damage_where_a_partial_checkpoint_did_not_reach_counts_what_it_lost(
     said = "1 change saved" if lost == 1 else f"{lost} changes saved"
     assert f"{said} after the damaged part could not be read back" in note
     assert damage == []
+
+
+def test_a_new_log_that_cannot_be_written_leaves_everything_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _damaged(tmp_path, SEEDS[0], where_written_back=True)
+    wal = Path(f"{path}-wal")
+    written = wal.read_bytes()
+
+    def full(kept: Path, wal: Path) -> int:
+        wal.write_bytes(b"\0" * 100)  # what a full disk lets through
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(wal))
+
+    monkeypatch.setattr(opening, "carry_unwritten", full)
+    with pytest.raises(DatabaseUnavailable, match="could not be saved to a new log") as caught:
+        open_database(path)
+
+    assert "Free some disk space" in str(caught.value.hint)
+    assert wal.read_bytes() == written  # the log back where it was, whole
+    assert list(tmp_path.glob("reverie.sqlite3-wal.damaged-*")) == []
+    monkeypatch.undo()
+    assert _opened(path)[0]  # space back: it opens
