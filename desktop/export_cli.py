@@ -16,7 +16,7 @@ from typing import TextIO
 from desktop.cli_args import path_of
 from desktop.core.base.errors import EnvironmentProblem
 from desktop.core.base.paths import AppPaths
-from desktop.core.db import open_database
+from desktop.core.db import Database, DiskFull, open_as_it_is, open_database
 from desktop.core.transfer.archive import SUFFIX, ArchiveExists, check_target, export_archive
 from desktop.core.transfer.imports import exported_text
 
@@ -52,7 +52,7 @@ def run(
         print(f"Reverie: {problem}", file=err)
         return 1
     try:
-        database = open_database(paths.database_file)
+        database = _opened(paths.database_file)
         try:
             summary = export_archive(database, paths, target, overwrite=args.force)
         finally:
@@ -65,3 +65,16 @@ def run(
         return 130
     print(exported_text(summary), file=out)
     return 0
+
+
+def _opened(path: Path) -> Database:
+    """The database at *path*; on a full disk, where it cannot be opened to
+    write (SQLite cannot make its log's index), as the file holds it: an
+    export only reads, and may be what frees the space (to another disk)."""
+    try:
+        return open_database(path)
+    except DiskFull as full:
+        try:
+            return open_as_it_is(path)
+        except EnvironmentProblem:
+            raise full from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
 from desktop.app import build_core
@@ -56,6 +57,53 @@ def unmatch_an_index(path: Path) -> None:
                 page[cell + 5] = 2  # the message's id; the row id after it stays
         file.seek((root - 1) * page_size)
         file.write(page)
+
+
+def with_free_pages(path: Path) -> None:
+    """A conversation of long messages added to the database at *path* and
+    deleted, so the file has a list of free pages (all of it in the file)."""
+    with open_database(path) as database:
+        store = ConversationStore(database)
+        conversation = store.create("Long")
+        for n in range(40):
+            store.add_message(conversation.id, "user", f"{n} " + "pine needles " * 300)
+        with database.transaction() as tx:
+            tx.execute("DELETE FROM conversations WHERE id = ?", (conversation.id,))
+        assert database.truncate_wal()
+
+
+def damage_the_free_list(path: Path, seed: int) -> None:
+    """``with_free_pages``, then four random bytes written at the head of
+    its first trunk page (the next trunk, the count of pages it names), as
+    a bad sector might: every table still reads."""
+    with_free_pages(path)
+    with path.open("r+b") as file:
+        header = file.read(100)
+        page_size, trunk = (
+            int.from_bytes(header[16:18], "big"),
+            int.from_bytes(header[32:36], "big"),
+        )
+        assert trunk  # the deletion freed pages
+        chance = random.Random(seed)
+        file.seek((trunk - 1) * page_size + chance.randrange(8))
+        file.write(chance.randbytes(4))
+
+
+def with_frames_left(path: Path) -> None:
+    """A conversation added to the database at *path* as it is (neither
+    migrated nor checked), and the file and its WAL left as a kill before
+    the checkpoint leaves them: the conversation in the WAL alone."""
+    with open_copy(path, select_driver(DEFAULT_CANDIDATES)) as database:
+        database.set_pragma("wal_autocheckpoint", 0)
+        with database.transaction() as tx:
+            tx.execute(
+                "INSERT INTO conversations (title, created_at, updated_at)"
+                " VALUES ('After the damage', 1, 1)"
+            )
+        left = {suffix: Path(f"{path}{suffix}").read_bytes() for suffix in ("", "-wal")}
+    for suffix, data in left.items():
+        Path(f"{path}{suffix}").write_bytes(data)
+    Path(f"{path}-shm").unlink(missing_ok=True)
 
 
 def garble_the_schema(path: Path) -> None:

@@ -120,18 +120,50 @@ def read_raw(path: Path) -> RawSettings | None:
     text, encoding = _decoded(data)
     if not text.strip():
         raise Unreadable("it is empty")
+    reading = _Reading()
     try:
-        raw = json.loads(text, object_pairs_hook=_Written, parse_int=_whole_number)
+        raw = _json(text)
     except ValueError as error:
         if _spoiled(text):  # the stray byte is where no value is: between them
             raise Unreadable(f"it is not {_named(encoding)} text") from error
-        raise Unreadable(f"it is not JSON: {_first_line(error)}") from error
+        raw = _without_last_commas(text, reading, error)
     except RecursionError as error:  # json recurses once per [ or {
         raise Unreadable("it nests too deeply to be settings") from error
     if not isinstance(raw, dict):
         raise Unreadable(f"it holds {_json_kind(raw)}, not a JSON object")
-    reading = _Reading()
     return RawSettings(reading.usable(raw, ""), tuple(reading.notes), reading.keep_aside)
+
+
+def _json(text: str) -> Any:
+    return json.loads(text, object_pairs_hook=_Written, parse_int=_whole_number)
+
+
+def _without_last_commas(text: str, reading: _Reading, error: ValueError) -> Any:
+    """*text* read without each comma after the last entry of an object or
+    a list (a slip of hand editing, which JSON refuses), a note on each;
+    ``Unreadable`` naming *error* if it is not JSON without them either.
+    A save writes the file without them: nothing in it is lost."""
+    kept, lines, quoted, escaped = [], [], False, False
+    for at, char in enumerate(text):
+        if quoted:
+            quoted = escaped or char != '"'
+            escaped = not escaped and char == "\\"
+        elif char == '"':
+            quoted = True
+        elif char == "," and text[at + 1 :].lstrip()[:1] in ("}", "]"):
+            lines.append(text.count("\n", 0, at) + 1)
+            continue
+        kept.append(char)
+    try:
+        raw = _json("".join(kept)) if lines else None
+    except ValueError:
+        raw = None
+    if raw is None:
+        raise Unreadable(f"it is not JSON: {_first_line(error)}") from error
+    reading.notes += [
+        f"line {line}: a comma after the last entry; read without it" for line in lines
+    ]
+    return raw
 
 
 def set_aside(path: Path) -> Path:
@@ -191,10 +223,13 @@ _BYTE_ORDER_MARKS = (
 
 def _decoded(data: bytes) -> tuple[str, str]:
     """*data* as text, and its encoding: UTF-8, or whatever its byte order
-    mark says (some Windows editors save UTF-16 or a UTF-8 BOM); saving
+    mark says (some Windows editors save UTF-16 or a UTF-8 BOM), or its
+    zero bytes without one; saving
     writes UTF-8 again.  In UTF-8, a byte that is not is kept as a lone
     surrogate (``surrogateescape``), for ``_without_spoiled`` to find."""
-    encoding = next((name for mark, name in _BYTE_ORDER_MARKS if data.startswith(mark)), "utf-8")
+    # Without a mark, UTF-16 or UTF-32 shows in where its zero bytes fall.
+    marked = (name for mark, name in _BYTE_ORDER_MARKS if data.startswith(mark))
+    encoding = next(marked, None) or json.detect_encoding(data)
     if encoding.startswith("utf-8"):
         return data.decode(encoding, "surrogateescape"), encoding
     try:

@@ -46,6 +46,7 @@ from desktop.core.db.errors import (
     UnusableVector,
     is_damage,
 )
+from desktop.core.db.free_pages import only_the_free_list
 from desktop.core.db.memories import MAX_K, MemoryStore
 from desktop.core.db.memory_rows import (
     HistoryOperation,
@@ -61,7 +62,7 @@ from desktop.core.db.memory_rows import (
     content_hash,
 )
 from desktop.core.db.migrations import MIGRATIONS, Migration, latest_version, migrate
-from desktop.core.db.opening import open_copy, open_database
+from desktop.core.db.opening import open_as_it_is, open_copy, open_database
 from desktop.core.db.writable import SQLITE_HEADER
 
 __all__ = [
@@ -118,6 +119,8 @@ __all__ = [
     "is_damage",
     "latest_version",
     "migrate",
+    "only_the_free_list",
+    "open_as_it_is",
     "open_copy",
     "open_database",
     "quick_check",

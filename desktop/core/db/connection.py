@@ -157,6 +157,8 @@ class Database(_Reads):
         self.journal_mode = ""
         self.opening_notes: list[str] = []
         """What the user should know of how the file opened (``open_database``)."""
+        self.reader_view = "mode=ro"
+        """How ``read_snapshot`` opens the file (``open_as_it_is``: as the file holds it)."""
         self._driver = driver
         self._connection = connection
         self._lock = threading.RLock()
@@ -213,7 +215,7 @@ class Database(_Reads):
         after it sees (a read transaction), so a reader may go over the
         tables twice and find them alike.  In WAL mode writers go on
         meanwhile, and this connection is never held up by the reading."""
-        with connect(self.path, self._driver, view="mode=ro", create=False) as reader:
+        with connect(self.path, self._driver, view=self.reader_view, create=False) as reader:
             reader._execute("BEGIN", ())
             reader.fetch_value("SELECT count(*) FROM sqlite_schema")  # the moment is fixed here
             yield reader  # closing it ends the read transaction: nothing was written

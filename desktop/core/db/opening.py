@@ -23,8 +23,15 @@ from desktop.core.db.errors import (
     MigrationFailed,
     unreachable,
 )
-from desktop.core.db.side_files import refuse_odd_side_files, refuse_stray_wal, side_file
+from desktop.core.db.free_pages import free_list_damage, free_list_note
+from desktop.core.db.side_files import (
+    has_frames,
+    refuse_odd_side_files,
+    refuse_stray_wal,
+    side_file,
+)
 from desktop.core.db.wal_frames import (
+    carry_unwritten,
     damaged_where_written_back,
     keep_damaged,
     lost_commits,
@@ -72,7 +79,8 @@ def open_database(
     one this user cannot write (now, not at the first message saved), and
     so is a write-ahead log beside it that is not its own (see ``side_files``).
     A log damaged in the middle is kept aside and said in ``opening_notes``
-    (``wal_frames``): SQLite drops what was committed after the damage.
+    (``wal_frames``): SQLite drops what was committed after the damage; so
+    is a damaged list of free pages (``free_pages``), on which writes fail.
     """
     try:
         return _opened(path, drivers, migrations)
@@ -82,6 +90,42 @@ def open_database(
             f"The database {path} is locked by another program, so it could not be opened.",
             error.hint,
         ) from error
+
+
+def open_as_it_is(
+    path: Path,
+    *,
+    drivers: Sequence[DriverCandidate] = DEFAULT_CANDIDATES,
+    migrations: Sequence[_migrations.Migration] = _migrations.MIGRATIONS,
+) -> Database:
+    """The database at *path* to be read alone, as the file holds it: no
+    log, no lock, nothing written (``immutable=1``), for what only reads it
+    (an export) when it cannot be opened to write, on a full disk: SQLite
+    cannot even make the log's index.  ``DatabaseUnavailable`` unless it is
+    Reverie's at the latest schema and no log beside it holds changes the
+    file lacks (a clean close leaves none); nothing else may write it
+    meanwhile."""
+    refuse_odd_side_files(path)
+    if has_frames(side_file(path, "-wal"), path):
+        raise DatabaseUnavailable(
+            f"The database {path} has changes in its write-ahead log, which only an "
+            "open that can write reads.",
+            "Free some disk space and try again.",
+        )
+    database = connect(path, select_driver(drivers), view="immutable=1", create=False)
+    database.reader_view = "immutable=1"
+    try:
+        _migrations.check_openable(database, migrations)
+        if {m.version for m in migrations} - _migrations.applied_versions(database):
+            raise DatabaseUnavailable(
+                f"The database {path} is of an older Reverie; only an open that can write "
+                "brings it up to date.",
+                "Free some disk space and try again.",
+            )
+    except BaseException:
+        database.close()
+        raise
+    return database
 
 
 def _opened(
@@ -98,6 +142,8 @@ def _opened(
     lost, written_back = lost_commits(wal), damaged_where_written_back(wal)
     gone = missing_frames(wal)
     kept = _set_aside(wal) if written_back else None
+    if kept is not None:  # the file alone may be no state it was ever in
+        lost = _carried(kept, wal)
     # Before the read-write open: that one replays a WAL into the file.
     refuse_stray_wal(path, lambda view: connect(path, driver, view=view), migrations)
     notes = [lost_commits_note(wal, lost, kept or keep_damaged(wal))] if lost else []
@@ -107,6 +153,8 @@ def _opened(
     try:
         _migrated(database, migrations)
         probe_write(database)
+        if damage := free_list_damage(database):  # the file opens; its writes would fail
+            database.opening_notes.append(free_list_note(database, damage))
     except BaseException:
         database.close()
         raise
@@ -128,6 +176,23 @@ def _migrated(database: Database, migrations: Sequence[_migrations.Migration]) -
         if damage := quick_check(database):
             raise Damaged(database.path, "; ".join(damage)) from error
         raise
+
+
+def _carried(kept: Path, wal: Path) -> int:
+    """The frames of *kept* no checkpoint wrote back, carried to a new log
+    at *wal* (``carry_unwritten``); how many commits could not be.  A log
+    that cannot be written leaves everything as it was."""
+    try:
+        return carry_unwritten(kept, wal)
+    except OSError as error:
+        wal.unlink(missing_ok=True)
+        kept.rename(wal)
+        raise DatabaseUnavailable(
+            f"The write-ahead log {wal} beside Reverie's database is damaged where its "
+            f"changes were already written into the database, and the changes not yet "
+            f"written could not be saved to a new log ({explain(error)}).",
+            "Nothing was changed. Free some disk space and start Reverie again.",
+        ) from error
 
 
 def _set_aside(wal: Path) -> Path:

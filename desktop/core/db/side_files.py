@@ -48,14 +48,15 @@ from desktop.core.db import migrations as _migrations
 from desktop.core.db import schema_v8
 from desktop.core.db.connection import SIDE_FILES, Database, quick_check
 from desktop.core.db.errors import (
+    Damaged,
     DatabaseBusy,
     DatabaseTooNew,
     DatabaseUnavailable,
     hard_linked,
+    is_damage,
     not_a_database_file,
     side_file_in_the_way,
     stray_wal,
-    unavailable,
 )
 
 OpenView = Callable[[str], "Database"]
@@ -118,7 +119,7 @@ def refuse_stray_wal(
     *path* would not leave a sound Reverie database: ``stray_wal`` if the
     database is one without it, else the database's own error."""
     wal = side_file(path, "-wal")
-    if not _has_frames(wal, path):
+    if not has_frames(wal, path):
         return
     if _size(path) == 0:
         # Making a database WAL writes its first page first: an empty file
@@ -147,7 +148,9 @@ def refuse_stray_wal(
             # A file with no tables yet (its WAL may hold all of them) is no
             # Reverie database the WAL could be foreign to.
             ours = bool(alone.fetch_value("SELECT count(*) FROM sqlite_schema"))
-    except ReverieError:
+    except ReverieError as problem:
+        if is_damage(with_wal) and is_damage(problem) and _one_identity(open_view):
+            return  # the file's own damage, the WAL its own: said once it opens
         ours = False
     if not ours:
         raise with_wal  # the database itself is not usable: its own error
@@ -176,14 +179,36 @@ def _identity_alone(open_view: OpenView) -> bytes | None:
         return None
 
 
+def _one_identity(open_view: OpenView) -> bool:
+    """Whether the database reads as the same one with its WAL and alone
+    (its identity, ``schema_v8``, read in both)."""
+    try:
+        with open_view("mode=ro") as replayed:
+            seen = _identity(replayed)
+    except ReverieError:
+        return False
+    own = _identity_alone(open_view)
+    return own is not None and seen == own
+
+
 def _check_sound(database: Database, migrations: Sequence[_migrations.Migration]) -> None:
-    """Raise unless *database* is Reverie's (or new) and passes SQLite's quick check."""
-    _migrations.check_openable(database, migrations)
+    """Raise unless *database* is Reverie's (or new) and passes SQLite's
+    quick check; ``Damaged`` when it does not, also for a record of schema
+    versions read as newer than this Reverie: from a damaged page."""
+    try:
+        _migrations.check_openable(database, migrations)
+    except DatabaseTooNew:
+        _refuse_damage(database)
+        raise
+    _refuse_damage(database)
+
+
+def _refuse_damage(database: Database) -> None:
     if damage := quick_check(database):
-        raise unavailable(database.path, f"the file is damaged ({'; '.join(damage)})")
+        raise Damaged(database.path, "; ".join(damage))
 
 
-def _has_frames(wal: Path, database: Path) -> bool:
+def has_frames(wal: Path, database: Path) -> bool:
     """Whether *wal* is a WAL SQLite would read frames from (a missing,
     empty or headerless one it ignores)."""
     try:

@@ -45,7 +45,7 @@ def lost_commits(wal: Path) -> int:
     data = _read(wal)
     if len(data) < _HEADER.size:
         return 0
-    magic, _version, page_size, _checkpoint, _salt1, _salt2, sum1, sum2 = _HEADER.unpack_from(data)
+    magic, _version, page_size, _checkpoint, salt1, salt2, sum1, sum2 = _HEADER.unpack_from(data)
     order = _MAGIC.get(magic)
     written = (sum1, sum2)
     found = written if order is None else _checksum(order, data[: _HEADER.size - 8], (0, 0))
@@ -56,7 +56,10 @@ def lost_commits(wal: Path) -> int:
     rejected = _first_rejected(data, order, page_size)
     if rejected is None:
         return 0
-    return _commits_after(wal, data, rejected, _FRAME.size + page_size, data[16:24])
+    later = _commits_after(wal, data, rejected, _FRAME.size + page_size, data[16:24])
+    # The damaged frame's own commit too, when commits after it show it was
+    # no crash's torn last write.
+    return later + (later > 0 and _is_commit(data, rejected, [salt1, salt2]))
 
 
 def damaged_where_written_back(wal: Path) -> bool:
@@ -195,6 +198,68 @@ def set_aside(wal: Path) -> Path:
     wal.rename(kept)
     make_private(kept)
     return kept
+
+
+def carry_unwritten(kept: Path, wal: Path) -> int:
+    """Write at *wal* a log of the frames of *kept* (the log ``set_aside``
+    from *wal*, its index still beside *wal*) that no checkpoint wrote back;
+    how many commits of them could not be carried (after one that fails
+    its checksums).
+
+    A checkpoint held back by a reader writes back only part of the log,
+    and of that only the pages whose newest frame lies in that part: the
+    file alone is then no state the database was ever in (SQLite reads it
+    as damaged), and only the later frames, replayed over it, make it
+    whole.  Each frame's checksums carry on from the one before, so those
+    frames are checked from the sums written in the frame before them,
+    whatever the damage earlier; the new log has salts of its own, so the
+    old index beside it is not taken for its."""
+    data = _read(kept)
+    magic, version, page_size, checkpoint, salt1, _salt2, *_sums = _HEADER.unpack_from(data)
+    order, frame_size, salts = _MAGIC[magic], _FRAME.size + page_size, data[16:24]
+    start = _HEADER.size + _written_back(wal, salts) * frame_size
+    sums = (
+        tuple(_FRAME.unpack_from(data, start - frame_size)[4:]) if start > _HEADER.size else (0, 0)
+    )
+    sound: list[int] = []
+    for at in range(start, len(data) - frame_size + 1, frame_size):
+        if data[at + 8 : at + 16] != salts:
+            break  # the log ends here
+        found = _frame_sums(order, data, at, frame_size, sums)
+        if found != _FRAME.unpack_from(data, at)[4:]:
+            break
+        sound.append(at)
+        sums = found
+    commits = [n for n, at in enumerate(sound, 1) if _FRAME.unpack_from(data, at)[1]]
+    carried = sound[: commits[-1]] if commits else []
+    if carried:
+        head = (magic, version, page_size, checkpoint, (salt1 + 1) & 0xFFFFFFFF)
+        _write_log(wal, order, head, data, carried, frame_size)
+    return _commits_after(wal, data, start - 1, frame_size, salts) - len(commits)
+
+
+def _write_log(
+    wal: Path,
+    order: str,
+    head: tuple[int, int, int, int, int],
+    data: bytes,
+    frames: list[int],
+    frame_size: int,
+) -> None:
+    """A log at *wal* with the header *head* (magic to first salt; a random
+    second salt) and the frames of *data* at *frames*, checksums anew."""
+    salts = struct.pack(">II", head[4], int.from_bytes(os.urandom(4), "big"))
+    header = struct.pack(">IIII", *head[:4]) + salts
+    sums = _checksum(order, header, (0, 0))
+    out = [header + struct.pack(">II", *sums)]
+    for at in frames:
+        frame = data[at : at + 8] + salts + bytes(8) + data[at + _FRAME.size : at + frame_size]
+        sums = _frame_sums(order, frame, 0, frame_size, sums)
+        out.append(frame[:16] + struct.pack(">II", *sums) + frame[_FRAME.size :])
+    descriptor = os.open(wal, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(b"".join(out))
+        os.fsync(file.fileno())
 
 
 def keep_damaged(wal: Path) -> Path | OSError:

@@ -68,6 +68,7 @@ from desktop.core.db import (
     Driver,
     integrity_check,
     is_damage,
+    only_the_free_list,
     open_copy,
     select_driver,
 )
@@ -375,8 +376,24 @@ def damage_report(database: Database, folder: Path) -> str | None:
         "What stands in the damaged part may fail to load or to save. Chat goes on, "
         "but Reverie does no work of its own there (dreams, memory upkeep, scheduled "
         "tasks and deletions past their restore window wait). "
-        f"{_way_back(live, folder, database)}"
+        f"{_way_out(live, folder, database)}"
     )
+
+
+def _way_out(live: Path, folder: Path, database: Database) -> str:
+    """The way out of damage in *live*: a rebuild, which loses nothing, when
+    the damage is only in its list of free pages (``only_the_free_list``),
+    else back to the newest sound copy."""
+    try:
+        rebuilt = only_the_free_list(database)
+    except ReverieError:  # not even the quick check reads it: damage elsewhere
+        rebuilt = False
+    if rebuilt:
+        return (
+            "It is only in the list of free pages, which holds nothing of yours: a "
+            f'rebuild keeps everything. Quit Reverie and run  sqlite3 "{live}" "VACUUM"'
+        )
+    return _way_back(live, folder, database)
 
 
 def unopenable_report(live: Path, error: EnvironmentProblem, folder: Path) -> str:

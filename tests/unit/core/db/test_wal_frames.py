@@ -18,19 +18,25 @@ TITLES = [f"Session {n}" for n in range(12)]
 
 
 def _left_by_a_kill(
-    folder: Path, *, written_back: bool = False, index: bool = False
+    folder: Path, *, written_back: bool = False, index: bool = False, held_back: bool = False
 ) -> tuple[Path, int]:
     """A database and its WAL as a killed Reverie leaves them: twelve
     conversations, each committed alone, none checkpointed; its page size.
     *written_back*: all checkpointed, the log not begun again.  *index*:
-    the log's index (``-shm``) left beside them too."""
+    the log's index (``-shm``) left beside them too.  *held_back*: a
+    checkpoint held back by a reader of the first six wrote back only them."""
     live = folder / "live" / "reverie.sqlite3"
     live.parent.mkdir()
     with open_database(live) as database:
         database.set_pragma("wal_autocheckpoint", 0)
         store = ConversationStore(database)
-        for title in TITLES:
+        for title in TITLES[:6]:
             store.create(title)
+        with database.read_snapshot():
+            for title in TITLES[6:]:
+                store.create(title)
+            if held_back:
+                database.fetch_one("PRAGMA wal_checkpoint(PASSIVE)")
         if written_back:
             database.fetch_one("PRAGMA wal_checkpoint(PASSIVE)")
         page_size = int(database.pragma("page_size"))
