@@ -143,6 +143,11 @@ class ServerAuthRejected(ModelUnavailable):
     """The server refused the API key (401/403)."""
 
 
+class ServerForbidden(ModelUnavailable):
+    """The server forbids the request (403) for a reason other than a key
+    (an address or a model it does not allow); the message is its reason."""
+
+
 class ServerKeyInvalid(ServerAuthRejected):
     """The API key cannot be sent at all (it holds a line break, a
     typographic quote...); nothing was sent.  The message never quotes it."""
@@ -269,6 +274,12 @@ def parse_json(text: str | bytes) -> Any:
 
 _TITLE = re.compile(r"<title[^>]{0,200}>([^<]{0,200})<", re.IGNORECASE)
 """A web page's title (bounded: a page is read in linear time)."""
+# What a refusal about a key says: FastAPI's 403 'Not authenticated' to a
+# request without one, 'Invalid API key', 'Missing bearer token'...
+_KEY_WORDS = re.compile(
+    r"\b(?:api[ _-]?)?keys?\b|auth|token|credential|bearer|log ?in\b|sign ?in\b|password",
+    re.IGNORECASE,
+)
 _MARKUP = re.compile(r"<[^<>]*+>")
 
 
@@ -620,18 +631,7 @@ class ServerConnection:
         reason = self._reason(response)
         url = self.base_url
         if status in (401, 403):
-            said = "refused the API key" if self._key else "asks for an API key"
-            if _is_web_page(response):  # a model server answers in JSON
-                raise ServerAuthRejected(
-                    f"The server at {url} {said} ({status}: {reason}).",
-                    "A proxy or firewall between Reverie and the server may be refusing: open "
-                    "the address in a browser to see what answers; else enter the key the "
-                    "server expects in the settings.",
-                )
-            raise ServerAuthRejected(
-                f"The server at {url} {said} ({status}).",
-                "Enter the key the server expects in the settings.",
-            )
+            raise self._refused(response, reason)
         if model and status in (400, 404) and _names_missing_model(reason):
             raise ServerModelNotFound(
                 f"The server at {url} has no model named {model!r}: {reason}",
@@ -654,6 +654,28 @@ class ServerConnection:
                 f"The server at {url} failed ({status}): {reason}", "Check the server's own log."
             )
         raise ServerRequestRejected(f"The server at {url} refused the request ({status}): {reason}")
+
+    def _refused(self, response: httpx.Response, reason: str) -> ModelUnavailable:
+        """The error for a 401 or 403: about the key where the server says so
+        (a 401 always is), else a refusal in the server's own words."""
+        status, url = response.status_code, self.base_url
+        said = "refused the API key" if self._key else "asks for an API key"
+        if _is_web_page(response):  # a model server answers in JSON
+            return ServerAuthRejected(
+                f"The server at {url} {said} ({status}: {reason}).",
+                "A proxy or firewall between Reverie and the server may be refusing: open "
+                "the address in a browser to see what answers; else enter the key the "
+                "server expects in the settings.",
+            )
+        if status == 401 or _KEY_WORDS.search(reason):
+            return ServerAuthRejected(
+                f"The server at {url} {said} ({status}: {reason}).",
+                "Enter the key the server expects in the settings.",
+            )
+        return ServerForbidden(
+            f"The server at {url} forbids the request ({status}): {reason}",
+            "The server's own settings decide what it allows: check them, or ask whoever runs it.",
+        )
 
     def _redirected(self, response: httpx.Response) -> ServerUnavailable:
         """The error for a redirect (never followed), naming where it points
