@@ -134,10 +134,11 @@ class Dreamer:
         now = float(checkpoint.setdefault("now", run.started_at or self._clock()))
 
         def save() -> None:
-            # A secret named while the dream ran was taken out of the saved
-            # checkpoint: what this run holds must not bring it back.
+            # What is kept is redacted as all text stored is: a secret the
+            # model's answer holds, or one named while the dream ran (taken
+            # out of the saved checkpoint), must not be brought back.
             for kept in (answers, outcomes):
-                kept.update((k, self._memories.without_named_secrets(v)) for k, v in kept.items())
+                kept.update((k, self._memories.redacted(v)) for k, v in kept.items())
             checkpoint.update(done=done, totals=totals, outcomes=outcomes, answers=answers)
             self.dreams.save_checkpoint(run.id, checkpoint)
 
