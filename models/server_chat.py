@@ -201,7 +201,10 @@ class ServerChatModel:
         done = thought = False
         with self._connection.stream("/chat/completions", body, model=self.name) as response:
             if _media_type(response) == "json":  # a server that does not stream
-                text, finish, thought = self._event(self._whole_body(response), "message")
+                whole = self._whole_body(response)
+                if not whole.strip():
+                    raise self._connection.empty(response)
+                text, finish, thought = self._event(whole, "message")
                 self._refuse_all_thinking(finish, bool(text), thought, max_tokens)
                 yield Chunk(text, finish or "stop")
                 return
@@ -236,6 +239,8 @@ class ServerChatModel:
             if stop_requested():  # cut on purpose where nothing tells a cut from an end
                 yield Chunk("", "cancelled")
                 return
+            if not response.num_bytes_downloaded:
+                raise self._connection.empty(response)
             shown = self._connection.scrub(_media_type(response) or "no type")
             raise self._connection.invalid(f"a reply that is not a stream of events ({shown})")
         if final is None:

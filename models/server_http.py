@@ -727,6 +727,8 @@ class ServerConnection:
         try:
             return parse_json(response.content)
         except ValueError as error:
+            if not response.content.strip():
+                raise self.empty(response) from error
             where = f"The server at {self.base_url} answered {response.request.url.path}"
             if _is_web_page(response):
                 raise ServerAnswerInvalid(
@@ -788,6 +790,14 @@ class ServerConnection:
     def invalid(self, what: str) -> ServerAnswerInvalid:
         """The error for an answer that lacks what the API promises."""
         return ServerAnswerInvalid(f"The server at {self.base_url} sent {what}.")
+
+    def empty(self, response: httpx.Response) -> ServerAnswerInvalid:
+        """The error for a 200 answer with nothing in its body."""
+        return ServerAnswerInvalid(
+            f"The server at {self.base_url} answered {response.request.url.path} with "
+            "nothing (an empty body).",
+            "Check the server's own log: it may have failed as it began to answer.",
+        )
 
     def scrub(self, text: str) -> str:
         """*text* from the server, safe to put in a message: without the API
