@@ -53,6 +53,7 @@ import json
 import logging
 import re
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -291,6 +292,26 @@ def _is_web_page(response: httpx.Response) -> bool:
     ].lower().startswith((b"<!doctype html", b"<html"))
 
 
+def _trusted_certificates() -> ssl.SSLContext:
+    """What a server's certificate may be signed by: this computer's trusted
+    certificates (where a user adds a self-signed one, or a company's) and
+    certifi's, which httpx alone would use."""
+    context = httpx.create_ssl_context(trust_env=False)  # certifi's
+    context.load_default_certs()
+    return context
+
+
+def _refused_certificate(error: BaseException) -> str:
+    """Why the server's certificate was refused, if *error* comes of that
+    ("self-signed certificate"); else ""."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return str(cause.verify_message or "not signed by a trusted certificate")
+        cause = cause.__cause__ or cause.__context__
+    return ""
+
+
 def _nested_deeper(value: Any, limit: int) -> bool:
     """Whether *value* has lists or objects nested more than *limit* deep
     (level by level, without recursion)."""
@@ -372,6 +393,7 @@ class ServerConnection:
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
             trust_env=False,
             follow_redirects=False,
+            verify=_trusted_certificates(),
             transport=transport,
         )
         self._extensions = {"trace": self._on_trace}
@@ -619,6 +641,13 @@ class ServerConnection:
             if isinstance(error, httpx.TransportError)
             else self.scrub(str(error)).rstrip(".") or type(error).__name__
         )
+        if refused := _refused_certificate(error):
+            return ServerUnavailable(
+                f"Cannot reach the server at {url}: its certificate is not accepted here "
+                f"({self.scrub(refused)}).",
+                "Add the certificate to this computer's trusted certificates, or, for a "
+                "server on this computer, enter its http:// address.",
+            )
         return ServerUnavailable(
             f"Cannot reach the server at {url} ({reason}).",
             "Check that the server is running and that the address is right.",

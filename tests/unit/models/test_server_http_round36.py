@@ -9,9 +9,23 @@ server's own words.
 
 A 200 answer with an empty body was told as 'a reply that is not a stream
 of events (text/event-stream)', or 'not JSON': it now says it was empty.
+
+A server with a self-signed certificate was refused (never downgraded) with
+'check that the server is running', and there was no way to trust it:
+httpx checks against certifi's certificates alone.  Now this computer's
+trusted certificates count too, and the refusal says why and how.
 """
 
 from __future__ import annotations
+
+import json
+import ssl
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ipaddress import ip_address
+from pathlib import Path
 
 import httpx
 import pytest
@@ -22,12 +36,14 @@ from models.server_http import (
     ServerAuthRejected,
     ServerConnection,
     ServerForbidden,
+    ServerUnavailable,
 )
 from tests.unit.models.test_server_chat_round23 import _reply_from
 
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 
-URL = "http://127.0.0.1:9/v1"
+HOST = "127.0.0.1"
+URL = f"http://{HOST}:9/v1"
 
 
 def _refused(status: int, body: dict[str, object], key: str | None = None) -> Exception:
@@ -99,3 +115,97 @@ def test_an_embedding_answer_with_an_empty_body_says_it_was_empty() -> None:
             embedder.embed(["hello"])
     finally:
         embedder.close()
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key, as files."""
+    x509 = pytest.importorskip("cryptography.x509")
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, HOST)])
+    now = datetime.now(UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(hours=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ip_address(HOST))]), False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
+
+
+class _Models(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = json.dumps({"data": [{"id": "m"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """An HTTPS server on 127.0.0.1 with a self-signed certificate: its
+    base URL, and the certificate's file."""
+    cert_file, key_file = _self_signed(tmp_path)
+    server = ThreadingHTTPServer((HOST, 0), _Models)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"https://{HOST}:{server.server_address[1]}/v1", cert_file
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_a_self_signed_certificate_is_refused_saying_so_and_the_way_to_trust_it(
+    tls_server: tuple[str, Path],
+) -> None:
+    url, _ = tls_server
+    connection = ServerConnection(url)
+    try:
+        with pytest.raises(ServerUnavailable) as caught:
+            connection.get_json("/models")
+    finally:
+        connection.close()
+
+    assert "certificate is not accepted here (self-signed certificate)" in str(caught.value)
+    assert "trusted certificates" in caught.value.hint  # was: 'check the server is running'
+
+
+def test_a_certificate_this_computer_trusts_is_accepted(
+    tls_server: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, cert_file = tls_server
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))  # OpenSSL's own way to add one
+    connection = ServerConnection(url)
+    try:
+        answer = connection.get_json("/models")  # httpx alone trusted certifi's only
+    finally:
+        connection.close()
+
+    assert answer == {"data": [{"id": "m"}]}
