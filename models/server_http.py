@@ -49,6 +49,7 @@ terminal (``reverie --check``) or a log viewer.
 from __future__ import annotations
 
 import html
+import ipaddress
 import json
 import logging
 import re
@@ -299,6 +300,17 @@ def _trusted_certificates() -> ssl.SSLContext:
     context = httpx.create_ssl_context(trust_env=False)  # certifi's
     context.load_default_certs()
     return context
+
+
+def _on_this_computer(url: str) -> bool:
+    """Whether *url*'s host is this computer (a loopback name or address)."""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _refused_certificate(error: BaseException) -> str:
@@ -720,12 +732,21 @@ class ServerConnection:
         base = self.base_url if asked.startswith(self.base_url) else self.root_url
         rest = asked.removeprefix(base)  # "/models": what was asked of the base
         enter = target.removesuffix(rest) if rest and target.endswith(rest) else ""
+        hint = (
+            f"Enter {self.scrub(enter)} as its address instead"
+            if enter
+            else "Enter the address it redirects to instead"
+        )
+        if _on_this_computer(self.base_url) and not _on_this_computer(target):
+            # Not followed: what the user sends must not leave the computer unasked.
+            hint += (
+                ", only if you mean your conversations to go to that other computer "
+                "(nothing was sent there)"
+            )
         return ServerUnavailable(
             f"The server at {self.base_url} sends requests elsewhere "
             f"({response.status_code}, to {self.scrub(target)}).",
-            f"Enter {self.scrub(enter)} as its address instead."
-            if enter
-            else "Enter the address it redirects to instead.",
+            f"{hint}.",
         )
 
     def _reason(self, response: httpx.Response) -> str:

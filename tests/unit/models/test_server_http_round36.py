@@ -209,3 +209,35 @@ def test_a_certificate_this_computer_trusts_is_accepted(
         connection.close()
 
     assert answer == {"data": [{"id": "m"}]}
+
+
+@pytest.mark.parametrize(
+    ("location", "elsewhere"),
+    [
+        ("http://203.0.113.5/v1/models", True),
+        ("https://models.example.com/v1/models", True),
+        ("http://127.0.0.1:8081/v1/models", False),
+        ("http://localhost:8081/v1/models", False),
+    ],
+)
+def test_a_redirect_from_this_computer_to_another_is_not_followed_nor_urged(
+    location: str, elsewhere: bool
+) -> None:
+    asked: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked.append(str(request.url))
+        return httpx.Response(302, headers={"location": location})
+
+    connection = ServerConnection(URL, transport=httpx.MockTransport(answer))
+    try:
+        with pytest.raises(ServerUnavailable) as caught:
+            connection.get_json("/models")
+    finally:
+        connection.close()
+
+    assert asked == [f"{URL}/models"]  # never followed
+    hint = caught.value.hint
+    # Was 'Enter http://203.0.113.5/v1 as its address instead.' alone.
+    assert ("other computer" in hint) is elsewhere
+    assert "as its address instead" in hint
