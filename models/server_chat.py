@@ -67,6 +67,9 @@ from models.server_http import (
 log = logging.getLogger(__name__)
 
 DEFAULT_CONTEXT_LENGTH = 4096
+MAX_SERVED_CONTEXT = 1 << 24
+"""The longest context a server's word is taken for (16M tokens; the longest
+real models claim 10M): past it the answer is no context length."""
 """The context assumed when neither the caller nor the server says (as for local models)."""
 STOP_POLL_S = 0.05
 MAX_EVENT_CHARS = 1 << 20
@@ -393,7 +396,8 @@ class ServerChatModel:
         elif found.dialect == "vllm":
             entry = next((e for e in found.entries if e.get("id") == self.name), {})
             size = entry.get("max_model_len")
-        return size if isinstance(size, int) and size > 0 else None
+        # A flag is no number (True is 1 to Python), nor is a claim past any model's.
+        return size if type(size) is int and 0 < size <= MAX_SERVED_CONTEXT else None
 
 
 class ReplyAllThinking(ModelError):

@@ -14,6 +14,9 @@ A server with a self-signed certificate was refused (never downgraded) with
 'check that the server is running', and there was no way to trust it:
 httpx checks against certifi's certificates alone.  Now this computer's
 trusted certificates count too, and the refusal says why and how.
+
+A llama-server's context length was taken from its /props as any integer:
+``true`` (1 token, to Python) or 10**30.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from models.server_chat import DEFAULT_CONTEXT_LENGTH, ServerChatModel
 from models.server_embed import ServerEmbedder
 from models.server_http import (
     ServerAnswerInvalid,
@@ -241,3 +245,24 @@ def test_a_redirect_from_this_computer_to_another_is_not_followed_nor_urged(
     # Was 'Enter http://203.0.113.5/v1 as its address instead.' alone.
     assert ("other computer" in hint) is elsewhere
     assert "as its address instead" in hint
+
+
+@pytest.mark.parametrize("n_ctx", ["true", "1" + "0" * 30, str(2**40)])
+def test_a_context_length_no_model_has_is_not_taken_from_a_server(n_ctx: str) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/props"):
+            return httpx.Response(
+                200, content=b'{"default_generation_settings": {"n_ctx": %s}}' % n_ctx.encode()
+            )
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": [{"id": "m"}]})
+        return httpx.Response(404, json={"error": "not found"})
+
+    chat = ServerChatModel(URL, "m", transport=httpx.MockTransport(answer))
+    try:
+        chat.connect()
+    finally:
+        chat.close()
+
+    assert chat.dialect == "llama-server"
+    assert chat.context_length == DEFAULT_CONTEXT_LENGTH  # was True (1 token), or 10**30
