@@ -370,7 +370,7 @@ class ServerChatModel:
         value = answer.get(field) if isinstance(answer, dict) else None
         if isinstance(value, list):
             return len(value)
-        if isinstance(value, int) and not isinstance(value, bool):
+        if type(value) is int and value >= 0:  # not a flag, nor a count below nothing
             return value
         raise self._connection.invalid(f"a token count without {field!r}")
 

@@ -16,7 +16,8 @@ httpx checks against certifi's certificates alone.  Now this computer's
 trusted certificates count too, and the refusal says why and how.
 
 A llama-server's context length was taken from its /props as any integer:
-``true`` (1 token, to Python) or 10**30.
+``true`` (1 token, to Python) or 10**30; a token count below nothing was
+taken as a count.
 """
 
 from __future__ import annotations
@@ -266,3 +267,18 @@ def test_a_context_length_no_model_has_is_not_taken_from_a_server(n_ctx: str) ->
 
     assert chat.dialect == "llama-server"
     assert chat.context_length == DEFAULT_CONTEXT_LENGTH  # was True (1 token), or 10**30
+
+
+@pytest.mark.parametrize("count", [-5, -(2**63)])
+def test_a_token_count_below_nothing_is_an_invalid_answer(count: int) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": [{"id": "m", "owned_by": "vllm"}]})
+        return httpx.Response(200, json={"count": count})
+
+    chat = ServerChatModel(URL, "m", transport=httpx.MockTransport(answer))
+    try:
+        with pytest.raises(ServerAnswerInvalid, match="a token count without 'count'"):
+            chat.count_tokens("hello")  # was -5: a prompt of any length 'fitted'
+    finally:
+        chat.close()
