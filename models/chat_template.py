@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
 from datetime import datetime
 from itertools import compress
-from typing import Any
+from typing import Any, Literal
 
 import jinja2
 from jinja2 import nodes
@@ -580,6 +580,8 @@ class ChatTemplate:
         self._bos = bos_token
         self._eos = eos_token
         self._environment = _BoundedEnvironment()
+        self._reshapes: Literal["", "folded", "joined"] = ""
+        """How the template took a conversation it refused as it was, once found."""
         try:
             self._template = self._environment.from_string(source)
         except jinja2.TemplateSyntaxError as error:
@@ -609,6 +611,8 @@ class ChatTemplate:
         """The prompt for *messages*, ending where the assistant's turn starts;
         shaped as the template takes them (a system message in the first user
         message, turns of one role joined) where it takes them no other way."""
+        if self._reshapes and (reshaped := self._reshaped(messages)):
+            return reshaped  # as it took the last conversation: not refused again first
         try:
             prompt = self._render(messages)
         except ChatTemplateFailed as failed:
@@ -627,7 +631,10 @@ class ChatTemplate:
         that with the system message in it; else None."""
         folded = _system_folded(messages)
         joined = _turns_joined(folded)
-        for shaped in [folded, joined] if joined != folded else [folded]:
+        shapes = [folded, joined] if joined != folded else [folded]
+        if self._reshapes == "joined":
+            shapes.reverse()
+        for shaped in shapes:
             if shaped == list(messages):
                 continue
             try:
@@ -635,9 +642,11 @@ class ChatTemplate:
             except ChatTemplateFailed:
                 continue
             if _holds_system(messages, prompt):
-                log.info(
-                    "the chat template of %s was given the conversation reshaped", self.file_name
-                )
+                if not self._reshapes:
+                    log.info(
+                        "the chat template of %s is given conversations reshaped", self.file_name
+                    )
+                self._reshapes = "joined" if shaped is joined else "folded"
                 return prompt
         return None
 

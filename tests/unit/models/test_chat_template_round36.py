@@ -80,3 +80,16 @@ def test_a_gemma2_like_model_loads_and_replies_to_a_conversation_with_a_system_p
         model.close()
 
     assert chunks[-1].finish_reason == "length"  # was ChatTemplateFailed at every reply
+
+
+def test_a_template_found_to_take_conversations_reshaped_is_not_refused_at_every_turn(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    template = ChatTemplate(ALTERNATING, file_name="m.gguf", eos_token="", bos_token="")
+
+    prompts = [template.render(CONVERSATION) for _ in range(3)]
+
+    assert len(set(prompts)) == 1
+    assert SYSTEM in prompts[0]
+    refusals = [r for r in caplog.records if "refused the conversation" in r.getMessage()]
+    assert len(refusals) <= 2  # the first turn's tries; none after (a warning a turn)
