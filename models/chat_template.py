@@ -17,6 +17,12 @@ pass the size: checking its result came after the memory was taken.
 ``ChatTemplate.check`` renders a sample conversation when the model loads,
 so a template that cannot work fails there, naming the file; a template
 that fails on a later conversation fails that reply, typed, never hangs.
+
+A template that refuses a system message (Gemma 2's raises) or leaves it
+out of its prompt (the memories and instructions would vanish without a
+word) is given it at the start of the first user message instead, as
+llama.cpp's own templates do for such models; one that refuses two messages
+of one role in a row (Mistral's) is given them joined.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
 from datetime import datetime
 from itertools import compress
-from typing import Any
+from typing import Any, Literal
 
 import jinja2
 from jinja2 import nodes
@@ -574,6 +580,8 @@ class ChatTemplate:
         self._bos = bos_token
         self._eos = eos_token
         self._environment = _BoundedEnvironment()
+        self._reshapes: Literal["", "folded", "joined"] = ""
+        """How the template took a conversation it refused as it was, once found."""
         try:
             self._template = self._environment.from_string(source)
         except jinja2.TemplateSyntaxError as error:
@@ -600,7 +608,49 @@ class ChatTemplate:
             raise ChatTemplateFailed(self.file_name, "leaves the conversation out of its prompt")
 
     def render(self, messages: Sequence[Mapping[str, str]]) -> str:
-        """The prompt for *messages*, ending where the assistant's turn starts."""
+        """The prompt for *messages*, ending where the assistant's turn starts;
+        shaped as the template takes them (a system message in the first user
+        message, turns of one role joined) where it takes them no other way."""
+        if self._reshapes and (reshaped := self._reshaped(messages)):
+            return reshaped  # as it took the last conversation: not refused again first
+        try:
+            prompt = self._render(messages)
+        except ChatTemplateFailed as failed:
+            if isinstance(failed.__cause__, _TooCostly) or not (
+                reshaped := self._reshaped(messages)
+            ):
+                raise
+            return reshaped
+        if _holds_system(messages, prompt):
+            return prompt
+        return self._reshaped(messages) or prompt
+
+    def _reshaped(self, messages: Sequence[Mapping[str, str]]) -> str | None:
+        """The prompt of *messages* with the system message in the first user
+        message (then turns of one role joined too) if the template renders
+        that with the system message in it; else None."""
+        folded = _system_folded(messages)
+        joined = _turns_joined(folded)
+        shapes = [folded, joined] if joined != folded else [folded]
+        if self._reshapes == "joined":
+            shapes.reverse()
+        for shaped in shapes:
+            if shaped == list(messages):
+                continue
+            try:
+                prompt = self._render(shaped)
+            except ChatTemplateFailed:
+                continue
+            if _holds_system(messages, prompt):
+                if not self._reshapes:
+                    log.info(
+                        "the chat template of %s is given conversations reshaped", self.file_name
+                    )
+                self._reshapes = "joined" if shaped is joined else "folded"
+                return prompt
+        return None
+
+    def _render(self, messages: Sequence[Mapping[str, str]]) -> str:
         size = sum(len(m.get("content", "")) for m in messages)
         self._environment.budget = _Budget(max(_MIN_TEXT, 4 * size))
         try:
@@ -650,6 +700,42 @@ class ChatTemplate:
             "tool_choice": None,
             "strftime_now": _strftime_now,
         }
+
+
+def _holds_system(messages: Sequence[Mapping[str, str]], prompt: str) -> bool:
+    """Whether *prompt* holds the text of every system message of *messages*."""
+    return all(m["content"].strip() in prompt for m in messages if m["role"] == "system")
+
+
+def _system_folded(messages: Sequence[Mapping[str, str]]) -> list[Mapping[str, str]]:
+    """*messages* with each system message put at the start of the user
+    message after it (or made a user message where none follows)."""
+    folded: list[Mapping[str, str]] = []
+    held: list[str] = []
+    for message in messages:
+        if message["role"] == "system":
+            held.append(message["content"])
+            continue
+        if held and message["role"] == "user":
+            message = {**message, "content": "\n\n".join([*held, message["content"]])}
+        elif held:
+            folded.append({"role": "user", "content": "\n\n".join(held)})
+        held = []
+        folded.append(message)
+    if held:
+        folded.append({"role": "user", "content": "\n\n".join(held)})
+    return folded
+
+
+def _turns_joined(messages: Sequence[Mapping[str, str]]) -> list[Mapping[str, str]]:
+    """*messages* with the messages of one role in a row joined into one."""
+    joined: list[Mapping[str, str]] = []
+    for message in messages:
+        if joined and joined[-1]["role"] == message["role"]:
+            before = joined.pop()
+            message = {**message, "content": f"{before['content']}\n\n{message['content']}"}
+        joined.append(message)
+    return joined
 
 
 def _raise_exception(message: str) -> None:

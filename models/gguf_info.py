@@ -410,10 +410,41 @@ def _alignment(metadata: Mapping[str, _Value]) -> int:
     return align
 
 
+_OTHER_FORMATS = (
+    (b"<!doctype html", "it is a web page (a download that saved an error or sign-in page)"),
+    (b"<html", "it is a web page (a download that saved an error or sign-in page)"),
+    (
+        b"version https://git-lfs",
+        "it is a Git LFS pointer, not the model: the repository was cloned without its "
+        "large files (run git lfs pull there, or download the file itself)",
+    ),
+    (b"PK\x03\x04", "it is a ZIP archive (a model inside must be unpacked first)"),
+    (b"lmgg", "it is an old GGML file, which llama.cpp no longer reads (get its GGUF version)"),
+    (b"tjgg", "it is an old GGML file, which llama.cpp no longer reads (get its GGUF version)"),
+    (b"fmgg", "it is an old GGML file, which llama.cpp no longer reads (get its GGUF version)"),
+)
+"""What a file that is no GGUF often is instead, by how it starts."""
+
+
+def _not_gguf(start: bytes) -> str:
+    """Why a file starting with *start* (not the GGUF magic) is no GGUF, in words."""
+    lowered = start.lstrip().lower()
+    for opening, what in _OTHER_FORMATS:
+        if lowered.startswith(opening.lower()):
+            return what
+    header = int.from_bytes(start[:8], "little")
+    if len(start) > 8 and 0 < header < 100_000_000 and start[8:9] == b"{":
+        return (
+            "it is a safetensors file, a model for other tools (get the model's GGUF "
+            "version, or convert it with llama.cpp's convert_hf_to_gguf.py)"
+        )
+    return "it does not start with the GGUF magic"
+
+
 def _parse(data: mmap.mmap) -> tuple[dict[str, _Value], list[_Tensor]]:
     cursor = _Cursor(data)
     if data[:4] != GGUF_MAGIC:
-        raise _Malformed("it does not start with the GGUF magic")
+        raise _Malformed(_not_gguf(data[:64]))
     cursor.skip(4, "the magic")
     version = int(cursor.scalar(_U32, "the version"))
     if version not in _SUPPORTED_VERSIONS:

@@ -67,6 +67,9 @@ from models.server_http import (
 log = logging.getLogger(__name__)
 
 DEFAULT_CONTEXT_LENGTH = 4096
+MAX_SERVED_CONTEXT = 1 << 24
+"""The longest context a server's word is taken for (16M tokens; the longest
+real models claim 10M): past it the answer is no context length."""
 """The context assumed when neither the caller nor the server says (as for local models)."""
 STOP_POLL_S = 0.05
 MAX_EVENT_CHARS = 1 << 20
@@ -201,7 +204,10 @@ class ServerChatModel:
         done = thought = False
         with self._connection.stream("/chat/completions", body, model=self.name) as response:
             if _media_type(response) == "json":  # a server that does not stream
-                text, finish, thought = self._event(self._whole_body(response), "message")
+                whole = self._whole_body(response)
+                if not whole.strip():
+                    raise self._connection.empty(response)
+                text, finish, thought = self._event(whole, "message")
                 self._refuse_all_thinking(finish, bool(text), thought, max_tokens)
                 yield Chunk(text, finish or "stop")
                 return
@@ -236,6 +242,8 @@ class ServerChatModel:
             if stop_requested():  # cut on purpose where nothing tells a cut from an end
                 yield Chunk("", "cancelled")
                 return
+            if not response.num_bytes_downloaded:
+                raise self._connection.empty(response)
             shown = self._connection.scrub(_media_type(response) or "no type")
             raise self._connection.invalid(f"a reply that is not a stream of events ({shown})")
         if final is None:
@@ -362,7 +370,7 @@ class ServerChatModel:
         value = answer.get(field) if isinstance(answer, dict) else None
         if isinstance(value, list):
             return len(value)
-        if isinstance(value, int) and not isinstance(value, bool):
+        if type(value) is int and value >= 0:  # not a flag, nor a count below nothing
             return value
         raise self._connection.invalid(f"a token count without {field!r}")
 
@@ -388,7 +396,8 @@ class ServerChatModel:
         elif found.dialect == "vllm":
             entry = next((e for e in found.entries if e.get("id") == self.name), {})
             size = entry.get("max_model_len")
-        return size if isinstance(size, int) and size > 0 else None
+        # A flag is no number (True is 1 to Python), nor is a claim past any model's.
+        return size if type(size) is int and 0 < size <= MAX_SERVED_CONTEXT else None
 
 
 class ReplyAllThinking(ModelError):

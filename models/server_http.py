@@ -49,10 +49,12 @@ terminal (``reverie --check``) or a log viewer.
 from __future__ import annotations
 
 import html
+import ipaddress
 import json
 import logging
 import re
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -141,6 +143,11 @@ class ServerTimedOut(ServerUnavailable):
 
 class ServerAuthRejected(ModelUnavailable):
     """The server refused the API key (401/403)."""
+
+
+class ServerForbidden(ModelUnavailable):
+    """The server forbids the request (403) for a reason other than a key
+    (an address or a model it does not allow); the message is its reason."""
 
 
 class ServerKeyInvalid(ServerAuthRejected):
@@ -269,6 +276,12 @@ def parse_json(text: str | bytes) -> Any:
 
 _TITLE = re.compile(r"<title[^>]{0,200}>([^<]{0,200})<", re.IGNORECASE)
 """A web page's title (bounded: a page is read in linear time)."""
+# What a refusal about a key says: FastAPI's 403 'Not authenticated' to a
+# request without one, 'Invalid API key', 'Missing bearer token'...
+_KEY_WORDS = re.compile(
+    r"\b(?:api[ _-]?)?keys?\b|auth|token|credential|bearer|log ?in\b|sign ?in\b|password",
+    re.IGNORECASE,
+)
 _MARKUP = re.compile(r"<[^<>]*+>")
 
 
@@ -278,6 +291,37 @@ def _is_web_page(response: httpx.Response) -> bool:
     return media in ("text/html", "application/xhtml+xml") or response.content.lstrip()[
         :15
     ].lower().startswith((b"<!doctype html", b"<html"))
+
+
+def _trusted_certificates() -> ssl.SSLContext:
+    """What a server's certificate may be signed by: this computer's trusted
+    certificates (where a user adds a self-signed one, or a company's) and
+    certifi's, which httpx alone would use."""
+    context = httpx.create_ssl_context(trust_env=False)  # certifi's
+    context.load_default_certs()
+    return context
+
+
+def _on_this_computer(url: str) -> bool:
+    """Whether *url*'s host is this computer (a loopback name or address)."""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _refused_certificate(error: BaseException) -> str:
+    """Why the server's certificate was refused, if *error* comes of that
+    ("self-signed certificate"); else ""."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return str(cause.verify_message or "not signed by a trusted certificate")
+        cause = cause.__cause__ or cause.__context__
+    return ""
 
 
 def _nested_deeper(value: Any, limit: int) -> bool:
@@ -361,6 +405,7 @@ class ServerConnection:
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
             trust_env=False,
             follow_redirects=False,
+            verify=_trusted_certificates(),
             transport=transport,
         )
         self._extensions = {"trace": self._on_trace}
@@ -608,6 +653,13 @@ class ServerConnection:
             if isinstance(error, httpx.TransportError)
             else self.scrub(str(error)).rstrip(".") or type(error).__name__
         )
+        if refused := _refused_certificate(error):
+            return ServerUnavailable(
+                f"Cannot reach the server at {url}: its certificate is not accepted here "
+                f"({self.scrub(refused)}).",
+                "Add the certificate to this computer's trusted certificates, or, for a "
+                "server on this computer, enter its http:// address.",
+            )
         return ServerUnavailable(
             f"Cannot reach the server at {url} ({reason}).",
             "Check that the server is running and that the address is right.",
@@ -620,18 +672,7 @@ class ServerConnection:
         reason = self._reason(response)
         url = self.base_url
         if status in (401, 403):
-            said = "refused the API key" if self._key else "asks for an API key"
-            if _is_web_page(response):  # a model server answers in JSON
-                raise ServerAuthRejected(
-                    f"The server at {url} {said} ({status}: {reason}).",
-                    "A proxy or firewall between Reverie and the server may be refusing: open "
-                    "the address in a browser to see what answers; else enter the key the "
-                    "server expects in the settings.",
-                )
-            raise ServerAuthRejected(
-                f"The server at {url} {said} ({status}).",
-                "Enter the key the server expects in the settings.",
-            )
+            raise self._refused(response, reason)
         if model and status in (400, 404) and _names_missing_model(reason):
             raise ServerModelNotFound(
                 f"The server at {url} has no model named {model!r}: {reason}",
@@ -655,6 +696,28 @@ class ServerConnection:
             )
         raise ServerRequestRejected(f"The server at {url} refused the request ({status}): {reason}")
 
+    def _refused(self, response: httpx.Response, reason: str) -> ModelUnavailable:
+        """The error for a 401 or 403: about the key where the server says so
+        (a 401 always is), else a refusal in the server's own words."""
+        status, url = response.status_code, self.base_url
+        said = "refused the API key" if self._key else "asks for an API key"
+        if _is_web_page(response):  # a model server answers in JSON
+            return ServerAuthRejected(
+                f"The server at {url} {said} ({status}: {reason}).",
+                "A proxy or firewall between Reverie and the server may be refusing: open "
+                "the address in a browser to see what answers; else enter the key the "
+                "server expects in the settings.",
+            )
+        if status == 401 or _KEY_WORDS.search(reason):
+            return ServerAuthRejected(
+                f"The server at {url} {said} ({status}: {reason}).",
+                "Enter the key the server expects in the settings.",
+            )
+        return ServerForbidden(
+            f"The server at {url} forbids the request ({status}): {reason}",
+            "The server's own settings decide what it allows: check them, or ask whoever runs it.",
+        )
+
     def _redirected(self, response: httpx.Response) -> ServerUnavailable:
         """The error for a redirect (never followed), naming where it points
         and, where that is the same request elsewhere, the address to enter."""
@@ -669,12 +732,21 @@ class ServerConnection:
         base = self.base_url if asked.startswith(self.base_url) else self.root_url
         rest = asked.removeprefix(base)  # "/models": what was asked of the base
         enter = target.removesuffix(rest) if rest and target.endswith(rest) else ""
+        hint = (
+            f"Enter {self.scrub(enter)} as its address instead"
+            if enter
+            else "Enter the address it redirects to instead"
+        )
+        if _on_this_computer(self.base_url) and not _on_this_computer(target):
+            # Not followed: what the user sends must not leave the computer unasked.
+            hint += (
+                ", only if you mean your conversations to go to that other computer "
+                "(nothing was sent there)"
+            )
         return ServerUnavailable(
             f"The server at {self.base_url} sends requests elsewhere "
             f"({response.status_code}, to {self.scrub(target)}).",
-            f"Enter {self.scrub(enter)} as its address instead."
-            if enter
-            else "Enter the address it redirects to instead.",
+            f"{hint}.",
         )
 
     def _reason(self, response: httpx.Response) -> str:
@@ -705,6 +777,8 @@ class ServerConnection:
         try:
             return parse_json(response.content)
         except ValueError as error:
+            if not response.content.strip():
+                raise self.empty(response) from error
             where = f"The server at {self.base_url} answered {response.request.url.path}"
             if _is_web_page(response):
                 raise ServerAnswerInvalid(
@@ -766,6 +840,14 @@ class ServerConnection:
     def invalid(self, what: str) -> ServerAnswerInvalid:
         """The error for an answer that lacks what the API promises."""
         return ServerAnswerInvalid(f"The server at {self.base_url} sent {what}.")
+
+    def empty(self, response: httpx.Response) -> ServerAnswerInvalid:
+        """The error for a 200 answer with nothing in its body."""
+        return ServerAnswerInvalid(
+            f"The server at {self.base_url} answered {response.request.url.path} with "
+            "nothing (an empty body).",
+            "Check the server's own log: it may have failed as it began to answer.",
+        )
 
     def scrub(self, text: str) -> str:
         """*text* from the server, safe to put in a message: without the API

@@ -118,6 +118,12 @@ BACKGROUND_BATCHES = 16
 runs: a history of thousands of messages is summarised over several runs,
 never holding up the other background work for long."""
 
+EMPTY_REPLY = (
+    "The model's reply was empty: it ended before saying anything. Regenerate it; "
+    "if that happens again, the model or its server may be failing (Settings → Models)."
+)
+"""What the user is told of an answer with no words: else nothing shows."""
+
 ReplyKind = Literal["seed", "answer"]
 
 
@@ -659,6 +665,8 @@ class ChatService:
         kept = shown if called and reason == "cancelled" else text
         stored = self._record(turn, kind, kept, reason, used)
         listener.reply_finished(reply(kind, shown, reason, stored))
+        if kind == "answer" and reason != "cancelled" and not text.strip():
+            listener.notice(EMPTY_REPLY)
         if reason == "cancelled":
             turn.control.cancel()  # a stopped seed also stops the answer after it
             return None

@@ -133,11 +133,22 @@ class Dreamer:
         answers: dict[str, str] = dict(checkpoint.get("answers", {}))
         now = float(checkpoint.setdefault("now", run.started_at or self._clock()))
 
+        cleaned: set[str] = set()
+
+        def clean(text: str) -> str:
+            # Redacted as all text stored is, once (tens of milliseconds an
+            # answer); then only the secrets named since, while the dream ran
+            # (taken out of the saved checkpoint), which must not come back.
+            if text in cleaned:
+                text = self._memories.without_named_secrets(text)
+            else:
+                text = self._memories.redacted(text)
+            cleaned.add(text)
+            return text
+
         def save() -> None:
-            # A secret named while the dream ran was taken out of the saved
-            # checkpoint: what this run holds must not bring it back.
             for kept in (answers, outcomes):
-                kept.update((k, self._memories.without_named_secrets(v)) for k, v in kept.items())
+                kept.update((k, clean(v)) for k, v in kept.items())
             checkpoint.update(done=done, totals=totals, outcomes=outcomes, answers=answers)
             self.dreams.save_checkpoint(run.id, checkpoint)
 

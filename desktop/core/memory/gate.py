@@ -120,6 +120,15 @@ class WriteGate:
         """*text* without the secrets named this run (``Redactor.known``)."""
         return self._redact.known(text)
 
+    def redacted(self, text: str) -> str:
+        """*text* with every secret found taken out, as all text stored is; a
+        JSON answer's texts one by one, so that it stays as valid as it was."""
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return self._redact.text(text)
+        return json.dumps(self._redact.within(value), ensure_ascii=False)
+
     def _echo(self, text: str) -> str:
         """A copy of the instructions (or their examples), whole or mostly:
         short texts must match word for word, longer ones in half their runs."""

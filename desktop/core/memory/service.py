@@ -334,6 +334,11 @@ class MemoryService:
         """*text* without the secrets named this run (``Redactor.known``)."""
         return self._gate.without_named(text)
 
+    def redacted(self, text: str) -> str:
+        """*text* (a model's answer, kept to resume with) as any text stored:
+        every secret in it taken out (``WriteGate.redacted``)."""
+        return self._gate.redacted(text)
+
     def as_now(self, planned: PlannedMemory) -> PlannedMemory:
         """*planned* without the secrets named since it was planned (while
         its model answered or its vector was made), read inside the write's

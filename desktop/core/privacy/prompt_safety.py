@@ -59,15 +59,17 @@ PROMPT_MARKUP_NAMES = frozenset(
         "function_call tool_calls start_of_turn end_of_turn think bos eos endoftext "
         "im_start im_end context instructions sop eop "
         # Seed-OSS's (<seed:bos>, <seed:eos>, read up to the ":"), Baichuan 2's user and assistant.
-        "seed reserved_106 reserved_107"
+        "seed reserved_106 reserved_107 "
+        # Ling's (Bailing's) <role>HUMAN</role>, Nemotron-Mini's turns, GLM-4.5's tool arguments.
+        "role extra_id_0 extra_id_1 arg_value"
     )
 )
 """Tag names that open or close a block or a turn in some prompt."""
 
 _BRACKET_TOKENS = (
     r"INST|SYS|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS|TOOL_CONTENT"
-    # Magistral's, GLM's.
-    r"|THINK|ARGS|CALL_ID|IMG|[gs]MASK"
+    # Magistral's, GLM's; openPangu's turns ([unused9]...[unused10]).
+    r"|THINK|ARGS|CALL_ID|IMG|[gs]MASK|unused\d{1,3}"
     # The compaction prompt's own markers.
     r"|PRIOR\s+SUMMARY|NEW\s+MESSAGES"
 )

@@ -65,7 +65,6 @@ def _reply_from(chat_answer: bytes, kind: str) -> list[Chunk]:
     ("body", "kind", "named"),
     [
         (PORTAL, "text/html; charset=utf-8", "text/html"),
-        (b"", "text/event-stream", "text/event-stream"),
         (b"Service temporarily overloaded", "", "no type"),
     ],
 )
