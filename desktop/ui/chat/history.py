@@ -163,11 +163,13 @@ def offer_actions(
     regenerate: Callable[[], object],
 ) -> list[QToolButton]:
     """Edit on *asked* (the user's last message) and Regenerate on *answer*
-    (the model's answer to it), when they are shown; the buttons added.
-    What Reverie said on its own after them gets neither: regenerating keeps it."""
+    (the model's answer to it), or on *asked* where it has none (a reply
+    that was empty, stopped before a word, or failed), when they are shown;
+    the buttons added.  What Reverie said on its own after them gets
+    neither: regenerating keeps it."""
     return [
         *_action_on(transcript, asked, edit, _EDIT),
-        *_action_on(transcript, answer, regenerate, _REGENERATE),
+        *_action_on(transcript, answer or asked, regenerate, _REGENERATE),
     ]
 
 

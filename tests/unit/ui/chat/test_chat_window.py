@@ -800,7 +800,8 @@ def test_nothing_reverie_said_on_its_own_offers_regenerate(
     window.open_conversation(conversation)
 
     labels = _actions(window)
-    assert labels["one"] == ["Edit"] and labels["Rain today."] == []
+    assert labels["Rain today."] == []
+    assert labels["one"] == ["Edit", "Regenerate"]  # never answered: it may be now
 
 
 def test_a_notice_with_an_action_runs_it(qtbot: QtBot, window: ChatWindow) -> None:
