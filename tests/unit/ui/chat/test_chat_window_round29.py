@@ -35,5 +35,5 @@ def test_showing_a_long_conversation_again_reads_its_messages_once(
 
     assert read < 2 * SHOWN_AT_ONCE
     labels = _actions(window)  # still offered on the last exchange alone
-    assert labels[f"Message number {MESSAGES - 1}"] == ["Edit"]
+    assert labels[f"Message number {MESSAGES - 1}"] == ["Edit", "Regenerate"]  # unanswered
     assert labels[f"Message number {MESSAGES - 3}"] == []
