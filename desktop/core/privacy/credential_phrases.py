@@ -1218,8 +1218,8 @@ _SENTENCE_GOES_ON = re.compile(r"\s|\Z")
 _ENDS_LINE = re.compile(r"[`'\" ]*(?:\n|\Z)")
 _YAML_PROPERTY = re.compile(r"(?:!!?[\w/.:-]+|&[\w-]+)[ \t]+(?=\S)")
 """A YAML tag or anchor before a value: ``!!str``, ``!vault``, ``&pw``."""
-_WRAPPERS = {"(": ")", "[": "]", "{": "}", "*": "*", "_": "_", "~": "~", "|": "|"}
-_CLOSERS = {")": "(", "]": "[", "}": "{"}
+_WRAPPERS = {"(": ")", "[": "]", "{": "}", "<": ">", "*": "*", "_": "_", "~": "~", "|": "|"}
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
 def _unwrapped(text: str, start: int, stop: int) -> tuple[int, int]:

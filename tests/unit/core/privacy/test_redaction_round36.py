@@ -236,3 +236,18 @@ def test_a_time_before_a_credential_word_stays(text: str) -> None:
 )
 def test_a_value_before_its_credential_word_still_goes(text: str, values: tuple[str, ...]) -> None:
     assert_gone(text, *values)
+
+
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        ("<password: hunter2>", "<password: [redacted password]>"),
+        ("<li>password: hunter2</li>", "<li>password: [redacted password]</li>"),
+        ("the wifi password is <Kettle42> ok", "the wifi password is <[redacted password]> ok"),
+    ],
+)
+def test_the_angle_brackets_around_a_value_stay(text: str, stored: str) -> None:
+    """Found by helper S in a prompt's tags: the '>' closing "<password: X>"
+    went with the value, as ')', ']' and '}' no longer do.  ("password:
+    <X>" stays whole: a template's stand-in, "<put it here>".)"""
+    assert redact(text).text == stored
