@@ -8,7 +8,7 @@ thread polls it every 50 ms and shuts the connection's socket down, which
 ends the blocked read.  The reply then ends with a ``"cancelled"`` chunk.
 
 Structured output is asked for in the shape each server honours (see
-``response_format``); a lazy schema (``json_schema_after``: free text until a
+``schema_request``); a lazy schema (``json_schema_after``: free text until a
 trigger, then JSON) has no server equivalent, so such a request goes out
 unconstrained and the caller's validation decides.  Sampling options a server
 does not know are left out: OpenAI's own API rejects unknown fields.
@@ -48,6 +48,7 @@ import httpx
 
 from models.errors import ModelError
 from models.interfaces import ChatMessage, Chunk, GenerationOptions, ShouldStop
+from models.sampling import grammar_for_schema
 from models.server_http import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_READ_TIMEOUT_S,
@@ -427,26 +428,32 @@ def chat_request(
         body["top_k"] = options.top_k
         body[penalty] = options.repeat_penalty
     if options.json_schema is not None and not options.json_schema_after:
-        body["response_format"] = response_format(dialect, options.json_schema)
+        body.update(schema_request(dialect, options.json_schema))
     return body
 
 
-def response_format(dialect: ServerDialect, schema: Mapping[str, Any]) -> dict[str, Any]:
-    """How a *dialect* server is asked for JSON under *schema*.
+def schema_request(dialect: ServerDialect, schema: Mapping[str, Any]) -> dict[str, Any]:
+    """What asks a *dialect* server for JSON under *schema*.
 
-    llama-cpp-python honours only ``json_object`` with a ``schema`` (it refuses
-    ``json_schema``); llama-server, vLLM, LM Studio and Ollama (whose /v1 maps
-    it to its ``format``) take OpenAI's ``json_schema``.  OpenAI's strict mode
+    llama-cpp-python is given the grammar this process samples under
+    (``models.sampling``): its own converter lets raw control characters
+    into strings, leaves an integer's bounds out and writes an emoji of a
+    fixed text as two surrogates, so an answer the app takes from a model
+    in process came back unusable from the same model served.
+    llama-server, vLLM, LM Studio and Ollama (whose /v1 maps it to its
+    ``format``) take OpenAI's ``json_schema``.  OpenAI's strict mode
     refuses schemas with optional fields, as pydantic's often have, so only
     the servers that ignore or honour it get ``strict``.
     """
     if dialect == "llama-cpp-python":
-        return {"type": "json_object", "schema": dict(schema)}
+        return {"grammar": grammar_for_schema(dict(schema))}
     title = schema.get("title")
     name = _SCHEMA_NAME.sub("_", title)[:64] if isinstance(title, str) and title else "answer"
     return {
-        "type": "json_schema",
-        "json_schema": {"name": name, "schema": dict(schema), "strict": dialect != "openai"},
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": dict(schema), "strict": dialect != "openai"},
+        }
     }
 
 

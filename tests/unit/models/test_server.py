@@ -25,6 +25,7 @@ from models.errors import ModelError
 from models.interfaces import ChatMessage, ChatModel, Chunk, Embedder, GenerationOptions
 from models.llama_chat import LlamaChatModel
 from models.llama_embedder import LlamaEmbedder
+from models.sampling import grammar_for_schema
 from models.server_chat import ServerChatModel
 from models.server_embed import ServerEmbedder
 from models.server_http import (
@@ -227,7 +228,30 @@ def test_a_schema_reply_validates_and_is_asked_for_as_llama_cpp_python_wants(
     assert chat.dialect == "llama-cpp-python"  # found by itself ("auto")
     (body,) = [body for path, body in transport.bodies if path == "/v1/chat/completions"]
     assert body["stream"] is True
-    assert body["response_format"] == {"type": "json_object", "schema": Person.model_json_schema()}
+    assert body["grammar"] == grammar_for_schema(Person.model_json_schema())
+    assert "response_format" not in body  # it would take the server's converter instead
+
+
+def test_a_fixed_text_past_u_ffff_comes_back_whole_from_llama_cpp_python(
+    llama_server: LlamaServer,
+) -> None:
+    """Its own converter wrote the emoji of an enum (a worker profile's
+    name) as two surrogates, bytes no text has: the answer held U+FFFD."""
+    word = "qzxvjjkw \U0001f431\U0001f436"
+    schema = {
+        "type": "object",
+        "properties": {"word": {"enum": [word]}},
+        "required": ["word"],
+        "additionalProperties": False,
+    }
+    chat = _chat(llama_server)
+    try:
+        options = GenerationOptions(temperature=0.0, max_tokens=40, json_schema=schema)
+        answer = _text(list(chat.stream([ChatMessage("user", "Answer in JSON.")], options)))
+    finally:
+        chat.close()
+
+    assert json.loads(answer) == {"word": word}
 
 
 def test_probe_identifies_llama_cpp_python_and_its_models(llama_server: LlamaServer) -> None:
