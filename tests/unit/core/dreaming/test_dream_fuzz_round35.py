@@ -116,6 +116,26 @@ def test_answers_of_new_shapes_change_nothing_unasked(
 ) -> None:
     scene = _scene(name, database, tasks, skills, memories)
     tried = _shapes(scene, random.Random(SEED))
+    outcomes = changes_nothing_unasked(
+        name, scene, tried, database, skills, model, memories, prompts, broker
+    )
+    assert "refused" in outcomes  # the shapes reached the checks (round 35: 146 of 197)
+
+
+def changes_nothing_unasked(
+    name: str,
+    scene: Scene,
+    tried: list[str],
+    database: Database,
+    skills: SkillLibrary,
+    model: ScriptedChatModel,
+    memories: MemoryService,
+    prompts: PromptLibrary,
+    broker: InferenceBroker,
+) -> list[str]:
+    """Plan *scene*'s pass (*name*) on each answer *tried*: none may apply
+    more than the answer as meant, nor write anything while planning; what
+    became of each ("refused", "waits" for the user)."""
     before = _state(database, skills)
     # What the answer as meant applies: an item of it a shape left whole may
     # still be taken (a task's other action), nothing else.
@@ -130,9 +150,9 @@ def test_answers_of_new_shapes_change_nothing_unasked(
             continue
         applied = _applied(scene, proposals) - meant
         outcomes.append("applied" if applied else "waits")
-        assert not applied, f"{name} took {answer[:200]!r} as {sorted(applied)[0][:200]!r}"
+        assert not applied, f"{name} took {answer[:200]!r} as {sorted(applied)[0][:300]!r}"
         assert _state(database, skills) == before
-    assert "refused" in outcomes  # the shapes reached the checks (round 35: 146 of 197)
+    return outcomes
 
 
 class MadeDuringTheCall(CallProbe):

@@ -16,14 +16,17 @@ import pytest
 
 from desktop.core.base.prompts import PromptLibrary
 from desktop.core.db import Database
-from desktop.core.dreaming.passes import PassRejected
 from desktop.core.memory.service import MemoryService
 from desktop.core.skills.library import SkillLibrary
 from desktop.core.tasks.service import TaskService
 from models.broker import InferenceBroker
 from tests.fakes import ScriptedChatModel
-from tests.unit.core.dreaming.test_dream_fuzz import ALL_PASSES, Scene, _plan, _scene, _state
-from tests.unit.core.dreaming.test_dream_fuzz_round35 import _applied, _places, _replaced
+from tests.unit.core.dreaming.test_dream_fuzz import ALL_PASSES, Scene, _scene
+from tests.unit.core.dreaming.test_dream_fuzz_round35 import (
+    _places,
+    _replaced,
+    changes_nothing_unasked,
+)
 
 SEED = 3636
 PER_PASS = 30
@@ -112,18 +115,7 @@ def test_answers_of_round_36_shapes_change_nothing_unasked(
     tried = _shapes(scene, random.Random(SEED))
     if name == "dedup":
         tried += [json.dumps(answer) for answer in SELF_AND_CYCLE.values()]
-    before = _state(database, skills)
-    typed = json.dumps(scene.typed or scene.valid)
-    meant = _applied(scene, _plan(scene, typed, model, memories, prompts, broker))
-    outcomes: list[str] = []
-    for answer in tried:
-        try:
-            proposals = _plan(scene, answer, model, memories, prompts, broker)
-        except PassRejected:
-            outcomes.append("refused")
-            continue
-        applied = _applied(scene, proposals) - meant
-        outcomes.append("applied" if applied else "waits")
-        assert not applied, f"{name} took {answer[:200]!r} as {sorted(applied)[0][:300]!r}"
-        assert _state(database, skills) == before
+    outcomes = changes_nothing_unasked(
+        name, scene, tried, database, skills, model, memories, prompts, broker
+    )
     assert "refused" in outcomes
