@@ -11,6 +11,8 @@ or 403 that came as one says that something in between may be refusing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import httpx
 import pytest
 
@@ -26,9 +28,13 @@ FORBIDDEN = b"<!DOCTYPE html><html><head><title>Access denied | Example Corp pro
 
 
 def _refused(status: int, page: bytes, key: str | None = None) -> Exception:
-    transport = httpx.MockTransport(
-        lambda request: httpx.Response(status, content=page, headers={"content-type": "text/html"})
-    )
+    html = {"content-type": "text/html"}
+    return refusal(lambda: httpx.Response(status, content=page, headers=html), key)
+
+
+def refusal(answer: Callable[[], httpx.Response], key: str | None = None) -> Exception:
+    """What asking a server that gives *answer* for its models raised."""
+    transport = httpx.MockTransport(lambda request: answer())
     connection = ServerConnection(URL, api_key=key, transport=transport)
     try:
         connection.get_json("/models")
@@ -36,7 +42,7 @@ def _refused(status: int, page: bytes, key: str | None = None) -> Exception:
         return error
     finally:
         connection.close()
-    raise AssertionError("the page was taken for an answer")
+    raise AssertionError("the refusal was taken for an answer")
 
 
 @pytest.mark.parametrize("status", [502, 504])

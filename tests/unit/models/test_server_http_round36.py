@@ -44,6 +44,7 @@ from models.server_http import (
     ServerUnavailable,
 )
 from tests.unit.models.test_server_chat_round23 import _reply_from
+from tests.unit.models.test_server_http_round35 import refusal
 
 pytestmark = pytest.mark.allow_hosts(["127.0.0.1"])
 
@@ -52,15 +53,7 @@ URL = f"http://{HOST}:9/v1"
 
 
 def _refused(status: int, body: dict[str, object], key: str | None = None) -> Exception:
-    transport = httpx.MockTransport(lambda request: httpx.Response(status, json=body))
-    connection = ServerConnection(URL, api_key=key, transport=transport)
-    try:
-        connection.get_json("/models")
-    except Exception as error:  # the test judges what was raised
-        return error
-    finally:
-        connection.close()
-    raise AssertionError("the refusal was taken for an answer")
+    return refusal(lambda: httpx.Response(status, json=body), key)
 
 
 @pytest.mark.parametrize("key", [None, "sk-local-1234"])
